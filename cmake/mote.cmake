@@ -1,0 +1,21 @@
+# Helpers shared by every component's CMakeLists.txt.
+
+# mote_runtime_target(<target>): code that runs on the device: C++17, no exceptions, no RTTI.
+function(mote_runtime_target target)
+  set_target_properties(${target} PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+  target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti)
+endfunction()
+
+# mote_test(<name> SOURCES ... LIBS ... [LABELS ...]): one gtest executable, its cases registered with ctest.
+function(mote_test name)
+  if(NOT MOTE_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${name} PRIVATE
+    MOTE_SHARED_DIR="${MOTE_SHARED_DIR}" MOTE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+  set(labels unit ${T_LABELS})
+  gtest_discover_tests(${name} PROPERTIES LABELS "${labels}" DISCOVERY_TIMEOUT 60)
+endfunction()

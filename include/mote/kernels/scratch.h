@@ -1,0 +1,69 @@
+#pragma once
+// Scratch-buffer sizes per operator and CPU extension, equal to what CMSIS-NN's
+// *_get_buffer_size functions return (see shared/design/FACTS.md section 1). The compiler plans
+// these bytes into the arena; the runtime hands them to the kernel; kernels never need more.
+// Embeddable C++17: no heap, no exceptions.
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace mote {
+namespace kernels {
+
+// The CPU's vector extension, which decides the kernel variant and its scratch size.
+enum class Extension : uint8_t {
+  kScalar = 0,  // Cortex-M0, M0+, M3, M23
+  kDsp = 1,     // Cortex-M4, M7, M33, M35P
+  kMve = 2,     // Cortex-M55, M85 (Helium)
+};
+
+const char* to_string(Extension extension);
+
+// Shapes are NHWC. Padding is the left/top amount TFLite computes.
+struct ConvShape {
+  int32_t batches, input_h, input_w, input_c;
+  int32_t filter_h, filter_w, filter_c;  // filter [output_c, filter_h, filter_w, filter_c]
+  int32_t output_h, output_w, output_c;
+  int32_t stride_h, stride_w;
+  int32_t pad_h, pad_w;
+  int32_t dilation_h, dilation_w;
+};
+
+// Depthwise filter is [1, filter_h, filter_w, output_c]; output_c = input_c * depth multiplier.
+struct DepthwiseShape {
+  int32_t batches, input_h, input_w, input_c;
+  int32_t filter_h, filter_w;
+  int32_t output_h, output_w, output_c;
+  int32_t stride_h, stride_w;
+  int32_t pad_h, pad_w;
+  int32_t dilation_h, dilation_w;
+};
+
+// Transpose conv filter is [output_c, filter_h, filter_w, input_c].
+struct TransposeConvShape {
+  int32_t batches, input_h, input_w, input_c;
+  int32_t filter_h, filter_w;
+  int32_t output_h, output_w, output_c;
+  int32_t stride_h, stride_w;
+  int32_t pad_h, pad_w;
+};
+
+size_t conv_scratch_bytes(const ConvShape& shape, Extension extension);
+size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape, Extension extension);
+// Mote's fully connected needs no scratch on any extension: the MVE kernel sums that CMSIS-NN
+// keeps in its buffer are compile-time constants in a Mote program.
+size_t fully_connected_scratch_bytes(int32_t output_depth, Extension extension);
+// What CMSIS-NN's fully connected would ask for (4 * output_depth on MVE), for plan reports.
+size_t fully_connected_cmsis_nn_buffer_bytes(int32_t output_depth, Extension extension);
+size_t average_pool_scratch_bytes(int32_t channels, Extension extension);
+// Transpose conv may need two buffers; the total is what the planner reserves.
+struct TransposeConvScratch {
+  size_t first;
+  size_t second;
+  size_t total() const { return first + second; }
+};
+TransposeConvScratch transpose_conv_scratch_bytes(const TransposeConvShape& shape,
+                                                  Extension extension);
+
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs Mote's whole test suite with ctest. Exits non-zero on any failure.
+#   ./scripts/test.sh             build/ (Release), every test
+#   ./scripts/test.sh --sanitize  builds build-sanitize/ with ASan and UBSan, then runs every test there
+#   extra arguments after -- go to ctest (for example: -- -L vectors)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+build_dir=build
+cmake_args=(-DCMAKE_BUILD_TYPE=Release)
+ctest_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sanitize) build_dir=build-sanitize
+                cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON) ;;
+    --) shift; ctest_args+=("$@"); break ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+cmake -S . -B "$build_dir" -G Ninja "${cmake_args[@]}" >/dev/null
+cmake --build "$build_dir"
+cd "$build_dir"
+ctest --output-on-failure -j "$(nproc)" "${ctest_args[@]}"

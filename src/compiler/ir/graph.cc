@@ -1,0 +1,75 @@
+#include "compiler/ir/graph.h"
+
+namespace mote::ir {
+
+std::string_view to_string(DataType type) {
+  switch (type) {
+    case DataType::kFloat32: return "float32";
+    case DataType::kInt8: return "int8";
+    case DataType::kInt16: return "int16";
+    case DataType::kInt32: return "int32";
+    case DataType::kInt64: return "int64";
+    case DataType::kUInt8: return "uint8";
+    case DataType::kBool: return "bool";
+  }
+  return "unknown";
+}
+
+size_t element_size(DataType type) {
+  switch (type) {
+    case DataType::kFloat32: return 4;
+    case DataType::kInt8: return 1;
+    case DataType::kInt16: return 2;
+    case DataType::kInt32: return 4;
+    case DataType::kInt64: return 8;
+    case DataType::kUInt8: return 1;
+    case DataType::kBool: return 1;
+  }
+  return 1;
+}
+
+int64_t Tensor::num_elements() const {
+  int64_t n = 1;
+  for (int32_t d : shape) n *= d;
+  return n;
+}
+
+std::string_view to_string(OpType type) {
+  switch (type) {
+    case OpType::kConv2D: return "CONV_2D";
+    case OpType::kDepthwiseConv2D: return "DEPTHWISE_CONV_2D";
+    case OpType::kFullyConnected: return "FULLY_CONNECTED";
+    case OpType::kAveragePool2D: return "AVERAGE_POOL_2D";
+    case OpType::kMaxPool2D: return "MAX_POOL_2D";
+    case OpType::kAdd: return "ADD";
+    case OpType::kMul: return "MUL";
+    case OpType::kSoftmax: return "SOFTMAX";
+    case OpType::kReshape: return "RESHAPE";
+    case OpType::kQuantize: return "QUANTIZE";
+    case OpType::kDequantize: return "DEQUANTIZE";
+    case OpType::kPad: return "PAD";
+    case OpType::kMean: return "MEAN";
+    case OpType::kConcatenation: return "CONCATENATION";
+    case OpType::kTranspose: return "TRANSPOSE";
+    case OpType::kLogistic: return "LOGISTIC";
+    case OpType::kResizeNearestNeighbor: return "RESIZE_NEAREST_NEIGHBOR";
+    case OpType::kHardSwish: return "HARD_SWISH";
+  }
+  return "UNKNOWN";
+}
+
+std::string_view to_string(Padding padding) {
+  return padding == Padding::kSame ? "SAME" : "VALID";
+}
+
+std::string_view to_string(Activation activation) {
+  switch (activation) {
+    case Activation::kNone: return "NONE";
+    case Activation::kRelu: return "RELU";
+    case Activation::kReluN1To1: return "RELU_N1_TO_1";
+    case Activation::kRelu6: return "RELU6";
+  }
+  return "UNKNOWN";
+}
+
+}  // namespace mote::ir

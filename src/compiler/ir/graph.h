@@ -1,0 +1,167 @@
+#pragma once
+// Mote's graph IR: what the TFLite reader produces, the builder creates, and the passes, planner
+// and emitter consume. Independent of TFLite's types; plain value types that compare with ==.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace mote::ir {
+
+enum class DataType : uint8_t { kFloat32, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool };
+
+std::string_view to_string(DataType type);
+// Bytes per element.
+size_t element_size(DataType type);
+
+// Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per slice
+// along quantized_dimension (per-channel). Empty scale means "not quantized".
+struct Quantization {
+  std::vector<float> scale;
+  std::vector<int64_t> zero_point;
+  int32_t quantized_dimension = 0;
+
+  bool empty() const { return scale.empty(); }
+  bool per_channel() const { return scale.size() > 1; }
+  bool operator==(const Quantization&) const = default;
+};
+
+struct Tensor {
+  std::string name;
+  DataType type = DataType::kInt8;
+  std::vector<int32_t> shape;
+  Quantization quantization;
+  // Constant contents (weights, biases, shapes). Empty for activations, graph inputs and outputs.
+  std::vector<uint8_t> data;
+  bool is_constant = false;
+
+  int64_t num_elements() const;  // product of shape (1 for a scalar)
+  int64_t num_bytes() const { return num_elements() * static_cast<int64_t>(element_size(type)); }
+  bool operator==(const Tensor&) const = default;
+};
+
+enum class OpType : uint8_t {
+  kConv2D,
+  kDepthwiseConv2D,
+  kFullyConnected,
+  kAveragePool2D,
+  kMaxPool2D,
+  kAdd,
+  kMul,
+  kSoftmax,
+  kReshape,
+  kQuantize,
+  kDequantize,
+  kPad,
+  kMean,
+  kConcatenation,
+  kTranspose,
+  kLogistic,
+  kResizeNearestNeighbor,
+  kHardSwish,
+};
+
+// TFLite's builtin operator name, e.g. "CONV_2D".
+std::string_view to_string(OpType type);
+
+enum class Padding : uint8_t { kSame, kValid };
+enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6 };
+
+std::string_view to_string(Padding padding);
+std::string_view to_string(Activation activation);
+
+struct Conv2DOptions {
+  Padding padding = Padding::kSame;
+  int32_t stride_w = 1, stride_h = 1;
+  int32_t dilation_w = 1, dilation_h = 1;
+  Activation activation = Activation::kNone;
+  bool operator==(const Conv2DOptions&) const = default;
+};
+
+struct DepthwiseConv2DOptions {
+  Padding padding = Padding::kSame;
+  int32_t stride_w = 1, stride_h = 1;
+  int32_t depth_multiplier = 1;
+  int32_t dilation_w = 1, dilation_h = 1;
+  Activation activation = Activation::kNone;
+  bool operator==(const DepthwiseConv2DOptions&) const = default;
+};
+
+struct FullyConnectedOptions {
+  Activation activation = Activation::kNone;
+  bool keep_num_dims = false;
+  bool operator==(const FullyConnectedOptions&) const = default;
+};
+
+struct Pool2DOptions {
+  Padding padding = Padding::kValid;
+  int32_t stride_w = 1, stride_h = 1;
+  int32_t filter_w = 1, filter_h = 1;
+  Activation activation = Activation::kNone;
+  bool operator==(const Pool2DOptions&) const = default;
+};
+
+// ADD and MUL.
+struct ElementwiseOptions {
+  Activation activation = Activation::kNone;
+  bool operator==(const ElementwiseOptions&) const = default;
+};
+
+struct SoftmaxOptions {
+  float beta = 1.0f;
+  bool operator==(const SoftmaxOptions&) const = default;
+};
+
+struct ReshapeOptions {
+  std::vector<int32_t> new_shape;  // may be empty when the shape comes from the second input
+  bool operator==(const ReshapeOptions&) const = default;
+};
+
+struct ConcatenationOptions {
+  int32_t axis = 0;
+  Activation activation = Activation::kNone;
+  bool operator==(const ConcatenationOptions&) const = default;
+};
+
+// MEAN (TFLite's ReducerOptions); the axes are the operator's second input.
+struct MeanOptions {
+  bool keep_dims = false;
+  bool operator==(const MeanOptions&) const = default;
+};
+
+struct ResizeNearestNeighborOptions {
+  bool align_corners = false;
+  bool half_pixel_centers = false;
+  bool operator==(const ResizeNearestNeighborOptions&) const = default;
+};
+
+// Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH) hold
+// std::monostate.
+using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
+                             FullyConnectedOptions, Pool2DOptions, ElementwiseOptions,
+                             SoftmaxOptions, ReshapeOptions, ConcatenationOptions, MeanOptions,
+                             ResizeNearestNeighborOptions>;
+
+// An absent optional input (for example a convolution without bias).
+inline constexpr int32_t kNoTensor = -1;
+
+struct Operator {
+  OpType type = OpType::kConv2D;
+  std::vector<int32_t> inputs;   // tensor indices, kNoTensor for an absent optional input
+  std::vector<int32_t> outputs;  // tensor indices
+  Options options;
+  bool operator==(const Operator&) const = default;
+};
+
+// One subgraph. Operators are stored in execution order.
+struct Graph {
+  std::vector<Tensor> tensors;
+  std::vector<Operator> operators;
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  bool operator==(const Graph&) const = default;
+};
+
+}  // namespace mote::ir

@@ -1,0 +1,16 @@
+#pragma once
+// The `mote` subcommands. Each lives in its own <name>_command.cc and registers itself here;
+// the logic lives in the libraries, a command only parses options and prints.
+
+#include <CLI/CLI.hpp>
+
+namespace mote::tools {
+
+// Exit codes shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;
+inline constexpr int kExitBadInput = 2;
+
+void add_inspect_command(CLI::App& app);
+
+}  // namespace mote::tools

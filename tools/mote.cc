@@ -1,0 +1,28 @@
+// The `mote` command line: one executable, one subcommand per job.
+#include <cstdio>
+#include <exception>
+
+#include "compiler/ir/error.h"
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Mote: int8 neural networks on Cortex-M with every byte of RAM planned ahead of time.\n"
+      "Example: mote inspect model.tflite"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "mote 0.1.0");
+  mote::tools::add_inspect_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? mote::tools::kExitOk : mote::tools::kExitBadInput;
+  } catch (const mote::InputError& e) {
+    // Subcommands prefix the file name themselves where one applies.
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return mote::tools::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "internal error: %s\n", e.what());
+    return mote::tools::kExitInternal;
+  }
+  return mote::tools::kExitOk;
+}
