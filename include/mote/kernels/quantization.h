@@ -1,0 +1,55 @@
+#pragma once
+// int8 fixed-point arithmetic with TensorFlow Lite's reference semantics (bit exact), shared by the
+// compiler (which precomputes multipliers and shifts) and the kernels (which apply them).
+// Embeddable C++17: header-only, no heap, no exceptions.
+
+#include <stdint.h>
+
+namespace mote {
+namespace kernels {
+
+// (a * b * 2) >> 32 rounded to nearest, (a*b + 2^30) >> 31; saturates only for INT32_MIN * INT32_MIN.
+inline int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
+  if (a == b && a == INT32_MIN) return INT32_MAX;
+  const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
+  const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : (1 - (int64_t{1} << 30));
+  return static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
+}
+
+// x / 2^exponent rounded to nearest, ties away from zero; exponent in [0, 31].
+inline int32_t rounding_divide_by_pot(int32_t x, int exponent) {
+  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + ((x < 0) ? 1 : 0);
+  return (x >> exponent) + ((remainder > threshold) ? 1 : 0);
+}
+
+// TFLite's MultiplyByQuantizedMultiplier: x * multiplier * 2^(shift - 31), double rounding.
+// A positive shift is a left shift.
+inline int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int shift) {
+  const int left_shift = shift > 0 ? shift : 0;
+  const int right_shift = shift > 0 ? 0 : -shift;
+  const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left_shift);
+  return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, multiplier),
+                                right_shift);
+}
+
+// A real multiplier as a Q31 mantissa in [2^30, 2^31) and a power-of-two exponent, the way
+// TFLite's QuantizeMultiplier does it (frexp, round, renormalise on overflow, flush tiny values).
+struct QuantizedMultiplier {
+  int32_t multiplier;
+  int32_t shift;
+};
+QuantizedMultiplier quantize_multiplier(double real_multiplier);
+
+// The quantized clamp range of a fused activation for an output with this scale and zero point.
+struct ActivationRange {
+  int32_t min;
+  int32_t max;
+};
+enum class FusedActivation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6 };
+ActivationRange activation_range_int8(FusedActivation activation, float output_scale,
+                                      int32_t output_zero_point);
+
+}  // namespace kernels
+}  // namespace mote
