@@ -1,0 +1,73 @@
+#pragma once
+// A verified Mote program, read in place from its bytes (which may sit in flash).
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mote/runtime/error.h"
+
+namespace mote {
+namespace schema {
+struct Program;  // the FlatBuffers root table (mote/schema/mote_generated.h)
+}  // namespace schema
+
+namespace runtime {
+
+/// The program format version this runtime reads.
+inline constexpr uint32_t kFormatVersion = 1;
+/// Program bytes must start at this alignment: constants inside are read in place.
+inline constexpr size_t kProgramAlignment = 16;
+/// Largest tensor rank the runtime accepts.
+inline constexpr size_t kMaxRank = 6;
+
+/// Element types; the values equal the schema's DataType.
+enum class DataType : uint8_t { kFloat32, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool };
+
+/// The CPU extension a program was planned for; the values equal kernels::Extension.
+enum class Extension : uint8_t { kScalar = 0, kDsp = 1, kMve = 2 };
+
+/// Where Program::load found a defect, for messages ("operator 3: scratch region outside arena").
+struct LoadDiagnostic {
+  enum class Where : uint8_t { kProgram, kTensor, kOperator, kInput, kOutput };
+  Where where = Where::kProgram;
+  uint32_t index = 0;           // tensor, operator, input or output index
+  const char* reason = "";      // a static string, never null
+};
+
+/// A handle to verified program bytes: two words, no copy of any metadata. The bytes must stay
+/// valid and unchanged while the Program (or an Executor built from it) is in use.
+class Program {
+ public:
+  /// Verifies `data[0, size)` completely: the FlatBuffers structure, then every index, offset,
+  /// size, shape, operator arity and parameter, and the memory plan (no two buffers that are live
+  /// at the same step share a byte). `data` must be 16-byte aligned. On failure, returns the
+  /// Error and, when `diagnostic` is not null, fills it.
+  static Result<Program> load(const uint8_t* data, size_t size,
+                              LoadDiagnostic* diagnostic = nullptr);
+
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  /// The root table; valid only for a loaded program.
+  const schema::Program* root() const;
+
+  size_t num_tensors() const;
+  size_t num_operators() const;
+  size_t num_inputs() const;
+  size_t num_outputs() const;
+  /// Arena bytes and alignment the plan needs.
+  size_t arena_size() const;
+  size_t arena_alignment() const;
+  /// The constant blob (weights, biases, multipliers...) inside the program bytes.
+  const uint8_t* constants() const;
+  size_t constants_size() const;
+  Extension extension() const;
+
+ private:
+  Program(const uint8_t* data, uint32_t size) : data_(data), size_(size) {}
+
+  const uint8_t* data_;
+  uint32_t size_;
+};
+
+}  // namespace runtime
+}  // namespace mote

@@ -1,0 +1,86 @@
+#pragma once
+// Writing a .mote program: the constant blob (every item 16-byte aligned, so kernels read it in
+// place), FlatBuffers packing of the schema's object API (schema::ProgramT), a check of the
+// result with the runtime's own loader, and atomic file output.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mote/schema/mote_generated.h"
+
+namespace mote::emit {
+
+/// Alignment of every constant inside the blob, and of the blob inside the program.
+inline constexpr size_t kConstantAlignment = 16;
+
+/// The constant blob of a program. Each add() starts at a 16-byte aligned offset.
+class ConstantPool {
+ public:
+  /// Appends `bytes`; returns their offset in the blob.
+  uint32_t add(std::span<const uint8_t> bytes);
+  /// Appends an array of scalars (int8 weights, int32 biases, multipliers, shifts, kernel sums);
+  /// returns its region (offset, byte size).
+  template <typename T>
+  schema::Region add_array(std::span<const T> values) {
+    const auto* p = reinterpret_cast<const uint8_t*>(values.data());
+    const uint32_t offset = add({p, values.size_bytes()});
+    return schema::Region(offset, static_cast<uint32_t>(values.size_bytes()));
+  }
+  template <typename T>
+  schema::Region add_array(const std::vector<T>& values) {
+    return add_array(std::span<const T>(values));
+  }
+
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+  /// Moves the blob out (for ProgramT::constants).
+  std::vector<uint8_t> take() { return std::move(bytes_); }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+/// Packs `program` (its version is set to the runtime's format version), then loads the result
+/// with mote::runtime::Program::load. Throws mote::InputError when the runtime cannot run the
+/// program (Error::kUnsupported, e.g. parameters outside what the kernels support) and
+/// std::logic_error for any other rejection (a compiler bug); the message names the tensor or
+/// operator and the reason.
+std::vector<uint8_t> emit_program(schema::ProgramT program);
+
+/// The inverse, for tools and tests: unpacks verified program bytes. Throws mote::InputError if
+/// the bytes are not a valid program.
+std::unique_ptr<schema::ProgramT> read_program(std::span<const uint8_t> bytes);
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so `path`
+/// either keeps its old contents or gets all the new ones; no temporary is left behind on
+/// failure. Throws mote::InputError naming the path.
+void write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+
+/// Bytes at a 16-byte aligned address (program bytes must be, since constants are read in place).
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  explicit AlignedBuffer(size_t size);
+  AlignedBuffer(std::span<const uint8_t> bytes);
+  uint8_t* data() { return data_.get(); }
+  const uint8_t* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  std::span<uint8_t> span() { return {data_.get(), size_}; }
+  std::span<const uint8_t> span() const { return {data_.get(), size_}; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t[], Free> data_;
+  size_t size_ = 0;
+};
+
+/// Reads a whole file into an aligned buffer. Throws mote::InputError naming the path.
+AlignedBuffer read_file_aligned(const std::filesystem::path& path);
+
+}  // namespace mote::emit

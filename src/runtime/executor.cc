@@ -1,0 +1,136 @@
+// Executor: binds an arena to a verified program and runs its operators in order.
+
+#include "mote/runtime/executor.h"
+
+#include <stdint.h>
+
+#include "runtime/dispatch.h"
+#include "runtime/internal.h"
+
+namespace mote {
+namespace runtime {
+
+Result<Executor> Executor::create(const Program& program, uint8_t* arena, size_t arena_size) {
+  if (arena == nullptr && program.arena_size() != 0) return Error::kInvalidArgument;
+  if (arena_size < program.arena_size()) return Error::kArenaTooSmall;
+  if (reinterpret_cast<uintptr_t>(arena) % program.arena_alignment() != 0) {
+    return Error::kArenaMisaligned;
+  }
+  // Only the planned bytes are ever touched; the rest of a larger arena stays the caller's.
+  return Executor(program, arena, static_cast<uint32_t>(program.arena_size()));
+}
+
+TensorView Executor::view(int32_t tensor_index) const {
+  const schema::Tensor& t =
+      *program_.root()->tensors()->Get(static_cast<flatbuffers::uoffset_t>(tensor_index));
+  return TensorView{arena_ + t.offset(),
+                    t.size(),
+                    static_cast<DataType>(t.type()),
+                    internal::shape_data(t),
+                    internal::rank(t),
+                    t.scale(),
+                    t.zero_point()};
+}
+
+TensorView Executor::input(size_t index) const {
+  if (index >= program_.num_inputs()) return TensorView{};
+  return view(program_.root()->inputs()->Get(static_cast<flatbuffers::uoffset_t>(index)));
+}
+
+TensorView Executor::output(size_t index) const {
+  if (index >= program_.num_outputs()) return TensorView{};
+  return view(program_.root()->outputs()->Get(static_cast<flatbuffers::uoffset_t>(index)));
+}
+
+Error Executor::run() {
+  const schema::Program& p = *program_.root();
+  const internal::OpEnv env{&p, arena_, program_.constants()};
+  const auto& ops = *p.operators();
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    const schema::Operator& op = *ops.Get(i);
+#if MOTE_DEBUG_CHECKS
+    // Re-derive the kernel's scratch need with its own function: catches a compiler that
+    // planned too little (or program bytes that changed after load).
+    const size_t planned = op.scratch() != nullptr ? op.scratch()->size() : 0;
+    if (planned < internal::required_scratch_bytes(p, op)) return Error::kScratchTooSmall;
+#endif
+    MOTE_TRY(internal::run_operator(env, op));
+  }
+  return Error::kOk;
+}
+
+MemoryStatus Executor::memory_status() const {
+  const schema::PlanStats* plan = program_.root()->plan();
+  MemoryStatus s{};
+  s.program_size = program_.size();
+  s.constant_data = program_.constants_size();
+  s.arena_planned = program_.arena_size();
+  s.activations = plan != nullptr ? plan->activation_bytes() : 0;
+  s.scratch = plan != nullptr ? plan->scratch_bytes() : 0;
+  s.lower_bound = plan != nullptr ? plan->lower_bound() : 0;
+  s.runtime_state = sizeof(Program) + sizeof(Executor);
+  s.temp_allocator = 0;
+  return s;
+}
+
+namespace {
+
+// Appends to a bounded buffer; remembers overflow instead of writing past the end.
+class Writer {
+ public:
+  Writer(char* out, size_t capacity) : out_(out), capacity_(capacity) {}
+  void text(const char* s) {
+    while (*s != '\0') put(*s++);
+  }
+  void number(size_t v) {
+    char digits[24];
+    size_t n = 0;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    while (n > 0) put(digits[--n]);
+  }
+  size_t finish() {
+    if (length_ >= capacity_) return 0;  // no room for the terminator
+    out_[length_] = '\0';
+    return length_;
+  }
+
+ private:
+  void put(char c) {
+    if (length_ < capacity_) out_[length_] = c;
+    ++length_;
+  }
+  char* out_;
+  size_t capacity_;
+  size_t length_ = 0;
+};
+
+}  // namespace
+
+size_t format_memory_status(const MemoryStatus& s, char* out, size_t capacity) {
+  if (out == nullptr) return 0;
+  Writer w(out, capacity);
+  w.text("I mote: program_size: ");
+  w.number(s.program_size);
+  w.text(" bytes\nI mote: constant_data: ");
+  w.number(s.constant_data);
+  w.text(" bytes\nI mote: arena_planned: ");
+  w.number(s.arena_planned);
+  w.text(" bytes (activations ");
+  w.number(s.activations);
+  w.text(", scratch ");
+  w.number(s.scratch);
+  w.text(", lower bound ");
+  w.number(s.lower_bound);
+  w.text(")\nI mote: runtime_state: ");
+  w.number(s.runtime_state);
+  w.text(" bytes\nI mote: temp_allocator: ");
+  w.number(s.temp_allocator);
+  w.text(" bytes\n");
+  return w.finish();
+}
+
+}  // namespace runtime
+}  // namespace mote

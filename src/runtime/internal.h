@@ -1,0 +1,69 @@
+#pragma once
+// Shared by the runtime's sources: typed access to verified program metadata.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mote/runtime/program.h"
+#include "mote/schema/mote_generated.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+
+// Bytes per element; 0 for a value outside the enum.
+inline size_t element_size(schema::DataType type) {
+  switch (type) {
+    case schema::DataType::Float32: return 4;
+    case schema::DataType::Int8: return 1;
+    case schema::DataType::Int16: return 2;
+    case schema::DataType::Int32: return 4;
+    case schema::DataType::Int64: return 8;
+    case schema::DataType::UInt8: return 1;
+    case schema::DataType::Bool: return 1;
+  }
+  return 0;
+}
+
+inline size_t rank(const schema::Tensor& t) { return t.shape() ? t.shape()->size() : 0; }
+inline int32_t dim(const schema::Tensor& t, size_t i) { return t.shape()->Get(static_cast<flatbuffers::uoffset_t>(i)); }
+inline const int32_t* shape_data(const schema::Tensor& t) {
+  return t.shape() ? t.shape()->data() : nullptr;
+}
+inline size_t element_count(const schema::Tensor& t) { return t.size() / element_size(t.type()); }
+
+// An int32 at a 4-byte aligned position of the constant blob (little-endian targets only).
+inline int32_t load_i32(const uint8_t* p) {
+  int32_t v;
+  memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+inline size_t num_inputs(const schema::Operator& op) { return op.inputs() ? op.inputs()->size() : 0; }
+inline size_t num_outputs(const schema::Operator& op) { return op.outputs() ? op.outputs()->size() : 0; }
+inline int32_t input_index(const schema::Operator& op, size_t i) {
+  return op.inputs()->Get(static_cast<flatbuffers::uoffset_t>(i));
+}
+inline int32_t output_index(const schema::Operator& op, size_t i) {
+  return op.outputs()->Get(static_cast<flatbuffers::uoffset_t>(i));
+}
+
+// Validates operator `index` of a program whose tensors, graph inputs/outputs and constants are
+// already checked (program.cc). Defined in validate_ops.cc.
+struct OpCheckContext {
+  const schema::Program* program;
+  const uint8_t* constants;
+  uint32_t constants_size;
+  uint32_t index;
+  const char** reason;  // set on failure
+};
+Error validate_operator(const OpCheckContext& context, const schema::Operator& op);
+
+// Scratch bytes the kernel of a validated operator needs on the program's target extension,
+// from the kernels' own scratch-size functions.
+size_t required_scratch_bytes(const schema::Program& program, const schema::Operator& op);
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

@@ -1,0 +1,329 @@
+// Program::load: the FlatBuffers verifier, then every semantic rule of the format. Nothing is
+// copied: a loaded Program is the verified bytes.
+
+#include "mote/runtime/program.h"
+
+#include <float.h>
+#include <stdint.h>
+
+#include "runtime/internal.h"
+
+namespace mote {
+namespace runtime {
+namespace {
+
+using internal::element_size;
+using schema::Location;
+
+static_assert(static_cast<int>(DataType::kBool) == static_cast<int>(schema::DataType::Bool), "");
+static_assert(static_cast<int>(DataType::kUInt8) == static_cast<int>(schema::DataType::UInt8), "");
+static_assert(static_cast<int>(Extension::kMve) == static_cast<int>(schema::Extension::Mve), "");
+
+constexpr uint32_t kConstantAlignment = 16;
+// FlatBuffers' own limit on a buffer; every offset inside fits an int32.
+constexpr size_t kMaxProgramSize = 0x7FFFFFFF;
+constexpr uint32_t kMaxArenaAlignment = 4096;
+
+Error fail(LoadDiagnostic* diagnostic, Error error, LoadDiagnostic::Where where, uint32_t index,
+           const char* reason) {
+  if (diagnostic != nullptr) {
+    diagnostic->where = where;
+    diagnostic->index = index;
+    diagnostic->reason = reason;
+  }
+  return error;
+}
+
+bool ranges_overlap(uint32_t a_offset, uint32_t a_size, uint32_t b_offset, uint32_t b_size) {
+  const uint64_t a_end = uint64_t{a_offset} + a_size;
+  const uint64_t b_end = uint64_t{b_offset} + b_size;
+  return a_size != 0 && b_size != 0 && a_offset < b_end && b_offset < a_end;
+}
+
+bool lifetimes_overlap(const schema::Tensor& a, const schema::Tensor& b) {
+  return a.first_step() <= b.last_step() && b.first_step() <= a.last_step();
+}
+
+int32_t alias_root(const schema::Program& p, int32_t index) {
+  const int32_t alias = p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->alias();
+  return alias < 0 ? index : alias;
+}
+
+class Loader {
+ public:
+  Loader(const schema::Program& p, LoadDiagnostic* diagnostic)
+      : p_(p), diagnostic_(diagnostic) {}
+
+  Error run(const uint8_t* data) {
+    MOTE_TRY(check_header(data));
+    MOTE_TRY(check_tensors());
+    MOTE_TRY(check_graph_io());
+    MOTE_TRY(check_operators());
+    MOTE_TRY(check_plan());
+    return Error::kOk;
+  }
+
+ private:
+  using Where = LoadDiagnostic::Where;
+
+  Error program_error(const char* reason, Error error = Error::kInvalidProgram) {
+    return fail(diagnostic_, error, Where::kProgram, 0, reason);
+  }
+  Error tensor_error(uint32_t i, const char* reason, Error error = Error::kInvalidProgram) {
+    return fail(diagnostic_, error, Where::kTensor, i, reason);
+  }
+
+  Error check_header(const uint8_t* data) {
+    if (p_.version() != kFormatVersion) {
+      return program_error("format version differs from the runtime's", Error::kUnsupportedVersion);
+    }
+    if (p_.target() == nullptr) return program_error("no target");
+    const auto extension = static_cast<uint8_t>(p_.target()->extension());
+    if (extension > static_cast<uint8_t>(schema::Extension::MAX)) {
+      return program_error("unknown target extension");
+    }
+    const uint32_t alignment = p_.arena_alignment();
+    if (alignment < kConstantAlignment || alignment > kMaxArenaAlignment ||
+        (alignment & (alignment - 1)) != 0) {
+      return program_error("arena alignment must be a power of two in [16, 4096]");
+    }
+    if (p_.tensors() == nullptr || p_.operators() == nullptr || p_.inputs() == nullptr ||
+        p_.outputs() == nullptr) {
+      return program_error("missing tensors, operators, inputs or outputs");
+    }
+    if (p_.operators()->size() > 0x7FFFFFFF || p_.tensors()->size() > 0x7FFFFFFF) {
+      return program_error("too many tensors or operators");
+    }
+    if (p_.constants() != nullptr) {
+      constants_ = p_.constants()->data();
+      constants_size_ = p_.constants()->size();
+      if (static_cast<size_t>(constants_ - data) % kConstantAlignment != 0) {
+        return program_error("constant blob not 16-byte aligned");
+      }
+    }
+    return Error::kOk;
+  }
+
+  Error check_tensors() {
+    const uint32_t num_tensors = p_.tensors()->size();
+    const uint32_t num_ops = p_.operators()->size();
+    for (uint32_t i = 0; i < num_tensors; ++i) {
+      const schema::Tensor& t = *p_.tensors()->Get(i);
+      const size_t elem = element_size(t.type());
+      if (elem == 0) return tensor_error(i, "unknown data type");
+      const size_t r = internal::rank(t);
+      if (r > kMaxRank) return tensor_error(i, "rank above 6", Error::kUnsupported);
+      uint64_t count = 1;
+      for (size_t d = 0; d < r; ++d) {
+        const int32_t n = internal::dim(t, d);
+        if (n <= 0) return tensor_error(i, "dimension not positive");
+        count *= static_cast<uint64_t>(n);
+        if (count > 0xFFFFFFFFu) return tensor_error(i, "element count overflows");
+      }
+      if (count * elem != t.size()) return tensor_error(i, "size differs from shape and type");
+      // A NaN fails both comparisons.
+      if (!(t.scale() >= 0.0f && t.scale() <= FLT_MAX)) {
+        return tensor_error(i, "scale not finite and non-negative");
+      }
+      const uint64_t end = uint64_t{t.offset()} + t.size();
+      switch (t.location()) {
+        case Location::Arena:
+          if (end > p_.arena_size()) return tensor_error(i, "outside the arena");
+          if (t.offset() % elem != 0) return tensor_error(i, "arena offset misaligned");
+          if (t.first_step() > t.last_step() ||
+              (num_ops > 0 && t.last_step() >= num_ops) || (num_ops == 0 && t.last_step() != 0)) {
+            return tensor_error(i, "lifetime outside the operator steps");
+          }
+          break;
+        case Location::Constant:
+          if (end > constants_size_) return tensor_error(i, "outside the constant blob");
+          if (t.offset() % kConstantAlignment != 0) {
+            return tensor_error(i, "constant offset not 16-byte aligned");
+          }
+          if (t.alias() != -1) return tensor_error(i, "constant tensor with an alias");
+          break;
+        default:
+          return tensor_error(i, "unknown location");
+      }
+      if (t.alias() != -1) {
+        const int32_t a = t.alias();
+        if (a < 0 || static_cast<uint32_t>(a) >= num_tensors || static_cast<uint32_t>(a) == i) {
+          return tensor_error(i, "alias index out of range");
+        }
+        const schema::Tensor& target = *p_.tensors()->Get(static_cast<uint32_t>(a));
+        if (target.location() != Location::Arena || target.alias() != -1) {
+          return tensor_error(i, "alias target must be an arena tensor without an alias");
+        }
+      }
+    }
+    return Error::kOk;
+  }
+
+  Error check_graph_io() {
+    const uint32_t num_tensors = p_.tensors()->size();
+    const uint32_t num_ops = p_.operators()->size();
+    const uint32_t last_step = num_ops > 0 ? num_ops - 1 : 0;
+    for (uint32_t i = 0; i < p_.inputs()->size(); ++i) {
+      const int32_t t = p_.inputs()->Get(i);
+      if (t < 0 || static_cast<uint32_t>(t) >= num_tensors) {
+        return fail(diagnostic_, Error::kInvalidProgram, Where::kInput, i, "index out of range");
+      }
+      const schema::Tensor& tensor = *p_.tensors()->Get(static_cast<uint32_t>(t));
+      if (tensor.location() != Location::Arena || tensor.first_step() != 0) {
+        return fail(diagnostic_, Error::kInvalidProgram, Where::kInput, i,
+                    "graph input must be an arena tensor live from step 0");
+      }
+    }
+    for (uint32_t i = 0; i < p_.outputs()->size(); ++i) {
+      const int32_t t = p_.outputs()->Get(i);
+      if (t < 0 || static_cast<uint32_t>(t) >= num_tensors) {
+        return fail(diagnostic_, Error::kInvalidProgram, Where::kOutput, i, "index out of range");
+      }
+      const schema::Tensor& tensor = *p_.tensors()->Get(static_cast<uint32_t>(t));
+      if (tensor.location() != Location::Arena || tensor.last_step() != last_step) {
+        return fail(diagnostic_, Error::kInvalidProgram, Where::kOutput, i,
+                    "graph output must be an arena tensor live to the last step");
+      }
+    }
+    return Error::kOk;
+  }
+
+  Error check_operators() {
+    const uint32_t num_tensors = p_.tensors()->size();
+    for (uint32_t i = 0; i < p_.operators()->size(); ++i) {
+      const schema::Operator& op = *p_.operators()->Get(i);
+      auto op_error = [&](const char* reason, Error error = Error::kInvalidProgram) {
+        return fail(diagnostic_, error, Where::kOperator, i, reason);
+      };
+      if (op.inputs() == nullptr || op.outputs() == nullptr) {
+        return op_error("missing inputs or outputs");
+      }
+      // Every tensor an operator touches is in range and live at its step; outputs are written,
+      // so they must be in the arena.
+      for (uint32_t k = 0; k < op.inputs()->size(); ++k) {
+        const int32_t t = op.inputs()->Get(k);
+        if (t == -1) continue;  // absent optional input; the per-kind check decides if allowed
+        if (t < 0 || static_cast<uint32_t>(t) >= num_tensors) {
+          return op_error("input index out of range");
+        }
+        const schema::Tensor& tensor = *p_.tensors()->Get(static_cast<uint32_t>(t));
+        if (tensor.location() == Location::Arena &&
+            (tensor.first_step() > i || tensor.last_step() < i)) {
+          return op_error("input not live at this step", Error::kInvalidPlan);
+        }
+      }
+      for (uint32_t k = 0; k < op.outputs()->size(); ++k) {
+        const int32_t t = op.outputs()->Get(k);
+        if (t < 0 || static_cast<uint32_t>(t) >= num_tensors) {
+          return op_error("output index out of range");
+        }
+        const schema::Tensor& tensor = *p_.tensors()->Get(static_cast<uint32_t>(t));
+        if (tensor.location() != Location::Arena) return op_error("output not in the arena");
+        if (tensor.first_step() > i || tensor.last_step() < i) {
+          return op_error("output not live at this step", Error::kInvalidPlan);
+        }
+      }
+      if (const schema::Region* scratch = op.scratch()) {
+        if (uint64_t{scratch->offset()} + scratch->size() > p_.arena_size()) {
+          return op_error("scratch region outside the arena");
+        }
+        if (scratch->offset() % 4 != 0) return op_error("scratch region not 4-byte aligned");
+      }
+      const char* reason = "";
+      const internal::OpCheckContext context{&p_, constants_, constants_size_, i, &reason};
+      if (const Error e = internal::validate_operator(context, op); e != Error::kOk) {
+        return op_error(reason, e);
+      }
+    }
+    return Error::kOk;
+  }
+
+  // No two arena buffers that are live at a common step may share a byte, unless one is an alias
+  // of the other. O(n^2) in arena tensors plus O(operators * tensors) for scratch regions; no
+  // memory needed.
+  Error check_plan() {
+    const auto& tensors = *p_.tensors();
+    const uint32_t n = tensors.size();
+    for (uint32_t a = 0; a < n; ++a) {
+      const schema::Tensor& ta = *tensors.Get(a);
+      if (ta.location() != Location::Arena) continue;
+      const int32_t root_a = alias_root(p_, static_cast<int32_t>(a));
+      for (uint32_t b = a + 1; b < n; ++b) {
+        const schema::Tensor& tb = *tensors.Get(b);
+        if (tb.location() != Location::Arena) continue;
+        if (!lifetimes_overlap(ta, tb)) continue;
+        if (!ranges_overlap(ta.offset(), ta.size(), tb.offset(), tb.size())) continue;
+        if (alias_root(p_, static_cast<int32_t>(b)) == root_a) continue;
+        return tensor_error(b, "shares bytes with a tensor live at the same time",
+                            Error::kInvalidPlan);
+      }
+    }
+    for (uint32_t i = 0; i < p_.operators()->size(); ++i) {
+      const schema::Region* scratch = p_.operators()->Get(i)->scratch();
+      if (scratch == nullptr || scratch->size() == 0) continue;
+      for (uint32_t t = 0; t < n; ++t) {
+        const schema::Tensor& tensor = *tensors.Get(t);
+        if (tensor.location() != Location::Arena) continue;
+        if (tensor.first_step() > i || tensor.last_step() < i) continue;
+        if (ranges_overlap(scratch->offset(), scratch->size(), tensor.offset(), tensor.size())) {
+          return fail(diagnostic_, Error::kInvalidPlan, Where::kOperator, i,
+                      "scratch region shares bytes with a live tensor");
+        }
+      }
+    }
+    return Error::kOk;
+  }
+
+  const schema::Program& p_;
+  LoadDiagnostic* diagnostic_;
+  const uint8_t* constants_ = nullptr;
+  uint32_t constants_size_ = 0;
+};
+
+}  // namespace
+
+Result<Program> Program::load(const uint8_t* data, size_t size, LoadDiagnostic* diagnostic) {
+  using Where = LoadDiagnostic::Where;
+  if (data == nullptr) {
+    return fail(diagnostic, Error::kInvalidArgument, Where::kProgram, 0, "null program");
+  }
+  if (reinterpret_cast<uintptr_t>(data) % kProgramAlignment != 0) {
+    return fail(diagnostic, Error::kProgramMisaligned, Where::kProgram, 0,
+                "program bytes not 16-byte aligned");
+  }
+  if (size > kMaxProgramSize) {
+    return fail(diagnostic, Error::kInvalidProgram, Where::kProgram, 0, "program too large");
+  }
+  // Depth: Program > operators > Operator > options is 4 levels; 16 leaves room.
+  flatbuffers::Verifier verifier(data, size, /*max_depth=*/16, /*max_tables=*/1000000);
+  if (!schema::VerifyProgramBuffer(verifier)) {
+    return fail(diagnostic, Error::kInvalidProgram, Where::kProgram, 0,
+                "not a well-formed Mote FlatBuffer");
+  }
+  const schema::Program* root = schema::GetProgram(data);
+  Loader loader(*root, diagnostic);
+  MOTE_TRY(loader.run(data));
+  return Program(data, static_cast<uint32_t>(size));
+}
+
+const schema::Program* Program::root() const { return schema::GetProgram(data_); }
+size_t Program::num_tensors() const { return root()->tensors()->size(); }
+size_t Program::num_operators() const { return root()->operators()->size(); }
+size_t Program::num_inputs() const { return root()->inputs()->size(); }
+size_t Program::num_outputs() const { return root()->outputs()->size(); }
+size_t Program::arena_size() const { return root()->arena_size(); }
+size_t Program::arena_alignment() const { return root()->arena_alignment(); }
+const uint8_t* Program::constants() const {
+  const auto* c = root()->constants();
+  return c != nullptr ? c->data() : nullptr;
+}
+size_t Program::constants_size() const {
+  const auto* c = root()->constants();
+  return c != nullptr ? c->size() : 0;
+}
+Extension Program::extension() const {
+  return static_cast<Extension>(root()->target()->extension());
+}
+
+}  // namespace runtime
+}  // namespace mote
