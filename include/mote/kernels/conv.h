@@ -1,0 +1,34 @@
+#pragma once
+// int8 2D convolution (TFLite CONV_2D, per-channel quantization), NHWC. Embeddable C++17.
+
+#include <stdint.h>
+
+#include "mote/kernels/common.h"
+#include "mote/kernels/scratch.h"
+
+namespace mote {
+namespace kernels {
+
+// Everything conv2d needs besides the tensors; the compiler fills it ahead of time.
+struct ConvParams {
+  ConvShape shape;        // filter_c < input_c means grouped: groups = input_c / filter_c
+  int32_t input_offset;   // -input zero point
+  int32_t output_offset;  // +output zero point
+  int32_t act_min;        // fused activation clamp in the output's quantized domain
+  int32_t act_max;
+  const int32_t* output_multiplier;  // [output_c], Q31 mantissas
+  const int32_t* output_shift;       // [output_c], positive = left shift
+};
+
+// output[b,y,x,o] = requantize(bias[o] + sum (input + input_offset) * filter[o,ky,kx,c]), where
+// input positions outside the input (padding) contribute nothing.
+// input [batches, input_h, input_w, input_c]; filter [output_c, filter_h, filter_w, filter_c];
+// bias [output_c] or nullptr; output [batches, output_h, output_w, output_c].
+// Works with any scratch size (it uses an im2col column buffer of int16 when the scratch holds one
+// or two columns, i.e. 2 * filter_h * filter_w * filter_c bytes each, and computes directly from
+// the input otherwise); it never touches bytes outside scratch.
+void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
+            int8_t* output, Scratch scratch);
+
+}  // namespace kernels
+}  // namespace mote
