@@ -1,0 +1,40 @@
+#pragma once
+// int8 ADD with broadcasting, bit exact with TFLite's reference integer kernel (AddFunc).
+// Embeddable C++17: no heap, no exceptions, no float math in the kernel.
+
+#include <stdint.h>
+
+#include "mote/kernels/broadcast.h"
+
+namespace mote {
+namespace kernels {
+
+// Precomputed by prepare_add(). Each input is moved to a common scale with 20 bits of headroom
+// (left_shift), the two are summed, and the sum is rescaled to the output.
+struct AddParams {
+  int32_t input1_offset;  // -input1 zero point
+  int32_t input2_offset;  // -input2 zero point
+  int32_t output_offset;  // +output zero point
+  int32_t left_shift;     // 20 for int8
+  int32_t input1_multiplier;
+  int32_t input1_shift;  // <= 0 (right shift)
+  int32_t input2_multiplier;
+  int32_t input2_shift;  // <= 0
+  int32_t output_multiplier;
+  int32_t output_shift;  // <= 0
+  int32_t act_min;       // fused activation range in the output's quantized domain
+  int32_t act_max;
+};
+
+// Host-callable: what TFLite's Prepare computes from the tensors' scales and zero points.
+// act_min/act_max come from activation_range_int8() (or -128/127 without activation).
+AddParams prepare_add(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                      int32_t input2_zero_point, float output_scale, int32_t output_zero_point,
+                      int32_t act_min, int32_t act_max);
+
+// output = input1 + input2 over `shape` (see broadcast.h). No scratch.
+void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output);
+
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,18 @@
+#pragma once
+// int8 MAXIMUM and MINIMUM with broadcasting: TFLite compares the raw int8 values (both inputs and
+// the output share one quantization), so there are no parameters. Embeddable C++17.
+
+#include <stdint.h>
+
+#include "mote/kernels/broadcast.h"
+
+namespace mote {
+namespace kernels {
+
+void maximum(const BroadcastShape& shape, const int8_t* input1, const int8_t* input2,
+             int8_t* output);
+void minimum(const BroadcastShape& shape, const int8_t* input1, const int8_t* input2,
+             int8_t* output);
+
+}  // namespace kernels
+}  // namespace mote

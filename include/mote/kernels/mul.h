@@ -1,0 +1,33 @@
+#pragma once
+// int8 MUL with broadcasting, bit exact with TFLite's reference integer kernel (MulElementwise).
+// Embeddable C++17: no heap, no exceptions, no float math in the kernel.
+
+#include <stdint.h>
+
+#include "mote/kernels/broadcast.h"
+
+namespace mote {
+namespace kernels {
+
+// Precomputed by prepare_mul().
+struct MulParams {
+  int32_t input1_offset;  // -input1 zero point
+  int32_t input2_offset;  // -input2 zero point
+  int32_t output_offset;  // +output zero point
+  int32_t output_multiplier;  // input1_scale * input2_scale / output_scale
+  int32_t output_shift;       // positive = left shift
+  int32_t act_min;
+  int32_t act_max;
+};
+
+// Host-callable: what TFLite's Prepare computes.
+MulParams prepare_mul(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                      int32_t input2_zero_point, float output_scale, int32_t output_zero_point,
+                      int32_t act_min, int32_t act_max);
+
+// output = input1 * input2 over `shape` (see broadcast.h). No scratch.
+void mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output);
+
+}  // namespace kernels
+}  // namespace mote

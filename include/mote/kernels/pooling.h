@@ -1,0 +1,38 @@
+#pragma once
+// int8 AVERAGE_POOL_2D and MAX_POOL_2D on NHWC tensors, bit exact with TFLite's reference integer
+// kernels. Embeddable C++17: no heap, no exceptions, no float math.
+
+#include <stdint.h>
+
+#include "mote/kernels/common.h"
+
+namespace mote {
+namespace kernels {
+
+// Input [batches, input_h, input_w, channels], output [batches, output_h, output_w, channels].
+struct PoolParams {
+  int32_t batches;
+  int32_t input_h, input_w, channels;
+  int32_t output_h, output_w;
+  int32_t filter_h, filter_w;
+  int32_t stride_h, stride_w;
+  int32_t pad_h, pad_w;  // top and left padding; the window skips positions outside the input
+  int32_t act_min, act_max;
+};
+
+// Host-callable: output size and padding the way TFLite computes them for SAME / VALID padding.
+PoolParams prepare_pool(int32_t batches, int32_t input_h, int32_t input_w, int32_t channels,
+                        int32_t filter_h, int32_t filter_w, int32_t stride_h, int32_t stride_w,
+                        bool same_padding, int32_t act_min, int32_t act_max);
+
+// Mean of the window's in-bounds elements, rounded half away from zero, then clamped. `scratch` is
+// the planned buffer (average_pool_scratch_bytes: channels*4 on DSP, else 0); the portable kernel
+// does not need it. A window with no in-bounds element (impossible with TFLite's SAME/VALID padding;
+// TFLite reports an error) yields clamp(0).
+void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
+
+// Maximum of the window's in-bounds elements (-128 if none), then clamped.
+void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
+
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,43 @@
+#pragma once
+// QUANTIZE (float -> int8, and int8 -> int8 requantization) and DEQUANTIZE (int8 -> float), bit
+// exact with TFLite's reference kernels (AffineQuantize, Requantize, Dequantize).
+// Embeddable C++17: float math only where the data is float.
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace mote {
+namespace kernels {
+
+// float -> int8: q = clamp(round(x / scale) + zero_point), the division and round in float.
+struct QuantizeParams {
+  float scale;  // the output's scale
+  int32_t zero_point;
+};
+QuantizeParams prepare_quantize(float output_scale, int32_t output_zero_point);
+void quantize(const QuantizeParams& params, const float* input, int8_t* output, size_t count);
+
+// int8 -> int8 with another scale / zero point.
+struct RequantizeParams {
+  int32_t input_zero_point;
+  int32_t output_zero_point;
+  int32_t multiplier;  // input_scale / output_scale
+  int32_t shift;
+};
+RequantizeParams prepare_requantize(float input_scale, int32_t input_zero_point,
+                                    float output_scale, int32_t output_zero_point);
+void requantize(const RequantizeParams& params, const int8_t* input, int8_t* output,
+                size_t count);
+
+// int8 -> float: scale * (q - zero_point). TFLite multiplies in double and rounds to float; the
+// exact product of a float and an int of at most 9 bits fits a double, so a single-precision
+// multiply gives the same bits without double arithmetic.
+struct DequantizeParams {
+  float scale;
+  int32_t zero_point;
+};
+DequantizeParams prepare_dequantize(float input_scale, int32_t input_zero_point);
+void dequantize(const DequantizeParams& params, const int8_t* input, float* output, size_t count);
+
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,65 @@
+#include "mote/kernels/add.h"
+
+#include "broadcast_loop.h"
+#include "mote/kernels/quantization.h"
+
+namespace mote {
+namespace kernels {
+namespace {
+
+struct AddOp {
+  const AddParams& p;
+  int8_t operator()(int8_t x1, int8_t x2) const {
+    const int32_t shifted1 = (p.input1_offset + x1) * (int32_t{1} << p.left_shift);
+    const int32_t shifted2 = (p.input2_offset + x2) * (int32_t{1} << p.left_shift);
+    const int32_t scaled1 =
+        multiply_by_quantized_multiplier(shifted1, p.input1_multiplier, p.input1_shift);
+    const int32_t scaled2 =
+        multiply_by_quantized_multiplier(shifted2, p.input2_multiplier, p.input2_shift);
+    int32_t out = multiply_by_quantized_multiplier(scaled1 + scaled2, p.output_multiplier,
+                                                   p.output_shift) +
+                  p.output_offset;
+    out = out < p.act_min ? p.act_min : out;
+    out = out > p.act_max ? p.act_max : out;
+    return static_cast<int8_t>(out);
+  }
+};
+
+}  // namespace
+
+AddParams prepare_add(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                      int32_t input2_zero_point, float output_scale, int32_t output_zero_point,
+                      int32_t act_min, int32_t act_max) {
+  AddParams p{};
+  p.input1_offset = -input1_zero_point;
+  p.input2_offset = -input2_zero_point;
+  p.output_offset = output_zero_point;
+  p.left_shift = 20;
+  const double twice_max_input_scale =
+      2.0 * static_cast<double>(input1_scale > input2_scale ? input1_scale : input2_scale);
+  const double real_input1_multiplier = static_cast<double>(input1_scale) / twice_max_input_scale;
+  const double real_input2_multiplier = static_cast<double>(input2_scale) / twice_max_input_scale;
+  const double real_output_multiplier =
+      twice_max_input_scale /
+      (static_cast<double>(int32_t{1} << p.left_shift) * static_cast<double>(output_scale));
+  const QuantizedMultiplier m1 = quantize_multiplier(real_input1_multiplier);
+  const QuantizedMultiplier m2 = quantize_multiplier(real_input2_multiplier);
+  const QuantizedMultiplier mo = quantize_multiplier(real_output_multiplier);
+  p.input1_multiplier = m1.multiplier;
+  p.input1_shift = m1.shift;
+  p.input2_multiplier = m2.multiplier;
+  p.input2_shift = m2.shift;
+  p.output_multiplier = mo.multiplier;
+  p.output_shift = mo.shift;
+  p.act_min = act_min;
+  p.act_max = act_max;
+  return p;
+}
+
+void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output) {
+  internal::broadcast_binary(shape, input1, input2, output, AddOp{params});
+}
+
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,120 @@
+#pragma once
+// gemmlowp-style fixed-point routines (FixedPoint<int32_t, N> on raw int32 values) that TFLite's
+// softmax and logistic kernels are built from. The caller tracks the number of integer bits N: a raw
+// value r with N integer bits stands for r / 2^(31-N). Private to the portable kernels and their tests.
+// Embeddable C++17: header-only, no heap, no exceptions.
+
+#include <stdint.h>
+
+#include "mote/kernels/quantization.h"
+
+namespace mote {
+namespace kernels {
+namespace fixed_point {
+
+// Product of two fixed-point values; the result has the sum of their integer bits.
+inline int32_t mul(int32_t a, int32_t b) { return saturating_rounding_doubling_high_mul(a, b); }
+
+// x * 2^exponent: saturating for exponent > 0 (at most 30), rounding half away from zero for
+// exponent < 0. This is how gemmlowp's Rescale moves a value between integer-bit counts.
+inline int32_t saturating_rounding_multiply_by_pot(int32_t x, int exponent) {
+  if (exponent == 0) return x;
+  if (exponent < 0) return rounding_divide_by_pot(x, -exponent);
+  const int32_t threshold = static_cast<int32_t>((int32_t{1} << (31 - exponent)) - 1);
+  if (x > threshold) return INT32_MAX;
+  if (x < -threshold) return INT32_MIN;
+  return static_cast<int32_t>(static_cast<uint32_t>(x) << exponent);
+}
+
+// Moves a value with src_bits integer bits to dst_bits integer bits.
+inline int32_t rescale(int32_t x, int src_bits, int dst_bits) {
+  return saturating_rounding_multiply_by_pot(x, src_bits - dst_bits);
+}
+
+// (a + b) / 2 rounded half away from zero, without overflow.
+inline int32_t rounding_half_sum(int32_t a, int32_t b) {
+  const int64_t sum = static_cast<int64_t>(a) + static_cast<int64_t>(b);
+  const int64_t sign = sum >= 0 ? 1 : -1;
+  return static_cast<int32_t>((sum + sign) / 2);
+}
+
+// exp(a) for a in [-1/4, 0), a and result with 0 integer bits: a Taylor expansion around -1/8.
+inline int32_t exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a) {
+  constexpr int32_t kExpMinusOneEighth = 1895147668;  // exp(-1/8) in Q0.31
+  constexpr int32_t kOneThird = 715827883;             // 1/3 in Q0.31
+  const int32_t x = a + (int32_t{1} << 28);            // a + 1/8
+  const int32_t x2 = mul(x, x);
+  const int32_t x3 = mul(x2, x);
+  const int32_t x4 = mul(x2, x2);
+  const int32_t x4_over_4 = rounding_divide_by_pot(x4, 2);
+  const int32_t x4_over_24_plus_x3_over_6_plus_x2_over_2 =
+      rounding_divide_by_pot(mul(x4_over_4 + x3, kOneThird) + x2, 1);
+  return kExpMinusOneEighth + mul(kExpMinusOneEighth, x + x4_over_24_plus_x3_over_6_plus_x2_over_2);
+}
+
+// exp(a) for a <= 0 with `integer_bits` integer bits (1..6); the result has 0 integer bits
+// (exp(0) saturates to INT32_MAX). Splits a into a multiple of 1/4 and a remainder in [-1/4, 0).
+inline int32_t exp_on_negative_values(int32_t a, int integer_bits) {
+  const int fractional_bits = 31 - integer_bits;
+  const int32_t one_quarter = int32_t{1} << (fractional_bits - 2);
+  const int32_t mask = one_quarter - 1;
+  const int32_t a_mod_quarter_minus_one_quarter = (a & mask) - one_quarter;
+  int32_t result = exp_on_interval_between_negative_one_quarter_and_0_excl(
+      rescale(a_mod_quarter_minus_one_quarter, integer_bits, 0));
+  const int32_t remainder = a_mod_quarter_minus_one_quarter - a;
+  // exp(-2^k) in Q0.31 for k = -2 .. 4, applied for each set bit of the remainder.
+  constexpr int32_t kExpOfMinusPowerOfTwo[7] = {1672461947, 1302514674, 790015084, 290630308,
+                                                39332535,   720401,     242};
+  for (int k = -2; k <= 4; ++k) {
+    if (integer_bits > k) {
+      const int shift = fractional_bits + k;
+      if (remainder & (int32_t{1} << shift)) result = mul(result, kExpOfMinusPowerOfTwo[k + 2]);
+    }
+  }
+  if (integer_bits > 5) {
+    const int32_t clamp = -(int32_t{1} << (36 - integer_bits));  // -32.0
+    if (a < clamp) result = 0;
+  }
+  if (a == 0) result = INT32_MAX;
+  return result;
+}
+
+// 1 / (1 + a) for a in [0, 1], both with 0 integer bits: three Newton-Raphson steps on the half
+// denominator, computed with 2 integer bits.
+inline int32_t one_over_one_plus_x_for_x_in_0_1(int32_t a) {
+  constexpr int32_t k48Over17 = 1515870810;       // 48/17 with 2 integer bits
+  constexpr int32_t kNeg32Over17 = -1010580540;   // -32/17 with 2 integer bits
+  constexpr int32_t kOneWith2IntegerBits = int32_t{1} << 29;
+  const int32_t half_denominator = rounding_half_sum(a, INT32_MAX);
+  int32_t x = k48Over17 + mul(half_denominator, kNeg32Over17);
+  for (int i = 0; i < 3; ++i) {
+    const int32_t half_denominator_times_x = mul(half_denominator, x);
+    const int32_t one_minus_half_denominator_times_x =
+        kOneWith2IntegerBits - half_denominator_times_x;
+    x = x + rescale(mul(x, one_minus_half_denominator_times_x), 4, 2);
+  }
+  // x / 2, read with 1 integer bit, then moved to 0 integer bits.
+  return rescale(x, 1, 0);
+}
+
+// TFLite's GetReciprocal: 1 / x for x > 0 with `x_integer_digits` integer bits, returned as a
+// Q0.31 mantissa and the number of bits by which x exceeded one.
+inline int32_t get_reciprocal(int32_t x, int x_integer_digits, int* num_bits_over_unit) {
+  const int headroom_plus_one = __builtin_clz(static_cast<uint32_t>(x));
+  *num_bits_over_unit = x_integer_digits - headroom_plus_one;
+  const int32_t shifted_sum_minus_one = static_cast<int32_t>(
+      (static_cast<uint32_t>(x) << headroom_plus_one) - (uint32_t{1} << 31));
+  return one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
+}
+
+// 1 / (1 + exp(-a)) for a with `integer_bits` integer bits; the result has 0 integer bits.
+inline int32_t logistic(int32_t a, int integer_bits) {
+  if (a == 0) return int32_t{1} << 30;  // 0.5
+  const int32_t abs_a = a > 0 ? a : -a;
+  const int32_t if_positive = one_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(-abs_a, integer_bits));
+  return a > 0 ? if_positive : INT32_MAX - if_positive;
+}
+
+}  // namespace fixed_point
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,48 @@
+#include "mote/kernels/mul.h"
+
+#include "broadcast_loop.h"
+#include "mote/kernels/quantization.h"
+
+namespace mote {
+namespace kernels {
+namespace {
+
+struct MulOp {
+  const MulParams& p;
+  int8_t operator()(int8_t x1, int8_t x2) const {
+    const int32_t product = (p.input1_offset + x1) * (p.input2_offset + x2);
+    int32_t out =
+        p.output_offset + multiply_by_quantized_multiplier(product, p.output_multiplier, p.output_shift);
+    out = out < p.act_min ? p.act_min : out;
+    out = out > p.act_max ? p.act_max : out;
+    return static_cast<int8_t>(out);
+  }
+};
+
+}  // namespace
+
+MulParams prepare_mul(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                      int32_t input2_zero_point, float output_scale, int32_t output_zero_point,
+                      int32_t act_min, int32_t act_max) {
+  MulParams p{};
+  p.input1_offset = -input1_zero_point;
+  p.input2_offset = -input2_zero_point;
+  p.output_offset = output_zero_point;
+  const double real_multiplier = static_cast<double>(input1_scale) *
+                                 static_cast<double>(input2_scale) /
+                                 static_cast<double>(output_scale);
+  const QuantizedMultiplier m = quantize_multiplier(real_multiplier);
+  p.output_multiplier = m.multiplier;
+  p.output_shift = m.shift;
+  p.act_min = act_min;
+  p.act_max = act_max;
+  return p;
+}
+
+void mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output) {
+  internal::broadcast_binary(shape, input1, input2, output, MulOp{params});
+}
+
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,92 @@
+#include "mote/kernels/softmax.h"
+
+#include <math.h>
+
+#include "fixed_point.h"
+#include "mote/kernels/quantization.h"
+
+namespace mote {
+namespace kernels {
+namespace {
+
+constexpr int kScaledDiffIntegerBits = 5;
+constexpr int kAccumulationIntegerBits = 12;
+
+// exp(diff * beta * input_scale) with 0 integer bits, for diff >= diff_min.
+inline int32_t exp_of_diff(const SoftmaxParams& p, int32_t diff) {
+  // TFLite's MultiplyByQuantizedMultiplierGreaterThanOne; diff_min keeps the shift in range.
+  const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(diff) << p.input_left_shift);
+  const int32_t scaled_diff = saturating_rounding_doubling_high_mul(shifted, p.input_multiplier);
+  return fixed_point::exp_on_negative_values(scaled_diff, kScaledDiffIntegerBits);
+}
+
+template <typename Out, int kMin, int kMax>
+void softmax_rows(const SoftmaxParams& p, const int8_t* input, Out* output) {
+  constexpr int kOutputBits = static_cast<int>(sizeof(Out) * 8);
+  for (int32_t r = 0; r < p.rows; ++r, input += p.row_size, output += p.row_size) {
+    int32_t max_in_row = -128;
+    for (int32_t c = 0; c < p.row_size; ++c) max_in_row = input[c] > max_in_row ? input[c] : max_in_row;
+
+    int32_t sum_of_exps = 0;  // 12 integer bits
+    for (int32_t c = 0; c < p.row_size; ++c) {
+      const int32_t diff = input[c] - max_in_row;
+      if (diff >= p.diff_min) {
+        sum_of_exps += fixed_point::rescale(exp_of_diff(p, diff), 0, kAccumulationIntegerBits);
+      }
+    }
+
+    int num_bits_over_unit = 0;
+    const int32_t shifted_scale =
+        fixed_point::get_reciprocal(sum_of_exps, kAccumulationIntegerBits, &num_bits_over_unit);
+    const int exponent = num_bits_over_unit + 31 - kOutputBits;
+
+    for (int32_t c = 0; c < p.row_size; ++c) {
+      const int32_t diff = input[c] - max_in_row;
+      int32_t out = kMin;
+      if (diff >= p.diff_min) {
+        const int32_t prob = fixed_point::mul(shifted_scale, exp_of_diff(p, diff));
+        // prob >= 0, so a shift beyond 31 bits rounds to 0 (only for rows of hundreds of
+        // near-equal values).
+        const int32_t unsat = exponent > 31 ? 0 : rounding_divide_by_pot(prob, exponent);
+        out = unsat + kMin;
+        out = out > kMax ? kMax : out;
+        out = out < kMin ? kMin : out;
+      }
+      output[c] = static_cast<Out>(out);
+    }
+  }
+}
+
+}  // namespace
+
+SoftmaxParams prepare_softmax(int32_t rows, int32_t row_size, float input_scale, float beta) {
+  SoftmaxParams p{};
+  p.rows = rows;
+  p.row_size = row_size;
+  // The multiplier is capped: exp() of any non-zero difference is then 0 anyway.
+  const double max_real_multiplier = static_cast<double>((int64_t{1} << 31) - 1);
+  double real_multiplier = static_cast<double>(beta) * static_cast<double>(input_scale) *
+                           static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits));
+  if (real_multiplier > max_real_multiplier) real_multiplier = max_real_multiplier;
+  const QuantizedMultiplier m = quantize_multiplier(real_multiplier);
+  p.input_multiplier = m.multiplier;
+  p.input_left_shift = m.shift;
+  // Largest |diff| whose rescaled value still fits the 5 integer bits (floored).
+  const double max_input_rescaled =
+      1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
+      static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)) /
+      static_cast<double>(int64_t{1} << p.input_left_shift);
+  p.diff_min = -static_cast<int32_t>(floor(max_input_rescaled));
+  return p;
+}
+
+void softmax(const SoftmaxParams& params, const int8_t* input, int8_t* output) {
+  softmax_rows<int8_t, -128, 127>(params, input, output);
+}
+
+void softmax(const SoftmaxParams& params, const int8_t* input, int16_t* output) {
+  softmax_rows<int16_t, -32768, 32767>(params, input, output);
+}
+
+}  // namespace kernels
+}  // namespace mote
