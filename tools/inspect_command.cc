@@ -1,11 +1,306 @@
+// `mote inspect MODEL.tflite [--json]`: what a model holds, operator by operator.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
 #include "compiler/ir/error.h"
+#include "compiler/ir/graph.h"
+#include "compiler/ir/stats.h"
+#include "compiler/tflite/reader.h"
 #include "tools/commands.h"
 
 namespace mote::tools {
+namespace {
+
+using ir::Graph;
+using ir::Operator;
+using ir::Tensor;
+using nlohmann::json;
+
+struct InspectOptions {
+  std::string model;
+  bool json = false;
+};
+
+std::string format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// Small int32 constants (shapes, paddings, axes, permutations) are worth showing.
+std::vector<int32_t> small_int_values(const Tensor& t) {
+  if (!t.is_constant || t.type != ir::DataType::kInt32 || t.num_elements() > 16) return {};
+  std::vector<int32_t> v(static_cast<size_t>(t.num_elements()));
+  std::memcpy(v.data(), t.data.data(), v.size() * sizeof(int32_t));
+  return v;
+}
+
+std::string quant_summary(const ir::Quantization& q) {
+  if (q.empty()) return "";
+  if (!q.per_channel()) {
+    return "scale " + format("%.6g", q.scale[0]) + " zp " + std::to_string(q.zero_point[0]);
+  }
+  const auto [lo, hi] = std::minmax_element(q.scale.begin(), q.scale.end());
+  const auto [zlo, zhi] = std::minmax_element(q.zero_point.begin(), q.zero_point.end());
+  std::string zp = *zlo == *zhi ? std::to_string(*zlo)
+                                 : std::to_string(*zlo) + ".." + std::to_string(*zhi);
+  return "per-channel(" + std::to_string(q.scale.size()) + ", dim " +
+         std::to_string(q.quantized_dimension) + ") scale " + format("%.4g", *lo) + ".." +
+         format("%.4g", *hi) + " zp " + zp;
+}
+
+std::string short_name(const std::string& name) {
+  constexpr size_t kMax = 48;
+  return name.size() <= kMax ? name : name.substr(0, kMax - 3) + "...";
+}
+
+std::string tensor_line(const Graph& g, int32_t index) {
+  if (index == ir::kNoTensor) return "(none)";
+  const Tensor& t = g.tensors[index];
+  char head[96];
+  std::snprintf(head, sizeof head, "t%-4d %-7s %-16s", index, std::string(to_string(t.type)).c_str(),
+                ir::shape_string(t.shape).c_str());
+  std::string line = head;
+  const std::string q = quant_summary(t.quantization);
+  if (!q.empty()) line += " " + q;
+  if (t.is_constant) {
+    line += "  const " + std::to_string(t.data.size()) + " B";
+    const std::vector<int32_t> v = small_int_values(t);
+    if (!v.empty()) line += " " + ir::shape_string(v);
+  }
+  line += "  \"" + short_name(t.name) + "\"";
+  return line;
+}
+
+// The operator's parameters as (key, text value) pairs, plus JSON.
+struct Params {
+  std::string text;
+  json j = json::object();
+};
+
+std::string hw(int32_t h, int32_t w) { return std::to_string(h) + "x" + std::to_string(w); }
+
+Params describe(const Graph& g, const Operator& op) {
+  Params p;
+  auto act = [&](ir::Activation a) {
+    p.text += " activation " + std::string(to_string(a));
+    p.j["activation"] = std::string(to_string(a));
+  };
+  auto window = [&](const char* what, int32_t h, int32_t w, int32_t sh, int32_t sw,
+                    ir::Padding pad) {
+    p.text += std::string(what) + " " + hw(h, w) + " stride " + hw(sh, sw) + " padding " +
+              std::string(to_string(pad));
+    p.j[what] = {h, w};
+    p.j["stride"] = {sh, sw};
+    p.j["padding"] = std::string(to_string(pad));
+  };
+  switch (op.type) {
+    case ir::OpType::kConv2D: {
+      const auto& o = std::get<ir::Conv2DOptions>(op.options);
+      const Tensor& w = g.tensors[op.inputs[1]];
+      window("kernel", w.shape[1], w.shape[2], o.stride_h, o.stride_w, o.padding);
+      p.text += " dilation " + hw(o.dilation_h, o.dilation_w);
+      p.j["dilation"] = {o.dilation_h, o.dilation_w};
+      p.j["output_channels"] = w.shape[0];
+      act(o.activation);
+      break;
+    }
+    case ir::OpType::kDepthwiseConv2D: {
+      const auto& o = std::get<ir::DepthwiseConv2DOptions>(op.options);
+      const Tensor& w = g.tensors[op.inputs[1]];
+      window("kernel", w.shape[1], w.shape[2], o.stride_h, o.stride_w, o.padding);
+      p.text += " dilation " + hw(o.dilation_h, o.dilation_w) + " multiplier " +
+                std::to_string(o.depth_multiplier);
+      p.j["dilation"] = {o.dilation_h, o.dilation_w};
+      p.j["depth_multiplier"] = o.depth_multiplier;
+      act(o.activation);
+      break;
+    }
+    case ir::OpType::kAveragePool2D:
+    case ir::OpType::kMaxPool2D: {
+      const auto& o = std::get<ir::Pool2DOptions>(op.options);
+      window("filter", o.filter_h, o.filter_w, o.stride_h, o.stride_w, o.padding);
+      act(o.activation);
+      break;
+    }
+    case ir::OpType::kFullyConnected: {
+      const auto& o = std::get<ir::FullyConnectedOptions>(op.options);
+      const Tensor& w = g.tensors[op.inputs[1]];
+      p.text += "units " + std::to_string(w.shape[0]) + " depth " + std::to_string(w.shape[1]);
+      p.j["units"] = w.shape[0];
+      p.j["depth"] = w.shape[1];
+      p.j["keep_num_dims"] = o.keep_num_dims;
+      if (o.keep_num_dims) p.text += " keep_num_dims";
+      act(o.activation);
+      break;
+    }
+    case ir::OpType::kAdd:
+    case ir::OpType::kMul:
+      p.text += "";
+      act(std::get<ir::ElementwiseOptions>(op.options).activation);
+      break;
+    case ir::OpType::kSoftmax: {
+      const float beta = std::get<ir::SoftmaxOptions>(op.options).beta;
+      p.text += "beta " + format("%g", beta);
+      p.j["beta"] = beta;
+      break;
+    }
+    case ir::OpType::kConcatenation: {
+      const auto& o = std::get<ir::ConcatenationOptions>(op.options);
+      p.text += "axis " + std::to_string(o.axis);
+      p.j["axis"] = o.axis;
+      act(o.activation);
+      break;
+    }
+    case ir::OpType::kMean: {
+      const bool keep = std::get<ir::MeanOptions>(op.options).keep_dims;
+      p.text += keep ? "keep_dims" : "";
+      p.j["keep_dims"] = keep;
+      break;
+    }
+    case ir::OpType::kResizeNearestNeighbor: {
+      const auto& o = std::get<ir::ResizeNearestNeighborOptions>(op.options);
+      p.text += std::string("align_corners ") + (o.align_corners ? "true" : "false") +
+                " half_pixel_centers " + (o.half_pixel_centers ? "true" : "false");
+      p.j["align_corners"] = o.align_corners;
+      p.j["half_pixel_centers"] = o.half_pixel_centers;
+      break;
+    }
+    default:
+      break;
+  }
+  if (!p.text.empty() && p.text[0] == ' ') p.text.erase(0, 1);
+  return p;
+}
+
+json tensor_json(const Graph& g, int32_t index) {
+  if (index == ir::kNoTensor) return nullptr;
+  const Tensor& t = g.tensors[index];
+  json j = {{"index", index},
+            {"name", t.name},
+            {"type", std::string(to_string(t.type))},
+            {"shape", t.shape},
+            {"bytes", t.num_bytes()},
+            {"constant", t.is_constant}};
+  if (!t.quantization.empty()) {
+    j["scale"] = t.quantization.scale;
+    j["zero_point"] = t.quantization.zero_point;
+    j["quantized_dimension"] = t.quantization.quantized_dimension;
+  }
+  const std::vector<int32_t> v = small_int_values(t);
+  if (!v.empty()) j["values"] = v;
+  return j;
+}
+
+void print_json(const std::string& path, const Graph& g) {
+  json ops = json::array();
+  std::map<std::string, int> counts;
+  for (size_t i = 0; i < g.operators.size(); ++i) {
+    const Operator& op = g.operators[i];
+    json in = json::array(), out = json::array();
+    for (int32_t t : op.inputs) in.push_back(tensor_json(g, t));
+    for (int32_t t : op.outputs) out.push_back(tensor_json(g, t));
+    ops.push_back({{"index", i},
+                   {"type", std::string(to_string(op.type))},
+                   {"inputs", in},
+                   {"outputs", out},
+                   {"options", describe(g, op).j},
+                   {"macs", ir::operator_macs(g, op)},
+                   {"constant_bytes", ir::operator_constant_bytes(g, op)}});
+    ++counts[std::string(to_string(op.type))];
+  }
+  json inputs = json::array(), outputs = json::array();
+  for (int32_t t : g.inputs) inputs.push_back(tensor_json(g, t));
+  for (int32_t t : g.outputs) outputs.push_back(tensor_json(g, t));
+  const json doc = {{"model", path},
+                    {"tensor_count", g.tensors.size()},
+                    {"inputs", inputs},
+                    {"outputs", outputs},
+                    {"operators", ops},
+                    {"operator_counts", counts},
+                    {"macs", ir::total_macs(g)},
+                    {"constant_bytes", ir::constant_bytes(g)},
+                    {"activation_bytes", ir::activation_bytes(g)}};
+  std::printf("%s\n", doc.dump(2).c_str());
+}
+
+void print_text(const std::string& path, const Graph& g) {
+  std::printf("model: %s\n", path.c_str());
+  std::printf("tensors: %zu  operators: %zu\n", g.tensors.size(), g.operators.size());
+  for (int32_t t : g.inputs) std::printf("input   %s\n", tensor_line(g, t).c_str());
+  for (int32_t t : g.outputs) std::printf("output  %s\n", tensor_line(g, t).c_str());
+  std::printf("\n");
+
+  // Counts in order of first appearance, which reads better than alphabetical.
+  std::vector<std::pair<std::string, int>> counts;
+  for (size_t i = 0; i < g.operators.size(); ++i) {
+    const Operator& op = g.operators[i];
+    const std::string type(to_string(op.type));
+    std::printf("%3zu  %-24s %s\n", i, type.c_str(), describe(g, op).text.c_str());
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      std::printf("       in   %s\n", tensor_line(g, op.inputs[k]).c_str());
+    }
+    for (int32_t t : op.outputs) std::printf("       out  %s\n", tensor_line(g, t).c_str());
+    std::printf("       MACs %lld  constant bytes %lld\n",
+                static_cast<long long>(ir::operator_macs(g, op)),
+                static_cast<long long>(ir::operator_constant_bytes(g, op)));
+    auto it = std::find_if(counts.begin(), counts.end(),
+                           [&](const auto& c) { return c.first == type; });
+    if (it == counts.end()) {
+      counts.emplace_back(type, 1);
+    } else {
+      ++it->second;
+    }
+  }
+
+  std::string by_type;
+  for (const auto& [type, n] : counts) {
+    by_type += (by_type.empty() ? "" : ", ") + type + " " + std::to_string(n);
+  }
+  std::printf("\ntotals\n");
+  std::printf("  operators        %zu (%s)\n", g.operators.size(), by_type.c_str());
+  std::printf("  MACs             %lld\n", static_cast<long long>(ir::total_macs(g)));
+  std::printf("  constant bytes   %lld\n", static_cast<long long>(ir::constant_bytes(g)));
+  std::printf("  activation bytes %lld (every activation tensor, no reuse)\n",
+              static_cast<long long>(ir::activation_bytes(g)));
+}
+
+void run_inspect(const InspectOptions& options) {
+  Graph g;
+  try {
+    g = tflite::read_model_file(options.model);
+  } catch (const InputError& e) {
+    throw InputError(options.model + ": " + e.what());
+  }
+  if (options.json) {
+    print_json(options.model, g);
+  } else {
+    print_text(options.model, g);
+  }
+}
+
+}  // namespace
 
 void add_inspect_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("inspect", "Print a .tflite model's operators, shapes and sizes");
-  cmd->callback([] { throw mote::InputError("inspect: not implemented yet"); });
+  auto options = std::make_shared<InspectOptions>();
+  auto* cmd = app.add_subcommand(
+      "inspect", "Print a .tflite model's operators, shapes, quantization, MACs and sizes");
+  cmd->add_option("model", options->model, "the .tflite file")->required();
+  cmd->add_flag("--json", options->json, "print the same as JSON");
+  cmd->footer(
+      "Examples:\n"
+      "  mote inspect model.tflite\n"
+      "  mote inspect --json model.tflite   # {\"operators\": [{\"index\": 0, \"type\": "
+      "\"CONV_2D\", ...}], \"macs\": N, \"constant_bytes\": N, ...}\n"
+      "Exit status: 0 success, 2 bad input (unreadable, invalid or unsupported model), 1 internal "
+      "error.");
+  cmd->callback([options] { run_inspect(*options); });
 }
 
 }  // namespace mote::tools

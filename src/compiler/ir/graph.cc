@@ -58,6 +58,15 @@ std::string_view to_string(OpType type) {
   return "UNKNOWN";
 }
 
+std::string shape_string(const std::vector<int32_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) s += ",";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
 std::string_view to_string(Padding padding) {
   return padding == Padding::kSame ? "SAME" : "VALID";
 }

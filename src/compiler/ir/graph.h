@@ -66,6 +66,9 @@ enum class OpType : uint8_t {
 // TFLite's builtin operator name, e.g. "CONV_2D".
 std::string_view to_string(OpType type);
 
+// "[1,8,8,3]"; "[]" for a scalar.
+std::string shape_string(const std::vector<int32_t>& shape);
+
 enum class Padding : uint8_t { kSame, kValid };
 enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6 };
 

@@ -1,0 +1,396 @@
+#include "compiler/tflite/reader.h"
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "compiler/ir/error.h"
+#include "compiler/ir/validate.h"
+#include "compiler/tflite/builtin_codes.h"
+#include "compiler/tflite/tflite_subset_generated.h"
+
+namespace mote::tflite {
+namespace {
+
+constexpr uint32_t kSchemaVersion = 3;
+
+[[noreturn]] void fail(const std::string& message) { throw InputError(message); }
+
+template <typename T>
+std::vector<T> to_vector(const flatbuffers::Vector<T>* v) {
+  if (v == nullptr) return {};
+  return std::vector<T>(v->begin(), v->end());
+}
+
+// Names come from the file: keep messages on one line whatever they hold.
+std::string printable(const flatbuffers::String* s) {
+  if (s == nullptr) return "";
+  std::string out = s->str();
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return out;
+}
+
+std::string options_name(fb::BuiltinOptions type) {
+  const char* name = fb::EnumNameBuiltinOptions(type);
+  if (name != nullptr && *name != '\0') return name;
+  return "options type " + std::to_string(static_cast<int>(type));
+}
+
+ir::Activation read_activation(int8_t value, const std::string& where) {
+  switch (value) {
+    case 0: return ir::Activation::kNone;
+    case 1: return ir::Activation::kRelu;
+    case 2: return ir::Activation::kReluN1To1;
+    case 3: return ir::Activation::kRelu6;
+    case 4: fail(where + "fused activation TANH not supported");
+    case 5: fail(where + "fused activation SIGN_BIT not supported");
+    default: fail(where + "fused activation " + std::to_string(value) + " is not valid");
+  }
+}
+
+ir::Padding read_padding(int8_t value, const std::string& where) {
+  switch (value) {
+    case 0: return ir::Padding::kSame;
+    case 1: return ir::Padding::kValid;
+    default: fail(where + "padding " + std::to_string(value) + " is not valid");
+  }
+}
+
+// The options table of an operator, checked against the one its type takes. Returns nullptr
+// when the operator carries none and `required` is false.
+template <typename T>
+const T* options_table(const fb::Operator& op, fb::BuiltinOptions want, bool required,
+                       const std::string& where) {
+  const fb::BuiltinOptions got = op.builtin_options_type();
+  if (got == fb::BuiltinOptions::NONE && !required) return nullptr;
+  if (got != want) {
+    fail(where + (got == fb::BuiltinOptions::NONE ? "missing " + options_name(want)
+                                                   : "has " + options_name(got) + ", expected " +
+                                                         options_name(want)));
+  }
+  const T* table = static_cast<const T*>(op.builtin_options());
+  if (table == nullptr) fail(where + "missing " + options_name(want));
+  return table;
+}
+
+// For operators without options: accept none or the empty table TFLite's converter writes.
+void no_options(const fb::Operator& op, fb::BuiltinOptions allowed, const std::string& where) {
+  const fb::BuiltinOptions got = op.builtin_options_type();
+  if (got != fb::BuiltinOptions::NONE && got != allowed) {
+    fail(where + "has unexpected " + options_name(got));
+  }
+}
+
+ir::Options read_options(const fb::Operator& op, ir::OpType type, const std::string& where) {
+  using BO = fb::BuiltinOptions;
+  switch (type) {
+    case ir::OpType::kConv2D: {
+      const auto* o = options_table<fb::Conv2DOptions>(op, BO::Conv2DOptions, true, where);
+      ir::Conv2DOptions r;
+      r.padding = read_padding(o->padding(), where);
+      r.stride_w = o->stride_w();
+      r.stride_h = o->stride_h();
+      r.dilation_w = o->dilation_w_factor();
+      r.dilation_h = o->dilation_h_factor();
+      r.activation = read_activation(o->fused_activation_function(), where);
+      return r;
+    }
+    case ir::OpType::kDepthwiseConv2D: {
+      const auto* o = options_table<fb::DepthwiseConv2DOptions>(op, BO::DepthwiseConv2DOptions,
+                                                                true, where);
+      ir::DepthwiseConv2DOptions r;
+      r.padding = read_padding(o->padding(), where);
+      r.stride_w = o->stride_w();
+      r.stride_h = o->stride_h();
+      r.depth_multiplier = o->depth_multiplier();
+      r.dilation_w = o->dilation_w_factor();
+      r.dilation_h = o->dilation_h_factor();
+      r.activation = read_activation(o->fused_activation_function(), where);
+      return r;
+    }
+    case ir::OpType::kFullyConnected: {
+      ir::FullyConnectedOptions r;
+      if (const auto* o = options_table<fb::FullyConnectedOptions>(
+              op, BO::FullyConnectedOptions, false, where)) {
+        if (o->weights_format() != 0) {
+          fail(where + "weights format " +
+               (o->weights_format() == 1 ? std::string("SHUFFLED4x16INT8")
+                                         : std::to_string(o->weights_format())) +
+               " not supported");
+        }
+        r.activation = read_activation(o->fused_activation_function(), where);
+        r.keep_num_dims = o->keep_num_dims();
+      }
+      return r;
+    }
+    case ir::OpType::kAveragePool2D:
+    case ir::OpType::kMaxPool2D: {
+      const auto* o = options_table<fb::Pool2DOptions>(op, BO::Pool2DOptions, true, where);
+      ir::Pool2DOptions r;
+      r.padding = read_padding(o->padding(), where);
+      r.stride_w = o->stride_w();
+      r.stride_h = o->stride_h();
+      r.filter_w = o->filter_width();
+      r.filter_h = o->filter_height();
+      r.activation = read_activation(o->fused_activation_function(), where);
+      return r;
+    }
+    case ir::OpType::kAdd: {
+      ir::ElementwiseOptions r;
+      if (const auto* o = options_table<fb::AddOptions>(op, BO::AddOptions, false, where)) {
+        r.activation = read_activation(o->fused_activation_function(), where);
+      }
+      return r;
+    }
+    case ir::OpType::kMul: {
+      ir::ElementwiseOptions r;
+      if (const auto* o = options_table<fb::MulOptions>(op, BO::MulOptions, false, where)) {
+        r.activation = read_activation(o->fused_activation_function(), where);
+      }
+      return r;
+    }
+    case ir::OpType::kSoftmax: {
+      const auto* o = options_table<fb::SoftmaxOptions>(op, BO::SoftmaxOptions, true, where);
+      return ir::SoftmaxOptions{o->beta()};
+    }
+    case ir::OpType::kReshape: {
+      ir::ReshapeOptions r;
+      if (const auto* o = options_table<fb::ReshapeOptions>(op, BO::ReshapeOptions, false, where)) {
+        r.new_shape = to_vector(o->new_shape());
+      }
+      return r;
+    }
+    case ir::OpType::kConcatenation: {
+      const auto* o = options_table<fb::ConcatenationOptions>(op, BO::ConcatenationOptions, true,
+                                                              where);
+      ir::ConcatenationOptions r;
+      r.axis = o->axis();
+      r.activation = read_activation(o->fused_activation_function(), where);
+      return r;
+    }
+    case ir::OpType::kMean: {
+      ir::MeanOptions r;
+      if (const auto* o = options_table<fb::ReducerOptions>(op, BO::ReducerOptions, false, where)) {
+        r.keep_dims = o->keep_dims();
+      }
+      return r;
+    }
+    case ir::OpType::kResizeNearestNeighbor: {
+      ir::ResizeNearestNeighborOptions r;
+      if (const auto* o = options_table<fb::ResizeNearestNeighborOptions>(
+              op, BO::ResizeNearestNeighborOptions, false, where)) {
+        r.align_corners = o->align_corners();
+        r.half_pixel_centers = o->half_pixel_centers();
+      }
+      return r;
+    }
+    case ir::OpType::kQuantize: no_options(op, BO::QuantizeOptions, where); return {};
+    case ir::OpType::kDequantize: no_options(op, BO::DequantizeOptions, where); return {};
+    case ir::OpType::kPad: no_options(op, BO::PadOptions, where); return {};
+    case ir::OpType::kTranspose: no_options(op, BO::TransposeOptions, where); return {};
+    case ir::OpType::kHardSwish: no_options(op, BO::HardSwishOptions, where); return {};
+    case ir::OpType::kLogistic: no_options(op, BO::NONE, where); return {};
+  }
+  fail(where + "unknown operator type");
+}
+
+class Reader {
+ public:
+  explicit Reader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
+
+  ir::Graph run() {
+    // Below 8 bytes there is no root offset and file identifier to look at; at 2 GiB the
+    // flatbuffers verifier stops working.
+    if (bytes_.size() < 8) {
+      fail("file too small for a TFLite model (" + std::to_string(bytes_.size()) + " bytes)");
+    }
+    if (bytes_.size() >= FLATBUFFERS_MAX_BUFFER_SIZE) fail("file of 2 GiB or more not supported");
+    if (!fb::ModelBufferHasIdentifier(bytes_.data())) {
+      fail("not a TFLite model (file identifier is not TFL3)");
+    }
+    flatbuffers::Verifier verifier(bytes_.data(), bytes_.size());
+    if (!fb::VerifyModelBuffer(verifier)) {
+      fail("not a valid TFLite flatbuffer (verification failed: truncated or corrupt)");
+    }
+    model_ = fb::GetModel(bytes_.data());
+    if (model_->version() != kSchemaVersion) {
+      fail("schema version " + std::to_string(model_->version()) + " not supported (expected " +
+           std::to_string(kSchemaVersion) + ")");
+    }
+    const auto* subgraphs = model_->subgraphs();
+    if (subgraphs == nullptr || subgraphs->size() == 0) fail("model has no subgraphs");
+    const fb::SubGraph& sg = *subgraphs->Get(0);
+
+    const auto* buffers = model_->buffers();
+    if (buffers != nullptr && buffers->size() > 0) {
+      const fb::Buffer& b0 = *buffers->Get(0);
+      if ((b0.data() != nullptr && b0.data()->size() > 0) || b0.offset() > 1) {
+        fail("buffer 0 must be empty (it stands for \"no data\")");
+      }
+    }
+
+    ir::Graph g;
+    const auto* tensors = sg.tensors();
+    if (tensors == nullptr || tensors->size() == 0) fail("subgraph 0 has no tensors");
+    g.tensors.reserve(tensors->size());
+    for (uint32_t i = 0; i < tensors->size(); ++i) {
+      g.tensors.push_back(read_tensor(*tensors->Get(i), static_cast<int32_t>(i)));
+    }
+
+    const auto* operators = sg.operators();
+    if (operators != nullptr) {
+      g.operators.reserve(operators->size());
+      for (uint32_t i = 0; i < operators->size(); ++i) {
+        g.operators.push_back(read_operator(*operators->Get(i), i));
+      }
+    }
+    g.inputs = to_vector(sg.inputs());
+    g.outputs = to_vector(sg.outputs());
+    ir::validate(g);
+    return g;
+  }
+
+ private:
+  std::span<const uint8_t> buffer_data(uint32_t index, const std::string& where) const {
+    const auto* buffers = model_->buffers();
+    const uint32_t count = buffers == nullptr ? 0 : buffers->size();
+    if (index >= count) {
+      fail(where + "buffer index " + std::to_string(index) + " out of range (" +
+           std::to_string(count) + " buffers)");
+    }
+    const fb::Buffer& b = *buffers->Get(index);
+    const auto* data = b.data();
+    // Offsets 0 and 1 mean "not stored outside" (1 is the converter's placeholder).
+    if (b.offset() > 1) {
+      if (data != nullptr && data->size() > 0) {
+        fail(where + "buffer " + std::to_string(index) + " has both inline data and an offset");
+      }
+      const uint64_t offset = b.offset(), size = b.size();
+      if (offset > bytes_.size() || size > bytes_.size() - offset) {
+        fail(where + "buffer " + std::to_string(index) + " (offset " + std::to_string(offset) +
+             ", size " + std::to_string(size) + ") lies outside the file (" +
+             std::to_string(bytes_.size()) + " bytes)");
+      }
+      return bytes_.subspan(offset, size);
+    }
+    if (data == nullptr) return {};
+    return {data->data(), data->size()};
+  }
+
+  ir::Tensor read_tensor(const fb::Tensor& t, int32_t index) const {
+    ir::Tensor r;
+    r.name = printable(t.name());
+    const std::string where = "tensor " + std::to_string(index) + " (" + r.name + "): ";
+
+    const auto type = data_type_from_tensor_type(t.type());
+    if (!type) fail(where + "type " + tensor_type_name(t.type()) + " not supported");
+    r.type = *type;
+
+    r.shape = to_vector(t.shape());
+    if (r.shape.size() > ir::kMaxRank) {
+      fail(where + "rank " + std::to_string(r.shape.size()) + " not supported (at most " +
+           std::to_string(ir::kMaxRank) + ")");
+    }
+    for (int32_t d : r.shape) {
+      if (d < 0) fail(where + "shape " + ir::shape_string(r.shape) + " is dynamic");
+      if (d == 0) fail(where + "shape " + ir::shape_string(r.shape) + " has no elements");
+    }
+    // A signature with unknown (-1) dimensions is fine as long as the shape itself is concrete.
+    if (const auto* sig = t.shape_signature()) {
+      const std::vector<int32_t> s = to_vector(sig);
+      bool matches = s.size() == r.shape.size();
+      for (size_t i = 0; matches && i < s.size(); ++i) matches = s[i] == -1 || s[i] == r.shape[i];
+      if (!matches) {
+        fail(where + "shape_signature " + ir::shape_string(s) + " does not match shape " +
+             ir::shape_string(r.shape));
+      }
+    }
+    if (t.is_variable()) fail(where + "variable tensors not supported");
+    if (t.sparsity() != nullptr) fail(where + "sparse tensors not supported");
+
+    if (const fb::QuantizationParameters* q = t.quantization()) {
+      if (q->details_type() != fb::QuantizationDetails::NONE) {
+        fail(where + "custom quantization not supported");
+      }
+      if (q->scale() != nullptr && q->scale()->size() > 0) {
+        r.quantization.scale = to_vector(q->scale());
+        r.quantization.zero_point = to_vector(q->zero_point());
+        r.quantization.quantized_dimension = q->quantized_dimension();
+        if (r.quantization.zero_point.size() != r.quantization.scale.size()) {
+          fail(where + "quantization has " + std::to_string(r.quantization.scale.size()) +
+               " scales but " + std::to_string(r.quantization.zero_point.size()) +
+               " zero points");
+        }
+      }
+    }
+
+    const std::span<const uint8_t> data = buffer_data(t.buffer(), where);
+    r.data.assign(data.begin(), data.end());
+    r.is_constant = !r.data.empty();
+    return r;
+  }
+
+  ir::Operator read_operator(const fb::Operator& op, uint32_t index) const {
+    const auto* codes = model_->operator_codes();
+    const uint32_t count = codes == nullptr ? 0 : codes->size();
+    if (op.opcode_index() >= count) {
+      fail("operator " + std::to_string(index) + ": opcode index " +
+           std::to_string(op.opcode_index()) + " out of range (" + std::to_string(count) +
+           " operator codes)");
+    }
+    const fb::OperatorCode& code = *codes->Get(op.opcode_index());
+    // Old files only have the byte-sized field; new ones set both (the byte to 127 when the
+    // code does not fit).
+    const int32_t builtin = std::max<int32_t>(code.deprecated_builtin_code(), code.builtin_code());
+    std::string name = builtin_operator_name(builtin);
+    if (builtin == kBuiltinCustom) name += " '" + printable(code.custom_code()) + "'";
+    const std::string where = "operator " + std::to_string(index) + " (" + name + "): ";
+    const auto type = op_type_from_builtin(builtin);
+    if (!type) fail(where + "not supported");
+
+    ir::Operator r;
+    r.type = *type;
+    r.inputs = to_vector(op.inputs());
+    r.outputs = to_vector(op.outputs());
+    r.options = read_options(op, r.type, where);
+    return r;
+  }
+
+  std::span<const uint8_t> bytes_;
+  const fb::Model* model_ = nullptr;
+};
+
+}  // namespace
+
+ir::Graph read_model(std::span<const uint8_t> bytes) { return Reader(bytes).run(); }
+
+ir::Graph read_model_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) fail("cannot open: no such file");
+  if (!std::filesystem::is_regular_file(status)) fail("cannot open: not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(std::string("cannot open: ") + std::strerror(errno));
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size < 0) fail("cannot read the file");
+  if (static_cast<uint64_t>(size) >= FLATBUFFERS_MAX_BUFFER_SIZE) {
+    fail("file of 2 GiB or more not supported");
+  }
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  if (!bytes.empty() && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
+    fail("cannot read the file");
+  }
+  return read_model(bytes);
+}
+
+}  // namespace mote::tflite
