@@ -1,0 +1,42 @@
+#pragma once
+// From a graph to the planner's problem: which tensors need arena bytes, when they live, and the
+// scratch each operator needs on the target extension. The planner itself knows nothing of
+// operators; this is where operators become sizes and lifetimes.
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+#include "compiler/planner/problem.h"
+#include "mote/kernels/scratch.h"
+
+namespace mote::passes {
+
+inline constexpr int32_t kNoBuffer = -1;
+
+struct MemoryProblem {
+  planner::Problem problem;
+  // Per IR tensor: the planner buffer holding its bytes, or kNoBuffer (constants, unused tensors).
+  // A reshape output shares its input's buffer.
+  std::vector<int32_t> tensor_buffer;
+  // Per IR tensor: the tensor that owns the shared buffer (itself when it owns it), or kNoTensor.
+  std::vector<int32_t> buffer_owner;
+  // Per operator: its scratch buffer, or kNoBuffer when it needs none on this extension.
+  std::vector<int32_t> op_scratch_buffer;
+};
+
+// Step k is operator k. Graph inputs live from step 0 and graph outputs to the last step; an
+// activation from its producer to its last consumer; a scratch buffer during its operator only.
+// Every buffer gets `alignment` (a power of two). The graph must have passed ir::validate.
+MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
+                                   uint32_t alignment);
+
+// The scratch bytes operator `op` needs on `extension` (0 for operators without scratch).
+uint64_t operator_scratch_bytes(const ir::Graph& graph, const ir::Operator& op,
+                                kernels::Extension extension);
+
+// The kernel shapes of the operators that have scratch, shared with the lowering.
+kernels::ConvShape conv_shape(const ir::Graph& graph, const ir::Operator& op);
+kernels::DepthwiseShape depthwise_shape(const ir::Graph& graph, const ir::Operator& op);
+
+}  // namespace mote::passes

@@ -1,0 +1,64 @@
+#pragma once
+// The compiler pipeline: graph -> memory problem -> plan -> verify -> lower -> emit.
+// `mote compile`, `mote plan`, `mote demo`, the tests and the benchmarks all go through here, so
+// every program Mote writes has a verified plan.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+#include "compiler/passes/memory_problem.h"
+#include "compiler/planner/lower_bound.h"
+#include "compiler/planner/planner.h"
+#include "mote/kernels/scratch.h"
+
+namespace mote::pipeline {
+
+// A Cortex-M CPU name and the extension its kernels use.
+struct Cpu {
+  std::string_view name;
+  kernels::Extension extension;
+};
+// The CPUs `--target` accepts: cortex-m0, -m0plus, -m3, -m23 (scalar); -m4, -m7, -m33, -m35p
+// (DSP); -m55, -m85 (MVE). Also accepts "m55", "cortex-m0+" and the like; case-insensitive.
+std::optional<Cpu> find_cpu(std::string_view name);
+// "cortex-m0, cortex-m0plus, ..." for messages and --help.
+std::string cpu_names();
+
+struct PlanRequest {
+  std::string cpu = "cortex-m55";
+  planner::Algorithm algorithm = planner::Algorithm::kAuto;
+  uint32_t alignment = 16;
+  double time_limit_ms = 1000;
+};
+
+struct PlannedGraph {
+  Cpu cpu;
+  passes::MemoryProblem memory;
+  planner::LowerBound bound;
+  // The plan used first, then (for auto) every algorithm auto ran, each verified.
+  std::vector<planner::Plan> plans;
+  const planner::Plan& plan() const { return plans.front(); }
+};
+
+// Builds the problem for the request's CPU and plans it. Throws mote::InputError for an unknown
+// CPU or alignment, std::logic_error if a plan fails verification (a planner bug).
+PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request);
+
+struct CompileOptions {
+  PlanRequest plan;
+  bool keep_names = false;
+};
+
+struct Compiled {
+  PlannedGraph planned;
+  std::vector<uint8_t> program;  // the .mote bytes, already loaded once by the runtime
+};
+
+// Validates the graph, plans it, lowers it and emits the program.
+Compiled compile(const ir::Graph& graph, const CompileOptions& options);
+
+}  // namespace mote::pipeline
