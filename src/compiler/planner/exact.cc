@@ -1,0 +1,579 @@
+// Exact placement: branch and bound over canonical placements.
+//
+// Canonical placements. Push every buffer of a plan down as far as it goes; the arena does not
+// grow. In such a "compact" plan each buffer sits at the lowest offset that is free of the
+// buffers below it, so listing the buffers by (offset, first step) and placing each at its
+// lowest free offset rebuilds the plan exactly. (Buffers at one offset never live together, so
+// their first steps differ.) The search builds plans as such sequences: each step places one
+// more buffer at its lowest free offset, after the previous one in (offset, first step) order,
+// so it fills each level left to right. Every compact plan is reachable.
+//
+// The search answers "is there a plan whose arena is at most C?" (a decision search). For a
+// partial sequence whose last buffer sits at offset L:
+//  - a buffer still to place that fits in a hole entirely below L could never be placed (its
+//    lowest free offset stays below L): the branch is dead; and placing a buffer at or above
+//    where another one would end is never needed (that one would then be dead);
+//  - every buffer still to place goes at or above its lowest free offset, above L, above the
+//    placed buffer that crosses L at any of its time points (placed buffers never overlap, so
+//    at most one crosses L at a time point), and, if it starts left of the last buffer placed,
+//    strictly above L (at the next offset where anything can start). Its end must fit in C;
+//  - at every time point, everything still to place there stacks above the lowest such floor
+//    of the buffers live there: floor + remaining bytes <= C. This is the live-bytes lower
+//    bound sharpened by the holes the partial plan has left;
+//  - identical buffers (same size, alignment and lifetime) are placed in index order, and of two
+//    buffers with the same lifetime, a smaller one never sits right below a larger one (swapping
+//    such a pair keeps the plan valid and lowers sum(size^2 * offset));
+//  - once no buffer still to place spans a time point boundary, the two sides are independent
+//    problems: each is solved on its own (with its own canonical order), and a failure of one
+//    fails the node without retrying the other (no thrashing between unrelated parts).
+//
+// The exact algorithm runs such decision searches in rounds with doubling node limits and
+// several child orderings (restarts), first at the lower bound (where pruning is strongest, and
+// a success proves optimality), then halfway between the bounds. A search that fails
+// completely proves its capacity infeasible and raises the lower bound. Everything is counted
+// in nodes, so the outcome depends on the clock only when the deadline cuts it short.
+#include <algorithm>
+#include <limits>
+
+#include "compiler/planner/algorithms.h"
+#include "compiler/planner/lower_bound.h"
+
+namespace mote::planner::internal {
+
+namespace {
+
+constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+// Nodes between two looks at the clock.
+constexpr uint64_t kClockInterval = 64;
+// Child orderings the restarts cycle through (see Rank()).
+constexpr int kNumOrderings = 4;
+
+struct Obstacle {
+  uint64_t offset;
+  uint64_t end;
+};
+
+class Search {
+ public:
+  Search(const Problem& problem, const PlanOptions& options, Clock::time_point deadline)
+      : problem_(problem), deadline_(deadline) {
+    node_limit_ = options.node_limit == 0 ? kNone : options.node_limit;
+    Prepare();
+  }
+
+  ExactResult Run(const std::vector<uint64_t>& seed) {
+    ExactResult result;
+    const uint64_t alignment = arena_alignment(problem_);
+    uint64_t low = lower_bound(problem_).bytes;
+    best_offsets_ = seed;
+    best_arena_ = arena_bytes(problem_, seed);
+    // Round r gives each decision search base << r nodes.
+    uint64_t budget = std::max<uint64_t>(2000, 8 * items_.size());
+    while (best_arena_ > low && !aborted_) {
+      // First the lower bound itself, then halfway, with every ordering; a success at halfway
+      // is followed by the next halfway point within the same round.
+      bool progress = true;
+      while (progress && best_arena_ > low && !aborted_) {
+        progress = false;
+        const uint64_t target =
+            low + (best_arena_ - low) / alignment / 2 * alignment;  // == low when one step apart
+        for (int ordering = 0; ordering < kNumOrderings && !aborted_; ++ordering) {
+          const Status status = Decide(target, ordering, budget);
+          if (status == Status::kFound) {
+            progress = target != low;
+            break;
+          }
+          if (status == Status::kFail) {
+            low = target + alignment;  // proven: no plan fits in target
+            progress = true;
+            break;
+          }
+        }
+        // Try the bound itself again next time round, then halfway again.
+        if (!progress && target != low) {
+          for (int ordering = 0; ordering < kNumOrderings && !aborted_; ++ordering) {
+            const Status status = Decide(low, ordering, budget);
+            if (status == Status::kFound) break;
+            if (status == Status::kFail) {
+              low += alignment;
+              progress = true;
+              break;
+            }
+          }
+        }
+      }
+      budget *= 2;
+    }
+    result.offsets = best_offsets_;
+    result.optimal = best_arena_ <= low;
+    result.nodes = nodes_;
+    return result;
+  }
+
+ private:
+  enum class Status { kFound, kFail, kAbort };
+
+  struct Item {
+    size_t buffer;       // index in the problem
+    uint64_t size;       // aligned
+    uint64_t alignment;
+    int32_t first_point, last_point;  // inclusive range of compressed time points
+    int32_t steps;       // lifetime in steps
+    size_t klass;        // identical items share a class
+  };
+
+  // A range of time points and the items living only there, solved on its own.
+  struct Part {
+    std::vector<size_t> items;
+    int32_t first_point, last_point;
+  };
+
+  void Prepare() {
+    const auto& buffers = problem_.buffers;
+    // Time points: the distinct first steps. The live set is largest at some buffer's first
+    // step, and every step's live set is contained in that of the last time point before it.
+    std::vector<int32_t> points;
+    for (const Buffer& b : buffers) {
+      if (aligned_size(b) > 0) points.push_back(b.first_step);
+    }
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    auto point_index = [&](int32_t step) {  // the last time point at or before step
+      return static_cast<int32_t>(std::upper_bound(points.begin(), points.end(), step) -
+                                  points.begin()) - 1;
+    };
+    for (const Buffer& b : buffers) {
+      if (!b.fixed_offset) continue;
+      fixed_ends_.push_back(*b.fixed_offset + aligned_size(b));
+    }
+    std::sort(fixed_ends_.begin(), fixed_ends_.end());
+    // Items in TFLM's greedy order (largest first), which is also ordering 0.
+    for (size_t i : greedy_order(problem_)) {
+      const Buffer& b = buffers[i];
+      const uint64_t size = aligned_size(b);
+      if (size == 0) continue;
+      if (b.fixed_offset) {
+        fixed_.push_back(i);
+        continue;
+      }
+      items_.push_back({i, size, b.alignment, point_index(b.first_step), point_index(b.last_step),
+                        b.last_step - b.first_step + 1, 0});
+    }
+    const size_t n = items_.size();
+    // Classes of identical items, each listed by index.
+    for (size_t i = 0; i < n; ++i) {
+      const Item& a = items_[i];
+      const Buffer& ab = buffers[a.buffer];
+      size_t k = 0;
+      for (; k < klass_members_.size(); ++k) {
+        const Item& r = items_[klass_members_[k][0]];
+        const Buffer& rb = buffers[r.buffer];
+        if (r.size == a.size && r.alignment == a.alignment && rb.first_step == ab.first_step &&
+            rb.last_step == ab.last_step) {
+          break;
+        }
+      }
+      if (k == klass_members_.size()) klass_members_.emplace_back();
+      klass_members_[k].push_back(i);
+      items_[i].klass = k;
+    }
+    klass_next_.assign(klass_members_.size(), 0);
+    // Conflicts.
+    neighbours_.assign(n, {});
+    fixed_neighbours_.assign(n, {});
+    for (size_t i = 0; i < n; ++i) {
+      const Buffer& a = buffers[items_[i].buffer];
+      for (size_t j = 0; j < n; ++j) {
+        if (j != i && lifetimes_overlap(a, buffers[items_[j].buffer])) neighbours_[i].push_back(j);
+      }
+      for (size_t f : fixed_) {
+        const Buffer& b = buffers[f];
+        if (lifetimes_overlap(a, b)) {
+          fixed_neighbours_[i].push_back({*b.fixed_offset, *b.fixed_offset + aligned_size(b)});
+        }
+      }
+    }
+    // Items with the same lifetime and alignment (but another size).
+    twins_.assign(n, {});
+    for (size_t i = 0; i < n; ++i) {
+      const Buffer& a = buffers[items_[i].buffer];
+      for (size_t j : neighbours_[i]) {
+        const Buffer& b = buffers[items_[j].buffer];
+        if (a.first_step == b.first_step && a.last_step == b.last_step &&
+            items_[i].alignment == items_[j].alignment && items_[i].size != items_[j].size) {
+          twins_[i].push_back(j);
+        }
+      }
+    }
+    // Orderings for the restarts.
+    rank_.assign(kNumOrderings, std::vector<uint32_t>(n));
+    for (int h = 0; h < kNumOrderings; ++h) {
+      std::vector<size_t> order(n);
+      for (size_t i = 0; i < n; ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return Before(h, a, b); });
+      for (size_t r = 0; r < n; ++r) rank_[h][order[r]] = static_cast<uint32_t>(r);
+    }
+    placed_.assign(n, false);
+    offset_.assign(n, 0);
+    lowest_.assign(n, 0);
+    const size_t num_points = points.size();
+    skyline_.assign(num_points, 0);
+    remaining_.assign(num_points, 0);
+    floor_.assign(num_points, 0);
+    spanning_.assign(num_points, 0);
+    for (size_t i = 0; i < n; ++i) {
+      const Item& item = items_[i];
+      for (int32_t p = item.first_point; p <= item.last_point; ++p) {
+        remaining_[static_cast<size_t>(p)] += item.size;
+      }
+      for (int32_t p = item.first_point; p < item.last_point; ++p) {
+        ++spanning_[static_cast<size_t>(p)];
+      }
+      lowest_[i] = LowestFree(i, 0);
+    }
+  }
+
+  // Child orderings, among children at the same offset and time point: 0 largest first (the
+  // greedy order), 1 longest lifetime first, 2 largest area first, 3 a fixed shuffle.
+  bool Before(int h, size_t a, size_t b) const {
+    const Item& x = items_[a];
+    const Item& y = items_[b];
+    switch (h) {
+      case 1:
+        if (x.steps != y.steps) return x.steps > y.steps;
+        return a < b;
+      case 2: {
+        const uint64_t ax = x.size * static_cast<uint64_t>(x.steps);
+        const uint64_t ay = y.size * static_cast<uint64_t>(y.steps);
+        if (ax != ay) return ax > ay;
+        return a < b;
+      }
+      case 3: {
+        auto mix = [](uint64_t v) {
+          v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ULL;
+          v = (v ^ (v >> 27)) * 0x94d049bb133111ebULL;
+          return v ^ (v >> 31);
+        };
+        return mix(a) < mix(b);
+      }
+      default:
+        return a < b;
+    }
+  }
+
+  // Lowest aligned offset >= from where item i misses every placed item and fixed buffer it
+  // lives with.
+  uint64_t LowestFree(size_t i, uint64_t from) {
+    obstacles_.clear();
+    for (const Obstacle& o : fixed_neighbours_[i]) {
+      if (o.end > from) obstacles_.push_back(o);
+    }
+    for (size_t j : neighbours_[i]) {
+      if (placed_[j] && offset_[j] + items_[j].size > from) {
+        obstacles_.push_back({offset_[j], offset_[j] + items_[j].size});
+      }
+    }
+    std::sort(obstacles_.begin(), obstacles_.end(),
+              [](const Obstacle& x, const Obstacle& y) { return x.offset < y.offset; });
+    const uint64_t size = items_[i].size;
+    const uint64_t alignment = items_[i].alignment;
+    uint64_t x = align_up(from, alignment);
+    for (const Obstacle& o : obstacles_) {
+      if (o.offset >= x + size) break;
+      if (o.end > x) x = align_up(o.end, alignment);
+    }
+    return x;
+  }
+
+  // The undo log.
+  enum class Undo : uint8_t { kPlace, kSkyline, kLowest };
+  struct Entry {
+    Undo kind;
+    size_t index;
+    uint64_t value;
+  };
+
+  void Place(size_t i) {
+    const Item& item = items_[i];
+    const uint64_t offset = lowest_[i];
+    const uint64_t end = offset + item.size;
+    undo_.push_back({Undo::kPlace, i, 0});
+    placed_[i] = true;
+    offset_[i] = offset;
+    ++klass_next_[item.klass];
+    for (int32_t p = item.first_point; p <= item.last_point; ++p) {
+      const auto q = static_cast<size_t>(p);
+      remaining_[q] -= item.size;
+      if (skyline_[q] < end) {
+        undo_.push_back({Undo::kSkyline, q, skyline_[q]});
+        skyline_[q] = end;
+      }
+    }
+    for (int32_t p = item.first_point; p < item.last_point; ++p) {
+      --spanning_[static_cast<size_t>(p)];
+    }
+    for (size_t j : neighbours_[i]) {
+      if (placed_[j]) continue;
+      const uint64_t low = lowest_[j];
+      if (low < end && offset < low + items_[j].size) {
+        undo_.push_back({Undo::kLowest, j, low});
+        lowest_[j] = LowestFree(j, low);
+      }
+    }
+  }
+
+  void UndoTo(size_t mark) {
+    while (undo_.size() > mark) {
+      const Entry e = undo_.back();
+      undo_.pop_back();
+      switch (e.kind) {
+        case Undo::kSkyline: skyline_[e.index] = e.value; break;
+        case Undo::kLowest: lowest_[e.index] = e.value; break;
+        case Undo::kPlace: {
+          const Item& item = items_[e.index];
+          for (int32_t p = item.first_point; p <= item.last_point; ++p) {
+            remaining_[static_cast<size_t>(p)] += item.size;
+          }
+          for (int32_t p = item.first_point; p < item.last_point; ++p) {
+            ++spanning_[static_cast<size_t>(p)];
+          }
+          placed_[e.index] = false;
+          --klass_next_[item.klass];
+          break;
+        }
+      }
+    }
+  }
+
+  bool OutOfBudget() {
+    if (aborted_) return true;
+    if (nodes_ >= node_limit_) {
+      aborted_ = true;
+      return true;
+    }
+    if (nodes_ >= search_node_limit_) return true;
+    if (nodes_ % kClockInterval == 0 && Clock::now() >= deadline_) aborted_ = true;
+    return aborted_;
+  }
+
+  // Is there a plan whose arena is at most capacity? On success it becomes the best plan.
+  Status Decide(uint64_t capacity, int ordering, uint64_t budget) {
+    capacity_ = capacity;
+    ordering_ = ordering;
+    search_node_limit_ = nodes_ + budget;
+    Part all;
+    for (size_t i = 0; i < items_.size(); ++i) all.items.push_back(i);
+    all.first_point = 0;
+    all.last_point = static_cast<int32_t>(skyline_.size()) - 1;
+    const Status status = SolveParts(all);
+    if (status == Status::kFound) {
+      std::vector<uint64_t> offsets(problem_.buffers.size(), 0);
+      for (size_t i = 0; i < problem_.buffers.size(); ++i) {
+        if (problem_.buffers[i].fixed_offset) offsets[i] = *problem_.buffers[i].fixed_offset;
+      }
+      for (size_t i = 0; i < items_.size(); ++i) offsets[items_[i].buffer] = offset_[i];
+      const uint64_t arena = arena_bytes(problem_, offsets);
+      if (arena < best_arena_) {
+        best_arena_ = arena;
+        best_offsets_ = std::move(offsets);
+      }
+    }
+    UndoTo(0);
+    return status;
+  }
+
+  // Splits the unplaced items of part where no unplaced item spans a time point boundary and
+  // solves each piece on its own.
+  Status SolveParts(const Part& part) {
+    std::vector<Part> pieces;
+    int32_t start = part.first_point;
+    for (int32_t p = part.first_point; p <= part.last_point; ++p) {
+      if (p == part.last_point || spanning_[static_cast<size_t>(p)] == 0) {
+        pieces.push_back({{}, start, p});
+        start = p + 1;
+      }
+    }
+    for (size_t i : part.items) {
+      if (placed_[i]) continue;
+      // Pieces are sorted; find the one holding the item's first point.
+      auto it = std::upper_bound(pieces.begin(), pieces.end(), items_[i].first_point,
+                                 [](int32_t p, const Part& piece) { return p < piece.first_point; });
+      (it - 1)->items.push_back(i);
+    }
+    for (Part& piece : pieces) {
+      if (piece.items.empty()) continue;
+      const uint64_t saved_level = level_;
+      const int32_t saved_cursor = cursor_;
+      level_ = 0;
+      cursor_ = piece.first_point - 1;
+      const Status status = Dive(piece);
+      level_ = saved_level;
+      cursor_ = saved_cursor;
+      if (status != Status::kFound) return status;
+    }
+    return Status::kFound;
+  }
+
+  // Would item i at offset sit right on top of a smaller placed item with the same lifetime and
+  // alignment? Swapping the two keeps the plan valid (everything living with one lives with the
+  // other) and lowers sum(size^2 * offset), as does pushing any buffer down; so among the plans
+  // that fit, a compact one without such a pair exists, and the search only builds those.
+  bool OnSmallerTwin(size_t i, uint64_t offset) const {
+    for (size_t j : twins_[i]) {
+      if (placed_[j] && offset_[j] + items_[j].size == offset && items_[j].size < items_[i].size) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // One node of the search within part. On kFound the placements stay (the caller records
+  // them); otherwise everything placed here has been undone.
+  Status Dive(const Part& part) {
+    ++nodes_;
+    if (OutOfBudget()) return Status::kAbort;
+    const uint64_t level = level_;
+    const int32_t cursor = cursor_;
+    const uint64_t capacity = capacity_;
+    // The unplaced items, the smallest of them, and the lowest end among them.
+    uint64_t smallest = kNone;
+    uint64_t lowest_end = kNone;
+    bool any = false;
+    for (size_t i : part.items) {
+      if (placed_[i]) continue;
+      any = true;
+      const uint64_t end = lowest_[i] + items_[i].size;
+      if (end <= level) return Status::kFail;  // fits in a hole below the level: dead
+      smallest = std::min(smallest, items_[i].size);
+      lowest_end = std::min(lowest_end, end);
+    }
+    if (!any) return Status::kFound;
+    // The next offset above the level where anything can start: an end that crosses the level
+    // (a skyline value or a fixed buffer's end), or the level plus the smallest item left.
+    uint64_t next_level = level + smallest;
+    for (int32_t p = part.first_point; p <= part.last_point; ++p) {
+      const uint64_t s = skyline_[static_cast<size_t>(p)];
+      if (s > level) next_level = std::min(next_level, s);
+    }
+    auto above = std::upper_bound(fixed_ends_.begin(), fixed_ends_.end(), level);
+    if (above != fixed_ends_.end()) next_level = std::min(next_level, *above);
+    // Floors: each unplaced item's lowest possible offset; per time point the lowest of those.
+    for (int32_t p = part.first_point; p <= part.last_point; ++p) {
+      floor_[static_cast<size_t>(p)] = kNone;
+    }
+    for (size_t i : part.items) {
+      if (placed_[i]) continue;
+      const Item& item = items_[i];
+      uint64_t low = std::max(lowest_[i], item.first_point <= cursor ? next_level : level);
+      for (int32_t p = item.first_point; p <= item.last_point; ++p) {
+        low = std::max(low, skyline_[static_cast<size_t>(p)]);
+      }
+      low = align_up(low, item.alignment);
+      if (low + item.size > capacity) return Status::kFail;
+      for (int32_t p = item.first_point; p <= item.last_point; ++p) {
+        uint64_t& f = floor_[static_cast<size_t>(p)];
+        f = std::min(f, low);
+      }
+    }
+    for (int32_t p = part.first_point; p <= part.last_point; ++p) {
+      const auto q = static_cast<size_t>(p);
+      if (remaining_[q] != 0 && floor_[q] + remaining_[q] > capacity) return Status::kFail;
+    }
+    // Children: the first unplaced item of each class that comes after the last placed one in
+    // (offset, first point) order, and that does not start at or above another item's end.
+    std::vector<size_t> children;
+    for (size_t i : part.items) {
+      if (placed_[i]) continue;
+      const Item& item = items_[i];
+      if (klass_members_[item.klass][klass_next_[item.klass]] != i) continue;
+      const uint64_t low = lowest_[i];
+      if (low < level || (low == level && item.first_point <= cursor)) continue;
+      if (low >= lowest_end || low + item.size > capacity) continue;
+      if (OnSmallerTwin(i, low)) continue;
+      children.push_back(i);
+    }
+    const std::vector<uint32_t>& rank = rank_[static_cast<size_t>(ordering_)];
+    std::sort(children.begin(), children.end(), [&](size_t a, size_t b) {
+      if (lowest_[a] != lowest_[b]) return lowest_[a] < lowest_[b];
+      if (items_[a].first_point != items_[b].first_point) {
+        return items_[a].first_point < items_[b].first_point;
+      }
+      return rank[a] < rank[b];
+    });
+    for (size_t i : children) {
+      const Item& item = items_[i];
+      const size_t mark = undo_.size();
+      level_ = lowest_[i];
+      cursor_ = item.first_point;
+      Place(i);
+      // Did placing it leave no unplaced item spanning some boundary inside the part?
+      bool split = false;
+      for (int32_t p = std::max(item.first_point, part.first_point);
+           p < std::min(item.last_point, part.last_point); ++p) {
+        if (spanning_[static_cast<size_t>(p)] == 0) split = true;
+      }
+      const Status status = split ? SolveParts(part) : Dive(part);
+      level_ = level;
+      cursor_ = cursor;
+      if (status == Status::kFound) return status;
+      UndoTo(mark);
+      if (status == Status::kAbort) return status;
+    }
+    return Status::kFail;
+  }
+
+  const Problem& problem_;
+  Clock::time_point deadline_;
+
+  std::vector<Item> items_;
+  std::vector<size_t> fixed_;
+  std::vector<uint64_t> fixed_ends_;  // sorted
+  std::vector<std::vector<size_t>> klass_members_;
+  std::vector<size_t> klass_next_;
+  std::vector<std::vector<size_t>> neighbours_;
+  std::vector<std::vector<Obstacle>> fixed_neighbours_;
+  std::vector<std::vector<size_t>> twins_;
+  std::vector<std::vector<uint32_t>> rank_;  // per ordering, per item
+  std::vector<Obstacle> obstacles_;          // LowestFree's scratch
+
+  // Search state.
+  std::vector<bool> placed_;
+  std::vector<uint64_t> offset_;
+  std::vector<uint64_t> lowest_;     // lowest free offset of each unplaced item
+  std::vector<uint64_t> skyline_;    // per time point: highest end of a placed item live there
+  std::vector<uint64_t> remaining_;  // per time point: aligned bytes still to place
+  std::vector<uint64_t> floor_;      // per time point: scratch for Dive
+  std::vector<uint32_t> spanning_;   // per time point p: unplaced items living at p and p + 1
+  std::vector<Entry> undo_;
+  uint64_t level_ = 0;   // offset of the last item placed in the current part
+  int32_t cursor_ = -1;  // its first time point
+
+  uint64_t capacity_ = kNone;
+  int ordering_ = 0;
+  bool aborted_ = false;  // the deadline or the caller's node limit has passed
+  uint64_t nodes_ = 0;
+  uint64_t node_limit_ = kNone;
+  uint64_t search_node_limit_ = kNone;
+
+  std::vector<uint64_t> best_offsets_;
+  uint64_t best_arena_ = kNone;
+};
+
+}  // namespace
+
+ExactResult place_exact(const Problem& problem, const std::vector<uint64_t>* seed,
+                        const PlanOptions& options, Clock::time_point deadline) {
+  std::vector<uint64_t> start;
+  if (seed != nullptr) {
+    start = *seed;
+  } else {
+    // Without a seed, start from the better greedy plan.
+    start = place_first_fit(problem);
+    std::vector<uint64_t> other = place_best_fit(problem);
+    if (arena_bytes(problem, other) < arena_bytes(problem, start)) start = std::move(other);
+  }
+  Search search(problem, options, deadline);
+  return search.Run(start);
+}
+
+}  // namespace mote::planner::internal

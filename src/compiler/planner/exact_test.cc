@@ -1,0 +1,130 @@
+// The exact search against independent brute force on small random problems.
+#include <algorithm>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "compiler/planner/lower_bound.h"
+#include "compiler/planner/planner.h"
+#include "compiler/planner/random_problems.h"
+#include "compiler/planner/verify.h"
+
+namespace mote::planner {
+namespace {
+
+uint64_t round_up(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+uint64_t reserved(const Buffer& b) { return round_up(b.size, b.alignment); }
+
+bool live_together(const Buffer& a, const Buffer& b) {
+  return !(a.last_step < b.first_step || b.last_step < a.first_step);
+}
+
+uint64_t largest_alignment(const Problem& problem) {
+  uint64_t a = 1;
+  for (const Buffer& b : problem.buffers) a = std::max<uint64_t>(a, b.alignment);
+  return a;
+}
+
+// Brute force 1: every order of the movable buffers, each put at its lowest aligned free
+// offset. Some order rebuilds any plan whose buffers cannot individually move down, and every
+// plan can be pushed down into one, so the minimum over all orders is optimal.
+uint64_t brute_force_orders(const Problem& problem) {
+  const auto& buffers = problem.buffers;
+  std::vector<size_t> movable;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (!buffers[i].fixed_offset) movable.push_back(i);
+  }
+  uint64_t best = UINT64_MAX;
+  do {
+    std::vector<std::optional<uint64_t>> at(buffers.size());
+    for (size_t i = 0; i < buffers.size(); ++i) at[i] = buffers[i].fixed_offset;
+    for (size_t i : movable) {
+      uint64_t x = 0;
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (size_t j = 0; j < buffers.size(); ++j) {
+          if (j == i || !at[j] || !live_together(buffers[i], buffers[j])) continue;
+          const uint64_t j_end = *at[j] + reserved(buffers[j]);
+          if (reserved(buffers[i]) > 0 && reserved(buffers[j]) > 0 && *at[j] < x + reserved(buffers[i]) &&
+              x < j_end) {
+            x = round_up(j_end, buffers[i].alignment);
+            moved = true;
+          }
+        }
+      }
+      at[i] = x;
+    }
+    uint64_t end = 0;
+    for (size_t i = 0; i < buffers.size(); ++i) end = std::max(end, *at[i] + reserved(buffers[i]));
+    best = std::min(best, round_up(end, largest_alignment(problem)));
+  } while (std::next_permutation(movable.begin(), movable.end()));
+  return best;
+}
+
+// Brute force 2 (no theory at all): the smallest arena A for which some assignment of aligned
+// offsets in [0, A) fits, trying every offset of every buffer. Only for tiny problems.
+bool fits(const Problem& problem, uint64_t arena, std::vector<uint64_t>& at, size_t i) {
+  const auto& buffers = problem.buffers;
+  if (i == buffers.size()) return true;
+  const Buffer& b = buffers[i];
+  const uint64_t size = reserved(b);
+  if (size > arena) return false;
+  for (uint64_t x = 0; x + size <= arena; x += b.alignment) {
+    if (b.fixed_offset && x != *b.fixed_offset) continue;
+    bool ok = true;
+    for (size_t j = 0; j < i && ok; ++j) {
+      const uint64_t other = reserved(buffers[j]);
+      if (size > 0 && other > 0 && live_together(b, buffers[j]) && at[j] < x + size &&
+          x < at[j] + other) {
+        ok = false;
+      }
+    }
+    if (!ok) continue;
+    at[i] = x;
+    if (fits(problem, arena, at, i + 1)) return true;
+  }
+  return false;
+}
+
+uint64_t brute_force_offsets(const Problem& problem) {
+  const uint64_t step = largest_alignment(problem);
+  std::vector<uint64_t> at(problem.buffers.size());
+  for (uint64_t arena = 0;; arena += step) {
+    if (fits(problem, arena, at, 0)) return arena;
+  }
+}
+
+TEST(ExactTest, MatchesBruteForceOverOrdersOnSmallProblems) {
+  PlanOptions options;
+  options.time_limit_ms = 60'000;  // never reached: these take microseconds
+  int optimal_count = 0;
+  for (uint64_t seed = 0; seed < 600; ++seed) {
+    const size_t n = 1 + seed % 8;
+    const Problem problem = random_small_problem(n, seed, /*allow_fixed=*/true);
+    const Plan plan = mote::planner::plan(problem, Algorithm::kExact, options);
+    ASSERT_EQ(verify(problem, plan), std::nullopt);
+    ASSERT_EQ(plan.arena_bytes, brute_force_orders(problem)) << "seed " << seed;
+    ASSERT_TRUE(plan.optimal) << "seed " << seed;
+    ++optimal_count;
+  }
+  EXPECT_EQ(optimal_count, 600);
+}
+
+TEST(ExactTest, MatchesBruteForceOverOffsetsOnTinyProblems) {
+  PlanOptions options;
+  options.time_limit_ms = 60'000;
+  for (uint64_t seed = 1000; seed < 1300; ++seed) {
+    const size_t n = 1 + seed % 5;
+    const uint32_t alignment = seed % 3 == 0 ? 1 : 4;
+    const Problem problem = random_small_problem(n, seed, /*allow_fixed=*/true, alignment);
+    const Plan plan = mote::planner::plan(problem, Algorithm::kExact, options);
+    ASSERT_EQ(plan.arena_bytes, brute_force_offsets(problem)) << "seed " << seed;
+    ASSERT_TRUE(plan.optimal);
+  }
+}
+
+}  // namespace
+}  // namespace mote::planner

@@ -1,0 +1,119 @@
+#include "compiler/planner/planner.h"
+
+#include <stdexcept>
+
+#include "compiler/planner/algorithms.h"
+#include "compiler/planner/lower_bound.h"
+#include "compiler/planner/verify.h"
+
+namespace mote::planner {
+
+std::string_view to_string(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::kNaive: return "naive";
+    case Algorithm::kFirstFit: return "first-fit";
+    case Algorithm::kBestFit: return "best-fit";
+    case Algorithm::kExact: return "exact";
+    case Algorithm::kAuto: return "auto";
+  }
+  return "?";
+}
+
+std::optional<Algorithm> algorithm_from_string(std::string_view text) {
+  for (Algorithm algorithm : kAllAlgorithms) {
+    if (text == to_string(algorithm)) return algorithm;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+using internal::Clock;
+
+double elapsed_ms(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+Plan finish(const Problem& problem, uint64_t bound, std::vector<uint64_t> offsets,
+            Algorithm algorithm, bool proven, Clock::time_point start) {
+  Plan plan;
+  plan.arena_bytes = internal::arena_bytes(problem, offsets);
+  plan.offsets = std::move(offsets);
+  plan.algorithm = std::string(to_string(algorithm));
+  plan.chosen = plan.algorithm;
+  plan.optimal = proven || plan.arena_bytes <= bound;
+  plan.milliseconds = elapsed_ms(start);
+  if (auto error = verify(problem, plan)) {
+    throw std::logic_error("planner: " + plan.algorithm + " made an invalid plan: " + *error);
+  }
+  return plan;
+}
+
+Plan run_one(const Problem& problem, uint64_t bound, Algorithm algorithm,
+             const PlanOptions& options, const std::vector<uint64_t>* seed) {
+  const Clock::time_point start = Clock::now();
+  switch (algorithm) {
+    case Algorithm::kNaive:
+      return finish(problem, bound, internal::place_naive(problem), algorithm, false, start);
+    case Algorithm::kFirstFit:
+      return finish(problem, bound, internal::place_first_fit(problem), algorithm, false, start);
+    case Algorithm::kBestFit:
+      return finish(problem, bound, internal::place_best_fit(problem), algorithm, false, start);
+    case Algorithm::kExact:
+    case Algorithm::kAuto: {
+      const auto deadline =
+          start + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double, std::milli>(options.time_limit_ms));
+      internal::ExactResult result = internal::place_exact(problem, seed, options, deadline);
+      Plan plan = finish(problem, bound, std::move(result.offsets), Algorithm::kExact,
+                         result.optimal, start);
+      plan.nodes = result.nodes;
+      return plan;
+    }
+  }
+  throw std::logic_error("planner: unknown algorithm");
+}
+
+}  // namespace
+
+std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
+                                    const PlanOptions& options) {
+  validate(problem);
+  const uint64_t bound = lower_bound(problem).bytes;
+  if (algorithm != Algorithm::kAuto) {
+    return {run_one(problem, bound, algorithm, options, nullptr)};
+  }
+  const Clock::time_point start = Clock::now();
+  std::vector<Plan> details;
+  for (Algorithm greedy : {Algorithm::kNaive, Algorithm::kFirstFit, Algorithm::kBestFit}) {
+    details.push_back(run_one(problem, bound, greedy, options, nullptr));
+  }
+  // Exact, seeded with the best greedy plan (the earlier one on ties), within what is left of
+  // the budget.
+  const Plan* seed = &details[1];
+  if (details[2].arena_bytes < seed->arena_bytes) seed = &details[2];
+  PlanOptions exact_options = options;
+  exact_options.time_limit_ms = std::max(0.0, options.time_limit_ms - elapsed_ms(start));
+  Plan exact = run_one(problem, bound, Algorithm::kExact, exact_options, &seed->offsets);
+  details.push_back(std::move(exact));
+
+  const Plan* best = &details[1];
+  for (size_t i = 2; i < details.size(); ++i) {
+    if (details[i].arena_bytes < best->arena_bytes) best = &details[i];
+  }
+  Plan chosen = *best;
+  chosen.algorithm = "auto";
+  chosen.chosen = best->chosen;
+  // The exact search's proof covers every plan of the same size.
+  chosen.optimal = details.back().optimal || chosen.arena_bytes <= bound;
+  chosen.milliseconds = elapsed_ms(start);
+  chosen.nodes = details.back().nodes;
+  details.insert(details.begin(), std::move(chosen));
+  return details;
+}
+
+Plan plan(const Problem& problem, Algorithm algorithm, const PlanOptions& options) {
+  return plan_with_details(problem, algorithm, options).front();
+}
+
+}  // namespace mote::planner

@@ -1,0 +1,56 @@
+#pragma once
+// The memory-planning problem: buffers with a size, an alignment and a lifetime in steps. The
+// planner knows nothing about operators; the compiler's bridge (or a CSV file) builds a Problem.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mote::planner {
+
+// Alignment of every buffer unless told otherwise (MVE loads want 16; see FACTS.md section 1).
+inline constexpr uint32_t kDefaultAlignment = 16;
+
+// What a buffer holds. Only reports and the SVG care; every algorithm treats all kinds alike.
+enum class BufferKind : uint8_t { kInput, kOutput, kActivation, kScratch };
+
+std::string_view to_string(BufferKind kind);  // "input", "output", "activation", "scratch"
+std::optional<BufferKind> buffer_kind_from_string(std::string_view text);
+
+struct Buffer {
+  std::string name;
+  BufferKind kind = BufferKind::kActivation;
+  uint64_t size = 0;                       // bytes; 0 is allowed and occupies nothing
+  uint32_t alignment = kDefaultAlignment;  // a power of two; offsets are multiples of it
+  int32_t first_step = 0;                  // inclusive
+  int32_t last_step = 0;                   // inclusive
+  std::optional<uint64_t> fixed_offset;    // placed here by every algorithm
+
+  bool operator==(const Buffer&) const = default;
+};
+
+// Step k is operator k; every buffer lives within [0, num_steps).
+struct Problem {
+  std::vector<Buffer> buffers;
+  int32_t num_steps = 0;
+
+  bool operator==(const Problem&) const = default;
+};
+
+// Throws mote::InputError naming the first bad buffer ("buffer 3 'conv1/out': ...") when a
+// lifetime is empty or outside [0, num_steps), an alignment is not a power of two, a fixed offset
+// is misaligned, or two fixed buffers that live together overlap (no plan could exist).
+void validate(const Problem& problem);
+
+// Bytes a planner reserves for a buffer: its size rounded up to its alignment.
+uint64_t aligned_size(const Buffer& buffer);
+// The arena's alignment: the largest buffer alignment (1 for an empty problem). Arena sizes are
+// multiples of it.
+uint32_t arena_alignment(const Problem& problem);
+bool lifetimes_overlap(const Buffer& a, const Buffer& b);
+// Rounds value up to a multiple of alignment (alignment > 0).
+uint64_t align_up(uint64_t value, uint64_t alignment);
+
+}  // namespace mote::planner
