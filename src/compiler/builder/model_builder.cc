@@ -1,0 +1,636 @@
+#include "compiler/builder/model_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "compiler/ir/validate.h"
+
+namespace mote::builder {
+namespace {
+
+using ir::Activation;
+using ir::DataType;
+using ir::OpType;
+using ir::Padding;
+using ir::Tensor;
+
+// Output ranges span this many standard deviations of the estimated pre-activation values:
+// about 0.3% of Gaussian values saturate.
+constexpr float kSigmas = 3.0f;
+
+[[noreturn]] void bad_argument(const std::string& message) {
+  throw std::invalid_argument("ModelBuilder: " + message);
+}
+
+std::vector<uint8_t> int32_bytes(const std::vector<int32_t>& values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(int32_t));
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+// Clamp of a value range by a fused activation.
+void apply_activation(Activation a, float* lo, float* hi) {
+  auto clamp = [&](float min, float max) {
+    *lo = std::clamp(*lo, min, max);
+    *hi = std::clamp(*hi, min, max);
+  };
+  switch (a) {
+    case Activation::kNone: break;
+    case Activation::kRelu: clamp(0.0f, std::numeric_limits<float>::max()); break;
+    case Activation::kRelu6: clamp(0.0f, 6.0f); break;
+    case Activation::kReluN1To1: clamp(-1.0f, 1.0f); break;
+  }
+}
+
+float hard_swish(float x) { return x * std::clamp(x + 3.0f, 0.0f, 6.0f) / 6.0f; }
+
+// Root mean square of values spread evenly over [lo, hi].
+float uniform_rms(float lo, float hi) {
+  return std::sqrt((lo * lo + lo * hi + hi * hi) / 3.0f);
+}
+
+}  // namespace
+
+std::pair<float, int32_t> quantization_for_range(float lo, float hi) {
+  lo = std::min(lo, 0.0f);
+  hi = std::max(hi, 0.0f);
+  if (hi - lo < 1e-6f) hi = lo + 1e-6f;
+  const float scale = (hi - lo) / 255.0f;
+  const long zp = std::lround(-128.0 - static_cast<double>(lo) / scale);
+  return {scale, static_cast<int32_t>(std::clamp<long>(zp, -128, 127))};
+}
+
+ModelBuilder::ModelBuilder(uint32_t seed) : random_(seed) {}
+
+const Tensor& ModelBuilder::checked(TensorId id, const char* what) const {
+  if (id < 0 || static_cast<size_t>(id) >= graph_.tensors.size()) {
+    bad_argument(std::string(what) + ": no tensor " + std::to_string(id));
+  }
+  return graph_.tensors[id];
+}
+
+std::string ModelBuilder::op_name(const char* kind) {
+  for (auto& [name, count] : name_counts_) {
+    if (name == kind) return name + "_" + std::to_string(count++);
+  }
+  name_counts_.emplace_back(kind, 1);
+  return std::string(kind) + "_0";
+}
+
+TensorId ModelBuilder::add_tensor(Tensor tensor, Range range) {
+  graph_.tensors.push_back(std::move(tensor));
+  ranges_.push_back(range);
+  return static_cast<TensorId>(graph_.tensors.size() - 1);
+}
+
+TensorId ModelBuilder::add_activation(const std::string& name, std::vector<int32_t> shape,
+                                      Range range) {
+  Tensor t;
+  t.name = name;
+  t.type = DataType::kInt8;
+  t.shape = std::move(shape);
+  const auto [scale, zp] = quantization_for_range(range.lo, range.hi);
+  t.quantization.scale = {scale};
+  t.quantization.zero_point = {zp};
+  // Record what the quantization can represent: later estimates start from it.
+  return add_tensor(std::move(t), {scale * static_cast<float>(-128 - zp),
+                                   scale * static_cast<float>(127 - zp), range.rms});
+}
+
+TensorId ModelBuilder::add_activation_like(const std::string& name, std::vector<int32_t> shape,
+                                           TensorId like) {
+  Tensor t;
+  t.name = name;
+  t.type = graph_.tensors[like].type;
+  t.shape = std::move(shape);
+  t.quantization = graph_.tensors[like].quantization;
+  const Range range = ranges_[like];
+  return add_tensor(std::move(t), range);
+}
+
+TensorId ModelBuilder::add_int32_constant(const std::string& name, std::vector<int32_t> shape,
+                                          const std::vector<int32_t>& values) {
+  Tensor t;
+  t.name = name;
+  t.type = DataType::kInt32;
+  t.shape = std::move(shape);
+  t.data = int32_bytes(values);
+  t.is_constant = true;
+  return add_tensor(std::move(t), {});
+}
+
+TensorId ModelBuilder::add_weights(const std::string& name, std::vector<int32_t> shape,
+                                   size_t channel_dim, int32_t channels, int64_t fan_in) {
+  Tensor t;
+  t.name = name;
+  t.type = DataType::kInt8;
+  t.shape = std::move(shape);
+  t.is_constant = true;
+  // Amplitudes around sqrt(3 / fan_in) keep the output's magnitude near the input's; the
+  // spread between channels is what per-channel quantization is for.
+  const float base = std::sqrt(3.0f / static_cast<float>(fan_in));
+  for (int32_t c = 0; c < channels; ++c) {
+    t.quantization.scale.push_back((0.5f + random_.uniform()) * base / 127.0f);
+    t.quantization.zero_point.push_back(0);
+  }
+  t.quantization.quantized_dimension = channels > 1 ? static_cast<int32_t>(channel_dim) : 0;
+  t.data.resize(static_cast<size_t>(t.num_elements()));
+  for (uint8_t& b : t.data) b = static_cast<uint8_t>(static_cast<int8_t>(random_.between(-127, 127)));
+  return add_tensor(std::move(t), {});
+}
+
+TensorId ModelBuilder::add_bias(const std::string& name, TensorId input, TensorId weights,
+                                int32_t channels, float magnitude) {
+  const float input_scale = graph_.tensors[input].quantization.scale[0];
+  const std::vector<float> weight_scales = graph_.tensors[weights].quantization.scale;
+  Tensor t;
+  t.name = name;
+  t.type = DataType::kInt32;
+  t.shape = {channels};
+  t.is_constant = true;
+  for (float ws : weight_scales) {
+    t.quantization.scale.push_back(input_scale * ws);
+    t.quantization.zero_point.push_back(0);
+  }
+  std::vector<int32_t> values(channels);
+  for (int32_t c = 0; c < channels; ++c) {
+    const float scale = t.quantization.scale[weight_scales.size() > 1 ? c : 0];
+    const double real = (2.0 * random_.uniform() - 1.0) * magnitude;
+    values[c] = static_cast<int32_t>(std::clamp<double>(
+        std::round(real / scale), std::numeric_limits<int32_t>::min() / 2,
+        std::numeric_limits<int32_t>::max() / 2));
+  }
+  t.data = int32_bytes(values);
+  return add_tensor(std::move(t), {});
+}
+
+TensorId ModelBuilder::add_op(OpType type, std::vector<int32_t> inputs, TensorId output,
+                              ir::Options options) {
+  ir::Operator op;
+  op.type = type;
+  op.inputs = std::move(inputs);
+  op.outputs = {output};
+  op.options = std::move(options);
+  graph_.operators.push_back(std::move(op));
+  return output;
+}
+
+TensorId ModelBuilder::add_input(const std::vector<int32_t>& shape, DataType type, float scale,
+                                 int32_t zero_point) {
+  Tensor t;
+  t.name = graph_.inputs.empty() ? "input" : "input_" + std::to_string(graph_.inputs.size());
+  t.type = type;
+  t.shape = shape;
+  Range range;
+  if (type == DataType::kInt8) {
+    if (!(scale > 0.0f)) bad_argument("int8 input needs a positive scale");
+    t.quantization.scale = {scale};
+    t.quantization.zero_point = {zero_point};
+    range.lo = scale * static_cast<float>(-128 - zero_point);
+    range.hi = scale * static_cast<float>(127 - zero_point);
+    range.rms = uniform_rms(range.lo, range.hi);
+  } else if (type != DataType::kFloat32) {
+    bad_argument("inputs are float32 or int8");
+  }
+  const TensorId id = add_tensor(std::move(t), range);
+  graph_.inputs.push_back(id);
+  return id;
+}
+
+TensorId ModelBuilder::add_quantize(TensorId input, float scale, int32_t zero_point) {
+  const Tensor& in = checked(input, "add_quantize");
+  if (!(scale > 0.0f)) bad_argument("add_quantize needs a positive scale");
+  Tensor t;
+  t.name = op_name("quantize");
+  t.type = DataType::kInt8;
+  t.shape = in.shape;
+  t.quantization.scale = {scale};
+  t.quantization.zero_point = {zero_point};
+  Range range{scale * static_cast<float>(-128 - zero_point),
+              scale * static_cast<float>(127 - zero_point), 0.0f};
+  // A float input is assumed to fill the range it is quantized to; a requantized int8 tensor
+  // keeps its values.
+  range.rms = in.type == DataType::kFloat32 ? uniform_rms(range.lo, range.hi) : ranges_[input].rms;
+  const TensorId out = add_tensor(std::move(t), range);
+  return add_op(OpType::kQuantize, {input}, out, std::monostate{});
+}
+
+TensorId ModelBuilder::add_dequantize(TensorId input) {
+  const Tensor& in = checked(input, "add_dequantize");
+  Tensor t;
+  t.name = op_name("dequantize");
+  t.type = DataType::kFloat32;
+  t.shape = in.shape;
+  const TensorId out = add_tensor(std::move(t), ranges_[input]);
+  return add_op(OpType::kDequantize, {input}, out, std::monostate{});
+}
+
+namespace {
+
+// The estimate behind every weighted sum: weights drawn independently with mean 0 give
+// E[y^2] = fan_in * E[x^2] * E[w^2], with E[w^2] from the weights actually drawn. One output
+// scale must cover every channel, so the range follows the largest channel; the values passed
+// on to the next layer follow the average channel.
+struct Sigma {
+  float largest = 0.0f;
+  float average = 0.0f;
+};
+
+Sigma weighted_sum_sigma(const Tensor& weights, float input_rms, int64_t fan_in,
+                         size_t channel_dim) {
+  const auto& q = weights.quantization;
+  const size_t channels = q.scale.size();
+  std::vector<double> sum_sq(channels, 0.0);
+  std::vector<int64_t> count(channels, 0);
+  int64_t inner = 1;  // elements between two steps along channel_dim
+  for (size_t d = channel_dim + 1; d < weights.shape.size(); ++d) inner *= weights.shape[d];
+  const int64_t dim = weights.shape[channel_dim];
+  for (size_t i = 0; i < weights.data.size(); ++i) {
+    const size_t c =
+        channels > 1 ? static_cast<size_t>((static_cast<int64_t>(i) / inner) % dim) : 0;
+    const double w = static_cast<int8_t>(weights.data[i]) * double{q.scale[c]};
+    sum_sq[c] += w * w;
+    ++count[c];
+  }
+  double largest = 0.0, total = 0.0;
+  for (size_t c = 0; c < channels; ++c) {
+    const double mean_square = count[c] > 0 ? sum_sq[c] / count[c] : 0.0;
+    largest = std::max(largest, mean_square);
+    total += mean_square;
+  }
+  const double x2 = static_cast<double>(fan_in) * double{input_rms} * input_rms;
+  return {static_cast<float>(std::sqrt(x2 * largest)),
+          static_cast<float>(std::sqrt(x2 * total / static_cast<double>(channels)))};
+}
+
+// Fraction of a window's taps that fall inside the input along one axis, averaged over the
+// output positions: zero padding shrinks the sums near the border.
+double axis_coverage(int64_t input, int64_t filter, int64_t stride, int64_t dilation,
+                     Padding padding) {
+  const int64_t out = ir::window_output_size(input, filter, stride, dilation, padding);
+  const int64_t before = ir::window_padding_before(input, filter, stride, dilation, padding);
+  int64_t inside = 0;
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t t = 0; t < filter; ++t) {
+      const int64_t pos = o * stride - before + t * dilation;
+      inside += pos >= 0 && pos < input;
+    }
+  }
+  return static_cast<double>(inside) / static_cast<double>(out * filter);
+}
+
+}  // namespace
+
+TensorId ModelBuilder::finish_weighted_sum(const std::string& name, TensorId input,
+                                           TensorId weights, size_t channel_dim, int32_t channels,
+                                           int64_t fan_in, double coverage, bool bias,
+                                           Activation activation,
+                                           std::vector<int32_t> output_shape, OpType type,
+                                           ir::Options options) {
+  Sigma sigma =
+      weighted_sum_sigma(graph_.tensors[weights], ranges_[input].rms, fan_in, channel_dim);
+  sigma.average *= static_cast<float>(std::sqrt(coverage));
+  const TensorId b = bias ? add_bias(name + "/bias", input, weights, channels, 0.1f * sigma.average)
+                          : ir::kNoTensor;
+  Range r{-kSigmas * sigma.largest, kSigmas * sigma.largest, sigma.average};
+  apply_activation(activation, &r.lo, &r.hi);
+  // A ReLU keeps the positive half of zero-mean values: E[relu(y)^2] = E[y^2] / 2.
+  if (activation != Activation::kNone) r.rms = sigma.average * std::sqrt(0.5f);
+  const TensorId out = add_activation(name, std::move(output_shape), r);
+  return add_op(type, {input, weights, b}, out, std::move(options));
+}
+
+TensorId ModelBuilder::add_conv2d(TensorId input, int32_t out_channels, int32_t kernel_h,
+                                  int32_t kernel_w, int32_t stride, Padding padding,
+                                  Activation activation, bool bias, int32_t dilation) {
+  const Tensor& in = checked(input, "add_conv2d");
+  if (in.shape.size() != 4 || in.type != DataType::kInt8) bad_argument("add_conv2d: int8 NHWC input");
+  if (out_channels < 1 || kernel_h < 1 || kernel_w < 1 || stride < 1 || dilation < 1) {
+    bad_argument("add_conv2d: sizes must be positive");
+  }
+  const std::vector<int32_t> in_shape = in.shape;
+  const int64_t oh = ir::window_output_size(in_shape[1], kernel_h, stride, dilation, padding);
+  const int64_t ow = ir::window_output_size(in_shape[2], kernel_w, stride, dilation, padding);
+  if (oh < 1 || ow < 1) bad_argument("add_conv2d: kernel larger than the input");
+  const std::string name = op_name("conv2d");
+  const int64_t fan_in = int64_t{kernel_h} * kernel_w * in_shape[3];
+  const TensorId w = add_weights(name + "/weights", {out_channels, kernel_h, kernel_w, in_shape[3]},
+                                 0, out_channels, fan_in);
+  ir::Conv2DOptions o;
+  o.padding = padding;
+  o.stride_h = o.stride_w = stride;
+  o.dilation_h = o.dilation_w = dilation;
+  o.activation = activation;
+  const double coverage = axis_coverage(in_shape[1], kernel_h, stride, dilation, padding) *
+                          axis_coverage(in_shape[2], kernel_w, stride, dilation, padding);
+  return finish_weighted_sum(
+      name, input, w, 0, out_channels, fan_in, coverage, bias, activation,
+      {in_shape[0], static_cast<int32_t>(oh), static_cast<int32_t>(ow), out_channels},
+      OpType::kConv2D, o);
+}
+
+TensorId ModelBuilder::add_depthwise(TensorId input, int32_t kernel_h, int32_t kernel_w,
+                                     int32_t stride, Padding padding, Activation activation,
+                                     int32_t depth_multiplier, bool bias, int32_t dilation) {
+  const Tensor& in = checked(input, "add_depthwise");
+  if (in.shape.size() != 4 || in.type != DataType::kInt8) {
+    bad_argument("add_depthwise: int8 NHWC input");
+  }
+  if (kernel_h < 1 || kernel_w < 1 || stride < 1 || dilation < 1 || depth_multiplier < 1) {
+    bad_argument("add_depthwise: sizes must be positive");
+  }
+  const std::vector<int32_t> in_shape = in.shape;
+  const int64_t oh = ir::window_output_size(in_shape[1], kernel_h, stride, dilation, padding);
+  const int64_t ow = ir::window_output_size(in_shape[2], kernel_w, stride, dilation, padding);
+  if (oh < 1 || ow < 1) bad_argument("add_depthwise: kernel larger than the input");
+  const std::string name = op_name("depthwise_conv2d");
+  const int32_t channels = in_shape[3] * depth_multiplier;
+  const int64_t fan_in = int64_t{kernel_h} * kernel_w;
+  const TensorId w =
+      add_weights(name + "/weights", {1, kernel_h, kernel_w, channels}, 3, channels, fan_in);
+  ir::DepthwiseConv2DOptions o;
+  o.padding = padding;
+  o.stride_h = o.stride_w = stride;
+  o.dilation_h = o.dilation_w = dilation;
+  o.depth_multiplier = depth_multiplier;
+  o.activation = activation;
+  const double coverage = axis_coverage(in_shape[1], kernel_h, stride, dilation, padding) *
+                          axis_coverage(in_shape[2], kernel_w, stride, dilation, padding);
+  return finish_weighted_sum(
+      name, input, w, 3, channels, fan_in, coverage, bias, activation,
+      {in_shape[0], static_cast<int32_t>(oh), static_cast<int32_t>(ow), channels},
+      OpType::kDepthwiseConv2D, o);
+}
+
+TensorId ModelBuilder::add_fully_connected(TensorId input, int32_t units, Activation activation,
+                                           bool bias, bool per_channel) {
+  const Tensor& in = checked(input, "add_fully_connected");
+  if (in.shape.empty() || in.type != DataType::kInt8) {
+    bad_argument("add_fully_connected: int8 input with at least one dimension");
+  }
+  if (units < 1) bad_argument("add_fully_connected: units must be positive");
+  const int32_t depth = in.shape.back();
+  const int64_t rows = in.num_elements() / depth;
+  const std::string name = op_name("fully_connected");
+  const int32_t scales = per_channel ? units : 1;
+  const TensorId w = add_weights(name + "/weights", {units, depth}, 0, scales, depth);
+  ir::FullyConnectedOptions o;
+  o.activation = activation;
+  return finish_weighted_sum(name, input, w, 0, units, depth, 1.0, bias, activation,
+                             {static_cast<int32_t>(rows), units}, OpType::kFullyConnected, o);
+}
+
+TensorId ModelBuilder::window_op(OpType type, TensorId input, int32_t filter_h, int32_t filter_w,
+                                 int32_t stride_h, int32_t stride_w, Padding padding) {
+  const char* kind = type == OpType::kMaxPool2D ? "max_pool" : "average_pool";
+  const Tensor& in = checked(input, kind);
+  if (in.shape.size() != 4 || in.type != DataType::kInt8) bad_argument(std::string(kind) + ": int8 NHWC input");
+  if (filter_h < 1 || filter_w < 1 || stride_h < 1 || stride_w < 1) {
+    bad_argument(std::string(kind) + ": sizes must be positive");
+  }
+  const std::vector<int32_t> in_shape = in.shape;
+  const int64_t oh = ir::window_output_size(in_shape[1], filter_h, stride_h, 1, padding);
+  const int64_t ow = ir::window_output_size(in_shape[2], filter_w, stride_w, 1, padding);
+  if (oh < 1 || ow < 1) bad_argument(std::string(kind) + ": filter larger than the input");
+  const TensorId out = add_activation_like(
+      op_name(kind), {in_shape[0], static_cast<int32_t>(oh), static_cast<int32_t>(ow), in_shape[3]},
+      input);
+  ir::Pool2DOptions o;
+  o.padding = padding;
+  o.stride_h = stride_h;
+  o.stride_w = stride_w;
+  o.filter_h = filter_h;
+  o.filter_w = filter_w;
+  return add_op(type, {input}, out, o);
+}
+
+TensorId ModelBuilder::add_average_pool(TensorId input, int32_t filter_h, int32_t filter_w,
+                                        int32_t stride, Padding padding) {
+  return window_op(OpType::kAveragePool2D, input, filter_h, filter_w, stride, stride, padding);
+}
+
+TensorId ModelBuilder::add_average_pool(TensorId input, int32_t filter_h, int32_t filter_w,
+                                        int32_t stride_h, int32_t stride_w, Padding padding) {
+  return window_op(OpType::kAveragePool2D, input, filter_h, filter_w, stride_h, stride_w, padding);
+}
+
+TensorId ModelBuilder::add_max_pool(TensorId input, int32_t filter_h, int32_t filter_w,
+                                    int32_t stride, Padding padding) {
+  return window_op(OpType::kMaxPool2D, input, filter_h, filter_w, stride, stride, padding);
+}
+
+TensorId ModelBuilder::add_max_pool(TensorId input, int32_t filter_h, int32_t filter_w,
+                                    int32_t stride_h, int32_t stride_w, Padding padding) {
+  return window_op(OpType::kMaxPool2D, input, filter_h, filter_w, stride_h, stride_w, padding);
+}
+
+TensorId ModelBuilder::elementwise(OpType type, TensorId a, TensorId b, Activation activation) {
+  const char* kind = type == OpType::kAdd ? "add" : "mul";
+  const Tensor& ta = checked(a, kind);
+  const Tensor& tb = checked(b, kind);
+  if (ta.type != DataType::kInt8 || tb.type != DataType::kInt8) bad_argument(std::string(kind) + ": int8 inputs");
+  const size_t rank = std::max(ta.shape.size(), tb.shape.size());
+  std::vector<int32_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int32_t da = i < rank - ta.shape.size() ? 1 : ta.shape[i - (rank - ta.shape.size())];
+    const int32_t db = i < rank - tb.shape.size() ? 1 : tb.shape[i - (rank - tb.shape.size())];
+    if (da != db && da != 1 && db != 1) bad_argument(std::string(kind) + ": shapes do not broadcast");
+    shape[i] = std::max(da, db);
+  }
+  const Range ra = ranges_[a], rb = ranges_[b];
+  Range r;
+  if (type == OpType::kAdd) {
+    // Independent values: mean squares add.
+    r.rms = std::sqrt(ra.rms * ra.rms + rb.rms * rb.rms);
+    r.lo = std::max(ra.lo + rb.lo, -kSigmas * r.rms);
+    r.hi = std::min(ra.hi + rb.hi, kSigmas * r.rms);
+  } else {
+    r.rms = ra.rms * rb.rms;
+    const float p[] = {ra.lo * rb.lo, ra.lo * rb.hi, ra.hi * rb.lo, ra.hi * rb.hi};
+    r.lo = std::max(*std::min_element(std::begin(p), std::end(p)), -kSigmas * r.rms);
+    r.hi = std::min(*std::max_element(std::begin(p), std::end(p)), kSigmas * r.rms);
+  }
+  apply_activation(activation, &r.lo, &r.hi);
+  const TensorId out = add_activation(op_name(kind), shape, r);
+  return add_op(type, {a, b}, out, ir::ElementwiseOptions{activation});
+}
+
+TensorId ModelBuilder::add_add(TensorId a, TensorId b, Activation activation) {
+  return elementwise(OpType::kAdd, a, b, activation);
+}
+
+TensorId ModelBuilder::add_mul(TensorId a, TensorId b, Activation activation) {
+  return elementwise(OpType::kMul, a, b, activation);
+}
+
+TensorId ModelBuilder::add_softmax(TensorId input, float beta) {
+  const Tensor& in = checked(input, "add_softmax");
+  Tensor t;
+  t.name = op_name("softmax");
+  t.shape = in.shape;
+  t.quantization.scale = {1.0f / 256};
+  t.quantization.zero_point = {-128};
+  const TensorId out = add_tensor(std::move(t), {0.0f, 255.0f / 256, 0.5f});
+  return add_op(OpType::kSoftmax, {input}, out, ir::SoftmaxOptions{beta});
+}
+
+TensorId ModelBuilder::add_logistic(TensorId input) {
+  const Tensor& in = checked(input, "add_logistic");
+  Tensor t;
+  t.name = op_name("logistic");
+  t.shape = in.shape;
+  t.quantization.scale = {1.0f / 256};
+  t.quantization.zero_point = {-128};
+  const TensorId out = add_tensor(std::move(t), {0.0f, 255.0f / 256, 0.5f});
+  return add_op(OpType::kLogistic, {input}, out, std::monostate{});
+}
+
+TensorId ModelBuilder::add_hard_swish(TensorId input) {
+  const Tensor& in = checked(input, "add_hard_swish");
+  const Range r = ranges_[input];
+  // hard_swish falls to its minimum -0.375 at -1.5 and rises on both sides of it.
+  const float lo = r.lo <= -1.5f && r.hi >= -1.5f ? -0.375f
+                                                  : std::min(hard_swish(r.lo), hard_swish(r.hi));
+  const float hi = std::max(hard_swish(r.lo), hard_swish(r.hi));
+  const float rms = std::min(r.rms, std::max(std::fabs(lo), std::fabs(hi)));
+  const TensorId out = add_activation(op_name("hard_swish"), in.shape, {lo, hi, rms});
+  return add_op(OpType::kHardSwish, {input}, out, std::monostate{});
+}
+
+TensorId ModelBuilder::add_reshape(TensorId input, const std::vector<int32_t>& new_shape) {
+  const Tensor& in = checked(input, "add_reshape");
+  std::vector<int32_t> shape = new_shape;
+  int64_t known = 1;
+  int unknown = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && unknown < 0) {
+      unknown = static_cast<int>(i);
+    } else if (shape[i] < 1) {
+      bad_argument("add_reshape: invalid shape");
+    } else {
+      known *= shape[i];
+    }
+  }
+  const int64_t elements = in.num_elements();
+  if (unknown >= 0) {
+    if (elements % known != 0) bad_argument("add_reshape: shape does not divide the elements");
+    shape[unknown] = static_cast<int32_t>(elements / known);
+    known = elements;
+  }
+  if (known != elements) bad_argument("add_reshape: element count changes");
+  const std::string name = op_name("reshape");
+  const TensorId s = add_int32_constant(name + "/shape", {static_cast<int32_t>(new_shape.size())},
+                                        new_shape);
+  const TensorId out = add_activation_like(name, shape, input);
+  return add_op(OpType::kReshape, {input, s}, out, ir::ReshapeOptions{new_shape});
+}
+
+TensorId ModelBuilder::add_pad(TensorId input,
+                               const std::vector<std::pair<int32_t, int32_t>>& paddings) {
+  const Tensor& in = checked(input, "add_pad");
+  if (paddings.size() != in.shape.size()) bad_argument("add_pad: one pair per dimension");
+  std::vector<int32_t> shape = in.shape;
+  std::vector<int32_t> values;
+  for (size_t i = 0; i < paddings.size(); ++i) {
+    if (paddings[i].first < 0 || paddings[i].second < 0) bad_argument("add_pad: negative padding");
+    shape[i] += paddings[i].first + paddings[i].second;
+    values.push_back(paddings[i].first);
+    values.push_back(paddings[i].second);
+  }
+  const std::string name = op_name("pad");
+  const TensorId p = add_int32_constant(name + "/paddings",
+                                        {static_cast<int32_t>(paddings.size()), 2}, values);
+  const TensorId out = add_activation_like(name, shape, input);
+  return add_op(OpType::kPad, {input, p}, out, std::monostate{});
+}
+
+TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims) {
+  const Tensor& in = checked(input, "add_mean");
+  const int32_t rank = static_cast<int32_t>(in.shape.size());
+  std::vector<bool> reduced(in.shape.size(), false);
+  for (int32_t a : axes) {
+    if (a < -rank || a >= rank) bad_argument("add_mean: axis out of range");
+    reduced[a < 0 ? a + rank : a] = true;
+  }
+  std::vector<int32_t> shape;
+  for (size_t i = 0; i < in.shape.size(); ++i) {
+    if (!reduced[i]) {
+      shape.push_back(in.shape[i]);
+    } else if (keep_dims) {
+      shape.push_back(1);
+    }
+  }
+  const std::string name = op_name("mean");
+  const TensorId a = add_int32_constant(name + "/axes", {static_cast<int32_t>(axes.size())}, axes);
+  const TensorId out = add_activation_like(name, shape, input);
+  return add_op(OpType::kMean, {input, a}, out, ir::MeanOptions{keep_dims});
+}
+
+TensorId ModelBuilder::add_concatenation(const std::vector<TensorId>& inputs, int32_t axis) {
+  if (inputs.empty()) bad_argument("add_concatenation: no inputs");
+  const Tensor& first = checked(inputs[0], "add_concatenation");
+  const int32_t rank = static_cast<int32_t>(first.shape.size());
+  if (axis < -rank || axis >= rank) bad_argument("add_concatenation: axis out of range");
+  const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+  std::vector<int32_t> shape = first.shape;
+  shape[a] = 0;
+  for (TensorId id : inputs) {
+    const Tensor& t = checked(id, "add_concatenation");
+    if (t.shape.size() != first.shape.size() || t.quantization != first.quantization) {
+      bad_argument("add_concatenation: inputs need equal rank and quantization");
+    }
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      if (i != a && t.shape[i] != first.shape[i]) bad_argument("add_concatenation: shapes differ");
+    }
+    shape[a] += t.shape[a];
+  }
+  const TensorId out = add_activation_like(op_name("concatenation"), shape, inputs[0]);
+  ir::ConcatenationOptions o;
+  o.axis = axis;
+  return add_op(OpType::kConcatenation, inputs, out, o);
+}
+
+TensorId ModelBuilder::add_transpose(TensorId input, const std::vector<int32_t>& perm) {
+  const Tensor& in = checked(input, "add_transpose");
+  if (perm.size() != in.shape.size()) bad_argument("add_transpose: one entry per dimension");
+  std::vector<int32_t> shape(perm.size());
+  std::vector<bool> seen(perm.size(), false);
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] < 0 || static_cast<size_t>(perm[i]) >= perm.size() || seen[perm[i]]) {
+      bad_argument("add_transpose: not a permutation");
+    }
+    seen[perm[i]] = true;
+    shape[i] = in.shape[perm[i]];
+  }
+  const std::string name = op_name("transpose");
+  const TensorId p = add_int32_constant(name + "/perm", {static_cast<int32_t>(perm.size())}, perm);
+  const TensorId out = add_activation_like(name, shape, input);
+  return add_op(OpType::kTranspose, {input, p}, out, std::monostate{});
+}
+
+TensorId ModelBuilder::add_resize_nearest(TensorId input, int32_t height, int32_t width) {
+  const Tensor& in = checked(input, "add_resize_nearest");
+  if (in.shape.size() != 4) bad_argument("add_resize_nearest: NHWC input");
+  if (height < 1 || width < 1) bad_argument("add_resize_nearest: size must be positive");
+  const std::vector<int32_t> shape = {in.shape[0], height, width, in.shape[3]};
+  const std::string name = op_name("resize_nearest_neighbor");
+  const TensorId s = add_int32_constant(name + "/size", {2}, {height, width});
+  const TensorId out = add_activation_like(name, shape, input);
+  return add_op(OpType::kResizeNearestNeighbor, {input, s}, out,
+                ir::ResizeNearestNeighborOptions{});
+}
+
+void ModelBuilder::mark_output(TensorId tensor) {
+  checked(tensor, "mark_output");
+  graph_.outputs.push_back(tensor);
+}
+
+ir::Graph ModelBuilder::build() const {
+  ir::validate(graph_);
+  return graph_;
+}
+
+}  // namespace mote::builder

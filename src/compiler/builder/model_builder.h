@@ -1,0 +1,161 @@
+#pragma once
+// Builds int8 graphs in code, with deterministic pseudo-random weights and realistic
+// quantization, so that tests never depend on model files from elsewhere. write_model (see
+// writer.h) turns the result into a .tflite file.
+//
+//   ModelBuilder b(/*seed=*/1);
+//   TensorId x = b.add_input({1, 8, 8, 3});                 // float32 graph input
+//   TensorId q = b.add_quantize(x, 2.0f / 255, 0);
+//   TensorId y = b.add_conv2d(q, 8, 3, 3, 1, ir::Padding::kSame, ir::Activation::kRelu);
+//   b.mark_output(b.add_dequantize(y));
+//   ir::Graph g = b.build();
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace mote::builder {
+
+// Index of a tensor in the graph under construction.
+using TensorId = int32_t;
+
+// Marsaglia's xorshift32 (13, 17, 5): the same stream on every platform.
+class Random {
+ public:
+  explicit Random(uint32_t seed) : state_(seed == 0 ? 1 : seed) {}
+  uint32_t next() {
+    state_ ^= state_ << 13;
+    state_ ^= state_ >> 17;
+    state_ ^= state_ << 5;
+    return state_;
+  }
+  // Uniform in [0, 1).
+  float uniform() { return static_cast<float>(next() >> 8) * (1.0f / 16777216.0f); }
+  // Uniform integer in [lo, hi].
+  int32_t between(int32_t lo, int32_t hi) {
+    return lo + static_cast<int32_t>(next() % static_cast<uint32_t>(hi - lo + 1));
+  }
+
+ private:
+  uint32_t state_;
+};
+
+// Each add_* appends one operator (plus its constant inputs) and returns its output tensor.
+// Weights are symmetric int8 with one scale per output channel (fully connected: one scale
+// unless asked otherwise) sized so that the output keeps the input's magnitude; biases are int32
+// with scale input_scale * weight_scale. Output quantization comes from an estimate of the
+// output's real range (from the input range and the weights), so values neither saturate nor
+// collapse to a few levels. Operators that only move bytes (pooling, pad, reshape, transpose,
+// resize, concatenation) keep their input's quantization, as TFLite's kernels require.
+// Bad arguments (a kernel larger than its input, mismatched shapes) throw std::invalid_argument.
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(uint32_t seed = 1);
+
+  // A graph input. int8 inputs take their quantization here; float32 inputs have none (follow
+  // them with add_quantize).
+  TensorId add_input(const std::vector<int32_t>& shape, ir::DataType type = ir::DataType::kFloat32,
+                     float scale = 0.0f, int32_t zero_point = 0);
+
+  // float32 -> int8, or int8 -> int8 with new quantization.
+  TensorId add_quantize(TensorId input, float scale, int32_t zero_point);
+  // int8 -> float32.
+  TensorId add_dequantize(TensorId input);
+
+  // Weights [out_channels, kernel_h, kernel_w, input channels]; square strides and dilations.
+  TensorId add_conv2d(TensorId input, int32_t out_channels, int32_t kernel_h, int32_t kernel_w,
+                      int32_t stride = 1, ir::Padding padding = ir::Padding::kSame,
+                      ir::Activation activation = ir::Activation::kNone, bool bias = true,
+                      int32_t dilation = 1);
+  // Weights [1, kernel_h, kernel_w, channels * depth_multiplier].
+  TensorId add_depthwise(TensorId input, int32_t kernel_h, int32_t kernel_w, int32_t stride = 1,
+                         ir::Padding padding = ir::Padding::kSame,
+                         ir::Activation activation = ir::Activation::kNone,
+                         int32_t depth_multiplier = 1, bool bias = true, int32_t dilation = 1);
+  // Weights [units, last input dimension]; output [rows, units].
+  TensorId add_fully_connected(TensorId input, int32_t units,
+                               ir::Activation activation = ir::Activation::kNone, bool bias = true,
+                               bool per_channel = false);
+  TensorId add_average_pool(TensorId input, int32_t filter_h, int32_t filter_w, int32_t stride,
+                            ir::Padding padding = ir::Padding::kValid);
+  TensorId add_average_pool(TensorId input, int32_t filter_h, int32_t filter_w, int32_t stride_h,
+                            int32_t stride_w, ir::Padding padding);
+  TensorId add_max_pool(TensorId input, int32_t filter_h, int32_t filter_w, int32_t stride,
+                        ir::Padding padding = ir::Padding::kValid);
+  TensorId add_max_pool(TensorId input, int32_t filter_h, int32_t filter_w, int32_t stride_h,
+                        int32_t stride_w, ir::Padding padding);
+  TensorId add_add(TensorId a, TensorId b, ir::Activation activation = ir::Activation::kNone);
+  TensorId add_mul(TensorId a, TensorId b, ir::Activation activation = ir::Activation::kNone);
+  TensorId add_softmax(TensorId input, float beta = 1.0f);
+  // new_shape may hold one -1, resolved from the element count (TFLite's convention).
+  TensorId add_reshape(TensorId input, const std::vector<int32_t>& new_shape);
+  // One (before, after) pair per input dimension.
+  TensorId add_pad(TensorId input, const std::vector<std::pair<int32_t, int32_t>>& paddings);
+  TensorId add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims);
+  // Inputs must share their quantization (TFLite's int8 kernel does not rescale).
+  TensorId add_concatenation(const std::vector<TensorId>& inputs, int32_t axis);
+  TensorId add_transpose(TensorId input, const std::vector<int32_t>& perm);
+  TensorId add_logistic(TensorId input);
+  TensorId add_resize_nearest(TensorId input, int32_t height, int32_t width);
+  TensorId add_hard_swish(TensorId input);
+
+  void mark_output(TensorId tensor);
+
+  // The graph so far, unchecked.
+  const ir::Graph& graph() const { return graph_; }
+  const ir::Tensor& tensor(TensorId id) const { return graph_.tensors.at(id); }
+
+  // The finished graph; runs ir::validate (throws mote::InputError on a rule broken).
+  ir::Graph build() const;
+
+ private:
+  // What the builder assumes about a tensor's real values: the range its quantization covers
+  // and their root mean square (typically well inside the range).
+  struct Range {
+    float lo = 0.0f;
+    float hi = 0.0f;
+    float rms = 0.0f;
+  };
+
+  const ir::Tensor& checked(TensorId id, const char* what) const;
+  std::string op_name(const char* kind);
+  TensorId add_tensor(ir::Tensor tensor, Range range);
+  // A non-constant int8 tensor quantized to cover `range`.
+  TensorId add_activation(const std::string& name, std::vector<int32_t> shape, Range range);
+  // A non-constant int8 tensor with a copy of `like`'s quantization.
+  TensorId add_activation_like(const std::string& name, std::vector<int32_t> shape, TensorId like);
+  TensorId add_int32_constant(const std::string& name, std::vector<int32_t> shape,
+                              const std::vector<int32_t>& values);
+  // Random symmetric weights with `channels` scales along `channel_dim` (or one when
+  // channels == 1) of amplitude about sqrt(3 / fan_in); returns the tensor.
+  TensorId add_weights(const std::string& name, std::vector<int32_t> shape, size_t channel_dim,
+                       int32_t channels, int64_t fan_in);
+  // int32 bias for `weights` read by `input`, values around `magnitude` in real terms.
+  TensorId add_bias(const std::string& name, TensorId input, TensorId weights, int32_t channels,
+                    float magnitude);
+  TensorId add_op(ir::OpType type, std::vector<int32_t> inputs, TensorId output,
+                  ir::Options options);
+  // The weighted-sum operators' common tail: bias, output tensor, estimates. `coverage` is the
+  // average fraction of the window inside the input (below 1 with zero padding).
+  TensorId finish_weighted_sum(const std::string& name, TensorId input, TensorId weights,
+                               size_t channel_dim, int32_t channels, int64_t fan_in,
+                               double coverage, bool bias, ir::Activation activation,
+                               std::vector<int32_t> output_shape, ir::OpType type,
+                               ir::Options options);
+  TensorId window_op(ir::OpType type, TensorId input, int32_t filter_h, int32_t filter_w,
+                     int32_t stride_h, int32_t stride_w, ir::Padding padding);
+  TensorId elementwise(ir::OpType type, TensorId a, TensorId b, ir::Activation activation);
+
+  ir::Graph graph_;
+  std::vector<Range> ranges_;
+  std::vector<std::pair<std::string, int>> name_counts_;
+  Random random_;
+};
+
+// Quantization (scale, zero point) that covers [lo, hi] (widened to include 0) with int8.
+std::pair<float, int32_t> quantization_for_range(float lo, float hi);
+
+}  // namespace mote::builder

@@ -1,0 +1,137 @@
+#include "compiler/builder/models.h"
+
+#include <stdexcept>
+
+#include "compiler/builder/model_builder.h"
+
+namespace mote::builder {
+
+using ir::Activation;
+using ir::DataType;
+using ir::Padding;
+
+ir::Graph conv2d_x3(uint32_t seed) {
+  ModelBuilder b(seed);
+  TensorId x = b.add_input({1, 8, 8, 3});
+  x = b.add_quantize(x, 1.0f / 128, 0);  // inputs in [-1, 1)
+  for (int32_t channels : {8, 16, 8}) {
+    x = b.add_conv2d(x, channels, 3, 3, 1, Padding::kSame, Activation::kNone, /*bias=*/false);
+  }
+  b.mark_output(b.add_dequantize(x));
+  return b.build();
+}
+
+ir::Graph kws_dscnn_like(uint32_t seed) {
+  ModelBuilder b(seed);
+  TensorId x = b.add_input({1, 49, 10, 1}, DataType::kInt8, 0.5847f, 83);
+  x = b.add_conv2d(x, 64, 10, 4, 2, Padding::kSame, Activation::kRelu);
+  for (int i = 0; i < 4; ++i) {
+    x = b.add_depthwise(x, 3, 3, 1, Padding::kSame, Activation::kRelu);
+    x = b.add_conv2d(x, 64, 1, 1, 1, Padding::kSame, Activation::kRelu);
+  }
+  x = b.add_average_pool(x, 25, 5, 25, 5, Padding::kValid);
+  x = b.add_reshape(x, {-1, 64});
+  x = b.add_fully_connected(x, 12);
+  b.mark_output(b.add_softmax(x));
+  return b.build();
+}
+
+ir::Graph vww_mobilenet_like(uint32_t seed) {
+  ModelBuilder b(seed);
+  TensorId x = b.add_input({1, 96, 96, 3}, DataType::kInt8, 1.0f / 255, -128);
+  x = b.add_conv2d(x, 8, 3, 3, 2, Padding::kSame, Activation::kRelu);
+  // (depthwise stride, pointwise output channels) of the 13 depthwise-separable blocks.
+  const int32_t blocks[][2] = {{1, 16},  {2, 32},  {1, 32},  {2, 64},  {1, 64},
+                               {2, 128}, {1, 128}, {1, 128}, {1, 128}, {1, 128},
+                               {1, 128}, {2, 256}, {1, 256}};
+  for (const auto& [stride, channels] : blocks) {
+    x = b.add_depthwise(x, 3, 3, stride, Padding::kSame, Activation::kRelu);
+    x = b.add_conv2d(x, channels, 1, 1, 1, Padding::kSame, Activation::kRelu);
+  }
+  x = b.add_average_pool(x, 3, 3, 3, Padding::kValid);
+  x = b.add_reshape(x, {-1, 256});
+  x = b.add_fully_connected(x, 2);
+  b.mark_output(b.add_softmax(x));
+  return b.build();
+}
+
+ir::Graph resnet8_like(uint32_t seed) {
+  ModelBuilder b(seed);
+  TensorId x = b.add_input({1, 32, 32, 3}, DataType::kInt8, 1.0f, -128);
+  x = b.add_conv2d(x, 16, 3, 3, 1, Padding::kSame, Activation::kRelu);
+  // Stage 1 keeps the shape, so the shortcut is the identity.
+  TensorId y = b.add_conv2d(x, 16, 3, 3, 1, Padding::kSame, Activation::kRelu);
+  y = b.add_conv2d(y, 16, 3, 3, 1, Padding::kSame, Activation::kNone);
+  x = b.add_add(x, y, Activation::kRelu);
+  // Stages 2 and 3 halve the size and double the channels; a strided 1x1 conv is the shortcut.
+  for (int32_t channels : {32, 64}) {
+    y = b.add_conv2d(x, channels, 3, 3, 2, Padding::kSame, Activation::kRelu);
+    y = b.add_conv2d(y, channels, 3, 3, 1, Padding::kSame, Activation::kNone);
+    const TensorId shortcut = b.add_conv2d(x, channels, 1, 1, 2, Padding::kSame, Activation::kNone);
+    x = b.add_add(shortcut, y, Activation::kRelu);
+  }
+  x = b.add_average_pool(x, 8, 8, 8, Padding::kValid);
+  x = b.add_reshape(x, {-1, 64});
+  x = b.add_fully_connected(x, 10);
+  b.mark_output(b.add_softmax(x));
+  return b.build();
+}
+
+ir::Graph ad_autoencoder_like(uint32_t seed) {
+  ModelBuilder b(seed);
+  TensorId x = b.add_input({1, 640}, DataType::kInt8, 0.391f, 89);
+  for (int32_t units : {128, 128, 128, 128, 8, 128, 128, 128, 128}) {
+    x = b.add_fully_connected(x, units, Activation::kRelu);
+  }
+  b.mark_output(b.add_fully_connected(x, 640));
+  return b.build();
+}
+
+ir::Graph conv_chain(int n, uint32_t seed) {
+  if (n < 1) throw std::invalid_argument("conv_chain: n must be at least 1");
+  ModelBuilder b(seed);
+  TensorId x = b.add_input({1, 16, 16, 16}, DataType::kInt8, 1.0f / 64, -128);
+  for (int i = 0; i < n; ++i) {
+    x = b.add_conv2d(x, 16, 3, 3, 1, Padding::kSame, Activation::kRelu);
+  }
+  b.mark_output(x);
+  return b.build();
+}
+
+ir::Graph tiny_all_ops(uint32_t seed) {
+  ModelBuilder b(seed);
+  TensorId x = b.add_input({1, 8, 8, 3});
+  x = b.add_quantize(x, 1.0f / 128, 0);
+  x = b.add_conv2d(x, 8, 3, 3, 1, Padding::kSame, Activation::kRelu);
+  x = b.add_depthwise(x, 3, 3, 1, Padding::kSame, Activation::kRelu6);
+  x = b.add_pad(x, {{0, 0}, {1, 1}, {1, 1}, {0, 0}});                    // 1x10x10x8
+  const TensorId pooled = b.add_max_pool(x, 2, 2, 2);                   // 1x5x5x8
+  const TensorId smooth = b.add_average_pool(pooled, 3, 3, 1, Padding::kSame);
+  x = b.add_concatenation({pooled, smooth}, 3);                         // 1x5x5x16
+  const TensorId swished = b.add_hard_swish(x);
+  x = b.add_add(swished, x);
+  x = b.add_mul(x, swished);
+  x = b.add_transpose(x, {0, 2, 1, 3});
+  x = b.add_resize_nearest(x, 10, 10);                                  // 1x10x10x16
+  x = b.add_logistic(x);
+  x = b.add_mean(x, {1, 2}, /*keep_dims=*/true);                       // 1x1x1x16
+  x = b.add_reshape(x, {1, 16});
+  x = b.add_fully_connected(x, 10, Activation::kNone, true, /*per_channel=*/true);
+  x = b.add_softmax(x);
+  b.mark_output(b.add_dequantize(x));
+  return b.build();
+}
+
+std::vector<NamedModel> all_named_models() {
+  std::vector<NamedModel> models;
+  models.push_back({"conv2d_x3", conv2d_x3()});
+  models.push_back({"kws_dscnn_like", kws_dscnn_like()});
+  models.push_back({"vww_mobilenet_like", vww_mobilenet_like()});
+  models.push_back({"resnet8_like", resnet8_like()});
+  models.push_back({"ad_autoencoder_like", ad_autoencoder_like()});
+  models.push_back({"conv_chain_10", conv_chain(10)});
+  models.push_back({"tiny_all_ops", tiny_all_ops()});
+  return models;
+}
+
+}  // namespace mote::builder

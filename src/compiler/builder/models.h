@@ -1,0 +1,48 @@
+#pragma once
+// Named models built with ModelBuilder, for tests, benchmarks and examples. Every one is
+// deterministic for a given seed and passes ir::validate.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace mote::builder {
+
+// float input 1x8x8x3 -> QUANTIZE -> three 3x3 SAME convolutions 3 -> 8 -> 16 -> 8 without bias
+// or activation -> DEQUANTIZE -> float output 1x8x8x8.
+ir::Graph conv2d_x3(uint32_t seed = 1);
+
+// The layer shapes of the MLPerf Tiny reference models, int8 input and output like theirs:
+// keyword spotting DS-CNN (input 1x49x10x1; 10x4 stride-2 conv, 4 depthwise-separable blocks of
+// 64 channels, average pool, fully connected 12, softmax).
+ir::Graph kws_dscnn_like(uint32_t seed = 1);
+// Visual wake words MobileNetV1 0.25 (input 1x96x96x3; 13 depthwise-separable blocks up to 256
+// channels, average pool, fully connected 2, softmax).
+ir::Graph vww_mobilenet_like(uint32_t seed = 1);
+// Image classification ResNet-8 (input 1x32x32x3; three residual stages of 16, 32, 64 channels
+// with ADD, average pool, fully connected 10, softmax).
+ir::Graph resnet8_like(uint32_t seed = 1);
+// Anomaly detection FC autoencoder (input 1x640; fully connected 128 x4, 8, 128 x4, 640).
+ir::Graph ad_autoencoder_like(uint32_t seed = 1);
+
+// n >= 1 chained 3x3 SAME convolutions with bias and ReLU on int8 1x16x16x16 -> 1x16x16x16:
+// every activation has the same size (4096 bytes).
+ir::Graph conv_chain(int n, uint32_t seed = 1);
+
+// Every supported operator at least once, on small shapes: float input 1x8x8x3 -> QUANTIZE ->
+// CONV_2D -> DEPTHWISE_CONV_2D -> PAD -> MAX_POOL_2D -> AVERAGE_POOL_2D -> CONCATENATION ->
+// HARD_SWISH -> ADD -> MUL -> TRANSPOSE -> RESIZE_NEAREST_NEIGHBOR -> LOGISTIC -> MEAN ->
+// RESHAPE -> FULLY_CONNECTED -> SOFTMAX -> DEQUANTIZE -> float output 1x10.
+ir::Graph tiny_all_ops(uint32_t seed = 1);
+
+struct NamedModel {
+  std::string name;
+  ir::Graph graph;
+};
+// Every model above with its default seed (conv_chain with n = 10), named like its function
+// ("conv_chain_10").
+std::vector<NamedModel> all_named_models();
+
+}  // namespace mote::builder
