@@ -12,6 +12,9 @@ namespace mote {
 namespace runtime {
 namespace internal {
 
+// Concatenation inputs the runtime accepts (their pointers and parameters sit on the stack).
+inline constexpr size_t kMaxConcatenationInputs = 16;
+
 // Bytes per element; 0 for a value outside the enum.
 inline size_t element_size(schema::DataType type) {
   switch (type) {

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "mote/kernels/pad.h"
 #include "mote/kernels/scratch.h"
 #include "runtime/internal.h"
 
@@ -27,6 +28,7 @@ constexpr int64_t kMaxCenteredInput = 255;
 // Strides and dilations above this are rejected (no model needs them; they would only feed
 // overflow into size formulas).
 constexpr int64_t kMaxStride = 256;
+constexpr size_t kMaxPadRank = kernels::kMaxPadRank;
 
 int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -401,9 +403,9 @@ class OpChecker {
       return bad("input must be int8 and output int8 or int16");
     }
     if (!same_shape(x, y) || rank(x) < 1) return bad("output shape differs from input");
-    // Fixed-point exp sums over a row carry 12 integer bits.
-    if (dim(x, rank(x) - 1) > 4096) return bad("softmax row longer than 4096", Error::kUnsupported);
-    if (o.diff_min() > 0 || o.input_multiplier() < 0 || !in_range(o.input_left_shift(), 0, 30)) {
+    // Fixed-point exp sums over a row carry 12 integer bits: 4096 ones would overflow.
+    if (dim(x, rank(x) - 1) >= 4096) return bad("softmax row of 4096 or more", Error::kUnsupported);
+    if (o.diff_min() > 0 || o.input_multiplier() < 0 || !in_range(o.input_left_shift(), 0, 31)) {
       return bad("softmax parameters out of range");
     }
     const int64_t largest_diff = min64(kMaxCenteredInput, -int64_t{o.diff_min()});
@@ -461,6 +463,7 @@ class OpChecker {
       return bad("input and output must be int8");
     }
     const size_t r = rank(x);
+    if (r < 1 || r > kMaxPadRank) return bad("pad supports ranks 1 to 5", Error::kUnsupported);
     if (rank(y) != r || o.before() == nullptr || o.after() == nullptr ||
         o.before()->size() != r || o.after()->size() != r) {
       return bad("paddings must have one entry per dimension");
@@ -480,39 +483,28 @@ class OpChecker {
     MOTE_TRY(shape_of_op(1, 2, 1, schema::OpOptions::MeanOptions));
     const auto& o = *op_.options_as_MeanOptions();
     const Tensor &x = *in(0), &y = out();
-    if (x.type() != DataType::Int8 || y.type() != DataType::Int8) {
-      return bad("input and output must be int8");
+    if (!is(x, DataType::Int8, 4) || y.type() != DataType::Int8) {
+      return bad("input must be int8 NHWC and output int8");
     }
-    const size_t r = rank(x);
-    if (o.axes() == nullptr || o.axes()->size() == 0 || o.axes()->size() > r) {
-      return bad("axes missing");
+    const auto* axes = o.axes();
+    if (axes == nullptr || axes->size() != 2 ||
+        !((axes->Get(0) == 1 && axes->Get(1) == 2) || (axes->Get(0) == 2 && axes->Get(1) == 1))) {
+      return bad("mean supports axes [1, 2] only", Error::kUnsupported);
     }
-    uint32_t reduced = 0;  // bit mask of reduced dimensions
-    int64_t reduced_count = 1;
-    for (uint32_t k = 0; k < o.axes()->size(); ++k) {
-      const int32_t axis = o.axes()->Get(k);
-      if (axis < 0 || static_cast<size_t>(axis) >= r || (reduced & (1u << axis)) != 0) {
-        return bad("axis out of range or repeated");
-      }
-      reduced |= 1u << axis;
-      reduced_count *= dim(x, static_cast<size_t>(axis));
-    }
-    size_t od = 0;
-    for (size_t d = 0; d < r; ++d) {
-      const bool is_reduced = (reduced & (1u << d)) != 0;
-      if (is_reduced && !o.keep_dims()) continue;
-      if (od >= rank(y) || dim(y, od) != (is_reduced ? 1 : dim(x, d))) {
-        return bad("output shape inconsistent with axes");
-      }
-      ++od;
-    }
-    if (od != rank(y) && !(od == 0 && rank(y) == 1 && dim(y, 0) == 1)) {
-      return bad("output shape inconsistent with axes");
+    const bool shape_ok =
+        o.keep_dims() ? (rank(y) == 4 && dim(y, 0) == dim(x, 0) && dim(y, 1) == 1 &&
+                         dim(y, 2) == 1 && dim(y, 3) == dim(x, 3))
+                      : (rank(y) == 2 && dim(y, 0) == dim(x, 0) && dim(y, 1) == dim(x, 3));
+    if (!shape_ok) return bad("output shape inconsistent with axes");
+    if (o.formula() != schema::MeanFormula::TfLite && o.formula() != schema::MeanFormula::Tflm) {
+      return bad("unknown mean formula");
     }
     MOTE_TRY(offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
+    const int64_t count = int64_t{dim(x, 1)} * dim(x, 2);
+    // The sum over the window, then (kTfLite) a rounding division that adds count / 2.
+    const int64_t bound = count * (kMaxCenteredInput + 1);
     const schema::Requant* rq = o.requant();
-    if (reduced_count * kMaxCenteredInput > kAccLimit || rq == nullptr ||
-        !requant_ok(reduced_count * kMaxCenteredInput, rq->multiplier(), rq->shift())) {
+    if (rq == nullptr || !requant_ok(bound, rq->multiplier(), rq->shift())) {
       return bad("requantization missing or out of range");
     }
     return Error::kOk;
@@ -521,11 +513,21 @@ class OpChecker {
   Error concatenation() {
     const size_t n = num_inputs(op_);
     MOTE_TRY(shape_of_op(n < 1 ? 1 : n, n, 1, schema::OpOptions::ConcatenationOptions));
+    if (n > kMaxConcatenationInputs) {
+      return bad("more than 16 concatenation inputs", Error::kUnsupported);
+    }
     const auto& o = *op_.options_as_ConcatenationOptions();
     const Tensor& y = out();
     const size_t r = rank(y);
+    if (y.type() != DataType::Int8) return bad("output must be int8");
     if (o.axis() < 0 || static_cast<size_t>(o.axis()) >= r) return bad("axis out of range");
     const size_t axis = static_cast<size_t>(o.axis());
+    if (o.requant() != nullptr && o.requant()->size() != n) {
+      return bad("requantization must have one entry per input");
+    }
+    if (o.requant() != nullptr && !in_range(y.zero_point(), -128, 127)) {
+      return bad("output zero point outside int8");
+    }
     int64_t total = 0;
     for (size_t k = 0; k < n; ++k) {
       const Tensor& x = *in(k);
@@ -534,6 +536,14 @@ class OpChecker {
         if (d != axis && dim(x, d) != dim(y, d)) return bad("inputs differ off the axis");
       }
       total += dim(x, axis);
+      if (o.requant() != nullptr) {
+        const schema::ConcatRequant& q = *o.requant()->Get(static_cast<flatbuffers::uoffset_t>(k));
+        if (q.requantize() &&
+            (!in_range(q.input_offset(), -127, 128) ||
+             !requant_ok(kMaxCenteredInput, q.requant().multiplier(), q.requant().shift()))) {
+          return bad("input requantization out of range");
+        }
+      }
     }
     if (total != dim(y, axis)) return bad("output size along the axis differs from the inputs'");
     return Error::kOk;
@@ -544,7 +554,9 @@ class OpChecker {
     const auto& o = *op_.options_as_TransposeOptions();
     const Tensor &x = *in(0), &y = out();
     const size_t r = rank(x);
-    if (x.type() != y.type() || rank(y) != r) return bad("output type or rank differs");
+    if (x.type() != DataType::Int8 || y.type() != DataType::Int8 || rank(y) != r || r < 1) {
+      return bad("input and output must be int8 of the same rank");
+    }
     if (o.perm() == nullptr || o.perm()->size() != r) return bad("permutation size differs");
     uint32_t seen = 0;
     for (uint32_t d = 0; d < r; ++d) {
@@ -566,9 +578,17 @@ class OpChecker {
         element_count(x) != element_count(y)) {
       return bad("input and output must be int8 of the same size");
     }
+    if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
+      if (table->size() != 256 || uint64_t{table->offset()} + 256 > c_.constants_size) {
+        return bad("logistic table must be 256 constant bytes");
+      }
+      return Error::kOk;
+    }
+    const int32_t shift = o.input_left_shift();
     if (!in_range(o.input_zero_point(), -128, 127) || o.input_range_radius() < 0 ||
-        o.input_multiplier() < 0 || !in_range(o.input_left_shift(), 0, 30) ||
-        (min64(kMaxCenteredInput, o.input_range_radius()) << o.input_left_shift()) > INT32_MAX) {
+        o.input_multiplier() < 0 || !in_range(shift, -31, 30) ||
+        (min64(kMaxCenteredInput, o.input_range_radius()) << (shift > 0 ? shift : 0)) >
+            INT32_MAX) {
       return bad("logistic parameters out of range");
     }
     return Error::kOk;
@@ -583,8 +603,8 @@ class OpChecker {
       return bad("input and output must be int8 of the same size");
     }
     if (!in_range(o.input_zero_point(), -128, 127) || !in_range(o.output_zero_point(), -128, 127) ||
-        !in_range(o.reluish_multiplier_exponent(), -15, 15) ||
-        !in_range(o.output_multiplier_exponent(), -15, 0)) {
+        !in_range(o.reluish_multiplier_exponent(), -30, 30) ||
+        !in_range(o.output_multiplier_exponent(), -30, 0)) {
       return bad("hard swish parameters out of range");
     }
     return Error::kOk;

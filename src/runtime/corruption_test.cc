@@ -1,0 +1,109 @@
+// Damaged programs never crash the runtime: every truncation and every single-bit flip of the
+// reference program either fails to load with a status, or loads and runs inside its arena.
+// The program and arena buffers have their exact sizes, so AddressSanitizer (sanitize build)
+// catches any access outside them; UBSan catches arithmetic a bad parameter could break.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "mote/runtime/executor.h"
+#include "runtime/testing/test_programs.h"
+
+namespace mote::runtime {
+namespace {
+
+// Runs a loaded program once in an exact-size arena; returns the run status.
+Error run_in_exact_arena(const Program& program) {
+  // A flipped arena size may be huge; it is still valid, but the test does not allocate it.
+  if (program.arena_size() > (1u << 20)) return Error::kOk;
+  emit::AlignedBuffer arena(program.arena_size());
+  auto executor = Executor::create(program, arena.data(), arena.size());
+  if (!executor.ok()) return executor.error();
+  testing::fill_deterministic(*executor);
+  return executor->run();
+}
+
+// The program bytes in an allocation of exactly `size` bytes at 16-byte alignment.
+Result<Program> load_exact(const uint8_t* bytes, size_t size, emit::AlignedBuffer& storage) {
+  storage = emit::AlignedBuffer(std::span<const uint8_t>(bytes, size));
+  return Program::load(storage.data(), size);
+}
+
+class CorruptionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { bytes_ = emit::emit_program(testing::conv_add_program()); }
+  std::vector<uint8_t> bytes_;
+};
+
+// FlatBuffers pads the end of a buffer to its alignment; cutting only padding leaves a complete
+// program. Every other truncation must fail.
+TEST_F(CorruptionTest, EveryTruncationFailsToLoadUnlessOnlyPaddingIsCut) {
+  size_t loaded = 0;
+  for (size_t n = 0; n < bytes_.size(); ++n) {
+    emit::AlignedBuffer storage;
+    const auto program = load_exact(bytes_.data(), n, storage);
+    if (!program.ok()) continue;
+    ++loaded;
+    for (size_t i = n; i < bytes_.size(); ++i) {
+      ASSERT_EQ(bytes_[i], 0) << "length " << n << " loaded although byte " << i << " was cut";
+    }
+    EXPECT_EQ(run_in_exact_arena(*program), Error::kOk);
+  }
+  EXPECT_LT(loaded, 16u);
+}
+
+TEST_F(CorruptionTest, EveryBitFlipFailsOrRunsInsideTheArena) {
+  size_t rejected = 0, ran = 0;
+  std::vector<uint8_t> damaged = bytes_;
+  for (size_t i = 0; i < bytes_.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      damaged[i] = static_cast<uint8_t>(bytes_[i] ^ (1u << bit));
+      emit::AlignedBuffer storage;
+      const auto program = load_exact(damaged.data(), damaged.size(), storage);
+      if (!program.ok()) {
+        EXPECT_NE(program.error(), Error::kOk);
+        ++rejected;
+      } else {
+        const Error e = run_in_exact_arena(*program);
+        EXPECT_TRUE(e == Error::kOk || e == Error::kUnsupported) << to_string(e);
+        ++ran;
+      }
+    }
+    damaged[i] = bytes_[i];
+  }
+  // Most flips hit metadata and are caught; flips in weights and padding still run.
+  EXPECT_GT(rejected, 0u);
+  EXPECT_GT(ran, 0u);
+  RecordProperty("rejected", static_cast<int>(rejected));
+  RecordProperty("ran", static_cast<int>(ran));
+}
+
+TEST_F(CorruptionTest, EveryByteSetToExtremesFailsOrRunsInsideTheArena) {
+  std::vector<uint8_t> damaged = bytes_;
+  for (size_t i = 0; i < bytes_.size(); ++i) {
+    for (const uint8_t value : {uint8_t{0x00}, uint8_t{0x7F}, uint8_t{0x80}, uint8_t{0xFF}}) {
+      damaged[i] = value;
+      emit::AlignedBuffer storage;
+      const auto program = load_exact(damaged.data(), damaged.size(), storage);
+      if (program.ok()) {
+        const Error e = run_in_exact_arena(*program);
+        EXPECT_TRUE(e == Error::kOk || e == Error::kUnsupported) << to_string(e);
+      }
+    }
+    damaged[i] = bytes_[i];
+  }
+}
+
+TEST_F(CorruptionTest, ArenaSweepBelowThePlanFailsCleanly) {
+  const auto loaded = testing::load(bytes_);
+  ASSERT_TRUE(loaded.program.ok());
+  for (size_t size = 0; size < loaded.program->arena_size(); size += 16) {
+    emit::AlignedBuffer arena(size);
+    EXPECT_EQ(Executor::create(*loaded.program, arena.data(), size).error(),
+              Error::kArenaTooSmall);
+  }
+}
+
+}  // namespace
+}  // namespace mote::runtime

@@ -1,0 +1,140 @@
+// Executor: arena checks, views, memory status, and running the reference program.
+
+#include "mote/runtime/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "runtime/testing/test_programs.h"
+
+namespace mote::runtime {
+namespace {
+
+using testing::conv_add_expected;
+using testing::conv_add_program;
+using testing::load;
+
+class ExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    loaded_ = std::make_unique<testing::Loaded>(load(emit::emit_program(conv_add_program())));
+    ASSERT_TRUE(loaded_->program.ok()) << loaded_->diagnostic.reason;
+  }
+  const Program& program() const { return *loaded_->program; }
+
+  std::unique_ptr<testing::Loaded> loaded_;
+  emit::AlignedBuffer arena_{288};
+};
+
+TEST_F(ExecutorTest, ChecksArenaSizeAndAlignment) {
+  EXPECT_EQ(Executor::create(program(), arena_.data(), 287).error(), Error::kArenaTooSmall);
+  EXPECT_EQ(Executor::create(program(), nullptr, 256).error(), Error::kInvalidArgument);
+  emit::AlignedBuffer big(512);
+  EXPECT_EQ(Executor::create(program(), big.data() + 8, 300).error(), Error::kArenaMisaligned);
+  EXPECT_TRUE(Executor::create(program(), big.data() + 16, 300).ok());
+  EXPECT_TRUE(Executor::create(program(), arena_.data(), 288).ok());
+}
+
+TEST_F(ExecutorTest, ViewsPointIntoTheArena) {
+  auto executor = Executor::create(program(), arena_.data(), arena_.size());
+  ASSERT_TRUE(executor.ok());
+  ASSERT_EQ(executor->num_inputs(), 1u);
+  ASSERT_EQ(executor->num_outputs(), 1u);
+  const TensorView in = executor->input(0);
+  EXPECT_EQ(in.data, arena_.data());
+  EXPECT_EQ(in.size, 50u);
+  EXPECT_EQ(in.type, DataType::kInt8);
+  ASSERT_EQ(in.rank, 4u);
+  EXPECT_EQ(in.shape[0], 1);
+  EXPECT_EQ(in.shape[1], 5);
+  EXPECT_EQ(in.shape[3], 2);
+  EXPECT_FLOAT_EQ(in.scale, 0.5f);
+  EXPECT_EQ(in.zero_point, -3);
+  const TensorView out = executor->output(0);
+  EXPECT_EQ(out.data, arena_.data() + 176);
+  EXPECT_EQ(out.size, 100u);
+  ASSERT_EQ(out.rank, 2u);
+  EXPECT_EQ(out.shape[1], 100);
+  EXPECT_EQ(executor->input(1).data, nullptr);
+  EXPECT_EQ(executor->output(7).data, nullptr);
+}
+
+TEST_F(ExecutorTest, RunsConvAddReshapeBitExact) {
+  auto executor = Executor::create(program(), arena_.data(), arena_.size());
+  ASSERT_TRUE(executor.ok());
+  // Fill the whole arena with garbage first: the program must not depend on it.
+  std::memset(arena_.data(), 0x5A, arena_.size());
+  testing::fill_deterministic(*executor);
+  const TensorView in = executor->input(0);
+  const std::vector<int8_t> input(reinterpret_cast<int8_t*>(in.data),
+                                  reinterpret_cast<int8_t*>(in.data) + in.size);
+  ASSERT_EQ(executor->run(), Error::kOk);
+  const TensorView out = executor->output(0);
+  const std::vector<int8_t> got(reinterpret_cast<int8_t*>(out.data),
+                                reinterpret_cast<int8_t*>(out.data) + out.size);
+  EXPECT_EQ(got, conv_add_expected(input));
+}
+
+TEST_F(ExecutorTest, RunsAgainWithTheSameResult) {
+  auto executor = Executor::create(program(), arena_.data(), arena_.size());
+  ASSERT_TRUE(executor.ok());
+  std::vector<int8_t> input(50);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int8_t>(i * 37 - 100);
+  std::memcpy(executor->input(0).data, input.data(), input.size());
+  ASSERT_EQ(executor->run(), Error::kOk);
+  const std::vector<int8_t> expected = conv_add_expected(input);
+  EXPECT_EQ(std::memcmp(executor->output(0).data, expected.data(), expected.size()), 0);
+  // Running again on the same input gives the same output.
+  std::memcpy(executor->input(0).data, input.data(), input.size());
+  ASSERT_EQ(executor->run(), Error::kOk);
+  EXPECT_EQ(std::memcmp(executor->output(0).data, expected.data(), expected.size()), 0);
+}
+
+TEST_F(ExecutorTest, ReportsMemoryStatus) {
+  auto executor = Executor::create(program(), arena_.data(), arena_.size());
+  ASSERT_TRUE(executor.ok());
+  const MemoryStatus s = executor->memory_status();
+  EXPECT_EQ(s.program_size, program().size());
+  EXPECT_EQ(s.constant_data, program().constants_size());
+  EXPECT_EQ(s.arena_planned, 288u);
+  EXPECT_EQ(s.activations, 208u);
+  EXPECT_EQ(s.scratch, 80u);
+  EXPECT_EQ(s.lower_bound, 240u);
+  EXPECT_EQ(s.runtime_state, sizeof(Program) + sizeof(Executor));
+  EXPECT_EQ(s.temp_allocator, 0u);
+  // Two words for the Program handle, plus the arena pointer and size.
+  EXPECT_LE(sizeof(Program), 2 * sizeof(void*));
+  EXPECT_LE(sizeof(Executor), sizeof(Program) + 2 * sizeof(void*));
+}
+
+TEST(FormatMemoryStatusTest, WritesTheFiveLines) {
+  const MemoryStatus s{3912, 2560, 2048, 1728, 320, 2048, 48, 0};
+  char buffer[256];
+  const size_t n = format_memory_status(s, buffer, sizeof(buffer));
+  EXPECT_EQ(std::string(buffer, n),
+            "I mote: program_size: 3912 bytes\n"
+            "I mote: constant_data: 2560 bytes\n"
+            "I mote: arena_planned: 2048 bytes (activations 1728, scratch 320, lower bound 2048)\n"
+            "I mote: runtime_state: 48 bytes\n"
+            "I mote: temp_allocator: 0 bytes\n");
+  EXPECT_EQ(std::strlen(buffer), n);
+  EXPECT_EQ(format_memory_status(s, buffer, n), 0u);  // no room for the terminator
+  EXPECT_EQ(format_memory_status(s, buffer, 10), 0u);
+  EXPECT_EQ(format_memory_status(s, nullptr, 0), 0u);
+}
+
+#if MOTE_DEBUG_CHECKS
+TEST_F(ExecutorTest, DebugChecksCatchAScratchRegionShrunkAfterLoad) {
+  auto executor = Executor::create(program(), arena_.data(), arena_.size());
+  ASSERT_TRUE(executor.ok());
+  // The program is read in place: change the conv's scratch size in the bytes after loading.
+  auto* root = schema::GetMutableProgram(loaded_->bytes.data());
+  root->mutable_operators()->GetMutableObject(0)->mutable_scratch()->mutate_size(16);
+  EXPECT_EQ(executor->run(), Error::kScratchTooSmall);
+}
+#endif
+
+}  // namespace
+}  // namespace mote::runtime

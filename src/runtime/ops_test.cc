@@ -1,0 +1,400 @@
+// Every operator kind through the runtime: a one-operator program built with the emitter, run by
+// the Executor, compared with the kernel called directly with the parameters the program holds.
+// This checks the dispatch wiring (options, tensors, constants, scratch) for each kind.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "compiler/emit/program_builder.h"
+#include "mote/kernels/add.h"
+#include "mote/kernels/concatenation.h"
+#include "mote/kernels/hard_swish.h"
+#include "mote/kernels/logistic.h"
+#include "mote/kernels/lookup_table.h"
+#include "mote/kernels/maximum_minimum.h"
+#include "mote/kernels/mean.h"
+#include "mote/kernels/mul.h"
+#include "mote/kernels/pad.h"
+#include "mote/kernels/pooling.h"
+#include "mote/kernels/quantize.h"
+#include "mote/kernels/resize_nearest_neighbor.h"
+#include "mote/kernels/softmax.h"
+#include "mote/kernels/transpose.h"
+#include "mote/runtime/executor.h"
+#include "runtime/testing/test_programs.h"
+
+namespace mote::runtime {
+namespace {
+
+using schema::DataType;
+using schema::OpKind;
+
+struct Spec {
+  DataType type = DataType::Int8;
+  std::vector<int32_t> shape;
+  float scale = 0.0f;
+  int32_t zero_point = 0;
+};
+
+size_t bytes_of(const Spec& s) {
+  size_t n = s.type == DataType::Float32 || s.type == DataType::Int32 ? 4
+             : s.type == DataType::Int16                             ? 2
+                                                                     : 1;
+  for (const int32_t d : s.shape) n *= static_cast<size_t>(d);
+  return n;
+}
+
+std::vector<uint8_t> pseudo_random_bytes(size_t n, uint32_t seed) {
+  std::vector<uint8_t> v(n);
+  for (auto& b : v) {
+    seed = seed * 1664525u + 1013904223u;
+    b = static_cast<uint8_t>(seed >> 24);
+  }
+  return v;
+}
+
+template <typename T>
+const T* as(const std::vector<uint8_t>& v) {
+  return reinterpret_cast<const T*>(v.data());
+}
+
+// Builds, loads and runs one operator; inputs and outputs are placed one after the other.
+class OneOp {
+ public:
+  OneOp(OpKind kind, std::vector<Spec> inputs, std::vector<Spec> outputs,
+        schema::OpOptionsUnion options = {}, uint32_t scratch = 0,
+        schema::Extension extension = schema::Extension::Scalar)
+      : builder_("test", extension) {
+    uint32_t offset = 0;
+    auto place = [&](const Spec& s) {
+      const int32_t t = builder_.add_arena_tensor("t", s.type, s.shape, offset, s.scale,
+                                                  s.zero_point);
+      offset += (static_cast<uint32_t>(bytes_of(s)) + 15) / 16 * 16;
+      return t;
+    };
+    std::vector<int32_t> ins, outs;
+    for (const Spec& s : inputs) ins.push_back(place(s));
+    for (const Spec& s : outputs) outs.push_back(place(s));
+    std::optional<schema::Region> region;
+    if (scratch != 0) {
+      region = schema::Region(offset, scratch);
+      offset += (scratch + 15) / 16 * 16;
+    }
+    builder_.add_operator(kind, ins, outs, std::move(options), region);
+    builder_.set_graph_io(ins, outs);
+    builder_.set_arena(offset);
+    builder_.derive_lifetimes();
+    inputs_ = inputs;
+  }
+
+  emit::ProgramBuilder& builder() { return builder_; }
+
+  // Runs with these input bytes (or pseudo-random ones); returns the outputs' bytes.
+  std::vector<std::vector<uint8_t>> run(std::vector<std::vector<uint8_t>> input_bytes = {}) {
+    for (size_t i = input_bytes.size(); i < inputs_.size(); ++i) {
+      input_bytes.push_back(pseudo_random_bytes(bytes_of(inputs_[i]), 7 + 31 * i));
+    }
+    inputs_used_ = input_bytes;
+    loaded_ = std::make_unique<testing::Loaded>(testing::load(builder_.finish()));
+    EXPECT_TRUE(loaded_->program.ok()) << loaded_->diagnostic.reason;
+    if (!loaded_->program.ok()) return {};
+    arena_ = emit::AlignedBuffer(loaded_->program->arena_size());
+    auto executor = Executor::create(*loaded_->program, arena_.data(), arena_.size());
+    EXPECT_TRUE(executor.ok());
+    for (size_t i = 0; i < input_bytes.size(); ++i) {
+      const TensorView v = executor->input(i);
+      EXPECT_EQ(v.size, input_bytes[i].size());
+      std::memcpy(v.data, input_bytes[i].data(), v.size);
+    }
+    EXPECT_EQ(executor->run(), Error::kOk);
+    std::vector<std::vector<uint8_t>> outputs;
+    for (size_t i = 0; i < executor->num_outputs(); ++i) {
+      const TensorView v = executor->output(i);
+      outputs.emplace_back(v.data, v.data + v.size);
+    }
+    return outputs;
+  }
+  const std::vector<uint8_t>& input(size_t i) const { return inputs_used_.at(i); }
+
+ private:
+  emit::ProgramBuilder builder_;
+  std::vector<Spec> inputs_;
+  std::vector<std::vector<uint8_t>> inputs_used_;
+  std::unique_ptr<testing::Loaded> loaded_;
+  emit::AlignedBuffer arena_;
+};
+
+template <typename T>
+schema::OpOptionsUnion options(T value) {
+  schema::OpOptionsUnion u;
+  u.Set(std::move(value));
+  return u;
+}
+
+TEST(OpsTest, MaxAndAveragePool) {
+  for (const bool average : {false, true}) {
+    schema::PoolOptionsT o;
+    o.stride_h = o.stride_w = 2;
+    o.filter_h = o.filter_w = 3;
+    o.pad_h = o.pad_w = 1;
+    o.activation_min = -100;
+    o.activation_max = 90;
+    const Spec x{DataType::Int8, {2, 7, 6, 3}, 0.1f, 0};
+    const Spec y{DataType::Int8, {2, 4, 3, 3}, 0.1f, 0};
+    // DSP average pooling plans channels * 4 bytes of scratch.
+    OneOp t(average ? OpKind::AveragePool2D : OpKind::MaxPool2D, {x}, {y}, options(o),
+            average ? 12 : 0, schema::Extension::Dsp);
+    const auto out = t.run();
+    const kernels::PoolParams p{2, 7, 6, 3, 4, 3, 3, 3, 2, 2, 1, 1, -100, 90};
+    std::vector<int8_t> expected(bytes_of(y));
+    if (average) {
+      int8_t scratch[12];
+      kernels::average_pool(p, as<int8_t>(t.input(0)), expected.data(),
+                            kernels::Scratch{scratch, sizeof(scratch)});
+    } else {
+      kernels::max_pool(p, as<int8_t>(t.input(0)), expected.data());
+    }
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), expected.size()), 0) << average;
+  }
+}
+
+TEST(OpsTest, MulWithBroadcast) {
+  const kernels::MulParams p = kernels::prepare_mul(0.1f, 3, 0.2f, -4, 0.05f, 1, -120, 120);
+  schema::MulOptionsT o;
+  o.input1_offset = p.input1_offset;
+  o.input2_offset = p.input2_offset;
+  o.output_offset = p.output_offset;
+  o.output_requant = std::make_unique<schema::Requant>(p.output_multiplier, p.output_shift);
+  o.activation_min = p.act_min;
+  o.activation_max = p.act_max;
+  const Spec a{DataType::Int8, {1, 3, 4, 5}}, b{DataType::Int8, {4, 1}}, y{DataType::Int8, {1, 3, 4, 5}};
+  OneOp t(OpKind::Mul, {a, b}, {y}, options(std::move(o)));
+  const auto out = t.run();
+  const int32_t da[] = {1, 3, 4, 5}, db[] = {4, 1};
+  kernels::BroadcastShape shape{};
+  ASSERT_TRUE(kernels::prepare_broadcast_shape(da, 4, db, 2, &shape));
+  std::vector<int8_t> expected(60);
+  kernels::mul(p, shape, as<int8_t>(t.input(0)), as<int8_t>(t.input(1)), expected.data());
+  EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 60), 0);
+}
+
+TEST(OpsTest, MinimumAndMaximum) {
+  for (const bool maximum : {false, true}) {
+    const Spec a{DataType::Int8, {2, 1, 3}}, b{DataType::Int8, {4, 1}}, y{DataType::Int8, {2, 4, 3}};
+    OneOp t(maximum ? OpKind::Maximum : OpKind::Minimum, {a, b}, {y});
+    const auto out = t.run();
+    const int32_t da[] = {2, 1, 3}, db[] = {4, 1};
+    kernels::BroadcastShape shape{};
+    ASSERT_TRUE(kernels::prepare_broadcast_shape(da, 3, db, 2, &shape));
+    std::vector<int8_t> expected(24);
+    if (maximum) {
+      kernels::maximum(shape, as<int8_t>(t.input(0)), as<int8_t>(t.input(1)), expected.data());
+    } else {
+      kernels::minimum(shape, as<int8_t>(t.input(0)), as<int8_t>(t.input(1)), expected.data());
+    }
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 24), 0);
+  }
+}
+
+TEST(OpsTest, SoftmaxToInt8AndInt16) {
+  for (const DataType out_type : {DataType::Int8, DataType::Int16}) {
+    const kernels::SoftmaxParams p = kernels::prepare_softmax(6, 10, 0.08f, 1.0f);
+    schema::SoftmaxOptionsT o;
+    o.input_multiplier = p.input_multiplier;
+    o.input_left_shift = p.input_left_shift;
+    o.diff_min = p.diff_min;
+    const Spec x{DataType::Int8, {2, 3, 10}, 0.08f, 0};
+    const Spec y{out_type, {2, 3, 10}};
+    OneOp t(OpKind::Softmax, {x}, {y}, options(o));
+    const auto out = t.run();
+    if (out_type == DataType::Int8) {
+      std::vector<int8_t> expected(60);
+      kernels::softmax(p, as<int8_t>(t.input(0)), expected.data());
+      EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 60), 0);
+    } else {
+      std::vector<int16_t> expected(60);
+      kernels::softmax(p, as<int8_t>(t.input(0)), expected.data());
+      EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 120), 0);
+    }
+  }
+}
+
+TEST(OpsTest, QuantizeRequantizeDequantize) {
+  {
+    std::vector<float> values(24);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.7f * i) * 3.0f;
+    std::vector<uint8_t> bytes(values.size() * 4);
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    OneOp t(OpKind::Quantize, {{DataType::Float32, {2, 12}}}, {{DataType::Int8, {2, 12}, 0.03f, 4}},
+            options(schema::QuantizeOptionsT{}));
+    const auto out = t.run({bytes});
+    std::vector<int8_t> expected(24);
+    kernels::quantize(kernels::prepare_quantize(0.03f, 4), values.data(), expected.data(), 24);
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 24), 0);
+  }
+  {
+    const kernels::RequantizeParams p = kernels::prepare_requantize(0.05f, 3, 0.08f, -7);
+    schema::QuantizeOptionsT o;
+    o.input_offset = -p.input_zero_point;
+    o.output_offset = p.output_zero_point;
+    o.requant = std::make_unique<schema::Requant>(p.multiplier, p.shift);
+    OneOp t(OpKind::Quantize, {{DataType::Int8, {30}, 0.05f, 3}}, {{DataType::Int8, {30}, 0.08f, -7}},
+            options(std::move(o)));
+    const auto out = t.run();
+    std::vector<int8_t> expected(30);
+    kernels::requantize(p, as<int8_t>(t.input(0)), expected.data(), 30);
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 30), 0);
+  }
+  {
+    OneOp t(OpKind::Dequantize, {{DataType::Int8, {3, 5}, 0.25f, -2}}, {{DataType::Float32, {3, 5}}});
+    const auto out = t.run();
+    std::vector<float> expected(15);
+    kernels::dequantize(kernels::prepare_dequantize(0.25f, -2), as<int8_t>(t.input(0)),
+                        expected.data(), 15);
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 60), 0);
+  }
+}
+
+TEST(OpsTest, PadAndTranspose) {
+  {
+    schema::PadOptionsT o;
+    o.before = {0, 1, 0, 2};
+    o.after = {0, 2, 1, 0};
+    o.pad_value = -9;
+    OneOp t(OpKind::Pad, {{DataType::Int8, {1, 3, 4, 2}}}, {{DataType::Int8, {1, 6, 5, 4}}},
+            options(o));
+    const auto out = t.run();
+    const int32_t dims[] = {1, 3, 4, 2}, before[] = {0, 1, 0, 2}, after[] = {0, 2, 1, 0};
+    std::vector<int8_t> expected(120);
+    kernels::pad(kernels::prepare_pad(4, dims, before, after, -9), as<int8_t>(t.input(0)),
+                 expected.data());
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 120), 0);
+  }
+  {
+    schema::TransposeOptionsT o;
+    o.perm = {2, 0, 1};
+    OneOp t(OpKind::Transpose, {{DataType::Int8, {2, 3, 4}}}, {{DataType::Int8, {4, 2, 3}}},
+            options(o));
+    const auto out = t.run();
+    const int32_t dims[] = {2, 3, 4}, perm[] = {2, 0, 1};
+    std::vector<int8_t> expected(24);
+    kernels::transpose(kernels::prepare_transpose(3, dims, perm), as<int8_t>(t.input(0)),
+                       expected.data());
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 24), 0);
+  }
+}
+
+TEST(OpsTest, MeanBothFormulas) {
+  for (const bool keep_dims : {true, false}) {
+    const auto formula = keep_dims ? kernels::MeanFormula::kTfLite : kernels::MeanFormula::kTflm;
+    const kernels::MeanParams p = kernels::prepare_mean(2, 5, 3, 4, 0.1f, -5, 0.07f, 6, formula);
+    schema::MeanOptionsT o;
+    o.axes = {2, 1};
+    o.keep_dims = keep_dims;
+    o.input_offset = 5;
+    o.output_offset = 6;
+    o.requant = std::make_unique<schema::Requant>(p.multiplier, p.shift);
+    o.formula = keep_dims ? schema::MeanFormula::TfLite : schema::MeanFormula::Tflm;
+    const Spec y = keep_dims ? Spec{DataType::Int8, {2, 1, 1, 4}} : Spec{DataType::Int8, {2, 4}};
+    OneOp t(OpKind::Mean, {{DataType::Int8, {2, 5, 3, 4}}}, {y}, options(std::move(o)));
+    const auto out = t.run();
+    std::vector<int8_t> expected(8);
+    kernels::mean(p, as<int8_t>(t.input(0)), expected.data());
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 8), 0) << keep_dims;
+  }
+}
+
+TEST(OpsTest, ConcatenationCopiesAndRequantizes) {
+  const int32_t d0[] = {2, 3, 2}, d1[] = {2, 1, 2}, dout[] = {2, 4, 2};
+  const kernels::ConcatenationInput in0 =
+      kernels::prepare_concatenation_input(3, d0, 1, 0.1f, 2, 0.1f, 2);
+  const kernels::ConcatenationInput in1 =
+      kernels::prepare_concatenation_input(3, d1, 1, 0.3f, -1, 0.1f, 2);
+  ASSERT_FALSE(in0.requantize);
+  ASSERT_TRUE(in1.requantize);
+  schema::ConcatenationOptionsT o;
+  o.axis = 1;
+  o.requant = {schema::ConcatRequant(false, 0, schema::Requant(0, 0)),
+               schema::ConcatRequant(true, 1, schema::Requant(in1.multiplier, in1.shift))};
+  OneOp t(OpKind::Concatenation,
+          {{DataType::Int8, {2, 3, 2}, 0.1f, 2}, {DataType::Int8, {2, 1, 2}, 0.3f, -1}},
+          {{DataType::Int8, {2, 4, 2}, 0.1f, 2}}, options(o));
+  const auto out = t.run();
+  const kernels::ConcatenationInput params[] = {in0, in1};
+  const int8_t* inputs[] = {as<int8_t>(t.input(0)), as<int8_t>(t.input(1))};
+  std::vector<int8_t> expected(16);
+  kernels::concatenation(kernels::prepare_concatenation(2, 3, dout, 1), params, inputs,
+                         expected.data());
+  EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 16), 0);
+}
+
+TEST(OpsTest, LogisticFixedPointAndTable) {
+  const Spec x{DataType::Int8, {40}, 0.1f, 3}, y{DataType::Int8, {40}, 1.0f / 256, -128};
+  {
+    const kernels::LogisticParams p = kernels::prepare_logistic(0.1f, 3);
+    schema::LogisticOptionsT o;
+    o.input_zero_point = p.input_zero_point;
+    o.input_range_radius = p.input_range_radius;
+    o.input_multiplier = p.input_multiplier;
+    o.input_left_shift = p.input_left_shift;
+    OneOp t(OpKind::Logistic, {x}, {y}, options(o));
+    const auto out = t.run();
+    std::vector<int8_t> expected(40);
+    kernels::logistic(p, as<int8_t>(t.input(0)), expected.data(), 40);
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 40), 0);
+  }
+  {
+    int8_t table[256];
+    kernels::prepare_logistic_table(0.1f, 3, 1.0f / 256, -128, table);
+    schema::LogisticOptionsT o;
+    OneOp t(OpKind::Logistic, {x}, {y});
+    const schema::Region region = t.builder().add_constant_bytes(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(table), 256));
+    o.table = std::make_unique<schema::Region>(region);
+    t.builder().op(0).options.Set(std::move(o));
+    const auto out = t.run();
+    std::vector<int8_t> expected(40);
+    kernels::lookup_table(table, as<int8_t>(t.input(0)), expected.data(), 40);
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 40), 0);
+  }
+}
+
+TEST(OpsTest, HardSwish) {
+  const kernels::HardSwishParams p = kernels::prepare_hard_swish(0.05f, -10, 0.03f, 7);
+  schema::HardSwishOptionsT o;
+  o.input_zero_point = p.input_zero_point;
+  o.output_zero_point = p.output_zero_point;
+  o.reluish_multiplier_fixedpoint_int16 = p.reluish_multiplier_fixedpoint_int16;
+  o.reluish_multiplier_exponent = p.reluish_multiplier_exponent;
+  o.output_multiplier_fixedpoint_int16 = p.output_multiplier_fixedpoint_int16;
+  o.output_multiplier_exponent = p.output_multiplier_exponent;
+  OneOp t(OpKind::HardSwish, {{DataType::Int8, {50}}}, {{DataType::Int8, {50}}}, options(o));
+  const auto out = t.run();
+  std::vector<int8_t> expected(50);
+  kernels::hard_swish(p, as<int8_t>(t.input(0)), expected.data(), 50);
+  EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 50), 0);
+}
+
+TEST(OpsTest, ResizeNearestNeighbor) {
+  schema::ResizeNearestNeighborOptionsT o;
+  o.half_pixel_centers = true;
+  OneOp t(OpKind::ResizeNearestNeighbor, {{DataType::Int8, {1, 3, 4, 2}}},
+          {{DataType::Int8, {1, 7, 5, 2}}}, options(o));
+  const auto out = t.run();
+  const kernels::ResizeNearestNeighborParams p{1, 3, 4, 2, 7, 5, false, true};
+  std::vector<int8_t> expected(70);
+  kernels::resize_nearest_neighbor(p, as<int8_t>(t.input(0)), expected.data());
+  EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 70), 0);
+}
+
+TEST(OpsTest, ReshapeCopiesWhenNotAliased) {
+  OneOp t(OpKind::Reshape, {{DataType::Int8, {2, 6}}}, {{DataType::Int8, {3, 4}}});
+  const auto out = t.run();
+  EXPECT_EQ(out.at(0), t.input(0));
+}
+
+}  // namespace
+}  // namespace mote::runtime

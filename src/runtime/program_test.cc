@@ -1,0 +1,278 @@
+// Program::load: every rule of the format, one defect at a time.
+
+#include "mote/runtime/program.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+
+#include "runtime/testing/test_programs.h"
+
+namespace mote::runtime {
+namespace {
+
+using testing::conv_add_program;
+using testing::load;
+using testing::pack_unchecked;
+using Where = LoadDiagnostic::Where;
+
+struct Outcome {
+  Error error;
+  LoadDiagnostic diagnostic;
+};
+
+Outcome load_modified(const std::function<void(schema::ProgramT&)>& modify) {
+  schema::ProgramT program = conv_add_program();
+  program.version = kFormatVersion;
+  modify(program);
+  const auto loaded = load(pack_unchecked(program));
+  return {loaded.program.error(), loaded.diagnostic};
+}
+
+schema::ConvOptionsT& conv_options(schema::ProgramT& p) {
+  return *p.operators[0]->options.AsConvOptions();
+}
+schema::AddOptionsT& add_options(schema::ProgramT& p) {
+  return *p.operators[1]->options.AsAddOptions();
+}
+
+TEST(ProgramTest, LoadsTheReferenceProgram) {
+  const auto loaded = load(emit::emit_program(conv_add_program()));
+  ASSERT_TRUE(loaded.program.ok()) << loaded.diagnostic.reason;
+  const Program& p = *loaded.program;
+  EXPECT_EQ(p.num_tensors(), 7u);
+  EXPECT_EQ(p.num_operators(), 3u);
+  EXPECT_EQ(p.num_inputs(), 1u);
+  EXPECT_EQ(p.num_outputs(), 1u);
+  EXPECT_EQ(p.arena_size(), 288u);
+  EXPECT_EQ(p.arena_alignment(), 16u);
+  EXPECT_EQ(p.extension(), Extension::kScalar);
+  EXPECT_EQ(p.size(), loaded.bytes.size());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p.constants()) % 16, 0u);
+  EXPECT_GT(p.constants_size(), 0u);
+  EXPECT_EQ(p.data(), loaded.bytes.data());
+}
+
+TEST(ProgramTest, RejectsNullAndMisalignedBytes) {
+  EXPECT_EQ(Program::load(nullptr, 100).error(), Error::kInvalidArgument);
+  const auto bytes = emit::emit_program(conv_add_program());
+  emit::AlignedBuffer shifted(bytes.size() + 1);
+  std::memcpy(shifted.data() + 1, bytes.data(), bytes.size());
+  EXPECT_EQ(Program::load(shifted.data() + 1, bytes.size()).error(), Error::kProgramMisaligned);
+}
+
+TEST(ProgramTest, RejectsOtherFileIdentifierAndGarbage) {
+  auto bytes = emit::emit_program(conv_add_program());
+  bytes[4] = 'X';  // the identifier "MOTE" sits at bytes 4..7
+  EXPECT_EQ(load(bytes).program.error(), Error::kInvalidProgram);
+  std::vector<uint8_t> zeros(256, 0);
+  EXPECT_EQ(load(zeros).program.error(), Error::kInvalidProgram);
+  EXPECT_EQ(load(std::vector<uint8_t>{}).program.error(), Error::kInvalidProgram);
+}
+
+TEST(ProgramTest, RejectsOtherVersions) {
+  for (const uint32_t version : {0u, kFormatVersion + 1}) {
+    const auto r = load_modified([&](auto& p) { p.version = version; });
+    EXPECT_EQ(r.error, Error::kUnsupportedVersion);
+  }
+}
+
+TEST(ProgramTest, RejectsBadHeaderFields) {
+  EXPECT_EQ(load_modified([](auto& p) { p.target.reset(); }).error, Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { p.target->extension = static_cast<schema::Extension>(9); })
+                .error,
+            Error::kInvalidProgram);
+  for (const uint32_t alignment : {0u, 8u, 24u, 8192u}) {
+    EXPECT_EQ(load_modified([&](auto& p) { p.arena_alignment = alignment; }).error,
+              Error::kInvalidProgram)
+        << alignment;
+  }
+}
+
+TEST(ProgramTest, RejectsTensorsOutsideTheArenaOrBlob) {
+  auto r = load_modified([](auto& p) { p.tensors[3]->offset = 200; });  // y: 100 bytes
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kTensor);
+  EXPECT_EQ(r.diagnostic.index, 3u);
+  r = load_modified([](auto& p) { p.arena_size = 128; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = load_modified([](auto& p) { p.tensors[1]->offset = 0xFFFFFFF0u; });  // w: a constant
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = load_modified([](auto& p) { p.tensors[1]->offset = 8; });  // constants stay 16-aligned
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = load_modified([](auto& p) { p.tensors[0]->offset = 0xFFFFFFFFu; });  // offset + size wraps
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+}
+
+TEST(ProgramTest, RejectsShapesThatDisagreeWithSizes) {
+  EXPECT_EQ(load_modified([](auto& p) { p.tensors[0]->size = 49; }).error, Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { p.tensors[0]->shape[1] = 0; }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { p.tensors[0]->shape[1] = -5; }).error,
+            Error::kInvalidProgram);
+  // Element count overflow: 65536^3 wraps to 0 in 32 bits.
+  EXPECT_EQ(load_modified([](auto& p) { p.tensors[0]->shape = {65536, 65536, 65536}; }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { p.tensors[0]->shape = {1, 1, 1, 1, 1, 1, 50}; }).error,
+            Error::kUnsupported);
+  EXPECT_EQ(load_modified([](auto& p) {
+              p.tensors[0]->type = static_cast<schema::DataType>(42);
+            }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { p.tensors[0]->scale = -1.0f; }).error,
+            Error::kInvalidProgram);
+}
+
+TEST(ProgramTest, RejectsIndicesOutOfRange) {
+  auto r = load_modified([](auto& p) { p.inputs[0] = 7; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kInput);
+  r = load_modified([](auto& p) { p.outputs[0] = -1; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kOutput);
+  r = load_modified([](auto& p) { p.operators[1]->inputs[1] = 1000; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kOperator);
+  EXPECT_EQ(r.diagnostic.index, 1u);
+  r = load_modified([](auto& p) { p.operators[1]->outputs[0] = -1; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = load_modified([](auto& p) { p.operators[0]->inputs[0] = -1; });  // input is required
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = load_modified([](auto& p) { p.tensors[6]->alias = 99; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+}
+
+TEST(ProgramTest, RejectsWrongArityAndOptions) {
+  EXPECT_EQ(load_modified([](auto& p) { p.operators[1]->inputs.push_back(3); }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { p.operators[0]->inputs.resize(1); }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { p.operators[0]->outputs.push_back(3); }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { p.operators[1]->options.Reset(); }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { p.operators[2]->kind = schema::OpKind::Softmax; }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) {
+              p.operators[2]->kind = static_cast<schema::OpKind>(200);
+            }).error,
+            Error::kInvalidProgram);
+}
+
+TEST(ProgramTest, RejectsOutputsOutsideTheArena) {
+  // Operator 1 writing into the constant `c` (tensor 4), which has the same shape class.
+  const auto r = load_modified([](auto& p) {
+    p.tensors[4]->shape = {1, 5, 5, 4};
+    p.tensors[4]->size = 100;
+    p.operators[1]->outputs[0] = 4;
+  });
+  EXPECT_NE(r.error, Error::kOk);
+}
+
+TEST(ProgramTest, RejectsInconsistentConvolutionShapes) {
+  EXPECT_EQ(load_modified([](auto& p) { conv_options(p).stride_h = 2; }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { conv_options(p).pad_w = 3; }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { conv_options(p).dilation_h = 0; }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { p.tensors[2]->shape = {3}; p.tensors[2]->size = 12; }).error,
+            Error::kInvalidProgram);  // bias count differs from output channels
+}
+
+TEST(ProgramTest, RejectsBadPerChannelArrays) {
+  EXPECT_EQ(load_modified([](auto& p) { conv_options(p).multipliers->mutate_size(12); }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { conv_options(p).shifts->mutate_offset(1u << 20); }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { conv_options(p).multipliers.reset(); }).error,
+            Error::kInvalidProgram);
+  // A shift of 40 (read from the constant blob) would be an undefined shift in the kernel.
+  const auto r = load_modified([](auto& p) {
+    const uint32_t at = conv_options(p).shifts->offset();
+    const int32_t forty = 40;
+    std::memcpy(p.constants.data() + at, &forty, 4);
+  });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+}
+
+TEST(ProgramTest, RejectsParametersThatCouldOverflow) {
+  EXPECT_EQ(load_modified([](auto& p) { conv_options(p).input_offset = 1 << 20; }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { add_options(p).left_shift = 31; }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { add_options(p).input1_requant->mutate_shift(20); }).error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { add_options(p).activation_min = 100; add_options(p).activation_max = 0; })
+                .error,
+            Error::kInvalidProgram);
+  // A bias near INT32_MAX could overflow the accumulator.
+  const auto r = load_modified([](auto& p) {
+    const uint32_t at = p.tensors[2]->offset;
+    const int32_t big = 0x7FFFFF00;
+    std::memcpy(p.constants.data() + at, &big, 4);
+  });
+  EXPECT_EQ(r.error, Error::kUnsupported);
+}
+
+TEST(ProgramTest, ChecksScratchAgainstTheKernelsNeed) {
+  auto r = load_modified([](auto& p) { p.operators[0]->scratch->mutate_size(79); });
+  EXPECT_EQ(r.error, Error::kScratchTooSmall);
+  EXPECT_EQ(r.diagnostic.where, Where::kOperator);
+  EXPECT_EQ(r.diagnostic.index, 0u);
+  r = load_modified([](auto& p) { p.operators[0]->scratch.reset(); });
+  EXPECT_EQ(r.error, Error::kScratchTooSmall);
+  // On MVE the same convolution needs 4 * 16 * ceil(18 / 16) = 128 bytes.
+  r = load_modified([](auto& p) { p.target->extension = schema::Extension::Mve; });
+  EXPECT_EQ(r.error, Error::kScratchTooSmall);
+  r = load_modified([](auto& p) { p.operators[0]->scratch->mutate_offset(212); });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);  // 212 + 80 > 288
+  r = load_modified([](auto& p) { p.operators[0]->scratch->mutate_offset(178); });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);  // not 4-byte aligned
+}
+
+TEST(ProgramTest, RejectsPlansWhereLiveBuffersOverlap) {
+  // y (live at steps 0-1) moved onto x (live at step 0).
+  auto r = load_modified([](auto& p) { p.tensors[3]->offset = 16; });
+  EXPECT_EQ(r.error, Error::kInvalidPlan);
+  EXPECT_EQ(r.diagnostic.where, Where::kTensor);
+  // The conv scratch (step 0) moved onto y.
+  r = load_modified([](auto& p) { p.operators[0]->scratch->mutate_offset(96); });
+  EXPECT_EQ(r.error, Error::kInvalidPlan);
+  EXPECT_EQ(r.diagnostic.where, Where::kOperator);
+  // Lifetimes that do not cover the uses: z claims to die before the reshape reads it.
+  r = load_modified([](auto& p) { p.tensors[5]->last_step = 1; });
+  EXPECT_EQ(r.error, Error::kInvalidPlan);
+  // Without the alias, the reshape's output overlaps its live input.
+  r = load_modified([](auto& p) { p.tensors[6]->alias = -1; });
+  EXPECT_EQ(r.error, Error::kInvalidPlan);
+  // Graph inputs live from step 0, outputs to the last step.
+  r = load_modified([](auto& p) { p.tensors[0]->first_step = 1; });
+  EXPECT_NE(r.error, Error::kOk);
+  r = load_modified([](auto& p) { p.tensors[6]->last_step = 1; });
+  EXPECT_NE(r.error, Error::kOk);
+  r = load_modified([](auto& p) { p.tensors[0]->last_step = 3; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);  // past the last step
+}
+
+TEST(ProgramTest, AcceptsOverlapOfBuffersThatAreNeverLiveTogether) {
+  // The reference plan already puts z (steps 1-2) on the conv scratch (step 0). z onto y
+  // (steps 0-1) must fail; z onto x (step 0) but clear of y is fine.
+  const auto r = load_modified([](auto& p) {
+    p.tensors[5]->offset = 64;
+    p.tensors[6]->offset = 64;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidPlan);
+  const auto ok = load_modified([](auto& p) {
+    p.tensors[3]->offset = 112;  // y, then the scratch, above x; z onto x
+    p.operators[0]->scratch->mutate_offset(224);
+    p.arena_size = 304;
+    p.tensors[5]->offset = 0;
+    p.tensors[6]->offset = 0;
+  });
+  EXPECT_EQ(ok.error, Error::kOk) << ok.diagnostic.reason;
+}
+
+}  // namespace
+}  // namespace mote::runtime

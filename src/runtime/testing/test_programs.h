@@ -1,0 +1,49 @@
+#pragma once
+// Small hand-built programs for the runtime's tests (host only).
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "compiler/emit/emit.h"
+#include "compiler/emit/program_builder.h"
+#include "mote/runtime/executor.h"
+#include "mote/runtime/program.h"
+#include "mote/schema/mote_generated.h"
+
+namespace mote::runtime::testing {
+
+/// Packs without any check (to build defective programs on purpose).
+std::vector<uint8_t> pack_unchecked(const schema::ProgramT& program);
+
+/// Loads from a 16-byte aligned copy that the returned object owns.
+struct Loaded {
+  emit::AlignedBuffer bytes;
+  Result<Program> program;
+  LoadDiagnostic diagnostic;
+};
+Loaded load(std::span<const uint8_t> bytes);
+
+/// The reference program of the tests, three steps:
+///   x [1,5,5,2] int8 -> CONV_2D 3x3 pad 1 (4 channels, bias, per-channel requant, scratch)
+///   -> y [1,5,5,4] -> ADD with a constant [4] (broadcast) -> z -> RESHAPE (aliased) -> out [1,100]
+/// Arena: x @0, y @64, conv scratch @176 (80 bytes), z and out (aliased) @176; 288 bytes.
+struct ConvAddParams {
+  float input_scale = 0.5f;
+  int32_t input_zero_point = -3;
+  float conv_scale = 0.75f;
+  int32_t conv_zero_point = 5;
+  float output_scale = 0.6f;
+  int32_t output_zero_point = -2;
+};
+schema::ProgramT conv_add_program(const ConvAddParams& params = {});
+
+/// The values conv_add_program() must produce for `input` (computed independently of the
+/// kernels: plain loops and double-precision rescaling, then TFLite rounding).
+std::vector<int8_t> conv_add_expected(const std::vector<int8_t>& input,
+                                      const ConvAddParams& params = {});
+
+/// Fills inputs from the xorshift32 stream that `mote run` uses (state 1).
+void fill_deterministic(Executor& executor);
+
+}  // namespace mote::runtime::testing
