@@ -39,7 +39,10 @@ TEST(ResizeNearestNeighborTest, HandCheckedIndexRule) {
 TEST(ResizeNearestNeighborTest, HandCheckedUpscale) {
   // [1,2,2,1] -> [1,4,4,1]: every pixel becomes a 2x2 block.
   const std::vector<int8_t> in = {1, 2, 3, 4};
-  const ResizeNearestNeighborParams p{1, 2, 2, 1, 4, 4, false, false};
+  const ResizeNearestNeighborParams p =
+      prepare_resize_nearest_neighbor(1, 2, 2, 1, 4, 4, false, false);
+  EXPECT_EQ(p.output_h, 4);
+  EXPECT_EQ(p.channels, 1);
   Guarded<int8_t> out(16);
   resize_nearest_neighbor(p, in.data(), out.data());
   EXPECT_EQ(out.values(), (std::vector<int8_t>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
@@ -57,7 +60,7 @@ TEST(ResizeNearestNeighborTest, RandomizedMatchesSlowReference) {
     p.output_h = rng.Int(1, 12);
     p.output_w = rng.Int(1, 12);
     p.align_corners = rng.Int(0, 1) == 1;
-    p.half_pixel_centers = !p.align_corners && rng.Int(0, 1) == 1;
+    p.half_pixel_centers = rng.Int(0, 1) == 1;
     const std::vector<int8_t> in =
         rng.Int8s(static_cast<size_t>(p.batches) * p.input_h * p.input_w * p.channels);
     // Slow: TFLite's index rule for each element.
