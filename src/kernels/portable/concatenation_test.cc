@@ -10,8 +10,8 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
 TEST(ConcatenationTest, HandCheckedChannelAxis) {
   // [1,2,1,2] ++ [1,2,1,1] on axis 3 -> [1,2,1,3].
@@ -71,14 +71,14 @@ TEST(ConcatenationTest, RandomizedMatchesSlowReference) {
       const bool same = rng.Int(0, 1) == 1;
       scales[i] = same ? out_scale : rng.Scale();
       zps[i] = same ? out_zp : rng.Int(-128, 127);
-      data[i] = rng.Int8s(testing::Product(dims[i]));
+      data[i] = rng.Int8s(ops_testing::Product(dims[i]));
       ptrs[i] = data[i].data();
       params[i] = prepare_concatenation_input(rank, dims[i].data(), axis, scales[i], zps[i],
                                               out_scale, out_zp);
     }
     // Slow: walk the output, find which input and where each element comes from.
     std::vector<int8_t> expected;
-    const size_t total = testing::Product(out_dims);
+    const size_t total = ops_testing::Product(out_dims);
     for (size_t flat = 0; flat < total; ++flat) {
       size_t rest = flat;
       std::vector<int32_t> idx(rank);
@@ -95,8 +95,8 @@ TEST(ConcatenationTest, RandomizedMatchesSlowReference) {
         expected.push_back(q);
       } else {
         const QuantizedMultiplier m = quantize_multiplier(double{scales[which]} / out_scale);
-        const int64_t v = testing::RefMultiply(q - zps[which], m.multiplier, m.shift) + out_zp;
-        expected.push_back(static_cast<int8_t>(testing::Clamp(v, -128, 127)));
+        const int64_t v = ops_testing::RefMultiply(q - zps[which], m.multiplier, m.shift) + out_zp;
+        expected.push_back(static_cast<int8_t>(ops_testing::Clamp(v, -128, 127)));
         // Requantization is within one step of the real value.
         const double ideal = std::clamp(
             std::round(double{scales[which]} * (q - zps[which]) / out_scale) + out_zp, -128.0, 127.0);

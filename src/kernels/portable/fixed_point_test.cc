@@ -12,7 +12,7 @@ namespace mote::kernels {
 namespace {
 
 TEST(FixedPointTest, ExpOnNegativeValuesIsAccurate) {
-  testing::Random rng(1);
+  ops_testing::Random rng(1);
   for (int bits : {4, 5}) {
     const double unit = std::ldexp(1.0, 31 - bits);
     EXPECT_EQ(fixed_point::exp_on_negative_values(0, bits), INT32_MAX);
@@ -26,7 +26,7 @@ TEST(FixedPointTest, ExpOnNegativeValuesIsAccurate) {
 }
 
 TEST(FixedPointTest, ReciprocalAndLogisticAreAccurate) {
-  testing::Random rng(2);
+  ops_testing::Random rng(2);
   const double q31 = std::ldexp(1.0, 31);
   for (int i = 0; i < 2000; ++i) {
     const int32_t a = rng.Int(0, INT32_MAX);

@@ -9,10 +9,10 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
-int64_t Sat16(int64_t x) { return testing::Clamp(x, INT16_MIN, INT16_MAX); }
+int64_t Sat16(int64_t x) { return ops_testing::Clamp(x, INT16_MIN, INT16_MAX); }
 // 16-bit doubling high multiply, rounding (nudged) or truncating toward zero.
 int64_t Mul16(int64_t a, int64_t b, bool round) {
   if (a == INT16_MIN && b == INT16_MIN) return INT16_MAX;
@@ -31,12 +31,12 @@ int8_t SlowHardSwish(const HardSwishParams& p, int8_t q) {
   if (e > 0) relu = Sat16(relu * (int64_t{1} << (e - 1)));
   relu = Mul16(relu, p.reluish_multiplier_fixedpoint_int16, true);
   if (e > 0) relu = Sat16(relu * 2);
-  if (e < 0) relu = testing::RoundHalfAwayDivPot(relu, -e);
+  if (e < 0) relu = ops_testing::RoundHalfAwayDivPot(relu, -e);
   relu = (relu + 32768) / 2;  // [-1, 1] -> [0, 1], non-negative so division floors
   const int64_t product = Mul16(relu, pre, false);
-  int64_t out = testing::RoundHalfAwayDivPot(product, -p.output_multiplier_exponent);
+  int64_t out = ops_testing::RoundHalfAwayDivPot(product, -p.output_multiplier_exponent);
   out = static_cast<int16_t>(out + p.output_zero_point);  // TFLite sums in int16
-  return static_cast<int8_t>(testing::Clamp(out, -128, 127));
+  return static_cast<int8_t>(ops_testing::Clamp(out, -128, 127));
 }
 
 TEST(HardSwishTest, PrepareMatchesTfLite) {

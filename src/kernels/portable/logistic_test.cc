@@ -10,8 +10,8 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
 // reference_integer_ops::Logistic re-derived on int64: the input in Q4.27, gemmlowp's logistic
 // (1 / (1 + exp(-|x|)), mirrored for negative x), rounded to 1/256 steps, zero point -128.
@@ -19,16 +19,16 @@ int8_t SlowLogistic(const LogisticParams& p, int8_t q) {
   const int64_t x = q - p.input_zero_point;
   if (x <= -p.input_range_radius) return -128;
   if (x >= p.input_range_radius) return 127;
-  const int64_t x_q4 = testing::RefMultiply(x, p.input_multiplier, p.input_left_shift);
+  const int64_t x_q4 = ops_testing::RefMultiply(x, p.input_multiplier, p.input_left_shift);
   int64_t y;
   if (x_q4 == 0) {
     y = int64_t{1} << 30;
   } else {
     const int64_t positive =
-        testing::RefOneOverOnePlusX(testing::RefExpNegative(-std::llabs(x_q4), 4));
+        ops_testing::RefOneOverOnePlusX(ops_testing::RefExpNegative(-std::llabs(x_q4), 4));
     y = x_q4 > 0 ? positive : INT32_MAX - positive;
   }
-  return static_cast<int8_t>(testing::Clamp(testing::RoundHalfAwayDivPot(y, 23) - 128, -128, 127));
+  return static_cast<int8_t>(ops_testing::Clamp(ops_testing::RoundHalfAwayDivPot(y, 23) - 128, -128, 127));
 }
 
 TEST(LogisticTest, PrepareMatchesTflm) {

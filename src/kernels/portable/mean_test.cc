@@ -10,8 +10,8 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
 // TFLite's reference_integer_ops::Mean, from its definition.
 std::vector<int8_t> SlowMeanTfLite(int b, int h, int w, int c, float in_scale, int32_t in_zp,
@@ -22,9 +22,9 @@ std::vector<int8_t> SlowMeanTfLite(int b, int h, int w, int c, float in_scale, i
     for (int ch = 0; ch < c; ++ch) {
       int64_t acc = 0;
       for (int i = 0; i < h * w; ++i) acc += in[(n * h * w + i) * c + ch] - in_zp;
-      const int64_t scaled = testing::RefMultiply(acc, m.multiplier, m.shift);
+      const int64_t scaled = ops_testing::RefMultiply(acc, m.multiplier, m.shift);
       const int64_t avg = std::lround(static_cast<double>(scaled) / (h * w));
-      out.push_back(static_cast<int8_t>(testing::Clamp(avg + out_zp, -128, 127)));
+      out.push_back(static_cast<int8_t>(ops_testing::Clamp(avg + out_zp, -128, 127)));
     }
   return out;
 }
@@ -43,8 +43,8 @@ std::vector<int8_t> SlowMeanTflm(int b, int h, int w, int c, float in_scale, int
     for (int ch = 0; ch < c; ++ch) {
       int64_t sum = 0;
       for (int i = 0; i < h * w; ++i) sum += in[(n * h * w + i) * c + ch];
-      const int64_t v = testing::RefMultiply(sum - in_zp * count, multiplier, m.shift - shift);
-      out.push_back(static_cast<int8_t>(testing::Clamp(v + out_zp, -128, 127)));
+      const int64_t v = ops_testing::RefMultiply(sum - in_zp * count, multiplier, m.shift - shift);
+      out.push_back(static_cast<int8_t>(ops_testing::Clamp(v + out_zp, -128, 127)));
     }
   return out;
 }

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-namespace mote::kernels::testing {
+namespace mote::kernels::ops_testing {
 
 // `count` elements of T between two runs of guard bytes that the kernel must not touch.
 template <typename T>
@@ -153,7 +153,7 @@ inline size_t Product(const std::vector<int32_t>& dims) {
 inline int64_t Clamp(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
 // gemmlowp's fixed-point exp / reciprocal re-derived on int64 from their definitions.
-inline int64_t Sat32(int64_t x) { return testing::Clamp(x, INT32_MIN, INT32_MAX); }
+inline int64_t Sat32(int64_t x) { return Clamp(x, INT32_MIN, INT32_MAX); }
 
 inline int64_t RefExpNegative(int64_t a, int integer_bits) {
   const int frac = 31 - integer_bits;
@@ -193,4 +193,4 @@ inline int64_t RefOneOverOnePlusX(int64_t a) {
   return Sat32(x * 2);
 }
 
-}  // namespace mote::kernels::testing
+}  // namespace mote::kernels::ops_testing

@@ -10,8 +10,8 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
 TEST(QuantizeTest, HandChecked) {
   // scale 0.5, zero point 1: x / 0.5 rounded half away from zero, + 1, clamped.
@@ -64,8 +64,8 @@ TEST(RequantizeTest, HandCheckedAndRandomized) {
     requantize(r, all.data(), o.data(), all.size());
     ASSERT_TRUE(o.intact());
     for (int i = 0; i < 256; ++i) {
-      const int64_t v = testing::RefMultiply(all[i] - z_in, r.multiplier, r.shift) + z_out;
-      ASSERT_EQ(o[i], static_cast<int8_t>(testing::Clamp(v, -128, 127)));
+      const int64_t v = ops_testing::RefMultiply(all[i] - z_in, r.multiplier, r.shift) + z_out;
+      ASSERT_EQ(o[i], static_cast<int8_t>(ops_testing::Clamp(v, -128, 127)));
       const double ideal = std::clamp(std::round(double{s_in} * (all[i] - z_in) / s_out) + z_out,
                                       -128.0, 127.0);
       EXPECT_LE(std::fabs(o[i] - ideal), 1.0);

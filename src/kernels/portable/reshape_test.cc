@@ -9,7 +9,7 @@ namespace {
 
 TEST(ReshapeTest, CopiesWhenNotAliasedAndLeavesAliasedBytesAlone) {
   const std::vector<int8_t> in = {1, 2, 3, 4, 5};
-  testing::Guarded<int8_t> out(5);
+  ops_testing::Guarded<int8_t> out(5);
   reshape(in.data(), out.data(), 5);
   EXPECT_EQ(out.values(), in);
   EXPECT_TRUE(out.intact());

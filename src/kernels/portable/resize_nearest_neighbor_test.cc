@@ -9,8 +9,8 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
 std::vector<int32_t> Indices(int32_t in, int32_t out, bool align, bool half) {
   std::vector<int32_t> v;

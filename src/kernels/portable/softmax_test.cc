@@ -9,12 +9,12 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
-using testing::RefDoublingHighMul;
-using testing::RefExpNegative;
-using testing::RefOneOverOnePlusX;
-using testing::RoundHalfAwayDivPot;
+using ops_testing::Guarded;
+using ops_testing::Random;
+using ops_testing::RefDoublingHighMul;
+using ops_testing::RefExpNegative;
+using ops_testing::RefOneOverOnePlusX;
+using ops_testing::RoundHalfAwayDivPot;
 
 template <typename Out>
 std::vector<Out> SlowSoftmax(const SoftmaxParams& p, const std::vector<int8_t>& in) {
@@ -42,7 +42,7 @@ std::vector<Out> SlowSoftmax(const SoftmaxParams& p, const std::vector<int8_t>& 
       int64_t v = out_min;
       if (row[c] - max >= p.diff_min) {
         const int64_t prob = RefDoublingHighMul(scale, exp_of(row[c] - max));
-        v = testing::Clamp(
+        v = ops_testing::Clamp(
             RoundHalfAwayDivPot(prob, num_bits_over_unit + 31 - bits) + out_min, out_min, out_max);
       }
       out.push_back(static_cast<Out>(v));
