@@ -9,9 +9,9 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
-using testing::RefMultiply;
+using ops_testing::Guarded;
+using ops_testing::Random;
+using ops_testing::RefMultiply;
 
 // TFLite's ADD from its definition, in int64.
 int8_t SlowAdd(const AddParams& p, int8_t a, int8_t b) {
@@ -20,7 +20,7 @@ int8_t SlowAdd(const AddParams& p, int8_t a, int8_t b) {
   const int64_t s2 = RefMultiply((b + p.input2_offset) * (int64_t{1} << p.left_shift),
                                  p.input2_multiplier, p.input2_shift);
   const int64_t out = RefMultiply(s1 + s2, p.output_multiplier, p.output_shift) + p.output_offset;
-  return static_cast<int8_t>(testing::Clamp(out, p.act_min, p.act_max));
+  return static_cast<int8_t>(ops_testing::Clamp(out, p.act_min, p.act_max));
 }
 
 TEST(AddTest, PrepareMatchesTfLite) {
@@ -68,15 +68,15 @@ TEST(AddTest, RandomizedBroadcastMatchesSlowReference) {
   Random rng(42);
   for (int iter = 0; iter < 400; ++iter) {
     std::vector<int32_t> d1, d2;
-    testing::RandomBroadcastShapes(rng, 6, &d1, &d2);
+    ops_testing::RandomBroadcastShapes(rng, 6, &d1, &d2);
     const float s1 = rng.Scale(), s2 = rng.Scale(), so = rng.Scale(0.005f, 1.0f);
     const int32_t z1 = rng.Int(-128, 127), z2 = rng.Int(-128, 127), zo = rng.Int(-128, 127);
     const int32_t act_min = rng.Int(-128, -20), act_max = rng.Int(20, 127);
     const AddParams p = prepare_add(s1, z1, s2, z2, so, zo, act_min, act_max);
-    const std::vector<int8_t> a = rng.Int8s(testing::Product(d1));
-    const std::vector<int8_t> b = rng.Int8s(testing::Product(d2));
+    const std::vector<int8_t> a = rng.Int8s(ops_testing::Product(d1));
+    const std::vector<int8_t> b = rng.Int8s(ops_testing::Product(d2));
     const int rank = static_cast<int>(std::max(d1.size(), d2.size()));
-    const auto expected = testing::SlowBroadcast<int8_t, int8_t>(
+    const auto expected = ops_testing::SlowBroadcast<int8_t, int8_t>(
         rank, d1, d2, a, b, [&](int8_t x, int8_t y) { return SlowAdd(p, x, y); });
     BroadcastShape shape{};
     ASSERT_TRUE(prepare_broadcast_shape(d1.data(), static_cast<int32_t>(d1.size()), d2.data(),

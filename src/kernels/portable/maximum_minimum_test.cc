@@ -7,8 +7,8 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
 TEST(MaximumMinimumTest, HandCheckedChannelBroadcast) {
   // [1,1,2,3] against [3]: per-channel threshold.
@@ -45,16 +45,16 @@ TEST(MaximumMinimumTest, RandomizedBroadcastMatchesSlowReference) {
   Random rng(44);
   for (int iter = 0; iter < 400; ++iter) {
     std::vector<int32_t> d1, d2;
-    testing::RandomBroadcastShapes(rng, 6, &d1, &d2);
-    const std::vector<int8_t> a = rng.Int8s(testing::Product(d1));
-    const std::vector<int8_t> b = rng.Int8s(testing::Product(d2));
+    ops_testing::RandomBroadcastShapes(rng, 6, &d1, &d2);
+    const std::vector<int8_t> a = rng.Int8s(ops_testing::Product(d1));
+    const std::vector<int8_t> b = rng.Int8s(ops_testing::Product(d2));
     const int rank = static_cast<int>(std::max(d1.size(), d2.size()));
     BroadcastShape shape{};
     ASSERT_TRUE(prepare_broadcast_shape(d1.data(), static_cast<int32_t>(d1.size()), d2.data(),
                                         static_cast<int32_t>(d2.size()), &shape));
-    const auto max_expected = testing::SlowBroadcast<int8_t, int8_t>(
+    const auto max_expected = ops_testing::SlowBroadcast<int8_t, int8_t>(
         rank, d1, d2, a, b, [](int8_t x, int8_t y) { return std::max(x, y); });
-    const auto min_expected = testing::SlowBroadcast<int8_t, int8_t>(
+    const auto min_expected = ops_testing::SlowBroadcast<int8_t, int8_t>(
         rank, d1, d2, a, b, [](int8_t x, int8_t y) { return std::min(x, y); });
     Guarded<int8_t> hi(max_expected.size()), lo(min_expected.size());
     maximum(shape, a.data(), b.data(), hi.data());

@@ -9,14 +9,14 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
 int8_t SlowMul(const MulParams& p, int8_t a, int8_t b) {
   const int64_t product = static_cast<int64_t>(a + p.input1_offset) * (b + p.input2_offset);
   const int64_t out =
-      testing::RefMultiply(product, p.output_multiplier, p.output_shift) + p.output_offset;
-  return static_cast<int8_t>(testing::Clamp(out, p.act_min, p.act_max));
+      ops_testing::RefMultiply(product, p.output_multiplier, p.output_shift) + p.output_offset;
+  return static_cast<int8_t>(ops_testing::Clamp(out, p.act_min, p.act_max));
 }
 
 TEST(MulTest, PrepareMatchesTfLite) {
@@ -56,14 +56,14 @@ TEST(MulTest, RandomizedBroadcastMatchesSlowReference) {
   Random rng(43);
   for (int iter = 0; iter < 400; ++iter) {
     std::vector<int32_t> d1, d2;
-    testing::RandomBroadcastShapes(rng, 6, &d1, &d2);
+    ops_testing::RandomBroadcastShapes(rng, 6, &d1, &d2);
     const float s1 = rng.Scale(), s2 = rng.Scale(), so = rng.Scale(1e-4f, 0.1f);
     const int32_t z1 = rng.Int(-128, 127), z2 = rng.Int(-128, 127), zo = rng.Int(-128, 127);
     const MulParams p = prepare_mul(s1, z1, s2, z2, so, zo, rng.Int(-128, -20), rng.Int(20, 127));
-    const std::vector<int8_t> a = rng.Int8s(testing::Product(d1));
-    const std::vector<int8_t> b = rng.Int8s(testing::Product(d2));
+    const std::vector<int8_t> a = rng.Int8s(ops_testing::Product(d1));
+    const std::vector<int8_t> b = rng.Int8s(ops_testing::Product(d2));
     const int rank = static_cast<int>(std::max(d1.size(), d2.size()));
-    const auto expected = testing::SlowBroadcast<int8_t, int8_t>(
+    const auto expected = ops_testing::SlowBroadcast<int8_t, int8_t>(
         rank, d1, d2, a, b, [&](int8_t x, int8_t y) { return SlowMul(p, x, y); });
     BroadcastShape shape{};
     ASSERT_TRUE(prepare_broadcast_shape(d1.data(), static_cast<int32_t>(d1.size()), d2.data(),

@@ -7,8 +7,8 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
 // Every output element checks whether it falls inside the input.
 std::vector<int8_t> SlowPad(const PadParams& p, const std::vector<int8_t>& in) {

@@ -10,8 +10,8 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
 // Straight from the definition: every output pixel looks at its whole window.
 std::vector<int8_t> SlowPool(const PoolParams& p, const std::vector<int8_t>& in, bool average) {
@@ -33,7 +33,7 @@ std::vector<int8_t> SlowPool(const PoolParams& p, const std::vector<int8_t>& in,
             }
           const int64_t value =
               average ? std::lround(static_cast<double>(sum) / static_cast<double>(count)) : best;
-          out.push_back(static_cast<int8_t>(testing::Clamp(value, p.act_min, p.act_max)));
+          out.push_back(static_cast<int8_t>(ops_testing::Clamp(value, p.act_min, p.act_max)));
         }
   return out;
 }

@@ -9,51 +9,12 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
-using testing::RefDoublingHighMul;
-using testing::RoundHalfAwayDivPot;
-
-// gemmlowp's fixed-point exp / reciprocal re-derived on int64 from their definitions.
-int64_t Sat32(int64_t x) { return testing::Clamp(x, INT32_MIN, INT32_MAX); }
-
-int64_t RefExpNegative(int64_t a, int integer_bits) {
-  const int frac = 31 - integer_bits;
-  const int64_t quarter = int64_t{1} << (frac - 2);
-  const int64_t a_mod = ((a % quarter) + quarter) % quarter;  // a mod 1/4 in [0, 1/4)
-  const int64_t m = a_mod - quarter;                          // in [-1/4, 0)
-  // exp(m) by the Taylor series around -1/8, all values Q0.31.
-  const int64_t v = Sat32(m * (int64_t{1} << integer_bits));
-  const int64_t x = v + (int64_t{1} << 28);
-  const int64_t x2 = RefDoublingHighMul(x, x);
-  const int64_t x3 = RefDoublingHighMul(x2, x);
-  const int64_t x4 = RefDoublingHighMul(x2, x2);
-  const int64_t poly = RoundHalfAwayDivPot(
-      RefDoublingHighMul(RoundHalfAwayDivPot(x4, 2) + x3, 715827883) + x2, 1);
-  int64_t result = 1895147668 + RefDoublingHighMul(1895147668, x + poly);
-  // The rest of a is a whole number of quarters: multiply by exp(-2^k) for each set bit.
-  const int64_t quarters = (m - a) / quarter;
-  const int64_t kExp[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
-  for (int bit = 0; bit < 7; ++bit) {
-    if (integer_bits > bit - 2 && ((quarters >> bit) & 1)) {
-      result = RefDoublingHighMul(result, kExp[bit]);
-    }
-  }
-  if (integer_bits > 5 && a < -(int64_t{32} << frac)) result = 0;
-  if (a == 0) result = INT32_MAX;
-  return result;
-}
-
-int64_t RefOneOverOnePlusX(int64_t a) {
-  const int64_t sum = a + INT32_MAX;
-  const int64_t half = (sum + (sum >= 0 ? 1 : -1)) / 2;
-  int64_t x = 1515870810 + RefDoublingHighMul(half, -1010580540);
-  for (int i = 0; i < 3; ++i) {
-    const int64_t one_minus = (int64_t{1} << 29) - RefDoublingHighMul(half, x);
-    x = x + Sat32(RefDoublingHighMul(x, one_minus) * 4);
-  }
-  return Sat32(x * 2);
-}
+using ops_testing::Guarded;
+using ops_testing::Random;
+using ops_testing::RefDoublingHighMul;
+using ops_testing::RefExpNegative;
+using ops_testing::RefOneOverOnePlusX;
+using ops_testing::RoundHalfAwayDivPot;
 
 template <typename Out>
 std::vector<Out> SlowSoftmax(const SoftmaxParams& p, const std::vector<int8_t>& in) {
@@ -81,7 +42,7 @@ std::vector<Out> SlowSoftmax(const SoftmaxParams& p, const std::vector<int8_t>& 
       int64_t v = out_min;
       if (row[c] - max >= p.diff_min) {
         const int64_t prob = RefDoublingHighMul(scale, exp_of(row[c] - max));
-        v = testing::Clamp(
+        v = ops_testing::Clamp(
             RoundHalfAwayDivPot(prob, num_bits_over_unit + 31 - bits) + out_min, out_min, out_max);
       }
       out.push_back(static_cast<Out>(v));

@@ -10,8 +10,8 @@
 namespace mote::kernels {
 namespace {
 
-using testing::Guarded;
-using testing::Random;
+using ops_testing::Guarded;
+using ops_testing::Random;
 
 // out[i0..in-1] = in[j] with j's coordinate perm[k] equal to i_k.
 std::vector<int8_t> SlowTranspose(const std::vector<int32_t>& dims, const std::vector<int32_t>& perm,
@@ -76,7 +76,7 @@ TEST(TransposeTest, RandomizedMatchesSlowReference) {
     for (auto& d : dims) d = rng.Int(0, 3) == 0 ? 1 : rng.Int(1, 4);
     std::iota(perm.begin(), perm.end(), 0);
     for (int i = rank - 1; i > 0; --i) std::swap(perm[i], perm[rng.Int(0, i)]);
-    const std::vector<int8_t> in = rng.Int8s(testing::Product(dims));
+    const std::vector<int8_t> in = rng.Int8s(ops_testing::Product(dims));
     const std::vector<int8_t> expected = SlowTranspose(dims, perm, in);
     Guarded<int8_t> raw(in.size()), simplified(in.size());
     transpose(Raw(dims, perm), in.data(), raw.data());
