@@ -61,7 +61,7 @@ class Lowering {
       : graph_(graph), memory_(memory), plan_(plan), options_(options),
         remap_(graph.tensors.size(), ir::kNoTensor) {}
 
-  schema::ProgramT run(const planner::LowerBound& bound) {
+  LoweredProgram run(const planner::LowerBound& bound) {
     for (size_t step = 0; step < graph_.operators.size(); ++step) {
       step_ = step;
       program_.operators.push_back(lower_op(graph_.operators[step]));
@@ -86,7 +86,7 @@ class Lowering {
     program_.plan->scratch_bytes = static_cast<uint32_t>(split.scratch_bytes);
     program_.plan->optimal = plan_.optimal;
     program_.constants = constants_.take();
-    return std::move(program_);
+    return {std::move(program_), std::move(remap_)};
   }
 
  private:
@@ -523,9 +523,9 @@ ArenaSplit split_arena(const planner::Problem& problem, const planner::Plan& pla
   return {activation_end, plan.arena_bytes - activation_end};
 }
 
-schema::ProgramT lower(const ir::Graph& graph, const MemoryProblem& memory,
-                       const planner::Plan& plan, const planner::LowerBound& bound,
-                       const LowerOptions& options) {
+LoweredProgram lower(const ir::Graph& graph, const MemoryProblem& memory,
+                     const planner::Plan& plan, const planner::LowerBound& bound,
+                     const LowerOptions& options) {
   return Lowering(graph, memory, plan, options).run(bound);
 }
 

@@ -23,11 +23,18 @@ struct LowerOptions {
   bool keep_names = false;       // tensor names cost flash; off unless asked for
 };
 
+struct LoweredProgram {
+  schema::ProgramT program;
+  // Per IR tensor: its index in the program, or -1 when the program does not keep it (parameter
+  // tensors folded into options, tensors nothing reads).
+  std::vector<int32_t> tensor_index;
+};
+
 // `plan` must be a verified plan of `memory.problem`. Throws mote::InputError for a graph the
 // kernels cannot run (a parameter outside what TFLite allows), naming the operator.
-schema::ProgramT lower(const ir::Graph& graph, const MemoryProblem& memory,
-                       const planner::Plan& plan, const planner::LowerBound& bound,
-                       const LowerOptions& options);
+LoweredProgram lower(const ir::Graph& graph, const MemoryProblem& memory,
+                     const planner::Plan& plan, const planner::LowerBound& bound,
+                     const LowerOptions& options);
 
 // The part of the arena that activations (graph inputs, outputs and intermediates) reach, and
 // the part above it used only by scratch buffers.

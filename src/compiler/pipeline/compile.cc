@@ -80,9 +80,11 @@ Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
   lower_options.cpu = std::string(compiled.planned.cpu.name);
   lower_options.extension = compiled.planned.cpu.extension;
   lower_options.keep_names = options.keep_names;
-  compiled.program = emit::emit_program(passes::lower(graph, compiled.planned.memory,
-                                                      compiled.planned.plan(),
-                                                      compiled.planned.bound, lower_options));
+  passes::LoweredProgram lowered = passes::lower(graph, compiled.planned.memory,
+                                                 compiled.planned.plan(), compiled.planned.bound,
+                                                 lower_options);
+  compiled.program = emit::emit_program(std::move(lowered.program));
+  compiled.tensor_index = std::move(lowered.tensor_index);
   return compiled;
 }
 

@@ -56,6 +56,8 @@ struct CompileOptions {
 struct Compiled {
   PlannedGraph planned;
   std::vector<uint8_t> program;  // the .mote bytes, already loaded once by the runtime
+  // Per IR tensor: its index in the program, or -1 where the program does not keep it.
+  std::vector<int32_t> tensor_index;
 };
 
 // Validates the graph, plans it, lowers it and emits the program.

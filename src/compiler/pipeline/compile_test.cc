@@ -1,0 +1,132 @@
+#include "compiler/pipeline/compile.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/builder/models.h"
+#include "compiler/ir/error.h"
+#include "compiler/pipeline/host_run.h"
+#include "compiler/planner/verify.h"
+
+namespace mote::pipeline {
+namespace {
+
+TEST(FindCpu, MapsEveryCortexMToItsExtension) {
+  EXPECT_EQ(find_cpu("cortex-m0plus")->extension, kernels::Extension::kScalar);
+  EXPECT_EQ(find_cpu("Cortex-M0+")->extension, kernels::Extension::kScalar);
+  EXPECT_EQ(find_cpu("m3")->extension, kernels::Extension::kScalar);
+  EXPECT_EQ(find_cpu("cortex-m23")->extension, kernels::Extension::kScalar);
+  EXPECT_EQ(find_cpu("cortex-m4")->extension, kernels::Extension::kDsp);
+  EXPECT_EQ(find_cpu("cortex-m7")->extension, kernels::Extension::kDsp);
+  EXPECT_EQ(find_cpu("cortex-m33")->extension, kernels::Extension::kDsp);
+  EXPECT_EQ(find_cpu("cortex-m35p")->extension, kernels::Extension::kDsp);
+  EXPECT_EQ(find_cpu("cortex-m55")->extension, kernels::Extension::kMve);
+  EXPECT_EQ(find_cpu("M85")->extension, kernels::Extension::kMve);
+  EXPECT_FALSE(find_cpu("cortex-a53").has_value());
+  EXPECT_FALSE(find_cpu("").has_value());
+}
+
+TEST(Compile, RejectsUnknownTargetAndBadAlignment) {
+  CompileOptions options;
+  options.plan.cpu = "cortex-a53";
+  EXPECT_THROW(compile(builder::conv2d_x3(), options), InputError);
+  options.plan.cpu = "cortex-m4";
+  options.plan.alignment = 24;
+  EXPECT_THROW(compile(builder::conv2d_x3(), options), InputError);
+}
+
+// Every builder model, every extension, two planners: the outputs never change, because a plan
+// only moves bytes around. A plan that let two live buffers overlap would change them.
+TEST(Compile, EveryModelRunsAndGivesTheSameOutputOnEveryTargetAndPlan) {
+  for (const builder::NamedModel& model : builder::all_named_models()) {
+    SCOPED_TRACE(model.name);
+    std::vector<std::vector<uint8_t>> reference;
+    for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+      for (planner::Algorithm algorithm : {planner::Algorithm::kNaive, planner::Algorithm::kAuto}) {
+        SCOPED_TRACE(std::string(cpu) + " " + std::string(planner::to_string(algorithm)));
+        CompileOptions options;
+        options.plan.cpu = cpu;
+        options.plan.algorithm = algorithm;
+        options.plan.time_limit_ms = 100;
+        const Compiled compiled = compile(model.graph, options);
+        EXPECT_EQ(planner::verify(compiled.planned.memory.problem, compiled.planned.plan()),
+                  std::nullopt);
+        const HostRun run = run_on_host(compiled.program);
+        EXPECT_EQ(run.status.temp_allocator, 0u);
+        EXPECT_EQ(run.status.arena_planned, compiled.planned.plan().arena_bytes);
+        EXPECT_EQ(run.status.program_size, compiled.program.size());
+        ASSERT_FALSE(run.outputs.empty());
+        if (reference.empty()) {
+          reference = run.outputs;
+        } else {
+          EXPECT_EQ(run.outputs, reference);
+        }
+      }
+    }
+  }
+}
+
+TEST(Compile, ScratchIsPlannedPerExtension) {
+  // KWS's first layer (49x10x1 input, 10x4 filter, stride 2) needs 160 bytes on scalar and DSP
+  // cores and 192 on MVE (FACTS.md), and conv2d_x3's 3x3 convolutions need scratch everywhere.
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+    PlanRequest request;
+    request.cpu = cpu;
+    const PlannedGraph planned = plan_graph(builder::kws_dscnn_like(), request);
+    const int32_t scratch = planned.memory.op_scratch_buffer[0];
+    ASSERT_NE(scratch, passes::kNoBuffer) << cpu;
+    const uint64_t expected = planned.cpu.extension == kernels::Extension::kMve ? 192 : 160;
+    EXPECT_EQ(planned.memory.problem.buffers[static_cast<size_t>(scratch)].size, expected) << cpu;
+  }
+}
+
+TEST(Compile, ReshapeSharesItsInputsBuffer) {
+  const ir::Graph graph = builder::kws_dscnn_like();
+  const PlannedGraph planned = plan_graph(graph, {});
+  bool found = false;
+  for (const ir::Operator& op : graph.operators) {
+    if (op.type != ir::OpType::kReshape) continue;
+    found = true;
+    const auto in = static_cast<size_t>(op.inputs[0]);
+    const auto out = static_cast<size_t>(op.outputs[0]);
+    EXPECT_EQ(planned.memory.tensor_buffer[in], planned.memory.tensor_buffer[out]);
+    EXPECT_EQ(planned.memory.buffer_owner[out], static_cast<int32_t>(in));
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Compile, TenChainedConvolutionsReachTheLowerBound) {
+  const ir::Graph graph = builder::conv_chain(10);
+  PlanRequest request;
+  request.cpu = "cortex-m4";
+  const PlannedGraph planned = plan_graph(graph, request);
+  EXPECT_EQ(planned.plan().arena_bytes, planned.bound.bytes);
+  EXPECT_TRUE(planned.plan().optimal);
+}
+
+TEST(Compile, Conv2dX3ReportsItsMemory) {
+  CompileOptions options;
+  options.plan.cpu = "cortex-m55";
+  const Compiled compiled = compile(builder::conv2d_x3(), options);
+  const HostRun run = run_on_host(compiled.program);
+  ASSERT_EQ(run.outputs.size(), 1u);
+  EXPECT_EQ(run.outputs[0].size(), 8u * 8 * 8 * sizeof(float));
+  EXPECT_EQ(run.status.arena_planned, compiled.planned.plan().arena_bytes);
+  EXPECT_GE(run.status.arena_planned, compiled.planned.bound.bytes);
+  EXPECT_GT(run.status.constant_data, 0u);
+  EXPECT_GT(run.status.runtime_state, 0u);
+  EXPECT_EQ(run.status.temp_allocator, 0u);
+}
+
+TEST(HostRun, DefaultInputIsXorshift32FromStateOne) {
+  DefaultInput input;
+  // s = 1: s ^= s << 13 -> 0x2001; s ^= s >> 17 -> 0x2001; s ^= s << 5 -> 0x42021.
+  EXPECT_EQ(input.next(), 0x21);
+}
+
+TEST(HostRun, RejectsInputsOfTheWrongSize) {
+  const Compiled compiled = compile(builder::kws_dscnn_like(), {});
+  EXPECT_THROW(run_on_host(compiled.program, {{1, 2, 3}}), InputError);
+}
+
+}  // namespace
+}  // namespace mote::pipeline
