@@ -1,0 +1,127 @@
+// The shared MLPerf Tiny models (and TFLM's hello_world), compiled for each extension and run on
+// the host, against TensorFlow Lite's reference kernels: the default input, the reference output,
+// and every intermediate tensor so that a mismatch names the first layer that diverges.
+// Runs only when shared/models exists (MOTE_SHARED_DIR), skips otherwise.
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/host_run.h"
+#include "compiler/tflite/reader.h"
+
+namespace mote {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path models_dir() { return fs::path(MOTE_SHARED_DIR) / "models"; }
+
+std::vector<uint8_t> read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> shared_models() {
+  std::vector<std::string> names;
+  if (!fs::is_directory(models_dir())) return names;
+  for (const auto& entry : fs::directory_iterator(models_dir())) {
+    if (entry.path().extension() == ".tflite") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class SharedModel : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam().empty()) GTEST_SKIP() << "no shared models at " << models_dir();
+    graph_ = tflite::read_model_file(models_dir() / (GetParam() + ".tflite"));
+    const fs::path expected = models_dir() / "expected";
+    input_ = read_bytes(expected / (GetParam() + ".input.bin"));
+    output_ = read_bytes(expected / (GetParam() + ".output.bin"));
+    ASSERT_FALSE(input_.empty());
+    ASSERT_FALSE(output_.empty());
+  }
+
+  ir::Graph graph_;
+  std::vector<uint8_t> input_;
+  std::vector<uint8_t> output_;
+};
+
+// The expected input is exactly Mote's default input.
+TEST_P(SharedModel, ExpectedInputIsTheDefaultInput) {
+  std::vector<uint8_t> generated(input_.size());
+  pipeline::DefaultInput().fill(generated);
+  EXPECT_EQ(generated, input_);
+}
+
+TEST_P(SharedModel, OutputEqualsTfLiteReferenceOnEveryExtension) {
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+    SCOPED_TRACE(cpu);
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const pipeline::Compiled compiled = pipeline::compile(graph_, options);
+    const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {input_});
+    ASSERT_EQ(run.outputs.size(), 1u);
+    EXPECT_EQ(run.outputs[0], output_);
+    EXPECT_EQ(run.status.temp_allocator, 0u);
+  }
+}
+
+// Every tensor of the reference run, compared in execution order: all intermediate tensors are
+// made graph outputs (so the plan keeps them), and the first that differs is named.
+TEST_P(SharedModel, EveryLayerEqualsTfLiteReference) {
+  const fs::path dir = models_dir() / "expected" / GetParam();
+  if (!fs::exists(dir / "index.json")) GTEST_SKIP() << "no intermediate tensors for " << GetParam();
+  const nlohmann::json index = nlohmann::json::parse(std::ifstream(dir / "index.json"));
+
+  ir::Graph graph = graph_;
+  std::vector<const nlohmann::json*> layers;
+  for (const nlohmann::json& t : index["tensors"]) {
+    if (t["producer_op"].is_null()) continue;
+    const int32_t tensor = t["index"].get<int32_t>();
+    ASSERT_LT(static_cast<size_t>(tensor), graph.tensors.size());
+    ASSERT_EQ(graph.tensors[static_cast<size_t>(tensor)].name, t["name"].get<std::string>());
+    if (std::find(graph.outputs.begin(), graph.outputs.end(), tensor) == graph.outputs.end()) {
+      graph.outputs.push_back(tensor);
+    }
+    layers.push_back(&t);
+  }
+  ASSERT_FALSE(layers.empty());
+  std::sort(layers.begin(), layers.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+    return (*a)["producer_op"].get<int>() < (*b)["producer_op"].get<int>();
+  });
+
+  pipeline::CompileOptions options;
+  options.plan.algorithm = planner::Algorithm::kBestFit;  // a diagnostic build: any valid plan
+  const pipeline::Compiled compiled = pipeline::compile(graph, options);
+  const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {input_});
+  for (const nlohmann::json* layer : layers) {
+    const int32_t tensor = (*layer)["index"].get<int32_t>();
+    const size_t k = static_cast<size_t>(
+        std::find(graph.outputs.begin(), graph.outputs.end(), tensor) - graph.outputs.begin());
+    const std::vector<uint8_t> expected = read_bytes(dir / (*layer)["file"].get<std::string>());
+    ASSERT_EQ(run.outputs.at(k), expected)
+        << "first diverging layer: operator " << (*layer)["producer_op"] << " ("
+        << (*layer)["producer_type"].get<std::string>() << "), tensor " << tensor;
+  }
+}
+
+std::vector<std::string> params() {
+  std::vector<std::string> names = shared_models();
+  if (names.empty()) names.push_back("");  // one skipped case says why
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, SharedModel, testing::ValuesIn(params()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param.empty() ? std::string("none") : info.param;
+                         });
+
+}  // namespace
+}  // namespace mote
