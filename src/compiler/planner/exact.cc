@@ -537,7 +537,7 @@ class Search {
   std::vector<Obstacle> obstacles_;          // LowestFree's scratch
 
   // Search state.
-  std::vector<bool> placed_;
+  std::vector<uint8_t> placed_;
   std::vector<uint64_t> offset_;
   std::vector<uint64_t> lowest_;     // lowest free offset of each unplaced item
   std::vector<uint64_t> skyline_;    // per time point: highest end of a placed item live there
