@@ -41,12 +41,12 @@ Problem random_loose_problem(size_t num_buffers, uint64_t seed) {
     } else {
       b.kind = BufferKind::kActivation;
       length = 2;
-      while (rng.chance(0.35)) length += 1;           // a few steps
-      if (rng.chance(0.08)) length += static_cast<int32_t>(rng.uniform(4, 20));  // a skip
+      while (rng.chance(0.4)) length += 1;            // a few steps
+      if (rng.chance(0.12)) length += static_cast<int32_t>(rng.uniform(4, 20));  // a skip
     }
     b.last_step = std::min(problem.num_steps - 1, b.first_step + length - 1);
-    // 16 B .. 64 KiB, log-uniform, in whole 16-byte units.
-    const double bytes = std::exp2(4.0 + 12.0 * rng.unit());
+    // 512 B .. 64 KiB, log-uniform, in whole 16-byte units.
+    const double bytes = std::exp2(9.0 + 7.0 * rng.unit());
     b.size = static_cast<uint64_t>(bytes) / 16 * 16 + 16;
     b.name = name(b.kind == BufferKind::kScratch ? "s" : "a", i);
     problem.buffers.push_back(std::move(b));

@@ -9,7 +9,7 @@
 namespace mote::planner {
 
 // Model-like: lifetimes mostly a few steps (some long, like skip connections), sizes spread
-// log-uniformly from 16 bytes to 64 KiB, one-step scratch buffers mixed in. The optimum usually
+// log-uniformly from 512 bytes to 64 KiB, one-step scratch buffers mixed in. The optimum usually
 // sits a little above the lower bound.
 Problem random_loose_problem(size_t num_buffers, uint64_t seed);
 
