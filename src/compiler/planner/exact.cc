@@ -29,11 +29,14 @@
 //
 // The exact algorithm runs such decision searches in rounds with doubling node limits and
 // several child orderings (restarts), first at the lower bound (where pruning is strongest, and
-// a success proves optimality), then halfway between the bounds. A search that fails
-// completely proves its capacity infeasible and raises the lower bound. Everything is counted
+// a success proves optimality), then at targets climbing from halfway between the bounds
+// towards the best plan known. A search that fails completely proves its capacity infeasible
+// and raises the lower bound. Everything is counted
 // in nodes, so the outcome depends on the clock only when the deadline cuts it short.
 #include <algorithm>
 #include <limits>
+#include <set>
+#include <utility>
 
 #include "compiler/planner/algorithms.h"
 #include "compiler/planner/lower_bound.h"
@@ -67,42 +70,32 @@ class Search {
     uint64_t low = lower_bound(problem_).bytes;
     best_offsets_ = seed;
     best_arena_ = arena_bytes(problem_, seed);
-    // Round r gives each decision search base << r nodes.
+    // Round r gives each decision search base << r nodes. A round asks first for the lower
+    // bound itself, then climbs a ladder of targets from halfway between the bounds towards the
+    // best plan, stopping at the first success or proof (after which the next round starts
+    // from the new bounds with the same budget).
     uint64_t budget = std::max<uint64_t>(2000, 8 * items_.size());
     while (best_arena_ > low && !aborted_) {
-      // First the lower bound itself, then halfway, with every ordering; a success at halfway
-      // is followed by the next halfway point within the same round.
-      bool progress = true;
-      while (progress && best_arena_ > low && !aborted_) {
-        progress = false;
-        const uint64_t target =
-            low + (best_arena_ - low) / alignment / 2 * alignment;  // == low when one step apart
-        for (int ordering = 0; ordering < kNumOrderings && !aborted_; ++ordering) {
-          const Status status = Decide(target, ordering, budget);
-          if (status == Status::kFound) {
-            progress = target != low;
-            break;
-          }
-          if (status == Status::kFail) {
-            low = target + alignment;  // proven: no plan fits in target
-            progress = true;
-            break;
-          }
+      bool changed = false;
+      uint64_t target = low;
+      while (!aborted_ && best_arena_ > low && target < best_arena_) {
+        // A decision search is deterministic: one that ran out of nodes would again.
+        const bool tried = !undecided_.insert({target, budget}).second;
+        const Status status = tried ? Status::kAbort : DecideAnyOrdering(target, budget);
+        if (status == Status::kFound) {
+          changed = true;
+          break;
         }
-        // Try the bound itself again next time round, then halfway again.
-        if (!progress && target != low) {
-          for (int ordering = 0; ordering < kNumOrderings && !aborted_; ++ordering) {
-            const Status status = Decide(low, ordering, budget);
-            if (status == Status::kFound) break;
-            if (status == Status::kFail) {
-              low += alignment;
-              progress = true;
-              break;
-            }
-          }
+        if (status == Status::kFail) {
+          low = target + alignment;  // proven: no plan fits in target
+          changed = true;
+          break;
         }
+        // Undecided: aim higher, halfway between this target and the best plan.
+        const uint64_t next = target + (best_arena_ - target) / alignment / 2 * alignment;
+        target = next > target ? next : target + alignment;
       }
-      budget *= 2;
+      if (!changed) budget *= 2;
     }
     result.offsets = best_offsets_;
     result.optimal = best_arena_ <= low;
@@ -356,6 +349,15 @@ class Search {
     return aborted_;
   }
 
+  // Decide with each ordering in turn until one of them finds a plan or proves there is none.
+  Status DecideAnyOrdering(uint64_t capacity, uint64_t budget) {
+    for (int ordering = 0; ordering < kNumOrderings && !aborted_; ++ordering) {
+      const Status status = Decide(capacity, ordering, budget);
+      if (status != Status::kAbort) return status;
+    }
+    return Status::kAbort;
+  }
+
   // Is there a plan whose arena is at most capacity? On success it becomes the best plan.
   Status Decide(uint64_t capacity, int ordering, uint64_t budget) {
     capacity_ = capacity;
@@ -537,7 +539,7 @@ class Search {
   std::vector<Obstacle> obstacles_;          // LowestFree's scratch
 
   // Search state.
-  std::vector<bool> placed_;
+  std::vector<uint8_t> placed_;
   std::vector<uint64_t> offset_;
   std::vector<uint64_t> lowest_;     // lowest free offset of each unplaced item
   std::vector<uint64_t> skyline_;    // per time point: highest end of a placed item live there
@@ -557,6 +559,7 @@ class Search {
 
   std::vector<uint64_t> best_offsets_;
   uint64_t best_arena_ = kNone;
+  std::set<std::pair<uint64_t, uint64_t>> undecided_;  // (capacity, budget) tried in vain
 };
 
 }  // namespace

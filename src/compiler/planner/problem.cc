@@ -24,10 +24,6 @@ std::optional<BufferKind> buffer_kind_from_string(std::string_view text) {
   return std::nullopt;
 }
 
-uint64_t align_up(uint64_t value, uint64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 uint64_t aligned_size(const Buffer& buffer) { return align_up(buffer.size, buffer.alignment); }
 
 uint32_t arena_alignment(const Problem& problem) {

@@ -50,7 +50,9 @@ uint64_t aligned_size(const Buffer& buffer);
 // multiples of it.
 uint32_t arena_alignment(const Problem& problem);
 bool lifetimes_overlap(const Buffer& a, const Buffer& b);
-// Rounds value up to a multiple of alignment (alignment > 0).
-uint64_t align_up(uint64_t value, uint64_t alignment);
+// Rounds value up to a multiple of alignment, a power of two.
+inline uint64_t align_up(uint64_t value, uint64_t alignment) {
+  return (value + alignment - 1) & ~(alignment - 1);
+}
 
 }  // namespace mote::planner

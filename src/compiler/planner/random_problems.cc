@@ -41,12 +41,12 @@ Problem random_loose_problem(size_t num_buffers, uint64_t seed) {
     } else {
       b.kind = BufferKind::kActivation;
       length = 2;
-      while (rng.chance(0.35)) length += 1;           // a few steps
-      if (rng.chance(0.08)) length += static_cast<int32_t>(rng.uniform(4, 20));  // a skip
+      while (rng.chance(0.4)) length += 1;            // a few steps
+      if (rng.chance(0.12)) length += static_cast<int32_t>(rng.uniform(4, 20));  // a skip
     }
     b.last_step = std::min(problem.num_steps - 1, b.first_step + length - 1);
-    // 16 B .. 64 KiB, log-uniform, in whole 16-byte units.
-    const double bytes = std::exp2(4.0 + 12.0 * rng.unit());
+    // 512 B .. 64 KiB, log-uniform, in whole 16-byte units.
+    const double bytes = std::exp2(9.0 + 7.0 * rng.unit());
     b.size = static_cast<uint64_t>(bytes) / 16 * 16 + 16;
     b.name = name(b.kind == BufferKind::kScratch ? "s" : "a", i);
     problem.buffers.push_back(std::move(b));
@@ -54,13 +54,15 @@ Problem random_loose_problem(size_t num_buffers, uint64_t seed) {
   return problem;
 }
 
-Problem random_tight_problem(size_t num_buffers, uint64_t seed, std::vector<uint64_t>* packing) {
+Problem random_tight_problem(size_t num_buffers, uint64_t seed, std::vector<uint64_t>* packing,
+                             Density density) {
   Rng rng(seed);
   struct Piece {
     int32_t first, last;   // steps, inclusive
     uint64_t low, high;    // 16-byte units, [low, high)
   };
-  const int32_t steps = static_cast<int32_t>(std::max<size_t>(2, num_buffers / 4));
+  const bool dense = density == Density::kDense;
+  const int32_t steps = static_cast<int32_t>(std::max<size_t>(2, num_buffers / (dense ? 4 : 2)));
   const uint64_t units = 4096;  // 64 KiB
   std::vector<Piece> pieces = {{0, steps - 1, 0, units}};
   while (pieces.size() < num_buffers) {
@@ -77,7 +79,10 @@ Problem random_tight_problem(size_t num_buffers, uint64_t seed, std::vector<uint
     const bool can_cut_time = p.last > p.first;
     const bool can_cut_bytes = p.high - p.low > 1;
     if (!can_cut_time && !can_cut_bytes) continue;
-    const bool cut_time = can_cut_time && (!can_cut_bytes || rng.chance(0.5));
+    // Model-like: long pieces are mostly cut in time, short ones in offset.
+    const int32_t length = p.last - p.first + 1;
+    const double time_share = dense ? 0.5 : double(length) / double(length + 3);
+    const bool cut_time = can_cut_time && (!can_cut_bytes || rng.chance(time_share));
     Piece q = p;
     if (cut_time) {
       const auto at = static_cast<int32_t>(rng.uniform(p.first, p.last - 1));

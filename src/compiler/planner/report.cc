@@ -1,0 +1,316 @@
+#include "compiler/planner/report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "compiler/planner/target.h"
+
+namespace mote::planner {
+
+namespace {
+
+// 1234567 -> "1,234,567"
+std::string grouped(uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string format(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof(text), pattern, value);
+  return text;
+}
+
+std::string pad(std::string text, size_t width, bool right) {
+  if (text.size() >= width) return text;
+  const std::string fill(width - text.size(), ' ');
+  return right ? fill + text : text + fill;
+}
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string names_of(const Problem& problem, const std::vector<size_t>& indices, size_t limit) {
+  std::string out;
+  for (size_t k = 0; k < indices.size() && k < limit; ++k) {
+    if (k > 0) out += ", ";
+    out += problem.buffers[indices[k]].name;
+  }
+  if (indices.size() > limit) out += ", ... (" + std::to_string(indices.size() - limit) + " more)";
+  return out;
+}
+
+nlohmann::json name_list(const Problem& problem, const std::vector<size_t>& indices) {
+  nlohmann::json names = nlohmann::json::array();
+  for (size_t i : indices) names.push_back(problem.buffers[i].name);
+  return names;
+}
+
+}  // namespace
+
+PlanFigures plan_figures(const Problem& problem, const LowerBound& bound, const Plan& plan) {
+  PlanFigures figures;
+  const auto& buffers = problem.buffers;
+  uint64_t activation_end = 0;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].kind != BufferKind::kScratch) {
+      activation_end = std::max(activation_end, plan.offsets[i] + aligned_size(buffers[i]));
+    }
+  }
+  figures.activation_bytes =
+      std::min(plan.arena_bytes, align_up(activation_end, arena_alignment(problem)));
+  figures.scratch_bytes = plan.arena_bytes - figures.activation_bytes;
+  figures.gap_percent =
+      bound.bytes == 0 ? 0.0
+                       : 100.0 * (static_cast<double>(plan.arena_bytes) - static_cast<double>(bound.bytes)) /
+                             static_cast<double>(bound.bytes);
+  // Highest end among the buffers live at each step.
+  std::vector<uint64_t> top(static_cast<size_t>(problem.num_steps), 0);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    for (int32_t t = buffers[i].first_step; t <= buffers[i].last_step; ++t) {
+      top[static_cast<size_t>(t)] = std::max(top[static_cast<size_t>(t)], plan.offsets[i] + buffers[i].size);
+    }
+  }
+  for (size_t t = 0; t < top.size(); ++t) {
+    if (top[t] > top[static_cast<size_t>(figures.peak_step)]) figures.peak_step = static_cast<int32_t>(t);
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].first_step <= figures.peak_step && figures.peak_step <= buffers[i].last_step) {
+      figures.peak_live.push_back(i);
+    }
+  }
+  std::sort(figures.peak_live.begin(), figures.peak_live.end(),
+            [&](size_t a, size_t b) { return plan.offsets[a] < plan.offsets[b]; });
+  return figures;
+}
+
+std::string text_report(const Problem& problem, const LowerBound& bound,
+                        const std::vector<Plan>& plans, const ReportContext& context) {
+  std::string out;
+  out += "plan: " + (context.source.empty() ? std::string("problem") : context.source) + " (" +
+         std::to_string(problem.buffers.size()) + " buffers, " + std::to_string(problem.num_steps) +
+         " steps, alignment " + std::to_string(arena_alignment(problem));
+  if (context.target) out += ", target " + *context.target;
+  if (context.extension) out += ", " + std::string(extension_name(*context.extension)) + " kernels";
+  out += ")\n";
+  out += "lower bound: " + grouped(bound.bytes) + " bytes";
+  if (!problem.buffers.empty()) {
+    out += " (step " + std::to_string(bound.step) + ": " + grouped(bound.live_bytes) +
+           " bytes live in " + std::to_string(bound.live.size()) + " buffers: " +
+           names_of(problem, bound.live, 8) + ")";
+  }
+  out += "\n\n";
+  out += pad("algorithm", 11, false) + pad("chosen", 11, false) + pad("arena", 12, true) +
+         pad("gap", 10, true) + pad("activations", 13, true) + pad("scratch", 10, true) +
+         pad("time", 12, true) + "  proof\n";
+  std::vector<PlanFigures> figures;
+  for (const Plan& plan : plans) {
+    figures.push_back(plan_figures(problem, bound, plan));
+    const PlanFigures& f = figures.back();
+    out += pad(plan.algorithm, 11, false) + pad(plan.chosen, 11, false) +
+           pad(grouped(plan.arena_bytes), 12, true) + pad(format("%.2f%%", f.gap_percent), 10, true) +
+           pad(grouped(f.activation_bytes), 13, true) + pad(grouped(f.scratch_bytes), 10, true) +
+           pad(format("%.1f ms", plan.milliseconds), 12, true) + "  " +
+           (plan.optimal ? "optimal" : "-") + "\n";
+  }
+  out += "\npeak step of each plan (live buffers by offset):\n";
+  for (size_t k = 0; k < plans.size(); ++k) {
+    const Plan& plan = plans[k];
+    out += "  " + pad(plan.algorithm, 10, false) + " step " + std::to_string(figures[k].peak_step) + ": ";
+    const auto& live = figures[k].peak_live;
+    for (size_t j = 0; j < live.size() && j < 8; ++j) {
+      const size_t i = live[j];
+      if (j > 0) out += ", ";
+      out += problem.buffers[i].name + " @" + grouped(plan.offsets[i]) + "+" + grouped(problem.buffers[i].size);
+    }
+    if (live.size() > 8) out += ", ... (" + std::to_string(live.size() - 8) + " more)";
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
+                           const std::vector<Plan>& plans, const ReportContext& context) {
+  nlohmann::json report;
+  report["source"] = context.source;
+  report["target"] = context.target ? nlohmann::json(*context.target) : nlohmann::json(nullptr);
+  report["extension"] = context.extension ? nlohmann::json(std::string(extension_name(*context.extension)))
+                                          : nlohmann::json(nullptr);
+  report["buffers"] = problem.buffers.size();
+  report["steps"] = problem.num_steps;
+  report["alignment"] = arena_alignment(problem);
+  report["lower_bound_bytes"] = bound.bytes;
+  report["lower_bound_step"] = bound.step;
+  report["lower_bound_live"] = name_list(problem, bound.live);
+  nlohmann::json results = nlohmann::json::array();
+  for (const Plan& plan : plans) {
+    const PlanFigures f = plan_figures(problem, bound, plan);
+    results.push_back({{"algorithm", plan.algorithm},
+                       {"chosen", plan.chosen},
+                       {"arena_bytes", plan.arena_bytes},
+                       {"activation_bytes", f.activation_bytes},
+                       {"scratch_bytes", f.scratch_bytes},
+                       {"gap_percent", f.gap_percent},
+                       {"optimal", plan.optimal},
+                       {"milliseconds", plan.milliseconds},
+                       {"nodes", plan.nodes},
+                       {"peak_step", f.peak_step},
+                       {"peak_live", name_list(problem, f.peak_live)}});
+  }
+  report["results"] = std::move(results);
+  if (!plans.empty()) {
+    nlohmann::json buffers = nlohmann::json::array();
+    for (size_t i = 0; i < problem.buffers.size(); ++i) {
+      const Buffer& b = problem.buffers[i];
+      buffers.push_back({{"name", b.name},
+                         {"kind", std::string(to_string(b.kind))},
+                         {"size", b.size},
+                         {"alignment", b.alignment},
+                         {"first_step", b.first_step},
+                         {"last_step", b.last_step},
+                         {"offset", plans.front().offsets[i]},
+                         {"fixed", b.fixed_offset.has_value()}});
+    }
+    report["plan"] = {{"algorithm", plans.front().algorithm}, {"buffers", std::move(buffers)}};
+  }
+  return report;
+}
+
+std::string svg_report(const Problem& problem, const LowerBound& bound, const Plan& plan,
+                       const ReportContext& context) {
+  const PlanFigures figures = plan_figures(problem, bound, plan);
+  constexpr double kLeft = 90, kRight = 120, kTop = 70, kBottom = 60;
+  constexpr double kPlotWidth = 1000, kPlotHeight = 560;
+  const double width = kLeft + kPlotWidth + kRight;
+  const double height = kTop + kPlotHeight + kBottom;
+  const double steps = std::max(1, problem.num_steps);
+  const double top_bytes = static_cast<double>(std::max<uint64_t>({plan.arena_bytes, bound.bytes, 1}));
+  auto x_of = [&](double step) { return kLeft + step / steps * kPlotWidth; };
+  auto y_of = [&](double bytes) { return kTop + kPlotHeight - bytes / top_bytes * kPlotHeight; };
+  auto num = [](double v) { return format("%.2f", v); };
+
+  std::string svg;
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" +
+         num(height) + "\" viewBox=\"0 0 " + num(width) + " " + num(height) +
+         "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  // Title.
+  std::string title = (context.source.empty() ? std::string("plan") : context.source) + " - " +
+                      plan.algorithm;
+  if (plan.chosen != plan.algorithm) title += " (" + plan.chosen + ")";
+  if (context.target) title += " - " + *context.target;
+  if (context.extension) title += " (" + std::string(extension_name(*context.extension)) + ")";
+  std::string subtitle = "arena " + grouped(plan.arena_bytes) + " B, lower bound " +
+                         grouped(bound.bytes) + " B (+" + format("%.2f", figures.gap_percent) +
+                         "%)" + (plan.optimal ? ", optimal" : "") + "; activations " +
+                         grouped(figures.activation_bytes) + " B + scratch " +
+                         grouped(figures.scratch_bytes) + " B";
+  svg += "<text x=\"" + num(kLeft) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" +
+         xml_escape(title) + "</text>\n";
+  svg += "<text x=\"" + num(kLeft) + "\" y=\"44\">" + xml_escape(subtitle) + "</text>\n";
+  // Peak step.
+  svg += "<rect x=\"" + num(x_of(figures.peak_step)) + "\" y=\"" + num(kTop) + "\" width=\"" +
+         num(kPlotWidth / steps) + "\" height=\"" + num(kPlotHeight) +
+         "\" fill=\"#e15759\" fill-opacity=\"0.12\"/>\n";
+  svg += "<text x=\"" + num(x_of(figures.peak_step + 0.5)) + "\" y=\"" + num(kTop - 6) +
+         "\" text-anchor=\"middle\" fill=\"#c03030\">peak (step " + std::to_string(figures.peak_step) +
+         ")</text>\n";
+  // Buffers.
+  auto colour = [](BufferKind kind) {
+    switch (kind) {
+      case BufferKind::kInput: return "#59a14f";
+      case BufferKind::kOutput: return "#b07aa1";
+      case BufferKind::kActivation: return "#4e79a7";
+      case BufferKind::kScratch: return "#f28e2b";
+    }
+    return "#999999";
+  };
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const Buffer& b = problem.buffers[i];
+    if (b.size == 0) continue;
+    const double x0 = x_of(b.first_step);
+    const double x1 = x_of(b.last_step + 1);
+    const double y1 = y_of(static_cast<double>(plan.offsets[i]));
+    const double y0 = y_of(static_cast<double>(plan.offsets[i] + b.size));
+    svg += "<rect x=\"" + num(x0) + "\" y=\"" + num(y0) + "\" width=\"" + num(x1 - x0) +
+           "\" height=\"" + num(std::max(0.5, y1 - y0)) + "\" fill=\"" + colour(b.kind) +
+           "\" fill-opacity=\"0.85\" stroke=\"#222222\" stroke-width=\"0.6\"" +
+           (b.fixed_offset ? " stroke-dasharray=\"4 2\"" : "") + "><title>" +
+           xml_escape(b.name + " (" + std::string(to_string(b.kind)) + "): " + grouped(b.size) +
+                      " B at offset " + grouped(plan.offsets[i]) + ", steps " +
+                      std::to_string(b.first_step) + "-" + std::to_string(b.last_step) +
+                      (b.fixed_offset ? ", fixed" : "")) +
+           "</title></rect>\n";
+    // Label the rectangles large enough to hold one.
+    const size_t fits = static_cast<size_t>((x1 - x0 - 4) / 7);
+    if (y1 - y0 >= 14 && fits >= 3) {
+      std::string label = b.name.size() > fits ? b.name.substr(0, fits - 1) + "~" : b.name;
+      svg += "<text x=\"" + num(x0 + 3) + "\" y=\"" + num(y1 - (y1 - y0) / 2 + 4) +
+             "\" fill=\"white\" font-size=\"11\" pointer-events=\"none\">" + xml_escape(label) +
+             "</text>\n";
+    }
+  }
+  // Lower bound and arena lines.
+  svg += "<line x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + kPlotWidth) + "\" y1=\"" +
+         num(y_of(static_cast<double>(bound.bytes))) + "\" y2=\"" +
+         num(y_of(static_cast<double>(bound.bytes))) +
+         "\" stroke=\"#c03030\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n";
+  // Labels in the right margin: the lower bound, and the arena top when it is above it.
+  svg += "<text x=\"" + num(kLeft + kPlotWidth + 6) + "\" y=\"" +
+         num(y_of(static_cast<double>(bound.bytes)) + 4) + "\" fill=\"#c03030\">lower bound</text>\n";
+  if (plan.arena_bytes > bound.bytes) {
+    svg += "<text x=\"" + num(kLeft + kPlotWidth + 6) + "\" y=\"" +
+           num(std::min(y_of(static_cast<double>(plan.arena_bytes)) + 4,
+                        y_of(static_cast<double>(bound.bytes)) - 10)) +
+           "\">arena</text>\n";
+  }
+  // Axes and ticks.
+  svg += "<rect x=\"" + num(kLeft) + "\" y=\"" + num(kTop) + "\" width=\"" + num(kPlotWidth) +
+         "\" height=\"" + num(kPlotHeight) + "\" fill=\"none\" stroke=\"#444444\"/>\n";
+  const int32_t step_tick = std::max(1, problem.num_steps / 20);
+  for (int32_t t = 0; t < problem.num_steps; t += step_tick) {
+    svg += "<text x=\"" + num(x_of(t + 0.5)) + "\" y=\"" + num(kTop + kPlotHeight + 16) +
+           "\" text-anchor=\"middle\">" + std::to_string(t) + "</text>\n";
+  }
+  svg += "<text x=\"" + num(kLeft + kPlotWidth / 2) + "\" y=\"" + num(kTop + kPlotHeight + 34) +
+         "\" text-anchor=\"middle\">step</text>\n";
+  for (int k = 0; k <= 5; ++k) {
+    const double bytes = top_bytes * k / 5;
+    svg += "<text x=\"" + num(kLeft - 6) + "\" y=\"" + num(y_of(bytes) + 4) +
+           "\" text-anchor=\"end\">" + grouped(static_cast<uint64_t>(bytes)) + "</text>\n";
+  }
+  svg += "<text transform=\"translate(16 " + num(kTop + kPlotHeight / 2) +
+         ") rotate(-90)\" text-anchor=\"middle\">offset (bytes)</text>\n";
+  // Legend.
+  double legend_x = kLeft;
+  for (BufferKind kind : {BufferKind::kInput, BufferKind::kOutput, BufferKind::kActivation,
+                          BufferKind::kScratch}) {
+    svg += "<rect x=\"" + num(legend_x) + "\" y=\"" + num(height - 18) +
+           "\" width=\"12\" height=\"12\" fill=\"" + colour(kind) + "\"/>\n";
+    svg += "<text x=\"" + num(legend_x + 16) + "\" y=\"" + num(height - 8) + "\">" +
+           std::string(to_string(kind)) + "</text>\n";
+    legend_x += 100;
+  }
+  svg += "<text x=\"" + num(legend_x) + "\" y=\"" + num(height - 8) +
+         "\">dashed outline: fixed offset</text>\n";
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace mote::planner

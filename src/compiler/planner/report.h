@@ -1,0 +1,60 @@
+#pragma once
+// Plan reports: text for people, JSON for tools, SVG for a picture of the arena. Shared by
+// `mote plan` and `mote compile`.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/planner/lower_bound.h"
+#include "compiler/planner/planner.h"
+#include "compiler/planner/problem.h"
+#include "mote/kernels/scratch.h"
+
+namespace mote::planner {
+
+// Where a problem came from; target and extension are unset for a CSV problem.
+struct ReportContext {
+  std::string source;                           // e.g. the file name
+  std::optional<std::string> target;            // e.g. "cortex-m55"
+  std::optional<kernels::Extension> extension;  // what the scratch sizes were made for
+};
+
+struct PlanFigures {
+  // Arena the non-scratch buffers reach on their own (their highest end, aligned), and what
+  // scratch adds on top: activation_bytes + scratch_bytes == arena_bytes. Scratch that fits in
+  // memory the activations leave free at its step costs nothing here.
+  uint64_t activation_bytes = 0;
+  uint64_t scratch_bytes = 0;
+  double gap_percent = 0;          // (arena - lower bound) / lower bound
+  int32_t peak_step = 0;           // the earliest step where a live buffer reaches the arena top
+  std::vector<size_t> peak_live;   // the buffers live then, by offset
+};
+
+PlanFigures plan_figures(const Problem& problem, const LowerBound& bound, const Plan& plan);
+
+// A table with one row per plan (arena, gap, activations, scratch, time, proof), the lower
+// bound's step and live buffers, and each plan's peak step with its live buffers.
+std::string text_report(const Problem& problem, const LowerBound& bound,
+                        const std::vector<Plan>& plans, const ReportContext& context);
+
+// {"source", "target", "extension" (null for a CSV problem), "buffers", "steps", "alignment",
+//  "lower_bound_bytes", "lower_bound_step", "lower_bound_live": [names],
+//  "results": [{"algorithm", "chosen", "arena_bytes", "activation_bytes", "scratch_bytes",
+//               "gap_percent", "optimal", "milliseconds", "nodes", "peak_step",
+//               "peak_live": [names]}, ...],
+//  "plan": {"algorithm", "buffers": [{"name", "kind", "size", "alignment", "first_step",
+//           "last_step", "offset", "fixed"}]}}   (the first plan's offsets)
+nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
+                           const std::vector<Plan>& plans, const ReportContext& context);
+
+// An SVG picture of plan: x is the step, y the offset (0 at the bottom), one rectangle per
+// buffer coloured by kind (fixed buffers dashed), the lower bound as a dashed line, the peak
+// step shaded, and a title with the arena size and the lower bound.
+std::string svg_report(const Problem& problem, const LowerBound& bound, const Plan& plan,
+                       const ReportContext& context);
+
+}  // namespace mote::planner

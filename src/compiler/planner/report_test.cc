@@ -1,0 +1,111 @@
+// Text, JSON and SVG reports.
+#include "compiler/planner/report.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace mote::planner {
+namespace {
+
+using ::testing::HasSubstr;
+
+Buffer buffer(std::string name, uint64_t size, int32_t first, int32_t last, BufferKind kind) {
+  Buffer b;
+  b.name = std::move(name);
+  b.size = size;
+  b.first_step = first;
+  b.last_step = last;
+  b.kind = kind;
+  return b;
+}
+
+// input -> op0 (scratch) -> mid -> op1 (scratch) -> output
+Problem small_model() {
+  Problem p;
+  p.num_steps = 2;
+  p.buffers = {buffer("input", 64, 0, 0, BufferKind::kInput),
+               buffer("op0/scratch", 32, 0, 0, BufferKind::kScratch),
+               buffer("mid", 48, 0, 1, BufferKind::kActivation),
+               buffer("op1/scratch<b>", 96, 1, 1, BufferKind::kScratch),
+               buffer("output", 16, 1, 1, BufferKind::kOutput)};
+  return p;
+}
+
+Plan hand_plan() {
+  // Step 0: input [0, 64), scratch [64, 96), mid [96, 144). Step 1: mid, output [0, 16),
+  // scratch [144, 240).
+  Plan plan;
+  plan.offsets = {0, 64, 96, 144, 0};
+  plan.arena_bytes = 240;
+  plan.algorithm = "by-hand";
+  plan.chosen = "by-hand";
+  return plan;
+}
+
+TEST(ReportTest, FiguresSplitTheArenaAndFindThePeak) {
+  const Problem p = small_model();
+  const LowerBound bound = lower_bound(p);
+  EXPECT_EQ(bound.bytes, 160u);  // step 1: 48 + 96 + 16
+  const PlanFigures f = plan_figures(p, bound, hand_plan());
+  EXPECT_EQ(f.activation_bytes, 144u);  // mid ends at 144
+  EXPECT_EQ(f.scratch_bytes, 96u);
+  EXPECT_DOUBLE_EQ(f.gap_percent, 50.0);
+  EXPECT_EQ(f.peak_step, 1);
+  EXPECT_EQ(f.peak_live, (std::vector<size_t>{4, 2, 3}));  // by offset
+}
+
+TEST(ReportTest, JsonForACsvProblem) {
+  const Problem p = small_model();
+  const LowerBound bound = lower_bound(p);
+  const std::vector<Plan> plans = plan_with_details(p, Algorithm::kAuto);
+  const nlohmann::json j = json_report(p, bound, plans, {"model.csv", std::nullopt, std::nullopt});
+  EXPECT_TRUE(j.at("target").is_null());
+  EXPECT_TRUE(j.at("extension").is_null());
+  EXPECT_EQ(j.at("lower_bound_bytes"), 160);
+  ASSERT_EQ(j.at("results").size(), 5u);
+  const nlohmann::json& first = j.at("results")[0];
+  EXPECT_EQ(first.at("algorithm"), "auto");
+  EXPECT_EQ(first.at("arena_bytes"), 160);
+  EXPECT_EQ(first.at("optimal"), true);
+  EXPECT_EQ(first.at("activation_bytes").get<uint64_t>() + first.at("scratch_bytes").get<uint64_t>(), 160u);
+  EXPECT_TRUE(first.at("milliseconds").is_number());
+  EXPECT_EQ(j.at("plan").at("buffers").size(), 5u);
+  EXPECT_EQ(j.at("plan").at("buffers")[3].at("name"), "op1/scratch<b>");
+}
+
+TEST(ReportTest, JsonNamesTargetAndExtension) {
+  const Problem p = small_model();
+  const nlohmann::json j = json_report(p, lower_bound(p), {hand_plan()},
+                                       {"model.tflite", "cortex-m55", kernels::Extension::kMve});
+  EXPECT_EQ(j.at("target"), "cortex-m55");
+  EXPECT_EQ(j.at("extension"), "mve");
+  EXPECT_EQ(j.at("results")[0].at("gap_percent"), 50.0);
+  EXPECT_EQ(j.at("results")[0].at("peak_live"), (nlohmann::json{"output", "mid", "op1/scratch<b>"}));
+}
+
+TEST(ReportTest, TextHasOneRowPerPlanAndThePeaks) {
+  const Problem p = small_model();
+  const std::string text = text_report(p, lower_bound(p), {hand_plan()}, {"model.csv", std::nullopt, std::nullopt});
+  EXPECT_THAT(text, HasSubstr("plan: model.csv (5 buffers, 2 steps, alignment 16)"));
+  EXPECT_THAT(text, HasSubstr("lower bound: 160 bytes (step 1: 160 bytes live in 3 buffers: mid, op1/scratch<b>, output)"));
+  EXPECT_THAT(text, HasSubstr("by-hand"));
+  EXPECT_THAT(text, HasSubstr("50.00%"));
+  EXPECT_THAT(text, HasSubstr("step 1: output @0+16, mid @96+48, op1/scratch<b> @144+96"));
+}
+
+TEST(ReportTest, SvgDrawsEveryBufferAndEscapesNames) {
+  const Problem p = small_model();
+  const std::string svg = svg_report(p, lower_bound(p), hand_plan(), {"model.csv", std::nullopt, std::nullopt});
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_THAT(svg, HasSubstr("</svg>"));
+  for (const char* name : {"input (input)", "op0/scratch (scratch)", "mid (activation)",
+                           "op1/scratch&lt;b&gt; (scratch)", "output (output)"}) {
+    EXPECT_THAT(svg, HasSubstr(std::string("<title>") + name)) << name;
+  }
+  EXPECT_EQ(svg.find("scratch<b>"), std::string::npos);
+  EXPECT_THAT(svg, HasSubstr("arena 240 B, lower bound 160 B (+50.00%)"));
+  EXPECT_THAT(svg, HasSubstr("peak (step 1)"));
+}
+
+}  // namespace
+}  // namespace mote::planner

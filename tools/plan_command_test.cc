@@ -1,0 +1,133 @@
+// `mote plan` end to end: runs the built binary on small CSV files.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct CommandResult {
+  int exit_code;
+  std::string out;  // stdout and stderr
+};
+
+class PlanCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("mote_plan_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+
+  static std::string read(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  static CommandResult mote(const std::string& args, bool merge_stderr = true) {
+    const std::string command = std::string(MOTE_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+    FILE* pipe = popen(command.c_str(), "r");
+    CommandResult run{-1, ""};
+    if (pipe == nullptr) return run;
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) run.out.append(buffer, n);
+    const int status = pclose(pipe);
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run;
+  }
+
+  fs::path dir_;
+};
+
+// A chain of ten convolutions, TFLM-numbered with two tensors swapped (see planner_test.cc).
+std::string chain_csv() {
+  std::string csv = "id,lower,upper,size,kind\ninput,0,1,1024,input\n";
+  const int order[] = {2, 1, 3, 4, 5, 6, 7, 8, 9};
+  for (int k : order) {
+    csv += "conv" + std::to_string(k - 1) + "/out," + std::to_string(k - 1) + "," +
+           std::to_string(k + 1) + ",1024,activation\n";
+  }
+  csv += "output,9,10,1024,output\n";
+  for (int k = 0; k < 10; ++k) {
+    csv += "conv" + std::to_string(k) + "/scratch," + std::to_string(k) + "," + std::to_string(k + 1) + ",1024,scratch\n";
+  }
+  return csv;
+}
+
+TEST_F(PlanCommandTest, PrintsEveryAlgorithmAgainstTheBound) {
+  const CommandResult run = mote("plan --problem " + write("chain.csv", chain_csv()));
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("lower bound: 3,072 bytes"));
+  EXPECT_THAT(run.out, ContainsRegex("first-fit +first-fit +4,096 +33.33%"));
+  EXPECT_THAT(run.out, ContainsRegex("auto +exact +3,072 +0.00%.*optimal"));
+  EXPECT_THAT(run.out, HasSubstr("peak step of each plan"));
+}
+
+TEST_F(PlanCommandTest, JsonOnStdout) {
+  const CommandResult run = mote("plan --problem " + write("chain.csv", chain_csv()) + " --json -", false);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_TRUE(j.at("target").is_null());
+  EXPECT_TRUE(j.at("extension").is_null());
+  EXPECT_EQ(j.at("lower_bound_bytes"), 3072);
+  EXPECT_EQ(j.at("results")[0].at("algorithm"), "auto");
+  EXPECT_EQ(j.at("results")[0].at("arena_bytes"), 3072);
+  EXPECT_EQ(j.at("results")[0].at("optimal"), true);
+}
+
+TEST_F(PlanCommandTest, WritesSvgJsonAndAPlannedCsv) {
+  const std::string problem = write("chain.csv", chain_csv());
+  const std::string svg = (dir_ / "plan.svg").string();
+  const std::string json = (dir_ / "plan.json").string();
+  const std::string planned = (dir_ / "planned.csv").string();
+  const CommandResult run = mote("plan --problem " + problem + " --algorithm first-fit --svg " + svg + " --json " +
+                       json + " --write-csv " + planned);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_EQ(read(svg).rfind("<svg", 0), 0u);
+  EXPECT_EQ(nlohmann::json::parse(read(json)).at("results")[0].at("arena_bytes"), 4096);
+  // The planned CSV pins every buffer: planning it again keeps the same arena.
+  const CommandResult again = mote("plan --problem " + planned + " --json -", false);
+  ASSERT_EQ(again.exit_code, 0) << again.out;
+  EXPECT_EQ(nlohmann::json::parse(again.out).at("results")[0].at("arena_bytes"), 4096);
+}
+
+TEST_F(PlanCommandTest, BadInputExitsWithTwoAndSaysWhere) {
+  const std::string bad = write("bad.csv", "id,lower,upper,size\na,0,1,16\nb,0,one,16\n");
+  CommandResult run = mote("plan --problem " + bad);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.out, HasSubstr("error: " + bad + ":3: upper 'one' is not a non-negative integer"));
+
+  run = mote("plan --problem " + (dir_ / "missing.csv").string());
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.out, HasSubstr("cannot read"));
+
+  run = mote("plan --problem " + write("ok.csv", chain_csv()) + " --align 24");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.out, HasSubstr("--align 24 is not a power of two"));
+
+  run = mote("plan --problem " + write("ok2.csv", chain_csv()) + " --algorithm fastest");
+  EXPECT_EQ(run.exit_code, 2);
+}
+
+}  // namespace
