@@ -525,7 +525,8 @@ TensorId ModelBuilder::add_reshape(TensorId input, const std::vector<int32_t>& n
   const TensorId s = add_int32_constant(name + "/shape", {static_cast<int32_t>(new_shape.size())},
                                         new_shape);
   const TensorId out = add_activation_like(name, shape, input);
-  return add_op(OpType::kReshape, {input, s}, out, ir::ReshapeOptions{new_shape});
+  // Like TFLite's converter: the shape is the second input, the options hold none.
+  return add_op(OpType::kReshape, {input, s}, out, ir::ReshapeOptions{});
 }
 
 TensorId ModelBuilder::add_pad(TensorId input,

@@ -172,21 +172,29 @@ class OpChecker {
     return "output (tensor " + std::to_string(op_.outputs[0]) + ")";
   }
 
-  void expect_type(const Tensor& t, const std::string& label, DataType type) const {
+  // An operand, named only when a message needs it: kOutput or an input index.
+  static constexpr size_t kOutput = SIZE_MAX;
+  const Tensor& operand(size_t k) const { return k == kOutput ? out() : in(k); }
+  std::string label(size_t k) const { return k == kOutput ? out_label() : in_label(k); }
+
+  void expect_type(size_t k, DataType type) const {
+    const Tensor& t = operand(k);
     if (t.type != type) {
-      fail(label + " has type " + std::string(to_string(t.type)) + ", expected " +
+      fail(label(k) + " has type " + std::string(to_string(t.type)) + ", expected " +
            std::string(to_string(type)));
     }
   }
-  void expect_rank(const Tensor& t, const std::string& label, size_t rank) const {
+  void expect_rank(size_t k, size_t rank) const {
+    const Tensor& t = operand(k);
     if (t.shape.size() != rank) {
-      fail(label + " has shape " + shape_string(t.shape) + ", expected rank " +
+      fail(label(k) + " has shape " + shape_string(t.shape) + ", expected rank " +
            std::to_string(rank));
     }
   }
-  void expect_per_tensor(const Tensor& t, const std::string& label) const {
+  void expect_per_tensor(size_t k) const {
+    const Tensor& t = operand(k);
     if (t.quantization.scale.size() != 1) {
-      fail(label + " needs one quantization scale, has " +
+      fail(label(k) + " needs one quantization scale, has " +
            std::to_string(t.quantization.scale.size()));
     }
   }
@@ -194,21 +202,20 @@ class OpChecker {
   // An int8 activation input: not constant, one scale.
   const Tensor& data_input(size_t k, DataType type = DataType::kInt8) const {
     const Tensor& t = in(k);
-    expect_type(t, in_label(k), type);
+    expect_type(k, type);
     if (t.is_constant) fail(in_label(k) + " is a constant; expected an activation");
-    if (type == DataType::kInt8) expect_per_tensor(t, in_label(k));
+    if (type == DataType::kInt8) expect_per_tensor(k);
     return t;
   }
   const Tensor& data_output(DataType type = DataType::kInt8) const {
-    const Tensor& t = out();
-    expect_type(t, out_label(), type);
-    if (type == DataType::kInt8) expect_per_tensor(t, out_label());
-    return t;
+    expect_type(kOutput, type);
+    if (type == DataType::kInt8) expect_per_tensor(kOutput);
+    return out();
   }
   // A constant parameter input (weights, bias, shape, axes ...).
   const Tensor& param_input(size_t k, DataType type) const {
     const Tensor& t = in(k);
-    expect_type(t, in_label(k), type);
+    expect_type(k, type);
     if (!t.is_constant) fail(in_label(k) + " must be a constant");
     return t;
   }
@@ -315,8 +322,8 @@ class OpChecker {
     const auto& o = options<Conv2DOptions>();
     const Tensor& input = data_input(0);
     const Tensor& weights = param_input(1, DataType::kInt8);
-    expect_rank(input, in_label(0), 4);
-    expect_rank(weights, in_label(1), 4);
+    expect_rank(0, 4);
+    expect_rank(1, 4);
     data_output();
     const int32_t co = weights.shape[0], kh = weights.shape[1], kw = weights.shape[2];
     const int32_t cf = weights.shape[3], ci = input.shape[3];
@@ -341,8 +348,8 @@ class OpChecker {
     const auto& o = options<DepthwiseConv2DOptions>();
     const Tensor& input = data_input(0);
     const Tensor& weights = param_input(1, DataType::kInt8);
-    expect_rank(input, in_label(0), 4);
-    expect_rank(weights, in_label(1), 4);
+    expect_rank(0, 4);
+    expect_rank(1, 4);
     data_output();
     if (weights.shape[0] != 1) {
       fail(in_label(1) + " has shape " + shape_string(weights.shape) + ", expected [1,h,w,channels]");
@@ -366,7 +373,7 @@ class OpChecker {
     const auto& o = options<FullyConnectedOptions>();
     const Tensor& input = data_input(0);
     const Tensor& weights = param_input(1, DataType::kInt8);
-    expect_rank(weights, in_label(1), 2);
+    expect_rank(1, 2);
     data_output();
     const int32_t units = weights.shape[0], depth = weights.shape[1];
     if (input.shape.empty()) fail(in_label(0) + " is a scalar");
@@ -393,7 +400,7 @@ class OpChecker {
     arity(1, 1);
     const auto& o = options<Pool2DOptions>();
     const Tensor& input = data_input(0);
-    expect_rank(input, in_label(0), 4);
+    expect_rank(0, 4);
     data_output();
     if (o.filter_h < 1 || o.filter_w < 1) {
       fail("filter " + std::to_string(o.filter_h) + "x" + std::to_string(o.filter_w) +
@@ -441,7 +448,7 @@ class OpChecker {
   // Resolves a TFLite shape list (one entry may be -1) against `elements`; fails unless it
   // equals the output shape.
   void expect_reshape_target(const std::vector<int32_t>& target, int64_t elements,
-                             const std::string& what) const {
+                             const char* what) const {
     std::vector<int32_t> resolved = target;
     int64_t known = 1;
     int unknown = -1;
@@ -449,7 +456,7 @@ class OpChecker {
       if (target[i] == -1 && unknown < 0) {
         unknown = static_cast<int>(i);
       } else if (target[i] < 1) {
-        fail(what + " " + shape_string(target) + " is not a valid shape");
+        fail(describe_target(what) + " " + shape_string(target) + " is not a valid shape");
       } else {
         known *= target[i];
         if (known > elements) break;
@@ -459,9 +466,13 @@ class OpChecker {
       resolved[unknown] = static_cast<int32_t>(elements / known);
     }
     if (resolved != out().shape) {
-      fail(what + " " + shape_string(target) + " does not match " + out_label() + " shape " +
-           shape_string(out().shape));
+      fail(describe_target(what) + " " + shape_string(target) + " does not match " + out_label() +
+           " shape " + shape_string(out().shape));
     }
+  }
+
+  std::string describe_target(const char* what) const {
+    return what == nullptr ? in_label(1) + " (shape)" : std::string(what);
   }
 
   void reshape() {
@@ -476,8 +487,8 @@ class OpChecker {
     expect_same_quantization(0);
     if (has_input(1)) {
       const Tensor& shape = param_input(1, DataType::kInt32);
-      expect_rank(shape, in_label(1), 1);
-      expect_reshape_target(int32_values(shape), input.num_elements(), in_label(1) + " (shape)");
+      expect_rank(1, 1);
+      expect_reshape_target(int32_values(shape), input.num_elements(), nullptr);
     } else if (!o.new_shape.empty()) {
       expect_reshape_target(o.new_shape, input.num_elements(), "new_shape");
     }
@@ -623,7 +634,7 @@ class OpChecker {
     arity(2, 2);
     options<ResizeNearestNeighborOptions>();
     const Tensor& input = data_input(0);
-    expect_rank(input, in_label(0), 4);
+    expect_rank(0, 4);
     data_output();
     const Tensor& size = param_input(1, DataType::kInt32);
     if (size.shape != std::vector<int32_t>{2}) {
@@ -699,30 +710,31 @@ void validate(const Graph& g) {
 
   for (size_t i = 0; i < g.operators.size(); ++i) {
     const Operator& op = g.operators[i];
-    const std::string where = "operator " + std::to_string(i) + " (" +
-                              std::string(to_string(op.type)) + "): ";
+    auto where = [&] {
+      return "operator " + std::to_string(i) + " (" + std::string(to_string(op.type)) + "): ";
+    };
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       const int32_t t = op.inputs[k];
       if (t == kNoTensor) continue;
       if (!in_range(t)) {
-        throw InputError(where + "input " + std::to_string(k) + " refers to tensor " +
+        throw InputError(where() + "input " + std::to_string(k) + " refers to tensor " +
                          std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
                          " tensors)");
       }
       if (!available[t]) {
-        throw InputError(where + "input " + std::to_string(k) + " (" + tensor_label(g, t) +
+        throw InputError(where() + "input " + std::to_string(k) + " (" + tensor_label(g, t) +
                          ") is read before any operator produces it");
       }
     }
     for (size_t k = 0; k < op.outputs.size(); ++k) {
       const int32_t t = op.outputs[k];
       if (!in_range(t)) {
-        throw InputError(where + "output " + std::to_string(k) + " refers to tensor " +
+        throw InputError(where() + "output " + std::to_string(k) + " refers to tensor " +
                          std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
                          " tensors)");
       }
       if (available[t]) {
-        throw InputError(where + "output " + std::to_string(k) + " (" + tensor_label(g, t) +
+        throw InputError(where() + "output " + std::to_string(k) + " (" + tensor_label(g, t) +
                          ") is a constant, a graph input or already produced");
       }
     }

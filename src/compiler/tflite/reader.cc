@@ -44,23 +44,47 @@ std::string options_name(fb::BuiltinOptions type) {
   return "options type " + std::to_string(static_cast<int>(type));
 }
 
-ir::Activation read_activation(int8_t value, const std::string& where) {
+// Where a problem is ("tensor 5 (name): ", "operator 3 (CONV_2D): "), spelled out only when a
+// message needs it: valid models should not pay for building strings.
+class Place {
+ public:
+  static Place tensor(uint32_t index, const std::string* name) { return {index, name, nullptr}; }
+  static Place op(uint32_t index, const fb::OperatorCode* code) { return {index, nullptr, code}; }
+
+  std::string str() const {
+    if (code_ == nullptr) return "tensor " + std::to_string(index_) + " (" + *name_ + "): ";
+    const int32_t builtin =
+        std::max<int32_t>(code_->deprecated_builtin_code(), code_->builtin_code());
+    std::string name = builtin_operator_name(builtin);
+    if (builtin == kBuiltinCustom) name += " '" + printable(code_->custom_code()) + "'";
+    return "operator " + std::to_string(index_) + " (" + name + "): ";
+  }
+
+ private:
+  Place(uint32_t index, const std::string* name, const fb::OperatorCode* code)
+      : index_(index), name_(name), code_(code) {}
+  uint32_t index_;
+  const std::string* name_;
+  const fb::OperatorCode* code_;
+};
+
+ir::Activation read_activation(int8_t value, const Place& where) {
   switch (value) {
     case 0: return ir::Activation::kNone;
     case 1: return ir::Activation::kRelu;
     case 2: return ir::Activation::kReluN1To1;
     case 3: return ir::Activation::kRelu6;
-    case 4: fail(where + "fused activation TANH not supported");
-    case 5: fail(where + "fused activation SIGN_BIT not supported");
-    default: fail(where + "fused activation " + std::to_string(value) + " is not valid");
+    case 4: fail(where.str() + "fused activation TANH not supported");
+    case 5: fail(where.str() + "fused activation SIGN_BIT not supported");
+    default: fail(where.str() + "fused activation " + std::to_string(value) + " is not valid");
   }
 }
 
-ir::Padding read_padding(int8_t value, const std::string& where) {
+ir::Padding read_padding(int8_t value, const Place& where) {
   switch (value) {
     case 0: return ir::Padding::kSame;
     case 1: return ir::Padding::kValid;
-    default: fail(where + "padding " + std::to_string(value) + " is not valid");
+    default: fail(where.str() + "padding " + std::to_string(value) + " is not valid");
   }
 }
 
@@ -68,28 +92,28 @@ ir::Padding read_padding(int8_t value, const std::string& where) {
 // when the operator carries none and `required` is false.
 template <typename T>
 const T* options_table(const fb::Operator& op, fb::BuiltinOptions want, bool required,
-                       const std::string& where) {
+                       const Place& where) {
   const fb::BuiltinOptions got = op.builtin_options_type();
   if (got == fb::BuiltinOptions::NONE && !required) return nullptr;
   if (got != want) {
-    fail(where + (got == fb::BuiltinOptions::NONE ? "missing " + options_name(want)
+    fail(where.str() + (got == fb::BuiltinOptions::NONE ? "missing " + options_name(want)
                                                    : "has " + options_name(got) + ", expected " +
                                                          options_name(want)));
   }
   const T* table = static_cast<const T*>(op.builtin_options());
-  if (table == nullptr) fail(where + "missing " + options_name(want));
+  if (table == nullptr) fail(where.str() + "missing " + options_name(want));
   return table;
 }
 
 // For operators without options: accept none or the empty table TFLite's converter writes.
-void no_options(const fb::Operator& op, fb::BuiltinOptions allowed, const std::string& where) {
+void no_options(const fb::Operator& op, fb::BuiltinOptions allowed, const Place& where) {
   const fb::BuiltinOptions got = op.builtin_options_type();
   if (got != fb::BuiltinOptions::NONE && got != allowed) {
-    fail(where + "has unexpected " + options_name(got));
+    fail(where.str() + "has unexpected " + options_name(got));
   }
 }
 
-ir::Options read_options(const fb::Operator& op, ir::OpType type, const std::string& where) {
+ir::Options read_options(const fb::Operator& op, ir::OpType type, const Place& where) {
   using BO = fb::BuiltinOptions;
   switch (type) {
     case ir::OpType::kConv2D: {
@@ -121,7 +145,7 @@ ir::Options read_options(const fb::Operator& op, ir::OpType type, const std::str
       if (const auto* o = options_table<fb::FullyConnectedOptions>(
               op, BO::FullyConnectedOptions, false, where)) {
         if (o->weights_format() != 0) {
-          fail(where + "weights format " +
+          fail(where.str() + "weights format " +
                (o->weights_format() == 1 ? std::string("SHUFFLED4x16INT8")
                                          : std::to_string(o->weights_format())) +
                " not supported");
@@ -199,7 +223,7 @@ ir::Options read_options(const fb::Operator& op, ir::OpType type, const std::str
     case ir::OpType::kHardSwish: no_options(op, BO::HardSwishOptions, where); return {};
     case ir::OpType::kLogistic: no_options(op, BO::NONE, where); return {};
   }
-  fail(where + "unknown operator type");
+  fail(where.str() + "unknown operator type");
 }
 
 class Reader {
@@ -259,11 +283,11 @@ class Reader {
   }
 
  private:
-  std::span<const uint8_t> buffer_data(uint32_t index, const std::string& where) const {
+  std::span<const uint8_t> buffer_data(uint32_t index, const Place& where) const {
     const auto* buffers = model_->buffers();
     const uint32_t count = buffers == nullptr ? 0 : buffers->size();
     if (index >= count) {
-      fail(where + "buffer index " + std::to_string(index) + " out of range (" +
+      fail(where.str() + "buffer index " + std::to_string(index) + " out of range (" +
            std::to_string(count) + " buffers)");
     }
     const fb::Buffer& b = *buffers->Get(index);
@@ -271,11 +295,11 @@ class Reader {
     // Offsets 0 and 1 mean "not stored outside" (1 is the converter's placeholder).
     if (b.offset() > 1) {
       if (data != nullptr && data->size() > 0) {
-        fail(where + "buffer " + std::to_string(index) + " has both inline data and an offset");
+        fail(where.str() + "buffer " + std::to_string(index) + " has both inline data and an offset");
       }
       const uint64_t offset = b.offset(), size = b.size();
       if (offset > bytes_.size() || size > bytes_.size() - offset) {
-        fail(where + "buffer " + std::to_string(index) + " (offset " + std::to_string(offset) +
+        fail(where.str() + "buffer " + std::to_string(index) + " (offset " + std::to_string(offset) +
              ", size " + std::to_string(size) + ") lies outside the file (" +
              std::to_string(bytes_.size()) + " bytes)");
       }
@@ -288,20 +312,20 @@ class Reader {
   ir::Tensor read_tensor(const fb::Tensor& t, int32_t index) const {
     ir::Tensor r;
     r.name = printable(t.name());
-    const std::string where = "tensor " + std::to_string(index) + " (" + r.name + "): ";
+    const Place where = Place::tensor(static_cast<uint32_t>(index), &r.name);
 
     const auto type = data_type_from_tensor_type(t.type());
-    if (!type) fail(where + "type " + tensor_type_name(t.type()) + " not supported");
+    if (!type) fail(where.str() + "type " + tensor_type_name(t.type()) + " not supported");
     r.type = *type;
 
     r.shape = to_vector(t.shape());
     if (r.shape.size() > ir::kMaxRank) {
-      fail(where + "rank " + std::to_string(r.shape.size()) + " not supported (at most " +
+      fail(where.str() + "rank " + std::to_string(r.shape.size()) + " not supported (at most " +
            std::to_string(ir::kMaxRank) + ")");
     }
     for (int32_t d : r.shape) {
-      if (d < 0) fail(where + "shape " + ir::shape_string(r.shape) + " is dynamic");
-      if (d == 0) fail(where + "shape " + ir::shape_string(r.shape) + " has no elements");
+      if (d < 0) fail(where.str() + "shape " + ir::shape_string(r.shape) + " is dynamic");
+      if (d == 0) fail(where.str() + "shape " + ir::shape_string(r.shape) + " has no elements");
     }
     // A signature with unknown (-1) dimensions is fine as long as the shape itself is concrete.
     if (const auto* sig = t.shape_signature()) {
@@ -309,23 +333,23 @@ class Reader {
       bool matches = s.size() == r.shape.size();
       for (size_t i = 0; matches && i < s.size(); ++i) matches = s[i] == -1 || s[i] == r.shape[i];
       if (!matches) {
-        fail(where + "shape_signature " + ir::shape_string(s) + " does not match shape " +
+        fail(where.str() + "shape_signature " + ir::shape_string(s) + " does not match shape " +
              ir::shape_string(r.shape));
       }
     }
-    if (t.is_variable()) fail(where + "variable tensors not supported");
-    if (t.sparsity() != nullptr) fail(where + "sparse tensors not supported");
+    if (t.is_variable()) fail(where.str() + "variable tensors not supported");
+    if (t.sparsity() != nullptr) fail(where.str() + "sparse tensors not supported");
 
     if (const fb::QuantizationParameters* q = t.quantization()) {
       if (q->details_type() != fb::QuantizationDetails::NONE) {
-        fail(where + "custom quantization not supported");
+        fail(where.str() + "custom quantization not supported");
       }
       if (q->scale() != nullptr && q->scale()->size() > 0) {
         r.quantization.scale = to_vector(q->scale());
         r.quantization.zero_point = to_vector(q->zero_point());
         r.quantization.quantized_dimension = q->quantized_dimension();
         if (r.quantization.zero_point.size() != r.quantization.scale.size()) {
-          fail(where + "quantization has " + std::to_string(r.quantization.scale.size()) +
+          fail(where.str() + "quantization has " + std::to_string(r.quantization.scale.size()) +
                " scales but " + std::to_string(r.quantization.zero_point.size()) +
                " zero points");
         }
@@ -350,11 +374,9 @@ class Reader {
     // Old files only have the byte-sized field; new ones set both (the byte to 127 when the
     // code does not fit).
     const int32_t builtin = std::max<int32_t>(code.deprecated_builtin_code(), code.builtin_code());
-    std::string name = builtin_operator_name(builtin);
-    if (builtin == kBuiltinCustom) name += " '" + printable(code.custom_code()) + "'";
-    const std::string where = "operator " + std::to_string(index) + " (" + name + "): ";
+    const Place where = Place::op(index, &code);
     const auto type = op_type_from_builtin(builtin);
-    if (!type) fail(where + "not supported");
+    if (!type) fail(where.str() + "not supported");
 
     ir::Operator r;
     r.type = *type;

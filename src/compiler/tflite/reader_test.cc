@@ -1,1 +1,288 @@
+#include "compiler/tflite/reader.h"
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "compiler/builder/models.h"
+#include "compiler/builder/writer.h"
+#include "compiler/ir/error.h"
+#include "compiler/tflite/builtin_codes.h"
+
+namespace mote::tflite {
+namespace {
+
+using builder::pack_model;
+using builder::to_tflite_object;
+using ::testing::HasSubstr;
+
+using Edit = std::function<void(fb::ModelT&)>;
+
+std::vector<uint8_t> edited(const ir::Graph& g, const Edit& edit,
+                            const builder::WriteOptions& options = {}) {
+  auto model = to_tflite_object(g);
+  edit(*model);
+  return pack_model(*model, options);
+}
+
+// The reader's message for `bytes`, or "accepted".
+std::string error_of(const std::vector<uint8_t>& bytes) {
+  try {
+    read_model(bytes);
+    return "accepted";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+fb::SubGraphT& main_graph(fb::ModelT& m) { return *m.subgraphs[0]; }
+fb::TensorT& tensor(fb::ModelT& m, size_t i) { return *main_graph(m).tensors[i]; }
+fb::OperatorT& op(fb::ModelT& m, size_t i) { return *main_graph(m).operators[i]; }
+fb::OperatorCodeT& code_of(fb::ModelT& m, size_t op_index) {
+  return *m.operator_codes[op(m, op_index).opcode_index];
+}
+
+// conv2d_x3: tensors 0 input, 1 quantize output, 2 weights, 3 conv output, ...; operator 0 is
+// QUANTIZE, operators 1-3 CONV_2D (one operator code), 4 DEQUANTIZE.
+const ir::Graph& model() {
+  static const ir::Graph g = builder::conv2d_x3();
+  return g;
+}
+
+TEST(Reader, ReadsWhatTheBuilderWrites) {
+  for (const auto& m : builder::all_named_models()) {
+    SCOPED_TRACE(m.name);
+    EXPECT_EQ(read_model(builder::write_model(m.graph)), m.graph);
+  }
+}
+
+TEST(Reader, OperatorCodeFields) {
+  // Old files: only the byte-sized field.
+  EXPECT_EQ(read_model(edited(builder::tiny_all_ops(), [](fb::ModelT& m) {
+              for (auto& c : m.operator_codes) c->builtin_code = 0;
+            })),
+            builder::tiny_all_ops());
+  // Writers that fill only the extended field.
+  EXPECT_EQ(read_model(edited(builder::tiny_all_ops(), [](fb::ModelT& m) {
+              for (auto& c : m.operator_codes) c->deprecated_builtin_code = 0;
+            })),
+            builder::tiny_all_ops());
+  // Codes beyond the byte: the placeholder 127 in the old field, the code in the new one.
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              code_of(m, 1).deprecated_builtin_code = kBuiltinPlaceholderForGreaterOpCodes;
+              code_of(m, 1).builtin_code = 150;
+            })),
+            "operator 1 (GELU): not supported");
+}
+
+TEST(Reader, RejectsUnsupportedOperators) {
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              code_of(m, 1).deprecated_builtin_code = 44;
+              code_of(m, 1).builtin_code = 44;
+            })),
+            "operator 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): not supported");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              code_of(m, 1).deprecated_builtin_code = kBuiltinCustom;
+              code_of(m, 1).builtin_code = kBuiltinCustom;
+              code_of(m, 1).custom_code = "MyOp";
+            })),
+            "operator 1 (CUSTOM 'MyOp'): not supported");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { code_of(m, 4).builtin_code = 999; })),
+            "operator 4 (BUILTIN_999): not supported");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { op(m, 0).opcode_index = 9; })),
+            "operator 0: opcode index 9 out of range (3 operator codes)");
+}
+
+TEST(Reader, RejectsUnsupportedTypes) {
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).type = 7; })),
+            "tensor 3 (conv2d_0): type INT16 not supported");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).type = 100; })),
+            "tensor 3 (conv2d_0): type TYPE_100 not supported");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 2).type = kTensorFloat32; })),
+            "tensor 2 (conv2d_0/weights): constant holds 216 bytes, float32 [8,3,3,3] needs 864");
+}
+
+TEST(Reader, RejectsIndicesOutOfRange) {
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 2).buffer = 99; })),
+            "tensor 2 (conv2d_0/weights): buffer index 99 out of range (4 buffers)");
+  EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) { op(m, 2).inputs[0] = 99; })),
+              HasSubstr("operator 2 (CONV_2D): input 0 refers to tensor 99, out of range"));
+  EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) { op(m, 2).outputs[0] = -1; })),
+              HasSubstr("operator 2 (CONV_2D): output 0 refers to tensor -1"));
+  EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) { main_graph(m).outputs[0] = 12345; })),
+              HasSubstr("graph output 0 refers to tensor 12345"));
+  EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) { main_graph(m).inputs.clear(); })),
+              HasSubstr("operator 0 (QUANTIZE): input 0"));
+}
+
+TEST(Reader, ConstantsStoredAfterTheFlatbuffer) {
+  const builder::WriteOptions external{.external_buffers = true};
+  EXPECT_EQ(read_model(builder::write_model(model(), external)), model());
+  // Offsets are checked against the file.
+  EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) {
+                m.buffers[1]->data.clear();
+                m.buffers[1]->offset = uint64_t{1} << 40;
+                m.buffers[1]->size = 216;
+              })),
+              HasSubstr("buffer 1 (offset 1099511627776, size 216) lies outside the file"));
+  EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) {
+                m.buffers[1]->data.clear();
+                m.buffers[1]->offset = 64;
+                m.buffers[1]->size = ~uint64_t{0} - 10;  // offset + size wraps around
+              })),
+              HasSubstr("lies outside the file"));
+  EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) { m.buffers[1]->offset = 64; })),
+              HasSubstr("buffer 1 has both inline data and an offset"));
+  // Offset 1 is the converter's placeholder: ignored.
+  EXPECT_EQ(read_model(edited(model(), [](fb::ModelT& m) { m.buffers[1]->offset = 1; })), model());
+  // External data of the wrong size.
+  EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) {
+                m.buffers[1]->data.clear();
+                m.buffers[1]->offset = 16;
+                m.buffers[1]->size = 10;
+              })),
+              HasSubstr("tensor 2 (conv2d_0/weights): constant holds 10 bytes"));
+}
+
+TEST(Reader, TensorChecks) {
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 0).shape = {-1, 8, 8, 3}; })),
+            "tensor 0 (input): shape [-1,8,8,3] is dynamic");
+  // A dynamic batch in the signature is fine when the shape itself is concrete.
+  EXPECT_EQ(read_model(edited(model(), [](fb::ModelT& m) {
+              tensor(m, 0).shape_signature = {-1, 8, 8, 3};
+            })),
+            model());
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 0).shape_signature = {1, 8}; })),
+            "tensor 0 (input): shape_signature [1,8] does not match shape [1,8,8,3]");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 1).shape = {1, 8, 0, 3}; })),
+            "tensor 1 (quantize_0): shape [1,8,0,3] has no elements");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              tensor(m, 1).quantization->zero_point.clear();
+            })),
+            "tensor 1 (quantize_0): quantization has 1 scales but 0 zero points");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              tensor(m, 2).sparsity = std::make_unique<fb::SparsityPlaceholderT>();
+            })),
+            "tensor 2 (conv2d_0/weights): sparse tensors not supported");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).is_variable = true; })),
+            "tensor 3 (conv2d_0): variable tensors not supported");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              tensor(m, 3).quantization->details.Set(fb::CustomQuantizationPlaceholderT{});
+            })),
+            "tensor 3 (conv2d_0): custom quantization not supported");
+  // Names are printed on one line whatever they hold.
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              tensor(m, 3).name = "a\nb";
+              tensor(m, 3).type = 7;
+            })),
+            "tensor 3 (a?b): type INT16 not supported");
+  // A float tensor with an empty quantization table is plain float.
+  EXPECT_EQ(read_model(edited(model(), [](fb::ModelT& m) {
+              tensor(m, 0).quantization = std::make_unique<fb::QuantizationParametersT>();
+            })),
+            model());
+}
+
+TEST(Reader, ModelChecks) {
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { m.version = 2; })),
+            "schema version 2 not supported (expected 3)");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { m.subgraphs.clear(); })),
+            "model has no subgraphs");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { main_graph(m).tensors.clear(); })),
+            "subgraph 0 has no tensors");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { m.buffers[0]->data = {1, 2}; })),
+            "buffer 0 must be empty (it stands for \"no data\")");
+  EXPECT_EQ(error_of({1, 2, 3}), "file too small for a TFLite model (3 bytes)");
+  std::vector<uint8_t> bytes = builder::write_model(model());
+  bytes[4] = 'X';
+  EXPECT_EQ(error_of(bytes), "not a TFLite model (file identifier is not TFL3)");
+  bytes = builder::write_model(model());
+  bytes.resize(bytes.size() / 2);
+  EXPECT_EQ(error_of(bytes), "not a valid TFLite flatbuffer (verification failed: truncated or corrupt)");
+}
+
+TEST(Reader, OperatorOptions) {
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { op(m, 1).builtin_options.Reset(); })),
+            "operator 1 (CONV_2D): missing Conv2DOptions");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              op(m, 1).builtin_options.Set(fb::Pool2DOptionsT{});
+            })),
+            "operator 1 (CONV_2D): has Pool2DOptions, expected Conv2DOptions");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              op(m, 1).builtin_options.AsConv2DOptions()->fused_activation_function = 4;
+            })),
+            "operator 1 (CONV_2D): fused activation TANH not supported");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              op(m, 1).builtin_options.AsConv2DOptions()->padding = 5;
+            })),
+            "operator 1 (CONV_2D): padding 5 is not valid");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              op(m, 0).builtin_options.Set(fb::AddOptionsT{});
+            })),
+            "operator 0 (QUANTIZE): has unexpected AddOptions");
+  EXPECT_EQ(error_of(edited(builder::ad_autoencoder_like(), [](fb::ModelT& m) {
+              op(m, 0).builtin_options.AsFullyConnectedOptions()->weights_format = 1;
+            })),
+            "operator 0 (FULLY_CONNECTED): weights format SHUFFLED4x16INT8 not supported");
+  // Options TFLite lets a writer leave out take their defaults.
+  ir::Graph expected = builder::tiny_all_ops();
+  for (auto& o : expected.operators) {
+    if (o.type == ir::OpType::kAdd || o.type == ir::OpType::kMul) o.options = ir::ElementwiseOptions{};
+    if (o.type == ir::OpType::kReshape) o.options = ir::ReshapeOptions{};
+  }
+  EXPECT_EQ(read_model(edited(builder::tiny_all_ops(), [](fb::ModelT& m) {
+              for (auto& o : main_graph(m).operators) {
+                const auto t = o->builtin_options.type;
+                if (t == fb::BuiltinOptions::AddOptions || t == fb::BuiltinOptions::MulOptions ||
+                    t == fb::BuiltinOptions::ReshapeOptions || t == fb::BuiltinOptions::PadOptions ||
+                    t == fb::BuiltinOptions::QuantizeOptions) {
+                  o->builtin_options.Reset();
+                }
+              }
+            })),
+            expected);
+}
+
+TEST(Reader, ReadsFiles) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "mote_reader_test";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path file = dir / "conv2d_x3.tflite";
+  const std::vector<uint8_t> bytes = builder::write_model(model());
+  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              static_cast<std::streamsize>(bytes.size()));
+  EXPECT_EQ(read_model_file(file), model());
+  try {
+    read_model_file(dir / "missing.tflite");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "cannot open: no such file");
+  }
+  try {
+    read_model_file(dir);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "cannot open: not a regular file");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(BuiltinCodes, NamesAndMapping) {
+  EXPECT_EQ(builtin_operator_name(3), "CONV_2D");
+  EXPECT_EQ(builtin_operator_name(44), "UNIDIRECTIONAL_SEQUENCE_LSTM");
+  EXPECT_EQ(builtin_operator_name(117), "HARD_SWISH");
+  EXPECT_EQ(builtin_operator_name(209), "STABLEHLO_CASE");
+  EXPECT_EQ(builtin_operator_name(-1), "BUILTIN_-1");
+  for (int t = 0; t <= static_cast<int>(ir::OpType::kHardSwish); ++t) {
+    const auto type = static_cast<ir::OpType>(t);
+    EXPECT_EQ(builtin_operator_name(builtin_code(type)), ir::to_string(type));
+    EXPECT_EQ(op_type_from_builtin(builtin_code(type)), type);
+  }
+  EXPECT_EQ(tensor_type_name(kTensorInt8), "INT8");
+  EXPECT_EQ(tensor_type_name(22), "FLOAT8_E5M2");
+}
+
+}  // namespace
+}  // namespace mote::tflite

@@ -1,0 +1,193 @@
+// Runs the `mote` executable: `mote inspect` on models written by the builder, on bad files and
+// on the shared MLPerf Tiny models when present.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "compiler/builder/models.h"
+#include "compiler/builder/writer.h"
+#include "compiler/ir/stats.h"
+
+namespace mote {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+class InspectCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { fs::create_directories(MOTE_TEST_TMP_DIR); }
+
+  static fs::path path(const std::string& name) { return fs::path(MOTE_TEST_TMP_DIR) / name; }
+
+  static fs::path write(const std::string& name, const std::vector<uint8_t>& bytes) {
+    const fs::path p = path(name);
+    std::ofstream(p, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return p;
+  }
+
+  static Result run(const std::string& args) {
+    const fs::path err = path("stderr.txt");
+    const std::string command =
+        std::string("'") + MOTE_CLI + "' " + args + " 2>'" + err.string() + "'";
+    Result r;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+    const int status = pclose(pipe);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::stringstream s;
+    s << std::ifstream(err).rdbuf();
+    r.err = s.str();
+    return r;
+  }
+
+  static std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+  // Expects exit status 2 and exactly one line "error: <file>: <reason>".
+  static void expect_bad_input(const fs::path& file, const std::string& reason) {
+    const Result r = run("inspect " + quoted(file));
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_THAT(r.err, StartsWith("error: " + file.string() + ": " + reason));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+};
+
+TEST_F(InspectCli, JsonDescribesEveryOperator) {
+  const ir::Graph g = builder::tiny_all_ops();
+  const fs::path file = write("tiny_all_ops.tflite", builder::write_model(g));
+  const Result r = run("inspect --json " + quoted(file));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j["operators"].size(), g.operators.size());
+  for (size_t i = 0; i < g.operators.size(); ++i) {
+    const json& op = j["operators"][i];
+    EXPECT_EQ(op["index"], i);
+    EXPECT_EQ(op["type"], std::string(ir::to_string(g.operators[i].type)));
+    EXPECT_EQ(op["macs"], ir::operator_macs(g, g.operators[i]));
+    EXPECT_EQ(op["outputs"][0]["shape"], g.tensors[g.operators[i].outputs[0]].shape);
+  }
+  EXPECT_EQ(j["macs"], ir::total_macs(g));
+  EXPECT_EQ(j["constant_bytes"], ir::constant_bytes(g));
+  EXPECT_EQ(j["activation_bytes"], ir::activation_bytes(g));
+  EXPECT_EQ(j["operator_counts"]["CONV_2D"], 1);
+  // Convolution parameters and per-channel quantization are there.
+  const json& conv = j["operators"][1];
+  EXPECT_EQ(conv["type"], "CONV_2D");
+  EXPECT_EQ(conv["options"]["kernel"], json::array({3, 3}));
+  EXPECT_EQ(conv["options"]["stride"], json::array({1, 1}));
+  EXPECT_EQ(conv["options"]["padding"], "SAME");
+  EXPECT_EQ(conv["options"]["activation"], "RELU");
+  EXPECT_EQ(conv["inputs"][1]["scale"].size(), 8u);
+  EXPECT_EQ(conv["inputs"][1]["quantized_dimension"], 0);
+  EXPECT_EQ(conv["constant_bytes"], 8 * 27 + 8 * 4);
+}
+
+TEST_F(InspectCli, TextShowsOperatorsAndTotals) {
+  const ir::Graph g = builder::conv2d_x3();
+  const fs::path file = write("conv2d_x3.tflite", builder::write_model(g));
+  const Result r = run("inspect " + quoted(file));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  1  CONV_2D                  kernel 3x3 stride 1x1 padding SAME"));
+  EXPECT_THAT(r.out, HasSubstr("operators        5 (QUANTIZE 1, CONV_2D 3, DEQUANTIZE 1)"));
+  EXPECT_THAT(r.out, HasSubstr("MACs             " + std::to_string(ir::total_macs(g))));
+  EXPECT_THAT(r.out, HasSubstr("constant bytes   2520"));
+  EXPECT_THAT(r.out, HasSubstr("[1,8,8,16]"));
+  EXPECT_TRUE(r.err.empty());
+}
+
+TEST_F(InspectCli, BadInputExitsWithTwoAndOneLine) {
+  expect_bad_input(path("missing.tflite"), "cannot open: no such file");
+  expect_bad_input(path(""), "cannot open: not a regular file");
+
+  std::vector<uint8_t> bytes = builder::write_model(builder::conv2d_x3());
+  bytes.resize(bytes.size() - 100);
+  expect_bad_input(write("truncated.tflite", bytes), "not a valid TFLite flatbuffer");
+
+  expect_bad_input(write("random.tflite", std::vector<uint8_t>(300, 0xA5)), "not a TFLite model");
+  expect_bad_input(write("empty.tflite", {}), "file too small");
+
+  auto model = builder::to_tflite_object(builder::conv2d_x3());
+  model->operator_codes[model->subgraphs[0]->operators[1]->opcode_index]->builtin_code = 44;
+  model->operator_codes[model->subgraphs[0]->operators[1]->opcode_index]->deprecated_builtin_code = 44;
+  expect_bad_input(write("lstm.tflite", builder::pack_model(*model)),
+                   "operator 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): not supported");
+
+  model = builder::to_tflite_object(builder::conv2d_x3());
+  model->subgraphs[0]->tensors[2]->buffer = 99;
+  expect_bad_input(write("buffer.tflite", builder::pack_model(*model)),
+                   "tensor 2 (conv2d_0/weights): buffer index 99 out of range");
+}
+
+TEST_F(InspectCli, UsageErrorsAndHelp) {
+  EXPECT_EQ(run("inspect").status, 2);
+  EXPECT_EQ(run("inspect --no-such-flag x").status, 2);
+  const Result help = run("inspect --help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_THAT(help.out, HasSubstr("mote inspect model.tflite"));
+  EXPECT_THAT(help.out, HasSubstr("--json"));
+}
+
+// Operator counts by type of every shared model: the keyword spotting ones from the task, the
+// others from the operator lists of the reference runs in models/expected.
+TEST_F(InspectCli, SharedModels) {
+  const fs::path models = fs::path(MOTE_SHARED_DIR) / "models";
+  if (!fs::exists(models)) GTEST_SKIP() << models << " not found";
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(models)) {
+    if (entry.path().extension() != ".tflite") continue;
+    ++seen;
+    SCOPED_TRACE(entry.path().string());
+    const Result r = run("inspect --json " + quoted(entry.path()));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    std::map<std::string, int> counts = j["operator_counts"];
+    EXPECT_GT(j["macs"].get<int64_t>(), 0);
+    EXPECT_GT(j["constant_bytes"].get<int64_t>(), 0);
+
+    const std::string stem = entry.path().stem().string();
+    if (stem == "mlperf_tiny_kws_dscnn_int8") {
+      EXPECT_EQ(counts, (std::map<std::string, int>{{"CONV_2D", 5},
+                                                    {"DEPTHWISE_CONV_2D", 4},
+                                                    {"AVERAGE_POOL_2D", 1},
+                                                    {"RESHAPE", 1},
+                                                    {"FULLY_CONNECTED", 1},
+                                                    {"SOFTMAX", 1}}));
+    }
+    const fs::path index = models / "expected" / stem / "index.json";
+    if (fs::exists(index)) {
+      std::map<std::string, int> expected;
+      const json reference = json::parse(std::ifstream(index));
+      for (const json& op : reference["operators"]) {
+        ++expected[op["type"].get<std::string>()];
+      }
+      EXPECT_EQ(counts, expected);
+    }
+    // The text form works too.
+    EXPECT_EQ(run("inspect " + quoted(entry.path())).status, 0);
+  }
+  EXPECT_GE(seen, 4);
+}
+
+}  // namespace
+}  // namespace mote
