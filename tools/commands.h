@@ -12,5 +12,6 @@ inline constexpr int kExitInternal = 1;
 inline constexpr int kExitBadInput = 2;
 
 void add_inspect_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 
 }  // namespace mote::tools
