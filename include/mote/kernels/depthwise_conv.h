@@ -1,0 +1,33 @@
+#pragma once
+// int8 depthwise 2D convolution (TFLite DEPTHWISE_CONV_2D, per-channel quantization), NHWC.
+// Embeddable C++17.
+
+#include <stdint.h>
+
+#include "mote/kernels/common.h"
+#include "mote/kernels/scratch.h"
+
+namespace mote {
+namespace kernels {
+
+struct DepthwiseConvParams {
+  DepthwiseShape shape;   // output_c = input_c * depth multiplier
+  int32_t input_offset;   // -input zero point
+  int32_t output_offset;  // +output zero point
+  int32_t act_min;        // fused activation clamp in the output's quantized domain
+  int32_t act_max;
+  const int32_t* output_multiplier;  // [output_c], Q31 mantissas
+  const int32_t* output_shift;       // [output_c], positive = left shift
+};
+
+// output[b,y,x,oc] = requantize(bias[oc] + sum (input[.., oc / m] + input_offset) * filter[ky,kx,oc])
+// with m the depth multiplier; taps outside the input contribute nothing.
+// input [batches, input_h, input_w, input_c]; filter [1, filter_h, filter_w, output_c];
+// bias [output_c] or nullptr; output [batches, output_h, output_w, output_c].
+// Needs no scratch (any size works, including 0); scratch is accepted so that every planned
+// extension's buffer can be passed, and is never touched.
+void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, Scratch scratch);
+
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,41 @@
+#pragma once
+// int8 fully connected (TFLite FULLY_CONNECTED), per-tensor or per-channel quantization, with an
+// optional weight zero point. Embeddable C++17.
+
+#include <stdint.h>
+
+namespace mote {
+namespace kernels {
+
+struct FullyConnectedParams {
+  int32_t batches;        // input rows
+  int32_t input_depth;    // accumulation depth (elements per input row)
+  int32_t output_depth;   // outputs per row
+  int32_t input_offset;   // -input zero point
+  int32_t filter_offset;  // -filter zero point (0 for symmetric weights)
+  int32_t output_offset;  // +output zero point
+  int32_t act_min;        // fused activation clamp in the output's quantized domain
+  int32_t act_max;
+  // Per-channel: [output_depth] each; per-tensor: one value each.
+  const int32_t* output_multiplier;
+  const int32_t* output_shift;
+  bool per_channel;
+  // Optional [output_depth] from fully_connected_kernel_sums(): the bias and every term that does
+  // not depend on the input, precomputed at compile time. When set, `bias` is not read.
+  const int32_t* kernel_sums;
+};
+
+// output[b,o] = requantize(bias[o] + sum_i (input[b,i] + input_offset) * (filter[o,i] + filter_offset)).
+// input [batches, input_depth]; filter [output_depth, input_depth]; bias [output_depth] or nullptr;
+// output [batches, output_depth]. Needs no scratch on any extension.
+void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
+                     const int32_t* bias, int8_t* output);
+
+// sums[o] = bias[o] + input_offset * sum_i filter[o,i] + input_depth * input_offset * filter_offset,
+// the input-independent part of each output's sum (bias may be nullptr). Reads input_depth,
+// output_depth, input_offset and filter_offset from params.
+void fully_connected_kernel_sums(const FullyConnectedParams& params, const int8_t* filter,
+                                 const int32_t* bias, int32_t* sums);
+
+}  // namespace kernels
+}  // namespace mote
