@@ -24,7 +24,7 @@ struct ConcatenationInput {
   int32_t shift;
 };
 
-// Host-callable: outer size from the output dims (rank <= 6 not required) and the axis (>= 0).
+// Host-callable: outer size from the output dims and the axis (normalised to 0 .. rank-1).
 ConcatenationParams prepare_concatenation(int32_t num_inputs, int32_t rank,
                                           const int32_t* output_dims, int32_t axis);
 // Host-callable: one input's copy size and requantization.

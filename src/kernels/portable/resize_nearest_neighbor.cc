@@ -7,6 +7,15 @@
 namespace mote {
 namespace kernels {
 
+ResizeNearestNeighborParams prepare_resize_nearest_neighbor(int32_t batches, int32_t input_h,
+                                                            int32_t input_w, int32_t channels,
+                                                            int32_t output_h, int32_t output_w,
+                                                            bool align_corners,
+                                                            bool half_pixel_centers) {
+  return ResizeNearestNeighborParams{batches,  input_h,  input_w,       channels,
+                                     output_h, output_w, align_corners, half_pixel_centers};
+}
+
 int32_t nearest_neighbor_index(int32_t out, int32_t input_size, int32_t output_size,
                                bool align_corners, bool half_pixel_centers) {
   // Single-precision float, exactly as TFLite computes it.

@@ -1,0 +1,109 @@
+#include "mote/kernels/add.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ops_test_util.h"
+
+namespace mote::kernels {
+namespace {
+
+using ops_testing::Guarded;
+using ops_testing::Random;
+using ops_testing::RefMultiply;
+
+// TFLite's ADD from its definition, in int64.
+int8_t SlowAdd(const AddParams& p, int8_t a, int8_t b) {
+  const int64_t s1 = RefMultiply((a + p.input1_offset) * (int64_t{1} << p.left_shift),
+                                 p.input1_multiplier, p.input1_shift);
+  const int64_t s2 = RefMultiply((b + p.input2_offset) * (int64_t{1} << p.left_shift),
+                                 p.input2_multiplier, p.input2_shift);
+  const int64_t out = RefMultiply(s1 + s2, p.output_multiplier, p.output_shift) + p.output_offset;
+  return static_cast<int8_t>(ops_testing::Clamp(out, p.act_min, p.act_max));
+}
+
+TEST(AddTest, PrepareMatchesTfLite) {
+  // Equal input scales: each input multiplier is exactly 1/2 = 2^30 * 2^(0-31);
+  // output = 2 * 0.5 / (2^20 * 0.5) = 2^-19 -> (2^30, -18).
+  const AddParams p = prepare_add(0.5f, 3, 0.5f, -7, 0.5f, 1, -128, 127);
+  EXPECT_EQ(p.left_shift, 20);
+  EXPECT_EQ(p.input1_offset, -3);
+  EXPECT_EQ(p.input2_offset, 7);
+  EXPECT_EQ(p.output_offset, 1);
+  EXPECT_EQ(p.input1_multiplier, 1 << 30);
+  EXPECT_EQ(p.input1_shift, 0);
+  EXPECT_EQ(p.input2_multiplier, 1 << 30);
+  EXPECT_EQ(p.output_multiplier, 1 << 30);
+  EXPECT_EQ(p.output_shift, -18);
+}
+
+TEST(AddTest, HandCheckedSameScale) {
+  // All scales 0.5, zero points 0: real a + b is exact, so q_out = q_a + q_b (then clamped).
+  const AddParams p = prepare_add(0.5f, 0, 0.5f, 0, 0.5f, 0, -128, 127);
+  const std::vector<int8_t> a = {1, -5, 100, -100, 0};
+  const std::vector<int8_t> b = {2, 3, 100, -100, -1};
+  Guarded<int8_t> out(5);
+  add(p, elementwise_shape(5), a.data(), b.data(), out.data());
+  EXPECT_EQ(out.values(), (std::vector<int8_t>{3, -2, 127, -128, -1}));
+  EXPECT_TRUE(out.intact());
+}
+
+TEST(AddTest, HandCheckedBroadcastPerChannelBias) {
+  // [1,2,2,2] + [2]: the second operand is added to every pixel.
+  const AddParams p = prepare_add(1.0f, 0, 1.0f, 0, 1.0f, 0, -128, 127);
+  const std::vector<int8_t> a = {0, 1, 2, 3, 4, 5, 6, 7};
+  const std::vector<int8_t> b = {10, -10};
+  const int32_t da[4] = {1, 2, 2, 2};
+  const int32_t db[1] = {2};
+  BroadcastShape s{};
+  ASSERT_TRUE(prepare_broadcast_shape(da, 4, db, 1, &s));
+  Guarded<int8_t> out(8);
+  add(p, s, a.data(), b.data(), out.data());
+  EXPECT_EQ(out.values(), (std::vector<int8_t>{10, -9, 12, -7, 14, -5, 16, -3}));
+  EXPECT_TRUE(out.intact());
+}
+
+TEST(AddTest, RandomizedBroadcastMatchesSlowReference) {
+  Random rng(42);
+  for (int iter = 0; iter < 400; ++iter) {
+    std::vector<int32_t> d1, d2;
+    ops_testing::RandomBroadcastShapes(rng, 6, &d1, &d2);
+    const float s1 = rng.Scale(), s2 = rng.Scale(), so = rng.Scale(0.005f, 1.0f);
+    const int32_t z1 = rng.Int(-128, 127), z2 = rng.Int(-128, 127), zo = rng.Int(-128, 127);
+    const int32_t act_min = rng.Int(-128, -20), act_max = rng.Int(20, 127);
+    const AddParams p = prepare_add(s1, z1, s2, z2, so, zo, act_min, act_max);
+    const std::vector<int8_t> a = rng.Int8s(ops_testing::Product(d1));
+    const std::vector<int8_t> b = rng.Int8s(ops_testing::Product(d2));
+    const int rank = static_cast<int>(std::max(d1.size(), d2.size()));
+    const auto expected = ops_testing::SlowBroadcast<int8_t, int8_t>(
+        rank, d1, d2, a, b, [&](int8_t x, int8_t y) { return SlowAdd(p, x, y); });
+    BroadcastShape shape{};
+    ASSERT_TRUE(prepare_broadcast_shape(d1.data(), static_cast<int32_t>(d1.size()), d2.data(),
+                                        static_cast<int32_t>(d2.size()), &shape));
+    Guarded<int8_t> out(expected.size());
+    add(p, shape, a.data(), b.data(), out.data());
+    ASSERT_EQ(out.values(), expected) << "iter " << iter;
+    ASSERT_TRUE(out.intact());
+  }
+}
+
+TEST(AddTest, SameShapeResultIsCloseToRealSum) {
+  Random rng(7);
+  for (int iter = 0; iter < 50; ++iter) {
+    const float s1 = rng.Scale(), s2 = rng.Scale(), so = rng.Scale(0.01f, 1.0f);
+    const int32_t z1 = rng.Int(-128, 127), z2 = rng.Int(-128, 127), zo = rng.Int(-128, 127);
+    const AddParams p = prepare_add(s1, z1, s2, z2, so, zo, -128, 127);
+    const std::vector<int8_t> a = rng.Int8s(256), b = rng.Int8s(256);
+    Guarded<int8_t> out(256);
+    add(p, elementwise_shape(256), a.data(), b.data(), out.data());
+    for (size_t i = 0; i < 256; ++i) {
+      const double real = s1 * (a[i] - z1) + s2 * (b[i] - z2);
+      const double ideal = std::clamp(std::round(real / so) + zo, -128.0, 127.0);
+      EXPECT_LE(std::fabs(out[i] - ideal), 1.0) << "iter " << iter << " i " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mote::kernels

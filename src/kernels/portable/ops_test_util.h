@@ -1,0 +1,196 @@
+#pragma once
+// Test helpers shared by the operator tests: buffers with guard bytes, a seeded random source, and
+// slow, independently written forms of TFLite's integer rounding rules. Host test code only.
+
+#include <stdint.h>
+#include <string.h>
+
+#include <cmath>
+#include <algorithm>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+namespace mote::kernels::ops_testing {
+
+// `count` elements of T between two runs of guard bytes that the kernel must not touch.
+template <typename T>
+class Guarded {
+ public:
+  static constexpr size_t kGuard = 64;
+  static constexpr uint8_t kPattern = 0xA5;
+
+  explicit Guarded(size_t count) : count_(count), bytes_(count * sizeof(T) + 2 * kGuard, kPattern) {}
+
+  T* data() { return reinterpret_cast<T*>(bytes_.data() + kGuard); }
+  size_t size() const { return count_; }
+  T operator[](size_t i) const {
+    T value;
+    memcpy(&value, bytes_.data() + kGuard + i * sizeof(T), sizeof(T));
+    return value;
+  }
+  std::vector<T> values() const {
+    std::vector<T> out(count_);
+    for (size_t i = 0; i < count_; ++i) out[i] = (*this)[i];
+    return out;
+  }
+  // True when no guard byte changed.
+  bool intact() const {
+    for (size_t i = 0; i < kGuard; ++i) {
+      if (bytes_[i] != kPattern || bytes_[bytes_.size() - 1 - i] != kPattern) return false;
+    }
+    return true;
+  }
+
+ private:
+  size_t count_;
+  std::vector<uint8_t> bytes_;
+};
+
+class Random {
+ public:
+  explicit Random(uint32_t seed) : engine_(seed) {}
+  int32_t Int(int32_t lo, int32_t hi) {  // inclusive
+    return std::uniform_int_distribution<int32_t>(lo, hi)(engine_);
+  }
+  float Float(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(engine_); }
+  std::vector<int8_t> Int8s(size_t n, int32_t lo = -128, int32_t hi = 127) {
+    std::vector<int8_t> v(n);
+    for (auto& x : v) x = static_cast<int8_t>(Int(lo, hi));
+    return v;
+  }
+  // A scale with a random mantissa and exponent, like real tensors have.
+  float Scale(float lo = 1e-3f, float hi = 0.5f) {
+    return lo * std::pow(hi / lo, std::uniform_real_distribution<float>(0, 1)(engine_));
+  }
+
+ private:
+  std::mt19937 engine_;
+};
+
+// x / 2^e rounded to nearest, halves away from zero (e >= 0).
+inline int64_t RoundHalfAwayDivPot(int64_t x, int e) {
+  if (e == 0) return x;
+  const int64_t magnitude = (std::llabs(x) + (int64_t{1} << (e - 1))) >> e;
+  return x < 0 ? -magnitude : magnitude;
+}
+
+// TFLite's SaturatingRoundingDoublingHighMul: round(a*b / 2^31) with halves rounded up for a
+// non-negative product and toward zero for a negative one.
+inline int64_t RefDoublingHighMul(int64_t a, int64_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  const int64_t ab = a * b;
+  if (ab >= 0) return (ab + (int64_t{1} << 30)) >> 31;
+  return -((-ab + (int64_t{1} << 30) - 1) >> 31);
+}
+
+// TFLite's MultiplyByQuantizedMultiplier, assuming x * 2^max(shift, 0) fits in int32.
+inline int64_t RefMultiply(int64_t x, int32_t multiplier, int shift) {
+  const int64_t shifted = shift > 0 ? x * (int64_t{1} << shift) : x;
+  return RoundHalfAwayDivPot(RefDoublingHighMul(shifted, multiplier), shift > 0 ? 0 : -shift);
+}
+
+// Numpy broadcasting from the definition: every output index is unravelled and each input index
+// is the output index with repeated (size 1) dimensions set to 0. Shapes right-aligned to `rank`.
+template <typename T, typename U, typename F>
+std::vector<U> SlowBroadcast(int rank, const std::vector<int32_t>& dims1,
+                             const std::vector<int32_t>& dims2, const std::vector<T>& a,
+                             const std::vector<T>& b, F f) {
+  std::vector<int32_t> d1(rank, 1), d2(rank, 1), out(rank, 1);
+  for (size_t i = 0; i < dims1.size(); ++i) d1[rank - dims1.size() + i] = dims1[i];
+  for (size_t i = 0; i < dims2.size(); ++i) d2[rank - dims2.size() + i] = dims2[i];
+  size_t total = 1;
+  for (int i = 0; i < rank; ++i) {
+    out[i] = std::max(d1[i], d2[i]);
+    total *= out[i];
+  }
+  std::vector<U> result;
+  std::vector<int32_t> index(rank, 0);
+  for (size_t flat = 0; flat < total; ++flat) {
+    size_t rest = flat;
+    for (int i = rank - 1; i >= 0; --i) {
+      index[i] = static_cast<int32_t>(rest % out[i]);
+      rest /= out[i];
+    }
+    size_t ia = 0, ib = 0;
+    for (int i = 0; i < rank; ++i) {
+      ia = ia * d1[i] + (d1[i] == 1 ? 0 : index[i]);
+      ib = ib * d2[i] + (d2[i] == 1 ? 0 : index[i]);
+    }
+    result.push_back(f(a[ia], b[ib]));
+  }
+  return result;
+}
+
+// A random pair of broadcast-compatible shapes of random ranks up to max_rank (ranks may differ).
+inline void RandomBroadcastShapes(Random& rng, int max_rank, std::vector<int32_t>* dims1,
+                                  std::vector<int32_t>* dims2) {
+  const int rank = rng.Int(0, max_rank);
+  std::vector<int32_t> full(rank);
+  for (auto& d : full) d = rng.Int(1, 4);
+  dims1->assign(full.begin(), full.end());
+  dims2->assign(full.begin(), full.end());
+  for (int i = 0; i < rank; ++i) {
+    const int mode = rng.Int(0, 3);  // 0, 1: keep; 2: repeat in input 1; 3: repeat in input 2
+    if (mode == 2) (*dims1)[i] = 1;
+    if (mode == 3) (*dims2)[i] = 1;
+  }
+  // Drop some leading dimensions of one input (lower rank).
+  const int drop = rng.Int(0, rank);
+  if (rng.Int(0, 1)) {
+    dims1->erase(dims1->begin(), dims1->begin() + drop);
+  } else {
+    dims2->erase(dims2->begin(), dims2->begin() + drop);
+  }
+}
+
+inline size_t Product(const std::vector<int32_t>& dims) {
+  size_t n = 1;
+  for (int32_t d : dims) n *= static_cast<size_t>(d);
+  return n;
+}
+
+inline int64_t Clamp(int64_t x, int64_t lo, int64_t hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+// gemmlowp's fixed-point exp / reciprocal re-derived on int64 from their definitions.
+inline int64_t Sat32(int64_t x) { return Clamp(x, INT32_MIN, INT32_MAX); }
+
+inline int64_t RefExpNegative(int64_t a, int integer_bits) {
+  const int frac = 31 - integer_bits;
+  const int64_t quarter = int64_t{1} << (frac - 2);
+  const int64_t a_mod = ((a % quarter) + quarter) % quarter;  // a mod 1/4 in [0, 1/4)
+  const int64_t m = a_mod - quarter;                          // in [-1/4, 0)
+  // exp(m) by the Taylor series around -1/8, all values Q0.31.
+  const int64_t v = Sat32(m * (int64_t{1} << integer_bits));
+  const int64_t x = v + (int64_t{1} << 28);
+  const int64_t x2 = RefDoublingHighMul(x, x);
+  const int64_t x3 = RefDoublingHighMul(x2, x);
+  const int64_t x4 = RefDoublingHighMul(x2, x2);
+  const int64_t poly = RoundHalfAwayDivPot(
+      RefDoublingHighMul(RoundHalfAwayDivPot(x4, 2) + x3, 715827883) + x2, 1);
+  int64_t result = 1895147668 + RefDoublingHighMul(1895147668, x + poly);
+  // The rest of a is a whole number of quarters: multiply by exp(-2^k) for each set bit.
+  const int64_t quarters = (m - a) / quarter;
+  const int64_t kExp[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+  for (int bit = 0; bit < 7; ++bit) {
+    if (integer_bits > bit - 2 && ((quarters >> bit) & 1)) {
+      result = RefDoublingHighMul(result, kExp[bit]);
+    }
+  }
+  if (integer_bits > 5 && a < -(int64_t{32} << frac)) result = 0;
+  if (a == 0) result = INT32_MAX;
+  return result;
+}
+
+inline int64_t RefOneOverOnePlusX(int64_t a) {
+  const int64_t sum = a + INT32_MAX;
+  const int64_t half = (sum + (sum >= 0 ? 1 : -1)) / 2;
+  int64_t x = 1515870810 + RefDoublingHighMul(half, -1010580540);
+  for (int i = 0; i < 3; ++i) {
+    const int64_t one_minus = (int64_t{1} << 29) - RefDoublingHighMul(half, x);
+    x = x + Sat32(RefDoublingHighMul(x, one_minus) * 4);
+  }
+  return Sat32(x * 2);
+}
+
+}  // namespace mote::kernels::ops_testing

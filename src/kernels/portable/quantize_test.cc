@@ -1,0 +1,100 @@
+#include "mote/kernels/quantize.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "ops_test_util.h"
+
+namespace mote::kernels {
+namespace {
+
+using ops_testing::Guarded;
+using ops_testing::Random;
+
+TEST(QuantizeTest, HandChecked) {
+  // scale 0.5, zero point 1: x / 0.5 rounded half away from zero, + 1, clamped.
+  const QuantizeParams p = prepare_quantize(0.5f, 1);
+  const std::vector<float> in = {0.25f, -0.25f, 0.74f, 1000.0f, -1000.0f, 0.0f,
+                                 std::numeric_limits<float>::quiet_NaN()};
+  Guarded<int8_t> out(in.size());
+  quantize(p, in.data(), out.data(), in.size());
+  // 0.5 -> 1 -> 2; -0.5 -> -1 -> 0; 1.48 -> 1 -> 2; clamp 127; clamp -128; 1; NaN -> -128.
+  EXPECT_EQ(out.values(), (std::vector<int8_t>{2, 0, 2, 127, -128, 1, -128}));
+  EXPECT_TRUE(out.intact());
+}
+
+TEST(QuantizeTest, RandomizedMatchesTfLiteFormula) {
+  Random rng(3);
+  for (int iter = 0; iter < 50; ++iter) {
+    const float scale = rng.Scale(1e-3f, 1.0f);
+    const int32_t zp = rng.Int(-128, 127);
+    std::vector<float> in(200);
+    for (auto& x : in) x = rng.Float(-200 * scale, 200 * scale);
+    in[0] = (0.5f + rng.Int(-50, 50)) * scale;  // exact halves where representable
+    Guarded<int8_t> out(in.size());
+    quantize(prepare_quantize(scale, zp), in.data(), out.data(), in.size());
+    ASSERT_TRUE(out.intact());
+    for (size_t i = 0; i < in.size(); ++i) {
+      // AffineQuantize: round(x / (float)scale) + zero point, clamped.
+      const float r = std::round(in[i] / scale);
+      ASSERT_EQ(out[i], static_cast<int8_t>(std::clamp(static_cast<int32_t>(r) + zp, -128, 127)));
+    }
+  }
+}
+
+TEST(RequantizeTest, HandCheckedAndRandomized) {
+  // 0.2 -> 0.1 with zero points 10 -> -5: (q - 10) * 2 - 5.
+  const RequantizeParams p = prepare_requantize(0.2f, 10, 0.1f, -5);
+  const std::vector<int8_t> in = {10, 11, 9, 127, -128};
+  Guarded<int8_t> out(in.size());
+  requantize(p, in.data(), out.data(), in.size());
+  EXPECT_EQ(out.values(), (std::vector<int8_t>{-5, -3, -7, 127, -128}));
+  EXPECT_TRUE(out.intact());
+
+  Random rng(4);
+  std::vector<int8_t> all(256);
+  for (int i = 0; i < 256; ++i) all[i] = static_cast<int8_t>(i - 128);
+  for (int iter = 0; iter < 100; ++iter) {
+    const float s_in = rng.Scale(), s_out = rng.Scale();
+    const int32_t z_in = rng.Int(-128, 127), z_out = rng.Int(-128, 127);
+    const RequantizeParams r = prepare_requantize(s_in, z_in, s_out, z_out);
+    Guarded<int8_t> o(256);
+    requantize(r, all.data(), o.data(), all.size());
+    ASSERT_TRUE(o.intact());
+    for (int i = 0; i < 256; ++i) {
+      const int64_t v = ops_testing::RefMultiply(all[i] - z_in, r.multiplier, r.shift) + z_out;
+      ASSERT_EQ(o[i], static_cast<int8_t>(ops_testing::Clamp(v, -128, 127)));
+      const double ideal = std::clamp(std::round(double{s_in} * (all[i] - z_in) / s_out) + z_out,
+                                      -128.0, 127.0);
+      EXPECT_LE(std::fabs(o[i] - ideal), 1.0);
+    }
+  }
+}
+
+TEST(DequantizeTest, FloatProductEqualsTfLitesDoubleProductForEveryInput) {
+  Random rng(6);
+  std::vector<int8_t> all(256);
+  for (int i = 0; i < 256; ++i) all[i] = static_cast<int8_t>(i - 128);
+  for (int iter = 0; iter < 2000; ++iter) {
+    // Random bit patterns of normal floats, including awkward mantissas.
+    const float scale = std::ldexp(rng.Float(1.0f, 2.0f), rng.Int(-40, 10));
+    const int32_t zp = rng.Int(-128, 127);
+    Guarded<float> out(256);
+    dequantize(prepare_dequantize(scale, zp), all.data(), out.data(), all.size());
+    ASSERT_TRUE(out.intact());
+    for (int i = 0; i < 256; ++i) {
+      const float tflite = static_cast<float>(static_cast<double>(scale) * (all[i] - zp));
+      ASSERT_EQ(out[i], tflite) << "scale " << scale << " q " << int{all[i]};
+    }
+  }
+  // Hand-checked: 0.5 * (3 - 1) = 1.
+  const int8_t q = 3;
+  float f = 0;
+  dequantize(prepare_dequantize(0.5f, 1), &q, &f, 1);
+  EXPECT_EQ(f, 1.0f);
+}
+
+}  // namespace
+}  // namespace mote::kernels
