@@ -13,5 +13,7 @@ inline constexpr int kExitBadInput = 2;
 
 void add_inspect_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
+void add_compile_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 
 }  // namespace mote::tools

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "mote 0.1.0");
   mote::tools::add_inspect_command(app);
   mote::tools::add_plan_command(app);
+  mote::tools::add_compile_command(app);
+  mote::tools::add_run_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,17 +1,19 @@
 // `mote plan`: plan one arena and report it. The command parses options and writes files; the
 // planning and every report live in the planner library (compiler/planner).
 //
-// Today the problem comes from a CSV file (--problem). A model (MODEL.tflite positional plus
-// --target CPU) slots in by building the Problem from the IR and filling ReportContext's target
-// and extension (planner::extension_for_cpu), then calling PlanAndReport unchanged.
+// The problem comes from a model (MODEL.tflite and --target CPU, through the compiler's
+// pipeline, which also verifies every plan) or from a CSV file (--problem).
 #include <fstream>
 #include <iostream>
 
 #include "compiler/ir/error.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/planner/csv.h"
 #include "compiler/planner/lower_bound.h"
 #include "compiler/planner/planner.h"
 #include "compiler/planner/report.h"
+#include "compiler/planner/verify.h"
+#include "compiler/tflite/reader.h"
 #include "tools/commands.h"
 
 namespace mote::tools {
@@ -33,11 +35,9 @@ std::ofstream open_output(const std::string& path) {
   return out;
 }
 
-void PlanAndReport(const planner::Problem& problem, const planner::ReportContext& context,
-                   const PlanOutputs& outputs) {
-  const planner::LowerBound bound = planner::lower_bound(problem);
-  const std::vector<planner::Plan> plans =
-      planner::plan_with_details(problem, outputs.algorithm, outputs.options);
+void Report(const planner::Problem& problem, const planner::LowerBound& bound,
+            const std::vector<planner::Plan>& plans, const planner::ReportContext& context,
+            const PlanOutputs& outputs) {
   if (outputs.json_path != "-") {
     std::cout << planner::text_report(problem, bound, plans, context);
   }
@@ -63,10 +63,14 @@ void PlanAndReport(const planner::Problem& problem, const planner::ReportContext
 void add_plan_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "plan",
-      "Plan one arena for a set of buffers and report every algorithm's result against the lower "
-      "bound.\nExample: mote plan --problem buffers.csv --svg plan.svg");
+      "Plan one arena for a model's activations and kernel scratch buffers (or for buffers from\n"
+      "a CSV file) and report every algorithm's result against the lower bound.\n"
+      "Example: mote plan kws.tflite --target cortex-m4 --svg kws-plan.svg\n"
+      "         mote plan --problem buffers.csv --json -");
   struct Settings {
+    std::string model_path;
     std::string problem_path;
+    std::string target = "cortex-m55";
     std::string algorithm = "auto";
     uint32_t align = planner::kDefaultAlignment;
     double time_limit_ms = 1000;
@@ -74,10 +78,16 @@ void add_plan_command(CLI::App& app) {
     PlanOutputs outputs;
   };
   auto settings = std::make_shared<Settings>();
-  cmd->add_option("--problem", settings->problem_path,
-                  "Buffers as CSV: id,lower,upper,size[,alignment][,kind][,offset] with the "
-                  "half-open step range [lower, upper)")
-      ->required();
+  auto* model = cmd->add_option("model", settings->model_path, "The .tflite model to plan");
+  auto* problem = cmd->add_option(
+      "--problem", settings->problem_path,
+      "Plan buffers from CSV instead of a model: id,lower,upper,size[,alignment][,kind][,offset] "
+      "with the half-open step range [lower, upper)");
+  model->excludes(problem);
+  problem->excludes(model);
+  cmd->add_option("--target", settings->target,
+                  "The CPU whose kernels' scratch sizes to plan for: " + pipeline::cpu_names())
+      ->capture_default_str();
   std::vector<std::string> names;
   for (planner::Algorithm a : planner::kAllAlgorithms) names.emplace_back(planner::to_string(a));
   cmd->add_option("--algorithm", settings->algorithm,
@@ -90,7 +100,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--write-csv", settings->outputs.csv_path,
                   "Write the problem with the plan's offsets as CSV to FILE");
   cmd->add_option("--align", settings->align,
-                  "Alignment in bytes of buffers whose CSV row gives none (a power of two)")
+                  "Alignment in bytes of every buffer (for CSV: of rows that give none); a power "
+                  "of two")
       ->capture_default_str();
   cmd->add_option("--time-limit-ms", settings->time_limit_ms,
                   "Time budget of the exact search (of all of auto)")
@@ -104,16 +115,40 @@ void add_plan_command(CLI::App& app) {
     if (align == 0 || (align & (align - 1)) != 0) {
       throw InputError("--align " + std::to_string(align) + " is not a power of two");
     }
-    std::ifstream in(settings->problem_path, std::ios::binary);
-    if (!in) throw InputError("cannot read '" + settings->problem_path + "'");
-    const planner::Problem problem = planner::read_csv(in, settings->problem_path, align);
     PlanOutputs outputs = settings->outputs;
     outputs.algorithm = *planner::algorithm_from_string(settings->algorithm);
     outputs.options.time_limit_ms = settings->time_limit_ms;
     outputs.options.node_limit = settings->node_limit;
+
+    if (!settings->model_path.empty()) {
+      pipeline::PlanRequest request;
+      request.cpu = settings->target;
+      request.algorithm = outputs.algorithm;
+      request.alignment = align;
+      request.time_limit_ms = settings->time_limit_ms;
+      request.node_limit = settings->node_limit;
+      pipeline::PlannedGraph planned;
+      try {
+        planned = pipeline::plan_graph(tflite::read_model_file(settings->model_path), request);
+      } catch (const InputError& e) {
+        throw InputError(settings->model_path + ": " + e.what());
+      }
+      const planner::ReportContext context{settings->model_path, planned.cpu.name,
+                                           planned.cpu.extension};
+      Report(planned.memory.problem, planned.bound, planned.plans, context, outputs);
+      return;
+    }
+    if (settings->problem_path.empty()) {
+      throw InputError("plan: give a MODEL.tflite or --problem FILE.csv (see mote plan --help)");
+    }
+    std::ifstream in(settings->problem_path, std::ios::binary);
+    if (!in) throw InputError("cannot read '" + settings->problem_path + "'");
+    const planner::Problem problem = planner::read_csv(in, settings->problem_path, align);
     planner::ReportContext context;
     context.source = settings->problem_path;
-    PlanAndReport(problem, context, outputs);
+    Report(problem, planner::lower_bound(problem),
+           planner::plan_with_details(problem, outputs.algorithm, outputs.options), context,
+           outputs);
   });
 }
 

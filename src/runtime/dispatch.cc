@@ -9,6 +9,8 @@
 #include "mote/kernels/broadcast.h"
 #include "mote/kernels/concatenation.h"
 #include "mote/kernels/conv.h"
+#include "mote/kernels/depthwise_conv.h"
+#include "mote/kernels/fully_connected.h"
 #include "mote/kernels/hard_swish.h"
 #include "mote/kernels/logistic.h"
 #include "mote/kernels/lookup_table.h"
@@ -22,6 +24,7 @@
 #include "mote/kernels/resize_nearest_neighbor.h"
 #include "mote/kernels/softmax.h"
 #include "mote/kernels/transpose.h"
+#include "mote/kernels/transpose_conv.h"
 #include "runtime/internal.h"
 
 namespace mote {
@@ -106,6 +109,72 @@ Error conv(const Op& op) {
   p.output_shift = op.constant_i32(o.shifts());
   kernels::conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
                   op.optional_in_data<int32_t>(2), op.out_data<int8_t>(), op.scratch());
+  return Error::kOk;
+}
+
+Error depthwise_conv(const Op& op) {
+  const auto& o = *op.op().options_as_DepthwiseConvOptions();
+  const Tensor &x = op.in(0), &w = op.in(1), &y = op.out();
+  kernels::DepthwiseConvParams p{};
+  p.shape = kernels::DepthwiseShape{d(x, 0), d(x, 1), d(x, 2), d(x, 3), d(w, 1), d(w, 2),
+                                    d(y, 1), d(y, 2), d(y, 3), o.stride_h(), o.stride_w(),
+                                    o.pad_h(), o.pad_w(), o.dilation_h(), o.dilation_w()};
+  p.input_offset = o.input_offset();
+  p.output_offset = o.output_offset();
+  p.act_min = o.activation_min();
+  p.act_max = o.activation_max();
+  p.output_multiplier = op.constant_i32(o.multipliers());
+  p.output_shift = op.constant_i32(o.shifts());
+  kernels::depthwise_conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
+                            op.optional_in_data<int32_t>(2), op.out_data<int8_t>(), op.scratch());
+  return Error::kOk;
+}
+
+Error fully_connected(const Op& op) {
+  const auto& o = *op.op().options_as_FullyConnectedOptions();
+  const Tensor &x = op.in(0), &w = op.in(1);
+  kernels::FullyConnectedParams p{};
+  p.output_depth = d(w, 0);
+  p.input_depth = d(w, 1);
+  p.batches = static_cast<int32_t>(element_count(x) / static_cast<size_t>(p.input_depth));
+  p.input_offset = o.input_offset();
+  p.filter_offset = o.filter_offset();
+  p.output_offset = o.output_offset();
+  p.act_min = o.activation_min();
+  p.act_max = o.activation_max();
+  // Per tensor, the requantization sits in the options table; the kernel takes pointers.
+  int32_t multiplier = 0, shift = 0;
+  p.per_channel = o.multipliers() != nullptr && o.multipliers()->size() != 0;
+  if (p.per_channel) {
+    p.output_multiplier = op.constant_i32(o.multipliers());
+    p.output_shift = op.constant_i32(o.shifts());
+  } else {
+    multiplier = o.output_requant()->multiplier();
+    shift = o.output_requant()->shift();
+    p.output_multiplier = &multiplier;
+    p.output_shift = &shift;
+  }
+  p.kernel_sums = op.constant_i32(o.kernel_sums());
+  kernels::fully_connected(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
+                           op.optional_in_data<int32_t>(2), op.out_data<int8_t>());
+  return Error::kOk;
+}
+
+Error transpose_conv(const Op& op) {
+  const auto& o = *op.op().options_as_TransposeConvOptions();
+  const Tensor &x = op.in(0), &w = op.in(1), &y = op.out();
+  kernels::TransposeConvParams p{};
+  p.shape = kernels::TransposeConvShape{d(x, 0), d(x, 1), d(x, 2), d(x, 3), d(w, 1), d(w, 2),
+                                        d(y, 1), d(y, 2), d(y, 3), o.stride_h(), o.stride_w(),
+                                        o.pad_h(), o.pad_w()};
+  p.input_offset = o.input_offset();
+  p.output_offset = o.output_offset();
+  p.act_min = o.activation_min();
+  p.act_max = o.activation_max();
+  p.output_multiplier = op.constant_i32(o.multipliers());
+  p.output_shift = op.constant_i32(o.shifts());
+  kernels::transpose_conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
+                            op.optional_in_data<int32_t>(2), op.out_data<int8_t>(), op.scratch());
   return Error::kOk;
 }
 
@@ -372,10 +441,9 @@ Error run_operator(const OpEnv& env, const schema::Operator& schema_op) {
     case OpKind::Logistic: return logistic(op);
     case OpKind::HardSwish: return hard_swish(op);
     case OpKind::ResizeNearestNeighbor: return resize_nearest(op);
-    case OpKind::DepthwiseConv2D:
-    case OpKind::FullyConnected:
-    case OpKind::TransposeConv:
-      return Error::kUnsupported;
+    case OpKind::DepthwiseConv2D: return depthwise_conv(op);
+    case OpKind::FullyConnected: return fully_connected(op);
+    case OpKind::TransposeConv: return transpose_conv(op);
   }
   return Error::kUnsupported;
 }

@@ -17,8 +17,8 @@ struct OpEnv {
   const uint8_t* constants;
 };
 
-// Runs one operator of a verified program. Errors only for operators this build has no kernel
-// for (Error::kUnsupported).
+// Runs one operator of a verified program. Every operator kind has a kernel; the Error return
+// leaves room for builds that leave some out (Error::kUnsupported).
 Error run_operator(const OpEnv& env, const schema::Operator& op);
 
 }  // namespace internal

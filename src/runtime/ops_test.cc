@@ -11,6 +11,8 @@
 #include "compiler/emit/program_builder.h"
 #include "mote/kernels/add.h"
 #include "mote/kernels/concatenation.h"
+#include "mote/kernels/depthwise_conv.h"
+#include "mote/kernels/fully_connected.h"
 #include "mote/kernels/hard_swish.h"
 #include "mote/kernels/logistic.h"
 #include "mote/kernels/lookup_table.h"
@@ -22,9 +24,14 @@
 #include "mote/kernels/quantize.h"
 #include "mote/kernels/resize_nearest_neighbor.h"
 #include "mote/kernels/softmax.h"
+#include "mote/kernels/quantization.h"
 #include "mote/kernels/transpose.h"
+#include "mote/kernels/transpose_conv.h"
 #include "mote/runtime/executor.h"
 #include "runtime/testing/test_programs.h"
+
+// Specs list only the fields they need.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 namespace mote::runtime {
 namespace {
@@ -37,6 +44,7 @@ struct Spec {
   std::vector<int32_t> shape;
   float scale = 0.0f;
   int32_t zero_point = 0;
+  std::vector<uint8_t> constant;  // non-empty: a constant tensor with these bytes
 };
 
 size_t bytes_of(const Spec& s) {
@@ -75,8 +83,17 @@ class OneOp {
       offset += (static_cast<uint32_t>(bytes_of(s)) + 15) / 16 * 16;
       return t;
     };
-    std::vector<int32_t> ins, outs;
-    for (const Spec& s : inputs) ins.push_back(place(s));
+    std::vector<int32_t> ins, outs, graph_ins;
+    for (const Spec& s : inputs) {
+      if (s.constant.empty()) {
+        ins.push_back(place(s));
+        graph_ins.push_back(ins.back());
+        inputs_.push_back(s);
+      } else {
+        ins.push_back(builder_.add_constant_tensor("k", s.type, s.shape, s.constant, s.scale,
+                                                   s.zero_point));
+      }
+    }
     for (const Spec& s : outputs) outs.push_back(place(s));
     std::optional<schema::Region> region;
     if (scratch != 0) {
@@ -84,10 +101,9 @@ class OneOp {
       offset += (scratch + 15) / 16 * 16;
     }
     builder_.add_operator(kind, ins, outs, std::move(options), region);
-    builder_.set_graph_io(ins, outs);
+    builder_.set_graph_io(graph_ins, outs);
     builder_.set_arena(offset);
     builder_.derive_lifetimes();
-    inputs_ = inputs;
   }
 
   emit::ProgramBuilder& builder() { return builder_; }
@@ -132,6 +148,161 @@ schema::OpOptionsUnion options(T value) {
   schema::OpOptionsUnion u;
   u.Set(std::move(value));
   return u;
+}
+
+std::vector<uint8_t> int32_bytes(const std::vector<int32_t>& v) {
+  std::vector<uint8_t> b(v.size() * 4);
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// Per-channel requantization for `channels` outputs with realistic multipliers.
+struct PerChannel {
+  std::vector<int32_t> multipliers, shifts;
+  PerChannel(int channels, double base) {
+    for (int c = 0; c < channels; ++c) {
+      const auto q = kernels::quantize_multiplier(base * (1.0 + 0.3 * c));
+      multipliers.push_back(q.multiplier);
+      shifts.push_back(q.shift);
+    }
+  }
+};
+
+TEST(OpsTest, DepthwiseConvWithMultiplierAndNoBias) {
+  // 3 input channels, depth multiplier 2, 3x3, stride 2, pad 1, dilation 1.
+  const Spec x{DataType::Int8, {1, 7, 6, 3}};
+  const Spec w{DataType::Int8, {1, 3, 3, 6}, 0, 0, pseudo_random_bytes(54, 3)};
+  const Spec y{DataType::Int8, {1, 4, 3, 6}};
+  const PerChannel pc(6, 0.004);
+  schema::DepthwiseConvOptionsT o;
+  o.stride_h = o.stride_w = 2;
+  o.pad_h = o.pad_w = 1;
+  o.depth_multiplier = 2;
+  o.input_offset = 7;
+  o.output_offset = -3;
+  o.activation_min = -120;
+  o.activation_max = 110;
+  OneOp t(OpKind::DepthwiseConv2D, {x, w}, {y});
+  o.multipliers = std::make_unique<schema::Region>(t.builder().add_constant_array(pc.multipliers));
+  o.shifts = std::make_unique<schema::Region>(t.builder().add_constant_array(pc.shifts));
+  t.builder().op(0).options.Set(std::move(o));
+  const auto out = t.run();
+  kernels::DepthwiseConvParams p{};
+  p.shape = kernels::DepthwiseShape{1, 7, 6, 3, 3, 3, 4, 3, 6, 2, 2, 1, 1, 1, 1};
+  p.input_offset = 7;
+  p.output_offset = -3;
+  p.act_min = -120;
+  p.act_max = 110;
+  p.output_multiplier = pc.multipliers.data();
+  p.output_shift = pc.shifts.data();
+  std::vector<int8_t> expected(72);
+  kernels::depthwise_conv2d(p, as<int8_t>(t.input(0)), as<int8_t>(w.constant), nullptr,
+                            expected.data(), kernels::Scratch{nullptr, 0});
+  EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 72), 0);
+}
+
+TEST(OpsTest, DepthwiseConvPlansMveScratch) {
+  // Depth multiplier 1 on MVE needs 4 * 124 * Kh * Kw bytes: the program must carry them.
+  const Spec x{DataType::Int8, {1, 4, 4, 8}};
+  const Spec w{DataType::Int8, {1, 3, 3, 8}, 0, 0, pseudo_random_bytes(72, 5)};
+  const Spec b{DataType::Int32, {8}, 0, 0, int32_bytes({1, -2, 300, 4, -5000, 6, 7, 8})};
+  const Spec y{DataType::Int8, {1, 4, 4, 8}};
+  const PerChannel pc(8, 0.01);
+  for (const uint32_t scratch : {4464u, 4460u}) {
+    schema::DepthwiseConvOptionsT o;
+    o.pad_h = o.pad_w = 1;
+    OneOp t(OpKind::DepthwiseConv2D, {x, w, b}, {y}, {}, scratch, schema::Extension::Mve);
+    o.multipliers = std::make_unique<schema::Region>(t.builder().add_constant_array(pc.multipliers));
+    o.shifts = std::make_unique<schema::Region>(t.builder().add_constant_array(pc.shifts));
+    t.builder().op(0).options.Set(std::move(o));
+    if (scratch == 4464u) {
+      EXPECT_EQ(t.run().at(0).size(), 128u);
+    } else {
+      const auto loaded = testing::load(testing::pack_unchecked([&] {
+        auto p = t.builder().take_program();
+        p.version = kFormatVersion;
+        return p;
+      }()));
+      EXPECT_EQ(loaded.program.error(), Error::kScratchTooSmall);
+    }
+  }
+}
+
+TEST(OpsTest, FullyConnectedPerTensorPerChannelAndKernelSums) {
+  const int32_t depth = 20, outputs = 6, batches = 3;
+  const Spec x{DataType::Int8, {batches, depth}};
+  const Spec w{DataType::Int8, {outputs, depth}, 0, 0, pseudo_random_bytes(outputs * depth, 9)};
+  const std::vector<int32_t> bias = {100, -200, 300, -400, 500, -600};
+  const Spec b{DataType::Int32, {outputs}, 0, 0, int32_bytes(bias)};
+  const Spec y{DataType::Int8, {batches, outputs}};
+  const PerChannel pc(outputs, 0.002);
+  for (int variant = 0; variant < 3; ++variant) {  // per tensor, per channel, kernel sums
+    const int32_t filter_offset = variant == 0 ? 3 : 0;
+    OneOp t(OpKind::FullyConnected, {x, w, b}, {y});
+    schema::FullyConnectedOptionsT o;
+    o.input_offset = -5;
+    o.filter_offset = filter_offset;
+    o.output_offset = 9;
+    kernels::FullyConnectedParams p{};
+    p.batches = batches;
+    p.input_depth = depth;
+    p.output_depth = outputs;
+    p.input_offset = -5;
+    p.filter_offset = filter_offset;
+    p.output_offset = 9;
+    p.act_min = -128;
+    p.act_max = 127;
+    p.output_multiplier = pc.multipliers.data();
+    p.output_shift = pc.shifts.data();
+    std::vector<int32_t> sums(outputs);
+    if (variant == 0) {
+      o.output_requant = std::make_unique<schema::Requant>(pc.multipliers[0], pc.shifts[0]);
+    } else {
+      o.multipliers = std::make_unique<schema::Region>(t.builder().add_constant_array(pc.multipliers));
+      o.shifts = std::make_unique<schema::Region>(t.builder().add_constant_array(pc.shifts));
+      p.per_channel = true;
+    }
+    if (variant == 2) {
+      kernels::fully_connected_kernel_sums(p, as<int8_t>(w.constant), bias.data(), sums.data());
+      o.kernel_sums = std::make_unique<schema::Region>(t.builder().add_constant_array(sums));
+    }
+    t.builder().op(0).options.Set(std::move(o));
+    const auto out = t.run();
+    std::vector<int8_t> expected(batches * outputs);
+    kernels::fully_connected(p, as<int8_t>(t.input(0)), as<int8_t>(w.constant), bias.data(),
+                             expected.data());
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), expected.size()), 0) << variant;
+  }
+}
+
+TEST(OpsTest, TransposeConv) {
+  const Spec x{DataType::Int8, {1, 3, 4, 5}};
+  const Spec w{DataType::Int8, {2, 3, 3, 5}, 0, 0, pseudo_random_bytes(90, 13)};
+  const Spec y{DataType::Int8, {1, 6, 8, 2}};
+  const PerChannel pc(2, 0.003);
+  schema::TransposeConvOptionsT o;
+  o.stride_h = o.stride_w = 2;
+  o.pad_h = o.pad_w = 0;
+  o.input_offset = 4;
+  o.output_offset = -6;
+  // Scalar: ((Wi-1)*sw + max(Kw, sh)) * Co * max(Kh, sh) * 4 = (6 + 3) * 2 * 3 * 4.
+  OneOp t(OpKind::TransposeConv, {x, w}, {y}, {}, 216);
+  o.multipliers = std::make_unique<schema::Region>(t.builder().add_constant_array(pc.multipliers));
+  o.shifts = std::make_unique<schema::Region>(t.builder().add_constant_array(pc.shifts));
+  t.builder().op(0).options.Set(std::move(o));
+  const auto out = t.run();
+  kernels::TransposeConvParams p{};
+  p.shape = kernels::TransposeConvShape{1, 3, 4, 5, 3, 3, 6, 8, 2, 2, 2, 0, 0};
+  p.input_offset = 4;
+  p.output_offset = -6;
+  p.act_min = -128;
+  p.act_max = 127;
+  p.output_multiplier = pc.multipliers.data();
+  p.output_shift = pc.shifts.data();
+  std::vector<int8_t> expected(96);
+  kernels::transpose_conv2d(p, as<int8_t>(t.input(0)), as<int8_t>(w.constant), nullptr,
+                            expected.data(), kernels::Scratch{nullptr, 0});
+  EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 96), 0);
 }
 
 TEST(OpsTest, MaxAndAveragePool) {

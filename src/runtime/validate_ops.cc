@@ -294,8 +294,10 @@ class OpChecker {
     if (!in_range(o.filter_offset(), -127, 128)) return bad("filter zero point outside int8");
     int64_t bias_max = 0;
     MOTE_TRY(bias(in(2), co, &bias_max));
+    // The kernel sums bias + (x + io) * w + fo * (x + io) in two parts; bound every partial sum.
     const int64_t weight_bound = 128 + abs64(o.filter_offset());
-    int64_t acc_bound = bias_max + int64_t{depth} * kMaxCenteredInput * weight_bound;
+    int64_t acc_bound =
+        bias_max + int64_t{depth} * (kMaxCenteredInput * 128 + 256 * abs64(o.filter_offset()));
     if (const schema::Region* sums = o.kernel_sums(); sums != nullptr && sums->size() != 0) {
       if (!int32_array(sums, co)) return bad("kernel sums must be one int32 per output channel");
       for (int32_t k = 0; k < co; ++k) {

@@ -120,12 +120,12 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const ui
 }
 
 void AlignedBuffer::Free::operator()(uint8_t* p) const {
-  ::operator delete[](p, std::align_val_t(kConstantAlignment));
+  ::operator delete[](p, std::align_val_t(alignment));
 }
 
-AlignedBuffer::AlignedBuffer(size_t size)
-    : data_(static_cast<uint8_t*>(
-          ::operator new[](size == 0 ? 1 : size, std::align_val_t(kConstantAlignment)))),
+AlignedBuffer::AlignedBuffer(size_t size, size_t alignment)
+    : data_(static_cast<uint8_t*>(::operator new[](size == 0 ? 1 : size, std::align_val_t(alignment))),
+            Free{alignment}),
       size_(size) {
   std::memset(data_.get(), 0, size == 0 ? 1 : size);
 }

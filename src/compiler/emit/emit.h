@@ -60,11 +60,13 @@ std::unique_ptr<schema::ProgramT> read_program(std::span<const uint8_t> bytes);
 /// failure. Throws mote::InputError naming the path.
 void write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 
-/// Bytes at a 16-byte aligned address (program bytes must be, since constants are read in place).
+/// Zeroed bytes at an aligned address (program bytes must be 16-byte aligned, since constants
+/// are read in place; an arena needs its program's arena alignment).
 class AlignedBuffer {
  public:
   AlignedBuffer() = default;
-  explicit AlignedBuffer(size_t size);
+  /// `alignment` is a power of two, at least 16.
+  explicit AlignedBuffer(size_t size, size_t alignment = kConstantAlignment);
   AlignedBuffer(std::span<const uint8_t> bytes);
   uint8_t* data() { return data_.get(); }
   const uint8_t* data() const { return data_.get(); }
@@ -74,7 +76,10 @@ class AlignedBuffer {
 
  private:
   struct Free {
+    Free() : alignment(kConstantAlignment) {}
+    explicit Free(size_t a) : alignment(a) {}
     void operator()(uint8_t* p) const;
+    size_t alignment;
   };
   std::unique_ptr<uint8_t[], Free> data_;
   size_t size_ = 0;

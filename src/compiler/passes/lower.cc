@@ -7,6 +7,7 @@
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/validate.h"
+#include "compiler/planner/report.h"
 #include "mote/kernels/add.h"
 #include "mote/kernels/concatenation.h"
 #include "mote/kernels/fully_connected.h"
@@ -75,7 +76,7 @@ class Lowering {
     program_.arena_size = static_cast<uint32_t>(plan_.arena_bytes);
     program_.arena_alignment = planner::arena_alignment(memory_.problem);
 
-    const ArenaSplit split = split_arena(memory_.problem, plan_);
+    const planner::PlanFigures split = planner::plan_figures(memory_.problem, bound, plan_);
     program_.plan = std::make_unique<schema::PlanStatsT>();
     program_.plan->algorithm =
         plan_.chosen.empty() || plan_.chosen == plan_.algorithm
@@ -512,16 +513,6 @@ class Lowering {
 };
 
 }  // namespace
-
-ArenaSplit split_arena(const planner::Problem& problem, const planner::Plan& plan) {
-  uint64_t activation_end = 0;
-  for (size_t b = 0; b < problem.buffers.size(); ++b) {
-    if (problem.buffers[b].kind == planner::BufferKind::kScratch) continue;
-    activation_end = std::max(activation_end, plan.offsets[b] + problem.buffers[b].size);
-  }
-  activation_end = std::min(activation_end, plan.arena_bytes);
-  return {activation_end, plan.arena_bytes - activation_end};
-}
 
 LoweredProgram lower(const ir::Graph& graph, const MemoryProblem& memory,
                      const planner::Plan& plan, const planner::LowerBound& bound,

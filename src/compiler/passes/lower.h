@@ -36,12 +36,4 @@ LoweredProgram lower(const ir::Graph& graph, const MemoryProblem& memory,
                      const planner::Plan& plan, const planner::LowerBound& bound,
                      const LowerOptions& options);
 
-// The part of the arena that activations (graph inputs, outputs and intermediates) reach, and
-// the part above it used only by scratch buffers.
-struct ArenaSplit {
-  uint64_t activation_bytes;
-  uint64_t scratch_bytes;
-};
-ArenaSplit split_arena(const planner::Problem& problem, const planner::Plan& plan);
-
 }  // namespace mote::passes

@@ -19,13 +19,13 @@ namespace mote::pipeline {
 
 // A Cortex-M CPU name and the extension its kernels use.
 struct Cpu {
-  std::string_view name;
+  std::string name;  // canonical: "cortex-m55", "cortex-m0plus"
   kernels::Extension extension;
 };
-// The CPUs `--target` accepts: cortex-m0, -m0plus, -m3, -m23 (scalar); -m4, -m7, -m33, -m35p
-// (DSP); -m55, -m85 (MVE). Also accepts "m55", "cortex-m0+" and the like; case-insensitive.
+// The CPUs `--target` accepts (planner::extension_for_cpu): cortex-m0, -m0plus, -m3, -m23
+// (scalar); -m4, -m7, -m33, -m35p (DSP); -m55, -m85 (MVE); also "m55", "Cortex-M0+" and the like.
 std::optional<Cpu> find_cpu(std::string_view name);
-// "cortex-m0, cortex-m0plus, ..." for messages and --help.
+// The accepted names with their extensions, for messages and --help.
 std::string cpu_names();
 
 struct PlanRequest {
@@ -33,6 +33,7 @@ struct PlanRequest {
   planner::Algorithm algorithm = planner::Algorithm::kAuto;
   uint32_t alignment = 16;
   double time_limit_ms = 1000;
+  uint64_t node_limit = 0;  // also stop the exact search after this many nodes (0: no limit)
 };
 
 struct PlannedGraph {

@@ -13,6 +13,18 @@ namespace {
   throw InputError(what + ": " + runtime::to_string(error));
 }
 
+std::string describe(const runtime::LoadDiagnostic& d) {
+  using Where = runtime::LoadDiagnostic::Where;
+  switch (d.where) {
+    case Where::kProgram: return d.reason;
+    case Where::kTensor: return "tensor " + std::to_string(d.index) + ": " + d.reason;
+    case Where::kOperator: return "operator " + std::to_string(d.index) + ": " + d.reason;
+    case Where::kInput: return "graph input " + std::to_string(d.index) + ": " + d.reason;
+    case Where::kOutput: return "graph output " + std::to_string(d.index) + ": " + d.reason;
+  }
+  return d.reason;
+}
+
 }  // namespace
 
 uint8_t DefaultInput::next() {
@@ -33,9 +45,9 @@ HostRun run_on_host(std::span<const uint8_t> program_bytes,
   auto program = runtime::Program::load(bytes.data(), bytes.size(), &diagnostic);
   if (!program.ok()) {
     throw InputError(std::string("program rejected: ") + runtime::to_string(program.error()) +
-                     " (" + diagnostic.reason + ")");
+                     ": " + describe(diagnostic));
   }
-  emit::AlignedBuffer arena(program.value().arena_size());
+  emit::AlignedBuffer arena(program.value().arena_size(), program.value().arena_alignment());
   auto executor = runtime::Executor::create(program.value(), arena.data(), arena.size());
   if (!executor.ok()) fail("arena", executor.error());
 
@@ -43,19 +55,23 @@ HostRun run_on_host(std::span<const uint8_t> program_bytes,
     throw InputError("the program has " + std::to_string(executor.value().num_inputs()) +
                      " inputs, " + std::to_string(inputs.size()) + " given");
   }
+  std::vector<std::vector<uint8_t>> bytes_in = inputs;
   DefaultInput generator;
   for (size_t i = 0; i < executor.value().num_inputs(); ++i) {
-    const runtime::TensorView view = executor.value().input(i);
+    const size_t size = executor.value().input(i).size;
     if (inputs.empty()) {
-      generator.fill({view.data, view.size});
-    } else if (inputs[i].size() != view.size) {
-      throw InputError("input " + std::to_string(i) + " needs " + std::to_string(view.size) +
+      bytes_in.emplace_back(size);
+      generator.fill(bytes_in.back());
+    } else if (inputs[i].size() != size) {
+      throw InputError("input " + std::to_string(i) + " needs exactly " + std::to_string(size) +
                        " bytes, " + std::to_string(inputs[i].size()) + " given");
-    } else {
-      std::memcpy(view.data, inputs[i].data(), view.size);
     }
   }
   for (int r = 0; r < repeat; ++r) {
+    // The plan may reuse an input's bytes for later tensors: write the inputs before every run.
+    for (size_t i = 0; i < bytes_in.size(); ++i) {
+      std::memcpy(executor.value().input(i).data, bytes_in[i].data(), bytes_in[i].size());
+    }
     if (const runtime::Error e = executor.value().run(); e != runtime::Error::kOk) fail("run", e);
   }
   HostRun result;

@@ -38,6 +38,26 @@ inline void tap_multn(const int8_t* x, const int8_t* w, int32_t oc, int32_t n, i
   }
 }
 
+// Depth multiplier 1, a fixed block of kLanes channels: the sums stay in registers across taps.
+template <int kLanes>
+inline void block_mult1(const int8_t* row0, ptrdiff_t row_stride, ptrdiff_t tap_stride,
+                        const int8_t* w0, ptrdiff_t w_row_stride, ptrdiff_t w_tap_stride,
+                        int32_t rows, int32_t taps, int16_t offset, int32_t* out_acc) {
+  int32_t a[kLanes];
+  for (int j = 0; j < kLanes; ++j) a[j] = out_acc[j];
+  for (int32_t r = 0; r < rows; ++r) {
+    const int8_t* px = row0 + r * row_stride;
+    const int8_t* w = w0 + r * w_row_stride;
+    for (int32_t t = 0; t < taps; ++t, px += tap_stride, w += w_tap_stride) {
+      // Kept a loop so that it is vectorised across channels (fully unrolled, gcc would emit
+      // kLanes scalar multiply-accumulates instead).
+#pragma GCC unroll 1
+      for (int j = 0; j < kLanes; ++j) a[j] += static_cast<int16_t>(px[j] + offset) * w[j];
+    }
+  }
+  for (int j = 0; j < kLanes; ++j) out_acc[j] = a[j];
+}
+
 }  // namespace
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
@@ -61,7 +81,33 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
         const int32_t kx_begin = internal::first_inside(ix0, s.dilation_w, s.filter_w);
         const int32_t kx_end = internal::end_inside(ix0, s.dilation_w, s.filter_w, s.input_w);
         int8_t* out = output + ((static_cast<ptrdiff_t>(b) * s.output_h + y) * s.output_w + x) * co;
-        for (int32_t oc = 0; oc < co; oc += kBlock) {
+        int32_t oc = 0;
+        if (m == 1 && ky_begin < ky_end && kx_begin < kx_end) {
+          // Register-blocked channels: 16 or 8 at a time, taps innermost.
+          const int32_t iy = iy0 + ky_begin * s.dilation_h;
+          const int32_t ix = ix0 + kx_begin * s.dilation_w;
+          const int8_t* row0 = input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w + ix) * ci;
+          const ptrdiff_t row_stride = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * ci;
+          const ptrdiff_t tap_stride = static_cast<ptrdiff_t>(s.dilation_w) * ci;
+          const int8_t* w0 = filter + static_cast<ptrdiff_t>(ky_begin * s.filter_w + kx_begin) * co;
+          const ptrdiff_t w_row_stride = static_cast<ptrdiff_t>(s.filter_w) * co;
+          const int32_t rows = ky_end - ky_begin;
+          const int32_t taps = kx_end - kx_begin;
+          for (; oc + 16 <= co; oc += 16) {
+            for (int32_t j = 0; j < 16; ++j) acc[j] = internal::bias_or_zero(bias, oc + j);
+            block_mult1<16>(row0 + oc, row_stride, tap_stride, w0 + oc, w_row_stride, co, rows, taps,
+                            offset, acc);
+            for (int32_t j = 0; j < 16; ++j) out[oc + j] = rq(acc[j], oc + j);
+          }
+          for (; oc + 8 <= co; oc += 8) {
+            for (int32_t j = 0; j < 8; ++j) acc[j] = internal::bias_or_zero(bias, oc + j);
+            block_mult1<8>(row0 + oc, row_stride, tap_stride, w0 + oc, w_row_stride, co, rows, taps,
+                           offset, acc);
+            for (int32_t j = 0; j < 8; ++j) out[oc + j] = rq(acc[j], oc + j);
+          }
+        }
+        // Remaining channels (any depth multiplier): sums in a stack block, one pass per tap.
+        for (; oc < co; oc += kBlock) {
           const int32_t n = internal::min_i32(kBlock, co - oc);
           for (int32_t j = 0; j < n; ++j) acc[j] = internal::bias_or_zero(bias, oc + j);
           for (int32_t ky = ky_begin; ky < ky_end; ++ky) {

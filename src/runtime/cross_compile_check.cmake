@@ -1,0 +1,34 @@
+# ctest script: compiles the runtime's sources with arm-none-eabi-g++ for one Cortex-M CPU
+# (C++17, no exceptions, no RTTI) and fails if the objects reference the heap or exceptions.
+# Variables: CXX, NM, CPU, SOURCE_DIR, SCHEMA_DIR, FLATBUFFERS_DIR, WORK_DIR.
+file(MAKE_DIRECTORY ${WORK_DIR}/include)
+# Only FlatBuffers' headers, not the host's whole /usr/include.
+if(NOT EXISTS ${WORK_DIR}/include/flatbuffers)
+  file(CREATE_LINK ${FLATBUFFERS_DIR}/flatbuffers ${WORK_DIR}/include/flatbuffers SYMBOLIC)
+endif()
+set(objects)
+foreach(name program validate_ops executor dispatch)
+  set(object ${WORK_DIR}/${name}-${CPU}.o)
+  execute_process(
+    COMMAND ${CXX} -std=c++17 -fno-exceptions -fno-rtti -Os -mcpu=${CPU} -mthumb
+            -Wall -Wextra -Werror -Wno-unused-parameter -Wno-array-bounds
+            -I${SOURCE_DIR}/include -I${SOURCE_DIR}/src -I${SCHEMA_DIR} -isystem ${WORK_DIR}/include
+            -c ${SOURCE_DIR}/src/runtime/${name}.cc -o ${object}
+    RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${name}.cc does not compile for ${CPU}")
+  endif()
+  list(APPEND objects ${object})
+endforeach()
+execute_process(COMMAND ${NM} -u ${objects} OUTPUT_VARIABLE undefined RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm failed")
+endif()
+string(REGEX MATCHALL "[ \t]U ([A-Za-z0-9_]+)" refs "${undefined}")
+foreach(ref ${refs})
+  string(REGEX REPLACE "^[ \t]U " "" symbol "${ref}")
+  if(symbol MATCHES "^(malloc|free|calloc|realloc|_Znw.*|_Zna.*|_Zdl.*|_Zda.*|__cxa_.*|__gxx_personality.*|_Unwind_.*|_ZTI.*|printf|puts)$")
+    message(FATAL_ERROR "the runtime for ${CPU} references ${symbol}")
+  endif()
+endforeach()
+message(STATUS "runtime compiles for ${CPU} without heap or exception references")
