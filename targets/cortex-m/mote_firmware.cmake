@@ -15,6 +15,12 @@
 #       a ctest test `firmware.<cpu>.<name>` (label qemu) that runs the image with run-qemu.sh:
 #       it passes when the exit status is EXPECT_EXIT (default 0) and every EXPECT_OUTPUT
 #       extended regular expression matches a line of the output.
+#   mote_add_runner(<target> (PROGRAM <file.mote> | MODEL <file.tflite> [ALGORITHM <a>])
+#                   INPUT <file> [EXPECTED <file>] [ADAPTER <dir>] [STACK_SIZE <bytes>]
+#                   [LIBS <lib>...])
+#       the firmware runner (runner/runner_main.cc) for one program and input; EXPECTED makes it
+#       compare the outputs. ADAPTER is the folder of runner_adapter.h (default runner/runtime,
+#       which needs MOTE_FIRMWARE_WITH_RUNTIME).
 #   mote_embed_binary(<target> INPUT <file> NAME <symbol>)            (embed.cmake)
 #   mote_add_model(<target> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>] [NAME <symbol>])
 #       compiles the model with the host `mote` (MOTE_HOST_TOOL) at build time and embeds the
@@ -179,4 +185,43 @@ function(mote_add_model target)
     COMMENT "mote compile ${M_MODEL} for ${M_CPU}"
     VERBATIM)
   mote_embed_binary(${target} INPUT ${program} NAME ${M_NAME})
+endfunction()
+
+function(mote_add_runner target)
+  cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;ADAPTER;STACK_SIZE" "LIBS" ${ARGN})
+  if(NOT R_INPUT OR (NOT R_PROGRAM AND NOT R_MODEL))
+    message(FATAL_ERROR "mote_add_runner(${target} PROGRAM <file.mote> | MODEL <file.tflite> INPUT <file> ...)")
+  endif()
+  if(NOT R_ADAPTER)
+    if(NOT TARGET mote_runtime)
+      message(FATAL_ERROR "mote_add_runner(${target}): the runtime adapter needs MOTE_FIRMWARE_WITH_RUNTIME=ON")
+    endif()
+    set(R_ADAPTER ${MOTE_CORTEX_M_DIR}/runner/runtime)
+    list(APPEND R_LIBS mote_runtime)
+  endif()
+  file(GLOB adapter_sources CONFIGURE_DEPENDS ${R_ADAPTER}/*.cc)
+  set(stack "")
+  if(R_STACK_SIZE)
+    set(stack STACK_SIZE ${R_STACK_SIZE})
+  endif()
+  mote_add_firmware(${target} SOURCES ${MOTE_CORTEX_M_DIR}/runner/runner_main.cc ${adapter_sources}
+                    LIBS ${R_LIBS} ${stack})
+  target_include_directories(${target} PRIVATE ${R_ADAPTER})
+  if(R_MODEL)
+    set(algorithm "")
+    if(R_ALGORITHM)
+      set(algorithm ALGORITHM ${R_ALGORITHM})
+    endif()
+    mote_add_model(${target} MODEL ${R_MODEL} NAME mote_program ${algorithm})
+    get_filename_component(name "${R_MODEL}" NAME_WE)
+  else()
+    mote_embed_binary(${target} INPUT ${R_PROGRAM} NAME mote_program)
+    get_filename_component(name "${R_PROGRAM}" NAME_WE)
+  endif()
+  mote_embed_binary(${target} INPUT ${R_INPUT} NAME mote_input)
+  if(R_EXPECTED)
+    mote_embed_binary(${target} INPUT ${R_EXPECTED} NAME mote_expected)
+    target_compile_definitions(${target} PRIVATE MOTE_RUNNER_HAS_EXPECTED=1)
+  endif()
+  target_compile_definitions(${target} PRIVATE MOTE_RUNNER_NAME="${name}")
 endfunction()

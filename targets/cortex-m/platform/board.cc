@@ -45,6 +45,12 @@ __attribute__((naked, noinline)) void PaintStack() {
       : "i"(kStackPaint));
 }
 
+__attribute__((noinline)) size_t StackDepthBytes() {
+  uintptr_t sp;
+  asm volatile("mov %0, sp" : "=r"(sp));
+  return Address(__stack_top__) - sp;
+}
+
 size_t StackPeakBytes() {
   const volatile uint32_t* p = __stack_limit__;
   while (p < __stack_top__ && *p == kStackPaint) ++p;

@@ -32,6 +32,10 @@ size_t StackSizeBytes();
 /// lowest word that no longer holds the paint pattern. Counts in 4-byte steps.
 size_t StackPeakBytes();
 
+/// How deep the stack is right now (bytes from its top to the caller's stack pointer). Subtract it
+/// from StackPeakBytes() to get what a call made from here used.
+size_t StackDepthBytes();
+
 /// Repaints the unused stack below the caller, so the next StackPeakBytes() measures only what
 /// runs after this call (plus the caller's frames above it).
 void PaintStack();

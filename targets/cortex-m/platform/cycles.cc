@@ -57,9 +57,11 @@ uint64_t SysTickTicks() {
 
 uint32_t SysTickHz() { return MOTE_SYSTICK_HZ; }
 
-uint64_t InstructionCount() {
-  return SysTickTicks() * 1000000000ull / MOTE_SYSTICK_HZ;  // the board's CPU clock
+uint64_t TicksToInstructions(uint64_t ticks) {
+  return ticks * 1000000000ull / MOTE_SYSTICK_HZ;  // the board's CPU clock
 }
+
+uint64_t InstructionCount() { return TicksToInstructions(SysTickTicks()); }
 
 }  // namespace platform
 }  // namespace mote

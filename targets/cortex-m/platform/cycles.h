@@ -22,6 +22,10 @@ uint64_t SysTickTicks();
 /// Instructions since StartInstructionCounter() (under -icount shift=0).
 uint64_t InstructionCount();
 
+/// Converts a number of SysTick ticks to instructions. Measuring with SysTickTicks() and
+/// converting the difference afterwards keeps the 64-bit division out of the measured code.
+uint64_t TicksToInstructions(uint64_t ticks);
+
 /// The clock SysTick counts: the board's CPU clock, in Hz.
 uint32_t SysTickHz();
 

@@ -22,9 +22,10 @@ __attribute__((naked, noinline)) void Spin(uint32_t iterations) {
 }
 
 uint64_t Measure(uint32_t iterations) {
-  const uint64_t start = mote::platform::InstructionCount();
+  using namespace mote::platform;
+  const uint64_t start = SysTickTicks();
   Spin(iterations);
-  return mote::platform::InstructionCount() - start;
+  return TicksToInstructions(SysTickTicks() - start);
 }
 
 int64_t Difference(uint64_t a, uint64_t b) {
@@ -49,13 +50,13 @@ int main() {
   const uint64_t once = Measure(kIterations);
   const uint64_t again = Measure(kIterations);
   const uint64_t twice = Measure(2 * kIterations);
-  Line().Text("instructions per SysTick tick: ").Unsigned(1000000000ull / hz).End();
+  Line().Text("SysTick clock ").Unsigned(hz).Text(" Hz: one tick is ").Unsigned(1000000000ull / hz).Text(" to ").Unsigned(tick).Text(" instructions").End();
   Line().Text("loop of ").Unsigned(2 * kIterations).Text(" instructions measured ").Unsigned(once).Text(", again ").Unsigned(again).End();
   Line().Text("loop of ").Unsigned(4 * kIterations).Text(" instructions measured ").Unsigned(twice).End();
 
-  // The loop plus the call and the counter reads: a few dozen instructions, plus one tick.
+  // The loop plus the call and one counter read: a few dozen instructions, plus one tick.
   const int64_t overhead = Difference(once, 2 * kIterations);
-  expect(overhead >= -tick && overhead <= 150 + tick, "a known loop measures its instruction count");
+  expect(overhead >= -tick && overhead <= 60 + tick, "a known loop measures its instruction count");
   const int64_t repeat = Difference(again, once);
   expect(repeat >= -tick && repeat <= tick, "the same loop measures the same count again");
   const int64_t doubled = Difference(twice - once, 2 * kIterations);
@@ -69,7 +70,7 @@ int main() {
   // Each interrupt adds its handler's instructions (about 35); nothing may be lost.
   const int64_t extra = Difference(interrupted, expected);
   const int64_t interrupts = static_cast<int64_t>(expected) / (1000 * (tick - 1)) + 1;
-  expect(extra >= -tick && extra <= 64 * interrupts + 150 + tick,
+  expect(extra >= -tick && extra <= 64 * interrupts + 60 + tick,
          "counting stays exact across SysTick reloads");
 
   Line().Text(failed == 0 ? "cycles: ok" : "cycles: FAILED").End();
