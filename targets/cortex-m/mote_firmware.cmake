@@ -1,0 +1,230 @@
+# Cortex-M firmware with Mote, for a project configured with toolchain-arm-none-eabi.cmake
+# (which sets MOTE_CPU). `include(<mote>/targets/cortex-m/mote_firmware.cmake)` gives:
+#
+#   mote_startup     OBJECT library: vector table, Reset_Handler, fault handlers (platform/startup.cc)
+#   mote_platform    semihosting, console, board queries, instruction counter (platform/)
+#   mote_kernels     src/kernels/portable/*.cc built for MOTE_CPU (INTERFACE while there are none)
+#   mote_runtime     src/runtime/*.cc, when MOTE_FIRMWARE_WITH_RUNTIME is ON (see README.md)
+#
+#   mote_add_firmware(<target> SOURCES <src>... [LIBS <lib>...] [STACK_SIZE <bytes>])
+#       an executable <target>.elf for the board of MOTE_CPU, with startup, linker script and a
+#       map file <target>.map beside it.
+#   mote_add_firmware_test(<name> FIRMWARE <target> [ARGS <arg>...] [EXPECT_EXIT <status>]
+#                          [EXPECT_OUTPUT <ere>...] [ICOUNT] [TIMEOUT <seconds>]
+#                          [LABELS <label>...])
+#       a ctest test `firmware.<cpu>.<name>` (label qemu) that runs the image with run-qemu.sh:
+#       it passes when the exit status is EXPECT_EXIT (default 0) and every EXPECT_OUTPUT
+#       extended regular expression matches a line of the output.
+#   mote_add_runner(<target> (PROGRAM <file.mote> | MODEL <file.tflite> [ALGORITHM <a>])
+#                   INPUT <file> [EXPECTED <file>] [ADAPTER <dir>] [STACK_SIZE <bytes>]
+#                   [LIBS <lib>...])
+#       the firmware runner (runner/runner_main.cc) for one program and input; EXPECTED makes it
+#       compare the outputs. ADAPTER is the folder of runner_adapter.h (default runner/runtime,
+#       which needs MOTE_FIRMWARE_WITH_RUNTIME).
+#   mote_embed_binary(<target> INPUT <file> NAME <symbol>)            (embed.cmake)
+#   mote_add_model(<target> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>] [NAME <symbol>])
+#       compiles the model with the host `mote` (MOTE_HOST_TOOL) at build time and embeds the
+#       .mote program as a const array: `#include "<symbol>.h"`.
+
+cmake_minimum_required(VERSION 3.25)
+
+if(NOT MOTE_CPU)
+  message(FATAL_ERROR "mote_firmware.cmake: configure with toolchain-arm-none-eabi.cmake (MOTE_CPU)")
+endif()
+
+set(MOTE_CORTEX_M_DIR "${CMAKE_CURRENT_LIST_DIR}")
+get_filename_component(mote_default_source_dir "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
+set(MOTE_SOURCE_DIR "${mote_default_source_dir}" CACHE PATH "Mote's source tree")
+set(MOTE_HOST_TOOL "" CACHE FILEPATH "The host `mote` program, for mote_add_model()")
+option(MOTE_FIRMWARE_WITH_RUNTIME "Build src/runtime/*.cc into mote_runtime for the target" OFF)
+set(MOTE_SCHEMA_INCLUDE_DIR "" CACHE PATH "Folder holding mote/schema/mote_generated.h (host build)")
+
+include(${MOTE_CORTEX_M_DIR}/cmake/boards.cmake)
+include(${MOTE_CORTEX_M_DIR}/embed.cmake)
+mote_cortex_m_cpu(${MOTE_CPU} mote_cpu)
+set(MOTE_BOARD ${mote_cpu_BOARD})
+set(MOTE_EXTENSION ${mote_cpu_EXTENSION})
+set(MOTE_RUN_QEMU ${MOTE_CORTEX_M_DIR}/run-qemu.sh)
+
+# Embeddable C++17 everywhere on the target (the toolchain file already turns off exceptions/RTTI).
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+add_compile_options(-Wall -Wextra -Wno-unused-parameter)
+# $<LINK_LIBRARY:WHOLE_ARCHIVE,lib> (link every object of a library), which CMake defines only for
+# hosted platforms.
+set(CMAKE_LINK_LIBRARY_USING_WHOLE_ARCHIVE
+    "LINKER:--push-state,--whole-archive" "<LINK_ITEM>" "LINKER:--pop-state")
+set(CMAKE_LINK_LIBRARY_USING_WHOLE_ARCHIVE_SUPPORTED TRUE)
+
+# --- platform -----------------------------------------------------------------------------------
+set(mote_platform_definitions
+  MOTE_BOARD="${MOTE_BOARD}" MOTE_CPU_NAME="${MOTE_CPU}" MOTE_SYSTICK_HZ=${mote_cpu_SYSTICK_HZ}u)
+add_library(mote_startup OBJECT ${MOTE_CORTEX_M_DIR}/platform/startup.cc)
+target_include_directories(mote_startup PRIVATE ${MOTE_CORTEX_M_DIR})
+target_compile_definitions(mote_startup PRIVATE ${mote_platform_definitions})
+
+add_library(mote_platform STATIC
+  ${MOTE_CORTEX_M_DIR}/platform/board.cc
+  ${MOTE_CORTEX_M_DIR}/platform/console.cc
+  ${MOTE_CORTEX_M_DIR}/platform/cycles.cc
+  ${MOTE_CORTEX_M_DIR}/platform/semihosting.cc)
+target_include_directories(mote_platform PUBLIC ${MOTE_CORTEX_M_DIR})
+target_compile_definitions(mote_platform PRIVATE ${mote_platform_definitions})
+
+# --- kernels and runtime, globbed like src/kernels/CMakeLists.txt -------------------------------
+# Each kernel source's presence is also a definition, MOTE_KERNEL_SOURCE_<NAME>, so that target
+# tests can cover whatever kernels exist.
+file(GLOB mote_kernel_sources CONFIGURE_DEPENDS ${MOTE_SOURCE_DIR}/src/kernels/portable/*.cc)
+list(FILTER mote_kernel_sources EXCLUDE REGEX "_(test|vectors)\\.cc$")
+set(mote_kernel_definitions "")
+foreach(source ${mote_kernel_sources})
+  get_filename_component(stem ${source} NAME_WE)
+  string(TOUPPER ${stem} stem)
+  string(MAKE_C_IDENTIFIER ${stem} stem)
+  list(APPEND mote_kernel_definitions MOTE_KERNEL_SOURCE_${stem}=1)
+endforeach()
+if(mote_kernel_sources)
+  add_library(mote_kernels STATIC ${mote_kernel_sources})
+  set(mote_kernels_scope PUBLIC)
+else()
+  add_library(mote_kernels INTERFACE)
+  set(mote_kernels_scope INTERFACE)
+endif()
+target_include_directories(mote_kernels ${mote_kernels_scope}
+  ${MOTE_SOURCE_DIR}/include ${MOTE_SOURCE_DIR}/src)
+target_compile_definitions(mote_kernels INTERFACE ${mote_kernel_definitions})
+
+if(MOTE_FIRMWARE_WITH_RUNTIME)
+  # The runtime reads programs with flatbuffers' header-only reader: the schema header generated
+  # by the host build, and flatbuffers' headers alone (not the host's whole /usr/include, whose
+  # libc headers would shadow newlib's).
+  set(MOTE_FLATBUFFERS_INCLUDE_DIR "/usr/include/flatbuffers" CACHE PATH "flatbuffers' headers")
+  set(flatbuffers_root ${CMAKE_BINARY_DIR}/flatbuffers-include)
+  file(MAKE_DIRECTORY ${flatbuffers_root})
+  if(NOT EXISTS ${flatbuffers_root}/flatbuffers)
+    file(CREATE_LINK ${MOTE_FLATBUFFERS_INCLUDE_DIR} ${flatbuffers_root}/flatbuffers SYMBOLIC)
+  endif()
+  file(GLOB mote_runtime_sources CONFIGURE_DEPENDS ${MOTE_SOURCE_DIR}/src/runtime/*.cc)
+  list(FILTER mote_runtime_sources EXCLUDE REGEX "_test\\.cc$")
+  if(NOT mote_runtime_sources)
+    message(FATAL_ERROR "MOTE_FIRMWARE_WITH_RUNTIME: no src/runtime/*.cc in ${MOTE_SOURCE_DIR}")
+  endif()
+  add_library(mote_runtime STATIC ${mote_runtime_sources})
+  target_include_directories(mote_runtime PUBLIC ${MOTE_SCHEMA_INCLUDE_DIR} ${flatbuffers_root})
+  target_link_libraries(mote_runtime PUBLIC mote_kernels)
+endif()
+
+# --- firmware -----------------------------------------------------------------------------------
+function(mote_add_firmware target)
+  cmake_parse_arguments(F "" "STACK_SIZE" "SOURCES;LIBS" ${ARGN})
+  if(NOT F_SOURCES)
+    message(FATAL_ERROR "mote_add_firmware(${target} SOURCES ...): no sources")
+  endif()
+  set(ld_dir ${MOTE_CORTEX_M_DIR}/ld)
+  add_executable(${target} ${F_SOURCES} $<TARGET_OBJECTS:mote_startup>)
+  target_link_libraries(${target} PRIVATE ${F_LIBS} mote_platform)
+  target_link_options(${target} PRIVATE
+    -nostartfiles -T${ld_dir}/${MOTE_BOARD}.ld -L${ld_dir}
+    -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/${target}.map)
+  if(F_STACK_SIZE)
+    target_link_options(${target} PRIVATE -Wl,--defsym=__stack_size__=${F_STACK_SIZE})
+  endif()
+  set_target_properties(${target} PROPERTIES
+    LINK_DEPENDS "${ld_dir}/${MOTE_BOARD}.ld;${ld_dir}/common.ld")
+endfunction()
+
+function(mote_add_firmware_test name)
+  cmake_parse_arguments(T "ICOUNT" "FIRMWARE;EXPECT_EXIT;TIMEOUT" "ARGS;EXPECT_OUTPUT;LABELS" ${ARGN})
+  if(NOT T_FIRMWARE)
+    message(FATAL_ERROR "mote_add_firmware_test(${name} FIRMWARE <target> ...)")
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 60)
+  endif()
+  set(options --timeout ${T_TIMEOUT})
+  if(T_ICOUNT)
+    list(APPEND options --icount)
+  endif()
+  if(DEFINED T_EXPECT_EXIT)
+    list(APPEND options --expect-exit ${T_EXPECT_EXIT})
+  endif()
+  foreach(re ${T_EXPECT_OUTPUT})
+    list(APPEND options --expect-output ${re})
+  endforeach()
+  set(test firmware.${MOTE_CPU}.${name})
+  add_test(NAME ${test}
+           COMMAND ${MOTE_RUN_QEMU} ${options} ${MOTE_BOARD} $<TARGET_FILE:${T_FIRMWARE}> ${T_ARGS})
+  math(EXPR ctest_timeout "${T_TIMEOUT} + 15")
+  set_tests_properties(${test} PROPERTIES LABELS "qemu;${T_LABELS}" TIMEOUT ${ctest_timeout})
+endfunction()
+
+function(mote_add_model target)
+  cmake_parse_arguments(M "" "MODEL;CPU;ALGORITHM;NAME" "" ${ARGN})
+  if(NOT M_MODEL)
+    message(FATAL_ERROR "mote_add_model(${target} MODEL <file.tflite> ...): no MODEL")
+  endif()
+  if(NOT MOTE_HOST_TOOL)
+    message(FATAL_ERROR "mote_add_model: set MOTE_HOST_TOOL to the host `mote` program")
+  endif()
+  if(NOT M_CPU)
+    set(M_CPU ${MOTE_CPU})
+  endif()
+  get_filename_component(model "${M_MODEL}" ABSOLUTE)
+  if(NOT M_NAME)
+    get_filename_component(stem "${model}" NAME_WE)
+    string(MAKE_C_IDENTIFIER "${stem}_program" M_NAME)
+  endif()
+  set(program ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${M_NAME}.mote)
+  set(compile_options --target ${M_CPU})
+  if(M_ALGORITHM)
+    list(APPEND compile_options --algorithm ${M_ALGORITHM})
+  endif()
+  add_custom_command(
+    OUTPUT ${program}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/mote_programs
+    COMMAND ${MOTE_HOST_TOOL} compile ${model} ${compile_options} -o ${program}
+    DEPENDS ${model} ${MOTE_HOST_TOOL}
+    COMMENT "mote compile ${M_MODEL} for ${M_CPU}"
+    VERBATIM)
+  mote_embed_binary(${target} INPUT ${program} NAME ${M_NAME})
+endfunction()
+
+function(mote_add_runner target)
+  cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;ADAPTER;STACK_SIZE" "LIBS" ${ARGN})
+  if(NOT R_INPUT OR (NOT R_PROGRAM AND NOT R_MODEL))
+    message(FATAL_ERROR "mote_add_runner(${target} PROGRAM <file.mote> | MODEL <file.tflite> INPUT <file> ...)")
+  endif()
+  if(NOT R_ADAPTER)
+    if(NOT TARGET mote_runtime)
+      message(FATAL_ERROR "mote_add_runner(${target}): the runtime adapter needs MOTE_FIRMWARE_WITH_RUNTIME=ON")
+    endif()
+    set(R_ADAPTER ${MOTE_CORTEX_M_DIR}/runner/runtime)
+    list(APPEND R_LIBS mote_runtime)
+  endif()
+  file(GLOB adapter_sources CONFIGURE_DEPENDS ${R_ADAPTER}/*.cc)
+  set(stack "")
+  if(R_STACK_SIZE)
+    set(stack STACK_SIZE ${R_STACK_SIZE})
+  endif()
+  mote_add_firmware(${target} SOURCES ${MOTE_CORTEX_M_DIR}/runner/runner_main.cc ${adapter_sources}
+                    LIBS ${R_LIBS} ${stack})
+  target_include_directories(${target} PRIVATE ${R_ADAPTER})
+  if(R_MODEL)
+    set(algorithm "")
+    if(R_ALGORITHM)
+      set(algorithm ALGORITHM ${R_ALGORITHM})
+    endif()
+    mote_add_model(${target} MODEL ${R_MODEL} NAME mote_program ${algorithm})
+    get_filename_component(name "${R_MODEL}" NAME_WE)
+  else()
+    mote_embed_binary(${target} INPUT ${R_PROGRAM} NAME mote_program)
+    get_filename_component(name "${R_PROGRAM}" NAME_WE)
+  endif()
+  mote_embed_binary(${target} INPUT ${R_INPUT} NAME mote_input)
+  if(R_EXPECTED)
+    mote_embed_binary(${target} INPUT ${R_EXPECTED} NAME mote_expected)
+    target_compile_definitions(${target} PRIVATE MOTE_RUNNER_HAS_EXPECTED=1)
+  endif()
+  target_compile_definitions(${target} PRIVATE MOTE_RUNNER_NAME="${name}")
+endfunction()

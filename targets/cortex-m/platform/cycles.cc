@@ -1,0 +1,69 @@
+#include "platform/cycles.h"
+
+namespace mote {
+namespace platform {
+namespace {
+
+// SysTick and the interrupt control register (Armv7-M / Armv8-M system control space).
+constexpr uintptr_t kSysTickCsr = 0xE000E010u;
+constexpr uintptr_t kSysTickRvr = 0xE000E014u;
+constexpr uintptr_t kSysTickCvr = 0xE000E018u;
+constexpr uintptr_t kIcsr = 0xE000ED04u;
+
+inline volatile uint32_t& Register(uintptr_t address) {
+  return *reinterpret_cast<volatile uint32_t*>(address);
+}
+
+constexpr uint32_t kMaxReload = 0x00FFFFFFu;
+constexpr uint32_t kCsrEnable = 1u << 0;
+constexpr uint32_t kCsrTickInt = 1u << 1;
+constexpr uint32_t kCsrClkSource = 1u << 2;  // the processor clock
+constexpr uint32_t kIcsrPendStSet = 1u << 26;
+
+}  // namespace
+
+// Ticks of the periods completed so far, added by SysTick_Handler at each reload. 64 bits read
+// in two halves: readers re-read until it is stable.
+volatile uint64_t g_systick_completed = 0;
+
+void OnSysTick() { g_systick_completed = g_systick_completed + Register(kSysTickRvr) + 1u; }
+
+void StartInstructionCounter(uint32_t reload) {
+  if (reload == 0 || reload > kMaxReload) reload = kMaxReload;
+  Register(kSysTickCsr) = 0;
+  Register(kSysTickRvr) = reload;
+  Register(kSysTickCvr) = 0;  // any write clears the counter; it reloads on the next tick
+  g_systick_completed = 0;
+  Register(kSysTickCsr) = kCsrEnable | kCsrTickInt | kCsrClkSource;
+  // The counter reads 0 until the first tick loads it; counting from then keeps totals monotonic.
+  while (Register(kSysTickCvr) == 0) {
+  }
+}
+
+uint64_t SysTickTicks() {
+  const uint32_t reload = Register(kSysTickRvr);
+  uint64_t completed;
+  uint32_t value;
+  bool pending;
+  do {
+    completed = g_systick_completed;
+    value = Register(kSysTickCvr);
+    pending = (Register(kIcsr) & kIcsrPendStSet) != 0;
+  } while (completed != g_systick_completed);
+  // A reload whose interrupt has not run yet: the counter restarted near the top.
+  if (pending && value > reload / 2) completed += reload + 1u;
+  return completed + (reload - value);
+}
+
+uint32_t SysTickHz() { return MOTE_SYSTICK_HZ; }
+
+uint64_t TicksToInstructions(uint64_t ticks) {
+  return ticks * 1000000000ull / MOTE_SYSTICK_HZ;  // the board's CPU clock
+}
+
+uint64_t InstructionCount() { return TicksToInstructions(SysTickTicks()); }
+
+}  // namespace platform
+}  // namespace mote
+
+extern "C" void SysTick_Handler() { mote::platform::OnSysTick(); }

@@ -1,0 +1,49 @@
+#pragma once
+// The firmware runner (runner_main.cc) runs one embedded .mote program on its embedded input and
+// prints the memory status, static_ram, stack_peak, instruction counts and the output bytes.
+// It reaches the runtime only through `mote::runner::Model`, which an adapter header named
+// "runner_adapter.h" defines; mote_add_runner(ADAPTER <dir>) puts that folder on the include path
+// (and builds any .cc in it). No virtual functions: the adapter is picked at build time.
+//
+// What Model must provide (all without heap; the runner keeps the Model on its stack):
+//   Status Load(ConstBytes program, Bytes arena);   verify the program in place, bind the arena
+//   size_t input_count() const;    Bytes input(size_t i);
+//   size_t output_count() const;   ConstBytes output(size_t i) const;
+//   size_t operator_count() const; const char* operator_name(size_t i) const;
+//   Status RunOperator(size_t i);  operators 0 .. count-1 in order make one inference
+//   void PrintMemoryStatus() const; the memory status lines exactly as `mote run` prints them
+//
+// Adapters: tests/fake_adapter/ (a toy program format that tests the runner itself) and, once
+// the runtime exists, runner/runtime/ (see README.md).
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace mote {
+namespace runner {
+
+struct ConstBytes {
+  const uint8_t* data;
+  size_t size;
+};
+
+struct Bytes {
+  uint8_t* data;
+  size_t size;
+};
+
+// code 0 is success; any other value is the runtime's status code, `message` its name.
+struct Status {
+  int code;
+  const char* message;
+  bool ok() const { return code == 0; }
+};
+
+inline constexpr Status kOk{0, "ok"};
+
+// The runner's exit statuses (the platform's own are 3, a fault, and 4, a stack overflow).
+inline constexpr int kExitMismatch = 1;      // outputs differ from the embedded expected bytes
+inline constexpr int kExitRuntimeError = 2;  // the runtime returned a status; message printed
+
+}  // namespace runner
+}  // namespace mote
