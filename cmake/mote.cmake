@@ -6,7 +6,7 @@ function(mote_runtime_target target)
   target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti)
 endfunction()
 
-# mote_test(<name> SOURCES ... LIBS ... [LABELS ...]): one gtest executable, its cases registered with ctest.
+# mote_test(<name> SOURCES ... LIBS ... [LABELS label]): one gtest executable, its cases registered with ctest.
 function(mote_test name)
   if(NOT MOTE_BUILD_TESTS)
     return()
@@ -16,6 +16,10 @@ function(mote_test name)
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE
     MOTE_SHARED_DIR="${MOTE_SHARED_DIR}" MOTE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
-  set(labels unit ${T_LABELS})
-  gtest_discover_tests(${name} PROPERTIES LABELS "${labels}" DISCOVERY_TIMEOUT 60)
+  # One label per executable (gtest_discover_tests cannot pass a list): the given one, or `unit`.
+  set(label unit)
+  if(T_LABELS)
+    list(GET T_LABELS 0 label)
+  endif()
+  gtest_discover_tests(${name} PROPERTIES LABELS ${label} DISCOVERY_TIMEOUT 60)
 endfunction()

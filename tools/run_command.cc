@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,16 +27,35 @@ struct RunOptions {
 
 void run(const RunOptions& options) {
   const emit::AlignedBuffer bytes = emit::read_file_aligned(options.program);
+  const auto program_error = [&](const InputError& e) {
+    return InputError(options.program + ": " + e.what());
+  };
+  std::optional<pipeline::HostProgram> program;
+  try {
+    program.emplace(bytes.span());
+  } catch (const InputError& e) {
+    throw program_error(e);
+  }
   std::vector<std::vector<uint8_t>> inputs;
-  for (const std::string& path : options.inputs) {
-    const emit::AlignedBuffer file = emit::read_file_aligned(path);
+  if (!options.inputs.empty() && options.inputs.size() != program->num_inputs()) {
+    throw InputError(options.program + ": the program has " +
+                     std::to_string(program->num_inputs()) + " input(s), " +
+                     std::to_string(options.inputs.size()) + " --input file(s) given");
+  }
+  for (size_t i = 0; i < options.inputs.size(); ++i) {
+    const emit::AlignedBuffer file = emit::read_file_aligned(options.inputs[i]);
+    if (file.size() != program->input_size(i)) {
+      throw InputError(options.inputs[i] + ": " + std::to_string(file.size()) + " bytes, input " +
+                       std::to_string(i) + " needs exactly " +
+                       std::to_string(program->input_size(i)));
+    }
     inputs.emplace_back(file.data(), file.data() + file.size());
   }
   pipeline::HostRun result;
   try {
-    result = pipeline::run_on_host(bytes.span(), inputs, options.repeat);
+    result = program->run(inputs, options.repeat);
   } catch (const InputError& e) {
-    throw InputError(options.program + ": " + e.what());
+    throw program_error(e);
   }
   char status[256];
   const size_t n = runtime::format_memory_status(result.status, status, sizeof(status));
@@ -43,7 +63,9 @@ void run(const RunOptions& options) {
   std::fflush(stdout);
   if (!options.output.empty()) {
     std::vector<uint8_t> outputs;
-    for (const auto& output : result.outputs) outputs.insert(outputs.end(), output.begin(), output.end());
+    for (const auto& output : result.outputs) {
+      outputs.insert(outputs.end(), output.begin(), output.end());
+    }
     emit::write_file_atomically(options.output, outputs);
   }
 }

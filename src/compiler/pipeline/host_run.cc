@@ -2,16 +2,10 @@
 
 #include <cstring>
 
-#include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
-#include "mote/runtime/program.h"
 
 namespace mote::pipeline {
 namespace {
-
-[[noreturn]] void fail(const std::string& what, runtime::Error error) {
-  throw InputError(what + ": " + runtime::to_string(error));
-}
 
 std::string describe(const runtime::LoadDiagnostic& d) {
   using Where = runtime::LoadDiagnostic::Where;
@@ -38,49 +32,58 @@ void DefaultInput::fill(std::span<uint8_t> bytes) {
   for (uint8_t& b : bytes) b = next();
 }
 
-HostRun run_on_host(std::span<const uint8_t> program_bytes,
-                    const std::vector<std::vector<uint8_t>>& inputs, int repeat) {
-  const emit::AlignedBuffer bytes(program_bytes);
+HostProgram::HostProgram(std::span<const uint8_t> program) : bytes_(program) {
   runtime::LoadDiagnostic diagnostic;
-  auto program = runtime::Program::load(bytes.data(), bytes.size(), &diagnostic);
-  if (!program.ok()) {
-    throw InputError(std::string("program rejected: ") + runtime::to_string(program.error()) +
-                     ": " + describe(diagnostic));
+  const auto loaded = runtime::Program::load(bytes_.data(), bytes_.size(), &diagnostic);
+  if (!loaded.ok()) {
+    throw InputError(std::string(runtime::to_string(loaded.error())) + ": " +
+                     describe(diagnostic));
   }
-  emit::AlignedBuffer arena(program.value().arena_size(), program.value().arena_alignment());
-  auto executor = runtime::Executor::create(program.value(), arena.data(), arena.size());
-  if (!executor.ok()) fail("arena", executor.error());
+  arena_ = emit::AlignedBuffer(loaded.value().arena_size(), loaded.value().arena_alignment());
+  const auto executor = runtime::Executor::create(loaded.value(), arena_.data(), arena_.size());
+  if (!executor.ok()) throw InputError(runtime::to_string(executor.error()));
+  executor_ = executor.value();
+}
 
-  if (!inputs.empty() && inputs.size() != executor.value().num_inputs()) {
-    throw InputError("the program has " + std::to_string(executor.value().num_inputs()) +
-                     " inputs, " + std::to_string(inputs.size()) + " given");
+HostRun HostProgram::run(const std::vector<std::vector<uint8_t>>& inputs, int repeat) {
+  runtime::Executor& executor = *executor_;
+  if (!inputs.empty() && inputs.size() != executor.num_inputs()) {
+    throw InputError("the program has " + std::to_string(executor.num_inputs()) + " input(s), " +
+                     std::to_string(inputs.size()) + " given");
   }
   std::vector<std::vector<uint8_t>> bytes_in = inputs;
   DefaultInput generator;
-  for (size_t i = 0; i < executor.value().num_inputs(); ++i) {
-    const size_t size = executor.value().input(i).size;
+  for (size_t i = 0; i < executor.num_inputs(); ++i) {
+    const size_t size = input_size(i);
     if (inputs.empty()) {
       bytes_in.emplace_back(size);
       generator.fill(bytes_in.back());
     } else if (inputs[i].size() != size) {
-      throw InputError("input " + std::to_string(i) + " needs exactly " + std::to_string(size) +
-                       " bytes, " + std::to_string(inputs[i].size()) + " given");
+      throw InputError(std::to_string(inputs[i].size()) + " bytes, input " + std::to_string(i) +
+                       " needs exactly " + std::to_string(size));
     }
   }
   for (int r = 0; r < repeat; ++r) {
     // The plan may reuse an input's bytes for later tensors: write the inputs before every run.
     for (size_t i = 0; i < bytes_in.size(); ++i) {
-      std::memcpy(executor.value().input(i).data, bytes_in[i].data(), bytes_in[i].size());
+      std::memcpy(executor.input(i).data, bytes_in[i].data(), bytes_in[i].size());
     }
-    if (const runtime::Error e = executor.value().run(); e != runtime::Error::kOk) fail("run", e);
+    if (const runtime::Error e = executor.run(); e != runtime::Error::kOk) {
+      throw InputError(std::string("run failed: ") + runtime::to_string(e));
+    }
   }
   HostRun result;
-  result.status = executor.value().memory_status();
-  for (size_t i = 0; i < executor.value().num_outputs(); ++i) {
-    const runtime::TensorView view = executor.value().output(i);
+  result.status = executor.memory_status();
+  for (size_t i = 0; i < executor.num_outputs(); ++i) {
+    const runtime::TensorView view = executor.output(i);
     result.outputs.emplace_back(view.data, view.data + view.size);
   }
   return result;
+}
+
+HostRun run_on_host(std::span<const uint8_t> program,
+                    const std::vector<std::vector<uint8_t>>& inputs, int repeat) {
+  return HostProgram(program).run(inputs, repeat);
 }
 
 }  // namespace mote::pipeline

@@ -3,11 +3,14 @@
 // runtime), for `mote run`, `mote demo`, the tests and the benchmarks.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "compiler/emit/emit.h"
 #include "mote/runtime/executor.h"
+#include "mote/runtime/program.h"
 
 namespace mote::pipeline {
 
@@ -27,9 +30,29 @@ struct HostRun {
   std::vector<std::vector<uint8_t>> outputs;  // one per graph output, raw bytes
 };
 
-// Loads `program` (copied to an aligned buffer), fills the inputs with `inputs` (one per graph
-// input, exactly its size) or, when `inputs` is empty, with DefaultInput, runs it `repeat` times
-// and returns the outputs. Throws mote::InputError with the runtime's reason on any status.
+// A loaded program with its own aligned copy of the bytes and an arena of the planned size.
+class HostProgram {
+ public:
+  // Throws mote::InputError ("invalid program: operator 3: ...") when the runtime rejects it.
+  explicit HostProgram(std::span<const uint8_t> program);
+  HostProgram(const HostProgram&) = delete;
+  HostProgram& operator=(const HostProgram&) = delete;
+
+  size_t num_inputs() const { return executor_->num_inputs(); }
+  size_t input_size(size_t index) const { return executor_->input(index).size; }
+
+  // Writes `inputs` (one per graph input, exactly its size; empty: DefaultInput) before each of
+  // `repeat` runs and returns the outputs. Throws mote::InputError on a size mismatch or a
+  // runtime status.
+  HostRun run(const std::vector<std::vector<uint8_t>>& inputs = {}, int repeat = 1);
+
+ private:
+  emit::AlignedBuffer bytes_;
+  emit::AlignedBuffer arena_;
+  std::optional<runtime::Executor> executor_;
+};
+
+// HostProgram(program).run(inputs, repeat).
 HostRun run_on_host(std::span<const uint8_t> program,
                     const std::vector<std::vector<uint8_t>>& inputs = {}, int repeat = 1);
 
