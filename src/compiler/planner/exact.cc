@@ -31,7 +31,8 @@
 // several child orderings (restarts), first at the lower bound (where pruning is strongest, and
 // a success proves optimality), then at targets climbing from halfway between the bounds
 // towards the best plan known. A search that fails completely proves its capacity infeasible
-// and raises the lower bound. Everything is counted
+// and raises the lower bound. Between the bound and the ladder, the best plan is repaired
+// locally (see Repair) for as long as that lowers it. Everything is counted
 // in nodes, so the outcome depends on the clock only when the deadline cuts it short.
 #include <algorithm>
 #include <limits>
@@ -91,7 +92,16 @@ class Search {
           changed = true;
           break;
         }
-        // Undecided: aim higher, halfway between this target and the best plan.
+        // Undecided. After the bound itself, repair the best plan locally, one alignment step
+        // below it at a time, for as long as that works.
+        if (target == low) {
+          while (!aborted_ && best_arena_ > low &&
+                 Repair(best_arena_ - alignment, budget, ++repairs_) == Status::kFound) {
+            changed = true;
+          }
+          if (changed) break;
+        }
+        // Then aim higher: halfway between this target and the best plan.
         const uint64_t next = target + (best_arena_ - target) / alignment / 2 * alignment;
         target = next > target ? next : target + alignment;
       }
@@ -349,6 +359,89 @@ class Search {
     return aborted_;
   }
 
+  // Large-neighbourhood repair of the best plan towards a smaller capacity: while some items
+  // end above it, pick one, free every item living within a window of time points around it,
+  // keep all others where they are (as fixed buffers), and run a decision search on the freed
+  // items alone; on success the picked item and its neighbours all fit under the capacity and
+  // nothing else moved. The window widens after failures. Returns kFound with a new best plan,
+  // or kAbort once budget nodes are spent.
+  Status Repair(uint64_t capacity, uint64_t budget, uint64_t seed) {
+    std::vector<uint64_t> offsets = best_offsets_;
+    const auto& buffers = problem_.buffers;
+    const int32_t last_point = static_cast<int32_t>(skyline_.size()) - 1;
+    uint64_t state = seed * 0x9e3779b97f4a7c15ULL + 1;
+    auto random = [&state]() {
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      return state;
+    };
+    uint64_t spent = 0;
+    int32_t width = 1;
+    std::vector<size_t> violators;
+    while (spent < budget && !aborted_) {
+      violators.clear();
+      for (size_t i = 0; i < items_.size(); ++i) {
+        if (offsets[items_[i].buffer] + items_[i].size > capacity) violators.push_back(i);
+      }
+      if (violators.empty()) {
+        const uint64_t arena = arena_bytes(problem_, offsets);
+        if (arena >= best_arena_) return Status::kAbort;  // fixed buffers stick out
+        best_arena_ = arena;
+        best_offsets_ = std::move(offsets);
+        return Status::kFound;
+      }
+      const Item& picked = items_[violators[random() % violators.size()]];
+      const int32_t from = std::max(0, picked.first_point - width);
+      const int32_t to = std::min(last_point, picked.last_point + width);
+      // The window's items become movable; everything living at the same time stays put.
+      Problem sub;
+      sub.num_steps = problem_.num_steps;
+      std::vector<size_t> freed;  // problem buffer indices, in sub's order
+      int32_t first_step = std::numeric_limits<int32_t>::max(), last_step = -1;
+      for (const Item& item : items_) {
+        if (item.last_point < from || item.first_point > to) continue;
+        freed.push_back(item.buffer);
+        first_step = std::min(first_step, buffers[item.buffer].first_step);
+        last_step = std::max(last_step, buffers[item.buffer].last_step);
+      }
+      for (size_t b : freed) sub.buffers.push_back(Unnamed(buffers[b]));
+      for (size_t b = 0; b < buffers.size(); ++b) {
+        const Buffer& other = buffers[b];
+        if (aligned_size(other) == 0 || other.last_step < first_step || other.first_step > last_step) continue;
+        if (std::find(freed.begin(), freed.end(), b) != freed.end()) continue;
+        Buffer pinned = Unnamed(other);
+        pinned.fixed_offset = offsets[b];
+        sub.buffers.push_back(pinned);
+      }
+      PlanOptions sub_options;
+      if (node_limit_ != kNone) sub_options.node_limit = node_limit_ - nodes_;
+      Search search(sub, sub_options, deadline_);
+      const Status status = search.Decide(capacity, static_cast<int>(random() % kNumOrderings),
+                                          std::max<uint64_t>(200, (budget - spent) / 8));
+      spent += search.nodes_;
+      nodes_ += search.nodes_;
+      aborted_ = aborted_ || search.aborted_;
+      if (status == Status::kFound) {
+        for (size_t k = 0; k < freed.size(); ++k) offsets[freed[k]] = search.best_offsets_[k];
+        width = 1;
+      } else {
+        width = std::min(2 * width, last_point + 1);
+      }
+    }
+    return Status::kAbort;
+  }
+
+  static Buffer Unnamed(const Buffer& b) {
+    Buffer copy;
+    copy.size = b.size;
+    copy.alignment = b.alignment;
+    copy.first_step = b.first_step;
+    copy.last_step = b.last_step;
+    copy.fixed_offset = b.fixed_offset;
+    return copy;
+  }
+
   // Decide with each ordering in turn until one of them finds a plan or proves there is none.
   Status DecideAnyOrdering(uint64_t capacity, uint64_t budget) {
     for (int ordering = 0; ordering < kNumOrderings && !aborted_; ++ordering) {
@@ -560,6 +653,7 @@ class Search {
   std::vector<uint64_t> best_offsets_;
   uint64_t best_arena_ = kNone;
   std::set<std::pair<uint64_t, uint64_t>> undecided_;  // (capacity, budget) tried in vain
+  uint64_t repairs_ = 0;
 };
 
 }  // namespace
