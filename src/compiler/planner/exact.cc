@@ -49,8 +49,10 @@ namespace {
 constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 // Nodes between two looks at the clock.
 constexpr uint64_t kClockInterval = 64;
-// Child orderings the restarts cycle through (see Rank()).
+// Child orderings the restarts cycle through (see Before()).
 constexpr int kNumOrderings = 4;
+// Nodes one decision search may get at most.
+constexpr uint64_t kMaxBudget = uint64_t{1} << 40;
 
 struct Obstacle {
   uint64_t offset;
@@ -105,7 +107,7 @@ class Search {
         const uint64_t next = target + (best_arena_ - target) / alignment / 2 * alignment;
         target = next > target ? next : target + alignment;
       }
-      if (!changed) budget *= 2;
+      if (!changed) budget = std::min(2 * budget, kMaxBudget);
     }
     result.offsets = best_offsets_;
     result.optimal = best_arena_ <= low;
@@ -415,7 +417,13 @@ class Search {
         sub.buffers.push_back(pinned);
       }
       PlanOptions sub_options;
-      if (node_limit_ != kNone) sub_options.node_limit = node_limit_ - nodes_;
+      if (node_limit_ != kNone) {
+        if (nodes_ >= node_limit_) {
+          aborted_ = true;
+          break;
+        }
+        sub_options.node_limit = node_limit_ - nodes_;
+      }
       Search search(sub, sub_options, deadline_);
       const Status status = search.Decide(capacity, static_cast<int>(random() % kNumOrderings),
                                           std::max<uint64_t>(200, (budget - spent) / 8));
