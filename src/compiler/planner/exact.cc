@@ -36,6 +36,8 @@
 // in nodes, so the outcome depends on the clock only when the deadline cuts it short.
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <set>
 #include <utility>
 
@@ -47,8 +49,8 @@ namespace mote::planner::internal {
 namespace {
 
 constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
-// Nodes between two looks at the clock.
-constexpr uint64_t kClockInterval = 64;
+// Nodes between two looks at the clock, at most.
+constexpr uint64_t kClockInterval = 256;
 // Child orderings the restarts cycle through (see Before()).
 constexpr int kNumOrderings = 4;
 // Nodes one decision search may get at most.
@@ -166,31 +168,39 @@ class Search {
     }
     const size_t n = items_.size();
     // Classes of identical items, each listed by index.
+    std::map<std::tuple<uint64_t, uint64_t, int32_t, int32_t>, size_t> klass_of;
     for (size_t i = 0; i < n; ++i) {
       const Item& a = items_[i];
-      const Buffer& ab = buffers[a.buffer];
-      size_t k = 0;
-      for (; k < klass_members_.size(); ++k) {
-        const Item& r = items_[klass_members_[k][0]];
-        const Buffer& rb = buffers[r.buffer];
-        if (r.size == a.size && r.alignment == a.alignment && rb.first_step == ab.first_step &&
-            rb.last_step == ab.last_step) {
-          break;
-        }
-      }
-      if (k == klass_members_.size()) klass_members_.emplace_back();
-      klass_members_[k].push_back(i);
-      items_[i].klass = k;
+      const Buffer& b = buffers[a.buffer];
+      const auto [it, added] =
+          klass_of.try_emplace({a.size, a.alignment, b.first_step, b.last_step}, klass_members_.size());
+      if (added) klass_members_.emplace_back();
+      klass_members_[it->second].push_back(i);
+      items_[i].klass = it->second;
     }
     klass_next_.assign(klass_members_.size(), 0);
-    // Conflicts.
+    // Conflicts: sweep the items by first step, so each meets only those that start before it
+    // ends.
     neighbours_.assign(n, {});
     fixed_neighbours_.assign(n, {});
-    for (size_t i = 0; i < n; ++i) {
-      const Buffer& a = buffers[items_[i].buffer];
-      for (size_t j = 0; j < n; ++j) {
-        if (j != i && lifetimes_overlap(a, buffers[items_[j].buffer])) neighbours_[i].push_back(j);
+    std::vector<size_t> by_start(n);
+    for (size_t i = 0; i < n; ++i) by_start[i] = i;
+    std::stable_sort(by_start.begin(), by_start.end(), [&](size_t x, size_t y) {
+      return buffers[items_[x].buffer].first_step < buffers[items_[y].buffer].first_step;
+    });
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = by_start[k];
+      const int32_t last = buffers[items_[i].buffer].last_step;
+      for (size_t m = k + 1; m < n; ++m) {
+        const size_t j = by_start[m];
+        if (buffers[items_[j].buffer].first_step > last) break;
+        neighbours_[i].push_back(j);
+        neighbours_[j].push_back(i);
       }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      std::sort(neighbours_[i].begin(), neighbours_[i].end());
+      const Buffer& a = buffers[items_[i].buffer];
       for (size_t f : fixed_) {
         const Buffer& b = buffers[f];
         if (lifetimes_overlap(a, b)) {
@@ -357,7 +367,18 @@ class Search {
       return true;
     }
     if (nodes_ >= search_node_limit_) return true;
-    if (nodes_ % kClockInterval == 0 && Clock::now() >= deadline_) aborted_ = true;
+    // The first node of a search looks too: preparing one may have taken a while. Nodes cost
+    // from well under a microsecond to a millisecond (many neighbours to update), so the
+    // interval adapts to keep about 0.2 ms between looks.
+    if (++since_clock_ >= clock_interval_) {
+      since_clock_ = 0;
+      const Clock::time_point now = Clock::now();
+      if (now >= deadline_) aborted_ = true;
+      const auto gap = now - last_clock_;
+      if (gap > std::chrono::microseconds(400) && clock_interval_ > 1) clock_interval_ /= 2;
+      if (gap < std::chrono::microseconds(100) && clock_interval_ < kClockInterval) clock_interval_ *= 2;
+      last_clock_ = now;
+    }
     return aborted_;
   }
 
@@ -655,6 +676,9 @@ class Search {
   int ordering_ = 0;
   bool aborted_ = false;  // the deadline or the caller's node limit has passed
   uint64_t nodes_ = 0;
+  uint64_t clock_interval_ = 1;           // nodes between looks at the clock
+  uint64_t since_clock_ = kClockInterval;  // nodes since the last look
+  Clock::time_point last_clock_ = Clock::now();
   uint64_t node_limit_ = kNone;
   uint64_t search_node_limit_ = kNone;
 
