@@ -18,8 +18,9 @@
 //    at most one crosses L at a time point), and, if it starts left of the last buffer placed,
 //    strictly above L (at the next offset where anything can start). Its end must fit in C;
 //  - at every time point, everything still to place there stacks above the lowest such floor
-//    of the buffers live there: floor + remaining bytes <= C. This is the live-bytes lower
-//    bound sharpened by the holes the partial plan has left;
+//    of the buffers live there, beside the fixed buffers: floor + remaining bytes + fixed bytes
+//    between floor and C <= C. This is the live-bytes lower bound sharpened by the holes the
+//    partial plan has left;
 //  - identical buffers (same size, alignment and lifetime) are placed in index order, and of two
 //    buffers with the same lifetime, a smaller one never sits right below a larger one (swapping
 //    such a pair keeps the plan valid and lowers sum(size^2 * offset));
@@ -233,6 +234,15 @@ class Search {
     lowest_.assign(n, 0);
     const size_t num_points = points.size();
     skyline_.assign(num_points, 0);
+    fixed_at_point_.assign(num_points, {});
+    for (size_t f : fixed_) {
+      const Buffer& b = buffers[f];
+      const int32_t first = static_cast<int32_t>(
+          std::lower_bound(points.begin(), points.end(), b.first_step) - points.begin());
+      for (int32_t p = first; p <= point_index(b.last_step); ++p) {
+        fixed_at_point_[static_cast<size_t>(p)].push_back({*b.fixed_offset, *b.fixed_offset + aligned_size(b)});
+      }
+    }
     remaining_.assign(num_points, 0);
     floor_.assign(num_points, 0);
     spanning_.assign(num_points, 0);
@@ -601,7 +611,15 @@ class Search {
     }
     for (int32_t p = part.first_point; p <= part.last_point; ++p) {
       const auto q = static_cast<size_t>(p);
-      if (remaining_[q] != 0 && floor_[q] + remaining_[q] > capacity) return Status::kFail;
+      if (remaining_[q] == 0) continue;
+      uint64_t needed = floor_[q] + remaining_[q];
+      // Fixed buffers between the floor and the capacity take room there too.
+      for (const Obstacle& o : fixed_at_point_[q]) {
+        const uint64_t low = std::max(o.offset, floor_[q]);
+        const uint64_t high = std::min(o.end, capacity);
+        if (low < high) needed += high - low;
+      }
+      if (needed > capacity) return Status::kFail;
     }
     // Children: the first unplaced item of each class that comes after the last placed one in
     // (offset, first point) order, and that does not start at or above another item's end.
@@ -657,6 +675,7 @@ class Search {
   std::vector<std::vector<size_t>> neighbours_;
   std::vector<std::vector<Obstacle>> fixed_neighbours_;
   std::vector<std::vector<size_t>> twins_;
+  std::vector<std::vector<Obstacle>> fixed_at_point_;  // per time point
   std::vector<std::vector<uint32_t>> rank_;  // per ordering, per item
   std::vector<Obstacle> obstacles_;          // LowestFree's scratch
 
