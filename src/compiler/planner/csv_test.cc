@@ -108,6 +108,40 @@ TEST(CsvTest, RoundTripsProblemsAndPlans) {
   EXPECT_EQ(verify(p, again), std::nullopt);
 }
 
+TEST(CsvTest, MangledFilesAreRejectedCleanly) {
+  // Random edits of a valid file: each either reads as a valid problem or throws InputError.
+  Problem p = random_small_problem(8, 11, /*allow_fixed=*/true);
+  std::ostringstream out;
+  write_csv(out, p);
+  const std::string good = out.str();
+  uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  const std::string alphabet = "0123456789,\"\n#-x ";
+  int rejected = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string text = good;
+    for (int edits = 1 + next() % 4; edits > 0; --edits) {
+      const size_t at = next() % text.size();
+      switch (next() % 3) {
+        case 0: text[at] = alphabet[next() % alphabet.size()]; break;
+        case 1: text.erase(at, 1 + next() % 3); break;
+        default: text.insert(at, 1, alphabet[next() % alphabet.size()]);
+      }
+      if (text.empty()) text.push_back('x');
+    }
+    try {
+      const Problem q = read(text);
+      validate(q);  // whatever was accepted is a valid problem
+    } catch (const InputError&) {
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 100);
+}
+
 TEST(CsvTest, WritesTheCommonForm) {
   Problem p;
   p.num_steps = 3;
