@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Mote's whole test suite with ctest. Exits non-zero on any failure.
 #   ./scripts/test.sh             build/ (Release), every test
-#   ./scripts/test.sh --sanitize  builds build-sanitize/ with ASan and UBSan, then runs every test there
+#   ./scripts/test.sh --sanitize  builds build-sanitize/ with ASan, UBSan and the runtime's debug
+#                                 checks, then runs every test there
 #   extra arguments after -- go to ctest (for example: -- -L vectors)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ ctest_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) build_dir=build-sanitize
-                cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON) ;;
+                cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON -DMOTE_DEBUG_CHECKS=ON) ;;
     --) shift; ctest_args+=("$@"); break ;;
     -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown option $1" >&2; exit 2 ;;
