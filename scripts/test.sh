@@ -13,7 +13,8 @@ ctest_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) build_dir=build-sanitize
-                cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON -DMOTE_DEBUG_CHECKS=ON) ;;
+                cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON -DMOTE_DEBUG_CHECKS=ON
+                            -DMOTE_BUILD_BENCH=OFF) ;;
     --) shift; ctest_args+=("$@"); break ;;
     -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown option $1" >&2; exit 2 ;;
