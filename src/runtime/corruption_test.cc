@@ -18,7 +18,7 @@ namespace {
 Error run_in_exact_arena(const Program& program) {
   // A flipped arena size may be huge; it is still valid, but the test does not allocate it.
   if (program.arena_size() > (1u << 20)) return Error::kOk;
-  emit::AlignedBuffer arena(program.arena_size());
+  emit::AlignedBuffer arena(program.arena_size(), program.arena_alignment());
   auto executor = Executor::create(program, arena.data(), arena.size());
   if (!executor.ok()) return executor.error();
   testing::fill_deterministic(*executor);
