@@ -27,6 +27,8 @@ struct ConvParams {
 // Works with any scratch size (it uses an im2col column buffer of int16 when the scratch holds one
 // or two columns, i.e. 2 * filter_h * filter_w * filter_c bytes each, and computes directly from
 // the input otherwise); it never touches bytes outside scratch.
+// Shapes must be consistent (the runtime verifies them); a non-positive stride, dilation or
+// filter_c, or fewer input than filter channels, makes it return without writing.
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
 

@@ -26,6 +26,8 @@ struct DepthwiseConvParams {
 // bias [output_c] or nullptr; output [batches, output_h, output_w, output_c].
 // Needs no scratch (any size works, including 0); scratch is accepted so that every planned
 // extension's buffer can be passed, and is never touched.
+// Shapes must be consistent (the runtime verifies them); a non-positive stride or dilation, or
+// output_c below input_c, makes it return without writing.
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
 

@@ -27,6 +27,8 @@ struct TransposeConvParams {
 // bias [output_c] or nullptr; output [batches, output_h, output_w, output_c].
 // Computes output pixel by output pixel (gathering the taps that reach it), so it needs no int32
 // sum buffer and no scratch: any scratch size works, including 0, and scratch is never touched.
+// Shapes must be consistent (the runtime verifies them); a non-positive stride makes it return
+// without writing.
 void transpose_conv2d(const TransposeConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
 

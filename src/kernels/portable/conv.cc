@@ -27,8 +27,11 @@ struct Geometry {
 };
 
 // 1x1 kernel, no padding, full depth: output pixel p reads input pixel (y*sh, x*sw).
-void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
-                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq) {
+void conv_pointwise(const ConvShape& shape, const int8_t* input, const int8_t* filter,
+                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq_in) {
+  const ConvShape s = shape;       // local copies: output stores (int8) could alias anything
+  const Requantizer rq = rq_in;    // reached through a reference
+
   const int32_t ci = s.input_c;
   const int32_t co = s.output_c;
   const int32_t pixels = s.output_h * s.output_w;
@@ -90,7 +93,7 @@ void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filte
 // Gathers (x + offset) of output pixel (b, y, x), group g into col[col_len]; padding becomes 0.
 void im2col(const Geometry& g, const int8_t* input, int32_t b, int32_t y, int32_t x, int32_t group,
             int16_t offset, int16_t* col) {
-  const ConvShape& s = g.s;
+  const ConvShape s = g.s;  // a local copy: output stores (int8) could alias a referenced shape
   const int32_t cf = s.filter_c;
   const int32_t row_len = s.filter_w * cf;
   const int32_t iy0 = y * s.stride_h - s.pad_h;
@@ -126,7 +129,8 @@ void im2col(const Geometry& g, const int8_t* input, int32_t b, int32_t y, int32_
 // Output channels [o_begin, o_end) of one or two pixels from their columns.
 void columns_to_outputs(const Geometry& g, const int16_t* c0, const int16_t* c1, const int8_t* filter,
                         const int32_t* bias, int32_t o_begin, int32_t o_end, int8_t* out0,
-                        int8_t* out1, const Requantizer& rq) {
+                        int8_t* out1, const Requantizer& rq_in) {
+  const Requantizer rq = rq_in;  // a local copy: output stores (int8) could alias anything
   const int32_t n = g.col_len;
   int32_t o = o_begin;
   if (c1 != nullptr) {
@@ -167,7 +171,7 @@ void columns_to_outputs(const Geometry& g, const int16_t* c0, const int16_t* c1,
 void conv_im2col(const Geometry& g, const int8_t* input, const int8_t* filter, const int32_t* bias,
                  int8_t* output, int16_t offset, int16_t* col0, int16_t* col1,
                  const Requantizer& rq) {
-  const ConvShape& s = g.s;
+  const ConvShape s = g.s;  // a local copy: output stores (int8) could alias a referenced shape
   const int32_t pixels = s.output_h * s.output_w;
   const int32_t co = s.output_c;
   for (int32_t b = 0; b < s.batches; ++b) {
@@ -194,8 +198,9 @@ void conv_im2col(const Geometry& g, const int8_t* input, const int8_t* filter, c
 // No scratch: for each output pixel and block of channels, sum over the in-bounds part of each
 // filter row (one run per row when the taps of a row are contiguous in memory, else one per tap).
 void conv_direct(const Geometry& g, const int8_t* input, const int8_t* filter, const int32_t* bias,
-                 int8_t* output, int16_t offset, const Requantizer& rq) {
-  const ConvShape& s = g.s;
+                 int8_t* output, int16_t offset, const Requantizer& rq_in) {
+  const Requantizer rq = rq_in;  // a local copy: output stores (int8) could alias anything
+  const ConvShape s = g.s;  // a local copy: output stores (int8) could alias a referenced shape
   const int32_t cf = s.filter_c;
   const int32_t n = g.col_len;
   const bool contiguous = s.dilation_w == 1 && cf == s.input_c;
@@ -259,13 +264,20 @@ void conv_direct(const Geometry& g, const int8_t* input, const int8_t* filter, c
 
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {
-  const ConvShape& s = params.shape;
+  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  // Shapes are verified before a program runs; these only keep nonsense away from divisions.
+  if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 || s.filter_c <= 0 ||
+      s.input_c < s.filter_c) {
+    return;
+  }
   const Requantizer rq = internal::make_requantizer(params.output_multiplier, params.output_shift,
                                                     params.output_offset, params.act_min,
                                                     params.act_max);
   const int16_t offset = static_cast<int16_t>(params.input_offset);
-  const int32_t groups = s.filter_c > 0 ? s.input_c / s.filter_c : 1;
-  const Geometry g{s, groups, s.output_c / groups, s.filter_h * s.filter_w * s.filter_c};
+  const int32_t groups = s.input_c / s.filter_c;
+  const int32_t co_per_group = s.output_c / groups;
+  if (co_per_group <= 0) return;
+  const Geometry g{s, groups, co_per_group, s.filter_h * s.filter_w * s.filter_c};
 
   const bool pointwise = s.filter_h == 1 && s.filter_w == 1 && s.pad_h == 0 && s.pad_w == 0 &&
                          s.filter_c == s.input_c && (s.output_h - 1) * s.stride_h < s.input_h &&

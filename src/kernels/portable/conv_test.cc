@@ -81,8 +81,11 @@ void CheckAllScratchSizes(ConvCase& c, const std::string& label) {
     EXPECT_EQ(RunConv(c, bytes, 0, to_string(e)), want) << label << " scratch " << to_string(e);
     EXPECT_EQ(RunConv(c, bytes, 1, to_string(e)), want) << label << " misaligned " << to_string(e);
   }
-  const size_t plenty = 4u * c.params.shape.filter_h * c.params.shape.filter_w * c.params.shape.filter_c + 64;
-  EXPECT_EQ(RunConv(c, plenty, 0, "plenty"), want) << label << " scratch plenty";
+  // Around the kernel's own thresholds: one int16 column (2K bytes) and two (4K bytes).
+  const size_t col = 2u * c.params.shape.filter_h * c.params.shape.filter_w * c.params.shape.filter_c;
+  for (size_t size : {col - 1, col, 2 * col - 1, 2 * col, 2 * col + 64}) {
+    EXPECT_EQ(RunConv(c, size, 0, "sized"), want) << label << " scratch " << size;
+  }
 }
 
 ConvCase HandCase() {

@@ -62,14 +62,19 @@ inline void block_mult1(const int8_t* row0, ptrdiff_t row_stride, ptrdiff_t tap_
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
-  const DepthwiseShape& s = params.shape;
+  const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  // Shapes are verified before a program runs; this only keeps nonsense away from divisions.
+  if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 || s.input_c <= 0 ||
+      s.output_c < s.input_c) {
+    return;
+  }
   const internal::Requantizer rq = internal::make_requantizer(
       params.output_multiplier, params.output_shift, params.output_offset, params.act_min,
       params.act_max);
   const int16_t offset = static_cast<int16_t>(params.input_offset);
   const int32_t ci = s.input_c;
   const int32_t co = s.output_c;
-  const int32_t m = ci > 0 ? co / ci : 1;
+  const int32_t m = co / ci;
   int32_t acc[kBlock];
   for (int32_t b = 0; b < s.batches; ++b) {
     for (int32_t y = 0; y < s.output_h; ++y) {

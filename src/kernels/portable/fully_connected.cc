@@ -15,7 +15,7 @@ namespace kernels {
 namespace {
 
 template <bool kOffset>
-void fully_connected_rows(const FullyConnectedParams& p, const int8_t* input, const int8_t* filter,
+void fully_connected_rows(const FullyConnectedParams p, const int8_t* input, const int8_t* filter,
                           const int32_t* base, int16_t offset, int32_t row_extra_per_x,
                           int32_t row_extra_const, int8_t* output) {
   const int32_t n = p.input_depth;

@@ -29,7 +29,9 @@ void input_range(int32_t t, int32_t stride, int32_t filter, int32_t in, int32_t*
 
 void transpose_conv2d(const TransposeConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
-  const TransposeConvShape& s = params.shape;
+  const TransposeConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  // Shapes are verified before a program runs; this only keeps nonsense away from divisions.
+  if (s.stride_h <= 0 || s.stride_w <= 0) return;
   const internal::Requantizer rq = internal::make_requantizer(
       params.output_multiplier, params.output_shift, params.output_offset, params.act_min,
       params.act_max);
