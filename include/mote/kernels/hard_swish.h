@@ -25,6 +25,7 @@ struct HardSwishParams {
 HardSwishParams prepare_hard_swish(float input_scale, int32_t input_zero_point,
                                    float output_scale, int32_t output_zero_point);
 
+// The output may be the input buffer.
 void hard_swish(const HardSwishParams& params, const int8_t* input, int8_t* output,
                 size_t count);
 

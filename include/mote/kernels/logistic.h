@@ -23,6 +23,7 @@ struct LogisticParams {
 // Host-callable: TFLM's CalculateArithmeticOpDataLogistic for int8.
 LogisticParams prepare_logistic(float input_scale, int32_t input_zero_point);
 
+// The output may be the input buffer.
 void logistic(const LogisticParams& params, const int8_t* input, int8_t* output, size_t count);
 
 // Host-callable: fills table[(uint8_t)q] with the TFLite interpreter's int8 LOGISTIC result for

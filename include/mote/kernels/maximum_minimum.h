@@ -1,6 +1,7 @@
 #pragma once
 // int8 MAXIMUM and MINIMUM with broadcasting: TFLite compares the raw int8 values (both inputs and
-// the output share one quantization), so there are no parameters. Embeddable C++17.
+// the output share one quantization), so there are no parameters. The output may be an input
+// buffer whose shape equals the output's (in place). Embeddable C++17.
 
 #include <stdint.h>
 

@@ -25,7 +25,8 @@ MulParams prepare_mul(float input1_scale, int32_t input1_zero_point, float input
                       int32_t input2_zero_point, float output_scale, int32_t output_zero_point,
                       int32_t act_min, int32_t act_max);
 
-// output = input1 * input2 over `shape` (see broadcast.h). No scratch.
+// output = input1 * input2 over `shape` (see broadcast.h). No scratch. The output may be an input
+// buffer whose shape equals the output's (in place).
 void mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output);
 

@@ -15,6 +15,7 @@ struct QuantizeParams {
   int32_t zero_point;
 };
 QuantizeParams prepare_quantize(float output_scale, int32_t output_zero_point);
+// The output may start at the input's address (in-place narrowing, front to back).
 void quantize(const QuantizeParams& params, const float* input, int8_t* output, size_t count);
 
 // int8 -> int8 with another scale / zero point.
@@ -26,6 +27,7 @@ struct RequantizeParams {
 };
 RequantizeParams prepare_requantize(float input_scale, int32_t input_zero_point,
                                     float output_scale, int32_t output_zero_point);
+// The output may be the input buffer.
 void requantize(const RequantizeParams& params, const int8_t* input, int8_t* output,
                 size_t count);
 
@@ -37,6 +39,7 @@ struct DequantizeParams {
   int32_t zero_point;
 };
 DequantizeParams prepare_dequantize(float input_scale, int32_t input_zero_point);
+// Runs back to front: the output may start at the input's address (in-place widening).
 void dequantize(const DequantizeParams& params, const int8_t* input, float* output, size_t count);
 
 }  // namespace kernels

@@ -105,5 +105,19 @@ TEST(AddTest, SameShapeResultIsCloseToRealSum) {
   }
 }
 
+TEST(AddTest, InPlaceIntoTheFullShapedOperand) {
+  // [2,3] += [3] with the output written over the first operand.
+  const AddParams p = prepare_add(0.1f, 2, 0.2f, -4, 0.15f, 1, -128, 127);
+  const std::vector<int8_t> a = {10, -20, 30, -40, 50, 127}, b = {-128, 0, 99};
+  const int32_t da[2] = {2, 3}, db[1] = {3};
+  BroadcastShape s{};
+  ASSERT_TRUE(prepare_broadcast_shape(da, 2, db, 1, &s));
+  std::vector<int8_t> expected(6);
+  add(p, s, a.data(), b.data(), expected.data());
+  std::vector<int8_t> in_place = a;
+  add(p, s, in_place.data(), b.data(), in_place.data());
+  EXPECT_EQ(in_place, expected);
+}
+
 }  // namespace
 }  // namespace mote::kernels

@@ -51,7 +51,8 @@ DequantizeParams prepare_dequantize(float input_scale, int32_t input_zero_point)
 }
 
 void dequantize(const DequantizeParams& p, const int8_t* input, float* output, size_t count) {
-  for (size_t i = 0; i < count; ++i) {
+  // Back to front, so the output may start at the input's address (in-place widening).
+  for (size_t i = count; i-- > 0;) {
     output[i] = p.scale * static_cast<float>(input[i] - p.zero_point);
   }
 }

@@ -96,5 +96,34 @@ TEST(DequantizeTest, FloatProductEqualsTfLitesDoubleProductForEveryInput) {
   EXPECT_EQ(f, 1.0f);
 }
 
+TEST(QuantizeTest, NarrowingAndWideningInPlace) {
+  // float -> int8 front to back and int8 -> float back to front in one buffer.
+  Random rng(9);
+  const float scale = 0.05f;
+  std::vector<float> values(64);
+  for (auto& v : values) v = rng.Float(-5.0f, 5.0f);
+  Guarded<float> buffer(64);
+  for (size_t i = 0; i < 64; ++i) buffer.data()[i] = values[i];
+  std::vector<int8_t> expected_q(64);
+  quantize(prepare_quantize(scale, 3), values.data(), expected_q.data(), 64);
+  quantize(prepare_quantize(scale, 3), buffer.data(), reinterpret_cast<int8_t*>(buffer.data()), 64);
+  const int8_t* q = reinterpret_cast<const int8_t*>(buffer.data());
+  ASSERT_EQ(std::vector<int8_t>(q, q + 64), expected_q);
+  std::vector<float> expected_f(64);
+  dequantize(prepare_dequantize(scale, 3), expected_q.data(), expected_f.data(), 64);
+  dequantize(prepare_dequantize(scale, 3), q, buffer.data(), 64);
+  EXPECT_EQ(buffer.values(), expected_f);
+  EXPECT_TRUE(buffer.intact());
+  // int8 -> int8 in place.
+  Guarded<int8_t> bytes(64);
+  for (size_t i = 0; i < 64; ++i) bytes.data()[i] = expected_q[i];
+  const RequantizeParams r = prepare_requantize(scale, 3, 0.11f, -9);
+  std::vector<int8_t> expected_r(64);
+  requantize(r, expected_q.data(), expected_r.data(), 64);
+  requantize(r, bytes.data(), bytes.data(), 64);
+  EXPECT_EQ(bytes.values(), expected_r);
+  EXPECT_TRUE(bytes.intact());
+}
+
 }  // namespace
 }  // namespace mote::kernels
