@@ -92,6 +92,24 @@ TEST_F(ExecutorTest, RunsAgainWithTheSameResult) {
   EXPECT_EQ(std::memcmp(executor->output(0).data, expected.data(), expected.size()), 0);
 }
 
+TEST_F(ExecutorTest, RunsOperatorByOperator) {
+  EXPECT_STREQ(program().operator_name(0), "CONV_2D");
+  EXPECT_STREQ(program().operator_name(1), "ADD");
+  EXPECT_STREQ(program().operator_name(2), "RESHAPE");
+  EXPECT_STREQ(program().operator_name(3), "");
+  auto executor = Executor::create(program(), arena_.data(), arena_.size());
+  ASSERT_TRUE(executor.ok());
+  std::vector<int8_t> input(50);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int8_t>(i * 13 + 5);
+  std::memcpy(executor->input(0).data, input.data(), input.size());
+  for (size_t i = 0; i < program().num_operators(); ++i) {
+    ASSERT_EQ(executor->run_operator(i), Error::kOk);
+  }
+  EXPECT_EQ(executor->run_operator(3), Error::kInvalidArgument);
+  const std::vector<int8_t> expected = conv_add_expected(input);
+  EXPECT_EQ(std::memcmp(executor->output(0).data, expected.data(), expected.size()), 0);
+}
+
 TEST_F(ExecutorTest, ReportsMemoryStatus) {
   auto executor = Executor::create(program(), arena_.data(), arena_.size());
   ASSERT_TRUE(executor.ok());
