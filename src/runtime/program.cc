@@ -154,6 +154,9 @@ class Loader {
         if (target.location() != Location::Arena || target.alias() != -1) {
           return tensor_error(i, "alias target must be an arena tensor without an alias");
         }
+        // Aliases share a start (reshape, in-place operators); nothing else is exempt from the
+        // plan check.
+        if (target.offset() != t.offset()) return tensor_error(i, "alias at another offset");
       }
     }
     return Error::kOk;
@@ -321,6 +324,34 @@ size_t Program::constants_size() const {
   const auto* c = root()->constants();
   return c != nullptr ? c->size() : 0;
 }
+const char* Program::operator_name(size_t index) const {
+  if (index >= num_operators()) return "";
+  switch (root()->operators()->Get(static_cast<flatbuffers::uoffset_t>(index))->kind()) {
+    case schema::OpKind::Conv2D: return "CONV_2D";
+    case schema::OpKind::DepthwiseConv2D: return "DEPTHWISE_CONV_2D";
+    case schema::OpKind::FullyConnected: return "FULLY_CONNECTED";
+    case schema::OpKind::AveragePool2D: return "AVERAGE_POOL_2D";
+    case schema::OpKind::MaxPool2D: return "MAX_POOL_2D";
+    case schema::OpKind::Add: return "ADD";
+    case schema::OpKind::Mul: return "MUL";
+    case schema::OpKind::Softmax: return "SOFTMAX";
+    case schema::OpKind::Reshape: return "RESHAPE";
+    case schema::OpKind::Quantize: return "QUANTIZE";
+    case schema::OpKind::Dequantize: return "DEQUANTIZE";
+    case schema::OpKind::Pad: return "PAD";
+    case schema::OpKind::Mean: return "MEAN";
+    case schema::OpKind::Concatenation: return "CONCATENATION";
+    case schema::OpKind::Transpose: return "TRANSPOSE";
+    case schema::OpKind::Logistic: return "LOGISTIC";
+    case schema::OpKind::ResizeNearestNeighbor: return "RESIZE_NEAREST_NEIGHBOR";
+    case schema::OpKind::HardSwish: return "HARD_SWISH";
+    case schema::OpKind::TransposeConv: return "TRANSPOSE_CONV";
+    case schema::OpKind::Minimum: return "MINIMUM";
+    case schema::OpKind::Maximum: return "MAXIMUM";
+  }
+  return "";
+}
+
 Extension Program::extension() const {
   return static_cast<Extension>(root()->target()->extension());
 }

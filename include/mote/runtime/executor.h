@@ -49,6 +49,9 @@ class Executor {
 
   /// Runs every operator in order. Inputs are read from, and outputs written to, the arena.
   [[nodiscard]] Error run();
+  /// Runs operator `index` only (for per-operator profiling): calling it for 0, 1, ... in order
+  /// is the same as run(). Error::kInvalidArgument for an index out of range.
+  [[nodiscard]] Error run_operator(size_t index);
 
   MemoryStatus memory_status() const;
   const Program& program() const { return program_; }
