@@ -138,3 +138,34 @@ TEST_F(ExecutorTest, DebugChecksCatchAScratchRegionShrunkAfterLoad) {
 
 }  // namespace
 }  // namespace mote::runtime
+
+namespace mote::runtime {
+namespace {
+
+TEST(KitchenSinkTest, RunsEveryOperatorKindToAProbabilityVector) {
+  const auto loaded = testing::load(emit::emit_program(testing::kitchen_sink_program()));
+  ASSERT_TRUE(loaded.program.ok()) << loaded.diagnostic.reason;
+  emit::AlignedBuffer arena(loaded.program->arena_size());
+  auto executor = Executor::create(*loaded.program, arena.data(), arena.size());
+  ASSERT_TRUE(executor.ok());
+  const TensorView in = executor->input(0);
+  ASSERT_EQ(in.type, DataType::kFloat32);
+  auto* x = reinterpret_cast<float*>(in.data);
+  for (size_t i = 0; i < in.size / 4; ++i) x[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  ASSERT_EQ(executor->run(), Error::kOk);
+  const TensorView out = executor->output(0);
+  ASSERT_EQ(out.type, DataType::kFloat32);
+  ASSERT_EQ(out.size, 12u);
+  const auto* y = reinterpret_cast<const float*>(out.data);
+  // Softmax then dequantize (scale 1/256): probabilities summing to 1 within rounding.
+  float sum = 0;
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_GE(y[k], 0.0f);
+    EXPECT_LE(y[k], 1.0f);
+    sum += y[k];
+  }
+  EXPECT_NEAR(sum, 1.0f, 3.0f / 256);
+}
+
+}  // namespace
+}  // namespace mote::runtime

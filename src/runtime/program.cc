@@ -154,6 +154,9 @@ class Loader {
         if (target.location() != Location::Arena || target.alias() != -1) {
           return tensor_error(i, "alias target must be an arena tensor without an alias");
         }
+        // Aliases share a start (reshape, in-place operators); nothing else is exempt from the
+        // plan check.
+        if (target.offset() != t.offset()) return tensor_error(i, "alias at another offset");
       }
     }
     return Error::kOk;

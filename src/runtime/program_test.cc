@@ -141,6 +141,16 @@ TEST(ProgramTest, RejectsIndicesOutOfRange) {
   EXPECT_EQ(r.error, Error::kInvalidProgram);
   r = load_modified([](auto& p) { p.tensors[6]->alias = 99; });
   EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = load_modified([](auto& p) { p.tensors[6]->alias = 6; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = load_modified([](auto& p) { p.tensors[6]->alias = 1; });  // a constant
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  // An alias starts where its target starts.
+  r = load_modified([](auto& p) {
+    p.arena_size = 304;
+    p.tensors[6]->offset = 192;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
 }
 
 TEST(ProgramTest, RejectsWrongArityAndOptions) {
