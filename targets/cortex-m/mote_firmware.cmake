@@ -99,6 +99,12 @@ endif()
 target_include_directories(mote_kernels ${mote_kernels_scope}
   ${MOTE_SOURCE_DIR}/include ${MOTE_SOURCE_DIR}/src)
 target_compile_definitions(mote_kernels INTERFACE ${mote_kernel_definitions})
+if(mote_kernel_sources)
+  # As on the host (src/kernels/CMakeLists.txt): the kernels' loops are written for gcc's loop
+  # vectoriser, which runs fully only at -O3 (MVE on the M55; SIMD-within-a-register is not
+  # generated for the M4, but unrolling still helps).
+  target_compile_options(mote_kernels PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O3>)
+endif()
 
 if(MOTE_FIRMWARE_WITH_RUNTIME)
   # The runtime reads programs with flatbuffers' header-only reader: the schema header (from the
