@@ -68,7 +68,7 @@ echo
 echo "RAM besides the arena is \`runtime_state\` (the Program and Executor handles) + \`static_ram\` (.data"
 echo "+ .bss of the whole image: console handle and SysTick counter; the runtime and kernels have none)"
 echo "+ the stack. \`stack_peak\` is the deepest stack below the runner's frame while loading or running"
-echo "(stack painting; it includes a SysTick interrupt frame)."
+echo "(stack painting; it may include a SysTick interrupt frame)."
 echo
 echo "| model | program M55 / M4 | arena M55 / M4 | runtime_state | static_ram | stack_peak M55 / M4 |"
 echo "|---|---:|---:|---:|---:|---:|"
