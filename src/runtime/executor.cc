@@ -43,23 +43,23 @@ TensorView Executor::output(size_t index) const {
 }
 
 Error Executor::run() {
-  const size_t n = program_.num_operators();
+  const size_t n = num_operators();
   for (size_t i = 0; i < n; ++i) MOTE_TRY(run_operator(i));
   return Error::kOk;
 }
 
 Error Executor::run_operator(size_t index) {
   const schema::Program& p = *program_.root();
-  if (index >= p.operators()->size()) return Error::kInvalidArgument;
-  const schema::Operator& op = *p.operators()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const auto& ops = *p.operators();
+  if (index >= ops.size()) return Error::kInvalidArgument;
+  const schema::Operator& op = *ops.Get(static_cast<flatbuffers::uoffset_t>(index));
 #if MOTE_DEBUG_CHECKS
   // Re-derive the kernel's scratch need with its own function: catches a compiler that
   // planned too little (or program bytes that changed after load).
   const size_t planned = op.scratch() != nullptr ? op.scratch()->size() : 0;
   if (planned < internal::required_scratch_bytes(p, op)) return Error::kScratchTooSmall;
 #endif
-  const internal::OpEnv env{&p, arena_, program_.constants()};
-  return internal::run_operator(env, op);
+  return internal::run_operator(internal::OpEnv{&p, arena_, program_.constants()}, op);
 }
 
 MemoryStatus Executor::memory_status() const {

@@ -53,6 +53,12 @@ class Executor {
   /// is the same as run(). Error::kInvalidArgument for an index out of range.
   [[nodiscard]] Error run_operator(size_t index);
 
+  /// Operators in execution order; run_operator(0), ..., run_operator(num_operators() - 1) is
+  /// exactly run(). Lets a caller time or trace each operator (the firmware runner does).
+  size_t num_operators() const { return program_.num_operators(); }
+  /// Runs operator `index` alone; Error::kInvalidArgument when `index` is out of range.
+  [[nodiscard]] Error run_operator(size_t index);
+
   MemoryStatus memory_status() const;
   const Program& program() const { return program_; }
 
