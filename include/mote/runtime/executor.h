@@ -49,10 +49,6 @@ class Executor {
 
   /// Runs every operator in order. Inputs are read from, and outputs written to, the arena.
   [[nodiscard]] Error run();
-  /// Runs operator `index` only (for per-operator profiling): calling it for 0, 1, ... in order
-  /// is the same as run(). Error::kInvalidArgument for an index out of range.
-  [[nodiscard]] Error run_operator(size_t index);
-
   /// Operators in execution order; run_operator(0), ..., run_operator(num_operators() - 1) is
   /// exactly run(). Lets a caller time or trace each operator (the firmware runner does).
   size_t num_operators() const { return program_.num_operators(); }
