@@ -418,7 +418,13 @@ void print_target(const TargetResult& r, const fs::path& dir) {
     return;
   }
   std::string checks;
-  if (fw.outputs_match_expected) checks = ", outputs match the host's";
+  std::vector<std::string> host_hex;
+  for (const auto& output : r.outputs) host_hex.push_back(hex(output));
+  if (fw.outputs_hex == host_hex) {
+    checks = ", outputs equal this host run's byte for byte";
+  } else if (fw.outputs_match_expected) {
+    checks = ", outputs match the host's output built into the image";
+  }
   if (fw.arena_planned && *fw.arena_planned != r.arena) {
     checks += " (firmware arena " + commas(*fw.arena_planned) + " bytes: built from another plan)";
   }

@@ -268,7 +268,9 @@ int main(int argc, char** argv) {
         "pointers; half of it on Cortex-M). Exact search limit: " +
         commas(node_limit) + " nodes.\n";
     if (!shared_rows.empty()) {
-      md += "\n### Shared models (" + models_dir.string() + ")\n\n" + markdown_table(shared_rows);
+      // The folder by its own name ("shared/models"), not this machine's path.
+      const fs::path shown = fs::path(shared).lexically_normal().filename() / "models";
+      md += "\n### Shared models (" + shown.string() + ")\n\n" + markdown_table(shared_rows);
     }
     if (!builder_rows.empty()) {
       md += "\n### Builder models (src/compiler/builder/models.h)\n\n" +
