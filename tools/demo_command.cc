@@ -181,9 +181,11 @@ FirmwareRun run_firmware(const DemoOptions& options, const std::string& cpu) {
       options.firmware_dir.empty() ? executable_dir() : fs::path(options.firmware_dir);
   const std::optional<fs::path> image = find_runner_image(firmware_dir, cpu);
   if (!image) {
-    run.reason = "no runner image for the demo model in " +
-                 (firmware_dir / ("firmware-" + cpu)).string() +
-                 " (built by `cmake --build build` when gcc-arm-none-eabi and QEMU are installed)";
+    const fs::path expected = firmware_dir / ("firmware-" + cpu) / "runner_kws_dscnn_like.elf";
+    const fs::path relative = fs::proximate(expected);
+    const bool inside = !relative.empty() && *relative.begin() != "..";
+    run.reason = "no firmware runner " + (inside ? relative : expected).string() +
+                 " (the firmware build makes it)";
     return run;
   }
   run.image = image->string();
@@ -379,7 +381,7 @@ void print_target(const TargetResult& r, const fs::path& dir) {
   std::printf("  program      %s: %s bytes (%s of constants, read in place from flash)\n",
               shown(dir / r.program_file).c_str(), commas(r.program_bytes).c_str(),
               commas(r.host.constant_data).c_str());
-  std::printf("  arena        %s bytes = activations %s + scratch %s (plan: %s)\n",
+  std::printf("  arena        %s bytes = activations %s + scratch %s (best plan: %s)\n",
               commas(r.arena).c_str(), commas(r.figures.activation_bytes).c_str(),
               commas(r.figures.scratch_bytes).c_str(), r.chosen.c_str());
   if (r.arena == r.lower_bound) {
