@@ -60,7 +60,7 @@ build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
     ram_m55=$(( $(field arena_planned "$tmp/m55") + $(field runtime_state "$tmp/m55") ))
     ratio=$(awk -v a="$instr" -v b="$tflm_minstr" 'BEGIN {printf "%.2f", a / (b * 1e6)}')
     minstr=$(awk -v a="$instr" 'BEGIN {printf "%.2f M", a / 1e6}')
-    echo "| $name | $minstr ($(commas "$instr")) | $tflm_minstr M | $ratio | $(commas "$ram_m4") ($(field arena_planned "$tmp/m4") + $(field runtime_state "$tmp/m4")) | $(commas "$ram_m55") | $(commas "$tflm_arena") | $(commas "$(field program_size "$tmp/m4")") |"
+    echo "| $name | $minstr ($(commas "$instr")) | $tflm_minstr M | $ratio | $(commas "$ram_m4") ($(commas "$(field arena_planned "$tmp/m4")") + $(field runtime_state "$tmp/m4")) | $(commas "$ram_m55") | $(commas "$tflm_arena") | $(commas "$(field program_size "$tmp/m4")") |"
   done
   echo
   echo "Instructions: one Executor::run on the host (x86-64, $("${cxx:-c++}" --version | head -1 | sed 's/ (.*)//'), CMake $build_type build),"
