@@ -241,5 +241,28 @@ TEST(MoteHelp, EverySubcommandExplainsItselfWithAnExample) {
   }
 }
 
+
+// Errors name the file and, for a bad operator, its index and type, whichever command meets them.
+TEST(MoteErrors, NameTheFileAndTheOperator) {
+  ir::Graph graph = builder::kws_dscnn_like();
+  // Operator 0 (CONV_2D) with stride 1 no longer produces its 25x5 output.
+  std::get<ir::Conv2DOptions>(graph.operators[0].options).stride_h = 1;
+  const fs::path dir = tmp("errors");
+  fs::create_directories(dir);
+  const std::vector<uint8_t> bytes = builder::write_model(graph);
+  std::ofstream(dir / "broken.tflite", std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  for (const std::string command :
+       {"inspect broken.tflite", "plan broken.tflite --target cortex-m4",
+        "compile broken.tflite --target cortex-m55 -o broken.mote"}) {
+    const Result r = mote(command, dir);
+    EXPECT_EQ(r.status, 2) << command;
+    EXPECT_THAT(r.err, ::testing::StartsWith("error: broken.tflite: operator 0 (CONV_2D): "))
+        << command;
+  }
+  EXPECT_FALSE(fs::exists(dir / "broken.mote"));
+  fs::remove_all(tmp(""));
+}
+
 }  // namespace
 }  // namespace mote
