@@ -11,6 +11,7 @@
 #include "compiler/planner/target.h"
 #include "compiler/tflite/reader.h"
 #include "tools/commands.h"
+#include "tools/progress.h"
 
 namespace mote::tools {
 namespace {
@@ -33,6 +34,8 @@ void compile_model(const CompileSettings& s) {
   pipeline::Compiled compiled;
   try {
     graph = tflite::read_model_file(s.model);
+    announce_planning(s.model, s.options.plan.cpu, s.options.plan.algorithm,
+                      s.options.plan.time_limit_ms);
     compiled = pipeline::compile(graph, s.options);
   } catch (const InputError& e) {
     throw InputError(s.model + ": " + e.what());

@@ -8,6 +8,7 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "Mote: int8 neural networks on Cortex-M with every byte of RAM planned ahead of time.\n"
+      "Start with: mote demo\n"
       "Example: mote inspect model.tflite"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "mote 0.1.0");
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   mote::tools::add_plan_command(app);
   mote::tools::add_compile_command(app);
   mote::tools::add_run_command(app);
+  mote::tools::add_demo_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -15,6 +15,7 @@
 #include "compiler/planner/verify.h"
 #include "compiler/tflite/reader.h"
 #include "tools/commands.h"
+#include "tools/progress.h"
 
 namespace mote::tools {
 
@@ -129,7 +130,10 @@ void add_plan_command(CLI::App& app) {
       request.node_limit = settings->node_limit;
       pipeline::PlannedGraph planned;
       try {
-        planned = pipeline::plan_graph(tflite::read_model_file(settings->model_path), request);
+        const ir::Graph graph = tflite::read_model_file(settings->model_path);
+        announce_planning(settings->model_path, request.cpu, request.algorithm,
+                          request.time_limit_ms);
+        planned = pipeline::plan_graph(graph, request);
       } catch (const InputError& e) {
         throw InputError(settings->model_path + ": " + e.what());
       }

@@ -1,0 +1,307 @@
+// README.md as a user follows it: every ```sh block runs, in order, in a scratch copy of the
+// checkout (symbolic links to the source tree, `build` pointing at this build), after the blocks
+// marked <!-- file: PATH --> are written there. Then:
+//   - every command succeeds (`# not run in tests` skips a line; `# needs firmware` runs only in
+//     builds with the Cortex-M firmware);
+//   - every line of a ```text block appears in the output of the ```sh block above it (except
+//     lines with "..." and lines starting with "wrote ");
+//   - docs/demo-plan.svg is the picture `mote demo` draws now;
+//   - the operator list names every operator the compiler imports;
+//   - the memory table equals what mote_memory_bench prints (when the shared models are there).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace mote {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kSkipMarker = "# not run in tests";
+constexpr const char* kFirmwareMarker = "# needs firmware";
+
+struct Block {
+  std::string language;  // "sh", "text", "cpp", ...
+  std::string text;
+  std::string comment;   // the <!-- ... --> line right before the fence, if any
+  int line = 0;          // of the opening fence, 1-based
+};
+
+struct Command {
+  std::string text;
+  int block = 0;  // index into blocks
+  bool skipped = false;
+  std::string why_skipped;
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string trim(const std::string& s) {
+  const size_t begin = s.find_first_not_of(" \t");
+  if (begin == std::string::npos) return "";
+  const size_t end = s.find_last_not_of(" \t\r");
+  return s.substr(begin, end - begin + 1);
+}
+
+std::vector<Block> parse_blocks(const std::string& markdown) {
+  std::vector<Block> blocks;
+  std::stringstream lines(markdown);
+  std::string line, previous;
+  int number = 0;
+  Block* open = nullptr;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (open != nullptr) {
+      if (line == "```") {
+        open = nullptr;
+      } else {
+        open->text += line + "\n";
+      }
+      continue;
+    }
+    if (line.starts_with("```")) {
+      Block block;
+      block.language = trim(line.substr(3));
+      block.line = number;
+      const std::string p = trim(previous);
+      if (p.starts_with("<!--") && p.ends_with("-->")) block.comment = p;
+      blocks.push_back(block);
+      open = &blocks.back();
+    }
+    previous = line;
+  }
+  return blocks;
+}
+
+// "<!-- file: kws-app/main.cc -->" -> "kws-app/main.cc".
+std::string file_target(const Block& block) {
+  const std::string prefix = "<!-- file:";
+  if (!block.comment.starts_with(prefix)) return "";
+  return trim(block.comment.substr(prefix.size(), block.comment.size() - prefix.size() - 3));
+}
+
+// Shell commands of an sh block; lines ending in a backslash continue on the next one.
+std::vector<std::string> split_commands(const std::string& text) {
+  std::vector<std::string> commands;
+  std::stringstream lines(text);
+  std::string line, current;
+  while (std::getline(lines, line)) {
+    if (!current.empty()) current += "\n";
+    current += line;
+    if (!line.empty() && line.back() == '\\') continue;
+    if (!trim(current).empty()) commands.push_back(current);
+    current.clear();
+  }
+  if (!trim(current).empty()) commands.push_back(current);
+  return commands;
+}
+
+class Readme : public ::testing::Test {
+ protected:
+  // Not SetUpTestSuite: only the test that needs the commands should pay for them.
+  static fs::path scratch() { return fs::path(MOTE_TEST_TMP_DIR) / "checkout"; }
+
+  static void RunReadme() {
+    blocks_ = parse_blocks(read_text(fs::path(MOTE_SOURCE_DIR) / "README.md"));
+    commands_.clear();
+    // A scratch checkout: the source tree's entries as links, this build as build/.
+    fs::remove_all(MOTE_TEST_TMP_DIR);
+    fs::create_directories(scratch());
+    for (const auto& entry : fs::directory_iterator(MOTE_SOURCE_DIR)) {
+      const std::string name = entry.path().filename().string();
+      if (name == ".git" || name.starts_with("build")) continue;
+      fs::create_directory_symlink(entry.path(), scratch() / name);
+    }
+    fs::create_directory_symlink(MOTE_BINARY_DIR, scratch() / "build");
+
+    for (const Block& block : blocks_) {
+      const std::string target = file_target(block);
+      if (target.empty()) continue;
+      fs::create_directories((scratch() / target).parent_path());
+      std::ofstream(scratch() / target, std::ios::binary) << block.text;
+    }
+
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      if (blocks_[b].language != "sh") continue;
+      for (const std::string& text : split_commands(blocks_[b].text)) {
+        Command command;
+        command.text = text;
+        command.block = static_cast<int>(b);
+        if (text.find(kSkipMarker) != std::string::npos) {
+          command.skipped = true;
+          command.why_skipped = "marked";
+        } else if (text.find(kFirmwareMarker) != std::string::npos && !MOTE_README_FIRMWARE) {
+          command.skipped = true;
+          command.why_skipped = "this build has no Cortex-M firmware";
+        } else if (const std::string image = missing_runner(text); !image.empty()) {
+          command.skipped = true;
+          command.why_skipped = "no " + image + " yet (the firmware has no model runners)";
+        } else {
+          run(command);
+        }
+        commands_.push_back(command);
+      }
+    }
+  }
+
+  // A firmware runner image the command names, when this build has no model runner at all yet
+  // (only the fake-runtime ones), so that the README can name it before the runners exist; once
+  // any runner exists, a missing one is an error.
+  static std::string missing_runner(const std::string& text) {
+    std::stringstream words(text);
+    std::string word;
+    while (words >> word) {
+      if (!word.starts_with("build/firmware-") || !word.ends_with(".elf")) continue;
+      const fs::path image = scratch() / word;
+      if (fs::exists(image)) continue;
+      std::error_code error;
+      for (const auto& entry : fs::directory_iterator(image.parent_path(), error)) {
+        const std::string name = entry.path().filename().string();
+        if (name.starts_with("runner_") && !name.starts_with("runner_fake") &&
+            name.ends_with(".elf")) {
+          return "";
+        }
+      }
+      return word;
+    }
+    return "";
+  }
+
+  static void run(Command& command) {
+    const fs::path script = fs::path(MOTE_TEST_TMP_DIR) / "command.sh";
+    std::ofstream(script) << command.text << "\n";
+    const std::string shell = "cd '" + scratch().string() +
+                              "' && timeout 600 bash -e -o pipefail '" + script.string() +
+                              "' 2>&1";
+    FILE* pipe = popen(shell.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    char buffer[4096];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) command.output.append(buffer, n);
+    const int status = pclose(pipe);
+    command.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  static std::vector<Block> blocks_;
+  static std::vector<Command> commands_;
+};
+
+std::vector<Block> Readme::blocks_;
+std::vector<Command> Readme::commands_;
+
+// One test: the commands build on each other, and ctest runs each test in its own process.
+TEST_F(Readme, CommandsRunAndPrintWhatItShows) {
+  RunReadme();
+  int ran = 0;
+  for (const Command& command : commands_) {
+    if (command.skipped) {
+      std::printf("skipped (%s): %s\n", command.why_skipped.c_str(), command.text.c_str());
+      continue;
+    }
+    ++ran;
+    EXPECT_EQ(command.status, 0) << "README.md line " << blocks_[command.block].line << ": "
+                                 << command.text << "\n"
+                                 << command.output;
+  }
+  // The demo and the walk-through at least.
+  EXPECT_GE(ran, 8);
+
+  // Sample outputs.
+  int checked = 0;
+  for (size_t b = 1; b < blocks_.size(); ++b) {
+    if (blocks_[b].language != "text" || blocks_[b - 1].language != "sh") continue;
+    std::string output;
+    bool all_ran = true;
+    for (const Command& command : commands_) {
+      if (command.block != static_cast<int>(b - 1)) continue;
+      all_ran &= !command.skipped;
+      output += command.output;
+    }
+    if (!all_ran) continue;
+    std::stringstream lines(blocks_[b].text);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (trim(line).empty() || line.find("...") != std::string::npos ||
+          line.starts_with("wrote ")) {
+        continue;
+      }
+      ++checked;
+      EXPECT_NE(("\n" + output).find("\n" + line + "\n"), std::string::npos)
+          << "README.md block at line " << blocks_[b].line << ": no output line\n"
+          << line << "\nin\n"
+          << output;
+    }
+  }
+  EXPECT_GE(checked, 20);
+
+  // The picture.
+  const fs::path drawn = scratch() / "demo-plan.svg";
+  ASSERT_TRUE(fs::exists(drawn)) << "the README's `build/mote demo` did not write demo-plan.svg";
+  EXPECT_EQ(read_text(fs::path(MOTE_SOURCE_DIR) / "docs" / "demo-plan.svg"), read_text(drawn))
+      << "docs/demo-plan.svg is stale: refresh it with\n"
+      << "  (cd /tmp && <build>/mote demo --no-firmware) && cp /tmp/demo-plan.svg docs/";
+}
+
+TEST_F(Readme, OperatorListNamesEveryImportedOperator) {
+  const std::string readme = read_text(fs::path(MOTE_SOURCE_DIR) / "README.md");
+  const size_t section = readme.find("## Supported operators");
+  ASSERT_NE(section, std::string::npos);
+  const std::string text = readme.substr(section, readme.find("\n## ", section + 1) - section);
+  int count = 0;
+  for (int i = 0; i < 256; ++i) {
+    const std::string name(ir::to_string(static_cast<ir::OpType>(i)));
+    if (name == "UNKNOWN") break;
+    ++count;
+    EXPECT_NE(text.find("`" + name + "`"), std::string::npos) << name;
+  }
+  EXPECT_GE(count, 18);
+}
+
+TEST_F(Readme, MemoryTableIsWhatTheBenchmarkPrints) {
+  if (std::string(MOTE_MEMORY_BENCH).empty()) GTEST_SKIP() << "built without benchmarks";
+  if (!fs::is_directory(fs::path(MOTE_SHARED_DIR) / "models")) {
+    GTEST_SKIP() << "no shared models in " << MOTE_SHARED_DIR;
+  }
+  const std::string readme = read_text(fs::path(MOTE_SOURCE_DIR) / "README.md");
+  // The table follows its marker comment directly; it is not a fenced block.
+  const size_t marker = readme.find("<!-- memory table:");
+  ASSERT_NE(marker, std::string::npos);
+  std::stringstream rows(readme.substr(readme.find('\n', marker) + 1));
+  const std::string command = std::string("'") + MOTE_MEMORY_BENCH + "' --shared '" +
+                              MOTE_SHARED_DIR + "' --markdown - 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string printed;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) printed.append(buffer, n);
+  ASSERT_EQ(pclose(pipe), 0);
+  std::string row;
+  int checked = 0;
+  while (std::getline(rows, row) && row.starts_with("|")) {
+    ++checked;
+    EXPECT_NE(printed.find(row + "\n"), std::string::npos)
+        << "README row not printed by mote_memory_bench (rerun bench/memory/run.sh and update "
+           "README.md):\n"
+        << row;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+}  // namespace
+}  // namespace mote

@@ -1,0 +1,605 @@
+// `mote demo`: the whole tool chain on an embedded example, needing no file. Builds a
+// keyword-spotting-shaped model with the builder, writes it as demo-kws.tflite (so the README's
+// walk-through can go on with it), compiles it for Cortex-M55 and Cortex-M4, runs each program
+// on the host and, when QEMU and the firmware runner images are there, on the emulated CPU, and
+// reports the memory figures next to the lower bound and TensorFlow Lite Micro's first-fit rule.
+// Every number printed comes from the pipeline; nothing is hard-coded.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/builder/models.h"
+#include "compiler/builder/writer.h"
+#include "compiler/emit/emit.h"
+#include "compiler/ir/error.h"
+#include "compiler/ir/stats.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/host_run.h"
+#include "compiler/planner/report.h"
+#include "compiler/planner/target.h"
+#include "compiler/tflite/reader.h"
+#include "mote/runtime/executor.h"
+#include "tools/commands.h"
+
+namespace mote::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kModelFile = "demo-kws.tflite";
+constexpr const char* kSvgFile = "demo-plan.svg";
+constexpr const char* kReportFile = "demo-report.json";
+// The CPUs the demo compiles for: one with Helium (MVE) kernels, one with DSP kernels.
+constexpr const char* kDemoCpus[] = {"cortex-m55", "cortex-m4"};
+// Firmware runs stop after this long (a healthy run takes well under a second).
+constexpr int kQemuTimeoutSeconds = 20;
+
+struct DemoOptions {
+  std::string output_dir = ".";
+  bool no_firmware = false;
+  std::string firmware_dir;  // default: beside the mote executable
+  double time_limit_ms = 1000;
+};
+
+// 1234567 -> "1,234,567".
+std::string commas(uint64_t value) {
+  std::string digits = std::to_string(value);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+std::string percent(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", value);
+  return text;
+}
+
+void progress(const std::string& what) {
+  // Progress goes to stderr, so stdout holds the report alone.
+  std::fprintf(stderr, "mote demo: %s\n", what.c_str());
+  std::fflush(stderr);
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  emit::write_file_atomically(path, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+fs::path executable_dir() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? fs::current_path() : self.parent_path();
+}
+
+std::optional<fs::path> find_on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return std::nullopt;
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (dir.empty()) continue;
+    const fs::path candidate = fs::path(dir) / program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+// ---- firmware under QEMU ----------------------------------------------------------------------
+
+// QEMU's board for each CPU Mote builds firmware for (targets/cortex-m/cmake/boards.cmake).
+std::optional<std::string> qemu_board(const std::string& cpu) {
+  if (cpu == "cortex-m55") return "mps3-an547";
+  if (cpu == "cortex-m4") return "mps2-an386";
+  if (cpu == "cortex-m7") return "mps2-an500";
+  if (cpu == "cortex-m33") return "mps2-an505";
+  if (cpu == "cortex-m3") return "mps2-an385";
+  return std::nullopt;
+}
+
+// The firmware runner (targets/cortex-m/runner) built for the builder's keyword-spotting model:
+// <firmware dir>/firmware-<cpu>/runner_kws_dscnn_like.elf, or another runner*kws*like*.elf there.
+std::optional<fs::path> find_runner_image(const fs::path& firmware_dir, const std::string& cpu) {
+  const fs::path dir = firmware_dir / ("firmware-" + cpu);
+  const fs::path preferred = dir / "runner_kws_dscnn_like.elf";
+  if (fs::is_regular_file(preferred)) return preferred;
+  std::error_code error;
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("runner") && name.ends_with(".elf") &&
+        name.find("kws") != std::string::npos && name.find("like") != std::string::npos) {
+      found.push_back(entry.path());
+    }
+  }
+  if (found.empty()) return std::nullopt;
+  std::sort(found.begin(), found.end());
+  return found.front();
+}
+
+struct FirmwareRun {
+  std::string state = "skipped";  // "skipped", "ok" or "failed"
+  std::string reason;             // why it was skipped or failed
+  std::string image;
+  std::string board;
+  int exit_status = -1;
+  std::vector<std::string> memory_lines;  // "I mote: ..." as the firmware printed them
+  std::vector<std::string> outputs_hex;   // "output <i> <hex>": the hex part, per output
+  std::optional<uint64_t> instructions;
+  std::optional<uint64_t> static_ram;
+  std::optional<uint64_t> stack_peak;
+  std::optional<uint64_t> arena_planned;
+  bool outputs_match_expected = false;    // the runner's own check against the host's output
+};
+
+std::optional<uint64_t> number_after(const std::string& line, const std::string& prefix) {
+  if (!line.starts_with(prefix)) return std::nullopt;
+  const std::string rest = line.substr(prefix.size());
+  if (rest.empty() || !std::isdigit(static_cast<unsigned char>(rest[0]))) return std::nullopt;
+  return std::strtoull(rest.c_str(), nullptr, 10);
+}
+
+FirmwareRun run_firmware(const DemoOptions& options, const std::string& cpu) {
+  FirmwareRun run;
+  if (options.no_firmware) {
+    run.reason = "--no-firmware";
+    return run;
+  }
+  const std::optional<std::string> board = qemu_board(cpu);
+  if (!board) {
+    run.reason = "no QEMU board for " + cpu;
+    return run;
+  }
+  const std::optional<fs::path> qemu = find_on_path("qemu-system-arm");
+  if (!qemu) {
+    run.reason = "qemu-system-arm is not installed (./scripts/setup.sh installs it)";
+    return run;
+  }
+  const fs::path firmware_dir =
+      options.firmware_dir.empty() ? executable_dir() : fs::path(options.firmware_dir);
+  const std::optional<fs::path> image = find_runner_image(firmware_dir, cpu);
+  if (!image) {
+    const fs::path expected = firmware_dir / ("firmware-" + cpu) / "runner_kws_dscnn_like.elf";
+    const fs::path relative = fs::proximate(expected);
+    const bool inside = !relative.empty() && *relative.begin() != "..";
+    run.reason = "no firmware runner " + (inside ? relative : expected).string() +
+                 " (the firmware build makes it)";
+    return run;
+  }
+  run.image = image->string();
+  run.board = *board;
+  progress("running " + image->filename().string() + " on QEMU " + *board + " (" + cpu + ")");
+  // -icount shift=0: one instruction per nanosecond of virtual time, so the runner's SysTick
+  // counts instructions (targets/cortex-m/README.md).
+  const std::string command =
+      "timeout --kill-after=5 " + std::to_string(kQemuTimeoutSeconds) + " " +
+      shell_quote(qemu->string()) + " -machine " + *board +
+      " -nographic -monitor none -serial null -icount shift=0 -semihosting-config " +
+      shell_quote("enable=on,target=native,arg=" + image->filename().string()) + " -kernel " +
+      shell_quote(image->string()) + " </dev/null 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    run.state = "failed";
+    run.reason = "could not start qemu-system-arm";
+    return run;
+  }
+  std::string output;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  const int status = pclose(pipe);
+  run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+
+  std::stringstream lines(output);
+  std::string line;
+  std::string error_line;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("I mote: ")) run.memory_lines.push_back(line);
+    if (auto v = number_after(line, "I mote: arena_planned: ")) run.arena_planned = v;
+    if (auto v = number_after(line, "instructions ")) run.instructions = v;
+    if (auto v = number_after(line, "static_ram ")) run.static_ram = v;
+    if (auto v = number_after(line, "stack_peak ")) run.stack_peak = v;
+    if (line.starts_with("output ")) {
+      const size_t space = line.find(' ', 7);
+      if (space != std::string::npos) run.outputs_hex.push_back(line.substr(space + 1));
+    }
+    if (line == "outputs match expected") run.outputs_match_expected = true;
+    if (line.starts_with("error: ") || line.starts_with("fault: ")) {
+      if (error_line.empty()) error_line = line;
+    }
+  }
+  if (run.exit_status == 0) {
+    run.state = "ok";
+  } else {
+    run.state = "failed";
+    run.reason = "exit status " + std::to_string(run.exit_status) +
+                 (run.exit_status == 124 ? " (timed out)" : "") +
+                 (error_line.empty() ? "" : ": " + error_line);
+  }
+  return run;
+}
+
+// A path as the user would type it: "demo-kws.tflite" rather than "./demo-kws.tflite".
+std::string shown(const fs::path& path) { return path.lexically_normal().string(); }
+
+std::string hex(const std::vector<uint8_t>& bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string text;
+  for (uint8_t b : bytes) {
+    text += kDigits[b >> 4];
+    text += kDigits[b & 15];
+  }
+  return text;
+}
+
+// ---- one CPU ----------------------------------------------------------------------------------
+
+struct TargetResult {
+  std::string cpu;
+  std::string extension;
+  std::string program_file;
+  size_t program_bytes = 0;
+  runtime::MemoryStatus host{};
+  std::vector<std::vector<uint8_t>> outputs;
+  uint64_t arena = 0;
+  uint64_t lower_bound = 0;
+  bool optimal = false;
+  std::string chosen;
+  planner::PlanFigures figures;
+  uint64_t first_fit_arena = 0;
+  uint64_t naive_arena = 0;
+  FirmwareRun firmware;
+  json report;
+};
+
+const planner::Plan* find_plan(const std::vector<planner::Plan>& plans, const std::string& name) {
+  for (const planner::Plan& plan : plans) {
+    if (plan.algorithm == name) return &plan;
+  }
+  return nullptr;
+}
+
+TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
+                         const std::string& model_path, const std::string& cpu, bool write_svg) {
+  TargetResult result;
+  pipeline::CompileOptions compile_options;
+  compile_options.plan.cpu = cpu;
+  compile_options.plan.algorithm = planner::Algorithm::kAuto;
+  compile_options.plan.time_limit_ms = options.time_limit_ms;
+  char budget[32];
+  std::snprintf(budget, sizeof budget, "%.1f s", options.time_limit_ms / 1000);
+  progress("compiling for " + cpu + ": scratch sizes for its kernels, then the greedy rules and " +
+           "an exact search (stops at the lower bound, or after " + budget + ")");
+  pipeline::Compiled compiled;
+  try {
+    compiled = pipeline::compile(graph, compile_options);
+  } catch (const InputError& e) {
+    throw InputError(model_path + ": " + e.what());
+  }
+  const pipeline::PlannedGraph& planned = compiled.planned;
+  result.cpu = planned.cpu.name;
+  result.extension = std::string(planner::extension_name(planned.cpu.extension));
+
+  const fs::path dir(options.output_dir);
+  result.program_file = "demo-kws-" + planned.cpu.name + ".mote";
+  emit::write_file_atomically(dir / result.program_file, compiled.program);
+  result.program_bytes = compiled.program.size();
+
+  const planner::Plan& plan = planned.plan();
+  result.arena = plan.arena_bytes;
+  result.lower_bound = planned.bound.bytes;
+  result.optimal = plan.optimal;
+  result.chosen = plan.chosen.empty() ? plan.algorithm : plan.chosen;
+  result.figures = planner::plan_figures(planned.memory.problem, planned.bound, plan);
+  // auto ran every algorithm; first-fit is TensorFlow Lite Micro's GreedyMemoryPlanner rule.
+  const planner::Plan* first_fit = find_plan(planned.plans, "first-fit");
+  const planner::Plan first_fit_plan =
+      first_fit != nullptr ? *first_fit
+                           : planner::plan(planned.memory.problem, planner::Algorithm::kFirstFit);
+  result.first_fit_arena = first_fit_plan.arena_bytes;
+  const planner::Plan* naive = find_plan(planned.plans, "naive");
+  result.naive_arena = naive != nullptr
+                           ? naive->arena_bytes
+                           : planner::plan(planned.memory.problem, planner::Algorithm::kNaive)
+                                 .arena_bytes;
+
+  const planner::ReportContext context{model_path, planned.cpu.name, planned.cpu.extension};
+  if (write_svg) {
+    write_text(dir / kSvgFile,
+               planner::svg_report(planned.memory.problem, planned.bound, plan, context));
+  }
+
+  progress("running " + result.program_file + " on the host (portable kernels)");
+  const pipeline::HostRun host = pipeline::run_on_host(compiled.program);
+  result.host = host.status;
+  result.outputs = host.outputs;
+
+  result.firmware = run_firmware(options, planned.cpu.name);
+
+  json report = planner::json_report(planned.memory.problem, planned.bound, planned.plans, context);
+  report["program"] = {{"file", result.program_file}, {"bytes", result.program_bytes}};
+  report["first_fit_arena_bytes"] = result.first_fit_arena;
+  report["host_run"] = {{"program_size", host.status.program_size},
+                        {"constant_data", host.status.constant_data},
+                        {"arena_planned", host.status.arena_planned},
+                        {"runtime_state", host.status.runtime_state},
+                        {"temp_allocator", host.status.temp_allocator}};
+  json outputs = json::array();
+  for (const auto& output : host.outputs) outputs.push_back(hex(output));
+  report["host_run"]["outputs_hex"] = outputs;
+  const FirmwareRun& fw = result.firmware;
+  json firmware = {{"state", fw.state}};
+  if (!fw.reason.empty()) firmware["reason"] = fw.reason;
+  if (!fw.image.empty()) {
+    firmware["image"] = fw.image;
+    firmware["board"] = fw.board;
+    firmware["exit_status"] = fw.exit_status;
+    firmware["memory_status"] = fw.memory_lines;
+    firmware["outputs_hex"] = fw.outputs_hex;
+    firmware["outputs_match_expected"] = fw.outputs_match_expected;
+    if (fw.instructions) firmware["instructions"] = *fw.instructions;
+    if (fw.static_ram) firmware["static_ram"] = *fw.static_ram;
+    if (fw.stack_peak) firmware["stack_peak"] = *fw.stack_peak;
+  }
+  report["firmware"] = firmware;
+  result.report = std::move(report);
+  return result;
+}
+
+// ---- the report -------------------------------------------------------------------------------
+
+std::string cpu_title(const TargetResult& r) {
+  if (r.extension == "mve") return r.cpu + " (Helium/MVE kernels)";
+  if (r.extension == "dsp") return r.cpu + " (DSP kernels)";
+  return r.cpu + " (scalar kernels)";
+}
+
+void print_target(const TargetResult& r, const fs::path& dir) {
+  std::printf("\n%s\n", cpu_title(r).c_str());
+  std::printf("  program      %s: %s bytes (%s of constants, read in place from flash)\n",
+              shown(dir / r.program_file).c_str(), commas(r.program_bytes).c_str(),
+              commas(r.host.constant_data).c_str());
+  std::printf("  arena        %s bytes = activations %s + scratch %s (best plan: %s)\n",
+              commas(r.arena).c_str(), commas(r.figures.activation_bytes).c_str(),
+              commas(r.figures.scratch_bytes).c_str(), r.chosen.c_str());
+  if (r.arena == r.lower_bound) {
+    std::printf("  lower bound  %s bytes: the plan meets it, no arena can be smaller\n",
+                commas(r.lower_bound).c_str());
+  } else {
+    std::printf("  lower bound  %s bytes: the plan is %s above it (%s)\n",
+                commas(r.lower_bound).c_str(), percent(r.figures.gap_percent).c_str(),
+                r.optimal ? "proven optimal by the exact search" : "not proven optimal");
+  }
+  if (r.first_fit_arena > r.arena) {
+    const uint64_t extra = r.first_fit_arena - r.arena;
+    std::printf("  first-fit    %s bytes with TensorFlow Lite Micro's rule: %s bytes (%s) more\n",
+                commas(r.first_fit_arena).c_str(), commas(extra).c_str(),
+                percent(100.0 * static_cast<double>(extra) / static_cast<double>(r.arena)).c_str());
+  } else {
+    std::printf("  first-fit    %s bytes with TensorFlow Lite Micro's rule: the same here\n",
+                commas(r.first_fit_arena).c_str());
+  }
+  std::printf("  no reuse     %s bytes if every buffer had its own place\n",
+              commas(r.naive_arena).c_str());
+  std::printf("  host run     ok; memory status:\n");
+  char status[256];
+  const size_t n = runtime::format_memory_status(r.host, status, sizeof status);
+  std::stringstream lines(std::string(status, n));
+  std::string line;
+  while (std::getline(lines, line)) std::printf("                 %s\n", line.c_str());
+
+  const FirmwareRun& fw = r.firmware;
+  if (fw.state == "skipped") {
+    std::printf("  firmware     skipped: %s\n", fw.reason.c_str());
+    return;
+  }
+  if (fw.state == "failed") {
+    std::printf("  firmware     FAILED on QEMU %s: %s\n", fw.board.c_str(), fw.reason.c_str());
+    return;
+  }
+  std::string checks;
+  std::vector<std::string> host_hex;
+  for (const auto& output : r.outputs) host_hex.push_back(hex(output));
+  if (fw.outputs_hex == host_hex) {
+    checks = ", outputs equal this host run's byte for byte";
+  } else if (fw.outputs_match_expected) {
+    checks = ", outputs match the host's output built into the image";
+  }
+  if (fw.arena_planned && *fw.arena_planned != r.arena) {
+    checks += " (firmware arena " + commas(*fw.arena_planned) + " bytes: built from another plan)";
+  }
+  std::printf("  firmware     ok on QEMU %s (%s)%s\n", fw.board.c_str(),
+              fs::path(fw.image).filename().string().c_str(), checks.c_str());
+  if (fw.instructions) {
+    std::printf("                 %s instructions per inference\n",
+                commas(*fw.instructions).c_str());
+  }
+  for (const std::string& memory_line : fw.memory_lines) {
+    std::printf("                 %s\n", memory_line.c_str());
+  }
+  if (fw.static_ram && fw.stack_peak) {
+    std::printf("                 static RAM %s bytes, stack peak %s bytes\n",
+                commas(*fw.static_ram).c_str(), commas(*fw.stack_peak).c_str());
+  }
+}
+
+// TensorFlow Lite Micro's first-fit rule meets the bound on many models; a model where it does
+// not, planned just now, shows what the exact search is for.
+struct FirstFitContrast {
+  std::string model;
+  std::string cpu;
+  uint64_t first_fit = 0;
+  uint64_t mote = 0;
+  uint64_t lower_bound = 0;
+};
+
+FirstFitContrast first_fit_contrast(const DemoOptions& options, const std::string& cpu) {
+  progress("planning the builder's visual-wake-words model (MobileNet shapes) for " + cpu +
+           " with every rule, for comparison");
+  pipeline::PlanRequest request;
+  request.cpu = cpu;
+  request.time_limit_ms = options.time_limit_ms;
+  const pipeline::PlannedGraph planned =
+      pipeline::plan_graph(builder::vww_mobilenet_like(), request);
+  FirstFitContrast contrast;
+  contrast.model = "vww_mobilenet_like";
+  contrast.cpu = planned.cpu.name;
+  const planner::Plan* first_fit = find_plan(planned.plans, "first-fit");
+  contrast.first_fit = first_fit != nullptr ? first_fit->arena_bytes : 0;
+  contrast.mote = planned.plan().arena_bytes;
+  contrast.lower_bound = planned.bound.bytes;
+  return contrast;
+}
+
+void run_demo(const DemoOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path dir(options.output_dir);
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error || !fs::is_directory(dir)) {
+    throw InputError("--output-dir " + options.output_dir + ": cannot create the folder");
+  }
+  const std::string model_name = shown(dir / kModelFile);
+  const std::string svg_name = shown(dir / kSvgFile);
+  const std::string report_name = shown(dir / kReportFile);
+
+  progress("building a keyword-spotting model (DS-CNN layer shapes) with Mote's model builder");
+  const std::vector<uint8_t> tflite = builder::write_model(builder::kws_dscnn_like());
+  emit::write_file_atomically(model_name, tflite);
+  // Read back from the file, exactly as `mote compile demo-kws.tflite` would.
+  ir::Graph graph;
+  try {
+    graph = tflite::read_model_file(model_name);
+  } catch (const InputError& e) {
+    throw InputError(model_name + ": " + e.what());
+  }
+
+  std::vector<TargetResult> results;
+  for (const char* cpu : kDemoCpus) {
+    results.push_back(demo_target(options, graph, model_name, cpu, results.empty()));
+  }
+  bool first_fit_loses = false;
+  for (const TargetResult& r : results) first_fit_loses |= r.first_fit_arena > r.arena;
+  std::optional<FirstFitContrast> contrast;
+  if (!first_fit_loses) contrast = first_fit_contrast(options, results.front().cpu);
+
+  json report = {
+      {"model",
+       {{"file", model_name},
+        {"bytes", tflite.size()},
+        {"operators", graph.operators.size()},
+        {"macs", ir::total_macs(graph)},
+        {"constant_bytes", ir::constant_bytes(graph)}}},
+      {"svg", {{"file", svg_name}, {"target", results.front().cpu}}},
+      {"targets", json::array()}};
+  for (const TargetResult& r : results) report["targets"].push_back(r.report);
+  if (contrast) {
+    report["first_fit_contrast"] = {{"model", contrast->model},
+                                    {"target", contrast->cpu},
+                                    {"first_fit_arena_bytes", contrast->first_fit},
+                                    {"mote_arena_bytes", contrast->mote},
+                                    {"lower_bound_bytes", contrast->lower_bound}};
+  }
+  write_text(report_name, report.dump(2) + "\n");
+
+  std::printf("Mote demo: a keyword-spotting model, compiled for %zu Cortex-M CPUs\n",
+              results.size());
+  const ir::Tensor& input = graph.tensors[graph.inputs.front()];
+  const ir::Tensor& output = graph.tensors[graph.outputs.front()];
+  std::printf("  model        %s: %zu operators, %s MACs, %s bytes of weights; input %s %s, "
+              "output %s %s\n",
+              model_name.c_str(), graph.operators.size(),
+              commas(static_cast<uint64_t>(ir::total_macs(graph))).c_str(),
+              commas(static_cast<uint64_t>(ir::constant_bytes(graph))).c_str(),
+              ir::shape_string(input.shape).c_str(), std::string(to_string(input.type)).c_str(),
+              ir::shape_string(output.shape).c_str(), std::string(to_string(output.type)).c_str());
+  for (const TargetResult& r : results) print_target(r, dir);
+
+  std::printf("\n");
+  // Scratch sizes depend on the CPU's kernels, so the plans differ.
+  if (results.size() == 2 && results[0].arena != results[1].arena) {
+    std::printf("The same model needs %s bytes of arena on %s and %s on %s: kernel scratch\n"
+                "buffers differ per CPU extension, and Mote plans them with the activations.\n",
+                commas(results[0].arena).c_str(), results[0].cpu.c_str(),
+                commas(results[1].arena).c_str(), results[1].cpu.c_str());
+  }
+  if (contrast && contrast->first_fit > contrast->mote) {
+    const uint64_t extra = contrast->first_fit - contrast->mote;
+    std::printf("First-fit meets the bound here; not on the builder's %s (%s): first-fit\n"
+                "needs %s bytes, Mote %s (lower bound %s): %s bytes (%s) less.\n",
+                contrast->model.c_str(), contrast->cpu.c_str(),
+                commas(contrast->first_fit).c_str(), commas(contrast->mote).c_str(),
+                commas(contrast->lower_bound).c_str(), commas(extra).c_str(),
+                percent(100.0 * static_cast<double>(extra) /
+                        static_cast<double>(contrast->first_fit))
+                    .c_str());
+  }
+  if (!options.no_firmware && !find_on_path("qemu-system-arm")) {
+    std::printf("To run on the emulated CPUs too: install gcc-arm-none-eabi and qemu-system-arm\n"
+                "(./scripts/setup.sh does), then cmake --build build.\n");
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("\nwrote %s (the %s plan as a picture), %s, %s and the programs (%.1f s)\n",
+              svg_name.c_str(), results.front().cpu.c_str(), report_name.c_str(),
+              model_name.c_str(), seconds);
+  std::printf("next: mote inspect %s; mote plan %s --target cortex-m4 --svg plan.svg\n",
+              model_name.c_str(), model_name.c_str());
+
+  for (const TargetResult& r : results) {
+    if (r.firmware.state == "failed") {
+      throw std::runtime_error("the firmware run on " + r.cpu + " failed: " + r.firmware.reason);
+    }
+  }
+}
+
+}  // namespace
+
+void add_demo_command(CLI::App& app) {
+  auto options = std::make_shared<DemoOptions>();
+  auto* cmd = app.add_subcommand(
+      "demo",
+      "Show Mote end to end on a built-in keyword-spotting model (no file needed): write it as\n"
+      "demo-kws.tflite, compile it for cortex-m55 and cortex-m4, run both programs on the host\n"
+      "and, when QEMU and the firmware are built, under QEMU; report the arena against the\n"
+      "lower bound and TensorFlow Lite Micro's first-fit rule. Writes demo-plan.svg and\n"
+      "demo-report.json.\n"
+      "Example: mote demo --output-dir /tmp/mote-demo");
+  cmd->add_option("--output-dir", options->output_dir,
+                  "Folder for demo-kws.tflite, the .mote programs, demo-plan.svg and "
+                  "demo-report.json (created if missing)")
+      ->capture_default_str();
+  cmd->add_flag("--no-firmware", options->no_firmware, "Do not run the firmware under QEMU");
+  cmd->add_option("--firmware-dir", options->firmware_dir,
+                  "Build folder holding firmware-<cpu>/ runner images (default: the folder of "
+                  "the mote executable)");
+  cmd->add_option("--time-limit-ms", options->time_limit_ms,
+                  "Time budget of each exact search")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->callback([options] { run_demo(*options); });
+}
+
+}  // namespace mote::tools

@@ -1,0 +1,27 @@
+#pragma once
+// Progress lines for steps that may take a while (the exact search), on stderr and only when
+// stderr is a terminal: people see what runs, scripts and tests get the reports alone.
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "compiler/planner/planner.h"
+
+namespace mote::tools {
+
+inline void announce_planning(const std::string& model, const std::string& cpu,
+                              planner::Algorithm algorithm, double time_limit_ms) {
+  if (isatty(STDERR_FILENO) == 0) return;
+  if (algorithm != planner::Algorithm::kExact && algorithm != planner::Algorithm::kAuto) return;
+  std::fprintf(stderr,
+               "mote: planning %s for %s: %sexact search, stops at the lower bound or after "
+               "%.1f s (--time-limit-ms)\n",
+               model.c_str(), cpu.c_str(),
+               algorithm == planner::Algorithm::kAuto ? "greedy rules, then " : "",
+               time_limit_ms / 1000);
+  std::fflush(stderr);
+}
+
+}  // namespace mote::tools
