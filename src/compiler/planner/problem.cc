@@ -78,6 +78,18 @@ void validate(const Problem& problem) {
       }
     }
   }
+  // Every algorithm may stack all buffers above the highest fixed one (naive does), and the
+  // lower bound sums live sizes in int64: keep that total within kMaxBytes too.
+  uint64_t total = 0;
+  uint64_t fixed_end = 0;
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const Buffer& b = problem.buffers[i];
+    total += aligned_size(b);  // each at most 2^62 + 2^31: no wrap before the check below
+    if (b.fixed_offset) fixed_end = std::max(fixed_end, *b.fixed_offset + aligned_size(b));
+    if (total > kMaxBytes || fixed_end > kMaxBytes) {
+      throw InputError(describe(problem, i) + ": the buffers' sizes total more than 2^62 bytes");
+    }
+  }
   // Two fixed buffers that live together must not overlap, or no plan exists.
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     const Buffer& a = problem.buffers[i];

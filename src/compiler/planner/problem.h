@@ -41,7 +41,8 @@ struct Problem {
 
 // Throws mote::InputError naming the first bad buffer ("buffer 3 'conv1/out': ...") when a
 // lifetime is empty or outside [0, num_steps), an alignment is not a power of two, a fixed offset
-// is misaligned, or two fixed buffers that live together overlap (no plan could exist).
+// is misaligned, sizes and offsets add up to more than 2^62 bytes, or two fixed buffers that
+// live together overlap (no plan could exist).
 void validate(const Problem& problem);
 
 // Bytes a planner reserves for a buffer: its size rounded up to its alignment.

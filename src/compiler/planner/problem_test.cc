@@ -50,6 +50,26 @@ TEST(ProblemTest, ValidateNamesTheBufferAndTheReason) {
   EXPECT_EQ(validation_error(p), "");
 }
 
+TEST(ProblemTest, ValidateRejectsSizesWhoseTotalOverflows) {
+  // Found by fuzz_planner: buffers of up to 2^62 bytes each pass the per-buffer limit, but
+  // their live total overflowed the lower bound's int64 sums (and the naive plan's offsets).
+  Problem p;
+  p.num_steps = 1;
+  const uint64_t big = uint64_t{1} << 62;
+  p.buffers = {buffer("a", big / 2, 0, 0), buffer("b", big / 2, 0, 0)};
+  EXPECT_EQ(validation_error(p), "");
+  p.buffers.push_back(buffer("c", big / 2, 0, 0));
+  EXPECT_THAT(validation_error(p), HasSubstr("buffer 2 'c': the buffers' sizes total more than 2^62 bytes"));
+  // Lifetimes do not matter: every algorithm may stack every buffer (naive does).
+  p.num_steps = 3;
+  p.buffers[2] = buffer("c", big / 2, 2, 2);
+  EXPECT_THAT(validation_error(p), HasSubstr("'c': the buffers' sizes total more than"));
+  // A fixed buffer's end counts too.
+  p.buffers = {buffer("a", 16, 0, 0)};
+  p.buffers[0].fixed_offset = big;
+  EXPECT_THAT(validation_error(p), HasSubstr("'a': the buffers' sizes total more than"));
+}
+
 TEST(ProblemTest, AlignedSizesAndArenaAlignment) {
   Buffer b = buffer("b", 17, 0, 0);
   EXPECT_EQ(aligned_size(b), 32u);
