@@ -49,6 +49,10 @@ void validate(const Problem& problem) {
     throw InputError("problem has a negative number of steps (" +
                      std::to_string(problem.num_steps) + ")");
   }
+  if (problem.num_steps > kMaxSteps) {
+    throw InputError("problem has " + std::to_string(problem.num_steps) + " steps, more than " +
+                     std::to_string(kMaxSteps));
+  }
   // Sizes beyond 2^62 would overflow offset arithmetic; no arena is that large.
   constexpr uint64_t kMaxBytes = uint64_t{1} << 62;
   for (size_t i = 0; i < problem.buffers.size(); ++i) {

@@ -71,6 +71,14 @@ TEST(ProblemTest, ValidateRejectsSizesWhoseTotalOverflows) {
   EXPECT_THAT(validation_error(p), HasSubstr("'a': the buffers' sizes total more than"));
 }
 
+TEST(ProblemTest, ValidateRejectsMoreThanMaxSteps) {
+  Problem p;
+  p.num_steps = kMaxSteps;
+  EXPECT_EQ(validation_error(p), "");
+  p.num_steps = kMaxSteps + 1;
+  EXPECT_EQ(validation_error(p), "problem has 1048577 steps, more than 1048576");
+}
+
 TEST(ProblemTest, AlignedSizesAndArenaAlignment) {
   Buffer b = buffer("b", 17, 0, 0);
   EXPECT_EQ(aligned_size(b), 32u);
