@@ -23,6 +23,8 @@ constexpr uint32_t kConstantAlignment = 16;
 // FlatBuffers' own limit on a buffer; every offset inside fits an int32.
 constexpr size_t kMaxProgramSize = 0x7FFFFFFF;
 constexpr uint32_t kMaxArenaAlignment = 4096;
+// Kernels index tensors with int32 (the compiler's IR has the same limit).
+constexpr uint64_t kMaxTensorBytes = 0x7FFFFFFF;
 
 Error fail(LoadDiagnostic* diagnostic, Error error, LoadDiagnostic::Where where, uint32_t index,
            const char* reason) {
@@ -121,6 +123,7 @@ class Loader {
         if (count > 0xFFFFFFFFu) return tensor_error(i, "element count overflows");
       }
       if (count * elem != t.size()) return tensor_error(i, "size differs from shape and type");
+      if (t.size() > kMaxTensorBytes) return tensor_error(i, "larger than 2^31 - 1 bytes");
       // A NaN fails both comparisons.
       if (!(t.scale() >= 0.0f && t.scale() <= FLT_MAX)) {
         return tensor_error(i, "scale not finite and non-negative");

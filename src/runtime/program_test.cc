@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <vector>
 
 #include "runtime/testing/test_programs.h"
 
@@ -122,6 +125,30 @@ TEST(ProgramTest, RejectsShapesThatDisagreeWithSizes) {
             Error::kInvalidProgram);
   EXPECT_EQ(load_modified([](auto& p) { p.tensors[0]->scale = -1.0f; }).error,
             Error::kInvalidProgram);
+}
+
+TEST(ProgramTest, RejectsTensorsAboveTwoGigabytes) {
+  // Kernels index with int32 (pixels = output_h * output_w, rows of a softmax): a tensor of
+  // 2^31 bytes or more would overflow them, though its element count fits 32 bits.
+  auto with_big_tensor = [](std::vector<int32_t> shape, uint32_t bytes) {
+    return load_modified([&](auto& p) {
+      auto t = std::make_unique<schema::TensorT>();
+      t->type = schema::DataType::Int8;
+      t->shape = shape;
+      t->size = bytes;
+      t->offset = 288;
+      p.arena_size = 288 + bytes + 16 - bytes % 16;
+      p.tensors.push_back(std::move(t));
+    });
+  };
+  auto r = with_big_tensor({46341, 46341}, 46341u * 46341u);
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kTensor);
+  EXPECT_EQ(r.diagnostic.index, 7u);
+  r = with_big_tensor({2, 1 << 30}, 1u << 31);
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = with_big_tensor({INT32_MAX}, INT32_MAX);
+  EXPECT_EQ(r.error, Error::kOk) << r.diagnostic.reason;
 }
 
 TEST(ProgramTest, RejectsIndicesOutOfRange) {
