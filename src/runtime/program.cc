@@ -51,6 +51,25 @@ int32_t alias_root(const schema::Program& p, int32_t index) {
   return alias < 0 ? index : alias;
 }
 
+// Kinds whose kernels may write their output over an input that starts at the same address
+// (mote/kernels: reshape moves bytes with memmove; elementwise add, mul, minimum, maximum and
+// quantize run front to back, dequantize back to front). Every other kernel reads its inputs
+// after it has started writing, some with memcpy, so they must not share a byte.
+bool runs_in_place(schema::OpKind kind) {
+  switch (kind) {
+    case schema::OpKind::Reshape:
+    case schema::OpKind::Add:
+    case schema::OpKind::Mul:
+    case schema::OpKind::Minimum:
+    case schema::OpKind::Maximum:
+    case schema::OpKind::Quantize:
+    case schema::OpKind::Dequantize:
+      return true;
+    default:
+      return false;
+  }
+}
+
 class Loader {
  public:
   Loader(const schema::Program& p, LoadDiagnostic* diagnostic)
@@ -259,6 +278,31 @@ class Loader {
         if (alias_root(p_, static_cast<int32_t>(b)) == root_a) continue;
         return tensor_error(b, "shares bytes with a tensor live at the same time",
                             Error::kInvalidPlan);
+      }
+    }
+    // The overlap rule above lets aliases share bytes; an operator may only read and write the
+    // same bytes when its kernel runs in place, from the same start, and (elementwise kinds)
+    // over an input as large as the output, never a broadcast one.
+    for (uint32_t i = 0; i < p_.operators()->size(); ++i) {
+      const schema::Operator& op = *p_.operators()->Get(i);
+      for (const int32_t o : *op.outputs()) {
+        const schema::Tensor& out = *tensors.Get(static_cast<uint32_t>(o));
+        for (const int32_t t : *op.inputs()) {
+          if (t < 0) continue;
+          const schema::Tensor& in = *tensors.Get(static_cast<uint32_t>(t));
+          if (in.location() != Location::Arena || alias_root(p_, t) != alias_root(p_, o)) continue;
+          if (!ranges_overlap(in.offset(), in.size(), out.offset(), out.size())) continue;
+          const bool elementwise = op.kind() != schema::OpKind::Reshape &&
+                                   op.kind() != schema::OpKind::Quantize &&
+                                   op.kind() != schema::OpKind::Dequantize;
+          const bool in_place =
+              runs_in_place(op.kind()) && in.offset() == out.offset() &&
+              (!elementwise || internal::element_count(in) == internal::element_count(out));
+          if (!in_place) {
+            return fail(diagnostic_, Error::kInvalidPlan, Where::kOperator, i,
+                        "output shares bytes with an input but the kernel cannot run in place");
+          }
+        }
       }
     }
     for (uint32_t i = 0; i < p_.operators()->size(); ++i) {

@@ -283,6 +283,35 @@ TEST(ProgramTest, RejectsPlansWhereLiveBuffersOverlap) {
   EXPECT_EQ(r.error, Error::kInvalidProgram);  // past the last step
 }
 
+TEST(ProgramTest, RejectsOutputsOnTheirInputsUnlessTheKernelRunsInPlace) {
+  // The conv's output y made an alias of its input x, on x's bytes: the overlap rule lets
+  // aliases share bytes, but the conv kernel reads its input after writing output rows.
+  auto r = load_modified([](auto& p) {
+    p.tensors[3]->offset = 0;
+    p.tensors[3]->alias = 0;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidPlan);
+  EXPECT_EQ(r.diagnostic.where, Where::kOperator);
+  EXPECT_EQ(r.diagnostic.index, 0u);
+  // The add's output z (and the reshape's output aliasing it) on the add's input y: an
+  // elementwise kernel runs in place from the same start...
+  auto add_onto_y = [](uint32_t offset) {
+    return load_modified([offset](auto& p) {
+      p.tensors[5]->offset = offset;
+      p.tensors[5]->alias = 3;
+      p.tensors[6]->offset = offset;
+      p.tensors[6]->alias = 3;
+    });
+  };
+  r = add_onto_y(64);
+  EXPECT_EQ(r.error, Error::kOk) << r.diagnostic.reason;
+  // ...but not one byte later.
+  r = add_onto_y(65);
+  EXPECT_EQ(r.error, Error::kInvalidPlan);
+  EXPECT_EQ(r.diagnostic.where, Where::kOperator);
+  EXPECT_EQ(r.diagnostic.index, 1u);
+}
+
 TEST(ProgramTest, AcceptsOverlapOfBuffersThatAreNeverLiveTogether) {
   // The reference plan already puts z (steps 1-2) on the conv scratch (step 0). z onto y
   // (steps 0-1) must fail; z onto x (step 0) but clear of y is fine.
