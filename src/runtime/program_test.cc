@@ -215,11 +215,18 @@ TEST(ProgramTest, RejectsBadPerChannelArrays) {
             Error::kInvalidProgram);
   EXPECT_EQ(load_modified([](auto& p) { conv_options(p).multipliers.reset(); }).error,
             Error::kInvalidProgram);
-  // A shift of 40 (read from the constant blob) would be an undefined shift in the kernel.
-  const auto r = load_modified([](auto& p) {
+  // A shift of 40 (read from the constant blob) would be an undefined shift in the kernel: a
+  // parameter the kernels cannot take. A negative multiplier is no compiler's output at all.
+  auto r = load_modified([](auto& p) {
     const uint32_t at = conv_options(p).shifts->offset();
     const int32_t forty = 40;
     std::memcpy(p.constants.data() + at, &forty, 4);
+  });
+  EXPECT_EQ(r.error, Error::kUnsupported);
+  r = load_modified([](auto& p) {
+    const uint32_t at = conv_options(p).multipliers->offset();
+    const int32_t negative = -(1 << 30);
+    std::memcpy(p.constants.data() + at, &negative, 4);
   });
   EXPECT_EQ(r.error, Error::kInvalidProgram);
 }
@@ -230,6 +237,11 @@ TEST(ProgramTest, RejectsParametersThatCouldOverflow) {
   EXPECT_EQ(load_modified([](auto& p) { add_options(p).left_shift = 31; }).error,
             Error::kInvalidProgram);
   EXPECT_EQ(load_modified([](auto& p) { add_options(p).input1_requant->mutate_shift(20); }).error,
+            Error::kUnsupported);
+  EXPECT_EQ(load_modified([](auto& p) { add_options(p).output_requant->mutate_multiplier(-1); })
+                .error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { add_options(p).output_requant.reset(); }).error,
             Error::kInvalidProgram);
   EXPECT_EQ(load_modified([](auto& p) { add_options(p).activation_min = 100; add_options(p).activation_max = 0; })
                 .error,

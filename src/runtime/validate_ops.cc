@@ -42,6 +42,14 @@ bool requant_ok(int64_t bound, int32_t multiplier, int32_t shift, int64_t limit 
   return shift <= 0 || (bound << shift) <= limit;
 }
 
+// Why a requantization fails requant_ok: a negative multiplier is never written by a compiler
+// (kInvalidProgram); a well-formed one whose shift or product the kernels' int32 arithmetic
+// cannot take (extreme scales in the model) is kUnsupported, which the compiler reports as bad
+// input rather than as its own bug.
+Error requant_error(int32_t multiplier) {
+  return multiplier < 0 ? Error::kInvalidProgram : Error::kUnsupported;
+}
+
 class OpChecker {
  public:
   OpChecker(const OpCheckContext& c, const schema::Operator& op) : c_(c), op_(op) {}
@@ -159,7 +167,7 @@ class OpChecker {
     }
     for (int32_t k = 0; k < channels; ++k) {
       if (!requant_ok(acc_bound, int32_at(multipliers, k), int32_at(shifts, k))) {
-        return bad("multiplier or shift out of range");
+        return bad("multiplier or shift out of range", requant_error(int32_at(multipliers, k)));
       }
     }
     return Error::kOk;
@@ -311,8 +319,9 @@ class OpChecker {
       MOTE_TRY(per_channel(o.multipliers(), o.shifts(), co, acc_bound));
     } else {
       const schema::Requant* r = o.output_requant();
-      if (r == nullptr || !requant_ok(acc_bound, r->multiplier(), r->shift())) {
-        return bad("output multiplier or shift missing or out of range");
+      if (r == nullptr) return bad("output multiplier and shift missing");
+      if (!requant_ok(acc_bound, r->multiplier(), r->shift())) {
+        return bad("output multiplier or shift out of range", requant_error(r->multiplier()));
       }
     }
     return Error::kOk;
@@ -356,14 +365,16 @@ class OpChecker {
     // Each rescaled input stays within 2^30 so that their sum fits int32.
     const int64_t shifted = kMaxCenteredInput << o.left_shift();
     const int64_t half = (int64_t{1} << 30) - 128;
-    if (!requant_ok(shifted, r1->multiplier(), r1->shift(), half) ||
-        !requant_ok(shifted, r2->multiplier(), r2->shift(), half)) {
-      return bad("input multiplier or shift out of range");
+    if (!requant_ok(shifted, r1->multiplier(), r1->shift(), half)) {
+      return bad("input multiplier or shift out of range", requant_error(r1->multiplier()));
+    }
+    if (!requant_ok(shifted, r2->multiplier(), r2->shift(), half)) {
+      return bad("input multiplier or shift out of range", requant_error(r2->multiplier()));
     }
     const int64_t b1 = r1->shift() > 0 ? shifted << r1->shift() : shifted;
     const int64_t b2 = r2->shift() > 0 ? shifted << r2->shift() : shifted;
     if (!requant_ok(b1 + b2, ro->multiplier(), ro->shift())) {
-      return bad("output multiplier or shift out of range");
+      return bad("output multiplier or shift out of range", requant_error(ro->multiplier()));
     }
     return Error::kOk;
   }
@@ -380,9 +391,9 @@ class OpChecker {
                                o.activation_max()));
     if (!in_range(o.input2_offset(), -127, 128)) return bad("zero point outside int8");
     const schema::Requant* r = o.output_requant();
-    if (r == nullptr ||
-        !requant_ok(kMaxCenteredInput * kMaxCenteredInput, r->multiplier(), r->shift())) {
-      return bad("output multiplier or shift missing or out of range");
+    if (r == nullptr) return bad("output multiplier and shift missing");
+    if (!requant_ok(kMaxCenteredInput * kMaxCenteredInput, r->multiplier(), r->shift())) {
+      return bad("output multiplier or shift out of range", requant_error(r->multiplier()));
     }
     return Error::kOk;
   }
@@ -438,8 +449,9 @@ class OpChecker {
     if (x.type() == DataType::Int8 && y.type() == DataType::Int8) {
       MOTE_TRY(offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
       const schema::Requant* r = o.requant();
-      if (r == nullptr || !requant_ok(kMaxCenteredInput, r->multiplier(), r->shift())) {
-        return bad("requantization missing or out of range");
+      if (r == nullptr) return bad("requantization missing");
+      if (!requant_ok(kMaxCenteredInput, r->multiplier(), r->shift())) {
+        return bad("requantization out of range", requant_error(r->multiplier()));
       }
       return Error::kOk;
     }
@@ -506,8 +518,9 @@ class OpChecker {
     // The sum over the window, then (kTfLite) a rounding division that adds count / 2.
     const int64_t bound = count * (kMaxCenteredInput + 1);
     const schema::Requant* rq = o.requant();
-    if (rq == nullptr || !requant_ok(bound, rq->multiplier(), rq->shift())) {
-      return bad("requantization missing or out of range");
+    if (rq == nullptr) return bad("requantization missing");
+    if (!requant_ok(bound, rq->multiplier(), rq->shift())) {
+      return bad("requantization out of range", requant_error(rq->multiplier()));
     }
     return Error::kOk;
   }
@@ -540,10 +553,12 @@ class OpChecker {
       total += dim(x, axis);
       if (o.requant() != nullptr) {
         const schema::ConcatRequant& q = *o.requant()->Get(static_cast<flatbuffers::uoffset_t>(k));
+        if (q.requantize() && !in_range(q.input_offset(), -127, 128)) {
+          return bad("input zero point outside int8");
+        }
         if (q.requantize() &&
-            (!in_range(q.input_offset(), -127, 128) ||
-             !requant_ok(kMaxCenteredInput, q.requant().multiplier(), q.requant().shift()))) {
-          return bad("input requantization out of range");
+            !requant_ok(kMaxCenteredInput, q.requant().multiplier(), q.requant().shift())) {
+          return bad("input requantization out of range", requant_error(q.requant().multiplier()));
         }
       }
     }
