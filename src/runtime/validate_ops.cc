@@ -193,6 +193,21 @@ class OpChecker {
     return trailing > -stride && trailing <= k - 1;
   }
 
+  // Strides and dilations: positive (else there is no window), and at most kMaxStride, beyond
+  // which they are well-formed but unsupported (a model may have one: TFLite allows any stride,
+  // so the compiler reports it as bad input).
+  Error strides(int32_t stride_h, int32_t stride_w, int32_t dilation_h = 1,
+                int32_t dilation_w = 1) {
+    if (stride_h < 1 || stride_w < 1 || dilation_h < 1 || dilation_w < 1) {
+      return bad("stride or dilation not positive");
+    }
+    if (stride_h > kMaxStride || stride_w > kMaxStride || dilation_h > kMaxStride ||
+        dilation_w > kMaxStride) {
+      return bad("stride or dilation above 256", Error::kUnsupported);
+    }
+    return Error::kOk;
+  }
+
   // Right-aligned broadcast of `a` and `b` to `o`.
   static bool broadcast_ok(const Tensor& a, const Tensor& b, const Tensor& o) {
     const size_t r = rank(o);
@@ -219,9 +234,7 @@ class OpChecker {
     const int32_t ci = dim(x, 3), co = dim(w, 0), cf = dim(w, 3);
     if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return bad("output shape inconsistent");
     if (ci % cf != 0 || co % (ci / cf) != 0) return bad("channels inconsistent with groups");
-    if (!in_range(o.dilation_h(), 1, kMaxStride) || !in_range(o.dilation_w(), 1, kMaxStride)) {
-      return bad("dilation out of range");
-    }
+    MOTE_TRY(strides(o.stride_h(), o.stride_w(), o.dilation_h(), o.dilation_w()));
     const int64_t kh_eff = (int64_t{dim(w, 1)} - 1) * o.dilation_h() + 1;
     const int64_t kw_eff = (int64_t{dim(w, 2)} - 1) * o.dilation_w() + 1;
     if (!window_ok(dim(x, 1), dim(y, 1), kh_eff, o.stride_h(), o.pad_h()) ||
@@ -260,9 +273,7 @@ class OpChecker {
       return bad("filter channels differ from input channels times depth multiplier");
     }
     if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return bad("output shape inconsistent");
-    if (!in_range(o.dilation_h(), 1, kMaxStride) || !in_range(o.dilation_w(), 1, kMaxStride)) {
-      return bad("dilation out of range");
-    }
+    MOTE_TRY(strides(o.stride_h(), o.stride_w(), o.dilation_h(), o.dilation_w()));
     const int64_t kh_eff = (int64_t{dim(w, 1)} - 1) * o.dilation_h() + 1;
     const int64_t kw_eff = (int64_t{dim(w, 2)} - 1) * o.dilation_w() + 1;
     if (!window_ok(dim(x, 1), dim(y, 1), kh_eff, o.stride_h(), o.pad_h()) ||
@@ -336,6 +347,7 @@ class OpChecker {
       return bad("input and output must be int8 NHWC");
     }
     if (dim(y, 0) != dim(x, 0) || dim(y, 3) != dim(x, 3)) return bad("output shape inconsistent");
+    MOTE_TRY(strides(o.stride_h(), o.stride_w()));
     if (!window_ok(dim(x, 1), dim(y, 1), o.filter_h(), o.stride_h(), o.pad_h()) ||
         !window_ok(dim(x, 2), dim(y, 2), o.filter_w(), o.stride_w(), o.pad_w())) {
       return bad("output size inconsistent with input, filter, stride and padding");
@@ -651,8 +663,8 @@ class OpChecker {
       return bad("shapes inconsistent");
     }
     const int32_t kh = dim(w, 1), kw = dim(w, 2);
-    if (!in_range(o.stride_h(), 1, kMaxStride) || !in_range(o.stride_w(), 1, kMaxStride) ||
-        o.pad_h() < 0 || o.pad_w() < 0 ||
+    MOTE_TRY(strides(o.stride_h(), o.stride_w()));
+    if (o.pad_h() < 0 || o.pad_w() < 0 ||
         o.pad_h() > kh - 1 || o.pad_w() > kw - 1 ||
         int64_t{dim(y, 1)} > int64_t{dim(x, 1)} * o.stride_h() + kh ||
         int64_t{dim(y, 2)} > int64_t{dim(x, 2)} * o.stride_w() + kw) {

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <string>
+#include <variant>
 
+#include "compiler/builder/model_builder.h"
 #include "compiler/builder/models.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/host_run.h"
@@ -54,6 +57,24 @@ TEST(Compile, ScalesTheKernelsCannotRequantizeAreBadInputNotABug) {
     FAIL() << "compiled";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("Conv2D): multiplier or shift out of range"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Compile, StridesAboveWhatTheRuntimeTakesAreBadInputNotABug) {
+  // Found by fuzz_tflite_reader: a depthwise convolution with stride_h 2^31 - 1 over a height of
+  // 1 is valid TFLite (the output height is 1 whatever the stride) but above the runtime's 256.
+  builder::ModelBuilder b(4);
+  const builder::TensorId x = b.add_input({1, 1, 12, 1}, ir::DataType::kInt8, 0.05f, 0);
+  b.mark_output(b.add_depthwise(x, 1, 3, 1, ir::Padding::kValid, ir::Activation::kNone, 4));
+  ir::Graph graph = b.build();
+  std::get<ir::DepthwiseConv2DOptions>(graph.operators[0].options).stride_h = INT32_MAX;
+  try {
+    compile(graph, CompileOptions{});
+    FAIL() << "compiled";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("DepthwiseConv2D): stride or dilation above 256"),
               std::string::npos)
         << e.what();
   }
