@@ -88,6 +88,17 @@ TEST(CsvTest, BadInputNamesTheLineAndTheReason) {
               HasSubstr("p.csv: buffer 0 'a' and buffer 1 'b': fixed offsets overlap"));
 }
 
+TEST(CsvTest, RefusesStepsThePlannerCannotHold) {
+  // Found by fuzz_planner: one line living to step 2^30 made the lower bound allocate 8 GiB per
+  // step array. kMaxSteps steps are fine.
+  const std::string header = "id,lower,upper,size\n";
+  EXPECT_EQ(read_error(header + "a,0,1073741824,16\n"),
+            "p.csv:2: step out of range (at most 1048576 steps)");
+  EXPECT_EQ(read_error(header + "a,1048576,1048577,16\n"),
+            "p.csv:2: step out of range (at most 1048576 steps)");
+  EXPECT_EQ(read(header + "a,0,1048576,16\n").num_steps, kMaxSteps);
+}
+
 TEST(CsvTest, RoundTripsProblemsAndPlans) {
   Problem p = random_small_problem(10, 5, /*allow_fixed=*/true, 8);
   p.buffers[0].name = "needs \"quotes\", really";
