@@ -21,7 +21,7 @@ while [ $# -gt 0 ]; do
                             -DMOTE_BUILD_BENCH=OFF) ;;
     --fuzz-seconds) shift; fuzz_seconds=${1:?--fuzz-seconds needs a number} ;;
     --) shift; ctest_args+=("$@"); break ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
