@@ -327,11 +327,17 @@ TEST(ProgramTest, RejectsOutputsOnTheirInputsUnlessTheKernelRunsInPlace) {
   };
   r = add_onto_y(64);
   EXPECT_EQ(r.error, Error::kOk) << r.diagnostic.reason;
-  // ...but not one byte later.
-  r = add_onto_y(65);
-  EXPECT_EQ(r.error, Error::kInvalidPlan);
-  EXPECT_EQ(r.diagnostic.where, Where::kOperator);
-  EXPECT_EQ(r.diagnostic.index, 1u);
+  // ...but not from a later start: as an alias that is malformed (an alias starts at its
+  // target), and as a plain buffer it overlaps a live input.
+  r = add_onto_y(80);
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kTensor);
+  r = load_modified([](auto& p) {
+    p.tensors[5]->offset = 80;
+    p.tensors[6]->offset = 80;
+    p.tensors[6]->alias = 5;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidPlan) << r.diagnostic.reason;
 }
 
 TEST(ProgramTest, AcceptsOverlapOfBuffersThatAreNeverLiveTogether) {
