@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <string>
+#include <utility>
 #include <variant>
 
 #include "compiler/builder/model_builder.h"
@@ -77,6 +78,42 @@ TEST(Compile, StridesAboveWhatTheRuntimeTakesAreBadInputNotABug) {
     EXPECT_NE(std::string(e.what()).find("DepthwiseConv2D): stride or dilation above 256"),
               std::string::npos)
         << e.what();
+  }
+}
+
+TEST(Compile, ActivationScalesTheKernelsCannotTakeAreBadInputNotABug) {
+  // Like the cases above (review after the fuzzer's findings): extreme input scales made
+  // SOFTMAX, LOGISTIC and HARD_SWISH parameters the runtime refuses (std::logic_error), and
+  // prepare_softmax / prepare_logistic shift by negative amounts or overflow a float-to-int
+  // conversion (UBSan) on the way.
+  enum Kind { kSoftmax, kLogistic, kHardSwish };
+  auto compile_one = [](Kind kind, float input_scale) {
+    builder::ModelBuilder b(1);
+    const builder::TensorId x = b.add_input({1, 10}, ir::DataType::kInt8, input_scale, 0);
+    b.mark_output(kind == kSoftmax    ? b.add_softmax(x)
+                  : kind == kLogistic ? b.add_logistic(x)
+                                      : b.add_hard_swish(x));
+    return compile(b.build(), CompileOptions{});
+  };
+  auto message = [&](Kind kind, float input_scale) -> std::string {
+    try {
+      compile_one(kind, input_scale);
+      return "compiled";
+    } catch (const InputError& e) {
+      return e.what();
+    }
+  };
+  EXPECT_NE(message(kSoftmax, 4e-9f).find("too small for the int8 kernel"), std::string::npos);
+  EXPECT_NE(message(kLogistic, 8.0f).find("outside what the int8 kernel supports"),
+            std::string::npos);
+  EXPECT_NE(message(kHardSwish, 1e10f).find("outside what the int8 kernel supports"),
+            std::string::npos);
+  EXPECT_NE(message(kHardSwish, 3.5e-12f).find("outside what the int8 kernel supports"),
+            std::string::npos);
+  // Just inside: they compile and run.
+  for (const auto& [kind, scale] : {std::pair{kSoftmax, 1e-6f}, std::pair{kLogistic, 1e-10f},
+                                    std::pair{kLogistic, 7.9f}, std::pair{kHardSwish, 1e-10f}}) {
+    EXPECT_EQ(run_on_host(compile_one(kind, scale).program).outputs.size(), 1u);
   }
 }
 
