@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <variant>
@@ -114,6 +115,31 @@ TEST(Compile, ActivationScalesTheKernelsCannotTakeAreBadInputNotABug) {
   for (const auto& [kind, scale] : {std::pair{kSoftmax, 1e-6f}, std::pair{kLogistic, 1e-10f},
                                     std::pair{kLogistic, 7.9f}, std::pair{kHardSwish, 1e-10f}}) {
     EXPECT_EQ(run_on_host(compile_one(kind, scale).program).outputs.size(), 1u);
+  }
+}
+
+TEST(Compile, ExtremeFullyConnectedBiasIsBadInputNotAnOverflow) {
+  // Found by fuzz_tflite_reader (UBSan: signed overflow in fully_connected_kernel_sums): a bias of
+  // INT32_MIN overflowed the kernel sums the compiler precomputes for MVE. They saturate now, and
+  // the runtime refuses the accumulator bound, which the compiler reports as bad input.
+  builder::ModelBuilder b(1);
+  const builder::TensorId x = b.add_input({1, 16}, ir::DataType::kInt8, 0.1f, 3);
+  b.mark_output(b.add_fully_connected(x, 4));
+  ir::Graph graph = b.build();
+  const int32_t bias_index = graph.operators[0].inputs[2];
+  ASSERT_GE(bias_index, 0);
+  const int32_t lowest = INT32_MIN;
+  std::memcpy(graph.tensors[static_cast<size_t>(bias_index)].data.data(), &lowest, 4);
+  for (const char* cpu : {"cortex-m0", "cortex-m55"}) {
+    CompileOptions options;
+    options.plan.cpu = cpu;
+    try {
+      compile(graph, options);
+      ADD_FAILURE() << cpu << ": compiled";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("accumulator could overflow"), std::string::npos)
+          << e.what();
+    }
   }
 }
 
