@@ -32,8 +32,8 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
                      const int32_t* bias, int8_t* output);
 
 // sums[o] = bias[o] + input_offset * sum_i filter[o,i] + input_depth * input_offset * filter_offset,
-// the input-independent part of each output's sum (bias may be nullptr). Reads input_depth,
-// output_depth, input_offset and filter_offset from params.
+// the input-independent part of each output's sum (bias may be nullptr), saturated to int32.
+// Reads input_depth, output_depth, input_offset and filter_offset from params.
 void fully_connected_kernel_sums(const FullyConnectedParams& params, const int8_t* filter,
                                  const int32_t* bias, int32_t* sums);
 

@@ -386,6 +386,11 @@ class Lowering {
     const int32_t row_size = input.shape.back();
     const auto p = kernels::prepare_softmax(
         static_cast<int32_t>(input.num_elements() / row_size), row_size, scale_of(input), o.beta);
+    // The runtime's (and TFLite's) int8 softmax shifts the scaled differences left.
+    if (p.input_left_shift < 0) {
+      fail("beta x input scale " + std::to_string(o.beta * scale_of(input)) +
+           " too small for the int8 kernel (needs at least 2^-27)");
+    }
     schema::SoftmaxOptionsT s;
     s.input_multiplier = p.input_multiplier;
     s.input_left_shift = p.input_left_shift;
@@ -476,6 +481,11 @@ class Lowering {
   void lower_logistic(const ir::Operator& op, schema::OperatorT& out) {
     const ir::Tensor& input = tensor(op.inputs[0]);
     const auto p = kernels::prepare_logistic(scale_of(input), zero_point_of(input));
+    // What the runtime's shifts can take: input scales in [2^-59, 8).
+    if (p.input_left_shift < -31 || p.input_left_shift > 30) {
+      fail("input scale " + std::to_string(scale_of(input)) +
+           " outside what the int8 kernel supports ([2^-59, 8))");
+    }
     schema::LogisticOptionsT l;
     l.input_zero_point = p.input_zero_point;
     l.input_range_radius = p.input_range_radius;
@@ -491,6 +501,12 @@ class Lowering {
                                                scale_of(output), zero_point_of(output));
     if (p.output_multiplier_exponent > 0) {
       fail("output scale too small for the input scale (TFLite requires a non-positive exponent)");
+    }
+    // The int16 fixed-point kernel shifts by these exponents.
+    if (p.output_multiplier_exponent < -30 || p.reluish_multiplier_exponent < -30 ||
+        p.reluish_multiplier_exponent > 30) {
+      fail("input scale " + std::to_string(scale_of(input)) + " or output scale " +
+           std::to_string(scale_of(output)) + " outside what the int8 kernel supports");
     }
     schema::HardSwishOptionsT h;
     h.input_zero_point = p.input_zero_point;

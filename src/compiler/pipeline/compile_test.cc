@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cstring>
 #include <string>
+#include <utility>
 #include <variant>
 
 #include "compiler/builder/model_builder.h"
@@ -77,6 +79,67 @@ TEST(Compile, StridesAboveWhatTheRuntimeTakesAreBadInputNotABug) {
     EXPECT_NE(std::string(e.what()).find("DepthwiseConv2D): stride or dilation above 256"),
               std::string::npos)
         << e.what();
+  }
+}
+
+TEST(Compile, ActivationScalesTheKernelsCannotTakeAreBadInputNotABug) {
+  // Like the cases above (review after the fuzzer's findings): extreme input scales made
+  // SOFTMAX, LOGISTIC and HARD_SWISH parameters the runtime refuses (std::logic_error), and
+  // prepare_softmax / prepare_logistic shift by negative amounts or overflow a float-to-int
+  // conversion (UBSan) on the way.
+  enum Kind { kSoftmax, kLogistic, kHardSwish };
+  auto compile_one = [](Kind kind, float input_scale) {
+    builder::ModelBuilder b(1);
+    const builder::TensorId x = b.add_input({1, 10}, ir::DataType::kInt8, input_scale, 0);
+    b.mark_output(kind == kSoftmax    ? b.add_softmax(x)
+                  : kind == kLogistic ? b.add_logistic(x)
+                                      : b.add_hard_swish(x));
+    return compile(b.build(), CompileOptions{});
+  };
+  auto message = [&](Kind kind, float input_scale) -> std::string {
+    try {
+      compile_one(kind, input_scale);
+      return "compiled";
+    } catch (const InputError& e) {
+      return e.what();
+    }
+  };
+  EXPECT_NE(message(kSoftmax, 4e-9f).find("too small for the int8 kernel"), std::string::npos);
+  EXPECT_NE(message(kLogistic, 8.0f).find("outside what the int8 kernel supports"),
+            std::string::npos);
+  EXPECT_NE(message(kHardSwish, 1e10f).find("outside what the int8 kernel supports"),
+            std::string::npos);
+  EXPECT_NE(message(kHardSwish, 3.5e-12f).find("outside what the int8 kernel supports"),
+            std::string::npos);
+  // Just inside: they compile and run.
+  for (const auto& [kind, scale] : {std::pair{kSoftmax, 1e-6f}, std::pair{kLogistic, 1e-10f},
+                                    std::pair{kLogistic, 7.9f}, std::pair{kHardSwish, 1e-10f}}) {
+    EXPECT_EQ(run_on_host(compile_one(kind, scale).program).outputs.size(), 1u);
+  }
+}
+
+TEST(Compile, ExtremeFullyConnectedBiasIsBadInputNotAnOverflow) {
+  // Found by fuzz_tflite_reader (UBSan: signed overflow in fully_connected_kernel_sums): a bias of
+  // INT32_MIN overflowed the kernel sums the compiler precomputes for MVE. They saturate now, and
+  // the runtime refuses the accumulator bound, which the compiler reports as bad input.
+  builder::ModelBuilder b(1);
+  const builder::TensorId x = b.add_input({1, 16}, ir::DataType::kInt8, 0.1f, 3);
+  b.mark_output(b.add_fully_connected(x, 4));
+  ir::Graph graph = b.build();
+  const int32_t bias_index = graph.operators[0].inputs[2];
+  ASSERT_GE(bias_index, 0);
+  const int32_t lowest = INT32_MIN;
+  std::memcpy(graph.tensors[static_cast<size_t>(bias_index)].data.data(), &lowest, 4);
+  for (const char* cpu : {"cortex-m0", "cortex-m55"}) {
+    CompileOptions options;
+    options.plan.cpu = cpu;
+    try {
+      compile(graph, options);
+      ADD_FAILURE() << cpu << ": compiled";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("accumulator could overflow"), std::string::npos)
+          << e.what();
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -22,10 +23,16 @@ constexpr uint32_t kSchemaVersion = 3;
 
 [[noreturn]] void fail(const std::string& message) { throw InputError(message); }
 
+// Copies the elements' bytes: the verifier aligns a vector's length to 4 bytes, not its
+// elements to their size, so an int64 vector (zero points) may start 4 bytes off an 8-byte
+// boundary, where a typed load is undefined behaviour.
 template <typename T>
 std::vector<T> to_vector(const flatbuffers::Vector<T>* v) {
+  static_assert(FLATBUFFERS_LITTLEENDIAN, "copies FlatBuffers' little-endian scalars as they are");
   if (v == nullptr) return {};
-  return std::vector<T>(v->begin(), v->end());
+  std::vector<T> out(v->size());
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
 }
 
 // Names come from the file: keep messages on one line whatever they hold.
@@ -392,7 +399,16 @@ class Reader {
 
 }  // namespace
 
-ir::Graph read_model(std::span<const uint8_t> bytes) { return Reader(bytes).run(); }
+ir::Graph read_model(std::span<const uint8_t> bytes) {
+  // FlatBuffers accessors load scalars in place, which needs the buffer at an address aligned
+  // for its largest scalar (8 bytes); a span into a larger buffer may not be. Read a copy then.
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint64_t) != 0) {
+    std::vector<uint64_t> copy((bytes.size() + 7) / 8);
+    std::memcpy(copy.data(), bytes.data(), bytes.size());
+    return Reader({reinterpret_cast<const uint8_t*>(copy.data()), bytes.size()}).run();
+  }
+  return Reader(bytes).run();
+}
 
 ir::Graph read_model_file(const std::filesystem::path& path) {
   std::error_code ec;

@@ -85,13 +85,18 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
 
 void fully_connected_kernel_sums(const FullyConnectedParams& params, const int8_t* filter,
                                  const int32_t* bias, int32_t* sums) {
+  // In int64, saturated to int32: an extreme bias (or depth) gives a sum beyond int32, which
+  // Program::load then refuses as an accumulator that could overflow, instead of wrapping here.
   const int32_t n = params.input_depth;
-  const int32_t both = n * params.input_offset * params.filter_offset;
+  const int64_t both = int64_t{n} * params.input_offset * params.filter_offset;
   for (int32_t o = 0; o < params.output_depth; ++o) {
     const int8_t* w = filter + static_cast<ptrdiff_t>(o) * n;
-    int32_t sum_w = 0;
+    int64_t sum_w = 0;
     for (int32_t i = 0; i < n; ++i) sum_w += w[i];
-    sums[o] = internal::bias_or_zero(bias, o) + params.input_offset * sum_w + both;
+    int64_t sum = int64_t{internal::bias_or_zero(bias, o)} + params.input_offset * sum_w + both;
+    if (sum > INT32_MAX) sum = INT32_MAX;
+    if (sum < INT32_MIN) sum = INT32_MIN;
+    sums[o] = static_cast<int32_t>(sum);
   }
 }
 

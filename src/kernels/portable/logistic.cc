@@ -28,9 +28,12 @@ LogisticParams prepare_logistic(float input_scale, int32_t input_zero_point) {
   p.input_multiplier = static_cast<int32_t>(q_fixed);
   p.input_left_shift = exponent;
   // TFLite's CalculateInputRadius(4, left_shift, 31).
-  const double max_input_rescaled = 1.0 * ((1 << kInputIntegerBits) - 1) *
-                                    static_cast<double>(int64_t{1} << (31 - kInputIntegerBits)) /
-                                    ldexp(1.0, p.input_left_shift);
+  double max_input_rescaled = 1.0 * ((1 << kInputIntegerBits) - 1) *
+                              static_cast<double>(int64_t{1} << (31 - kInputIntegerBits)) /
+                              ldexp(1.0, p.input_left_shift);
+  // Input scales below 2^-28 (negative shifts) give radii beyond int32: every int8 input is
+  // inside them then, so saturate rather than overflow the conversion.
+  if (max_input_rescaled > 2147483647.0) max_input_rescaled = 2147483647.0;
   p.input_range_radius = static_cast<int32_t>(floor(max_input_rescaled));
   return p;
 }

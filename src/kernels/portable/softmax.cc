@@ -71,11 +71,13 @@ SoftmaxParams prepare_softmax(int32_t rows, int32_t row_size, float input_scale,
   const QuantizedMultiplier m = quantize_multiplier(real_multiplier);
   p.input_multiplier = m.multiplier;
   p.input_left_shift = m.shift;
-  // Largest |diff| whose rescaled value still fits the 5 integer bits (floored).
-  const double max_input_rescaled =
-      1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
-      static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)) /
-      static_cast<double>(int64_t{1} << p.input_left_shift);
+  // Largest |diff| whose rescaled value still fits the 5 integer bits (floored). A multiplier
+  // below 1/2 gives a negative shift, which the kernel cannot apply (callers must refuse it;
+  // TFLite requires a multiplier above 1): computed without undefined shifts or casts anyway.
+  double max_input_rescaled = 1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
+                              static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)) /
+                              ldexp(1.0, p.input_left_shift);
+  if (max_input_rescaled > 2147483647.0) max_input_rescaled = 2147483647.0;
   p.diff_min = -static_cast<int32_t>(floor(max_input_rescaled));
   return p;
 }
