@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Runs Mote's whole test suite with ctest. Exits non-zero on any failure.
 #   ./scripts/test.sh             build/ (Release), every test
-#   ./scripts/test.sh --sanitize  builds build-sanitize/ with ASan and UBSan, then runs every test there
+#   ./scripts/test.sh --sanitize  builds build-sanitize/ with ASan, UBSan and the runtime's debug
+#                                 checks, then runs every test there
+#   --fuzz-seconds N              after the Release suite, run every fuzz target N seconds
+#                                 (scripts/fuzz.sh; default 20, 0 skips; not with --sanitize or
+#                                 ctest arguments)
 #   extra arguments after -- go to ctest (for example: -- -L vectors)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,12 +13,15 @@ cd "$(dirname "$0")/.."
 build_dir=build
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
 ctest_args=()
+fuzz_seconds=20
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) build_dir=build-sanitize
-                cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON) ;;
+                cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON -DMOTE_DEBUG_CHECKS=ON
+                            -DMOTE_BUILD_BENCH=OFF) ;;
+    --fuzz-seconds) shift; fuzz_seconds=${1:?--fuzz-seconds needs a number} ;;
     --) shift; ctest_args+=("$@"); break ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -22,5 +29,10 @@ done
 
 cmake -S . -B "$build_dir" -G Ninja "${cmake_args[@]}" >/dev/null
 cmake --build "$build_dir"
-cd "$build_dir"
-ctest --output-on-failure -j "$(nproc)" "${ctest_args[@]}"
+(cd "$build_dir" && ctest --output-on-failure -j "$(nproc)" "${ctest_args[@]}")
+
+# A short run of every fuzz target, so CI always exercises them (the sanitizer build runs the
+# same harnesses over their seed corpora as ctests instead).
+if [ "$build_dir" = build ] && [ "$fuzz_seconds" -gt 0 ] && [ ${#ctest_args[@]} -eq 0 ]; then
+  ./scripts/fuzz.sh "$fuzz_seconds"
+fi

@@ -50,8 +50,10 @@ class InspectCli : public ::testing::Test {
     return p;
   }
 
+  // ctest runs the cases in parallel processes: each gets its own stderr file.
   static Result run(const std::string& args) {
-    const fs::path err = path("stderr.txt");
+    const fs::path err = path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                              ".stderr.txt");
     const std::string command =
         std::string("'") + MOTE_CLI + "' " + args + " 2>'" + err.string() + "'";
     Result r;
@@ -68,7 +70,12 @@ class InspectCli : public ::testing::Test {
     return r;
   }
 
-  static std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+  static std::string quoted(const fs::path& p) {
+    std::string q(1, '\'');  // appended piecewise: gcc 12 warns falsely on "'" + s + "'"
+    q += p.string();
+    q += '\'';
+    return q;
+  }
 
   // Expects exit status 2 and exactly one line "error: <file>: <reason>".
   static void expect_bad_input(const fs::path& file, const std::string& reason) {

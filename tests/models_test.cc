@@ -73,6 +73,18 @@ TEST_P(SharedModel, OutputEqualsTfLiteReferenceOnEveryExtension) {
   }
 }
 
+// The plan reaches the lower bound on every extension (or, where no plan can, is proven optimal).
+TEST_P(SharedModel, AutoPlanReachesTheLowerBoundOnEveryExtension) {
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+    pipeline::PlanRequest request;
+    request.cpu = cpu;
+    const pipeline::PlannedGraph planned = pipeline::plan_graph(graph_, request);
+    const planner::Plan& plan = planned.plan();
+    EXPECT_TRUE(plan.arena_bytes == planned.bound.bytes || plan.optimal)
+        << cpu << ": arena " << plan.arena_bytes << ", lower bound " << planned.bound.bytes;
+  }
+}
+
 // Every tensor of the reference run, compared in execution order: all intermediate tensors are
 // made graph outputs (so the plan keeps them), and the first that differs is named.
 TEST_P(SharedModel, EveryLayerEqualsTfLiteReference) {

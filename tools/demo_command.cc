@@ -120,11 +120,13 @@ std::optional<std::string> qemu_board(const std::string& cpu) {
 }
 
 // The firmware runner (targets/cortex-m/runner) built for the builder's keyword-spotting model:
-// <firmware dir>/firmware-<cpu>/runner_kws_dscnn_like.elf, or another runner*kws*like*.elf there.
+// <firmware dir>/firmware-<cpu>/run_kws_dscnn_like.elf (what targets/cortex-m/cross builds), or
+// runner_kws_dscnn_like.elf, or another runner*kws*like*.elf there.
 std::optional<fs::path> find_runner_image(const fs::path& firmware_dir, const std::string& cpu) {
   const fs::path dir = firmware_dir / ("firmware-" + cpu);
-  const fs::path preferred = dir / "runner_kws_dscnn_like.elf";
-  if (fs::is_regular_file(preferred)) return preferred;
+  for (const char* name : {"run_kws_dscnn_like.elf", "runner_kws_dscnn_like.elf"}) {
+    if (fs::is_regular_file(dir / name)) return dir / name;
+  }
   std::error_code error;
   std::vector<fs::path> found;
   for (const auto& entry : fs::directory_iterator(dir, error)) {
@@ -218,9 +220,9 @@ FirmwareRun run_firmware(const DemoOptions& options, const std::string& cpu) {
   while (std::getline(lines, line)) {
     if (line.starts_with("I mote: ")) run.memory_lines.push_back(line);
     if (auto v = number_after(line, "I mote: arena_planned: ")) run.arena_planned = v;
-    if (auto v = number_after(line, "instructions ")) run.instructions = v;
-    if (auto v = number_after(line, "static_ram ")) run.static_ram = v;
-    if (auto v = number_after(line, "stack_peak ")) run.stack_peak = v;
+    if (auto v = number_after(line, "I mote: instructions: ")) run.instructions = v;
+    if (auto v = number_after(line, "I mote: static_ram: ")) run.static_ram = v;
+    if (auto v = number_after(line, "I mote: stack_peak: ")) run.stack_peak = v;
     if (line.starts_with("output ")) {
       const size_t space = line.find(' ', 7);
       if (space != std::string::npos) run.outputs_hex.push_back(line.substr(space + 1));

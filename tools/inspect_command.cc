@@ -142,7 +142,6 @@ Params describe(const Graph& g, const Operator& op) {
     }
     case ir::OpType::kAdd:
     case ir::OpType::kMul:
-      p.text += "";
       act(std::get<ir::ElementwiseOptions>(op.options).activation);
       break;
     case ir::OpType::kSoftmax: {
@@ -242,7 +241,12 @@ void print_text(const std::string& path, const Graph& g) {
   for (size_t i = 0; i < g.operators.size(); ++i) {
     const Operator& op = g.operators[i];
     const std::string type(to_string(op.type));
-    std::printf("%3zu  %-24s %s\n", i, type.c_str(), describe(g, op).text.c_str());
+    const std::string params = describe(g, op).text;
+    if (params.empty()) {
+      std::printf("%3zu  %s\n", i, type.c_str());
+    } else {
+      std::printf("%3zu  %-24s %s\n", i, type.c_str(), params.c_str());
+    }
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       std::printf("       in   %s\n", tensor_line(g, op.inputs[k]).c_str());
     }

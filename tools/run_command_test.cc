@@ -129,7 +129,7 @@ TEST_F(RunCommandTest, RejectsBadInputsWithStatus2) {
                         ": invalid program: not a well-formed Mote FlatBuffer\n");
   r = mote("run " + (dir_ / "missing.mote").string());
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.text, "error: cannot open " + (dir_ / "missing.mote").string() + "\n");
+  EXPECT_EQ(r.text, "error: " + (dir_ / "missing.mote").string() + ": cannot open: no such file\n");
   r = mote("run " + program_ + " --repeat 0");
   EXPECT_EQ(r.status, 2);
   EXPECT_FALSE(fs::exists(dir_ / "out.bin"));

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "mote/runtime/executor.h"
@@ -17,7 +18,7 @@ namespace {
 Error run_in_exact_arena(const Program& program) {
   // A flipped arena size may be huge; it is still valid, but the test does not allocate it.
   if (program.arena_size() > (1u << 20)) return Error::kOk;
-  emit::AlignedBuffer arena(program.arena_size());
+  emit::AlignedBuffer arena(program.arena_size(), program.arena_alignment());
   auto executor = Executor::create(program, arena.data(), arena.size());
   if (!executor.ok()) return executor.error();
   testing::fill_deterministic(*executor);
@@ -93,6 +94,77 @@ TEST_F(CorruptionTest, EveryByteSetToExtremesFailsOrRunsInsideTheArena) {
     }
     damaged[i] = bytes_[i];
   }
+}
+
+// Every scalar field stored, so damage reaches the fields that equal their defaults too.
+std::vector<uint8_t> with_all_fields(schema::ProgramT program) {
+  program.version = kFormatVersion;
+  return testing::pack_unchecked(program, /*force_defaults=*/true);
+}
+
+// The same on a program that goes through every other operator kind, with every field stored;
+// one bit per byte (rotating) and the extreme values keep the run short.
+TEST(KitchenSinkCorruptionTest, RunsAndSurvivesDamage) {
+  const auto bytes = with_all_fields(testing::kitchen_sink_program());
+  {
+    emit::AlignedBuffer storage;
+    const auto program = load_exact(bytes.data(), bytes.size(), storage);
+    ASSERT_TRUE(program.ok());
+    ASSERT_EQ(program->num_operators(), 18u);
+    EXPECT_EQ(run_in_exact_arena(*program), Error::kOk);
+  }
+  size_t rejected = 0;
+  std::vector<uint8_t> damaged = bytes;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    for (const int value : {bytes[i] ^ (1 << (i % 8)), 0x00, 0x80, 0xFF}) {
+      damaged[i] = static_cast<uint8_t>(value);
+      emit::AlignedBuffer storage;
+      const auto program = load_exact(damaged.data(), damaged.size(), storage);
+      if (!program.ok()) {
+        ++rejected;
+        continue;
+      }
+      const Error e = run_in_exact_arena(*program);
+      EXPECT_TRUE(e == Error::kOk || e == Error::kUnsupported) << to_string(e);
+    }
+    damaged[i] = bytes[i];
+  }
+  EXPECT_GT(rejected, 0u);
+}
+
+// Several random bytes at once (deterministic seed). MOTE_CORRUPTION_ITERATIONS raises the count
+// for a longer local run.
+TEST(RandomCorruptionTest, SeveralDamagedBytesFailOrRunInsideTheArena) {
+  const char* env = std::getenv("MOTE_CORRUPTION_ITERATIONS");
+  const long iterations = env != nullptr ? std::atol(env) : 1500;
+  const std::vector<uint8_t> programs[] = {
+      emit::emit_program(testing::conv_add_program()),
+      emit::emit_program(testing::kitchen_sink_program()),
+      with_all_fields(testing::conv_add_program()),
+      with_all_fields(testing::kitchen_sink_program())};
+  uint32_t state = 12345;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+  };
+  size_t ran = 0;
+  for (long it = 0; it < iterations; ++it) {
+    std::vector<uint8_t> damaged = programs[it % 4];
+    const int changes = 1 + static_cast<int>(next() % 4);
+    for (int c = 0; c < changes; ++c) {
+      const uint32_t r = next();
+      damaged[r % damaged.size()] = static_cast<uint8_t>(r >> 24);
+    }
+    emit::AlignedBuffer storage;
+    const auto program = load_exact(damaged.data(), damaged.size(), storage);
+    if (!program.ok()) continue;
+    ++ran;
+    const Error e = run_in_exact_arena(*program);
+    EXPECT_TRUE(e == Error::kOk || e == Error::kUnsupported) << "iteration " << it;
+  }
+  EXPECT_GT(ran, 0u);
 }
 
 TEST_F(CorruptionTest, ArenaSweepBelowThePlanFailsCleanly) {

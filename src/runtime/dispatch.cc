@@ -335,11 +335,14 @@ Error concatenation(const Op& op) {
     for (size_t i = static_cast<size_t>(axis); i < rank(x); ++i) in.copy_size *= d(x, i);
     if (o.requant() != nullptr) {
       const schema::ConcatRequant& q = *o.requant()->Get(static_cast<flatbuffers::uoffset_t>(k));
+      // Only a requantized input's parameters are checked at load (and read by the kernel).
       in.requantize = q.requantize();
-      in.input_zero_point = -q.input_offset();
-      in.output_zero_point = y.zero_point();
-      in.multiplier = q.requant().multiplier();
-      in.shift = q.requant().shift();
+      if (in.requantize) {
+        in.input_zero_point = -q.input_offset();
+        in.output_zero_point = y.zero_point();
+        in.multiplier = q.requant().multiplier();
+        in.shift = q.requant().shift();
+      }
     }
     inputs[k] = op.in_data<int8_t>(k);
   }

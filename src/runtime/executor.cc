@@ -43,20 +43,23 @@ TensorView Executor::output(size_t index) const {
 }
 
 Error Executor::run() {
-  const schema::Program& p = *program_.root();
-  const internal::OpEnv env{&p, arena_, program_.constants()};
-  const auto& ops = *p.operators();
-  for (uint32_t i = 0; i < ops.size(); ++i) {
-    const schema::Operator& op = *ops.Get(i);
-#if MOTE_DEBUG_CHECKS
-    // Re-derive the kernel's scratch need with its own function: catches a compiler that
-    // planned too little (or program bytes that changed after load).
-    const size_t planned = op.scratch() != nullptr ? op.scratch()->size() : 0;
-    if (planned < internal::required_scratch_bytes(p, op)) return Error::kScratchTooSmall;
-#endif
-    MOTE_TRY(internal::run_operator(env, op));
-  }
+  const size_t n = num_operators();
+  for (size_t i = 0; i < n; ++i) MOTE_TRY(run_operator(i));
   return Error::kOk;
+}
+
+Error Executor::run_operator(size_t index) {
+  const schema::Program& p = *program_.root();
+  const auto& ops = *p.operators();
+  if (index >= ops.size()) return Error::kInvalidArgument;
+  const schema::Operator& op = *ops.Get(static_cast<flatbuffers::uoffset_t>(index));
+#if MOTE_DEBUG_CHECKS
+  // Re-derive the kernel's scratch need with its own function: catches a compiler that
+  // planned too little (or program bytes that changed after load).
+  const size_t planned = op.scratch() != nullptr ? op.scratch()->size() : 0;
+  if (planned < internal::required_scratch_bytes(p, op)) return Error::kScratchTooSmall;
+#endif
+  return internal::run_operator(internal::OpEnv{&p, arena_, program_.constants()}, op);
 }
 
 MemoryStatus Executor::memory_status() const {

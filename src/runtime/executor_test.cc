@@ -92,6 +92,30 @@ TEST_F(ExecutorTest, RunsAgainWithTheSameResult) {
   EXPECT_EQ(std::memcmp(executor->output(0).data, expected.data(), expected.size()), 0);
 }
 
+TEST_F(ExecutorTest, RunsOperatorByOperatorLikeRun) {
+  EXPECT_STREQ(program().operator_name(0), "CONV_2D");
+  EXPECT_STREQ(program().operator_name(1), "ADD");
+  EXPECT_STREQ(program().operator_name(2), "RESHAPE");
+  EXPECT_STREQ(program().operator_name(3), "");
+  auto executor = Executor::create(program(), arena_.data(), arena_.size());
+  ASSERT_TRUE(executor.ok());
+  ASSERT_EQ(executor->num_operators(), 3u);
+  std::vector<int8_t> input(50);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int8_t>(i * 29 + 7);
+  std::memcpy(executor->input(0).data, input.data(), input.size());
+  const std::vector<int8_t> expected = conv_add_expected(input);
+  // After the convolution alone, the output region does not hold the result yet (the scratch
+  // region shares its bytes); after all three steps it does.
+  std::memset(arena_.data() + 64, 0, arena_.size() - 64);
+  ASSERT_EQ(executor->run_operator(0), Error::kOk);
+  EXPECT_NE(std::memcmp(executor->output(0).data, expected.data(), expected.size()), 0);
+  ASSERT_EQ(executor->run_operator(1), Error::kOk);
+  ASSERT_EQ(executor->run_operator(2), Error::kOk);
+  EXPECT_EQ(std::memcmp(executor->output(0).data, expected.data(), expected.size()), 0);
+  EXPECT_EQ(executor->run_operator(3), Error::kInvalidArgument);
+  EXPECT_EQ(executor->run_operator(static_cast<size_t>(-1)), Error::kInvalidArgument);
+}
+
 TEST_F(ExecutorTest, ReportsMemoryStatus) {
   auto executor = Executor::create(program(), arena_.data(), arena_.size());
   ASSERT_TRUE(executor.ok());
@@ -135,6 +159,37 @@ TEST_F(ExecutorTest, DebugChecksCatchAScratchRegionShrunkAfterLoad) {
   EXPECT_EQ(executor->run(), Error::kScratchTooSmall);
 }
 #endif
+
+}  // namespace
+}  // namespace mote::runtime
+
+namespace mote::runtime {
+namespace {
+
+TEST(KitchenSinkTest, RunsEveryOperatorKindToAProbabilityVector) {
+  const auto loaded = testing::load(emit::emit_program(testing::kitchen_sink_program()));
+  ASSERT_TRUE(loaded.program.ok()) << loaded.diagnostic.reason;
+  emit::AlignedBuffer arena(loaded.program->arena_size());
+  auto executor = Executor::create(*loaded.program, arena.data(), arena.size());
+  ASSERT_TRUE(executor.ok());
+  const TensorView in = executor->input(0);
+  ASSERT_EQ(in.type, DataType::kFloat32);
+  auto* x = reinterpret_cast<float*>(in.data);
+  for (size_t i = 0; i < in.size / 4; ++i) x[i] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  ASSERT_EQ(executor->run(), Error::kOk);
+  const TensorView out = executor->output(0);
+  ASSERT_EQ(out.type, DataType::kFloat32);
+  ASSERT_EQ(out.size, 12u);
+  const auto* y = reinterpret_cast<const float*>(out.data);
+  // Softmax then dequantize (scale 1/256): probabilities summing to 1 within rounding.
+  float sum = 0;
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_GE(y[k], 0.0f);
+    EXPECT_LE(y[k], 1.0f);
+    sum += y[k];
+  }
+  EXPECT_NEAR(sum, 1.0f, 3.0f / 256);
+}
 
 }  // namespace
 }  // namespace mote::runtime

@@ -569,3 +569,45 @@ TEST(OpsTest, ReshapeCopiesWhenNotAliased) {
 
 }  // namespace
 }  // namespace mote::runtime
+
+namespace mote::runtime {
+namespace {
+
+// In place: the compiler declares the output an alias of an input at the same offset; the plan
+// check accepts it and the kernel reads and writes the same bytes.
+TEST(OpsTest, AddInPlaceThroughAnAlias) {
+  const kernels::AddParams p = kernels::prepare_add(0.1f, 1, 0.2f, -2, 0.15f, 3, -128, 127);
+  emit::ProgramBuilder b("test", schema::Extension::Scalar);
+  const int32_t x = b.add_arena_tensor("x", DataType::Int8, {24}, 0, 0.1f, 1);
+  const int32_t y = b.add_arena_tensor("y", DataType::Int8, {24}, 32, 0.2f, -2);
+  const int32_t z = b.add_arena_tensor("z", DataType::Int8, {24}, 0, 0.15f, 3);
+  b.tensor(z).alias = x;
+  schema::AddOptionsT o;
+  o.input1_offset = p.input1_offset;
+  o.input2_offset = p.input2_offset;
+  o.output_offset = p.output_offset;
+  o.left_shift = p.left_shift;
+  o.input1_requant = std::make_unique<schema::Requant>(p.input1_multiplier, p.input1_shift);
+  o.input2_requant = std::make_unique<schema::Requant>(p.input2_multiplier, p.input2_shift);
+  o.output_requant = std::make_unique<schema::Requant>(p.output_multiplier, p.output_shift);
+  b.add_operator(OpKind::Add, {x, y}, {z}, options(std::move(o)));
+  b.set_graph_io({x, y}, {z});
+  b.set_arena(64);
+  b.derive_lifetimes();
+  const auto loaded = testing::load(b.finish());
+  ASSERT_TRUE(loaded.program.ok()) << loaded.diagnostic.reason;
+  emit::AlignedBuffer arena(64);
+  auto executor = Executor::create(*loaded.program, arena.data(), arena.size());
+  ASSERT_TRUE(executor.ok());
+  const auto a = pseudo_random_bytes(24, 1), c = pseudo_random_bytes(24, 2);
+  std::memcpy(executor->input(0).data, a.data(), 24);
+  std::memcpy(executor->input(1).data, c.data(), 24);
+  ASSERT_EQ(executor->run(), Error::kOk);
+  std::vector<int8_t> expected(24);
+  kernels::add(p, kernels::elementwise_shape(24), as<int8_t>(a), as<int8_t>(c), expected.data());
+  EXPECT_EQ(executor->output(0).data, arena.data());
+  EXPECT_EQ(std::memcmp(executor->output(0).data, expected.data(), 24), 0);
+}
+
+}  // namespace
+}  // namespace mote::runtime

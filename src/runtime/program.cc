@@ -23,6 +23,8 @@ constexpr uint32_t kConstantAlignment = 16;
 // FlatBuffers' own limit on a buffer; every offset inside fits an int32.
 constexpr size_t kMaxProgramSize = 0x7FFFFFFF;
 constexpr uint32_t kMaxArenaAlignment = 4096;
+// Kernels index tensors with int32 (the compiler's IR has the same limit).
+constexpr uint64_t kMaxTensorBytes = 0x7FFFFFFF;
 
 Error fail(LoadDiagnostic* diagnostic, Error error, LoadDiagnostic::Where where, uint32_t index,
            const char* reason) {
@@ -47,6 +49,25 @@ bool lifetimes_overlap(const schema::Tensor& a, const schema::Tensor& b) {
 int32_t alias_root(const schema::Program& p, int32_t index) {
   const int32_t alias = p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(index))->alias();
   return alias < 0 ? index : alias;
+}
+
+// Kinds whose kernels may write their output over an input that starts at the same address
+// (mote/kernels: reshape moves bytes with memmove; elementwise add, mul, minimum, maximum and
+// quantize run front to back, dequantize back to front). Every other kernel reads its inputs
+// after it has started writing, some with memcpy, so they must not share a byte.
+bool runs_in_place(schema::OpKind kind) {
+  switch (kind) {
+    case schema::OpKind::Reshape:
+    case schema::OpKind::Add:
+    case schema::OpKind::Mul:
+    case schema::OpKind::Minimum:
+    case schema::OpKind::Maximum:
+    case schema::OpKind::Quantize:
+    case schema::OpKind::Dequantize:
+      return true;
+    default:
+      return false;
+  }
 }
 
 class Loader {
@@ -121,6 +142,7 @@ class Loader {
         if (count > 0xFFFFFFFFu) return tensor_error(i, "element count overflows");
       }
       if (count * elem != t.size()) return tensor_error(i, "size differs from shape and type");
+      if (t.size() > kMaxTensorBytes) return tensor_error(i, "larger than 2^31 - 1 bytes");
       // A NaN fails both comparisons.
       if (!(t.scale() >= 0.0f && t.scale() <= FLT_MAX)) {
         return tensor_error(i, "scale not finite and non-negative");
@@ -154,6 +176,9 @@ class Loader {
         if (target.location() != Location::Arena || target.alias() != -1) {
           return tensor_error(i, "alias target must be an arena tensor without an alias");
         }
+        // Aliases share a start (reshape, in-place operators); nothing else is exempt from the
+        // plan check.
+        if (target.offset() != t.offset()) return tensor_error(i, "alias at another offset");
       }
     }
     return Error::kOk;
@@ -258,6 +283,31 @@ class Loader {
                             Error::kInvalidPlan);
       }
     }
+    // The overlap rule above lets aliases share bytes; an operator may only read and write the
+    // same bytes when its kernel runs in place, from the same start, and (elementwise kinds)
+    // over an input as large as the output, never a broadcast one.
+    for (uint32_t i = 0; i < p_.operators()->size(); ++i) {
+      const schema::Operator& op = *p_.operators()->Get(i);
+      for (const int32_t o : *op.outputs()) {
+        const schema::Tensor& out = *tensors.Get(static_cast<uint32_t>(o));
+        for (const int32_t t : *op.inputs()) {
+          if (t < 0) continue;
+          const schema::Tensor& in = *tensors.Get(static_cast<uint32_t>(t));
+          if (in.location() != Location::Arena || alias_root(p_, t) != alias_root(p_, o)) continue;
+          if (!ranges_overlap(in.offset(), in.size(), out.offset(), out.size())) continue;
+          const bool elementwise = op.kind() != schema::OpKind::Reshape &&
+                                   op.kind() != schema::OpKind::Quantize &&
+                                   op.kind() != schema::OpKind::Dequantize;
+          const bool in_place =
+              runs_in_place(op.kind()) && in.offset() == out.offset() &&
+              (!elementwise || internal::element_count(in) == internal::element_count(out));
+          if (!in_place) {
+            return fail(diagnostic_, Error::kInvalidPlan, Where::kOperator, i,
+                        "output shares bytes with an input but the kernel cannot run in place");
+          }
+        }
+      }
+    }
     for (uint32_t i = 0; i < p_.operators()->size(); ++i) {
       const schema::Region* scratch = p_.operators()->Get(i)->scratch();
       if (scratch == nullptr || scratch->size() == 0) continue;
@@ -321,6 +371,34 @@ size_t Program::constants_size() const {
   const auto* c = root()->constants();
   return c != nullptr ? c->size() : 0;
 }
+const char* Program::operator_name(size_t index) const {
+  if (index >= num_operators()) return "";
+  switch (root()->operators()->Get(static_cast<flatbuffers::uoffset_t>(index))->kind()) {
+    case schema::OpKind::Conv2D: return "CONV_2D";
+    case schema::OpKind::DepthwiseConv2D: return "DEPTHWISE_CONV_2D";
+    case schema::OpKind::FullyConnected: return "FULLY_CONNECTED";
+    case schema::OpKind::AveragePool2D: return "AVERAGE_POOL_2D";
+    case schema::OpKind::MaxPool2D: return "MAX_POOL_2D";
+    case schema::OpKind::Add: return "ADD";
+    case schema::OpKind::Mul: return "MUL";
+    case schema::OpKind::Softmax: return "SOFTMAX";
+    case schema::OpKind::Reshape: return "RESHAPE";
+    case schema::OpKind::Quantize: return "QUANTIZE";
+    case schema::OpKind::Dequantize: return "DEQUANTIZE";
+    case schema::OpKind::Pad: return "PAD";
+    case schema::OpKind::Mean: return "MEAN";
+    case schema::OpKind::Concatenation: return "CONCATENATION";
+    case schema::OpKind::Transpose: return "TRANSPOSE";
+    case schema::OpKind::Logistic: return "LOGISTIC";
+    case schema::OpKind::ResizeNearestNeighbor: return "RESIZE_NEAREST_NEIGHBOR";
+    case schema::OpKind::HardSwish: return "HARD_SWISH";
+    case schema::OpKind::TransposeConv: return "TRANSPOSE_CONV";
+    case schema::OpKind::Minimum: return "MINIMUM";
+    case schema::OpKind::Maximum: return "MAXIMUM";
+  }
+  return "";
+}
+
 Extension Program::extension() const {
   return static_cast<Extension>(root()->target()->extension());
 }

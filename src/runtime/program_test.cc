@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <vector>
 
 #include "runtime/testing/test_programs.h"
 
@@ -124,6 +127,30 @@ TEST(ProgramTest, RejectsShapesThatDisagreeWithSizes) {
             Error::kInvalidProgram);
 }
 
+TEST(ProgramTest, RejectsTensorsAboveTwoGigabytes) {
+  // Kernels index with int32 (pixels = output_h * output_w, rows of a softmax): a tensor of
+  // 2^31 bytes or more would overflow them, though its element count fits 32 bits.
+  auto with_big_tensor = [](std::vector<int32_t> shape, uint32_t bytes) {
+    return load_modified([&](auto& p) {
+      auto t = std::make_unique<schema::TensorT>();
+      t->type = schema::DataType::Int8;
+      t->shape = shape;
+      t->size = bytes;
+      t->offset = 288;
+      p.arena_size = 288 + bytes + 16 - bytes % 16;
+      p.tensors.push_back(std::move(t));
+    });
+  };
+  auto r = with_big_tensor({46341, 46341}, 46341u * 46341u);
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kTensor);
+  EXPECT_EQ(r.diagnostic.index, 7u);
+  r = with_big_tensor({2, 1 << 30}, 1u << 31);
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = with_big_tensor({INT32_MAX}, INT32_MAX);
+  EXPECT_EQ(r.error, Error::kOk) << r.diagnostic.reason;
+}
+
 TEST(ProgramTest, RejectsIndicesOutOfRange) {
   auto r = load_modified([](auto& p) { p.inputs[0] = 7; });
   EXPECT_EQ(r.error, Error::kInvalidProgram);
@@ -140,6 +167,16 @@ TEST(ProgramTest, RejectsIndicesOutOfRange) {
   r = load_modified([](auto& p) { p.operators[0]->inputs[0] = -1; });  // input is required
   EXPECT_EQ(r.error, Error::kInvalidProgram);
   r = load_modified([](auto& p) { p.tensors[6]->alias = 99; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = load_modified([](auto& p) { p.tensors[6]->alias = 6; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = load_modified([](auto& p) { p.tensors[6]->alias = 1; });  // a constant
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  // An alias starts where its target starts.
+  r = load_modified([](auto& p) {
+    p.arena_size = 304;
+    p.tensors[6]->offset = 192;
+  });
   EXPECT_EQ(r.error, Error::kInvalidProgram);
 }
 
@@ -188,11 +225,18 @@ TEST(ProgramTest, RejectsBadPerChannelArrays) {
             Error::kInvalidProgram);
   EXPECT_EQ(load_modified([](auto& p) { conv_options(p).multipliers.reset(); }).error,
             Error::kInvalidProgram);
-  // A shift of 40 (read from the constant blob) would be an undefined shift in the kernel.
-  const auto r = load_modified([](auto& p) {
+  // A shift of 40 (read from the constant blob) would be an undefined shift in the kernel: a
+  // parameter the kernels cannot take. A negative multiplier is no compiler's output at all.
+  auto r = load_modified([](auto& p) {
     const uint32_t at = conv_options(p).shifts->offset();
     const int32_t forty = 40;
     std::memcpy(p.constants.data() + at, &forty, 4);
+  });
+  EXPECT_EQ(r.error, Error::kUnsupported);
+  r = load_modified([](auto& p) {
+    const uint32_t at = conv_options(p).multipliers->offset();
+    const int32_t negative = -(1 << 30);
+    std::memcpy(p.constants.data() + at, &negative, 4);
   });
   EXPECT_EQ(r.error, Error::kInvalidProgram);
 }
@@ -203,6 +247,11 @@ TEST(ProgramTest, RejectsParametersThatCouldOverflow) {
   EXPECT_EQ(load_modified([](auto& p) { add_options(p).left_shift = 31; }).error,
             Error::kInvalidProgram);
   EXPECT_EQ(load_modified([](auto& p) { add_options(p).input1_requant->mutate_shift(20); }).error,
+            Error::kUnsupported);
+  EXPECT_EQ(load_modified([](auto& p) { add_options(p).output_requant->mutate_multiplier(-1); })
+                .error,
+            Error::kInvalidProgram);
+  EXPECT_EQ(load_modified([](auto& p) { add_options(p).output_requant.reset(); }).error,
             Error::kInvalidProgram);
   EXPECT_EQ(load_modified([](auto& p) { add_options(p).activation_min = 100; add_options(p).activation_max = 0; })
                 .error,
@@ -254,6 +303,41 @@ TEST(ProgramTest, RejectsPlansWhereLiveBuffersOverlap) {
   EXPECT_NE(r.error, Error::kOk);
   r = load_modified([](auto& p) { p.tensors[0]->last_step = 3; });
   EXPECT_EQ(r.error, Error::kInvalidProgram);  // past the last step
+}
+
+TEST(ProgramTest, RejectsOutputsOnTheirInputsUnlessTheKernelRunsInPlace) {
+  // The conv's output y made an alias of its input x, on x's bytes: the overlap rule lets
+  // aliases share bytes, but the conv kernel reads its input after writing output rows.
+  auto r = load_modified([](auto& p) {
+    p.tensors[3]->offset = 0;
+    p.tensors[3]->alias = 0;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidPlan);
+  EXPECT_EQ(r.diagnostic.where, Where::kOperator);
+  EXPECT_EQ(r.diagnostic.index, 0u);
+  // The add's output z (and the reshape's output aliasing it) on the add's input y: an
+  // elementwise kernel runs in place from the same start...
+  auto add_onto_y = [](uint32_t offset) {
+    return load_modified([offset](auto& p) {
+      p.tensors[5]->offset = offset;
+      p.tensors[5]->alias = 3;
+      p.tensors[6]->offset = offset;
+      p.tensors[6]->alias = 3;
+    });
+  };
+  r = add_onto_y(64);
+  EXPECT_EQ(r.error, Error::kOk) << r.diagnostic.reason;
+  // ...but not from a later start: as an alias that is malformed (an alias starts at its
+  // target), and as a plain buffer it overlaps a live input.
+  r = add_onto_y(80);
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kTensor);
+  r = load_modified([](auto& p) {
+    p.tensors[5]->offset = 80;
+    p.tensors[6]->offset = 80;
+    p.tensors[6]->alias = 5;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidPlan) << r.diagnostic.reason;
 }
 
 TEST(ProgramTest, AcceptsOverlapOfBuffersThatAreNeverLiveTogether) {

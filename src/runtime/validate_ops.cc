@@ -42,6 +42,14 @@ bool requant_ok(int64_t bound, int32_t multiplier, int32_t shift, int64_t limit 
   return shift <= 0 || (bound << shift) <= limit;
 }
 
+// Why a requantization fails requant_ok: a negative multiplier is never written by a compiler
+// (kInvalidProgram); a well-formed one whose shift or product the kernels' int32 arithmetic
+// cannot take (extreme scales in the model) is kUnsupported, which the compiler reports as bad
+// input rather than as its own bug.
+Error requant_error(int32_t multiplier) {
+  return multiplier < 0 ? Error::kInvalidProgram : Error::kUnsupported;
+}
+
 class OpChecker {
  public:
   OpChecker(const OpCheckContext& c, const schema::Operator& op) : c_(c), op_(op) {}
@@ -159,7 +167,7 @@ class OpChecker {
     }
     for (int32_t k = 0; k < channels; ++k) {
       if (!requant_ok(acc_bound, int32_at(multipliers, k), int32_at(shifts, k))) {
-        return bad("multiplier or shift out of range");
+        return bad("multiplier or shift out of range", requant_error(int32_at(multipliers, k)));
       }
     }
     return Error::kOk;
@@ -183,6 +191,21 @@ class OpChecker {
     if (stride < 1 || stride > kMaxStride || k < 1 || pad < 0 || pad > k - 1) return false;
     const int64_t trailing = (out - 1) * stride + k - in - pad;
     return trailing > -stride && trailing <= k - 1;
+  }
+
+  // Strides and dilations: positive (else there is no window), and at most kMaxStride, beyond
+  // which they are well-formed but unsupported (a model may have one: TFLite allows any stride,
+  // so the compiler reports it as bad input).
+  Error strides(int32_t stride_h, int32_t stride_w, int32_t dilation_h = 1,
+                int32_t dilation_w = 1) {
+    if (stride_h < 1 || stride_w < 1 || dilation_h < 1 || dilation_w < 1) {
+      return bad("stride or dilation not positive");
+    }
+    if (stride_h > kMaxStride || stride_w > kMaxStride || dilation_h > kMaxStride ||
+        dilation_w > kMaxStride) {
+      return bad("stride or dilation above 256", Error::kUnsupported);
+    }
+    return Error::kOk;
   }
 
   // Right-aligned broadcast of `a` and `b` to `o`.
@@ -211,9 +234,7 @@ class OpChecker {
     const int32_t ci = dim(x, 3), co = dim(w, 0), cf = dim(w, 3);
     if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return bad("output shape inconsistent");
     if (ci % cf != 0 || co % (ci / cf) != 0) return bad("channels inconsistent with groups");
-    if (!in_range(o.dilation_h(), 1, kMaxStride) || !in_range(o.dilation_w(), 1, kMaxStride)) {
-      return bad("dilation out of range");
-    }
+    MOTE_TRY(strides(o.stride_h(), o.stride_w(), o.dilation_h(), o.dilation_w()));
     const int64_t kh_eff = (int64_t{dim(w, 1)} - 1) * o.dilation_h() + 1;
     const int64_t kw_eff = (int64_t{dim(w, 2)} - 1) * o.dilation_w() + 1;
     if (!window_ok(dim(x, 1), dim(y, 1), kh_eff, o.stride_h(), o.pad_h()) ||
@@ -252,9 +273,7 @@ class OpChecker {
       return bad("filter channels differ from input channels times depth multiplier");
     }
     if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return bad("output shape inconsistent");
-    if (!in_range(o.dilation_h(), 1, kMaxStride) || !in_range(o.dilation_w(), 1, kMaxStride)) {
-      return bad("dilation out of range");
-    }
+    MOTE_TRY(strides(o.stride_h(), o.stride_w(), o.dilation_h(), o.dilation_w()));
     const int64_t kh_eff = (int64_t{dim(w, 1)} - 1) * o.dilation_h() + 1;
     const int64_t kw_eff = (int64_t{dim(w, 2)} - 1) * o.dilation_w() + 1;
     if (!window_ok(dim(x, 1), dim(y, 1), kh_eff, o.stride_h(), o.pad_h()) ||
@@ -311,8 +330,9 @@ class OpChecker {
       MOTE_TRY(per_channel(o.multipliers(), o.shifts(), co, acc_bound));
     } else {
       const schema::Requant* r = o.output_requant();
-      if (r == nullptr || !requant_ok(acc_bound, r->multiplier(), r->shift())) {
-        return bad("output multiplier or shift missing or out of range");
+      if (r == nullptr) return bad("output multiplier and shift missing");
+      if (!requant_ok(acc_bound, r->multiplier(), r->shift())) {
+        return bad("output multiplier or shift out of range", requant_error(r->multiplier()));
       }
     }
     return Error::kOk;
@@ -327,6 +347,7 @@ class OpChecker {
       return bad("input and output must be int8 NHWC");
     }
     if (dim(y, 0) != dim(x, 0) || dim(y, 3) != dim(x, 3)) return bad("output shape inconsistent");
+    MOTE_TRY(strides(o.stride_h(), o.stride_w()));
     if (!window_ok(dim(x, 1), dim(y, 1), o.filter_h(), o.stride_h(), o.pad_h()) ||
         !window_ok(dim(x, 2), dim(y, 2), o.filter_w(), o.stride_w(), o.pad_w())) {
       return bad("output size inconsistent with input, filter, stride and padding");
@@ -356,14 +377,16 @@ class OpChecker {
     // Each rescaled input stays within 2^30 so that their sum fits int32.
     const int64_t shifted = kMaxCenteredInput << o.left_shift();
     const int64_t half = (int64_t{1} << 30) - 128;
-    if (!requant_ok(shifted, r1->multiplier(), r1->shift(), half) ||
-        !requant_ok(shifted, r2->multiplier(), r2->shift(), half)) {
-      return bad("input multiplier or shift out of range");
+    if (!requant_ok(shifted, r1->multiplier(), r1->shift(), half)) {
+      return bad("input multiplier or shift out of range", requant_error(r1->multiplier()));
+    }
+    if (!requant_ok(shifted, r2->multiplier(), r2->shift(), half)) {
+      return bad("input multiplier or shift out of range", requant_error(r2->multiplier()));
     }
     const int64_t b1 = r1->shift() > 0 ? shifted << r1->shift() : shifted;
     const int64_t b2 = r2->shift() > 0 ? shifted << r2->shift() : shifted;
     if (!requant_ok(b1 + b2, ro->multiplier(), ro->shift())) {
-      return bad("output multiplier or shift out of range");
+      return bad("output multiplier or shift out of range", requant_error(ro->multiplier()));
     }
     return Error::kOk;
   }
@@ -380,9 +403,9 @@ class OpChecker {
                                o.activation_max()));
     if (!in_range(o.input2_offset(), -127, 128)) return bad("zero point outside int8");
     const schema::Requant* r = o.output_requant();
-    if (r == nullptr ||
-        !requant_ok(kMaxCenteredInput * kMaxCenteredInput, r->multiplier(), r->shift())) {
-      return bad("output multiplier or shift missing or out of range");
+    if (r == nullptr) return bad("output multiplier and shift missing");
+    if (!requant_ok(kMaxCenteredInput * kMaxCenteredInput, r->multiplier(), r->shift())) {
+      return bad("output multiplier or shift out of range", requant_error(r->multiplier()));
     }
     return Error::kOk;
   }
@@ -438,8 +461,9 @@ class OpChecker {
     if (x.type() == DataType::Int8 && y.type() == DataType::Int8) {
       MOTE_TRY(offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
       const schema::Requant* r = o.requant();
-      if (r == nullptr || !requant_ok(kMaxCenteredInput, r->multiplier(), r->shift())) {
-        return bad("requantization missing or out of range");
+      if (r == nullptr) return bad("requantization missing");
+      if (!requant_ok(kMaxCenteredInput, r->multiplier(), r->shift())) {
+        return bad("requantization out of range", requant_error(r->multiplier()));
       }
       return Error::kOk;
     }
@@ -506,8 +530,9 @@ class OpChecker {
     // The sum over the window, then (kTfLite) a rounding division that adds count / 2.
     const int64_t bound = count * (kMaxCenteredInput + 1);
     const schema::Requant* rq = o.requant();
-    if (rq == nullptr || !requant_ok(bound, rq->multiplier(), rq->shift())) {
-      return bad("requantization missing or out of range");
+    if (rq == nullptr) return bad("requantization missing");
+    if (!requant_ok(bound, rq->multiplier(), rq->shift())) {
+      return bad("requantization out of range", requant_error(rq->multiplier()));
     }
     return Error::kOk;
   }
@@ -540,10 +565,12 @@ class OpChecker {
       total += dim(x, axis);
       if (o.requant() != nullptr) {
         const schema::ConcatRequant& q = *o.requant()->Get(static_cast<flatbuffers::uoffset_t>(k));
+        if (q.requantize() && !in_range(q.input_offset(), -127, 128)) {
+          return bad("input zero point outside int8");
+        }
         if (q.requantize() &&
-            (!in_range(q.input_offset(), -127, 128) ||
-             !requant_ok(kMaxCenteredInput, q.requant().multiplier(), q.requant().shift()))) {
-          return bad("input requantization out of range");
+            !requant_ok(kMaxCenteredInput, q.requant().multiplier(), q.requant().shift())) {
+          return bad("input requantization out of range", requant_error(q.requant().multiplier()));
         }
       }
     }
@@ -636,8 +663,8 @@ class OpChecker {
       return bad("shapes inconsistent");
     }
     const int32_t kh = dim(w, 1), kw = dim(w, 2);
-    if (!in_range(o.stride_h(), 1, kMaxStride) || !in_range(o.stride_w(), 1, kMaxStride) ||
-        o.pad_h() < 0 || o.pad_w() < 0 ||
+    MOTE_TRY(strides(o.stride_h(), o.stride_w()));
+    if (o.pad_h() < 0 || o.pad_w() < 0 ||
         o.pad_h() > kh - 1 || o.pad_w() > kw - 1 ||
         int64_t{dim(y, 1)} > int64_t{dim(x, 1)} * o.stride_h() + kh ||
         int64_t{dim(y, 2)} > int64_t{dim(x, 2)} * o.stride_w() + kw) {

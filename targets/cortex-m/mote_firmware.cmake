@@ -3,8 +3,8 @@
 #
 #   mote_startup     OBJECT library: vector table, Reset_Handler, fault handlers (platform/startup.cc)
 #   mote_platform    semihosting, console, board queries, instruction counter (platform/)
-#   mote_kernels     src/kernels/portable/*.cc built for MOTE_CPU (INTERFACE while there are none)
-#   mote_runtime     src/runtime/*.cc, when MOTE_FIRMWARE_WITH_RUNTIME is ON (see README.md)
+#   mote_kernels     src/kernels/portable/*.cc built for MOTE_CPU
+#   mote_runtime     src/runtime/*.cc built for MOTE_CPU (unless MOTE_FIRMWARE_WITH_RUNTIME is OFF)
 #
 #   mote_add_firmware(<target> SOURCES <src>... [LIBS <lib>...] [STACK_SIZE <bytes>])
 #       an executable <target>.elf for the board of MOTE_CPU, with startup, linker script and a
@@ -15,16 +15,20 @@
 #       a ctest test `firmware.<cpu>.<name>` (label qemu) that runs the image with run-qemu.sh:
 #       it passes when the exit status is EXPECT_EXIT (default 0) and every EXPECT_OUTPUT
 #       extended regular expression matches a line of the output.
-#   mote_add_runner(<target> (PROGRAM <file.mote> | MODEL <file.tflite> [ALGORITHM <a>])
-#                   INPUT <file> [EXPECTED <file>] [ADAPTER <dir>] [STACK_SIZE <bytes>]
-#                   [LIBS <lib>...])
-#       the firmware runner (runner/runner_main.cc) for one program and input; EXPECTED makes it
-#       compare the outputs. ADAPTER is the folder of runner_adapter.h (default runner/runtime,
-#       which needs MOTE_FIRMWARE_WITH_RUNTIME).
-#   mote_embed_binary(<target> INPUT <file> NAME <symbol>)            (embed.cmake)
+#   mote_compile_model(OUTPUT <file.mote> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>])
+#       a build rule: `${MOTE_HOST_TOOL} compile` (the host `mote`), rerun when the model or the
+#       tool changes.
 #   mote_add_model(<target> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>] [NAME <symbol>])
-#       compiles the model with the host `mote` (MOTE_HOST_TOOL) at build time and embeds the
-#       .mote program as a const array: `#include "<symbol>.h"`.
+#       compiles the model at build time (mote_compile_model) and links the .mote program into
+#       <target> as a 16-byte aligned const array: `#include "<symbol>.h"` declares <symbol>[]
+#       and <symbol>_size (default symbol: <model file stem>_program).
+#   mote_add_runner(<target> (PROGRAM <file.mote> | MODEL <file.tflite> [ALGORITHM <a>])
+#                   INPUT <file> [EXPECTED <file>] [REFERENCE <file>] [ADAPTER <dir>]
+#                   [STACK_SIZE <bytes>] [LIBS <lib>...])
+#       the firmware runner (runner/runner_main.cc) for one program and input; EXPECTED and
+#       REFERENCE make it compare the outputs with those bytes. ADAPTER is the folder of
+#       runner_adapter.h (default runner/runtime: Mote's runtime).
+#   mote_embed_binary(<target> INPUT <file> NAME <symbol>)            (embed.cmake)
 
 cmake_minimum_required(VERSION 3.25)
 
@@ -36,8 +40,9 @@ set(MOTE_CORTEX_M_DIR "${CMAKE_CURRENT_LIST_DIR}")
 get_filename_component(mote_default_source_dir "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
 set(MOTE_SOURCE_DIR "${mote_default_source_dir}" CACHE PATH "Mote's source tree")
 set(MOTE_HOST_TOOL "" CACHE FILEPATH "The host `mote` program, for mote_add_model()")
-option(MOTE_FIRMWARE_WITH_RUNTIME "Build src/runtime/*.cc into mote_runtime for the target" OFF)
-set(MOTE_SCHEMA_INCLUDE_DIR "" CACHE PATH "Folder holding mote/schema/mote_generated.h (host build)")
+option(MOTE_FIRMWARE_WITH_RUNTIME "Build src/runtime/*.cc into mote_runtime for the target" ON)
+set(MOTE_SCHEMA_INCLUDE_DIR "" CACHE PATH
+    "Folder holding mote/schema/mote_generated.h (the host build's <build>/schema); empty: run flatc here")
 
 include(${MOTE_CORTEX_M_DIR}/cmake/boards.cmake)
 include(${MOTE_CORTEX_M_DIR}/embed.cmake)
@@ -94,11 +99,17 @@ endif()
 target_include_directories(mote_kernels ${mote_kernels_scope}
   ${MOTE_SOURCE_DIR}/include ${MOTE_SOURCE_DIR}/src)
 target_compile_definitions(mote_kernels INTERFACE ${mote_kernel_definitions})
+if(mote_kernel_sources)
+  # As on the host (src/kernels/CMakeLists.txt): the kernels' loops are written for gcc's loop
+  # vectoriser, which runs fully only at -O3 (MVE on the M55; SIMD-within-a-register is not
+  # generated for the M4, but unrolling still helps).
+  target_compile_options(mote_kernels PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O3>)
+endif()
 
 if(MOTE_FIRMWARE_WITH_RUNTIME)
-  # The runtime reads programs with flatbuffers' header-only reader: the schema header generated
-  # by the host build, and flatbuffers' headers alone (not the host's whole /usr/include, whose
-  # libc headers would shadow newlib's).
+  # The runtime reads programs with flatbuffers' header-only reader: the schema header (from the
+  # host build, or generated here with flatc), and flatbuffers' headers alone (not the host's
+  # whole /usr/include, whose libc headers would shadow newlib's).
   set(MOTE_FLATBUFFERS_INCLUDE_DIR "/usr/include/flatbuffers" CACHE PATH "flatbuffers' headers")
   set(flatbuffers_root ${CMAKE_BINARY_DIR}/flatbuffers-include)
   file(MAKE_DIRECTORY ${flatbuffers_root})
@@ -110,9 +121,28 @@ if(MOTE_FIRMWARE_WITH_RUNTIME)
   if(NOT mote_runtime_sources)
     message(FATAL_ERROR "MOTE_FIRMWARE_WITH_RUNTIME: no src/runtime/*.cc in ${MOTE_SOURCE_DIR}")
   endif()
-  add_library(mote_runtime STATIC ${mote_runtime_sources})
-  target_include_directories(mote_runtime PUBLIC ${MOTE_SCHEMA_INCLUDE_DIR} ${flatbuffers_root})
+  set(schema_include_dir ${MOTE_SCHEMA_INCLUDE_DIR})
+  set(schema_header "")
+  if(NOT schema_include_dir)
+    # A project of its own (not built from Mote's host build): generate the header the way
+    # schema/CMakeLists.txt does.
+    find_program(MOTE_FLATC flatc REQUIRED)
+    set(schema_include_dir ${CMAKE_BINARY_DIR}/schema)
+    set(schema_header ${schema_include_dir}/mote/schema/mote_generated.h)
+    add_custom_command(
+      OUTPUT ${schema_header}
+      COMMAND ${MOTE_FLATC} --cpp --gen-object-api --gen-mutable --scoped-enums --cpp-std c++17
+              -o ${schema_include_dir}/mote/schema ${MOTE_SOURCE_DIR}/schema/mote.fbs
+      DEPENDS ${MOTE_SOURCE_DIR}/schema/mote.fbs
+      COMMENT "flatc: schema/mote.fbs"
+      VERBATIM)
+  endif()
+  add_library(mote_runtime STATIC ${mote_runtime_sources} ${schema_header})
+  target_include_directories(mote_runtime PUBLIC ${schema_include_dir} ${flatbuffers_root})
   target_link_libraries(mote_runtime PUBLIC mote_kernels)
+  # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses (as on
+  # the host, src/runtime/CMakeLists.txt).
+  target_compile_options(mote_runtime PUBLIC -Wno-array-bounds)
 endif()
 
 # --- firmware -----------------------------------------------------------------------------------
@@ -159,39 +189,56 @@ function(mote_add_firmware_test name)
   set_tests_properties(${test} PROPERTIES LABELS "qemu;${T_LABELS}" TIMEOUT ${ctest_timeout})
 endfunction()
 
-function(mote_add_model target)
-  cmake_parse_arguments(M "" "MODEL;CPU;ALGORITHM;NAME" "" ${ARGN})
-  if(NOT M_MODEL)
-    message(FATAL_ERROR "mote_add_model(${target} MODEL <file.tflite> ...): no MODEL")
+function(mote_compile_model)
+  cmake_parse_arguments(M "" "OUTPUT;MODEL;CPU;ALGORITHM" "" ${ARGN})
+  if(NOT M_OUTPUT OR NOT M_MODEL)
+    message(FATAL_ERROR "mote_compile_model(OUTPUT <file.mote> MODEL <file.tflite> ...)")
   endif()
   if(NOT MOTE_HOST_TOOL)
-    message(FATAL_ERROR "mote_add_model: set MOTE_HOST_TOOL to the host `mote` program")
+    message(FATAL_ERROR "mote_compile_model: set MOTE_HOST_TOOL to the host `mote` program")
   endif()
   if(NOT M_CPU)
     set(M_CPU ${MOTE_CPU})
   endif()
   get_filename_component(model "${M_MODEL}" ABSOLUTE)
+  get_filename_component(output "${M_OUTPUT}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_BINARY_DIR})
+  get_filename_component(output_dir "${output}" DIRECTORY)
+  set(options --target ${M_CPU})
+  if(M_ALGORITHM)
+    list(APPEND options --algorithm ${M_ALGORITHM})
+  endif()
+  get_filename_component(model_name "${model}" NAME)
+  add_custom_command(
+    OUTPUT ${output}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${output_dir}
+    COMMAND ${MOTE_HOST_TOOL} compile ${model} ${options} -o ${output}
+    DEPENDS ${model} ${MOTE_HOST_TOOL}
+    COMMENT "mote compile ${model_name} --target ${M_CPU}"
+    VERBATIM)
+endfunction()
+
+function(mote_add_model target)
+  cmake_parse_arguments(M "" "MODEL;CPU;ALGORITHM;NAME" "" ${ARGN})
+  if(NOT M_MODEL)
+    message(FATAL_ERROR "mote_add_model(${target} MODEL <file.tflite> ...): no MODEL")
+  endif()
   if(NOT M_NAME)
-    get_filename_component(stem "${model}" NAME_WE)
+    get_filename_component(stem "${M_MODEL}" NAME_WE)
     string(MAKE_C_IDENTIFIER "${stem}_program" M_NAME)
   endif()
-  set(program ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${M_NAME}.mote)
-  set(compile_options --target ${M_CPU})
-  if(M_ALGORITHM)
-    list(APPEND compile_options --algorithm ${M_ALGORITHM})
-  endif()
-  add_custom_command(
-    OUTPUT ${program}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/mote_programs
-    COMMAND ${MOTE_HOST_TOOL} compile ${model} ${compile_options} -o ${program}
-    DEPENDS ${model} ${MOTE_HOST_TOOL}
-    COMMENT "mote compile ${M_MODEL} for ${M_CPU}"
-    VERBATIM)
+  set(program ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${target}/${M_NAME}.mote)
+  set(extra "")
+  foreach(option CPU ALGORITHM)
+    if(M_${option})
+      list(APPEND extra ${option} ${M_${option}})
+    endif()
+  endforeach()
+  mote_compile_model(OUTPUT ${program} MODEL ${M_MODEL} ${extra})
   mote_embed_binary(${target} INPUT ${program} NAME ${M_NAME})
 endfunction()
 
 function(mote_add_runner target)
-  cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;ADAPTER;STACK_SIZE" "LIBS" ${ARGN})
+  cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;REFERENCE;ADAPTER;STACK_SIZE" "LIBS" ${ARGN})
   if(NOT R_INPUT OR (NOT R_PROGRAM AND NOT R_MODEL))
     message(FATAL_ERROR "mote_add_runner(${target} PROGRAM <file.mote> | MODEL <file.tflite> INPUT <file> ...)")
   endif()
@@ -225,6 +272,10 @@ function(mote_add_runner target)
   if(R_EXPECTED)
     mote_embed_binary(${target} INPUT ${R_EXPECTED} NAME mote_expected)
     target_compile_definitions(${target} PRIVATE MOTE_RUNNER_HAS_EXPECTED=1)
+  endif()
+  if(R_REFERENCE)
+    mote_embed_binary(${target} INPUT ${R_REFERENCE} NAME mote_reference)
+    target_compile_definitions(${target} PRIVATE MOTE_RUNNER_HAS_REFERENCE=1)
   endif()
   target_compile_definitions(${target} PRIVATE MOTE_RUNNER_NAME="${name}")
 endfunction()

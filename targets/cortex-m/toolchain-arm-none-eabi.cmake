@@ -33,10 +33,13 @@ set(CMAKE_CXX_FLAGS_INIT
     "${mote_cpu_flags} -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit")
 set(CMAKE_ASM_FLAGS_INIT "${mote_cpu_flags}")
 # -O2 rather than CMake's -O3: what firmware usually ships, and instruction counts depend on it.
+# Cache entries, because CMake appends its own defaults (-O3 for Release) to the *_INIT values
+# and gcc obeys the last -O. mote_firmware.cmake builds the kernels at -O3, as the host does.
 foreach(lang C CXX ASM)
-  set(CMAKE_${lang}_FLAGS_RELEASE_INIT "-O2 -DNDEBUG")
-  set(CMAKE_${lang}_FLAGS_RELWITHDEBINFO_INIT "-O2 -g -DNDEBUG")
-  set(CMAKE_${lang}_FLAGS_MINSIZEREL_INIT "-Os -DNDEBUG")
+  set(CMAKE_${lang}_FLAGS_RELEASE "-O2 -DNDEBUG" CACHE STRING "Release flags (Mote firmware)")
+  set(CMAKE_${lang}_FLAGS_RELWITHDEBINFO "-O2 -g -DNDEBUG" CACHE STRING
+      "RelWithDebInfo flags (Mote firmware)")
+  set(CMAKE_${lang}_FLAGS_MINSIZEREL "-Os -DNDEBUG" CACHE STRING "MinSizeRel flags (Mote firmware)")
 endforeach()
 # newlib-nano for the few libc functions the compiler calls (memcpy, memset); no stdio, no heap.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "${mote_cpu_flags} --specs=nano.specs -Wl,--gc-sections")

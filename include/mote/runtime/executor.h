@@ -49,6 +49,11 @@ class Executor {
 
   /// Runs every operator in order. Inputs are read from, and outputs written to, the arena.
   [[nodiscard]] Error run();
+  /// Operators in execution order; run_operator(0), ..., run_operator(num_operators() - 1) is
+  /// exactly run(). Lets a caller time or trace each operator (the firmware runner does).
+  size_t num_operators() const { return program_.num_operators(); }
+  /// Runs operator `index` alone; Error::kInvalidArgument when `index` is out of range.
+  [[nodiscard]] Error run_operator(size_t index);
 
   MemoryStatus memory_status() const;
   const Program& program() const { return program_; }

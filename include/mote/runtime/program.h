@@ -61,6 +61,8 @@ class Program {
   const uint8_t* constants() const;
   size_t constants_size() const;
   Extension extension() const;
+  /// TFLite's name of operator `index`'s kind ("CONV_2D"); "" for an index out of range.
+  const char* operator_name(size_t index) const;
 
  private:
   Program(const uint8_t* data, uint32_t size) : data_(data), size_(size) {}

@@ -87,12 +87,12 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const ui
   std::string temp = target + ".tmp-XXXXXX";
   const int fd = mkstemp(temp.data());
   if (fd < 0) {
-    throw InputError("cannot write " + target + ": " + std::strerror(errno));
+    throw InputError(target + ": cannot write: " + std::strerror(errno));
   }
   auto fail = [&](int error) {
     close(fd);
     unlink(temp.c_str());
-    throw InputError("cannot write " + target + ": " + std::strerror(error));
+    throw InputError(target + ": cannot write: " + std::strerror(error));
   };
   size_t written = 0;
   while (written < bytes.size()) {
@@ -110,12 +110,12 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const ui
   if (close(fd) != 0) {
     const int error = errno;
     unlink(temp.c_str());
-    throw InputError("cannot write " + target + ": " + std::strerror(error));
+    throw InputError(target + ": cannot write: " + std::strerror(error));
   }
   if (std::rename(temp.c_str(), target.c_str()) != 0) {
     const int error = errno;
     unlink(temp.c_str());
-    throw InputError("cannot write " + target + ": " + std::strerror(error));
+    throw InputError(target + ": cannot write: " + std::strerror(error));
   }
 }
 
@@ -135,14 +135,19 @@ AlignedBuffer::AlignedBuffer(std::span<const uint8_t> bytes) : AlignedBuffer(byt
 }
 
 AlignedBuffer read_file_aligned(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw InputError(path.string() + ": cannot open: " +
+                     (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
+  }
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw InputError("cannot open " + path.string());
+  if (!in) throw InputError(path.string() + ": cannot open: " + std::strerror(errno));
   const std::streamoff size = in.tellg();
-  if (size < 0) throw InputError("cannot read " + path.string());
+  if (size < 0) throw InputError(path.string() + ": cannot read the file");
   AlignedBuffer buffer(static_cast<size_t>(size));
   in.seekg(0);
   if (size > 0 && !in.read(reinterpret_cast<char*>(buffer.data()), size)) {
-    throw InputError("cannot read " + path.string());
+    throw InputError(path.string() + ": cannot read the file");
   }
   return buffer;
 }

@@ -57,7 +57,7 @@ std::unique_ptr<schema::ProgramT> read_program(std::span<const uint8_t> bytes);
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so `path`
 /// either keeps its old contents or gets all the new ones; no temporary is left behind on
-/// failure. Throws mote::InputError naming the path.
+/// failure. Throws mote::InputError "<path>: cannot write: <reason>".
 void write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 
 /// Zeroed bytes at an aligned address (program bytes must be 16-byte aligned, since constants
@@ -85,7 +85,7 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-/// Reads a whole file into an aligned buffer. Throws mote::InputError naming the path.
+/// Reads a whole file into an aligned buffer. Throws mote::InputError "<path>: cannot open: ...".
 AlignedBuffer read_file_aligned(const std::filesystem::path& path);
 
 }  // namespace mote::emit

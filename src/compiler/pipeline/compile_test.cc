@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <string>
+#include <variant>
+
+#include "compiler/builder/model_builder.h"
 #include "compiler/builder/models.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/host_run.h"
@@ -32,6 +37,47 @@ TEST(Compile, RejectsUnknownTargetAndBadAlignment) {
   options.plan.cpu = "cortex-m4";
   options.plan.alignment = 24;
   EXPECT_THROW(compile(builder::conv2d_x3(), options), InputError);
+}
+
+TEST(Compile, ScalesTheKernelsCannotRequantizeAreBadInputNotABug) {
+  // Found by fuzz_tflite_reader: a valid model whose weight scale 6.9e27 makes the conv's
+  // requantization shift far above 30. The runtime refuses the program; the compiler must report
+  // bad input (mote compile: exit 2), not throw std::logic_error (exit 1, "a compiler bug").
+  ir::Graph graph = builder::conv2d_x3();
+  bool changed = false;
+  for (ir::Tensor& t : graph.tensors) {
+    if (t.is_constant && t.quantization.scale.size() > 1 && !changed) {
+      t.quantization.scale[1] = 6.856e27f;
+      changed = true;
+    }
+  }
+  ASSERT_TRUE(changed);
+  try {
+    compile(graph, CompileOptions{});
+    FAIL() << "compiled";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("Conv2D): multiplier or shift out of range"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Compile, StridesAboveWhatTheRuntimeTakesAreBadInputNotABug) {
+  // Found by fuzz_tflite_reader: a depthwise convolution with stride_h 2^31 - 1 over a height of
+  // 1 is valid TFLite (the output height is 1 whatever the stride) but above the runtime's 256.
+  builder::ModelBuilder b(4);
+  const builder::TensorId x = b.add_input({1, 1, 12, 1}, ir::DataType::kInt8, 0.05f, 0);
+  b.mark_output(b.add_depthwise(x, 1, 3, 1, ir::Padding::kValid, ir::Activation::kNone, 4));
+  ir::Graph graph = b.build();
+  std::get<ir::DepthwiseConv2DOptions>(graph.operators[0].options).stride_h = INT32_MAX;
+  try {
+    compile(graph, CompileOptions{});
+    FAIL() << "compiled";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("DepthwiseConv2D): stride or dilation above 256"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // Every builder model, every extension, two planners: the outputs never change, because a plan

@@ -111,7 +111,6 @@ Problem read_csv(std::istream& in, std::string_view source, uint32_t default_ali
   std::string line;
   size_t line_number = 0;
   bool have_header = false;
-  constexpr uint64_t kMaxStep = 1u << 30;
   while (std::getline(in, line)) {
     ++line_number;
     const LineError fail(source, line_number);
@@ -161,7 +160,10 @@ Problem read_csv(std::istream& in, std::string_view source, uint32_t default_ali
     } else {
       upper = parse_number(field(Column::kEnd), "end", fail) + 1;
     }
-    if (lower >= kMaxStep || upper > kMaxStep) fail("step out of range");
+    // Beyond kMaxSteps, validate() would refuse the problem anyway; fail on the line.
+    if (lower >= uint64_t{kMaxSteps} || upper > uint64_t{kMaxSteps}) {
+      fail("step out of range (at most " + std::to_string(kMaxSteps) + " steps)");
+    }
     if (upper <= lower) {
       fail("empty lifetime: upper " + std::to_string(upper) + " is not after lower " +
            std::to_string(lower));

@@ -88,6 +88,17 @@ TEST(CsvTest, BadInputNamesTheLineAndTheReason) {
               HasSubstr("p.csv: buffer 0 'a' and buffer 1 'b': fixed offsets overlap"));
 }
 
+TEST(CsvTest, RefusesStepsThePlannerCannotHold) {
+  // Found by fuzz_planner: one line living to step 2^30 made the lower bound allocate 8 GiB per
+  // step array. kMaxSteps steps are fine.
+  const std::string header = "id,lower,upper,size\n";
+  EXPECT_EQ(read_error(header + "a,0,1073741824,16\n"),
+            "p.csv:2: step out of range (at most 1048576 steps)");
+  EXPECT_EQ(read_error(header + "a,1048576,1048577,16\n"),
+            "p.csv:2: step out of range (at most 1048576 steps)");
+  EXPECT_EQ(read(header + "a,0,1048576,16\n").num_steps, kMaxSteps);
+}
+
 TEST(CsvTest, RoundTripsProblemsAndPlans) {
   Problem p = random_small_problem(10, 5, /*allow_fixed=*/true, 8);
   p.buffers[0].name = "needs \"quotes\", really";
@@ -106,6 +117,40 @@ TEST(CsvTest, RoundTripsProblemsAndPlans) {
   Plan again = mote::planner::plan(fixed, Algorithm::kAuto);
   EXPECT_EQ(again.offsets, plan.offsets);
   EXPECT_EQ(verify(p, again), std::nullopt);
+}
+
+TEST(CsvTest, MangledFilesAreRejectedCleanly) {
+  // Random edits of a valid file: each either reads as a valid problem or throws InputError.
+  Problem p = random_small_problem(8, 11, /*allow_fixed=*/true);
+  std::ostringstream out;
+  write_csv(out, p);
+  const std::string good = out.str();
+  uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  const std::string alphabet = "0123456789,\"\n#-x ";
+  int rejected = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string text = good;
+    for (int edits = 1 + next() % 4; edits > 0; --edits) {
+      const size_t at = next() % text.size();
+      switch (next() % 3) {
+        case 0: text[at] = alphabet[next() % alphabet.size()]; break;
+        case 1: text.erase(at, 1 + next() % 3); break;
+        default: text.insert(at, 1, alphabet[next() % alphabet.size()]);
+      }
+      if (text.empty()) text.push_back('x');
+    }
+    try {
+      const Problem q = read(text);
+      validate(q);  // whatever was accepted is a valid problem
+    } catch (const InputError&) {
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 100);
 }
 
 TEST(CsvTest, WritesTheCommonForm) {

@@ -18,8 +18,9 @@
 //    at most one crosses L at a time point), and, if it starts left of the last buffer placed,
 //    strictly above L (at the next offset where anything can start). Its end must fit in C;
 //  - at every time point, everything still to place there stacks above the lowest such floor
-//    of the buffers live there: floor + remaining bytes <= C. This is the live-bytes lower
-//    bound sharpened by the holes the partial plan has left;
+//    of the buffers live there, beside the fixed buffers: floor + remaining bytes + fixed bytes
+//    between floor and C <= C. This is the live-bytes lower bound sharpened by the holes the
+//    partial plan has left;
 //  - identical buffers (same size, alignment and lifetime) are placed in index order, and of two
 //    buffers with the same lifetime, a smaller one never sits right below a larger one (swapping
 //    such a pair keeps the plan valid and lowers sum(size^2 * offset));
@@ -31,10 +32,13 @@
 // several child orderings (restarts), first at the lower bound (where pruning is strongest, and
 // a success proves optimality), then at targets climbing from halfway between the bounds
 // towards the best plan known. A search that fails completely proves its capacity infeasible
-// and raises the lower bound. Everything is counted
+// and raises the lower bound. Between the bound and the ladder, the best plan is repaired
+// locally (see Repair) for as long as that lowers it. Everything is counted
 // in nodes, so the outcome depends on the clock only when the deadline cuts it short.
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <set>
 #include <utility>
 
@@ -46,10 +50,12 @@ namespace mote::planner::internal {
 namespace {
 
 constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
-// Nodes between two looks at the clock.
-constexpr uint64_t kClockInterval = 64;
-// Child orderings the restarts cycle through (see Rank()).
+// Nodes between two looks at the clock, at most.
+constexpr uint64_t kClockInterval = 256;
+// Child orderings the restarts cycle through (see Before()).
 constexpr int kNumOrderings = 4;
+// Nodes one decision search may get at most.
+constexpr uint64_t kMaxBudget = uint64_t{1} << 40;
 
 struct Obstacle {
   uint64_t offset;
@@ -91,11 +97,20 @@ class Search {
           changed = true;
           break;
         }
-        // Undecided: aim higher, halfway between this target and the best plan.
+        // Undecided. After the bound itself, repair the best plan locally, one alignment step
+        // below it at a time, for as long as that works.
+        if (target == low) {
+          while (!aborted_ && best_arena_ > low &&
+                 Repair(best_arena_ - alignment, budget, ++repairs_) == Status::kFound) {
+            changed = true;
+          }
+          if (changed) break;
+        }
+        // Then aim higher: halfway between this target and the best plan.
         const uint64_t next = target + (best_arena_ - target) / alignment / 2 * alignment;
         target = next > target ? next : target + alignment;
       }
-      if (!changed) budget *= 2;
+      if (!changed) budget = std::min(2 * budget, kMaxBudget);
     }
     result.offsets = best_offsets_;
     result.optimal = best_arena_ <= low;
@@ -154,31 +169,39 @@ class Search {
     }
     const size_t n = items_.size();
     // Classes of identical items, each listed by index.
+    std::map<std::tuple<uint64_t, uint64_t, int32_t, int32_t>, size_t> klass_of;
     for (size_t i = 0; i < n; ++i) {
       const Item& a = items_[i];
-      const Buffer& ab = buffers[a.buffer];
-      size_t k = 0;
-      for (; k < klass_members_.size(); ++k) {
-        const Item& r = items_[klass_members_[k][0]];
-        const Buffer& rb = buffers[r.buffer];
-        if (r.size == a.size && r.alignment == a.alignment && rb.first_step == ab.first_step &&
-            rb.last_step == ab.last_step) {
-          break;
-        }
-      }
-      if (k == klass_members_.size()) klass_members_.emplace_back();
-      klass_members_[k].push_back(i);
-      items_[i].klass = k;
+      const Buffer& b = buffers[a.buffer];
+      const auto [it, added] =
+          klass_of.try_emplace({a.size, a.alignment, b.first_step, b.last_step}, klass_members_.size());
+      if (added) klass_members_.emplace_back();
+      klass_members_[it->second].push_back(i);
+      items_[i].klass = it->second;
     }
     klass_next_.assign(klass_members_.size(), 0);
-    // Conflicts.
+    // Conflicts: sweep the items by first step, so each meets only those that start before it
+    // ends.
     neighbours_.assign(n, {});
     fixed_neighbours_.assign(n, {});
-    for (size_t i = 0; i < n; ++i) {
-      const Buffer& a = buffers[items_[i].buffer];
-      for (size_t j = 0; j < n; ++j) {
-        if (j != i && lifetimes_overlap(a, buffers[items_[j].buffer])) neighbours_[i].push_back(j);
+    std::vector<size_t> by_start(n);
+    for (size_t i = 0; i < n; ++i) by_start[i] = i;
+    std::stable_sort(by_start.begin(), by_start.end(), [&](size_t x, size_t y) {
+      return buffers[items_[x].buffer].first_step < buffers[items_[y].buffer].first_step;
+    });
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = by_start[k];
+      const int32_t last = buffers[items_[i].buffer].last_step;
+      for (size_t m = k + 1; m < n; ++m) {
+        const size_t j = by_start[m];
+        if (buffers[items_[j].buffer].first_step > last) break;
+        neighbours_[i].push_back(j);
+        neighbours_[j].push_back(i);
       }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      std::sort(neighbours_[i].begin(), neighbours_[i].end());
+      const Buffer& a = buffers[items_[i].buffer];
       for (size_t f : fixed_) {
         const Buffer& b = buffers[f];
         if (lifetimes_overlap(a, b)) {
@@ -211,6 +234,15 @@ class Search {
     lowest_.assign(n, 0);
     const size_t num_points = points.size();
     skyline_.assign(num_points, 0);
+    fixed_at_point_.assign(num_points, {});
+    for (size_t f : fixed_) {
+      const Buffer& b = buffers[f];
+      const int32_t first = static_cast<int32_t>(
+          std::lower_bound(points.begin(), points.end(), b.first_step) - points.begin());
+      for (int32_t p = first; p <= point_index(b.last_step); ++p) {
+        fixed_at_point_[static_cast<size_t>(p)].push_back({*b.fixed_offset, *b.fixed_offset + aligned_size(b)});
+      }
+    }
     remaining_.assign(num_points, 0);
     floor_.assign(num_points, 0);
     spanning_.assign(num_points, 0);
@@ -345,8 +377,108 @@ class Search {
       return true;
     }
     if (nodes_ >= search_node_limit_) return true;
-    if (nodes_ % kClockInterval == 0 && Clock::now() >= deadline_) aborted_ = true;
+    // The first node of a search looks too: preparing one may have taken a while. Nodes cost
+    // from well under a microsecond to a millisecond (many neighbours to update), so the
+    // interval adapts to keep about 0.2 ms between looks.
+    if (++since_clock_ >= clock_interval_) {
+      since_clock_ = 0;
+      const Clock::time_point now = Clock::now();
+      if (now >= deadline_) aborted_ = true;
+      const auto gap = now - last_clock_;
+      if (gap > std::chrono::microseconds(400) && clock_interval_ > 1) clock_interval_ /= 2;
+      if (gap < std::chrono::microseconds(100) && clock_interval_ < kClockInterval) clock_interval_ *= 2;
+      last_clock_ = now;
+    }
     return aborted_;
+  }
+
+  // Large-neighbourhood repair of the best plan towards a smaller capacity: while some items
+  // end above it, pick one, free every item living within a window of time points around it,
+  // keep all others where they are (as fixed buffers), and run a decision search on the freed
+  // items alone; on success the picked item and its neighbours all fit under the capacity and
+  // nothing else moved. The window widens after failures. Returns kFound with a new best plan,
+  // or kAbort once budget nodes are spent.
+  Status Repair(uint64_t capacity, uint64_t budget, uint64_t seed) {
+    std::vector<uint64_t> offsets = best_offsets_;
+    const auto& buffers = problem_.buffers;
+    const int32_t last_point = static_cast<int32_t>(skyline_.size()) - 1;
+    uint64_t state = seed * 0x9e3779b97f4a7c15ULL + 1;
+    auto random = [&state]() {
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      return state;
+    };
+    uint64_t spent = 0;
+    int32_t width = 1;
+    std::vector<size_t> violators;
+    while (spent < budget && !aborted_) {
+      violators.clear();
+      for (size_t i = 0; i < items_.size(); ++i) {
+        if (offsets[items_[i].buffer] + items_[i].size > capacity) violators.push_back(i);
+      }
+      if (violators.empty()) {
+        const uint64_t arena = arena_bytes(problem_, offsets);
+        if (arena >= best_arena_) return Status::kAbort;  // fixed buffers stick out
+        best_arena_ = arena;
+        best_offsets_ = std::move(offsets);
+        return Status::kFound;
+      }
+      const Item& picked = items_[violators[random() % violators.size()]];
+      const int32_t from = std::max(0, picked.first_point - width);
+      const int32_t to = std::min(last_point, picked.last_point + width);
+      // The window's items become movable; everything living at the same time stays put.
+      Problem sub;
+      sub.num_steps = problem_.num_steps;
+      std::vector<size_t> freed;  // problem buffer indices, in sub's order
+      int32_t first_step = std::numeric_limits<int32_t>::max(), last_step = -1;
+      for (const Item& item : items_) {
+        if (item.last_point < from || item.first_point > to) continue;
+        freed.push_back(item.buffer);
+        first_step = std::min(first_step, buffers[item.buffer].first_step);
+        last_step = std::max(last_step, buffers[item.buffer].last_step);
+      }
+      for (size_t b : freed) sub.buffers.push_back(Unnamed(buffers[b]));
+      for (size_t b = 0; b < buffers.size(); ++b) {
+        const Buffer& other = buffers[b];
+        if (aligned_size(other) == 0 || other.last_step < first_step || other.first_step > last_step) continue;
+        if (std::find(freed.begin(), freed.end(), b) != freed.end()) continue;
+        Buffer pinned = Unnamed(other);
+        pinned.fixed_offset = offsets[b];
+        sub.buffers.push_back(pinned);
+      }
+      PlanOptions sub_options;
+      if (node_limit_ != kNone) {
+        if (nodes_ >= node_limit_) {
+          aborted_ = true;
+          break;
+        }
+        sub_options.node_limit = node_limit_ - nodes_;
+      }
+      Search search(sub, sub_options, deadline_);
+      const Status status = search.Decide(capacity, static_cast<int>(random() % kNumOrderings),
+                                          std::max<uint64_t>(200, (budget - spent) / 8));
+      spent += search.nodes_;
+      nodes_ += search.nodes_;
+      aborted_ = aborted_ || search.aborted_;
+      if (status == Status::kFound) {
+        for (size_t k = 0; k < freed.size(); ++k) offsets[freed[k]] = search.best_offsets_[k];
+        width = 1;
+      } else {
+        width = std::min(2 * width, last_point + 1);
+      }
+    }
+    return Status::kAbort;
+  }
+
+  static Buffer Unnamed(const Buffer& b) {
+    Buffer copy;
+    copy.size = b.size;
+    copy.alignment = b.alignment;
+    copy.first_step = b.first_step;
+    copy.last_step = b.last_step;
+    copy.fixed_offset = b.fixed_offset;
+    return copy;
   }
 
   // Decide with each ordering in turn until one of them finds a plan or proves there is none.
@@ -479,7 +611,15 @@ class Search {
     }
     for (int32_t p = part.first_point; p <= part.last_point; ++p) {
       const auto q = static_cast<size_t>(p);
-      if (remaining_[q] != 0 && floor_[q] + remaining_[q] > capacity) return Status::kFail;
+      if (remaining_[q] == 0) continue;
+      uint64_t needed = floor_[q] + remaining_[q];
+      // Fixed buffers between the floor and the capacity take room there too.
+      for (const Obstacle& o : fixed_at_point_[q]) {
+        const uint64_t low = std::max(o.offset, floor_[q]);
+        const uint64_t high = std::min(o.end, capacity);
+        if (low < high) needed += high - low;
+      }
+      if (needed > capacity) return Status::kFail;
     }
     // Children: the first unplaced item of each class that comes after the last placed one in
     // (offset, first point) order, and that does not start at or above another item's end.
@@ -535,6 +675,7 @@ class Search {
   std::vector<std::vector<size_t>> neighbours_;
   std::vector<std::vector<Obstacle>> fixed_neighbours_;
   std::vector<std::vector<size_t>> twins_;
+  std::vector<std::vector<Obstacle>> fixed_at_point_;  // per time point
   std::vector<std::vector<uint32_t>> rank_;  // per ordering, per item
   std::vector<Obstacle> obstacles_;          // LowestFree's scratch
 
@@ -554,12 +695,16 @@ class Search {
   int ordering_ = 0;
   bool aborted_ = false;  // the deadline or the caller's node limit has passed
   uint64_t nodes_ = 0;
+  uint64_t clock_interval_ = 1;           // nodes between looks at the clock
+  uint64_t since_clock_ = kClockInterval;  // nodes since the last look
+  Clock::time_point last_clock_ = Clock::now();
   uint64_t node_limit_ = kNone;
   uint64_t search_node_limit_ = kNone;
 
   std::vector<uint64_t> best_offsets_;
   uint64_t best_arena_ = kNone;
   std::set<std::pair<uint64_t, uint64_t>> undecided_;  // (capacity, budget) tried in vain
+  uint64_t repairs_ = 0;
 };
 
 }  // namespace

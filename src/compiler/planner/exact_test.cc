@@ -1,6 +1,5 @@
 // The exact search against independent brute force on small random problems.
 #include <algorithm>
-#include <numeric>
 
 #include <gtest/gtest.h>
 
@@ -30,37 +29,62 @@ uint64_t largest_alignment(const Problem& problem) {
 
 // Brute force 1: every order of the movable buffers, each put at its lowest aligned free
 // offset. Some order rebuilds any plan whose buffers cannot individually move down, and every
-// plan can be pushed down into one, so the minimum over all orders is optimal.
-uint64_t brute_force_orders(const Problem& problem) {
+// plan can be pushed down into one, so the minimum over all orders is optimal. Orders are
+// enumerated depth first, so that orders sharing a prefix share its placements.
+void try_orders(const Problem& problem, uint64_t floor, std::vector<std::optional<uint64_t>>& at,
+                std::vector<bool>& used, uint64_t& best) {
   const auto& buffers = problem.buffers;
-  std::vector<size_t> movable;
+  uint64_t end = 0;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (!buffers[i].fixed_offset) movable.push_back(i);
+    if (at[i]) end = std::max(end, *at[i] + reserved(buffers[i]));
   }
-  uint64_t best = UINT64_MAX;
-  do {
-    std::vector<std::optional<uint64_t>> at(buffers.size());
-    for (size_t i = 0; i < buffers.size(); ++i) at[i] = buffers[i].fixed_offset;
-    for (size_t i : movable) {
-      uint64_t x = 0;
-      for (bool moved = true; moved;) {
-        moved = false;
-        for (size_t j = 0; j < buffers.size(); ++j) {
-          if (j == i || !at[j] || !live_together(buffers[i], buffers[j])) continue;
-          const uint64_t j_end = *at[j] + reserved(buffers[j]);
-          if (reserved(buffers[i]) > 0 && reserved(buffers[j]) > 0 && *at[j] < x + reserved(buffers[i]) &&
-              x < j_end) {
-            x = round_up(j_end, buffers[i].alignment);
-            moved = true;
-          }
+  // Stop when this order cannot beat the best one, or the best one meets the live-bytes bound.
+  if (round_up(end, largest_alignment(problem)) >= best || best <= floor) return;
+  bool complete = true;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (used[i]) continue;
+    complete = false;
+    uint64_t x = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (size_t j = 0; j < buffers.size(); ++j) {
+        if (!at[j] || !live_together(buffers[i], buffers[j])) continue;
+        const uint64_t j_end = *at[j] + reserved(buffers[j]);
+        if (reserved(buffers[i]) > 0 && reserved(buffers[j]) > 0 &&
+            *at[j] < x + reserved(buffers[i]) && x < j_end) {
+          x = round_up(j_end, buffers[i].alignment);
+          moved = true;
         }
       }
-      at[i] = x;
     }
-    uint64_t end = 0;
-    for (size_t i = 0; i < buffers.size(); ++i) end = std::max(end, *at[i] + reserved(buffers[i]));
-    best = std::min(best, round_up(end, largest_alignment(problem)));
-  } while (std::next_permutation(movable.begin(), movable.end()));
+    used[i] = true;
+    at[i] = x;
+    try_orders(problem, floor, at, used, best);
+    at[i].reset();
+    used[i] = false;
+  }
+  if (complete) best = round_up(end, largest_alignment(problem));
+}
+
+uint64_t brute_force_orders(const Problem& problem) {
+  const auto& buffers = problem.buffers;
+  std::vector<std::optional<uint64_t>> at(buffers.size());
+  std::vector<bool> used(buffers.size(), false);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    at[i] = buffers[i].fixed_offset;
+    used[i] = buffers[i].fixed_offset.has_value();
+  }
+  // No arena is below the bytes live at one step (counted here, apart from the planner).
+  uint64_t floor = 0;
+  for (const Buffer& b : buffers) {
+    uint64_t live = 0;
+    for (const Buffer& other : buffers) {
+      if (other.first_step <= b.first_step && b.first_step <= other.last_step) live += reserved(other);
+    }
+    floor = std::max(floor, round_up(live, largest_alignment(problem)));
+  }
+  uint64_t best = UINT64_MAX;
+  try_orders(problem, floor, at, used, best);
   return best;
 }
 

@@ -1,22 +1,57 @@
 #include "compiler/planner/lower_bound.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace mote::planner {
 
 std::vector<uint64_t> live_bytes_per_step(const Problem& problem) {
-  // Difference array: O(buffers + steps).
-  std::vector<int64_t> delta(static_cast<size_t>(problem.num_steps) + 1, 0);
+  // Offsets are multiples of every live buffer's alignment, so of the smallest one, a: cut the
+  // arena into blocks of a bytes and no two live buffers share a block; a buffer of s bytes
+  // covers ceil(s / a) of them. Per alignment present (a power of two, so at most 32 of them),
+  // difference arrays give in O(buffers + steps) how many buffers of that alignment live at each
+  // step and their live total rounded to it; each step then takes the smallest alignment live.
+  const size_t steps = static_cast<size_t>(problem.num_steps);
+  struct Class {
+    std::vector<int64_t> count;  // buffers of this alignment (difference array)
+    std::vector<int64_t> bytes;  // every buffer's size rounded to this alignment (difference)
+  };
+  Class classes[32];
+  bool present[32] = {};
   for (const Buffer& b : problem.buffers) {
-    const auto bytes = static_cast<int64_t>(aligned_size(b));
-    delta[static_cast<size_t>(b.first_step)] += bytes;
-    delta[static_cast<size_t>(b.last_step) + 1] -= bytes;
+    if (b.size != 0) present[std::countr_zero(b.alignment)] = true;
   }
-  std::vector<uint64_t> live(static_cast<size_t>(problem.num_steps));
-  int64_t running = 0;
-  for (size_t t = 0; t < live.size(); ++t) {
-    running += delta[t];
-    live[t] = static_cast<uint64_t>(running);
+  for (int k = 0; k < 32; ++k) {
+    if (!present[k]) continue;
+    Class& c = classes[k];
+    c.count.assign(steps + 1, 0);
+    c.bytes.assign(steps + 1, 0);
+    for (const Buffer& b : problem.buffers) {
+      if (b.size == 0) continue;
+      // validate() keeps every total within 2^62: no overflow.
+      const auto bytes = static_cast<int64_t>(align_up(b.size, uint64_t{1} << k));
+      c.bytes[static_cast<size_t>(b.first_step)] += bytes;
+      c.bytes[static_cast<size_t>(b.last_step) + 1] -= bytes;
+      if (std::countr_zero(b.alignment) == k) {
+        ++c.count[static_cast<size_t>(b.first_step)];
+        --c.count[static_cast<size_t>(b.last_step) + 1];
+      }
+    }
+  }
+  std::vector<uint64_t> live(steps, 0);
+  int64_t count[32] = {};
+  int64_t bytes[32] = {};
+  for (size_t t = 0; t < steps; ++t) {
+    bool found = false;
+    for (int k = 0; k < 32; ++k) {
+      if (!present[k]) continue;
+      count[k] += classes[k].count[t];
+      bytes[k] += classes[k].bytes[t];
+      if (!found && count[k] > 0) {
+        live[t] = static_cast<uint64_t>(bytes[k]);
+        found = true;
+      }
+    }
   }
   return live;
 }

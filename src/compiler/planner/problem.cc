@@ -49,6 +49,10 @@ void validate(const Problem& problem) {
     throw InputError("problem has a negative number of steps (" +
                      std::to_string(problem.num_steps) + ")");
   }
+  if (problem.num_steps > kMaxSteps) {
+    throw InputError("problem has " + std::to_string(problem.num_steps) + " steps, more than " +
+                     std::to_string(kMaxSteps));
+  }
   // Sizes beyond 2^62 would overflow offset arithmetic; no arena is that large.
   constexpr uint64_t kMaxBytes = uint64_t{1} << 62;
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
@@ -76,6 +80,18 @@ void validate(const Problem& problem) {
                          std::to_string(*b.fixed_offset) + " is not a multiple of its alignment " +
                          std::to_string(b.alignment));
       }
+    }
+  }
+  // Every algorithm may stack all buffers above the highest fixed one (naive does), and the
+  // lower bound sums live sizes in int64: keep that total within kMaxBytes too.
+  uint64_t total = 0;
+  uint64_t fixed_end = 0;
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const Buffer& b = problem.buffers[i];
+    total += aligned_size(b);  // each at most 2^62 + 2^31: no wrap before the check below
+    if (b.fixed_offset) fixed_end = std::max(fixed_end, *b.fixed_offset + aligned_size(b));
+    if (total > kMaxBytes || fixed_end > kMaxBytes) {
+      throw InputError(describe(problem, i) + ": the buffers' sizes total more than 2^62 bytes");
     }
   }
   // Two fixed buffers that live together must not overlap, or no plan exists.

@@ -12,6 +12,8 @@ namespace mote::planner {
 
 // Alignment of every buffer unless told otherwise (MVE loads want 16; see FACTS.md section 1).
 inline constexpr uint32_t kDefaultAlignment = 16;
+// Most steps a problem may have: the lower bound and reports keep a few words per step.
+inline constexpr int32_t kMaxSteps = 1 << 20;
 
 // What a buffer holds. Only reports and the SVG care; every algorithm treats all kinds alike.
 enum class BufferKind : uint8_t { kInput, kOutput, kActivation, kScratch };
@@ -41,7 +43,8 @@ struct Problem {
 
 // Throws mote::InputError naming the first bad buffer ("buffer 3 'conv1/out': ...") when a
 // lifetime is empty or outside [0, num_steps), an alignment is not a power of two, a fixed offset
-// is misaligned, or two fixed buffers that live together overlap (no plan could exist).
+// is misaligned, sizes and offsets add up to more than 2^62 bytes, or two fixed buffers that
+// live together overlap (no plan could exist); and for more than kMaxSteps steps.
 void validate(const Problem& problem);
 
 // Bytes a planner reserves for a buffer: its size rounded up to its alignment.

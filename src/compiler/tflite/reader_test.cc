@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <unistd.h>
 
 #include "compiler/builder/models.h"
 #include "compiler/builder/writer.h"
@@ -247,7 +248,8 @@ TEST(Reader, OperatorOptions) {
 }
 
 TEST(Reader, ReadsFiles) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "mote_reader_test";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("mote_reader_test_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::filesystem::path file = dir / "conv2d_x3.tflite";
   const std::vector<uint8_t> bytes = builder::write_model(model());

@@ -3,7 +3,16 @@
 #include <algorithm>
 
 #include "mote/kernels/add.h"
+#include "mote/kernels/concatenation.h"
+#include "mote/kernels/fully_connected.h"
+#include "mote/kernels/hard_swish.h"
+#include "mote/kernels/logistic.h"
+#include "mote/kernels/mean.h"
+#include "mote/kernels/mul.h"
 #include "mote/kernels/quantization.h"
+#include "mote/kernels/quantize.h"
+#include "mote/kernels/scratch.h"
+#include "mote/kernels/softmax.h"
 
 namespace mote::runtime::testing {
 namespace {
@@ -21,8 +30,9 @@ float weight_scale(int o) { return 0.01f * static_cast<float>(o + 1); }
 
 }  // namespace
 
-std::vector<uint8_t> pack_unchecked(const schema::ProgramT& program) {
+std::vector<uint8_t> pack_unchecked(const schema::ProgramT& program, bool force_defaults) {
   flatbuffers::FlatBufferBuilder builder;
+  builder.ForceDefaults(force_defaults);
   builder.Finish(schema::Program::Pack(builder, &program), schema::ProgramIdentifier());
   return {builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize()};
 }
@@ -143,6 +153,223 @@ std::vector<int8_t> conv_add_expected(const std::vector<int8_t>& input, const Co
     out[i] = static_cast<int8_t>(std::clamp(v, -128, 127));
   }
   return out;
+}
+
+namespace {
+
+template <typename T>
+schema::OpOptionsUnion union_of(T value) {
+  schema::OpOptionsUnion u;
+  u.Set(std::move(value));
+  return u;
+}
+
+std::vector<int8_t> small_weights(size_t n, int seed) {
+  std::vector<int8_t> w(n);
+  for (size_t i = 0; i < n; ++i) w[i] = static_cast<int8_t>((i * 37 + seed * 11) % 41 - 20);
+  return w;
+}
+
+struct Requants {
+  std::vector<int32_t> multipliers, shifts;
+};
+Requants per_channel(int channels, double real) {
+  Requants r;
+  for (int c = 0; c < channels; ++c) {
+    const auto q = kernels::quantize_multiplier(real * (1.0 + 0.1 * c));
+    r.multipliers.push_back(q.multiplier);
+    r.shifts.push_back(q.shift);
+  }
+  return r;
+}
+
+}  // namespace
+
+schema::ProgramT kitchen_sink_program() {
+  using schema::DataType;
+  using schema::OpKind;
+  emit::ProgramBuilder b("cortex-m3", schema::Extension::Scalar);
+  uint32_t next = 0;
+  auto arena = [&](const char* name, DataType type, std::vector<int32_t> shape, float scale,
+                   int32_t zero_point) {
+    const int32_t t = b.add_arena_tensor(name, type, std::move(shape), next, scale, zero_point);
+    next += (b.tensor(t).size + 15) / 16 * 16;
+    return t;
+  };
+  auto region = [&](const std::vector<int32_t>& v) {
+    return std::make_unique<schema::Region>(b.add_constant_array(v));
+  };
+  auto scratch = [&](size_t bytes) -> std::optional<schema::Region> {
+    if (bytes == 0) return std::nullopt;
+    const schema::Region r(next, static_cast<uint32_t>(bytes));
+    next += static_cast<uint32_t>((bytes + 15) / 16 * 16);
+    return r;
+  };
+  const float s = 0.05f;  // most int8 tensors share this scale
+
+  const int32_t x = arena("x", DataType::Float32, {1, 4, 4, 2}, 0, 0);
+  const int32_t a = arena("a", DataType::Int8, {1, 4, 4, 2}, s, -3);
+  b.add_operator(OpKind::Quantize, {x}, {a}, union_of(schema::QuantizeOptionsT{}));
+
+  // Depthwise 3x3, multiplier 2, pad 1, bias.
+  const int32_t dw_w = b.add_constant_tensor("dw_w", DataType::Int8, {1, 3, 3, 4},
+                                             small_weights(36, 1));
+  const int32_t dw_b = b.add_constant_tensor("dw_b", DataType::Int32, {4},
+                                             std::vector<int32_t>{10, -20, 30, -40});
+  const int32_t bq = arena("b", DataType::Int8, {1, 4, 4, 4}, s, 2);
+  {
+    schema::DepthwiseConvOptionsT o;
+    o.pad_h = o.pad_w = 1;
+    o.depth_multiplier = 2;
+    o.input_offset = 3;
+    o.output_offset = 2;
+    const Requants r = per_channel(4, 0.02);
+    o.multipliers = region(r.multipliers);
+    o.shifts = region(r.shifts);
+    b.add_operator(OpKind::DepthwiseConv2D, {a, dw_w, dw_b}, {bq}, union_of(std::move(o)));
+  }
+  const int32_t c = arena("c", DataType::Int8, {1, 4, 4, 4}, s, -1);
+  {
+    const kernels::HardSwishParams p = kernels::prepare_hard_swish(s, 2, s, -1);
+    schema::HardSwishOptionsT o;
+    o.input_zero_point = p.input_zero_point;
+    o.output_zero_point = p.output_zero_point;
+    o.reluish_multiplier_fixedpoint_int16 = p.reluish_multiplier_fixedpoint_int16;
+    o.reluish_multiplier_exponent = p.reluish_multiplier_exponent;
+    o.output_multiplier_fixedpoint_int16 = p.output_multiplier_fixedpoint_int16;
+    o.output_multiplier_exponent = p.output_multiplier_exponent;
+    b.add_operator(OpKind::HardSwish, {bq}, {c}, union_of(o));
+  }
+  const int32_t e = arena("e", DataType::Int8, {1, 5, 5, 4}, s, -1);
+  {
+    schema::PadOptionsT o;
+    o.before = {0, 0, 0, 0};
+    o.after = {0, 1, 1, 0};
+    o.pad_value = -1;
+    b.add_operator(OpKind::Pad, {c}, {e}, union_of(o));
+  }
+  const int32_t g = arena("g", DataType::Int8, {1, 2, 2, 4}, s, -1);
+  {
+    schema::PoolOptionsT o;
+    o.filter_h = o.filter_w = 3;
+    o.stride_h = o.stride_w = 2;
+    b.add_operator(OpKind::AveragePool2D, {e}, {g}, union_of(o),
+                   scratch(kernels::average_pool_scratch_bytes(4, kernels::Extension::kScalar)));
+  }
+  const int32_t h = arena("h", DataType::Int8, {1, 4, 4, 4}, s, -1);
+  b.add_operator(OpKind::ResizeNearestNeighbor, {g}, {h},
+                 union_of(schema::ResizeNearestNeighborOptionsT{}));
+  const int32_t i = arena("i", DataType::Int8, {1, 4, 4, 4}, 0.02f, 0);
+  {
+    const kernels::MulParams p = kernels::prepare_mul(s, -1, s, -1, 0.02f, 0, -128, 127);
+    schema::MulOptionsT o;
+    o.input1_offset = p.input1_offset;
+    o.input2_offset = p.input2_offset;
+    o.output_offset = p.output_offset;
+    o.output_requant = std::make_unique<schema::Requant>(p.output_multiplier, p.output_shift);
+    b.add_operator(OpKind::Mul, {h, c}, {i}, union_of(std::move(o)));
+  }
+  const int32_t j = arena("j", DataType::Int8, {1, 4, 4, 8}, 0.02f, 0);
+  {
+    const int32_t dims[] = {1, 4, 4, 4};
+    const kernels::ConcatenationInput q =
+        kernels::prepare_concatenation_input(4, dims, 3, s, -1, 0.02f, 0);
+    schema::ConcatenationOptionsT o;
+    o.axis = 3;
+    o.requant = {schema::ConcatRequant(false, 0, schema::Requant(0, 0)),
+                 schema::ConcatRequant(true, 1, schema::Requant(q.multiplier, q.shift))};
+    b.add_operator(OpKind::Concatenation, {i, c}, {j}, union_of(std::move(o)));
+  }
+  const int32_t tc_w = b.add_constant_tensor("tc_w", DataType::Int8, {2, 3, 3, 8},
+                                             small_weights(144, 2));
+  const int32_t k = arena("k", DataType::Int8, {1, 8, 8, 2}, s, 4);
+  {
+    schema::TransposeConvOptionsT o;
+    o.stride_h = o.stride_w = 2;
+    o.output_offset = 4;
+    const Requants r = per_channel(2, 0.01);
+    o.multipliers = region(r.multipliers);
+    o.shifts = region(r.shifts);
+    const kernels::TransposeConvShape shape{1, 4, 4, 8, 3, 3, 8, 8, 2, 2, 2, 0, 0};
+    b.add_operator(OpKind::TransposeConv, {j, tc_w}, {k}, union_of(std::move(o)),
+                   scratch(kernels::transpose_conv_scratch_bytes(shape, kernels::Extension::kScalar)
+                               .total()));
+  }
+  const int32_t l = arena("l", DataType::Int8, {1, 4, 4, 2}, s, 4);
+  {
+    schema::PoolOptionsT o;
+    o.filter_h = o.filter_w = 2;
+    o.stride_h = o.stride_w = 2;
+    b.add_operator(OpKind::MaxPool2D, {k}, {l}, union_of(o));
+  }
+  const int32_t m = arena("m", DataType::Int8, {1, 4, 4, 2}, s, 4);
+  {
+    schema::TransposeOptionsT o;
+    o.perm = {0, 2, 1, 3};
+    b.add_operator(OpKind::Transpose, {l}, {m}, union_of(o));
+  }
+  const int32_t n = arena("n", DataType::Int8, {1, 4, 4, 2}, s, 4);
+  b.add_operator(OpKind::Minimum, {m, l}, {n});
+  const int32_t n2 = arena("n2", DataType::Int8, {1, 4, 4, 2}, s, 4);
+  b.add_operator(OpKind::Maximum, {n, a}, {n2});
+  const int32_t o_t = arena("o", DataType::Int8, {1, 4, 4, 2}, 1.0f / 256, -128);
+  {
+    const kernels::LogisticParams p = kernels::prepare_logistic(s, 4);
+    schema::LogisticOptionsT o;
+    o.input_zero_point = p.input_zero_point;
+    o.input_range_radius = p.input_range_radius;
+    o.input_multiplier = p.input_multiplier;
+    o.input_left_shift = p.input_left_shift;
+    b.add_operator(OpKind::Logistic, {n2}, {o_t}, union_of(o));
+  }
+  const int32_t p_t = arena("p", DataType::Int8, {1, 2}, 1.0f / 256, -128);
+  {
+    const kernels::MeanParams p = kernels::prepare_mean(1, 4, 4, 2, 1.0f / 256, -128, 1.0f / 256,
+                                                        -128, kernels::MeanFormula::kTflm);
+    schema::MeanOptionsT o;
+    o.axes = {1, 2};
+    o.input_offset = 128;
+    o.output_offset = -128;
+    o.requant = std::make_unique<schema::Requant>(p.multiplier, p.shift);
+    o.formula = schema::MeanFormula::Tflm;
+    b.add_operator(OpKind::Mean, {o_t}, {p_t}, union_of(std::move(o)));
+  }
+  const std::vector<int8_t> fc_weights = small_weights(6, 3);
+  const std::vector<int32_t> fc_bias = {5, -5, 50};
+  const int32_t fc_w = b.add_constant_tensor("fc_w", DataType::Int8, {3, 2}, fc_weights);
+  const int32_t fc_b = b.add_constant_tensor("fc_b", DataType::Int32, {3}, fc_bias);
+  const int32_t q = arena("q", DataType::Int8, {1, 3}, 0.1f, 0);
+  {
+    kernels::FullyConnectedParams p{};
+    p.input_depth = 2;
+    p.output_depth = 3;
+    p.input_offset = 128;
+    std::vector<int32_t> sums(3);
+    kernels::fully_connected_kernel_sums(p, fc_weights.data(), fc_bias.data(), sums.data());
+    schema::FullyConnectedOptionsT o;
+    o.input_offset = 128;
+    const auto rq = kernels::quantize_multiplier(1.0 / 256 * 0.05 / 0.1);
+    o.output_requant = std::make_unique<schema::Requant>(rq.multiplier, rq.shift);
+    o.kernel_sums = region(sums);
+    b.add_operator(OpKind::FullyConnected, {p_t, fc_w, fc_b}, {q}, union_of(std::move(o)));
+  }
+  const int32_t r_t = arena("r", DataType::Int8, {1, 3}, 1.0f / 256, -128);
+  {
+    const kernels::SoftmaxParams p = kernels::prepare_softmax(1, 3, 0.1f, 1.0f);
+    schema::SoftmaxOptionsT o;
+    o.input_multiplier = p.input_multiplier;
+    o.input_left_shift = p.input_left_shift;
+    o.diff_min = p.diff_min;
+    b.add_operator(OpKind::Softmax, {q}, {r_t}, union_of(o));
+  }
+  const int32_t out = arena("out", DataType::Float32, {1, 3}, 0, 0);
+  b.add_operator(OpKind::Dequantize, {r_t}, {out});
+
+  b.set_graph_io({x}, {out});
+  b.set_arena(next);
+  b.set_plan("naive", 0, next, 0, false);
+  b.derive_lifetimes();
+  return b.take_program();
 }
 
 void fill_deterministic(Executor& executor) {

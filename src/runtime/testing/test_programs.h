@@ -13,8 +13,10 @@
 
 namespace mote::runtime::testing {
 
-/// Packs without any check (to build defective programs on purpose).
-std::vector<uint8_t> pack_unchecked(const schema::ProgramT& program);
+/// Packs without any check (to build defective programs on purpose). With `force_defaults`, every
+/// scalar field is stored even when it equals its default, so that byte-level damage reaches
+/// every field (strides, dilations, ...).
+std::vector<uint8_t> pack_unchecked(const schema::ProgramT& program, bool force_defaults = false);
 
 /// Loads from a 16-byte aligned copy that the returned object owns.
 struct Loaded {
@@ -42,6 +44,13 @@ schema::ProgramT conv_add_program(const ConvAddParams& params = {});
 /// kernels: plain loops and double-precision rescaling, then TFLite rounding).
 std::vector<int8_t> conv_add_expected(const std::vector<int8_t>& input,
                                       const ConvAddParams& params = {});
+
+/// A chain through every other operator kind (17 steps, float input [1,4,4,2], float output [1,3]):
+/// QUANTIZE, DEPTHWISE_CONV_2D, HARD_SWISH, PAD, AVERAGE_POOL_2D, RESIZE_NEAREST_NEIGHBOR, MUL,
+/// CONCATENATION (one input requantized), TRANSPOSE_CONV, MAX_POOL_2D, TRANSPOSE, MINIMUM,
+/// MAXIMUM, LOGISTIC, MEAN, FULLY_CONNECTED (kernel sums), SOFTMAX, DEQUANTIZE. Every tensor has
+/// its own bytes (a plan without reuse); parameters come from the kernels' prepare functions.
+schema::ProgramT kitchen_sink_program();
 
 /// Fills inputs from the xorshift32 stream that `mote run` uses (state 1).
 void fill_deterministic(Executor& executor);

@@ -13,8 +13,11 @@
 //   Status RunOperator(size_t i);  operators 0 .. count-1 in order make one inference
 //   void PrintMemoryStatus() const; the memory status lines exactly as `mote run` prints them
 //
-// Adapters: tests/fake_adapter/ (a toy program format that tests the runner itself) and, once
-// the runtime exists, runner/runtime/ (see README.md).
+// A Model may be built many times in one run (the runner's corruption sweep), so Load must not
+// depend on earlier loads.
+//
+// Adapters: runner/runtime/ (Mote's runtime, the default) and tests/fake_adapter/ (a toy program
+// format that tests the runner itself).
 
 #include <stddef.h>
 #include <stdint.h>

@@ -57,9 +57,9 @@ class Model {
 
   void PrintMemoryStatus() const {
     using platform::Line;
-    Line().Text("arena_planned ").Unsigned((size_ + 15) / 16 * 16 + size_).End();
-    Line().Text("runtime_state ").Unsigned(sizeof(*this)).End();
-    Line().Text("temp_allocator 0").End();
+    Line().Text("I mote: arena_planned: ").Unsigned((size_ + 15) / 16 * 16 + size_).Text(" bytes").End();
+    Line().Text("I mote: runtime_state: ").Unsigned(sizeof(*this)).Text(" bytes").End();
+    Line().Text("I mote: temp_allocator: 0 bytes").End();
   }
 
  private:

@@ -1,0 +1,155 @@
+// Writes the fuzzers' seed corpora from the project's own builder and compiler, so no binary
+// input is ever committed:
+//   make_seeds OUT_DIR
+// OUT_DIR/fuzz_tflite_reader/*.tflite   small builder models (also with external buffers)
+// OUT_DIR/fuzz_program_load/*.mote      those models compiled for a scalar, DSP and MVE CPU
+// OUT_DIR/fuzz_planner/*.bin, *.csv     their memory problems and random ones (planner_bytes.h)
+
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/builder/model_builder.h"
+#include "compiler/builder/models.h"
+#include "compiler/builder/writer.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/planner/csv.h"
+#include "compiler/planner/random_problems.h"
+#include "fuzz/planner_bytes.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using mote::builder::ModelBuilder;
+using mote::builder::TensorId;
+using mote::ir::Activation;
+using mote::ir::DataType;
+using mote::ir::Padding;
+
+void write(const fs::path& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// Small graphs that reach the operators and kernel variants the named models do not.
+std::vector<mote::builder::NamedModel> small_models() {
+  std::vector<mote::builder::NamedModel> models;
+  {  // strided valid conv, dilated depthwise with a multiplier, per-channel FC, int16-free head
+    ModelBuilder b(2);
+    TensorId x = b.add_input({1, 9, 9, 4}, DataType::kInt8, 0.05f, 3);
+    x = b.add_conv2d(x, 6, 3, 3, 2, Padding::kValid, Activation::kRelu6);
+    x = b.add_depthwise(x, 2, 2, 1, Padding::kSame, Activation::kNone, 2, true, 2);
+    x = b.add_average_pool(x, 2, 2, 1, Padding::kSame);
+    x = b.add_reshape(x, {1, -1});
+    x = b.add_fully_connected(x, 5, Activation::kRelu, true, /*per_channel=*/true);
+    b.mark_output(b.add_softmax(x));
+    models.push_back({"conv_depthwise_fc", b.build()});
+  }
+  {  // a residual branch: ADD, MUL, CONCATENATION, MAX_POOL, MEAN without keep_dims
+    ModelBuilder b(3);
+    TensorId x = b.add_input({1, 6, 6, 8}, DataType::kInt8, 0.1f, -5);
+    TensorId y = b.add_conv2d(x, 8, 1, 1, 1, Padding::kSame, Activation::kNone);
+    TensorId s = b.add_add(x, y, Activation::kRelu);
+    TensorId m = b.add_mul(s, y);
+    TensorId t = b.add_max_pool(b.add_pad(s, {{0, 0}, {1, 1}, {1, 1}, {0, 0}}), 3, 3, 1);
+    TensorId c = b.add_concatenation({s, t}, 3);
+    c = b.add_max_pool(c, 2, 2, 2, Padding::kValid);
+    b.mark_output(b.add_mean(c, {1, 2}, false));
+    b.mark_output(m);
+    models.push_back({"residual_concat_mean", b.build()});
+  }
+  {  // 1xN convolution (CMSIS-NN's MVE 1xN kernel) and a one-channel depthwise with a multiplier
+    ModelBuilder b(4);
+    TensorId x = b.add_input({1, 1, 12, 4}, DataType::kInt8, 0.02f, 0);
+    x = b.add_conv2d(x, 8, 1, 3, 1, Padding::kSame, Activation::kNone);
+    TensorId z = b.add_conv2d(x, 1, 1, 1, 1, Padding::kValid, Activation::kNone);
+    z = b.add_depthwise(z, 1, 3, 1, Padding::kValid, Activation::kRelu, 4);
+    b.mark_output(z);
+    models.push_back({"conv_1xn_depthwise_multiplier", b.build()});
+  }
+  {  // byte movers and the table-driven activations on one small tensor
+    ModelBuilder b(5);
+    TensorId x = b.add_input({1, 3, 4, 2});
+    x = b.add_quantize(x, 1.0f / 64, 1);
+    x = b.add_pad(x, {{0, 0}, {1, 0}, {0, 2}, {0, 0}});
+    x = b.add_transpose(x, {0, 2, 1, 3});
+    x = b.add_resize_nearest(x, 8, 5);
+    x = b.add_hard_swish(x);
+    x = b.add_logistic(x);
+    x = b.add_quantize(x, 1.0f / 32, -3);
+    b.mark_output(b.add_dequantize(x));
+    models.push_back({"movers_activations", b.build()});
+  }
+  return models;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: make_seeds OUT_DIR\n";
+    return 2;
+  }
+  try {
+    const fs::path out = argv[1];
+    const fs::path tflite_dir = out / "fuzz_tflite_reader";
+    const fs::path program_dir = out / "fuzz_program_load";
+    const fs::path planner_dir = out / "fuzz_planner";
+    for (const fs::path& dir : {tflite_dir, program_dir, planner_dir}) fs::create_directories(dir);
+
+    std::vector<mote::builder::NamedModel> models = small_models();
+    models.push_back({"conv2d_x3", mote::builder::conv2d_x3()});
+    models.push_back({"tiny_all_ops", mote::builder::tiny_all_ops()});
+    models.push_back({"kws_dscnn_like", mote::builder::kws_dscnn_like()});
+    models.push_back({"conv_chain_3", mote::builder::conv_chain(3)});
+
+    size_t files = 0;
+    for (const auto& [name, graph] : models) {
+      write(tflite_dir / (name + ".tflite"), mote::builder::write_model(graph));
+      write(tflite_dir / (name + "_external.tflite"),
+            mote::builder::write_model(graph, {.external_buffers = true}));
+      files += 2;
+      for (const char* cpu : {"cortex-m0", "cortex-m4", "cortex-m55"}) {
+        mote::pipeline::CompileOptions options;
+        options.plan.cpu = cpu;
+        options.plan.node_limit = 2000;
+        const mote::pipeline::Compiled compiled = mote::pipeline::compile(graph, options);
+        write(program_dir / (name + "_" + cpu + ".mote"), compiled.program);
+        const mote::planner::Problem& problem = compiled.planned.memory.problem;
+        write(planner_dir / (name + "_" + cpu + ".bin"), mote::fuzz::encode_problem(problem, 2000));
+        std::ostringstream csv;
+        mote::planner::write_csv(csv, problem);
+        const std::string text = csv.str();
+        write(planner_dir / (name + "_" + cpu + ".csv"),
+              std::vector<uint8_t>(text.begin(), text.end()));
+        files += 3;
+      }
+    }
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+      const mote::planner::Problem loose = mote::planner::random_loose_problem(12, seed);
+      const mote::planner::Problem tight = mote::planner::random_tight_problem(16, seed);
+      const mote::planner::Problem small =
+          mote::planner::random_small_problem(8, seed, /*allow_fixed=*/true, 4);
+      const std::string n = std::to_string(seed);
+      write(planner_dir / ("loose_" + n + ".bin"), mote::fuzz::encode_problem(loose, 4000));
+      write(planner_dir / ("tight_" + n + ".bin"), mote::fuzz::encode_problem(tight, 4000));
+      write(planner_dir / ("small_" + n + ".bin"), mote::fuzz::encode_problem(small, 4000));
+      std::ostringstream csv;
+      mote::planner::write_csv(csv, small);
+      const std::string text = csv.str();
+      write(planner_dir / ("small_" + n + ".csv"), std::vector<uint8_t>(text.begin(), text.end()));
+      files += 4;
+    }
+    std::cout << "make_seeds: " << files << " files in " << out.string() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "make_seeds: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds Mote's libFuzzer targets (build-fuzz/: clang, ASan, UBSan), writes their seed corpora with
+# the project's own builder and compiler, then runs every target for SECONDS each (default 60).
+#   ./scripts/fuzz.sh [SECONDS] [TARGET...]     targets: fuzz_tflite_reader fuzz_program_load fuzz_planner
+# Exits non-zero when a target finds a crash, a sanitizer report, a timeout (10 s per input) or an
+# out-of-memory; the input that did it stays in build-fuzz/artifacts/<target>/ (replay it with
+# build-fuzz/fuzz/<target> FILE). Corpora grow across runs in build-fuzz/corpus/<target>/; logs
+# go to build-fuzz/logs/<target>.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=60
+if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then
+  seconds=$1
+  shift
+fi
+case "${1:-}" in -h|--help) sed -n '2,8p' "$0"; exit 0 ;; esac
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(fuzz_tflite_reader fuzz_program_load fuzz_planner)
+fi
+
+build=build-fuzz
+CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DMOTE_FUZZ=ON -DMOTE_BUILD_TESTS=OFF -DMOTE_BUILD_BENCH=OFF -DMOTE_BUILD_FIRMWARE=OFF >/dev/null
+cmake --build "$build" --target fuzz
+rm -rf "$build/seeds"
+"$build/fuzz/make_seeds" "$build/seeds"
+
+# Inputs longer than the largest seed only slow the search down.
+max_len() {
+  case "$1" in
+    fuzz_planner) echo 4096 ;;
+    *) echo 65536 ;;
+  esac
+}
+
+status=0
+for target in "${targets[@]}"; do
+  corpus="$build/corpus/$target"
+  artifacts="$build/artifacts/$target"
+  log="$build/logs/$target.log"
+  mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+  args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len "$target")"
+        -print_final_stats=1 -artifact_prefix="$artifacts/")
+  if [ -f "fuzz/$target.dict" ]; then args+=(-dict="fuzz/$target.dict"); fi
+  echo "fuzz: $target for ${seconds}s"
+  if "$build/fuzz/$target" "${args[@]}" "$corpus" "$build/seeds/$target" >"$log" 2>&1; then
+    # The last status line and the final counters, e.g. "#123456 DONE cov: 2345 ft: 6789 corp: 321/1Mb".
+    grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -1 || true
+    grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$log" || true
+  else
+    status=1
+    echo "fuzz: $target FAILED; last lines of $log:" >&2
+    tail -40 "$log" >&2
+    echo "fuzz: inputs kept in $artifacts/" >&2
+  fi
+done
+exit $status

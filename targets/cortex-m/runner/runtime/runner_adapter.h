@@ -1,0 +1,107 @@
+#pragma once
+// The runner's adapter to Mote's runtime (include/mote/runtime): Model::Load is Program::load plus
+// Executor::create, RunOperator(i) is Executor::run_operator(i), and PrintMemoryStatus prints
+// format_memory_status(), the same five "I mote: ..." lines as `mote run` on the host.
+// The Program and Executor handles live inside Model, on the runner's stack; the runtime itself
+// keeps nothing in static RAM.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mote/runtime/error.h"
+#include "mote/runtime/executor.h"
+#include "mote/runtime/program.h"
+#include "mote/schema/mote_generated.h"
+#include "platform/console.h"
+#include "runner/runner.h"
+
+namespace mote {
+namespace runner {
+
+class Model {
+ public:
+  /// Verifies `program` in place (it must stay valid and 16-byte aligned) and binds the start
+  /// of `arena`, rounded up to the program's arena alignment.
+  Status Load(ConstBytes program, Bytes arena) {
+    runtime::LoadDiagnostic where;
+    const runtime::Result<runtime::Program> loaded =
+        runtime::Program::load(program.data, program.size, &where);
+    if (!loaded.ok()) return Failed(loaded.error(), &where);
+    const size_t alignment = loaded->arena_alignment();
+    const size_t skip = (alignment - reinterpret_cast<uintptr_t>(arena.data) % alignment) % alignment;
+    if (skip > arena.size) return Failed(runtime::Error::kArenaTooSmall, nullptr);
+    executor_ = runtime::Executor::create(*loaded, arena.data + skip, arena.size - skip);
+    if (!executor_.ok()) return Failed(executor_.error(), nullptr);
+    return kOk;
+  }
+
+  size_t input_count() const { return executor_->num_inputs(); }
+  Bytes input(size_t i) {
+    const runtime::TensorView view = executor_->input(i);
+    return {view.data, view.size};
+  }
+  size_t output_count() const { return executor_->num_outputs(); }
+  ConstBytes output(size_t i) const {
+    const runtime::TensorView view = executor_->output(i);
+    return {view.data, view.size};
+  }
+  size_t operator_count() const { return executor_->num_operators(); }
+  const char* operator_name(size_t i) const {
+    const auto* ops = executor_->program().root()->operators();
+    if (i >= ops->size()) return "?";
+    return schema::EnumNameOpKind(ops->Get(static_cast<flatbuffers::uoffset_t>(i))->kind());
+  }
+
+  Status RunOperator(size_t i) {
+    const runtime::Error error = executor_->run_operator(i);
+    if (error != runtime::Error::kOk) return Failed(error, nullptr);
+    return kOk;
+  }
+
+  void PrintMemoryStatus() const {
+    char text[256];
+    const size_t length =
+        runtime::format_memory_status(executor_->memory_status(), text, sizeof(text));
+    platform::Write(text, length);
+  }
+
+ private:
+  // "invalid program: operator 3: <reason>" into message_, for the runner's error line.
+  Status Failed(runtime::Error error, const runtime::LoadDiagnostic* where) {
+    size_t n = 0;
+    Append(n, runtime::to_string(error));
+    if (where != nullptr) {
+      using Where = runtime::LoadDiagnostic::Where;
+      static constexpr const char* kPlaces[] = {"", "tensor ", "operator ", "input ", "output "};
+      const size_t place = static_cast<size_t>(where->where);
+      Append(n, ": ");
+      if (where->where != Where::kProgram && place < sizeof(kPlaces) / sizeof(kPlaces[0])) {
+        Append(n, kPlaces[place]);
+        AppendUnsigned(n, where->index);
+        Append(n, ": ");
+      }
+      Append(n, where->reason);
+    }
+    message_[n] = '\0';
+    return {static_cast<int>(error), message_};
+  }
+
+  void Append(size_t& n, const char* text) {
+    while (*text != '\0' && n + 1 < sizeof(message_)) message_[n++] = *text++;
+  }
+  void AppendUnsigned(size_t& n, uint32_t value) {
+    char digits[10];
+    size_t count = 0;
+    do {
+      digits[count++] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    } while (value != 0);
+    while (count > 0 && n + 1 < sizeof(message_)) message_[n++] = digits[--count];
+  }
+
+  runtime::Result<runtime::Executor> executor_ = runtime::Error::kInternal;
+  char message_[96] = {};
+};
+
+}  // namespace runner
+}  // namespace mote

@@ -1,0 +1,48 @@
+// A firmware as a user would write it (targets/cortex-m/README.md, "mote_add_model for users"):
+// the program comes from mote_add_model() as a const array, the arena is a static buffer, and
+// the code talks to the runtime directly.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "conv2d_x3_program.h"  // generated: conv2d_x3_program[], conv2d_x3_program_size
+#include "mote/runtime/executor.h"
+#include "mote/runtime/program.h"
+#include "platform/console.h"
+
+namespace {
+
+alignas(16) uint8_t g_arena[4096];
+
+int Fail(const char* what, mote::runtime::Error error) {
+  mote::platform::Line().Text("user_app: ").Text(what).Text(": ").Text(mote::runtime::to_string(error)).End();
+  return 2;
+}
+
+}  // namespace
+
+int main() {
+  using namespace mote::runtime;
+  const Result<Program> program = Program::load(conv2d_x3_program, conv2d_x3_program_size);
+  if (!program.ok()) return Fail("load", program.error());
+  Result<Executor> executor = Executor::create(*program, g_arena, sizeof(g_arena));
+  if (!executor.ok()) return Fail("arena", executor.error());
+
+  // conv2d_x3 takes float32 1x8x8x3 and returns float32 1x8x8x8.
+  const TensorView in = executor->input(0);
+  if (in.type != DataType::kFloat32 || in.size != 8 * 8 * 3 * 4) return Fail("input", Error::kInternal);
+  float* x = reinterpret_cast<float*>(in.data);
+  for (size_t i = 0; i < in.size / 4; ++i) x[i] = static_cast<float>(i % 17) / 8.0f - 1.0f;
+  const Error error = executor->run();
+  if (error != Error::kOk) return Fail("run", error);
+
+  const TensorView out = executor->output(0);
+  float y0;
+  memcpy(&y0, out.data, sizeof(y0));
+  char status[256];
+  mote::platform::Write(status, format_memory_status(executor->memory_status(), status, sizeof(status)));
+  mote::platform::Line().Text("user_app: output bytes ").Unsigned(out.size).Text(", first value x1000 ").Signed(static_cast<int64_t>(y0 * 1000.0f)).End();
+  mote::platform::Line().Text("user_app: ok").End();
+  return 0;
+}
