@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -33,15 +32,9 @@ struct Result {
 
 class InspectCli : public ::testing::Test {
  protected:
-  // ctest runs each test in its own process, two at a time: one folder per process, so that
-  // parallel tests never share stderr.txt or a model file.
-  static fs::path dir() {
-    return fs::path(MOTE_TEST_TMP_DIR) / ("p" + std::to_string(getpid()));
-  }
-  static void SetUpTestSuite() { fs::create_directories(dir()); }
-  static void TearDownTestSuite() { fs::remove_all(dir()); }
+  static void SetUpTestSuite() { fs::create_directories(MOTE_TEST_TMP_DIR); }
 
-  static fs::path path(const std::string& name) { return dir() / name; }
+  static fs::path path(const std::string& name) { return fs::path(MOTE_TEST_TMP_DIR) / name; }
 
   static fs::path write(const std::string& name, const std::vector<uint8_t>& bytes) {
     const fs::path p = path(name);
