@@ -148,38 +148,12 @@ class Readme : public ::testing::Test {
         } else if (text.find(kFirmwareMarker) != std::string::npos && !MOTE_README_FIRMWARE) {
           command.skipped = true;
           command.why_skipped = "this build has no Cortex-M firmware";
-        } else if (const std::string image = missing_runner(text); !image.empty()) {
-          command.skipped = true;
-          command.why_skipped = "no " + image + " yet (the firmware has no model runners)";
         } else {
           run(command);
         }
         commands_.push_back(command);
       }
     }
-  }
-
-  // A firmware runner image the command names, when this build has no model runner at all yet
-  // (only the fake-runtime ones), so that the README can name it before the runners exist; once
-  // any runner exists, a missing one is an error.
-  static std::string missing_runner(const std::string& text) {
-    std::stringstream words(text);
-    std::string word;
-    while (words >> word) {
-      if (!word.starts_with("build/firmware-") || !word.ends_with(".elf")) continue;
-      const fs::path image = scratch() / word;
-      if (fs::exists(image)) continue;
-      std::error_code error;
-      for (const auto& entry : fs::directory_iterator(image.parent_path(), error)) {
-        const std::string name = entry.path().filename().string();
-        if (name.starts_with("runner_") && !name.starts_with("runner_fake") &&
-            name.ends_with(".elf")) {
-          return "";
-        }
-      }
-      return word;
-    }
-    return "";
   }
 
   static void run(Command& command) {
