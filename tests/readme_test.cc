@@ -4,7 +4,8 @@
 //   - every command succeeds (`# not run in tests` skips a line; `# needs firmware` runs only in
 //     builds with the Cortex-M firmware);
 //   - every line of a ```text block appears in the output of the ```sh block above it (except
-//     lines with "..." and lines starting with "wrote ");
+//     lines with "..." and lines starting with "wrote "; `mote demo`'s firmware lines only in
+//     builds with firmware);
 //   - docs/demo-plan.svg is the picture `mote demo` draws now;
 //   - the operator list names every operator the compiler imports;
 //   - the memory table equals what mote_memory_bench prints (when the shared models are there).
@@ -148,38 +149,12 @@ class Readme : public ::testing::Test {
         } else if (text.find(kFirmwareMarker) != std::string::npos && !MOTE_README_FIRMWARE) {
           command.skipped = true;
           command.why_skipped = "this build has no Cortex-M firmware";
-        } else if (const std::string image = missing_runner(text); !image.empty()) {
-          command.skipped = true;
-          command.why_skipped = "no " + image + " yet (the firmware has no model runners)";
         } else {
           run(command);
         }
         commands_.push_back(command);
       }
     }
-  }
-
-  // A firmware runner image the command names, when this build has no model runner at all yet
-  // (only the fake-runtime ones), so that the README can name it before the runners exist; once
-  // any runner exists, a missing one is an error.
-  static std::string missing_runner(const std::string& text) {
-    std::stringstream words(text);
-    std::string word;
-    while (words >> word) {
-      if (!word.starts_with("build/firmware-") || !word.ends_with(".elf")) continue;
-      const fs::path image = scratch() / word;
-      if (fs::exists(image)) continue;
-      std::error_code error;
-      for (const auto& entry : fs::directory_iterator(image.parent_path(), error)) {
-        const std::string name = entry.path().filename().string();
-        if (name.starts_with("runner_") && !name.starts_with("runner_fake") &&
-            name.ends_with(".elf")) {
-          return "";
-        }
-      }
-      return word;
-    }
-    return "";
   }
 
   static void run(Command& command) {
@@ -235,9 +210,15 @@ TEST_F(Readme, CommandsRunAndPrintWhatItShows) {
     if (!all_ran) continue;
     std::stringstream lines(blocks_[b].text);
     std::string line;
+    bool firmware_lines = false;  // "  firmware ..." and the lines indented below it
     while (std::getline(lines, line)) {
+      if (line.starts_with("  firmware ")) {
+        firmware_lines = true;
+      } else if (!line.starts_with("                 ")) {
+        firmware_lines = false;
+      }
       if (trim(line).empty() || line.find("...") != std::string::npos ||
-          line.starts_with("wrote ")) {
+          line.starts_with("wrote ") || (firmware_lines && !MOTE_README_FIRMWARE)) {
         continue;
       }
       ++checked;
