@@ -215,6 +215,44 @@ TEST_F(DemoCli, RunsTheFirmwareRunnerUnderQemu) {
   EXPECT_THAT(bad.err, HasSubstr("the firmware run on cortex-m55 failed"));
 }
 
+// With the firmware build's keyword-spotting runners, the demo runs the model on both emulated
+// CPUs and the device's outputs equal the host's.
+TEST_F(DemoCli, RunsTheModelOnBothEmulatedCpus) {
+  for (const char* cpu : {"cortex-m55", "cortex-m4"}) {
+    if (!fs::exists(fs::path(MOTE_BINARY_DIR) / ("firmware-" + std::string(cpu)) /
+                    "run_kws_dscnn_like.elf")) {
+      GTEST_SKIP() << "this build has no keyword-spotting runner for " << cpu;
+    }
+  }
+  const Result r =
+      mote("demo --firmware-dir '" + std::string(MOTE_BINARY_DIR) + "'", tmp("fw-real"));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("firmware     ok on QEMU mps3-an547 (run_kws_dscnn_like.elf), "
+                               "outputs equal this host run's byte for byte"));
+  EXPECT_THAT(r.out, HasSubstr("firmware     ok on QEMU mps2-an386 (run_kws_dscnn_like.elf), "
+                               "outputs equal this host run's byte for byte"));
+  const json report = json::parse(read_text(tmp("fw-real") / "demo-report.json"));
+  for (const json& target : report["targets"]) {
+    const json& firmware = target["firmware"];
+    EXPECT_EQ(firmware["state"], "ok");
+    EXPECT_EQ(firmware["outputs_hex"], target["host_run"]["outputs_hex"]);
+    EXPECT_GT(firmware["instructions"].get<uint64_t>(), 0u);
+    // The device's own memory status: the same plan, 32-bit runtime state, no temp allocator.
+    const auto& lines = firmware["memory_status"];
+    const std::string arena =
+        "I mote: arena_planned: " +
+        std::to_string(target["host_run"]["arena_planned"].get<uint64_t>()) + " bytes";
+    bool temp_zero = false, arena_same = false;
+    for (const auto& line : lines) {
+      const std::string text = line;
+      temp_zero |= text == "I mote: temp_allocator: 0 bytes";
+      arena_same |= text.starts_with(arena);
+    }
+    EXPECT_TRUE(temp_zero);
+    EXPECT_TRUE(arena_same);
+  }
+}
+
 TEST(MoteHelp, EverySubcommandExplainsItselfWithAnExample) {
   const Result top = mote("--help", tmp("help"));
   ASSERT_EQ(top.status, 0);

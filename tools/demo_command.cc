@@ -434,16 +434,22 @@ void print_target(const TargetResult& r, const fs::path& dir) {
   }
   std::printf("  firmware     ok on QEMU %s (%s)%s\n", fw.board.c_str(),
               fs::path(fw.image).filename().string().c_str(), checks.c_str());
-  if (fw.instructions) {
-    std::printf("                 %s instructions per inference\n",
-                commas(*fw.instructions).c_str());
-  }
-  for (const std::string& memory_line : fw.memory_lines) {
-    std::printf("                 %s\n", memory_line.c_str());
-  }
+  std::string figures;
+  if (fw.instructions) figures = commas(*fw.instructions) + " instructions per inference";
   if (fw.static_ram && fw.stack_peak) {
-    std::printf("                 static RAM %s bytes, stack peak %s bytes\n",
-                commas(*fw.static_ram).c_str(), commas(*fw.stack_peak).c_str());
+    figures += (figures.empty() ? "" : "; ") + std::string("static RAM ") +
+               commas(*fw.static_ram) + " bytes, stack peak " + commas(*fw.stack_peak) + " bytes";
+  }
+  if (!figures.empty()) std::printf("                 %s\n", figures.c_str());
+  // The five memory status lines, as the device reports them; per-operator counts and the
+  // rest stay in demo-report.json.
+  for (const std::string& memory_line : fw.memory_lines) {
+    for (const char* key : {"program_size:", "constant_data:", "arena_planned:", "runtime_state:",
+                            "temp_allocator:"}) {
+      if (memory_line.starts_with(std::string("I mote: ") + key)) {
+        std::printf("                 %s\n", memory_line.c_str());
+      }
+    }
   }
 }
 
