@@ -1,6 +1,8 @@
 // libFuzzer target: bytes -> Program::load -> when it loads, run() in an arena of exactly the
 // planned size (see run_loaded_program). Program::load promises a status code for any bytes and
-// a program that runs inside its arena once loaded.
+// a program that runs inside its arena once loaded. Half the mutations are structure-aware
+// (program_mutator.h): one field of a well-formed program changed, so the loader's semantic
+// rules, not only the FlatBuffers verifier, meet hostile values.
 
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include <cstring>
 
 #include "fuzz/fuzz_support.h"
+#include "fuzz/program_mutator.h"
 #include "mote/runtime/program.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -28,3 +31,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   mote::fuzz::run_loaded_program(loaded.value(), mote::fuzz::hash_bytes(data, size));
   return 0;
 }
+
+#ifdef MOTE_FUZZ_LIBFUZZER
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  if (seed % 2 == 0) {
+    if (const size_t n = mote::fuzz::mutate_program(data, size, max_size, seed / 2); n != 0) {
+      return n;
+    }
+  }
+  return LLVMFuzzerMutate(data, size, max_size);
+}
+#endif
