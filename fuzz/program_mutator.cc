@@ -103,8 +103,11 @@ class Mutator {
       default:  // keep size consistent with a changed shape, so later checks are reached
         if (!t.shape.empty()) {
           i32(t.shape[below(t.shape.size())], 64);
-          int64_t count = 1;
-          for (int32_t d : t.shape) count *= d;
+          uint64_t count = 1;
+          for (int32_t d : t.shape) {
+            count *= static_cast<uint32_t>(d);
+            count &= 0xFFFFFFFFu;  // a wrapped size is one more hostile value
+          }
           t.size = static_cast<uint32_t>(count);
         }
         break;
