@@ -2,7 +2,9 @@
 // discovered when the test binary starts (so a new file is tested without code changes). The
 // folder is $MOTE_VECTORS_DIR, else MOTE_SHARED_DIR/vectors; the suite skips when it is absent.
 // Each set runs through the runner registered for its "op" (see testing/vector_runner.h) and must
-// equal "expected_output" exactly. A set whose op has no runner fails.
+// equal "expected_output" exactly. A set of an operator or data type Mote does not implement (no
+// runner for its "op", activations other than int8, weights other than int8) is skipped, naming
+// what is missing; scripts/test.sh counts the skipped sets.
 
 #include <gtest/gtest.h>
 
@@ -32,6 +34,24 @@ struct VectorSet {
 
 // gtest prints parameters with PrintTo; the path says which file a failure is about.
 void PrintTo(const VectorSet& set, std::ostream* os) { *os << set.path.string(); }
+
+// Why a set cannot run here, or "" when it can: Mote's kernels take int8 activations and int8
+// weights (softmax may write int16, which its runner handles).
+std::string MissingSupport(const nlohmann::json& set, const std::string& op) {
+  if (vector_runners().count(op) == 0) return "operator \"" + op + "\" is not implemented in Mote";
+  const nlohmann::json dtypes = set.value("dtypes", nlohmann::json::object());
+  for (const char* tensor : {"input", "input1", "input2", "lhs", "weights"}) {
+    if (!dtypes.contains(tensor) || !dtypes[tensor].is_string()) continue;
+    const std::string type = dtypes[tensor].get<std::string>();
+    if (type != "int8") return "operator \"" + op + "\" with " + type + " " + tensor + " is not implemented";
+  }
+  const nlohmann::json derived = set.value("derived", nlohmann::json::object());
+  if (derived.contains("weights_dtype") && derived["weights_dtype"] != "int8") {
+    return "operator \"" + op + "\" with " + derived["weights_dtype"].get<std::string>() +
+           " weights is not implemented";
+  }
+  return "";
+}
 
 fs::path VectorsDir() {
   if (const char* env = std::getenv("MOTE_VECTORS_DIR"); env != nullptr && *env != '\0') return env;
@@ -81,9 +101,10 @@ TEST_P(VectorSetTest, MatchesExpectedOutput) {
   ASSERT_TRUE(in) << "cannot read " << set.path;
   const nlohmann::json json = nlohmann::json::parse(in);
   const std::string op = json.at("op").get<std::string>();
-  const auto& runners = vector_runners();
-  const auto runner = runners.find(op);
-  if (runner == runners.end()) FAIL() << set.path << ": no runner registered for op \"" << op << "\"";
+  if (const std::string missing = MissingSupport(json, op); !missing.empty()) {
+    GTEST_SKIP() << set.path.string() << ": " << missing;
+  }
+  const auto runner = vector_runners().find(op);
   const std::vector<int64_t> expected =
       json.at("tensors").at("expected_output").get<std::vector<int64_t>>();
   const std::vector<int64_t> got = runner->second(json);
@@ -97,6 +118,21 @@ TEST_P(VectorSetTest, MatchesExpectedOutput) {
 INSTANTIATE_TEST_SUITE_P(Sets, VectorSetTest, ::testing::ValuesIn(Sets()),
                          [](const ::testing::TestParamInfo<VectorSet>& info) { return info.param.name; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(VectorSetTest);
+
+// The skip rule itself, on sets made here (the shared folder may be absent).
+TEST(Vectors, SkipsOnlyWhatMoteLacks) {
+  const auto set = [](const std::string& op, const std::string& input_type) {
+    return nlohmann::json{{"op", op}, {"dtypes", {{"input", input_type}, {"weights", "int8"}}}};
+  };
+  EXPECT_EQ(MissingSupport(set("conv", "int8"), "conv"), "");
+  EXPECT_EQ(MissingSupport(set("softmax", "int8"), "softmax"), "");
+  EXPECT_NE(MissingSupport(set("svdf", "int8"), "svdf").find("\"svdf\" is not implemented"),
+            std::string::npos);
+  EXPECT_NE(MissingSupport(set("conv", "int16"), "conv").find("int16 input"), std::string::npos);
+  nlohmann::json int4 = set("conv", "int8");
+  int4["derived"] = {{"weights_dtype", "int4"}};
+  EXPECT_NE(MissingSupport(int4, "conv").find("int4 weights"), std::string::npos);
+}
 
 TEST(Vectors, Present) {
   if (!fs::is_directory(VectorsDir())) GTEST_SKIP() << "no vectors folder at " << VectorsDir();
