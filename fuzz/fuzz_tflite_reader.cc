@@ -13,7 +13,8 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/stats.h"
-#include "compiler/ir/validate.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/validate.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/tflite/reader.h"
 #include "fuzz/fuzz_support.h"
@@ -37,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // The reader's contract: what it returns passes the validator (this throws otherwise, and an
   // escaping exception is a crash for libFuzzer).
-  mote::ir::validate(graph);
+  mote::ops::validate(graph);
   if (graph.operators.size() > kMaxCompileOperators ||
       mote::ir::activation_bytes(graph) > kMaxCompileActivationBytes) {
     return 0;

@@ -15,6 +15,7 @@
 #include "compiler/builder/models.h"
 #include "compiler/builder/writer.h"
 #include "compiler/ir/stats.h"
+#include "compiler/ops/op_def.h"
 
 namespace mote {
 namespace {
@@ -91,10 +92,10 @@ TEST_F(InspectCli, JsonDescribesEveryOperator) {
     const json& op = j["operators"][i];
     EXPECT_EQ(op["index"], i);
     EXPECT_EQ(op["type"], std::string(ir::to_string(g.operators[i].type)));
-    EXPECT_EQ(op["macs"], ir::operator_macs(g, g.operators[i]));
+    EXPECT_EQ(op["macs"], ops::operator_macs(g, g.operators[i]));
     EXPECT_EQ(op["outputs"][0]["shape"], g.tensors[g.operators[i].outputs[0]].shape);
   }
-  EXPECT_EQ(j["macs"], ir::total_macs(g));
+  EXPECT_EQ(j["macs"], ops::total_macs(g));
   EXPECT_EQ(j["constant_bytes"], ir::constant_bytes(g));
   EXPECT_EQ(j["activation_bytes"], ir::activation_bytes(g));
   EXPECT_EQ(j["operator_counts"]["CONV_2D"], 1);
@@ -117,7 +118,7 @@ TEST_F(InspectCli, TextShowsOperatorsAndTotals) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("  1  CONV_2D                  kernel 3x3 stride 1x1 padding SAME"));
   EXPECT_THAT(r.out, HasSubstr("operators        5 (QUANTIZE 1, CONV_2D 3, DEQUANTIZE 1)"));
-  EXPECT_THAT(r.out, HasSubstr("MACs             " + std::to_string(ir::total_macs(g))));
+  EXPECT_THAT(r.out, HasSubstr("MACs             " + std::to_string(ops::total_macs(g))));
   EXPECT_THAT(r.out, HasSubstr("constant bytes   2520"));
   EXPECT_THAT(r.out, HasSubstr("[1,8,8,16]"));
   EXPECT_TRUE(r.err.empty());

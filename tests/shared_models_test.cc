@@ -11,6 +11,7 @@
 #include "compiler/builder/models.h"
 #include "compiler/builder/writer.h"
 #include "compiler/ir/stats.h"
+#include "compiler/ops/op_def.h"
 #include "compiler/tflite/reader.h"
 
 namespace mote {
@@ -96,7 +97,7 @@ void expect_same_layers(const ir::Graph& like, const std::string& model) {
     }
     EXPECT_EQ(shape_of(like, a.outputs[0]), shape_of(real, b.outputs[0]));
   }
-  EXPECT_EQ(ir::total_macs(like), ir::total_macs(real));
+  EXPECT_EQ(ops::total_macs(like), ops::total_macs(real));
   EXPECT_EQ(ir::constant_bytes(like), ir::constant_bytes(real));
 }
 

@@ -24,6 +24,7 @@
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/stats.h"
+#include "compiler/ops/op_def.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
 #include "compiler/planner/report.h"
@@ -518,7 +519,7 @@ void run_demo(const DemoOptions& options) {
        {{"file", model_name},
         {"bytes", tflite.size()},
         {"operators", graph.operators.size()},
-        {"macs", ir::total_macs(graph)},
+        {"macs", ops::total_macs(graph)},
         {"constant_bytes", ir::constant_bytes(graph)}}},
       {"svg", {{"file", svg_name}, {"target", results.front().cpu}}},
       {"targets", json::array()}};
@@ -539,7 +540,7 @@ void run_demo(const DemoOptions& options) {
   std::printf("  model        %s: %zu operators, %s MACs, %s bytes of weights; input %s %s, "
               "output %s %s\n",
               model_name.c_str(), graph.operators.size(),
-              commas(static_cast<uint64_t>(ir::total_macs(graph))).c_str(),
+              commas(static_cast<uint64_t>(ops::total_macs(graph))).c_str(),
               commas(static_cast<uint64_t>(ir::constant_bytes(graph))).c_str(),
               ir::shape_string(input.shape).c_str(), std::string(to_string(input.type)).c_str(),
               ir::shape_string(output.shape).c_str(), std::string(to_string(output.type)).c_str());

@@ -11,6 +11,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/stats.h"
+#include "compiler/ops/op_def.h"
 #include "compiler/tflite/reader.h"
 #include "tools/commands.h"
 
@@ -78,104 +79,11 @@ std::string tensor_line(const Graph& g, int32_t index) {
   return line;
 }
 
-// The operator's parameters as (key, text value) pairs, plus JSON.
-struct Params {
-  std::string text;
-  json j = json::object();
-};
-
-std::string hw(int32_t h, int32_t w) { return std::to_string(h) + "x" + std::to_string(w); }
-
-Params describe(const Graph& g, const Operator& op) {
-  Params p;
-  auto act = [&](ir::Activation a) {
-    p.text += " activation " + std::string(to_string(a));
-    p.j["activation"] = std::string(to_string(a));
-  };
-  auto window = [&](const char* what, int32_t h, int32_t w, int32_t sh, int32_t sw,
-                    ir::Padding pad) {
-    p.text += std::string(what) + " " + hw(h, w) + " stride " + hw(sh, sw) + " padding " +
-              std::string(to_string(pad));
-    p.j[what] = {h, w};
-    p.j["stride"] = {sh, sw};
-    p.j["padding"] = std::string(to_string(pad));
-  };
-  switch (op.type) {
-    case ir::OpType::kConv2D: {
-      const auto& o = std::get<ir::Conv2DOptions>(op.options);
-      const Tensor& w = g.tensors[op.inputs[1]];
-      window("kernel", w.shape[1], w.shape[2], o.stride_h, o.stride_w, o.padding);
-      p.text += " dilation " + hw(o.dilation_h, o.dilation_w);
-      p.j["dilation"] = {o.dilation_h, o.dilation_w};
-      p.j["output_channels"] = w.shape[0];
-      act(o.activation);
-      break;
-    }
-    case ir::OpType::kDepthwiseConv2D: {
-      const auto& o = std::get<ir::DepthwiseConv2DOptions>(op.options);
-      const Tensor& w = g.tensors[op.inputs[1]];
-      window("kernel", w.shape[1], w.shape[2], o.stride_h, o.stride_w, o.padding);
-      p.text += " dilation " + hw(o.dilation_h, o.dilation_w) + " multiplier " +
-                std::to_string(o.depth_multiplier);
-      p.j["dilation"] = {o.dilation_h, o.dilation_w};
-      p.j["depth_multiplier"] = o.depth_multiplier;
-      act(o.activation);
-      break;
-    }
-    case ir::OpType::kAveragePool2D:
-    case ir::OpType::kMaxPool2D: {
-      const auto& o = std::get<ir::Pool2DOptions>(op.options);
-      window("filter", o.filter_h, o.filter_w, o.stride_h, o.stride_w, o.padding);
-      act(o.activation);
-      break;
-    }
-    case ir::OpType::kFullyConnected: {
-      const auto& o = std::get<ir::FullyConnectedOptions>(op.options);
-      const Tensor& w = g.tensors[op.inputs[1]];
-      p.text += "units " + std::to_string(w.shape[0]) + " depth " + std::to_string(w.shape[1]);
-      p.j["units"] = w.shape[0];
-      p.j["depth"] = w.shape[1];
-      p.j["keep_num_dims"] = o.keep_num_dims;
-      if (o.keep_num_dims) p.text += " keep_num_dims";
-      act(o.activation);
-      break;
-    }
-    case ir::OpType::kAdd:
-    case ir::OpType::kMul:
-      act(std::get<ir::ElementwiseOptions>(op.options).activation);
-      break;
-    case ir::OpType::kSoftmax: {
-      const float beta = std::get<ir::SoftmaxOptions>(op.options).beta;
-      p.text += "beta " + format("%g", beta);
-      p.j["beta"] = beta;
-      break;
-    }
-    case ir::OpType::kConcatenation: {
-      const auto& o = std::get<ir::ConcatenationOptions>(op.options);
-      p.text += "axis " + std::to_string(o.axis);
-      p.j["axis"] = o.axis;
-      act(o.activation);
-      break;
-    }
-    case ir::OpType::kMean: {
-      const bool keep = std::get<ir::MeanOptions>(op.options).keep_dims;
-      p.text += keep ? "keep_dims" : "";
-      p.j["keep_dims"] = keep;
-      break;
-    }
-    case ir::OpType::kResizeNearestNeighbor: {
-      const auto& o = std::get<ir::ResizeNearestNeighborOptions>(op.options);
-      p.text += std::string("align_corners ") + (o.align_corners ? "true" : "false") +
-                " half_pixel_centers " + (o.half_pixel_centers ? "true" : "false");
-      p.j["align_corners"] = o.align_corners;
-      p.j["half_pixel_centers"] = o.half_pixel_centers;
-      break;
-    }
-    default:
-      break;
-  }
-  if (!p.text.empty() && p.text[0] == ' ') p.text.erase(0, 1);
-  return p;
+// The operator's parameters, as its definition describes them.
+ops::Description describe(const Graph& g, const Operator& op) {
+  ops::Description d;
+  if (const auto describe_op = ops::op_def(op.type).describe) describe_op(g, op, d);
+  return d;
 }
 
 json tensor_json(const Graph& g, int32_t index) {
@@ -209,8 +117,8 @@ void print_json(const std::string& path, const Graph& g) {
                    {"type", std::string(to_string(op.type))},
                    {"inputs", in},
                    {"outputs", out},
-                   {"options", describe(g, op).j},
-                   {"macs", ir::operator_macs(g, op)},
+                   {"options", describe(g, op).json},
+                   {"macs", ops::operator_macs(g, op)},
                    {"constant_bytes", ir::operator_constant_bytes(g, op)}});
     ++counts[std::string(to_string(op.type))];
   }
@@ -223,7 +131,7 @@ void print_json(const std::string& path, const Graph& g) {
                     {"outputs", outputs},
                     {"operators", ops},
                     {"operator_counts", counts},
-                    {"macs", ir::total_macs(g)},
+                    {"macs", ops::total_macs(g)},
                     {"constant_bytes", ir::constant_bytes(g)},
                     {"activation_bytes", ir::activation_bytes(g)}};
   std::printf("%s\n", doc.dump(2).c_str());
@@ -252,7 +160,7 @@ void print_text(const std::string& path, const Graph& g) {
     }
     for (int32_t t : op.outputs) std::printf("       out  %s\n", tensor_line(g, t).c_str());
     std::printf("       MACs %lld  constant bytes %lld\n",
-                static_cast<long long>(ir::operator_macs(g, op)),
+                static_cast<long long>(ops::operator_macs(g, op)),
                 static_cast<long long>(ir::operator_constant_bytes(g, op)));
     auto it = std::find_if(counts.begin(), counts.end(),
                            [&](const auto& c) { return c.first == type; });
@@ -269,7 +177,7 @@ void print_text(const std::string& path, const Graph& g) {
   }
   std::printf("\ntotals\n");
   std::printf("  operators        %zu (%s)\n", g.operators.size(), by_type.c_str());
-  std::printf("  MACs             %lld\n", static_cast<long long>(ir::total_macs(g)));
+  std::printf("  MACs             %lld\n", static_cast<long long>(ops::total_macs(g)));
   std::printf("  constant bytes   %lld\n", static_cast<long long>(ir::constant_bytes(g)));
   std::printf("  activation bytes %lld (every activation tensor, no reuse)\n",
               static_cast<long long>(ir::activation_bytes(g)));

@@ -12,6 +12,7 @@
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
 #include "mote/kernels/hard_swish.h"
+#include "mote/kernels/leaky_relu.h"
 #include "mote/kernels/logistic.h"
 #include "mote/kernels/lookup_table.h"
 #include "mote/kernels/maximum_minimum.h"
@@ -199,7 +200,8 @@ kernels::PoolParams pool_params(const Op& op) {
   return p;
 }
 
-Error add(const Op& op) {
+// ADD and SUB.
+Error add(const Op& op, bool subtract) {
   const auto& o = *op.op().options_as_AddOptions();
   kernels::AddParams p{};
   p.input1_offset = o.input1_offset();
@@ -214,8 +216,9 @@ Error add(const Op& op) {
   p.output_shift = o.output_requant()->shift();
   p.act_min = o.activation_min();
   p.act_max = o.activation_max();
-  kernels::add(p, broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0),
-               op.in_data<int8_t>(1), op.out_data<int8_t>());
+  const auto kernel = subtract ? kernels::sub : kernels::add;
+  kernel(p, broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0), op.in_data<int8_t>(1),
+         op.out_data<int8_t>());
   return Error::kOk;
 }
 
@@ -397,6 +400,19 @@ Error hard_swish(const Op& op) {
   return Error::kOk;
 }
 
+Error leaky_relu(const Op& op) {
+  const auto& o = *op.op().options_as_LeakyReluOptions();
+  kernels::LeakyReluParams p{};
+  p.input_offset = o.input_offset();
+  p.output_offset = o.output_offset();
+  p.identity_multiplier = o.identity_requant()->multiplier();
+  p.identity_shift = o.identity_requant()->shift();
+  p.alpha_multiplier = o.alpha_requant()->multiplier();
+  p.alpha_shift = o.alpha_requant()->shift();
+  kernels::leaky_relu(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
+  return Error::kOk;
+}
+
 Error resize_nearest(const Op& op) {
   const auto& o = *op.op().options_as_ResizeNearestNeighborOptions();
   const Tensor &x = op.in(0), &y = op.out();
@@ -426,7 +442,8 @@ Error run_operator(const OpEnv& env, const schema::Operator& schema_op) {
     case OpKind::MaxPool2D:
       kernels::max_pool(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>());
       return Error::kOk;
-    case OpKind::Add: return add(op);
+    case OpKind::Add: return add(op, /*subtract=*/false);
+    case OpKind::Sub: return add(op, /*subtract=*/true);
     case OpKind::Mul: return mul(op);
     case OpKind::Minimum: return min_max(op, /*maximum=*/false);
     case OpKind::Maximum: return min_max(op, /*maximum=*/true);
@@ -443,6 +460,7 @@ Error run_operator(const OpEnv& env, const schema::Operator& schema_op) {
     case OpKind::Transpose: return transpose(op);
     case OpKind::Logistic: return logistic(op);
     case OpKind::HardSwish: return hard_swish(op);
+    case OpKind::LeakyRelu: return leaky_relu(op);
     case OpKind::ResizeNearestNeighbor: return resize_nearest(op);
     case OpKind::DepthwiseConv2D: return depthwise_conv(op);
     case OpKind::FullyConnected: return fully_connected(op);

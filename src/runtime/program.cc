@@ -59,6 +59,7 @@ bool runs_in_place(schema::OpKind kind) {
   switch (kind) {
     case schema::OpKind::Reshape:
     case schema::OpKind::Add:
+    case schema::OpKind::Sub:
     case schema::OpKind::Mul:
     case schema::OpKind::Minimum:
     case schema::OpKind::Maximum:
@@ -395,6 +396,8 @@ const char* Program::operator_name(size_t index) const {
     case schema::OpKind::TransposeConv: return "TRANSPOSE_CONV";
     case schema::OpKind::Minimum: return "MINIMUM";
     case schema::OpKind::Maximum: return "MAXIMUM";
+    case schema::OpKind::Sub: return "SUB";
+    case schema::OpKind::LeakyRelu: return "LEAKY_RELU";
   }
   return "";
 }

@@ -72,7 +72,8 @@ class OpChecker {
       case OpKind::FullyConnected: return fully_connected();
       case OpKind::AveragePool2D:
       case OpKind::MaxPool2D: return pool();
-      case OpKind::Add: return add();
+      case OpKind::Add:
+      case OpKind::Sub: return add();  // the same parameters and bounds
       case OpKind::Mul: return mul();
       case OpKind::Softmax: return softmax();
       case OpKind::Reshape: return reshape();
@@ -85,6 +86,7 @@ class OpChecker {
       case OpKind::Logistic: return logistic();
       case OpKind::ResizeNearestNeighbor: return resize_nearest();
       case OpKind::HardSwish: return hard_swish();
+      case OpKind::LeakyRelu: return leaky_relu();
       case OpKind::TransposeConv: return transpose_conv();
       case OpKind::Minimum:
       case OpKind::Maximum: return min_max();
@@ -635,6 +637,26 @@ class OpChecker {
         !in_range(o.reluish_multiplier_exponent(), -30, 30) ||
         !in_range(o.output_multiplier_exponent(), -30, 0)) {
       return bad("hard swish parameters out of range");
+    }
+    return Error::kOk;
+  }
+
+  Error leaky_relu() {
+    MOTE_TRY(shape_of_op(1, 1, 1, schema::OpOptions::LeakyReluOptions));
+    const auto& o = *op_.options_as_LeakyReluOptions();
+    const Tensor &x = *in(0), &y = out();
+    if (x.type() != DataType::Int8 || y.type() != DataType::Int8 ||
+        element_count(x) != element_count(y)) {
+      return bad("input and output must be int8 of the same size");
+    }
+    MOTE_TRY(offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
+    const schema::Requant *identity = o.identity_requant(), *alpha = o.alpha_requant();
+    if (identity == nullptr || alpha == nullptr) return bad("requantization missing");
+    if (!requant_ok(kMaxCenteredInput, identity->multiplier(), identity->shift())) {
+      return bad("multiplier or shift out of range", requant_error(identity->multiplier()));
+    }
+    if (!requant_ok(kMaxCenteredInput, alpha->multiplier(), alpha->shift())) {
+      return bad("alpha multiplier or shift out of range", requant_error(alpha->multiplier()));
     }
     return Error::kOk;
   }

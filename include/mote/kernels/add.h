@@ -1,5 +1,6 @@
 #pragma once
-// int8 ADD with broadcasting, bit exact with TFLite's reference integer kernel (AddFunc).
+// int8 ADD and SUB with broadcasting, bit exact with TFLite's reference integer kernels (AddFunc,
+// SubElementwise).
 // Embeddable C++17: no heap, no exceptions, no float math in the kernel.
 
 #include <stdint.h>
@@ -26,7 +27,8 @@ struct AddParams {
   int32_t act_max;
 };
 
-// Host-callable: what TFLite's Prepare computes from the tensors' scales and zero points.
+// Host-callable: what TFLite's Prepare computes from the tensors' scales and zero points (the
+// same for ADD and SUB).
 // act_min/act_max come from activation_range_int8() (or -128/127 without activation).
 AddParams prepare_add(float input1_scale, int32_t input1_zero_point, float input2_scale,
                       int32_t input2_zero_point, float output_scale, int32_t output_zero_point,
@@ -35,6 +37,10 @@ AddParams prepare_add(float input1_scale, int32_t input1_zero_point, float input
 // output = input1 + input2 over `shape` (see broadcast.h). No scratch. The output may be an input
 // buffer whose shape equals the output's (in place).
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output);
+
+// output = input1 - input2, the same way: each input scaled to the common scale, then subtracted.
+void sub(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output);
 
 }  // namespace kernels

@@ -11,7 +11,9 @@
 #include "compiler/builder/writer.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/stats.h"
+#include "compiler/ops/op_def.h"
 #include "compiler/ir/validate.h"
+#include "compiler/ops/validate.h"
 #include "compiler/tflite/reader.h"
 
 namespace mote::builder {
@@ -109,10 +111,10 @@ TEST(NamedModels, MlperfLikeModelsHaveTheReferenceLayerCounts) {
   const ir::Graph kws = kws_dscnn_like();
   EXPECT_EQ(count(kws, OpType::kConv2D), 5);
   EXPECT_EQ(count(kws, OpType::kDepthwiseConv2D), 4);
-  EXPECT_EQ(ir::total_macs(kws), 2656768);  // the reference model's MACs
-  EXPECT_EQ(ir::total_macs(vww_mobilenet_like()), 7489664);
-  EXPECT_EQ(ir::total_macs(resnet8_like()), 12501632);
-  EXPECT_EQ(ir::total_macs(ad_autoencoder_like()), 264192);
+  EXPECT_EQ(ops::total_macs(kws), 2656768);  // the reference model's MACs
+  EXPECT_EQ(ops::total_macs(vww_mobilenet_like()), 7489664);
+  EXPECT_EQ(ops::total_macs(resnet8_like()), 12501632);
+  EXPECT_EQ(ops::total_macs(ad_autoencoder_like()), 264192);
 }
 
 // Weight scales per output channel, all different; bias scales = input scale * weight scale.

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "compiler/ir/validate.h"
+#include "compiler/ops/validate.h"
 
 namespace mote::builder {
 namespace {
@@ -500,6 +501,57 @@ TensorId ModelBuilder::add_hard_swish(TensorId input) {
   return add_op(OpType::kHardSwish, {input}, out, std::monostate{});
 }
 
+TensorId ModelBuilder::add_transpose_conv(TensorId input, int32_t out_channels, int32_t kernel_h,
+                                          int32_t kernel_w, int32_t stride, Padding padding,
+                                          Activation activation, bool bias) {
+  const Tensor& in = checked(input, "add_transpose_conv");
+  if (in.shape.size() != 4 || in.type != DataType::kInt8) {
+    bad_argument("add_transpose_conv: int8 NHWC input");
+  }
+  if (out_channels < 1 || kernel_h < 1 || kernel_w < 1 || stride < 1) {
+    bad_argument("add_transpose_conv: sizes must be positive");
+  }
+  const std::vector<int32_t> in_shape = in.shape;
+  auto out_size = [&](int32_t size, int32_t kernel) {
+    return padding == Padding::kSame ? size * stride : (size - 1) * stride + kernel;
+  };
+  const std::vector<int32_t> out_shape = {in_shape[0], out_size(in_shape[1], kernel_h),
+                                          out_size(in_shape[2], kernel_w), out_channels};
+  const std::string name = op_name("transpose_conv");
+  // Each output element gathers about ceil(k / stride)^2 taps of every input channel.
+  const int64_t fan_in = int64_t{(kernel_h + stride - 1) / stride} *
+                         ((kernel_w + stride - 1) / stride) * in_shape[3];
+  const TensorId w = add_weights(name + "/weights", {out_channels, kernel_h, kernel_w, in_shape[3]},
+                                 0, out_channels, fan_in);
+  const TensorId shape = add_int32_constant(name + "/output_shape", {4}, out_shape);
+  ir::TransposeConvOptions o;
+  o.padding = padding;
+  o.stride_h = o.stride_w = stride;
+  o.activation = activation;
+  const TensorId out = finish_weighted_sum(name, input, w, 0, out_channels, fan_in, 1.0, bias,
+                                           activation, out_shape, OpType::kTransposeConv, o);
+  // TFLite's order: (output shape, weights, input, bias).
+  std::vector<int32_t>& inputs = graph_.operators.back().inputs;
+  inputs = {shape, w, input, inputs[2]};
+  return out;
+}
+
+TensorId ModelBuilder::add_operator(OpType type, const std::vector<TensorId>& inputs,
+                                    ir::Options options, const std::vector<int32_t>& shape,
+                                    float scale, int32_t zero_point) {
+  for (TensorId t : inputs) checked(t, "add_operator");
+  if (!(scale > 0.0f)) bad_argument("add_operator: the output needs a positive scale");
+  Tensor t;
+  t.name = op_name("op");
+  t.shape = shape;
+  t.quantization.scale = {scale};
+  t.quantization.zero_point = {zero_point};
+  const float lo = scale * static_cast<float>(-128 - zero_point);
+  const float hi = scale * static_cast<float>(127 - zero_point);
+  const TensorId out = add_tensor(std::move(t), {lo, hi, uniform_rms(lo, hi)});
+  return add_op(type, inputs, out, std::move(options));
+}
+
 TensorId ModelBuilder::add_reshape(TensorId input, const std::vector<int32_t>& new_shape) {
   const Tensor& in = checked(input, "add_reshape");
   std::vector<int32_t> shape = new_shape;
@@ -630,7 +682,7 @@ void ModelBuilder::mark_output(TensorId tensor) {
 }
 
 ir::Graph ModelBuilder::build() const {
-  ir::validate(graph_);
+  ops::validate(graph_);
   return graph_;
 }
 

@@ -101,6 +101,16 @@ class ModelBuilder {
   TensorId add_logistic(TensorId input);
   TensorId add_resize_nearest(TensorId input, int32_t height, int32_t width);
   TensorId add_hard_swish(TensorId input);
+  // Weights [out_channels, kernel_h, kernel_w, input channels], square stride; the output is
+  // input * stride (SAME) or (input - 1) * stride + kernel (VALID) along each axis.
+  TensorId add_transpose_conv(TensorId input, int32_t out_channels, int32_t kernel_h,
+                              int32_t kernel_w, int32_t stride,
+                              ir::Padding padding = ir::Padding::kSame,
+                              ir::Activation activation = ir::Activation::kNone, bool bias = true);
+  // Any operator without weights, for those the builder has no helper for: the caller gives the
+  // output (int8 `shape`, `scale`, `zero_point`); build() checks everything else.
+  TensorId add_operator(ir::OpType type, const std::vector<TensorId>& inputs, ir::Options options,
+                        const std::vector<int32_t>& shape, float scale, int32_t zero_point);
 
   void mark_output(TensorId tensor);
 
@@ -108,7 +118,7 @@ class ModelBuilder {
   const ir::Graph& graph() const { return graph_; }
   const ir::Tensor& tensor(TensorId id) const { return graph_.tensors.at(id); }
 
-  // The finished graph; runs ir::validate (throws mote::InputError on a rule broken).
+  // The finished graph; runs ops::validate (throws mote::InputError on a rule broken).
   ir::Graph build() const;
 
  private:

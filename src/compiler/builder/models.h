@@ -1,6 +1,6 @@
 #pragma once
 // Named models built with ModelBuilder, for tests, benchmarks and examples. Every one is
-// deterministic for a given seed and passes ir::validate.
+// deterministic for a given seed and passes ops::validate.
 
 #include <cstdint>
 #include <string>

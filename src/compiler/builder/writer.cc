@@ -3,131 +3,14 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
 #include "compiler/tflite/builtin_codes.h"
 
 namespace mote::builder {
 namespace {
 
 namespace fb = tflite::fb;
-
-int8_t activation_code(ir::Activation a) {
-  switch (a) {
-    case ir::Activation::kNone: return 0;
-    case ir::Activation::kRelu: return 1;
-    case ir::Activation::kReluN1To1: return 2;
-    case ir::Activation::kRelu6: return 3;
-  }
-  return 0;
-}
-
-int8_t padding_code(ir::Padding p) { return p == ir::Padding::kSame ? 0 : 1; }
-
-void set_options(const ir::Operator& op, fb::OperatorT* out) {
-  auto& u = out->builtin_options;
-  switch (op.type) {
-    case ir::OpType::kConv2D: {
-      const auto& o = std::get<ir::Conv2DOptions>(op.options);
-      fb::Conv2DOptionsT t;
-      t.padding = padding_code(o.padding);
-      t.stride_w = o.stride_w;
-      t.stride_h = o.stride_h;
-      t.dilation_w_factor = o.dilation_w;
-      t.dilation_h_factor = o.dilation_h;
-      t.fused_activation_function = activation_code(o.activation);
-      u.Set(std::move(t));
-      break;
-    }
-    case ir::OpType::kDepthwiseConv2D: {
-      const auto& o = std::get<ir::DepthwiseConv2DOptions>(op.options);
-      fb::DepthwiseConv2DOptionsT t;
-      t.padding = padding_code(o.padding);
-      t.stride_w = o.stride_w;
-      t.stride_h = o.stride_h;
-      t.depth_multiplier = o.depth_multiplier;
-      t.dilation_w_factor = o.dilation_w;
-      t.dilation_h_factor = o.dilation_h;
-      t.fused_activation_function = activation_code(o.activation);
-      u.Set(std::move(t));
-      break;
-    }
-    case ir::OpType::kFullyConnected: {
-      const auto& o = std::get<ir::FullyConnectedOptions>(op.options);
-      fb::FullyConnectedOptionsT t;
-      t.fused_activation_function = activation_code(o.activation);
-      t.keep_num_dims = o.keep_num_dims;
-      u.Set(std::move(t));
-      break;
-    }
-    case ir::OpType::kAveragePool2D:
-    case ir::OpType::kMaxPool2D: {
-      const auto& o = std::get<ir::Pool2DOptions>(op.options);
-      fb::Pool2DOptionsT t;
-      t.padding = padding_code(o.padding);
-      t.stride_w = o.stride_w;
-      t.stride_h = o.stride_h;
-      t.filter_width = o.filter_w;
-      t.filter_height = o.filter_h;
-      t.fused_activation_function = activation_code(o.activation);
-      u.Set(std::move(t));
-      break;
-    }
-    case ir::OpType::kAdd: {
-      fb::AddOptionsT t;
-      t.fused_activation_function =
-          activation_code(std::get<ir::ElementwiseOptions>(op.options).activation);
-      u.Set(std::move(t));
-      break;
-    }
-    case ir::OpType::kMul: {
-      fb::MulOptionsT t;
-      t.fused_activation_function =
-          activation_code(std::get<ir::ElementwiseOptions>(op.options).activation);
-      u.Set(std::move(t));
-      break;
-    }
-    case ir::OpType::kSoftmax: {
-      fb::SoftmaxOptionsT t;
-      t.beta = std::get<ir::SoftmaxOptions>(op.options).beta;
-      u.Set(std::move(t));
-      break;
-    }
-    case ir::OpType::kReshape: {
-      fb::ReshapeOptionsT t;
-      t.new_shape = std::get<ir::ReshapeOptions>(op.options).new_shape;
-      u.Set(std::move(t));
-      break;
-    }
-    case ir::OpType::kConcatenation: {
-      const auto& o = std::get<ir::ConcatenationOptions>(op.options);
-      fb::ConcatenationOptionsT t;
-      t.axis = o.axis;
-      t.fused_activation_function = activation_code(o.activation);
-      u.Set(std::move(t));
-      break;
-    }
-    case ir::OpType::kMean: {
-      fb::ReducerOptionsT t;
-      t.keep_dims = std::get<ir::MeanOptions>(op.options).keep_dims;
-      u.Set(std::move(t));
-      break;
-    }
-    case ir::OpType::kResizeNearestNeighbor: {
-      const auto& o = std::get<ir::ResizeNearestNeighborOptions>(op.options);
-      fb::ResizeNearestNeighborOptionsT t;
-      t.align_corners = o.align_corners;
-      t.half_pixel_centers = o.half_pixel_centers;
-      u.Set(std::move(t));
-      break;
-    }
-    // Empty tables, as TFLite's converter writes them (LOGISTIC has none).
-    case ir::OpType::kQuantize: u.Set(fb::QuantizeOptionsT{}); break;
-    case ir::OpType::kDequantize: u.Set(fb::DequantizeOptionsT{}); break;
-    case ir::OpType::kPad: u.Set(fb::PadOptionsT{}); break;
-    case ir::OpType::kTranspose: u.Set(fb::TransposeOptionsT{}); break;
-    case ir::OpType::kHardSwish: u.Set(fb::HardSwishOptionsT{}); break;
-    case ir::OpType::kLogistic: break;
-  }
-}
 
 std::vector<uint8_t> pack(const fb::ModelT& model) {
   flatbuffers::FlatBufferBuilder fbb;
@@ -170,7 +53,8 @@ std::unique_ptr<fb::ModelT> to_tflite_object(const ir::Graph& g) {
 
   std::vector<int32_t> codes;  // builtin code of each OperatorCode, in order of first use
   for (const ir::Operator& op : g.operators) {
-    const int32_t code = tflite::builtin_code(op.type);
+    const ops::OpDef& def = ops::op_def(op.type);
+    const int32_t code = def.builtin_code;
     auto it = std::find(codes.begin(), codes.end(), code);
     if (it == codes.end()) {
       auto oc = std::make_unique<fb::OperatorCodeT>();
@@ -186,7 +70,7 @@ std::unique_ptr<fb::ModelT> to_tflite_object(const ir::Graph& g) {
     fop->opcode_index = static_cast<uint32_t>(it - codes.begin());
     fop->inputs = op.inputs;
     fop->outputs = op.outputs;
-    set_options(op, fop.get());
+    def.write_options(op, fop->builtin_options);
     sg->operators.push_back(std::move(fop));
   }
   sg->inputs = g.inputs;

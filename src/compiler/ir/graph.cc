@@ -36,24 +36,11 @@ int64_t Tensor::num_elements() const {
 
 std::string_view to_string(OpType type) {
   switch (type) {
-    case OpType::kConv2D: return "CONV_2D";
-    case OpType::kDepthwiseConv2D: return "DEPTHWISE_CONV_2D";
-    case OpType::kFullyConnected: return "FULLY_CONNECTED";
-    case OpType::kAveragePool2D: return "AVERAGE_POOL_2D";
-    case OpType::kMaxPool2D: return "MAX_POOL_2D";
-    case OpType::kAdd: return "ADD";
-    case OpType::kMul: return "MUL";
-    case OpType::kSoftmax: return "SOFTMAX";
-    case OpType::kReshape: return "RESHAPE";
-    case OpType::kQuantize: return "QUANTIZE";
-    case OpType::kDequantize: return "DEQUANTIZE";
-    case OpType::kPad: return "PAD";
-    case OpType::kMean: return "MEAN";
-    case OpType::kConcatenation: return "CONCATENATION";
-    case OpType::kTranspose: return "TRANSPOSE";
-    case OpType::kLogistic: return "LOGISTIC";
-    case OpType::kResizeNearestNeighbor: return "RESIZE_NEAREST_NEIGHBOR";
-    case OpType::kHardSwish: return "HARD_SWISH";
+#define MOTE_OP_NAME(kind, name, definition) \
+  case OpType::k##kind:                      \
+    return name;
+    MOTE_OPERATORS(MOTE_OP_NAME)
+#undef MOTE_OP_NAME
   }
   return "UNKNOWN";
 }

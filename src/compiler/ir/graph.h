@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "mote/operators.h"
+
 namespace mote::ir {
 
 enum class DataType : uint8_t { kFloat32, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool };
@@ -42,26 +44,17 @@ struct Tensor {
   bool operator==(const Tensor&) const = default;
 };
 
+// One per line of MOTE_OPERATORS (mote/operators.h), in the program format's order.
 enum class OpType : uint8_t {
-  kConv2D,
-  kDepthwiseConv2D,
-  kFullyConnected,
-  kAveragePool2D,
-  kMaxPool2D,
-  kAdd,
-  kMul,
-  kSoftmax,
-  kReshape,
-  kQuantize,
-  kDequantize,
-  kPad,
-  kMean,
-  kConcatenation,
-  kTranspose,
-  kLogistic,
-  kResizeNearestNeighbor,
-  kHardSwish,
+#define MOTE_OP_ENUMERATOR(kind, name, definition) k##kind,
+  MOTE_OPERATORS(MOTE_OP_ENUMERATOR)
+#undef MOTE_OP_ENUMERATOR
 };
+inline constexpr size_t kNumOpTypes = 0
+#define MOTE_OP_COUNT(kind, name, definition) +1
+    MOTE_OPERATORS(MOTE_OP_COUNT)
+#undef MOTE_OP_COUNT
+    ;
 
 // TFLite's builtin operator name, e.g. "CONV_2D".
 std::string_view to_string(OpType type);
@@ -106,7 +99,7 @@ struct Pool2DOptions {
   bool operator==(const Pool2DOptions&) const = default;
 };
 
-// ADD and MUL.
+// ADD, SUB and MUL.
 struct ElementwiseOptions {
   Activation activation = Activation::kNone;
   bool operator==(const ElementwiseOptions&) const = default;
@@ -140,12 +133,26 @@ struct ResizeNearestNeighborOptions {
   bool operator==(const ResizeNearestNeighborOptions&) const = default;
 };
 
-// Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH) hold
-// std::monostate.
+// TRANSPOSE_CONV (TFLite's TransposeConvOptions; the output shape is the first input).
+struct TransposeConvOptions {
+  Padding padding = Padding::kSame;
+  int32_t stride_w = 1, stride_h = 1;
+  Activation activation = Activation::kNone;
+  bool operator==(const TransposeConvOptions&) const = default;
+};
+
+struct LeakyReluOptions {
+  float alpha = 0.2f;
+  bool operator==(const LeakyReluOptions&) const = default;
+};
+
+// Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH,
+// MINIMUM, MAXIMUM) hold std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
                              FullyConnectedOptions, Pool2DOptions, ElementwiseOptions,
                              SoftmaxOptions, ReshapeOptions, ConcatenationOptions, MeanOptions,
-                             ResizeNearestNeighborOptions>;
+                             ResizeNearestNeighborOptions, TransposeConvOptions,
+                             LeakyReluOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;

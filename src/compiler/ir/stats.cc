@@ -4,30 +4,6 @@
 
 namespace mote::ir {
 
-int64_t operator_macs(const Graph& g, const Operator& op) {
-  switch (op.type) {
-    case OpType::kConv2D: {
-      // Each output element sums kh * kw * (filter depth) products.
-      const Tensor& w = g.tensors[op.inputs[1]];
-      return g.tensors[op.outputs[0]].num_elements() * w.shape[1] * w.shape[2] * w.shape[3];
-    }
-    case OpType::kDepthwiseConv2D: {
-      const Tensor& w = g.tensors[op.inputs[1]];
-      return g.tensors[op.outputs[0]].num_elements() * w.shape[1] * w.shape[2];
-    }
-    case OpType::kFullyConnected:
-      return g.tensors[op.outputs[0]].num_elements() * g.tensors[op.inputs[1]].shape[1];
-    default:
-      return 0;
-  }
-}
-
-int64_t total_macs(const Graph& g) {
-  int64_t total = 0;
-  for (const Operator& op : g.operators) total += operator_macs(g, op);
-  return total;
-}
-
 int64_t operator_constant_bytes(const Graph& g, const Operator& op) {
   int64_t total = 0;
   for (size_t k = 0; k < op.inputs.size(); ++k) {

@@ -7,11 +7,7 @@
 
 namespace mote::ir {
 
-// Multiply-accumulates one run of the operator performs: CONV_2D, DEPTHWISE_CONV_2D and
-// FULLY_CONNECTED count one per weight use; every other operator counts 0. The graph must be
-// valid (see validate.h).
-int64_t operator_macs(const Graph& graph, const Operator& op);
-int64_t total_macs(const Graph& graph);
+// (Multiply-accumulates come from each operator's definition: ops::operator_macs.)
 
 // Bytes of the constant tensors the operator reads (each tensor once).
 int64_t operator_constant_bytes(const Graph& graph, const Operator& op);

@@ -3,30 +3,18 @@
 #include <algorithm>
 #include <numeric>
 
-#include "compiler/ir/validate.h"
+#include "compiler/ops/op_def.h"
 
 namespace mote::passes {
 namespace {
 
-const ir::Tensor& tensor_at(const ir::Graph& graph, const ir::Operator& op, size_t input) {
-  return graph.tensors[static_cast<size_t>(op.inputs[input])];
-}
-
-const ir::Tensor& output_of(const ir::Graph& graph, const ir::Operator& op) {
-  return graph.tensors[static_cast<size_t>(op.outputs[0])];
-}
-
-int32_t padding_before(int32_t input, int32_t filter, int32_t stride, int32_t dilation,
-                       ir::Padding padding) {
-  return static_cast<int32_t>(ir::window_padding_before(input, filter, stride, dilation, padding));
-}
-
-// The owner of a tensor's bytes: a RESHAPE of an arena tensor shares its input's buffer.
+// The owner of a tensor's bytes: the output of an aliasing operator (RESHAPE) whose input is in
+// the arena shares that input's buffer.
 std::vector<int32_t> alias_owners(const ir::Graph& graph) {
   std::vector<int32_t> owner(graph.tensors.size());
   std::iota(owner.begin(), owner.end(), 0);
   for (const ir::Operator& op : graph.operators) {
-    if (op.type != ir::OpType::kReshape) continue;
+    if (!ops::op_def(op.type).output_aliases_input) continue;
     const int32_t in = op.inputs[0];
     if (graph.tensors[static_cast<size_t>(in)].is_constant) continue;  // copied from constants
     owner[static_cast<size_t>(op.outputs[0])] = owner[static_cast<size_t>(in)];
@@ -35,73 +23,6 @@ std::vector<int32_t> alias_owners(const ir::Graph& graph) {
 }
 
 }  // namespace
-
-kernels::ConvShape conv_shape(const ir::Graph& graph, const ir::Operator& op) {
-  const auto& options = std::get<ir::Conv2DOptions>(op.options);
-  const ir::Tensor& input = tensor_at(graph, op, 0);
-  const ir::Tensor& filter = tensor_at(graph, op, 1);
-  const ir::Tensor& output = output_of(graph, op);
-  kernels::ConvShape s{};
-  s.batches = input.shape[0];
-  s.input_h = input.shape[1];
-  s.input_w = input.shape[2];
-  s.input_c = input.shape[3];
-  s.filter_h = filter.shape[1];
-  s.filter_w = filter.shape[2];
-  s.filter_c = filter.shape[3];
-  s.output_h = output.shape[1];
-  s.output_w = output.shape[2];
-  s.output_c = output.shape[3];
-  s.stride_h = options.stride_h;
-  s.stride_w = options.stride_w;
-  s.dilation_h = options.dilation_h;
-  s.dilation_w = options.dilation_w;
-  s.pad_h = padding_before(s.input_h, s.filter_h, s.stride_h, s.dilation_h, options.padding);
-  s.pad_w = padding_before(s.input_w, s.filter_w, s.stride_w, s.dilation_w, options.padding);
-  return s;
-}
-
-kernels::DepthwiseShape depthwise_shape(const ir::Graph& graph, const ir::Operator& op) {
-  const auto& options = std::get<ir::DepthwiseConv2DOptions>(op.options);
-  const ir::Tensor& input = tensor_at(graph, op, 0);
-  const ir::Tensor& filter = tensor_at(graph, op, 1);
-  const ir::Tensor& output = output_of(graph, op);
-  kernels::DepthwiseShape s{};
-  s.batches = input.shape[0];
-  s.input_h = input.shape[1];
-  s.input_w = input.shape[2];
-  s.input_c = input.shape[3];
-  s.filter_h = filter.shape[1];
-  s.filter_w = filter.shape[2];
-  s.output_h = output.shape[1];
-  s.output_w = output.shape[2];
-  s.output_c = output.shape[3];
-  s.stride_h = options.stride_h;
-  s.stride_w = options.stride_w;
-  s.dilation_h = options.dilation_h;
-  s.dilation_w = options.dilation_w;
-  s.pad_h = padding_before(s.input_h, s.filter_h, s.stride_h, s.dilation_h, options.padding);
-  s.pad_w = padding_before(s.input_w, s.filter_w, s.stride_w, s.dilation_w, options.padding);
-  return s;
-}
-
-uint64_t operator_scratch_bytes(const ir::Graph& graph, const ir::Operator& op,
-                                kernels::Extension extension) {
-  switch (op.type) {
-    case ir::OpType::kConv2D:
-      return kernels::conv_scratch_bytes(conv_shape(graph, op), extension);
-    case ir::OpType::kDepthwiseConv2D:
-      return kernels::depthwise_conv_scratch_bytes(depthwise_shape(graph, op), extension);
-    case ir::OpType::kFullyConnected: {
-      const ir::Tensor& filter = tensor_at(graph, op, 1);
-      return kernels::fully_connected_scratch_bytes(filter.shape[0], extension);
-    }
-    case ir::OpType::kAveragePool2D:
-      return kernels::average_pool_scratch_bytes(output_of(graph, op).shape.back(), extension);
-    default:
-      return 0;
-  }
-}
 
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
                                    uint32_t alignment) {
@@ -174,7 +95,7 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
 
   for (int32_t step = 0; step < num_steps; ++step) {
     const ir::Operator& op = graph.operators[static_cast<size_t>(step)];
-    const uint64_t bytes = operator_scratch_bytes(graph, op, extension);
+    const uint64_t bytes = ops::operator_scratch_bytes(graph, op, extension);
     if (bytes == 0) continue;
     planner::Buffer buffer;
     buffer.name = "scratch of operator " + std::to_string(step) + " (" +

@@ -27,16 +27,9 @@ struct MemoryProblem {
 
 // Step k is operator k. Graph inputs live from step 0 and graph outputs to the last step; an
 // activation from its producer to its last consumer; a scratch buffer during its operator only.
-// Every buffer gets `alignment` (a power of two). The graph must have passed ir::validate.
+// Every buffer gets `alignment` (a power of two). The graph must have passed ops::validate; each operator's scratch comes from its definition
+// (ops::operator_scratch_bytes).
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
                                    uint32_t alignment);
-
-// The scratch bytes operator `op` needs on `extension` (0 for operators without scratch).
-uint64_t operator_scratch_bytes(const ir::Graph& graph, const ir::Operator& op,
-                                kernels::Extension extension);
-
-// The kernel shapes of the operators that have scratch, shared with the lowering.
-kernels::ConvShape conv_shape(const ir::Graph& graph, const ir::Operator& op);
-kernels::DepthwiseShape depthwise_shape(const ir::Graph& graph, const ir::Operator& op);
 
 }  // namespace mote::passes

@@ -6,7 +6,6 @@
 
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
-#include "compiler/ir/validate.h"
 #include "compiler/passes/lower.h"
 #include "compiler/planner/target.h"
 #include "compiler/planner/verify.h"
@@ -54,7 +53,6 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
 }
 
 Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
-  ir::validate(graph);
   Compiled compiled;
   compiled.planned = plan_graph(graph, options.plan);
   passes::LowerOptions lower_options;

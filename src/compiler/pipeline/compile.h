@@ -61,7 +61,8 @@ struct Compiled {
   std::vector<int32_t> tensor_index;
 };
 
-// Validates the graph, plans it, lowers it and emits the program.
+// Plans a graph, lowers it and emits the program. The graph must have passed ops::validate (the
+// TFLite reader and the builder run it on every graph they return).
 Compiled compile(const ir::Graph& graph, const CompileOptions& options);
 
 }  // namespace mote::pipeline

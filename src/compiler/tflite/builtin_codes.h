@@ -20,13 +20,11 @@ inline constexpr int8_t kTensorFloat32 = 0;
 inline constexpr int8_t kTensorInt32 = 2;
 inline constexpr int8_t kTensorInt8 = 9;
 
-// The format's name of a builtin operator ("CONV_2D"), or "BUILTIN_<code>" for a code this
-// table does not know.
+// The format's name of a builtin operator ("CONV_2D"), or "BUILTIN_<code>" for a code the
+// schema subset's BuiltinOperator enum does not know.
 std::string builtin_operator_name(int32_t code);
 
-// The operator Mote supports for a builtin code, if it does.
-std::optional<ir::OpType> op_type_from_builtin(int32_t code);
-int32_t builtin_code(ir::OpType type);
+// (Which operator a code stands for is its definition's: ops::op_type_for_builtin.)
 
 // The format's name of a tensor type ("INT16"), or "TYPE_<value>" when unknown.
 std::string tensor_type_name(int8_t type);

@@ -12,7 +12,8 @@
 #include "compiler/builder/writer.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/stats.h"
-#include "compiler/ir/validate.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/validate.h"
 #include "compiler/tflite/reader.h"
 
 namespace mote::tflite {
@@ -28,8 +29,8 @@ void try_read(const std::vector<uint8_t>& bytes, Outcome* outcome, const std::st
   try {
     const ir::Graph g = read_model(bytes);
     // An accepted model is usable by every later stage.
-    ir::validate(g);
-    (void)ir::total_macs(g);
+    ops::validate(g);
+    (void)ops::total_macs(g);
     (void)ir::activation_bytes(g);
     ASSERT_EQ(read_model(builder::write_model(g)), g) << what;
     ++outcome->loaded;

@@ -13,6 +13,9 @@
 
 #include "compiler/ir/error.h"
 #include "compiler/ir/validate.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+#include "compiler/ops/validate.h"
 #include "compiler/tflite/builtin_codes.h"
 #include "compiler/tflite/tflite_subset_generated.h"
 
@@ -45,12 +48,6 @@ std::string printable(const flatbuffers::String* s) {
   return out;
 }
 
-std::string options_name(fb::BuiltinOptions type) {
-  const char* name = fb::EnumNameBuiltinOptions(type);
-  if (name != nullptr && *name != '\0') return name;
-  return "options type " + std::to_string(static_cast<int>(type));
-}
-
 // Where a problem is ("tensor 5 (name): ", "operator 3 (CONV_2D): "), spelled out only when a
 // message needs it: valid models should not pay for building strings.
 class Place {
@@ -74,164 +71,6 @@ class Place {
   const std::string* name_;
   const fb::OperatorCode* code_;
 };
-
-ir::Activation read_activation(int8_t value, const Place& where) {
-  switch (value) {
-    case 0: return ir::Activation::kNone;
-    case 1: return ir::Activation::kRelu;
-    case 2: return ir::Activation::kReluN1To1;
-    case 3: return ir::Activation::kRelu6;
-    case 4: fail(where.str() + "fused activation TANH not supported");
-    case 5: fail(where.str() + "fused activation SIGN_BIT not supported");
-    default: fail(where.str() + "fused activation " + std::to_string(value) + " is not valid");
-  }
-}
-
-ir::Padding read_padding(int8_t value, const Place& where) {
-  switch (value) {
-    case 0: return ir::Padding::kSame;
-    case 1: return ir::Padding::kValid;
-    default: fail(where.str() + "padding " + std::to_string(value) + " is not valid");
-  }
-}
-
-// The options table of an operator, checked against the one its type takes. Returns nullptr
-// when the operator carries none and `required` is false.
-template <typename T>
-const T* options_table(const fb::Operator& op, fb::BuiltinOptions want, bool required,
-                       const Place& where) {
-  const fb::BuiltinOptions got = op.builtin_options_type();
-  if (got == fb::BuiltinOptions::NONE && !required) return nullptr;
-  if (got != want) {
-    fail(where.str() + (got == fb::BuiltinOptions::NONE ? "missing " + options_name(want)
-                                                   : "has " + options_name(got) + ", expected " +
-                                                         options_name(want)));
-  }
-  const T* table = static_cast<const T*>(op.builtin_options());
-  if (table == nullptr) fail(where.str() + "missing " + options_name(want));
-  return table;
-}
-
-// For operators without options: accept none or the empty table TFLite's converter writes.
-void no_options(const fb::Operator& op, fb::BuiltinOptions allowed, const Place& where) {
-  const fb::BuiltinOptions got = op.builtin_options_type();
-  if (got != fb::BuiltinOptions::NONE && got != allowed) {
-    fail(where.str() + "has unexpected " + options_name(got));
-  }
-}
-
-ir::Options read_options(const fb::Operator& op, ir::OpType type, const Place& where) {
-  using BO = fb::BuiltinOptions;
-  switch (type) {
-    case ir::OpType::kConv2D: {
-      const auto* o = options_table<fb::Conv2DOptions>(op, BO::Conv2DOptions, true, where);
-      ir::Conv2DOptions r;
-      r.padding = read_padding(o->padding(), where);
-      r.stride_w = o->stride_w();
-      r.stride_h = o->stride_h();
-      r.dilation_w = o->dilation_w_factor();
-      r.dilation_h = o->dilation_h_factor();
-      r.activation = read_activation(o->fused_activation_function(), where);
-      return r;
-    }
-    case ir::OpType::kDepthwiseConv2D: {
-      const auto* o = options_table<fb::DepthwiseConv2DOptions>(op, BO::DepthwiseConv2DOptions,
-                                                                true, where);
-      ir::DepthwiseConv2DOptions r;
-      r.padding = read_padding(o->padding(), where);
-      r.stride_w = o->stride_w();
-      r.stride_h = o->stride_h();
-      r.depth_multiplier = o->depth_multiplier();
-      r.dilation_w = o->dilation_w_factor();
-      r.dilation_h = o->dilation_h_factor();
-      r.activation = read_activation(o->fused_activation_function(), where);
-      return r;
-    }
-    case ir::OpType::kFullyConnected: {
-      ir::FullyConnectedOptions r;
-      if (const auto* o = options_table<fb::FullyConnectedOptions>(
-              op, BO::FullyConnectedOptions, false, where)) {
-        if (o->weights_format() != 0) {
-          fail(where.str() + "weights format " +
-               (o->weights_format() == 1 ? std::string("SHUFFLED4x16INT8")
-                                         : std::to_string(o->weights_format())) +
-               " not supported");
-        }
-        r.activation = read_activation(o->fused_activation_function(), where);
-        r.keep_num_dims = o->keep_num_dims();
-      }
-      return r;
-    }
-    case ir::OpType::kAveragePool2D:
-    case ir::OpType::kMaxPool2D: {
-      const auto* o = options_table<fb::Pool2DOptions>(op, BO::Pool2DOptions, true, where);
-      ir::Pool2DOptions r;
-      r.padding = read_padding(o->padding(), where);
-      r.stride_w = o->stride_w();
-      r.stride_h = o->stride_h();
-      r.filter_w = o->filter_width();
-      r.filter_h = o->filter_height();
-      r.activation = read_activation(o->fused_activation_function(), where);
-      return r;
-    }
-    case ir::OpType::kAdd: {
-      ir::ElementwiseOptions r;
-      if (const auto* o = options_table<fb::AddOptions>(op, BO::AddOptions, false, where)) {
-        r.activation = read_activation(o->fused_activation_function(), where);
-      }
-      return r;
-    }
-    case ir::OpType::kMul: {
-      ir::ElementwiseOptions r;
-      if (const auto* o = options_table<fb::MulOptions>(op, BO::MulOptions, false, where)) {
-        r.activation = read_activation(o->fused_activation_function(), where);
-      }
-      return r;
-    }
-    case ir::OpType::kSoftmax: {
-      const auto* o = options_table<fb::SoftmaxOptions>(op, BO::SoftmaxOptions, true, where);
-      return ir::SoftmaxOptions{o->beta()};
-    }
-    case ir::OpType::kReshape: {
-      ir::ReshapeOptions r;
-      if (const auto* o = options_table<fb::ReshapeOptions>(op, BO::ReshapeOptions, false, where)) {
-        r.new_shape = to_vector(o->new_shape());
-      }
-      return r;
-    }
-    case ir::OpType::kConcatenation: {
-      const auto* o = options_table<fb::ConcatenationOptions>(op, BO::ConcatenationOptions, true,
-                                                              where);
-      ir::ConcatenationOptions r;
-      r.axis = o->axis();
-      r.activation = read_activation(o->fused_activation_function(), where);
-      return r;
-    }
-    case ir::OpType::kMean: {
-      ir::MeanOptions r;
-      if (const auto* o = options_table<fb::ReducerOptions>(op, BO::ReducerOptions, false, where)) {
-        r.keep_dims = o->keep_dims();
-      }
-      return r;
-    }
-    case ir::OpType::kResizeNearestNeighbor: {
-      ir::ResizeNearestNeighborOptions r;
-      if (const auto* o = options_table<fb::ResizeNearestNeighborOptions>(
-              op, BO::ResizeNearestNeighborOptions, false, where)) {
-        r.align_corners = o->align_corners();
-        r.half_pixel_centers = o->half_pixel_centers();
-      }
-      return r;
-    }
-    case ir::OpType::kQuantize: no_options(op, BO::QuantizeOptions, where); return {};
-    case ir::OpType::kDequantize: no_options(op, BO::DequantizeOptions, where); return {};
-    case ir::OpType::kPad: no_options(op, BO::PadOptions, where); return {};
-    case ir::OpType::kTranspose: no_options(op, BO::TransposeOptions, where); return {};
-    case ir::OpType::kHardSwish: no_options(op, BO::HardSwishOptions, where); return {};
-    case ir::OpType::kLogistic: no_options(op, BO::NONE, where); return {};
-  }
-  fail(where.str() + "unknown operator type");
-}
 
 class Reader {
  public:
@@ -285,7 +124,7 @@ class Reader {
     }
     g.inputs = to_vector(sg.inputs());
     g.outputs = to_vector(sg.outputs());
-    ir::validate(g);
+    ops::validate(g);
     return g;
   }
 
@@ -382,14 +221,15 @@ class Reader {
     // code does not fit).
     const int32_t builtin = std::max<int32_t>(code.deprecated_builtin_code(), code.builtin_code());
     const Place where = Place::op(index, &code);
-    const auto type = op_type_from_builtin(builtin);
+    const auto type = ops::op_type_for_builtin(builtin);
     if (!type) fail(where.str() + "not supported");
 
     ir::Operator r;
     r.type = *type;
     r.inputs = to_vector(op.inputs());
     r.outputs = to_vector(op.outputs());
-    r.options = read_options(op, r.type, where);
+    const ops::TfliteOptions options(op, [where] { return where.str(); });
+    r.options = ops::op_def(r.type).read_options(options);
     return r;
   }
 

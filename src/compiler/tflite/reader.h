@@ -12,7 +12,7 @@ namespace mote::tflite {
 // Reads subgraph 0 of a .tflite flatbuffer: tensors (name, shape, type, per-tensor or per-channel
 // quantization), constant data (inside the flatbuffer or stored after it with Buffer.offset/size),
 // operators with their options, graph inputs and outputs. The bytes are untrusted: the flatbuffer
-// is verified first, every index and size is checked, and the result passes ir::validate.
+// is verified first, every index and size is checked, and the result passes ops::validate.
 // Throws mote::InputError with a one-line reason, for example
 // "operator 12 (UNIDIRECTIONAL_SEQUENCE_LSTM): not supported".
 ir::Graph read_model(std::span<const uint8_t> bytes);

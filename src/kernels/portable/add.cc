@@ -7,6 +7,8 @@ namespace mote {
 namespace kernels {
 namespace {
 
+// kSign +1 adds, -1 subtracts the scaled second input.
+template <int kSign>
 struct AddOp {
   const AddParams& p;
   int8_t operator()(int8_t x1, int8_t x2) const {
@@ -16,7 +18,7 @@ struct AddOp {
         multiply_by_quantized_multiplier(shifted1, p.input1_multiplier, p.input1_shift);
     const int32_t scaled2 =
         multiply_by_quantized_multiplier(shifted2, p.input2_multiplier, p.input2_shift);
-    int32_t out = multiply_by_quantized_multiplier(scaled1 + scaled2, p.output_multiplier,
+    int32_t out = multiply_by_quantized_multiplier(scaled1 + kSign * scaled2, p.output_multiplier,
                                                    p.output_shift) +
                   p.output_offset;
     out = out < p.act_min ? p.act_min : out;
@@ -58,7 +60,12 @@ AddParams prepare_add(float input1_scale, int32_t input1_zero_point, float input
 
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output) {
-  internal::broadcast_binary(shape, input1, input2, output, AddOp{params});
+  internal::broadcast_binary(shape, input1, input2, output, AddOp<1>{params});
+}
+
+void sub(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output) {
+  internal::broadcast_binary(shape, input1, input2, output, AddOp<-1>{params});
 }
 
 }  // namespace kernels

@@ -119,5 +119,85 @@ TEST(AddTest, InPlaceIntoTheFullShapedOperand) {
   EXPECT_EQ(in_place, expected);
 }
 
+// TFLite's SUB from its definition (SubElementwise), in int64: the same scaling as ADD, the
+// scaled second input subtracted.
+int8_t SlowSub(const AddParams& p, int8_t a, int8_t b) {
+  const int64_t s1 = RefMultiply((a + p.input1_offset) * (int64_t{1} << p.left_shift),
+                                 p.input1_multiplier, p.input1_shift);
+  const int64_t s2 = RefMultiply((b + p.input2_offset) * (int64_t{1} << p.left_shift),
+                                 p.input2_multiplier, p.input2_shift);
+  const int64_t out = RefMultiply(s1 - s2, p.output_multiplier, p.output_shift) + p.output_offset;
+  return static_cast<int8_t>(ops_testing::Clamp(out, p.act_min, p.act_max));
+}
+
+TEST(SubTest, HandCheckedSameScale) {
+  // All scales 0.5, zero points 0: real a - b is exact, so q_out = q_a - q_b (then clamped).
+  const AddParams p = prepare_add(0.5f, 0, 0.5f, 0, 0.5f, 0, -128, 127);
+  const std::vector<int8_t> a = {1, -5, 100, -100, 0};
+  const std::vector<int8_t> b = {2, 3, -100, 100, -1};
+  Guarded<int8_t> out(5);
+  sub(p, elementwise_shape(5), a.data(), b.data(), out.data());
+  EXPECT_EQ(out.values(), (std::vector<int8_t>{-1, -8, 127, -128, 1}));
+  EXPECT_TRUE(out.intact());
+}
+
+TEST(SubTest, HandCheckedBroadcastZeroPointsAndRelu) {
+  // [1,2,2] - [2] with zero points: real values a - 1 and b + 2, output zero point 3, and a ReLU
+  // range [3, 127] (real 0 and up).
+  const AddParams p = prepare_add(1.0f, 1, 1.0f, -2, 1.0f, 3, 3, 127);
+  const std::vector<int8_t> a = {11, 1, 5, -20};  // real 10, 0, 4, -21
+  const std::vector<int8_t> b = {-2, 2};          // real 0, 4
+  const int32_t da[3] = {1, 2, 2};
+  const int32_t db[1] = {2};
+  BroadcastShape s{};
+  ASSERT_TRUE(prepare_broadcast_shape(da, 3, db, 1, &s));
+  Guarded<int8_t> out(4);
+  sub(p, s, a.data(), b.data(), out.data());
+  // real differences 10, -4, 4, -25 -> ReLU 10, 0, 4, 0 -> + 3
+  EXPECT_EQ(out.values(), (std::vector<int8_t>{13, 3, 7, 3}));
+  EXPECT_TRUE(out.intact());
+}
+
+TEST(SubTest, RandomizedBroadcastMatchesSlowReference) {
+  Random rng(43);
+  for (int iter = 0; iter < 400; ++iter) {
+    std::vector<int32_t> d1, d2;
+    ops_testing::RandomBroadcastShapes(rng, 6, &d1, &d2);
+    const float s1 = rng.Scale(), s2 = rng.Scale(), so = rng.Scale(0.005f, 1.0f);
+    const int32_t z1 = rng.Int(-128, 127), z2 = rng.Int(-128, 127), zo = rng.Int(-128, 127);
+    const int32_t act_min = rng.Int(-128, -20), act_max = rng.Int(20, 127);
+    const AddParams p = prepare_add(s1, z1, s2, z2, so, zo, act_min, act_max);
+    const std::vector<int8_t> a = rng.Int8s(ops_testing::Product(d1));
+    const std::vector<int8_t> b = rng.Int8s(ops_testing::Product(d2));
+    const int rank = static_cast<int>(std::max(d1.size(), d2.size()));
+    const auto expected = ops_testing::SlowBroadcast<int8_t, int8_t>(
+        rank, d1, d2, a, b, [&](int8_t x, int8_t y) { return SlowSub(p, x, y); });
+    BroadcastShape shape{};
+    ASSERT_TRUE(prepare_broadcast_shape(d1.data(), static_cast<int32_t>(d1.size()), d2.data(),
+                                        static_cast<int32_t>(d2.size()), &shape));
+    Guarded<int8_t> out(expected.size());
+    sub(p, shape, a.data(), b.data(), out.data());
+    ASSERT_EQ(out.values(), expected) << "iter " << iter;
+    ASSERT_TRUE(out.intact());
+  }
+}
+
+TEST(SubTest, SameShapeResultIsCloseToRealDifference) {
+  Random rng(8);
+  for (int iter = 0; iter < 50; ++iter) {
+    const float s1 = rng.Scale(), s2 = rng.Scale(), so = rng.Scale(0.01f, 1.0f);
+    const int32_t z1 = rng.Int(-128, 127), z2 = rng.Int(-128, 127), zo = rng.Int(-128, 127);
+    const AddParams p = prepare_add(s1, z1, s2, z2, so, zo, -128, 127);
+    const std::vector<int8_t> a = rng.Int8s(256), b = rng.Int8s(256);
+    Guarded<int8_t> out(256);
+    sub(p, elementwise_shape(256), a.data(), b.data(), out.data());
+    for (size_t i = 0; i < 256; ++i) {
+      const double real = s1 * (a[i] - z1) - s2 * (b[i] - z2);
+      const double ideal = std::clamp(std::round(real / so) + zo, -128.0, 127.0);
+      EXPECT_LE(std::fabs(out[i] - ideal), 1.0) << "iter " << iter << " i " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mote::kernels

@@ -1,4 +1,4 @@
-#include "compiler/ir/validate.h"
+#include "compiler/ops/validate.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,12 +11,17 @@
 #include "compiler/builder/model_builder.h"
 #include "compiler/builder/models.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/validate.h"
 #include "compiler/ir/stats.h"
+#include "compiler/ops/op_def.h"
 
 namespace mote::ir {
 namespace {
 
 using builder::ModelBuilder;
+using ops::operator_macs;
+using ops::total_macs;
+using ops::validate;
 using builder::TensorId;
 using ::testing::HasSubstr;
 

@@ -1,0 +1,36 @@
+#pragma once
+// Every operator Mote compiles and runs, one line each, in the order of the program format's
+// OpKind (schema/mote.fbs), which the line's position must equal:
+//
+//   X(Kind, "TFLITE_NAME", definition)
+//
+// - Kind: ir::OpType::k<Kind> in the compiler and schema::OpKind::<Kind> in the program;
+// - "TFLITE_NAME": TFLite's builtin operator name, used in every message about the operator;
+// - definition: the compiler's definition ops::<definition> (src/compiler/ops/) and the runtime's
+//   entry (src/runtime/ops/).
+// docs/adding-an-operator.md says what else a new line needs.
+
+#define MOTE_OPERATORS(X)                                                    \
+  X(Conv2D, "CONV_2D", conv_2d)                                              \
+  X(DepthwiseConv2D, "DEPTHWISE_CONV_2D", depthwise_conv_2d)                 \
+  X(FullyConnected, "FULLY_CONNECTED", fully_connected)                      \
+  X(AveragePool2D, "AVERAGE_POOL_2D", average_pool_2d)                       \
+  X(MaxPool2D, "MAX_POOL_2D", max_pool_2d)                                   \
+  X(Add, "ADD", add)                                                         \
+  X(Mul, "MUL", mul)                                                         \
+  X(Softmax, "SOFTMAX", softmax)                                             \
+  X(Reshape, "RESHAPE", reshape)                                             \
+  X(Quantize, "QUANTIZE", quantize)                                          \
+  X(Dequantize, "DEQUANTIZE", dequantize)                                    \
+  X(Pad, "PAD", pad)                                                         \
+  X(Mean, "MEAN", mean)                                                      \
+  X(Concatenation, "CONCATENATION", concatenation)                           \
+  X(Transpose, "TRANSPOSE", transpose)                                       \
+  X(Logistic, "LOGISTIC", logistic)                                          \
+  X(ResizeNearestNeighbor, "RESIZE_NEAREST_NEIGHBOR", resize_nearest_neighbor) \
+  X(HardSwish, "HARD_SWISH", hard_swish)                                     \
+  X(TransposeConv, "TRANSPOSE_CONV", transpose_conv)                         \
+  X(Minimum, "MINIMUM", minimum)                                             \
+  X(Maximum, "MAXIMUM", maximum)                                             \
+  X(Sub, "SUB", sub)                                                         \
+  X(LeakyRelu, "LEAKY_RELU", leaky_relu)

@@ -1,0 +1,100 @@
+// CONCATENATION of int8 tensors along one axis; inputs quantized unlike the output are
+// requantized.
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+#include "mote/kernels/concatenation.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  const auto* o =
+      t.table<tfl::ConcatenationOptions>(tfl::BuiltinOptions::ConcatenationOptions, true);
+  ir::ConcatenationOptions r;
+  r.axis = o->axis();
+  r.activation = t.activation(o->fused_activation_function());
+  return r;
+}
+
+void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+  const auto& o = std::get<ir::ConcatenationOptions>(op.options);
+  tfl::ConcatenationOptionsT t;
+  t.axis = o.axis;
+  t.fused_activation_function = activation_code(o.activation);
+  out.Set(std::move(t));
+}
+
+void check(Checker& c) {
+  c.arity(1, SIZE_MAX);
+  const auto& o = c.options<ir::ConcatenationOptions>();
+  const Tensor& output = c.data_output();
+  const int32_t rank = static_cast<int32_t>(output.shape.size());
+  if (o.axis < -rank || o.axis >= rank) {
+    c.fail("axis " + std::to_string(o.axis) + " out of range for rank " + std::to_string(rank));
+  }
+  const size_t axis = static_cast<size_t>(o.axis < 0 ? o.axis + rank : o.axis);
+  std::vector<int32_t> expected;
+  int64_t total = 0;
+  for (size_t k = 0; k < c.op().inputs.size(); ++k) {
+    const Tensor& t = c.data_input(k);
+    if (t.shape.size() != output.shape.size()) {
+      c.fail(c.in_label(k) + " has rank " + std::to_string(t.shape.size()) + ", expected " +
+             std::to_string(rank));
+    }
+    if (k == 0) expected = t.shape;
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      if (i != axis && t.shape[i] != expected[i]) {
+        c.fail(c.in_label(k) + " shape " + shape_string(t.shape) + " differs from " +
+               shape_string(expected) + " outside axis " + std::to_string(axis));
+      }
+    }
+    total += t.shape[axis];
+    c.expect_same_quantization(k);
+  }
+  if (total > std::numeric_limits<int32_t>::max()) c.fail("concatenated axis too large");
+  expected[axis] = static_cast<int32_t>(total);
+  c.expect_output_shape(expected);
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const auto& o = std::get<ir::ConcatenationOptions>(ctx.op().options);
+  const ir::Tensor& output = ctx.out();
+  const int32_t rank = static_cast<int32_t>(output.shape.size());
+  const int32_t axis = o.axis < 0 ? o.axis + rank : o.axis;
+  schema::ConcatenationOptionsT c;
+  c.axis = axis;
+  bool any_requant = false;
+  std::vector<schema::ConcatRequant> requants;
+  for (int32_t t : ctx.op().inputs) {
+    const ir::Tensor& input = ctx.tensor(t);
+    const auto p = kernels::prepare_concatenation_input(
+        rank, input.shape.data(), axis, scale_of(input), zero_point_of(input), scale_of(output),
+        zero_point_of(output));
+    any_requant = any_requant || p.requantize;
+    requants.emplace_back(p.requantize, -p.input_zero_point, schema::Requant(p.multiplier, p.shift));
+  }
+  if (any_requant) c.requant = std::move(requants);
+  out.options.Set(std::move(c));
+}
+
+void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
+  const auto& o = std::get<ir::ConcatenationOptions>(op.options);
+  d.add("axis " + std::to_string(o.axis));
+  d.json["axis"] = o.axis;
+  d.activation(o.activation);
+}
+
+}  // namespace
+
+extern const OpDef concatenation{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::CONCATENATION),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .lower = lower,
+    .describe = describe,
+};
+
+}  // namespace mote::ops

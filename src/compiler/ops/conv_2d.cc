@@ -1,0 +1,118 @@
+// CONV_2D: int8 convolution with per-channel (or per-tensor) weights, any stride, dilation and
+// padding, grouped when the filter depth divides the input depth.
+#include "compiler/ir/validate.h"
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/shapes.h"
+#include "compiler/ops/tflite_options.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  const auto* o = t.table<tfl::Conv2DOptions>(tfl::BuiltinOptions::Conv2DOptions, true);
+  ir::Conv2DOptions r;
+  r.padding = t.padding(o->padding());
+  r.stride_w = o->stride_w();
+  r.stride_h = o->stride_h();
+  r.dilation_w = o->dilation_w_factor();
+  r.dilation_h = o->dilation_h_factor();
+  r.activation = t.activation(o->fused_activation_function());
+  return r;
+}
+
+void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+  const auto& o = std::get<ir::Conv2DOptions>(op.options);
+  tfl::Conv2DOptionsT t;
+  t.padding = padding_code(o.padding);
+  t.stride_w = o.stride_w;
+  t.stride_h = o.stride_h;
+  t.dilation_w_factor = o.dilation_w;
+  t.dilation_h_factor = o.dilation_h;
+  t.fused_activation_function = activation_code(o.activation);
+  out.Set(std::move(t));
+}
+
+void check(Checker& c) {
+  c.arity(2, 3, 2);
+  const auto& o = c.options<ir::Conv2DOptions>();
+  const Tensor& input = c.data_input(0);
+  const Tensor& weights = c.param_input(1, DataType::kInt8);
+  c.expect_rank(0, 4);
+  c.expect_rank(1, 4);
+  c.data_output();
+  const int32_t co = weights.shape[0], kh = weights.shape[1], kw = weights.shape[2];
+  const int32_t cf = weights.shape[3], ci = input.shape[3];
+  if (ci % cf != 0) {
+    c.fail("filter depth " + std::to_string(cf) + " does not divide the input channels " +
+           std::to_string(ci));
+  }
+  if (co % (ci / cf) != 0) {
+    c.fail("output channels " + std::to_string(co) + " not a multiple of the " +
+           std::to_string(ci / cf) + " groups");
+  }
+  c.check_window(o.stride_h, o.stride_w, o.dilation_h, o.dilation_w);
+  c.expect_output_shape(
+      {input.shape[0],
+       c.output_size(input.shape[1], kh, o.stride_h, o.dilation_h, o.padding, "height"),
+       c.output_size(input.shape[2], kw, o.stride_w, o.dilation_w, o.padding, "width"), co});
+  c.check_weights_and_bias(input, weights, 0, co);
+}
+
+// Each output element sums kh * kw * (filter depth) products.
+int64_t macs(const ir::Graph& g, const ir::Operator& op) {
+  const ir::Tensor& w = g.tensors[op.inputs[1]];
+  return g.tensors[op.outputs[0]].num_elements() * w.shape[1] * w.shape[2] * w.shape[3];
+}
+
+uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
+  return kernels::conv_scratch_bytes(conv_shape(g, op), extension);
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const auto& o = std::get<ir::Conv2DOptions>(ctx.op().options);
+  const kernels::ConvShape shape = conv_shape(ctx.graph(), ctx.op());
+  schema::ConvOptionsT c;
+  c.stride_h = shape.stride_h;
+  c.stride_w = shape.stride_w;
+  c.pad_h = shape.pad_h;
+  c.pad_w = shape.pad_w;
+  c.dilation_h = shape.dilation_h;
+  c.dilation_w = shape.dilation_w;
+  c.input_offset = -zero_point_of(ctx.in(0));
+  c.output_offset = zero_point_of(ctx.out());
+  const auto range = ctx.activation_range(o.activation);
+  c.activation_min = range.min;
+  c.activation_max = range.max;
+  schema::Region m, s;
+  ctx.channel_requant(shape.output_c, &m, &s);
+  c.multipliers = std::make_unique<schema::Region>(m);
+  c.shifts = std::make_unique<schema::Region>(s);
+  out.options.Set(std::move(c));
+}
+
+void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
+  const auto& o = std::get<ir::Conv2DOptions>(op.options);
+  const ir::Tensor& w = g.tensors[op.inputs[1]];
+  d.window("kernel", w.shape[1], w.shape[2], o.stride_h, o.stride_w, o.padding);
+  d.add("dilation " + std::to_string(o.dilation_h) + "x" + std::to_string(o.dilation_w));
+  d.json["dilation"] = {o.dilation_h, o.dilation_w};
+  d.json["output_channels"] = w.shape[0];
+  d.activation(o.activation);
+}
+
+}  // namespace
+
+extern const OpDef conv_2d{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::CONV_2D),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .macs = macs,
+    .scratch_bytes = scratch,
+    .lower = lower,
+    .describe = describe,
+};
+
+}  // namespace mote::ops

@@ -1,0 +1,120 @@
+// DEPTHWISE_CONV_2D: int8, any depth multiplier, stride, dilation and padding.
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/shapes.h"
+#include "compiler/ops/tflite_options.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  const auto* o =
+      t.table<tfl::DepthwiseConv2DOptions>(tfl::BuiltinOptions::DepthwiseConv2DOptions, true);
+  ir::DepthwiseConv2DOptions r;
+  r.padding = t.padding(o->padding());
+  r.stride_w = o->stride_w();
+  r.stride_h = o->stride_h();
+  r.depth_multiplier = o->depth_multiplier();
+  r.dilation_w = o->dilation_w_factor();
+  r.dilation_h = o->dilation_h_factor();
+  r.activation = t.activation(o->fused_activation_function());
+  return r;
+}
+
+void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+  const auto& o = std::get<ir::DepthwiseConv2DOptions>(op.options);
+  tfl::DepthwiseConv2DOptionsT t;
+  t.padding = padding_code(o.padding);
+  t.stride_w = o.stride_w;
+  t.stride_h = o.stride_h;
+  t.depth_multiplier = o.depth_multiplier;
+  t.dilation_w_factor = o.dilation_w;
+  t.dilation_h_factor = o.dilation_h;
+  t.fused_activation_function = activation_code(o.activation);
+  out.Set(std::move(t));
+}
+
+void check(Checker& c) {
+  c.arity(2, 3, 2);
+  const auto& o = c.options<ir::DepthwiseConv2DOptions>();
+  const Tensor& input = c.data_input(0);
+  const Tensor& weights = c.param_input(1, DataType::kInt8);
+  c.expect_rank(0, 4);
+  c.expect_rank(1, 4);
+  c.data_output();
+  if (weights.shape[0] != 1) {
+    c.fail(c.in_label(1) + " has shape " + shape_string(weights.shape) +
+           ", expected [1,h,w,channels]");
+  }
+  const int32_t kh = weights.shape[1], kw = weights.shape[2], co = weights.shape[3];
+  const int32_t ci = input.shape[3];
+  if (o.depth_multiplier < 1 || static_cast<int64_t>(ci) * o.depth_multiplier != co) {
+    c.fail("input channels " + std::to_string(ci) + " * depth multiplier " +
+           std::to_string(o.depth_multiplier) + " != filter channels " + std::to_string(co));
+  }
+  c.check_window(o.stride_h, o.stride_w, o.dilation_h, o.dilation_w);
+  c.expect_output_shape(
+      {input.shape[0],
+       c.output_size(input.shape[1], kh, o.stride_h, o.dilation_h, o.padding, "height"),
+       c.output_size(input.shape[2], kw, o.stride_w, o.dilation_w, o.padding, "width"), co});
+  c.check_weights_and_bias(input, weights, 3, co);
+}
+
+int64_t macs(const ir::Graph& g, const ir::Operator& op) {
+  const ir::Tensor& w = g.tensors[op.inputs[1]];
+  return g.tensors[op.outputs[0]].num_elements() * w.shape[1] * w.shape[2];
+}
+
+uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
+  return kernels::depthwise_conv_scratch_bytes(depthwise_shape(g, op), extension);
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const auto& o = std::get<ir::DepthwiseConv2DOptions>(ctx.op().options);
+  const kernels::DepthwiseShape shape = depthwise_shape(ctx.graph(), ctx.op());
+  schema::DepthwiseConvOptionsT d;
+  d.stride_h = shape.stride_h;
+  d.stride_w = shape.stride_w;
+  d.pad_h = shape.pad_h;
+  d.pad_w = shape.pad_w;
+  d.dilation_h = shape.dilation_h;
+  d.dilation_w = shape.dilation_w;
+  d.depth_multiplier = shape.output_c / shape.input_c;
+  d.input_offset = -zero_point_of(ctx.in(0));
+  d.output_offset = zero_point_of(ctx.out());
+  const auto range = ctx.activation_range(o.activation);
+  d.activation_min = range.min;
+  d.activation_max = range.max;
+  schema::Region m, s;
+  ctx.channel_requant(shape.output_c, &m, &s);
+  d.multipliers = std::make_unique<schema::Region>(m);
+  d.shifts = std::make_unique<schema::Region>(s);
+  out.options.Set(std::move(d));
+}
+
+void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
+  const auto& o = std::get<ir::DepthwiseConv2DOptions>(op.options);
+  const ir::Tensor& w = g.tensors[op.inputs[1]];
+  d.window("kernel", w.shape[1], w.shape[2], o.stride_h, o.stride_w, o.padding);
+  d.add("dilation " + std::to_string(o.dilation_h) + "x" + std::to_string(o.dilation_w) +
+        " multiplier " + std::to_string(o.depth_multiplier));
+  d.json["dilation"] = {o.dilation_h, o.dilation_w};
+  d.json["depth_multiplier"] = o.depth_multiplier;
+  d.activation(o.activation);
+}
+
+}  // namespace
+
+extern const OpDef depthwise_conv_2d{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::DEPTHWISE_CONV_2D),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .macs = macs,
+    .scratch_bytes = scratch,
+    .lower = lower,
+    .describe = describe,
+};
+
+}  // namespace mote::ops

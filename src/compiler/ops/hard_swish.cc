@@ -1,0 +1,61 @@
+// HARD_SWISH int8 (TFLite's int16 fixed-point HardSwishParams).
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+#include "mote/kernels/hard_swish.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  t.none(tfl::BuiltinOptions::HardSwishOptions);
+  return {};
+}
+void write(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
+  out.Set(tfl::HardSwishOptionsT{});
+}
+
+void check(Checker& c) {
+  c.arity(1, 1);
+  c.no_options();
+  const Tensor& input = c.data_input(0);
+  c.data_output();
+  c.expect_output_shape(input.shape);
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const ir::Tensor& input = ctx.in(0);
+  const ir::Tensor& output = ctx.out();
+  const auto p = kernels::prepare_hard_swish(scale_of(input), zero_point_of(input),
+                                             scale_of(output), zero_point_of(output));
+  if (p.output_multiplier_exponent > 0) {
+    ctx.fail("output scale too small for the input scale (TFLite requires a non-positive exponent)");
+  }
+  // The int16 fixed-point kernel shifts by these exponents.
+  if (p.output_multiplier_exponent < -30 || p.reluish_multiplier_exponent < -30 ||
+      p.reluish_multiplier_exponent > 30) {
+    ctx.fail("input scale " + std::to_string(scale_of(input)) + " or output scale " +
+             std::to_string(scale_of(output)) + " outside what the int8 kernel supports");
+  }
+  schema::HardSwishOptionsT h;
+  h.input_zero_point = p.input_zero_point;
+  h.output_zero_point = p.output_zero_point;
+  h.reluish_multiplier_fixedpoint_int16 = p.reluish_multiplier_fixedpoint_int16;
+  h.reluish_multiplier_exponent = p.reluish_multiplier_exponent;
+  h.output_multiplier_fixedpoint_int16 = p.output_multiplier_fixedpoint_int16;
+  h.output_multiplier_exponent = p.output_multiplier_exponent;
+  out.options.Set(std::move(h));
+}
+
+}  // namespace
+
+extern const OpDef hard_swish{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::HARD_SWISH),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .lower = lower,
+};
+
+}  // namespace mote::ops

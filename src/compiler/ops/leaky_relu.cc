@@ -1,0 +1,67 @@
+// LEAKY_RELU int8: TFLite's two multipliers, input/output scale for x >= 0 and alpha times it for
+// x < 0.
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+#include "mote/kernels/leaky_relu.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  const auto* o = t.table<tfl::LeakyReluOptions>(tfl::BuiltinOptions::LeakyReluOptions, true);
+  return ir::LeakyReluOptions{o->alpha()};
+}
+
+void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+  tfl::LeakyReluOptionsT t;
+  t.alpha = std::get<ir::LeakyReluOptions>(op.options).alpha;
+  out.Set(std::move(t));
+}
+
+void check(Checker& c) {
+  c.arity(1, 1);
+  const auto& o = c.options<ir::LeakyReluOptions>();
+  const Tensor& input = c.data_input(0);
+  c.data_output();
+  c.expect_output_shape(input.shape);
+  // A negative alpha would make the int8 multiplier negative, which TFLite's kernel does not
+  // define either.
+  if (!std::isfinite(o.alpha) || o.alpha < 0.0f) {
+    c.fail("alpha " + num(o.alpha) + " must be a non-negative number");
+  }
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const float alpha = std::get<ir::LeakyReluOptions>(ctx.op().options).alpha;
+  const ir::Tensor& input = ctx.in(0);
+  const ir::Tensor& output = ctx.out();
+  const kernels::LeakyReluParams p = kernels::prepare_leaky_relu(
+      scale_of(input), zero_point_of(input), scale_of(output), zero_point_of(output), alpha);
+  schema::LeakyReluOptionsT l;
+  l.input_offset = p.input_offset;
+  l.output_offset = p.output_offset;
+  l.identity_requant = std::make_unique<schema::Requant>(p.identity_multiplier, p.identity_shift);
+  l.alpha_requant = std::make_unique<schema::Requant>(p.alpha_multiplier, p.alpha_shift);
+  out.options.Set(std::move(l));
+}
+
+void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
+  const float alpha = std::get<ir::LeakyReluOptions>(op.options).alpha;
+  d.add("alpha " + num(alpha));
+  d.json["alpha"] = alpha;
+}
+
+}  // namespace
+
+extern const OpDef leaky_relu{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::LEAKY_RELU),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .lower = lower,
+    .describe = describe,
+};
+
+}  // namespace mote::ops

@@ -1,0 +1,53 @@
+// LOGISTIC int8: output scale 1/256 and zero point -128 (TFLite Micro's integer logistic).
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+#include "mote/kernels/logistic.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  t.none(tfl::BuiltinOptions::NONE);
+  return {};
+}
+// TFLite's converter writes no options table for LOGISTIC.
+void write(const ir::Operator&, tfl::BuiltinOptionsUnion&) {}
+
+void check(Checker& c) {
+  c.arity(1, 1);
+  c.no_options();
+  const Tensor& input = c.data_input(0);
+  c.data_output();
+  c.expect_output_shape(input.shape);
+  c.expect_fixed_output_quantization();
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const ir::Tensor& input = ctx.in(0);
+  const auto p = kernels::prepare_logistic(scale_of(input), zero_point_of(input));
+  // What the runtime's shifts can take: input scales in [2^-59, 8).
+  if (p.input_left_shift < -31 || p.input_left_shift > 30) {
+    ctx.fail("input scale " + std::to_string(scale_of(input)) +
+             " outside what the int8 kernel supports ([2^-59, 8))");
+  }
+  schema::LogisticOptionsT l;
+  l.input_zero_point = p.input_zero_point;
+  l.input_range_radius = p.input_range_radius;
+  l.input_multiplier = p.input_multiplier;
+  l.input_left_shift = p.input_left_shift;
+  out.options.Set(std::move(l));
+}
+
+}  // namespace
+
+extern const OpDef logistic{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::LOGISTIC),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .lower = lower,
+};
+
+}  // namespace mote::ops

@@ -1,0 +1,62 @@
+#pragma once
+// What an operator's lowering (`OpDef::lower`) works with: the operator and its tensors, the
+// program's constant pool, and the parameter computations several operators share.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/emit/emit.h"
+#include "compiler/ir/graph.h"
+#include "mote/kernels/quantization.h"
+#include "mote/schema/mote_generated.h"
+
+namespace mote::ops {
+
+// Scale and zero point of a per-tensor quantized tensor.
+inline float scale_of(const ir::Tensor& t) { return t.quantization.scale.at(0); }
+inline int32_t zero_point_of(const ir::Tensor& t) {
+  return static_cast<int32_t>(t.quantization.zero_point.at(0));
+}
+// The values of a constant int32 or int64 tensor (shapes, axes, paddings, permutations).
+std::vector<int32_t> int_values(const ir::Tensor& t);
+
+kernels::FusedActivation fused(ir::Activation activation);
+
+class LowerContext {
+ public:
+  LowerContext(const ir::Graph& graph, size_t step, emit::ConstantPool& constants)
+      : graph_(graph), step_(step), constants_(constants) {}
+
+  const ir::Graph& graph() const { return graph_; }
+  const ir::Operator& op() const { return graph_.operators[step_]; }
+  const ir::Tensor& tensor(int32_t index) const {
+    return graph_.tensors[static_cast<size_t>(index)];
+  }
+  const ir::Tensor& in(size_t k) const { return tensor(op().inputs[k]); }
+  const ir::Tensor& out() const { return tensor(op().outputs[0]); }
+  bool has_input(size_t k) const {
+    return k < op().inputs.size() && op().inputs[k] != ir::kNoTensor;
+  }
+
+  // Throws InputError naming the operator: what the kernels cannot take.
+  [[noreturn]] void fail(const std::string& reason) const;
+
+  emit::ConstantPool& constants() { return constants_; }
+
+  // The clamp of a fused activation in the output's quantized domain.
+  kernels::ActivationRange activation_range(ir::Activation activation) const;
+
+  // Per output channel multipliers and shifts of input_scale * weight_scale[c] / output_scale,
+  // computed in double as TFLite's PopulateConvolutionQuantizationParams does; written to the
+  // constant pool. `input` and `weights` are the operator's input positions.
+  void channel_requant(int32_t channels, schema::Region* multipliers, schema::Region* shifts,
+                       size_t input = 0, size_t weights = 1);
+
+ private:
+  const ir::Graph& graph_;
+  size_t step_;
+  emit::ConstantPool& constants_;
+};
+
+}  // namespace mote::ops

@@ -1,0 +1,181 @@
+// The table of operator definitions (one entry per line of MOTE_OPERATORS) and the helpers the
+// definitions share.
+#include "compiler/ops/op_def.h"
+
+#include <array>
+#include <cstring>
+#include <stdexcept>
+
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/tflite_options.h"
+#include "mote/kernels/broadcast.h"
+
+namespace mote::ops {
+
+#define MOTE_OP_DECLARE(kind, name, definition) extern const OpDef definition;
+MOTE_OPERATORS(MOTE_OP_DECLARE)
+#undef MOTE_OP_DECLARE
+
+namespace {
+
+#define MOTE_OP_ENTRY(kind, name, definition) &definition,
+constexpr std::array<const OpDef*, ir::kNumOpTypes> kDefinitions = {MOTE_OPERATORS(MOTE_OP_ENTRY)};
+#undef MOTE_OP_ENTRY
+
+std::string hw(int32_t h, int32_t w) { return std::to_string(h) + "x" + std::to_string(w); }
+
+}  // namespace
+
+const OpDef& op_def(ir::OpType type) {
+  const size_t index = static_cast<size_t>(type);
+  if (index >= kDefinitions.size()) throw std::logic_error("op_def: unknown operator type");
+  return *kDefinitions[index];
+}
+
+std::optional<ir::OpType> op_type_for_builtin(int32_t code) {
+  for (size_t i = 0; i < kDefinitions.size(); ++i) {
+    if (kDefinitions[i]->builtin_code == code) return static_cast<ir::OpType>(i);
+  }
+  return std::nullopt;
+}
+
+int64_t operator_macs(const ir::Graph& graph, const ir::Operator& op) {
+  const OpDef& def = op_def(op.type);
+  return def.macs != nullptr ? def.macs(graph, op) : 0;
+}
+
+int64_t total_macs(const ir::Graph& graph) {
+  int64_t total = 0;
+  for (const ir::Operator& op : graph.operators) total += operator_macs(graph, op);
+  return total;
+}
+
+uint64_t operator_scratch_bytes(const ir::Graph& graph, const ir::Operator& op,
+                                kernels::Extension extension) {
+  const OpDef& def = op_def(op.type);
+  return def.scratch_bytes != nullptr ? def.scratch_bytes(graph, op, extension) : 0;
+}
+
+// --- inspect ------------------------------------------------------------------------------------
+
+void Description::activation(ir::Activation a) {
+  add("activation " + std::string(to_string(a)));
+  json["activation"] = std::string(to_string(a));
+}
+
+void Description::window(const char* what, int32_t h, int32_t w, int32_t stride_h,
+                         int32_t stride_w, ir::Padding padding) {
+  add(std::string(what) + " " + hw(h, w) + " stride " + hw(stride_h, stride_w) + " padding " +
+      std::string(to_string(padding)));
+  json[what] = {h, w};
+  json["stride"] = {stride_h, stride_w};
+  json["padding"] = std::string(to_string(padding));
+}
+
+// --- validation ---------------------------------------------------------------------------------
+
+void Checker::expect_broadcast_output() const {
+  const Tensor& a = in(0);
+  const Tensor& b = in(1);
+  kernels::BroadcastShape shape{};
+  if (!kernels::prepare_broadcast_shape(a.shape.data(), static_cast<int32_t>(a.shape.size()),
+                                        b.shape.data(), static_cast<int32_t>(b.shape.size()),
+                                        &shape)) {
+    fail("input shapes " + shape_string(a.shape) + " and " + shape_string(b.shape) +
+         " do not broadcast");
+  }
+  expect_output_shape(std::vector<int32_t>(shape.output, shape.output + shape.rank));
+}
+
+// --- TFLite options -----------------------------------------------------------------------------
+
+ir::Activation TfliteOptions::activation(int8_t value) const {
+  switch (value) {
+    case 0: return ir::Activation::kNone;
+    case 1: return ir::Activation::kRelu;
+    case 2: return ir::Activation::kReluN1To1;
+    case 3: return ir::Activation::kRelu6;
+    case 4: fail("fused activation TANH not supported");
+    case 5: fail("fused activation SIGN_BIT not supported");
+    default: fail("fused activation " + std::to_string(value) + " is not valid");
+  }
+}
+
+ir::Padding TfliteOptions::padding(int8_t value) const {
+  switch (value) {
+    case 0: return ir::Padding::kSame;
+    case 1: return ir::Padding::kValid;
+    default: fail("padding " + std::to_string(value) + " is not valid");
+  }
+}
+
+std::string TfliteOptions::name(tfl::BuiltinOptions type) {
+  const char* name = tfl::EnumNameBuiltinOptions(type);
+  if (name != nullptr && *name != '\0') return name;
+  return "options type " + std::to_string(static_cast<int>(type));
+}
+
+int8_t activation_code(ir::Activation a) {
+  switch (a) {
+    case ir::Activation::kNone: return 0;
+    case ir::Activation::kRelu: return 1;
+    case ir::Activation::kReluN1To1: return 2;
+    case ir::Activation::kRelu6: return 3;
+  }
+  return 0;
+}
+
+// --- lowering -----------------------------------------------------------------------------------
+
+std::vector<int32_t> int_values(const ir::Tensor& t) {
+  std::vector<int32_t> values(static_cast<size_t>(t.num_elements()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (t.type == ir::DataType::kInt64) {
+      int64_t v;
+      std::memcpy(&v, t.data.data() + 8 * i, 8);
+      values[i] = static_cast<int32_t>(v);
+    } else {
+      std::memcpy(&values[i], t.data.data() + 4 * i, 4);
+    }
+  }
+  return values;
+}
+
+kernels::FusedActivation fused(ir::Activation activation) {
+  switch (activation) {
+    case ir::Activation::kNone: return kernels::FusedActivation::kNone;
+    case ir::Activation::kRelu: return kernels::FusedActivation::kRelu;
+    case ir::Activation::kReluN1To1: return kernels::FusedActivation::kReluN1To1;
+    case ir::Activation::kRelu6: return kernels::FusedActivation::kRelu6;
+  }
+  return kernels::FusedActivation::kNone;
+}
+
+void LowerContext::fail(const std::string& reason) const {
+  throw InputError("operator " + std::to_string(step_) + " (" +
+                   std::string(ir::to_string(op().type)) + "): " + reason);
+}
+
+kernels::ActivationRange LowerContext::activation_range(ir::Activation activation) const {
+  return kernels::activation_range_int8(fused(activation), scale_of(out()), zero_point_of(out()));
+}
+
+void LowerContext::channel_requant(int32_t channels, schema::Region* multipliers,
+                                   schema::Region* shifts, size_t input, size_t weights) {
+  const double input_scale = scale_of(in(input));
+  const double output_scale = scale_of(out());
+  const auto& weight_scales = in(weights).quantization.scale;
+  std::vector<int32_t> m(static_cast<size_t>(channels)), s(static_cast<size_t>(channels));
+  for (int32_t c = 0; c < channels; ++c) {
+    const double w =
+        weight_scales.size() > 1 ? weight_scales[static_cast<size_t>(c)] : weight_scales[0];
+    const auto q = kernels::quantize_multiplier(input_scale * w / output_scale);
+    m[static_cast<size_t>(c)] = q.multiplier;
+    s[static_cast<size_t>(c)] = q.shift;
+  }
+  *multipliers = constants_.add_array(m);
+  *shifts = constants_.add_array(s);
+}
+
+}  // namespace mote::ops

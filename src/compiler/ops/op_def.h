@@ -1,0 +1,75 @@
+#pragma once
+// What the compiler knows about one operator, in one place: its TFLite code and options (read
+// and written), its validation and output shape, its MACs, the scratch its kernel asks for, its
+// lowering to the program's options, and how `mote inspect` describes it. Each operator's
+// definition is a file in this folder; the reader, validator, stats, memory problem, lowering,
+// builder and inspect look it up here instead of switching on the operator type.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/ir/graph.h"
+#include "mote/kernels/scratch.h"
+#include "mote/schema/mote_generated.h"
+
+namespace mote::tflite::fb {
+struct Operator;
+struct BuiltinOptionsUnion;
+}  // namespace mote::tflite::fb
+
+namespace mote::ops {
+
+class Checker;
+class LowerContext;
+class TfliteOptions;
+
+// One line of `mote inspect` (text) and its JSON fields.
+struct Description {
+  std::string text;
+  nlohmann::json json = nlohmann::json::object();
+
+  void add(const std::string& words) { text += (text.empty() ? "" : " ") + words; }
+  void activation(ir::Activation a);
+  void window(const char* what, int32_t h, int32_t w, int32_t stride_h, int32_t stride_w,
+              ir::Padding padding);
+};
+
+struct OpDef {
+  // TFLite's BuiltinOperator code.
+  int32_t builtin_code = -1;
+  // The IR options from the operator's TFLite options table, and back (the builder's writer).
+  ir::Options (*read_options)(const TfliteOptions& tflite) = nullptr;
+  void (*write_options)(const ir::Operator& op, tflite::fb::BuiltinOptionsUnion& out) = nullptr;
+  // Arity, types, quantization and output shape; throws InputError naming the operator.
+  void (*check)(Checker& c) = nullptr;
+  // Multiply-accumulates of one run (0 when absent).
+  int64_t (*macs)(const ir::Graph& graph, const ir::Operator& op) = nullptr;
+  // Arena bytes the kernel that runs on `extension` needs during the operator (0 when absent).
+  uint64_t (*scratch_bytes)(const ir::Graph& graph, const ir::Operator& op,
+                            kernels::Extension extension) = nullptr;
+  // The program's options table (none when absent); parameters computed here, once.
+  void (*lower)(LowerContext& context, schema::OperatorT& out) = nullptr;
+  // The IR inputs the runtime reads, in the program's order; empty: all of them (parameter
+  // inputs such as shapes and axes are folded into the options by `lower`).
+  std::span<const int8_t> program_inputs;
+  // The output is input 0's bytes under another shape (no kernel work; the planner aliases them).
+  bool output_aliases_input = false;
+  void (*describe)(const ir::Graph& graph, const ir::Operator& op, Description& d) = nullptr;
+};
+
+const OpDef& op_def(ir::OpType type);
+// The operator Mote compiles for a TFLite builtin code, if any.
+std::optional<ir::OpType> op_type_for_builtin(int32_t code);
+
+// Shared by the definitions.
+inline schema::OpKind op_kind(ir::OpType type) { return static_cast<schema::OpKind>(type); }
+int64_t operator_macs(const ir::Graph& graph, const ir::Operator& op);
+int64_t total_macs(const ir::Graph& graph);
+uint64_t operator_scratch_bytes(const ir::Graph& graph, const ir::Operator& op,
+                                kernels::Extension extension);
+
+}  // namespace mote::ops

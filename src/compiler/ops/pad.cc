@@ -1,0 +1,63 @@
+// PAD with the output's zero point (TFLite's PAD on int8: padding is real 0).
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  t.none(tfl::BuiltinOptions::PadOptions);
+  return {};
+}
+void write(const ir::Operator&, tfl::BuiltinOptionsUnion& out) { out.Set(tfl::PadOptionsT{}); }
+
+void check(Checker& c) {
+  c.arity(2, 2);
+  c.no_options();
+  const Tensor& input = c.data_input(0);
+  c.data_output();
+  const Tensor& paddings = c.param_input(1, DataType::kInt32);
+  const std::vector<int32_t> expected_shape = {static_cast<int32_t>(input.shape.size()), 2};
+  if (paddings.shape != expected_shape) {
+    c.fail(c.in_label(1) + " (paddings) has shape " + shape_string(paddings.shape) +
+           ", expected " + shape_string(expected_shape));
+  }
+  const std::vector<int32_t> p = int32_values(paddings);
+  std::vector<int32_t> expected = input.shape;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (p[2 * i] < 0 || p[2 * i + 1] < 0) c.fail(c.in_label(1) + " (paddings) has a negative entry");
+    const int64_t d = int64_t{expected[i]} + p[2 * i] + p[2 * i + 1];
+    if (d > std::numeric_limits<int32_t>::max()) c.fail(c.in_label(1) + " (paddings) too large");
+    expected[i] = static_cast<int32_t>(d);
+  }
+  c.expect_output_shape(expected);
+  c.expect_same_quantization(0);
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const std::vector<int32_t> amounts = int_values(ctx.in(1));
+  schema::PadOptionsT p;
+  for (size_t d = 0; d + 1 < amounts.size(); d += 2) {
+    p.before.push_back(amounts[d]);
+    p.after.push_back(amounts[d + 1]);
+  }
+  p.pad_value = zero_point_of(ctx.out());
+  out.options.Set(std::move(p));
+}
+
+constexpr int8_t kProgramInputs[] = {0};  // the paddings are options
+
+}  // namespace
+
+extern const OpDef pad{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::PAD),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .lower = lower,
+    .program_inputs = kProgramInputs,
+};
+
+}  // namespace mote::ops

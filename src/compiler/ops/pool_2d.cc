@@ -1,0 +1,104 @@
+// AVERAGE_POOL_2D and MAX_POOL_2D: int8, output quantized as the input.
+#include "compiler/ir/validate.h"
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  const auto* o = t.table<tfl::Pool2DOptions>(tfl::BuiltinOptions::Pool2DOptions, true);
+  ir::Pool2DOptions r;
+  r.padding = t.padding(o->padding());
+  r.stride_w = o->stride_w();
+  r.stride_h = o->stride_h();
+  r.filter_w = o->filter_width();
+  r.filter_h = o->filter_height();
+  r.activation = t.activation(o->fused_activation_function());
+  return r;
+}
+
+void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+  const auto& o = std::get<ir::Pool2DOptions>(op.options);
+  tfl::Pool2DOptionsT t;
+  t.padding = padding_code(o.padding);
+  t.stride_w = o.stride_w;
+  t.stride_h = o.stride_h;
+  t.filter_width = o.filter_w;
+  t.filter_height = o.filter_h;
+  t.fused_activation_function = activation_code(o.activation);
+  out.Set(std::move(t));
+}
+
+void check(Checker& c) {
+  c.arity(1, 1);
+  const auto& o = c.options<ir::Pool2DOptions>();
+  const Tensor& input = c.data_input(0);
+  c.expect_rank(0, 4);
+  c.data_output();
+  if (o.filter_h < 1 || o.filter_w < 1) {
+    c.fail("filter " + std::to_string(o.filter_h) + "x" + std::to_string(o.filter_w) +
+           " must be >= 1");
+  }
+  c.check_window(o.stride_h, o.stride_w, 1, 1);
+  c.expect_output_shape(
+      {input.shape[0],
+       c.output_size(input.shape[1], o.filter_h, o.stride_h, 1, o.padding, "height"),
+       c.output_size(input.shape[2], o.filter_w, o.stride_w, 1, o.padding, "width"),
+       input.shape[3]});
+  c.expect_same_quantization(0);
+}
+
+uint64_t average_scratch(const ir::Graph& g, const ir::Operator& op,
+                         kernels::Extension extension) {
+  return kernels::average_pool_scratch_bytes(g.tensors[op.outputs[0]].shape.back(), extension);
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const auto& o = std::get<ir::Pool2DOptions>(ctx.op().options);
+  const ir::Tensor& input = ctx.in(0);
+  schema::PoolOptionsT p;
+  p.stride_h = o.stride_h;
+  p.stride_w = o.stride_w;
+  p.filter_h = o.filter_h;
+  p.filter_w = o.filter_w;
+  p.pad_h = static_cast<int32_t>(
+      ir::window_padding_before(input.shape[1], o.filter_h, o.stride_h, 1, o.padding));
+  p.pad_w = static_cast<int32_t>(
+      ir::window_padding_before(input.shape[2], o.filter_w, o.stride_w, 1, o.padding));
+  const auto range = ctx.activation_range(o.activation);
+  p.activation_min = range.min;
+  p.activation_max = range.max;
+  out.options.Set(std::move(p));
+}
+
+void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
+  const auto& o = std::get<ir::Pool2DOptions>(op.options);
+  d.window("filter", o.filter_h, o.filter_w, o.stride_h, o.stride_w, o.padding);
+  d.activation(o.activation);
+}
+
+}  // namespace
+
+extern const OpDef average_pool_2d{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::AVERAGE_POOL_2D),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .scratch_bytes = average_scratch,
+    .lower = lower,
+    .describe = describe,
+};
+
+extern const OpDef max_pool_2d{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::MAX_POOL_2D),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .lower = lower,
+    .describe = describe,
+};
+
+}  // namespace mote::ops

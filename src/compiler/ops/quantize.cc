@@ -1,0 +1,80 @@
+// QUANTIZE (float32 -> int8, or int8 -> int8 with new quantization) and DEQUANTIZE (int8 ->
+// float32).
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+#include "mote/kernels/quantize.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read_quantize(const TfliteOptions& t) {
+  t.none(tfl::BuiltinOptions::QuantizeOptions);
+  return {};
+}
+ir::Options read_dequantize(const TfliteOptions& t) {
+  t.none(tfl::BuiltinOptions::DequantizeOptions);
+  return {};
+}
+// Empty tables, as TFLite's converter writes them.
+void write_quantize(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
+  out.Set(tfl::QuantizeOptionsT{});
+}
+void write_dequantize(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
+  out.Set(tfl::DequantizeOptionsT{});
+}
+
+void check_quantize(Checker& c) {
+  c.arity(1, 1);
+  c.no_options();
+  const Tensor& input = c.in(0);
+  if (input.type != DataType::kFloat32 && input.type != DataType::kInt8) {
+    c.fail(c.in_label(0) + " has type " + std::string(to_string(input.type)) +
+           ", expected float32 or int8");
+  }
+  c.data_input(0, input.type);
+  c.data_output();
+  c.expect_output_shape(input.shape);
+}
+
+void check_dequantize(Checker& c) {
+  c.arity(1, 1);
+  c.no_options();
+  const Tensor& input = c.data_input(0);
+  c.data_output(DataType::kFloat32);
+  c.expect_output_shape(input.shape);
+}
+
+void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
+  const ir::Tensor& input = ctx.in(0);
+  const ir::Tensor& output = ctx.out();
+  schema::QuantizeOptionsT q;
+  q.output_offset = zero_point_of(output);
+  if (input.type == ir::DataType::kInt8) {
+    const auto p = kernels::prepare_requantize(scale_of(input), zero_point_of(input),
+                                               scale_of(output), zero_point_of(output));
+    q.input_offset = -zero_point_of(input);
+    q.requant = std::make_unique<schema::Requant>(p.multiplier, p.shift);
+  }
+  out.options.Set(std::move(q));
+}
+
+}  // namespace
+
+extern const OpDef quantize{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::QUANTIZE),
+    .read_options = read_quantize,
+    .write_options = write_quantize,
+    .check = check_quantize,
+    .lower = lower_quantize,
+};
+
+extern const OpDef dequantize{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::DEQUANTIZE),
+    .read_options = read_dequantize,
+    .write_options = write_dequantize,
+    .check = check_dequantize,
+};
+
+}  // namespace mote::ops

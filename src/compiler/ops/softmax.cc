@@ -1,0 +1,72 @@
+// SOFTMAX over the last dimension: int8 in, int8 out with scale 1/256 and zero point -128.
+#include <cstdio>
+
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+#include "mote/kernels/softmax.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  const auto* o = t.table<tfl::SoftmaxOptions>(tfl::BuiltinOptions::SoftmaxOptions, true);
+  return ir::SoftmaxOptions{o->beta()};
+}
+
+void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+  tfl::SoftmaxOptionsT t;
+  t.beta = std::get<ir::SoftmaxOptions>(op.options).beta;
+  out.Set(std::move(t));
+}
+
+void check(Checker& c) {
+  c.arity(1, 1);
+  const auto& o = c.options<ir::SoftmaxOptions>();
+  const Tensor& input = c.data_input(0);
+  c.data_output();
+  if (input.shape.empty()) c.fail(c.in_label(0) + " is a scalar");
+  if (!std::isfinite(o.beta) || o.beta <= 0.0f) c.fail("beta " + num(o.beta) + " must be positive");
+  c.expect_output_shape(input.shape);
+  c.expect_fixed_output_quantization();
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const auto& o = std::get<ir::SoftmaxOptions>(ctx.op().options);
+  const ir::Tensor& input = ctx.in(0);
+  const int32_t row_size = input.shape.back();
+  const auto p = kernels::prepare_softmax(static_cast<int32_t>(input.num_elements() / row_size),
+                                          row_size, scale_of(input), o.beta);
+  // The runtime's (and TFLite's) int8 softmax shifts the scaled differences left.
+  if (p.input_left_shift < 0) {
+    ctx.fail("beta x input scale " + std::to_string(o.beta * scale_of(input)) +
+             " too small for the int8 kernel (needs at least 2^-27)");
+  }
+  schema::SoftmaxOptionsT s;
+  s.input_multiplier = p.input_multiplier;
+  s.input_left_shift = p.input_left_shift;
+  s.diff_min = p.diff_min;
+  out.options.Set(std::move(s));
+}
+
+void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
+  const float beta = std::get<ir::SoftmaxOptions>(op.options).beta;
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", beta);
+  d.add("beta " + std::string(text));
+  d.json["beta"] = beta;
+}
+
+}  // namespace
+
+extern const OpDef softmax{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::SOFTMAX),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .lower = lower,
+    .describe = describe,
+};
+
+}  // namespace mote::ops

@@ -1,0 +1,62 @@
+// TRANSPOSE by a constant permutation.
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  t.none(tfl::BuiltinOptions::TransposeOptions);
+  return {};
+}
+void write(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
+  out.Set(tfl::TransposeOptionsT{});
+}
+
+void check(Checker& c) {
+  c.arity(2, 2);
+  c.no_options();
+  const Tensor& input = c.data_input(0);
+  c.data_output();
+  const Tensor& perm = c.param_input(1, DataType::kInt32);
+  const std::vector<int32_t> expected_shape = {static_cast<int32_t>(input.shape.size())};
+  if (perm.shape != expected_shape) {
+    c.fail(c.in_label(1) + " (permutation) has shape " + shape_string(perm.shape) +
+           ", expected " + shape_string(expected_shape));
+  }
+  const std::vector<int32_t> p = int32_values(perm);
+  std::vector<bool> seen(p.size(), false);
+  std::vector<int32_t> expected(p.size());
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] < 0 || static_cast<size_t>(p[i]) >= p.size() || seen[p[i]]) {
+      c.fail(c.in_label(1) + " " + shape_string(p) + " is not a permutation");
+    }
+    seen[p[i]] = true;
+    expected[i] = input.shape[p[i]];
+  }
+  c.expect_output_shape(expected);
+  c.expect_same_quantization(0);
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  schema::TransposeOptionsT t;
+  t.perm = int_values(ctx.in(1));
+  out.options.Set(std::move(t));
+}
+
+constexpr int8_t kProgramInputs[] = {0};  // the permutation is an option
+
+}  // namespace
+
+extern const OpDef transpose{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::TRANSPOSE),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .lower = lower,
+    .program_inputs = kProgramInputs,
+};
+
+}  // namespace mote::ops

@@ -1,0 +1,122 @@
+// TRANSPOSE_CONV: int8 transposed convolution, per-channel weights. TFLite's inputs are (output
+// shape, filter [Co,Kh,Kw,Ci], input, optional bias); the program's are (input, filter, bias).
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/shapes.h"
+#include "compiler/ops/tflite_options.h"
+
+namespace mote::ops {
+namespace {
+
+constexpr size_t kOutputShape = 0, kFilter = 1, kInput = 2, kBias = 3;
+
+ir::Options read(const TfliteOptions& t) {
+  const auto* o =
+      t.table<tfl::TransposeConvOptions>(tfl::BuiltinOptions::TransposeConvOptions, true);
+  ir::TransposeConvOptions r;
+  r.padding = t.padding(o->padding());
+  r.stride_w = o->stride_w();
+  r.stride_h = o->stride_h();
+  r.activation = t.activation(o->fused_activation_function());
+  return r;
+}
+
+void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+  const auto& o = std::get<ir::TransposeConvOptions>(op.options);
+  tfl::TransposeConvOptionsT t;
+  t.padding = padding_code(o.padding);
+  t.stride_w = o.stride_w;
+  t.stride_h = o.stride_h;
+  t.fused_activation_function = activation_code(o.activation);
+  out.Set(std::move(t));
+}
+
+void check(Checker& c) {
+  c.arity(3, 4, kBias);
+  const auto& o = c.options<ir::TransposeConvOptions>();
+  const Tensor& output_shape = c.param_input(kOutputShape, DataType::kInt32);
+  const Tensor& weights = c.param_input(kFilter, DataType::kInt8);
+  const Tensor& input = c.data_input(kInput);
+  c.expect_rank(kFilter, 4);
+  c.expect_rank(kInput, 4);
+  const Tensor& output = c.data_output();
+  if (output_shape.shape != std::vector<int32_t>{4}) {
+    c.fail(c.in_label(kOutputShape) + " (output shape) has shape " +
+           shape_string(output_shape.shape) + ", expected [4]");
+  }
+  c.expect_output_shape(int32_values(output_shape));
+  const int32_t co = weights.shape[0], kh = weights.shape[1], kw = weights.shape[2];
+  if (weights.shape[3] != input.shape[3]) {
+    c.fail(c.in_label(kFilter) + " depth " + std::to_string(weights.shape[3]) +
+           " != input channels " + std::to_string(input.shape[3]));
+  }
+  if (output.shape[0] != input.shape[0] || output.shape[3] != co) {
+    c.fail(c.out_label() + " shape " + shape_string(output.shape) + " does not match batch " +
+           std::to_string(input.shape[0]) + " and " + std::to_string(co) + " output channels");
+  }
+  c.check_window(o.stride_h, o.stride_w, 1, 1);
+  // Every output row must be reachable from an input row (TFLite leaves the rest at the bias).
+  if (int64_t{output.shape[1]} > int64_t{input.shape[1]} * o.stride_h + kh ||
+      int64_t{output.shape[2]} > int64_t{input.shape[2]} * o.stride_w + kw) {
+    c.fail(c.out_label() + " shape " + shape_string(output.shape) +
+           " is larger than the input, stride and filter can produce");
+  }
+  c.check_weights_and_bias(input, weights, 0, co, kFilter, kBias);
+}
+
+// Every input element meets kh * kw * co filter taps.
+int64_t macs(const ir::Graph& g, const ir::Operator& op) {
+  const ir::Tensor& w = g.tensors[op.inputs[kFilter]];
+  return g.tensors[op.inputs[kInput]].num_elements() * w.shape[0] * w.shape[1] * w.shape[2];
+}
+
+uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
+  return kernels::transpose_conv_scratch_bytes(transpose_conv_shape(g, op), extension).total();
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const auto& o = std::get<ir::TransposeConvOptions>(ctx.op().options);
+  const kernels::TransposeConvShape shape = transpose_conv_shape(ctx.graph(), ctx.op());
+  schema::TransposeConvOptionsT t;
+  t.stride_h = shape.stride_h;
+  t.stride_w = shape.stride_w;
+  t.pad_h = shape.pad_h;
+  t.pad_w = shape.pad_w;
+  t.input_offset = -zero_point_of(ctx.in(kInput));
+  t.output_offset = zero_point_of(ctx.out());
+  const auto range = ctx.activation_range(o.activation);
+  t.activation_min = range.min;
+  t.activation_max = range.max;
+  schema::Region m, s;
+  ctx.channel_requant(shape.output_c, &m, &s, kInput, kFilter);
+  t.multipliers = std::make_unique<schema::Region>(m);
+  t.shifts = std::make_unique<schema::Region>(s);
+  out.options.Set(std::move(t));
+}
+
+void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
+  const auto& o = std::get<ir::TransposeConvOptions>(op.options);
+  const ir::Tensor& w = g.tensors[op.inputs[kFilter]];
+  d.window("kernel", w.shape[1], w.shape[2], o.stride_h, o.stride_w, o.padding);
+  d.json["output_channels"] = w.shape[0];
+  d.activation(o.activation);
+}
+
+constexpr int8_t kProgramInputs[] = {kInput, kFilter, kBias};
+
+}  // namespace
+
+extern const OpDef transpose_conv{
+    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::TRANSPOSE_CONV),
+    .read_options = read,
+    .write_options = write,
+    .check = check,
+    .macs = macs,
+    .scratch_bytes = scratch,
+    .lower = lower,
+    .program_inputs = kProgramInputs,
+    .describe = describe,
+};
+
+}  // namespace mote::ops

@@ -1,0 +1,29 @@
+#pragma once
+// The rules every graph Mote accepts obeys. The TFLite reader runs them on every model it reads
+// and the builder on every graph it builds, so later stages (passes, planner, emitter, kernels)
+// may rely on them without checking again.
+
+#include "compiler/ir/graph.h"
+
+namespace mote::ops {
+
+// Throws mote::InputError with a one-line message naming the tensor ("tensor 5 (name): ...") or
+// the operator ("operator 3 (CONV_2D): ...") and the rule broken. Checked:
+// - tensors: rank <= kMaxRank, every dimension >= 1, size <= kMaxTensorBytes, type float32, int8
+//   or int32; int8 tensors quantized; quantization arrays of equal length, scales finite and
+//   positive, zero points in the type's range, per-channel scale count == the size of
+//   quantized_dimension; constants hold exactly their bytes, other tensors none;
+// - graph: at least one operator and one output, indices in range, inputs are not constants;
+// - data flow: operators in execution order, every tensor produced once, never a constant or a
+//   graph input, and produced before it is read;
+// - operators: their definition's check (compiler/ops/<op>.cc): arity, optional inputs, option
+//   type, tensor types (int8 data, int8 weights, int32 bias, float32 only into QUANTIZE and out
+//   of DEQUANTIZE), weights and parameter tensors
+//   constant and data tensors not, output shape from the input shapes and options, and
+//   quantization as TFLite's int8 kernels require it (weights symmetric, per-channel scales one
+//   per output channel, bias scale == input scale * weight scale, equal input and output
+//   quantization where the kernel moves bytes without requantizing, fixed 1/256 output scale
+//   for SOFTMAX and LOGISTIC).
+void validate(const ir::Graph& graph);
+
+}  // namespace mote::ops

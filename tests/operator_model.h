@@ -1,0 +1,22 @@
+#pragma once
+// A model of the operators that came with the operator registry (TRANSPOSE_CONV, LEAKY_RELU,
+// SUB with broadcasting and a fused ReLU, MAXIMUM, MINIMUM with broadcasting, between an
+// AVERAGE_POOL_2D), built with the builder, and its output computed by slow references written
+// here from TFLite's definitions, independent of Mote's kernels. Used by operators_test.cc (host)
+// and write_operator_model.cc (the firmware's reference).
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace mote::testing {
+
+ir::Graph operator_model();
+// The model's input: Mote's default input (xorshift32, state 1).
+std::vector<uint8_t> operator_model_input(const ir::Graph& graph);
+// What TFLite's reference kernels compute for `input`: every graph output's bytes, concatenated.
+std::vector<uint8_t> operator_model_reference(const ir::Graph& graph,
+                                              const std::vector<uint8_t>& input);
+
+}  // namespace mote::testing

@@ -1,0 +1,122 @@
+// The operators that came with the operator registry, end to end: a builder model using
+// TRANSPOSE_CONV, LEAKY_RELU, SUB, MAXIMUM and MINIMUM is written as .tflite, read back, compiled
+// for a scalar, a DSP and an MVE CPU, run on the host, and compared byte for byte with slow
+// references of TFLite's kernels (operator_model.cc). The firmware runs the same model under QEMU
+// against the same reference (targets/cortex-m/cross).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <set>
+
+#include "compiler/builder/model_builder.h"
+#include "compiler/builder/writer.h"
+#include "compiler/ir/error.h"
+#include "compiler/ops/validate.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/host_run.h"
+#include "compiler/tflite/reader.h"
+#include "tests/operator_model.h"
+
+namespace mote {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Operators, ModelRoundTripsThroughTflite) {
+  const ir::Graph graph = testing::operator_model();
+  EXPECT_EQ(tflite::read_model(builder::write_model(graph)), graph);
+}
+
+TEST(Operators, ReferenceOutputIsNotTrivial) {
+  const ir::Graph graph = testing::operator_model();
+  const auto reference =
+      testing::operator_model_reference(graph, testing::operator_model_input(graph));
+  ASSERT_EQ(reference.size(), 3 * 256u);
+  for (size_t output = 0; output < 3; ++output) {
+    const std::set<uint8_t> distinct(reference.begin() + 256 * output,
+                                     reference.begin() + 256 * (output + 1));
+    EXPECT_GE(distinct.size(), 10u) << "output " << output << " saturates or collapses";
+  }
+}
+
+class OperatorsOnCpu : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OperatorsOnCpu, CompiledFromTfliteMatchesTheReferences) {
+  const ir::Graph graph = tflite::read_model(builder::write_model(testing::operator_model()));
+  const std::vector<uint8_t> input = testing::operator_model_input(graph);
+  pipeline::CompileOptions options;
+  options.plan.cpu = GetParam();
+  const pipeline::Compiled compiled = pipeline::compile(graph, options);
+  const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {input});
+  std::vector<uint8_t> outputs;
+  for (const auto& output : run.outputs) outputs.insert(outputs.end(), output.begin(), output.end());
+  EXPECT_EQ(outputs, testing::operator_model_reference(graph, input));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpus, OperatorsOnCpu,
+                         ::testing::Values("cortex-m0plus", "cortex-m4", "cortex-m55"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name) c = c == '-' ? '_' : c;
+                           return name;
+                         });
+
+// Models the operators' definitions refuse, each with the operator and the reason.
+void expect_refused(const std::function<void(builder::ModelBuilder&, builder::TensorId)>& build,
+                    const std::string& text) {
+  builder::ModelBuilder b;
+  const builder::TensorId x = b.add_input({1, 4, 4, 2}, ir::DataType::kInt8, 0.1f, 0);
+  build(b, x);
+  try {
+    b.build();
+    ADD_FAILURE() << "accepted; expected: " << text;
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr(text));
+  }
+}
+
+TEST(Operators, DefinitionsRefuseWhatTfliteDoesNotDefine) {
+  expect_refused(
+      [](builder::ModelBuilder& b, builder::TensorId x) {
+        b.mark_output(b.add_operator(ir::OpType::kLeakyRelu, {x}, ir::LeakyReluOptions{-0.5f},
+                                     {1, 4, 4, 2}, 0.1f, 0));
+      },
+      "operator 0 (LEAKY_RELU): alpha -0.5 must be a non-negative number");
+  expect_refused(
+      [](builder::ModelBuilder& b, builder::TensorId x) {
+        const builder::TensorId y = b.add_input({1, 3, 4, 2}, ir::DataType::kInt8, 0.1f, 0);
+        b.mark_output(b.add_operator(ir::OpType::kSub, {x, y}, ir::ElementwiseOptions{},
+                                     {1, 4, 4, 2}, 0.1f, 0));
+      },
+      "operator 0 (SUB): input shapes [1,4,4,2] and [1,3,4,2] do not broadcast");
+  expect_refused(
+      [](builder::ModelBuilder& b, builder::TensorId x) {
+        b.mark_output(b.add_operator(ir::OpType::kMaximum, {x, x}, std::monostate{},
+                                     {1, 4, 4, 1}, 0.1f, 0));
+      },
+      "operator 0 (MAXIMUM): output (tensor 1) has shape [1,4,4,1], expected [1,4,4,2]");
+}
+
+TEST(Operators, TransposeConvOutputShapeMustMatchItsShapeInput) {
+  builder::ModelBuilder b;
+  const builder::TensorId x = b.add_input({1, 4, 4, 2}, ir::DataType::kInt8, 0.1f, 0);
+  b.mark_output(b.add_transpose_conv(x, 3, 3, 3, 2));
+  ir::Graph g = b.graph();
+  // The output shape operand says 9x9, the output tensor is 8x8.
+  ir::Tensor& shape = g.tensors[g.operators[0].inputs[0]];
+  const int32_t nine = 9;
+  std::memcpy(shape.data.data() + 4, &nine, 4);
+  try {
+    ops::validate(g);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("operator 0 (TRANSPOSE_CONV): output"));
+    EXPECT_THAT(e.what(), HasSubstr("has shape [1,8,8,3], expected [1,9,8,3]"));
+  }
+}
+
+}  // namespace
+}  // namespace mote
