@@ -107,6 +107,13 @@ TEST_F(DemoCli, SucceedsAndWritesItsFiles) {
   EXPECT_THAT(result_.err, HasSubstr("mote demo: compiling for cortex-m55"));
   EXPECT_THAT(result_.out, Not(HasSubstr("mote demo: compiling")));
   EXPECT_THAT(result_.out, HasSubstr("firmware     skipped: --no-firmware"));
+  // The labels say what runs: the portable kernels, with scratch planned per extension.
+  EXPECT_THAT(result_.out, HasSubstr("\ncortex-m55 (portable kernels; scratch planned with mve "
+                                     "sizes)\n"));
+  EXPECT_THAT(result_.out, HasSubstr("\ncortex-m4 (portable kernels; scratch planned with dsp "
+                                     "sizes)\n"));
+  EXPECT_THAT(result_.out, Not(HasSubstr("Helium/MVE kernels")));
+  EXPECT_THAT(result_.out, Not(HasSubstr("(DSP kernels)")));
 }
 
 TEST_F(DemoCli, TheModelIsTheBuildersKeywordSpottingModel) {
@@ -175,7 +182,10 @@ TEST_F(DemoCli, SkipsFirmwareWithoutARunnerImage) {
   const Result r = mote("demo --firmware-dir '" + empty.string() + "'", tmp("skip"));
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("firmware     skipped: "));
-  EXPECT_THAT(r.out, HasSubstr("runner_kws_dscnn_like.elf"));
+  // The runner the firmware build makes (targets/cortex-m/cross).
+  EXPECT_THAT(r.out, HasSubstr("/firmware-cortex-m55/run_kws_dscnn_like.elf (the firmware build "
+                               "makes it)"));
+  EXPECT_THAT(r.out, Not(HasSubstr("runner_kws_dscnn_like.elf")));
 }
 
 TEST_F(DemoCli, BadOutputFolderIsBadInput) {

@@ -147,6 +147,39 @@ TEST_F(InspectCli, BadInputExitsWithTwoAndOneLine) {
                    "tensor 2 (conv2d_0/weights): buffer index 99 out of range");
 }
 
+// The README's sample error is what mote prints for the model the README describes: the
+// builder's conv2d_x3 with its second operator made an LSTM, as lstm.tflite.
+TEST_F(InspectCli, TheReadmesSampleErrorIsWhatMotePrints) {
+  auto model = builder::to_tflite_object(builder::conv2d_x3());
+  auto& code = model->operator_codes[model->subgraphs[0]->operators[1]->opcode_index];
+  code->builtin_code = code->deprecated_builtin_code = 44;  // UNIDIRECTIONAL_SEQUENCE_LSTM
+  const fs::path dir = path("readme_sample");
+  fs::create_directories(dir);
+  const std::vector<uint8_t> bytes = builder::pack_model(*model);
+  std::ofstream(dir / "lstm.tflite", std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  const std::string command = "cd " + quoted(dir) + " && '" + MOTE_CLI + "' inspect lstm.tflite 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string printed;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) printed.append(buf, n);
+  EXPECT_EQ(WEXITSTATUS(pclose(pipe)), 2);
+  ASSERT_FALSE(printed.empty());
+  ASSERT_EQ(printed.back(), '\n');
+  printed.pop_back();
+  std::stringstream readme;
+  readme << std::ifstream(fs::path(MOTE_SOURCE_DIR) / "README.md").rdbuf();
+  const std::string text = readme.str();
+  const size_t marker = text.find("<!-- sample error: tests/inspect_cli_test.cc -->");
+  ASSERT_NE(marker, std::string::npos);
+  const size_t open = text.find('`', marker);
+  const size_t close = text.find('`', open + 1);
+  ASSERT_NE(close, std::string::npos);
+  EXPECT_EQ(text.substr(open + 1, close - open - 1), printed);
+}
+
 TEST_F(InspectCli, UsageErrorsAndHelp) {
   EXPECT_EQ(run("inspect").status, 2);
   EXPECT_EQ(run("inspect --no-such-flag x").status, 2);

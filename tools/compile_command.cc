@@ -11,6 +11,7 @@
 #include "compiler/planner/target.h"
 #include "compiler/tflite/reader.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 #include "tools/progress.h"
 
 namespace mote::tools {
@@ -19,7 +20,8 @@ namespace {
 struct CompileSettings {
   std::string model;
   std::string output;
-  std::string report_path;
+  std::string json_path;    // --json FILE ("-": stdout)
+  std::string report_path;  // --report FILE, the old spelling of --json FILE
   std::string svg_path;
   std::string algorithm = "auto";
   pipeline::CompileOptions options;
@@ -44,41 +46,44 @@ void compile_model(const CompileSettings& s) {
 
   const pipeline::PlannedGraph& planned = compiled.planned;
   planner::ReportContext context{s.model, planned.cpu.name, planned.cpu.extension};
-  // Reports first, the program last: a failure leaves no program behind.
-  if (!s.report_path.empty()) {
+  // Every output is staged first and committed together: a failure leaves none of them.
+  emit::OutputFiles files;
+  const std::string& json_path = !s.json_path.empty() ? s.json_path : s.report_path;
+  if (!json_path.empty()) {
     nlohmann::json report = planner::json_report(planned.memory.problem, planned.bound,
                                                  planned.plans, context);
     report["program"] = {{"file", output}, {"bytes", compiled.program.size()}};
-    const std::string text = report.dump(2) + "\n";
-    emit::write_file_atomically(s.report_path, {reinterpret_cast<const uint8_t*>(text.data()),
-                                                text.size()});
+    files.add(json_path, report.dump(2) + "\n");
   }
   if (!s.svg_path.empty()) {
-    const std::string svg = planner::svg_report(planned.memory.problem, planned.bound,
-                                                planned.plan(), context);
-    emit::write_file_atomically(s.svg_path,
-                                {reinterpret_cast<const uint8_t*>(svg.data()), svg.size()});
+    files.add(s.svg_path, planner::svg_report(planned.memory.problem, planned.bound,
+                                              planned.plan(), context));
   }
-  emit::write_file_atomically(output, compiled.program);
+  files.add(output, compiled.program);
 
   const planner::Plan& plan = planned.plan();
   const planner::PlanFigures figures =
       planner::plan_figures(planned.memory.problem, planned.bound, plan);
-  std::printf("mote: %s -> %s for %s (%s), %zu operators\n", s.model.c_str(), output.c_str(),
-              planned.cpu.name.c_str(),
-              std::string(planner::extension_name(planned.cpu.extension)).c_str(),
-              graph.operators.size());
-  std::printf("  program: %zu bytes\n", compiled.program.size());
-  std::printf("  arena:   %llu bytes (activations %llu, scratch %llu), lower bound %llu, %s\n",
-              static_cast<unsigned long long>(plan.arena_bytes),
-              static_cast<unsigned long long>(figures.activation_bytes),
-              static_cast<unsigned long long>(figures.scratch_bytes),
-              static_cast<unsigned long long>(planned.bound.bytes),
-              plan.optimal ? "optimal" : "not proven optimal");
-  std::printf("  plan:    %s%s\n", plan.algorithm.c_str(),
-              plan.chosen.empty() || plan.chosen == plan.algorithm
-                  ? ""
-                  : (" (" + plan.chosen + " won)").c_str());
+  // The summary goes to stderr when stdout carries the program or the JSON.
+  FILE* summary = output == "-" || json_path == "-" ? stderr : stdout;
+  std::fprintf(summary, "mote: %s -> %s for %s (%s), %zu operators\n", s.model.c_str(),
+               output.c_str(), planned.cpu.name.c_str(),
+               std::string(planner::extension_name(planned.cpu.extension)).c_str(),
+               graph.operators.size());
+  std::fprintf(summary, "  program: %zu bytes\n", compiled.program.size());
+  std::fprintf(summary,
+               "  arena:   %llu bytes (activations %llu, scratch %llu), lower bound %llu, %s\n",
+               static_cast<unsigned long long>(plan.arena_bytes),
+               static_cast<unsigned long long>(figures.activation_bytes),
+               static_cast<unsigned long long>(figures.scratch_bytes),
+               static_cast<unsigned long long>(planned.bound.bytes),
+               plan.optimal ? "optimal" : "not proven optimal");
+  std::fprintf(summary, "  plan:    %s%s\n", plan.algorithm.c_str(),
+               plan.chosen.empty() || plan.chosen == plan.algorithm
+                   ? ""
+                   : (" (" + plan.chosen + " won)").c_str());
+  emit::flush_stdout();
+  files.commit();
 }
 
 }  // namespace
@@ -89,28 +94,20 @@ void add_compile_command(CLI::App& app) {
       "compile",
       "Compile an int8 .tflite model into a .mote program for one Cortex-M CPU: import, lower,\n"
       "plan one arena (activations and every kernel's scratch), verify the plan, emit.\n"
-      "Example: mote compile kws.tflite --target cortex-m4 -o kws.mote --svg kws-plan.svg");
+      "Example: mote compile kws.tflite --target cortex-m4 -o kws.mote --json kws-plan.json");
   cmd->add_option("model", s->model, "The .tflite model")->required();
-  cmd->add_option("-o,--output", s->output, "The program to write (default: MODEL with .mote)");
-  cmd->add_option("--target", s->options.plan.cpu,
-                  "The CPU: " + pipeline::cpu_names() +
-                      ". Scratch sizes, and so the plan, depend on its extension")
-      ->capture_default_str();
-  std::vector<std::string> names;
-  for (planner::Algorithm a : planner::kAllAlgorithms) names.emplace_back(planner::to_string(a));
-  cmd->add_option("--algorithm", s->algorithm,
-                  "Placement: naive, first-fit (TensorFlow Lite Micro's rule), best-fit, exact, "
-                  "or auto (the greedy ones, then exact seeded with the best)")
-      ->check(CLI::IsMember(names))
-      ->capture_default_str();
-  cmd->add_option("--report", s->report_path, "Write the plan report as JSON to FILE");
+  cmd->add_option("-o,--output", s->output,
+                  "The program to write (default: MODEL with .mote; - for stdout)");
+  add_target_option(cmd, s->options.plan.cpu,
+                    "The CPU; scratch sizes, and so the plan, depend on its extension");
+  add_algorithm_option(cmd, s->algorithm);
+  auto* json = add_json_option(cmd, s->json_path, "Write the plan report as JSON");
+  cmd->add_option("--report", s->report_path,
+                  "Old spelling of --json FILE, kept for one release")
+      ->excludes(json);
   cmd->add_option("--svg", s->svg_path, "Draw the plan as SVG into FILE");
-  cmd->add_option("--align", s->options.plan.alignment, "Alignment of every buffer, in bytes")
-      ->capture_default_str();
-  cmd->add_option("--time-limit-ms", s->options.plan.time_limit_ms,
-                  "Time budget of the exact search")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  add_align_option(cmd, s->options.plan.alignment, "Alignment of every buffer, in bytes");
+  add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
   cmd->add_flag("--keep-names", s->options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");
   cmd->callback([s] {

@@ -32,6 +32,7 @@
 #include "compiler/tflite/reader.h"
 #include "mote/runtime/executor.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 namespace mote::tools {
 namespace {
@@ -71,10 +72,6 @@ void progress(const std::string& what) {
   // Progress goes to stderr, so stdout holds the report alone.
   std::fprintf(stderr, "mote demo: %s\n", what.c_str());
   std::fflush(stderr);
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  emit::write_file_atomically(path, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
 }
 
 std::string shell_quote(const std::string& text) {
@@ -122,7 +119,7 @@ std::optional<std::string> qemu_board(const std::string& cpu) {
 
 // The firmware runner (targets/cortex-m/runner) built for the builder's keyword-spotting model:
 // <firmware dir>/firmware-<cpu>/run_kws_dscnn_like.elf (what targets/cortex-m/cross builds), or
-// runner_kws_dscnn_like.elf, or another runner*kws*like*.elf there.
+// runner_kws_dscnn_like.elf, or another runner*kws*like*.elf there (test images).
 std::optional<fs::path> find_runner_image(const fs::path& firmware_dir, const std::string& cpu) {
   const fs::path dir = firmware_dir / ("firmware-" + cpu);
   for (const char* name : {"run_kws_dscnn_like.elf", "runner_kws_dscnn_like.elf"}) {
@@ -184,7 +181,7 @@ FirmwareRun run_firmware(const DemoOptions& options, const std::string& cpu) {
       options.firmware_dir.empty() ? executable_dir() : fs::path(options.firmware_dir);
   const std::optional<fs::path> image = find_runner_image(firmware_dir, cpu);
   if (!image) {
-    const fs::path expected = firmware_dir / ("firmware-" + cpu) / "runner_kws_dscnn_like.elf";
+    const fs::path expected = firmware_dir / ("firmware-" + cpu) / "run_kws_dscnn_like.elf";
     const fs::path relative = fs::proximate(expected);
     const bool inside = !relative.empty() && *relative.begin() != "..";
     run.reason = "no firmware runner " + (inside ? relative : expected).string() +
@@ -285,7 +282,8 @@ const planner::Plan* find_plan(const std::vector<planner::Plan>& plans, const st
 }
 
 TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
-                         const std::string& model_path, const std::string& cpu, bool write_svg) {
+                         const std::string& model_path, const std::string& cpu, bool write_svg,
+                         emit::OutputFiles& files) {
   TargetResult result;
   pipeline::CompileOptions compile_options;
   compile_options.plan.cpu = cpu;
@@ -307,7 +305,7 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
 
   const fs::path dir(options.output_dir);
   result.program_file = "demo-kws-" + planned.cpu.name + ".mote";
-  emit::write_file_atomically(dir / result.program_file, compiled.program);
+  files.add((dir / result.program_file).string(), compiled.program);
   result.program_bytes = compiled.program.size();
 
   const planner::Plan& plan = planned.plan();
@@ -330,8 +328,8 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
 
   const planner::ReportContext context{model_path, planned.cpu.name, planned.cpu.extension};
   if (write_svg) {
-    write_text(dir / kSvgFile,
-               planner::svg_report(planned.memory.problem, planned.bound, plan, context));
+    files.add((dir / kSvgFile).string(),
+              planner::svg_report(planned.memory.problem, planned.bound, plan, context));
   }
 
   progress("running " + result.program_file + " on the host (portable kernels)");
@@ -373,10 +371,10 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
 
 // ---- the report -------------------------------------------------------------------------------
 
+// What runs: Mote has portable kernels only (src/kernels/portable), on the host and in the
+// firmware; the extension decides the scratch sizes the plan reserves.
 std::string cpu_title(const TargetResult& r) {
-  if (r.extension == "mve") return r.cpu + " (Helium/MVE kernels)";
-  if (r.extension == "dsp") return r.cpu + " (DSP kernels)";
-  return r.cpu + " (scalar kernels)";
+  return r.cpu + " (portable kernels; scratch planned with " + r.extension + " sizes)";
 }
 
 void print_target(const TargetResult& r, const fs::path& dir) {
@@ -496,18 +494,20 @@ void run_demo(const DemoOptions& options) {
 
   progress("building a keyword-spotting model (DS-CNN layer shapes) with Mote's model builder");
   const std::vector<uint8_t> tflite = builder::write_model(builder::kws_dscnn_like());
-  emit::write_file_atomically(model_name, tflite);
-  // Read back from the file, exactly as `mote compile demo-kws.tflite` would.
+  // Every file is staged and committed at the end: a failure leaves none of them.
+  emit::OutputFiles files;
+  files.add(model_name, tflite);
+  // Read back from the file's bytes, exactly as `mote compile demo-kws.tflite` would.
   ir::Graph graph;
   try {
-    graph = tflite::read_model_file(model_name);
+    graph = tflite::read_model(tflite);
   } catch (const InputError& e) {
     throw InputError(model_name + ": " + e.what());
   }
 
   std::vector<TargetResult> results;
   for (const char* cpu : kDemoCpus) {
-    results.push_back(demo_target(options, graph, model_name, cpu, results.empty()));
+    results.push_back(demo_target(options, graph, model_name, cpu, results.empty(), files));
   }
   bool first_fit_loses = false;
   for (const TargetResult& r : results) first_fit_loses |= r.first_fit_arena > r.arena;
@@ -531,7 +531,7 @@ void run_demo(const DemoOptions& options) {
                                     {"mote_arena_bytes", contrast->mote},
                                     {"lower_bound_bytes", contrast->lower_bound}};
   }
-  write_text(report_name, report.dump(2) + "\n");
+  files.add(report_name, report.dump(2) + "\n");
 
   std::printf("Mote demo: a keyword-spotting model, compiled for %zu Cortex-M CPUs\n",
               results.size());
@@ -576,6 +576,8 @@ void run_demo(const DemoOptions& options) {
               model_name.c_str(), seconds);
   std::printf("next: mote inspect %s; mote plan %s --target cortex-m4 --svg plan.svg\n",
               model_name.c_str(), model_name.c_str());
+  emit::flush_stdout();
+  files.commit();
 
   for (const TargetResult& r : results) {
     if (r.firmware.state == "failed") {
@@ -604,10 +606,7 @@ void add_demo_command(CLI::App& app) {
   cmd->add_option("--firmware-dir", options->firmware_dir,
                   "Build folder holding firmware-<cpu>/ runner images (default: the folder of "
                   "the mote executable)");
-  cmd->add_option("--time-limit-ms", options->time_limit_ms,
-                  "Time budget of each exact search")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  add_time_limit_option(cmd, options->time_limit_ms, "Time budget of each exact search");
   cmd->callback([options] { run_demo(*options); });
 }
 

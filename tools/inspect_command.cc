@@ -1,4 +1,4 @@
-// `mote inspect MODEL.tflite [--json]`: what a model holds, operator by operator.
+// `mote inspect MODEL.tflite [--json FILE]`: what a model holds, operator by operator.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/stats.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/tflite/reader.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 namespace mote::tools {
 namespace {
@@ -25,7 +27,7 @@ using nlohmann::json;
 
 struct InspectOptions {
   std::string model;
-  bool json = false;
+  std::string json_path;  // "-": stdout
 };
 
 std::string format(const char* fmt, double v) {
@@ -105,7 +107,7 @@ json tensor_json(const Graph& g, int32_t index) {
   return j;
 }
 
-void print_json(const std::string& path, const Graph& g) {
+std::string json_text(const std::string& path, const Graph& g) {
   json ops = json::array();
   std::map<std::string, int> counts;
   for (size_t i = 0; i < g.operators.size(); ++i) {
@@ -134,7 +136,7 @@ void print_json(const std::string& path, const Graph& g) {
                     {"macs", ops::total_macs(g)},
                     {"constant_bytes", ir::constant_bytes(g)},
                     {"activation_bytes", ir::activation_bytes(g)}};
-  std::printf("%s\n", doc.dump(2).c_str());
+  return doc.dump(2) + "\n";
 }
 
 void print_text(const std::string& path, const Graph& g) {
@@ -190,11 +192,14 @@ void run_inspect(const InspectOptions& options) {
   } catch (const InputError& e) {
     throw InputError(options.model + ": " + e.what());
   }
-  if (options.json) {
-    print_json(options.model, g);
-  } else {
+  if (options.json_path.empty()) {
     print_text(options.model, g);
+    emit::flush_stdout();
+    return;
   }
+  emit::OutputFiles files;
+  files.add(options.json_path, json_text(options.model, g));
+  files.commit();
 }
 
 }  // namespace
@@ -203,16 +208,30 @@ void add_inspect_command(CLI::App& app) {
   auto options = std::make_shared<InspectOptions>();
   auto* cmd = app.add_subcommand(
       "inspect", "Print a .tflite model's operators, shapes, quantization, MACs and sizes");
-  cmd->add_option("model", options->model, "the .tflite file")->required();
-  cmd->add_flag("--json", options->json, "print the same as JSON");
+  // Not required here: the old switch spelling `--json MODEL` hands the model to --json.
+  cmd->add_option("model", options->model, "the .tflite file");
+  add_json_option(cmd, options->json_path, "write the same as JSON");
   cmd->footer(
       "Examples:\n"
       "  mote inspect model.tflite\n"
-      "  mote inspect --json model.tflite   # {\"operators\": [{\"index\": 0, \"type\": "
-      "\"CONV_2D\", ...}], \"macs\": N, \"constant_bytes\": N, ...}\n"
-      "Exit status: 0 success, 2 bad input (unreadable, invalid or unsupported model), 1 internal "
-      "error.");
-  cmd->callback([options] { run_inspect(*options); });
+      "  mote inspect model.tflite --json model.json   # {\"operators\": [{\"index\": 0, "
+      "\"type\": \"CONV_2D\", ...}], \"macs\": N, \"constant_bytes\": N, ...}\n"
+      "  mote inspect model.tflite --json -            # the same on stdout\n"
+      "The old switch `mote inspect --json model.tflite` (JSON on stdout) still works for one "
+      "release.\n"
+      "Exit status: 0 success, 2 bad input (unreadable, invalid or unsupported model) or an "
+      "output that cannot be written, 1 internal error.");
+  cmd->callback([options] {
+    InspectOptions o = *options;
+    if (o.model.empty() && !o.json_path.empty() && o.json_path != "-") {
+      o.model = o.json_path;  // the old switch: `inspect --json MODEL`
+      o.json_path = "-";
+    }
+    if (o.model.empty()) {
+      throw CLI::RequiredError("model");
+    }
+    run_inspect(o);
+  });
 }
 
 }  // namespace mote::tools

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "tools/commands.h"
 
@@ -19,6 +20,8 @@ int main(int argc, char** argv) {
   mote::tools::add_demo_command(app);
   try {
     app.parse(argc, argv);
+    // Text printed to stdout must have arrived (a full disk, `> /dev/full`).
+    mote::emit::flush_stdout();
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? mote::tools::kExitOk : mote::tools::kExitBadInput;
   } catch (const mote::InputError& e) {

@@ -3,9 +3,11 @@
 //
 // The problem comes from a model (MODEL.tflite and --target CPU, through the compiler's
 // pipeline, which also verifies every plan) or from a CSV file (--problem).
+#include <cstdio>
 #include <fstream>
-#include <iostream>
+#include <sstream>
 
+#include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/planner/csv.h"
@@ -15,6 +17,7 @@
 #include "compiler/planner/verify.h"
 #include "compiler/tflite/reader.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 #include "tools/progress.h"
 
 namespace mote::tools {
@@ -30,33 +33,29 @@ struct PlanOutputs {
   std::string csv_path;   // the problem with the chosen plan's offsets
 };
 
-std::ofstream open_output(const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError("cannot write '" + path + "'");
-  return out;
-}
-
 void Report(const planner::Problem& problem, const planner::LowerBound& bound,
             const std::vector<planner::Plan>& plans, const planner::ReportContext& context,
             const PlanOutputs& outputs) {
-  if (outputs.json_path != "-") {
-    std::cout << planner::text_report(problem, bound, plans, context);
-  }
+  // Every file is staged first and committed together: a failure leaves none of them.
+  emit::OutputFiles files;
   if (!outputs.json_path.empty()) {
-    const std::string json = planner::json_report(problem, bound, plans, context).dump(2) + "\n";
-    if (outputs.json_path == "-") {
-      std::cout << json;
-    } else {
-      open_output(outputs.json_path) << json;
-    }
+    files.add(outputs.json_path,
+              planner::json_report(problem, bound, plans, context).dump(2) + "\n");
   }
   if (!outputs.svg_path.empty()) {
-    open_output(outputs.svg_path) << planner::svg_report(problem, bound, plans.front(), context);
+    files.add(outputs.svg_path, planner::svg_report(problem, bound, plans.front(), context));
   }
   if (!outputs.csv_path.empty()) {
-    std::ofstream out = open_output(outputs.csv_path);
-    planner::write_csv(out, problem, &plans.front());
+    std::ostringstream csv;
+    planner::write_csv(csv, problem, &plans.front());
+    files.add(outputs.csv_path, csv.str());
   }
+  if (outputs.json_path != "-") {
+    const std::string text = planner::text_report(problem, bound, plans, context);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  emit::flush_stdout();
+  files.commit();
 }
 
 }  // namespace
@@ -86,36 +85,22 @@ void add_plan_command(CLI::App& app) {
       "with the half-open step range [lower, upper)");
   model->excludes(problem);
   problem->excludes(model);
-  cmd->add_option("--target", settings->target,
-                  "The CPU whose kernels' scratch sizes to plan for: " + pipeline::cpu_names())
-      ->capture_default_str();
-  std::vector<std::string> names;
-  for (planner::Algorithm a : planner::kAllAlgorithms) names.emplace_back(planner::to_string(a));
-  cmd->add_option("--algorithm", settings->algorithm,
-                  "naive, first-fit (TensorFlow Lite Micro's rule), best-fit, exact (branch and "
-                  "bound), or auto: the greedy ones, then exact seeded with the best")
-      ->check(CLI::IsMember(names))
-      ->capture_default_str();
-  cmd->add_option("--json", settings->outputs.json_path, "Write a JSON report to FILE, or - for stdout");
+  add_target_option(cmd, settings->target, "The CPU whose kernels' scratch sizes to plan for");
+  add_algorithm_option(cmd, settings->algorithm);
+  add_json_option(cmd, settings->outputs.json_path,
+                  "Write a JSON report (then the text report is not printed when it is stdout)");
   cmd->add_option("--svg", settings->outputs.svg_path, "Draw the plan as SVG into FILE");
   cmd->add_option("--write-csv", settings->outputs.csv_path,
                   "Write the problem with the plan's offsets as CSV to FILE");
-  cmd->add_option("--align", settings->align,
-                  "Alignment in bytes of every buffer (for CSV: of rows that give none); a power "
-                  "of two")
-      ->capture_default_str();
-  cmd->add_option("--time-limit-ms", settings->time_limit_ms,
-                  "Time budget of the exact search (of all of auto)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  add_align_option(cmd, settings->align,
+                   "Alignment in bytes of every buffer (for CSV: of rows that give none)");
+  add_time_limit_option(cmd, settings->time_limit_ms,
+                        "Time budget of the exact search (of all of auto)");
   cmd->add_option("--node-limit", settings->node_limit,
                   "Also stop the exact search after N nodes (0: no limit); a binding node limit "
                   "makes results identical on every machine");
   cmd->callback([settings] {
-    const uint32_t align = settings->align;
-    if (align == 0 || (align & (align - 1)) != 0) {
-      throw InputError("--align " + std::to_string(align) + " is not a power of two");
-    }
+    const uint32_t align = settings->align;  // checked by add_align_option
     PlanOutputs outputs = settings->outputs;
     outputs.algorithm = *planner::algorithm_from_string(settings->algorithm);
     outputs.options.time_limit_ms = settings->time_limit_ms;

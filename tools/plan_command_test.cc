@@ -124,7 +124,7 @@ TEST_F(PlanCommandTest, BadInputExitsWithTwoAndSaysWhere) {
 
   run = mote("plan --problem " + write("ok.csv", chain_csv()) + " --align 24");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_THAT(run.out, HasSubstr("--align 24 is not a power of two"));
+  EXPECT_THAT(run.out, HasSubstr("--align: 24 is not a power of two in [16, 4096]"));
 
   run = mote("plan --problem " + write("ok2.csv", chain_csv()) + " --algorithm fastest");
   EXPECT_EQ(run.exit_code, 2);

@@ -126,13 +126,40 @@ TEST_F(RunCommandTest, RejectsBadInputsWithStatus2) {
   r = mote("run " + (dir_ / "bad.mote").string());
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.text, "error: " + (dir_ / "bad.mote").string() +
-                        ": invalid program: not a well-formed Mote FlatBuffer\n");
+                        ": damaged, or not a program made by this version of Mote; compile the "
+                        "model again: not a well-formed Mote FlatBuffer (invalid program)\n");
   r = mote("run " + (dir_ / "missing.mote").string());
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.text, "error: " + (dir_ / "missing.mote").string() + ": cannot open: no such file\n");
   r = mote("run " + program_ + " --repeat 0");
   EXPECT_EQ(r.status, 2);
   EXPECT_FALSE(fs::exists(dir_ / "out.bin"));
+}
+
+TEST_F(RunCommandTest, ACorruptedProgramIsReportedAsDamagedNotAsAModelLimit) {
+  // A requantization shift the kernels cannot take: the runtime says kUnsupported, which for a
+  // file means it was damaged (mote compile runs the same check before it writes).
+  schema::ProgramT program = runtime::testing::conv_add_program();
+  program.version = runtime::kFormatVersion;
+  program.operators[1]->options.AsAddOptions()->input1_requant->mutate_shift(20);
+  write_all(dir_ / "flipped.mote", runtime::testing::pack_unchecked(program));
+  Output r = mote("run " + (dir_ / "flipped.mote").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.text.find("error: " + (dir_ / "flipped.mote").string() +
+                        ": damaged, or not a program made by this version of Mote; compile the "
+                        "model again: operator 1: "),
+            0u)
+      << r.text;
+  EXPECT_EQ(r.text.find("unsupported: "), std::string::npos) << r.text;
+  // Another format version says so.
+  program.operators[1]->options.AsAddOptions()->input1_requant->mutate_shift(0);
+  program.version = runtime::kFormatVersion + 1;
+  write_all(dir_ / "other.mote", runtime::testing::pack_unchecked(program));
+  r = mote("run " + (dir_ / "other.mote").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.text.find("made by another version of Mote (this one reads format version 1)"),
+            std::string::npos)
+      << r.text;
 }
 
 TEST_F(RunCommandTest, HelpShowsAnExample) {

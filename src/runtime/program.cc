@@ -8,6 +8,9 @@
 
 #include "runtime/internal.h"
 
+static_assert(mote::runtime::kMaxTensors == 16384 && mote::runtime::kMaxOperators == 16384,
+              "the load messages name the limits");
+
 namespace mote {
 namespace runtime {
 namespace {
@@ -73,8 +76,9 @@ bool runs_in_place(schema::OpKind kind) {
 
 class Loader {
  public:
-  Loader(const schema::Program& p, LoadDiagnostic* diagnostic)
-      : p_(p), diagnostic_(diagnostic) {}
+  Loader(const schema::Program& p, LoadDiagnostic* diagnostic, uint32_t* workspace,
+         size_t workspace_words)
+      : p_(p), diagnostic_(diagnostic), workspace_(workspace), workspace_words_(workspace_words) {}
 
   Error run(const uint8_t* data) {
     MOTE_TRY(check_header(data));
@@ -113,8 +117,11 @@ class Loader {
         p_.outputs() == nullptr) {
       return program_error("missing tensors, operators, inputs or outputs");
     }
-    if (p_.operators()->size() > 0x7FFFFFFF || p_.tensors()->size() > 0x7FFFFFFF) {
-      return program_error("too many tensors or operators");
+    if (p_.tensors()->size() > kMaxTensors) {
+      return program_error("more than 16384 tensors (kMaxTensors)", Error::kUnsupported);
+    }
+    if (p_.operators()->size() > kMaxOperators) {
+      return program_error("more than 16384 operators (kMaxOperators)", Error::kUnsupported);
     }
     if (p_.constants() != nullptr) {
       constants_ = p_.constants()->data();
@@ -265,9 +272,21 @@ class Loader {
   }
 
   // No two arena buffers that are live at a common step may share a byte, unless one is an alias
-  // of the other. O(n^2) in arena tensors plus O(operators * tensors) for scratch regions; no
-  // memory needed.
+  // of the other; an operator's output may share its input's bytes only where its kernel runs in
+  // place. Tensor pairs first, then the in-place rule, then scratch regions, so a program with
+  // several defects gets the same verdict whichever way the overlaps are found.
   Error check_plan() {
+    const uint32_t num_tensors = p_.tensors()->size();
+    const uint32_t num_ops = p_.operators()->size();
+    const bool sweep = workspace_ != nullptr &&
+                       workspace_words_ >= load_workspace_words(num_tensors, num_ops);
+    MOTE_TRY(sweep ? sweep_overlaps(/*with_scratch=*/false) : pairwise_tensor_overlaps());
+    MOTE_TRY(check_in_place());
+    return sweep ? sweep_overlaps(/*with_scratch=*/true) : pairwise_scratch_overlaps();
+  }
+
+  // O(n^2) in arena tensors; no memory needed.
+  Error pairwise_tensor_overlaps() {
     const auto& tensors = *p_.tensors();
     const uint32_t n = tensors.size();
     for (uint32_t a = 0; a < n; ++a) {
@@ -280,13 +299,44 @@ class Loader {
         if (!lifetimes_overlap(ta, tb)) continue;
         if (!ranges_overlap(ta.offset(), ta.size(), tb.offset(), tb.size())) continue;
         if (alias_root(p_, static_cast<int32_t>(b)) == root_a) continue;
-        return tensor_error(b, "shares bytes with a tensor live at the same time",
-                            Error::kInvalidPlan);
+        return tensor_overlap_error(b);
       }
     }
-    // The overlap rule above lets aliases share bytes; an operator may only read and write the
-    // same bytes when its kernel runs in place, from the same start, and (elementwise kinds)
-    // over an input as large as the output, never a broadcast one.
+    return Error::kOk;
+  }
+
+  // O(operators * tensors); no memory needed.
+  Error pairwise_scratch_overlaps() {
+    const auto& tensors = *p_.tensors();
+    for (uint32_t i = 0; i < p_.operators()->size(); ++i) {
+      const schema::Region* scratch = p_.operators()->Get(i)->scratch();
+      if (scratch == nullptr || scratch->size() == 0) continue;
+      for (uint32_t t = 0; t < tensors.size(); ++t) {
+        const schema::Tensor& tensor = *tensors.Get(t);
+        if (tensor.location() != Location::Arena) continue;
+        if (tensor.first_step() > i || tensor.last_step() < i) continue;
+        if (ranges_overlap(scratch->offset(), scratch->size(), tensor.offset(), tensor.size())) {
+          return scratch_overlap_error(i);
+        }
+      }
+    }
+    return Error::kOk;
+  }
+
+  Error tensor_overlap_error(uint32_t index) {
+    return tensor_error(index, "shares bytes with a tensor live at the same time",
+                        Error::kInvalidPlan);
+  }
+  Error scratch_overlap_error(uint32_t op) {
+    return fail(diagnostic_, Error::kInvalidPlan, Where::kOperator, op,
+                "scratch region shares bytes with a live tensor");
+  }
+
+  // The overlap rule above lets aliases share bytes; an operator may only read and write the
+  // same bytes when its kernel runs in place, from the same start, and (elementwise kinds)
+  // over an input as large as the output, never a broadcast one.
+  Error check_in_place() {
+    const auto& tensors = *p_.tensors();
     for (uint32_t i = 0; i < p_.operators()->size(); ++i) {
       const schema::Operator& op = *p_.operators()->Get(i);
       for (const int32_t o : *op.outputs()) {
@@ -309,24 +359,197 @@ class Loader {
         }
       }
     }
-    for (uint32_t i = 0; i < p_.operators()->size(); ++i) {
-      const schema::Region* scratch = p_.operators()->Get(i)->scratch();
-      if (scratch == nullptr || scratch->size() == 0) continue;
-      for (uint32_t t = 0; t < n; ++t) {
-        const schema::Tensor& tensor = *tensors.Get(t);
-        if (tensor.location() != Location::Arena) continue;
-        if (tensor.first_step() > i || tensor.last_step() < i) continue;
-        if (ranges_overlap(scratch->offset(), scratch->size(), tensor.offset(), tensor.size())) {
-          return fail(diagnostic_, Error::kInvalidPlan, Where::kOperator, i,
-                      "scratch region shares bytes with a live tensor");
-        }
+    return Error::kOk;
+  }
+
+  // ---- the O(n log n) check: every arena buffer is a rectangle, bytes [offset, end) by steps
+  // [first, last]. Buffers sorted by (offset, group) are swept in that order; a segment tree over
+  // the steps keeps, per step, the highest end of the buffers swept so far. A buffer overlaps an
+  // earlier one exactly when the highest end over its steps lies above its offset. Aliases of one
+  // tensor (a group, all at one offset) are queried together before any of them is added, so
+  // they never meet each other. Buffers are numbered: tensor t is t, operator i's scratch is
+  // num_tensors + i.
+
+  struct Rect {
+    uint32_t offset = 0;
+    uint32_t end = 0;  // offset + size; 0 for a buffer outside the check
+    uint32_t first = 0;
+    uint32_t last = 0;
+    uint32_t group = 0;
+  };
+
+  Rect rect(uint32_t id) const {
+    const uint32_t num_tensors = p_.tensors()->size();
+    Rect r;
+    if (id < num_tensors) {
+      const schema::Tensor& t = *p_.tensors()->Get(id);
+      if (t.location() != Location::Arena || t.size() == 0) return r;
+      r = {t.offset(), t.offset() + t.size(), t.first_step(), t.last_step(),
+           static_cast<uint32_t>(alias_root(p_, static_cast<int32_t>(id)))};
+      return r;
+    }
+    const uint32_t op = id - num_tensors;
+    const schema::Region* scratch = p_.operators()->Get(op)->scratch();
+    if (scratch == nullptr || scratch->size() == 0) return r;
+    // Inside the arena (check_operators), so the end fits 32 bits; a group of its own.
+    r = {scratch->offset(), scratch->offset() + scratch->size(), op, op, id};
+    return r;
+  }
+
+  // Sort order: offset, then group.
+  bool before(uint32_t a, uint32_t b) const {
+    const Rect ra = rect(a), rb = rect(b);
+    return ra.offset != rb.offset ? ra.offset < rb.offset : ra.group < rb.group;
+  }
+
+  // Heapsort: in place, no recursion, O(n log n) in the worst case.
+  void sift_down(uint32_t* ids, size_t root, size_t n) const {
+    for (;;) {
+      size_t child = 2 * root + 1;
+      if (child >= n) return;
+      if (child + 1 < n && before(ids[child], ids[child + 1])) ++child;
+      if (!before(ids[root], ids[child])) return;
+      const uint32_t swap = ids[root];
+      ids[root] = ids[child];
+      ids[child] = swap;
+      root = child;
+    }
+  }
+  void sort_ids(uint32_t* ids, size_t n) const {
+    for (size_t i = n / 2; i-- > 0;) sift_down(ids, i, n);
+    for (size_t end = n; end > 1; --end) {
+      const uint32_t swap = ids[0];
+      ids[0] = ids[end - 1];
+      ids[end - 1] = swap;
+      sift_down(ids, 0, end - 1);
+    }
+  }
+
+  // Range "raise to at least v" and range maximum over steps [0, size), bottom up (tags on inner
+  // nodes pushed down before a query): O(log steps) per call, 3 * size words.
+  class StepTree {
+   public:
+    StepTree(uint32_t* words, uint32_t size) : t_(words), d_(words + 2 * size), n_(size) {
+      for (uint32_t i = 0; i < 3 * size; ++i) words[i] = 0;
+      while ((1u << h_) < n_) ++h_;
+      ++h_;
+    }
+    void raise(uint32_t l, uint32_t r, uint32_t v) {  // [l, r)
+      l += n_;
+      r += n_;
+      const uint32_t l0 = l, r0 = r;
+      for (; l < r; l >>= 1, r >>= 1) {
+        if (l & 1) apply(l++, v);
+        if (r & 1) apply(--r, v);
       }
+      build(l0);
+      build(r0 - 1);
+    }
+    uint32_t max(uint32_t l, uint32_t r) {  // [l, r)
+      l += n_;
+      r += n_;
+      push(l);
+      push(r - 1);
+      uint32_t best = 0;
+      for (; l < r; l >>= 1, r >>= 1) {
+        if (l & 1) best = larger(best, t_[l++]);
+        if (r & 1) best = larger(best, t_[--r]);
+      }
+      return best;
+    }
+
+   private:
+    static uint32_t larger(uint32_t a, uint32_t b) { return a > b ? a : b; }
+    void apply(uint32_t p, uint32_t v) {
+      t_[p] = larger(t_[p], v);
+      if (p < n_) d_[p] = larger(d_[p], v);
+    }
+    void build(uint32_t p) {
+      while (p > 1) {
+        p >>= 1;
+        t_[p] = larger(larger(t_[2 * p], t_[2 * p + 1]), d_[p]);
+      }
+    }
+    void push(uint32_t p) {
+      for (uint32_t s = h_; s > 0; --s) {
+        const uint32_t i = p >> s;
+        if (i == 0 || d_[i] == 0) continue;
+        apply(2 * i, d_[i]);
+        apply(2 * i + 1, d_[i]);
+        d_[i] = 0;
+      }
+    }
+
+    uint32_t* t_;  // 2 * n_: node maxima
+    uint32_t* d_;  // n_: pending raises of inner nodes
+    uint32_t n_;
+    uint32_t h_ = 0;
+  };
+
+  static bool rects_overlap(const Rect& a, const Rect& b) {
+    return a.end != 0 && b.end != 0 && a.group != b.group && a.offset < b.end &&
+           b.offset < a.end && a.first <= b.last && b.first <= a.last;
+  }
+
+  // With scratch, every buffer takes part; tensor pairs are clean by then, so an overlap found
+  // involves a scratch region.
+  Error sweep_overlaps(bool with_scratch) {
+    const uint32_t num_tensors = p_.tensors()->size();
+    const uint32_t num_ops = p_.operators()->size();
+    const uint32_t ids_end = with_scratch ? num_tensors + num_ops : num_tensors;
+    uint32_t* ids = workspace_;
+    size_t n = 0;
+    bool any_scratch = false;
+    for (uint32_t id = 0; id < ids_end; ++id) {
+      if (rect(id).end == 0) continue;
+      ids[n++] = id;
+      any_scratch |= id >= num_tensors;
+    }
+    if (with_scratch && !any_scratch) return Error::kOk;
+    sort_ids(ids, n);
+    const uint32_t steps = num_ops > 0 ? num_ops : 1;
+    StepTree tree(workspace_ + num_tensors + num_ops, steps);
+    for (size_t begin = 0; begin < n;) {
+      const Rect head = rect(ids[begin]);
+      size_t end = begin;
+      while (end < n) {
+        const Rect r = rect(ids[end]);
+        if (r.offset != head.offset || r.group != head.group) break;
+        ++end;
+      }
+      for (size_t k = begin; k < end; ++k) {
+        const Rect r = rect(ids[k]);
+        if (tree.max(r.first, r.last + 1) > r.offset) return overlap_error(ids[k], ids_end);
+      }
+      for (size_t k = begin; k < end; ++k) {
+        const Rect r = rect(ids[k]);
+        tree.raise(r.first, r.last + 1, r.end);
+      }
+      begin = end;
     }
     return Error::kOk;
   }
 
+  // The sweep knows that `id` overlaps an earlier buffer; one pass finds which, for the message.
+  Error overlap_error(uint32_t id, uint32_t ids_end) {
+    const uint32_t num_tensors = p_.tensors()->size();
+    const Rect r = rect(id);
+    uint32_t other = id;
+    for (uint32_t k = 0; k < ids_end; ++k) {
+      if (k != id && rects_overlap(r, rect(k))) {
+        other = k;
+        break;
+      }
+    }
+    if (id >= num_tensors) return scratch_overlap_error(id - num_tensors);
+    if (other >= num_tensors && other != id) return scratch_overlap_error(other - num_tensors);
+    return tensor_overlap_error(id > other ? id : other);
+  }
+
   const schema::Program& p_;
   LoadDiagnostic* diagnostic_;
+  uint32_t* workspace_;
+  size_t workspace_words_;
   const uint8_t* constants_ = nullptr;
   uint32_t constants_size_ = 0;
 };
@@ -334,6 +557,13 @@ class Loader {
 }  // namespace
 
 Result<Program> Program::load(const uint8_t* data, size_t size, LoadDiagnostic* diagnostic) {
+  // Most programs fit; the rest get the pairwise check (the same verdicts).
+  uint32_t workspace[kLoadStackWorkspaceWords];
+  return load(data, size, workspace, kLoadStackWorkspaceWords, diagnostic);
+}
+
+Result<Program> Program::load(const uint8_t* data, size_t size, uint32_t* workspace,
+                              size_t workspace_words, LoadDiagnostic* diagnostic) {
   using Where = LoadDiagnostic::Where;
   if (data == nullptr) {
     return fail(diagnostic, Error::kInvalidArgument, Where::kProgram, 0, "null program");
@@ -352,7 +582,7 @@ Result<Program> Program::load(const uint8_t* data, size_t size, LoadDiagnostic* 
                 "not a well-formed Mote FlatBuffer");
   }
   const schema::Program* root = schema::GetProgram(data);
-  Loader loader(*root, diagnostic);
+  Loader loader(*root, diagnostic, workspace, workspace_words);
   MOTE_TRY(loader.run(data));
   return Program(data, static_cast<uint32_t>(size));
 }

@@ -19,6 +19,20 @@ inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr size_t kProgramAlignment = 16;
 /// Largest tensor rank the runtime accepts.
 inline constexpr size_t kMaxRank = 6;
+/// Most tensors and most operators a program may have (Error::kUnsupported above): they bound
+/// the time Program::load takes and the workspace its plan check needs.
+inline constexpr size_t kMaxTensors = 16384;
+inline constexpr size_t kMaxOperators = 16384;
+
+/// 32-bit words of workspace with which Program::load checks the plan of a program with these
+/// counts in O(n log n): one index per arena buffer (tensor or scratch region) and a segment tree
+/// over the operator steps. load_workspace_words(kMaxTensors, kMaxOperators) fits any program.
+constexpr size_t load_workspace_words(size_t num_tensors, size_t num_operators) {
+  return num_tensors + num_operators + 3 * (num_operators > 0 ? num_operators : 1);
+}
+/// Program::load without a workspace uses this many words of its own stack (1 KiB); a program
+/// that needs more is checked pair by pair instead (O(n^2), no memory, the same verdicts).
+inline constexpr size_t kLoadStackWorkspaceWords = 256;
 
 /// Element types; the values equal the schema's DataType.
 enum class DataType : uint8_t { kFloat32, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool };
@@ -42,8 +56,15 @@ class Program {
   /// size, shape, operator arity and parameter, and the memory plan (no two buffers that are live
   /// at the same step share a byte). `data` must be 16-byte aligned. On failure, returns the
   /// Error and, when `diagnostic` is not null, fills it.
+  /// The plan check runs in O(n log n) when the program needs at most kLoadStackWorkspaceWords
+  /// of workspace (most models), else pair by pair; pass a workspace to bound the time of any
+  /// program (a device that loads programs it did not build).
   static Result<Program> load(const uint8_t* data, size_t size,
                               LoadDiagnostic* diagnostic = nullptr);
+  /// The same checks and verdicts, with `workspace_words` words of caller memory for the plan
+  /// check: O(n log n) whenever workspace_words >= load_workspace_words(tensors, operators).
+  static Result<Program> load(const uint8_t* data, size_t size, uint32_t* workspace,
+                              size_t workspace_words, LoadDiagnostic* diagnostic = nullptr);
 
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }

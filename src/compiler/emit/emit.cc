@@ -62,7 +62,7 @@ std::vector<uint8_t> emit_program(schema::ProgramT program) {
   // Load it back exactly as a device would: from a 16-byte aligned copy.
   const AlignedBuffer bytes({builder.GetBufferPointer(), builder.GetSize()});
   runtime::LoadDiagnostic diagnostic;
-  const auto loaded = runtime::Program::load(bytes.data(), bytes.size(), &diagnostic);
+  const auto loaded = load_program(bytes.span(), &diagnostic);
   if (!loaded.ok()) {
     const std::string message = std::string("emit: ") + describe(diagnostic, program) + " (" +
                                 runtime::to_string(loaded.error()) + ")";
@@ -72,50 +72,167 @@ std::vector<uint8_t> emit_program(schema::ProgramT program) {
   return {bytes.data(), bytes.data() + bytes.size()};
 }
 
+runtime::Result<runtime::Program> load_program(std::span<const uint8_t> bytes,
+                                               runtime::LoadDiagnostic* diagnostic) {
+  std::vector<uint32_t> workspace(
+      runtime::load_workspace_words(runtime::kMaxTensors, runtime::kMaxOperators));
+  return runtime::Program::load(bytes.data(), bytes.size(), workspace.data(), workspace.size(),
+                                diagnostic);
+}
+
 std::unique_ptr<schema::ProgramT> read_program(std::span<const uint8_t> bytes) {
   const AlignedBuffer copy(bytes);
   runtime::LoadDiagnostic diagnostic;
-  const auto loaded = runtime::Program::load(copy.data(), copy.size(), &diagnostic);
+  const auto loaded = load_program(copy.span(), &diagnostic);
   if (!loaded.ok()) {
     throw InputError(std::string(runtime::to_string(loaded.error())) + ": " + diagnostic.reason);
   }
   return std::unique_ptr<schema::ProgramT>(schema::GetProgram(copy.data())->UnPack());
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
-  const std::string target = path.string();
-  std::string temp = target + ".tmp-XXXXXX";
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) {
-    throw InputError(target + ": cannot write: " + std::strerror(errno));
-  }
-  auto fail = [&](int error) {
-    close(fd);
-    unlink(temp.c_str());
-    throw InputError(target + ": cannot write: " + std::strerror(error));
-  };
+namespace {
+
+[[noreturn]] void cannot_write(const std::string& path, const std::string& reason) {
+  throw InputError(path + ": cannot write: " + reason);
+}
+
+// Writes all of `bytes` to `fd`; returns 0 or the errno of the failure.
+int write_all(int fd, std::span<const uint8_t> bytes) {
   size_t written = 0;
   while (written < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail(errno);
+      return errno;
     }
+    if (n == 0) return EIO;
     written += static_cast<size_t>(n);
   }
-  // mkstemp creates 0600; give the file the usual permissions of a new file.
-  const mode_t mask = umask(0);
-  umask(mask);
-  if (fchmod(fd, 0666 & ~mask) != 0 || fsync(fd) != 0) fail(errno);
-  if (close(fd) != 0) {
-    const int error = errno;
-    unlink(temp.c_str());
-    throw InputError(target + ": cannot write: " + std::strerror(error));
+  return 0;
+}
+
+// The final target of `path` through any symbolic links (relative links resolve against the
+// link's folder); `path` itself when it is not a link.
+std::string resolve_links(const std::string& path) {
+  std::string current = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st;
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    std::string link(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 1, '\0');
+    const ssize_t n = ::readlink(current.c_str(), link.data(), link.size());
+    if (n < 0) cannot_write(path, std::strerror(errno));
+    link.resize(static_cast<size_t>(n));
+    const std::filesystem::path next(link);
+    current = next.is_absolute()
+                  ? link
+                  : (std::filesystem::path(current).parent_path() / next).string();
   }
-  if (std::rename(temp.c_str(), target.c_str()) != 0) {
-    const int error = errno;
-    unlink(temp.c_str());
-    throw InputError(target + ": cannot write: " + std::strerror(error));
+  cannot_write(path, std::strerror(ELOOP));
+}
+
+}  // namespace
+
+OutputFiles::~OutputFiles() { discard(); }
+
+void OutputFiles::discard() {
+  for (Entry& e : entries_) {
+    if (!e.committed && !e.temp.empty()) ::unlink(e.temp.c_str());
+  }
+}
+
+void OutputFiles::add(const std::string& path, std::string_view text) {
+  add(path, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+}
+
+void OutputFiles::add(const std::string& path, std::span<const uint8_t> bytes) {
+  Entry e;
+  e.path = path;
+  if (path.empty()) cannot_write("''", "empty file name");
+  if (path == "-") {
+    e.direct_bytes.assign(bytes.begin(), bytes.end());
+    entries_.push_back(std::move(e));
+    return;
+  }
+  e.target = resolve_links(path);
+  struct stat st;
+  mode_t mode = 0;
+  if (::stat(e.target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) cannot_write(path, "is a directory");
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+      e.direct_bytes.assign(bytes.begin(), bytes.end());
+      entries_.push_back(std::move(e));
+      return;
+    }
+    if (!S_ISREG(st.st_mode)) cannot_write(path, "not a regular file, character device or FIFO");
+    e.existed = true;
+    mode = st.st_mode & 07777;
+  } else if (errno != ENOENT) {
+    cannot_write(path, std::strerror(errno));
+  } else {
+    // mkstemp creates 0600; a new file gets the usual permissions.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  e.temp = e.target + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(e.temp.data());
+  if (fd < 0) cannot_write(path, std::strerror(errno));
+  int error = write_all(fd, bytes);
+  if (error == 0 && (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0)) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    ::unlink(e.temp.c_str());
+    cannot_write(path, std::strerror(error));
+  }
+  entries_.push_back(std::move(e));
+}
+
+void OutputFiles::commit() {
+  auto fail = [&](const Entry& e, int error) {
+    // Undo what can be undone: files this set created go again; replaced files stay replaced.
+    for (Entry& done : entries_) {
+      if (done.committed && !done.temp.empty() && !done.existed) ::unlink(done.target.c_str());
+    }
+    discard();
+    entries_.clear();
+    cannot_write(e.path == "-" ? "standard output" : e.path, std::strerror(error));
+  };
+  for (Entry& e : entries_) {
+    if (!e.temp.empty()) continue;
+    if (e.path == "-") {
+      std::fflush(stdout);
+      const size_t n = std::fwrite(e.direct_bytes.data(), 1, e.direct_bytes.size(), stdout);
+      if (n != e.direct_bytes.size() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        fail(e, errno != 0 ? errno : EIO);
+      }
+    } else {
+      const int fd = ::open(e.target.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+      if (fd < 0) fail(e, errno);
+      int error = write_all(fd, e.direct_bytes);
+      if (::close(fd) != 0 && error == 0) error = errno;
+      if (error != 0) fail(e, error);
+    }
+  }
+  for (Entry& e : entries_) {
+    if (e.temp.empty()) continue;
+    if (std::rename(e.temp.c_str(), e.target.c_str()) != 0) fail(e, errno);
+    e.committed = true;
+  }
+  entries_.clear();
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  OutputFiles files;
+  files.add(path.string(), bytes);
+  files.commit();
+}
+
+void flush_stdout() {
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    const int error = errno != 0 ? errno : EIO;
+    std::clearerr(stdout);
+    throw InputError(std::string("standard output: cannot write: ") + std::strerror(error));
   }
 }
 

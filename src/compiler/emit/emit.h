@@ -9,8 +9,10 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "mote/runtime/program.h"
 #include "mote/schema/mote_generated.h"
 
 namespace mote::emit {
@@ -51,14 +53,57 @@ class ConstantPool {
 /// operator and the reason.
 std::vector<uint8_t> emit_program(schema::ProgramT program);
 
+/// runtime::Program::load with a workspace that fits any program, so the plan check is
+/// O(n log n) even for a program with thousands of tensors. `bytes` must be 16-byte aligned.
+runtime::Result<runtime::Program> load_program(std::span<const uint8_t> bytes,
+                                               runtime::LoadDiagnostic* diagnostic);
+
 /// The inverse, for tools and tests: unpacks verified program bytes. Throws mote::InputError if
 /// the bytes are not a valid program.
 std::unique_ptr<schema::ProgramT> read_program(std::span<const uint8_t> bytes);
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so `path`
-/// either keeps its old contents or gets all the new ones; no temporary is left behind on
-/// failure. Throws mote::InputError "<path>: cannot write: <reason>".
+/// The files one command writes, committed together so that a failure leaves none of them
+/// behind. Every output of every `mote` command goes through here. Per path:
+///   - "-": standard output, written at commit();
+///   - a character device or a FIFO (also through symbolic links): written directly at commit();
+///   - a regular file or a path that does not exist: written now to a temporary beside it (beside
+///     the final target of a symbolic link, which stays a link) and renamed onto it at commit();
+///     an existing file keeps its permissions;
+///   - a directory (or a block device, a socket): refused.
+/// Failures throw mote::InputError "<path>: cannot write: <reason>" (strerror for system
+/// errors); temporaries are removed on failure and when the object dies uncommitted.
+class OutputFiles {
+ public:
+  OutputFiles() = default;
+  OutputFiles(const OutputFiles&) = delete;
+  OutputFiles& operator=(const OutputFiles&) = delete;
+  ~OutputFiles();
+
+  void add(const std::string& path, std::span<const uint8_t> bytes);
+  void add(const std::string& path, std::string_view text);
+  /// Direct outputs first (a full device fails before anything is replaced), then the renames;
+  /// if one fails, the files this set created are removed again.
+  void commit();
+
+ private:
+  struct Entry {
+    std::string path;    // as given, for messages
+    std::string target;  // where the bytes go (a symbolic link's final target)
+    std::string temp;    // empty for a direct output
+    std::vector<uint8_t> direct_bytes;
+    bool existed = false;
+    bool committed = false;
+  };
+  void discard();
+  std::vector<Entry> entries_;
+};
+
+/// One output on its own: OutputFiles with a single add() and commit().
 void write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+
+/// Flushes standard output and throws mote::InputError "standard output: cannot write: <reason>"
+/// if any write to it failed (a full disk, /dev/full, a closed pipe).
+void flush_stdout();
 
 /// Zeroed bytes at an aligned address (program bytes must be 16-byte aligned, since constants
 /// are read in place; an arena needs its program's arena alignment).

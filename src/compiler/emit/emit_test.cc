@@ -2,9 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
+#include <thread>
 
 #include "compiler/emit/program_builder.h"
 #include "compiler/ir/error.h"
@@ -151,6 +157,101 @@ TEST_F(WriteFileTest, FailsWithoutLeavingAnything) {
   EXPECT_THROW(write_file_atomically(dir_ / "taken", std::vector<uint8_t>{1}), InputError);
   EXPECT_EQ(entries(), 1u);
   EXPECT_THROW(read_file_aligned(dir_ / "nope"), InputError);
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string what(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST_F(WriteFileTest, WritesASymbolicLinksTargetAndKeepsTheLink) {
+  std::ofstream(dir_ / "target.json") << "old";
+  fs::create_symlink("target.json", dir_ / "link.json");
+  write_file_atomically(dir_ / "link.json", std::vector<uint8_t>{'n', 'e', 'w'});
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.json"));
+  EXPECT_EQ(read_text(dir_ / "target.json"), "new");
+  // A link to a file that does not exist yet creates it.
+  fs::create_symlink("later.json", dir_ / "dangling.json");
+  write_file_atomically(dir_ / "dangling.json", std::vector<uint8_t>{'x'});
+  EXPECT_TRUE(fs::is_symlink(dir_ / "dangling.json"));
+  EXPECT_EQ(read_text(dir_ / "later.json"), "x");
+  EXPECT_EQ(entries(), 4u);  // no temporary left behind
+}
+
+TEST_F(WriteFileTest, KeepsTheModeOfAReplacedFile) {
+  std::ofstream(dir_ / "f") << "old";
+  fs::permissions(dir_ / "f", fs::perms(0640));
+  write_file_atomically(dir_ / "f", std::vector<uint8_t>{'n'});
+  EXPECT_EQ(fs::status(dir_ / "f").permissions(), fs::perms(0640));
+}
+
+TEST_F(WriteFileTest, RefusesADirectory) {
+  fs::create_directories(dir_ / "folder");
+  EXPECT_EQ(what([&] { write_file_atomically(dir_ / "folder", std::vector<uint8_t>{1}); }),
+            (dir_ / "folder").string() + ": cannot write: is a directory");
+  EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(WriteFileTest, WritesACharacterDeviceDirectly) {
+  // /dev/null through a link in our folder: the link stays, /dev/null stays a device.
+  fs::create_symlink("/dev/null", dir_ / "null");
+  write_file_atomically(dir_ / "null", std::vector<uint8_t>(100, 1));
+  EXPECT_TRUE(fs::is_symlink(dir_ / "null"));
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  EXPECT_EQ(entries(), 1u);
+  // A full device fails with the reason, and nothing is left.
+  if (fs::is_character_file("/dev/full")) {
+    EXPECT_EQ(what([&] { write_file_atomically("/dev/full", std::vector<uint8_t>(10, 1)); }),
+              std::string("/dev/full: cannot write: ") + std::strerror(ENOSPC));
+  }
+}
+
+TEST_F(WriteFileTest, WritesAFifoDirectly) {
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = read_text(fifo); });
+  write_file_atomically(fifo, std::vector<uint8_t>{'h', 'i'});
+  reader.join();
+  EXPECT_EQ(got, "hi");
+  EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo);
+}
+
+TEST_F(WriteFileTest, ADeviceNodeMadeHereStaysADevice) {
+  if (::geteuid() != 0) GTEST_SKIP() << "mknod needs root";
+  const fs::path node = dir_ / "null";
+  ASSERT_EQ(::mknod(node.c_str(), S_IFCHR | 0666, ::makedev(1, 3)), 0) << std::strerror(errno);
+  write_file_atomically(node, std::vector<uint8_t>(100, 1));
+  EXPECT_TRUE(fs::is_character_file(node));
+}
+
+TEST_F(WriteFileTest, AFailedCommitLeavesNoneOfItsFiles) {
+  std::ofstream(dir_ / "kept.json") << "old";
+  {
+    OutputFiles files;
+    files.add((dir_ / "report.json").string(), std::string_view("{}"));
+    files.add((dir_ / "kept.json").string(), std::string_view("new"));
+    files.add("/dev/full", std::string_view("program"));
+    EXPECT_EQ(entries(), 3u);  // the two temporaries beside kept.json
+    EXPECT_THROW(files.commit(), InputError);
+  }
+  EXPECT_EQ(entries(), 1u);
+  EXPECT_EQ(read_text(dir_ / "kept.json"), "old");
+  // Uncommitted: the temporaries go with the object.
+  {
+    OutputFiles files;
+    files.add((dir_ / "a").string(), std::string_view("a"));
+  }
+  EXPECT_EQ(entries(), 1u);
 }
 
 }  // namespace

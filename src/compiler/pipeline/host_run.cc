@@ -34,7 +34,7 @@ void DefaultInput::fill(std::span<uint8_t> bytes) {
 
 HostProgram::HostProgram(std::span<const uint8_t> program) : bytes_(program) {
   runtime::LoadDiagnostic diagnostic;
-  const auto loaded = runtime::Program::load(bytes_.data(), bytes_.size(), &diagnostic);
+  const auto loaded = emit::load_program(bytes_.span(), &diagnostic);
   if (!loaded.ok()) {
     throw InputError(std::string(runtime::to_string(loaded.error())) + ": " +
                      describe(diagnostic));

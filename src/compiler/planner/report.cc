@@ -46,11 +46,36 @@ std::string xml_escape(std::string_view text) {
   return out;
 }
 
+}  // namespace
+
+std::string short_buffer_name(std::string_view name, size_t max_chars) {
+  // TensorFlow joins the names of fused ops with ';' and nests scopes with '/': the first op's
+  // last scope names the tensor well enough ("model/conv2d/Relu;model/..." -> "conv2d/Relu").
+  if (name.size() <= max_chars) return std::string(name);
+  std::string_view text = name.substr(0, name.find(';'));
+  const size_t last = text.rfind('/');
+  if (last != std::string_view::npos && last > 0) {
+    const size_t before = text.rfind('/', last - 1);
+    if (before != std::string_view::npos) text = text.substr(before + 1);
+  }
+  std::string out(text);
+  if (out.size() != name.size() && out.size() + 3 <= max_chars) out = "..." + out;
+  if (out.size() > max_chars) {
+    out = max_chars >= 4 ? out.substr(0, max_chars - 3) + "..." : out.substr(0, max_chars);
+  }
+  return out;
+}
+
+namespace {
+
+// Names in text reports: each shortened (the JSON keeps them whole).
+constexpr size_t kTextNameChars = 32;
+
 std::string names_of(const Problem& problem, const std::vector<size_t>& indices, size_t limit) {
   std::string out;
   for (size_t k = 0; k < indices.size() && k < limit; ++k) {
     if (k > 0) out += ", ";
-    out += problem.buffers[indices[k]].name;
+    out += short_buffer_name(problem.buffers[indices[k]].name, kTextNameChars);
   }
   if (indices.size() > limit) out += ", ... (" + std::to_string(indices.size() - limit) + " more)";
   return out;
@@ -63,6 +88,15 @@ nlohmann::json name_list(const Problem& problem, const std::vector<size_t>& indi
 }
 
 }  // namespace
+
+uint64_t round_tick(uint64_t top, int max_ticks) {
+  // The smallest 1, 2 or 5 x 10^k that needs at most max_ticks steps to pass `top`.
+  for (uint64_t scale = 1;; scale *= 10) {
+    for (uint64_t m : {1, 2, 5}) {
+      if (top / (m * scale) < static_cast<uint64_t>(max_ticks)) return m * scale;
+    }
+  }
+}
 
 PlanFigures plan_figures(const Problem& problem, const LowerBound& bound, const Plan& plan) {
   PlanFigures figures;
@@ -137,7 +171,8 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
     for (size_t j = 0; j < live.size() && j < 8; ++j) {
       const size_t i = live[j];
       if (j > 0) out += ", ";
-      out += problem.buffers[i].name + " @" + grouped(plan.offsets[i]) + "+" + grouped(problem.buffers[i].size);
+      out += short_buffer_name(problem.buffers[i].name, kTextNameChars) + " @" +
+             grouped(plan.offsets[i]) + "+" + grouped(problem.buffers[i].size);
     }
     if (live.size() > 8) out += ", ... (" + std::to_string(live.size() - 8) + " more)";
     out += "\n";
@@ -197,6 +232,7 @@ std::string svg_report(const Problem& problem, const LowerBound& bound, const Pl
   const PlanFigures figures = plan_figures(problem, bound, plan);
   constexpr double kLeft = 90, kRight = 120, kTop = 70, kBottom = 60;
   constexpr double kPlotWidth = 1000, kPlotHeight = 560;
+  constexpr double kMinBufferHeight = 2;
   const double width = kLeft + kPlotWidth + kRight;
   const double height = kTop + kPlotHeight + kBottom;
   const double steps = std::max(1, problem.num_steps);
@@ -224,12 +260,17 @@ std::string svg_report(const Problem& problem, const LowerBound& bound, const Pl
   svg += "<text x=\"" + num(kLeft) + "\" y=\"24\" font-size=\"16\" font-weight=\"bold\">" +
          xml_escape(title) + "</text>\n";
   svg += "<text x=\"" + num(kLeft) + "\" y=\"44\">" + xml_escape(subtitle) + "</text>\n";
-  // Peak step.
-  svg += "<rect x=\"" + num(x_of(figures.peak_step)) + "\" y=\"" + num(kTop) + "\" width=\"" +
+  // The peak step: the one the lower bound names (as in the text and JSON reports).
+  const int32_t peak = problem.buffers.empty() ? 0 : bound.step;
+  svg += "<rect x=\"" + num(x_of(peak)) + "\" y=\"" + num(kTop) + "\" width=\"" +
          num(kPlotWidth / steps) + "\" height=\"" + num(kPlotHeight) +
-         "\" fill=\"#e15759\" fill-opacity=\"0.12\"/>\n";
-  svg += "<text x=\"" + num(x_of(figures.peak_step + 0.5)) + "\" y=\"" + num(kTop - 6) +
-         "\" text-anchor=\"middle\" fill=\"#c03030\">peak (step " + std::to_string(figures.peak_step) +
+         "\" fill=\"#e15759\" fill-opacity=\"0.12\"><title>" +
+         xml_escape("step " + std::to_string(peak) + ": " + grouped(bound.live_bytes) +
+                    " bytes live in " + std::to_string(bound.live.size()) +
+                    " buffers, the lower bound") +
+         "</title></rect>\n";
+  svg += "<text x=\"" + num(x_of(peak + 0.5)) + "\" y=\"" + num(kTop - 6) +
+         "\" text-anchor=\"middle\" fill=\"#c03030\">peak (step " + std::to_string(peak) +
          ")</text>\n";
   // Buffers.
   auto colour = [](BufferKind kind) {
@@ -248,8 +289,10 @@ std::string svg_report(const Problem& problem, const LowerBound& bound, const Pl
     const double x1 = x_of(b.last_step + 1);
     const double y1 = y_of(static_cast<double>(plan.offsets[i]));
     const double y0 = y_of(static_cast<double>(plan.offsets[i] + b.size));
-    svg += "<rect x=\"" + num(x0) + "\" y=\"" + num(y0) + "\" width=\"" + num(x1 - x0) +
-           "\" height=\"" + num(std::max(0.5, y1 - y0)) + "\" fill=\"" + colour(b.kind) +
+    // Tiny buffers keep a visible height (their tooltip tells the real size).
+    const double drawn = std::max(kMinBufferHeight, y1 - y0);
+    svg += "<rect x=\"" + num(x0) + "\" y=\"" + num(y1 - drawn) + "\" width=\"" + num(x1 - x0) +
+           "\" height=\"" + num(drawn) + "\" fill=\"" + colour(b.kind) +
            "\" fill-opacity=\"0.85\" stroke=\"#222222\" stroke-width=\"0.6\"" +
            (b.fixed_offset ? " stroke-dasharray=\"4 2\"" : "") + "><title>" +
            xml_escape(b.name + " (" + std::string(to_string(b.kind)) + "): " + grouped(b.size) +
@@ -259,8 +302,8 @@ std::string svg_report(const Problem& problem, const LowerBound& bound, const Pl
            "</title></rect>\n";
     // Label the rectangles large enough to hold one.
     const size_t fits = static_cast<size_t>((x1 - x0 - 4) / 7);
-    if (y1 - y0 >= 14 && fits >= 3) {
-      std::string label = b.name.size() > fits ? b.name.substr(0, fits - 1) + "~" : b.name;
+    if (y1 - y0 >= 14 && fits >= 4) {
+      const std::string label = short_buffer_name(b.name, fits);
       svg += "<text x=\"" + num(x0 + 3) + "\" y=\"" + num(y1 - (y1 - y0) / 2 + 4) +
              "\" fill=\"white\" font-size=\"11\" pointer-events=\"none\">" + xml_escape(label) +
              "</text>\n";
@@ -290,10 +333,10 @@ std::string svg_report(const Problem& problem, const LowerBound& bound, const Pl
   }
   svg += "<text x=\"" + num(kLeft + kPlotWidth / 2) + "\" y=\"" + num(kTop + kPlotHeight + 34) +
          "\" text-anchor=\"middle\">step</text>\n";
-  for (int k = 0; k <= 5; ++k) {
-    const double bytes = top_bytes * k / 5;
-    svg += "<text x=\"" + num(kLeft - 6) + "\" y=\"" + num(y_of(bytes) + 4) +
-           "\" text-anchor=\"end\">" + grouped(static_cast<uint64_t>(bytes)) + "</text>\n";
+  const uint64_t tick = round_tick(static_cast<uint64_t>(top_bytes), 6);
+  for (uint64_t bytes = 0; static_cast<double>(bytes) <= top_bytes; bytes += tick) {
+    svg += "<text x=\"" + num(kLeft - 6) + "\" y=\"" + num(y_of(static_cast<double>(bytes)) + 4) +
+           "\" text-anchor=\"end\">" + grouped(bytes) + "</text>\n";
   }
   svg += "<text transform=\"translate(16 " + num(kTop + kPlotHeight / 2) +
          ") rotate(-90)\" text-anchor=\"middle\">offset (bytes)</text>\n";

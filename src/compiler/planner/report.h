@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,13 @@ struct PlanFigures {
 
 PlanFigures plan_figures(const Problem& problem, const LowerBound& bound, const Plan& plan);
 
+// A buffer name short enough for a label or a text report line (at most max_chars): the last two
+// scopes of the first of TensorFlow's ';'-joined names, "..." where something was left out.
+std::string short_buffer_name(std::string_view name, size_t max_chars);
+
+// The spacing of round axis ticks (1, 2 or 5 x 10^k) with at most max_ticks steps up to top.
+uint64_t round_tick(uint64_t top, int max_ticks);
+
 // A table with one row per plan (arena, gap, activations, scratch, time, proof), the lower
 // bound's step and live buffers, and each plan's peak step with its live buffers.
 std::string text_report(const Problem& problem, const LowerBound& bound,
@@ -53,7 +61,8 @@ nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
 
 // An SVG picture of plan: x is the step, y the offset (0 at the bottom), one rectangle per
 // buffer coloured by kind (fixed buffers dashed), the lower bound as a dashed line, the peak
-// step shaded, and a title with the arena size and the lower bound.
+// step the lower bound names shaded, round offset ticks, buffers at least 2 px high, full names
+// in each rectangle's tooltip, and a title with the arena size and the lower bound.
 std::string svg_report(const Problem& problem, const LowerBound& bound, const Plan& plan,
                        const ReportContext& context);
 

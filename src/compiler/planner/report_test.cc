@@ -107,5 +107,71 @@ TEST(ReportTest, SvgDrawsEveryBufferAndEscapesNames) {
   EXPECT_THAT(svg, HasSubstr("peak (step 1)"));
 }
 
+TEST(ReportTest, SvgShadesTheStepTheLowerBoundNames) {
+  // Live bytes peak at step 0 (the bound), while the plan's top byte is first used at step 1.
+  Problem p;
+  p.num_steps = 2;
+  p.buffers = {buffer("a", 64, 0, 0, BufferKind::kInput),
+               buffer("b", 64, 0, 1, BufferKind::kActivation),
+               buffer("c", 32, 1, 1, BufferKind::kOutput)};
+  const LowerBound bound = lower_bound(p);
+  ASSERT_EQ(bound.step, 0);
+  Plan plan;
+  plan.algorithm = plan.chosen = "hand";
+  plan.offsets = {0, 64, 128};  // c above both: the top byte belongs to step 1
+  plan.arena_bytes = 160;
+  ASSERT_EQ(plan_figures(p, bound, plan).peak_step, 1);
+  const std::string svg = svg_report(p, bound, plan, {});
+  EXPECT_THAT(svg, HasSubstr("peak (step 0)"));
+  EXPECT_EQ(svg.find("peak (step 1)"), std::string::npos);
+  EXPECT_THAT(svg, HasSubstr("<title>step 0: 128 bytes live in 2 buffers, the lower bound</title>"));
+  EXPECT_THAT(text_report(p, bound, {plan}, {}), HasSubstr("lower bound: 128 bytes (step 0:"));
+}
+
+TEST(ReportTest, SvgTicksAreRoundAndTinyBuffersStayVisible) {
+  EXPECT_EQ(round_tick(20464, 6), 5000u);
+  EXPECT_EQ(round_tick(9, 6), 2u);
+  EXPECT_EQ(round_tick(100, 6), 20u);
+  EXPECT_EQ(round_tick(55296, 6), 10000u);
+  Problem p;
+  p.num_steps = 1;
+  p.buffers = {buffer("big", 20460, 0, 0, BufferKind::kInput),
+               buffer("tiny/and/a/long;name", 4, 0, 0, BufferKind::kScratch)};
+  Plan plan;
+  plan.algorithm = plan.chosen = "hand";
+  plan.offsets = {0, 20460};
+  plan.arena_bytes = 20464;
+  const std::string svg = svg_report(p, lower_bound(p), plan, {});
+  for (const char* tick : {">0<", ">5,000<", ">10,000<", ">15,000<", ">20,000<"}) {
+    EXPECT_THAT(svg, HasSubstr(tick)) << tick;
+  }
+  EXPECT_EQ(svg.find(">4,092<"), std::string::npos);
+  // The 4-byte buffer is 0.1 px tall at this scale; it is drawn 2 px high, named in full.
+  EXPECT_THAT(svg, HasSubstr("height=\"2.00\" fill=\"#f28e2b\""));
+  EXPECT_THAT(svg, HasSubstr("<title>tiny/and/a/long;name (scratch): 4 B"));
+}
+
+TEST(ReportTest, TextShortensLongNamesAndJsonKeepsThem) {
+  const std::string name =
+      "functional_1/conv2d_3/BiasAdd;functional_1/conv2d_3/Conv2D;functional_1/conv2d_3/bias";
+  EXPECT_EQ(short_buffer_name(name, 32), "...conv2d_3/BiasAdd");
+  EXPECT_EQ(short_buffer_name("short", 32), "short");
+  EXPECT_EQ(short_buffer_name(std::string(40, 'x'), 10), "xxxxxxx...");
+  Problem p;
+  p.num_steps = 1;
+  p.buffers = {buffer(name, 64, 0, 0, BufferKind::kInput)};
+  const LowerBound bound = lower_bound(p);
+  Plan plan;
+  plan.algorithm = plan.chosen = "hand";
+  plan.offsets = {0};
+  plan.arena_bytes = 64;
+  const std::string text = text_report(p, bound, {plan}, {});
+  EXPECT_EQ(text.find(name), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("in 1 buffers: ...conv2d_3/BiasAdd)"));
+  EXPECT_EQ(json_report(p, bound, {plan}, {}).at("lower_bound_live")[0], name);
+  // The tooltip has the whole name.
+  EXPECT_THAT(svg_report(p, bound, plan, {}), HasSubstr("<title>" + name + " (input)"));
+}
+
 }  // namespace
 }  // namespace mote::planner

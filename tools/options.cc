@@ -1,0 +1,100 @@
+#include "tools/options.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace mote::tools {
+
+const std::vector<std::string>& target_names() {
+  // Grouped by kernel extension: scalar, DSP, MVE (planner::extension_for_cpu).
+  static const std::vector<std::string> names = {
+      "cortex-m0", "cortex-m0plus", "cortex-m3",  "cortex-m23",  "cortex-m4",
+      "cortex-m7", "cortex-m33",    "cortex-m35p", "cortex-m55", "cortex-m85"};
+  return names;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string check_target(const std::string& name) {
+  const auto& names = target_names();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return "";
+  // Nearest by edit distance, ignoring case and the "cortex-" prefix people leave out.
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string* nearest = &names.front();
+  size_t best = SIZE_MAX;
+  for (const std::string& candidate : names) {
+    const size_t d = std::min(edit_distance(lower, candidate),
+                              edit_distance(lower, std::string_view(candidate).substr(7)));
+    if (d < best) {
+      best = d;
+      nearest = &candidate;
+    }
+  }
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return "'" + name + "' is not a target; did you mean " + *nearest + "? Targets: " + list;
+}
+
+std::string check_align(const std::string& text) {
+  const std::string allowed = " is not a power of two in [16, 4096]";
+  if (text.empty() || text.size() > 5 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return "'" + text + "'" + allowed;
+  }
+  const unsigned long value = std::stoul(text);
+  if (value < 16 || value > 4096 || (value & (value - 1)) != 0) return text + allowed;
+  return "";
+}
+
+CLI::Option* add_target_option(CLI::App* cmd, std::string& target, const std::string& what) {
+  std::string list;
+  for (const std::string& n : target_names()) list += (list.empty() ? "" : ", ") + n;
+  return cmd->add_option("--target", target, what + ": " + list)
+      ->check(CLI::Validator(check_target, "CPU"))
+      ->capture_default_str();
+}
+
+CLI::Option* add_align_option(CLI::App* cmd, uint32_t& align, const std::string& what) {
+  return cmd->add_option("--align", align, what + "; a power of two in [16, 4096]")
+      ->check(CLI::Validator(check_align, "BYTES"))
+      ->capture_default_str();
+}
+
+CLI::Option* add_algorithm_option(CLI::App* cmd, std::string& algorithm) {
+  std::vector<std::string> names;
+  for (planner::Algorithm a : planner::kAllAlgorithms) names.emplace_back(planner::to_string(a));
+  return cmd->add_option("--algorithm", algorithm,
+                         "Placement: naive, first-fit (TensorFlow Lite Micro's rule), best-fit, "
+                         "exact (branch and bound), or auto (the greedy ones, then exact seeded "
+                         "with the best)")
+      ->check(CLI::IsMember(names))
+      ->capture_default_str();
+}
+
+CLI::Option* add_time_limit_option(CLI::App* cmd, double& time_limit_ms, const std::string& what) {
+  return cmd->add_option("--time-limit-ms", time_limit_ms, what)
+      ->check(CLI::Range(0.0, 3600.0 * 1000))
+      ->capture_default_str();
+}
+
+CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what) {
+  return cmd->add_option("--json", path, what + " to FILE, or - (or --json alone) for stdout")
+      ->expected(0, 1)
+      ->default_str("-");
+}
+
+}  // namespace mote::tools

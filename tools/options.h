@@ -1,0 +1,33 @@
+#pragma once
+// Options that several subcommands take, defined and validated once so that every command
+// spells, explains and checks them the same way: a bad value is a usage error (exit 2) that says
+// what is allowed.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/planner/planner.h"
+
+namespace mote::tools {
+
+/// The --target names, exactly as accepted.
+const std::vector<std::string>& target_names();
+/// "" when `name` is a target; else the message: the valid names and the nearest one.
+std::string check_target(const std::string& name);
+/// "" when `align` is a power of two in [16, 4096]; else the message with the range.
+std::string check_align(const std::string& text);
+
+CLI::Option* add_target_option(CLI::App* cmd, std::string& target, const std::string& what);
+CLI::Option* add_align_option(CLI::App* cmd, uint32_t& align, const std::string& what);
+CLI::Option* add_algorithm_option(CLI::App* cmd, std::string& algorithm);
+CLI::Option* add_time_limit_option(CLI::App* cmd, double& time_limit_ms, const std::string& what);
+/// --json FILE, "-" for stdout; given without a value it means stdout too.
+CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what);
+
+/// The Levenshtein distance, for "did you mean".
+size_t edit_distance(std::string_view a, std::string_view b);
+
+}  // namespace mote::tools
