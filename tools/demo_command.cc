@@ -24,6 +24,7 @@
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/stats.h"
+#include "mote/kernels/scratch.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
@@ -259,6 +260,7 @@ std::string hex(const std::vector<uint8_t>& bytes) {
 struct TargetResult {
   std::string cpu;
   std::string extension;
+  std::string kernels;  // the kernel variant that runs (and whose scratch is planned)
   std::string program_file;
   size_t program_bytes = 0;
   runtime::MemoryStatus host{};
@@ -302,6 +304,7 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
   const pipeline::PlannedGraph& planned = compiled.planned;
   result.cpu = planned.cpu.name;
   result.extension = std::string(planner::extension_name(planned.cpu.extension));
+  result.kernels = kernels::kernel_variant(planned.cpu.extension);
 
   const fs::path dir(options.output_dir);
   result.program_file = "demo-kws-" + planned.cpu.name + ".mote";
@@ -371,10 +374,10 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
 
 // ---- the report -------------------------------------------------------------------------------
 
-// What runs: Mote has portable kernels only (src/kernels/portable), on the host and in the
-// firmware; the extension decides the scratch sizes the plan reserves.
+// What runs, and so what the plan reserves scratch for: the kernel variant the library has for
+// the CPU's extension (the portable kernels everywhere today).
 std::string cpu_title(const TargetResult& r) {
-  return r.cpu + " (portable kernels; scratch planned with " + r.extension + " sizes)";
+  return r.cpu + " (" + r.extension + ", " + r.kernels + " kernels)";
 }
 
 void print_target(const TargetResult& r, const fs::path& dir) {

@@ -266,15 +266,19 @@ TEST(ProgramTest, RejectsParametersThatCouldOverflow) {
 }
 
 TEST(ProgramTest, ChecksScratchAgainstTheKernelsNeed) {
-  auto r = load_modified([](auto& p) { p.operators[0]->scratch->mutate_size(79); });
+  // The portable convolution uses two int16 columns of its 18 taps: 72 bytes (80 planned).
+  auto r = load_modified([](auto& p) { p.operators[0]->scratch->mutate_size(71); });
   EXPECT_EQ(r.error, Error::kScratchTooSmall);
   EXPECT_EQ(r.diagnostic.where, Where::kOperator);
   EXPECT_EQ(r.diagnostic.index, 0u);
   r = load_modified([](auto& p) { p.operators[0]->scratch.reset(); });
   EXPECT_EQ(r.error, Error::kScratchTooSmall);
-  // On MVE the same convolution needs 4 * 16 * ceil(18 / 16) = 128 bytes.
+  r = load_modified([](auto& p) { p.operators[0]->scratch->mutate_size(72); });
+  EXPECT_EQ(r.error, Error::kOk);
+  // An MVE program runs the same portable kernel: 80 bytes are enough there too (CMSIS-NN's
+  // Helium kernel would want 128).
   r = load_modified([](auto& p) { p.target->extension = schema::Extension::Mve; });
-  EXPECT_EQ(r.error, Error::kScratchTooSmall);
+  EXPECT_EQ(r.error, Error::kOk);
   r = load_modified([](auto& p) { p.operators[0]->scratch->mutate_offset(212); });
   EXPECT_EQ(r.error, Error::kInvalidProgram);  // 212 + 80 > 288
   r = load_modified([](auto& p) { p.operators[0]->scratch->mutate_offset(178); });

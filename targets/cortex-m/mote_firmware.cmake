@@ -80,7 +80,9 @@ target_compile_definitions(mote_platform PRIVATE ${mote_platform_definitions})
 # --- kernels and runtime, globbed like src/kernels/CMakeLists.txt -------------------------------
 # Each kernel source's presence is also a definition, MOTE_KERNEL_SOURCE_<NAME>, so that target
 # tests can cover whatever kernels exist.
-file(GLOB mote_kernel_sources CONFIGURE_DEPENDS ${MOTE_SOURCE_DIR}/src/kernels/portable/*.cc)
+file(GLOB mote_kernel_sources CONFIGURE_DEPENDS ${MOTE_SOURCE_DIR}/src/kernels/portable/*.cc
+     ${MOTE_SOURCE_DIR}/src/kernels/peers/*.cc)
+list(APPEND mote_kernel_sources ${MOTE_SOURCE_DIR}/src/kernels/scratch.cc)
 list(FILTER mote_kernel_sources EXCLUDE REGEX "_(test|vectors)\\.cc$")
 set(mote_kernel_definitions "")
 foreach(source ${mote_kernel_sources})

@@ -32,5 +32,8 @@ struct ConvParams {
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
 
+// What the portable kernel uses at most: two int16 columns, 0 on the pointwise path. Host-callable.
+size_t portable_conv_scratch_bytes(const ConvShape& shape);
+
 }  // namespace kernels
 }  // namespace mote

@@ -1,7 +1,7 @@
 #pragma once
-// Scratch-buffer sizes per operator and CPU extension, equal to what CMSIS-NN's
-// *_get_buffer_size functions return (see shared/design/FACTS.md section 1). The compiler plans
-// these bytes into the arena; the runtime hands them to the kernel; kernels never need more.
+// Kernel shapes, the CPU extension, and the scratch each operator's kernel needs on it. The
+// compiler plans these bytes into the arena; the runtime checks them at load and hands them to
+// the kernel; kernels never need more.
 // Embeddable C++17: no heap, no exceptions.
 
 #include <stddef.h>
@@ -48,13 +48,16 @@ struct TransposeConvShape {
   int32_t pad_h, pad_w;
 };
 
+// The scratch bytes the kernel that runs on `extension` needs for a shape. The kernels library
+// has one variant per operator and extension: the portable kernel (src/kernels/portable/, the
+// reference, on every CPU) or a variant that replaces it for the configurations it handles
+// (src/kernels/dsp/, src/kernels/mve/, chosen when the library is built for a CPU). Each
+// variant's size function sits beside its kernel; these functions pick the variant, so the
+// compiler plans, and the runtime checks, exactly what will run. Today every extension runs the
+// portable kernels. (CMSIS-NN's sizes, for comparison: cmsis_nn_scratch.h.)
 size_t conv_scratch_bytes(const ConvShape& shape, Extension extension);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape, Extension extension);
-// Mote's fully connected needs no scratch on any extension: the MVE kernel sums that CMSIS-NN
-// keeps in its buffer are compile-time constants in a Mote program.
 size_t fully_connected_scratch_bytes(int32_t output_depth, Extension extension);
-// What CMSIS-NN's fully connected would ask for (4 * output_depth on MVE), for plan reports.
-size_t fully_connected_cmsis_nn_buffer_bytes(int32_t output_depth, Extension extension);
 size_t average_pool_scratch_bytes(int32_t channels, Extension extension);
 // Transpose conv may need two buffers; the total is what the planner reserves.
 struct TransposeConvScratch {
@@ -64,6 +67,11 @@ struct TransposeConvScratch {
 };
 TransposeConvScratch transpose_conv_scratch_bytes(const TransposeConvShape& shape,
                                                   Extension extension);
+
+// The variant that runs an operator of these shapes on `extension` ("portable", "dsp", "mve"),
+// for plan reports.
+const char* conv_kernel_variant(const ConvShape& shape, Extension extension);
+const char* kernel_variant(Extension extension);
 
 }  // namespace kernels
 }  // namespace mote

@@ -260,7 +260,19 @@ void conv_direct(const Geometry& g, const int8_t* input, const int8_t* filter, c
   }
 }
 
+// Each input pixel is the column already: 1x1, no padding, full depth.
+bool is_pointwise(const ConvShape& s) {
+  return s.filter_h == 1 && s.filter_w == 1 && s.pad_h == 0 && s.pad_w == 0 &&
+         s.filter_c == s.input_c && (s.output_h - 1) * s.stride_h < s.input_h &&
+         (s.output_w - 1) * s.stride_w < s.input_w;
+}
+
 }  // namespace
+
+size_t portable_conv_scratch_bytes(const ConvShape& shape) {
+  if (is_pointwise(shape)) return 0;
+  return 2 * static_cast<size_t>(shape.filter_h) * shape.filter_w * shape.filter_c * sizeof(int16_t);
+}
 
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {
@@ -279,10 +291,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
   if (co_per_group <= 0) return;
   const Geometry g{s, groups, co_per_group, s.filter_h * s.filter_w * s.filter_c};
 
-  const bool pointwise = s.filter_h == 1 && s.filter_w == 1 && s.pad_h == 0 && s.pad_w == 0 &&
-                         s.filter_c == s.input_c && (s.output_h - 1) * s.stride_h < s.input_h &&
-                         (s.output_w - 1) * s.stride_w < s.input_w;
-  if (pointwise) {
+  if (is_pointwise(s)) {
     conv_pointwise(s, input, filter, bias, output, offset, rq);
     return;
   }

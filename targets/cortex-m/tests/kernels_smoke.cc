@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/quantization.h"
-#include "mote/kernels/scratch.h"
+#include "mote/kernels/cmsis_nn_scratch.h"
 #include "platform/board.h"
 #include "platform/console.h"
 
@@ -93,7 +93,7 @@ void CheckScratch(Checks& c) {
   conv.stride_h = conv.stride_w = 1;
   conv.pad_h = conv.pad_w = 1;
   conv.dilation_h = conv.dilation_w = 1;
-  c.ExpectEqual(static_cast<int64_t>(k::conv_scratch_bytes(conv, extension)),
+  c.ExpectEqual(static_cast<int64_t>(k::cmsis_nn::conv_scratch_bytes(conv, extension)),
                 ForExtension(112, 112, 128), "conv 1x32x32x3 3x3x3->16 scratch");
 
   k::DepthwiseShape depthwise{};
@@ -105,11 +105,11 @@ void CheckScratch(Checks& c) {
   depthwise.stride_h = depthwise.stride_w = 1;
   depthwise.pad_h = depthwise.pad_w = 1;
   depthwise.dilation_h = depthwise.dilation_w = 1;
-  c.ExpectEqual(static_cast<int64_t>(k::depthwise_conv_scratch_bytes(depthwise, extension)),
+  c.ExpectEqual(static_cast<int64_t>(k::cmsis_nn::depthwise_conv_scratch_bytes(depthwise, extension)),
                 ForExtension(0, 0, 4464), "depthwise 1x16x16x32 3x3 scratch");
-  c.ExpectEqual(static_cast<int64_t>(k::fully_connected_cmsis_nn_buffer_bytes(10, extension)),
+  c.ExpectEqual(static_cast<int64_t>(k::cmsis_nn::fully_connected_buffer_bytes(10, extension)),
                 ForExtension(0, 0, 40), "fully connected 256->10 CMSIS-NN buffer");
-  c.ExpectEqual(static_cast<int64_t>(k::average_pool_scratch_bytes(32, extension)),
+  c.ExpectEqual(static_cast<int64_t>(k::cmsis_nn::average_pool_scratch_bytes(32, extension)),
                 ForExtension(0, 128, 0), "average pool 32 channels scratch");
 }
 #endif

@@ -2,10 +2,11 @@
 // see shared/design/FACTS.md section 1). The dispatch tests mirror CMSIS-NN's wrappers, because the
 // wrapper's kernel choice decides the size.
 
-#include "mote/kernels/scratch.h"
+#include "mote/kernels/cmsis_nn_scratch.h"
 
 namespace mote {
 namespace kernels {
+namespace cmsis_nn {
 namespace {
 
 int32_t max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
@@ -52,18 +53,6 @@ size_t conv_1xn_mve_bytes(const ConvShape& s) {
 
 }  // namespace
 
-const char* to_string(Extension extension) {
-  switch (extension) {
-    case Extension::kScalar:
-      return "scalar";
-    case Extension::kDsp:
-      return "dsp";
-    case Extension::kMve:
-      return "mve";
-  }
-  return "unknown";
-}
-
 size_t conv_scratch_bytes(const ConvShape& shape, Extension extension) {
   // The 1x1 kernels need nothing with gcc (the DSP fast 1x1 buffer exists only for Arm Compiler 6).
   if (is_conv_1x1(shape)) return 0;
@@ -79,7 +68,7 @@ size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape, Extension exten
                          shape.filter_h,   shape.filter_w,  1,                shape.output_h,
                          shape.output_w,   shape.output_c,  shape.stride_h,   shape.stride_w,
                          shape.pad_h,      shape.pad_w,     shape.dilation_h, shape.dilation_w};
-    return conv_scratch_bytes(conv, Extension::kMve) +
+    return cmsis_nn::conv_scratch_bytes(conv, Extension::kMve) +
            static_cast<size_t>(shape.output_c) * shape.filter_h * shape.filter_w;
   }
   const bool optimized = shape.input_c == shape.output_c && shape.batches == 1 &&
@@ -97,9 +86,7 @@ size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape, Extension exten
   return 0;
 }
 
-size_t fully_connected_scratch_bytes(int32_t output_depth, Extension extension) { return 0; }
-
-size_t fully_connected_cmsis_nn_buffer_bytes(int32_t output_depth, Extension extension) {
+size_t fully_connected_buffer_bytes(int32_t output_depth, Extension extension) {
   return extension == Extension::kMve ? static_cast<size_t>(output_depth) * 4 : 0;
 }
 
@@ -126,5 +113,6 @@ TransposeConvScratch transpose_conv_scratch_bytes(const TransposeConvShape& shap
   return {static_cast<size_t>(buf_x * buf_y * 4), 0};
 }
 
+}  // namespace cmsis_nn
 }  // namespace kernels
 }  // namespace mote

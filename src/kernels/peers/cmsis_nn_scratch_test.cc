@@ -1,13 +1,13 @@
 // Every reference value of shared/design/FACTS.md section 1 (CMSIS-NN's buffer sizes), plus the
 // dispatch edges that decide which formula applies.
 
-#include "mote/kernels/scratch.h"
+#include "mote/kernels/cmsis_nn_scratch.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace mote::kernels {
+namespace mote::kernels::cmsis_nn {
 namespace {
 
 constexpr Extension kScalar = Extension::kScalar;
@@ -27,9 +27,9 @@ DepthwiseShape Depthwise(int32_t h, int32_t w, int32_t ci, int32_t mult, int32_t
 }
 
 void ExpectConv(const ConvShape& s, size_t scalar, size_t dsp, size_t mve) {
-  EXPECT_EQ(conv_scratch_bytes(s, kScalar), scalar);
-  EXPECT_EQ(conv_scratch_bytes(s, kDsp), dsp);
-  EXPECT_EQ(conv_scratch_bytes(s, kMve), mve);
+  EXPECT_EQ(cmsis_nn::conv_scratch_bytes(s, kScalar), scalar);
+  EXPECT_EQ(cmsis_nn::conv_scratch_bytes(s, kDsp), dsp);
+  EXPECT_EQ(cmsis_nn::conv_scratch_bytes(s, kMve), mve);
 }
 
 TEST(ConvScratch, FactsTable) {
@@ -47,7 +47,7 @@ TEST(ConvScratch, FactsTable) {
   // Keyword spotting's first layer: in 1x49x10x1, filter 64x10x4x1, pad (4,1), stride 2.
   ExpectConv(Conv(49, 10, 1, 64, 10, 4, 1, 25, 5, 2, 2, 4, 1), 160, 160, 192);
   // in 1x8x8x16, filter 8x3x3x16, no pad, stride 1 (MVE 576).
-  EXPECT_EQ(conv_scratch_bytes(Conv(8, 8, 16, 8, 3, 3, 16, 6, 6, 1, 1, 0, 0), kMve), 576u);
+  EXPECT_EQ(cmsis_nn::conv_scratch_bytes(Conv(8, 8, 16, 8, 3, 3, 16, 6, 6, 1, 1, 0, 0), kMve), 576u);
 }
 
 TEST(ConvScratch, DispatchEdges) {
@@ -56,7 +56,7 @@ TEST(ConvScratch, DispatchEdges) {
   // Dilation disqualifies 1x1 too.
   ConvShape dilated = Conv(4, 4, 8, 4, 1, 1, 8, 4, 4, 1, 1, 0, 0);
   dilated.dilation_h = 2;
-  EXPECT_EQ(conv_scratch_bytes(dilated, kScalar), 32u);
+  EXPECT_EQ(cmsis_nn::conv_scratch_bytes(dilated, kScalar), 32u);
   // Grouped 1x1 (Ci != Cf) uses the generic formula sized with Ci: round_up(8,4)*4 = 32; MVE 64.
   ExpectConv(Conv(4, 4, 8, 4, 1, 1, 4, 4, 4, 1, 1, 0, 0), 32, 32, 64);
   // Generic rounding: 3x3x5 = 45 -> 48 -> 192 bytes; MVE ceil(45/16) = 3 -> 192.
@@ -66,21 +66,21 @@ TEST(ConvScratch, DispatchEdges) {
   // ... and Ci 2 stride 2 qualifies: Kw*Ci + pw*Ci = 6 + 2 = 8 versus (Kw-1)*Ci + pw*Ci = 6.
   ExpectConv(Conv(1, 16, 2, 4, 1, 3, 2, 1, 8, 1, 2, 0, 1), 32, 32, 8);
   // 1xN without padding: max(Kw*Ci, (Kw-1)*Ci) = Kw*Ci.
-  EXPECT_EQ(conv_scratch_bytes(Conv(1, 16, 4, 4, 1, 3, 4, 1, 14, 1, 1, 0, 0), kMve), 12u);
+  EXPECT_EQ(cmsis_nn::conv_scratch_bytes(Conv(1, 16, 4, 4, 1, 3, 4, 1, 14, 1, 1, 0, 0), kMve), 12u);
   // 1xN with the odd total padding on the right: tp = 15*1+4-16 = 3, a = 1, R = 2, L = 1:
   // max(4*4 + 1*4, 3*4 + 2*4) = 20.
-  EXPECT_EQ(conv_scratch_bytes(Conv(1, 16, 4, 4, 1, 4, 4, 1, 16, 1, 1, 0, 1), kMve), 20u);
+  EXPECT_EQ(cmsis_nn::conv_scratch_bytes(Conv(1, 16, 4, 4, 1, 4, 4, 1, 16, 1, 1, 0, 1), kMve), 20u);
   // 1xN whose split does not add up (output narrower than its padded parts) falls back to generic:
   // Wi 1, Kw 3, pw 1, Wo 1: R = 1, L = 1, 2 != 1 -> 4*16*ceil(12/16) = 64.
-  EXPECT_EQ(conv_scratch_bytes(Conv(1, 1, 4, 4, 1, 3, 4, 1, 1, 1, 1, 0, 1), kMve), 64u);
+  EXPECT_EQ(cmsis_nn::conv_scratch_bytes(Conv(1, 1, 4, 4, 1, 3, 4, 1, 1, 1, 1, 0, 1), kMve), 64u);
   // Input height 2 is not 1xN.
-  EXPECT_EQ(conv_scratch_bytes(Conv(2, 16, 4, 4, 1, 3, 4, 2, 14, 1, 1, 0, 0), kMve), 64u);
+  EXPECT_EQ(cmsis_nn::conv_scratch_bytes(Conv(2, 16, 4, 4, 1, 3, 4, 2, 14, 1, 1, 0, 0), kMve), 64u);
 }
 
 void ExpectDepthwise(const DepthwiseShape& s, size_t scalar, size_t dsp, size_t mve) {
-  EXPECT_EQ(depthwise_conv_scratch_bytes(s, kScalar), scalar);
-  EXPECT_EQ(depthwise_conv_scratch_bytes(s, kDsp), dsp);
-  EXPECT_EQ(depthwise_conv_scratch_bytes(s, kMve), mve);
+  EXPECT_EQ(cmsis_nn::depthwise_conv_scratch_bytes(s, kScalar), scalar);
+  EXPECT_EQ(cmsis_nn::depthwise_conv_scratch_bytes(s, kDsp), dsp);
+  EXPECT_EQ(cmsis_nn::depthwise_conv_scratch_bytes(s, kMve), mve);
 }
 
 TEST(DepthwiseScratch, FactsTable) {
@@ -111,29 +111,25 @@ TEST(DepthwiseScratch, DispatchEdges) {
 }
 
 TEST(FullyConnectedScratch, FactsTable) {
-  for (Extension e : {kScalar, kDsp, kMve}) {
-    EXPECT_EQ(fully_connected_scratch_bytes(10, e), 0u);
-    EXPECT_EQ(fully_connected_scratch_bytes(1000, e), 0u);
-  }
-  EXPECT_EQ(fully_connected_cmsis_nn_buffer_bytes(10, kScalar), 0u);
-  EXPECT_EQ(fully_connected_cmsis_nn_buffer_bytes(10, kDsp), 0u);
-  EXPECT_EQ(fully_connected_cmsis_nn_buffer_bytes(10, kMve), 40u);
-  EXPECT_EQ(fully_connected_cmsis_nn_buffer_bytes(1000, kScalar), 0u);
-  EXPECT_EQ(fully_connected_cmsis_nn_buffer_bytes(1000, kDsp), 0u);
-  EXPECT_EQ(fully_connected_cmsis_nn_buffer_bytes(1000, kMve), 4000u);
+  EXPECT_EQ(cmsis_nn::fully_connected_buffer_bytes(10, kScalar), 0u);
+  EXPECT_EQ(cmsis_nn::fully_connected_buffer_bytes(10, kDsp), 0u);
+  EXPECT_EQ(cmsis_nn::fully_connected_buffer_bytes(10, kMve), 40u);
+  EXPECT_EQ(cmsis_nn::fully_connected_buffer_bytes(1000, kScalar), 0u);
+  EXPECT_EQ(cmsis_nn::fully_connected_buffer_bytes(1000, kDsp), 0u);
+  EXPECT_EQ(cmsis_nn::fully_connected_buffer_bytes(1000, kMve), 4000u);
 }
 
 TEST(AveragePoolScratch, FactsTable) {
-  EXPECT_EQ(average_pool_scratch_bytes(32, kScalar), 0u);
-  EXPECT_EQ(average_pool_scratch_bytes(32, kDsp), 128u);
-  EXPECT_EQ(average_pool_scratch_bytes(32, kMve), 0u);
+  EXPECT_EQ(cmsis_nn::average_pool_scratch_bytes(32, kScalar), 0u);
+  EXPECT_EQ(cmsis_nn::average_pool_scratch_bytes(32, kDsp), 128u);
+  EXPECT_EQ(cmsis_nn::average_pool_scratch_bytes(32, kMve), 0u);
 }
 
 TEST(TransposeConvScratch, FactsTable) {
   // in 1x8x8x32, filter 16x3x3x32, stride 2: reverse conv, 1152 + 4608 (scalar, DSP and MVE).
   const TransposeConvShape big{1, 8, 8, 32, 3, 3, 16, 16, 16, 2, 2, 1, 1};
   for (Extension e : {kScalar, kDsp, kMve}) {
-    const TransposeConvScratch s = transpose_conv_scratch_bytes(big, e);
+    const TransposeConvScratch s = cmsis_nn::transpose_conv_scratch_bytes(big, e);
     EXPECT_EQ(s.first, 1152u) << to_string(e);
     EXPECT_EQ(s.second, 4608u) << to_string(e);
     EXPECT_EQ(s.total(), 5760u) << to_string(e);
@@ -141,7 +137,7 @@ TEST(TransposeConvScratch, FactsTable) {
   // in 1x8x8x8, filter 16x3x3x8, stride 2: row buffer ((7*2 + 3) * 16) * 3 * 4 = 3264.
   const TransposeConvShape small{1, 8, 8, 8, 3, 3, 16, 16, 16, 2, 2, 1, 1};
   for (Extension e : {kScalar, kDsp, kMve}) {
-    const TransposeConvScratch s = transpose_conv_scratch_bytes(small, e);
+    const TransposeConvScratch s = cmsis_nn::transpose_conv_scratch_bytes(small, e);
     EXPECT_EQ(s.first, 3264u) << to_string(e);
     EXPECT_EQ(s.second, 0u) << to_string(e);
   }
@@ -151,26 +147,20 @@ TEST(TransposeConvScratch, DispatchEdges) {
   // Stride 3 rules out the reverse conv even with many channels; the row width uses stride_h:
   // ((4-1)*3 + max(2, 1)) * 4 * max(2, 1) * 4 = 11*4*2*4 = 352.
   const TransposeConvShape wide{1, 4, 4, 32, 2, 2, 4, 12, 4, 1, 3, 0, 0};
-  EXPECT_EQ(transpose_conv_scratch_bytes(wide, kScalar).total(), 352u);
+  EXPECT_EQ(cmsis_nn::transpose_conv_scratch_bytes(wide, kScalar).total(), 352u);
   // stride_h larger than filter_w widens the row: ((4-1)*1 + max(2, 4)) * 4 * max(2, 4) * 4 = 448.
   const TransposeConvShape tall{1, 4, 4, 8, 2, 2, 16, 4, 4, 4, 1, 0, 0};
-  EXPECT_EQ(transpose_conv_scratch_bytes(tall, kDsp).total(), 448u);
+  EXPECT_EQ(cmsis_nn::transpose_conv_scratch_bytes(tall, kDsp).total(), 448u);
   // Exactly 16 input channels is not "efficient": row buffer.
   const TransposeConvShape c16{1, 8, 8, 16, 3, 3, 16, 16, 16, 2, 2, 1, 1};
-  EXPECT_EQ(transpose_conv_scratch_bytes(c16, kMve).second, 0u);
+  EXPECT_EQ(cmsis_nn::transpose_conv_scratch_bytes(c16, kMve).second, 0u);
   // Reverse conv on MVE sizes its im2col with the MVE formula: 5x5x17 = 425 -> 27*64 = 1728;
   // scalar round_up(425, 4)*4 = 1712.
   const TransposeConvShape odd{1, 4, 4, 17, 5, 5, 8, 8, 2, 2, 2, 2, 2};
-  EXPECT_EQ(transpose_conv_scratch_bytes(odd, kMve).first, 1728u);
-  EXPECT_EQ(transpose_conv_scratch_bytes(odd, kScalar).first, 1712u);
-  EXPECT_EQ(transpose_conv_scratch_bytes(odd, kScalar).second, 17u * 25 * 2);
-}
-
-TEST(Extension, Names) {
-  EXPECT_EQ(std::string(to_string(kScalar)), "scalar");
-  EXPECT_EQ(std::string(to_string(kDsp)), "dsp");
-  EXPECT_EQ(std::string(to_string(kMve)), "mve");
+  EXPECT_EQ(cmsis_nn::transpose_conv_scratch_bytes(odd, kMve).first, 1728u);
+  EXPECT_EQ(cmsis_nn::transpose_conv_scratch_bytes(odd, kScalar).first, 1712u);
+  EXPECT_EQ(cmsis_nn::transpose_conv_scratch_bytes(odd, kScalar).second, 17u * 25 * 2);
 }
 
 }  // namespace
-}  // namespace mote::kernels
+}  // namespace mote::kernels::cmsis_nn
