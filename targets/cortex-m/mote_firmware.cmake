@@ -3,8 +3,9 @@
 #
 #   mote_startup     OBJECT library: vector table, Reset_Handler, fault handlers (platform/startup.cc)
 #   mote_platform    semihosting, console, board queries, instruction counter (platform/)
-#   mote_kernels     src/kernels/portable/*.cc built for MOTE_CPU
-#   mote_runtime     src/runtime/*.cc built for MOTE_CPU (unless MOTE_FIRMWARE_WITH_RUNTIME is OFF)
+#   mote_kernels     the kernels, built for MOTE_CPU     } as the host build defines them
+#   mote_runtime     the runtime, built for MOTE_CPU     } (cmake/mote_libraries.cmake); no
+#                    mote_runtime when MOTE_FIRMWARE_WITH_RUNTIME is OFF
 #
 #   mote_add_firmware(<target> SOURCES <src>... [LIBS <lib>...] [STACK_SIZE <bytes>])
 #       an executable <target>.elf for the board of MOTE_CPU, with startup, linker script and a
@@ -40,7 +41,7 @@ set(MOTE_CORTEX_M_DIR "${CMAKE_CURRENT_LIST_DIR}")
 get_filename_component(mote_default_source_dir "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
 set(MOTE_SOURCE_DIR "${mote_default_source_dir}" CACHE PATH "Mote's source tree")
 set(MOTE_HOST_TOOL "" CACHE FILEPATH "The host `mote` program, for mote_add_model()")
-option(MOTE_FIRMWARE_WITH_RUNTIME "Build src/runtime/*.cc into mote_runtime for the target" ON)
+option(MOTE_FIRMWARE_WITH_RUNTIME "Build the runtime (mote_runtime) for the target" ON)
 set(MOTE_SCHEMA_INCLUDE_DIR "" CACHE PATH
     "Folder holding mote/schema/mote_generated.h (the host build's <build>/schema); empty: run flatc here")
 
@@ -77,11 +78,12 @@ add_library(mote_platform STATIC
 target_include_directories(mote_platform PUBLIC ${MOTE_CORTEX_M_DIR})
 target_compile_definitions(mote_platform PRIVATE ${mote_platform_definitions})
 
-# --- kernels and runtime, globbed like src/kernels/CMakeLists.txt -------------------------------
+# --- kernels and runtime: the host build's definitions (cmake/mote_libraries.cmake) ------------
+include(${MOTE_SOURCE_DIR}/cmake/mote_libraries.cmake)
+mote_add_kernels_library()
 # Each kernel source's presence is also a definition, MOTE_KERNEL_SOURCE_<NAME>, so that target
 # tests can cover whatever kernels exist.
-file(GLOB mote_kernel_sources CONFIGURE_DEPENDS ${MOTE_SOURCE_DIR}/src/kernels/portable/*.cc)
-list(FILTER mote_kernel_sources EXCLUDE REGEX "_(test|vectors)\\.cc$")
+get_target_property(mote_kernel_sources mote_kernels SOURCES)
 set(mote_kernel_definitions "")
 foreach(source ${mote_kernel_sources})
   get_filename_component(stem ${source} NAME_WE)
@@ -89,25 +91,10 @@ foreach(source ${mote_kernel_sources})
   string(MAKE_C_IDENTIFIER ${stem} stem)
   list(APPEND mote_kernel_definitions MOTE_KERNEL_SOURCE_${stem}=1)
 endforeach()
-if(mote_kernel_sources)
-  add_library(mote_kernels STATIC ${mote_kernel_sources})
-  set(mote_kernels_scope PUBLIC)
-else()
-  add_library(mote_kernels INTERFACE)
-  set(mote_kernels_scope INTERFACE)
-endif()
-target_include_directories(mote_kernels ${mote_kernels_scope}
-  ${MOTE_SOURCE_DIR}/include ${MOTE_SOURCE_DIR}/src)
 target_compile_definitions(mote_kernels INTERFACE ${mote_kernel_definitions})
-if(mote_kernel_sources)
-  # As on the host (src/kernels/CMakeLists.txt): the kernels' loops are written for gcc's loop
-  # vectoriser, which runs fully only at -O3 (MVE on the M55; SIMD-within-a-register is not
-  # generated for the M4, but unrolling still helps).
-  target_compile_options(mote_kernels PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O3>)
-endif()
 
 if(MOTE_FIRMWARE_WITH_RUNTIME)
-  # The runtime reads programs with flatbuffers' header-only reader: the schema header (from the
+  # mote_schema as the host build defines it (schema/CMakeLists.txt): the schema header (from the
   # host build, or generated here with flatc), and flatbuffers' headers alone (not the host's
   # whole /usr/include, whose libc headers would shadow newlib's).
   set(MOTE_FLATBUFFERS_INCLUDE_DIR "/usr/include/flatbuffers" CACHE PATH "flatbuffers' headers")
@@ -116,14 +103,8 @@ if(MOTE_FIRMWARE_WITH_RUNTIME)
   if(NOT EXISTS ${flatbuffers_root}/flatbuffers)
     file(CREATE_LINK ${MOTE_FLATBUFFERS_INCLUDE_DIR} ${flatbuffers_root}/flatbuffers SYMBOLIC)
   endif()
-  file(GLOB mote_runtime_sources CONFIGURE_DEPENDS ${MOTE_SOURCE_DIR}/src/runtime/*.cc
-       ${MOTE_SOURCE_DIR}/src/runtime/ops/*.cc)
-  list(FILTER mote_runtime_sources EXCLUDE REGEX "_test\\.cc$")
-  if(NOT mote_runtime_sources)
-    message(FATAL_ERROR "MOTE_FIRMWARE_WITH_RUNTIME: no src/runtime/*.cc in ${MOTE_SOURCE_DIR}")
-  endif()
+  add_library(mote_schema INTERFACE)
   set(schema_include_dir ${MOTE_SCHEMA_INCLUDE_DIR})
-  set(schema_header "")
   if(NOT schema_include_dir)
     # A project of its own (not built from Mote's host build): generate the header the way
     # schema/CMakeLists.txt does.
@@ -137,13 +118,14 @@ if(MOTE_FIRMWARE_WITH_RUNTIME)
       DEPENDS ${MOTE_SOURCE_DIR}/schema/mote.fbs
       COMMENT "flatc: schema/mote.fbs"
       VERBATIM)
+    add_custom_target(mote_schema_generate DEPENDS ${schema_header})
+    add_dependencies(mote_schema mote_schema_generate)
   endif()
-  add_library(mote_runtime STATIC ${mote_runtime_sources} ${schema_header})
-  target_include_directories(mote_runtime PUBLIC ${schema_include_dir} ${flatbuffers_root})
-  target_link_libraries(mote_runtime PUBLIC mote_kernels)
-  # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses (as on
-  # the host, src/runtime/CMakeLists.txt).
-  target_compile_options(mote_runtime PUBLIC -Wno-array-bounds)
+  target_include_directories(mote_schema INTERFACE ${schema_include_dir} ${flatbuffers_root})
+  # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses, in
+  # every file that reads a program (the runner too).
+  target_compile_options(mote_schema INTERFACE -Wno-array-bounds)
+  mote_add_runtime_library()
 endif()
 
 # --- firmware -----------------------------------------------------------------------------------
