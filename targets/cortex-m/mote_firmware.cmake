@@ -23,12 +23,18 @@
 #       compiles the model at build time (mote_compile_model) and links the .mote program into
 #       <target> as a 16-byte aligned const array: `#include "<symbol>.h"` declares <symbol>[]
 #       and <symbol>_size (default symbol: <model file stem>_program).
+#       <target>'s runtime builds in the program's operators alone (mote_select_operators).
 #   mote_add_runner(<target> (PROGRAM <file.mote> | MODEL <file.tflite> [ALGORITHM <a>])
 #                   INPUT <file> [EXPECTED <file>] [REFERENCE <file>] [ADAPTER <dir>]
-#                   [STACK_SIZE <bytes>] [LIBS <lib>...])
+#                   [STACK_SIZE <bytes>] [LIBS <lib>...] [OPERATORS_FROM <file.mote>...])
 #       the firmware runner (runner/runner_main.cc) for one program and input; EXPECTED and
 #       REFERENCE make it compare the outputs with those bytes. ADAPTER is the folder of
-#       runner_adapter.h (default runner/runtime: Mote's runtime).
+#       runner_adapter.h (default runner/runtime: Mote's runtime). The runtime builds in the
+#       operators of PROGRAM (or MODEL), or of the OPERATORS_FROM programs instead.
+#   mote_select_operators(<target> <file.mote>)
+#       builds into <target> the operators of the programs given this way (one call each) and no
+#       others; mote_add_model and mote_add_runner call it. Needs MOTE_PROGRAM_OPS_TOOL; without
+#       it an image links every operator.
 #   mote_embed_binary(<target> INPUT <file> NAME <symbol>)            (embed.cmake)
 
 cmake_minimum_required(VERSION 3.25)
@@ -41,6 +47,14 @@ set(MOTE_CORTEX_M_DIR "${CMAKE_CURRENT_LIST_DIR}")
 get_filename_component(mote_default_source_dir "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
 set(MOTE_SOURCE_DIR "${mote_default_source_dir}" CACHE PATH "Mote's source tree")
 set(MOTE_HOST_TOOL "" CACHE FILEPATH "The host `mote` program, for mote_add_model()")
+set(MOTE_PROGRAM_OPS_TOOL "" CACHE FILEPATH
+    "The host mote_program_ops (beside `mote` in Mote's build); empty: the one beside MOTE_HOST_TOOL")
+if(NOT MOTE_PROGRAM_OPS_TOOL AND MOTE_HOST_TOOL)
+  get_filename_component(mote_host_tool_dir "${MOTE_HOST_TOOL}" DIRECTORY)
+  if(EXISTS "${mote_host_tool_dir}/mote_program_ops")
+    set(MOTE_PROGRAM_OPS_TOOL "${mote_host_tool_dir}/mote_program_ops")
+  endif()
+endif()
 option(MOTE_FIRMWARE_WITH_RUNTIME "Build the runtime (mote_runtime) for the target" ON)
 set(MOTE_SCHEMA_INCLUDE_DIR "" CACHE PATH
     "Folder holding mote/schema/mote_generated.h (the host build's <build>/schema); empty: run flatc here")
@@ -200,6 +214,42 @@ function(mote_compile_model)
     VERBATIM)
 endfunction()
 
+# mote_select_operators(<target> <file.mote>): builds into <target> the operators of its programs
+# and no others (mote_add_model and mote_add_runner call it for each program). At build time
+# MOTE_PROGRAM_OPS_TOOL writes the kinds of all the target's programs into a header, with which
+# the target compiles its own operator table (src/runtime/ops/op_table.cc). The target's objects
+# come before libmote_runtime.a on the link line, so the archive's table (every operator) is never
+# extracted, and with it no check, invoke or kernel of another operator.
+function(mote_select_operators target program)
+  if(NOT TARGET mote_runtime)
+    return()
+  endif()
+  if(NOT MOTE_PROGRAM_OPS_TOOL)
+    message(STATUS "${target}: links every operator (no MOTE_PROGRAM_OPS_TOOL)")
+    return()
+  endif()
+  get_filename_component(program "${program}" ABSOLUTE)
+  get_target_property(programs ${target} MOTE_OP_PROGRAMS)
+  set_property(TARGET ${target} APPEND PROPERTY MOTE_OP_PROGRAMS ${program})
+  if(programs)
+    return()  # the header's rule reads the property at generation time
+  endif()
+  set(header ${CMAKE_CURRENT_BINARY_DIR}/mote_ops/${target}/mote_op_selection.h)
+  set(all_programs "$<TARGET_PROPERTY:${target},MOTE_OP_PROGRAMS>")
+  add_custom_command(
+    OUTPUT ${header}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/mote_ops/${target}
+    COMMAND ${MOTE_PROGRAM_OPS_TOOL} ${header} ${all_programs}
+    DEPENDS ${all_programs} ${MOTE_PROGRAM_OPS_TOOL}
+    COMMENT "mote_program_ops: the operators of ${target}"
+    COMMAND_EXPAND_LISTS
+    VERBATIM)
+  target_sources(${target} PRIVATE ${MOTE_SOURCE_DIR}/src/runtime/ops/op_table.cc ${header})
+  target_include_directories(${target} PRIVATE ${MOTE_SOURCE_DIR}/src)
+  target_compile_definitions(${target} PRIVATE MOTE_OP_SELECTION_HEADER="${header}")
+  target_link_libraries(${target} PRIVATE mote_runtime)
+endfunction()
+
 function(mote_add_model target)
   cmake_parse_arguments(M "" "MODEL;CPU;ALGORITHM;NAME" "" ${ARGN})
   if(NOT M_MODEL)
@@ -218,14 +268,18 @@ function(mote_add_model target)
   endforeach()
   mote_compile_model(OUTPUT ${program} MODEL ${M_MODEL} ${extra})
   mote_embed_binary(${target} INPUT ${program} NAME ${M_NAME})
+  mote_select_operators(${target} ${program})
 endfunction()
 
 function(mote_add_runner target)
-  cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;REFERENCE;ADAPTER;STACK_SIZE" "LIBS" ${ARGN})
+  cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;REFERENCE;ADAPTER;STACK_SIZE"
+                        "LIBS;OPERATORS_FROM" ${ARGN})
   if(NOT R_INPUT OR (NOT R_PROGRAM AND NOT R_MODEL))
     message(FATAL_ERROR "mote_add_runner(${target} PROGRAM <file.mote> | MODEL <file.tflite> INPUT <file> ...)")
   endif()
+  set(runs_mote_runtime OFF)
   if(NOT R_ADAPTER)
+    set(runs_mote_runtime ON)
     if(NOT TARGET mote_runtime)
       message(FATAL_ERROR "mote_add_runner(${target}): the runtime adapter needs MOTE_FIRMWARE_WITH_RUNTIME=ON")
     endif()
@@ -249,8 +303,14 @@ function(mote_add_runner target)
     get_filename_component(name "${R_MODEL}" NAME_WE)
   else()
     mote_embed_binary(${target} INPUT ${R_PROGRAM} NAME mote_program)
+    if(runs_mote_runtime AND NOT R_OPERATORS_FROM)
+      mote_select_operators(${target} ${R_PROGRAM})
+    endif()
     get_filename_component(name "${R_PROGRAM}" NAME_WE)
   endif()
+  foreach(program ${R_OPERATORS_FROM})
+    mote_select_operators(${target} ${program})
+  endforeach()
   mote_embed_binary(${target} INPUT ${R_INPUT} NAME mote_input)
   if(R_EXPECTED)
     mote_embed_binary(${target} INPUT ${R_EXPECTED} NAME mote_expected)
