@@ -6,6 +6,16 @@
 namespace mote {
 namespace runtime {
 namespace internal {
+namespace {
+
+// Null for a kind outside the enum or not built in, which a loaded program does not have (unless
+// its bytes changed after the load).
+const OpRegistration* built_in(schema::OpKind kind) {
+  const OpEntry* entry = op_entry(kind);
+  return entry != nullptr ? entry->op : nullptr;
+}
+
+}  // namespace
 
 Error validate_operator(const OpCheckContext& context, const schema::Operator& op) {
   const OpEntry* entry = op_entry(op.kind());
@@ -28,12 +38,15 @@ Error validate_operator(const OpCheckContext& context, const schema::Operator& o
 }
 
 size_t required_scratch_bytes(const schema::Program& program, const schema::Operator& op) {
-  const OpRegistration& registration = *op_entry(op.kind())->op;
-  return registration.required_scratch != nullptr ? registration.required_scratch(program, op) : 0;
+  const OpRegistration* registration = built_in(op.kind());
+  return registration != nullptr && registration->required_scratch != nullptr
+             ? registration->required_scratch(program, op)
+             : 0;
 }
 
 Error run_operator(const OpEnv& env, const schema::Operator& op) {
-  return op_entry(op.kind())->op->invoke(Op(env, op));
+  const OpRegistration* registration = built_in(op.kind());
+  return registration != nullptr ? registration->invoke(Op(env, op)) : Error::kUnsupported;
 }
 
 }  // namespace internal

@@ -53,6 +53,20 @@ TEST(OpSelectionTest, RefusesAKindLeftOutNamingIt) {
   EXPECT_STREQ(loaded.diagnostic.reason, "operator QUANTIZE is not built into this runtime");
 }
 
+TEST(OpSelectionTest, RunRefusesAKindChangedAfterTheLoad) {
+  testing::Loaded loaded = testing::load(emit::emit_program(testing::conv_add_program()));
+  ASSERT_TRUE(loaded.program.ok()) << loaded.diagnostic.reason;
+  emit::AlignedBuffer arena(loaded.program->arena_size());
+  auto executor = Executor::create(*loaded.program, arena.data(), arena.size());
+  ASSERT_TRUE(executor.ok());
+  // Operator 1 (ADD) becomes SOFTMAX, which this runtime does not have, in the loaded bytes.
+  auto* ops = schema::GetMutableProgram(loaded.bytes.data())->mutable_operators();
+  auto* op = ops->GetMutableObject(1);
+  ASSERT_TRUE(op->mutate_kind(OpKind::Softmax));
+  EXPECT_EQ(executor->run_operator(0), Error::kOk);
+  EXPECT_EQ(executor->run_operator(1), Error::kUnsupported);
+}
+
 TEST(OpSelectionTest, UnknownKindsStayInvalid) {
   schema::ProgramT p = testing::conv_add_program();
   p.version = kFormatVersion;

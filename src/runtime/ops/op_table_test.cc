@@ -45,8 +45,8 @@ TEST(OpTableTest, ScratchOnlyForKernelsThatMayNeedIt) {
                                          OpKind::TransposeConv};
   for (int k = 0; k <= static_cast<int>(OpKind::MAX); ++k) {
     const OpEntry& entry = *op_entry(static_cast<OpKind>(k));
-    EXPECT_EQ(entry.op->required_scratch != nullptr, with_scratch.count(static_cast<OpKind>(k)) == 1)
-        << entry.name;
+    const bool listed = with_scratch.count(static_cast<OpKind>(k)) == 1;
+    EXPECT_EQ(entry.op->required_scratch != nullptr, listed) << entry.name;
   }
 }
 
