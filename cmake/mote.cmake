@@ -1,10 +1,4 @@
-# Helpers shared by every component's CMakeLists.txt.
-
-# mote_runtime_target(<target>): code that runs on the device: C++17, no exceptions, no RTTI.
-function(mote_runtime_target target)
-  set_target_properties(${target} PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-  target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti)
-endfunction()
+# Helpers shared by every component's CMakeLists.txt (the device libraries: mote_libraries.cmake).
 
 # mote_test(<name> SOURCES ... LIBS ... [LABELS label]): one gtest executable, its cases registered with ctest.
 function(mote_test name)

@@ -124,7 +124,12 @@ class Mutator {
         if (!o.outputs.empty()) index(o.outputs[below(o.outputs.size())], p);
         break;
       case 2: region(o.scratch, arena); break;
-      case 3: o.kind = static_cast<schema::OpKind>(below(22)); break;
+      case 3: {
+        // Every kind, and one past the last (an unknown kind the loader must refuse).
+        const size_t kinds = static_cast<size_t>(schema::OpKind::MAX) + 1;
+        o.kind = static_cast<schema::OpKind>(below(kinds + 1));
+        break;
+      }
       default: options(o, static_cast<int64_t>(p.constants.size())); break;
     }
   }

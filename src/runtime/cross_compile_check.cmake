@@ -7,13 +7,16 @@ if(NOT EXISTS ${WORK_DIR}/include/flatbuffers)
   file(CREATE_LINK ${FLATBUFFERS_DIR}/flatbuffers ${WORK_DIR}/include/flatbuffers SYMBOLIC)
 endif()
 set(objects)
-foreach(name program validate_ops executor dispatch)
+file(GLOB sources ${SOURCE_DIR}/src/runtime/*.cc ${SOURCE_DIR}/src/runtime/ops/*.cc)
+list(FILTER sources EXCLUDE REGEX "_test\\.cc$")
+foreach(source ${sources})
+  get_filename_component(name ${source} NAME_WE)
   set(object ${WORK_DIR}/${name}-${CPU}.o)
   execute_process(
     COMMAND ${CXX} -std=c++17 -fno-exceptions -fno-rtti -Os -mcpu=${CPU} -mthumb
             -Wall -Wextra -Werror -Wno-unused-parameter -Wno-array-bounds
             -I${SOURCE_DIR}/include -I${SOURCE_DIR}/src -I${SCHEMA_DIR} -isystem ${WORK_DIR}/include
-            -c ${SOURCE_DIR}/src/runtime/${name}.cc -o ${object}
+            -c ${source} -o ${object}
     RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${name}.cc does not compile for ${CPU}")

@@ -18,8 +18,19 @@ Result<int> half(int v) {
 }
 
 Error quarter(int v, int* out) {
-  MOTE_TRY_ASSIGN(const int h, half(v));
+  int h = 0;
+  MOTE_TRY_ASSIGN(h, half(v));
   MOTE_TRY_ASSIGN(*out, half(h));
+  return Error::kOk;
+}
+
+// MOTE_TRY_ASSIGN as the body of an unbraced if and else (three statements before, which did not
+// compile here).
+Error half_if(bool wanted, int v, int* out) {
+  if (wanted)
+    MOTE_TRY_ASSIGN(*out, half(v));
+  else
+    MOTE_TRY_ASSIGN(*out, half(v + 1));
   return Error::kOk;
 }
 
@@ -61,6 +72,18 @@ TEST(ResultTest, TryMacrosPropagate) {
   EXPECT_EQ(quarter(6, &out), Error::kInvalidArgument);
   EXPECT_EQ(check_even(4), Error::kOk);
   EXPECT_EQ(check_even(5), Error::kInvalidArgument);
+}
+
+TEST(ResultTest, TryAssignIsOneStatement) {
+  int out = 0;
+  EXPECT_EQ(half_if(true, 8, &out), Error::kOk);
+  EXPECT_EQ(out, 4);
+  EXPECT_EQ(half_if(false, 9, &out), Error::kOk);
+  EXPECT_EQ(out, 5);
+  out = 7;
+  EXPECT_EQ(half_if(true, 9, &out), Error::kInvalidArgument);
+  EXPECT_EQ(half_if(false, 8, &out), Error::kInvalidArgument);
+  EXPECT_EQ(out, 7);
 }
 
 TEST(ResultDeathTest, ValueOfErrorTraps) {

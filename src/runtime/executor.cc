@@ -4,7 +4,6 @@
 
 #include <stdint.h>
 
-#include "runtime/dispatch.h"
 #include "runtime/internal.h"
 
 namespace mote {

@@ -52,8 +52,8 @@ inline int32_t output_index(const schema::Operator& op, size_t i) {
   return op.outputs()->Get(static_cast<flatbuffers::uoffset_t>(i));
 }
 
-// Validates operator `index` of a program whose tensors, graph inputs/outputs and constants are
-// already checked (program.cc). Defined in validate_ops.cc.
+// What operator `index` of a program is checked against: its tensors, graph inputs/outputs and
+// constants are already checked (program.cc).
 struct OpCheckContext {
   const schema::Program* program;
   const uint8_t* constants;
@@ -61,11 +61,20 @@ struct OpCheckContext {
   uint32_t index;
   const char** reason;  // set on failure
 };
-Error validate_operator(const OpCheckContext& context, const schema::Operator& op);
 
-// Scratch bytes the kernel of a validated operator needs on the program's target extension,
-// from the kernels' own scratch-size functions.
+// What an operator runs with; nothing is kept between operators.
+struct OpEnv {
+  const schema::Program* program;
+  uint8_t* arena;
+  const uint8_t* constants;
+};
+
+// The operator table's uses (operators.cc): the load-time check of one operator (its kind is
+// built in, its own rules hold, its planned scratch holds what the kernel needs), the scratch
+// bytes its kernel needs on the program's target extension, and running it.
+Error validate_operator(const OpCheckContext& context, const schema::Operator& op);
 size_t required_scratch_bytes(const schema::Program& program, const schema::Operator& op);
+Error run_operator(const OpEnv& env, const schema::Operator& op);
 
 }  // namespace internal
 }  // namespace runtime

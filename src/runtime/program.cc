@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "runtime/internal.h"
+#include "runtime/ops/registry.h"
 
 static_assert(mote::runtime::kMaxTensors == 16384 && mote::runtime::kMaxOperators == 16384,
               "the load messages name the limits");
@@ -54,24 +55,12 @@ int32_t alias_root(const schema::Program& p, int32_t index) {
   return alias < 0 ? index : alias;
 }
 
-// Kinds whose kernels may write their output over an input that starts at the same address
-// (mote/kernels: reshape moves bytes with memmove; elementwise add, mul, minimum, maximum and
-// quantize run front to back, dequantize back to front). Every other kernel reads its inputs
-// after it has started writing, some with memcpy, so they must not share a byte.
+// Whether the kind's kernel may write its output over an input that starts at the same address
+// (its registration says; every other kernel reads its inputs after it has started writing, some
+// with memcpy, so they must not share a byte). Only kinds built in get this far.
 bool runs_in_place(schema::OpKind kind) {
-  switch (kind) {
-    case schema::OpKind::Reshape:
-    case schema::OpKind::Add:
-    case schema::OpKind::Sub:
-    case schema::OpKind::Mul:
-    case schema::OpKind::Minimum:
-    case schema::OpKind::Maximum:
-    case schema::OpKind::Quantize:
-    case schema::OpKind::Dequantize:
-      return true;
-    default:
-      return false;
-  }
+  const internal::OpEntry* entry = internal::op_entry(kind);
+  return entry != nullptr && entry->op != nullptr && entry->op->runs_in_place;
 }
 
 class Loader {
@@ -604,32 +593,9 @@ size_t Program::constants_size() const {
 }
 const char* Program::operator_name(size_t index) const {
   if (index >= num_operators()) return "";
-  switch (root()->operators()->Get(static_cast<flatbuffers::uoffset_t>(index))->kind()) {
-    case schema::OpKind::Conv2D: return "CONV_2D";
-    case schema::OpKind::DepthwiseConv2D: return "DEPTHWISE_CONV_2D";
-    case schema::OpKind::FullyConnected: return "FULLY_CONNECTED";
-    case schema::OpKind::AveragePool2D: return "AVERAGE_POOL_2D";
-    case schema::OpKind::MaxPool2D: return "MAX_POOL_2D";
-    case schema::OpKind::Add: return "ADD";
-    case schema::OpKind::Mul: return "MUL";
-    case schema::OpKind::Softmax: return "SOFTMAX";
-    case schema::OpKind::Reshape: return "RESHAPE";
-    case schema::OpKind::Quantize: return "QUANTIZE";
-    case schema::OpKind::Dequantize: return "DEQUANTIZE";
-    case schema::OpKind::Pad: return "PAD";
-    case schema::OpKind::Mean: return "MEAN";
-    case schema::OpKind::Concatenation: return "CONCATENATION";
-    case schema::OpKind::Transpose: return "TRANSPOSE";
-    case schema::OpKind::Logistic: return "LOGISTIC";
-    case schema::OpKind::ResizeNearestNeighbor: return "RESIZE_NEAREST_NEIGHBOR";
-    case schema::OpKind::HardSwish: return "HARD_SWISH";
-    case schema::OpKind::TransposeConv: return "TRANSPOSE_CONV";
-    case schema::OpKind::Minimum: return "MINIMUM";
-    case schema::OpKind::Maximum: return "MAXIMUM";
-    case schema::OpKind::Sub: return "SUB";
-    case schema::OpKind::LeakyRelu: return "LEAKY_RELU";
-  }
-  return "";
+  const auto i = static_cast<flatbuffers::uoffset_t>(index);
+  const internal::OpEntry* entry = internal::op_entry(root()->operators()->Get(i)->kind());
+  return entry != nullptr ? entry->name : "";
 }
 
 Extension Program::extension() const {

@@ -3,8 +3,9 @@
 #
 #   mote_startup     OBJECT library: vector table, Reset_Handler, fault handlers (platform/startup.cc)
 #   mote_platform    semihosting, console, board queries, instruction counter (platform/)
-#   mote_kernels     src/kernels/portable/*.cc built for MOTE_CPU
-#   mote_runtime     src/runtime/*.cc built for MOTE_CPU (unless MOTE_FIRMWARE_WITH_RUNTIME is OFF)
+#   mote_kernels     the kernels, built for MOTE_CPU     } as the host build defines them
+#   mote_runtime     the runtime, built for MOTE_CPU     } (cmake/mote_libraries.cmake); no
+#                    mote_runtime when MOTE_FIRMWARE_WITH_RUNTIME is OFF
 #
 #   mote_add_firmware(<target> SOURCES <src>... [LIBS <lib>...] [STACK_SIZE <bytes>])
 #       an executable <target>.elf for the board of MOTE_CPU, with startup, linker script and a
@@ -22,12 +23,18 @@
 #       compiles the model at build time (mote_compile_model) and links the .mote program into
 #       <target> as a 16-byte aligned const array: `#include "<symbol>.h"` declares <symbol>[]
 #       and <symbol>_size (default symbol: <model file stem>_program).
+#       <target>'s runtime builds in the program's operators alone (mote_select_operators).
 #   mote_add_runner(<target> (PROGRAM <file.mote> | MODEL <file.tflite> [ALGORITHM <a>])
 #                   INPUT <file> [EXPECTED <file>] [REFERENCE <file>] [ADAPTER <dir>]
-#                   [STACK_SIZE <bytes>] [LIBS <lib>...])
+#                   [STACK_SIZE <bytes>] [LIBS <lib>...] [OPERATORS_FROM <file.mote>...])
 #       the firmware runner (runner/runner_main.cc) for one program and input; EXPECTED and
 #       REFERENCE make it compare the outputs with those bytes. ADAPTER is the folder of
-#       runner_adapter.h (default runner/runtime: Mote's runtime).
+#       runner_adapter.h (default runner/runtime: Mote's runtime). The runtime builds in the
+#       operators of PROGRAM (or MODEL), or of the OPERATORS_FROM programs instead.
+#   mote_select_operators(<target> <file.mote>)
+#       builds into <target> the operators of the programs given this way (one call each) and no
+#       others; mote_add_model and mote_add_runner call it. Needs MOTE_PROGRAM_OPS_TOOL; without
+#       it an image links every operator.
 #   mote_embed_binary(<target> INPUT <file> NAME <symbol>)            (embed.cmake)
 
 cmake_minimum_required(VERSION 3.25)
@@ -40,7 +47,15 @@ set(MOTE_CORTEX_M_DIR "${CMAKE_CURRENT_LIST_DIR}")
 get_filename_component(mote_default_source_dir "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
 set(MOTE_SOURCE_DIR "${mote_default_source_dir}" CACHE PATH "Mote's source tree")
 set(MOTE_HOST_TOOL "" CACHE FILEPATH "The host `mote` program, for mote_add_model()")
-option(MOTE_FIRMWARE_WITH_RUNTIME "Build src/runtime/*.cc into mote_runtime for the target" ON)
+set(MOTE_PROGRAM_OPS_TOOL "" CACHE FILEPATH
+    "The host mote_program_ops (beside `mote` in Mote's build); empty: the one beside MOTE_HOST_TOOL")
+if(NOT MOTE_PROGRAM_OPS_TOOL AND MOTE_HOST_TOOL)
+  get_filename_component(mote_host_tool_dir "${MOTE_HOST_TOOL}" DIRECTORY)
+  if(EXISTS "${mote_host_tool_dir}/mote_program_ops")
+    set(MOTE_PROGRAM_OPS_TOOL "${mote_host_tool_dir}/mote_program_ops")
+  endif()
+endif()
+option(MOTE_FIRMWARE_WITH_RUNTIME "Build the runtime (mote_runtime) for the target" ON)
 set(MOTE_SCHEMA_INCLUDE_DIR "" CACHE PATH
     "Folder holding mote/schema/mote_generated.h (the host build's <build>/schema); empty: run flatc here")
 
@@ -77,13 +92,12 @@ add_library(mote_platform STATIC
 target_include_directories(mote_platform PUBLIC ${MOTE_CORTEX_M_DIR})
 target_compile_definitions(mote_platform PRIVATE ${mote_platform_definitions})
 
-# --- kernels and runtime, globbed like src/kernels/CMakeLists.txt -------------------------------
+# --- kernels and runtime: the host build's definitions (cmake/mote_libraries.cmake) ------------
+include(${MOTE_SOURCE_DIR}/cmake/mote_libraries.cmake)
+mote_add_kernels_library()
 # Each kernel source's presence is also a definition, MOTE_KERNEL_SOURCE_<NAME>, so that target
 # tests can cover whatever kernels exist.
-file(GLOB mote_kernel_sources CONFIGURE_DEPENDS ${MOTE_SOURCE_DIR}/src/kernels/portable/*.cc
-     ${MOTE_SOURCE_DIR}/src/kernels/peers/*.cc)
-list(APPEND mote_kernel_sources ${MOTE_SOURCE_DIR}/src/kernels/scratch.cc)
-list(FILTER mote_kernel_sources EXCLUDE REGEX "_(test|vectors)\\.cc$")
+get_target_property(mote_kernel_sources mote_kernels SOURCES)
 set(mote_kernel_definitions "")
 foreach(source ${mote_kernel_sources})
   get_filename_component(stem ${source} NAME_WE)
@@ -91,25 +105,10 @@ foreach(source ${mote_kernel_sources})
   string(MAKE_C_IDENTIFIER ${stem} stem)
   list(APPEND mote_kernel_definitions MOTE_KERNEL_SOURCE_${stem}=1)
 endforeach()
-if(mote_kernel_sources)
-  add_library(mote_kernels STATIC ${mote_kernel_sources})
-  set(mote_kernels_scope PUBLIC)
-else()
-  add_library(mote_kernels INTERFACE)
-  set(mote_kernels_scope INTERFACE)
-endif()
-target_include_directories(mote_kernels ${mote_kernels_scope}
-  ${MOTE_SOURCE_DIR}/include ${MOTE_SOURCE_DIR}/src)
 target_compile_definitions(mote_kernels INTERFACE ${mote_kernel_definitions})
-if(mote_kernel_sources)
-  # As on the host (src/kernels/CMakeLists.txt): the kernels' loops are written for gcc's loop
-  # vectoriser, which runs fully only at -O3 (MVE on the M55; SIMD-within-a-register is not
-  # generated for the M4, but unrolling still helps).
-  target_compile_options(mote_kernels PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O3>)
-endif()
 
 if(MOTE_FIRMWARE_WITH_RUNTIME)
-  # The runtime reads programs with flatbuffers' header-only reader: the schema header (from the
+  # mote_schema as the host build defines it (schema/CMakeLists.txt): the schema header (from the
   # host build, or generated here with flatc), and flatbuffers' headers alone (not the host's
   # whole /usr/include, whose libc headers would shadow newlib's).
   set(MOTE_FLATBUFFERS_INCLUDE_DIR "/usr/include/flatbuffers" CACHE PATH "flatbuffers' headers")
@@ -118,13 +117,8 @@ if(MOTE_FIRMWARE_WITH_RUNTIME)
   if(NOT EXISTS ${flatbuffers_root}/flatbuffers)
     file(CREATE_LINK ${MOTE_FLATBUFFERS_INCLUDE_DIR} ${flatbuffers_root}/flatbuffers SYMBOLIC)
   endif()
-  file(GLOB mote_runtime_sources CONFIGURE_DEPENDS ${MOTE_SOURCE_DIR}/src/runtime/*.cc)
-  list(FILTER mote_runtime_sources EXCLUDE REGEX "_test\\.cc$")
-  if(NOT mote_runtime_sources)
-    message(FATAL_ERROR "MOTE_FIRMWARE_WITH_RUNTIME: no src/runtime/*.cc in ${MOTE_SOURCE_DIR}")
-  endif()
+  add_library(mote_schema INTERFACE)
   set(schema_include_dir ${MOTE_SCHEMA_INCLUDE_DIR})
-  set(schema_header "")
   if(NOT schema_include_dir)
     # A project of its own (not built from Mote's host build): generate the header the way
     # schema/CMakeLists.txt does.
@@ -138,13 +132,14 @@ if(MOTE_FIRMWARE_WITH_RUNTIME)
       DEPENDS ${MOTE_SOURCE_DIR}/schema/mote.fbs
       COMMENT "flatc: schema/mote.fbs"
       VERBATIM)
+    add_custom_target(mote_schema_generate DEPENDS ${schema_header})
+    add_dependencies(mote_schema mote_schema_generate)
   endif()
-  add_library(mote_runtime STATIC ${mote_runtime_sources} ${schema_header})
-  target_include_directories(mote_runtime PUBLIC ${schema_include_dir} ${flatbuffers_root})
-  target_link_libraries(mote_runtime PUBLIC mote_kernels)
-  # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses (as on
-  # the host, src/runtime/CMakeLists.txt).
-  target_compile_options(mote_runtime PUBLIC -Wno-array-bounds)
+  target_include_directories(mote_schema INTERFACE ${schema_include_dir} ${flatbuffers_root})
+  # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses, in
+  # every file that reads a program (the runner too).
+  target_compile_options(mote_schema INTERFACE -Wno-array-bounds)
+  mote_add_runtime_library()
 endif()
 
 # --- firmware -----------------------------------------------------------------------------------
@@ -219,6 +214,42 @@ function(mote_compile_model)
     VERBATIM)
 endfunction()
 
+# mote_select_operators(<target> <file.mote>): builds into <target> the operators of its programs
+# and no others (mote_add_model and mote_add_runner call it for each program). At build time
+# MOTE_PROGRAM_OPS_TOOL writes the kinds of all the target's programs into a header, with which
+# the target compiles its own operator table (src/runtime/ops/op_table.cc). The target's objects
+# come before libmote_runtime.a on the link line, so the archive's table (every operator) is never
+# extracted, and with it no check, invoke or kernel of another operator.
+function(mote_select_operators target program)
+  if(NOT TARGET mote_runtime)
+    return()
+  endif()
+  if(NOT MOTE_PROGRAM_OPS_TOOL)
+    message(STATUS "${target}: links every operator (no MOTE_PROGRAM_OPS_TOOL)")
+    return()
+  endif()
+  get_filename_component(program "${program}" ABSOLUTE)
+  get_target_property(programs ${target} MOTE_OP_PROGRAMS)
+  set_property(TARGET ${target} APPEND PROPERTY MOTE_OP_PROGRAMS ${program})
+  if(programs)
+    return()  # the header's rule reads the property at generation time
+  endif()
+  set(header ${CMAKE_CURRENT_BINARY_DIR}/mote_ops/${target}/mote_op_selection.h)
+  set(all_programs "$<TARGET_PROPERTY:${target},MOTE_OP_PROGRAMS>")
+  add_custom_command(
+    OUTPUT ${header}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/mote_ops/${target}
+    COMMAND ${MOTE_PROGRAM_OPS_TOOL} ${header} ${all_programs}
+    DEPENDS ${all_programs} ${MOTE_PROGRAM_OPS_TOOL}
+    COMMENT "mote_program_ops: the operators of ${target}"
+    COMMAND_EXPAND_LISTS
+    VERBATIM)
+  target_sources(${target} PRIVATE ${MOTE_SOURCE_DIR}/src/runtime/ops/op_table.cc ${header})
+  target_include_directories(${target} PRIVATE ${MOTE_SOURCE_DIR}/src)
+  target_compile_definitions(${target} PRIVATE MOTE_OP_SELECTION_HEADER="${header}")
+  target_link_libraries(${target} PRIVATE mote_runtime)
+endfunction()
+
 function(mote_add_model target)
   cmake_parse_arguments(M "" "MODEL;CPU;ALGORITHM;NAME" "" ${ARGN})
   if(NOT M_MODEL)
@@ -237,14 +268,18 @@ function(mote_add_model target)
   endforeach()
   mote_compile_model(OUTPUT ${program} MODEL ${M_MODEL} ${extra})
   mote_embed_binary(${target} INPUT ${program} NAME ${M_NAME})
+  mote_select_operators(${target} ${program})
 endfunction()
 
 function(mote_add_runner target)
-  cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;REFERENCE;ADAPTER;STACK_SIZE" "LIBS" ${ARGN})
+  cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;REFERENCE;ADAPTER;STACK_SIZE"
+                        "LIBS;OPERATORS_FROM" ${ARGN})
   if(NOT R_INPUT OR (NOT R_PROGRAM AND NOT R_MODEL))
     message(FATAL_ERROR "mote_add_runner(${target} PROGRAM <file.mote> | MODEL <file.tflite> INPUT <file> ...)")
   endif()
+  set(runs_mote_runtime OFF)
   if(NOT R_ADAPTER)
+    set(runs_mote_runtime ON)
     if(NOT TARGET mote_runtime)
       message(FATAL_ERROR "mote_add_runner(${target}): the runtime adapter needs MOTE_FIRMWARE_WITH_RUNTIME=ON")
     endif()
@@ -268,8 +303,14 @@ function(mote_add_runner target)
     get_filename_component(name "${R_MODEL}" NAME_WE)
   else()
     mote_embed_binary(${target} INPUT ${R_PROGRAM} NAME mote_program)
+    if(runs_mote_runtime AND NOT R_OPERATORS_FROM)
+      mote_select_operators(${target} ${R_PROGRAM})
+    endif()
     get_filename_component(name "${R_PROGRAM}" NAME_WE)
   endif()
+  foreach(program ${R_OPERATORS_FROM})
+    mote_select_operators(${target} ${program})
+  endforeach()
   mote_embed_binary(${target} INPUT ${R_INPUT} NAME mote_input)
   if(R_EXPECTED)
     mote_embed_binary(${target} INPUT ${R_EXPECTED} NAME mote_expected)

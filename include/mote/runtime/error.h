@@ -87,9 +87,6 @@ class [[nodiscard]] Result {
 }  // namespace runtime
 }  // namespace mote
 
-#define MOTE_INTERNAL_CONCAT_IMPL(a, b) a##b
-#define MOTE_INTERNAL_CONCAT(a, b) MOTE_INTERNAL_CONCAT_IMPL(a, b)
-
 /// Returns the Error from the enclosing function when `expr` (an Error) is not kOk.
 #define MOTE_TRY(expr)                                                          \
   do {                                                                          \
@@ -99,11 +96,12 @@ class [[nodiscard]] Result {
     }                                                                           \
   } while (0)
 
-/// `MOTE_TRY_ASSIGN(auto x, f());` or `MOTE_TRY_ASSIGN(x, f());`: assigns the value of the
-/// Result `expr`, or returns its Error from the enclosing function.
-#define MOTE_TRY_ASSIGN(lhs, expr) \
-  MOTE_INTERNAL_TRY_ASSIGN_IMPL(MOTE_INTERNAL_CONCAT(mote_internal_result_, __LINE__), lhs, expr)
-#define MOTE_INTERNAL_TRY_ASSIGN_IMPL(result, lhs, expr) \
-  auto result = (expr);                                  \
-  if (!result.ok()) return result.error();               \
-  lhs = result.value()
+/// `MOTE_TRY_ASSIGN(x, f());`: assigns the value of the Result `f()` to the lvalue `x`, or returns
+/// its Error from the enclosing function. One statement (if-with-initializer), so it is safe as the
+/// body of an unbraced if, else or loop; for that reason it cannot declare `x` (a declaration
+/// there does not compile): declare it first.
+#define MOTE_TRY_ASSIGN(lhs, expr)                                        \
+  if (auto mote_internal_result = (expr); !mote_internal_result.ok())     \
+    return mote_internal_result.error();                                  \
+  else                                                                    \
+    (lhs) = mote_internal_result.value()

@@ -14,24 +14,24 @@ namespace {
 // What unused stack words hold; a word that still does was never written.
 constexpr uint32_t kStackPaint = 0x57AC5EEDu;
 
-uintptr_t Address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 
 }  // namespace
 
-MemoryRegion ArenaRegion() {
-  return {__arena_start__, static_cast<size_t>(Address(__arena_region_end__) - Address(__arena_start__))};
+MemoryRegion arena_region() {
+  return {__arena_start__, static_cast<size_t>(address(__arena_region_end__) - address(__arena_start__))};
 }
 
-size_t StaticRamBytes() {
-  return (Address(__data_end__) - Address(__data_start__)) +
-         (Address(__bss_end__) - Address(__bss_start__));
+size_t static_ram_bytes() {
+  return (address(__data_end__) - address(__data_start__)) +
+         (address(__bss_end__) - address(__bss_start__));
 }
 
-size_t StackSizeBytes() { return Address(__stack_top__) - Address(__stack_limit__); }
+size_t stack_size_bytes() { return address(__stack_top__) - address(__stack_limit__); }
 
 // In assembly: compiled code could push below the stack pointer it had just read and then
 // return through a painted word.
-__attribute__((naked, noinline)) void PaintStack() {
+__attribute__((naked, noinline)) void paint_stack() {
   asm volatile(
       "ldr r0, =__stack_limit__\n"
       "ldr r1, =%c0\n"
@@ -45,22 +45,22 @@ __attribute__((naked, noinline)) void PaintStack() {
       : "i"(kStackPaint));
 }
 
-__attribute__((noinline)) size_t StackDepthBytes() {
+__attribute__((noinline)) size_t stack_depth_bytes() {
   uintptr_t sp;
   asm volatile("mov %0, sp" : "=r"(sp));
-  return Address(__stack_top__) - sp;
+  return address(__stack_top__) - sp;
 }
 
-size_t StackPeakBytes() {
+size_t stack_peak_bytes() {
   const volatile uint32_t* p = __stack_limit__;
   while (p < __stack_top__ && *p == kStackPaint) ++p;
-  return Address(__stack_top__) - Address(const_cast<const uint32_t*>(p));
+  return address(__stack_top__) - address(const_cast<const uint32_t*>(p));
 }
 
-bool StackGuardHit() { return *static_cast<volatile uint32_t*>(__stack_limit__) != kStackPaint; }
+bool stack_guard_hit() { return *static_cast<volatile uint32_t*>(__stack_limit__) != kStackPaint; }
 
-const char* BoardName() { return MOTE_BOARD; }
-const char* CpuName() { return MOTE_CPU_NAME; }
+const char* board_name() { return MOTE_BOARD; }
+const char* cpu_name() { return MOTE_CPU_NAME; }
 
 }  // namespace platform
 }  // namespace mote

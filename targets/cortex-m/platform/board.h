@@ -19,33 +19,33 @@ struct MemoryRegion {
 
 /// The board's large RAM for tensor arenas: from the linker script's NOLOAD `.arena` section to
 /// the end of that memory. Never loaded or zeroed, so it costs no start-up time or image size.
-MemoryRegion ArenaRegion();
+MemoryRegion arena_region();
 
 /// Bytes of .data plus .bss in the whole image (runtime, kernels, platform), from the linker's
 /// symbols. The stack and the arena are separate sections and not included.
-size_t StaticRamBytes();
+size_t static_ram_bytes();
 
 /// The stack reserved by the linker script (its __stack_size__; mote_add_firmware's STACK_SIZE).
-size_t StackSizeBytes();
+size_t stack_size_bytes();
 
-/// The deepest stack use since start-up (or the last PaintStack()), found by looking for the
+/// The deepest stack use since start-up (or the last paint_stack()), found by looking for the
 /// lowest word that no longer holds the paint pattern. Counts in 4-byte steps.
-size_t StackPeakBytes();
+size_t stack_peak_bytes();
 
 /// How deep the stack is right now (bytes from its top to the caller's stack pointer). Subtract it
-/// from StackPeakBytes() to get what a call made from here used.
-size_t StackDepthBytes();
+/// from stack_peak_bytes() to get what a call made from here used.
+size_t stack_depth_bytes();
 
-/// Repaints the unused stack below the caller, so the next StackPeakBytes() measures only what
+/// Repaints the unused stack below the caller, so the next stack_peak_bytes() measures only what
 /// runs after this call (plus the caller's frames above it).
-void PaintStack();
+void paint_stack();
 
 /// True when the lowest stack word was overwritten: the stack probably overflowed.
-bool StackGuardHit();
+bool stack_guard_hit();
 
 /// The QEMU board and CPU this image was built for, e.g. "mps3-an547", "cortex-m55".
-const char* BoardName();
-const char* CpuName();
+const char* board_name();
+const char* cpu_name();
 
 }  // namespace platform
 }  // namespace mote

@@ -10,81 +10,81 @@ namespace {
 // SYS_WRITE0 would need no handle but goes to QEMU's stderr.
 int32_t g_stdout_plus_one = 0;
 
-int32_t StdoutHandle() {
+int32_t stdout_handle() {
   if (g_stdout_plus_one == 0) {
-    g_stdout_plus_one = HostOpen(":tt", FileMode::kWriteText) + 1;
+    g_stdout_plus_one = host_open(":tt", FileMode::kWriteText) + 1;
   }
   return g_stdout_plus_one - 1;
 }
 
 }  // namespace
 
-void Write(const void* data, size_t size) {
-  const int32_t handle = StdoutHandle();
+void write(const void* data, size_t size) {
+  const int32_t handle = stdout_handle();
   if (handle >= 0) {
-    HostWrite(handle, data, size);
+    host_write(handle, data, size);
     return;
   }
   const char* bytes = static_cast<const char*>(data);
-  for (size_t i = 0; i < size; ++i) SemihostingCall(SemihostingOp::kWriteC, &bytes[i]);
+  for (size_t i = 0; i < size; ++i) semihosting_call(SemihostingOp::kWriteC, &bytes[i]);
 }
 
-void Print(const char* text) {
+void print(const char* text) {
   size_t n = 0;
   while (text[n] != '\0') ++n;
-  Write(text, n);
+  write(text, n);
 }
 
-Line& Line::Char(char c) {
-  if (size_ == kCapacity) Flush();
+Line& Line::character(char c) {
+  if (size_ == kCapacity) flush();
   buffer_[size_++] = c;
   return *this;
 }
 
-Line& Line::Text(const char* text) {
-  while (*text != '\0') Char(*text++);
+Line& Line::text(const char* text) {
+  while (*text != '\0') character(*text++);
   return *this;
 }
 
-Line& Line::Unsigned(uint64_t value) {
+Line& Line::unsigned_number(uint64_t value) {
   char digits[20];
   int n = 0;
   do {
     digits[n++] = static_cast<char>('0' + value % 10);
     value /= 10;
   } while (value != 0);
-  while (n > 0) Char(digits[--n]);
+  while (n > 0) character(digits[--n]);
   return *this;
 }
 
-Line& Line::Signed(int64_t value) {
+Line& Line::signed_number(int64_t value) {
   if (value < 0) {
-    Char('-');
+    character('-');
     // Negate in unsigned arithmetic so INT64_MIN works.
-    return Unsigned(~static_cast<uint64_t>(value) + 1);
+    return unsigned_number(~static_cast<uint64_t>(value) + 1);
   }
-  return Unsigned(static_cast<uint64_t>(value));
+  return unsigned_number(static_cast<uint64_t>(value));
 }
 
-Line& Line::Hex(uint64_t value, int digits) {
+Line& Line::hex(uint64_t value, int digits) {
   if (digits < 1) digits = 1;
   if (digits > 16) digits = 16;
-  for (int i = digits - 1; i >= 0; --i) Char("0123456789abcdef"[(value >> (4 * i)) & 0xF]);
+  for (int i = digits - 1; i >= 0; --i) character("0123456789abcdef"[(value >> (4 * i)) & 0xF]);
   return *this;
 }
 
-Line& Line::HexBytes(const uint8_t* data, size_t size) {
-  for (size_t i = 0; i < size; ++i) Hex(data[i], 2);
+Line& Line::hex_bytes(const uint8_t* data, size_t size) {
+  for (size_t i = 0; i < size; ++i) hex(data[i], 2);
   return *this;
 }
 
-void Line::End() {
-  Char('\n');
-  Flush();
+void Line::end() {
+  character('\n');
+  flush();
 }
 
-void Line::Flush() {
-  if (size_ > 0) Write(buffer_, size_);
+void Line::flush() {
+  if (size_ > 0) write(buffer_, size_);
   size_ = 0;
 }
 

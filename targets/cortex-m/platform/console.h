@@ -10,32 +10,32 @@ namespace mote {
 namespace platform {
 
 /// Writes bytes to the host's standard output.
-void Write(const void* data, size_t size);
+void write(const void* data, size_t size);
 /// Writes a NUL-terminated string to the host's standard output.
-void Print(const char* text);
+void print(const char* text);
 
-/// Builds one line of output: `Line().Text("static_ram ").Unsigned(n).End();`. Writes when the
-/// buffer fills, and at End().
+/// Builds one line of output: `Line().text("static_ram ").unsigned_number(n).end();`. Writes when the
+/// buffer fills, and at end().
 class Line {
  public:
   Line() = default;
   Line(const Line&) = delete;
   Line& operator=(const Line&) = delete;
-  ~Line() { Flush(); }
+  ~Line() { flush(); }
 
-  Line& Text(const char* text);
-  Line& Char(char c);
-  Line& Unsigned(uint64_t value);
-  Line& Signed(int64_t value);
+  Line& text(const char* text);
+  Line& character(char c);
+  Line& unsigned_number(uint64_t value);
+  Line& signed_number(int64_t value);
   /// `digits` lowercase hex digits (1 to 16), no prefix.
-  Line& Hex(uint64_t value, int digits = 8);
+  Line& hex(uint64_t value, int digits = 8);
   /// Two hex digits per byte, no separators.
-  Line& HexBytes(const uint8_t* data, size_t size);
+  Line& hex_bytes(const uint8_t* data, size_t size);
   /// Ends the line with '\n' and writes it.
-  void End();
+  void end();
 
  private:
-  void Flush();
+  void flush();
 
   static constexpr size_t kCapacity = 96;
   char buffer_[kCapacity];

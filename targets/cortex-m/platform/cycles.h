@@ -14,20 +14,20 @@ namespace platform {
 /// Starts SysTick from zero. It counts down from `reload` (at most 2^24 - 1, the default) and its
 /// interrupt adds each completed period to a 64-bit total (about 10 instructions per period;
 /// tests pass a small reload to exercise that path).
-void StartInstructionCounter(uint32_t reload = 0x00FFFFFFu);
+void start_instruction_counter(uint32_t reload = 0x00FFFFFFu);
 
-/// SysTick ticks since StartInstructionCounter().
-uint64_t SysTickTicks();
+/// SysTick ticks since start_instruction_counter().
+uint64_t systick_ticks();
 
-/// Instructions since StartInstructionCounter() (under -icount shift=0).
-uint64_t InstructionCount();
+/// Instructions since start_instruction_counter() (under -icount shift=0).
+uint64_t instruction_count();
 
-/// Converts a number of SysTick ticks to instructions. Measuring with SysTickTicks() and
+/// Converts a number of SysTick ticks to instructions. Measuring with systick_ticks() and
 /// converting the difference afterwards keeps the 64-bit division out of the measured code.
-uint64_t TicksToInstructions(uint64_t ticks);
+uint64_t ticks_to_instructions(uint64_t ticks);
 
 /// The clock SysTick counts: the board's CPU clock, in Hz.
-uint32_t SysTickHz();
+uint32_t systick_hz();
 
 }  // namespace platform
 }  // namespace mote

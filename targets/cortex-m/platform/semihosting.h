@@ -24,7 +24,7 @@ enum class SemihostingOp : uint32_t {
 };
 
 /// Performs one semihosting call; `argument` is the operation's parameter block (or value).
-inline uintptr_t SemihostingCall(SemihostingOp op, const void* argument) {
+inline uintptr_t semihosting_call(SemihostingOp op, const void* argument) {
   register uintptr_t r0 asm("r0") = static_cast<uintptr_t>(op);
   register const void* r1 asm("r1") = argument;
   asm volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
@@ -39,21 +39,21 @@ enum class FileMode : uint32_t {
 
 /// Opens a host file (relative to QEMU's working directory); ":tt" is the console. Returns a
 /// handle, or -1.
-int32_t HostOpen(const char* path, FileMode mode);
-/// Closes a handle from HostOpen; false on error.
-bool HostClose(int32_t handle);
+int32_t host_open(const char* path, FileMode mode);
+/// Closes a handle from host_open; false on error.
+bool host_close(int32_t handle);
 /// Writes up to `size` bytes; returns how many were written.
-size_t HostWrite(int32_t handle, const void* data, size_t size);
+size_t host_write(int32_t handle, const void* data, size_t size);
 /// Reads up to `size` bytes; returns how many were read (fewer at the end of the file).
-size_t HostRead(int32_t handle, void* data, size_t size);
+size_t host_read(int32_t handle, void* data, size_t size);
 /// The length of an open file in bytes, or -1.
-int32_t HostFileLength(int32_t handle);
+int32_t host_file_length(int32_t handle);
 /// Copies the command line (QEMU's -append text) into `buffer` with a terminating NUL. Returns
 /// its length, or 0 when there is none or it does not fit.
-size_t CommandLine(char* buffer, size_t size);
+size_t command_line(char* buffer, size_t size);
 
 /// Ends the program: QEMU exits with `status` (SYS_EXIT_EXTENDED, so every status survives).
-[[noreturn]] void Exit(int status);
+[[noreturn]] void exit_program(int status);
 
 }  // namespace platform
 }  // namespace mote

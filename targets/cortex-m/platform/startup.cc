@@ -19,7 +19,7 @@ extern void (*__init_array_end[])();
 int main();
 
 void Reset_Handler();
-void FaultEntry();
+void fault_entry();
 void SysTick_Handler();
 }
 
@@ -43,29 +43,29 @@ constexpr uintptr_t kBfar = 0xE000ED38u;
 constexpr uintptr_t kSfsr = 0xE000EDE4u;
 constexpr uintptr_t kSfar = 0xE000EDE8u;
 
-inline volatile uint32_t& Register(uintptr_t address) {
+inline volatile uint32_t& register_at(uintptr_t address) {
   return *reinterpret_cast<volatile uint32_t*>(address);
 }
 
-// Reports and exits instead of escalating to a lockup; called by FaultEntry on a fresh stack.
-extern "C" [[noreturn]] __attribute__((used)) void FaultReport(uint32_t exception, uint32_t pc,
+// Reports and exits instead of escalating to a lockup; called by fault_entry on a fresh stack.
+extern "C" [[noreturn]] __attribute__((used)) void fault_report(uint32_t exception, uint32_t pc,
                                                                uint32_t lr, uint32_t frame) {
   using mote::platform::Line;
   static constexpr const char* kNames[] = {"thread",    "reset",     "NMI",        "HardFault",
                                            "MemManage", "BusFault",  "UsageFault", "SecureFault"};
-  const uint32_t cfsr = Register(kCfsr);
-  const uint32_t hfsr = Register(kHfsr);
+  const uint32_t cfsr = register_at(kCfsr);
+  const uint32_t hfsr = register_at(kHfsr);
   {
     Line line;
-    line.Text("fault: ");
+    line.text("fault: ");
     if (exception < sizeof(kNames) / sizeof(kNames[0])) {
-      line.Text(kNames[exception]);
+      line.text(kNames[exception]);
     } else {
-      line.Text("exception ").Unsigned(exception);
+      line.text("exception ").unsigned_number(exception);
     }
-    line.Text(" pc 0x").Hex(pc).Text(" lr 0x").Hex(lr).Text(" sp 0x").Hex(frame);
-    line.Text(" cfsr 0x").Hex(cfsr).Text(" hfsr 0x").Hex(hfsr);
-    line.End();
+    line.text(" pc 0x").hex(pc).text(" lr 0x").hex(lr).text(" sp 0x").hex(frame);
+    line.text(" cfsr 0x").hex(cfsr).text(" hfsr 0x").hex(hfsr);
+    line.end();
   }
   // The causes CFSR and HFSR name, one per line, with the faulting address when it is valid.
   struct Cause {
@@ -93,40 +93,40 @@ extern "C" [[noreturn]] __attribute__((used)) void FaultReport(uint32_t exceptio
   for (const Cause& cause : kCauses) {
     if ((cfsr & (1u << cause.bit)) == 0) continue;
     Line line;
-    line.Text("fault: ").Text(cause.text);
-    if (cause.bit == 1 && (cfsr & (1u << 7)) != 0) line.Text(" at 0x").Hex(Register(kMmfar));
-    if (cause.bit == 9 && (cfsr & (1u << 15)) != 0) line.Text(" at 0x").Hex(Register(kBfar));
-    line.End();
+    line.text("fault: ").text(cause.text);
+    if (cause.bit == 1 && (cfsr & (1u << 7)) != 0) line.text(" at 0x").hex(register_at(kMmfar));
+    if (cause.bit == 9 && (cfsr & (1u << 15)) != 0) line.text(" at 0x").hex(register_at(kBfar));
+    line.end();
   }
-  if ((hfsr & (1u << 1)) != 0) mote::platform::Print("fault: vector table read failed\n");
+  if ((hfsr & (1u << 1)) != 0) mote::platform::print("fault: vector table read failed\n");
 #if MOTE_INTERNAL_ARMV8M
   if (exception == 7) {
-    Line().Text("fault: sfsr 0x").Hex(Register(kSfsr)).Text(" sfar 0x").Hex(Register(kSfar)).End();
+    Line().text("fault: sfsr 0x").hex(register_at(kSfsr)).text(" sfar 0x").hex(register_at(kSfar)).end();
   }
 #endif
-  mote::platform::Exit(mote::platform::kExitFault);
+  mote::platform::exit_program(mote::platform::kExitFault);
 }
 
 // After FPU/MVE access is on: the compiler may use their registers from here on.
-[[noreturn]] __attribute__((noinline, used)) void Start() {
+[[noreturn]] __attribute__((noinline, used)) void start() {
   for (uint32_t *dst = __data_start__, *src = __data_load__; dst < __data_end__;) *dst++ = *src++;
   for (uint32_t* dst = __bss_start__; dst < __bss_end__;) *dst++ = 0;
 
   // Separate MemManage, BusFault, UsageFault (and SecureFault) handlers name the fault better
   // than an escalated HardFault; trap integer division by zero instead of returning 0.
-  Register(kShcsr) |= (1u << 16) | (1u << 17) | (1u << 18) | (MOTE_INTERNAL_ARMV8M ? 1u << 19 : 0);
-  Register(kCcr) |= 1u << 4;  // DIV_0_TRP
+  register_at(kShcsr) |= (1u << 16) | (1u << 17) | (1u << 18) | (MOTE_INTERNAL_ARMV8M ? 1u << 19 : 0);
+  register_at(kCcr) |= 1u << 4;  // DIV_0_TRP
   asm volatile("dsb\n isb" ::: "memory");
 
-  mote::platform::PaintStack();
+  mote::platform::paint_stack();
   for (void (**init)() = __init_array_start; init < __init_array_end; ++init) (*init)();
 
   const int status = main();
-  if (mote::platform::StackGuardHit()) {
-    mote::platform::Print("error: the stack overflowed (raise mote_add_firmware's STACK_SIZE)\n");
-    mote::platform::Exit(mote::platform::kExitStackOverflow);
+  if (mote::platform::stack_guard_hit()) {
+    mote::platform::print("error: the stack overflowed (raise mote_add_firmware's STACK_SIZE)\n");
+    mote::platform::exit_program(mote::platform::kExitStackOverflow);
   }
-  mote::platform::Exit(status);
+  mote::platform::exit_program(status);
 }
 
 }  // namespace
@@ -149,12 +149,12 @@ extern "C" __attribute__((naked, noreturn)) void Reset_Handler() {
       "isb\n"
       "b %c0\n"
       :
-      : "i"(Start));
+      : "i"(start));
 }
 
 // Every fault vector: collect the exception number, the stacked pc and lr and the frame address,
 // then drop the faulting stack (it may have overflowed) and report from the top of the stack.
-extern "C" __attribute__((naked, noreturn)) void FaultEntry() {
+extern "C" __attribute__((naked, noreturn)) void fault_entry() {
   asm volatile(
       "tst lr, #4\n"
       "ite eq\n"
@@ -179,29 +179,29 @@ extern "C" __attribute__((naked, noreturn)) void FaultEntry() {
       "ldr r2, [r3, #20]\n"
       "1: ldr r12, =__stack_top__\n"
       "mov sp, r12\n"
-      "b FaultReport\n");
+      "b fault_report\n");
 }
 
 // Weak: cycles.cc defines the real one when the firmware counts instructions.
-extern "C" __attribute__((weak, naked)) void SysTick_Handler() { asm volatile("b FaultEntry\n"); }
+extern "C" __attribute__((weak, naked)) void SysTick_Handler() { asm volatile("b fault_entry\n"); }
 
 // The 16 system exception vectors; Mote's firmware enables no external interrupt. Any exception
 // without a handler of its own is reported as a fault.
 extern "C" __attribute__((section(".vectors"), used)) const Handler g_vector_table[16] = {
     __stack_top__,  // initial stack pointer
     Reset_Handler,  // 1 reset
-    FaultEntry,     // 2 NMI
-    FaultEntry,     // 3 HardFault
-    FaultEntry,     // 4 MemManage
-    FaultEntry,     // 5 BusFault
-    FaultEntry,     // 6 UsageFault
-    FaultEntry,     // 7 SecureFault (Armv8-M)
+    fault_entry,     // 2 NMI
+    fault_entry,     // 3 HardFault
+    fault_entry,     // 4 MemManage
+    fault_entry,     // 5 BusFault
+    fault_entry,     // 6 UsageFault
+    fault_entry,     // 7 SecureFault (Armv8-M)
     nullptr,        // 8 reserved
     nullptr,        // 9 reserved
     nullptr,        // 10 reserved
-    FaultEntry,     // 11 SVCall
-    FaultEntry,     // 12 DebugMonitor
+    fault_entry,     // 11 SVCall
+    fault_entry,     // 12 DebugMonitor
     nullptr,        // 13 reserved
-    FaultEntry,     // 14 PendSV
+    fault_entry,     // 14 PendSV
     SysTick_Handler,  // 15 SysTick (cycles.cc defines the real one)
 };

@@ -6,14 +6,14 @@
 // (and builds any .cc in it). No virtual functions: the adapter is picked at build time.
 //
 // What Model must provide (all without heap; the runner keeps the Model on its stack):
-//   Status Load(ConstBytes program, Bytes arena);   verify the program in place, bind the arena
+//   Status load(ConstBytes program, Bytes arena);   verify the program in place, bind the arena
 //   size_t input_count() const;    Bytes input(size_t i);
 //   size_t output_count() const;   ConstBytes output(size_t i) const;
 //   size_t operator_count() const; const char* operator_name(size_t i) const;
-//   Status RunOperator(size_t i);  operators 0 .. count-1 in order make one inference
-//   void PrintMemoryStatus() const; the memory status lines exactly as `mote run` prints them
+//   Status run_operator(size_t i);  operators 0 .. count-1 in order make one inference
+//   void print_memory_status() const; the memory status lines exactly as `mote run` prints them
 //
-// A Model may be built many times in one run (the runner's corruption sweep), so Load must not
+// A Model may be built many times in one run (the runner's corruption sweep), so load must not
 // depend on earlier loads.
 //
 // Adapters: runner/runtime/ (Mote's runtime, the default) and tests/fake_adapter/ (a toy program

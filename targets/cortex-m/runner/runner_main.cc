@@ -50,12 +50,12 @@ using mote::runner::ConstBytes;
 using mote::runner::Model;
 using mote::runner::Status;
 
-int Fail(const Status& status) {
-  Line().Text("error: ").Text(status.message).Text(" (runtime status ").Signed(status.code).Text(")").End();
+int fail(const Status& status) {
+  Line().text("error: ").text(status.message).text(" (runtime status ").signed_number(status.code).text(")").end();
   return mote::runner::kExitRuntimeError;
 }
 
-size_t InputBytes(Model& model) {
+size_t input_bytes(Model& model) {
   size_t needed = 0;
   for (size_t i = 0; i < model.input_count(); ++i) needed += model.input(i).size;
   return needed;
@@ -63,8 +63,8 @@ size_t InputBytes(Model& model) {
 
 // Copies the embedded input into the program's inputs, one after the other. False when the
 // sizes differ.
-bool FillInputs(Model& model) {
-  if (InputBytes(model) != mote_input_size) return false;
+bool fill_inputs(Model& model) {
+  if (input_bytes(model) != mote_input_size) return false;
   size_t offset = 0;
   for (size_t i = 0; i < model.input_count(); ++i) {
     const Bytes input = model.input(i);
@@ -74,21 +74,21 @@ bool FillInputs(Model& model) {
   return true;
 }
 
-int InputSizeError(Model& model) {
-  Line().Text("error: the embedded input has ").Unsigned(mote_input_size).Text(" bytes, the program's inputs take ").Unsigned(InputBytes(model)).End();
+int input_size_error(Model& model) {
+  Line().text("error: the embedded input has ").unsigned_number(mote_input_size).text(" bytes, the program's inputs take ").unsigned_number(input_bytes(model)).end();
   return mote::runner::kExitRuntimeError;
 }
 
-Status RunAll(Model& model) {
+Status run_all(Model& model) {
   for (size_t i = 0; i < model.operator_count(); ++i) {
-    const Status status = model.RunOperator(i);
+    const Status status = model.run_operator(i);
     if (!status.ok()) return status;
   }
   return mote::runner::kOk;
 }
 
 // FNV-1a over every output, to compare the two inferences.
-uint32_t HashOutputs(const Model& model) {
+uint32_t hash_outputs(const Model& model) {
   uint32_t hash = 2166136261u;
   for (size_t i = 0; i < model.output_count(); ++i) {
     const ConstBytes output = model.output(i);
@@ -103,7 +103,7 @@ struct Difference {
   size_t output;
   size_t byte;
 };
-[[maybe_unused]] bool OutputsEqual(const Model& model, const uint8_t* expected, size_t expected_size,
+[[maybe_unused]] bool outputs_equal(const Model& model, const uint8_t* expected, size_t expected_size,
                   Difference* first_difference) {
   size_t offset = 0;
   for (size_t i = 0; i < model.output_count(); ++i) {
@@ -123,24 +123,24 @@ struct Difference {
   return true;
 }
 
-[[maybe_unused]] int CheckOutputs(const Model& model, const uint8_t* expected, size_t expected_size,
+[[maybe_unused]] int check_outputs(const Model& model, const uint8_t* expected, size_t expected_size,
                  const char* what) {
   Difference d{};
-  if (OutputsEqual(model, expected, expected_size, &d)) {
-    Line().Text("outputs match ").Text(what).End();
+  if (outputs_equal(model, expected, expected_size, &d)) {
+    Line().text("outputs match ").text(what).end();
     return 0;
   }
   if (d.output == model.output_count()) {
-    Line().Text("error: the outputs have ").Unsigned(d.byte).Text(" bytes, the ").Text(what).Text(" ").Unsigned(expected_size).End();
+    Line().text("error: the outputs have ").unsigned_number(d.byte).text(" bytes, the ").text(what).text(" ").unsigned_number(expected_size).end();
   } else {
-    Line().Text("error: output ").Unsigned(d.output).Text(" differs from the ").Text(what).Text(" bytes at byte ").Unsigned(d.byte).End();
+    Line().text("error: output ").unsigned_number(d.output).text(" differs from the ").text(what).text(" bytes at byte ").unsigned_number(d.byte).end();
   }
   return mote::runner::kExitMismatch;
 }
 
 // The program's bytes, or a copy of them at the start of the arena region with one byte
 // inverted; `arena` gets the rest of the region.
-ConstBytes PlaceProgram(const mote::platform::MemoryRegion& region, bool corrupt, size_t offset,
+ConstBytes place_program(const mote::platform::MemoryRegion& region, bool corrupt, size_t offset,
                         Bytes* arena) {
   if (!corrupt) {
     *arena = {region.data, region.size};
@@ -155,28 +155,28 @@ ConstBytes PlaceProgram(const mote::platform::MemoryRegion& region, bool corrupt
   return {copy, mote_program_size};
 }
 
-int Sweep(size_t step) {
-  const mote::platform::MemoryRegion region = mote::platform::ArenaRegion();
+int sweep(size_t step) {
+  const mote::platform::MemoryRegion region = mote::platform::arena_region();
   size_t flips = 0, rejected = 0, input_changed = 0, run_failed = 0, changed = 0, unchanged = 0;
   for (size_t offset = 0; offset < mote_program_size; offset += step) {
     ++flips;
     Bytes arena{};
-    const ConstBytes program = PlaceProgram(region, true, offset, &arena);
+    const ConstBytes program = place_program(region, true, offset, &arena);
     Model model;
-    if (!model.Load(program, arena).ok()) {
+    if (!model.load(program, arena).ok()) {
       ++rejected;
       continue;
     }
-    if (!FillInputs(model)) {
+    if (!fill_inputs(model)) {
       ++input_changed;
       continue;
     }
-    if (!RunAll(model).ok()) {
+    if (!run_all(model).ok()) {
       ++run_failed;
       continue;
     }
 #if defined(MOTE_RUNNER_HAS_EXPECTED)
-    if (OutputsEqual(model, mote_expected, mote_expected_size, nullptr)) {
+    if (outputs_equal(model, mote_expected, mote_expected_size, nullptr)) {
       ++unchanged;
     } else {
       ++changed;
@@ -185,15 +185,15 @@ int Sweep(size_t step) {
     ++unchanged;
 #endif
   }
-  Line().Text("sweep: ").Unsigned(flips).Text(" programs with one byte inverted (every ").Unsigned(step).Text(" of ").Unsigned(mote_program_size).Text(" bytes)").End();
-  Line().Text("sweep: rejected by load ").Unsigned(rejected).Text(", input size changed ").Unsigned(input_changed).Text(", failed to run ").Unsigned(run_failed).End();
-  Line().Text("sweep: ran with other outputs ").Unsigned(changed).Text(", ran with the expected outputs ").Unsigned(unchanged).End();
-  Line().Text("sweep: no fault").End();
+  Line().text("sweep: ").unsigned_number(flips).text(" programs with one byte inverted (every ").unsigned_number(step).text(" of ").unsigned_number(mote_program_size).text(" bytes)").end();
+  Line().text("sweep: rejected by load ").unsigned_number(rejected).text(", input size changed ").unsigned_number(input_changed).text(", failed to run ").unsigned_number(run_failed).end();
+  Line().text("sweep: ran with other outputs ").unsigned_number(changed).text(", ran with the expected outputs ").unsigned_number(unchanged).end();
+  Line().text("sweep: no fault").end();
   return 0;
 }
 
 // Parses a decimal number; false when `text` is not one.
-bool ParseUnsigned(const char* text, size_t* value) {
+bool parse_unsigned(const char* text, size_t* value) {
   if (text == nullptr || *text == '\0') return false;
   size_t v = 0;
   for (; *text != '\0'; ++text) {
@@ -208,14 +208,14 @@ bool ParseUnsigned(const char* text, size_t* value) {
 
 int main() {
   using namespace mote::platform;
-  Line().Text("mote runner: ").Text(MOTE_RUNNER_NAME).Text(" on ").Text(BoardName()).Text(" (").Text(CpuName()).Text(")").End();
+  Line().text("mote runner: ").text(MOTE_RUNNER_NAME).text(" on ").text(board_name()).text(" (").text(cpu_name()).text(")").end();
 
   // The command line: image name, then an optional mode and its number.
-  char command_line[64] = {};
-  CommandLine(command_line, sizeof(command_line));
+  char arguments[64] = {};
+  command_line(arguments, sizeof(arguments));
   const char* words[3] = {nullptr, nullptr, nullptr};
   size_t count = 0;
-  for (char* p = command_line; *p != '\0' && count < 3;) {
+  for (char* p = arguments; *p != '\0' && count < 3;) {
     while (*p == ' ') *p++ = '\0';
     if (*p == '\0') break;
     words[count++] = p;
@@ -225,80 +225,80 @@ int main() {
   size_t flip_offset = 0;
   if (count >= 2 && strcmp(words[1], "sweep") == 0) {
     size_t step = 1;
-    if (count == 3 && (!ParseUnsigned(words[2], &step) || step == 0)) {
-      Line().Text("error: sweep takes a positive step").End();
+    if (count == 3 && (!parse_unsigned(words[2], &step) || step == 0)) {
+      Line().text("error: sweep takes a positive step").end();
       return mote::runner::kExitRuntimeError;
     }
-    return Sweep(step);
+    return sweep(step);
   }
   if (count >= 2 && strcmp(words[1], "flip") == 0) {
-    if (count != 3 || !ParseUnsigned(words[2], &flip_offset) || flip_offset >= mote_program_size) {
-      Line().Text("error: flip takes a byte offset below ").Unsigned(mote_program_size).End();
+    if (count != 3 || !parse_unsigned(words[2], &flip_offset) || flip_offset >= mote_program_size) {
+      Line().text("error: flip takes a byte offset below ").unsigned_number(mote_program_size).end();
       return mote::runner::kExitRuntimeError;
     }
     corrupt = true;
-    Line().Text("flip: byte ").Unsigned(flip_offset).Text(" of the program inverted").End();
+    Line().text("flip: byte ").unsigned_number(flip_offset).text(" of the program inverted").end();
   } else if (count >= 2) {
-    Line().Text("error: unknown mode ").Text(words[1]).Text(" (flip <offset> or sweep [<step>])").End();
+    Line().text("error: unknown mode ").text(words[1]).text(" (flip <offset> or sweep [<step>])").end();
     return mote::runner::kExitRuntimeError;
   }
 
   Bytes arena{};
-  const ConstBytes program = PlaceProgram(ArenaRegion(), corrupt, flip_offset, &arena);
+  const ConstBytes program = place_program(arena_region(), corrupt, flip_offset, &arena);
   Model model;
-  StartInstructionCounter();
-  const size_t depth = StackDepthBytes();
+  start_instruction_counter();
+  const size_t depth = stack_depth_bytes();
 
   // Loading verifies the whole program: measure its stack and instructions too.
-  PaintStack();
-  uint64_t start = SysTickTicks();
-  Status status = model.Load(program, arena);
-  const uint64_t load_ticks = SysTickTicks() - start;
-  const size_t load_stack = StackPeakBytes() - depth;
-  if (!status.ok()) return Fail(status);
+  paint_stack();
+  uint64_t start = systick_ticks();
+  Status status = model.load(program, arena);
+  const uint64_t load_ticks = systick_ticks() - start;
+  const size_t load_stack = stack_peak_bytes() - depth;
+  if (!status.ok()) return fail(status);
 
   // First inference: nothing else runs, so the totals and the stack are the inference's own.
-  if (!FillInputs(model)) return InputSizeError(model);
-  PaintStack();
-  start = SysTickTicks();
-  status = RunAll(model);
-  const uint64_t run_ticks = SysTickTicks() - start;
-  const size_t run_stack = StackPeakBytes() - depth;
-  if (!status.ok()) return Fail(status);
-  const uint32_t first_hash = HashOutputs(model);
+  if (!fill_inputs(model)) return input_size_error(model);
+  paint_stack();
+  start = systick_ticks();
+  status = run_all(model);
+  const uint64_t run_ticks = systick_ticks() - start;
+  const size_t run_stack = stack_peak_bytes() - depth;
+  if (!status.ok()) return fail(status);
+  const uint32_t first_hash = hash_outputs(model);
 
-  model.PrintMemoryStatus();
-  Line().Text("I mote: static_ram: ").Unsigned(StaticRamBytes()).Text(" bytes").End();
-  Line().Text("I mote: stack_peak: ").Unsigned(load_stack > run_stack ? load_stack : run_stack).Text(" bytes (load ").Unsigned(load_stack).Text(", inference ").Unsigned(run_stack).Text(")").End();
-  Line().Text("I mote: load_instructions: ").Unsigned(TicksToInstructions(load_ticks)).End();
-  Line().Text("I mote: instructions: ").Unsigned(TicksToInstructions(run_ticks)).End();
+  model.print_memory_status();
+  Line().text("I mote: static_ram: ").unsigned_number(static_ram_bytes()).text(" bytes").end();
+  Line().text("I mote: stack_peak: ").unsigned_number(load_stack > run_stack ? load_stack : run_stack).text(" bytes (load ").unsigned_number(load_stack).text(", inference ").unsigned_number(run_stack).text(")").end();
+  Line().text("I mote: load_instructions: ").unsigned_number(ticks_to_instructions(load_ticks)).end();
+  Line().text("I mote: instructions: ").unsigned_number(ticks_to_instructions(run_ticks)).end();
 
   // Second inference, operator by operator (the arena may have reused the input's bytes).
-  if (!FillInputs(model)) return InputSizeError(model);
+  if (!fill_inputs(model)) return input_size_error(model);
   for (size_t i = 0; i < model.operator_count(); ++i) {
-    const uint64_t before = SysTickTicks();
-    status = model.RunOperator(i);
-    const uint64_t ticks = SysTickTicks() - before;
-    if (!status.ok()) return Fail(status);
-    Line().Text("I mote: op ").Unsigned(i).Text(" ").Text(model.operator_name(i)).Text(": ").Unsigned(TicksToInstructions(ticks)).Text(" instructions").End();
+    const uint64_t before = systick_ticks();
+    status = model.run_operator(i);
+    const uint64_t ticks = systick_ticks() - before;
+    if (!status.ok()) return fail(status);
+    Line().text("I mote: op ").unsigned_number(i).text(" ").text(model.operator_name(i)).text(": ").unsigned_number(ticks_to_instructions(ticks)).text(" instructions").end();
   }
-  if (HashOutputs(model) != first_hash) {
-    Line().Text("error: the second inference gave different outputs").End();
+  if (hash_outputs(model) != first_hash) {
+    Line().text("error: the second inference gave different outputs").end();
     return mote::runner::kExitMismatch;
   }
 
   for (size_t i = 0; i < model.output_count(); ++i) {
     const ConstBytes output = model.output(i);
-    Line().Text("output ").Unsigned(i).Text(" ").HexBytes(output.data, output.size).End();
+    Line().text("output ").unsigned_number(i).text(" ").hex_bytes(output.data, output.size).end();
   }
 
   int result = 0;
 #if defined(MOTE_RUNNER_HAS_EXPECTED)
-  result = CheckOutputs(model, mote_expected, mote_expected_size, "expected");
+  result = check_outputs(model, mote_expected, mote_expected_size, "expected");
   if (result != 0) return result;
 #endif
 #if defined(MOTE_RUNNER_HAS_REFERENCE)
-  result = CheckOutputs(model, mote_reference, mote_reference_size, "reference");
+  result = check_outputs(model, mote_reference, mote_reference_size, "reference");
 #endif
   return result;
 }

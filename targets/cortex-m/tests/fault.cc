@@ -9,7 +9,7 @@
 
 namespace {
 
-bool Is(const char* a, const char* b) {
+bool is(const char* a, const char* b) {
   while (*a != '\0' && *a == *b) {
     ++a;
     ++b;
@@ -18,11 +18,11 @@ bool Is(const char* a, const char* b) {
 }
 
 // Unbounded recursion that the compiler can neither unroll nor turn into a loop.
-__attribute__((noinline)) uint32_t Recurse(volatile uint32_t* previous) {
+__attribute__((noinline)) uint32_t recurse(volatile uint32_t* previous) {
   if (previous[0] == 0xFFFFFFFFu) return 0;  // never: the seed is zero and frames only grow
   volatile uint32_t frame[16];
   for (uint32_t i = 0; i < 16; ++i) frame[i] = previous[i] + i;
-  return Recurse(frame) + frame[3];
+  return recurse(frame) + frame[3];
 }
 
 }  // namespace
@@ -30,28 +30,28 @@ __attribute__((noinline)) uint32_t Recurse(volatile uint32_t* previous) {
 int main() {
   using namespace mote::platform;
   char line[64];
-  CommandLine(line, sizeof(line));
+  command_line(line, sizeof(line));
   const char* kind = line;  // the word after the image name
   while (*kind != '\0' && *kind != ' ') ++kind;
   while (*kind == ' ') ++kind;
-  Line().Text("fault test: ").Text(kind).End();
+  Line().text("fault test: ").text(kind).end();
 
-  if (Is(kind, "undefined")) {
+  if (is(kind, "undefined")) {
     asm volatile("udf #0");
-  } else if (Is(kind, "divide")) {
+  } else if (is(kind, "divide")) {
     volatile int32_t numerator = 7;
     volatile int32_t denominator = 0;
-    Line().Text("quotient ").Signed(numerator / denominator).End();
-  } else if (Is(kind, "bus")) {
+    Line().text("quotient ").signed_number(numerator / denominator).end();
+  } else if (is(kind, "bus")) {
     // Nothing is mapped here on any of the boards (QEMU raises a bus error).
-    Line().Text("read ").Hex(*reinterpret_cast<volatile uint32_t*>(0xF0000000u)).End();
-  } else if (Is(kind, "stack")) {
+    Line().text("read ").hex(*reinterpret_cast<volatile uint32_t*>(0xF0000000u)).end();
+  } else if (is(kind, "stack")) {
     volatile uint32_t seed[16] = {};
-    Line().Text("sum ").Unsigned(Recurse(seed)).End();
-  } else if (!Is(kind, "none")) {
-    Print("usage: fault.elf undefined|divide|bus|stack|none\n");
+    Line().text("sum ").unsigned_number(recurse(seed)).end();
+  } else if (!is(kind, "none")) {
+    print("usage: fault.elf undefined|divide|bus|stack|none\n");
     return 2;
   }
-  Print("no fault\n");
+  print("no fault\n");
   return 0;
 }

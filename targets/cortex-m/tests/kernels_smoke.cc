@@ -18,62 +18,62 @@ namespace k = mote::kernels;
 
 struct Checks {
   int failed = 0;
-  void Expect(bool ok, const char* what) {
-    Line().Text(ok ? "  ok   " : "  FAIL ").Text(what).End();
+  void expect(bool ok, const char* what) {
+    Line().text(ok ? "  ok   " : "  FAIL ").text(what).end();
     if (!ok) ++failed;
   }
-  void ExpectEqual(int64_t got, int64_t want, const char* what) {
+  void expect_equal(int64_t got, int64_t want, const char* what) {
     Line line;
-    line.Text(got == want ? "  ok   " : "  FAIL ").Text(what).Text(": ").Signed(got);
-    if (got != want) line.Text(" (expected ").Signed(want).Text(")");
-    line.End();
+    line.text(got == want ? "  ok   " : "  FAIL ").text(what).text(": ").signed_number(got);
+    if (got != want) line.text(" (expected ").signed_number(want).text(")");
+    line.end();
     if (got != want) ++failed;
   }
 };
 
 // volatile inputs so that the target's code computes them, not the compiler.
-int32_t Opaque(int32_t v) {
+int32_t opaque(int32_t v) {
   volatile int32_t x = v;
   return x;
 }
 
-void CheckInlineHelpers(Checks& c) {
-  c.ExpectEqual(k::saturating_rounding_doubling_high_mul(Opaque(INT32_MIN), Opaque(INT32_MIN)),
+void check_inline_helpers(Checks& c) {
+  c.expect_equal(k::saturating_rounding_doubling_high_mul(opaque(INT32_MIN), opaque(INT32_MIN)),
                 INT32_MAX, "srdhm saturates INT32_MIN^2");
-  c.ExpectEqual(k::saturating_rounding_doubling_high_mul(Opaque(1 << 30), Opaque(1 << 30)),
+  c.expect_equal(k::saturating_rounding_doubling_high_mul(opaque(1 << 30), opaque(1 << 30)),
                 1 << 29, "srdhm 2^30 * 2^30");
-  c.ExpectEqual(k::saturating_rounding_doubling_high_mul(Opaque(-(1 << 30)), Opaque(1 << 30)),
+  c.expect_equal(k::saturating_rounding_doubling_high_mul(opaque(-(1 << 30)), opaque(1 << 30)),
                 -(1 << 29), "srdhm -2^30 * 2^30");
-  c.ExpectEqual(k::rounding_divide_by_pot(Opaque(5), 1), 3, "rdbp 5/2");
-  c.ExpectEqual(k::rounding_divide_by_pot(Opaque(-5), 1), -3, "rdbp -5/2");
-  c.ExpectEqual(k::rounding_divide_by_pot(Opaque(-6), 2), -2, "rdbp -6/4");
-  c.ExpectEqual(k::rounding_divide_by_pot(Opaque(7), 2), 2, "rdbp 7/4");
-  c.ExpectEqual(k::multiply_by_quantized_multiplier(Opaque(100), 1 << 30, 0), 50, "mbqm 100*0.5");
-  c.ExpectEqual(k::multiply_by_quantized_multiplier(Opaque(12345), 1 << 30, 1), 12345,
+  c.expect_equal(k::rounding_divide_by_pot(opaque(5), 1), 3, "rdbp 5/2");
+  c.expect_equal(k::rounding_divide_by_pot(opaque(-5), 1), -3, "rdbp -5/2");
+  c.expect_equal(k::rounding_divide_by_pot(opaque(-6), 2), -2, "rdbp -6/4");
+  c.expect_equal(k::rounding_divide_by_pot(opaque(7), 2), 2, "rdbp 7/4");
+  c.expect_equal(k::multiply_by_quantized_multiplier(opaque(100), 1 << 30, 0), 50, "mbqm 100*0.5");
+  c.expect_equal(k::multiply_by_quantized_multiplier(opaque(12345), 1 << 30, 1), 12345,
                 "mbqm 12345*0.5*2");
-  c.ExpectEqual(k::multiply_by_quantized_multiplier(Opaque(-77), 1 << 30, -3), -5,
+  c.expect_equal(k::multiply_by_quantized_multiplier(opaque(-77), 1 << 30, -3), -5,
                 "mbqm -77*0.5/8");
 }
 
 #if defined(MOTE_KERNEL_SOURCE_QUANTIZATION)
-void CheckQuantization(Checks& c) {
+void check_quantization(Checks& c) {
   volatile double half = 0.5;
   const k::QuantizedMultiplier a = k::quantize_multiplier(half);
-  c.Expect(a.multiplier == (1 << 30) && a.shift == 0, "quantize_multiplier(0.5)");
+  c.expect(a.multiplier == (1 << 30) && a.shift == 0, "quantize_multiplier(0.5)");
   const k::QuantizedMultiplier b = k::quantize_multiplier(half / 2);
-  c.Expect(b.multiplier == (1 << 30) && b.shift == -1, "quantize_multiplier(0.25)");
+  c.expect(b.multiplier == (1 << 30) && b.shift == -1, "quantize_multiplier(0.25)");
   const k::QuantizedMultiplier d = k::quantize_multiplier(half * 1.5);
-  c.Expect(d.multiplier == 1610612736 && d.shift == 0, "quantize_multiplier(0.75)");
+  c.expect(d.multiplier == 1610612736 && d.shift == 0, "quantize_multiplier(0.75)");
   const k::ActivationRange relu6 = k::activation_range_int8(k::FusedActivation::kRelu6, 0.1f, -128);
-  c.Expect(relu6.min == -128 && relu6.max == -68, "activation_range_int8(RELU6, 0.1, -128)");
+  c.expect(relu6.min == -128 && relu6.max == -68, "activation_range_int8(RELU6, 0.1, -128)");
   const k::ActivationRange relu = k::activation_range_int8(k::FusedActivation::kRelu, 0.5f, 5);
-  c.Expect(relu.min == 5 && relu.max == 127, "activation_range_int8(RELU, 0.5, 5)");
+  c.expect(relu.min == 5 && relu.max == 127, "activation_range_int8(RELU, 0.5, 5)");
 }
 #endif
 
 #if defined(MOTE_KERNEL_SOURCE_SCRATCH)
 // FACTS.md §1 reference values, for scalar / DSP / MVE.
-int64_t ForExtension(int64_t scalar, int64_t dsp, int64_t mve) {
+int64_t for_extension(int64_t scalar, int64_t dsp, int64_t mve) {
   switch (static_cast<k::Extension>(MOTE_FIRMWARE_EXTENSION)) {
     case k::Extension::kScalar: return scalar;
     case k::Extension::kDsp: return dsp;
@@ -81,7 +81,7 @@ int64_t ForExtension(int64_t scalar, int64_t dsp, int64_t mve) {
   }
 }
 
-void CheckScratch(Checks& c) {
+void check_scratch(Checks& c) {
   const auto extension = static_cast<k::Extension>(MOTE_FIRMWARE_EXTENSION);
   k::ConvShape conv{};
   conv.batches = 1;
@@ -93,8 +93,8 @@ void CheckScratch(Checks& c) {
   conv.stride_h = conv.stride_w = 1;
   conv.pad_h = conv.pad_w = 1;
   conv.dilation_h = conv.dilation_w = 1;
-  c.ExpectEqual(static_cast<int64_t>(k::cmsis_nn::conv_scratch_bytes(conv, extension)),
-                ForExtension(112, 112, 128), "conv 1x32x32x3 3x3x3->16 scratch");
+  c.expect_equal(static_cast<int64_t>(k::cmsis_nn::conv_scratch_bytes(conv, extension)),
+                for_extension(112, 112, 128), "conv 1x32x32x3 3x3x3->16 scratch");
 
   k::DepthwiseShape depthwise{};
   depthwise.batches = 1;
@@ -105,12 +105,12 @@ void CheckScratch(Checks& c) {
   depthwise.stride_h = depthwise.stride_w = 1;
   depthwise.pad_h = depthwise.pad_w = 1;
   depthwise.dilation_h = depthwise.dilation_w = 1;
-  c.ExpectEqual(static_cast<int64_t>(k::cmsis_nn::depthwise_conv_scratch_bytes(depthwise, extension)),
-                ForExtension(0, 0, 4464), "depthwise 1x16x16x32 3x3 scratch");
-  c.ExpectEqual(static_cast<int64_t>(k::cmsis_nn::fully_connected_buffer_bytes(10, extension)),
-                ForExtension(0, 0, 40), "fully connected 256->10 CMSIS-NN buffer");
-  c.ExpectEqual(static_cast<int64_t>(k::cmsis_nn::average_pool_scratch_bytes(32, extension)),
-                ForExtension(0, 128, 0), "average pool 32 channels scratch");
+  c.expect_equal(static_cast<int64_t>(k::cmsis_nn::depthwise_conv_scratch_bytes(depthwise, extension)),
+                for_extension(0, 0, 4464), "depthwise 1x16x16x32 3x3 scratch");
+  c.expect_equal(static_cast<int64_t>(k::cmsis_nn::fully_connected_buffer_bytes(10, extension)),
+                for_extension(0, 0, 40), "fully connected 256->10 CMSIS-NN buffer");
+  c.expect_equal(static_cast<int64_t>(k::cmsis_nn::average_pool_scratch_bytes(32, extension)),
+                for_extension(0, 128, 0), "average pool 32 channels scratch");
 }
 #endif
 
@@ -118,20 +118,20 @@ void CheckScratch(Checks& c) {
 
 int main() {
   using namespace mote::platform;
-  Line().Text("kernels on ").Text(CpuName()).Text(", sources: ").Text(MOTE_KERNEL_SOURCES).End();
+  Line().text("kernels on ").text(cpu_name()).text(", sources: ").text(MOTE_KERNEL_SOURCES).end();
   Checks checks;
-  CheckInlineHelpers(checks);
+  check_inline_helpers(checks);
 #if defined(MOTE_KERNEL_SOURCE_QUANTIZATION)
-  CheckQuantization(checks);
+  check_quantization(checks);
 #else
-  Print("  skip quantization.cc not built yet\n");
+  print("  skip quantization.cc not built yet\n");
 #endif
 #if defined(MOTE_KERNEL_SOURCE_SCRATCH)
-  CheckScratch(checks);
+  check_scratch(checks);
 #else
-  Print("  skip scratch.cc not built yet\n");
+  print("  skip scratch.cc not built yet\n");
 #endif
-  Line().Text("static_ram ").Unsigned(StaticRamBytes()).Text(", stack_peak ").Unsigned(StackPeakBytes()).End();
-  Line().Text(checks.failed == 0 ? "kernels: ok" : "kernels: FAILED").End();
+  Line().text("static_ram ").unsigned_number(static_ram_bytes()).text(", stack_peak ").unsigned_number(stack_peak_bytes()).end();
+  Line().text(checks.failed == 0 ? "kernels: ok" : "kernels: FAILED").end();
   return checks.failed == 0 ? 0 : 1;
 }

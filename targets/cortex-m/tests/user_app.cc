@@ -15,8 +15,8 @@ namespace {
 
 alignas(16) uint8_t g_arena[4096];
 
-int Fail(const char* what, mote::runtime::Error error) {
-  mote::platform::Line().Text("user_app: ").Text(what).Text(": ").Text(mote::runtime::to_string(error)).End();
+int fail(const char* what, mote::runtime::Error error) {
+  mote::platform::Line().text("user_app: ").text(what).text(": ").text(mote::runtime::to_string(error)).end();
   return 2;
 }
 
@@ -25,24 +25,24 @@ int Fail(const char* what, mote::runtime::Error error) {
 int main() {
   using namespace mote::runtime;
   const Result<Program> program = Program::load(conv2d_x3_program, conv2d_x3_program_size);
-  if (!program.ok()) return Fail("load", program.error());
+  if (!program.ok()) return fail("load", program.error());
   Result<Executor> executor = Executor::create(*program, g_arena, sizeof(g_arena));
-  if (!executor.ok()) return Fail("arena", executor.error());
+  if (!executor.ok()) return fail("arena", executor.error());
 
   // conv2d_x3 takes float32 1x8x8x3 and returns float32 1x8x8x8.
   const TensorView in = executor->input(0);
-  if (in.type != DataType::kFloat32 || in.size != 8 * 8 * 3 * 4) return Fail("input", Error::kInternal);
+  if (in.type != DataType::kFloat32 || in.size != 8 * 8 * 3 * 4) return fail("input", Error::kInternal);
   float* x = reinterpret_cast<float*>(in.data);
   for (size_t i = 0; i < in.size / 4; ++i) x[i] = static_cast<float>(i % 17) / 8.0f - 1.0f;
   const Error error = executor->run();
-  if (error != Error::kOk) return Fail("run", error);
+  if (error != Error::kOk) return fail("run", error);
 
   const TensorView out = executor->output(0);
   float y0;
   memcpy(&y0, out.data, sizeof(y0));
   char status[256];
-  mote::platform::Write(status, format_memory_status(executor->memory_status(), status, sizeof(status)));
-  mote::platform::Line().Text("user_app: output bytes ").Unsigned(out.size).Text(", first value x1000 ").Signed(static_cast<int64_t>(y0 * 1000.0f)).End();
-  mote::platform::Line().Text("user_app: ok").End();
+  mote::platform::write(status, format_memory_status(executor->memory_status(), status, sizeof(status)));
+  mote::platform::Line().text("user_app: output bytes ").unsigned_number(out.size).text(", first value x1000 ").signed_number(static_cast<int64_t>(y0 * 1000.0f)).end();
+  mote::platform::Line().text("user_app: ok").end();
   return 0;
 }

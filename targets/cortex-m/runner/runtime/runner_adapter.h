@@ -1,6 +1,6 @@
 #pragma once
-// The runner's adapter to Mote's runtime (include/mote/runtime): Model::Load is Program::load plus
-// Executor::create, RunOperator(i) is Executor::run_operator(i), and PrintMemoryStatus prints
+// The runner's adapter to Mote's runtime (include/mote/runtime): Model::load is Program::load plus
+// Executor::create, run_operator(i) is Executor::run_operator(i), and print_memory_status prints
 // format_memory_status(), the same five "I mote: ..." lines as `mote run` on the host.
 // The Program and Executor handles live inside Model, on the runner's stack; the runtime itself
 // keeps nothing in static RAM.
@@ -22,16 +22,16 @@ class Model {
  public:
   /// Verifies `program` in place (it must stay valid and 16-byte aligned) and binds the start
   /// of `arena`, rounded up to the program's arena alignment.
-  Status Load(ConstBytes program, Bytes arena) {
+  Status load(ConstBytes program, Bytes arena) {
     runtime::LoadDiagnostic where;
     const runtime::Result<runtime::Program> loaded =
         runtime::Program::load(program.data, program.size, &where);
-    if (!loaded.ok()) return Failed(loaded.error(), &where);
+    if (!loaded.ok()) return failed(loaded.error(), &where);
     const size_t alignment = loaded->arena_alignment();
     const size_t skip = (alignment - reinterpret_cast<uintptr_t>(arena.data) % alignment) % alignment;
-    if (skip > arena.size) return Failed(runtime::Error::kArenaTooSmall, nullptr);
+    if (skip > arena.size) return failed(runtime::Error::kArenaTooSmall, nullptr);
     executor_ = runtime::Executor::create(*loaded, arena.data + skip, arena.size - skip);
-    if (!executor_.ok()) return Failed(executor_.error(), nullptr);
+    if (!executor_.ok()) return failed(executor_.error(), nullptr);
     return kOk;
   }
 
@@ -52,44 +52,44 @@ class Model {
     return schema::EnumNameOpKind(ops->Get(static_cast<flatbuffers::uoffset_t>(i))->kind());
   }
 
-  Status RunOperator(size_t i) {
+  Status run_operator(size_t i) {
     const runtime::Error error = executor_->run_operator(i);
-    if (error != runtime::Error::kOk) return Failed(error, nullptr);
+    if (error != runtime::Error::kOk) return failed(error, nullptr);
     return kOk;
   }
 
-  void PrintMemoryStatus() const {
+  void print_memory_status() const {
     char text[256];
     const size_t length =
         runtime::format_memory_status(executor_->memory_status(), text, sizeof(text));
-    platform::Write(text, length);
+    platform::write(text, length);
   }
 
  private:
   // "invalid program: operator 3: <reason>" into message_, for the runner's error line.
-  Status Failed(runtime::Error error, const runtime::LoadDiagnostic* where) {
+  Status failed(runtime::Error error, const runtime::LoadDiagnostic* where) {
     size_t n = 0;
-    Append(n, runtime::to_string(error));
+    append(n, runtime::to_string(error));
     if (where != nullptr) {
       using Where = runtime::LoadDiagnostic::Where;
       static constexpr const char* kPlaces[] = {"", "tensor ", "operator ", "input ", "output "};
       const size_t place = static_cast<size_t>(where->where);
-      Append(n, ": ");
+      append(n, ": ");
       if (where->where != Where::kProgram && place < sizeof(kPlaces) / sizeof(kPlaces[0])) {
-        Append(n, kPlaces[place]);
-        AppendUnsigned(n, where->index);
-        Append(n, ": ");
+        append(n, kPlaces[place]);
+        append_unsigned(n, where->index);
+        append(n, ": ");
       }
-      Append(n, where->reason);
+      append(n, where->reason);
     }
     message_[n] = '\0';
     return {static_cast<int>(error), message_};
   }
 
-  void Append(size_t& n, const char* text) {
+  void append(size_t& n, const char* text) {
     while (*text != '\0' && n + 1 < sizeof(message_)) message_[n++] = *text++;
   }
-  void AppendUnsigned(size_t& n, uint32_t value) {
+  void append_unsigned(size_t& n, uint32_t value) {
     char digits[10];
     size_t count = 0;
     do {

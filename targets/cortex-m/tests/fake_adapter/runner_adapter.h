@@ -16,7 +16,7 @@ namespace runner {
 
 class Model {
  public:
-  Status Load(ConstBytes program, Bytes arena) {
+  Status load(ConstBytes program, Bytes arena) {
     const uint8_t* p = program.data;
     const uint8_t* end = program.data + program.size;
     if (program.size < 4 || p[0] != 'F' || p[1] != 'A' || p[2] != 'K' || p[3] != 'E') {
@@ -24,11 +24,11 @@ class Model {
     }
     p += 4;
     uint32_t size = 0;
-    if (!Number(p, end, size) || size == 0 || size > 64) return {1, "invalid program (size)"};
+    if (!number(p, end, size) || size == 0 || size > 64) return {1, "invalid program (size)"};
     size_ = size;
     operators_ = 0;
     uint32_t k = 0;
-    while (Number(p, end, k)) {
+    while (number(p, end, k)) {
       if (operators_ == kMaxOperators || k > 255) return {1, "invalid program (operators)"};
       adds_[operators_++] = static_cast<uint8_t>(k);
     }
@@ -48,25 +48,25 @@ class Model {
   size_t operator_count() const { return operators_; }
   const char* operator_name(size_t) const { return "ADD_CONSTANT"; }
 
-  Status RunOperator(size_t i) {
+  Status run_operator(size_t i) {
     if (i >= operators_) return {3, "operator index out of range"};
     const uint8_t* from = i == 0 ? input_ : output_;
     for (size_t b = 0; b < size_; ++b) output_[b] = static_cast<uint8_t>(from[b] + adds_[i]);
     return kOk;
   }
 
-  void PrintMemoryStatus() const {
+  void print_memory_status() const {
     using platform::Line;
-    Line().Text("I mote: arena_planned: ").Unsigned((size_ + 15) / 16 * 16 + size_).Text(" bytes").End();
-    Line().Text("I mote: runtime_state: ").Unsigned(sizeof(*this)).Text(" bytes").End();
-    Line().Text("I mote: temp_allocator: 0 bytes").End();
+    Line().text("I mote: arena_planned: ").unsigned_number((size_ + 15) / 16 * 16 + size_).text(" bytes").end();
+    Line().text("I mote: runtime_state: ").unsigned_number(sizeof(*this)).text(" bytes").end();
+    Line().text("I mote: temp_allocator: 0 bytes").end();
   }
 
  private:
   static constexpr size_t kMaxOperators = 8;
 
   // Skips spaces, then reads a decimal number; false (and p unchanged) when there is none.
-  static bool Number(const uint8_t*& p, const uint8_t* end, uint32_t& value) {
+  static bool number(const uint8_t*& p, const uint8_t* end, uint32_t& value) {
     const uint8_t* q = p;
     while (q < end && *q == ' ') ++q;
     if (q == end || *q < '0' || *q > '9') return false;

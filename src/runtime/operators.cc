@@ -1,0 +1,54 @@
+// The loader's and executor's use of the operator table (ops/registry.h): every per-operator
+// rule lives in the operator's own file under ops/.
+
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+// Null for a kind outside the enum or not built in, which a loaded program does not have (unless
+// its bytes changed after the load).
+const OpRegistration* built_in(schema::OpKind kind) {
+  const OpEntry* entry = op_entry(kind);
+  return entry != nullptr ? entry->op : nullptr;
+}
+
+}  // namespace
+
+Error validate_operator(const OpCheckContext& context, const schema::Operator& op) {
+  const OpEntry* entry = op_entry(op.kind());
+  if (entry == nullptr) {
+    *context.reason = "unknown operator kind";
+    return Error::kInvalidProgram;
+  }
+  if (entry->op == nullptr) {
+    *context.reason = entry->absent_reason;
+    return Error::kUnsupported;
+  }
+  MOTE_TRY(entry->op->check(OpChecker(context, op)));
+  // The scratch region the plan gave this operator must hold what the kernel needs.
+  const size_t planned = op.scratch() != nullptr ? op.scratch()->size() : 0;
+  if (planned < required_scratch_bytes(*context.program, op)) {
+    *context.reason = "scratch region smaller than the kernel needs";
+    return Error::kScratchTooSmall;
+  }
+  return Error::kOk;
+}
+
+size_t required_scratch_bytes(const schema::Program& program, const schema::Operator& op) {
+  const OpRegistration* registration = built_in(op.kind());
+  return registration != nullptr && registration->required_scratch != nullptr
+             ? registration->required_scratch(program, op)
+             : 0;
+}
+
+Error run_operator(const OpEnv& env, const schema::Operator& op) {
+  const OpRegistration* registration = built_in(op.kind());
+  return registration != nullptr ? registration->invoke(Op(env, op)) : Error::kUnsupported;
+}
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

@@ -1,0 +1,79 @@
+// ADD and SUB: two int8 inputs broadcast to the output (TFLite's rule), each rescaled to a common
+// scale before the sum or difference (the same parameters and bounds); run in place, front to back.
+
+#include "mote/kernels/add.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::DataType;
+using schema::Tensor;
+
+Error check(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(2, 2, 1, schema::OpOptions::AddOptions));
+  const auto& o = *c.op().options_as_AddOptions();
+  const Tensor &a = *c.in(0), &b = *c.in(1), &y = c.out();
+  if (a.type() != DataType::Int8 || b.type() != DataType::Int8 || y.type() != DataType::Int8) {
+    return c.bad("inputs and output must be int8");
+  }
+  if (!broadcast_ok(a, b, y)) return c.bad("input shapes do not broadcast to the output shape");
+  MOTE_TRY(c.offsets_and_range(o.input1_offset(), o.output_offset(), o.activation_min(),
+                               o.activation_max()));
+  if (!in_range(o.input2_offset(), -127, 128)) return c.bad("zero point outside int8");
+  if (!in_range(o.left_shift(), 0, 22)) return c.bad("left shift out of range");
+  const schema::Requant *r1 = o.input1_requant(), *r2 = o.input2_requant(),
+                        *ro = o.output_requant();
+  if (r1 == nullptr || r2 == nullptr || ro == nullptr) return c.bad("requantization missing");
+  // Each rescaled input stays within 2^30 so that their sum fits int32.
+  const int64_t shifted = kMaxCenteredInput << o.left_shift();
+  const int64_t half = (int64_t{1} << 30) - 128;
+  if (!requant_ok(shifted, r1->multiplier(), r1->shift(), half)) {
+    return c.bad("input multiplier or shift out of range", requant_error(r1->multiplier()));
+  }
+  if (!requant_ok(shifted, r2->multiplier(), r2->shift(), half)) {
+    return c.bad("input multiplier or shift out of range", requant_error(r2->multiplier()));
+  }
+  const int64_t b1 = r1->shift() > 0 ? shifted << r1->shift() : shifted;
+  const int64_t b2 = r2->shift() > 0 ? shifted << r2->shift() : shifted;
+  if (!requant_ok(b1 + b2, ro->multiplier(), ro->shift())) {
+    return c.bad("output multiplier or shift out of range", requant_error(ro->multiplier()));
+  }
+  return Error::kOk;
+}
+
+// ADD's kernel or SUB's.
+template <void (*kKernel)(const kernels::AddParams&, const kernels::BroadcastShape&,
+                          const int8_t*, const int8_t*, int8_t*)>
+Error invoke(const Op& op) {
+  const auto& o = *op.op().options_as_AddOptions();
+  kernels::AddParams p{};
+  p.input1_offset = o.input1_offset();
+  p.input2_offset = o.input2_offset();
+  p.output_offset = o.output_offset();
+  p.left_shift = o.left_shift();
+  p.input1_multiplier = o.input1_requant()->multiplier();
+  p.input1_shift = o.input1_requant()->shift();
+  p.input2_multiplier = o.input2_requant()->multiplier();
+  p.input2_shift = o.input2_requant()->shift();
+  p.output_multiplier = o.output_requant()->multiplier();
+  p.output_shift = o.output_requant()->shift();
+  p.act_min = o.activation_min();
+  p.act_max = o.activation_max();
+  kKernel(p, broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0), op.in_data<int8_t>(1),
+          op.out_data<int8_t>());
+  return Error::kOk;
+}
+
+}  // namespace
+
+extern const OpRegistration kAddOp{&check, &invoke<kernels::add>, /*required_scratch=*/nullptr,
+                                   /*runs_in_place=*/true};
+extern const OpRegistration kSubOp{&check, &invoke<kernels::sub>, /*required_scratch=*/nullptr,
+                                   /*runs_in_place=*/true};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

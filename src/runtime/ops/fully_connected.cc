@@ -1,0 +1,104 @@
+// FULLY_CONNECTED: int8 input of any shape read as [batches, depth], filter [out, depth],
+// optional int32 bias; requantization per tensor (in the options) or per channel (constants).
+
+#include "mote/kernels/fully_connected.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::DataType;
+using schema::Tensor;
+
+Error check(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(2, 3, 1, schema::OpOptions::FullyConnectedOptions));
+  const auto& o = *c.op().options_as_FullyConnectedOptions();
+  const Tensor& x = *c.in(0);
+  const Tensor& w = *c.in(1);
+  const Tensor& y = c.out();
+  if (x.type() != DataType::Int8 || !is(w, DataType::Int8, 2) || y.type() != DataType::Int8 ||
+      rank(y) < 1) {
+    return c.bad("input, filter [out, depth] and output must be int8");
+  }
+  const int32_t co = dim(w, 0), depth = dim(w, 1);
+  const size_t count = element_count(x);
+  if (count % static_cast<size_t>(depth) != 0) return c.bad("input size not a multiple of depth");
+  const size_t batches = count / static_cast<size_t>(depth);
+  if (dim(y, rank(y) - 1) != co || element_count(y) != batches * static_cast<size_t>(co)) {
+    return c.bad("output shape inconsistent");
+  }
+  MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), o.activation_min(),
+                               o.activation_max()));
+  if (!in_range(o.filter_offset(), -127, 128)) return c.bad("filter zero point outside int8");
+  int64_t bias_max = 0;
+  MOTE_TRY(c.bias(c.in(2), co, &bias_max));
+  // The kernel sums bias + (x + io) * w + fo * (x + io) in two parts; bound every partial sum.
+  const int64_t weight_bound = 128 + abs64(o.filter_offset());
+  int64_t acc_bound =
+      bias_max + int64_t{depth} * (kMaxCenteredInput * 128 + 256 * abs64(o.filter_offset()));
+  if (const schema::Region* sums = o.kernel_sums(); sums != nullptr && sums->size() != 0) {
+    if (!c.int32_array(sums, co)) return c.bad("kernel sums must be one int32 per output channel");
+    for (int32_t k = 0; k < co; ++k) {
+      acc_bound =
+          max64(acc_bound, abs64(c.int32_at(sums, k)) + int64_t{depth} * 128 * weight_bound);
+    }
+  }
+  if (acc_bound > kAccLimit) return c.bad("accumulator could overflow int32", Error::kUnsupported);
+  const bool has_arrays = (o.multipliers() != nullptr && o.multipliers()->size() != 0) ||
+                          (o.shifts() != nullptr && o.shifts()->size() != 0);
+  if (has_arrays) {
+    MOTE_TRY(c.per_channel(o.multipliers(), o.shifts(), co, acc_bound));
+  } else {
+    const schema::Requant* r = o.output_requant();
+    if (r == nullptr) return c.bad("output multiplier and shift missing");
+    if (!requant_ok(acc_bound, r->multiplier(), r->shift())) {
+      return c.bad("output multiplier or shift out of range", requant_error(r->multiplier()));
+    }
+  }
+  return Error::kOk;
+}
+
+Error invoke(const Op& op) {
+  const auto& o = *op.op().options_as_FullyConnectedOptions();
+  const Tensor &x = op.in(0), &w = op.in(1);
+  kernels::FullyConnectedParams p{};
+  p.output_depth = dim(w, 0);
+  p.input_depth = dim(w, 1);
+  p.batches = static_cast<int32_t>(element_count(x) / static_cast<size_t>(p.input_depth));
+  p.input_offset = o.input_offset();
+  p.filter_offset = o.filter_offset();
+  p.output_offset = o.output_offset();
+  p.act_min = o.activation_min();
+  p.act_max = o.activation_max();
+  // Per tensor, the requantization sits in the options table; the kernel takes pointers.
+  int32_t multiplier = 0, shift = 0;
+  p.per_channel = o.multipliers() != nullptr && o.multipliers()->size() != 0;
+  if (p.per_channel) {
+    p.output_multiplier = op.constant_i32(o.multipliers());
+    p.output_shift = op.constant_i32(o.shifts());
+  } else {
+    multiplier = o.output_requant()->multiplier();
+    shift = o.output_requant()->shift();
+    p.output_multiplier = &multiplier;
+    p.output_shift = &shift;
+  }
+  p.kernel_sums = op.constant_i32(o.kernel_sums());
+  kernels::fully_connected(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
+                           op.optional_in_data<int32_t>(2), op.out_data<int8_t>());
+  return Error::kOk;
+}
+
+size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
+  return kernels::fully_connected_scratch_bytes(dim(input_of(p, op, 1), 0), extension_of(p));
+}
+
+}  // namespace
+
+extern const OpRegistration kFullyConnectedOp{&check, &invoke, &required_scratch,
+                                              /*runs_in_place=*/false};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

@@ -1,0 +1,50 @@
+// HARD_SWISH: int8, TFLite's fixed-point x * relu6(x + 3) / 6.
+
+#include "mote/kernels/hard_swish.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::DataType;
+using schema::Tensor;
+
+Error check(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::HardSwishOptions));
+  const auto& o = *c.op().options_as_HardSwishOptions();
+  const Tensor &x = *c.in(0), &y = c.out();
+  if (x.type() != DataType::Int8 || y.type() != DataType::Int8 ||
+      element_count(x) != element_count(y)) {
+    return c.bad("input and output must be int8 of the same size");
+  }
+  if (!in_range(o.input_zero_point(), -128, 127) || !in_range(o.output_zero_point(), -128, 127) ||
+      !in_range(o.reluish_multiplier_exponent(), -30, 30) ||
+      !in_range(o.output_multiplier_exponent(), -30, 0)) {
+    return c.bad("hard swish parameters out of range");
+  }
+  return Error::kOk;
+}
+
+Error invoke(const Op& op) {
+  const auto& o = *op.op().options_as_HardSwishOptions();
+  kernels::HardSwishParams p{};
+  p.input_zero_point = static_cast<int16_t>(o.input_zero_point());
+  p.output_zero_point = static_cast<int16_t>(o.output_zero_point());
+  p.reluish_multiplier_fixedpoint_int16 = o.reluish_multiplier_fixedpoint_int16();
+  p.reluish_multiplier_exponent = o.reluish_multiplier_exponent();
+  p.output_multiplier_fixedpoint_int16 = o.output_multiplier_fixedpoint_int16();
+  p.output_multiplier_exponent = o.output_multiplier_exponent();
+  kernels::hard_swish(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
+  return Error::kOk;
+}
+
+}  // namespace
+
+extern const OpRegistration kHardSwishOp{&check, &invoke, /*required_scratch=*/nullptr,
+                                         /*runs_in_place=*/false};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

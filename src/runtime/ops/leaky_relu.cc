@@ -1,0 +1,56 @@
+// LEAKY_RELU: int8, TFLite's two multipliers (input/output scale for x >= 0, alpha times it
+// below); elementwise, so it may run in place.
+
+#include "mote/kernels/leaky_relu.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::DataType;
+using schema::Tensor;
+
+Error check(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::LeakyReluOptions));
+  const auto& o = *c.op().options_as_LeakyReluOptions();
+  const Tensor &x = *c.in(0), &y = c.out();
+  if (x.type() != DataType::Int8 || y.type() != DataType::Int8 ||
+      element_count(x) != element_count(y)) {
+    return c.bad("input and output must be int8 of the same size");
+  }
+  MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
+  const schema::Requant *identity = o.identity_requant(), *alpha = o.alpha_requant();
+  if (identity == nullptr || alpha == nullptr) return c.bad("requantization missing");
+  // The kernel shifts a centred input (|x| <= 255) left by the shift before multiplying.
+  if (!requant_ok(kMaxCenteredInput, identity->multiplier(), identity->shift())) {
+    return c.bad("multiplier or shift out of range", requant_error(identity->multiplier()));
+  }
+  if (!requant_ok(kMaxCenteredInput, alpha->multiplier(), alpha->shift())) {
+    return c.bad("alpha multiplier or shift out of range", requant_error(alpha->multiplier()));
+  }
+  return Error::kOk;
+}
+
+Error invoke(const Op& op) {
+  const auto& o = *op.op().options_as_LeakyReluOptions();
+  kernels::LeakyReluParams p{};
+  p.input_offset = o.input_offset();
+  p.output_offset = o.output_offset();
+  p.identity_multiplier = o.identity_requant()->multiplier();
+  p.identity_shift = o.identity_requant()->shift();
+  p.alpha_multiplier = o.alpha_requant()->multiplier();
+  p.alpha_shift = o.alpha_requant()->shift();
+  kernels::leaky_relu(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
+  return Error::kOk;
+}
+
+}  // namespace
+
+extern const OpRegistration kLeakyReluOp{&check, &invoke, /*required_scratch=*/nullptr,
+                                         /*runs_in_place=*/true};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

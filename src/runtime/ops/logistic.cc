@@ -1,0 +1,63 @@
+// LOGISTIC: int8, either TFLite's fixed-point sigmoid or a 256-byte lookup table the compiler
+// computed.
+
+#include "mote/kernels/logistic.h"
+#include "mote/kernels/lookup_table.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::DataType;
+using schema::Tensor;
+
+Error check(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::LogisticOptions));
+  const auto& o = *c.op().options_as_LogisticOptions();
+  const Tensor &x = *c.in(0), &y = c.out();
+  if (x.type() != DataType::Int8 || y.type() != DataType::Int8 ||
+      element_count(x) != element_count(y)) {
+    return c.bad("input and output must be int8 of the same size");
+  }
+  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
+    if (table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
+      return c.bad("logistic table must be 256 constant bytes");
+    }
+    return Error::kOk;
+  }
+  const int32_t shift = o.input_left_shift();
+  if (!in_range(o.input_zero_point(), -128, 127) || o.input_range_radius() < 0 ||
+      o.input_multiplier() < 0 || !in_range(shift, -31, 30) ||
+      (min64(kMaxCenteredInput, o.input_range_radius()) << (shift > 0 ? shift : 0)) > INT32_MAX) {
+    return c.bad("logistic parameters out of range");
+  }
+  return Error::kOk;
+}
+
+Error invoke(const Op& op) {
+  const auto& o = *op.op().options_as_LogisticOptions();
+  const size_t count = element_count(op.in(0));
+  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
+    kernels::lookup_table(reinterpret_cast<const int8_t*>(op.constants() + table->offset()),
+                          op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
+    return Error::kOk;
+  }
+  kernels::LogisticParams p{};
+  p.input_zero_point = o.input_zero_point();
+  p.input_range_radius = o.input_range_radius();
+  p.input_multiplier = o.input_multiplier();
+  p.input_left_shift = o.input_left_shift();
+  kernels::logistic(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
+  return Error::kOk;
+}
+
+}  // namespace
+
+extern const OpRegistration kLogisticOp{&check, &invoke, /*required_scratch=*/nullptr,
+                                        /*runs_in_place=*/false};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

@@ -1,0 +1,80 @@
+// A runtime built with a subset of the operators (op_table.cc compiled into this test with
+// testing/conv_add_ops.h, as a firmware image is with its programs' kinds): programs of those
+// kinds load and run exactly; a program using another kind is refused at load, naming it.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "runtime/ops/registry.h"
+#include "runtime/testing/test_programs.h"
+
+namespace mote::runtime {
+namespace {
+
+using schema::OpKind;
+
+TEST(OpSelectionTest, OnlySelectedKindsAreBuiltIn) {
+  for (int k = 0; k <= static_cast<int>(OpKind::MAX); ++k) {
+    const auto kind = static_cast<OpKind>(k);
+    const internal::OpEntry& entry = *internal::op_entry(kind);
+    const bool selected = kind == OpKind::Conv2D || kind == OpKind::Add || kind == OpKind::Reshape;
+    EXPECT_EQ(entry.op != nullptr, selected) << entry.name;
+    EXPECT_EQ(entry.absent_reason == nullptr, selected) << entry.name;
+  }
+  EXPECT_STREQ(internal::op_entry(OpKind::Softmax)->name, "SOFTMAX");
+}
+
+TEST(OpSelectionTest, RunsAProgramOfSelectedKinds) {
+  const testing::Loaded loaded = testing::load(emit::emit_program(testing::conv_add_program()));
+  ASSERT_TRUE(loaded.program.ok()) << loaded.diagnostic.reason;
+  emit::AlignedBuffer arena(loaded.program->arena_size());
+  auto executor = Executor::create(*loaded.program, arena.data(), arena.size());
+  ASSERT_TRUE(executor.ok());
+  std::vector<int8_t> input(50);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int8_t>(i * 7 - 100);
+  std::memcpy(executor->input(0).data, input.data(), input.size());
+  ASSERT_EQ(executor->run(), Error::kOk);
+  const std::vector<int8_t> expected = testing::conv_add_expected(input);
+  ASSERT_EQ(executor->output(0).size, expected.size());
+  EXPECT_EQ(std::memcmp(executor->output(0).data, expected.data(), expected.size()), 0);
+}
+
+TEST(OpSelectionTest, RefusesAKindLeftOutNamingIt) {
+  // kitchen_sink_program's first operator is QUANTIZE. (emit_program would refuse to write it:
+  // it checks what it writes with this runtime.)
+  schema::ProgramT p = testing::kitchen_sink_program();
+  p.version = kFormatVersion;
+  const testing::Loaded loaded = testing::load(testing::pack_unchecked(p));
+  ASSERT_FALSE(loaded.program.ok());
+  EXPECT_EQ(loaded.program.error(), Error::kUnsupported);
+  EXPECT_EQ(loaded.diagnostic.where, LoadDiagnostic::Where::kOperator);
+  EXPECT_EQ(loaded.diagnostic.index, 0u);
+  EXPECT_STREQ(loaded.diagnostic.reason, "operator QUANTIZE is not built into this runtime");
+}
+
+TEST(OpSelectionTest, RunRefusesAKindChangedAfterTheLoad) {
+  testing::Loaded loaded = testing::load(emit::emit_program(testing::conv_add_program()));
+  ASSERT_TRUE(loaded.program.ok()) << loaded.diagnostic.reason;
+  emit::AlignedBuffer arena(loaded.program->arena_size());
+  auto executor = Executor::create(*loaded.program, arena.data(), arena.size());
+  ASSERT_TRUE(executor.ok());
+  // Operator 1 (ADD) becomes SOFTMAX, which this runtime does not have, in the loaded bytes.
+  auto* ops = schema::GetMutableProgram(loaded.bytes.data())->mutable_operators();
+  auto* op = ops->GetMutableObject(1);
+  ASSERT_TRUE(op->mutate_kind(OpKind::Softmax));
+  EXPECT_EQ(executor->run_operator(0), Error::kOk);
+  EXPECT_EQ(executor->run_operator(1), Error::kUnsupported);
+}
+
+TEST(OpSelectionTest, UnknownKindsStayInvalid) {
+  schema::ProgramT p = testing::conv_add_program();
+  p.version = kFormatVersion;
+  p.operators[2]->kind = static_cast<OpKind>(200);
+  const testing::Loaded loaded = testing::load(testing::pack_unchecked(p));
+  EXPECT_EQ(loaded.program.error(), Error::kInvalidProgram);
+  EXPECT_STREQ(loaded.diagnostic.reason, "unknown operator kind");
+}
+
+}  // namespace
+}  // namespace mote::runtime

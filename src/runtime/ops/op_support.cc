@@ -1,0 +1,141 @@
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+
+using schema::DataType;
+using schema::Location;
+using schema::Tensor;
+
+namespace {
+
+// Strides and dilations above this are rejected (no model needs them; they would only feed
+// overflow into size formulas).
+constexpr int64_t kMaxStride = 256;
+
+}  // namespace
+
+bool requant_ok(int64_t bound, int32_t multiplier, int32_t shift, int64_t limit) {
+  if (multiplier < 0 || shift < -31 || shift > 30 || bound > limit) return false;
+  return shift <= 0 || (bound << shift) <= limit;
+}
+
+bool same_shape(const Tensor& a, const Tensor& b) {
+  if (rank(a) != rank(b)) return false;
+  for (size_t d = 0; d < rank(a); ++d) {
+    if (dim(a, d) != dim(b, d)) return false;
+  }
+  return true;
+}
+
+bool window_ok(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad) {
+  if (stride < 1 || stride > kMaxStride || k < 1 || pad < 0 || pad > k - 1) return false;
+  const int64_t trailing = (out - 1) * stride + k - in - pad;
+  return trailing > -stride && trailing <= k - 1;
+}
+
+bool broadcast_ok(const Tensor& a, const Tensor& b, const Tensor& o) {
+  const size_t r = rank(o);
+  if (rank(a) > r || rank(b) > r) return false;
+  for (size_t d = 0; d < r; ++d) {
+    const int32_t od = dim(o, d);
+    const int32_t ad = d + rank(a) >= r ? dim(a, d + rank(a) - r) : 1;
+    const int32_t bd = d + rank(b) >= r ? dim(b, d + rank(b) - r) : 1;
+    if ((ad != od && ad != 1) || (bd != od && bd != 1)) return false;
+    if (od != (ad > bd ? ad : bd)) return false;
+  }
+  return true;
+}
+
+Error OpChecker::bad(const char* reason, Error error) const {
+  *c_.reason = reason;
+  return error;
+}
+
+Error OpChecker::shape_of_op(size_t required_in, size_t max_in, size_t outputs,
+                             schema::OpOptions options_type) const {
+  const size_t n_in = num_inputs(op_);
+  if (n_in < required_in || n_in > max_in || num_outputs(op_) != outputs) {
+    return bad("wrong number of inputs or outputs");
+  }
+  for (size_t k = 0; k < required_in; ++k) {
+    if (input_index(op_, k) == -1) return bad("required input absent");
+  }
+  if (op_.options_type() != options_type) return bad("options of the wrong kind");
+  if (options_type != schema::OpOptions::NONE && op_.options() == nullptr) {
+    return bad("options missing");
+  }
+  return Error::kOk;
+}
+
+const Tensor* OpChecker::in(size_t k) const {
+  if (k >= num_inputs(op_)) return nullptr;
+  const int32_t i = input_index(op_, k);
+  return i < 0 ? nullptr : &tensor_at(*c_.program, i);
+}
+
+bool OpChecker::int32_array(const schema::Region* region, int64_t count) const {
+  return region != nullptr && region->size() == count * 4 && region->offset() % 4 == 0 &&
+         constant_bytes(region->offset(), region->size());
+}
+
+Error OpChecker::bias(const Tensor* b, int32_t channels, int64_t* max_abs) const {
+  *max_abs = 0;
+  if (b == nullptr) return Error::kOk;
+  if (b->type() != DataType::Int32 || element_count(*b) != static_cast<size_t>(channels)) {
+    return bad("bias must be int32 with one value per output channel");
+  }
+  if (b->location() != Location::Constant) return bad("bias must be constant", Error::kUnsupported);
+  for (int32_t k = 0; k < channels; ++k) {
+    *max_abs = max64(*max_abs, abs64(load_i32(c_.constants + b->offset() + 4 * k)));
+  }
+  return Error::kOk;
+}
+
+Error OpChecker::per_channel(const schema::Region* multipliers, const schema::Region* shifts,
+                             int32_t channels, int64_t acc_bound) const {
+  if (!int32_array(multipliers, channels) || !int32_array(shifts, channels)) {
+    return bad("multipliers and shifts must be constant int32 arrays, one per output channel");
+  }
+  for (int32_t k = 0; k < channels; ++k) {
+    if (!requant_ok(acc_bound, int32_at(multipliers, k), int32_at(shifts, k))) {
+      return bad("multiplier or shift out of range", requant_error(int32_at(multipliers, k)));
+    }
+  }
+  return Error::kOk;
+}
+
+Error OpChecker::offsets_and_range(int32_t input_offset, int32_t output_offset, int32_t act_min,
+                                   int32_t act_max) const {
+  if (!in_range(input_offset, -127, 128) || !in_range(output_offset, -128, 127)) {
+    return bad("zero point outside int8");
+  }
+  if (!(act_min >= -128 && act_min <= act_max && act_max <= 127)) {
+    return bad("activation range outside int8");
+  }
+  return Error::kOk;
+}
+
+Error OpChecker::strides(int32_t stride_h, int32_t stride_w, int32_t dilation_h,
+                         int32_t dilation_w) const {
+  if (stride_h < 1 || stride_w < 1 || dilation_h < 1 || dilation_w < 1) {
+    return bad("stride or dilation not positive");
+  }
+  if (stride_h > kMaxStride || stride_w > kMaxStride || dilation_h > kMaxStride ||
+      dilation_w > kMaxStride) {
+    return bad("stride or dilation above 256", Error::kUnsupported);
+  }
+  return Error::kOk;
+}
+
+kernels::BroadcastShape broadcast_shape(const Tensor& a, const Tensor& b) {
+  kernels::BroadcastShape shape{};
+  kernels::prepare_broadcast_shape(shape_data(a), static_cast<int32_t>(rank(a)), shape_data(b),
+                                   static_cast<int32_t>(rank(b)), &shape);
+  return shape;
+}
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

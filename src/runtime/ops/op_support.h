@@ -1,0 +1,173 @@
+#pragma once
+// What the operator definitions in src/runtime/ops/ share: OpChecker, an operator's view at load
+// time (arity, types, shapes, and the parameter ranges that keep the int8 arithmetic free of
+// overflow: a tampered shift or bias must not make a kernel compute undefined behaviour), and
+// Op, its view at run time (data pointers into the arena and the constant blob).
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mote/kernels/broadcast.h"
+#include "mote/kernels/common.h"
+#include "mote/kernels/scratch.h"
+#include "runtime/internal.h"
+#include "runtime/ops/registry.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+
+// Largest |accumulator| a kernel may reach before requantization, leaving room to add an
+// output offset without overflowing int32.
+inline constexpr int64_t kAccLimit = INT32_MAX - 256;
+// |x + input_offset| for int8 x and an offset in [-127, 128] (i.e. -zero_point).
+inline constexpr int64_t kMaxCenteredInput = 255;
+
+inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+inline int64_t abs64(int64_t a) { return a < 0 ? -a : a; }
+inline bool in_range(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
+
+// MultiplyByQuantizedMultiplier(x, multiplier, shift) for |x| <= bound stays within `limit`.
+bool requant_ok(int64_t bound, int32_t multiplier, int32_t shift, int64_t limit = kAccLimit);
+
+// Why a requantization fails requant_ok: a negative multiplier is never written by a compiler
+// (kInvalidProgram); a well-formed one whose shift or product the kernels' int32 arithmetic
+// cannot take (extreme scales in the model) is kUnsupported, which the compiler reports as bad
+// input rather than as its own bug.
+inline Error requant_error(int32_t multiplier) {
+  return multiplier < 0 ? Error::kInvalidProgram : Error::kUnsupported;
+}
+
+bool same_shape(const schema::Tensor& a, const schema::Tensor& b);
+inline bool is(const schema::Tensor& t, schema::DataType type, size_t r) {
+  return t.type() == type && rank(t) == r;
+}
+
+// Along one spatial axis: input `in`, output `out`, effective kernel `k`, stride, leading pad.
+// Every window must touch the input (so average pooling never divides by zero) and the output
+// must not extend past the last window that does.
+bool window_ok(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad);
+
+// Right-aligned broadcast of `a` and `b` to `o`.
+bool broadcast_ok(const schema::Tensor& a, const schema::Tensor& b, const schema::Tensor& o);
+
+inline const schema::Tensor& tensor_at(const schema::Program& program, int32_t index) {
+  return *program.tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
+}
+inline const schema::Tensor& input_of(const schema::Program& program, const schema::Operator& op,
+                                      size_t k) {
+  return tensor_at(program, input_index(op, k));
+}
+inline const schema::Tensor& output_of(const schema::Program& program,
+                                       const schema::Operator& op) {
+  return tensor_at(program, output_index(op, 0));
+}
+inline kernels::Extension extension_of(const schema::Program& program) {
+  return static_cast<kernels::Extension>(program.target()->extension());
+}
+
+// An operator at load time, its tensors and constants already checked by the loader.
+class OpChecker {
+ public:
+  OpChecker(const OpCheckContext& c, const schema::Operator& op) : c_(c), op_(op) {}
+
+  const schema::Operator& op() const { return op_; }
+
+  // Records `reason` for the load diagnostic and returns `error`.
+  Error bad(const char* reason, Error error = Error::kInvalidProgram) const;
+
+  // Arity and options. `max_in` counts optional trailing inputs, which may be -1 (absent) only at
+  // positions >= `required_in`.
+  Error shape_of_op(size_t required_in, size_t max_in, size_t outputs,
+                    schema::OpOptions options_type) const;
+
+  // Input `k`, or null when absent.
+  const schema::Tensor* in(size_t k) const;
+  const schema::Tensor& out(size_t k = 0) const {
+    return tensor_at(*c_.program, output_index(op_, k));
+  }
+
+  // A constant array of `count` int32 values.
+  bool int32_array(const schema::Region* region, int64_t count) const;
+  int32_t int32_at(const schema::Region* region, int64_t k) const {
+    return load_i32(c_.constants + region->offset() + 4 * k);
+  }
+  // `size` constant bytes at `offset`.
+  bool constant_bytes(uint32_t offset, uint32_t size) const {
+    return uint64_t{offset} + size <= c_.constants_size;
+  }
+
+  // Bias: absent, or a constant int32 tensor of `channels` values. Returns max |bias| in `max_abs`.
+  Error bias(const schema::Tensor* b, int32_t channels, int64_t* max_abs) const;
+  // Per-channel requantization arrays, checked against the accumulator bound.
+  Error per_channel(const schema::Region* multipliers, const schema::Region* shifts,
+                    int32_t channels, int64_t acc_bound) const;
+  Error offsets_and_range(int32_t input_offset, int32_t output_offset, int32_t act_min,
+                          int32_t act_max) const;
+  // Strides and dilations: positive (else there is no window), and at most 256, beyond which
+  // they are well-formed but unsupported (a model may have one: TFLite allows any stride, so the
+  // compiler reports it as bad input).
+  Error strides(int32_t stride_h, int32_t stride_w, int32_t dilation_h = 1,
+                int32_t dilation_w = 1) const;
+
+ private:
+  const OpCheckContext& c_;
+  const schema::Operator& op_;
+};
+
+// An operator at run time: typed access to its tensors and constants.
+class Op {
+ public:
+  Op(const OpEnv& env, const schema::Operator& op) : env_(env), op_(op) {}
+
+  const schema::Tensor& in(size_t k) const { return input_of(*env_.program, op_, k); }
+  const schema::Tensor& out(size_t k = 0) const {
+    return tensor_at(*env_.program, output_index(op_, k));
+  }
+  bool has_in(size_t k) const { return k < num_inputs(op_) && input_index(op_, k) >= 0; }
+
+  template <typename T>
+  const T* in_data(size_t k) const {
+    return reinterpret_cast<const T*>(bytes(in(k)));
+  }
+  template <typename T>
+  T* out_data(size_t k = 0) const {
+    return reinterpret_cast<T*>(env_.arena + out(k).offset());
+  }
+  // Optional input (bias): null when absent.
+  template <typename T>
+  const T* optional_in_data(size_t k) const {
+    return has_in(k) ? in_data<T>(k) : nullptr;
+  }
+  // An int32 array in the constant blob.
+  const int32_t* constant_i32(const schema::Region* region) const {
+    return region != nullptr && region->size() != 0
+               ? reinterpret_cast<const int32_t*>(env_.constants + region->offset())
+               : nullptr;
+  }
+  kernels::Scratch scratch() const {
+    const schema::Region* r = op_.scratch();
+    if (r == nullptr || r->size() == 0) return kernels::Scratch{nullptr, 0};
+    return kernels::Scratch{reinterpret_cast<int8_t*>(env_.arena + r->offset()), r->size()};
+  }
+  const uint8_t* constants() const { return env_.constants; }
+  const schema::Program& program() const { return *env_.program; }
+  const schema::Operator& op() const { return op_; }
+
+ private:
+  const uint8_t* bytes(const schema::Tensor& t) const {
+    return (t.location() == schema::Location::Arena ? env_.arena : env_.constants) + t.offset();
+  }
+
+  const OpEnv& env_;
+  const schema::Operator& op_;
+};
+
+// The broadcast of an elementwise operator's two inputs (checked at load: ranks <= 6 and
+// compatible dimensions).
+kernels::BroadcastShape broadcast_shape(const schema::Tensor& a, const schema::Tensor& b);
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

@@ -1,0 +1,74 @@
+// The operator table, in flash. The host builds every operator in; a firmware image is compiled
+// with MOTE_OP_SELECTION_HEADER, a header generated from its programs (mote_add_model) that
+// defines MOTE_SELECTED_OPS(X) as X(<kind>) for each kind they use. The other kinds' entries stay
+// empty, so nothing references their checks, invokes or kernels and --gc-sections drops them.
+// An image compiles this file itself; its object then stands in for the one in mote_runtime.
+
+#include "runtime/ops/registry.h"
+
+#if defined(MOTE_OP_SELECTION_HEADER)
+#include MOTE_OP_SELECTION_HEADER
+#endif
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+constexpr size_t kNumOpKinds = static_cast<size_t>(schema::OpKind::MAX) + 1;
+
+constexpr size_t index_of(schema::OpKind kind) { return static_cast<size_t>(kind); }
+
+struct OpTable {
+  OpEntry entries[kNumOpKinds];
+};
+
+constexpr OpTable make_table() {
+  OpTable t{};
+  // Every kind has its name, and a reason to refuse it until it is selected. The reasons of
+  // selected kinds are not in the final table, so they take no flash.
+#define MOTE_INTERNAL_NAME(kind, name, definition)      \
+  t.entries[index_of(schema::OpKind::kind)] = OpEntry{   \
+      name, nullptr, "operator " name " is not built into this runtime"};
+  MOTE_OPERATORS(MOTE_INTERNAL_NAME)
+#undef MOTE_INTERNAL_NAME
+#define MOTE_INTERNAL_SELECT(kind)                             \
+  t.entries[index_of(schema::OpKind::kind)].op = &k##kind##Op; \
+  t.entries[index_of(schema::OpKind::kind)].absent_reason = nullptr;
+#if defined(MOTE_OP_SELECTION_HEADER)
+  MOTE_SELECTED_OPS(MOTE_INTERNAL_SELECT)
+#else
+#define MOTE_INTERNAL_SELECT_EVERY(kind, name, definition) MOTE_INTERNAL_SELECT(kind)
+  MOTE_OPERATORS(MOTE_INTERNAL_SELECT_EVERY)
+#undef MOTE_INTERNAL_SELECT_EVERY
+#endif
+#undef MOTE_INTERNAL_SELECT
+  return t;
+}
+
+constexpr OpTable kTable = make_table();
+
+#define MOTE_INTERNAL_COUNT(kind, name, definition) +1
+constexpr size_t kListedKinds = 0 MOTE_OPERATORS(MOTE_INTERNAL_COUNT);
+#undef MOTE_INTERNAL_COUNT
+
+constexpr bool every_kind_named() {
+  for (const OpEntry& e : kTable.entries) {
+    if (e.name == nullptr) return false;
+  }
+  return true;
+}
+// Each kind once: as many lines as kinds, and none left without a name.
+static_assert(kListedKinds == kNumOpKinds && every_kind_named(),
+              "MOTE_OPERATORS (mote/operators.h) must list every schema::OpKind once");
+
+}  // namespace
+
+const OpEntry* op_entry(schema::OpKind kind) {
+  const size_t i = index_of(kind);
+  return i < kNumOpKinds ? &kTable.entries[i] : nullptr;
+}
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

@@ -1,0 +1,63 @@
+// PAD: int8, ranks 1 to 5, constant padding before and after each dimension.
+
+#include "mote/kernels/pad.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::DataType;
+using schema::Tensor;
+
+Error check(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::PadOptions));
+  const auto& o = *c.op().options_as_PadOptions();
+  const Tensor &x = *c.in(0), &y = c.out();
+  if (x.type() != DataType::Int8 || y.type() != DataType::Int8) {
+    return c.bad("input and output must be int8");
+  }
+  const size_t r = rank(x);
+  if (r < 1 || r > static_cast<size_t>(kernels::kMaxPadRank)) {
+    return c.bad("pad supports ranks 1 to 5", Error::kUnsupported);
+  }
+  if (rank(y) != r || o.before() == nullptr || o.after() == nullptr ||
+      o.before()->size() != r || o.after()->size() != r) {
+    return c.bad("paddings must have one entry per dimension");
+  }
+  for (size_t d = 0; d < r; ++d) {
+    const auto k = static_cast<flatbuffers::uoffset_t>(d);
+    const int32_t before = o.before()->Get(k), after = o.after()->Get(k);
+    if (before < 0 || after < 0 || int64_t{dim(x, d)} + before + after != dim(y, d)) {
+      return c.bad("output shape differs from input plus paddings");
+    }
+  }
+  if (!in_range(o.pad_value(), -128, 127)) return c.bad("pad value outside int8");
+  return Error::kOk;
+}
+
+Error invoke(const Op& op) {
+  const auto& o = *op.op().options_as_PadOptions();
+  const Tensor& x = op.in(0);
+  kernels::PadParams p{};
+  p.rank = static_cast<int32_t>(rank(x));
+  for (size_t k = 0; k < rank(x); ++k) {
+    const auto i = static_cast<flatbuffers::uoffset_t>(k);
+    p.input_dims[k] = dim(x, k);
+    p.before[k] = o.before()->Get(i);
+    p.after[k] = o.after()->Get(i);
+  }
+  p.pad_value = static_cast<int8_t>(o.pad_value());
+  kernels::pad(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
+  return Error::kOk;
+}
+
+}  // namespace
+
+extern const OpRegistration kPadOp{&check, &invoke, /*required_scratch=*/nullptr,
+                                   /*runs_in_place=*/false};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

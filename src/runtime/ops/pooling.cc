@@ -1,0 +1,80 @@
+// AVERAGE_POOL_2D and MAX_POOL_2D: int8 NHWC input and output, a window per channel.
+
+#include "mote/kernels/pooling.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::DataType;
+using schema::Tensor;
+
+Error check(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::PoolOptions));
+  const auto& o = *c.op().options_as_PoolOptions();
+  const Tensor& x = *c.in(0);
+  const Tensor& y = c.out();
+  if (!is(x, DataType::Int8, 4) || !is(y, DataType::Int8, 4)) {
+    return c.bad("input and output must be int8 NHWC");
+  }
+  if (dim(y, 0) != dim(x, 0) || dim(y, 3) != dim(x, 3)) return c.bad("output shape inconsistent");
+  MOTE_TRY(c.strides(o.stride_h(), o.stride_w()));
+  if (!window_ok(dim(x, 1), dim(y, 1), o.filter_h(), o.stride_h(), o.pad_h()) ||
+      !window_ok(dim(x, 2), dim(y, 2), o.filter_w(), o.stride_w(), o.pad_w())) {
+    return c.bad("output size inconsistent with input, filter, stride and padding");
+  }
+  MOTE_TRY(c.offsets_and_range(0, 0, o.activation_min(), o.activation_max()));
+  if (int64_t{o.filter_h()} * o.filter_w() * 128 > kAccLimit) {
+    return c.bad("pooling window too large", Error::kUnsupported);
+  }
+  return Error::kOk;
+}
+
+kernels::PoolParams pool_params(const Op& op) {
+  const auto& o = *op.op().options_as_PoolOptions();
+  const Tensor &x = op.in(0), &y = op.out();
+  kernels::PoolParams p{};
+  p.batches = dim(x, 0);
+  p.input_h = dim(x, 1);
+  p.input_w = dim(x, 2);
+  p.channels = dim(x, 3);
+  p.output_h = dim(y, 1);
+  p.output_w = dim(y, 2);
+  p.filter_h = o.filter_h();
+  p.filter_w = o.filter_w();
+  p.stride_h = o.stride_h();
+  p.stride_w = o.stride_w();
+  p.pad_h = o.pad_h();
+  p.pad_w = o.pad_w();
+  p.act_min = o.activation_min();
+  p.act_max = o.activation_max();
+  return p;
+}
+
+Error invoke_average(const Op& op) {
+  kernels::average_pool(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>(),
+                        op.scratch());
+  return Error::kOk;
+}
+
+Error invoke_max(const Op& op) {
+  kernels::max_pool(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>());
+  return Error::kOk;
+}
+
+size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
+  return kernels::average_pool_scratch_bytes(dim(output_of(p, op), 3), extension_of(p));
+}
+
+}  // namespace
+
+extern const OpRegistration kAveragePool2DOp{&check, &invoke_average, &average_scratch,
+                                             /*runs_in_place=*/false};
+extern const OpRegistration kMaxPool2DOp{&check, &invoke_max, /*required_scratch=*/nullptr,
+                                         /*runs_in_place=*/false};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

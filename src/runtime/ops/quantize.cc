@@ -1,0 +1,83 @@
+// QUANTIZE (float32 -> int8, and int8 -> int8 requantization) and DEQUANTIZE (int8 ->
+// float32). Both run in place: quantize front to back, dequantize back to front.
+
+#include "mote/kernels/quantize.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::DataType;
+using schema::Tensor;
+
+Error check_quantize(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::QuantizeOptions));
+  const auto& o = *c.op().options_as_QuantizeOptions();
+  const Tensor &x = *c.in(0), &y = c.out();
+  if (element_count(x) != element_count(y)) return c.bad("element counts differ");
+  if (x.type() == DataType::Float32 && y.type() == DataType::Int8) {
+    if (!(y.scale() > 0.0f) || !in_range(y.zero_point(), -128, 127)) {
+      return c.bad("output scale or zero point out of range");
+    }
+    return Error::kOk;
+  }
+  if (x.type() == DataType::Int8 && y.type() == DataType::Int8) {
+    MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
+    const schema::Requant* r = o.requant();
+    if (r == nullptr) return c.bad("requantization missing");
+    if (!requant_ok(kMaxCenteredInput, r->multiplier(), r->shift())) {
+      return c.bad("requantization out of range", requant_error(r->multiplier()));
+    }
+    return Error::kOk;
+  }
+  return c.bad("quantize supports float32 -> int8 and int8 -> int8", Error::kUnsupported);
+}
+
+Error invoke_quantize(const Op& op) {
+  const Tensor &x = op.in(0), &y = op.out();
+  const size_t count = element_count(y);
+  if (x.type() == DataType::Float32) {
+    kernels::quantize(kernels::QuantizeParams{y.scale(), y.zero_point()}, op.in_data<float>(0),
+                      op.out_data<int8_t>(), count);
+    return Error::kOk;
+  }
+  const auto& o = *op.op().options_as_QuantizeOptions();
+  kernels::RequantizeParams p{};
+  p.input_zero_point = -o.input_offset();
+  p.output_zero_point = o.output_offset();
+  p.multiplier = o.requant()->multiplier();
+  p.shift = o.requant()->shift();
+  kernels::requantize(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
+  return Error::kOk;
+}
+
+Error check_dequantize(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::NONE));
+  const Tensor &x = *c.in(0), &y = c.out();
+  if (element_count(x) != element_count(y)) return c.bad("element counts differ");
+  if (x.type() != DataType::Int8 || y.type() != DataType::Float32) {
+    return c.bad("dequantize supports int8 -> float32", Error::kUnsupported);
+  }
+  if (!in_range(x.zero_point(), -128, 127)) return c.bad("input zero point outside int8");
+  return Error::kOk;
+}
+
+Error invoke_dequantize(const Op& op) {
+  const Tensor& x = op.in(0);
+  kernels::dequantize(kernels::DequantizeParams{x.scale(), x.zero_point()}, op.in_data<int8_t>(0),
+                      op.out_data<float>(), element_count(x));
+  return Error::kOk;
+}
+
+}  // namespace
+
+extern const OpRegistration kQuantizeOp{&check_quantize, &invoke_quantize,
+                                        /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+extern const OpRegistration kDequantizeOp{&check_dequantize, &invoke_dequantize,
+                                          /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

@@ -1,0 +1,33 @@
+// RESHAPE: the same bytes under another shape. The compiler aliases the output to the input,
+// which makes the kernel's move a no-op; it runs in place (memmove).
+
+#include "mote/kernels/reshape.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::Tensor;
+
+Error check(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::NONE));
+  const Tensor &x = *c.in(0), &y = c.out();
+  if (x.type() != y.type() || x.size() != y.size()) return c.bad("reshape changes type or size");
+  return Error::kOk;
+}
+
+Error invoke(const Op& op) {
+  kernels::reshape(op.in_data<uint8_t>(0), op.out_data<uint8_t>(), op.out().size());
+  return Error::kOk;
+}
+
+}  // namespace
+
+extern const OpRegistration kReshapeOp{&check, &invoke, /*required_scratch=*/nullptr,
+                                       /*runs_in_place=*/true};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

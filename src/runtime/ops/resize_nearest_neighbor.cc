@@ -1,0 +1,48 @@
+// RESIZE_NEAREST_NEIGHBOR: int8 NHWC, TFLite's align_corners and half_pixel_centers rules.
+
+#include "mote/kernels/resize_nearest_neighbor.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::DataType;
+using schema::Tensor;
+
+Error check(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::ResizeNearestNeighborOptions));
+  const Tensor &x = *c.in(0), &y = c.out();
+  if (!is(x, DataType::Int8, 4) || !is(y, DataType::Int8, 4)) {
+    return c.bad("input and output must be int8 NHWC");
+  }
+  if (dim(y, 0) != dim(x, 0) || dim(y, 3) != dim(x, 3)) return c.bad("output shape inconsistent");
+  return Error::kOk;
+}
+
+Error invoke(const Op& op) {
+  const auto& o = *op.op().options_as_ResizeNearestNeighborOptions();
+  const Tensor &x = op.in(0), &y = op.out();
+  kernels::ResizeNearestNeighborParams p{};
+  p.batches = dim(x, 0);
+  p.input_h = dim(x, 1);
+  p.input_w = dim(x, 2);
+  p.channels = dim(x, 3);
+  p.output_h = dim(y, 1);
+  p.output_w = dim(y, 2);
+  p.align_corners = o.align_corners();
+  p.half_pixel_centers = o.half_pixel_centers();
+  kernels::resize_nearest_neighbor(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
+  return Error::kOk;
+}
+
+}  // namespace
+
+extern const OpRegistration kResizeNearestNeighborOp{&check, &invoke,
+                                                     /*required_scratch=*/nullptr,
+                                                     /*runs_in_place=*/false};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote

@@ -1,0 +1,55 @@
+// TRANSPOSE: int8, any permutation of up to 6 dimensions.
+
+#include "mote/kernels/transpose.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+namespace {
+
+using schema::DataType;
+using schema::Tensor;
+
+Error check(const OpChecker& c) {
+  MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::TransposeOptions));
+  const auto& o = *c.op().options_as_TransposeOptions();
+  const Tensor &x = *c.in(0), &y = c.out();
+  const size_t r = rank(x);
+  if (x.type() != DataType::Int8 || y.type() != DataType::Int8 || rank(y) != r || r < 1) {
+    return c.bad("input and output must be int8 of the same rank");
+  }
+  if (o.perm() == nullptr || o.perm()->size() != r) return c.bad("permutation size differs");
+  uint32_t seen = 0;
+  for (uint32_t d = 0; d < r; ++d) {
+    const int32_t p = o.perm()->Get(d);
+    if (p < 0 || static_cast<size_t>(p) >= r || (seen & (1u << p)) != 0) {
+      return c.bad("not a permutation");
+    }
+    seen |= 1u << p;
+    if (dim(y, d) != dim(x, static_cast<size_t>(p))) return c.bad("output shape inconsistent");
+  }
+  return Error::kOk;
+}
+
+Error invoke(const Op& op) {
+  const auto& o = *op.op().options_as_TransposeOptions();
+  const Tensor& x = op.in(0);
+  kernels::TransposeParams p{};
+  p.rank = static_cast<int32_t>(rank(x));
+  for (size_t k = 0; k < rank(x); ++k) {
+    p.input_dims[k] = dim(x, k);
+    p.perm[k] = o.perm()->Get(static_cast<flatbuffers::uoffset_t>(k));
+  }
+  kernels::transpose(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
+  return Error::kOk;
+}
+
+}  // namespace
+
+extern const OpRegistration kTransposeOp{&check, &invoke, /*required_scratch=*/nullptr,
+                                         /*runs_in_place=*/false};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote
