@@ -99,7 +99,7 @@ struct Pool2DOptions {
   bool operator==(const Pool2DOptions&) const = default;
 };
 
-// ADD, SUB and MUL.
+// The binary arithmetic operators (a fused activation only).
 struct ElementwiseOptions {
   Activation activation = Activation::kNone;
   bool operator==(const ElementwiseOptions&) const = default;

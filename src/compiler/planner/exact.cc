@@ -52,7 +52,7 @@ namespace {
 constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 // Nodes between two looks at the clock, at most.
 constexpr uint64_t kClockInterval = 256;
-// Child orderings the restarts cycle through (see Before()).
+// Child orderings the restarts cycle through (see before()).
 constexpr int kNumOrderings = 4;
 // Nodes one decision search may get at most.
 constexpr uint64_t kMaxBudget = uint64_t{1} << 40;
@@ -67,10 +67,10 @@ class Search {
   Search(const Problem& problem, const PlanOptions& options, Clock::time_point deadline)
       : problem_(problem), deadline_(deadline) {
     node_limit_ = options.node_limit == 0 ? kNone : options.node_limit;
-    Prepare();
+    prepare();
   }
 
-  ExactResult Run(const std::vector<uint64_t>& seed) {
+  ExactResult run(const std::vector<uint64_t>& seed) {
     ExactResult result;
     const uint64_t alignment = arena_alignment(problem_);
     uint64_t low = lower_bound(problem_).bytes;
@@ -87,7 +87,7 @@ class Search {
       while (!aborted_ && best_arena_ > low && target < best_arena_) {
         // A decision search is deterministic: one that ran out of nodes would again.
         const bool tried = !undecided_.insert({target, budget}).second;
-        const Status status = tried ? Status::kAbort : DecideAnyOrdering(target, budget);
+        const Status status = tried ? Status::kAbort : decide_any_ordering(target, budget);
         if (status == Status::kFound) {
           changed = true;
           break;
@@ -136,7 +136,7 @@ class Search {
     int32_t first_point, last_point;
   };
 
-  void Prepare() {
+  void prepare() {
     const auto& buffers = problem_.buffers;
     // Time points: the distinct first steps. The live set is largest at some buffer's first
     // step, and every step's live set is contained in that of the last time point before it.
@@ -226,7 +226,7 @@ class Search {
     for (int h = 0; h < kNumOrderings; ++h) {
       std::vector<size_t> order(n);
       for (size_t i = 0; i < n; ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return Before(h, a, b); });
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return before(h, a, b); });
       for (size_t r = 0; r < n; ++r) rank_[h][order[r]] = static_cast<uint32_t>(r);
     }
     placed_.assign(n, false);
@@ -254,13 +254,13 @@ class Search {
       for (int32_t p = item.first_point; p < item.last_point; ++p) {
         ++spanning_[static_cast<size_t>(p)];
       }
-      lowest_[i] = LowestFree(i, 0);
+      lowest_[i] = lowest_free(i, 0);
     }
   }
 
   // Child orderings, among children at the same offset and time point: 0 largest first (the
   // greedy order), 1 longest lifetime first, 2 largest area first, 3 a fixed shuffle.
-  bool Before(int h, size_t a, size_t b) const {
+  bool before(int h, size_t a, size_t b) const {
     const Item& x = items_[a];
     const Item& y = items_[b];
     switch (h) {
@@ -288,7 +288,7 @@ class Search {
 
   // Lowest aligned offset >= from where item i misses every placed item and fixed buffer it
   // lives with.
-  uint64_t LowestFree(size_t i, uint64_t from) {
+  uint64_t lowest_free(size_t i, uint64_t from) {
     obstacles_.clear();
     for (const Obstacle& o : fixed_neighbours_[i]) {
       if (o.end > from) obstacles_.push_back(o);
@@ -318,7 +318,7 @@ class Search {
     uint64_t value;
   };
 
-  void Place(size_t i) {
+  void place(size_t i) {
     const Item& item = items_[i];
     const uint64_t offset = lowest_[i];
     const uint64_t end = offset + item.size;
@@ -342,12 +342,12 @@ class Search {
       const uint64_t low = lowest_[j];
       if (low < end && offset < low + items_[j].size) {
         undo_.push_back({Undo::kLowest, j, low});
-        lowest_[j] = LowestFree(j, low);
+        lowest_[j] = lowest_free(j, low);
       }
     }
   }
 
-  void UndoTo(size_t mark) {
+  void undo_to(size_t mark) {
     while (undo_.size() > mark) {
       const Entry e = undo_.back();
       undo_.pop_back();
@@ -370,7 +370,7 @@ class Search {
     }
   }
 
-  bool OutOfBudget() {
+  bool out_of_budget() {
     if (aborted_) return true;
     if (nodes_ >= node_limit_) {
       aborted_ = true;
@@ -482,7 +482,7 @@ class Search {
   }
 
   // Decide with each ordering in turn until one of them finds a plan or proves there is none.
-  Status DecideAnyOrdering(uint64_t capacity, uint64_t budget) {
+  Status decide_any_ordering(uint64_t capacity, uint64_t budget) {
     for (int ordering = 0; ordering < kNumOrderings && !aborted_; ++ordering) {
       const Status status = Decide(capacity, ordering, budget);
       if (status != Status::kAbort) return status;
@@ -499,7 +499,7 @@ class Search {
     for (size_t i = 0; i < items_.size(); ++i) all.items.push_back(i);
     all.first_point = 0;
     all.last_point = static_cast<int32_t>(skyline_.size()) - 1;
-    const Status status = SolveParts(all);
+    const Status status = solve_parts(all);
     if (status == Status::kFound) {
       std::vector<uint64_t> offsets(problem_.buffers.size(), 0);
       for (size_t i = 0; i < problem_.buffers.size(); ++i) {
@@ -512,13 +512,13 @@ class Search {
         best_offsets_ = std::move(offsets);
       }
     }
-    UndoTo(0);
+    undo_to(0);
     return status;
   }
 
   // Splits the unplaced items of part where no unplaced item spans a time point boundary and
   // solves each piece on its own.
-  Status SolveParts(const Part& part) {
+  Status solve_parts(const Part& part) {
     std::vector<Part> pieces;
     int32_t start = part.first_point;
     for (int32_t p = part.first_point; p <= part.last_point; ++p) {
@@ -540,7 +540,7 @@ class Search {
       const int32_t saved_cursor = cursor_;
       level_ = 0;
       cursor_ = piece.first_point - 1;
-      const Status status = Dive(piece);
+      const Status status = dive(piece);
       level_ = saved_level;
       cursor_ = saved_cursor;
       if (status != Status::kFound) return status;
@@ -552,7 +552,7 @@ class Search {
   // alignment? Swapping the two keeps the plan valid (everything living with one lives with the
   // other) and lowers sum(size^2 * offset), as does pushing any buffer down; so among the plans
   // that fit, a compact one without such a pair exists, and the search only builds those.
-  bool OnSmallerTwin(size_t i, uint64_t offset) const {
+  bool on_smaller_twin(size_t i, uint64_t offset) const {
     for (size_t j : twins_[i]) {
       if (placed_[j] && offset_[j] + items_[j].size == offset && items_[j].size < items_[i].size) {
         return true;
@@ -563,9 +563,9 @@ class Search {
 
   // One node of the search within part. On kFound the placements stay (the caller records
   // them); otherwise everything placed here has been undone.
-  Status Dive(const Part& part) {
+  Status dive(const Part& part) {
     ++nodes_;
-    if (OutOfBudget()) return Status::kAbort;
+    if (out_of_budget()) return Status::kAbort;
     const uint64_t level = level_;
     const int32_t cursor = cursor_;
     const uint64_t capacity = capacity_;
@@ -631,7 +631,7 @@ class Search {
       const uint64_t low = lowest_[i];
       if (low < level || (low == level && item.first_point <= cursor)) continue;
       if (low >= lowest_end || low + item.size > capacity) continue;
-      if (OnSmallerTwin(i, low)) continue;
+      if (on_smaller_twin(i, low)) continue;
       children.push_back(i);
     }
     const std::vector<uint32_t>& rank = rank_[static_cast<size_t>(ordering_)];
@@ -647,18 +647,18 @@ class Search {
       const size_t mark = undo_.size();
       level_ = lowest_[i];
       cursor_ = item.first_point;
-      Place(i);
+      place(i);
       // Did placing it leave no unplaced item spanning some boundary inside the part?
       bool split = false;
       for (int32_t p = std::max(item.first_point, part.first_point);
            p < std::min(item.last_point, part.last_point); ++p) {
         if (spanning_[static_cast<size_t>(p)] == 0) split = true;
       }
-      const Status status = split ? SolveParts(part) : Dive(part);
+      const Status status = split ? solve_parts(part) : dive(part);
       level_ = level;
       cursor_ = cursor;
       if (status == Status::kFound) return status;
-      UndoTo(mark);
+      undo_to(mark);
       if (status == Status::kAbort) return status;
     }
     return Status::kFail;
@@ -721,7 +721,7 @@ ExactResult place_exact(const Problem& problem, const std::vector<uint64_t>* see
     if (arena_bytes(problem, other) < arena_bytes(problem, start)) start = std::move(other);
   }
   Search search(problem, options, deadline);
-  return search.Run(start);
+  return search.run(start);
 }
 
 }  // namespace mote::planner::internal
