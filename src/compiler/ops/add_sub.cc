@@ -9,30 +9,9 @@
 namespace mote::ops {
 namespace {
 
-template <typename Table, tfl::BuiltinOptions kTable>
-ir::Options read(const TfliteOptions& t) {
-  ir::ElementwiseOptions r;
-  if (const auto* o = t.table<Table>(kTable, false)) {
-    r.activation = t.activation(o->fused_activation_function());
-  }
-  return r;
-}
-
-template <typename TableT>
-void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
-  TableT t;
-  t.fused_activation_function =
-      activation_code(std::get<ir::ElementwiseOptions>(op.options).activation);
-  out.Set(std::move(t));
-}
-
 void check(Checker& c) {
-  c.arity(2, 2);
   c.options<ir::ElementwiseOptions>();
-  c.data_input(0);
-  c.data_input(1);
-  c.data_output();
-  c.expect_broadcast_output();
+  c.expect_binary_elementwise();
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
@@ -57,28 +36,18 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   out.options.Set(std::move(add));
 }
 
-void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
-  d.activation(std::get<ir::ElementwiseOptions>(op.options).activation);
-}
-
 }  // namespace
 
 extern const OpDef add{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::ADD),
-    .read_options = read<tfl::AddOptions, tfl::BuiltinOptions::AddOptions>,
-    .write_options = write<tfl::AddOptionsT>,
-    .check = check,
-    .lower = lower,
-    .describe = describe,
-};
+    .builtin_code = builtin(tfl::BuiltinOperator::ADD),
+    .read_options = read_fused_activation<tfl::AddOptions, tfl::BuiltinOptions::AddOptions>,
+    .write_options = write_fused_activation<tfl::AddOptionsT>, .check = check, .lower = lower,
+    .describe = describe_activation};
 
 extern const OpDef sub{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::SUB),
-    .read_options = read<tfl::SubOptions, tfl::BuiltinOptions::SubOptions>,
-    .write_options = write<tfl::SubOptionsT>,
-    .check = check,
-    .lower = lower,
-    .describe = describe,
-};
+    .builtin_code = builtin(tfl::BuiltinOperator::SUB),
+    .read_options = read_fused_activation<tfl::SubOptions, tfl::BuiltinOptions::SubOptions>,
+    .write_options = write_fused_activation<tfl::SubOptionsT>, .check = check, .lower = lower,
+    .describe = describe_activation};
 
 }  // namespace mote::ops

@@ -73,7 +73,8 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
         rank, input.shape.data(), axis, scale_of(input), zero_point_of(input), scale_of(output),
         zero_point_of(output));
     any_requant = any_requant || p.requantize;
-    requants.emplace_back(p.requantize, -p.input_zero_point, schema::Requant(p.multiplier, p.shift));
+    requants.emplace_back(p.requantize, -p.input_zero_point,
+                          schema::Requant(p.multiplier, p.shift));
   }
   if (any_requant) c.requant = std::move(requants);
   out.options.Set(std::move(c));
@@ -88,13 +89,8 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 
 }  // namespace
 
-extern const OpDef concatenation{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::CONCATENATION),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-    .describe = describe,
-};
+extern const OpDef concatenation{.builtin_code = builtin(tfl::BuiltinOperator::CONCATENATION),
+                                 .read_options = read, .write_options = write, .check = check,
+                                 .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

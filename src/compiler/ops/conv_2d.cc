@@ -13,24 +13,18 @@ namespace {
 ir::Options read(const TfliteOptions& t) {
   const auto* o = t.table<tfl::Conv2DOptions>(tfl::BuiltinOptions::Conv2DOptions, true);
   ir::Conv2DOptions r;
-  r.padding = t.padding(o->padding());
-  r.stride_w = o->stride_w();
-  r.stride_h = o->stride_h();
+  read_window(t, *o, r);
   r.dilation_w = o->dilation_w_factor();
   r.dilation_h = o->dilation_h_factor();
-  r.activation = t.activation(o->fused_activation_function());
   return r;
 }
 
 void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
   const auto& o = std::get<ir::Conv2DOptions>(op.options);
   tfl::Conv2DOptionsT t;
-  t.padding = padding_code(o.padding);
-  t.stride_w = o.stride_w;
-  t.stride_h = o.stride_h;
+  write_window(o, t);
   t.dilation_w_factor = o.dilation_w;
   t.dilation_h_factor = o.dilation_h;
-  t.fused_activation_function = activation_code(o.activation);
   out.Set(std::move(t));
 }
 
@@ -85,10 +79,7 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto range = ctx.activation_range(o.activation);
   c.activation_min = range.min;
   c.activation_max = range.max;
-  schema::Region m, s;
-  ctx.channel_requant(shape.output_c, &m, &s);
-  c.multipliers = std::make_unique<schema::Region>(m);
-  c.shifts = std::make_unique<schema::Region>(s);
+  ctx.set_channel_requant(c, shape.output_c);
   out.options.Set(std::move(c));
 }
 
@@ -104,15 +95,9 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 
 }  // namespace
 
-extern const OpDef conv_2d{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::CONV_2D),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .macs = macs,
-    .scratch_bytes = scratch,
-    .lower = lower,
-    .describe = describe,
-};
+extern const OpDef conv_2d{.builtin_code = builtin(tfl::BuiltinOperator::CONV_2D),
+                           .read_options = read, .write_options = write, .check = check,
+                           .macs = macs, .scratch_bytes = scratch, .lower = lower,
+                           .describe = describe};
 
 }  // namespace mote::ops

@@ -12,26 +12,20 @@ ir::Options read(const TfliteOptions& t) {
   const auto* o =
       t.table<tfl::DepthwiseConv2DOptions>(tfl::BuiltinOptions::DepthwiseConv2DOptions, true);
   ir::DepthwiseConv2DOptions r;
-  r.padding = t.padding(o->padding());
-  r.stride_w = o->stride_w();
-  r.stride_h = o->stride_h();
+  read_window(t, *o, r);
   r.depth_multiplier = o->depth_multiplier();
   r.dilation_w = o->dilation_w_factor();
   r.dilation_h = o->dilation_h_factor();
-  r.activation = t.activation(o->fused_activation_function());
   return r;
 }
 
 void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
   const auto& o = std::get<ir::DepthwiseConv2DOptions>(op.options);
   tfl::DepthwiseConv2DOptionsT t;
-  t.padding = padding_code(o.padding);
-  t.stride_w = o.stride_w;
-  t.stride_h = o.stride_h;
+  write_window(o, t);
   t.depth_multiplier = o.depth_multiplier;
   t.dilation_w_factor = o.dilation_w;
   t.dilation_h_factor = o.dilation_h;
-  t.fused_activation_function = activation_code(o.activation);
   out.Set(std::move(t));
 }
 
@@ -86,10 +80,7 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto range = ctx.activation_range(o.activation);
   d.activation_min = range.min;
   d.activation_max = range.max;
-  schema::Region m, s;
-  ctx.channel_requant(shape.output_c, &m, &s);
-  d.multipliers = std::make_unique<schema::Region>(m);
-  d.shifts = std::make_unique<schema::Region>(s);
+  ctx.set_channel_requant(d, shape.output_c);
   out.options.Set(std::move(d));
 }
 
@@ -107,14 +98,8 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 }  // namespace
 
 extern const OpDef depthwise_conv_2d{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::DEPTHWISE_CONV_2D),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .macs = macs,
-    .scratch_bytes = scratch,
-    .lower = lower,
-    .describe = describe,
-};
+    .builtin_code = builtin(tfl::BuiltinOperator::DEPTHWISE_CONV_2D), .read_options = read,
+    .write_options = write, .check = check, .macs = macs, .scratch_bytes = scratch, .lower = lower,
+    .describe = describe};
 
 }  // namespace mote::ops

@@ -86,10 +86,7 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   f.activation_min = range.min;
   f.activation_max = range.max;
   if (filter.quantization.per_channel()) {
-    schema::Region m, s;
-    ctx.channel_requant(output_depth, &m, &s);
-    f.multipliers = std::make_unique<schema::Region>(m);
-    f.shifts = std::make_unique<schema::Region>(s);
+    ctx.set_channel_requant(f, output_depth);
   } else {
     const auto q = kernels::quantize_multiplier(static_cast<double>(scale_of(input)) *
                                                 static_cast<double>(filter.quantization.scale[0]) /
@@ -130,15 +127,9 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 
 }  // namespace
 
-extern const OpDef fully_connected{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::FULLY_CONNECTED),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .macs = macs,
-    .scratch_bytes = scratch,
-    .lower = lower,
-    .describe = describe,
-};
+extern const OpDef fully_connected{.builtin_code = builtin(tfl::BuiltinOperator::FULLY_CONNECTED),
+                                   .read_options = read, .write_options = write, .check = check,
+                                   .macs = macs, .scratch_bytes = scratch, .lower = lower,
+                                   .describe = describe};
 
 }  // namespace mote::ops

@@ -17,11 +17,8 @@ void write(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
 }
 
 void check(Checker& c) {
-  c.arity(1, 1);
   c.no_options();
-  const Tensor& input = c.data_input(0);
-  c.data_output();
-  c.expect_output_shape(input.shape);
+  c.expect_unary_elementwise();
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
@@ -30,7 +27,8 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto p = kernels::prepare_hard_swish(scale_of(input), zero_point_of(input),
                                              scale_of(output), zero_point_of(output));
   if (p.output_multiplier_exponent > 0) {
-    ctx.fail("output scale too small for the input scale (TFLite requires a non-positive exponent)");
+    ctx.fail(
+        "output scale too small for the input scale (TFLite requires a non-positive exponent)");
   }
   // The int16 fixed-point kernel shifts by these exponents.
   if (p.output_multiplier_exponent < -30 || p.reluish_multiplier_exponent < -30 ||
@@ -50,12 +48,8 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
 
 }  // namespace
 
-extern const OpDef hard_swish{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::HARD_SWISH),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-};
+extern const OpDef hard_swish{.builtin_code = builtin(tfl::BuiltinOperator::HARD_SWISH),
+                              .read_options = read, .write_options = write, .check = check,
+                              .lower = lower};
 
 }  // namespace mote::ops

@@ -21,11 +21,8 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 }
 
 void check(Checker& c) {
-  c.arity(1, 1);
   const auto& o = c.options<ir::LeakyReluOptions>();
-  const Tensor& input = c.data_input(0);
-  c.data_output();
-  c.expect_output_shape(input.shape);
+  c.expect_unary_elementwise();
   // A negative alpha would make the int8 multiplier negative, which TFLite's kernel does not
   // define either.
   if (!std::isfinite(o.alpha) || o.alpha < 0.0f) {
@@ -55,13 +52,8 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 
 }  // namespace
 
-extern const OpDef leaky_relu{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::LEAKY_RELU),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-    .describe = describe,
-};
+extern const OpDef leaky_relu{.builtin_code = builtin(tfl::BuiltinOperator::LEAKY_RELU),
+                              .read_options = read, .write_options = write, .check = check,
+                              .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

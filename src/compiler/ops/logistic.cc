@@ -16,11 +16,8 @@ ir::Options read(const TfliteOptions& t) {
 void write(const ir::Operator&, tfl::BuiltinOptionsUnion&) {}
 
 void check(Checker& c) {
-  c.arity(1, 1);
   c.no_options();
-  const Tensor& input = c.data_input(0);
-  c.data_output();
-  c.expect_output_shape(input.shape);
+  c.expect_unary_elementwise();
   c.expect_fixed_output_quantization();
 }
 
@@ -42,12 +39,8 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
 
 }  // namespace
 
-extern const OpDef logistic{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::LOGISTIC),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-};
+extern const OpDef logistic{.builtin_code = builtin(tfl::BuiltinOperator::LOGISTIC),
+                            .read_options = read, .write_options = write, .check = check,
+                            .lower = lower};
 
 }  // namespace mote::ops

@@ -3,6 +3,7 @@
 // program's constant pool, and the parameter computations several operators share.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,15 @@ class LowerContext {
   // constant pool. `input` and `weights` are the operator's input positions.
   void channel_requant(int32_t channels, schema::Region* multipliers, schema::Region* shifts,
                        size_t input = 0, size_t weights = 1);
+  // The same, into an options table's `multipliers` and `shifts`.
+  template <typename Options>
+  void set_channel_requant(Options& options, int32_t channels, size_t input = 0,
+                           size_t weights = 1) {
+    schema::Region m, s;
+    channel_requant(channels, &m, &s, input, weights);
+    options.multipliers = std::make_unique<schema::Region>(m);
+    options.shifts = std::make_unique<schema::Region>(s);
+  }
 
  private:
   const ir::Graph& graph_;

@@ -16,28 +16,16 @@ void write(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
 }
 
 void check(Checker& c) {
-  c.arity(2, 2);
   c.no_options();
-  c.data_input(0);
-  c.data_input(1);
-  c.data_output();
-  c.expect_broadcast_output();
+  c.expect_binary_elementwise();
 }
 
 }  // namespace
 
-extern const OpDef maximum{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::MAXIMUM),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-};
+extern const OpDef maximum{.builtin_code = builtin(tfl::BuiltinOperator::MAXIMUM),
+                           .read_options = read, .write_options = write, .check = check};
 
-extern const OpDef minimum{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::MINIMUM),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-};
+extern const OpDef minimum{.builtin_code = builtin(tfl::BuiltinOperator::MINIMUM),
+                           .read_options = read, .write_options = write, .check = check};
 
 }  // namespace mote::ops

@@ -87,14 +87,8 @@ constexpr int8_t kProgramInputs[] = {0};  // the axes are options
 
 }  // namespace
 
-extern const OpDef mean{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::MEAN),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-    .program_inputs = kProgramInputs,
-    .describe = describe,
-};
+extern const OpDef mean{.builtin_code = builtin(tfl::BuiltinOperator::MEAN), .read_options = read,
+                        .write_options = write, .check = check, .lower = lower,
+                        .program_inputs = kProgramInputs, .describe = describe};
 
 }  // namespace mote::ops

@@ -8,28 +8,9 @@
 namespace mote::ops {
 namespace {
 
-ir::Options read(const TfliteOptions& t) {
-  ir::ElementwiseOptions r;
-  if (const auto* o = t.table<tfl::MulOptions>(tfl::BuiltinOptions::MulOptions, false)) {
-    r.activation = t.activation(o->fused_activation_function());
-  }
-  return r;
-}
-
-void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
-  tfl::MulOptionsT t;
-  t.fused_activation_function =
-      activation_code(std::get<ir::ElementwiseOptions>(op.options).activation);
-  out.Set(std::move(t));
-}
-
 void check(Checker& c) {
-  c.arity(2, 2);
   c.options<ir::ElementwiseOptions>();
-  c.data_input(0);
-  c.data_input(1);
-  c.data_output();
-  c.expect_broadcast_output();
+  c.expect_binary_elementwise();
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
@@ -51,19 +32,12 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   out.options.Set(std::move(mul));
 }
 
-void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
-  d.activation(std::get<ir::ElementwiseOptions>(op.options).activation);
-}
-
 }  // namespace
 
 extern const OpDef mul{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::MUL),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-    .describe = describe,
-};
+    .builtin_code = builtin(tfl::BuiltinOperator::MUL),
+    .read_options = read_fused_activation<tfl::MulOptions, tfl::BuiltinOptions::MulOptions>,
+    .write_options = write_fused_activation<tfl::MulOptionsT>, .check = check, .lower = lower,
+    .describe = describe_activation};
 
 }  // namespace mote::ops

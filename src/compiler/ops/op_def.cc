@@ -73,6 +73,10 @@ void Description::window(const char* what, int32_t h, int32_t w, int32_t stride_
   json["padding"] = std::string(to_string(padding));
 }
 
+void describe_activation(const ir::Graph&, const ir::Operator& op, Description& d) {
+  d.activation(std::get<ir::ElementwiseOptions>(op.options).activation);
+}
+
 // --- validation ---------------------------------------------------------------------------------
 
 void Checker::expect_broadcast_output() const {
@@ -86,6 +90,21 @@ void Checker::expect_broadcast_output() const {
          " do not broadcast");
   }
   expect_output_shape(std::vector<int32_t>(shape.output, shape.output + shape.rank));
+}
+
+void Checker::expect_binary_elementwise() {
+  arity(2, 2);
+  data_input(0);
+  data_input(1);
+  data_output();
+  expect_broadcast_output();
+}
+
+void Checker::expect_unary_elementwise() {
+  arity(1, 1);
+  const Tensor& input = data_input(0);
+  data_output();
+  expect_output_shape(input.shape);
 }
 
 // --- TFLite options -----------------------------------------------------------------------------

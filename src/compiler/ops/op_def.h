@@ -66,6 +66,8 @@ const OpDef& op_def(ir::OpType type);
 std::optional<ir::OpType> op_type_for_builtin(int32_t code);
 
 // Shared by the definitions.
+// `describe` of the operators whose only option is a fused activation.
+void describe_activation(const ir::Graph& graph, const ir::Operator& op, Description& d);
 inline schema::OpKind op_kind(ir::OpType type) { return static_cast<schema::OpKind>(type); }
 int64_t operator_macs(const ir::Graph& graph, const ir::Operator& op);
 int64_t total_macs(const ir::Graph& graph);

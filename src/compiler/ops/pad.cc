@@ -27,7 +27,9 @@ void check(Checker& c) {
   const std::vector<int32_t> p = int32_values(paddings);
   std::vector<int32_t> expected = input.shape;
   for (size_t i = 0; i < expected.size(); ++i) {
-    if (p[2 * i] < 0 || p[2 * i + 1] < 0) c.fail(c.in_label(1) + " (paddings) has a negative entry");
+    if (p[2 * i] < 0 || p[2 * i + 1] < 0) {
+      c.fail(c.in_label(1) + " (paddings) has a negative entry");
+    }
     const int64_t d = int64_t{expected[i]} + p[2 * i] + p[2 * i + 1];
     if (d > std::numeric_limits<int32_t>::max()) c.fail(c.in_label(1) + " (paddings) too large");
     expected[i] = static_cast<int32_t>(d);
@@ -51,13 +53,8 @@ constexpr int8_t kProgramInputs[] = {0};  // the paddings are options
 
 }  // namespace
 
-extern const OpDef pad{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::PAD),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-    .program_inputs = kProgramInputs,
-};
+extern const OpDef pad{.builtin_code = builtin(tfl::BuiltinOperator::PAD), .read_options = read,
+                       .write_options = write, .check = check, .lower = lower,
+                       .program_inputs = kProgramInputs};
 
 }  // namespace mote::ops

@@ -11,24 +11,18 @@ namespace {
 ir::Options read(const TfliteOptions& t) {
   const auto* o = t.table<tfl::Pool2DOptions>(tfl::BuiltinOptions::Pool2DOptions, true);
   ir::Pool2DOptions r;
-  r.padding = t.padding(o->padding());
-  r.stride_w = o->stride_w();
-  r.stride_h = o->stride_h();
+  read_window(t, *o, r);
   r.filter_w = o->filter_width();
   r.filter_h = o->filter_height();
-  r.activation = t.activation(o->fused_activation_function());
   return r;
 }
 
 void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
   const auto& o = std::get<ir::Pool2DOptions>(op.options);
   tfl::Pool2DOptionsT t;
-  t.padding = padding_code(o.padding);
-  t.stride_w = o.stride_w;
-  t.stride_h = o.stride_h;
+  write_window(o, t);
   t.filter_width = o.filter_w;
   t.filter_height = o.filter_h;
-  t.fused_activation_function = activation_code(o.activation);
   out.Set(std::move(t));
 }
 
@@ -82,23 +76,13 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 
 }  // namespace
 
-extern const OpDef average_pool_2d{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::AVERAGE_POOL_2D),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .scratch_bytes = average_scratch,
-    .lower = lower,
-    .describe = describe,
-};
+extern const OpDef average_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::AVERAGE_POOL_2D),
+                                   .read_options = read, .write_options = write, .check = check,
+                                   .scratch_bytes = average_scratch, .lower = lower,
+                                   .describe = describe};
 
-extern const OpDef max_pool_2d{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::MAX_POOL_2D),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-    .describe = describe,
-};
+extern const OpDef max_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::MAX_POOL_2D),
+                               .read_options = read, .write_options = write, .check = check,
+                               .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

@@ -62,19 +62,12 @@ void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
 
 }  // namespace
 
-extern const OpDef quantize{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::QUANTIZE),
-    .read_options = read_quantize,
-    .write_options = write_quantize,
-    .check = check_quantize,
-    .lower = lower_quantize,
-};
+extern const OpDef quantize{.builtin_code = builtin(tfl::BuiltinOperator::QUANTIZE),
+                            .read_options = read_quantize, .write_options = write_quantize,
+                            .check = check_quantize, .lower = lower_quantize};
 
-extern const OpDef dequantize{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::DEQUANTIZE),
-    .read_options = read_dequantize,
-    .write_options = write_dequantize,
-    .check = check_dequantize,
-};
+extern const OpDef dequantize{.builtin_code = builtin(tfl::BuiltinOperator::DEQUANTIZE),
+                              .read_options = read_dequantize, .write_options = write_dequantize,
+                              .check = check_dequantize};
 
 }  // namespace mote::ops

@@ -80,13 +80,8 @@ constexpr int8_t kProgramInputs[] = {0};  // the shape operand is folded into th
 
 }  // namespace
 
-extern const OpDef reshape{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::RESHAPE),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .program_inputs = kProgramInputs,
-    .output_aliases_input = true,
-};
+extern const OpDef reshape{.builtin_code = builtin(tfl::BuiltinOperator::RESHAPE),
+                           .read_options = read, .write_options = write, .check = check,
+                           .program_inputs = kProgramInputs, .output_aliases_input = true};
 
 }  // namespace mote::ops

@@ -64,13 +64,8 @@ constexpr int8_t kProgramInputs[] = {0};  // the size is the output's shape
 }  // namespace
 
 extern const OpDef resize_nearest_neighbor{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::RESIZE_NEAREST_NEIGHBOR),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-    .program_inputs = kProgramInputs,
-    .describe = describe,
-};
+    .builtin_code = builtin(tfl::BuiltinOperator::RESIZE_NEAREST_NEIGHBOR), .read_options = read,
+    .write_options = write, .check = check, .lower = lower, .program_inputs = kProgramInputs,
+    .describe = describe};
 
 }  // namespace mote::ops

@@ -16,21 +16,21 @@ int32_t padding_before(int32_t input, int32_t filter, int32_t stride, int32_t di
   return static_cast<int32_t>(ir::window_padding_before(input, filter, stride, dilation, padding));
 }
 
-}  // namespace
-
-kernels::ConvShape conv_shape(const ir::Graph& graph, const ir::Operator& op) {
-  const auto& options = std::get<ir::Conv2DOptions>(op.options);
+// The fields the convolution and depthwise shapes share, from (input, filter, output) and the
+// window options; padding as TFLite computes it.
+template <typename Shape, typename Options>
+Shape window_shape(const ir::Graph& graph, const ir::Operator& op) {
+  const auto& options = std::get<Options>(op.options);
   const ir::Tensor& input = input_at(graph, op, 0);
   const ir::Tensor& filter = input_at(graph, op, 1);
   const ir::Tensor& output = output_of(graph, op);
-  kernels::ConvShape s{};
+  Shape s{};
   s.batches = input.shape[0];
   s.input_h = input.shape[1];
   s.input_w = input.shape[2];
   s.input_c = input.shape[3];
   s.filter_h = filter.shape[1];
   s.filter_w = filter.shape[2];
-  s.filter_c = filter.shape[3];
   s.output_h = output.shape[1];
   s.output_w = output.shape[2];
   s.output_c = output.shape[3];
@@ -43,28 +43,16 @@ kernels::ConvShape conv_shape(const ir::Graph& graph, const ir::Operator& op) {
   return s;
 }
 
-kernels::DepthwiseShape depthwise_shape(const ir::Graph& graph, const ir::Operator& op) {
-  const auto& options = std::get<ir::DepthwiseConv2DOptions>(op.options);
-  const ir::Tensor& input = input_at(graph, op, 0);
-  const ir::Tensor& filter = input_at(graph, op, 1);
-  const ir::Tensor& output = output_of(graph, op);
-  kernels::DepthwiseShape s{};
-  s.batches = input.shape[0];
-  s.input_h = input.shape[1];
-  s.input_w = input.shape[2];
-  s.input_c = input.shape[3];
-  s.filter_h = filter.shape[1];
-  s.filter_w = filter.shape[2];
-  s.output_h = output.shape[1];
-  s.output_w = output.shape[2];
-  s.output_c = output.shape[3];
-  s.stride_h = options.stride_h;
-  s.stride_w = options.stride_w;
-  s.dilation_h = options.dilation_h;
-  s.dilation_w = options.dilation_w;
-  s.pad_h = padding_before(s.input_h, s.filter_h, s.stride_h, s.dilation_h, options.padding);
-  s.pad_w = padding_before(s.input_w, s.filter_w, s.stride_w, s.dilation_w, options.padding);
+}  // namespace
+
+kernels::ConvShape conv_shape(const ir::Graph& graph, const ir::Operator& op) {
+  kernels::ConvShape s = window_shape<kernels::ConvShape, ir::Conv2DOptions>(graph, op);
+  s.filter_c = input_at(graph, op, 1).shape[3];
   return s;
+}
+
+kernels::DepthwiseShape depthwise_shape(const ir::Graph& graph, const ir::Operator& op) {
+  return window_shape<kernels::DepthwiseShape, ir::DepthwiseConv2DOptions>(graph, op);
 }
 
 kernels::TransposeConvShape transpose_conv_shape(const ir::Graph& graph, const ir::Operator& op) {

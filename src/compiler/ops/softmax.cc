@@ -60,13 +60,8 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 
 }  // namespace
 
-extern const OpDef softmax{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::SOFTMAX),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-    .describe = describe,
-};
+extern const OpDef softmax{.builtin_code = builtin(tfl::BuiltinOperator::SOFTMAX),
+                           .read_options = read, .write_options = write, .check = check,
+                           .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

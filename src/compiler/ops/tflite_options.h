@@ -57,4 +57,40 @@ class TfliteOptions {
 int8_t activation_code(ir::Activation a);
 inline int8_t padding_code(ir::Padding p) { return p == ir::Padding::kSame ? 0 : 1; }
 
+constexpr int32_t builtin(tfl::BuiltinOperator op) { return static_cast<int32_t>(op); }
+
+// The fields window operators share (padding, strides, fused activation), read from TFLite's
+// table into the IR's options and written back.
+template <typename Table, typename Options>
+void read_window(const TfliteOptions& t, const Table& o, Options& r) {
+  r.padding = t.padding(o.padding());
+  r.stride_w = o.stride_w();
+  r.stride_h = o.stride_h();
+  r.activation = t.activation(o.fused_activation_function());
+}
+template <typename TableT, typename Options>
+void write_window(const Options& o, TableT& t) {
+  t.padding = padding_code(o.padding);
+  t.stride_w = o.stride_w;
+  t.stride_h = o.stride_h;
+  t.fused_activation_function = activation_code(o.activation);
+}
+
+// Binary arithmetic operators whose only option is a fused activation (ir::ElementwiseOptions).
+template <typename Table, tfl::BuiltinOptions kTable>
+ir::Options read_fused_activation(const TfliteOptions& t) {
+  ir::ElementwiseOptions r;
+  if (const auto* o = t.table<Table>(kTable, false)) {
+    r.activation = t.activation(o->fused_activation_function());
+  }
+  return r;
+}
+template <typename TableT>
+void write_fused_activation(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+  TableT t;
+  t.fused_activation_function =
+      activation_code(std::get<ir::ElementwiseOptions>(op.options).activation);
+  out.Set(std::move(t));
+}
+
 }  // namespace mote::ops

@@ -50,13 +50,8 @@ constexpr int8_t kProgramInputs[] = {0};  // the permutation is an option
 
 }  // namespace
 
-extern const OpDef transpose{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::TRANSPOSE),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .lower = lower,
-    .program_inputs = kProgramInputs,
-};
+extern const OpDef transpose{.builtin_code = builtin(tfl::BuiltinOperator::TRANSPOSE),
+                             .read_options = read, .write_options = write, .check = check,
+                             .lower = lower, .program_inputs = kProgramInputs};
 
 }  // namespace mote::ops

@@ -15,20 +15,14 @@ ir::Options read(const TfliteOptions& t) {
   const auto* o =
       t.table<tfl::TransposeConvOptions>(tfl::BuiltinOptions::TransposeConvOptions, true);
   ir::TransposeConvOptions r;
-  r.padding = t.padding(o->padding());
-  r.stride_w = o->stride_w();
-  r.stride_h = o->stride_h();
-  r.activation = t.activation(o->fused_activation_function());
+  read_window(t, *o, r);
   return r;
 }
 
 void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
   const auto& o = std::get<ir::TransposeConvOptions>(op.options);
   tfl::TransposeConvOptionsT t;
-  t.padding = padding_code(o.padding);
-  t.stride_w = o.stride_w;
-  t.stride_h = o.stride_h;
-  t.fused_activation_function = activation_code(o.activation);
+  write_window(o, t);
   out.Set(std::move(t));
 }
 
@@ -88,10 +82,7 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto range = ctx.activation_range(o.activation);
   t.activation_min = range.min;
   t.activation_max = range.max;
-  schema::Region m, s;
-  ctx.channel_requant(shape.output_c, &m, &s, kInput, kFilter);
-  t.multipliers = std::make_unique<schema::Region>(m);
-  t.shifts = std::make_unique<schema::Region>(s);
+  ctx.set_channel_requant(t, shape.output_c, kInput, kFilter);
   out.options.Set(std::move(t));
 }
 
@@ -107,16 +98,9 @@ constexpr int8_t kProgramInputs[] = {kInput, kFilter, kBias};
 
 }  // namespace
 
-extern const OpDef transpose_conv{
-    .builtin_code = static_cast<int32_t>(tfl::BuiltinOperator::TRANSPOSE_CONV),
-    .read_options = read,
-    .write_options = write,
-    .check = check,
-    .macs = macs,
-    .scratch_bytes = scratch,
-    .lower = lower,
-    .program_inputs = kProgramInputs,
-    .describe = describe,
-};
+extern const OpDef transpose_conv{.builtin_code = builtin(tfl::BuiltinOperator::TRANSPOSE_CONV),
+                                  .read_options = read, .write_options = write, .check = check,
+                                  .macs = macs, .scratch_bytes = scratch, .lower = lower,
+                                  .program_inputs = kProgramInputs, .describe = describe};
 
 }  // namespace mote::ops

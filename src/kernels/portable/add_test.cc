@@ -64,8 +64,13 @@ TEST(AddTest, HandCheckedBroadcastPerChannelBias) {
   EXPECT_TRUE(out.intact());
 }
 
-TEST(AddTest, RandomizedBroadcastMatchesSlowReference) {
-  Random rng(42);
+using Kernel = void (*)(const AddParams&, const BroadcastShape&, const int8_t*, const int8_t*,
+                       int8_t*);
+using Slow = int8_t (*)(const AddParams&, int8_t, int8_t);
+
+// Random shapes (broadcasting up to rank 6), scales, zero points and clamps against `slow`.
+void ExpectMatchesSlowReference(Kernel kernel, Slow slow, uint32_t seed) {
+  Random rng(seed);
   for (int iter = 0; iter < 400; ++iter) {
     std::vector<int32_t> d1, d2;
     ops_testing::RandomBroadcastShapes(rng, 6, &d1, &d2);
@@ -77,33 +82,40 @@ TEST(AddTest, RandomizedBroadcastMatchesSlowReference) {
     const std::vector<int8_t> b = rng.Int8s(ops_testing::Product(d2));
     const int rank = static_cast<int>(std::max(d1.size(), d2.size()));
     const auto expected = ops_testing::SlowBroadcast<int8_t, int8_t>(
-        rank, d1, d2, a, b, [&](int8_t x, int8_t y) { return SlowAdd(p, x, y); });
+        rank, d1, d2, a, b, [&](int8_t x, int8_t y) { return slow(p, x, y); });
     BroadcastShape shape{};
     ASSERT_TRUE(prepare_broadcast_shape(d1.data(), static_cast<int32_t>(d1.size()), d2.data(),
                                         static_cast<int32_t>(d2.size()), &shape));
     Guarded<int8_t> out(expected.size());
-    add(p, shape, a.data(), b.data(), out.data());
+    kernel(p, shape, a.data(), b.data(), out.data());
     ASSERT_EQ(out.values(), expected) << "iter " << iter;
     ASSERT_TRUE(out.intact());
   }
 }
 
-TEST(AddTest, SameShapeResultIsCloseToRealSum) {
-  Random rng(7);
+// Same shapes: within one step of the real sum (sign 1) or difference (sign -1), rounded.
+void ExpectCloseToReal(Kernel kernel, int sign, uint32_t seed) {
+  Random rng(seed);
   for (int iter = 0; iter < 50; ++iter) {
     const float s1 = rng.Scale(), s2 = rng.Scale(), so = rng.Scale(0.01f, 1.0f);
     const int32_t z1 = rng.Int(-128, 127), z2 = rng.Int(-128, 127), zo = rng.Int(-128, 127);
     const AddParams p = prepare_add(s1, z1, s2, z2, so, zo, -128, 127);
     const std::vector<int8_t> a = rng.Int8s(256), b = rng.Int8s(256);
     Guarded<int8_t> out(256);
-    add(p, elementwise_shape(256), a.data(), b.data(), out.data());
+    kernel(p, elementwise_shape(256), a.data(), b.data(), out.data());
     for (size_t i = 0; i < 256; ++i) {
-      const double real = s1 * (a[i] - z1) + s2 * (b[i] - z2);
+      const double real = s1 * (a[i] - z1) + sign * s2 * (b[i] - z2);
       const double ideal = std::clamp(std::round(real / so) + zo, -128.0, 127.0);
       EXPECT_LE(std::fabs(out[i] - ideal), 1.0) << "iter " << iter << " i " << i;
     }
   }
 }
+
+TEST(AddTest, RandomizedBroadcastMatchesSlowReference) {
+  ExpectMatchesSlowReference(add, SlowAdd, 42);
+}
+
+TEST(AddTest, SameShapeResultIsCloseToRealSum) { ExpectCloseToReal(add, 1, 7); }
 
 TEST(AddTest, InPlaceIntoTheFullShapedOperand) {
   // [2,3] += [3] with the output written over the first operand.
@@ -159,45 +171,10 @@ TEST(SubTest, HandCheckedBroadcastZeroPointsAndRelu) {
 }
 
 TEST(SubTest, RandomizedBroadcastMatchesSlowReference) {
-  Random rng(43);
-  for (int iter = 0; iter < 400; ++iter) {
-    std::vector<int32_t> d1, d2;
-    ops_testing::RandomBroadcastShapes(rng, 6, &d1, &d2);
-    const float s1 = rng.Scale(), s2 = rng.Scale(), so = rng.Scale(0.005f, 1.0f);
-    const int32_t z1 = rng.Int(-128, 127), z2 = rng.Int(-128, 127), zo = rng.Int(-128, 127);
-    const int32_t act_min = rng.Int(-128, -20), act_max = rng.Int(20, 127);
-    const AddParams p = prepare_add(s1, z1, s2, z2, so, zo, act_min, act_max);
-    const std::vector<int8_t> a = rng.Int8s(ops_testing::Product(d1));
-    const std::vector<int8_t> b = rng.Int8s(ops_testing::Product(d2));
-    const int rank = static_cast<int>(std::max(d1.size(), d2.size()));
-    const auto expected = ops_testing::SlowBroadcast<int8_t, int8_t>(
-        rank, d1, d2, a, b, [&](int8_t x, int8_t y) { return SlowSub(p, x, y); });
-    BroadcastShape shape{};
-    ASSERT_TRUE(prepare_broadcast_shape(d1.data(), static_cast<int32_t>(d1.size()), d2.data(),
-                                        static_cast<int32_t>(d2.size()), &shape));
-    Guarded<int8_t> out(expected.size());
-    sub(p, shape, a.data(), b.data(), out.data());
-    ASSERT_EQ(out.values(), expected) << "iter " << iter;
-    ASSERT_TRUE(out.intact());
-  }
+  ExpectMatchesSlowReference(sub, SlowSub, 43);
 }
 
-TEST(SubTest, SameShapeResultIsCloseToRealDifference) {
-  Random rng(8);
-  for (int iter = 0; iter < 50; ++iter) {
-    const float s1 = rng.Scale(), s2 = rng.Scale(), so = rng.Scale(0.01f, 1.0f);
-    const int32_t z1 = rng.Int(-128, 127), z2 = rng.Int(-128, 127), zo = rng.Int(-128, 127);
-    const AddParams p = prepare_add(s1, z1, s2, z2, so, zo, -128, 127);
-    const std::vector<int8_t> a = rng.Int8s(256), b = rng.Int8s(256);
-    Guarded<int8_t> out(256);
-    sub(p, elementwise_shape(256), a.data(), b.data(), out.data());
-    for (size_t i = 0; i < 256; ++i) {
-      const double real = s1 * (a[i] - z1) - s2 * (b[i] - z2);
-      const double ideal = std::clamp(std::round(real / so) + zo, -128.0, 127.0);
-      EXPECT_LE(std::fabs(out[i] - ideal), 1.0) << "iter " << iter << " i " << i;
-    }
-  }
-}
+TEST(SubTest, SameShapeResultIsCloseToRealDifference) { ExpectCloseToReal(sub, -1, 8); }
 
 }  // namespace
 }  // namespace mote::kernels

@@ -4,13 +4,8 @@
 #include "mote/kernels/add.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(2, 2, 1, schema::OpOptions::AddOptions));
@@ -74,6 +69,4 @@ extern const OpRegistration kAddOp{&check, &invoke<kernels::add>, /*required_scr
 extern const OpRegistration kSubOp{&check, &invoke<kernels::sub>, /*required_scratch=*/nullptr,
                                    /*runs_in_place=*/true};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

@@ -4,13 +4,8 @@
 #include "mote/kernels/concatenation.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 // Inputs the runtime accepts (their pointers and parameters sit on the stack).
 constexpr size_t kMaxConcatenationInputs = 16;
@@ -95,6 +90,4 @@ Error invoke(const Op& op) {
 extern const OpRegistration kConcatenationOp{&check, &invoke, /*required_scratch=*/nullptr,
                                              /*runs_in_place=*/false};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

@@ -4,13 +4,8 @@
 #include "mote/kernels/conv.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 kernels::ConvShape conv_shape(const schema::Program& p, const schema::Operator& op) {
   const auto& o = *op.options_as_ConvOptions();
@@ -80,6 +75,4 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 extern const OpRegistration kConv2DOp{&check, &invoke, &required_scratch,
                                       /*runs_in_place=*/false};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

@@ -4,13 +4,8 @@
 #include "mote/kernels/fully_connected.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(2, 3, 1, schema::OpOptions::FullyConnectedOptions));
@@ -99,6 +94,4 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 extern const OpRegistration kFullyConnectedOp{&check, &invoke, &required_scratch,
                                               /*runs_in_place=*/false};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

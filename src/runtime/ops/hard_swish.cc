@@ -3,22 +3,12 @@
 #include "mote/kernels/hard_swish.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
 
-using schema::DataType;
-using schema::Tensor;
-
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::HardSwishOptions));
+  MOTE_TRY(c.unary_int8(schema::OpOptions::HardSwishOptions));
   const auto& o = *c.op().options_as_HardSwishOptions();
-  const Tensor &x = *c.in(0), &y = c.out();
-  if (x.type() != DataType::Int8 || y.type() != DataType::Int8 ||
-      element_count(x) != element_count(y)) {
-    return c.bad("input and output must be int8 of the same size");
-  }
   if (!in_range(o.input_zero_point(), -128, 127) || !in_range(o.output_zero_point(), -128, 127) ||
       !in_range(o.reluish_multiplier_exponent(), -30, 30) ||
       !in_range(o.output_multiplier_exponent(), -30, 0)) {
@@ -45,6 +35,4 @@ Error invoke(const Op& op) {
 extern const OpRegistration kHardSwishOp{&check, &invoke, /*required_scratch=*/nullptr,
                                          /*runs_in_place=*/false};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

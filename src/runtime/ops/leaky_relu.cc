@@ -4,22 +4,12 @@
 #include "mote/kernels/leaky_relu.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
 
-using schema::DataType;
-using schema::Tensor;
-
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::LeakyReluOptions));
+  MOTE_TRY(c.unary_int8(schema::OpOptions::LeakyReluOptions));
   const auto& o = *c.op().options_as_LeakyReluOptions();
-  const Tensor &x = *c.in(0), &y = c.out();
-  if (x.type() != DataType::Int8 || y.type() != DataType::Int8 ||
-      element_count(x) != element_count(y)) {
-    return c.bad("input and output must be int8 of the same size");
-  }
   MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
   const schema::Requant *identity = o.identity_requant(), *alpha = o.alpha_requant();
   if (identity == nullptr || alpha == nullptr) return c.bad("requantization missing");
@@ -51,6 +41,4 @@ Error invoke(const Op& op) {
 extern const OpRegistration kLeakyReluOp{&check, &invoke, /*required_scratch=*/nullptr,
                                          /*runs_in_place=*/true};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

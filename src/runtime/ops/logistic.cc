@@ -5,22 +5,12 @@
 #include "mote/kernels/lookup_table.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
 
-using schema::DataType;
-using schema::Tensor;
-
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::LogisticOptions));
+  MOTE_TRY(c.unary_int8(schema::OpOptions::LogisticOptions));
   const auto& o = *c.op().options_as_LogisticOptions();
-  const Tensor &x = *c.in(0), &y = c.out();
-  if (x.type() != DataType::Int8 || y.type() != DataType::Int8 ||
-      element_count(x) != element_count(y)) {
-    return c.bad("input and output must be int8 of the same size");
-  }
   if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
     if (table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
       return c.bad("logistic table must be 256 constant bytes");
@@ -58,6 +48,4 @@ Error invoke(const Op& op) {
 extern const OpRegistration kLogisticOp{&check, &invoke, /*required_scratch=*/nullptr,
                                         /*runs_in_place=*/false};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

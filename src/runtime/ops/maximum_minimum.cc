@@ -3,13 +3,8 @@
 #include "mote/kernels/maximum_minimum.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(2, 2, 1, schema::OpOptions::NONE));
@@ -40,6 +35,4 @@ extern const OpRegistration kMaximumOp{&check, &invoke_maximum, /*required_scrat
 extern const OpRegistration kMinimumOp{&check, &invoke_minimum, /*required_scratch=*/nullptr,
                                        /*runs_in_place=*/true};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

@@ -3,13 +3,8 @@
 #include "mote/kernels/mean.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::MeanOptions));
@@ -66,6 +61,4 @@ Error invoke(const Op& op) {
 extern const OpRegistration kMeanOp{&check, &invoke, /*required_scratch=*/nullptr,
                                     /*runs_in_place=*/false};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

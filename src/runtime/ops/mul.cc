@@ -4,13 +4,8 @@
 #include "mote/kernels/mul.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(2, 2, 1, schema::OpOptions::MulOptions));
@@ -51,6 +46,4 @@ Error invoke(const Op& op) {
 extern const OpRegistration kMulOp{&check, &invoke, /*required_scratch=*/nullptr,
                                    /*runs_in_place=*/true};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

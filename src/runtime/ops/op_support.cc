@@ -53,6 +53,16 @@ Error OpChecker::bad(const char* reason, Error error) const {
   return error;
 }
 
+Error OpChecker::unary_int8(schema::OpOptions options_type) const {
+  MOTE_TRY(shape_of_op(1, 1, 1, options_type));
+  const Tensor &x = *in(0), &y = out();
+  if (x.type() != DataType::Int8 || y.type() != DataType::Int8 ||
+      element_count(x) != element_count(y)) {
+    return bad("input and output must be int8 of the same size");
+  }
+  return Error::kOk;
+}
+
 Error OpChecker::shape_of_op(size_t required_in, size_t max_in, size_t outputs,
                              schema::OpOptions options_type) const {
   const size_t n_in = num_inputs(op_);

@@ -17,6 +17,10 @@ namespace mote {
 namespace runtime {
 namespace internal {
 
+// Every operator's file reads these.
+using schema::DataType;
+using schema::Tensor;
+
 // Largest |accumulator| a kernel may reach before requantization, leaving room to add an
 // output offset without overflowing int32.
 inline constexpr int64_t kAccLimit = INT32_MAX - 256;
@@ -81,6 +85,8 @@ class OpChecker {
   // positions >= `required_in`.
   Error shape_of_op(size_t required_in, size_t max_in, size_t outputs,
                     schema::OpOptions options_type) const;
+  // One int8 input, one int8 output of as many elements (elementwise kernels), and the options.
+  Error unary_int8(schema::OpOptions options_type) const;
 
   // Input `k`, or null when absent.
   const schema::Tensor* in(size_t k) const;

@@ -3,13 +3,8 @@
 #include "mote/kernels/pooling.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::PoolOptions));
@@ -75,6 +70,4 @@ extern const OpRegistration kAveragePool2DOp{&check, &invoke_average, &average_s
 extern const OpRegistration kMaxPool2DOp{&check, &invoke_max, /*required_scratch=*/nullptr,
                                          /*runs_in_place=*/false};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

@@ -4,13 +4,8 @@
 #include "mote/kernels/quantize.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 Error check_quantize(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::QuantizeOptions));
@@ -78,6 +73,4 @@ extern const OpRegistration kQuantizeOp{&check_quantize, &invoke_quantize,
 extern const OpRegistration kDequantizeOp{&check_dequantize, &invoke_dequantize,
                                           /*required_scratch=*/nullptr, /*runs_in_place=*/true};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

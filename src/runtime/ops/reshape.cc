@@ -4,12 +4,8 @@
 #include "mote/kernels/reshape.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::Tensor;
 
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::NONE));
@@ -28,6 +24,4 @@ Error invoke(const Op& op) {
 extern const OpRegistration kReshapeOp{&check, &invoke, /*required_scratch=*/nullptr,
                                        /*runs_in_place=*/true};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

@@ -3,13 +3,8 @@
 #include "mote/kernels/transpose.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::TransposeOptions));
@@ -50,6 +45,4 @@ Error invoke(const Op& op) {
 extern const OpRegistration kTransposeOp{&check, &invoke, /*required_scratch=*/nullptr,
                                          /*runs_in_place=*/false};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal

@@ -4,13 +4,8 @@
 #include "mote/kernels/transpose_conv.h"
 #include "runtime/ops/op_support.h"
 
-namespace mote {
-namespace runtime {
-namespace internal {
+namespace mote::runtime::internal {
 namespace {
-
-using schema::DataType;
-using schema::Tensor;
 
 kernels::TransposeConvShape transpose_conv_shape(const schema::Program& p,
                                                  const schema::Operator& op) {
@@ -76,6 +71,4 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 extern const OpRegistration kTransposeConvOp{&check, &invoke, &required_scratch,
                                              /*runs_in_place=*/false};
 
-}  // namespace internal
-}  // namespace runtime
-}  // namespace mote
+}  // namespace mote::runtime::internal
