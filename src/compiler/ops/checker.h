@@ -247,7 +247,7 @@ class Checker {
 
   // The broadcast of inputs 0 and 1 (TFLite's rule, the kernels' own function) is the output.
   void expect_broadcast_output() const;
-  // Two int8 activations in, one out, broadcast (ADD, SUB, MUL, MINIMUM, MAXIMUM).
+  // Two int8 activations in, one out, broadcast (the binary arithmetic and extremum operators).
   void expect_binary_elementwise();
   // One int8 activation in, one out of its shape (the elementwise activations).
   void expect_unary_elementwise();
