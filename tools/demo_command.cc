@@ -29,7 +29,7 @@
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
 #include "compiler/planner/report.h"
-#include "compiler/planner/target.h"
+#include "compiler/target/target.h"
 #include "compiler/tflite/reader.h"
 #include "mote/runtime/executor.h"
 #include "tools/commands.h"
@@ -303,7 +303,7 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
   }
   const pipeline::PlannedGraph& planned = compiled.planned;
   result.cpu = planned.cpu.name;
-  result.extension = std::string(planner::extension_name(planned.cpu.extension));
+  result.extension = std::string(target::extension_name(planned.cpu.extension));
   result.kernels = kernels::kernel_variant(planned.cpu.extension);
 
   const fs::path dir(options.output_dir);
