@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "compiler/emit/assemble.h"
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/passes/lower.h"
@@ -38,14 +39,13 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
 Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
   Compiled compiled;
   compiled.planned = plan_graph(graph, options.plan);
+  const PlannedGraph& planned = compiled.planned;
   passes::LowerOptions lower_options;
-  lower_options.cpu = compiled.planned.cpu.name;
-  lower_options.extension = compiled.planned.cpu.extension;
   lower_options.keep_names = options.keep_names;
-  passes::LoweredProgram lowered = passes::lower(graph, compiled.planned.memory,
-                                                 compiled.planned.plan(), compiled.planned.bound,
-                                                 lower_options);
-  compiled.program = emit::emit_program(std::move(lowered.program));
+  passes::LoweredProgram lowered = passes::lower(graph, planned.memory, lower_options);
+  compiled.program = emit::emit_program(emit::assemble_program(
+      std::move(lowered.parts), planned.cpu, planned.memory.problem, planned.plan(),
+      planned.bound));
   compiled.tensor_index = std::move(lowered.tensor_index);
   return compiled;
 }
