@@ -8,7 +8,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/planner/report.h"
-#include "compiler/planner/target.h"
+#include "compiler/target/target.h"
 #include "compiler/tflite/reader.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -68,7 +68,7 @@ void compile_model(const CompileSettings& s) {
   FILE* summary = output == "-" || json_path == "-" ? stderr : stdout;
   std::fprintf(summary, "mote: %s -> %s for %s (%s), %zu operators\n", s.model.c_str(),
                output.c_str(), planned.cpu.name.c_str(),
-               std::string(planner::extension_name(planned.cpu.extension)).c_str(),
+               std::string(target::extension_name(planned.cpu.extension)).c_str(),
                graph.operators.size());
   std::fprintf(summary, "  program: %zu bytes\n", compiled.program.size());
   std::fprintf(summary,

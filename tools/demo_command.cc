@@ -4,13 +4,9 @@
 // on the host and, when QEMU and the firmware runner images are there, on the emulated CPU, and
 // reports the memory figures next to the lower bound and TensorFlow Lite Micro's first-fit rule.
 // Every number printed comes from the pipeline; nothing is hard-coded.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -29,9 +25,10 @@
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
 #include "compiler/planner/report.h"
-#include "compiler/planner/target.h"
+#include "compiler/target/target.h"
 #include "compiler/tflite/reader.h"
 #include "mote/runtime/executor.h"
+#include "targets/cortex-m/host/qemu_runner.h"
 #include "tools/commands.h"
 #include "tools/options.h"
 
@@ -46,6 +43,9 @@ constexpr const char* kSvgFile = "demo-plan.svg";
 constexpr const char* kReportFile = "demo-report.json";
 // The CPUs the demo compiles for: one with Helium (MVE) kernels, one with DSP kernels.
 constexpr const char* kDemoCpus[] = {"cortex-m55", "cortex-m4"};
+// The builder's model the firmware runner images embed (targets/cortex-m/cross builds
+// run_kws_dscnn_like.elf), the one the demo compiles.
+constexpr const char* kRunnerModel = "kws_dscnn_like";
 // Firmware runs stop after this long (a healthy run takes well under a second).
 constexpr int kQemuTimeoutSeconds = 20;
 
@@ -75,70 +75,13 @@ void progress(const std::string& what) {
   std::fflush(stderr);
 }
 
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
-
 fs::path executable_dir() {
   std::error_code error;
   const fs::path self = fs::read_symlink("/proc/self/exe", error);
   return error ? fs::current_path() : self.parent_path();
 }
 
-std::optional<fs::path> find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return std::nullopt;
-  std::stringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) continue;
-    const fs::path candidate = fs::path(dir) / program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return std::nullopt;
-}
-
 // ---- firmware under QEMU ----------------------------------------------------------------------
-
-// QEMU's board for each CPU Mote builds firmware for (targets/cortex-m/cmake/boards.cmake).
-std::optional<std::string> qemu_board(const std::string& cpu) {
-  if (cpu == "cortex-m55") return "mps3-an547";
-  if (cpu == "cortex-m4") return "mps2-an386";
-  if (cpu == "cortex-m7") return "mps2-an500";
-  if (cpu == "cortex-m33") return "mps2-an505";
-  if (cpu == "cortex-m3") return "mps2-an385";
-  return std::nullopt;
-}
-
-// The firmware runner (targets/cortex-m/runner) built for the builder's keyword-spotting model:
-// <firmware dir>/firmware-<cpu>/run_kws_dscnn_like.elf (what targets/cortex-m/cross builds), or
-// runner_kws_dscnn_like.elf, or another runner*kws*like*.elf there (test images).
-std::optional<fs::path> find_runner_image(const fs::path& firmware_dir, const std::string& cpu) {
-  const fs::path dir = firmware_dir / ("firmware-" + cpu);
-  for (const char* name : {"run_kws_dscnn_like.elf", "runner_kws_dscnn_like.elf"}) {
-    if (fs::is_regular_file(dir / name)) return dir / name;
-  }
-  std::error_code error;
-  std::vector<fs::path> found;
-  for (const auto& entry : fs::directory_iterator(dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.starts_with("runner") && name.ends_with(".elf") &&
-        name.find("kws") != std::string::npos && name.find("like") != std::string::npos) {
-      found.push_back(entry.path());
-    }
-  }
-  if (found.empty()) return std::nullopt;
-  std::sort(found.begin(), found.end());
-  return found.front();
-}
 
 struct FirmwareRun {
   std::string state = "skipped";  // "skipped", "ok" or "failed"
@@ -146,21 +89,8 @@ struct FirmwareRun {
   std::string image;
   std::string board;
   int exit_status = -1;
-  std::vector<std::string> memory_lines;  // "I mote: ..." as the firmware printed them
-  std::vector<std::string> outputs_hex;   // "output <i> <hex>": the hex part, per output
-  std::optional<uint64_t> instructions;
-  std::optional<uint64_t> static_ram;
-  std::optional<uint64_t> stack_peak;
-  std::optional<uint64_t> arena_planned;
-  bool outputs_match_expected = false;    // the runner's own check against the host's output
+  cortex_m::RunnerOutput output;  // what the runner printed
 };
-
-std::optional<uint64_t> number_after(const std::string& line, const std::string& prefix) {
-  if (!line.starts_with(prefix)) return std::nullopt;
-  const std::string rest = line.substr(prefix.size());
-  if (rest.empty() || !std::isdigit(static_cast<unsigned char>(rest[0]))) return std::nullopt;
-  return std::strtoull(rest.c_str(), nullptr, 10);
-}
 
 FirmwareRun run_firmware(const DemoOptions& options, const std::string& cpu) {
   FirmwareRun run;
@@ -168,21 +98,22 @@ FirmwareRun run_firmware(const DemoOptions& options, const std::string& cpu) {
     run.reason = "--no-firmware";
     return run;
   }
-  const std::optional<std::string> board = qemu_board(cpu);
+  const std::optional<std::string> board = cortex_m::qemu_board(cpu);
   if (!board) {
     run.reason = "no QEMU board for " + cpu;
     return run;
   }
-  const std::optional<fs::path> qemu = find_on_path("qemu-system-arm");
+  const std::optional<fs::path> qemu = cortex_m::find_qemu();
   if (!qemu) {
     run.reason = "qemu-system-arm is not installed (./scripts/setup.sh installs it)";
     return run;
   }
   const fs::path firmware_dir =
       options.firmware_dir.empty() ? executable_dir() : fs::path(options.firmware_dir);
-  const std::optional<fs::path> image = find_runner_image(firmware_dir, cpu);
+  const std::optional<fs::path> image =
+      cortex_m::find_runner_image(firmware_dir, cpu, kRunnerModel);
   if (!image) {
-    const fs::path expected = firmware_dir / ("firmware-" + cpu) / "run_kws_dscnn_like.elf";
+    const fs::path expected = cortex_m::expected_runner_image(firmware_dir, cpu, kRunnerModel);
     const fs::path relative = fs::proximate(expected);
     const bool inside = !relative.empty() && *relative.begin() != "..";
     run.reason = "no firmware runner " + (inside ? relative : expected).string() +
@@ -192,51 +123,22 @@ FirmwareRun run_firmware(const DemoOptions& options, const std::string& cpu) {
   run.image = image->string();
   run.board = *board;
   progress("running " + image->filename().string() + " on QEMU " + *board + " (" + cpu + ")");
-  // -icount shift=0: one instruction per nanosecond of virtual time, so the runner's SysTick
-  // counts instructions (targets/cortex-m/README.md).
-  const std::string command =
-      "timeout --kill-after=5 " + std::to_string(kQemuTimeoutSeconds) + " " +
-      shell_quote(qemu->string()) + " -machine " + *board +
-      " -nographic -monitor none -serial null -icount shift=0 -semihosting-config " +
-      shell_quote("enable=on,target=native,arg=" + image->filename().string()) + " -kernel " +
-      shell_quote(image->string()) + " </dev/null 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
+  const std::optional<cortex_m::QemuRun> qemu_run =
+      cortex_m::run_qemu(*qemu, *board, *image, kQemuTimeoutSeconds);
+  if (!qemu_run) {
     run.state = "failed";
     run.reason = "could not start qemu-system-arm";
     return run;
   }
-  std::string output;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
-  run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-
-  std::stringstream lines(output);
-  std::string line;
-  std::string error_line;
-  while (std::getline(lines, line)) {
-    if (line.starts_with("I mote: ")) run.memory_lines.push_back(line);
-    if (auto v = number_after(line, "I mote: arena_planned: ")) run.arena_planned = v;
-    if (auto v = number_after(line, "I mote: instructions: ")) run.instructions = v;
-    if (auto v = number_after(line, "I mote: static_ram: ")) run.static_ram = v;
-    if (auto v = number_after(line, "I mote: stack_peak: ")) run.stack_peak = v;
-    if (line.starts_with("output ")) {
-      const size_t space = line.find(' ', 7);
-      if (space != std::string::npos) run.outputs_hex.push_back(line.substr(space + 1));
-    }
-    if (line == "outputs match expected") run.outputs_match_expected = true;
-    if (line.starts_with("error: ") || line.starts_with("fault: ")) {
-      if (error_line.empty()) error_line = line;
-    }
-  }
+  run.exit_status = qemu_run->exit_status;
+  run.output = cortex_m::parse_runner_output(qemu_run->output);
   if (run.exit_status == 0) {
     run.state = "ok";
   } else {
     run.state = "failed";
+    const std::string& error_line = run.output.error_line;
     run.reason = "exit status " + std::to_string(run.exit_status) +
-                 (run.exit_status == 124 ? " (timed out)" : "") +
+                 (run.exit_status == cortex_m::kTimedOut ? " (timed out)" : "") +
                  (error_line.empty() ? "" : ": " + error_line);
   }
   return run;
@@ -303,7 +205,7 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
   }
   const pipeline::PlannedGraph& planned = compiled.planned;
   result.cpu = planned.cpu.name;
-  result.extension = std::string(planner::extension_name(planned.cpu.extension));
+  result.extension = std::string(target::extension_name(planned.cpu.extension));
   result.kernels = kernels::kernel_variant(planned.cpu.extension);
 
   const fs::path dir(options.output_dir);
@@ -360,12 +262,12 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
     firmware["image"] = fw.image;
     firmware["board"] = fw.board;
     firmware["exit_status"] = fw.exit_status;
-    firmware["memory_status"] = fw.memory_lines;
-    firmware["outputs_hex"] = fw.outputs_hex;
-    firmware["outputs_match_expected"] = fw.outputs_match_expected;
-    if (fw.instructions) firmware["instructions"] = *fw.instructions;
-    if (fw.static_ram) firmware["static_ram"] = *fw.static_ram;
-    if (fw.stack_peak) firmware["stack_peak"] = *fw.stack_peak;
+    firmware["memory_status"] = fw.output.memory_lines;
+    firmware["outputs_hex"] = fw.output.outputs_hex;
+    firmware["outputs_match_expected"] = fw.output.outputs_match_expected;
+    if (fw.output.instructions) firmware["instructions"] = *fw.output.instructions;
+    if (fw.output.static_ram) firmware["static_ram"] = *fw.output.static_ram;
+    if (fw.output.stack_peak) firmware["stack_peak"] = *fw.output.stack_peak;
   }
   report["firmware"] = firmware;
   result.report = std::move(report);
@@ -426,26 +328,30 @@ void print_target(const TargetResult& r, const fs::path& dir) {
   std::string checks;
   std::vector<std::string> host_hex;
   for (const auto& output : r.outputs) host_hex.push_back(hex(output));
-  if (fw.outputs_hex == host_hex) {
+  if (fw.output.outputs_hex == host_hex) {
     checks = ", outputs equal this host run's byte for byte";
-  } else if (fw.outputs_match_expected) {
+  } else if (fw.output.outputs_match_expected) {
     checks = ", outputs match the host's output built into the image";
   }
-  if (fw.arena_planned && *fw.arena_planned != r.arena) {
-    checks += " (firmware arena " + commas(*fw.arena_planned) + " bytes: built from another plan)";
+  if (fw.output.arena_planned && *fw.output.arena_planned != r.arena) {
+    checks += " (firmware arena " + commas(*fw.output.arena_planned) +
+              " bytes: built from another plan)";
   }
   std::printf("  firmware     ok on QEMU %s (%s)%s\n", fw.board.c_str(),
               fs::path(fw.image).filename().string().c_str(), checks.c_str());
   std::string figures;
-  if (fw.instructions) figures = commas(*fw.instructions) + " instructions per inference";
-  if (fw.static_ram && fw.stack_peak) {
+  if (fw.output.instructions) {
+    figures = commas(*fw.output.instructions) + " instructions per inference";
+  }
+  if (fw.output.static_ram && fw.output.stack_peak) {
     figures += (figures.empty() ? "" : "; ") + std::string("static RAM ") +
-               commas(*fw.static_ram) + " bytes, stack peak " + commas(*fw.stack_peak) + " bytes";
+               commas(*fw.output.static_ram) + " bytes, stack peak " +
+               commas(*fw.output.stack_peak) + " bytes";
   }
   if (!figures.empty()) std::printf("                 %s\n", figures.c_str());
   // The five memory status lines, as the device reports them; per-operator counts and the
   // rest stay in demo-report.json.
-  for (const std::string& memory_line : fw.memory_lines) {
+  for (const std::string& memory_line : fw.output.memory_lines) {
     for (const char* key : {"program_size:", "constant_data:", "arena_planned:", "runtime_state:",
                             "temp_allocator:"}) {
       if (memory_line.starts_with(std::string("I mote: ") + key)) {
@@ -568,7 +474,7 @@ void run_demo(const DemoOptions& options) {
                         static_cast<double>(contrast->first_fit))
                     .c_str());
   }
-  if (!options.no_firmware && !find_on_path("qemu-system-arm")) {
+  if (!options.no_firmware && !cortex_m::find_qemu()) {
     std::printf("To run on the emulated CPUs too: install gcc-arm-none-eabi and qemu-system-arm\n"
                 "(./scripts/setup.sh does), then cmake --build build.\n");
   }

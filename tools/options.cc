@@ -6,7 +6,7 @@
 namespace mote::tools {
 
 const std::vector<std::string>& target_names() {
-  // Grouped by kernel extension: scalar, DSP, MVE (planner::extension_for_cpu).
+  // Grouped by kernel extension: scalar, DSP, MVE (target::extension_for_cpu).
   static const std::vector<std::string> names = {
       "cortex-m0", "cortex-m0plus", "cortex-m3",  "cortex-m23",  "cortex-m4",
       "cortex-m7", "cortex-m33",    "cortex-m35p", "cortex-m55", "cortex-m85"};

@@ -24,7 +24,6 @@
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/compile.h"
-#include "compiler/planner/target.h"
 #include "compiler/tflite/reader.h"
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"

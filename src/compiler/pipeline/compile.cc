@@ -1,35 +1,19 @@
 #include "compiler/pipeline/compile.h"
 
-#include <algorithm>
-#include <cctype>
 #include <stdexcept>
 
+#include "compiler/emit/assemble.h"
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/passes/lower.h"
-#include "compiler/planner/target.h"
 #include "compiler/planner/verify.h"
 
 namespace mote::pipeline {
-std::optional<Cpu> find_cpu(std::string_view name) {
-  const std::optional<kernels::Extension> extension = planner::extension_for_cpu(name);
-  if (!extension) return std::nullopt;
-  std::string key;
-  for (char c : name) key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (key.starts_with("cortex-")) key.erase(0, 7);
-  if (key == "m0+") key = "m0plus";
-  return Cpu{"cortex-" + key, *extension};
-}
-
-std::string cpu_names() {
-  return "cortex-m0, cortex-m0plus, cortex-m3, cortex-m23 (scalar); cortex-m4, cortex-m7, "
-         "cortex-m33, cortex-m35p (dsp); cortex-m55, cortex-m85 (mve)";
-}
 
 PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
-  const std::optional<Cpu> cpu = find_cpu(request.cpu);
+  const std::optional<target::Cpu> cpu = target::find_cpu(request.cpu);
   if (!cpu) {
-    throw InputError("unknown target '" + request.cpu + "'; known: " + cpu_names());
+    throw InputError("unknown target '" + request.cpu + "'; known: " + target::cpu_names());
   }
   if (request.alignment == 0 || (request.alignment & (request.alignment - 1)) != 0 ||
       request.alignment > 4096) {
@@ -55,14 +39,13 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
 Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
   Compiled compiled;
   compiled.planned = plan_graph(graph, options.plan);
+  const PlannedGraph& planned = compiled.planned;
   passes::LowerOptions lower_options;
-  lower_options.cpu = compiled.planned.cpu.name;
-  lower_options.extension = compiled.planned.cpu.extension;
   lower_options.keep_names = options.keep_names;
-  passes::LoweredProgram lowered = passes::lower(graph, compiled.planned.memory,
-                                                 compiled.planned.plan(), compiled.planned.bound,
-                                                 lower_options);
-  compiled.program = emit::emit_program(std::move(lowered.program));
+  passes::LoweredProgram lowered = passes::lower(graph, planned.memory, lower_options);
+  compiled.program = emit::emit_program(emit::assemble_program(
+      std::move(lowered.parts), planned.cpu, planned.memory.problem, planned.plan(),
+      planned.bound));
   compiled.tensor_index = std::move(lowered.tensor_index);
   return compiled;
 }

@@ -4,32 +4,19 @@
 // every program Mote writes has a verified plan.
 
 #include <cstdint>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "compiler/ir/graph.h"
 #include "compiler/passes/memory_problem.h"
 #include "compiler/planner/lower_bound.h"
 #include "compiler/planner/planner.h"
-#include "mote/kernels/scratch.h"
+#include "compiler/target/target.h"
 
 namespace mote::pipeline {
 
-// A Cortex-M CPU name and the extension its kernels use.
-struct Cpu {
-  std::string name;  // canonical: "cortex-m55", "cortex-m0plus"
-  kernels::Extension extension;
-};
-// The CPUs `--target` accepts (planner::extension_for_cpu): cortex-m0, -m0plus, -m3, -m23
-// (scalar); -m4, -m7, -m33, -m35p (DSP); -m55, -m85 (MVE); also "m55", "Cortex-M0+" and the like.
-std::optional<Cpu> find_cpu(std::string_view name);
-// The accepted names with their extensions, for messages and --help.
-std::string cpu_names();
-
 struct PlanRequest {
-  std::string cpu = "cortex-m55";
+  std::string cpu = "cortex-m55";  // any name target::find_cpu accepts
   planner::Algorithm algorithm = planner::Algorithm::kAuto;
   uint32_t alignment = 16;
   double time_limit_ms = 1000;
@@ -37,7 +24,7 @@ struct PlanRequest {
 };
 
 struct PlannedGraph {
-  Cpu cpu;
+  target::Cpu cpu;
   passes::MemoryProblem memory;
   planner::LowerBound bound;
   // The plan used first, then (for auto) every algorithm auto ran, each verified.

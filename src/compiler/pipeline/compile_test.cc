@@ -17,21 +17,6 @@
 namespace mote::pipeline {
 namespace {
 
-TEST(FindCpu, MapsEveryCortexMToItsExtension) {
-  EXPECT_EQ(find_cpu("cortex-m0plus")->extension, kernels::Extension::kScalar);
-  EXPECT_EQ(find_cpu("Cortex-M0+")->extension, kernels::Extension::kScalar);
-  EXPECT_EQ(find_cpu("m3")->extension, kernels::Extension::kScalar);
-  EXPECT_EQ(find_cpu("cortex-m23")->extension, kernels::Extension::kScalar);
-  EXPECT_EQ(find_cpu("cortex-m4")->extension, kernels::Extension::kDsp);
-  EXPECT_EQ(find_cpu("cortex-m7")->extension, kernels::Extension::kDsp);
-  EXPECT_EQ(find_cpu("cortex-m33")->extension, kernels::Extension::kDsp);
-  EXPECT_EQ(find_cpu("cortex-m35p")->extension, kernels::Extension::kDsp);
-  EXPECT_EQ(find_cpu("cortex-m55")->extension, kernels::Extension::kMve);
-  EXPECT_EQ(find_cpu("M85")->extension, kernels::Extension::kMve);
-  EXPECT_FALSE(find_cpu("cortex-a53").has_value());
-  EXPECT_FALSE(find_cpu("").has_value());
-}
-
 TEST(Compile, RejectsUnknownTargetAndBadAlignment) {
   CompileOptions options;
   options.plan.cpu = "cortex-a53";

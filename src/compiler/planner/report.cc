@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "compiler/planner/target.h"
+#include "compiler/target/target.h"
 
 namespace mote::planner {
+
+// Reports name the extension a problem was sized for; which CPU has it is the target module's.
+using target::extension_name;
 
 namespace {
 

@@ -1,10 +1,10 @@
-#include "compiler/planner/target.h"
+#include "compiler/target/target.h"
 
 #include <algorithm>
 #include <cctype>
 #include <string>
 
-namespace mote::planner {
+namespace mote::target {
 
 std::optional<kernels::Extension> extension_for_cpu(std::string_view cpu) {
   std::string name(cpu);
@@ -33,4 +33,19 @@ std::string_view extension_name(kernels::Extension extension) {
   return "?";
 }
 
-}  // namespace mote::planner
+std::optional<Cpu> find_cpu(std::string_view name) {
+  const std::optional<kernels::Extension> extension = extension_for_cpu(name);
+  if (!extension) return std::nullopt;
+  std::string key;
+  for (char c : name) key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (key.starts_with("cortex-")) key.erase(0, 7);
+  if (key == "m0+") key = "m0plus";
+  return Cpu{"cortex-" + key, *extension};
+}
+
+std::string cpu_names() {
+  return "cortex-m0, cortex-m0plus, cortex-m3, cortex-m23 (scalar); cortex-m4, cortex-m7, "
+         "cortex-m33, cortex-m35p (dsp); cortex-m55, cortex-m85 (mve)";
+}
+
+}  // namespace mote::target

@@ -1,0 +1,58 @@
+#include "compiler/emit/assemble.h"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "compiler/planner/report.h"
+
+namespace mote::emit {
+
+schema::ProgramT assemble_program(LoweredParts parts, const target::Cpu& cpu,
+                                  const planner::Problem& problem, const planner::Plan& plan,
+                                  const planner::LowerBound& bound) {
+  schema::ProgramT& program = parts.program;
+  if (parts.tensor_buffer.size() != program.tensors.size() ||
+      parts.scratch_buffer.size() != program.operators.size()) {
+    throw std::logic_error("assemble_program: buffers given for " +
+                           std::to_string(parts.tensor_buffer.size()) + " tensors and " +
+                           std::to_string(parts.scratch_buffer.size()) + " operators");
+  }
+  for (size_t t = 0; t < program.tensors.size(); ++t) {
+    const int32_t buffer = parts.tensor_buffer[t];
+    if (buffer == kNoPlannerBuffer) continue;
+    const auto b = static_cast<size_t>(buffer);
+    schema::TensorT& tensor = *program.tensors[t];
+    tensor.offset = static_cast<uint32_t>(plan.offsets[b]);
+    tensor.first_step = static_cast<uint32_t>(problem.buffers[b].first_step);
+    tensor.last_step = static_cast<uint32_t>(problem.buffers[b].last_step);
+  }
+  for (size_t k = 0; k < program.operators.size(); ++k) {
+    const int32_t buffer = parts.scratch_buffer[k];
+    if (buffer == kNoPlannerBuffer) continue;
+    const auto b = static_cast<size_t>(buffer);
+    program.operators[k]->scratch = std::make_unique<schema::Region>(
+        static_cast<uint32_t>(plan.offsets[b]), static_cast<uint32_t>(problem.buffers[b].size));
+  }
+
+  program.target = std::make_unique<schema::TargetT>();
+  program.target->cpu = cpu.name;
+  program.target->extension = static_cast<schema::Extension>(cpu.extension);
+  program.arena_size = static_cast<uint32_t>(plan.arena_bytes);
+  program.arena_alignment = planner::arena_alignment(problem);
+
+  const planner::PlanFigures split = planner::plan_figures(problem, bound, plan);
+  program.plan = std::make_unique<schema::PlanStatsT>();
+  // "auto (exact)": what was asked for, and which algorithm's offsets won.
+  program.plan->algorithm = plan.chosen.empty() || plan.chosen == plan.algorithm
+                                ? plan.algorithm
+                                : plan.algorithm + " (" + plan.chosen + ")";
+  program.plan->lower_bound = static_cast<uint32_t>(bound.bytes);
+  program.plan->activation_bytes = static_cast<uint32_t>(split.activation_bytes);
+  program.plan->scratch_bytes = static_cast<uint32_t>(split.scratch_bytes);
+  program.plan->optimal = plan.optimal;
+  program.constants = parts.constants.take();
+  return std::move(parts.program);
+}
+
+}  // namespace mote::emit

@@ -1,0 +1,135 @@
+#include "qemu_runner.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace mote::cortex_m {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+std::optional<uint64_t> number_after(const std::string& line, const std::string& prefix) {
+  if (!line.starts_with(prefix)) return std::nullopt;
+  const std::string rest = line.substr(prefix.size());
+  if (rest.empty() || !std::isdigit(static_cast<unsigned char>(rest[0]))) return std::nullopt;
+  return std::strtoull(rest.c_str(), nullptr, 10);
+}
+
+}  // namespace
+
+std::optional<std::string> qemu_board(std::string_view cpu) {
+  if (cpu == "cortex-m55") return "mps3-an547";
+  if (cpu == "cortex-m4") return "mps2-an386";
+  if (cpu == "cortex-m7") return "mps2-an500";
+  if (cpu == "cortex-m33") return "mps2-an505";
+  if (cpu == "cortex-m3") return "mps2-an385";
+  return std::nullopt;
+}
+
+std::optional<fs::path> find_qemu() {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return std::nullopt;
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (dir.empty()) continue;
+    const fs::path candidate = fs::path(dir) / "qemu-system-arm";
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+
+fs::path expected_runner_image(const fs::path& firmware_dir, std::string_view cpu,
+                               std::string_view model) {
+  return firmware_dir / ("firmware-" + std::string(cpu)) / ("run_" + std::string(model) + ".elf");
+}
+
+std::optional<fs::path> find_runner_image(const fs::path& firmware_dir, std::string_view cpu,
+                                          std::string_view model) {
+  const fs::path expected = expected_runner_image(firmware_dir, cpu, model);
+  const fs::path dir = expected.parent_path();
+  for (const fs::path& candidate : {expected, dir / ("runner_" + std::string(model) + ".elf")}) {
+    if (fs::is_regular_file(candidate)) return candidate;
+  }
+  std::vector<std::string> words;
+  std::stringstream split{std::string(model)};
+  for (std::string word; std::getline(split, word, '_');) {
+    if (!word.empty()) words.push_back(word);
+  }
+  std::error_code error;
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("runner") || !name.ends_with(".elf")) continue;
+    if (std::all_of(words.begin(), words.end(),
+                    [&](const std::string& w) { return name.find(w) != std::string::npos; })) {
+      found.push_back(entry.path());
+    }
+  }
+  if (found.empty()) return std::nullopt;
+  std::sort(found.begin(), found.end());
+  return found.front();
+}
+
+std::optional<QemuRun> run_qemu(const fs::path& qemu, std::string_view board,
+                                const fs::path& image, int timeout_seconds) {
+  // timeout(1) stops a hung image (status 124); -icount shift=0 is one instruction per
+  // nanosecond of virtual time (targets/cortex-m/README.md).
+  const std::string command =
+      "timeout --kill-after=5 " + std::to_string(timeout_seconds) + " " +
+      shell_quote(qemu.string()) + " -machine " + shell_quote(std::string(board)) +
+      " -nographic -monitor none -serial null -icount shift=0 -semihosting-config " +
+      shell_quote("enable=on,target=native,arg=" + image.filename().string()) + " -kernel " +
+      shell_quote(image.string()) + " </dev/null 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return std::nullopt;
+  QemuRun run;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.output.append(buffer, n);
+  const int status = pclose(pipe);
+  run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+RunnerOutput parse_runner_output(std::string_view output) {
+  RunnerOutput parsed;
+  std::stringstream lines{std::string(output)};
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("I mote: ")) parsed.memory_lines.push_back(line);
+    if (auto v = number_after(line, "I mote: arena_planned: ")) parsed.arena_planned = v;
+    if (auto v = number_after(line, "I mote: instructions: ")) parsed.instructions = v;
+    if (auto v = number_after(line, "I mote: static_ram: ")) parsed.static_ram = v;
+    if (auto v = number_after(line, "I mote: stack_peak: ")) parsed.stack_peak = v;
+    if (line.starts_with("output ")) {
+      const size_t space = line.find(' ', 7);
+      if (space != std::string::npos) parsed.outputs_hex.push_back(line.substr(space + 1));
+    }
+    if (line == "outputs match expected") parsed.outputs_match_expected = true;
+    if (line.starts_with("error: ") || line.starts_with("fault: ")) {
+      if (parsed.error_line.empty()) parsed.error_line = line;
+    }
+  }
+  return parsed;
+}
+
+}  // namespace mote::cortex_m

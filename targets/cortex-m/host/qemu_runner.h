@@ -1,0 +1,62 @@
+#pragma once
+// Running Cortex-M firmware under QEMU from host tools (`mote demo`, and any command that wants a
+// result from the emulated CPU): which QEMU machine a CPU has, where the firmware build put a
+// runner image, one run with a timeout, and what the runner (targets/cortex-m/runner) printed.
+// targets/cortex-m/run-qemu.sh is the same run for scripts and ctest.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mote::cortex_m {
+
+// QEMU's machine for each CPU Mote builds firmware for (cmake/boards.cmake), by canonical CPU
+// name ("cortex-m55" -> "mps3-an547"); nullopt for a CPU without one.
+std::optional<std::string> qemu_board(std::string_view cpu);
+
+// qemu-system-arm on PATH, if it is installed.
+std::optional<std::filesystem::path> find_qemu();
+
+// The firmware build's runner image for a model built into it (targets/cortex-m/cross):
+// <firmware dir>/firmware-<cpu>/run_<model>.elf, or runner_<model>.elf there, or else the first
+// (by name) runner*.elf there whose name holds every '_'-separated word of `model` (test images).
+std::optional<std::filesystem::path> find_runner_image(const std::filesystem::path& firmware_dir,
+                                                       std::string_view cpu,
+                                                       std::string_view model);
+// Where find_runner_image looks first: what to name when there is none.
+std::filesystem::path expected_runner_image(const std::filesystem::path& firmware_dir,
+                                            std::string_view cpu, std::string_view model);
+
+inline constexpr int kTimedOut = 124;  // the exit status of a run stopped by its timeout
+
+struct QemuRun {
+  // The firmware's exit status (semihosting SYS_EXIT), kTimedOut when the run was stopped, -1 when
+  // QEMU did not exit normally.
+  int exit_status = -1;
+  std::string output;  // what the firmware printed, with QEMU's own messages
+};
+
+// Runs `image` on QEMU machine `board` with semihosting (its command line is the image's file
+// name) and -icount shift=0, so the runner's SysTick counts instructions; stops it after
+// `timeout_seconds`. nullopt if QEMU could not be started.
+std::optional<QemuRun> run_qemu(const std::filesystem::path& qemu, std::string_view board,
+                                const std::filesystem::path& image, int timeout_seconds);
+
+// What a firmware runner reports on its output (targets/cortex-m/runner/runner_main.cc).
+struct RunnerOutput {
+  std::vector<std::string> memory_lines;  // "I mote: ..." as printed
+  std::vector<std::string> outputs_hex;   // "output <i> <hex>": the hex part, per output
+  std::optional<uint64_t> instructions;
+  std::optional<uint64_t> static_ram;
+  std::optional<uint64_t> stack_peak;
+  std::optional<uint64_t> arena_planned;
+  bool outputs_match_expected = false;    // the runner's own check against the built-in outputs
+  std::string error_line;                 // the first "error: " or "fault: " line, if any
+};
+
+RunnerOutput parse_runner_output(std::string_view output);
+
+}  // namespace mote::cortex_m
