@@ -11,46 +11,84 @@ function(mote_runtime_target target)
   target_compile_options(${target} PRIVATE -fno-exceptions -fno-rtti)
 endfunction()
 
-# mote_kernels: int8 kernels and scratch-size functions. Sources are globbed so that each
-# operator is just a .h/.cc/_test.cc trio: include/mote/kernels/<op>.h,
+# The variant folders of src/kernels/ that an extension's firmware build adds to portable/, named
+# like the extension (kernels::to_string(Extension)); a folder that does not exist yet adds
+# nothing. Their *_scratch.cc (the size functions) go into every build, so that the host compiler
+# plans for any extension; their kernels only into the builds that select the folder.
+set(MOTE_KERNEL_EXTENSION_VARIANTS dsp mve)
+
+# mote_add_kernels_library([NAME <target>] [VARIANTS <folder>...]): int8 kernels and
+# scratch-size functions, as <target> (default mote_kernels), built with src/kernels/portable/ and
+# the given variant folders (host: none; firmware: its extension's). Sources are globbed so that
+# each operator is just a .h/.cc/_test.cc trio: include/mote/kernels/<op>.h,
 # src/kernels/portable/<op>.cc, src/kernels/portable/<op>_test.cc, and optionally
 # src/kernels/portable/<op>_vectors.cc (reference-vector runner, see src/kernels/testing/).
-# src/kernels/scratch.cc picks the variant (and its scratch) per extension; peers/ holds
-# CMSIS-NN's sizes for comparison.
+# src/kernels/<op>.cc picks an operator's variant (and its scratch), src/kernels/scratch.cc the
+# rest; peers/ holds CMSIS-NN's sizes for comparison. See src/kernels/README.md.
 function(mote_add_kernels_library)
+  cmake_parse_arguments(K "" "NAME" "VARIANTS" ${ARGN})
+  set(name mote_kernels)
+  if(K_NAME)
+    set(name ${K_NAME})
+  endif()
   set(root ${MOTE_LIBRARIES_ROOT})
-  file(GLOB sources CONFIGURE_DEPENDS ${root}/src/kernels/portable/*.cc
+  file(GLOB sources CONFIGURE_DEPENDS ${root}/src/kernels/*.cc ${root}/src/kernels/portable/*.cc
        ${root}/src/kernels/peers/*.cc)
-  list(APPEND sources ${root}/src/kernels/scratch.cc)
+  foreach(variant ${MOTE_KERNEL_EXTENSION_VARIANTS})
+    file(GLOB variant_sizes CONFIGURE_DEPENDS ${root}/src/kernels/${variant}/*_scratch.cc)
+    list(APPEND sources ${variant_sizes})
+  endforeach()
+  set(definitions "")
+  foreach(variant ${K_VARIANTS})
+    if(NOT IS_DIRECTORY ${root}/src/kernels/${variant})
+      continue()  # no kernels for this extension yet
+    endif()
+    file(GLOB variant_sources CONFIGURE_DEPENDS ${root}/src/kernels/${variant}/*.cc)
+    list(APPEND sources ${variant_sources})
+    string(TOUPPER ${variant} upper)
+    list(APPEND definitions MOTE_KERNELS_WITH_${upper}=1)
+  endforeach()
   list(FILTER sources EXCLUDE REGEX "_(test|vectors)\\.cc$")
-  add_library(mote_kernels STATIC ${sources})
-  target_include_directories(mote_kernels PUBLIC ${root}/include)
-  mote_runtime_target(mote_kernels)
+  list(REMOVE_DUPLICATES sources)
+  add_library(${name} STATIC ${sources})
+  target_include_directories(${name} PUBLIC ${root}/include PRIVATE ${root}/src/kernels)
+  target_compile_definitions(${name} PRIVATE ${definitions})
+  mote_runtime_target(${name})
   # The kernels' inner loops are written for the compiler's loop vectoriser, which gcc runs fully
   # only at -O3 (at -O2 they stay scalar: 2.4-5x the instructions on the MLPerf Tiny layers, see
   # bench/callgrind_kernels.sh; MVE on the M55). MinSizeRel and Debug keep their own flags.
-  target_compile_options(mote_kernels PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O3>)
+  target_compile_options(${name} PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O3>)
 endfunction()
 
-# mote_runtime: loads and verifies a program in place, binds an arena, runs kernels. Needs a
-# target mote_schema that gives the generated schema header and flatbuffers' headers. Each
-# operator's load-time check and invoke is one file in src/runtime/ops/; ops/op_table.cc, the
-# table, holds every operator here (a firmware image may compile its own, see
-# mote_firmware.cmake).
+# mote_add_runtime_library([NAME <target>] [KERNELS <kernels target>]): loads and verifies a
+# program in place, binds an arena, runs kernels; as <target> (default mote_runtime) on the
+# kernels library given (default mote_kernels). Needs a target mote_schema that gives the
+# generated schema header and flatbuffers' headers. Each operator's load-time check and invoke is
+# one file in src/runtime/ops/; ops/op_table.cc, the table, holds every operator here (a firmware
+# image may compile its own, see mote_firmware.cmake).
 function(mote_add_runtime_library)
+  cmake_parse_arguments(R "" "NAME;KERNELS" "" ${ARGN})
+  set(name mote_runtime)
+  if(R_NAME)
+    set(name ${R_NAME})
+  endif()
+  set(kernels mote_kernels)
+  if(R_KERNELS)
+    set(kernels ${R_KERNELS})
+  endif()
   set(dir ${MOTE_LIBRARIES_ROOT}/src/runtime)
   file(GLOB op_sources CONFIGURE_DEPENDS ${dir}/ops/*.cc)
   list(FILTER op_sources EXCLUDE REGEX "_test\\.cc$")
-  add_library(mote_runtime STATIC
+  add_library(${name} STATIC
     ${dir}/program.cc ${dir}/executor.cc ${dir}/operators.cc ${op_sources})
-  target_include_directories(mote_runtime
+  target_include_directories(${name}
     PUBLIC ${MOTE_LIBRARIES_ROOT}/include
     PRIVATE ${MOTE_LIBRARIES_ROOT}/src)
-  target_link_libraries(mote_runtime PUBLIC mote_kernels mote_schema)
-  mote_runtime_target(mote_runtime)
+  target_link_libraries(${name} PUBLIC ${kernels} mote_schema)
+  mote_runtime_target(${name})
   # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses.
-  target_compile_options(mote_runtime PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-array-bounds>)
+  target_compile_options(${name} PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-array-bounds>)
   if(MOTE_DEBUG_CHECKS)
-    target_compile_definitions(mote_runtime PRIVATE MOTE_DEBUG_CHECKS=1)
+    target_compile_definitions(${name} PRIVATE MOTE_DEBUG_CHECKS=1)
   endif()
 endfunction()

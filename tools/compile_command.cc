@@ -1,4 +1,5 @@
 // `mote compile`: a .tflite model becomes a .mote program for one Cortex-M CPU.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +32,26 @@ std::string default_output(const std::string& model) {
   return std::filesystem::path(model).replace_extension(".mote").string();
 }
 
+// "portable 12, mve 3": how many operators each kernel variant runs, in order of first use
+// (the JSON report lists them per operator).
+std::string variant_counts(const std::vector<planner::StepKernel>& kernels) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (const planner::StepKernel& k : kernels) {
+    auto it = std::find_if(counts.begin(), counts.end(),
+                           [&](const auto& c) { return c.first == k.variant; });
+    if (it == counts.end()) {
+      counts.emplace_back(k.variant, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  std::string out;
+  for (const auto& [variant, n] : counts) {
+    out += (out.empty() ? "" : ", ") + variant + " " + std::to_string(n);
+  }
+  return out.empty() ? "none" : out;
+}
+
 void compile_model(const CompileSettings& s) {
   ir::Graph graph;
   pipeline::Compiled compiled;
@@ -45,7 +66,8 @@ void compile_model(const CompileSettings& s) {
   const std::string output = s.output.empty() ? default_output(s.model) : s.output;
 
   const pipeline::PlannedGraph& planned = compiled.planned;
-  planner::ReportContext context{s.model, planned.cpu.name, planned.cpu.extension};
+  planner::ReportContext context{s.model, planned.cpu.name, planned.cpu.extension,
+                                 planned.memory.kernels};
   // Every output is staged first and committed together: a failure leaves none of them.
   emit::OutputFiles files;
   const std::string& json_path = !s.json_path.empty() ? s.json_path : s.report_path;
@@ -82,6 +104,7 @@ void compile_model(const CompileSettings& s) {
                plan.chosen.empty() || plan.chosen == plan.algorithm
                    ? ""
                    : (" (" + plan.chosen + " won)").c_str());
+  std::fprintf(summary, "  kernels: %s\n", variant_counts(planned.memory.kernels).c_str());
   emit::flush_stdout();
   files.commit();
 }

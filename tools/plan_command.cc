@@ -123,7 +123,7 @@ void add_plan_command(CLI::App& app) {
         throw InputError(settings->model_path + ": " + e.what());
       }
       const planner::ReportContext context{settings->model_path, planned.cpu.name,
-                                           planned.cpu.extension};
+                                           planned.cpu.extension, planned.memory.kernels};
       Report(planned.memory.problem, planned.bound, planned.plans, context, outputs);
       return;
     }

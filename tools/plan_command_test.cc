@@ -1,14 +1,20 @@
 // `mote plan` end to end: runs the built binary on small CSV files.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "compiler/builder/models.h"
+#include "compiler/builder/writer.h"
+#include "compiler/ops/op_def.h"
 
 namespace {
 
@@ -57,8 +63,47 @@ class PlanCommandTest : public ::testing::Test {
     return run;
   }
 
+  // The builder's conv2d_x3 as a .tflite file, and the graph it was written from.
+  std::string write_conv2d_x3() {
+    const std::vector<uint8_t> bytes = mote::builder::write_model(mote::builder::conv2d_x3());
+    const fs::path path = dir_ / "conv2d_x3.tflite";
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return path.string();
+  }
+
   fs::path dir_;
 };
+
+// The per-operator kernel list of a report, against the operator definitions and the plan.
+void expect_kernels_of_conv2d_x3(const nlohmann::json& report, mote::kernels::Extension extension) {
+  const mote::ir::Graph graph = mote::builder::conv2d_x3();
+  const nlohmann::json& ops = report.at("operators");
+  ASSERT_EQ(ops.size(), graph.operators.size()) << report.dump();
+  std::map<std::string, uint64_t> scratch_buffers;
+  for (const nlohmann::json& b : report.at("plan").at("buffers")) {
+    if (b.at("kind") == "scratch") scratch_buffers[b.at("name")] = b.at("size");
+  }
+  int convs = 0;
+  for (size_t i = 0; i < graph.operators.size(); ++i) {
+    const mote::ir::Operator& op = graph.operators[i];
+    const nlohmann::json& k = ops[i];
+    EXPECT_EQ(k.at("index"), i);
+    EXPECT_EQ(k.at("operator"), mote::ir::to_string(op.type));
+    EXPECT_EQ(k.at("kernel_variant"), mote::ops::operator_kernel_variant(graph, op, extension));
+    EXPECT_EQ(k.at("scratch_bytes"), mote::ops::operator_scratch_bytes(graph, op, extension));
+    // What the report says is what the plan holds.
+    const std::string name = "scratch of operator " + std::to_string(i) + " (" +
+                             std::string(mote::ir::to_string(op.type)) + ")";
+    const uint64_t planned = scratch_buffers.count(name) != 0 ? scratch_buffers[name] : 0;
+    EXPECT_EQ(k.at("scratch_bytes").get<uint64_t>(), planned) << name;
+    if (op.type == mote::ir::OpType::kConv2D) {
+      ++convs;
+      EXPECT_GT(planned, 0u);
+    }
+  }
+  EXPECT_EQ(convs, 3);
+}
 
 // A chain of ten convolutions, TFLM-numbered with two tensors swapped (see planner_test.cc).
 std::string chain_csv() {
@@ -128,6 +173,50 @@ TEST_F(PlanCommandTest, BadInputExitsWithTwoAndSaysWhere) {
 
   run = mote("plan --problem " + write("ok2.csv", chain_csv()) + " --algorithm fastest");
   EXPECT_EQ(run.exit_code, 2);
+}
+
+// `mote plan` says which kernel variant each operator gets and the scratch planned for it.
+TEST_F(PlanCommandTest, ReportsTheKernelVariantOfEachOperator) {
+  const std::string model = write_conv2d_x3();
+  using mote::kernels::Extension;
+  const std::pair<const char*, Extension> targets[] = {
+      {"cortex-m0plus", Extension::kScalar}, {"cortex-m4", Extension::kDsp}, {"cortex-m55", Extension::kMve}};
+  for (const auto& [cpu, extension] : targets) {
+    const CommandResult json = mote("plan " + model + " --target " + cpu + " --json -", false);
+    ASSERT_EQ(json.exit_code, 0) << json.out;
+    expect_kernels_of_conv2d_x3(nlohmann::json::parse(json.out), extension);
+
+    const CommandResult text = mote("plan " + model + " --target " + cpu);
+    ASSERT_EQ(text.exit_code, 0) << text.out;
+    EXPECT_THAT(text.out, HasSubstr("kernel of each operator (variant, scratch planned):"));
+    const mote::ir::Graph graph = mote::builder::conv2d_x3();
+    EXPECT_THAT(text.out,
+                ContainsRegex(std::string(" 1  CONV_2D +") +
+                              mote::ops::operator_kernel_variant(graph, graph.operators[1], extension) +
+                              " +[0-9,]+"));
+  }
+}
+
+// So does the compile report: the JSON lists them, the summary counts them.
+TEST_F(PlanCommandTest, CompileReportsKernelVariants) {
+  const std::string model = write_conv2d_x3();
+  const std::string report = (dir_ / "report.json").string();
+  const CommandResult run = mote("compile " + model + " --target cortex-m55 -o " +
+                                 (dir_ / "out.mote").string() + " --json " + report);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  expect_kernels_of_conv2d_x3(nlohmann::json::parse(read(report)), mote::kernels::Extension::kMve);
+  // "portable 5": the operators per variant, in order of first use.
+  const mote::ir::Graph graph = mote::builder::conv2d_x3();
+  std::vector<std::pair<std::string, int>> counts;
+  for (const mote::ir::Operator& op : graph.operators) {
+    const std::string v = mote::ops::operator_kernel_variant(graph, op, mote::kernels::Extension::kMve);
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == v; });
+    if (it == counts.end()) it = counts.insert(counts.end(), {v, 0});
+    ++it->second;
+  }
+  std::string expected;
+  for (const auto& [v, n] : counts) expected += (expected.empty() ? "" : ", ") + v + " " + std::to_string(n);
+  EXPECT_THAT(run.out, HasSubstr("  kernels: " + expected + "\n"));
 }
 
 }  // namespace

@@ -60,7 +60,8 @@ std::string refusal(const emit::AlignedBuffer& bytes) {
       where = "tensor " + std::to_string(diagnostic.index) + ": ";
       break;
     case runtime::LoadDiagnostic::Where::kOperator:
-      where = "operator " + std::to_string(diagnostic.index) + ": ";
+      where = "operator " + std::to_string(diagnostic.index) +
+              (*diagnostic.op_name ? std::string(" (") + diagnostic.op_name + ")" : "") + ": ";
       break;
     case runtime::LoadDiagnostic::Where::kInput:
       where = "graph input " + std::to_string(diagnostic.index) + ": ";

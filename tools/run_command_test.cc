@@ -147,7 +147,7 @@ TEST_F(RunCommandTest, ACorruptedProgramIsReportedAsDamagedNotAsAModelLimit) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.text.find("error: " + (dir_ / "flipped.mote").string() +
                         ": damaged, or not a program made by this version of Mote; compile the "
-                        "model again: operator 1: "),
+                        "model again: operator 1 (ADD): "),
             0u)
       << r.text;
   EXPECT_EQ(r.text.find("unsupported: "), std::string::npos) << r.text;

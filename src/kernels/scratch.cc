@@ -1,9 +1,7 @@
-// Which kernel variant runs an operator on each extension, and so the scratch to plan for it.
-// Every extension runs the portable kernels today; a DSP or MVE variant that handles a shape
-// returns its own size (beside its kernel) here.
+// The variants a library is built with, and the scratch of the operators that have no variant
+// table yet (their portable kernels need none). Convolution's table: conv.cc.
 #include "mote/kernels/scratch.h"
 
-#include "mote/kernels/conv.h"
 
 namespace mote {
 namespace kernels {
@@ -17,8 +15,40 @@ const char* to_string(Extension extension) {
   return "unknown";
 }
 
-size_t conv_scratch_bytes(const ConvShape& shape, Extension extension) {
-  return portable_conv_scratch_bytes(shape);
+const char* to_string(Variant variant) {
+  switch (variant) {
+    case Variant::kPortable: return "portable";
+    case Variant::kDsp: return "dsp";
+    case Variant::kMve: return "mve";
+    case Variant::kTesting: return "testing";
+  }
+  return "unknown";
+}
+
+Variant extension_variant(Extension extension) {
+  switch (extension) {
+    case Extension::kScalar: return Variant::kPortable;
+    case Extension::kDsp: return Variant::kDsp;
+    case Extension::kMve: return Variant::kMve;
+  }
+  return Variant::kPortable;
+}
+
+// MOTE_KERNELS_WITH_<FOLDER>: set by mote_add_kernels_library(VARIANTS ...).
+bool variant_built(Variant variant) {
+  switch (variant) {
+    case Variant::kPortable: return true;
+#if defined(MOTE_KERNELS_WITH_DSP)
+    case Variant::kDsp: return true;
+#endif
+#if defined(MOTE_KERNELS_WITH_MVE)
+    case Variant::kMve: return true;
+#endif
+#if defined(MOTE_KERNELS_WITH_TESTING)
+    case Variant::kTesting: return true;
+#endif
+    default: return false;
+  }
 }
 
 // The portable depthwise, fully connected, average pool and transpose-conv kernels need none.
@@ -30,7 +60,6 @@ TransposeConvScratch transpose_conv_scratch_bytes(const TransposeConvShape& shap
   return {0, 0};
 }
 
-const char* conv_kernel_variant(const ConvShape& shape, Extension extension) { return "portable"; }
 const char* kernel_variant(Extension extension) { return "portable"; }
 
 }  // namespace kernels

@@ -57,6 +57,26 @@ TEST(KernelScratch, PlannedBytesAreEnoughAndNeverExceeded) {
   EXPECT_NE(scratch[0], 0x5a) << "the im2col path did not run";
 }
 
+// The host library is built with portable/ alone (no variant folder): it runs the portable
+// kernel, and a build for each extension would too until dsp/ and mve/ hold kernels.
+TEST(KernelVariants, HostBuildRunsPortable) {
+  EXPECT_TRUE(variant_built(Variant::kPortable));
+  EXPECT_FALSE(variant_built(Variant::kDsp));
+  EXPECT_FALSE(variant_built(Variant::kMve));
+  EXPECT_FALSE(variant_built(Variant::kTesting));
+  EXPECT_STREQ(built_conv_kernel_variant(Conv3x3(3)), "portable");
+  EXPECT_EQ(built_conv_scratch_bytes(Conv3x3(3)), portable_conv_scratch_bytes(Conv3x3(3)));
+}
+
+TEST(KernelVariants, EachExtensionHasItsFolder) {
+  EXPECT_EQ(extension_variant(Extension::kScalar), Variant::kPortable);
+  EXPECT_EQ(extension_variant(Extension::kDsp), Variant::kDsp);
+  EXPECT_EQ(extension_variant(Extension::kMve), Variant::kMve);
+  // The folder names of cmake/mote_libraries.cmake (MOTE_KERNEL_EXTENSION_VARIANTS).
+  EXPECT_STREQ(to_string(Variant::kDsp), to_string(Extension::kDsp));
+  EXPECT_STREQ(to_string(Variant::kMve), to_string(Extension::kMve));
+}
+
 TEST(Extension, Names) {
   EXPECT_EQ(std::string(to_string(Extension::kScalar)), "scalar");
   EXPECT_EQ(std::string(to_string(Extension::kDsp)), "dsp");

@@ -36,6 +36,7 @@ Error fail(LoadDiagnostic* diagnostic, Error error, LoadDiagnostic::Where where,
     diagnostic->where = where;
     diagnostic->index = index;
     diagnostic->reason = reason;
+    diagnostic->op_name = "";
   }
   return error;
 }
@@ -215,7 +216,10 @@ class Loader {
     for (uint32_t i = 0; i < p_.operators()->size(); ++i) {
       const schema::Operator& op = *p_.operators()->Get(i);
       auto op_error = [&](const char* reason, Error error = Error::kInvalidProgram) {
-        return fail(diagnostic_, error, Where::kOperator, i, reason);
+        const Error e = fail(diagnostic_, error, Where::kOperator, i, reason);
+        const internal::OpEntry* entry = internal::op_entry(op.kind());
+        if (diagnostic_ != nullptr && entry != nullptr) diagnostic_->op_name = entry->name;
+        return e;
       };
       if (op.inputs() == nullptr || op.outputs() == nullptr) {
         return op_error("missing inputs or outputs");

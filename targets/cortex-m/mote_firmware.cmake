@@ -94,7 +94,8 @@ target_compile_definitions(mote_platform PRIVATE ${mote_platform_definitions})
 
 # --- kernels and runtime: the host build's definitions (cmake/mote_libraries.cmake) ------------
 include(${MOTE_SOURCE_DIR}/cmake/mote_libraries.cmake)
-mote_add_kernels_library()
+# The kernels of this CPU's extension folder (src/kernels/dsp/, mve/) where it exists, over portable/.
+mote_add_kernels_library(VARIANTS ${MOTE_EXTENSION})
 # Each kernel source's presence is also a definition, MOTE_KERNEL_SOURCE_<NAME>, so that target
 # tests can cover whatever kernels exist.
 get_target_property(mote_kernel_sources mote_kernels SOURCES)

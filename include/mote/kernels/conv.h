@@ -24,7 +24,8 @@ struct ConvParams {
 // input positions outside the input (padding) contribute nothing.
 // input [batches, input_h, input_w, input_c]; filter [output_c, filter_h, filter_w, filter_c];
 // bias [output_c] or nullptr; output [batches, output_h, output_w, output_c].
-// Works with any scratch size (it uses an im2col column buffer of int16 when the scratch holds one
+// Runs the kernel variant built into the library that handles the shape (conv_kernel_variant).
+// The portable kernel works with any scratch size (it uses an im2col column buffer of int16 when the scratch holds one
 // or two columns, i.e. 2 * filter_h * filter_w * filter_c bytes each, and computes directly from
 // the input otherwise); it never touches bytes outside scratch.
 // Shapes must be consistent (the runtime verifies them); a non-positive stride, dilation or
@@ -32,7 +33,11 @@ struct ConvParams {
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
 
-// What the portable kernel uses at most: two int16 columns, 0 on the pointwise path. Host-callable.
+// The portable kernel (src/kernels/portable/), which conv2d runs where no variant built into the
+// library handles the shape (src/kernels/conv.cc picks), and what it uses at most: two int16
+// columns, 0 on the pointwise path. Host-callable.
+void portable_conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                     const int32_t* bias, int8_t* output, Scratch scratch);
 size_t portable_conv_scratch_bytes(const ConvShape& shape);
 
 }  // namespace kernels

@@ -48,13 +48,27 @@ struct TransposeConvShape {
   int32_t pad_h, pad_w;
 };
 
-// The scratch bytes the kernel that runs on `extension` needs for a shape. The kernels library
-// has one variant per operator and extension: the portable kernel (src/kernels/portable/, the
-// reference, on every CPU) or a variant that replaces it for the configurations it handles
-// (src/kernels/dsp/, src/kernels/mve/, chosen when the library is built for a CPU). Each
-// variant's size function sits beside its kernel; these functions pick the variant, so the
-// compiler plans, and the runtime checks, exactly what will run. Today every extension runs the
-// portable kernels. (CMSIS-NN's sizes, for comparison: cmsis_nn_scratch.h.)
+// The kernel variants. src/kernels/portable/ is the reference and runs on every CPU; a variant
+// folder (src/kernels/dsp/, src/kernels/mve/, named like the extension) replaces the kernel of an
+// operator for the shapes it handles. A library is built for one set of variants (host: portable
+// alone; firmware: portable and its extension's folder, see src/kernels/README.md). Every
+// variant's scratch-size function is in every build, so the compiler on the host knows what will
+// run on any extension; only the kernels themselves are in the builds that select them.
+enum class Variant : uint8_t {
+  kPortable = 0,
+  kDsp = 1,
+  kMve = 2,
+  kTesting = 3,  // src/kernels/testing/: tests only, never chosen for an extension
+};
+const char* to_string(Variant variant);
+// The variant folder a library built for `extension` adds to portable/ (kPortable: none).
+Variant extension_variant(Extension extension);
+// Whether this library was built with the variant's kernels (portable: always).
+bool variant_built(Variant variant);
+
+// The scratch bytes the kernel that runs on `extension` needs for a shape: the kernel a library
+// built for `extension` picks (the first of its variants that handles the shape). The compiler
+// plans these. (CMSIS-NN's sizes, for comparison: cmsis_nn_scratch.h.)
 size_t conv_scratch_bytes(const ConvShape& shape, Extension extension);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape, Extension extension);
 size_t fully_connected_scratch_bytes(int32_t output_depth, Extension extension);
@@ -69,9 +83,16 @@ TransposeConvScratch transpose_conv_scratch_bytes(const TransposeConvShape& shap
                                                   Extension extension);
 
 // The variant that runs an operator of these shapes on `extension` ("portable", "dsp", "mve"),
-// for plan reports.
+// for plan reports. Operators without a variant table run the portable kernel everywhere.
 const char* conv_kernel_variant(const ConvShape& shape, Extension extension);
+// The variant a build for `extension` names itself by in reports ("portable" until its folder
+// holds kernels).
 const char* kernel_variant(Extension extension);
+
+// What this library's own kernels run and need for a shape (whatever program they are given):
+// the runtime refuses a program whose planned scratch is smaller.
+size_t built_conv_scratch_bytes(const ConvShape& shape);
+const char* built_conv_kernel_variant(const ConvShape& shape);
 
 }  // namespace kernels
 }  // namespace mote

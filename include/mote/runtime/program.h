@@ -46,6 +46,7 @@ struct LoadDiagnostic {
   Where where = Where::kProgram;
   uint32_t index = 0;           // tensor, operator, input or output index
   const char* reason = "";      // a static string, never null
+  const char* op_name = "";     // kOperator: the operator's kind ("CONV_2D"), "" if unknown
 };
 
 /// A handle to verified program bytes: two words, no copy of any metadata. The bytes must stay

@@ -64,6 +64,11 @@ uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension 
   return kernels::conv_scratch_bytes(conv_shape(g, op), extension);
 }
 
+const char* kernel_variant(const ir::Graph& g, const ir::Operator& op,
+                           kernels::Extension extension) {
+  return kernels::conv_kernel_variant(conv_shape(g, op), extension);
+}
+
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::Conv2DOptions>(ctx.op().options);
   const kernels::ConvShape shape = conv_shape(ctx.graph(), ctx.op());
@@ -97,7 +102,8 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 
 extern const OpDef conv_2d{.builtin_code = builtin(tfl::BuiltinOperator::CONV_2D),
                            .read_options = read, .write_options = write, .check = check,
-                           .macs = macs, .scratch_bytes = scratch, .lower = lower,
+                           .macs = macs, .scratch_bytes = scratch,
+                           .kernel_variant = kernel_variant, .lower = lower,
                            .describe = describe};
 
 }  // namespace mote::ops

@@ -57,6 +57,13 @@ uint64_t operator_scratch_bytes(const ir::Graph& graph, const ir::Operator& op,
   return def.scratch_bytes != nullptr ? def.scratch_bytes(graph, op, extension) : 0;
 }
 
+const char* operator_kernel_variant(const ir::Graph& graph, const ir::Operator& op,
+                                    kernels::Extension extension) {
+  const OpDef& def = op_def(op.type);
+  return def.kernel_variant != nullptr ? def.kernel_variant(graph, op, extension)
+                                       : kernels::to_string(kernels::Variant::kPortable);
+}
+
 // --- inspect ------------------------------------------------------------------------------------
 
 void Description::activation(ir::Activation a) {

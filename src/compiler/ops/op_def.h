@@ -51,6 +51,10 @@ struct OpDef {
   // Arena bytes the kernel that runs on `extension` needs during the operator (0 when absent).
   uint64_t (*scratch_bytes)(const ir::Graph& graph, const ir::Operator& op,
                             kernels::Extension extension) = nullptr;
+  // The kernel variant that runs it on `extension` (kernels::to_string(Variant)); null: the
+  // operator has no variant table, the portable kernel runs everywhere.
+  const char* (*kernel_variant)(const ir::Graph& graph, const ir::Operator& op,
+                                kernels::Extension extension) = nullptr;
   // The program's options table (none when absent); parameters computed here, once.
   void (*lower)(LowerContext& context, schema::OperatorT& out) = nullptr;
   // The IR inputs the runtime reads, in the program's order; empty: all of them (parameter
@@ -73,5 +77,7 @@ int64_t operator_macs(const ir::Graph& graph, const ir::Operator& op);
 int64_t total_macs(const ir::Graph& graph);
 uint64_t operator_scratch_bytes(const ir::Graph& graph, const ir::Operator& op,
                                 kernels::Extension extension);
+const char* operator_kernel_variant(const ir::Graph& graph, const ir::Operator& op,
+                                    kernels::Extension extension);
 
 }  // namespace mote::ops

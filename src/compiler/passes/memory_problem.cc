@@ -96,6 +96,8 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
   for (int32_t step = 0; step < num_steps; ++step) {
     const ir::Operator& op = graph.operators[static_cast<size_t>(step)];
     const uint64_t bytes = ops::operator_scratch_bytes(graph, op, extension);
+    result.kernels.push_back({step, std::string(ir::to_string(op.type)),
+                              ops::operator_kernel_variant(graph, op, extension), bytes});
     if (bytes == 0) continue;
     planner::Buffer buffer;
     buffer.name = "scratch of operator " + std::to_string(step) + " (" +

@@ -8,6 +8,7 @@
 
 #include "compiler/ir/graph.h"
 #include "compiler/planner/problem.h"
+#include "compiler/planner/report.h"
 #include "mote/kernels/scratch.h"
 
 namespace mote::passes {
@@ -23,6 +24,8 @@ struct MemoryProblem {
   std::vector<int32_t> buffer_owner;
   // Per operator: its scratch buffer, or kNoBuffer when it needs none on this extension.
   std::vector<int32_t> op_scratch_buffer;
+  // Per operator: the kernel variant that runs it on this extension and its scratch, for reports.
+  std::vector<planner::StepKernel> kernels;
 };
 
 // Step k is operator k. Graph inputs live from step 0 and graph outputs to the last step; an

@@ -12,7 +12,9 @@ std::string describe(const runtime::LoadDiagnostic& d) {
   switch (d.where) {
     case Where::kProgram: return d.reason;
     case Where::kTensor: return "tensor " + std::to_string(d.index) + ": " + d.reason;
-    case Where::kOperator: return "operator " + std::to_string(d.index) + ": " + d.reason;
+    case Where::kOperator:
+      return "operator " + std::to_string(d.index) + (*d.op_name ? std::string(" (") + d.op_name + ")" : "") +
+             ": " + d.reason;
     case Where::kInput: return "graph input " + std::to_string(d.index) + ": " + d.reason;
     case Where::kOutput: return "graph output " + std::to_string(d.index) + ": " + d.reason;
   }

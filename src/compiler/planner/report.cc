@@ -180,6 +180,13 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
     if (live.size() > 8) out += ", ... (" + std::to_string(live.size() - 8) + " more)";
     out += "\n";
   }
+  if (!context.kernels.empty()) {
+    out += "\nkernel of each operator (variant, scratch planned):\n";
+    for (const StepKernel& k : context.kernels) {
+      out += pad(std::to_string(k.step), 6, true) + "  " + pad(k.op, 24, false) +
+             pad(k.variant, 10, false) + pad(grouped(k.scratch_bytes), 10, true) + "\n";
+    }
+  }
   return out;
 }
 
@@ -227,6 +234,14 @@ nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
     }
     report["plan"] = {{"algorithm", plans.front().algorithm}, {"buffers", std::move(buffers)}};
   }
+  nlohmann::json operators = nlohmann::json::array();
+  for (const StepKernel& k : context.kernels) {
+    operators.push_back({{"index", k.step},
+                         {"operator", k.op},
+                         {"kernel_variant", k.variant},
+                         {"scratch_bytes", k.scratch_bytes}});
+  }
+  report["operators"] = std::move(operators);
   return report;
 }
 

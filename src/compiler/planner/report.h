@@ -17,11 +17,21 @@
 
 namespace mote::planner {
 
-// Where a problem came from; target and extension are unset for a CSV problem.
+// The kernel that runs at one step and the scratch planned for it. The planner reads none of
+// it: the memory problem fills it from the operator definitions, reports print it.
+struct StepKernel {
+  int32_t step = 0;         // the operator's index
+  std::string op;           // "CONV_2D"
+  std::string variant;      // "portable", "dsp", "mve"
+  uint64_t scratch_bytes = 0;
+};
+
+// Where a problem came from; target, extension and kernels are unset for a CSV problem.
 struct ReportContext {
   std::string source;                           // e.g. the file name
   std::optional<std::string> target;            // e.g. "cortex-m55"
   std::optional<kernels::Extension> extension;  // what the scratch sizes were made for
+  std::vector<StepKernel> kernels;              // one per operator, by step
 };
 
 struct PlanFigures {
@@ -45,7 +55,8 @@ std::string short_buffer_name(std::string_view name, size_t max_chars);
 uint64_t round_tick(uint64_t top, int max_ticks);
 
 // A table with one row per plan (arena, gap, activations, scratch, time, proof), the lower
-// bound's step and live buffers, and each plan's peak step with its live buffers.
+// bound's step and live buffers, each plan's peak step with its live buffers, and the kernel
+// variant and scratch of each operator (when the context has them).
 std::string text_report(const Problem& problem, const LowerBound& bound,
                         const std::vector<Plan>& plans, const ReportContext& context);
 
@@ -55,7 +66,8 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
 //               "gap_percent", "optimal", "milliseconds", "nodes", "peak_step",
 //               "peak_live": [names]}, ...],
 //  "plan": {"algorithm", "buffers": [{"name", "kind", "size", "alignment", "first_step",
-//           "last_step", "offset", "fixed"}]}}   (the first plan's offsets)
+//           "last_step", "offset", "fixed"}]},   (the first plan's offsets)
+//  "operators": [{"index", "operator", "kernel_variant", "scratch_bytes"}]}   (empty for CSV)
 nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
                            const std::vector<Plan>& plans, const ReportContext& context);
 

@@ -274,8 +274,8 @@ size_t portable_conv_scratch_bytes(const ConvShape& shape) {
   return 2 * static_cast<size_t>(shape.filter_h) * shape.filter_w * shape.filter_c * sizeof(int16_t);
 }
 
-void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
-            int8_t* output, Scratch scratch) {
+void portable_conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                     const int32_t* bias, int8_t* output, Scratch scratch) {
   const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
   // Shapes are verified before a program runs; these only keep nonsense away from divisions.
   if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 || s.filter_c <= 0 ||

@@ -66,8 +66,10 @@ Error invoke(const Op& op) {
   return Error::kOk;
 }
 
+// What the kernel built into this library needs, whatever extension the program was planned for:
+// a plan for other kernels may be too small for these.
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
-  return kernels::conv_scratch_bytes(conv_shape(p, op), extension_of(p));
+  return kernels::built_conv_scratch_bytes(conv_shape(p, op));
 }
 
 }  // namespace

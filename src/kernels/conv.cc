@@ -1,0 +1,53 @@
+// CONV_2D's kernel variants: which one runs, what it needs, and the conv2d entry that calls it.
+// A variant folder adds one line above the portable kernel, e.g.
+//   {Variant::kMve, &mve::conv_handles, &mve::conv_scratch_bytes, MOTE_MVE_KERNEL(mve::conv2d)},
+#include "mote/kernels/conv.h"
+
+#include "variant_table.h"
+
+#if defined(MOTE_KERNELS_WITH_TESTING)
+#include "testing/conv.h"
+#endif
+
+namespace mote {
+namespace kernels {
+namespace {
+
+using ConvKernel = void (*)(const ConvParams&, const int8_t*, const int8_t*, const int32_t*,
+                            int8_t*, Scratch);
+using ConvVariant = internal::KernelVariant<ConvShape, ConvKernel>;
+
+constexpr ConvVariant kConvVariants[] = {
+#if defined(MOTE_KERNELS_WITH_TESTING)
+    // Only in a test library (its size function too): no extension ever plans for it.
+    {Variant::kTesting, nullptr, &testing_variant::conv_scratch_bytes, &testing_variant::conv2d},
+#endif
+    {Variant::kPortable, nullptr, &portable_conv_scratch_bytes, &portable_conv2d},
+};
+
+}  // namespace
+
+size_t conv_scratch_bytes(const ConvShape& shape, Extension extension) {
+  return internal::variant_for(kConvVariants, shape, extension).scratch_bytes(shape);
+}
+
+const char* conv_kernel_variant(const ConvShape& shape, Extension extension) {
+  return to_string(internal::variant_for(kConvVariants, shape, extension).variant);
+}
+
+size_t built_conv_scratch_bytes(const ConvShape& shape) {
+  return internal::built_variant(kConvVariants, shape).scratch_bytes(shape);
+}
+
+const char* built_conv_kernel_variant(const ConvShape& shape) {
+  return to_string(internal::built_variant(kConvVariants, shape).variant);
+}
+
+void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
+            int8_t* output, Scratch scratch) {
+  internal::built_variant(kConvVariants, params.shape)
+      .kernel(params, input, filter, bias, output, scratch);
+}
+
+}  // namespace kernels
+}  // namespace mote

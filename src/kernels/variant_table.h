@@ -1,0 +1,64 @@
+#pragma once
+// One operator's kernel variants, tried in order: the first that the build holds (or that a build
+// for an extension holds) and that handles the shape runs. The portable kernel is the last line
+// and handles every shape. Internal to src/kernels/. Embeddable C++17.
+
+#include <stddef.h>
+
+#include "mote/kernels/scratch.h"
+
+// The kernel of a variant folder, or null where the library is built without that folder
+// (mote_add_kernels_library(VARIANTS ...) defines MOTE_KERNELS_WITH_<FOLDER>). Its size function
+// is referenced either way: the host compiler plans for kernels it does not contain.
+#if defined(MOTE_KERNELS_WITH_DSP)
+#define MOTE_DSP_KERNEL(f) (&f)
+#else
+#define MOTE_DSP_KERNEL(f) nullptr
+#endif
+#if defined(MOTE_KERNELS_WITH_MVE)
+#define MOTE_MVE_KERNEL(f) (&f)
+#else
+#define MOTE_MVE_KERNEL(f) nullptr
+#endif
+
+namespace mote {
+namespace kernels {
+namespace internal {
+
+template <typename Shape, typename Kernel>
+struct KernelVariant {
+  Variant variant;
+  bool (*handles)(const Shape& shape);  // null: every shape
+  size_t (*scratch_bytes)(const Shape& shape);
+  Kernel kernel;  // null: not built into this library
+};
+
+template <typename Shape, typename Kernel>
+bool handles(const KernelVariant<Shape, Kernel>& v, const Shape& shape) {
+  return v.handles == nullptr || v.handles(shape);
+}
+
+// What a library built for `extension` runs: its extension's folder, else portable.
+template <typename Shape, typename Kernel, size_t N>
+const KernelVariant<Shape, Kernel>& variant_for(const KernelVariant<Shape, Kernel> (&table)[N],
+                                                const Shape& shape, Extension extension) {
+  const Variant wanted = extension_variant(extension);
+  for (const auto& v : table) {
+    if ((v.variant == wanted || v.variant == Variant::kPortable) && handles(v, shape)) return v;
+  }
+  return table[N - 1];
+}
+
+// What this library runs.
+template <typename Shape, typename Kernel, size_t N>
+const KernelVariant<Shape, Kernel>& built_variant(const KernelVariant<Shape, Kernel> (&table)[N],
+                                                  const Shape& shape) {
+  for (const auto& v : table) {
+    if (v.kernel != nullptr && handles(v, shape)) return v;
+  }
+  return table[N - 1];
+}
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace mote
