@@ -144,7 +144,7 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
          std::to_string(problem.buffers.size()) + " buffers, " + std::to_string(problem.num_steps) +
          " steps, alignment " + std::to_string(arena_alignment(problem));
   if (context.target) out += ", target " + *context.target;
-  if (context.extension) out += ", " + std::string(extension_name(*context.extension)) + " kernels";
+  if (context.extension) out += ", " + std::string(extension_name(*context.extension)) + " extension";
   out += ")\n";
   out += "lower bound: " + grouped(bound.bytes) + " bytes";
   if (!problem.buffers.empty()) {
