@@ -16,14 +16,9 @@ int32_t padding_before(int32_t input, int32_t filter, int32_t stride, int32_t di
   return static_cast<int32_t>(ir::window_padding_before(input, filter, stride, dilation, padding));
 }
 
-// The fields the convolution and depthwise shapes share, from (input, filter, output) and the
-// window options; padding as TFLite computes it.
-template <typename Shape, typename Options>
-Shape window_shape(const ir::Graph& graph, const ir::Operator& op) {
-  const auto& options = std::get<Options>(op.options);
-  const ir::Tensor& input = input_at(graph, op, 0);
-  const ir::Tensor& filter = input_at(graph, op, 1);
-  const ir::Tensor& output = output_of(graph, op);
+// The dimensions every window shape holds, from its input, filter and output tensors.
+template <typename Shape>
+Shape tensor_dims(const ir::Tensor& input, const ir::Tensor& filter, const ir::Tensor& output) {
   Shape s{};
   s.batches = input.shape[0];
   s.input_h = input.shape[1];
@@ -34,6 +29,16 @@ Shape window_shape(const ir::Graph& graph, const ir::Operator& op) {
   s.output_h = output.shape[1];
   s.output_w = output.shape[2];
   s.output_c = output.shape[3];
+  return s;
+}
+
+// The convolution and depthwise shapes: (input, filter, ...) and the window options, with the
+// padding TFLite computes.
+template <typename Shape, typename Options>
+Shape window_shape(const ir::Graph& graph, const ir::Operator& op) {
+  const auto& options = std::get<Options>(op.options);
+  Shape s =
+      tensor_dims<Shape>(input_at(graph, op, 0), input_at(graph, op, 1), output_of(graph, op));
   s.stride_h = options.stride_h;
   s.stride_w = options.stride_w;
   s.dilation_h = options.dilation_h;
@@ -57,19 +62,9 @@ kernels::DepthwiseShape depthwise_shape(const ir::Graph& graph, const ir::Operat
 
 kernels::TransposeConvShape transpose_conv_shape(const ir::Graph& graph, const ir::Operator& op) {
   const auto& options = std::get<ir::TransposeConvOptions>(op.options);
-  const ir::Tensor& filter = input_at(graph, op, 1);
-  const ir::Tensor& input = input_at(graph, op, 2);
-  const ir::Tensor& output = output_of(graph, op);
-  kernels::TransposeConvShape s{};
-  s.batches = input.shape[0];
-  s.input_h = input.shape[1];
-  s.input_w = input.shape[2];
-  s.input_c = input.shape[3];
-  s.filter_h = filter.shape[1];
-  s.filter_w = filter.shape[2];
-  s.output_h = output.shape[1];
-  s.output_w = output.shape[2];
-  s.output_c = output.shape[3];
+  // TRANSPOSE_CONV's inputs are (output shape, filter, input, bias).
+  kernels::TransposeConvShape s = tensor_dims<kernels::TransposeConvShape>(
+      input_at(graph, op, 2), input_at(graph, op, 1), output_of(graph, op));
   s.stride_h = options.stride_h;
   s.stride_w = options.stride_w;
   // TFLite pads a transposed convolution as the forward one from its output back to its input.
