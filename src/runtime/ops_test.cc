@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "compiler/emit/kernel_options.h"
 #include "compiler/emit/program_builder.h"
 #include "mote/kernels/add.h"
 #include "mote/kernels/concatenation.h"
@@ -324,13 +325,7 @@ TEST(OpsTest, MaxAndAveragePool) {
 
 TEST(OpsTest, MulWithBroadcast) {
   const kernels::MulParams p = kernels::prepare_mul(0.1f, 3, 0.2f, -4, 0.05f, 1, -120, 120);
-  schema::MulOptionsT o;
-  o.input1_offset = p.input1_offset;
-  o.input2_offset = p.input2_offset;
-  o.output_offset = p.output_offset;
-  o.output_requant = std::make_unique<schema::Requant>(p.output_multiplier, p.output_shift);
-  o.activation_min = p.act_min;
-  o.activation_max = p.act_max;
+  schema::MulOptionsT o = emit::program_options(p);
   const Spec a{DataType::Int8, {1, 3, 4, 5}}, b{DataType::Int8, {4, 1}}, y{DataType::Int8, {1, 3, 4, 5}};
   OneOp t(OpKind::Mul, {a, b}, {y}, options(std::move(o)));
   const auto out = t.run();
@@ -496,11 +491,7 @@ TEST(OpsTest, LogisticFixedPointAndTable) {
   const Spec x{DataType::Int8, {40}, 0.1f, 3}, y{DataType::Int8, {40}, 1.0f / 256, -128};
   {
     const kernels::LogisticParams p = kernels::prepare_logistic(0.1f, 3);
-    schema::LogisticOptionsT o;
-    o.input_zero_point = p.input_zero_point;
-    o.input_range_radius = p.input_range_radius;
-    o.input_multiplier = p.input_multiplier;
-    o.input_left_shift = p.input_left_shift;
+    schema::LogisticOptionsT o = emit::program_options(p);
     OneOp t(OpKind::Logistic, {x}, {y}, options(o));
     const auto out = t.run();
     std::vector<int8_t> expected(40);
@@ -525,13 +516,7 @@ TEST(OpsTest, LogisticFixedPointAndTable) {
 
 TEST(OpsTest, HardSwish) {
   const kernels::HardSwishParams p = kernels::prepare_hard_swish(0.05f, -10, 0.03f, 7);
-  schema::HardSwishOptionsT o;
-  o.input_zero_point = p.input_zero_point;
-  o.output_zero_point = p.output_zero_point;
-  o.reluish_multiplier_fixedpoint_int16 = p.reluish_multiplier_fixedpoint_int16;
-  o.reluish_multiplier_exponent = p.reluish_multiplier_exponent;
-  o.output_multiplier_fixedpoint_int16 = p.output_multiplier_fixedpoint_int16;
-  o.output_multiplier_exponent = p.output_multiplier_exponent;
+  schema::HardSwishOptionsT o = emit::program_options(p);
   OneOp t(OpKind::HardSwish, {{DataType::Int8, {50}}}, {{DataType::Int8, {50}}}, options(o));
   const auto out = t.run();
   std::vector<int8_t> expected(50);
@@ -572,14 +557,7 @@ TEST(OpsTest, AddInPlaceThroughAnAlias) {
   const int32_t y = b.add_arena_tensor("y", DataType::Int8, {24}, 32, 0.2f, -2);
   const int32_t z = b.add_arena_tensor("z", DataType::Int8, {24}, 0, 0.15f, 3);
   b.tensor(z).alias = x;
-  schema::AddOptionsT o;
-  o.input1_offset = p.input1_offset;
-  o.input2_offset = p.input2_offset;
-  o.output_offset = p.output_offset;
-  o.left_shift = p.left_shift;
-  o.input1_requant = std::make_unique<schema::Requant>(p.input1_multiplier, p.input1_shift);
-  o.input2_requant = std::make_unique<schema::Requant>(p.input2_multiplier, p.input2_shift);
-  o.output_requant = std::make_unique<schema::Requant>(p.output_multiplier, p.output_shift);
+  schema::AddOptionsT o = emit::program_options(p);
   b.add_operator(OpKind::Add, {x, y}, {z}, options(std::move(o)));
   b.set_graph_io({x, y}, {z});
   b.set_arena(64);

@@ -10,24 +10,6 @@
 namespace mote::ops {
 namespace {
 
-ir::Options read(const TfliteOptions& t) {
-  const auto* o = t.table<tfl::Conv2DOptions>(tfl::BuiltinOptions::Conv2DOptions, true);
-  ir::Conv2DOptions r;
-  read_window(t, *o, r);
-  r.dilation_w = o->dilation_w_factor();
-  r.dilation_h = o->dilation_h_factor();
-  return r;
-}
-
-void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
-  const auto& o = std::get<ir::Conv2DOptions>(op.options);
-  tfl::Conv2DOptionsT t;
-  write_window(o, t);
-  t.dilation_w_factor = o.dilation_w;
-  t.dilation_h_factor = o.dilation_h;
-  out.Set(std::move(t));
-}
-
 void check(Checker& c) {
   c.arity(2, 3, 2);
   const auto& o = c.options<ir::Conv2DOptions>();
@@ -71,21 +53,8 @@ const char* kernel_variant(const ir::Graph& g, const ir::Operator& op,
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::Conv2DOptions>(ctx.op().options);
-  const kernels::ConvShape shape = conv_shape(ctx.graph(), ctx.op());
-  schema::ConvOptionsT c;
-  c.stride_h = shape.stride_h;
-  c.stride_w = shape.stride_w;
-  c.pad_h = shape.pad_h;
-  c.pad_w = shape.pad_w;
-  c.dilation_h = shape.dilation_h;
-  c.dilation_w = shape.dilation_w;
-  c.input_offset = -zero_point_of(ctx.in(0));
-  c.output_offset = zero_point_of(ctx.out());
-  const auto range = ctx.activation_range(o.activation);
-  c.activation_min = range.min;
-  c.activation_max = range.max;
-  ctx.set_channel_requant(c, shape.output_c);
-  out.options.Set(std::move(c));
+  out.options.Set(convolution_options<schema::ConvOptionsT>(ctx, conv_shape(ctx.graph(), ctx.op()),
+                                                            o.activation));
 }
 
 void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
@@ -98,12 +67,16 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.activation(o.activation);
 }
 
+// TFLite's Conv2DOptions table: padding, strides, fused activation and the operator's own fields.
+constexpr auto read =
+    &read_window<tfl::Conv2DOptions, tfl::BuiltinOptions::Conv2DOptions, ir::Conv2DOptions>;
+constexpr auto write = &write_window<tfl::Conv2DOptionsT, ir::Conv2DOptions>;
+
 }  // namespace
 
 extern const OpDef conv_2d{.builtin_code = builtin(tfl::BuiltinOperator::CONV_2D),
                            .read_options = read, .write_options = write, .check = check,
-                           .macs = macs, .scratch_bytes = scratch,
-                           .kernel_variant = kernel_variant, .lower = lower,
-                           .describe = describe};
+                           .macs = macs, .scratch_bytes = scratch, .kernel_variant = kernel_variant,
+                           .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

@@ -8,27 +8,6 @@
 namespace mote::ops {
 namespace {
 
-ir::Options read(const TfliteOptions& t) {
-  const auto* o =
-      t.table<tfl::DepthwiseConv2DOptions>(tfl::BuiltinOptions::DepthwiseConv2DOptions, true);
-  ir::DepthwiseConv2DOptions r;
-  read_window(t, *o, r);
-  r.depth_multiplier = o->depth_multiplier();
-  r.dilation_w = o->dilation_w_factor();
-  r.dilation_h = o->dilation_h_factor();
-  return r;
-}
-
-void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
-  const auto& o = std::get<ir::DepthwiseConv2DOptions>(op.options);
-  tfl::DepthwiseConv2DOptionsT t;
-  write_window(o, t);
-  t.depth_multiplier = o.depth_multiplier;
-  t.dilation_w_factor = o.dilation_w;
-  t.dilation_h_factor = o.dilation_h;
-  out.Set(std::move(t));
-}
-
 void check(Checker& c) {
   c.arity(2, 3, 2);
   const auto& o = c.options<ir::DepthwiseConv2DOptions>();
@@ -67,20 +46,8 @@ uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::DepthwiseConv2DOptions>(ctx.op().options);
   const kernels::DepthwiseShape shape = depthwise_shape(ctx.graph(), ctx.op());
-  schema::DepthwiseConvOptionsT d;
-  d.stride_h = shape.stride_h;
-  d.stride_w = shape.stride_w;
-  d.pad_h = shape.pad_h;
-  d.pad_w = shape.pad_w;
-  d.dilation_h = shape.dilation_h;
-  d.dilation_w = shape.dilation_w;
+  auto d = convolution_options<schema::DepthwiseConvOptionsT>(ctx, shape, o.activation);
   d.depth_multiplier = shape.output_c / shape.input_c;
-  d.input_offset = -zero_point_of(ctx.in(0));
-  d.output_offset = zero_point_of(ctx.out());
-  const auto range = ctx.activation_range(o.activation);
-  d.activation_min = range.min;
-  d.activation_max = range.max;
-  ctx.set_channel_requant(d, shape.output_c);
   out.options.Set(std::move(d));
 }
 
@@ -94,6 +61,13 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.json["depth_multiplier"] = o.depth_multiplier;
   d.activation(o.activation);
 }
+
+// TFLite's DepthwiseConv2DOptions table: padding, strides, fused activation and the operator's own
+// fields.
+constexpr auto read =
+    &read_window<tfl::DepthwiseConv2DOptions, tfl::BuiltinOptions::DepthwiseConv2DOptions,
+                 ir::DepthwiseConv2DOptions>;
+constexpr auto write = &write_window<tfl::DepthwiseConv2DOptionsT, ir::DepthwiseConv2DOptions>;
 
 }  // namespace
 

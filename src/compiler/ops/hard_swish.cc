@@ -1,4 +1,5 @@
 // HARD_SWISH int8 (TFLite's int16 fixed-point HardSwishParams).
+#include "compiler/emit/kernel_options.h"
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -7,14 +8,6 @@
 
 namespace mote::ops {
 namespace {
-
-ir::Options read(const TfliteOptions& t) {
-  t.none(tfl::BuiltinOptions::HardSwishOptions);
-  return {};
-}
-void write(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
-  out.Set(tfl::HardSwishOptionsT{});
-}
 
 void check(Checker& c) {
   c.no_options();
@@ -36,20 +29,14 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
     ctx.fail("input scale " + std::to_string(scale_of(input)) + " or output scale " +
              std::to_string(scale_of(output)) + " outside what the int8 kernel supports");
   }
-  schema::HardSwishOptionsT h;
-  h.input_zero_point = p.input_zero_point;
-  h.output_zero_point = p.output_zero_point;
-  h.reluish_multiplier_fixedpoint_int16 = p.reluish_multiplier_fixedpoint_int16;
-  h.reluish_multiplier_exponent = p.reluish_multiplier_exponent;
-  h.output_multiplier_fixedpoint_int16 = p.output_multiplier_fixedpoint_int16;
-  h.output_multiplier_exponent = p.output_multiplier_exponent;
-  out.options.Set(std::move(h));
+  out.options.Set(emit::program_options(p));
 }
 
 }  // namespace
 
 extern const OpDef hard_swish{.builtin_code = builtin(tfl::BuiltinOperator::HARD_SWISH),
-                              .read_options = read, .write_options = write, .check = check,
+                              .read_options = read_empty<tfl::BuiltinOptions::HardSwishOptions>,
+                              .write_options = write_empty<tfl::HardSwishOptionsT>, .check = check,
                               .lower = lower};
 
 }  // namespace mote::ops

@@ -1,4 +1,5 @@
 // LOGISTIC int8: output scale 1/256 and zero point -128 (TFLite Micro's integer logistic).
+#include "compiler/emit/kernel_options.h"
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -7,13 +8,6 @@
 
 namespace mote::ops {
 namespace {
-
-ir::Options read(const TfliteOptions& t) {
-  t.none(tfl::BuiltinOptions::NONE);
-  return {};
-}
-// TFLite's converter writes no options table for LOGISTIC.
-void write(const ir::Operator&, tfl::BuiltinOptionsUnion&) {}
 
 void check(Checker& c) {
   c.no_options();
@@ -29,18 +23,13 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
     ctx.fail("input scale " + std::to_string(scale_of(input)) +
              " outside what the int8 kernel supports ([2^-59, 8))");
   }
-  schema::LogisticOptionsT l;
-  l.input_zero_point = p.input_zero_point;
-  l.input_range_radius = p.input_range_radius;
-  l.input_multiplier = p.input_multiplier;
-  l.input_left_shift = p.input_left_shift;
-  out.options.Set(std::move(l));
+  out.options.Set(emit::program_options(p));
 }
 
 }  // namespace
 
 extern const OpDef logistic{.builtin_code = builtin(tfl::BuiltinOperator::LOGISTIC),
-                            .read_options = read, .write_options = write, .check = check,
-                            .lower = lower};
+                            .read_options = read_empty<tfl::BuiltinOptions::NONE>,
+                            .write_options = write_empty<void>, .check = check, .lower = lower};
 
 }  // namespace mote::ops

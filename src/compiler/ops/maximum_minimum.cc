@@ -7,14 +7,6 @@
 namespace mote::ops {
 namespace {
 
-ir::Options read(const TfliteOptions& t) {
-  t.none(tfl::BuiltinOptions::MaximumMinimumOptions);
-  return {};
-}
-void write(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
-  out.Set(tfl::MaximumMinimumOptionsT{});
-}
-
 void check(Checker& c) {
   c.no_options();
   c.expect_binary_elementwise();
@@ -23,9 +15,13 @@ void check(Checker& c) {
 }  // namespace
 
 extern const OpDef maximum{.builtin_code = builtin(tfl::BuiltinOperator::MAXIMUM),
-                           .read_options = read, .write_options = write, .check = check};
+                           .read_options = read_empty<tfl::BuiltinOptions::MaximumMinimumOptions>,
+                           .write_options = write_empty<tfl::MaximumMinimumOptionsT>,
+                           .check = check};
 
 extern const OpDef minimum{.builtin_code = builtin(tfl::BuiltinOperator::MINIMUM),
-                           .read_options = read, .write_options = write, .check = check};
+                           .read_options = read_empty<tfl::BuiltinOptions::MaximumMinimumOptions>,
+                           .write_options = write_empty<tfl::MaximumMinimumOptionsT>,
+                           .check = check};
 
 }  // namespace mote::ops

@@ -59,7 +59,7 @@ struct OpDef {
   void (*lower)(LowerContext& context, schema::OperatorT& out) = nullptr;
   // The IR inputs the runtime reads, in the program's order; empty: all of them (parameter
   // inputs such as shapes and axes are folded into the options by `lower`).
-  std::span<const int8_t> program_inputs;
+  std::span<const int8_t> program_inputs = {};
   // The output is input 0's bytes under another shape (no kernel work; the planner aliases them).
   bool output_aliases_input = false;
   void (*describe)(const ir::Graph& graph, const ir::Operator& op, Description& d) = nullptr;

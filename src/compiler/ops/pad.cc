@@ -7,12 +7,6 @@
 namespace mote::ops {
 namespace {
 
-ir::Options read(const TfliteOptions& t) {
-  t.none(tfl::BuiltinOptions::PadOptions);
-  return {};
-}
-void write(const ir::Operator&, tfl::BuiltinOptionsUnion& out) { out.Set(tfl::PadOptionsT{}); }
-
 void check(Checker& c) {
   c.arity(2, 2);
   c.no_options();
@@ -53,8 +47,9 @@ constexpr int8_t kProgramInputs[] = {0};  // the paddings are options
 
 }  // namespace
 
-extern const OpDef pad{.builtin_code = builtin(tfl::BuiltinOperator::PAD), .read_options = read,
-                       .write_options = write, .check = check, .lower = lower,
-                       .program_inputs = kProgramInputs};
+extern const OpDef pad{.builtin_code = builtin(tfl::BuiltinOperator::PAD),
+                       .read_options = read_empty<tfl::BuiltinOptions::PadOptions>,
+                       .write_options = write_empty<tfl::PadOptionsT>, .check = check,
+                       .lower = lower, .program_inputs = kProgramInputs};
 
 }  // namespace mote::ops

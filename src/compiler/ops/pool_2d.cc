@@ -8,24 +8,6 @@
 namespace mote::ops {
 namespace {
 
-ir::Options read(const TfliteOptions& t) {
-  const auto* o = t.table<tfl::Pool2DOptions>(tfl::BuiltinOptions::Pool2DOptions, true);
-  ir::Pool2DOptions r;
-  read_window(t, *o, r);
-  r.filter_w = o->filter_width();
-  r.filter_h = o->filter_height();
-  return r;
-}
-
-void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
-  const auto& o = std::get<ir::Pool2DOptions>(op.options);
-  tfl::Pool2DOptionsT t;
-  write_window(o, t);
-  t.filter_width = o.filter_w;
-  t.filter_height = o.filter_h;
-  out.Set(std::move(t));
-}
-
 void check(Checker& c) {
   c.arity(1, 1);
   const auto& o = c.options<ir::Pool2DOptions>();
@@ -73,6 +55,11 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.window("filter", o.filter_h, o.filter_w, o.stride_h, o.stride_w, o.padding);
   d.activation(o.activation);
 }
+
+// TFLite's Pool2DOptions table: padding, strides, fused activation and the operator's own fields.
+constexpr auto read =
+    &read_window<tfl::Pool2DOptions, tfl::BuiltinOptions::Pool2DOptions, ir::Pool2DOptions>;
+constexpr auto write = &write_window<tfl::Pool2DOptionsT, ir::Pool2DOptions>;
 
 }  // namespace
 

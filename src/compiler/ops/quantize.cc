@@ -9,22 +9,6 @@
 namespace mote::ops {
 namespace {
 
-ir::Options read_quantize(const TfliteOptions& t) {
-  t.none(tfl::BuiltinOptions::QuantizeOptions);
-  return {};
-}
-ir::Options read_dequantize(const TfliteOptions& t) {
-  t.none(tfl::BuiltinOptions::DequantizeOptions);
-  return {};
-}
-// Empty tables, as TFLite's converter writes them.
-void write_quantize(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
-  out.Set(tfl::QuantizeOptionsT{});
-}
-void write_dequantize(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
-  out.Set(tfl::DequantizeOptionsT{});
-}
-
 void check_quantize(Checker& c) {
   c.arity(1, 1);
   c.no_options();
@@ -63,11 +47,13 @@ void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
 }  // namespace
 
 extern const OpDef quantize{.builtin_code = builtin(tfl::BuiltinOperator::QUANTIZE),
-                            .read_options = read_quantize, .write_options = write_quantize,
+                            .read_options = read_empty<tfl::BuiltinOptions::QuantizeOptions>,
+                            .write_options = write_empty<tfl::QuantizeOptionsT>,
                             .check = check_quantize, .lower = lower_quantize};
 
 extern const OpDef dequantize{.builtin_code = builtin(tfl::BuiltinOperator::DEQUANTIZE),
-                              .read_options = read_dequantize, .write_options = write_dequantize,
+                              .read_options = read_empty<tfl::BuiltinOptions::DequantizeOptions>,
+                              .write_options = write_empty<tfl::DequantizeOptionsT>,
                               .check = check_dequantize};
 
 }  // namespace mote::ops

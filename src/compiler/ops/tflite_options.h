@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <type_traits>
 
 #include "compiler/ir/error.h"
 #include "compiler/ir/graph.h"
@@ -59,21 +60,58 @@ inline int8_t padding_code(ir::Padding p) { return p == ir::Padding::kSame ? 0 :
 
 constexpr int32_t builtin(tfl::BuiltinOperator op) { return static_cast<int32_t>(op); }
 
-// The fields window operators share (padding, strides, fused activation), read from TFLite's
-// table into the IR's options and written back.
-template <typename Table, typename Options>
-void read_window(const TfliteOptions& t, const Table& o, Options& r) {
+// The options of the window operators (convolutions, pools): padding, strides and fused
+// activation, and where the operator has them dilation, depth multiplier or filter size. Used
+// directly as an OpDef's read_options / write_options.
+template <typename Table, tfl::BuiltinOptions kTable, typename Options>
+ir::Options read_window(const TfliteOptions& t) {
+  const Table& o = *t.table<Table>(kTable, true);
+  Options r;
   r.padding = t.padding(o.padding());
   r.stride_w = o.stride_w();
   r.stride_h = o.stride_h();
   r.activation = t.activation(o.fused_activation_function());
+  if constexpr (requires { r.dilation_h; }) {
+    r.dilation_w = o.dilation_w_factor();
+    r.dilation_h = o.dilation_h_factor();
+  }
+  if constexpr (requires { r.depth_multiplier; }) r.depth_multiplier = o.depth_multiplier();
+  if constexpr (requires { r.filter_h; }) {
+    r.filter_w = o.filter_width();
+    r.filter_h = o.filter_height();
+  }
+  return r;
 }
 template <typename TableT, typename Options>
-void write_window(const Options& o, TableT& t) {
+void write_window(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+  const auto& o = std::get<Options>(op.options);
+  TableT t;
   t.padding = padding_code(o.padding);
   t.stride_w = o.stride_w;
   t.stride_h = o.stride_h;
   t.fused_activation_function = activation_code(o.activation);
+  if constexpr (requires { o.dilation_h; }) {
+    t.dilation_w_factor = o.dilation_w;
+    t.dilation_h_factor = o.dilation_h;
+  }
+  if constexpr (requires { o.depth_multiplier; }) t.depth_multiplier = o.depth_multiplier;
+  if constexpr (requires { o.filter_h; }) {
+    t.filter_width = o.filter_w;
+    t.filter_height = o.filter_h;
+  }
+  out.Set(std::move(t));
+}
+
+// Operators without options: `read_empty` accepts none or the empty table `kTable` (what TFLite's
+// converter writes for them); `write_empty` writes that table (nothing for TableT = void).
+template <tfl::BuiltinOptions kTable>
+ir::Options read_empty(const TfliteOptions& t) {
+  t.none(kTable);
+  return {};
+}
+template <typename TableT>
+void write_empty(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
+  if constexpr (!std::is_void_v<TableT>) out.Set(TableT{});
 }
 
 // Binary arithmetic operators whose only option is a fused activation (ir::ElementwiseOptions).

@@ -7,14 +7,6 @@
 namespace mote::ops {
 namespace {
 
-ir::Options read(const TfliteOptions& t) {
-  t.none(tfl::BuiltinOptions::TransposeOptions);
-  return {};
-}
-void write(const ir::Operator&, tfl::BuiltinOptionsUnion& out) {
-  out.Set(tfl::TransposeOptionsT{});
-}
-
 void check(Checker& c) {
   c.arity(2, 2);
   c.no_options();
@@ -51,7 +43,8 @@ constexpr int8_t kProgramInputs[] = {0};  // the permutation is an option
 }  // namespace
 
 extern const OpDef transpose{.builtin_code = builtin(tfl::BuiltinOperator::TRANSPOSE),
-                             .read_options = read, .write_options = write, .check = check,
+                             .read_options = read_empty<tfl::BuiltinOptions::TransposeOptions>,
+                             .write_options = write_empty<tfl::TransposeOptionsT>, .check = check,
                              .lower = lower, .program_inputs = kProgramInputs};
 
 }  // namespace mote::ops

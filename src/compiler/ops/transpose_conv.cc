@@ -11,21 +11,6 @@ namespace {
 
 constexpr size_t kOutputShape = 0, kFilter = 1, kInput = 2, kBias = 3;
 
-ir::Options read(const TfliteOptions& t) {
-  const auto* o =
-      t.table<tfl::TransposeConvOptions>(tfl::BuiltinOptions::TransposeConvOptions, true);
-  ir::TransposeConvOptions r;
-  read_window(t, *o, r);
-  return r;
-}
-
-void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
-  const auto& o = std::get<ir::TransposeConvOptions>(op.options);
-  tfl::TransposeConvOptionsT t;
-  write_window(o, t);
-  out.Set(std::move(t));
-}
-
 void check(Checker& c) {
   c.arity(3, 4, kBias);
   const auto& o = c.options<ir::TransposeConvOptions>();
@@ -71,19 +56,8 @@ uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension 
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::TransposeConvOptions>(ctx.op().options);
-  const kernels::TransposeConvShape shape = transpose_conv_shape(ctx.graph(), ctx.op());
-  schema::TransposeConvOptionsT t;
-  t.stride_h = shape.stride_h;
-  t.stride_w = shape.stride_w;
-  t.pad_h = shape.pad_h;
-  t.pad_w = shape.pad_w;
-  t.input_offset = -zero_point_of(ctx.in(kInput));
-  t.output_offset = zero_point_of(ctx.out());
-  const auto range = ctx.activation_range(o.activation);
-  t.activation_min = range.min;
-  t.activation_max = range.max;
-  ctx.set_channel_requant(t, shape.output_c, kInput, kFilter);
-  out.options.Set(std::move(t));
+  out.options.Set(convolution_options<schema::TransposeConvOptionsT>(
+      ctx, transpose_conv_shape(ctx.graph(), ctx.op()), o.activation, kInput, kFilter));
 }
 
 void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
@@ -95,6 +69,13 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 }
 
 constexpr int8_t kProgramInputs[] = {kInput, kFilter, kBias};
+
+// TFLite's TransposeConvOptions table: padding, strides, fused activation and the operator's own
+// fields.
+constexpr auto read =
+    &read_window<tfl::TransposeConvOptions, tfl::BuiltinOptions::TransposeConvOptions,
+                 ir::TransposeConvOptions>;
+constexpr auto write = &write_window<tfl::TransposeConvOptionsT, ir::TransposeConvOptions>;
 
 }  // namespace
 

@@ -2,7 +2,7 @@
 // per-channel requantization.
 
 #include "mote/kernels/conv.h"
-#include "runtime/ops/op_support.h"
+#include "runtime/ops/convolution.h"
 
 namespace mote::runtime::internal {
 namespace {
@@ -18,49 +18,21 @@ kernels::ConvShape conv_shape(const schema::Program& p, const schema::Operator& 
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(2, 3, 1, schema::OpOptions::ConvOptions));
   const auto& o = *c.op().options_as_ConvOptions();
-  const Tensor& x = *c.in(0);
-  const Tensor& w = *c.in(1);
-  const Tensor& y = c.out();
+  const Tensor &x = *c.in(0), &w = *c.in(1), &y = c.out();
   if (!is(x, DataType::Int8, 4) || !is(w, DataType::Int8, 4) || !is(y, DataType::Int8, 4)) {
     return c.bad("input, filter and output must be int8 NHWC");
   }
   const int32_t ci = dim(x, 3), co = dim(w, 0), cf = dim(w, 3);
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return c.bad("output shape inconsistent");
   if (ci % cf != 0 || co % (ci / cf) != 0) return c.bad("channels inconsistent with groups");
-  MOTE_TRY(c.strides(o.stride_h(), o.stride_w(), o.dilation_h(), o.dilation_w()));
-  const int64_t kh_eff = (int64_t{dim(w, 1)} - 1) * o.dilation_h() + 1;
-  const int64_t kw_eff = (int64_t{dim(w, 2)} - 1) * o.dilation_w() + 1;
-  if (!window_ok(dim(x, 1), dim(y, 1), kh_eff, o.stride_h(), o.pad_h()) ||
-      !window_ok(dim(x, 2), dim(y, 2), kw_eff, o.stride_w(), o.pad_w())) {
-    return c.bad("output size inconsistent with input, filter, stride and padding");
-  }
-  MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), o.activation_min(),
-                               o.activation_max()));
-  int64_t bias_max = 0;
-  MOTE_TRY(c.bias(c.in(2), co, &bias_max));
-  const int64_t taps = int64_t{dim(w, 1)} * dim(w, 2) * cf;
-  int64_t acc_bound = bias_max + taps * kMaxCenteredInput * 128;
-  if (const schema::Region* sums = o.kernel_sums(); sums != nullptr && sums->size() != 0) {
-    if (!c.int32_array(sums, co)) return c.bad("kernel sums must be one int32 per output channel");
-    for (int32_t k = 0; k < co; ++k) {
-      acc_bound = max64(acc_bound, abs64(c.int32_at(sums, k)) + taps * 128 * 128);
-    }
-  }
-  if (acc_bound > kAccLimit) return c.bad("accumulator could overflow int32", Error::kUnsupported);
-  MOTE_TRY(c.per_channel(o.multipliers(), o.shifts(), co, acc_bound));
-  return Error::kOk;
+  MOTE_TRY(check_dilated_window(c, o, x, w, y));
+  return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2) * cf,
+                                        o.kernel_sums());
 }
 
 Error invoke(const Op& op) {
   const auto& o = *op.op().options_as_ConvOptions();
-  kernels::ConvParams p{};
-  p.shape = conv_shape(op.program(), op.op());
-  p.input_offset = o.input_offset();
-  p.output_offset = o.output_offset();
-  p.act_min = o.activation_min();
-  p.act_max = o.activation_max();
-  p.output_multiplier = op.constant_i32(o.multipliers());
-  p.output_shift = op.constant_i32(o.shifts());
+  const auto p = convolution_params<kernels::ConvParams>(op, o, conv_shape(op.program(), op.op()));
   kernels::conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
                   op.optional_in_data<int32_t>(2), op.out_data<int8_t>(), op.scratch());
   return Error::kOk;

@@ -2,7 +2,7 @@
 // bias, per-channel requantization.
 
 #include "mote/kernels/depthwise_conv.h"
-#include "runtime/ops/op_support.h"
+#include "runtime/ops/convolution.h"
 
 namespace mote::runtime::internal {
 namespace {
@@ -19,9 +19,7 @@ kernels::DepthwiseShape depthwise_shape(const schema::Program& p, const schema::
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(2, 3, 1, schema::OpOptions::DepthwiseConvOptions));
   const auto& o = *c.op().options_as_DepthwiseConvOptions();
-  const Tensor& x = *c.in(0);
-  const Tensor& w = *c.in(1);
-  const Tensor& y = c.out();
+  const Tensor &x = *c.in(0), &w = *c.in(1), &y = c.out();
   if (!is(x, DataType::Int8, 4) || !is(w, DataType::Int8, 4) || !is(y, DataType::Int8, 4)) {
     return c.bad("input, filter and output must be int8 NHWC");
   }
@@ -30,33 +28,14 @@ Error check(const OpChecker& c) {
     return c.bad("filter channels differ from input channels times depth multiplier");
   }
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return c.bad("output shape inconsistent");
-  MOTE_TRY(c.strides(o.stride_h(), o.stride_w(), o.dilation_h(), o.dilation_w()));
-  const int64_t kh_eff = (int64_t{dim(w, 1)} - 1) * o.dilation_h() + 1;
-  const int64_t kw_eff = (int64_t{dim(w, 2)} - 1) * o.dilation_w() + 1;
-  if (!window_ok(dim(x, 1), dim(y, 1), kh_eff, o.stride_h(), o.pad_h()) ||
-      !window_ok(dim(x, 2), dim(y, 2), kw_eff, o.stride_w(), o.pad_w())) {
-    return c.bad("output size inconsistent with input, filter, stride and padding");
-  }
-  MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), o.activation_min(),
-                               o.activation_max()));
-  int64_t bias_max = 0;
-  MOTE_TRY(c.bias(c.in(2), co, &bias_max));
-  const int64_t acc_bound = bias_max + int64_t{dim(w, 1)} * dim(w, 2) * kMaxCenteredInput * 128;
-  if (acc_bound > kAccLimit) return c.bad("accumulator could overflow int32", Error::kUnsupported);
-  MOTE_TRY(c.per_channel(o.multipliers(), o.shifts(), co, acc_bound));
-  return Error::kOk;
+  MOTE_TRY(check_dilated_window(c, o, x, w, y));
+  return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2));
 }
 
 Error invoke(const Op& op) {
   const auto& o = *op.op().options_as_DepthwiseConvOptions();
-  kernels::DepthwiseConvParams p{};
-  p.shape = depthwise_shape(op.program(), op.op());
-  p.input_offset = o.input_offset();
-  p.output_offset = o.output_offset();
-  p.act_min = o.activation_min();
-  p.act_max = o.activation_max();
-  p.output_multiplier = op.constant_i32(o.multipliers());
-  p.output_shift = op.constant_i32(o.shifts());
+  const auto p = convolution_params<kernels::DepthwiseConvParams>(
+      op, o, depthwise_shape(op.program(), op.op()));
   kernels::depthwise_conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
                             op.optional_in_data<int32_t>(2), op.out_data<int8_t>(), op.scratch());
   return Error::kOk;

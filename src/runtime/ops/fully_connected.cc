@@ -10,9 +10,7 @@ namespace {
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(2, 3, 1, schema::OpOptions::FullyConnectedOptions));
   const auto& o = *c.op().options_as_FullyConnectedOptions();
-  const Tensor& x = *c.in(0);
-  const Tensor& w = *c.in(1);
-  const Tensor& y = c.out();
+  const Tensor &x = *c.in(0), &w = *c.in(1), &y = c.out();
   if (x.type() != DataType::Int8 || !is(w, DataType::Int8, 2) || y.type() != DataType::Int8 ||
       rank(y) < 1) {
     return c.bad("input, filter [out, depth] and output must be int8");

@@ -2,7 +2,7 @@
 // requantization.
 
 #include "mote/kernels/transpose_conv.h"
-#include "runtime/ops/op_support.h"
+#include "runtime/ops/convolution.h"
 
 namespace mote::runtime::internal {
 namespace {
@@ -19,9 +19,7 @@ kernels::TransposeConvShape transpose_conv_shape(const schema::Program& p,
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(2, 3, 1, schema::OpOptions::TransposeConvOptions));
   const auto& o = *c.op().options_as_TransposeConvOptions();
-  const Tensor& x = *c.in(0);
-  const Tensor& w = *c.in(1);
-  const Tensor& y = c.out();
+  const Tensor &x = *c.in(0), &w = *c.in(1), &y = c.out();
   if (!is(x, DataType::Int8, 4) || !is(w, DataType::Int8, 4) || !is(y, DataType::Int8, 4)) {
     return c.bad("input, filter and output must be int8 NHWC");
   }
@@ -36,26 +34,13 @@ Error check(const OpChecker& c) {
       int64_t{dim(y, 2)} > int64_t{dim(x, 2)} * o.stride_w() + kw) {
     return c.bad("output size inconsistent with input, filter, stride and padding");
   }
-  MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), o.activation_min(),
-                               o.activation_max()));
-  int64_t bias_max = 0;
-  MOTE_TRY(c.bias(c.in(2), co, &bias_max));
-  const int64_t acc_bound = bias_max + int64_t{kh} * kw * ci * kMaxCenteredInput * 128;
-  if (acc_bound > kAccLimit) return c.bad("accumulator could overflow int32", Error::kUnsupported);
-  MOTE_TRY(c.per_channel(o.multipliers(), o.shifts(), co, acc_bound));
-  return Error::kOk;
+  return check_convolution_quantization(c, o, co, int64_t{kh} * kw * ci);
 }
 
 Error invoke(const Op& op) {
   const auto& o = *op.op().options_as_TransposeConvOptions();
-  kernels::TransposeConvParams p{};
-  p.shape = transpose_conv_shape(op.program(), op.op());
-  p.input_offset = o.input_offset();
-  p.output_offset = o.output_offset();
-  p.act_min = o.activation_min();
-  p.act_max = o.activation_max();
-  p.output_multiplier = op.constant_i32(o.multipliers());
-  p.output_shift = op.constant_i32(o.shifts());
+  const auto p = convolution_params<kernels::TransposeConvParams>(
+      op, o, transpose_conv_shape(op.program(), op.op()));
   kernels::transpose_conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
                             op.optional_in_data<int32_t>(2), op.out_data<int8_t>(), op.scratch());
   return Error::kOk;

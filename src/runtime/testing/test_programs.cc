@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/emit/kernel_options.h"
 #include "mote/kernels/add.h"
 #include "mote/kernels/concatenation.h"
 #include "mote/kernels/fully_connected.h"
@@ -88,14 +89,7 @@ schema::ProgramT conv_add_program(const ConvAddParams& p) {
   const kernels::AddParams ap =
       kernels::prepare_add(p.conv_scale, p.conv_zero_point, kConstScale, kConstZeroPoint,
                            p.output_scale, p.output_zero_point, -128, 127);
-  schema::AddOptionsT add;
-  add.input1_offset = ap.input1_offset;
-  add.input2_offset = ap.input2_offset;
-  add.output_offset = ap.output_offset;
-  add.left_shift = ap.left_shift;
-  add.input1_requant = std::make_unique<schema::Requant>(ap.input1_multiplier, ap.input1_shift);
-  add.input2_requant = std::make_unique<schema::Requant>(ap.input2_multiplier, ap.input2_shift);
-  add.output_requant = std::make_unique<schema::Requant>(ap.output_multiplier, ap.output_shift);
+  schema::AddOptionsT add = emit::program_options(ap);
   add.activation_min = -128;
   add.activation_max = 127;
   schema::OpOptionsUnion add_options;
@@ -231,13 +225,7 @@ schema::ProgramT kitchen_sink_program() {
   const int32_t c = arena("c", DataType::Int8, {1, 4, 4, 4}, s, -1);
   {
     const kernels::HardSwishParams p = kernels::prepare_hard_swish(s, 2, s, -1);
-    schema::HardSwishOptionsT o;
-    o.input_zero_point = p.input_zero_point;
-    o.output_zero_point = p.output_zero_point;
-    o.reluish_multiplier_fixedpoint_int16 = p.reluish_multiplier_fixedpoint_int16;
-    o.reluish_multiplier_exponent = p.reluish_multiplier_exponent;
-    o.output_multiplier_fixedpoint_int16 = p.output_multiplier_fixedpoint_int16;
-    o.output_multiplier_exponent = p.output_multiplier_exponent;
+    schema::HardSwishOptionsT o = emit::program_options(p);
     b.add_operator(OpKind::HardSwish, {bq}, {c}, union_of(o));
   }
   const int32_t e = arena("e", DataType::Int8, {1, 5, 5, 4}, s, -1);
@@ -262,11 +250,7 @@ schema::ProgramT kitchen_sink_program() {
   const int32_t i = arena("i", DataType::Int8, {1, 4, 4, 4}, 0.02f, 0);
   {
     const kernels::MulParams p = kernels::prepare_mul(s, -1, s, -1, 0.02f, 0, -128, 127);
-    schema::MulOptionsT o;
-    o.input1_offset = p.input1_offset;
-    o.input2_offset = p.input2_offset;
-    o.output_offset = p.output_offset;
-    o.output_requant = std::make_unique<schema::Requant>(p.output_multiplier, p.output_shift);
+    schema::MulOptionsT o = emit::program_options(p);
     b.add_operator(OpKind::Mul, {h, c}, {i}, union_of(std::move(o)));
   }
   const int32_t j = arena("j", DataType::Int8, {1, 4, 4, 8}, 0.02f, 0);
@@ -315,11 +299,7 @@ schema::ProgramT kitchen_sink_program() {
   const int32_t o_t = arena("o", DataType::Int8, {1, 4, 4, 2}, 1.0f / 256, -128);
   {
     const kernels::LogisticParams p = kernels::prepare_logistic(s, 4);
-    schema::LogisticOptionsT o;
-    o.input_zero_point = p.input_zero_point;
-    o.input_range_radius = p.input_range_radius;
-    o.input_multiplier = p.input_multiplier;
-    o.input_left_shift = p.input_left_shift;
+    schema::LogisticOptionsT o = emit::program_options(p);
     b.add_operator(OpKind::Logistic, {n2}, {o_t}, union_of(o));
   }
   const int32_t p_t = arena("p", DataType::Int8, {1, 2}, 1.0f / 256, -128);

@@ -1,0 +1,26 @@
+#pragma once
+// ADD, SUB and MUL: int8 with TFLite's broadcasting and a fused activation. Their definitions
+// differ only in the kernel's prepare function (the scales and zero points of both inputs and
+// the output, and the activation's clamp) and the options table it fills.
+#include "compiler/emit/kernel_options.h"
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+
+namespace mote::ops {
+
+inline void check_binary_arithmetic(Checker& c) {
+  c.options<ir::ElementwiseOptions>();
+  c.expect_binary_elementwise();
+}
+
+template <auto kPrepare>
+void lower_binary_arithmetic(LowerContext& ctx, schema::OperatorT& out) {
+  const auto& o = std::get<ir::ElementwiseOptions>(ctx.op().options);
+  const ir::Tensor &a = ctx.in(0), &b = ctx.in(1), &y = ctx.out();
+  const kernels::ActivationRange range = ctx.activation_range(o.activation);
+  out.options.Set(emit::program_options(kPrepare(scale_of(a), zero_point_of(a), scale_of(b),
+                                                 zero_point_of(b), scale_of(y), zero_point_of(y),
+                                                 range.min, range.max)));
+}
+
+}  // namespace mote::ops

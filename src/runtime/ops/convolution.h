@@ -1,0 +1,60 @@
+#pragma once
+// What CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV share: their quantization at load time and
+// their kernel parameters at run time, read from options tables with the same fields.
+
+#include "runtime/ops/op_support.h"
+
+namespace mote::runtime::internal {
+
+// Strides, dilations and an output size that every window of a `w` filter over `x` produces
+// (CONV_2D and DEPTHWISE_CONV_2D).
+template <typename Options>
+Error check_dilated_window(const OpChecker& c, const Options& o, const Tensor& x, const Tensor& w,
+                           const Tensor& y) {
+  MOTE_TRY(c.strides(o.stride_h(), o.stride_w(), o.dilation_h(), o.dilation_w()));
+  const int64_t kh_eff = (int64_t{dim(w, 1)} - 1) * o.dilation_h() + 1;
+  const int64_t kw_eff = (int64_t{dim(w, 2)} - 1) * o.dilation_w() + 1;
+  if (!window_ok(dim(x, 1), dim(y, 1), kh_eff, o.stride_h(), o.pad_h()) ||
+      !window_ok(dim(x, 2), dim(y, 2), kw_eff, o.stride_w(), o.pad_w())) {
+    return c.bad("output size inconsistent with input, filter, stride and padding");
+  }
+  return Error::kOk;
+}
+
+// Offsets, clamp, the bias (input 2) of `co` channels, the compiler's kernel sums (CONV_2D;
+// null elsewhere), and per-channel requantization of an accumulator of `taps` products.
+template <typename Options>
+Error check_convolution_quantization(const OpChecker& c, const Options& o, int32_t co,
+                                     int64_t taps, const schema::Region* kernel_sums = nullptr) {
+  MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), o.activation_min(),
+                               o.activation_max()));
+  int64_t bias_max = 0;
+  MOTE_TRY(c.bias(c.in(2), co, &bias_max));
+  int64_t acc_bound = bias_max + taps * kMaxCenteredInput * 128;
+  if (kernel_sums != nullptr && kernel_sums->size() != 0) {
+    if (!c.int32_array(kernel_sums, co)) {
+      return c.bad("kernel sums must be one int32 per output channel");
+    }
+    for (int32_t k = 0; k < co; ++k) {
+      acc_bound = max64(acc_bound, abs64(c.int32_at(kernel_sums, k)) + taps * 128 * 128);
+    }
+  }
+  if (acc_bound > kAccLimit) return c.bad("accumulator could overflow int32", Error::kUnsupported);
+  return c.per_channel(o.multipliers(), o.shifts(), co, acc_bound);
+}
+
+// The kernel's parameters: `shape`, then offsets, clamp and per-channel requantization.
+template <typename Params, typename Options, typename Shape>
+Params convolution_params(const Op& op, const Options& o, const Shape& shape) {
+  Params p{};
+  p.shape = shape;
+  p.input_offset = o.input_offset();
+  p.output_offset = o.output_offset();
+  p.act_min = o.activation_min();
+  p.act_max = o.activation_max();
+  p.output_multiplier = op.constant_i32(o.multipliers());
+  p.output_shift = op.constant_i32(o.shifts());
+  return p;
+}
+
+}  // namespace mote::runtime::internal
