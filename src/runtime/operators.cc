@@ -27,7 +27,9 @@ Error validate_operator(const OpCheckContext& context, const schema::Operator& o
     *context.reason = entry->absent_reason;
     return Error::kUnsupported;
   }
-  MOTE_TRY(entry->op->check(OpChecker(context, op)));
+  const OpChecker checker(context, op);
+  MOTE_TRY(checker.signature(entry->op->signature));
+  if (entry->op->check != nullptr) MOTE_TRY(entry->op->check(checker));
   // The scratch region the plan gave this operator must hold what the kernel needs.
   const size_t planned = op.scratch() != nullptr ? op.scratch()->size() : 0;
   if (planned < required_scratch_bytes(*context.program, op)) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "compiler/emit/kernel_options.h"
@@ -22,10 +23,10 @@
 #include "mote/kernels/mul.h"
 #include "mote/kernels/pad.h"
 #include "mote/kernels/pooling.h"
+#include "mote/kernels/quantization.h"
 #include "mote/kernels/quantize.h"
 #include "mote/kernels/resize_nearest_neighbor.h"
 #include "mote/kernels/softmax.h"
-#include "mote/kernels/quantization.h"
 #include "mote/kernels/transpose.h"
 #include "mote/kernels/transpose_conv.h"
 #include "mote/runtime/executor.h"
@@ -321,6 +322,28 @@ TEST(OpsTest, MaxAndAveragePool) {
     }
     EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), expected.size()), 0) << average;
   }
+}
+
+// The loader checks each operator's signature (registry.h) before the operator's own check.
+TEST(OpsTest, SignatureRefusesWhatTheKernelCannotTake) {
+  const auto refusal = [](OpKind kind, std::vector<Spec> inputs, Spec output) {
+    OneOp t(kind, std::move(inputs), {output});
+    // Packed without the emitter's own checks, which refuse the same programs.
+    schema::ProgramT program = t.builder().take_program();
+    program.version = kFormatVersion;
+    const testing::Loaded loaded = testing::load(testing::pack_unchecked(program));
+    EXPECT_FALSE(loaded.program.ok());
+    return std::string(loaded.diagnostic.reason);
+  };
+  const Spec i8{DataType::Int8, {2, 3}}, f32{DataType::Float32, {2, 3}};
+  EXPECT_EQ(refusal(OpKind::Maximum, {i8, f32}, i8), "inputs must be int8");
+  EXPECT_EQ(refusal(OpKind::Minimum, {i8, i8}, f32), "output must be int8");
+  EXPECT_EQ(refusal(OpKind::Maximum, {i8, {DataType::Int8, {3, 2}}}, i8),
+            "input shapes do not broadcast to the output shape");
+  EXPECT_EQ(refusal(OpKind::Minimum, {i8}, i8), "wrong number of inputs or outputs");
+  EXPECT_EQ(refusal(OpKind::Dequantize, {i8}, {DataType::Float32, {7}}),
+            "input and output sizes differ");
+  EXPECT_EQ(refusal(OpKind::MaxPool2D, {i8}, i8), "options of the wrong kind");
 }
 
 TEST(OpsTest, MulWithBroadcast) {

@@ -8,13 +8,7 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(2, 2, 1, schema::OpOptions::AddOptions));
-  const auto& o = *c.op().options_as_AddOptions();
-  const Tensor &a = *c.in(0), &b = *c.in(1), &y = c.out();
-  if (a.type() != DataType::Int8 || b.type() != DataType::Int8 || y.type() != DataType::Int8) {
-    return c.bad("inputs and output must be int8");
-  }
-  if (!broadcast_ok(a, b, y)) return c.bad("input shapes do not broadcast to the output shape");
+  const auto& o = c.options<schema::AddOptions>();
   MOTE_TRY(c.offsets_and_range(o.input1_offset(), o.output_offset(), o.activation_min(),
                                o.activation_max()));
   if (!in_range(o.input2_offset(), -127, 128)) return c.bad("zero point outside int8");
@@ -43,7 +37,7 @@ Error check(const OpChecker& c) {
 template <void (*kKernel)(const kernels::AddParams&, const kernels::BroadcastShape&,
                           const int8_t*, const int8_t*, int8_t*)>
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_AddOptions();
+  const auto& o = op.options<schema::AddOptions>();
   kernels::AddParams p{};
   p.input1_offset = o.input1_offset();
   p.input2_offset = o.input2_offset();
@@ -64,9 +58,11 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kAddOp{&check, &invoke<kernels::add>, /*required_scratch=*/nullptr,
-                                   /*runs_in_place=*/true};
-extern const OpRegistration kSubOp{&check, &invoke<kernels::sub>, /*required_scratch=*/nullptr,
-                                   /*runs_in_place=*/true};
+extern const OpRegistration kAddOp{
+    takes(2, 2, schema::OpOptions::AddOptions).int8(2).broadcasting(), &check,
+    &invoke<kernels::add>, /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+extern const OpRegistration kSubOp{
+    takes(2, 2, schema::OpOptions::AddOptions).int8(2).broadcasting(), &check,
+    &invoke<kernels::sub>, /*required_scratch=*/nullptr, /*runs_in_place=*/true};
 
 }  // namespace mote::runtime::internal

@@ -16,7 +16,7 @@ Error check(const OpChecker& c) {
   if (n > kMaxConcatenationInputs) {
     return c.bad("more than 16 concatenation inputs", Error::kUnsupported);
   }
-  const auto& o = *c.op().options_as_ConcatenationOptions();
+  const auto& o = c.options<schema::ConcatenationOptions>();
   const Tensor& y = c.out();
   const size_t r = rank(y);
   if (y.type() != DataType::Int8) return c.bad("output must be int8");
@@ -52,7 +52,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_ConcatenationOptions();
+  const auto& o = op.options<schema::ConcatenationOptions>();
   const Tensor& y = op.out();
   const size_t n = num_inputs(op.op());
   const int32_t axis = o.axis();
@@ -87,7 +87,8 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kConcatenationOp{&check, &invoke, /*required_scratch=*/nullptr,
-                                             /*runs_in_place=*/false};
+extern const OpRegistration kConcatenationOp{
+    takes(1, 255, schema::OpOptions::ConcatenationOptions), &check, &invoke,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

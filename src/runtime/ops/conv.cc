@@ -16,12 +16,9 @@ kernels::ConvShape conv_shape(const schema::Program& p, const schema::Operator& 
 }
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(2, 3, 1, schema::OpOptions::ConvOptions));
-  const auto& o = *c.op().options_as_ConvOptions();
+  const auto& o = c.options<schema::ConvOptions>();
   const Tensor &x = *c.in(0), &w = *c.in(1), &y = c.out();
-  if (!is(x, DataType::Int8, 4) || !is(w, DataType::Int8, 4) || !is(y, DataType::Int8, 4)) {
-    return c.bad("input, filter and output must be int8 NHWC");
-  }
+  if (rank(w) != 4) return c.bad("filter must be 4-D");
   const int32_t ci = dim(x, 3), co = dim(w, 0), cf = dim(w, 3);
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return c.bad("output shape inconsistent");
   if (ci % cf != 0 || co % (ci / cf) != 0) return c.bad("channels inconsistent with groups");
@@ -31,7 +28,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_ConvOptions();
+  const auto& o = op.options<schema::ConvOptions>();
   const auto p = convolution_params<kernels::ConvParams>(op, o, conv_shape(op.program(), op.op()));
   kernels::conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
                   op.optional_in_data<int32_t>(2), op.out_data<int8_t>(), op.scratch());
@@ -46,7 +43,8 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 
 }  // namespace
 
-extern const OpRegistration kConv2DOp{&check, &invoke, &required_scratch,
-                                      /*runs_in_place=*/false};
+extern const OpRegistration kConv2DOp{
+    takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc(), &check, &invoke, &required_scratch,
+    /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

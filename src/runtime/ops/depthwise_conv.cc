@@ -17,12 +17,9 @@ kernels::DepthwiseShape depthwise_shape(const schema::Program& p, const schema::
 }
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(2, 3, 1, schema::OpOptions::DepthwiseConvOptions));
-  const auto& o = *c.op().options_as_DepthwiseConvOptions();
+  const auto& o = c.options<schema::DepthwiseConvOptions>();
   const Tensor &x = *c.in(0), &w = *c.in(1), &y = c.out();
-  if (!is(x, DataType::Int8, 4) || !is(w, DataType::Int8, 4) || !is(y, DataType::Int8, 4)) {
-    return c.bad("input, filter and output must be int8 NHWC");
-  }
+  if (rank(w) != 4) return c.bad("filter must be 4-D");
   const int32_t ci = dim(x, 3), co = dim(w, 3);
   if (dim(w, 0) != 1 || o.depth_multiplier() < 1 || int64_t{ci} * o.depth_multiplier() != co) {
     return c.bad("filter channels differ from input channels times depth multiplier");
@@ -33,7 +30,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_DepthwiseConvOptions();
+  const auto& o = op.options<schema::DepthwiseConvOptions>();
   const auto p = convolution_params<kernels::DepthwiseConvParams>(
       op, o, depthwise_shape(op.program(), op.op()));
   kernels::depthwise_conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
@@ -47,7 +44,8 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 
 }  // namespace
 
-extern const OpRegistration kDepthwiseConv2DOp{&check, &invoke, &required_scratch,
-                                               /*runs_in_place=*/false};
+extern const OpRegistration kDepthwiseConv2DOp{
+    takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).nhwc(), &check, &invoke,
+    &required_scratch, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

@@ -8,13 +8,9 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(2, 3, 1, schema::OpOptions::FullyConnectedOptions));
-  const auto& o = *c.op().options_as_FullyConnectedOptions();
+  const auto& o = c.options<schema::FullyConnectedOptions>();
   const Tensor &x = *c.in(0), &w = *c.in(1), &y = c.out();
-  if (x.type() != DataType::Int8 || !is(w, DataType::Int8, 2) || y.type() != DataType::Int8 ||
-      rank(y) < 1) {
-    return c.bad("input, filter [out, depth] and output must be int8");
-  }
+  if (rank(w) != 2 || rank(y) < 1) return c.bad("filter must be [out, depth], output not scalar");
   const int32_t co = dim(w, 0), depth = dim(w, 1);
   const size_t count = element_count(x);
   if (count % static_cast<size_t>(depth) != 0) return c.bad("input size not a multiple of depth");
@@ -54,7 +50,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_FullyConnectedOptions();
+  const auto& o = op.options<schema::FullyConnectedOptions>();
   const Tensor &x = op.in(0), &w = op.in(1);
   kernels::FullyConnectedParams p{};
   p.output_depth = dim(w, 0);
@@ -89,7 +85,8 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 
 }  // namespace
 
-extern const OpRegistration kFullyConnectedOp{&check, &invoke, &required_scratch,
-                                              /*runs_in_place=*/false};
+extern const OpRegistration kFullyConnectedOp{
+    takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2), &check, &invoke,
+    &required_scratch, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

@@ -7,8 +7,7 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.unary_int8(schema::OpOptions::HardSwishOptions));
-  const auto& o = *c.op().options_as_HardSwishOptions();
+  const auto& o = c.options<schema::HardSwishOptions>();
   if (!in_range(o.input_zero_point(), -128, 127) || !in_range(o.output_zero_point(), -128, 127) ||
       !in_range(o.reluish_multiplier_exponent(), -30, 30) ||
       !in_range(o.output_multiplier_exponent(), -30, 0)) {
@@ -18,7 +17,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_HardSwishOptions();
+  const auto& o = op.options<schema::HardSwishOptions>();
   kernels::HardSwishParams p{};
   p.input_zero_point = static_cast<int16_t>(o.input_zero_point());
   p.output_zero_point = static_cast<int16_t>(o.output_zero_point());
@@ -32,7 +31,8 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kHardSwishOp{&check, &invoke, /*required_scratch=*/nullptr,
-                                         /*runs_in_place=*/false};
+extern const OpRegistration kHardSwishOp{
+    takes(1, 1, schema::OpOptions::HardSwishOptions).int8(1).one_to_one(), &check, &invoke,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

@@ -8,8 +8,7 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.unary_int8(schema::OpOptions::LeakyReluOptions));
-  const auto& o = *c.op().options_as_LeakyReluOptions();
+  const auto& o = c.options<schema::LeakyReluOptions>();
   MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
   const schema::Requant *identity = o.identity_requant(), *alpha = o.alpha_requant();
   if (identity == nullptr || alpha == nullptr) return c.bad("requantization missing");
@@ -24,7 +23,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_LeakyReluOptions();
+  const auto& o = op.options<schema::LeakyReluOptions>();
   kernels::LeakyReluParams p{};
   p.input_offset = o.input_offset();
   p.output_offset = o.output_offset();
@@ -38,7 +37,8 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kLeakyReluOp{&check, &invoke, /*required_scratch=*/nullptr,
-                                         /*runs_in_place=*/true};
+extern const OpRegistration kLeakyReluOp{
+    takes(1, 1, schema::OpOptions::LeakyReluOptions).int8(1).one_to_one(), &check, &invoke,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
 
 }  // namespace mote::runtime::internal

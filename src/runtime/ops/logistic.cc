@@ -9,8 +9,7 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.unary_int8(schema::OpOptions::LogisticOptions));
-  const auto& o = *c.op().options_as_LogisticOptions();
+  const auto& o = c.options<schema::LogisticOptions>();
   if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
     if (table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
       return c.bad("logistic table must be 256 constant bytes");
@@ -27,7 +26,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_LogisticOptions();
+  const auto& o = op.options<schema::LogisticOptions>();
   const size_t count = element_count(op.in(0));
   if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
     kernels::lookup_table(reinterpret_cast<const int8_t*>(op.constants() + table->offset()),
@@ -45,7 +44,8 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kLogisticOp{&check, &invoke, /*required_scratch=*/nullptr,
-                                        /*runs_in_place=*/false};
+extern const OpRegistration kLogisticOp{
+    takes(1, 1, schema::OpOptions::LogisticOptions).int8(1).one_to_one(), &check, &invoke,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

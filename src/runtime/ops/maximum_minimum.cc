@@ -6,16 +6,6 @@
 namespace mote::runtime::internal {
 namespace {
 
-Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(2, 2, 1, schema::OpOptions::NONE));
-  const Tensor &a = *c.in(0), &b = *c.in(1), &y = c.out();
-  if (a.type() != DataType::Int8 || b.type() != DataType::Int8 || y.type() != DataType::Int8) {
-    return c.bad("inputs and output must be int8");
-  }
-  if (!broadcast_ok(a, b, y)) return c.bad("input shapes do not broadcast to the output shape");
-  return Error::kOk;
-}
-
 Error invoke_maximum(const Op& op) {
   kernels::maximum(broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0),
                    op.in_data<int8_t>(1), op.out_data<int8_t>());
@@ -30,9 +20,11 @@ Error invoke_minimum(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kMaximumOp{&check, &invoke_maximum, /*required_scratch=*/nullptr,
-                                       /*runs_in_place=*/true};
-extern const OpRegistration kMinimumOp{&check, &invoke_minimum, /*required_scratch=*/nullptr,
-                                       /*runs_in_place=*/true};
+extern const OpRegistration kMaximumOp{
+    takes(2, 2, schema::OpOptions::NONE).int8(2).broadcasting(), /*check=*/nullptr, &invoke_maximum,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+extern const OpRegistration kMinimumOp{
+    takes(2, 2, schema::OpOptions::NONE).int8(2).broadcasting(), /*check=*/nullptr, &invoke_minimum,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
 
 }  // namespace mote::runtime::internal

@@ -7,12 +7,9 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::MeanOptions));
-  const auto& o = *c.op().options_as_MeanOptions();
+  const auto& o = c.options<schema::MeanOptions>();
   const Tensor &x = *c.in(0), &y = c.out();
-  if (!is(x, DataType::Int8, 4) || y.type() != DataType::Int8) {
-    return c.bad("input must be int8 NHWC and output int8");
-  }
+  if (rank(x) != 4) return c.bad("input must be NHWC");
   const auto* axes = o.axes();
   if (axes == nullptr || axes->size() != 2 ||
       !((axes->Get(0) == 1 && axes->Get(1) == 2) || (axes->Get(0) == 2 && axes->Get(1) == 1))) {
@@ -39,7 +36,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_MeanOptions();
+  const auto& o = op.options<schema::MeanOptions>();
   const Tensor& x = op.in(0);
   kernels::MeanParams p{};
   p.batches = dim(x, 0);
@@ -58,7 +55,8 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kMeanOp{&check, &invoke, /*required_scratch=*/nullptr,
-                                    /*runs_in_place=*/false};
+extern const OpRegistration kMeanOp{
+    takes(1, 2, schema::OpOptions::MeanOptions).int8(1), &check, &invoke,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

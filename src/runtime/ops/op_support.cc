@@ -53,12 +53,20 @@ Error OpChecker::bad(const char* reason, Error error) const {
   return error;
 }
 
-Error OpChecker::unary_int8(schema::OpOptions options_type) const {
-  MOTE_TRY(shape_of_op(1, 1, 1, options_type));
-  const Tensor &x = *in(0), &y = out();
-  if (x.type() != DataType::Int8 || y.type() != DataType::Int8 ||
-      element_count(x) != element_count(y)) {
-    return bad("input and output must be int8 of the same size");
+Error OpChecker::signature(const OpSignature& s) const {
+  MOTE_TRY(shape_of_op(s.required_inputs, s.max_inputs, 1, s.options));
+  for (size_t k = 0; k < s.int8_inputs; ++k) {
+    if (in(k) == nullptr || in(k)->type() != DataType::Int8) return bad("inputs must be int8");
+  }
+  if (s.int8_inputs > 0 && out().type() != DataType::Int8) return bad("output must be int8");
+  if (s.rank4 && (rank(*in(0)) != 4 || rank(out()) != 4)) {
+    return bad("input and output must be 4-D (NHWC)");
+  }
+  if (s.elementwise && element_count(*in(0)) != element_count(out())) {
+    return bad("input and output sizes differ");
+  }
+  if (s.broadcast && !broadcast_ok(*in(0), *in(1), out())) {
+    return bad("input shapes do not broadcast to the output shape");
   }
   return Error::kOk;
 }

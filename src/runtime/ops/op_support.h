@@ -81,12 +81,18 @@ class OpChecker {
   // Records `reason` for the load diagnostic and returns `error`.
   Error bad(const char* reason, Error error = Error::kInvalidProgram) const;
 
-  // Arity and options. `max_in` counts optional trailing inputs, which may be -1 (absent) only at
-  // positions >= `required_in`.
+  // What every operator's signature says (OpRegistration::signature), before its own check.
+  Error signature(const OpSignature& s) const;
+  // Arity and options, for an operator whose arity depends on its options (CONCATENATION).
+  // `max_in` counts optional trailing inputs, which may be -1 (absent) only at positions >=
+  // `required_in`.
   Error shape_of_op(size_t required_in, size_t max_in, size_t outputs,
                     schema::OpOptions options_type) const;
-  // One int8 input, one int8 output of as many elements (elementwise kernels), and the options.
-  Error unary_int8(schema::OpOptions options_type) const;
+  // The options table, of the type the signature checked.
+  template <typename T>
+  const T& options() const {
+    return *op_.template options_as<T>();
+  }
 
   // Input `k`, or null when absent.
   const schema::Tensor* in(size_t k) const;
@@ -126,6 +132,12 @@ class OpChecker {
 class Op {
  public:
   Op(const OpEnv& env, const schema::Operator& op) : env_(env), op_(op) {}
+
+  // The options table, of the type the load-time signature checked.
+  template <typename T>
+  const T& options() const {
+    return *op_.template options_as<T>();
+  }
 
   const schema::Tensor& in(size_t k) const { return input_of(*env_.program, op_, k); }
   const schema::Tensor& out(size_t k = 0) const {

@@ -7,12 +7,8 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::PadOptions));
-  const auto& o = *c.op().options_as_PadOptions();
+  const auto& o = c.options<schema::PadOptions>();
   const Tensor &x = *c.in(0), &y = c.out();
-  if (x.type() != DataType::Int8 || y.type() != DataType::Int8) {
-    return c.bad("input and output must be int8");
-  }
   const size_t r = rank(x);
   if (r < 1 || r > static_cast<size_t>(kernels::kMaxPadRank)) {
     return c.bad("pad supports ranks 1 to 5", Error::kUnsupported);
@@ -33,7 +29,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_PadOptions();
+  const auto& o = op.options<schema::PadOptions>();
   const Tensor& x = op.in(0);
   kernels::PadParams p{};
   p.rank = static_cast<int32_t>(rank(x));
@@ -50,7 +46,8 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kPadOp{&check, &invoke, /*required_scratch=*/nullptr,
-                                   /*runs_in_place=*/false};
+extern const OpRegistration kPadOp{
+    takes(1, 2, schema::OpOptions::PadOptions).int8(1), &check, &invoke,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

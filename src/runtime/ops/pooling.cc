@@ -7,13 +7,8 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::PoolOptions));
-  const auto& o = *c.op().options_as_PoolOptions();
-  const Tensor& x = *c.in(0);
-  const Tensor& y = c.out();
-  if (!is(x, DataType::Int8, 4) || !is(y, DataType::Int8, 4)) {
-    return c.bad("input and output must be int8 NHWC");
-  }
+  const auto& o = c.options<schema::PoolOptions>();
+  const Tensor &x = *c.in(0), &y = c.out();
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != dim(x, 3)) return c.bad("output shape inconsistent");
   MOTE_TRY(c.strides(o.stride_h(), o.stride_w()));
   if (!window_ok(dim(x, 1), dim(y, 1), o.filter_h(), o.stride_h(), o.pad_h()) ||
@@ -28,7 +23,7 @@ Error check(const OpChecker& c) {
 }
 
 kernels::PoolParams pool_params(const Op& op) {
-  const auto& o = *op.op().options_as_PoolOptions();
+  const auto& o = op.options<schema::PoolOptions>();
   const Tensor &x = op.in(0), &y = op.out();
   kernels::PoolParams p{};
   p.batches = dim(x, 0);
@@ -65,9 +60,11 @@ size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
 
 }  // namespace
 
-extern const OpRegistration kAveragePool2DOp{&check, &invoke_average, &average_scratch,
-                                             /*runs_in_place=*/false};
-extern const OpRegistration kMaxPool2DOp{&check, &invoke_max, /*required_scratch=*/nullptr,
-                                         /*runs_in_place=*/false};
+extern const OpRegistration kAveragePool2DOp{
+    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_average,
+    &average_scratch, /*runs_in_place=*/false};
+extern const OpRegistration kMaxPool2DOp{
+    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_max,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

@@ -8,10 +8,8 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check_quantize(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::QuantizeOptions));
-  const auto& o = *c.op().options_as_QuantizeOptions();
+  const auto& o = c.options<schema::QuantizeOptions>();
   const Tensor &x = *c.in(0), &y = c.out();
-  if (element_count(x) != element_count(y)) return c.bad("element counts differ");
   if (x.type() == DataType::Float32 && y.type() == DataType::Int8) {
     if (!(y.scale() > 0.0f) || !in_range(y.zero_point(), -128, 127)) {
       return c.bad("output scale or zero point out of range");
@@ -38,7 +36,7 @@ Error invoke_quantize(const Op& op) {
                       op.out_data<int8_t>(), count);
     return Error::kOk;
   }
-  const auto& o = *op.op().options_as_QuantizeOptions();
+  const auto& o = op.options<schema::QuantizeOptions>();
   kernels::RequantizeParams p{};
   p.input_zero_point = -o.input_offset();
   p.output_zero_point = o.output_offset();
@@ -49,9 +47,7 @@ Error invoke_quantize(const Op& op) {
 }
 
 Error check_dequantize(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::NONE));
   const Tensor &x = *c.in(0), &y = c.out();
-  if (element_count(x) != element_count(y)) return c.bad("element counts differ");
   if (x.type() != DataType::Int8 || y.type() != DataType::Float32) {
     return c.bad("dequantize supports int8 -> float32", Error::kUnsupported);
   }
@@ -68,9 +64,11 @@ Error invoke_dequantize(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kQuantizeOp{&check_quantize, &invoke_quantize,
-                                        /*required_scratch=*/nullptr, /*runs_in_place=*/true};
-extern const OpRegistration kDequantizeOp{&check_dequantize, &invoke_dequantize,
-                                          /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+extern const OpRegistration kQuantizeOp{
+    takes(1, 1, schema::OpOptions::QuantizeOptions).one_to_one(), &check_quantize, &invoke_quantize,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+extern const OpRegistration kDequantizeOp{
+    takes(1, 1, schema::OpOptions::NONE).one_to_one(), &check_dequantize, &invoke_dequantize,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
 
 }  // namespace mote::runtime::internal

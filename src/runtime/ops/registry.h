@@ -5,6 +5,7 @@
 // line in MOTE_OPERATORS serves compiler and runtime) and its kernel.
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mote/runtime/error.h"
 #include "mote/schema/mote_generated.h"
@@ -21,9 +22,41 @@ namespace internal {
 class OpChecker;  // ops/op_support.h
 class Op;         // ops/op_support.h
 
+// What the loader checks of every operator before its own check, the part most operators share:
+// how many inputs (one output always), its options table, and the int8 operands most kernels
+// take. Written as `takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc()`.
+struct OpSignature {
+  uint8_t required_inputs;  // present (index >= 0)
+  uint8_t max_inputs;       // with optional trailing ones, which may be absent (-1)
+  schema::OpOptions options;
+  uint8_t int8_inputs;  // the first this many inputs and the output are int8 (0: check says)
+  bool rank4;           // input 0 and the output are 4-D (NHWC)
+  bool broadcast;       // inputs 0 and 1 broadcast to the output's shape (TFLite's rule)
+  bool elementwise;     // input 0 and the output hold as many elements
+
+  // The first `inputs` inputs and the output are int8.
+  constexpr OpSignature int8(uint8_t inputs) const {
+    return {required_inputs, max_inputs, options, inputs, rank4, broadcast, elementwise};
+  }
+  constexpr OpSignature nhwc() const {
+    return {required_inputs, max_inputs, options, int8_inputs, true, broadcast, elementwise};
+  }
+  constexpr OpSignature broadcasting() const {
+    return {required_inputs, max_inputs, options, int8_inputs, rank4, true, elementwise};
+  }
+  constexpr OpSignature one_to_one() const {
+    return {required_inputs, max_inputs, options, int8_inputs, rank4, broadcast, true};
+  }
+};
+constexpr OpSignature takes(uint8_t required_inputs, uint8_t max_inputs,
+                            schema::OpOptions options) {
+  return {required_inputs, max_inputs, options, 0, false, false, false};
+}
+
 struct OpRegistration {
-  // Load time: arity, types, shapes and parameter ranges are what the kernel can run; on failure
-  // sets the checker's reason.
+  OpSignature signature;
+  // Load time, after the signature: types, shapes and parameter ranges are what the kernel can
+  // run; on failure sets the checker's reason. Null when the signature says all.
   Error (*check)(const OpChecker& op);
   // Run time: the kernel's parameters from the program's options, then the kernel.
   Error (*invoke)(const Op& op);

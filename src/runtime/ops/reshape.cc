@@ -8,7 +8,6 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::NONE));
   const Tensor &x = *c.in(0), &y = c.out();
   if (x.type() != y.type() || x.size() != y.size()) return c.bad("reshape changes type or size");
   return Error::kOk;
@@ -21,7 +20,8 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kReshapeOp{&check, &invoke, /*required_scratch=*/nullptr,
-                                       /*runs_in_place=*/true};
+extern const OpRegistration kReshapeOp{
+    takes(1, 2, schema::OpOptions::NONE), &check, &invoke, /*required_scratch=*/nullptr,
+    /*runs_in_place=*/true};
 
 }  // namespace mote::runtime::internal

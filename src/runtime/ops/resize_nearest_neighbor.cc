@@ -7,17 +7,13 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::ResizeNearestNeighborOptions));
   const Tensor &x = *c.in(0), &y = c.out();
-  if (!is(x, DataType::Int8, 4) || !is(y, DataType::Int8, 4)) {
-    return c.bad("input and output must be int8 NHWC");
-  }
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != dim(x, 3)) return c.bad("output shape inconsistent");
   return Error::kOk;
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_ResizeNearestNeighborOptions();
+  const auto& o = op.options<schema::ResizeNearestNeighborOptions>();
   const Tensor &x = op.in(0), &y = op.out();
   kernels::ResizeNearestNeighborParams p{};
   p.batches = dim(x, 0);
@@ -34,8 +30,8 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kResizeNearestNeighborOp{&check, &invoke,
-                                                     /*required_scratch=*/nullptr,
-                                                     /*runs_in_place=*/false};
+extern const OpRegistration kResizeNearestNeighborOp{
+    takes(1, 2, schema::OpOptions::ResizeNearestNeighborOptions).int8(1).nhwc(), &check, &invoke,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

@@ -7,8 +7,7 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 1, 1, schema::OpOptions::SoftmaxOptions));
-  const auto& o = *c.op().options_as_SoftmaxOptions();
+  const auto& o = c.options<schema::SoftmaxOptions>();
   const Tensor &x = *c.in(0), &y = c.out();
   if (x.type() != DataType::Int8 || (y.type() != DataType::Int8 && y.type() != DataType::Int16)) {
     return c.bad("input must be int8 and output int8 or int16");
@@ -27,7 +26,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_SoftmaxOptions();
+  const auto& o = op.options<schema::SoftmaxOptions>();
   const Tensor& x = op.in(0);
   kernels::SoftmaxParams p{};
   p.row_size = dim(x, rank(x) - 1);
@@ -45,7 +44,8 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kSoftmaxOp{&check, &invoke, /*required_scratch=*/nullptr,
-                                       /*runs_in_place=*/false};
+extern const OpRegistration kSoftmaxOp{
+    takes(1, 1, schema::OpOptions::SoftmaxOptions), &check, &invoke, /*required_scratch=*/nullptr,
+    /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

@@ -7,13 +7,10 @@ namespace mote::runtime::internal {
 namespace {
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(1, 2, 1, schema::OpOptions::TransposeOptions));
-  const auto& o = *c.op().options_as_TransposeOptions();
+  const auto& o = c.options<schema::TransposeOptions>();
   const Tensor &x = *c.in(0), &y = c.out();
   const size_t r = rank(x);
-  if (x.type() != DataType::Int8 || y.type() != DataType::Int8 || rank(y) != r || r < 1) {
-    return c.bad("input and output must be int8 of the same rank");
-  }
+  if (rank(y) != r || r < 1) return c.bad("input and output must be of the same rank");
   if (o.perm() == nullptr || o.perm()->size() != r) return c.bad("permutation size differs");
   uint32_t seen = 0;
   for (uint32_t d = 0; d < r; ++d) {
@@ -28,7 +25,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_TransposeOptions();
+  const auto& o = op.options<schema::TransposeOptions>();
   const Tensor& x = op.in(0);
   kernels::TransposeParams p{};
   p.rank = static_cast<int32_t>(rank(x));
@@ -42,7 +39,8 @@ Error invoke(const Op& op) {
 
 }  // namespace
 
-extern const OpRegistration kTransposeOp{&check, &invoke, /*required_scratch=*/nullptr,
-                                         /*runs_in_place=*/false};
+extern const OpRegistration kTransposeOp{
+    takes(1, 2, schema::OpOptions::TransposeOptions).int8(1), &check, &invoke,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

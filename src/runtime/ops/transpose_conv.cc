@@ -17,12 +17,9 @@ kernels::TransposeConvShape transpose_conv_shape(const schema::Program& p,
 }
 
 Error check(const OpChecker& c) {
-  MOTE_TRY(c.shape_of_op(2, 3, 1, schema::OpOptions::TransposeConvOptions));
-  const auto& o = *c.op().options_as_TransposeConvOptions();
+  const auto& o = c.options<schema::TransposeConvOptions>();
   const Tensor &x = *c.in(0), &w = *c.in(1), &y = c.out();
-  if (!is(x, DataType::Int8, 4) || !is(w, DataType::Int8, 4) || !is(y, DataType::Int8, 4)) {
-    return c.bad("input, filter and output must be int8 NHWC");
-  }
+  if (rank(w) != 4) return c.bad("filter must be 4-D");
   const int32_t ci = dim(x, 3), co = dim(w, 0);
   if (dim(w, 3) != ci || dim(y, 0) != dim(x, 0) || dim(y, 3) != co) {
     return c.bad("shapes inconsistent");
@@ -38,7 +35,7 @@ Error check(const OpChecker& c) {
 }
 
 Error invoke(const Op& op) {
-  const auto& o = *op.op().options_as_TransposeConvOptions();
+  const auto& o = op.options<schema::TransposeConvOptions>();
   const auto p = convolution_params<kernels::TransposeConvParams>(
       op, o, transpose_conv_shape(op.program(), op.op()));
   kernels::transpose_conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
@@ -53,7 +50,8 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 
 }  // namespace
 
-extern const OpRegistration kTransposeConvOp{&check, &invoke, &required_scratch,
-                                             /*runs_in_place=*/false};
+extern const OpRegistration kTransposeConvOp{
+    takes(2, 3, schema::OpOptions::TransposeConvOptions).int8(2).nhwc(), &check, &invoke,
+    &required_scratch, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal
