@@ -48,7 +48,9 @@ size_t required_scratch_bytes(const schema::Program& program, const schema::Oper
 
 Error run_operator(const OpEnv& env, const schema::Operator& op) {
   const OpRegistration* registration = built_in(op.kind());
-  return registration != nullptr ? registration->invoke(Op(env, op)) : Error::kUnsupported;
+  if (registration == nullptr) return Error::kUnsupported;
+  registration->invoke(Op(env, op));
+  return Error::kOk;
 }
 
 }  // namespace internal

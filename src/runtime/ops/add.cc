@@ -34,9 +34,9 @@ Error check(const OpChecker& c) {
 }
 
 // ADD's kernel or SUB's.
-template <void (*kKernel)(const kernels::AddParams&, const kernels::BroadcastShape&,
-                          const int8_t*, const int8_t*, int8_t*)>
-Error invoke(const Op& op) {
+template <void (*kKernel)(const kernels::AddParams&, const kernels::BroadcastShape&, const int8_t*,
+                          const int8_t*, int8_t*)>
+void invoke(const Op& op) {
   const auto& o = op.options<schema::AddOptions>();
   kernels::AddParams p{};
   p.input1_offset = o.input1_offset();
@@ -53,7 +53,6 @@ Error invoke(const Op& op) {
   p.act_max = o.activation_max();
   kKernel(p, broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0), op.in_data<int8_t>(1),
           op.out_data<int8_t>());
-  return Error::kOk;
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::ConcatenationOptions>();
   const Tensor& y = op.out();
   const size_t n = num_inputs(op.op());
@@ -82,7 +82,6 @@ Error invoke(const Op& op) {
   p.outer_size = 1;
   for (int32_t i = 0; i < axis; ++i) p.outer_size *= dim(y, static_cast<size_t>(i));
   kernels::concatenation(p, params, inputs, op.out_data<int8_t>());
-  return Error::kOk;
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::FullyConnectedOptions>();
   const Tensor &x = op.in(0), &w = op.in(1);
   kernels::FullyConnectedParams p{};
@@ -76,7 +76,6 @@ Error invoke(const Op& op) {
   p.kernel_sums = op.constant_i32(o.kernel_sums());
   kernels::fully_connected(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
                            op.optional_in_data<int32_t>(2), op.out_data<int8_t>());
-  return Error::kOk;
 }
 
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {

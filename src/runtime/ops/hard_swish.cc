@@ -16,7 +16,7 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::HardSwishOptions>();
   kernels::HardSwishParams p{};
   p.input_zero_point = static_cast<int16_t>(o.input_zero_point());
@@ -26,7 +26,6 @@ Error invoke(const Op& op) {
   p.output_multiplier_fixedpoint_int16 = o.output_multiplier_fixedpoint_int16();
   p.output_multiplier_exponent = o.output_multiplier_exponent();
   kernels::hard_swish(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
-  return Error::kOk;
 }
 
 }  // namespace

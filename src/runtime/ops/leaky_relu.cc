@@ -22,7 +22,7 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::LeakyReluOptions>();
   kernels::LeakyReluParams p{};
   p.input_offset = o.input_offset();
@@ -32,7 +32,6 @@ Error invoke(const Op& op) {
   p.alpha_multiplier = o.alpha_requant()->multiplier();
   p.alpha_shift = o.alpha_requant()->shift();
   kernels::leaky_relu(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
-  return Error::kOk;
 }
 
 }  // namespace

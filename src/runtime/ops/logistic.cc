@@ -25,13 +25,13 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::LogisticOptions>();
   const size_t count = element_count(op.in(0));
   if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
     kernels::lookup_table(reinterpret_cast<const int8_t*>(op.constants() + table->offset()),
                           op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
-    return Error::kOk;
+    return;
   }
   kernels::LogisticParams p{};
   p.input_zero_point = o.input_zero_point();
@@ -39,7 +39,6 @@ Error invoke(const Op& op) {
   p.input_multiplier = o.input_multiplier();
   p.input_left_shift = o.input_left_shift();
   kernels::logistic(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
-  return Error::kOk;
 }
 
 }  // namespace

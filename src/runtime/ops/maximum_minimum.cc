@@ -6,16 +6,14 @@
 namespace mote::runtime::internal {
 namespace {
 
-Error invoke_maximum(const Op& op) {
+void invoke_maximum(const Op& op) {
   kernels::maximum(broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0),
                    op.in_data<int8_t>(1), op.out_data<int8_t>());
-  return Error::kOk;
 }
 
-Error invoke_minimum(const Op& op) {
+void invoke_minimum(const Op& op) {
   kernels::minimum(broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0),
                    op.in_data<int8_t>(1), op.out_data<int8_t>());
-  return Error::kOk;
 }
 
 }  // namespace

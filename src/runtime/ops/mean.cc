@@ -35,7 +35,7 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::MeanOptions>();
   const Tensor& x = op.in(0);
   kernels::MeanParams p{};
@@ -50,7 +50,6 @@ Error invoke(const Op& op) {
   p.formula = o.formula() == schema::MeanFormula::Tflm ? kernels::MeanFormula::kTflm
                                                         : kernels::MeanFormula::kTfLite;
   kernels::mean(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
-  return Error::kOk;
 }
 
 }  // namespace

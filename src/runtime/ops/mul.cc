@@ -20,7 +20,7 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::MulOptions>();
   kernels::MulParams p{};
   p.input1_offset = o.input1_offset();
@@ -30,9 +30,8 @@ Error invoke(const Op& op) {
   p.output_shift = o.output_requant()->shift();
   p.act_min = o.activation_min();
   p.act_max = o.activation_max();
-  kernels::mul(p, broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0),
-               op.in_data<int8_t>(1), op.out_data<int8_t>());
-  return Error::kOk;
+  kernels::mul(p, broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0), op.in_data<int8_t>(1),
+               op.out_data<int8_t>());
 }
 
 }  // namespace

@@ -71,6 +71,17 @@ inline kernels::Extension extension_of(const schema::Program& program) {
   return static_cast<kernels::Extension>(program.target()->extension());
 }
 
+// The NHWC dimensions of an input `x` and output `y` that the spatial kernels' parameters share.
+template <typename Params>
+void set_nhwc_dims(Params& p, const schema::Tensor& x, const schema::Tensor& y) {
+  p.batches = dim(x, 0);
+  p.input_h = dim(x, 1);
+  p.input_w = dim(x, 2);
+  p.channels = dim(x, 3);
+  p.output_h = dim(y, 1);
+  p.output_w = dim(y, 2);
+}
+
 // An operator at load time, its tensors and constants already checked by the loader.
 class OpChecker {
  public:

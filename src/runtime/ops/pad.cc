@@ -28,7 +28,7 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::PadOptions>();
   const Tensor& x = op.in(0);
   kernels::PadParams p{};
@@ -41,7 +41,6 @@ Error invoke(const Op& op) {
   }
   p.pad_value = static_cast<int8_t>(o.pad_value());
   kernels::pad(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
-  return Error::kOk;
 }
 
 }  // namespace

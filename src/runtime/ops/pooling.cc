@@ -26,12 +26,7 @@ kernels::PoolParams pool_params(const Op& op) {
   const auto& o = op.options<schema::PoolOptions>();
   const Tensor &x = op.in(0), &y = op.out();
   kernels::PoolParams p{};
-  p.batches = dim(x, 0);
-  p.input_h = dim(x, 1);
-  p.input_w = dim(x, 2);
-  p.channels = dim(x, 3);
-  p.output_h = dim(y, 1);
-  p.output_w = dim(y, 2);
+  set_nhwc_dims(p, x, y);
   p.filter_h = o.filter_h();
   p.filter_w = o.filter_w();
   p.stride_h = o.stride_h();
@@ -43,15 +38,13 @@ kernels::PoolParams pool_params(const Op& op) {
   return p;
 }
 
-Error invoke_average(const Op& op) {
+void invoke_average(const Op& op) {
   kernels::average_pool(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>(),
                         op.scratch());
-  return Error::kOk;
 }
 
-Error invoke_max(const Op& op) {
+void invoke_max(const Op& op) {
   kernels::max_pool(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>());
-  return Error::kOk;
 }
 
 size_t average_scratch(const schema::Program& p, const schema::Operator& op) {

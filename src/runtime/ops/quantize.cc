@@ -28,13 +28,13 @@ Error check_quantize(const OpChecker& c) {
   return c.bad("quantize supports float32 -> int8 and int8 -> int8", Error::kUnsupported);
 }
 
-Error invoke_quantize(const Op& op) {
+void invoke_quantize(const Op& op) {
   const Tensor &x = op.in(0), &y = op.out();
   const size_t count = element_count(y);
   if (x.type() == DataType::Float32) {
     kernels::quantize(kernels::QuantizeParams{y.scale(), y.zero_point()}, op.in_data<float>(0),
                       op.out_data<int8_t>(), count);
-    return Error::kOk;
+    return;
   }
   const auto& o = op.options<schema::QuantizeOptions>();
   kernels::RequantizeParams p{};
@@ -43,7 +43,6 @@ Error invoke_quantize(const Op& op) {
   p.multiplier = o.requant()->multiplier();
   p.shift = o.requant()->shift();
   kernels::requantize(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
-  return Error::kOk;
 }
 
 Error check_dequantize(const OpChecker& c) {
@@ -55,11 +54,10 @@ Error check_dequantize(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke_dequantize(const Op& op) {
+void invoke_dequantize(const Op& op) {
   const Tensor& x = op.in(0);
   kernels::dequantize(kernels::DequantizeParams{x.scale(), x.zero_point()}, op.in_data<int8_t>(0),
                       op.out_data<float>(), element_count(x));
-  return Error::kOk;
 }
 
 }  // namespace

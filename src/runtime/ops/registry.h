@@ -58,8 +58,9 @@ struct OpRegistration {
   // Load time, after the signature: types, shapes and parameter ranges are what the kernel can
   // run; on failure sets the checker's reason. Null when the signature says all.
   Error (*check)(const OpChecker& op);
-  // Run time: the kernel's parameters from the program's options, then the kernel.
-  Error (*invoke)(const Op& op);
+  // Run time: the kernel's parameters from the program's options, then the kernel. It cannot
+  // fail: everything it relies on was checked at load.
+  void (*invoke)(const Op& op);
   // Scratch bytes the kernel needs on the program's target extension (the kernels' own
   // scratch-size function); null for kernels that need none.
   size_t (*required_scratch)(const schema::Program& program, const schema::Operator& op);

@@ -12,20 +12,14 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::ResizeNearestNeighborOptions>();
   const Tensor &x = op.in(0), &y = op.out();
   kernels::ResizeNearestNeighborParams p{};
-  p.batches = dim(x, 0);
-  p.input_h = dim(x, 1);
-  p.input_w = dim(x, 2);
-  p.channels = dim(x, 3);
-  p.output_h = dim(y, 1);
-  p.output_w = dim(y, 2);
+  set_nhwc_dims(p, x, y);
   p.align_corners = o.align_corners();
   p.half_pixel_centers = o.half_pixel_centers();
   kernels::resize_nearest_neighbor(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
-  return Error::kOk;
 }
 
 }  // namespace

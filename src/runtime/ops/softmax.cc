@@ -25,7 +25,7 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::SoftmaxOptions>();
   const Tensor& x = op.in(0);
   kernels::SoftmaxParams p{};
@@ -39,7 +39,6 @@ Error invoke(const Op& op) {
   } else {
     kernels::softmax(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
   }
-  return Error::kOk;
 }
 
 }  // namespace

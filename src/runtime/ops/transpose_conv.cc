@@ -34,13 +34,12 @@ Error check(const OpChecker& c) {
   return check_convolution_quantization(c, o, co, int64_t{kh} * kw * ci);
 }
 
-Error invoke(const Op& op) {
+void invoke(const Op& op) {
   const auto& o = op.options<schema::TransposeConvOptions>();
   const auto p = convolution_params<kernels::TransposeConvParams>(
       op, o, transpose_conv_shape(op.program(), op.op()));
   kernels::transpose_conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
                             op.optional_in_data<int32_t>(2), op.out_data<int8_t>(), op.scratch());
-  return Error::kOk;
 }
 
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
