@@ -18,29 +18,29 @@ inline std::unique_ptr<schema::Requant> requant(int32_t multiplier, int32_t shif
 }
 
 // ADD and SUB.
-inline schema::AddOptionsT program_options(const kernels::AddParams& p) {
-  schema::AddOptionsT o;
+// The fields ADD and MUL share: offsets, output requantization, clamp.
+template <typename Options, typename Params>
+Options binary_arithmetic_options(const Params& p) {
+  Options o;
   o.input1_offset = p.input1_offset;
   o.input2_offset = p.input2_offset;
   o.output_offset = p.output_offset;
-  o.left_shift = p.left_shift;
-  o.input1_requant = requant(p.input1_multiplier, p.input1_shift);
-  o.input2_requant = requant(p.input2_multiplier, p.input2_shift);
   o.output_requant = requant(p.output_multiplier, p.output_shift);
   o.activation_min = p.act_min;
   o.activation_max = p.act_max;
   return o;
 }
 
-inline schema::MulOptionsT program_options(const kernels::MulParams& p) {
-  schema::MulOptionsT o;
-  o.input1_offset = p.input1_offset;
-  o.input2_offset = p.input2_offset;
-  o.output_offset = p.output_offset;
-  o.output_requant = requant(p.output_multiplier, p.output_shift);
-  o.activation_min = p.act_min;
-  o.activation_max = p.act_max;
+inline schema::AddOptionsT program_options(const kernels::AddParams& p) {
+  auto o = binary_arithmetic_options<schema::AddOptionsT>(p);
+  o.left_shift = p.left_shift;
+  o.input1_requant = requant(p.input1_multiplier, p.input1_shift);
+  o.input2_requant = requant(p.input2_multiplier, p.input2_shift);
   return o;
+}
+
+inline schema::MulOptionsT program_options(const kernels::MulParams& p) {
+  return binary_arithmetic_options<schema::MulOptionsT>(p);
 }
 
 inline schema::HardSwishOptionsT program_options(const kernels::HardSwishParams& p) {

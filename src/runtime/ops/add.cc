@@ -13,24 +13,15 @@ Error check(const OpChecker& c) {
                                o.activation_max()));
   if (!in_range(o.input2_offset(), -127, 128)) return c.bad("zero point outside int8");
   if (!in_range(o.left_shift(), 0, 22)) return c.bad("left shift out of range");
-  const schema::Requant *r1 = o.input1_requant(), *r2 = o.input2_requant(),
-                        *ro = o.output_requant();
-  if (r1 == nullptr || r2 == nullptr || ro == nullptr) return c.bad("requantization missing");
+  const schema::Requant *r1 = o.input1_requant(), *r2 = o.input2_requant();
   // Each rescaled input stays within 2^30 so that their sum fits int32.
   const int64_t shifted = kMaxCenteredInput << o.left_shift();
   const int64_t half = (int64_t{1} << 30) - 128;
-  if (!requant_ok(shifted, r1->multiplier(), r1->shift(), half)) {
-    return c.bad("input multiplier or shift out of range", requant_error(r1->multiplier()));
-  }
-  if (!requant_ok(shifted, r2->multiplier(), r2->shift(), half)) {
-    return c.bad("input multiplier or shift out of range", requant_error(r2->multiplier()));
-  }
+  MOTE_TRY(c.requant(r1, shifted, half));
+  MOTE_TRY(c.requant(r2, shifted, half));
   const int64_t b1 = r1->shift() > 0 ? shifted << r1->shift() : shifted;
   const int64_t b2 = r2->shift() > 0 ? shifted << r2->shift() : shifted;
-  if (!requant_ok(b1 + b2, ro->multiplier(), ro->shift())) {
-    return c.bad("output multiplier or shift out of range", requant_error(ro->multiplier()));
-  }
-  return Error::kOk;
+  return c.requant(o.output_requant(), b1 + b2);
 }
 
 // ADD's kernel or SUB's.

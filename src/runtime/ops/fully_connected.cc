@@ -37,16 +37,8 @@ Error check(const OpChecker& c) {
   if (acc_bound > kAccLimit) return c.bad("accumulator could overflow int32", Error::kUnsupported);
   const bool has_arrays = (o.multipliers() != nullptr && o.multipliers()->size() != 0) ||
                           (o.shifts() != nullptr && o.shifts()->size() != 0);
-  if (has_arrays) {
-    MOTE_TRY(c.per_channel(o.multipliers(), o.shifts(), co, acc_bound));
-  } else {
-    const schema::Requant* r = o.output_requant();
-    if (r == nullptr) return c.bad("output multiplier and shift missing");
-    if (!requant_ok(acc_bound, r->multiplier(), r->shift())) {
-      return c.bad("output multiplier or shift out of range", requant_error(r->multiplier()));
-    }
-  }
-  return Error::kOk;
+  return has_arrays ? c.per_channel(o.multipliers(), o.shifts(), co, acc_bound)
+                    : c.requant(o.output_requant(), acc_bound);
 }
 
 void invoke(const Op& op) {

@@ -10,16 +10,9 @@ namespace {
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::LeakyReluOptions>();
   MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
-  const schema::Requant *identity = o.identity_requant(), *alpha = o.alpha_requant();
-  if (identity == nullptr || alpha == nullptr) return c.bad("requantization missing");
   // The kernel shifts a centred input (|x| <= 255) left by the shift before multiplying.
-  if (!requant_ok(kMaxCenteredInput, identity->multiplier(), identity->shift())) {
-    return c.bad("multiplier or shift out of range", requant_error(identity->multiplier()));
-  }
-  if (!requant_ok(kMaxCenteredInput, alpha->multiplier(), alpha->shift())) {
-    return c.bad("alpha multiplier or shift out of range", requant_error(alpha->multiplier()));
-  }
-  return Error::kOk;
+  MOTE_TRY(c.requant(o.identity_requant(), kMaxCenteredInput));
+  return c.requant(o.alpha_requant(), kMaxCenteredInput);
 }
 
 void invoke(const Op& op) {

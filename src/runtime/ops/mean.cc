@@ -27,12 +27,7 @@ Error check(const OpChecker& c) {
   const int64_t count = int64_t{dim(x, 1)} * dim(x, 2);
   // The sum over the window, then (kTfLite) a rounding division that adds count / 2.
   const int64_t bound = count * (kMaxCenteredInput + 1);
-  const schema::Requant* rq = o.requant();
-  if (rq == nullptr) return c.bad("requantization missing");
-  if (!requant_ok(bound, rq->multiplier(), rq->shift())) {
-    return c.bad("requantization out of range", requant_error(rq->multiplier()));
-  }
-  return Error::kOk;
+  return c.requant(o.requant(), bound);
 }
 
 void invoke(const Op& op) {

@@ -12,12 +12,7 @@ Error check(const OpChecker& c) {
   MOTE_TRY(c.offsets_and_range(o.input1_offset(), o.output_offset(), o.activation_min(),
                                o.activation_max()));
   if (!in_range(o.input2_offset(), -127, 128)) return c.bad("zero point outside int8");
-  const schema::Requant* r = o.output_requant();
-  if (r == nullptr) return c.bad("output multiplier and shift missing");
-  if (!requant_ok(kMaxCenteredInput * kMaxCenteredInput, r->multiplier(), r->shift())) {
-    return c.bad("output multiplier or shift out of range", requant_error(r->multiplier()));
-  }
-  return Error::kOk;
+  return c.requant(o.output_requant(), kMaxCenteredInput * kMaxCenteredInput);
 }
 
 void invoke(const Op& op) {

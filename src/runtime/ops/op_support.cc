@@ -53,6 +53,14 @@ Error OpChecker::bad(const char* reason, Error error) const {
   return error;
 }
 
+Error OpChecker::requant(const schema::Requant* r, int64_t bound, int64_t limit) const {
+  if (r == nullptr) return bad("requantization missing");
+  if (!requant_ok(bound, r->multiplier(), r->shift(), limit)) {
+    return bad("multiplier or shift out of range", requant_error(r->multiplier()));
+  }
+  return Error::kOk;
+}
+
 Error OpChecker::signature(const OpSignature& s) const {
   MOTE_TRY(shape_of_op(s.required_inputs, s.max_inputs, 1, s.options));
   for (size_t k = 0; k < s.int8_inputs; ++k) {

@@ -123,6 +123,8 @@ class OpChecker {
 
   // Bias: absent, or a constant int32 tensor of `channels` values. Returns max |bias| in `max_abs`.
   Error bias(const schema::Tensor* b, int32_t channels, int64_t* max_abs) const;
+  // A requantization, present, that takes any |x| <= `bound` within `limit`.
+  Error requant(const schema::Requant* r, int64_t bound, int64_t limit = kAccLimit) const;
   // Per-channel requantization arrays, checked against the accumulator bound.
   Error per_channel(const schema::Region* multipliers, const schema::Region* shifts,
                     int32_t channels, int64_t acc_bound) const;

@@ -18,12 +18,7 @@ Error check_quantize(const OpChecker& c) {
   }
   if (x.type() == DataType::Int8 && y.type() == DataType::Int8) {
     MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
-    const schema::Requant* r = o.requant();
-    if (r == nullptr) return c.bad("requantization missing");
-    if (!requant_ok(kMaxCenteredInput, r->multiplier(), r->shift())) {
-      return c.bad("requantization out of range", requant_error(r->multiplier()));
-    }
-    return Error::kOk;
+    return c.requant(o.requant(), kMaxCenteredInput);
   }
   return c.bad("quantize supports float32 -> int8 and int8 -> int8", Error::kUnsupported);
 }
