@@ -1,5 +1,6 @@
 // The variants a library is built with, and the scratch of the operators that have no variant
-// table yet (their portable kernels need none). Convolution's table: conv.cc.
+// table yet (their portable kernels need none). The tables: conv.cc, depthwise_conv.cc,
+// fully_connected.cc.
 #include "mote/kernels/scratch.h"
 
 
@@ -51,16 +52,17 @@ bool variant_built(Variant variant) {
   }
 }
 
-// The portable depthwise, fully connected, average pool and transpose-conv kernels need none.
-size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape, Extension extension) { return 0; }
-size_t fully_connected_scratch_bytes(int32_t output_depth, Extension extension) { return 0; }
+// The portable average pool and transpose-conv kernels need none.
 size_t average_pool_scratch_bytes(int32_t channels, Extension extension) { return 0; }
 TransposeConvScratch transpose_conv_scratch_bytes(const TransposeConvShape& shape,
                                                   Extension extension) {
   return {0, 0};
 }
 
-const char* kernel_variant(Extension extension) { return "portable"; }
+// DSP builds hold dsp/ kernels (for conv, depthwise and fully connected; the rest is portable).
+const char* kernel_variant(Extension extension) {
+  return extension == Extension::kDsp ? "dsp" : "portable";
+}
 
 }  // namespace kernels
 }  // namespace mote

@@ -28,8 +28,15 @@ struct DepthwiseConvParams {
 // extension's buffer can be passed, and is never touched.
 // Shapes must be consistent (the runtime verifies them); a non-positive stride or dilation, or
 // output_c below input_c, makes it return without writing.
+// Runs the kernel variant built into the library that handles the shape
+// (depthwise_conv_kernel_variant; src/kernels/depthwise_conv.cc picks).
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
+
+// The portable kernel (src/kernels/portable/), which runs where no built variant handles the shape.
+void portable_depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input,
+                               const int8_t* filter, const int32_t* bias, int8_t* output,
+                               Scratch scratch);
 
 }  // namespace kernels
 }  // namespace mote

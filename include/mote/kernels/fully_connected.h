@@ -28,8 +28,13 @@ struct FullyConnectedParams {
 // output[b,o] = requantize(bias[o] + sum_i (input[b,i] + input_offset) * (filter[o,i] + filter_offset)).
 // input [batches, input_depth]; filter [output_depth, input_depth]; bias [output_depth] or nullptr;
 // output [batches, output_depth]. Needs no scratch on any extension.
+// Runs the kernel variant built into the library (src/kernels/fully_connected.cc picks).
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output);
+
+// The portable kernel (src/kernels/portable/), which runs where no built variant handles the shape.
+void portable_fully_connected(const FullyConnectedParams& params, const int8_t* input,
+                              const int8_t* filter, const int32_t* bias, int8_t* output);
 
 // sums[o] = bias[o] + input_offset * sum_i filter[o,i] + input_depth * input_offset * filter_offset,
 // the input-independent part of each output's sum (bias may be nullptr), saturated to int32.

@@ -85,14 +85,20 @@ TransposeConvScratch transpose_conv_scratch_bytes(const TransposeConvShape& shap
 // The variant that runs an operator of these shapes on `extension` ("portable", "dsp", "mve"),
 // for plan reports. Operators without a variant table run the portable kernel everywhere.
 const char* conv_kernel_variant(const ConvShape& shape, Extension extension);
-// The variant a build for `extension` names itself by in reports ("portable" until its folder
-// holds kernels).
+const char* depthwise_conv_kernel_variant(const DepthwiseShape& shape, Extension extension);
+const char* fully_connected_kernel_variant(int32_t output_depth, Extension extension);
+// The variant a build for `extension` names itself by in reports: "dsp" on the DSP extension
+// (its folder holds kernels), else "portable" until its folder does.
 const char* kernel_variant(Extension extension);
 
 // What this library's own kernels run and need for a shape (whatever program they are given):
 // the runtime refuses a program whose planned scratch is smaller.
 size_t built_conv_scratch_bytes(const ConvShape& shape);
 const char* built_conv_kernel_variant(const ConvShape& shape);
+size_t built_depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
+const char* built_depthwise_conv_kernel_variant(const DepthwiseShape& shape);
+size_t built_fully_connected_scratch_bytes(int32_t output_depth);
+const char* built_fully_connected_kernel_variant(int32_t output_depth);
 
 }  // namespace kernels
 }  // namespace mote

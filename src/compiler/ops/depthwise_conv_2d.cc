@@ -43,6 +43,11 @@ uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension 
   return kernels::depthwise_conv_scratch_bytes(depthwise_shape(g, op), extension);
 }
 
+const char* kernel_variant(const ir::Graph& g, const ir::Operator& op,
+                           kernels::Extension extension) {
+  return kernels::depthwise_conv_kernel_variant(depthwise_shape(g, op), extension);
+}
+
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::DepthwiseConv2DOptions>(ctx.op().options);
   const kernels::DepthwiseShape shape = depthwise_shape(ctx.graph(), ctx.op());
@@ -73,7 +78,8 @@ constexpr auto write = &write_window<tfl::DepthwiseConv2DOptionsT, ir::Depthwise
 
 extern const OpDef depthwise_conv_2d{
     .builtin_code = builtin(tfl::BuiltinOperator::DEPTHWISE_CONV_2D), .read_options = read,
-    .write_options = write, .check = check, .macs = macs, .scratch_bytes = scratch, .lower = lower,
+    .write_options = write, .check = check, .macs = macs, .scratch_bytes = scratch,
+    .kernel_variant = kernel_variant, .lower = lower,
     .describe = describe};
 
 }  // namespace mote::ops

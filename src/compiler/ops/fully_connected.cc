@@ -70,6 +70,11 @@ uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension 
   return kernels::fully_connected_scratch_bytes(g.tensors[op.inputs[1]].shape[0], extension);
 }
 
+const char* kernel_variant(const ir::Graph& g, const ir::Operator& op,
+                           kernels::Extension extension) {
+  return kernels::fully_connected_kernel_variant(g.tensors[op.inputs[1]].shape[0], extension);
+}
+
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const ir::Operator& op = ctx.op();
   const auto& o = std::get<ir::FullyConnectedOptions>(op.options);
@@ -129,7 +134,8 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 
 extern const OpDef fully_connected{.builtin_code = builtin(tfl::BuiltinOperator::FULLY_CONNECTED),
                                    .read_options = read, .write_options = write, .check = check,
-                                   .macs = macs, .scratch_bytes = scratch, .lower = lower,
+                                   .macs = macs, .scratch_bytes = scratch,
+                                   .kernel_variant = kernel_variant, .lower = lower,
                                    .describe = describe};
 
 }  // namespace mote::ops

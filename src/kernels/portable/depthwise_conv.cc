@@ -60,7 +60,7 @@ inline void block_mult1(const int8_t* row0, ptrdiff_t row_stride, ptrdiff_t tap_
 
 }  // namespace
 
-void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
+void portable_depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
   const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
   // Shapes are verified before a program runs; this only keeps nonsense away from divisions.

@@ -69,7 +69,7 @@ inline int16_t opaque_zero() { return 0; }
 
 }  // namespace
 
-void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
+void portable_fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output) {
   const int32_t fo = params.filter_offset;
   if (params.kernel_sums != nullptr) {

@@ -38,7 +38,7 @@ void invoke(const Op& op) {
 }
 
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
-  return kernels::depthwise_conv_scratch_bytes(depthwise_shape(p, op), extension_of(p));
+  return kernels::built_depthwise_conv_scratch_bytes(depthwise_shape(p, op));
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ void invoke(const Op& op) {
 }
 
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
-  return kernels::fully_connected_scratch_bytes(dim(input_of(p, op, 1), 0), extension_of(p));
+  return kernels::built_fully_connected_scratch_bytes(dim(input_of(p, op, 1), 0));
 }
 
 }  // namespace

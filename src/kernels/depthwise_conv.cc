@@ -1,0 +1,50 @@
+// DEPTHWISE_CONV_2D's kernel variants: which one runs, what it needs, and the depthwise_conv2d
+// entry that calls it (as conv.cc for CONV_2D).
+#include "mote/kernels/depthwise_conv.h"
+
+#include "dsp/kernels.h"
+#include "variant_table.h"
+
+namespace mote {
+namespace kernels {
+namespace {
+
+using DepthwiseKernel = void (*)(const DepthwiseConvParams&, const int8_t*, const int8_t*,
+                                 const int32_t*, int8_t*, Scratch);
+using DepthwiseVariant = internal::KernelVariant<DepthwiseShape, DepthwiseKernel>;
+
+// The portable kernel needs no scratch.
+size_t portable_depthwise_conv_scratch_bytes(const DepthwiseShape&) { return 0; }
+
+constexpr DepthwiseVariant kDepthwiseVariants[] = {
+    {Variant::kDsp, &dsp::depthwise_conv_handles, &dsp::depthwise_conv_scratch_bytes,
+     MOTE_DSP_KERNEL(dsp::depthwise_conv2d)},
+    {Variant::kPortable, nullptr, &portable_depthwise_conv_scratch_bytes, &portable_depthwise_conv2d},
+};
+
+}  // namespace
+
+size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape, Extension extension) {
+  return internal::variant_for(kDepthwiseVariants, shape, extension).scratch_bytes(shape);
+}
+
+const char* depthwise_conv_kernel_variant(const DepthwiseShape& shape, Extension extension) {
+  return to_string(internal::variant_for(kDepthwiseVariants, shape, extension).variant);
+}
+
+size_t built_depthwise_conv_scratch_bytes(const DepthwiseShape& shape) {
+  return internal::built_variant(kDepthwiseVariants, shape).scratch_bytes(shape);
+}
+
+const char* built_depthwise_conv_kernel_variant(const DepthwiseShape& shape) {
+  return to_string(internal::built_variant(kDepthwiseVariants, shape).variant);
+}
+
+void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, Scratch scratch) {
+  internal::built_variant(kDepthwiseVariants, params.shape)
+      .kernel(params, input, filter, bias, output, scratch);
+}
+
+}  // namespace kernels
+}  // namespace mote

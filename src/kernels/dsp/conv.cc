@@ -1,0 +1,271 @@
+// dsp CONV_2D: 16-bit dual multiply-accumulates (SMLAD), two output pixels by two output channels
+// per inner loop so that each loaded word feeds four of them.
+//  - 1x1 (no padding): the input pixels are the columns; each word of four int8 inputs is widened
+//    with the zero point added (SXTAB16, bytes 0/2 and 1/3), each word of weights likewise
+//    (SXTB16), and the pairs line up without a reordering. No scratch.
+//  - otherwise im2col: two columns of (x + input_offset) as int16 (0 for padding), stored with
+//    each group of four elements in the order 0, 2, 1, 3, the order SXTB16 leaves the weights in,
+//    so the inner loop loads two column words per weight word.
+// Requantization: dsp/requantize.h.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsp/intrinsics.h"
+#include "dsp/kernels.h"
+#include "dsp/requantize.h"
+
+namespace mote {
+namespace kernels {
+namespace dsp {
+namespace {
+
+using internal::bias_or_zero;
+
+// Four sums of a 2x2 block: a[0] = x0.w0, a[1] = x0.w1, a[2] = x1.w0, a[3] = x1.w1, over n int8
+// inputs with the zero point `offset2` (in both int16 lanes) added.
+inline void dot_2x2_int8(const int8_t* x0, const int8_t* x1, const int8_t* w0, const int8_t* w1,
+                         int32_t n, uint32_t offset2, int16_t offset, int32_t* a) {
+  int32_t s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t xa = load4(x0 + i), xb = load4(x1 + i);
+    const uint32_t wa = load4(w0 + i), wb = load4(w1 + i);
+    const uint32_t x0e = sxtab16(offset2, xa), x0o = sxtab16_ror8(offset2, xa);
+    const uint32_t x1e = sxtab16(offset2, xb), x1o = sxtab16_ror8(offset2, xb);
+    const uint32_t w0e = sxtb16(wa), w0o = sxtb16_ror8(wa);
+    const uint32_t w1e = sxtb16(wb), w1o = sxtb16_ror8(wb);
+    s0 = smlad(x0e, w0e, smlad(x0o, w0o, s0));
+    s1 = smlad(x0e, w1e, smlad(x0o, w1o, s1));
+    s2 = smlad(x1e, w0e, smlad(x1o, w0o, s2));
+    s3 = smlad(x1e, w1e, smlad(x1o, w1o, s3));
+  }
+  for (; i < n; ++i) {
+    const int32_t v0 = x0[i] + offset, v1 = x1[i] + offset;
+    s0 += v0 * w0[i];
+    s1 += v0 * w1[i];
+    s2 += v1 * w0[i];
+    s3 += v1 * w1[i];
+  }
+  a[0] = s0;
+  a[1] = s1;
+  a[2] = s2;
+  a[3] = s3;
+}
+
+// sum (x[i] + offset) * w[i] for one input and one filter row.
+inline int32_t dot_1x1_int8(const int8_t* x, const int8_t* w, int32_t n, uint32_t offset2,
+                            int16_t offset, int32_t acc) {
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t xa = load4(x + i), wa = load4(w + i);
+    acc = smlad(sxtab16(offset2, xa), sxtb16(wa), acc);
+    acc = smlad(sxtab16_ror8(offset2, xa), sxtb16_ror8(wa), acc);
+  }
+  for (; i < n; ++i) acc += (x[i] + offset) * w[i];
+  return acc;
+}
+
+// The same over reordered int16 columns (groups of four as 0, 2, 1, 3; the tail in order).
+inline void dot_2x2_col(const int16_t* c0, const int16_t* c1, const int8_t* w0, const int8_t* w1,
+                        int32_t n, int32_t* a) {
+  int32_t s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t wa = load4(w0 + i), wb = load4(w1 + i);
+    const uint32_t w0e = sxtb16(wa), w0o = sxtb16_ror8(wa);
+    const uint32_t w1e = sxtb16(wb), w1o = sxtb16_ror8(wb);
+    const uint32_t c0e = load4(c0 + i), c0o = load4(c0 + i + 2);
+    const uint32_t c1e = load4(c1 + i), c1o = load4(c1 + i + 2);
+    s0 = smlad(c0e, w0e, smlad(c0o, w0o, s0));
+    s1 = smlad(c0e, w1e, smlad(c0o, w1o, s1));
+    s2 = smlad(c1e, w0e, smlad(c1o, w0o, s2));
+    s3 = smlad(c1e, w1e, smlad(c1o, w1o, s3));
+  }
+  for (; i < n; ++i) {
+    s0 += c0[i] * w0[i];
+    s1 += c0[i] * w1[i];
+    s2 += c1[i] * w0[i];
+    s3 += c1[i] * w1[i];
+  }
+  a[0] = s0;
+  a[1] = s1;
+  a[2] = s2;
+  a[3] = s3;
+}
+
+inline int32_t dot_1x1_col(const int16_t* c, const int8_t* w, int32_t n, int32_t acc) {
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t wa = load4(w + i);
+    acc = smlad(load4(c + i), sxtb16(wa), acc);
+    acc = smlad(load4(c + i + 2), sxtb16_ror8(wa), acc);
+  }
+  for (; i < n; ++i) acc += c[i] * w[i];
+  return acc;
+}
+
+// Writes channels [0, co) of one or two pixels; `sums(o, a)` fills a[4] as dot_2x2_* does
+// (starting from the biases it is given), `sum1(o, acc)` one channel of pixel 0, `sum1b` of pixel 1.
+template <typename Sums, typename Sum1, typename Sum1b>
+inline void block_outputs(int32_t co, bool pair, const int32_t* bias, const Requantizer& rq,
+                          int8_t* out0, int8_t* out1, Sums sums, Sum1 sum1, Sum1b sum1b) {
+  int32_t o = 0;
+  if (pair) {
+    for (; o + 2 <= co; o += 2) {
+      const int32_t b0 = bias_or_zero(bias, o), b1 = bias_or_zero(bias, o + 1);
+      int32_t a[4] = {b0, b1, b0, b1};
+      sums(o, a);
+      out0[o] = rq(a[0], o);
+      out0[o + 1] = rq(a[1], o + 1);
+      out1[o] = rq(a[2], o);
+      out1[o + 1] = rq(a[3], o + 1);
+    }
+    if (o < co) {
+      out0[o] = rq(sum1(o, bias_or_zero(bias, o)), o);
+      out1[o] = rq(sum1b(o, bias_or_zero(bias, o)), o);
+    }
+    return;
+  }
+  for (; o < co; ++o) out0[o] = rq(sum1(o, bias_or_zero(bias, o)), o);
+}
+
+void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
+                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq) {
+  const int32_t ci = s.input_c;
+  const int32_t co = s.output_c;
+  const uint32_t offset2 = pack16(offset, offset);
+  const int32_t pixels = s.output_h * s.output_w;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
+    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
+    auto pixel_ptr = [&](int32_t p) {
+      const int32_t y = p / s.output_w;
+      const int32_t x = p - y * s.output_w;
+      return in_batch + (static_cast<ptrdiff_t>(y) * s.stride_h * s.input_w + x * s.stride_w) * ci;
+    };
+    for (int32_t p = 0; p < pixels; p += 2) {
+      const bool pair = p + 1 < pixels;
+      const int8_t* x0 = pixel_ptr(p);
+      const int8_t* x1 = pair ? pixel_ptr(p + 1) : x0;
+      int8_t* out0 = out_batch + static_cast<ptrdiff_t>(p) * co;
+      const auto row = [&](int32_t o) { return filter + static_cast<ptrdiff_t>(o) * ci; };
+      block_outputs(
+          co, pair, bias, rq, out0, out0 + co,
+          [&](int32_t o, int32_t* a) { dot_2x2_int8(x0, x1, row(o), row(o + 1), ci, offset2, offset, a); },
+          [&](int32_t o, int32_t acc) { return dot_1x1_int8(x0, row(o), ci, offset2, offset, acc); },
+          [&](int32_t o, int32_t acc) { return dot_1x1_int8(x1, row(o), ci, offset2, offset, acc); });
+    }
+  }
+}
+
+// Column position of element k: groups of four below n4 are stored as 0, 2, 1, 3.
+inline int32_t reordered(int32_t k, int32_t n4) {
+  return k < n4 ? k ^ (((k ^ (k >> 1)) & 1) * 3) : k;
+}
+
+// Gathers (x + offset) of output pixel (b, y, x) into col[col_len], reordered; padding is 0.
+void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32_t x,
+            int16_t offset, int32_t col_len, int16_t* col) {
+  const int32_t cf = s.filter_c;
+  const int32_t n4 = col_len & ~3;
+  const int32_t iy0 = y * s.stride_h - s.pad_h;
+  const int32_t ix0 = x * s.stride_w - s.pad_w;
+  const int32_t ky_begin = internal::first_inside(iy0, s.dilation_h, s.filter_h);
+  const int32_t ky_end = internal::end_inside(iy0, s.dilation_h, s.filter_h, s.input_h);
+  const int32_t kx_begin = internal::first_inside(ix0, s.dilation_w, s.filter_w);
+  const int32_t kx_end = internal::end_inside(ix0, s.dilation_w, s.filter_w, s.input_w);
+  if (ky_begin != 0 || ky_end != s.filter_h || kx_begin != 0 || kx_end != s.filter_w) {
+    for (int32_t i = 0; i < col_len; ++i) col[i] = 0;  // a window over the edge: padding
+  }
+  const uint32_t offset2 = pack16(offset, offset);
+  // Runs of whole groups of four (every run starts at a multiple of 4 when cf is one) are widened
+  // a word at a time; other channel counts go element by element.
+  const bool words = (cf & 3) == 0;
+  const bool contiguous = s.dilation_w == 1;
+  for (int32_t ky = ky_begin; ky < ky_end; ++ky) {
+    const int32_t iy = iy0 + ky * s.dilation_h;
+    const int8_t* row = input + (static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w * s.input_c;
+    const int32_t k_row = ky * s.filter_w * cf;
+    const int32_t runs = contiguous ? 1 : kx_end - kx_begin;
+    const int32_t run_len = contiguous ? (kx_end - kx_begin) * cf : cf;
+    for (int32_t r = 0; r < runs; ++r) {
+      const int32_t kx = kx_begin + r;
+      const int8_t* src = row + static_cast<ptrdiff_t>(ix0 + kx * s.dilation_w) * s.input_c;
+      const int32_t k0 = k_row + kx * cf;
+      int16_t* dst = col + k0;
+      if (words) {
+        for (int32_t i = 0; i < run_len; i += 4) {
+          const uint32_t v = load4(src + i);
+          store4(dst + i, sxtab16(offset2, v));
+          store4(dst + i + 2, sxtab16_ror8(offset2, v));
+        }
+      } else {
+        for (int32_t i = 0; i < run_len; ++i) {
+          col[reordered(k0 + i, n4)] = static_cast<int16_t>(src[i] + offset);
+        }
+      }
+    }
+  }
+}
+
+void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter, const int32_t* bias,
+                 int8_t* output, int16_t offset, int16_t* col0, int16_t* col1, const Requantizer& rq) {
+  const int32_t n = s.filter_h * s.filter_w * s.filter_c;
+  const int32_t pixels = s.output_h * s.output_w;
+  const int32_t co = s.output_c;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
+    for (int32_t p = 0; p < pixels; p += 2) {
+      const bool pair = p + 1 < pixels;
+      const int32_t y0 = p / s.output_w, x0 = p - y0 * s.output_w;
+      im2col(s, input, b, y0, x0, offset, n, col0);
+      if (pair) {
+        const int32_t y1 = (p + 1) / s.output_w, x1 = (p + 1) - y1 * s.output_w;
+        im2col(s, input, b, y1, x1, offset, n, col1);
+      }
+      int8_t* out0 = out_batch + static_cast<ptrdiff_t>(p) * co;
+      const auto row = [&](int32_t o) { return filter + static_cast<ptrdiff_t>(o) * n; };
+      block_outputs(
+          co, pair, bias, rq, out0, out0 + co,
+          [&](int32_t o, int32_t* a) { dot_2x2_col(col0, col1, row(o), row(o + 1), n, a); },
+          [&](int32_t o, int32_t acc) { return dot_1x1_col(col0, row(o), n, acc); },
+          [&](int32_t o, int32_t acc) { return dot_1x1_col(col1, row(o), n, acc); });
+    }
+  }
+}
+
+}  // namespace
+
+void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
+            int8_t* output, Scratch scratch) {
+  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  const size_t needed = conv_scratch_bytes(s);
+  // Outside what this kernel is for (or given less than it asks, or a negative multiplier, which
+  // requantize() excludes): the portable kernel, which copes with anything.
+  if (!conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
+      s.dilation_w <= 0 || s.filter_c <= 0 || scratch.size < needed ||
+      !multipliers_non_negative(params.output_multiplier, s.output_c)) {
+    portable_conv2d(params, input, filter, bias, output, scratch);
+    return;
+  }
+  const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
+                                          params.output_offset, params.act_min, params.act_max);
+  const int16_t offset = static_cast<int16_t>(params.input_offset);
+  if (needed == 0) {  // portable_conv_scratch_bytes is 0 exactly on the 1x1 path
+    conv_pointwise(s, input, filter, bias, output, offset, rq);
+    return;
+  }
+  // Columns need 2-byte alignment; the plan aligns scratch at 16 bytes, but keep to the contract.
+  if ((reinterpret_cast<uintptr_t>(scratch.data) & 1u) != 0) {
+    portable_conv2d(params, input, filter, bias, output, scratch);
+    return;
+  }
+  int16_t* col0 = reinterpret_cast<int16_t*>(scratch.data);
+  int16_t* col1 = col0 + s.filter_h * s.filter_w * s.filter_c;
+  conv_im2col(s, input, filter, bias, output, offset, col0, col1, rq);
+}
+
+}  // namespace dsp
+}  // namespace kernels
+}  // namespace mote

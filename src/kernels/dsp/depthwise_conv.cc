@@ -1,0 +1,151 @@
+// dsp DEPTHWISE_CONV_2D, depth multiplier 1. A pixel's channels are contiguous in the input, the
+// filter and the output, so four channels are one word: SXTAB16 widens input bytes 0/2 and 1/3
+// with the zero point added, SXTB16 the weights, and SMLABB/SMLATT add each lane's product to
+// that channel's sum (the pairs belong to different channels, so SMLAD cannot be used). The sums
+// of four channels stay in registers across the window's taps. Channels past the last multiple
+// of four go one at a time. No scratch.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsp/intrinsics.h"
+#include "dsp/kernels.h"
+#include "dsp/requantize.h"
+
+namespace mote {
+namespace kernels {
+namespace dsp {
+namespace {
+
+using internal::bias_or_zero;
+
+struct Window {
+  const int8_t* x;  // input of the first in-bounds tap, channel 0
+  const int8_t* w;  // its filter taps, channel 0
+  int32_t rows, taps;
+  ptrdiff_t x_row, x_tap;  // input strides between rows and taps of the window
+  ptrdiff_t w_row, w_tap;
+};
+
+// Channels [c, c + 4) of one output pixel over its window.
+inline void four_channels(const Window& win, int32_t c, uint32_t offset2, int32_t* a) {
+  int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  const int8_t* xr = win.x + c;
+  const int8_t* wr = win.w + c;
+  for (int32_t r = 0; r < win.rows; ++r, xr += win.x_row, wr += win.w_row) {
+    const int8_t* x = xr;
+    const int8_t* w = wr;
+    for (int32_t t = 0; t < win.taps; ++t, x += win.x_tap, w += win.w_tap) {
+      const uint32_t xv = load4(x), wv = load4(w);
+      const uint32_t xe = sxtab16(offset2, xv), xo = sxtab16_ror8(offset2, xv);
+      const uint32_t we = sxtb16(wv), wo = sxtb16_ror8(wv);
+      a0 = smlabb(xe, we, a0);
+      a2 = smlatt(xe, we, a2);
+      a1 = smlabb(xo, wo, a1);
+      a3 = smlatt(xo, wo, a3);
+    }
+  }
+  a[0] = a0;
+  a[1] = a1;
+  a[2] = a2;
+  a[3] = a3;
+}
+
+// The same with the 3x3 window whole (the common interior pixel), its taps unrolled.
+inline void four_channels_3x3(const Window& win, int32_t c, uint32_t offset2, int32_t* a) {
+  int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  const int8_t* x = win.x + c;
+  const int8_t* w = win.w + c;
+#pragma GCC unroll 3
+  for (int32_t r = 0; r < 3; ++r, x += win.x_row, w += win.w_row) {
+#pragma GCC unroll 3
+    for (int32_t t = 0; t < 3; ++t) {
+      const uint32_t xv = load4(x + t * win.x_tap), wv = load4(w + t * win.w_tap);
+      const uint32_t xe = sxtab16(offset2, xv), xo = sxtab16_ror8(offset2, xv);
+      const uint32_t we = sxtb16(wv), wo = sxtb16_ror8(wv);
+      a0 = smlabb(xe, we, a0);
+      a2 = smlatt(xe, we, a2);
+      a1 = smlabb(xo, wo, a1);
+      a3 = smlatt(xo, wo, a3);
+    }
+  }
+  a[0] = a0;
+  a[1] = a1;
+  a[2] = a2;
+  a[3] = a3;
+}
+
+inline int32_t one_channel(const Window& win, int32_t c, int16_t offset, int32_t acc) {
+  const int8_t* xr = win.x + c;
+  const int8_t* wr = win.w + c;
+  for (int32_t r = 0; r < win.rows; ++r, xr += win.x_row, wr += win.w_row) {
+    for (int32_t t = 0; t < win.taps; ++t) acc += (xr[t * win.x_tap] + offset) * wr[t * win.w_tap];
+  }
+  return acc;
+}
+
+}  // namespace
+
+void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, Scratch scratch) {
+  const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
+      s.dilation_w <= 0 || s.input_c <= 0 ||
+      !multipliers_non_negative(params.output_multiplier, s.output_c)) {
+    portable_depthwise_conv2d(params, input, filter, bias, output, scratch);
+    return;
+  }
+  const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
+                                          params.output_offset, params.act_min, params.act_max);
+  const int16_t offset = static_cast<int16_t>(params.input_offset);
+  const uint32_t offset2 = pack16(offset, offset);
+  const int32_t c_all = s.input_c;
+  const int32_t c4 = c_all & ~3;
+  const bool is3x3 = s.filter_h == 3 && s.filter_w == 3;
+  Window win{};
+  win.x_row = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_all;
+  win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
+  win.w_row = static_cast<ptrdiff_t>(s.filter_w) * c_all;
+  win.w_tap = c_all;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    for (int32_t y = 0; y < s.output_h; ++y) {
+      const int32_t iy0 = y * s.stride_h - s.pad_h;
+      const int32_t ky_begin = internal::first_inside(iy0, s.dilation_h, s.filter_h);
+      const int32_t ky_end = internal::end_inside(iy0, s.dilation_h, s.filter_h, s.input_h);
+      for (int32_t x = 0; x < s.output_w; ++x) {
+        const int32_t ix0 = x * s.stride_w - s.pad_w;
+        const int32_t kx_begin = internal::first_inside(ix0, s.dilation_w, s.filter_w);
+        const int32_t kx_end = internal::end_inside(ix0, s.dilation_w, s.filter_w, s.input_w);
+        int8_t* out = output + ((static_cast<ptrdiff_t>(b) * s.output_h + y) * s.output_w + x) * c_all;
+        win.rows = ky_end > ky_begin ? ky_end - ky_begin : 0;
+        win.taps = kx_end > kx_begin ? kx_end - kx_begin : 0;
+        if (win.rows == 0 || win.taps == 0) win.rows = win.taps = 0;  // all padding: bias only
+        const int32_t iy = iy0 + ky_begin * s.dilation_h;
+        const int32_t ix = ix0 + kx_begin * s.dilation_w;
+        win.x = win.rows == 0 ? input
+                              : input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w + ix) * c_all;
+        win.w = filter + static_cast<ptrdiff_t>(ky_begin * s.filter_w + kx_begin) * c_all;
+        const bool whole3x3 = is3x3 && win.rows == 3 && win.taps == 3;
+        int32_t c = 0;
+        for (; c < c4; c += 4) {
+          int32_t a[4] = {bias_or_zero(bias, c), bias_or_zero(bias, c + 1), bias_or_zero(bias, c + 2),
+                          bias_or_zero(bias, c + 3)};
+          if (whole3x3) {
+            four_channels_3x3(win, c, offset2, a);
+          } else {
+            four_channels(win, c, offset2, a);
+          }
+          out[c] = rq(a[0], c);
+          out[c + 1] = rq(a[1], c + 1);
+          out[c + 2] = rq(a[2], c + 2);
+          out[c + 3] = rq(a[3], c + 3);
+        }
+        for (; c < c_all; ++c) out[c] = rq(one_channel(win, c, offset, bias_or_zero(bias, c)), c);
+      }
+    }
+  }
+}
+
+}  // namespace dsp
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,47 @@
+#pragma once
+// The dsp kernel variant (Cortex-M4, M7, M33: Armv7E-M / Armv8-M DSP extension): what each kernel
+// handles, the scratch it needs (dsp/*_scratch.cc, in every build so the host compiler plans for
+// it) and the kernels (the other dsp/*.cc, only in builds with VARIANTS dsp). The tables in
+// src/kernels/<op>.cc put them above the portable kernels. Results are the portable kernels', bit
+// for bit. Embeddable C++17.
+//
+// Output order (for outputs that overlap a dying input): every kernel writes its output in raster
+// order by blocks of pixels, all channels of a block before the next block, and reads the inputs a
+// block needs before writing the block's last byte:
+//  - conv 1x1: blocks of two output pixels; a block reads exactly its two input pixels (all
+//    channels) while it writes them, so an output may overlap input only of pixels before the block;
+//  - conv im2col: blocks of two output pixels; both columns are gathered before the block writes;
+//  - depthwise: one output pixel at a time, channels in blocks of four: a pixel's window is read
+//    while its channels are written;
+//  - fully connected: one row at a time, reading the whole row while writing it.
+
+#include "mote/kernels/conv.h"
+#include "mote/kernels/depthwise_conv.h"
+#include "mote/kernels/fully_connected.h"
+
+namespace mote {
+namespace kernels {
+namespace dsp {
+
+// CONV_2D, not grouped (filter_c == input_c): 1x1 without padding needs no scratch; every other
+// shape uses two int16 columns (2 * 2 * filter_h * filter_w * filter_c bytes, as portable).
+bool conv_handles(const ConvShape& shape);
+size_t conv_scratch_bytes(const ConvShape& shape);
+void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
+            int8_t* output, Scratch scratch);
+
+// DEPTHWISE_CONV_2D with depth multiplier 1 (any kernel size, stride, dilation, padding); no
+// scratch. Depth multipliers above 1 run the portable kernel.
+bool depthwise_conv_handles(const DepthwiseShape& shape);
+size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
+void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, Scratch scratch);
+
+// FULLY_CONNECTED, every shape; no scratch. (The table's shape is the output depth.)
+size_t fully_connected_scratch_bytes(const int32_t& output_depth);
+void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
+                     const int32_t* bias, int8_t* output);
+
+}  // namespace dsp
+}  // namespace kernels
+}  // namespace mote

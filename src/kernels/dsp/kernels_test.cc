@@ -1,0 +1,230 @@
+// The dsp kernels (on the emulated instructions here) against the portable kernels, bit for bit:
+// randomized shapes with odd channel counts, tails, padding, strides, dilation, per-channel
+// requantization with left and right shifts; and the requantization step at its edges.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "dsp/kernels.h"
+#include "dsp/requantize.h"
+#include "portable/conv_internal.h"
+
+namespace mote::kernels {
+namespace {
+
+std::mt19937& rng() {
+  static std::mt19937 r(12);
+  return r;
+}
+int32_t uniform(int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng()); }
+
+template <typename T>
+std::vector<T> random_values(size_t n, int32_t lo, int32_t hi) {
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(uniform(lo, hi));
+  return v;
+}
+
+// Per-channel requantization as a compiler writes it: Q31 mantissas, mostly right shifts.
+struct Requant {
+  std::vector<int32_t> multiplier, shift;
+  explicit Requant(int32_t channels) {
+    for (int32_t c = 0; c < channels; ++c) {
+      multiplier.push_back(uniform(1 << 30, INT32_MAX));
+      shift.push_back(uniform(-12, 1));
+    }
+  }
+};
+
+TEST(DspRequantize, EqualsPortableAtTheEdges) {
+  const int32_t accs[] = {INT32_MIN, INT32_MIN + 1, -(1 << 30) - 1, -(1 << 30), -65536, -3, -2, -1,
+                          0, 1, 2, 3, 65535, 1 << 30, INT32_MAX - 256, INT32_MAX};
+  const int32_t mults[] = {0, 1, 1 << 30, (1 << 30) + 1, 1518500250, INT32_MAX};
+  for (int32_t shift = -31; shift <= 0; ++shift) {
+    for (int32_t m : mults) {
+      for (int32_t acc : accs) {
+        ASSERT_EQ(dsp::requantize(acc, m, shift), internal::requantize_fast(acc, m, shift))
+            << acc << " * " << m << " shift " << shift;
+      }
+    }
+  }
+  for (int i = 0; i < 200000; ++i) {
+    const int32_t acc = static_cast<int32_t>(rng()());
+    const int32_t m = uniform(0, INT32_MAX);
+    const int32_t shift = uniform(-31, 0);
+    ASSERT_EQ(dsp::requantize(acc, m, shift), internal::requantize_fast(acc, m, shift))
+        << acc << " * " << m << " shift " << shift;
+  }
+}
+
+// Output size for a window (TFLite's, padding given).
+int32_t out_size(int32_t in, int32_t k, int32_t stride, int32_t pad, int32_t dilation) {
+  const int32_t eff = (k - 1) * dilation + 1;
+  return (in + 2 * pad - eff) / stride + 1;
+}
+
+TEST(DspConv, EqualsPortableOnRandomShapes) {
+  int ran = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    ConvShape s{};
+    const bool pointwise = iter % 3 == 0;
+    s.batches = uniform(1, 2);
+    s.input_h = uniform(1, 9);
+    s.input_w = uniform(1, 9);
+    s.input_c = uniform(1, 21);
+    s.filter_c = s.input_c;
+    s.filter_h = pointwise ? 1 : uniform(1, std::min(4, s.input_h));
+    s.filter_w = pointwise ? 1 : uniform(1, std::min(4, s.input_w));
+    s.output_c = uniform(1, 13);
+    s.stride_h = uniform(1, 3);
+    s.stride_w = uniform(1, 3);
+    s.dilation_h = pointwise || iter % 5 != 1 ? 1 : 2;
+    s.dilation_w = pointwise || iter % 7 != 1 ? 1 : 2;
+    if ((s.filter_h - 1) * s.dilation_h >= s.input_h) s.dilation_h = 1;
+    if ((s.filter_w - 1) * s.dilation_w >= s.input_w) s.dilation_w = 1;
+    s.pad_h = pointwise ? 0 : uniform(0, s.filter_h - 1);
+    s.pad_w = pointwise ? 0 : uniform(0, s.filter_w - 1);
+    s.output_h = out_size(s.input_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h);
+    s.output_w = out_size(s.input_w, s.filter_w, s.stride_w, s.pad_w, s.dilation_w);
+    if (s.output_h < 1 || s.output_w < 1) continue;
+    ++ran;
+    ConvParams p{};
+    p.shape = s;
+    p.input_offset = uniform(-127, 128);
+    p.output_offset = uniform(-128, 127);
+    p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
+    p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
+    Requant rq(s.output_c);
+    p.output_multiplier = rq.multiplier.data();
+    p.output_shift = rq.shift.data();
+    const auto input = random_values<int8_t>(size_t(s.batches) * s.input_h * s.input_w * s.input_c, -128, 127);
+    const auto filter = random_values<int8_t>(size_t(s.output_c) * s.filter_h * s.filter_w * s.filter_c, -128, 127);
+    const auto bias = random_values<int32_t>(s.output_c, -5000, 5000);
+    const size_t out_n = size_t(s.batches) * s.output_h * s.output_w * s.output_c;
+    ASSERT_TRUE(dsp::conv_handles(s));
+    std::vector<int8_t> scratch(dsp::conv_scratch_bytes(s) + 16);
+    std::vector<int8_t> want(out_n), got(out_n, 0x55);
+    portable_conv2d(p, input.data(), filter.data(), bias.data(), want.data(), Scratch{nullptr, 0});
+    dsp::conv2d(p, input.data(), filter.data(), iter % 6 == 5 ? nullptr : bias.data(), got.data(),
+                Scratch{scratch.data(), dsp::conv_scratch_bytes(s)});
+    if (iter % 6 == 5) {
+      portable_conv2d(p, input.data(), filter.data(), nullptr, want.data(), Scratch{nullptr, 0});
+    }
+    ASSERT_EQ(got, want) << "iteration " << iter << ": in " << s.input_h << "x" << s.input_w << "x"
+                         << s.input_c << " filter " << s.filter_h << "x" << s.filter_w << " out c "
+                         << s.output_c << " stride " << s.stride_h << "," << s.stride_w << " pad "
+                         << s.pad_h << "," << s.pad_w << " dilation " << s.dilation_h << ","
+                         << s.dilation_w;
+  }
+  EXPECT_GT(ran, 200);
+}
+
+TEST(DspDepthwise, EqualsPortableOnRandomShapes) {
+  int ran = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    DepthwiseShape s{};
+    s.batches = uniform(1, 2);
+    s.input_h = uniform(1, 9);
+    s.input_w = uniform(1, 9);
+    s.input_c = uniform(1, 19);
+    const int32_t m = iter % 5 == 4 ? uniform(2, 3) : 1;  // through the table: portable
+    s.output_c = s.input_c * m;
+    const bool k3 = iter % 2 == 0;
+    s.filter_h = k3 ? 3 : uniform(1, 5);
+    s.filter_w = k3 ? 3 : uniform(1, 5);
+    s.stride_h = uniform(1, 2);
+    s.stride_w = uniform(1, 2);
+    s.dilation_h = iter % 7 == 3 ? 2 : 1;
+    s.dilation_w = iter % 11 == 3 ? 2 : 1;
+    s.pad_h = uniform(0, s.filter_h - 1);
+    s.pad_w = uniform(0, s.filter_w - 1);
+    s.output_h = out_size(s.input_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h);
+    s.output_w = out_size(s.input_w, s.filter_w, s.stride_w, s.pad_w, s.dilation_w);
+    if (s.output_h < 1 || s.output_w < 1) continue;
+    ++ran;
+    DepthwiseConvParams p{};
+    p.shape = s;
+    p.input_offset = uniform(-127, 128);
+    p.output_offset = uniform(-128, 127);
+    p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
+    p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
+    Requant rq(s.output_c);
+    p.output_multiplier = rq.multiplier.data();
+    p.output_shift = rq.shift.data();
+    const auto input = random_values<int8_t>(size_t(s.batches) * s.input_h * s.input_w * s.input_c, -128, 127);
+    const auto filter = random_values<int8_t>(size_t(s.filter_h) * s.filter_w * s.output_c, -128, 127);
+    const auto bias = random_values<int32_t>(s.output_c, -5000, 5000);
+    const int32_t* b = iter % 6 == 5 ? nullptr : bias.data();
+    const size_t out_n = size_t(s.batches) * s.output_h * s.output_w * s.output_c;
+    std::vector<int8_t> want(out_n), got(out_n, 0x55);
+    portable_depthwise_conv2d(p, input.data(), filter.data(), b, want.data(), Scratch{nullptr, 0});
+    if (m == 1) {
+      ASSERT_TRUE(dsp::depthwise_conv_handles(s));
+      dsp::depthwise_conv2d(p, input.data(), filter.data(), b, got.data(), Scratch{nullptr, 0});
+    } else {
+      EXPECT_FALSE(dsp::depthwise_conv_handles(s));
+      EXPECT_STREQ(built_depthwise_conv_kernel_variant(s), "portable");
+      depthwise_conv2d(p, input.data(), filter.data(), b, got.data(), Scratch{nullptr, 0});
+    }
+    ASSERT_EQ(got, want) << "iteration " << iter << ": in " << s.input_h << "x" << s.input_w << "x"
+                         << s.input_c << " filter " << s.filter_h << "x" << s.filter_w << " m " << m;
+  }
+  EXPECT_GT(ran, 200);
+}
+
+TEST(DspFullyConnected, EqualsPortableOnRandomShapes) {
+  for (int iter = 0; iter < 300; ++iter) {
+    FullyConnectedParams p{};
+    p.batches = uniform(1, 3);
+    p.input_depth = uniform(1, 70);
+    p.output_depth = uniform(1, 11);
+    p.input_offset = uniform(-127, 128);
+    p.filter_offset = iter % 5 == 2 ? uniform(-10, 10) : 0;
+    p.output_offset = uniform(-128, 127);
+    p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
+    p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
+    p.per_channel = iter % 2 == 0;
+    Requant rq(p.per_channel ? p.output_depth : 1);
+    p.output_multiplier = rq.multiplier.data();
+    p.output_shift = rq.shift.data();
+    const auto input = random_values<int8_t>(size_t(p.batches) * p.input_depth, -128, 127);
+    const auto filter = random_values<int8_t>(size_t(p.output_depth) * p.input_depth, -127, 127);
+    const auto bias = random_values<int32_t>(p.output_depth, -5000, 5000);
+    const int32_t* b = iter % 6 == 5 ? nullptr : bias.data();
+    std::vector<int32_t> sums(p.output_depth);
+    fully_connected_kernel_sums(p, filter.data(), b, sums.data());
+    const size_t out_n = size_t(p.batches) * p.output_depth;
+    std::vector<int8_t> want(out_n), got(out_n, 0x55), got_sums(out_n, 0x55);
+    portable_fully_connected(p, input.data(), filter.data(), b, want.data());
+    dsp::fully_connected(p, input.data(), filter.data(), b, got.data());
+    FullyConnectedParams with_sums = p;
+    with_sums.kernel_sums = sums.data();
+    dsp::fully_connected(with_sums, input.data(), filter.data(), nullptr, got_sums.data());
+    ASSERT_EQ(got, want) << "iteration " << iter;
+    ASSERT_EQ(got_sums, want) << "iteration " << iter << " (kernel sums)";
+  }
+}
+
+// The tables: a build with the dsp folder runs it, and plans for the DSP extension name it.
+TEST(DspTables, BuiltAndPlannedForTheDspExtension) {
+  const DepthwiseShape dw{1, 8, 8, 16, 3, 3, 8, 8, 16, 1, 1, 1, 1, 1, 1};
+  EXPECT_STREQ(built_depthwise_conv_kernel_variant(dw), "dsp");
+  EXPECT_STREQ(depthwise_conv_kernel_variant(dw, Extension::kDsp), "dsp");
+  EXPECT_STREQ(depthwise_conv_kernel_variant(dw, Extension::kScalar), "portable");
+  EXPECT_STREQ(depthwise_conv_kernel_variant(dw, Extension::kMve), "portable");
+  EXPECT_EQ(depthwise_conv_scratch_bytes(dw, Extension::kDsp), 0u);
+  EXPECT_STREQ(built_fully_connected_kernel_variant(10), "dsp");
+  EXPECT_STREQ(fully_connected_kernel_variant(10, Extension::kDsp), "dsp");
+  EXPECT_EQ(fully_connected_scratch_bytes(10, Extension::kDsp), 0u);
+  const ConvShape c{1, 8, 8, 3, 3, 3, 3, 8, 8, 16, 1, 1, 1, 1, 1, 1};
+  EXPECT_STREQ(built_conv_kernel_variant(c), "dsp");
+  EXPECT_STREQ(conv_kernel_variant(c, Extension::kDsp), "dsp");
+  EXPECT_EQ(conv_scratch_bytes(c, Extension::kDsp), portable_conv_scratch_bytes(c));
+  ConvShape grouped = c;
+  grouped.input_c = 6;
+  EXPECT_STREQ(built_conv_kernel_variant(grouped), "portable");
+}
+
+}  // namespace
+}  // namespace mote::kernels

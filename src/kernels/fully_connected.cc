@@ -1,0 +1,52 @@
+// FULLY_CONNECTED's kernel variants (as conv.cc for CONV_2D). The shape the table looks at is
+// the output depth, all that the scratch sizes have ever depended on.
+#include "mote/kernels/fully_connected.h"
+
+#include "dsp/kernels.h"
+#include "mote/kernels/scratch.h"
+#include "variant_table.h"
+
+namespace mote {
+namespace kernels {
+namespace {
+
+using FullyConnectedKernel = void (*)(const FullyConnectedParams&, const int8_t*, const int8_t*,
+                                      const int32_t*, int8_t*);
+using FullyConnectedVariant = internal::KernelVariant<int32_t, FullyConnectedKernel>;
+
+// The portable kernel needs no scratch.
+size_t portable_fully_connected_scratch_bytes(const int32_t&) { return 0; }
+
+constexpr FullyConnectedVariant kFullyConnectedVariants[] = {
+    {Variant::kDsp, nullptr, &dsp::fully_connected_scratch_bytes,
+     MOTE_DSP_KERNEL(dsp::fully_connected)},
+    {Variant::kPortable, nullptr, &portable_fully_connected_scratch_bytes, &portable_fully_connected},
+};
+
+}  // namespace
+
+size_t fully_connected_scratch_bytes(int32_t output_depth, Extension extension) {
+  return internal::variant_for(kFullyConnectedVariants, output_depth, extension)
+      .scratch_bytes(output_depth);
+}
+
+const char* fully_connected_kernel_variant(int32_t output_depth, Extension extension) {
+  return to_string(internal::variant_for(kFullyConnectedVariants, output_depth, extension).variant);
+}
+
+size_t built_fully_connected_scratch_bytes(int32_t output_depth) {
+  return internal::built_variant(kFullyConnectedVariants, output_depth).scratch_bytes(output_depth);
+}
+
+const char* built_fully_connected_kernel_variant(int32_t output_depth) {
+  return to_string(internal::built_variant(kFullyConnectedVariants, output_depth).variant);
+}
+
+void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
+                     const int32_t* bias, int8_t* output) {
+  internal::built_variant(kFullyConnectedVariants, params.output_depth)
+      .kernel(params, input, filter, bias, output);
+}
+
+}  // namespace kernels
+}  // namespace mote
