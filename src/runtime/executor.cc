@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "mote/runtime/decimal.h"
 #include "runtime/internal.h"
 
 namespace mote {
@@ -85,13 +86,9 @@ class Writer {
     while (*s != '\0') put(*s++);
   }
   void number(size_t v) {
-    char digits[24];
-    size_t n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
-    while (n > 0) put(digits[--n]);
+    char digits[kMaxDecimalDigits];
+    const size_t n = decimal_digits(v, digits);
+    for (size_t i = 0; i < n; ++i) put(digits[i]);
   }
   size_t finish() {
     if (length_ >= capacity_) return 0;  // no room for the terminator
@@ -114,22 +111,22 @@ class Writer {
 size_t format_memory_status(const MemoryStatus& s, char* out, size_t capacity) {
   if (out == nullptr) return 0;
   Writer w(out, capacity);
-  w.text("I mote: program_size: ");
-  w.number(s.program_size);
-  w.text(" bytes\nI mote: constant_data: ");
-  w.number(s.constant_data);
-  w.text(" bytes\nI mote: arena_planned: ");
-  w.number(s.arena_planned);
-  w.text(" bytes (activations ");
-  w.number(s.activations);
-  w.text(", scratch ");
-  w.number(s.scratch);
-  w.text(", lower bound ");
-  w.number(s.lower_bound);
-  w.text(")\nI mote: runtime_state: ");
-  w.number(s.runtime_state);
-  w.text(" bytes\nI mote: temp_allocator: ");
-  w.number(s.temp_allocator);
+  // Each figure after its label; the text after the last closes the report.
+  const struct {
+    const char* label;
+    size_t value;
+  } figures[] = {{"I mote: program_size: ", s.program_size},
+                 {" bytes\nI mote: constant_data: ", s.constant_data},
+                 {" bytes\nI mote: arena_planned: ", s.arena_planned},
+                 {" bytes (activations ", s.activations},
+                 {", scratch ", s.scratch},
+                 {", lower bound ", s.lower_bound},
+                 {")\nI mote: runtime_state: ", s.runtime_state},
+                 {" bytes\nI mote: temp_allocator: ", s.temp_allocator}};
+  for (const auto& f : figures) {
+    w.text(f.label);
+    w.number(f.value);
+  }
   w.text(" bytes\n");
   return w.finish();
 }

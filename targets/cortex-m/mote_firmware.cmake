@@ -89,7 +89,7 @@ add_library(mote_platform STATIC
   ${MOTE_CORTEX_M_DIR}/platform/console.cc
   ${MOTE_CORTEX_M_DIR}/platform/cycles.cc
   ${MOTE_CORTEX_M_DIR}/platform/semihosting.cc)
-target_include_directories(mote_platform PUBLIC ${MOTE_CORTEX_M_DIR})
+target_include_directories(mote_platform PUBLIC ${MOTE_CORTEX_M_DIR} ${MOTE_SOURCE_DIR}/include)
 target_compile_definitions(mote_platform PRIVATE ${mote_platform_definitions})
 
 # --- kernels and runtime: the host build's definitions (cmake/mote_libraries.cmake) ------------

@@ -15,17 +15,6 @@
 namespace mote::planner {
 namespace {
 
-Buffer buffer(std::string name, uint64_t size, int32_t first, int32_t last,
-              BufferKind kind = BufferKind::kActivation) {
-  Buffer b;
-  b.name = std::move(name);
-  b.size = size;
-  b.first_step = first;
-  b.last_step = last;
-  b.kind = kind;
-  return b;
-}
-
 // Ten convolutions in a chain, each with one scratch buffer as large as its activations.
 // Buffers are listed as TFLM adds them: tensors by tensor index, then scratch buffers by
 // operator. With swap_numbering, the converter numbered the first two intermediate tensors the

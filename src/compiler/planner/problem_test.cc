@@ -1,25 +1,18 @@
 // The problem model: validation, aligned sizes and the lower bound.
+#include "compiler/planner/problem.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "compiler/ir/error.h"
 #include "compiler/planner/lower_bound.h"
-#include "compiler/planner/problem.h"
+#include "compiler/planner/random_problems.h"
 #include "compiler/planner/verify.h"
 
 namespace mote::planner {
 namespace {
 
 using ::testing::HasSubstr;
-
-Buffer buffer(std::string name, uint64_t size, int32_t first, int32_t last) {
-  Buffer b;
-  b.name = std::move(name);
-  b.size = size;
-  b.first_step = first;
-  b.last_step = last;
-  return b;
-}
 
 std::string validation_error(const Problem& p) {
   try {

@@ -6,6 +6,18 @@
 
 namespace mote::planner {
 
+Buffer buffer(std::string name, uint64_t size, int32_t first, int32_t last, BufferKind kind,
+              uint32_t alignment) {
+  Buffer b;
+  b.name = std::move(name);
+  b.kind = kind;
+  b.size = size;
+  b.alignment = alignment;
+  b.first_step = first;
+  b.last_step = last;
+  return b;
+}
+
 namespace {
 
 // Own helpers over mt19937_64 (fully specified by the standard), because the standard

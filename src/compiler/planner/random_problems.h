@@ -2,11 +2,16 @@
 // Seeded random problems for the planner's tests and benchmark. Identical on every machine.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "compiler/planner/problem.h"
 
 namespace mote::planner {
+
+// One buffer of `size` bytes live at steps [first, last], for problems written by hand.
+Buffer buffer(std::string name, uint64_t size, int32_t first, int32_t last,
+              BufferKind kind = BufferKind::kActivation, uint32_t alignment = kDefaultAlignment);
 
 // Model-like: lifetimes mostly a few steps (some long, like skip connections), sizes spread
 // log-uniformly from 512 bytes to 64 KiB, one-step scratch buffers mixed in. The optimum usually

@@ -4,20 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "compiler/planner/random_problems.h"
+
 namespace mote::planner {
 namespace {
 
 using ::testing::HasSubstr;
-
-Buffer buffer(std::string name, uint64_t size, int32_t first, int32_t last, BufferKind kind) {
-  Buffer b;
-  b.name = std::move(name);
-  b.size = size;
-  b.first_step = first;
-  b.last_step = last;
-  b.kind = kind;
-  return b;
-}
 
 // input -> op0 (scratch) -> mid -> op1 (scratch) -> output
 Problem small_model() {

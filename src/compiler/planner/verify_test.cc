@@ -4,19 +4,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "compiler/planner/random_problems.h"
+
 namespace mote::planner {
 namespace {
 
 using ::testing::HasSubstr;
 
-Buffer buffer(std::string name, uint64_t size, int32_t first, int32_t last, uint32_t alignment = 16) {
-  Buffer b;
-  b.name = std::move(name);
-  b.size = size;
-  b.first_step = first;
-  b.last_step = last;
-  b.alignment = alignment;
-  return b;
+// Activations of the given alignment.
+Buffer aligned(std::string name, uint64_t size, int32_t first, int32_t last,
+               uint32_t alignment = 16) {
+  return buffer(std::move(name), size, first, last, BufferKind::kActivation, alignment);
 }
 
 Plan plan_of(std::vector<uint64_t> offsets, uint64_t arena) {
@@ -84,7 +82,7 @@ TEST(VerifyTest, ChecksRawBytesNotAlignedSizes) {
   // a's 40 bytes end at 40; b may start at 48 even though a planner would reserve [0, 48).
   Problem p;
   p.num_steps = 1;
-  p.buffers = {buffer("a", 40, 0, 0, 8), buffer("b", 8, 0, 0, 8)};
+  p.buffers = {aligned("a", 40, 0, 0, 8), aligned("b", 8, 0, 0, 8)};
   EXPECT_EQ(verify(p, plan_of({0, 40}, 48)), std::nullopt);
   EXPECT_NE(verify(p, plan_of({0, 32}, 48)), std::nullopt);
 }

@@ -1,5 +1,6 @@
 #include "platform/console.h"
 
+#include "mote/runtime/decimal.h"
 #include "platform/semihosting.h"
 
 namespace mote {
@@ -47,13 +48,9 @@ Line& Line::text(const char* text) {
 }
 
 Line& Line::unsigned_number(uint64_t value) {
-  char digits[20];
-  int n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
-  while (n > 0) character(digits[--n]);
+  char digits[kMaxDecimalDigits];
+  const size_t n = decimal_digits(value, digits);
+  for (size_t i = 0; i < n; ++i) character(digits[i]);
   return *this;
 }
 

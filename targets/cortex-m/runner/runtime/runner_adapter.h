@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mote/runtime/decimal.h"
 #include "mote/runtime/error.h"
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
@@ -90,13 +91,9 @@ class Model {
     while (*text != '\0' && n + 1 < sizeof(message_)) message_[n++] = *text++;
   }
   void append_unsigned(size_t& n, uint32_t value) {
-    char digits[10];
-    size_t count = 0;
-    do {
-      digits[count++] = static_cast<char>('0' + value % 10);
-      value /= 10;
-    } while (value != 0);
-    while (count > 0 && n + 1 < sizeof(message_)) message_[n++] = digits[--count];
+    char digits[kMaxDecimalDigits];
+    const size_t count = decimal_digits(value, digits);
+    for (size_t i = 0; i < count && n + 1 < sizeof(message_); ++i) message_[n++] = digits[i];
   }
 
   runtime::Result<runtime::Executor> executor_ = runtime::Error::kInternal;
