@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.h"
 #include "compiler/builder/models.h"
 #include "compiler/builder/writer.h"
 #include "compiler/emit/emit.h"
@@ -28,22 +29,12 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Result = cli_testing::CliResult;
+using cli_testing::read_text;
 
 // ctest runs each test in its own process, possibly at the same time: one folder per process.
 fs::path tmp(const std::string& name) {
   return fs::path(MOTE_TEST_TMP_DIR) / ("p" + std::to_string(getpid())) / name;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::vector<uint8_t> read_bytes(const fs::path& path) {
@@ -53,20 +44,7 @@ std::vector<uint8_t> read_bytes(const fs::path& path) {
 
 // Runs `mote ARGS` in `dir`.
 Result mote(const std::string& args, const fs::path& dir) {
-  fs::create_directories(dir);
-  const fs::path err = dir / "stderr.txt";
-  const std::string command = "cd '" + dir.string() + "' && '" + MOTE_CLI + "' " + args +
-                              " 2>'" + err.string() + "'";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_text(err);
-  return r;
+  return cli_testing::run_mote(MOTE_CLI, args, dir);
 }
 
 std::string commas(uint64_t value) {

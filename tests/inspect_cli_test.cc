@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_runner.h"
 #include "compiler/builder/models.h"
 #include "compiler/builder/writer.h"
 #include "compiler/ir/stats.h"
@@ -25,11 +26,7 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-struct Result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
+using Result = cli_testing::CliResult;
 
 class InspectCli : public ::testing::Test {
  protected:
@@ -44,24 +41,10 @@ class InspectCli : public ::testing::Test {
     return p;
   }
 
-  // ctest runs the cases in parallel processes: each gets its own stderr file.
+  // ctest runs the cases in parallel processes: each gets its own folder.
   static Result run(const std::string& args) {
-    const fs::path err = path(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                              ".stderr.txt");
-    const std::string command =
-        std::string("'") + MOTE_CLI + "' " + args + " 2>'" + err.string() + "'";
-    Result r;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    const int status = pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::stringstream s;
-    s << std::ifstream(err).rdbuf();
-    r.err = s.str();
-    return r;
+    return cli_testing::run_mote(
+        MOTE_CLI, args, path(::testing::UnitTest::GetInstance()->current_test_info()->name()));
   }
 
   static std::string quoted(const fs::path& p) {

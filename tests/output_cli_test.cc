@@ -9,10 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.h"
 #include "compiler/builder/models.h"
 #include "compiler/builder/writer.h"
 
@@ -30,18 +31,8 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Result = cli_testing::CliResult;
+using cli_testing::read_text;
 
 class OutputCli : public ::testing::Test {
  protected:
@@ -61,19 +52,7 @@ class OutputCli : public ::testing::Test {
   // Runs `mote ARGS` in the test's folder; `redirect` replaces the capture of stdout (e.g.
   // "> /dev/full").
   Result mote(const std::string& args, const std::string& redirect = "") const {
-    const fs::path err = dir_ / "stderr.txt";
-    const fs::path out = dir_ / "stdout.txt";
-    const std::string command = "cd '" + dir_.string() + "' && '" + MOTE_CLI + "' " + args +
-                                " 2>'" + err.string() + "' " +
-                                (redirect.empty() ? ">'" + out.string() + "'" : redirect);
-    const int status = std::system(command.c_str());
-    Result r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = read_text(err);
-    r.out = redirect.empty() ? read_text(out) : "";
-    fs::remove(err);
-    fs::remove(out);
-    return r;
+    return cli_testing::run_mote(MOTE_CLI, args, dir_, redirect);
   }
 
   // The folder's entries besides the model, sorted.
