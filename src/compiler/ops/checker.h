@@ -188,6 +188,32 @@ class Checker {
            " must be >= 1");
     }
   }
+  // The window of an `fh` x `fw` filter (options `o`: strides, padding, dilation where it has
+  // them) over NHWC `input`: checks it, and that the output is [batches, oh, ow, channels].
+  template <typename Options>
+  void expect_window_output(const Tensor& input, int32_t fh, int32_t fw, const Options& o,
+                            int32_t channels) const {
+    int32_t dh = 1, dw = 1;
+    if constexpr (requires { o.dilation_h; }) {
+      dh = o.dilation_h;
+      dw = o.dilation_w;
+    }
+    check_window(o.stride_h, o.stride_w, dh, dw);
+    expect_output_shape(
+        {input.shape[0], output_size(input.shape[1], fh, o.stride_h, dh, o.padding, "height"),
+         output_size(input.shape[2], fw, o.stride_w, dw, o.padding, "width"), channels});
+  }
+  // A 4-D activation input, and a 4-D int8 constant filter.
+  const Tensor& nhwc_input(size_t k) const {
+    const Tensor& t = data_input(k);
+    expect_rank(k, 4);
+    return t;
+  }
+  const Tensor& filter(size_t k) const {
+    const Tensor& t = param_input(k, DataType::kInt8);
+    expect_rank(k, 4);
+    return t;
+  }
   int32_t output_size(int32_t input, int32_t filter, int32_t stride, int32_t dilation,
                       Padding padding, const char* axis) const {
     const int64_t o = window_output_size(input, filter, stride, dilation, padding);

@@ -10,13 +10,13 @@
 namespace mote::ops {
 namespace {
 
+using Window =
+    WindowOptions<tfl::Conv2DOptions, tfl::BuiltinOptions::Conv2DOptions, ir::Conv2DOptions>;
+
 void check(Checker& c) {
   c.arity(2, 3, 2);
   const auto& o = c.options<ir::Conv2DOptions>();
-  const Tensor& input = c.data_input(0);
-  const Tensor& weights = c.param_input(1, DataType::kInt8);
-  c.expect_rank(0, 4);
-  c.expect_rank(1, 4);
+  const Tensor &input = c.nhwc_input(0), &weights = c.filter(1);
   c.data_output();
   const int32_t co = weights.shape[0], kh = weights.shape[1], kw = weights.shape[2];
   const int32_t cf = weights.shape[3], ci = input.shape[3];
@@ -28,11 +28,7 @@ void check(Checker& c) {
     c.fail("output channels " + std::to_string(co) + " not a multiple of the " +
            std::to_string(ci / cf) + " groups");
   }
-  c.check_window(o.stride_h, o.stride_w, o.dilation_h, o.dilation_w);
-  c.expect_output_shape(
-      {input.shape[0],
-       c.output_size(input.shape[1], kh, o.stride_h, o.dilation_h, o.padding, "height"),
-       c.output_size(input.shape[2], kw, o.stride_w, o.dilation_w, o.padding, "width"), co});
+  c.expect_window_output(input, kh, kw, o, co);
   c.check_weights_and_bias(input, weights, 0, co);
 }
 
@@ -67,16 +63,16 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.activation(o.activation);
 }
 
-// TFLite's Conv2DOptions table: padding, strides, fused activation and the operator's own fields.
-constexpr auto read =
-    &read_window<tfl::Conv2DOptions, tfl::BuiltinOptions::Conv2DOptions, ir::Conv2DOptions>;
-constexpr auto write = &write_window<tfl::Conv2DOptionsT, ir::Conv2DOptions>;
-
 }  // namespace
 
 extern const OpDef conv_2d{.builtin_code = builtin(tfl::BuiltinOperator::CONV_2D),
-                           .read_options = read, .write_options = write, .check = check,
-                           .macs = macs, .scratch_bytes = scratch, .kernel_variant = kernel_variant,
-                           .lower = lower, .describe = describe};
+                           .read_options = Window::read,
+                           .write_options = Window::write,
+                           .check = check,
+                           .macs = macs,
+                           .scratch_bytes = scratch,
+                           .kernel_variant = kernel_variant,
+                           .lower = lower,
+                           .describe = describe};
 
 }  // namespace mote::ops

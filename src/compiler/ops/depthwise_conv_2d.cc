@@ -8,13 +8,14 @@
 namespace mote::ops {
 namespace {
 
+using Window =
+    WindowOptions<tfl::DepthwiseConv2DOptions, tfl::BuiltinOptions::DepthwiseConv2DOptions,
+                  ir::DepthwiseConv2DOptions>;
+
 void check(Checker& c) {
   c.arity(2, 3, 2);
   const auto& o = c.options<ir::DepthwiseConv2DOptions>();
-  const Tensor& input = c.data_input(0);
-  const Tensor& weights = c.param_input(1, DataType::kInt8);
-  c.expect_rank(0, 4);
-  c.expect_rank(1, 4);
+  const Tensor &input = c.nhwc_input(0), &weights = c.filter(1);
   c.data_output();
   if (weights.shape[0] != 1) {
     c.fail(c.in_label(1) + " has shape " + shape_string(weights.shape) +
@@ -26,11 +27,7 @@ void check(Checker& c) {
     c.fail("input channels " + std::to_string(ci) + " * depth multiplier " +
            std::to_string(o.depth_multiplier) + " != filter channels " + std::to_string(co));
   }
-  c.check_window(o.stride_h, o.stride_w, o.dilation_h, o.dilation_w);
-  c.expect_output_shape(
-      {input.shape[0],
-       c.output_size(input.shape[1], kh, o.stride_h, o.dilation_h, o.padding, "height"),
-       c.output_size(input.shape[2], kw, o.stride_w, o.dilation_w, o.padding, "width"), co});
+  c.expect_window_output(input, kh, kw, o, co);
   c.check_weights_and_bias(input, weights, 3, co);
 }
 
@@ -77,9 +74,14 @@ constexpr auto write = &write_window<tfl::DepthwiseConv2DOptionsT, ir::Depthwise
 }  // namespace
 
 extern const OpDef depthwise_conv_2d{
-    .builtin_code = builtin(tfl::BuiltinOperator::DEPTHWISE_CONV_2D), .read_options = read,
-    .write_options = write, .check = check, .macs = macs, .scratch_bytes = scratch,
-    .kernel_variant = kernel_variant, .lower = lower,
+    .builtin_code = builtin(tfl::BuiltinOperator::DEPTHWISE_CONV_2D),
+    .read_options = Window::read,
+    .write_options = Window::write,
+    .check = check,
+    .macs = macs,
+    .scratch_bytes = scratch,
+    .kernel_variant = kernel_variant,
+    .lower = lower,
     .describe = describe};
 
 }  // namespace mote::ops

@@ -8,22 +8,19 @@
 namespace mote::ops {
 namespace {
 
+using Window =
+    WindowOptions<tfl::Pool2DOptions, tfl::BuiltinOptions::Pool2DOptions, ir::Pool2DOptions>;
+
 void check(Checker& c) {
   c.arity(1, 1);
   const auto& o = c.options<ir::Pool2DOptions>();
-  const Tensor& input = c.data_input(0);
-  c.expect_rank(0, 4);
+  const Tensor& input = c.nhwc_input(0);
   c.data_output();
   if (o.filter_h < 1 || o.filter_w < 1) {
     c.fail("filter " + std::to_string(o.filter_h) + "x" + std::to_string(o.filter_w) +
            " must be >= 1");
   }
-  c.check_window(o.stride_h, o.stride_w, 1, 1);
-  c.expect_output_shape(
-      {input.shape[0],
-       c.output_size(input.shape[1], o.filter_h, o.stride_h, 1, o.padding, "height"),
-       c.output_size(input.shape[2], o.filter_w, o.stride_w, 1, o.padding, "width"),
-       input.shape[3]});
+  c.expect_window_output(input, o.filter_h, o.filter_w, o, input.shape[3]);
   c.expect_same_quantization(0);
 }
 
@@ -56,20 +53,21 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.activation(o.activation);
 }
 
-// TFLite's Pool2DOptions table: padding, strides, fused activation and the operator's own fields.
-constexpr auto read =
-    &read_window<tfl::Pool2DOptions, tfl::BuiltinOptions::Pool2DOptions, ir::Pool2DOptions>;
-constexpr auto write = &write_window<tfl::Pool2DOptionsT, ir::Pool2DOptions>;
-
 }  // namespace
 
 extern const OpDef average_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::AVERAGE_POOL_2D),
-                                   .read_options = read, .write_options = write, .check = check,
-                                   .scratch_bytes = average_scratch, .lower = lower,
+                                   .read_options = Window::read,
+                                   .write_options = Window::write,
+                                   .check = check,
+                                   .scratch_bytes = average_scratch,
+                                   .lower = lower,
                                    .describe = describe};
 
 extern const OpDef max_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::MAX_POOL_2D),
-                               .read_options = read, .write_options = write, .check = check,
-                               .lower = lower, .describe = describe};
+                               .read_options = Window::read,
+                               .write_options = Window::write,
+                               .check = check,
+                               .lower = lower,
+                               .describe = describe};
 
 }  // namespace mote::ops

@@ -61,8 +61,8 @@ inline int8_t padding_code(ir::Padding p) { return p == ir::Padding::kSame ? 0 :
 constexpr int32_t builtin(tfl::BuiltinOperator op) { return static_cast<int32_t>(op); }
 
 // The options of the window operators (convolutions, pools): padding, strides and fused
-// activation, and where the operator has them dilation, depth multiplier or filter size. Used
-// directly as an OpDef's read_options / write_options.
+// activation, and where the operator has them dilation, depth multiplier or filter size. An
+// OpDef's read_options / write_options: WindowOptions<...>::read and ::write.
 template <typename Table, tfl::BuiltinOptions kTable, typename Options>
 ir::Options read_window(const TfliteOptions& t) {
   const Table& o = *t.table<Table>(kTable, true);
@@ -101,6 +101,11 @@ void write_window(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
   }
   out.Set(std::move(t));
 }
+template <typename Table, tfl::BuiltinOptions kTable, typename Options>
+struct WindowOptions {
+  static constexpr auto read = &read_window<Table, kTable, Options>;
+  static constexpr auto write = &write_window<typename Table::NativeTableType, Options>;
+};
 
 // Operators without options: `read_empty` accepts none or the empty table `kTable` (what TFLite's
 // converter writes for them); `write_empty` writes that table (nothing for TableT = void).

@@ -9,16 +9,16 @@
 namespace mote::ops {
 namespace {
 
+using Window = WindowOptions<tfl::TransposeConvOptions, tfl::BuiltinOptions::TransposeConvOptions,
+                             ir::TransposeConvOptions>;
+
 constexpr size_t kOutputShape = 0, kFilter = 1, kInput = 2, kBias = 3;
 
 void check(Checker& c) {
   c.arity(3, 4, kBias);
   const auto& o = c.options<ir::TransposeConvOptions>();
   const Tensor& output_shape = c.param_input(kOutputShape, DataType::kInt32);
-  const Tensor& weights = c.param_input(kFilter, DataType::kInt8);
-  const Tensor& input = c.data_input(kInput);
-  c.expect_rank(kFilter, 4);
-  c.expect_rank(kInput, 4);
+  const Tensor &weights = c.filter(kFilter), &input = c.nhwc_input(kInput);
   const Tensor& output = c.data_output();
   if (output_shape.shape != std::vector<int32_t>{4}) {
     c.fail(c.in_label(kOutputShape) + " (output shape) has shape " +
@@ -80,8 +80,13 @@ constexpr auto write = &write_window<tfl::TransposeConvOptionsT, ir::TransposeCo
 }  // namespace
 
 extern const OpDef transpose_conv{.builtin_code = builtin(tfl::BuiltinOperator::TRANSPOSE_CONV),
-                                  .read_options = read, .write_options = write, .check = check,
-                                  .macs = macs, .scratch_bytes = scratch, .lower = lower,
-                                  .program_inputs = kProgramInputs, .describe = describe};
+                                  .read_options = Window::read,
+                                  .write_options = Window::write,
+                                  .check = check,
+                                  .macs = macs,
+                                  .scratch_bytes = scratch,
+                                  .lower = lower,
+                                  .program_inputs = kProgramInputs,
+                                  .describe = describe};
 
 }  // namespace mote::ops
