@@ -8,21 +8,19 @@ namespace mote::kernels {
 namespace {
 
 std::vector<int64_t> RunMul(const nlohmann::json& set) {
-  const nlohmann::json& p = set.at("params");
-  MulParams params{};
-  params.input1_offset = p.at("input1_offset").get<int32_t>();
-  params.input2_offset = p.at("input2_offset").get<int32_t>();
-  params.output_offset = p.at("output_offset").get<int32_t>();
-  params.output_multiplier = p.at("output_mult").get<int32_t>();
-  params.output_shift = p.at("output_shift").get<int32_t>();
-  params.act_min = p.at("out_activation_min").get<int32_t>();
-  params.act_max = p.at("out_activation_max").get<int32_t>();
-  const auto input1 = set.at("tensors").at("input1").get<std::vector<int8_t>>();
-  const auto input2 = set.at("tensors").at("input2").get<std::vector<int8_t>>();
-  const int32_t size = p.at("dst_size").get<int32_t>();
+  MulParams p{};
+  testing::read_params(set, {{"input1_offset", &p.input1_offset},
+                             {"input2_offset", &p.input2_offset},
+                             {"output_offset", &p.output_offset},
+                             {"output_mult", &p.output_multiplier},
+                             {"output_shift", &p.output_shift},
+                             {"out_activation_min", &p.act_min},
+                             {"out_activation_max", &p.act_max}});
+  const int32_t size = set.at("params").at("dst_size").get<int32_t>();
   std::vector<int8_t> output(static_cast<size_t>(size));
-  mul(params, elementwise_shape(size), input1.data(), input2.data(), output.data());
-  return {output.begin(), output.end()};
+  mul(p, elementwise_shape(size), testing::int8_tensor(set, "input1").data(),
+      testing::int8_tensor(set, "input2").data(), output.data());
+  return testing::widened(output);
 }
 
 const testing::RegisterVectorRunner kMul("mul", RunMul);

@@ -20,10 +20,10 @@ std::vector<int64_t> RunPad(const nlohmann::json& set) {
   }
   const PadParams params =
       prepare_pad(4, dims, before, after, static_cast<int8_t>(p.at("pad_value").get<int32_t>()));
-  const auto input = set.at("tensors").at("input").get<std::vector<int8_t>>();
+  const auto input = testing::int8_tensor(set, "input");
   std::vector<int8_t> output(output_size);
   pad(params, input.data(), output.data());
-  return {output.begin(), output.end()};
+  return testing::widened(output);
 }
 
 const testing::RegisterVectorRunner kPad("pad", RunPad);

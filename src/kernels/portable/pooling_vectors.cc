@@ -7,28 +7,23 @@
 namespace mote::kernels {
 namespace {
 
-PoolParams PoolParamsFrom(const nlohmann::json& p) {
-  PoolParams params{};
-  params.batches = p.at("batch_size").get<int32_t>();
-  params.input_h = p.at("input_h").get<int32_t>();
-  params.input_w = p.at("input_w").get<int32_t>();
-  params.channels = p.at("input_c").get<int32_t>();
-  params.output_h = p.at("output_h").get<int32_t>();
-  params.output_w = p.at("output_w").get<int32_t>();
-  params.filter_h = p.at("filter_h").get<int32_t>();
-  params.filter_w = p.at("filter_w").get<int32_t>();
-  params.stride_h = p.at("stride_h").get<int32_t>();
-  params.stride_w = p.at("stride_w").get<int32_t>();
-  params.pad_h = p.at("padding_h").get<int32_t>();
-  params.pad_w = p.at("padding_w").get<int32_t>();
-  params.act_min = p.at("activation_min").get<int32_t>();
-  params.act_max = p.at("activation_max").get<int32_t>();
-  return params;
-}
-
 std::vector<int64_t> RunPool(const nlohmann::json& set, bool average) {
-  const PoolParams params = PoolParamsFrom(set.at("params"));
-  const auto input = set.at("tensors").at("input").get<std::vector<int8_t>>();
+  PoolParams params{};
+  testing::read_params(set, {{"batch_size", &params.batches},
+                             {"input_h", &params.input_h},
+                             {"input_w", &params.input_w},
+                             {"input_c", &params.channels},
+                             {"output_h", &params.output_h},
+                             {"output_w", &params.output_w},
+                             {"filter_h", &params.filter_h},
+                             {"filter_w", &params.filter_w},
+                             {"stride_h", &params.stride_h},
+                             {"stride_w", &params.stride_w},
+                             {"padding_h", &params.pad_h},
+                             {"padding_w", &params.pad_w},
+                             {"activation_min", &params.act_min},
+                             {"activation_max", &params.act_max}});
+  const std::vector<int8_t> input = testing::int8_tensor(set, "input");
   std::vector<int8_t> output(static_cast<size_t>(params.batches) * params.output_h *
                              params.output_w * params.channels);
   if (average) {
@@ -38,7 +33,7 @@ std::vector<int64_t> RunPool(const nlohmann::json& set, bool average) {
   } else {
     max_pool(params, input.data(), output.data());
   }
-  return {output.begin(), output.end()};
+  return testing::widened(output);
 }
 
 const testing::RegisterVectorRunner kAvgPool(

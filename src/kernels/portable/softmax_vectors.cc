@@ -7,24 +7,24 @@
 namespace mote::kernels {
 namespace {
 
-std::vector<int64_t> RunSoftmax(const nlohmann::json& set) {
-  const nlohmann::json& p = set.at("params");
-  SoftmaxParams params{};
-  params.rows = p.at("num_rows").get<int32_t>();
-  params.row_size = p.at("row_size").get<int32_t>();
-  params.input_multiplier = p.at("input_mult").get<int32_t>();
-  params.input_left_shift = p.at("input_left_shift").get<int32_t>();
-  params.diff_min = p.at("diff_min").get<int32_t>();
-  const auto input = set.at("tensors").at("input").get<std::vector<int8_t>>();
-  const size_t size = static_cast<size_t>(params.rows) * params.row_size;
-  if (set.at("dtypes").at("expected_output").get<std::string>() == "int16") {
-    std::vector<int16_t> output(size);
-    softmax(params, input.data(), output.data());
-    return {output.begin(), output.end()};
-  }
-  std::vector<int8_t> output(size);
+template <typename Output>
+std::vector<int64_t> softmax_of(const SoftmaxParams& params, const std::vector<int8_t>& input) {
+  std::vector<Output> output(static_cast<size_t>(params.rows) * params.row_size);
   softmax(params, input.data(), output.data());
-  return {output.begin(), output.end()};
+  return testing::widened(output);
+}
+
+std::vector<int64_t> RunSoftmax(const nlohmann::json& set) {
+  SoftmaxParams p{};
+  testing::read_params(set, {{"num_rows", &p.rows},
+                             {"row_size", &p.row_size},
+                             {"input_mult", &p.input_multiplier},
+                             {"input_left_shift", &p.input_left_shift},
+                             {"diff_min", &p.diff_min}});
+  const std::vector<int8_t> input = testing::int8_tensor(set, "input");
+  return set.at("dtypes").at("expected_output").get<std::string>() == "int16"
+             ? softmax_of<int16_t>(p, input)
+             : softmax_of<int8_t>(p, input);
 }
 
 const testing::RegisterVectorRunner kSoftmax("softmax", RunSoftmax);

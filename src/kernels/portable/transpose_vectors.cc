@@ -19,7 +19,7 @@ std::vector<int64_t> RunTranspose(const nlohmann::json& set) {
     raw.input_dims[i] = in_dim.at(static_cast<size_t>(i));
     raw.perm[i] = perm.at(static_cast<size_t>(i));
   }
-  const auto input = set.at("tensors").at("input").get<std::vector<int8_t>>();
+  const auto input = testing::int8_tensor(set, "input");
   std::vector<int8_t> output(input.size());
   transpose(raw, input.data(), output.data());
   // The simplified form prepare_transpose() emits must agree with the raw one.
@@ -27,7 +27,7 @@ std::vector<int64_t> RunTranspose(const nlohmann::json& set) {
   std::vector<int8_t> output2(input.size());
   transpose(simplified, input.data(), output2.data());
   if (output2 != output) throw std::runtime_error("prepare_transpose changed the result");
-  return {output.begin(), output.end()};
+  return testing::widened(output);
 }
 
 const testing::RegisterVectorRunner kTranspose("transpose", RunTranspose);

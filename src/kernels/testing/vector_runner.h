@@ -4,11 +4,12 @@
 // sets and calls the runner registered for the set's "op". Host test code only.
 
 #include <functional>
+#include <initializer_list>
 #include <map>
-#include <string>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace mote::kernels::testing {
 
@@ -18,6 +19,24 @@ using VectorRunner = std::function<std::vector<int64_t>(const nlohmann::json& se
 inline std::map<std::string, VectorRunner>& vector_runners() {
   static std::map<std::string, VectorRunner> runners;
   return runners;
+}
+
+// Reads int32 fields of the set's "params" into the kernel's parameters:
+//   read_params(set, {{"input1_offset", &p.input1_offset}, {"left_shift", &p.left_shift}});
+inline void read_params(const nlohmann::json& set,
+                        std::initializer_list<std::pair<const char*, int32_t*>> fields) {
+  const nlohmann::json& p = set.at("params");
+  for (const auto& [name, field] : fields) *field = p.at(name).get<int32_t>();
+}
+
+inline std::vector<int8_t> int8_tensor(const nlohmann::json& set, const char* name) {
+  return set.at("tensors").at(name).get<std::vector<int8_t>>();
+}
+
+// A kernel's output as the values the test compares with "expected_output".
+template <typename T>
+std::vector<int64_t> widened(const std::vector<T>& output) {
+  return {output.begin(), output.end()};
 }
 
 // `static RegisterVectorRunner r("conv", RunConv);` in a *_vectors.cc file.
