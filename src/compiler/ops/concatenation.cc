@@ -27,7 +27,6 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 }
 
 void check(Checker& c) {
-  c.arity(1, SIZE_MAX);
   const auto& o = c.options<ir::ConcatenationOptions>();
   const Tensor& output = c.data_output();
   const int32_t rank = static_cast<int32_t>(output.shape.size());
@@ -90,7 +89,8 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 }  // namespace
 
 extern const OpDef concatenation{.builtin_code = builtin(tfl::BuiltinOperator::CONCATENATION),
-                                 .read_options = read, .write_options = write, .check = check,
-                                 .lower = lower, .describe = describe};
+                                 .read_options = read, .write_options = write,
+                                 .inputs = {1, SIZE_MAX}, .check = check, .lower = lower,
+                                 .describe = describe};
 
 }  // namespace mote::ops

@@ -14,7 +14,6 @@ using Window =
     WindowOptions<tfl::Conv2DOptions, tfl::BuiltinOptions::Conv2DOptions, ir::Conv2DOptions>;
 
 void check(Checker& c) {
-  c.arity(2, 3, 2);
   const auto& o = c.options<ir::Conv2DOptions>();
   const Tensor &input = c.nhwc_input(0), &weights = c.filter(1);
   c.data_output();
@@ -66,13 +65,9 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 }  // namespace
 
 extern const OpDef conv_2d{.builtin_code = builtin(tfl::BuiltinOperator::CONV_2D),
-                           .read_options = Window::read,
-                           .write_options = Window::write,
-                           .check = check,
-                           .macs = macs,
-                           .scratch_bytes = scratch,
-                           .kernel_variant = kernel_variant,
-                           .lower = lower,
-                           .describe = describe};
+                           .read_options = Window::read, .write_options = Window::write,
+                           .inputs = {2, 3, 2}, .check = check, .macs = macs,
+                           .scratch_bytes = scratch, .kernel_variant = kernel_variant,
+                           .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

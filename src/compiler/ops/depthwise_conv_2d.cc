@@ -13,7 +13,6 @@ using Window =
                   ir::DepthwiseConv2DOptions>;
 
 void check(Checker& c) {
-  c.arity(2, 3, 2);
   const auto& o = c.options<ir::DepthwiseConv2DOptions>();
   const Tensor &input = c.nhwc_input(0), &weights = c.filter(1);
   c.data_output();
@@ -74,14 +73,9 @@ constexpr auto write = &write_window<tfl::DepthwiseConv2DOptionsT, ir::Depthwise
 }  // namespace
 
 extern const OpDef depthwise_conv_2d{
-    .builtin_code = builtin(tfl::BuiltinOperator::DEPTHWISE_CONV_2D),
-    .read_options = Window::read,
-    .write_options = Window::write,
-    .check = check,
-    .macs = macs,
-    .scratch_bytes = scratch,
-    .kernel_variant = kernel_variant,
-    .lower = lower,
+    .builtin_code = builtin(tfl::BuiltinOperator::DEPTHWISE_CONV_2D), .read_options = Window::read,
+    .write_options = Window::write, .inputs = {2, 3, 2}, .check = check, .macs = macs,
+    .scratch_bytes = scratch, .kernel_variant = kernel_variant, .lower = lower,
     .describe = describe};
 
 }  // namespace mote::ops

@@ -35,7 +35,6 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 }
 
 void check(Checker& c) {
-  c.arity(2, 3, 2);
   const auto& o = c.options<ir::FullyConnectedOptions>();
   const Tensor& input = c.data_input(0);
   const Tensor& weights = c.param_input(1, DataType::kInt8);
@@ -133,9 +132,9 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 }  // namespace
 
 extern const OpDef fully_connected{.builtin_code = builtin(tfl::BuiltinOperator::FULLY_CONNECTED),
-                                   .read_options = read, .write_options = write, .check = check,
-                                   .macs = macs, .scratch_bytes = scratch,
-                                   .kernel_variant = kernel_variant, .lower = lower,
-                                   .describe = describe};
+                                   .read_options = read, .write_options = write,
+                                   .inputs = {2, 3, 2}, .check = check, .macs = macs,
+                                   .scratch_bytes = scratch, .kernel_variant = kernel_variant,
+                                   .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

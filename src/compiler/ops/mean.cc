@@ -25,7 +25,6 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 }
 
 void check(Checker& c) {
-  c.arity(2, 2);
   const auto& o = c.options<ir::MeanOptions>();
   const Tensor& input = c.data_input(0);
   c.data_output();
@@ -88,7 +87,7 @@ constexpr int8_t kProgramInputs[] = {0};  // the axes are options
 }  // namespace
 
 extern const OpDef mean{.builtin_code = builtin(tfl::BuiltinOperator::MEAN), .read_options = read,
-                        .write_options = write, .check = check, .lower = lower,
+                        .write_options = write, .inputs = {2, 2}, .check = check, .lower = lower,
                         .program_inputs = kProgramInputs, .describe = describe};
 
 }  // namespace mote::ops

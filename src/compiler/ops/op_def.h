@@ -5,6 +5,7 @@
 // definition is a file in this folder; the reader, validator, stats, memory problem, lowering,
 // builder and inspect look it up here instead of switching on the operator type.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -44,7 +45,12 @@ struct OpDef {
   // The IR options from the operator's TFLite options table, and back (the builder's writer).
   ir::Options (*read_options)(const TfliteOptions& tflite) = nullptr;
   void (*write_options)(const ir::Operator& op, tflite::fb::BuiltinOptionsUnion& out) = nullptr;
-  // Arity, types, quantization and output shape; throws InputError naming the operator.
+  // How many inputs it takes (one output always), checked before `check`: at least `min`, at most
+  // `max`; inputs before `first_optional` must be present.
+  struct Inputs {
+    size_t min = 0, max = SIZE_MAX, first_optional = SIZE_MAX;
+  } inputs;
+  // Types, quantization and output shape; throws InputError naming the operator.
   void (*check)(Checker& c) = nullptr;
   // Multiply-accumulates of one run (0 when absent).
   int64_t (*macs)(const ir::Graph& graph, const ir::Operator& op) = nullptr;

@@ -8,7 +8,6 @@ namespace mote::ops {
 namespace {
 
 void check(Checker& c) {
-  c.arity(2, 2);
   c.no_options();
   const Tensor& input = c.data_input(0);
   c.data_output();
@@ -49,7 +48,7 @@ constexpr int8_t kProgramInputs[] = {0};  // the paddings are options
 
 extern const OpDef pad{.builtin_code = builtin(tfl::BuiltinOperator::PAD),
                        .read_options = read_empty<tfl::BuiltinOptions::PadOptions>,
-                       .write_options = write_empty<tfl::PadOptionsT>, .check = check,
-                       .lower = lower, .program_inputs = kProgramInputs};
+                       .write_options = write_empty<tfl::PadOptionsT>, .inputs = {2, 2},
+                       .check = check, .lower = lower, .program_inputs = kProgramInputs};
 
 }  // namespace mote::ops

@@ -12,7 +12,6 @@ using Window =
     WindowOptions<tfl::Pool2DOptions, tfl::BuiltinOptions::Pool2DOptions, ir::Pool2DOptions>;
 
 void check(Checker& c) {
-  c.arity(1, 1);
   const auto& o = c.options<ir::Pool2DOptions>();
   const Tensor& input = c.nhwc_input(0);
   c.data_output();
@@ -56,18 +55,14 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 }  // namespace
 
 extern const OpDef average_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::AVERAGE_POOL_2D),
-                                   .read_options = Window::read,
-                                   .write_options = Window::write,
-                                   .check = check,
-                                   .scratch_bytes = average_scratch,
-                                   .lower = lower,
+                                   .read_options = Window::read, .write_options = Window::write,
+                                   .inputs = {1, 1}, .check = check,
+                                   .scratch_bytes = average_scratch, .lower = lower,
                                    .describe = describe};
 
 extern const OpDef max_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::MAX_POOL_2D),
-                               .read_options = Window::read,
-                               .write_options = Window::write,
-                               .check = check,
-                               .lower = lower,
+                               .read_options = Window::read, .write_options = Window::write,
+                               .inputs = {1, 1}, .check = check, .lower = lower,
                                .describe = describe};
 
 }  // namespace mote::ops

@@ -10,7 +10,6 @@ namespace mote::ops {
 namespace {
 
 void check_quantize(Checker& c) {
-  c.arity(1, 1);
   c.no_options();
   const Tensor& input = c.in(0);
   if (input.type != DataType::kFloat32 && input.type != DataType::kInt8) {
@@ -23,7 +22,6 @@ void check_quantize(Checker& c) {
 }
 
 void check_dequantize(Checker& c) {
-  c.arity(1, 1);
   c.no_options();
   const Tensor& input = c.data_input(0);
   c.data_output(DataType::kFloat32);
@@ -48,12 +46,12 @@ void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
 
 extern const OpDef quantize{.builtin_code = builtin(tfl::BuiltinOperator::QUANTIZE),
                             .read_options = read_empty<tfl::BuiltinOptions::QuantizeOptions>,
-                            .write_options = write_empty<tfl::QuantizeOptionsT>,
+                            .write_options = write_empty<tfl::QuantizeOptionsT>, .inputs = {1, 1},
                             .check = check_quantize, .lower = lower_quantize};
 
 extern const OpDef dequantize{.builtin_code = builtin(tfl::BuiltinOperator::DEQUANTIZE),
                               .read_options = read_empty<tfl::BuiltinOptions::DequantizeOptions>,
                               .write_options = write_empty<tfl::DequantizeOptionsT>,
-                              .check = check_dequantize};
+                              .inputs = {1, 1}, .check = check_dequantize};
 
 }  // namespace mote::ops

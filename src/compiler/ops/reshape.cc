@@ -57,7 +57,6 @@ void expect_target(const Checker& c, const std::vector<int32_t>& target, int64_t
 }
 
 void check(Checker& c) {
-  c.arity(1, 2, 1);
   const auto& o = c.options<ir::ReshapeOptions>();
   const Tensor& input = c.data_input(0);
   c.data_output();
@@ -81,7 +80,8 @@ constexpr int8_t kProgramInputs[] = {0};  // the shape operand is folded into th
 }  // namespace
 
 extern const OpDef reshape{.builtin_code = builtin(tfl::BuiltinOperator::RESHAPE),
-                           .read_options = read, .write_options = write, .check = check,
-                           .program_inputs = kProgramInputs, .output_aliases_input = true};
+                           .read_options = read, .write_options = write, .inputs = {1, 2, 1},
+                           .check = check, .program_inputs = kProgramInputs,
+                           .output_aliases_input = true};
 
 }  // namespace mote::ops

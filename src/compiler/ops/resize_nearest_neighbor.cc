@@ -26,7 +26,6 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 }
 
 void check(Checker& c) {
-  c.arity(2, 2);
   c.options<ir::ResizeNearestNeighborOptions>();
   const Tensor& input = c.data_input(0);
   c.expect_rank(0, 4);
@@ -65,7 +64,7 @@ constexpr int8_t kProgramInputs[] = {0};  // the size is the output's shape
 
 extern const OpDef resize_nearest_neighbor{
     .builtin_code = builtin(tfl::BuiltinOperator::RESIZE_NEAREST_NEIGHBOR), .read_options = read,
-    .write_options = write, .check = check, .lower = lower, .program_inputs = kProgramInputs,
-    .describe = describe};
+    .write_options = write, .inputs = {2, 2}, .check = check, .lower = lower,
+    .program_inputs = kProgramInputs, .describe = describe};
 
 }  // namespace mote::ops

@@ -22,7 +22,6 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 }
 
 void check(Checker& c) {
-  c.arity(1, 1);
   const auto& o = c.options<ir::SoftmaxOptions>();
   const Tensor& input = c.data_input(0);
   c.data_output();
@@ -61,7 +60,7 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 }  // namespace
 
 extern const OpDef softmax{.builtin_code = builtin(tfl::BuiltinOperator::SOFTMAX),
-                           .read_options = read, .write_options = write, .check = check,
-                           .lower = lower, .describe = describe};
+                           .read_options = read, .write_options = write, .inputs = {1, 1},
+                           .check = check, .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

@@ -8,7 +8,6 @@ namespace mote::ops {
 namespace {
 
 void check(Checker& c) {
-  c.arity(2, 2);
   c.no_options();
   const Tensor& input = c.data_input(0);
   c.data_output();
@@ -44,7 +43,7 @@ constexpr int8_t kProgramInputs[] = {0};  // the permutation is an option
 
 extern const OpDef transpose{.builtin_code = builtin(tfl::BuiltinOperator::TRANSPOSE),
                              .read_options = read_empty<tfl::BuiltinOptions::TransposeOptions>,
-                             .write_options = write_empty<tfl::TransposeOptionsT>, .check = check,
-                             .lower = lower, .program_inputs = kProgramInputs};
+                             .write_options = write_empty<tfl::TransposeOptionsT>, .inputs = {2, 2},
+                             .check = check, .lower = lower, .program_inputs = kProgramInputs};
 
 }  // namespace mote::ops

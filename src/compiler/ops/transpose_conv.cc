@@ -15,7 +15,6 @@ using Window = WindowOptions<tfl::TransposeConvOptions, tfl::BuiltinOptions::Tra
 constexpr size_t kOutputShape = 0, kFilter = 1, kInput = 2, kBias = 3;
 
 void check(Checker& c) {
-  c.arity(3, 4, kBias);
   const auto& o = c.options<ir::TransposeConvOptions>();
   const Tensor& output_shape = c.param_input(kOutputShape, DataType::kInt32);
   const Tensor &weights = c.filter(kFilter), &input = c.nhwc_input(kInput);
@@ -80,13 +79,9 @@ constexpr auto write = &write_window<tfl::TransposeConvOptionsT, ir::TransposeCo
 }  // namespace
 
 extern const OpDef transpose_conv{.builtin_code = builtin(tfl::BuiltinOperator::TRANSPOSE_CONV),
-                                  .read_options = Window::read,
-                                  .write_options = Window::write,
-                                  .check = check,
-                                  .macs = macs,
-                                  .scratch_bytes = scratch,
-                                  .lower = lower,
-                                  .program_inputs = kProgramInputs,
-                                  .describe = describe};
+                                  .read_options = Window::read, .write_options = Window::write,
+                                  .inputs = {3, 4, kBias}, .check = check, .macs = macs,
+                                  .scratch_bytes = scratch, .lower = lower,
+                                  .program_inputs = kProgramInputs, .describe = describe};
 
 }  // namespace mote::ops

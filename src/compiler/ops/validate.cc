@@ -140,7 +140,9 @@ void validate(const Graph& g) {
       }
     }
     Checker checker(g, i);
-    op_def(op.type).check(checker);
+    const OpDef& def = op_def(op.type);
+    checker.arity(def.inputs.min, def.inputs.max, def.inputs.first_optional);
+    def.check(checker);
     for (int32_t t : op.outputs) available[t] = true;
   }
 
