@@ -115,14 +115,15 @@ size_t format_memory_status(const MemoryStatus& s, char* out, size_t capacity) {
   const struct {
     const char* label;
     size_t value;
-  } figures[] = {{"I mote: program_size: ", s.program_size},
-                 {" bytes\nI mote: constant_data: ", s.constant_data},
-                 {" bytes\nI mote: arena_planned: ", s.arena_planned},
-                 {" bytes (activations ", s.activations},
-                 {", scratch ", s.scratch},
-                 {", lower bound ", s.lower_bound},
-                 {")\nI mote: runtime_state: ", s.runtime_state},
-                 {" bytes\nI mote: temp_allocator: ", s.temp_allocator}};
+  } figures[] = {
+      {"I mote: program_size: ", s.program_size},
+      {" bytes\nI mote: constant_data: ", s.constant_data},
+      {" bytes\nI mote: arena_planned: ", s.arena_planned},
+      // The arena's parts, in parentheses on its line.
+      {" bytes (activations ", s.activations}, {", scratch ", s.scratch},
+      {", lower bound ", s.lower_bound},
+      {")\nI mote: runtime_state: ", s.runtime_state},
+      {" bytes\nI mote: temp_allocator: ", s.temp_allocator}};
   for (const auto& f : figures) {
     w.text(f.label);
     w.number(f.value);

@@ -9,9 +9,7 @@ namespace {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::AddOptions>();
-  MOTE_TRY(c.offsets_and_range(o.input1_offset(), o.output_offset(), o.activation_min(),
-                               o.activation_max()));
-  if (!in_range(o.input2_offset(), -127, 128)) return c.bad("zero point outside int8");
+  MOTE_TRY(check_binary_offsets(c, o));
   if (!in_range(o.left_shift(), 0, 22)) return c.bad("left shift out of range");
   const schema::Requant *r1 = o.input1_requant(), *r2 = o.input2_requant();
   // Each rescaled input stays within 2^30 so that their sum fits int32.

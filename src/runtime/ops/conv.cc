@@ -27,12 +27,8 @@ Error check(const OpChecker& c) {
                                         o.kernel_sums());
 }
 
-void invoke(const Op& op) {
-  const auto& o = op.options<schema::ConvOptions>();
-  const auto p = convolution_params<kernels::ConvParams>(op, o, conv_shape(op.program(), op.op()));
-  kernels::conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2),
-                  op.out_data<int8_t>(), op.scratch());
-}
+constexpr auto invoke =
+    &invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape, &kernels::conv2d>;
 
 // What the kernel built into this library needs, whatever extension the program was planned for:
 // a plan for other kernels may be too small for these.
@@ -43,7 +39,7 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kConv2DOp{
-    takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc(), &check, &invoke, &required_scratch,
+    takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc(), &check, invoke, &required_scratch,
     /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

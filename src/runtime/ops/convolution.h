@@ -57,4 +57,14 @@ Params convolution_params(const Op& op, const Options& o, const Shape& shape) {
   return p;
 }
 
+// The invoke of a convolution: its parameters (shape from `kShape`), then `kKernel` on input 0,
+// filter 1, the optional bias 2 and the operator's scratch.
+template <typename Params, typename Options, auto kShape, auto kKernel>
+void invoke_convolution(const Op& op) {
+  const Params p =
+      convolution_params<Params>(op, op.options<Options>(), kShape(op.program(), op.op()));
+  kKernel(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2),
+          op.out_data<int8_t>(), op.scratch());
+}
+
 }  // namespace mote::runtime::internal

@@ -29,13 +29,9 @@ Error check(const OpChecker& c) {
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2));
 }
 
-void invoke(const Op& op) {
-  const auto& o = op.options<schema::DepthwiseConvOptions>();
-  const auto p = convolution_params<kernels::DepthwiseConvParams>(
-      op, o, depthwise_shape(op.program(), op.op()));
-  kernels::depthwise_conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
-                            op.optional_in_data<int32_t>(2), op.out_data<int8_t>(), op.scratch());
-}
+constexpr auto invoke =
+    &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                        &depthwise_shape, &kernels::depthwise_conv2d>;
 
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
   return kernels::built_depthwise_conv_scratch_bytes(depthwise_shape(p, op));
@@ -44,7 +40,7 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kDepthwiseConv2DOp{
-    takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).nhwc(), &check, &invoke,
+    takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).nhwc(), &check, invoke,
     &required_scratch, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal

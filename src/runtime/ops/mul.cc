@@ -9,9 +9,7 @@ namespace {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::MulOptions>();
-  MOTE_TRY(c.offsets_and_range(o.input1_offset(), o.output_offset(), o.activation_min(),
-                               o.activation_max()));
-  if (!in_range(o.input2_offset(), -127, 128)) return c.bad("zero point outside int8");
+  MOTE_TRY(check_binary_offsets(c, o));
   return c.requant(o.output_requant(), kMaxCenteredInput * kMaxCenteredInput);
 }
 

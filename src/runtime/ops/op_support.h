@@ -71,6 +71,10 @@ inline kernels::Extension extension_of(const schema::Program& program) {
   return static_cast<kernels::Extension>(program.target()->extension());
 }
 
+// ADD's and MUL's offsets and clamp (both inputs' offsets, the output's, the activation range).
+template <typename Options>
+Error check_binary_offsets(const OpChecker& c, const Options& o);
+
 // The NHWC dimensions of an input `x` and output `y` that the spatial kernels' parameters share.
 template <typename Params>
 void set_nhwc_dims(Params& p, const schema::Tensor& x, const schema::Tensor& y) {
@@ -198,6 +202,14 @@ class Op {
 // The broadcast of an elementwise operator's two inputs (checked at load: ranks <= 6 and
 // compatible dimensions).
 kernels::BroadcastShape broadcast_shape(const schema::Tensor& a, const schema::Tensor& b);
+
+template <typename Options>
+Error check_binary_offsets(const OpChecker& c, const Options& o) {
+  MOTE_TRY(c.offsets_and_range(o.input1_offset(), o.output_offset(), o.activation_min(),
+                               o.activation_max()));
+  if (!in_range(o.input2_offset(), -127, 128)) return c.bad("zero point outside int8");
+  return Error::kOk;
+}
 
 }  // namespace internal
 }  // namespace runtime

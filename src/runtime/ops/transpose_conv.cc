@@ -34,13 +34,9 @@ Error check(const OpChecker& c) {
   return check_convolution_quantization(c, o, co, int64_t{kh} * kw * ci);
 }
 
-void invoke(const Op& op) {
-  const auto& o = op.options<schema::TransposeConvOptions>();
-  const auto p = convolution_params<kernels::TransposeConvParams>(
-      op, o, transpose_conv_shape(op.program(), op.op()));
-  kernels::transpose_conv2d(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
-                            op.optional_in_data<int32_t>(2), op.out_data<int8_t>(), op.scratch());
-}
+constexpr auto invoke =
+    &invoke_convolution<kernels::TransposeConvParams, schema::TransposeConvOptions,
+                        &transpose_conv_shape, &kernels::transpose_conv2d>;
 
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
   return kernels::transpose_conv_scratch_bytes(transpose_conv_shape(p, op), extension_of(p))
@@ -50,7 +46,7 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kTransposeConvOp{
-    takes(2, 3, schema::OpOptions::TransposeConvOptions).int8(2).nhwc(), &check, &invoke,
+    takes(2, 3, schema::OpOptions::TransposeConvOptions).int8(2).nhwc(), &check, invoke,
     &required_scratch, /*runs_in_place=*/false};
 
 }  // namespace mote::runtime::internal
