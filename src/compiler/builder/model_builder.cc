@@ -622,6 +622,18 @@ TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes
   return add_op(OpType::kMean, {input, a}, out, ir::MeanOptions{keep_dims});
 }
 
+TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims,
+                                float scale, int32_t zero_point) {
+  if (!(scale > 0.0f)) bad_argument("add_mean: the output needs a positive scale");
+  const TensorId out = add_mean(input, axes, keep_dims);
+  graph_.tensors[out].quantization.scale = {scale};
+  graph_.tensors[out].quantization.zero_point = {zero_point};
+  const float lo = scale * static_cast<float>(-128 - zero_point);
+  const float hi = scale * static_cast<float>(127 - zero_point);
+  ranges_[out] = {lo, hi, uniform_rms(lo, hi)};
+  return out;
+}
+
 TensorId ModelBuilder::add_concatenation(const std::vector<TensorId>& inputs, int32_t axis) {
   if (inputs.empty()) bad_argument("add_concatenation: no inputs");
   const Tensor& first = checked(inputs[0], "add_concatenation");

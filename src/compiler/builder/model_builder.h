@@ -94,7 +94,10 @@ class ModelBuilder {
   TensorId add_reshape(TensorId input, const std::vector<int32_t>& new_shape);
   // One (before, after) pair per input dimension.
   TensorId add_pad(TensorId input, const std::vector<std::pair<int32_t, int32_t>>& paddings);
+  // The output keeps the input's quantization, or takes `scale` and `zero_point`.
   TensorId add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims);
+  TensorId add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims, float scale,
+                    int32_t zero_point);
   // Inputs must share their quantization (TFLite's int8 kernel does not rescale).
   TensorId add_concatenation(const std::vector<TensorId>& inputs, int32_t axis);
   TensorId add_transpose(TensorId input, const std::vector<int32_t>& perm);
