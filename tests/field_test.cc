@@ -11,6 +11,7 @@
 
 #include "compiler/builder/model_builder.h"
 #include "compiler/builder/writer.h"
+#include "compiler/ir/error.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
 #include "compiler/tflite/reader.h"
@@ -18,6 +19,8 @@
 
 namespace mote {
 namespace {
+
+using ::testing::HasSubstr;
 
 constexpr const char* kCpus[] = {"cortex-m0plus", "cortex-m4", "cortex-m55"};
 
@@ -167,6 +170,79 @@ TEST(FieldMean, SameQuantizationIsTheFoldedRuleToo) {
   const std::vector<uint8_t> expected = {1, 0};
   ASSERT_EQ(slow_mean(dims, {2}, 0.5, 0, 0.5, 0, input), expected);
   for (const char* cpu : kCpus) EXPECT_EQ(compile_and_run(graph, cpu, input), expected) << cpu;
+}
+
+// A per-channel convolution and fully connected layer; their biases carry one scale per channel.
+ir::Graph per_channel_model() {
+  builder::ModelBuilder b(3);
+  builder::TensorId x = b.add_input({1, 6, 6, 4}, ir::DataType::kInt8, 0.05f, -3);
+  x = b.add_conv2d(x, 8, 3, 3, 1, ir::Padding::kSame, ir::Activation::kRelu);
+  x = b.add_reshape(x, {1, 6 * 6 * 8});
+  b.mark_output(b.add_fully_connected(x, 5, ir::Activation::kNone, true, /*per_channel=*/true));
+  return b.build();
+}
+
+// The model as .tflite with every rank-1 bias's quantized_dimension set to `qd` (TOCO wrote 3).
+std::vector<uint8_t> with_bias_quantized_dimension(const ir::Graph& g, int32_t qd,
+                                                   std::vector<std::string>* names) {
+  auto model = builder::to_tflite_object(g);
+  for (auto& t : model->subgraphs[0]->tensors) {
+    if (t->shape.size() == 1 && t->quantization && t->quantization->scale.size() > 1) {
+      t->quantization->quantized_dimension = qd;
+      names->push_back(t->name);
+    }
+  }
+  return builder::pack_model(*model);
+}
+
+TEST(FieldBias, QuantizedDimensionBeyondABiasRankIsIgnoredAndNoted) {
+  const ir::Graph graph = per_channel_model();
+  std::vector<std::string> biases;
+  const std::vector<uint8_t> bytes = with_bias_quantized_dimension(graph, 3, &biases);
+  ASSERT_EQ(biases.size(), 2u);
+  const ir::Graph read = tflite::read_model(bytes);
+  ASSERT_EQ(read.notes.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_THAT(read.notes[k], HasSubstr("(" + biases[k] + "): quantized_dimension 3 beyond its "
+                                         "rank 1 ignored"));
+  }
+  // Read as 0: the same graph as the one written with a valid field, and the same results.
+  ir::Graph expected = tflite::read_model(builder::write_model(graph));
+  EXPECT_TRUE(expected.notes.empty());
+  expected.notes = read.notes;
+  EXPECT_EQ(read, expected);
+  const std::vector<uint8_t> input = random_bytes(6 * 6 * 4, 9);
+  for (const char* cpu : {"cortex-m4", "cortex-m55"}) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const auto a = pipeline::run_on_host(pipeline::compile(read, options).program, {input});
+    const auto b = pipeline::run_on_host(pipeline::compile(expected, options).program, {input});
+    EXPECT_EQ(a.outputs, b.outputs) << cpu;
+  }
+}
+
+TEST(FieldBias, QuantizedDimensionStillMattersWhereItHasMeaning) {
+  // On the rank-4 weights, dimension 3 is a real axis of 4 (not 8) elements: refused.
+  auto model = builder::to_tflite_object(per_channel_model());
+  bool edited = false;
+  for (auto& t : model->subgraphs[0]->tensors) {
+    if (t->shape.size() == 4 && t->quantization && t->quantization->scale.size() == 8) {
+      t->quantization->quantized_dimension = 3;
+      edited = true;
+    }
+  }
+  ASSERT_TRUE(edited);
+  try {
+    tflite::read_model(builder::pack_model(*model));
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("8 scales for dimension 3 of shape [8,3,3,4]"));
+  }
+  // A negative value on a bias is never meaningful either: read as 0 with a note.
+  std::vector<std::string> names;
+  EXPECT_EQ(tflite::read_model(with_bias_quantized_dimension(per_channel_model(), -1, &names))
+                .notes.size(),
+            2u);
 }
 
 }  // namespace
