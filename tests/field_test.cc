@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <set>
 
 #include "compiler/builder/model_builder.h"
 #include "compiler/builder/writer.h"
@@ -243,6 +245,143 @@ TEST(FieldBias, QuantizedDimensionStillMattersWhereItHasMeaning) {
   EXPECT_EQ(tflite::read_model(with_bias_quantized_dimension(per_channel_model(), -1, &names))
                 .notes.size(),
             2u);
+}
+
+// --- ADD, SUB and MUL with a constant operand -----------------------------------------------
+
+// x * multiplier * 2^(shift - 31) as TFLite's MultiplyByQuantizedMultiplier (double rounding).
+int64_t requantize(int64_t x, kernels::QuantizedMultiplier m) {
+  const int64_t left = m.shift > 0 ? (x * (int64_t{1} << m.shift)) : x;
+  return rounding_shift_right(rounding_high_mul(left, m.multiplier), m.shift > 0 ? 0 : -m.shift);
+}
+
+struct Operand {
+  std::vector<int32_t> shape;
+  std::vector<int8_t> values;
+  double scale;
+  int32_t zero_point;
+};
+
+// TFLite's int8 ADD / SUB (add.cc / sub.cc Prepare: inputs to twice the larger scale with
+// left_shift 20, output multiplier twice_max / (2^20 * output_scale)) and MUL (mul.cc: one
+// multiplier input1_scale * input2_scale / output_scale), broadcast by TFLite's rule, no fused
+// activation.
+std::vector<uint8_t> slow_binary(ir::OpType type, const Operand& a, const Operand& b,
+                                 const std::vector<int32_t>& out_shape, double out_scale,
+                                 int32_t out_zp) {
+  const size_t rank = out_shape.size();
+  auto at = [&](const Operand& x, const std::vector<int32_t>& index) {
+    int64_t flat = 0;
+    const size_t skip = rank - x.shape.size();
+    for (size_t d = 0; d < x.shape.size(); ++d) {
+      flat = flat * x.shape[d] + (x.shape[d] == 1 ? 0 : index[d + skip]);
+    }
+    return static_cast<int64_t>(x.values[static_cast<size_t>(flat)]);
+  };
+  const double twice_max = 2 * std::max(a.scale, b.scale);
+  const auto ma = kernels::quantize_multiplier(a.scale / twice_max);
+  const auto mb = kernels::quantize_multiplier(b.scale / twice_max);
+  const auto mo_add = kernels::quantize_multiplier(twice_max / ((1 << 20) * out_scale));
+  const auto mo_mul = kernels::quantize_multiplier(a.scale * b.scale / out_scale);
+  std::vector<int32_t> index(rank, 0);
+  size_t total = 1;
+  for (int32_t d : out_shape) total *= static_cast<size_t>(d);
+  std::vector<uint8_t> out;
+  for (size_t e = 0; e < total; ++e) {
+    const int64_t x = at(a, index) - a.zero_point, y = at(b, index) - b.zero_point;
+    int64_t v;
+    if (type == ir::OpType::kMul) {
+      v = requantize(x * y, mo_mul);
+    } else {
+      const int64_t sx = requantize(x * (1 << 20), ma), sy = requantize(y * (1 << 20), mb);
+      v = requantize(type == ir::OpType::kAdd ? sx + sy : sx - sy, mo_add);
+    }
+    out.push_back(static_cast<uint8_t>(static_cast<int8_t>(std::clamp<int64_t>(v + out_zp, -128, 127))));
+    for (size_t d = rank; d-- > 0 && ++index[d] == out_shape[d];) index[d] = 0;
+  }
+  return out;
+}
+
+Operand random_operand(std::vector<int32_t> shape, std::mt19937& rng) {
+  size_t n = 1;
+  for (int32_t d : shape) n *= static_cast<size_t>(d);
+  Operand o{std::move(shape), {}, std::uniform_real_distribution<double>(0.005, 0.05)(rng),
+            static_cast<int32_t>(rng() % 61) - 30};
+  for (size_t i = 0; i < n; ++i) o.values.push_back(static_cast<int8_t>(rng()));
+  return o;
+}
+
+TEST(FieldConstantOperand, AddSubAndMulTakeAConstantEitherSideBroadcast) {
+  struct Case {
+    ir::OpType type;
+    std::vector<int32_t> activation, constant;
+    bool constant_first;
+  };
+  const Case cases[] = {
+      {ir::OpType::kMul, {1, 5, 5, 16}, {1, 1, 1, 16}, false},  // squeeze-and-excitation scale
+      {ir::OpType::kMul, {1, 5, 5, 16}, {16}, false},
+      {ir::OpType::kMul, {1, 4, 6, 8}, {8}, true},
+      {ir::OpType::kMul, {2, 3, 7}, {2, 3, 7}, true},
+      {ir::OpType::kAdd, {1, 5, 5, 16}, {1, 5, 5, 16}, false},
+      {ir::OpType::kAdd, {1, 5, 5, 16}, {1, 1, 1, 16}, true},
+      {ir::OpType::kAdd, {1, 4, 6, 8}, {8}, false},
+      {ir::OpType::kSub, {1, 4, 6, 8}, {8}, false},
+      {ir::OpType::kSub, {1, 4, 6, 8}, {1, 4, 1, 8}, true},
+  };
+  std::mt19937 rng(44);
+  for (const Case& k : cases) {
+    const Operand act = random_operand(k.activation, rng);
+    const Operand con = random_operand(k.constant, rng);
+    builder::ModelBuilder b;
+    const builder::TensorId x =
+        b.add_input(act.shape, ir::DataType::kInt8, static_cast<float>(act.scale), act.zero_point);
+    const builder::TensorId c =
+        b.add_int8_constant(con.shape, con.values, static_cast<float>(con.scale), con.zero_point);
+    const builder::TensorId l = k.constant_first ? c : x, r = k.constant_first ? x : c;
+    builder::TensorId y;
+    if (k.type == ir::OpType::kMul) {
+      y = b.add_mul(l, r);
+    } else if (k.type == ir::OpType::kAdd) {
+      y = b.add_add(l, r);
+    } else {
+      y = b.add_operator(ir::OpType::kSub, {l, r}, ir::ElementwiseOptions{}, act.shape, 0.04f, 3);
+    }
+    b.mark_output(y);
+    const ir::Graph graph = b.build();
+    const ir::Tensor& out = graph.tensors[static_cast<size_t>(y)];
+    // The scales as the .tflite file stores them (float).
+    Operand fa = k.constant_first ? con : act, fb = k.constant_first ? act : con;
+    fa.scale = static_cast<float>(fa.scale);
+    fb.scale = static_cast<float>(fb.scale);
+    std::vector<uint8_t> input(act.values.size());
+    std::memcpy(input.data(), act.values.data(), input.size());
+    const std::vector<uint8_t> expected = slow_binary(
+        k.type, fa, fb, out.shape, out.quantization.scale[0],
+        static_cast<int32_t>(out.quantization.zero_point[0]));
+    const std::set<uint8_t> distinct(expected.begin(), expected.end());
+    EXPECT_GE(distinct.size(), 10u) << "the output saturates or collapses";
+    for (const char* cpu : kCpus) {
+      EXPECT_EQ(compile_and_run(graph, cpu, input), expected)
+          << ir::to_string(k.type) << " " << ir::shape_string(k.activation) << " and constant "
+          << ir::shape_string(k.constant) << (k.constant_first ? " first" : " second") << " on "
+          << cpu;
+    }
+  }
+}
+
+TEST(FieldConstantOperand, TwoConstantsAreStillRefused) {
+  builder::ModelBuilder b;
+  const builder::TensorId x = b.add_input({1, 4}, ir::DataType::kInt8, 0.1f, 0);
+  const builder::TensorId c1 = b.add_int8_constant({1, 4}, {1, 2, 3, 4}, 0.1f, 0);
+  const builder::TensorId c2 = b.add_int8_constant({1, 4}, {1, 2, 3, 4}, 0.1f, 0);
+  b.mark_output(b.add_add(x, b.add_add(c1, c2)));
+  try {
+    b.build();
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("operator 0 (ADD): input 0 (tensor 1) is a constant; expected "
+                                    "an activation"));
+  }
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ namespace {
 
 void check(Checker& c) {
   c.options<ir::ElementwiseOptions>();
-  c.expect_binary_elementwise();
+  c.expect_binary_elementwise(/*constants=*/true);
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
