@@ -185,11 +185,6 @@ kernels::FusedActivation fused(ir::Activation activation) {
   return kernels::FusedActivation::kNone;
 }
 
-void LowerContext::fail(const std::string& reason) const {
-  throw InputError("operator " + std::to_string(step_) + " (" +
-                   std::string(ir::to_string(op().type)) + "): " + reason);
-}
-
 kernels::ActivationRange LowerContext::activation_range(ir::Activation activation) const {
   return kernels::activation_range_int8(fused(activation), scale_of(out()), zero_point_of(out()));
 }
