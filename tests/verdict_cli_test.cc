@@ -159,6 +159,30 @@ TEST(OneVerdict, RefusedModelsAreRefusedByAllThreeForTheSameReason) {
     b.mark_output(b.add_operator(ir::OpType::kHardSwish, {x}, std::monostate{}, {1, 10}, 1e-4f, 0));
     expect_one_verdict(write("hard_swish_scales.tflite", builder::write_model(b.graph())), false);
   }
+  {  // ADD of a constant whose output scale is far below the inputs' (the rescaled sum overflows)
+    builder::ModelBuilder b;
+    const auto x = b.add_input({1, 8}, ir::DataType::kInt8, 1.0f, 0);
+    const auto k = b.add_int8_constant({8}, {1, 2, 3, 4, 5, 6, 7, 8}, 1.0f, 0);
+    b.mark_output(b.add_operator(ir::OpType::kAdd, {x, k}, ir::ElementwiseOptions{}, {1, 8},
+                                 1e-8f, 0));
+    expect_one_verdict(write("add_scales.tflite", builder::write_model(b.graph())), false);
+  }
+  {  // MUL by a constant whose output scale is far below the product of the inputs'
+    builder::ModelBuilder b;
+    const auto x = b.add_input({1, 8}, ir::DataType::kInt8, 1.0f, 0);
+    const auto k = b.add_int8_constant({8}, {1, 2, 3, 4, 5, 6, 7, 8}, 1.0f, 0);
+    b.mark_output(b.add_operator(ir::OpType::kMul, {k, x}, ir::ElementwiseOptions{}, {1, 8},
+                                 1e-6f, 0));
+    expect_one_verdict(write("mul_scales.tflite", builder::write_model(b.graph())), false);
+  }
+  {  // a depthwise stride of 2^31 - 1 over a height of 1: valid TFLite, above the kernels' 256
+    builder::ModelBuilder b(4);
+    const auto x = b.add_input({1, 1, 12, 1}, ir::DataType::kInt8, 0.05f, 0);
+    b.mark_output(b.add_depthwise(x, 1, 3, 1, ir::Padding::kValid, ir::Activation::kNone, 4));
+    ir::Graph g = b.graph();
+    std::get<ir::DepthwiseConv2DOptions>(g.operators[0].options).stride_h = INT32_MAX;
+    expect_one_verdict(write("depthwise_stride.tflite", builder::write_model(g)), false);
+  }
   {  // MEAN whose requantized sum overflows int32 (input scale 2^24 times the output's)
     builder::ModelBuilder b;
     const auto x = b.add_input({1, 8, 8, 4}, ir::DataType::kInt8, 1.0f, 0);

@@ -12,6 +12,14 @@ namespace {
 void check(Checker& c) {
   c.options<ir::ElementwiseOptions>();
   c.expect_binary_elementwise(/*constants=*/true);
+  const ir::Tensor &a = c.in(0), &b = c.in(1), &y = c.out();
+  if (!kernels::add_fits(kernels::prepare_add(scale_of(a), zero_point_of(a), scale_of(b),
+                                              zero_point_of(b), scale_of(y), zero_point_of(y),
+                                              -128, 127))) {
+    c.fail("input scales " + num(scale_of(a)) + " and " + num(scale_of(b)) +
+           " with output scale " + num(scale_of(y)) +
+           " overflow the int32 rescaling (the output scale is too small for the inputs')");
+  }
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {

@@ -16,6 +16,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/validate.h"
+#include "mote/kernels/common.h"
 
 namespace mote::ops {
 
@@ -186,6 +187,11 @@ class Checker {
     if (dilation_h < 1 || dilation_w < 1) {
       fail("dilation " + std::to_string(dilation_h) + "x" + std::to_string(dilation_w) +
            " must be >= 1");
+    }
+    if (std::max({stride_h, stride_w, dilation_h, dilation_w}) > kernels::kMaxStride) {
+      fail("stride " + std::to_string(stride_h) + "x" + std::to_string(stride_w) +
+           " or dilation " + std::to_string(dilation_h) + "x" + std::to_string(dilation_w) +
+           " above " + std::to_string(kernels::kMaxStride) + ", the most Mote's kernels take");
     }
   }
   int32_t output_size(int32_t input, int32_t filter, int32_t stride, int32_t dilation,

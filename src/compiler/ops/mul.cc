@@ -11,6 +11,14 @@ namespace {
 void check(Checker& c) {
   c.options<ir::ElementwiseOptions>();
   c.expect_binary_elementwise(/*constants=*/true);
+  const ir::Tensor &a = c.in(0), &b = c.in(1), &y = c.out();
+  if (!kernels::mul_fits(kernels::prepare_mul(scale_of(a), zero_point_of(a), scale_of(b),
+                                              zero_point_of(b), scale_of(y), zero_point_of(y),
+                                              -128, 127))) {
+    c.fail("input scale product " + num(double{scale_of(a)} * scale_of(b)) +
+           " / output scale " + num(scale_of(y)) +
+           " overflows the int32 requantization (the output scale is too small)");
+  }
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {

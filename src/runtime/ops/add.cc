@@ -7,6 +7,23 @@
 namespace mote::runtime::internal {
 namespace {
 
+kernels::AddParams params_of(const schema::AddOptions& o) {
+  kernels::AddParams p{};
+  p.input1_offset = o.input1_offset();
+  p.input2_offset = o.input2_offset();
+  p.output_offset = o.output_offset();
+  p.left_shift = o.left_shift();
+  p.input1_multiplier = o.input1_requant()->multiplier();
+  p.input1_shift = o.input1_requant()->shift();
+  p.input2_multiplier = o.input2_requant()->multiplier();
+  p.input2_shift = o.input2_requant()->shift();
+  p.output_multiplier = o.output_requant()->multiplier();
+  p.output_shift = o.output_requant()->shift();
+  p.act_min = o.activation_min();
+  p.act_max = o.activation_max();
+  return p;
+}
+
 Error check(const OpChecker& c) {
   MOTE_TRY(c.shape_of_op(2, 2, 1, schema::OpOptions::AddOptions));
   const auto& o = *c.op().options_as_AddOptions();
@@ -22,19 +39,11 @@ Error check(const OpChecker& c) {
   const schema::Requant *r1 = o.input1_requant(), *r2 = o.input2_requant(),
                         *ro = o.output_requant();
   if (r1 == nullptr || r2 == nullptr || ro == nullptr) return c.bad("requantization missing");
-  // Each rescaled input stays within 2^30 so that their sum fits int32.
-  const int64_t shifted = kMaxCenteredInput << o.left_shift();
-  const int64_t half = (int64_t{1} << 30) - 128;
-  if (!requant_ok(shifted, r1->multiplier(), r1->shift(), half)) {
-    return c.bad("input multiplier or shift out of range", requant_error(r1->multiplier()));
+  if (r1->multiplier() < 0 || r2->multiplier() < 0 || ro->multiplier() < 0) {
+    return c.bad("negative multiplier");
   }
-  if (!requant_ok(shifted, r2->multiplier(), r2->shift(), half)) {
-    return c.bad("input multiplier or shift out of range", requant_error(r2->multiplier()));
-  }
-  const int64_t b1 = r1->shift() > 0 ? shifted << r1->shift() : shifted;
-  const int64_t b2 = r2->shift() > 0 ? shifted << r2->shift() : shifted;
-  if (!requant_ok(b1 + b2, ro->multiplier(), ro->shift())) {
-    return c.bad("output multiplier or shift out of range", requant_error(ro->multiplier()));
+  if (!kernels::add_fits(params_of(o))) {
+    return c.bad("multipliers or shifts out of range", Error::kUnsupported);
   }
   return Error::kOk;
 }
@@ -44,19 +53,7 @@ template <void (*kKernel)(const kernels::AddParams&, const kernels::BroadcastSha
                           const int8_t*, const int8_t*, int8_t*)>
 Error invoke(const Op& op) {
   const auto& o = *op.op().options_as_AddOptions();
-  kernels::AddParams p{};
-  p.input1_offset = o.input1_offset();
-  p.input2_offset = o.input2_offset();
-  p.output_offset = o.output_offset();
-  p.left_shift = o.left_shift();
-  p.input1_multiplier = o.input1_requant()->multiplier();
-  p.input1_shift = o.input1_requant()->shift();
-  p.input2_multiplier = o.input2_requant()->multiplier();
-  p.input2_shift = o.input2_requant()->shift();
-  p.output_multiplier = o.output_requant()->multiplier();
-  p.output_shift = o.output_requant()->shift();
-  p.act_min = o.activation_min();
-  p.act_max = o.activation_max();
+  const kernels::AddParams p = params_of(o);
   kKernel(p, broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0), op.in_data<int8_t>(1),
           op.out_data<int8_t>());
   return Error::kOk;

@@ -20,7 +20,10 @@ Error check(const OpChecker& c) {
   if (!in_range(o.input2_offset(), -127, 128)) return c.bad("zero point outside int8");
   const schema::Requant* r = o.output_requant();
   if (r == nullptr) return c.bad("output multiplier and shift missing");
-  if (!requant_ok(kMaxCenteredInput * kMaxCenteredInput, r->multiplier(), r->shift())) {
+  kernels::MulParams p{};
+  p.output_multiplier = r->multiplier();
+  p.output_shift = r->shift();
+  if (!kernels::mul_fits(p)) {
     return c.bad("output multiplier or shift out of range", requant_error(r->multiplier()));
   }
   return Error::kOk;
