@@ -130,6 +130,38 @@ TEST_F(InspectCli, BadInputExitsWithTwoAndOneLine) {
                    "tensor 2 (conv2d_0/weights): buffer index 99 out of range");
 }
 
+// A per-channel bias whose quantized_dimension is beyond its rank (TOCO wrote 3): accepted, and
+// inspect says what it ignored, in text and JSON.
+TEST_F(InspectCli, SaysWhatItIgnored) {
+  auto model = builder::to_tflite_object(builder::tiny_all_ops());
+  std::string bias;
+  size_t biases = 0;
+  for (auto& t : model->subgraphs[0]->tensors) {
+    if (t->shape.size() == 1 && t->quantization && t->quantization->scale.size() > 1) {
+      t->quantization->quantized_dimension = 3;
+      bias = t->name;
+      ++biases;
+    }
+  }
+  ASSERT_FALSE(bias.empty());
+  const fs::path file = write("bias_qd3.tflite", builder::pack_model(*model));
+  const Result text = run("inspect " + quoted(file));
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("note    tensor "));
+  EXPECT_THAT(text.out,
+              HasSubstr("(" + bias + "): quantized_dimension 3 beyond its rank 1 ignored"));
+  const Result j = run("inspect " + quoted(file) + " --json -");
+  ASSERT_EQ(j.status, 0) << j.err;
+  const json doc = json::parse(j.out);
+  ASSERT_EQ(doc["notes"].size(), biases);
+  EXPECT_THAT(doc["notes"][0].get<std::string>(), HasSubstr("quantized_dimension 3"));
+  // A model read as written has no notes.
+  const Result plain = run(
+      "inspect " + quoted(write("plain.tflite", builder::write_model(builder::tiny_all_ops()))) +
+      " --json -");
+  EXPECT_TRUE(json::parse(plain.out)["notes"].empty());
+}
+
 // The README's sample error is what mote prints for the model the README describes: the
 // builder's conv2d_x3 with its second operator made an LSTM, as lstm.tflite.
 TEST_F(InspectCli, TheReadmesSampleErrorIsWhatMotePrints) {

@@ -133,6 +133,7 @@ std::string json_text(const std::string& path, const Graph& g) {
                     {"outputs", outputs},
                     {"operators", ops},
                     {"operator_counts", counts},
+                    {"notes", g.notes},
                     {"macs", ops::total_macs(g)},
                     {"constant_bytes", ir::constant_bytes(g)},
                     {"activation_bytes", ir::activation_bytes(g)}};
@@ -144,6 +145,7 @@ void print_text(const std::string& path, const Graph& g) {
   std::printf("tensors: %zu  operators: %zu\n", g.tensors.size(), g.operators.size());
   for (int32_t t : g.inputs) std::printf("input   %s\n", tensor_line(g, t).c_str());
   for (int32_t t : g.outputs) std::printf("output  %s\n", tensor_line(g, t).c_str());
+  for (const std::string& note : g.notes) std::printf("note    %s\n", note.c_str());
   std::printf("\n");
 
   // Counts in order of first appearance, which reads better than alphabetical.

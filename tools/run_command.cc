@@ -148,7 +148,8 @@ void add_run_command(CLI::App& app) {
       "Run a .mote program on the host (portable kernels) and print its memory status.\n"
       "Inputs come from --input files (raw bytes, exactly each input's size, in input order) or,\n"
       "by default, from xorshift32 (state 1; s ^= s << 13; s ^= s >> 17; s ^= s << 5; byte =\n"
-      "s & 0xFF), one stream filling the inputs in order.\n"
+      "s & 0xFF), one stream filling the inputs in order: an integer input takes the bytes, a\n"
+      "float32 input one byte per element, read as int8 and divided by 128 (values in [-1, 1)).\n"
       "Example: mote run kws.mote --input features.bin --output scores.bin");
   cmd->add_option("program", options->program, "The .mote program")->required();
   cmd->add_option("--input", options->inputs, "Raw input bytes; repeat once per graph input");

@@ -10,7 +10,9 @@
 #include <memory>
 #include <string>
 
+#include "compiler/builder/model_builder.h"
 #include "compiler/emit/emit.h"
+#include "compiler/pipeline/compile.h"
 #include "runtime/testing/test_programs.h"
 
 namespace mote::tools {
@@ -107,6 +109,29 @@ TEST_F(RunCommandTest, ReadsInputFiles) {
   const std::vector<uint8_t> got = read_all(out);
   ASSERT_EQ(got.size(), expected.size());
   EXPECT_EQ(std::memcmp(got.data(), expected.data(), got.size()), 0);
+}
+
+// A float input is filled with the default stream's bytes read as int8 and divided by 128 (not
+// raw bytes, which make NaNs and huge values): quantized with scale 1/128 and zero point 0, the
+// model's int8 output is the stream itself.
+TEST_F(RunCommandTest, FillsAFloatInputWithTheInt8StreamOver128) {
+  builder::ModelBuilder b;
+  const builder::TensorId x = b.add_input({1, 96}, ir::DataType::kFloat32);
+  b.mark_output(b.add_quantize(x, 1.0f / 128, 0));
+  const pipeline::Compiled compiled = pipeline::compile(b.build(), {});
+  const std::string program = (dir_ / "float.mote").string();
+  write_all(program, compiled.program);
+  const std::string out = (dir_ / "out.bin").string();
+  const Output r = mote("run " + program + " --output " + out);
+  ASSERT_EQ(r.status, 0) << r.text;
+  const std::vector<int8_t> stream = xorshift_bytes(96);
+  const std::vector<uint8_t> got = read_all(out);
+  ASSERT_EQ(got.size(), stream.size());
+  EXPECT_EQ(std::memcmp(got.data(), stream.data(), got.size()), 0);
+  // The rule is in the help.
+  EXPECT_NE(mote("run --help").text.find("float32 input one byte per element, read as int8 and "
+                                         "divided by 128"),
+            std::string::npos);
 }
 
 TEST_F(RunCommandTest, RejectsBadInputsWithStatus2) {

@@ -466,23 +466,41 @@ TEST(OpsTest, PadAndTranspose) {
   }
 }
 
-TEST(OpsTest, MeanBothFormulas) {
-  for (const bool keep_dims : {true, false}) {
-    const auto formula = keep_dims ? kernels::MeanFormula::kTfLite : kernels::MeanFormula::kTflm;
-    const kernels::MeanParams p = kernels::prepare_mean(2, 5, 3, 4, 0.1f, -5, 0.07f, 6, formula);
-    schema::MeanOptionsT o;
-    o.axes = {2, 1};
-    o.keep_dims = keep_dims;
-    o.input_offset = 5;
-    o.output_offset = 6;
-    o.requant = std::make_unique<schema::Requant>(p.multiplier, p.shift);
-    o.formula = keep_dims ? schema::MeanFormula::TfLite : schema::MeanFormula::Tflm;
-    const Spec y = keep_dims ? Spec{DataType::Int8, {2, 1, 1, 4}} : Spec{DataType::Int8, {2, 4}};
-    OneOp t(OpKind::Mean, {{DataType::Int8, {2, 5, 3, 4}}}, {y}, options(std::move(o)));
-    const auto out = t.run();
-    std::vector<int8_t> expected(8);
-    kernels::mean(p, as<int8_t>(t.input(0)), expected.data());
-    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 8), 0) << keep_dims;
+TEST(OpsTest, MeanOverAnyAxes) {
+  // {axes, keep_dims output shape, dropped output shape} of a [2, 5, 3, 4] input.
+  struct Case {
+    std::vector<int32_t> axes;
+    std::vector<int32_t> kept, dropped;
+  };
+  const Case cases[] = {{{1, 2}, {2, 1, 1, 4}, {2, 4}},
+                        {{3}, {2, 5, 3, 1}, {2, 5, 3}},
+                        {{0, 3}, {1, 5, 3, 1}, {5, 3}},
+                        {{0, 1, 2, 3}, {1, 1, 1, 1}, {}}};
+  const int32_t dims[] = {2, 5, 3, 4};
+  for (const Case& k : cases) {
+    for (const bool keep_dims : {true, false}) {
+      int64_t count = 1;
+      for (int32_t a : k.axes) count *= dims[a];
+      const kernels::QuantizedMultiplier m = kernels::mean_requant(0.1f, 0.07f, count);
+      const kernels::MeanParams p =
+          kernels::prepare_mean(4, dims, static_cast<int32_t>(k.axes.size()), k.axes.data(), -5,
+                                6, m.multiplier, m.shift);
+      schema::MeanOptionsT o;
+      o.axes = k.axes;
+      o.keep_dims = keep_dims;
+      o.input_offset = 5;
+      o.output_offset = 6;
+      o.requant = std::make_unique<schema::Requant>(m.multiplier, m.shift);
+      o.formula = schema::MeanFormula::Folded;
+      const Spec y{DataType::Int8, keep_dims ? k.kept : k.dropped};
+      OneOp t(OpKind::Mean, {{DataType::Int8, {2, 5, 3, 4}}}, {y}, options(std::move(o)));
+      const auto out = t.run();
+      const size_t n = static_cast<size_t>(120 / count);
+      std::vector<int8_t> expected(n);
+      kernels::mean(p, as<int8_t>(t.input(0)), expected.data());
+      ASSERT_EQ(out.at(0).size(), n);
+      EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), n), 0) << keep_dims;
+    }
   }
 }
 

@@ -34,6 +34,11 @@ AddParams prepare_add(float input1_scale, int32_t input1_zero_point, float input
                       int32_t input2_zero_point, float output_scale, int32_t output_zero_point,
                       int32_t act_min, int32_t act_max);
 
+// Whether the kernel's int32 arithmetic holds for every int8 input (each rescaled input within
+// 2^30 - 128, their sum's requantization within kAccLimit) with left_shift in [0, 22]. The load
+// check and the compiler's ADD and SUB definitions ask it.
+bool add_fits(const AddParams& params);
+
 // output = input1 + input2 over `shape` (see broadcast.h). No scratch. The output may be an input
 // buffer whose shape equals the output's (in place).
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,

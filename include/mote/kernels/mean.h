@@ -1,37 +1,53 @@
 #pragma once
-// int8 MEAN over the H and W axes of an NHWC tensor (axis [1, 2]; output [N, 1, 1, C] or [N, C]).
-// TensorFlow Lite has two integer formulas for this case, and they can differ by one in the last
-// bit, so the compiler picks the one matching the interpreter it wants to agree with:
-//  - kTfLite: TFLite's reference kernel for keep_dims = true (reference_integer_ops::Mean):
-//    sum (x - input_zp), requantize by input_scale/output_scale, then divide by the element
-//    count rounding half away from zero.
-//  - kTflm: TensorFlow Lite Micro (every int8 MEAN) and TFLite's keep_dims = false path with
-//    differing quantization (QuantizedMeanOrSum): 1/count is folded into the multiplier.
+// int8 MEAN over any set of axes of a tensor of rank <= kMaxMeanRank, with TensorFlow Lite's
+// integer rule (reference_ops::QuantizedMeanOrSum, which TFLite's reference kernel and TensorFlow
+// Lite Micro run for every int8 MEAN):
+//   multiplier, shift = QuantizeMultiplier(input_scale / output_scale)
+//   s = min(floor(log2(count)), 32, 31 + shift)            (count: elements per output)
+//   multiplier' = (multiplier << s) / count   (int64, truncated), shift' = shift - s
+//   out = clamp(MultiplyByQuantizedMultiplier(sum(x) - input_zp * count, multiplier', shift')
+//               + output_zp, -128, 127)
+// i.e. 1/count is folded into the requantization multiplier; nothing is divided at run time.
 // Embeddable C++17: no heap, no exceptions, no float math in the kernel.
 
 #include <stdint.h>
 
+#include "mote/kernels/quantization.h"
+
 namespace mote {
 namespace kernels {
 
-enum class MeanFormula : uint8_t { kTfLite = 0, kTflm = 1 };
+inline constexpr int32_t kMaxMeanRank = 6;
+// Largest |sum(x) - input_zp * count| (at most 255 * count) the kernel takes, and the largest
+// value the requantization's left shift may make of it: int32 with room for the output offset.
+inline constexpr int64_t kMaxMeanSum = 2147483647 - 256;
 
 struct MeanParams {
-  int32_t batches, height, width, channels;  // input [batches, height, width, channels]
+  // The input as `rank` groups of adjacent dimensions (outermost first), alternately kept and
+  // reduced: dimensions of size 1 dropped and neighbours of the same kind merged.
+  int32_t rank;
+  int32_t dims[kMaxMeanRank];
+  bool reduced[kMaxMeanRank];
+  int32_t count;  // input elements averaged into each output element
   int32_t input_zero_point;
   int32_t output_zero_point;
-  int32_t multiplier;  // kTfLite: input_scale / output_scale; kTflm: also divided by the count
+  int32_t multiplier;  // input_scale / output_scale with 1/count folded in (mean_requant)
   int32_t shift;
-  MeanFormula formula;
 };
 
-// Host-callable: what the chosen interpreter's Prepare (and, for kTflm, its Eval's multiplier
-// adjustment) computes.
-MeanParams prepare_mean(int32_t batches, int32_t height, int32_t width, int32_t channels,
-                        float input_scale, int32_t input_zero_point, float output_scale,
-                        int32_t output_zero_point, MeanFormula formula);
+// The count folded into QuantizeMultiplier(input_scale / output_scale), as TFLite does it.
+// Host-callable (the compiler computes it once); count >= 1.
+QuantizedMultiplier mean_requant(float input_scale, float output_scale, int64_t count);
+// The same fold applied to an already quantized multiplier.
+QuantizedMultiplier fold_mean_count(QuantizedMultiplier m, int64_t count);
 
-// Output has batches * channels elements. No scratch.
+// `dims` (rank entries, each >= 1) and `axes` (distinct, in [0, rank)); multiplier and shift
+// from mean_requant.
+MeanParams prepare_mean(int32_t rank, const int32_t* dims, int32_t axis_count,
+                        const int32_t* axes, int32_t input_zero_point, int32_t output_zero_point,
+                        int32_t multiplier, int32_t shift);
+
+// Output: the kept dimensions in order (keep_dims does not change the bytes). No scratch.
 void mean(const MeanParams& params, const int8_t* input, int8_t* output);
 
 }  // namespace kernels

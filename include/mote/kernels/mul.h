@@ -20,6 +20,10 @@ struct MulParams {
   int32_t act_max;
 };
 
+// Whether the output requantization of a product of two centred int8 values (|x| <= 255 each)
+// stays within kAccLimit. The load check and the compiler's MUL definition ask it.
+bool mul_fits(const MulParams& params);
+
 // Host-callable: what TFLite's Prepare computes.
 MulParams prepare_mul(float input1_scale, int32_t input1_zero_point, float input2_scale,
                       int32_t input2_zero_point, float output_scale, int32_t output_zero_point,

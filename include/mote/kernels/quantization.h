@@ -34,6 +34,19 @@ inline int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, i
                                 right_shift);
 }
 
+// Largest |accumulator| a kernel may reach before requantization, leaving room to add an
+// output offset without overflowing int32.
+inline constexpr int64_t kAccLimit = 2147483647 - 256;
+
+// MultiplyByQuantizedMultiplier(x, multiplier, shift) for |x| <= bound stays within `limit`, with
+// a shift the kernels take ([-31, 30]). The runtime's load check and the compiler's operator
+// definitions ask the same question of the same parameters.
+inline bool requant_fits(int64_t bound, int32_t multiplier, int32_t shift,
+                         int64_t limit = kAccLimit) {
+  if (multiplier < 0 || shift < -31 || shift > 30 || bound > limit) return false;
+  return shift <= 0 || (bound << shift) <= limit;
+}
+
 // A real multiplier as a Q31 mantissa in [2^30, 2^31) and a power-of-two exponent, the way
 // TFLite's QuantizeMultiplier does it (frexp, round, renormalise on overflow, flush tiny values).
 struct QuantizedMultiplier {

@@ -123,6 +123,32 @@ TensorId ModelBuilder::add_int32_constant(const std::string& name, std::vector<i
   return add_tensor(std::move(t), {});
 }
 
+TensorId ModelBuilder::add_int8_constant(const std::vector<int32_t>& shape,
+                                         const std::vector<int8_t>& values, float scale,
+                                         int32_t zero_point) {
+  if (!(scale > 0.0f)) bad_argument("add_int8_constant: the constant needs a positive scale");
+  Tensor t;
+  t.name = op_name("constant");
+  t.type = DataType::kInt8;
+  t.shape = shape;
+  t.quantization.scale = {scale};
+  t.quantization.zero_point = {zero_point};
+  t.data.assign(reinterpret_cast<const uint8_t*>(values.data()),
+                reinterpret_cast<const uint8_t*>(values.data()) + values.size());
+  t.is_constant = true;
+  Range r;
+  double sum_sq = 0.0;
+  r.lo = r.hi = 0.0f;
+  for (int8_t v : values) {
+    const float real = scale * static_cast<float>(v - zero_point);
+    r.lo = std::min(r.lo, real);
+    r.hi = std::max(r.hi, real);
+    sum_sq += double{real} * real;
+  }
+  r.rms = values.empty() ? 0.0f : static_cast<float>(std::sqrt(sum_sq / values.size()));
+  return add_tensor(std::move(t), r);
+}
+
 TensorId ModelBuilder::add_weights(const std::string& name, std::vector<int32_t> shape,
                                    size_t channel_dim, int32_t channels, int64_t fan_in) {
   Tensor t;
@@ -620,6 +646,18 @@ TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes
   const TensorId a = add_int32_constant(name + "/axes", {static_cast<int32_t>(axes.size())}, axes);
   const TensorId out = add_activation_like(name, shape, input);
   return add_op(OpType::kMean, {input, a}, out, ir::MeanOptions{keep_dims});
+}
+
+TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims,
+                                float scale, int32_t zero_point) {
+  if (!(scale > 0.0f)) bad_argument("add_mean: the output needs a positive scale");
+  const TensorId out = add_mean(input, axes, keep_dims);
+  graph_.tensors[out].quantization.scale = {scale};
+  graph_.tensors[out].quantization.zero_point = {zero_point};
+  const float lo = scale * static_cast<float>(-128 - zero_point);
+  const float hi = scale * static_cast<float>(127 - zero_point);
+  ranges_[out] = {lo, hi, uniform_rms(lo, hi)};
+  return out;
 }
 
 TensorId ModelBuilder::add_concatenation(const std::vector<TensorId>& inputs, int32_t axis) {

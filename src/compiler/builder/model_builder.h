@@ -87,6 +87,9 @@ class ModelBuilder {
                         ir::Padding padding = ir::Padding::kValid);
   TensorId add_max_pool(TensorId input, int32_t filter_h, int32_t filter_w, int32_t stride_h,
                         int32_t stride_w, ir::Padding padding);
+  // A constant int8 tensor (an operand of ADD, SUB or MUL) holding `values` (row-major).
+  TensorId add_int8_constant(const std::vector<int32_t>& shape, const std::vector<int8_t>& values,
+                             float scale, int32_t zero_point);
   TensorId add_add(TensorId a, TensorId b, ir::Activation activation = ir::Activation::kNone);
   TensorId add_mul(TensorId a, TensorId b, ir::Activation activation = ir::Activation::kNone);
   TensorId add_softmax(TensorId input, float beta = 1.0f);
@@ -94,7 +97,10 @@ class ModelBuilder {
   TensorId add_reshape(TensorId input, const std::vector<int32_t>& new_shape);
   // One (before, after) pair per input dimension.
   TensorId add_pad(TensorId input, const std::vector<std::pair<int32_t, int32_t>>& paddings);
+  // The output keeps the input's quantization, or takes `scale` and `zero_point`.
   TensorId add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims);
+  TensorId add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims, float scale,
+                    int32_t zero_point);
   // Inputs must share their quantization (TFLite's int8 kernel does not rescale).
   TensorId add_concatenation(const std::vector<TensorId>& inputs, int32_t axis);
   TensorId add_transpose(TensorId input, const std::vector<int32_t>& perm);

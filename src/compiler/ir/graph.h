@@ -171,6 +171,9 @@ struct Graph {
   std::vector<Operator> operators;
   std::vector<int32_t> inputs;
   std::vector<int32_t> outputs;
+  // What the reader accepted other than as written, one sentence each ("tensor 5 (bias):
+  // quantized_dimension 3 ... ignored"); `mote inspect` lists them.
+  std::vector<std::string> notes;
   bool operator==(const Graph&) const = default;
 };
 

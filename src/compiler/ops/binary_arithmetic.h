@@ -8,9 +8,18 @@
 
 namespace mote::ops {
 
-inline void check_binary_arithmetic(Checker& c) {
+// Either operand may be a constant; the scales must leave the kernel's int32 rescaling room
+// (`kFits`, the runtime's own bound).
+template <auto kPrepare, auto kFits>
+void check_binary_arithmetic(Checker& c) {
   c.options<ir::ElementwiseOptions>();
-  c.expect_binary_elementwise();
+  c.expect_binary_elementwise(/*constants=*/true);
+  const ir::Tensor &a = c.in(0), &b = c.in(1), &y = c.out();
+  if (!kFits(kPrepare(scale_of(a), zero_point_of(a), scale_of(b), zero_point_of(b), scale_of(y),
+                      zero_point_of(y), -128, 127))) {
+    c.fail("input scales " + num(scale_of(a)) + " and " + num(scale_of(b)) + " with output scale " +
+           num(scale_of(y)) + " overflow the int32 rescaling (the output scale is too small)");
+  }
 }
 
 template <auto kPrepare>

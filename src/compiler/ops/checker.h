@@ -16,6 +16,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/validate.h"
+#include "mote/kernels/common.h"
 
 namespace mote::ops {
 
@@ -187,6 +188,11 @@ class Checker {
       fail("dilation " + std::to_string(dilation_h) + "x" + std::to_string(dilation_w) +
            " must be >= 1");
     }
+    if (std::max({stride_h, stride_w, dilation_h, dilation_w}) > kernels::kMaxStride) {
+      fail("stride " + std::to_string(stride_h) + "x" + std::to_string(stride_w) + " or dilation " +
+           std::to_string(dilation_h) + "x" + std::to_string(dilation_w) + " above " +
+           std::to_string(kernels::kMaxStride) + ", the most Mote's kernels take");
+    }
   }
   // The window of an `fh` x `fw` filter (options `o`: strides, padding, dilation where it has
   // them) over NHWC `input`: checks it, and that the output is [batches, oh, ow, channels].
@@ -273,8 +279,10 @@ class Checker {
 
   // The broadcast of inputs 0 and 1 (TFLite's rule, the kernels' own function) is the output.
   void expect_broadcast_output() const;
-  // Two int8 activations in, one out, broadcast (the binary arithmetic and extremum operators).
-  void expect_binary_elementwise();
+  // Two int8 operands in, one out, broadcast (the binary arithmetic and extremum operators).
+  // With `constants`, either operand may be a constant (not both): TFLite's ADD, SUB and MUL
+  // take one as they take an activation.
+  void expect_binary_elementwise(bool constants = false);
   // One int8 activation in, one out of its shape (the elementwise activations).
   void expect_unary_elementwise();
 

@@ -12,6 +12,19 @@ namespace {
 void check(Checker& c) {
   c.no_options();
   c.expect_unary_elementwise();
+  const ir::Tensor& input = c.in(0);
+  const ir::Tensor& output = c.out();
+  const auto p = kernels::prepare_hard_swish(scale_of(input), zero_point_of(input),
+                                             scale_of(output), zero_point_of(output));
+  if (p.output_multiplier_exponent > 0) {
+    c.fail("output scale too small for the input scale (TFLite requires a non-positive exponent)");
+  }
+  // The int16 fixed-point kernel shifts by these exponents.
+  if (p.output_multiplier_exponent < -30 || p.reluish_multiplier_exponent < -30 ||
+      p.reluish_multiplier_exponent > 30) {
+    c.fail("input scale " + num(scale_of(input)) + " or output scale " + num(scale_of(output)) +
+           " outside what the int8 kernel supports");
+  }
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
@@ -19,16 +32,6 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   const ir::Tensor& output = ctx.out();
   const auto p = kernels::prepare_hard_swish(scale_of(input), zero_point_of(input),
                                              scale_of(output), zero_point_of(output));
-  if (p.output_multiplier_exponent > 0) {
-    ctx.fail(
-        "output scale too small for the input scale (TFLite requires a non-positive exponent)");
-  }
-  // The int16 fixed-point kernel shifts by these exponents.
-  if (p.output_multiplier_exponent < -30 || p.reluish_multiplier_exponent < -30 ||
-      p.reluish_multiplier_exponent > 30) {
-    ctx.fail("input scale " + std::to_string(scale_of(input)) + " or output scale " +
-             std::to_string(scale_of(output)) + " outside what the int8 kernel supports");
-  }
   out.options.Set(emit::program_options(p));
 }
 

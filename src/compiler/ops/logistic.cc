@@ -13,16 +13,18 @@ void check(Checker& c) {
   c.no_options();
   c.expect_unary_elementwise();
   c.expect_fixed_output_quantization();
+  const ir::Tensor& input = c.in(0);
+  const auto p = kernels::prepare_logistic(scale_of(input), zero_point_of(input));
+  // What the runtime's shifts can take: input scales in [2^-59, 8).
+  if (p.input_left_shift < -31 || p.input_left_shift > 30) {
+    c.fail("input scale " + num(scale_of(input)) +
+           " outside what the int8 kernel supports ([2^-59, 8))");
+  }
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const ir::Tensor& input = ctx.in(0);
   const auto p = kernels::prepare_logistic(scale_of(input), zero_point_of(input));
-  // What the runtime's shifts can take: input scales in [2^-59, 8).
-  if (p.input_left_shift < -31 || p.input_left_shift > 30) {
-    ctx.fail("input scale " + std::to_string(scale_of(input)) +
-             " outside what the int8 kernel supports ([2^-59, 8))");
-  }
   out.options.Set(emit::program_options(p));
 }
 

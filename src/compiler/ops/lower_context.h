@@ -1,6 +1,8 @@
 #pragma once
 // What an operator's lowering (`OpDef::lower`) works with: the operator and its tensors, the
-// program's constant pool, and the parameter computations several operators share.
+// program's constant pool, and the parameter computations several operators share. Lowering
+// never refuses a model: what the kernels cannot take is refused by `OpDef::check` (ops::validate,
+// run on every model read), so `mote inspect`, `mote plan` and `mote compile` give one verdict.
 
 #include <cstdint>
 #include <memory>
@@ -39,9 +41,6 @@ class LowerContext {
   bool has_input(size_t k) const {
     return k < op().inputs.size() && op().inputs[k] != ir::kNoTensor;
   }
-
-  // Throws InputError naming the operator: what the kernels cannot take.
-  [[noreturn]] void fail(const std::string& reason) const;
 
   emit::ConstantPool& constants() { return constants_; }
 

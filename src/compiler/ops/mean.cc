@@ -1,4 +1,5 @@
-// MEAN over axes [1, 2] of an NHWC int8 tensor (TFLite's integer formula).
+// MEAN over any axes of an int8 tensor, keep_dims or not, with TFLite's integer rule (1/count
+// folded into the requantization multiplier: mote/kernels/mean.h).
 #include <algorithm>
 
 #include "compiler/ops/checker.h"
@@ -24,56 +25,76 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
   out.Set(std::move(t));
 }
 
+// The input's dimensions that MEAN reduces (sorted, distinct, non-negative) and how many
+// elements each output averages.
+struct Reduction {
+  std::vector<int32_t> axes;
+  int64_t count = 1;
+};
+
+Reduction reduction(const std::vector<int32_t>& shape, const std::vector<int32_t>& axis_values) {
+  Reduction r;
+  const auto rank = static_cast<int32_t>(shape.size());
+  for (int32_t a : axis_values) r.axes.push_back(a < 0 ? a + rank : a);
+  std::sort(r.axes.begin(), r.axes.end());
+  r.axes.erase(std::unique(r.axes.begin(), r.axes.end()), r.axes.end());
+  for (int32_t a : r.axes) r.count *= shape[static_cast<size_t>(a)];
+  return r;
+}
+
 void check(Checker& c) {
   const auto& o = c.options<ir::MeanOptions>();
   const Tensor& input = c.data_input(0);
-  c.data_output();
+  const Tensor& output = c.data_output();
   const Tensor& axes = c.param_input(1, DataType::kInt32);
   if (axes.shape.size() > 1) c.fail(c.in_label(1) + " (axes) must be a scalar or a list");
   const int32_t rank = static_cast<int32_t>(input.shape.size());
-  std::vector<bool> reduced(input.shape.size(), false);
   for (int32_t a : int32_values(axes)) {
     if (a < -rank || a >= rank) {
       c.fail("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
     }
-    reduced[a < 0 ? a + rank : a] = true;
   }
+  const Reduction r = reduction(input.shape, int32_values(axes));
   std::vector<int32_t> expected;
-  for (size_t i = 0; i < input.shape.size(); ++i) {
-    if (!reduced[i]) {
-      expected.push_back(input.shape[i]);
+  for (int32_t d = 0; d < rank; ++d) {
+    if (!std::binary_search(r.axes.begin(), r.axes.end(), d)) {
+      expected.push_back(input.shape[static_cast<size_t>(d)]);
     } else if (o.keep_dims) {
       expected.push_back(1);
     }
   }
   c.expect_output_shape(expected);
+  // The kernel sums in int32 as TFLite does, and requantizes the centred sum.
+  const int64_t bound = r.count * 255;
+  if (bound > kernels::kMaxMeanSum) {
+    c.fail("averages " + std::to_string(r.count) + " elements per output; at most " +
+           std::to_string(kernels::kMaxMeanSum / 255) + " fit the int32 sum");
+  }
+  const kernels::QuantizedMultiplier m =
+      kernels::mean_requant(input.quantization.scale[0], output.quantization.scale[0], r.count);
+  if (m.shift > 30 || (m.shift > 0 && (bound << m.shift) > kernels::kMaxMeanSum)) {
+    c.fail("input scale / output scale " +
+           num(input.quantization.scale[0] / output.quantization.scale[0]) +
+           " is too large: the requantized sum of " + std::to_string(r.count) +
+           " elements overflows int32");
+  }
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::MeanOptions>(ctx.op().options);
   const ir::Tensor& input = ctx.in(0);
   const ir::Tensor& output = ctx.out();
-  std::vector<int32_t> axes = int_values(ctx.in(1));
-  for (int32_t& a : axes) {
-    if (a < 0) a += static_cast<int32_t>(input.shape.size());
-  }
-  std::sort(axes.begin(), axes.end());
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  if (input.shape.size() != 4 || axes != std::vector<int32_t>{1, 2}) {
-    ctx.fail("MEAN is supported over axes [1, 2] of a 4-D input only");
-  }
-  const auto p = kernels::prepare_mean(input.shape[0], input.shape[1], input.shape[2],
-                                       input.shape[3], scale_of(input), zero_point_of(input),
-                                       scale_of(output), zero_point_of(output),
-                                       kernels::MeanFormula::kTfLite);
-  schema::MeanOptionsT m;
-  m.axes = axes;
-  m.keep_dims = o.keep_dims;
-  m.input_offset = -p.input_zero_point;
-  m.output_offset = p.output_zero_point;
-  m.requant = std::make_unique<schema::Requant>(p.multiplier, p.shift);
-  m.formula = schema::MeanFormula::TfLite;
-  out.options.Set(std::move(m));
+  const Reduction r = reduction(input.shape, int_values(ctx.in(1)));
+  const kernels::QuantizedMultiplier m =
+      kernels::mean_requant(scale_of(input), scale_of(output), r.count);
+  schema::MeanOptionsT t;
+  t.axes = r.axes;
+  t.keep_dims = o.keep_dims;
+  t.input_offset = -zero_point_of(input);
+  t.output_offset = zero_point_of(output);
+  t.requant = std::make_unique<schema::Requant>(m.multiplier, m.shift);
+  t.formula = schema::MeanFormula::Folded;
+  out.options.Set(std::move(t));
 }
 
 void describe(const ir::Graph&, const ir::Operator& op, Description& d) {

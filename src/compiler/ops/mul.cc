@@ -8,7 +8,9 @@ namespace mote::ops {
 extern const OpDef mul{
     .builtin_code = builtin(tfl::BuiltinOperator::MUL),
     .read_options = read_fused_activation<tfl::MulOptions, tfl::BuiltinOptions::MulOptions>,
-    .write_options = write_fused_activation<tfl::MulOptionsT>, .check = check_binary_arithmetic,
-    .lower = lower_binary_arithmetic<&kernels::prepare_mul>, .describe = describe_activation};
+    .write_options = write_fused_activation<tfl::MulOptionsT>,
+    .check = check_binary_arithmetic<&kernels::prepare_mul, &kernels::mul_fits>,
+    .lower = lower_binary_arithmetic<&kernels::prepare_mul>,
+    .describe = describe_activation};
 
 }  // namespace mote::ops

@@ -99,10 +99,17 @@ void Checker::expect_broadcast_output() const {
   expect_output_shape(std::vector<int32_t>(shape.output, shape.output + shape.rank));
 }
 
-void Checker::expect_binary_elementwise() {
+void Checker::expect_binary_elementwise(bool constants) {
   arity(2, 2);
-  data_input(0);
-  data_input(1);
+  if (constants && (in(0).is_constant != in(1).is_constant)) {
+    const size_t k = in(0).is_constant ? 0 : 1;
+    expect_type(k, DataType::kInt8);
+    expect_per_tensor(k);
+    data_input(1 - k);
+  } else {
+    data_input(0);
+    data_input(1);
+  }
   data_output();
   expect_broadcast_output();
 }
@@ -176,11 +183,6 @@ kernels::FusedActivation fused(ir::Activation activation) {
     case ir::Activation::kRelu6: return kernels::FusedActivation::kRelu6;
   }
   return kernels::FusedActivation::kNone;
-}
-
-void LowerContext::fail(const std::string& reason) const {
-  throw InputError("operator " + std::to_string(step_) + " (" +
-                   std::string(ir::to_string(op().type)) + "): " + reason);
 }
 
 kernels::ActivationRange LowerContext::activation_range(ir::Activation activation) const {

@@ -61,7 +61,8 @@ struct OpDef {
   // operator has no variant table, the portable kernel runs everywhere.
   const char* (*kernel_variant)(const ir::Graph& graph, const ir::Operator& op,
                                 kernels::Extension extension) = nullptr;
-  // The program's options table (none when absent); parameters computed here, once.
+  // The program's options table (none when absent); parameters computed here, once. It never
+  // refuses: every reason to refuse a model belongs in `check`.
   void (*lower)(LowerContext& context, schema::OperatorT& out) = nullptr;
   // The IR inputs the runtime reads, in the program's order; empty: all of them (parameter
   // inputs such as shapes and axes are folded into the options by `lower`).

@@ -29,6 +29,14 @@ void check(Checker& c) {
   if (!std::isfinite(o.beta) || o.beta <= 0.0f) c.fail("beta " + num(o.beta) + " must be positive");
   c.expect_output_shape(input.shape);
   c.expect_fixed_output_quantization();
+  const int32_t row_size = input.shape.back();
+  const auto p = kernels::prepare_softmax(static_cast<int32_t>(input.num_elements() / row_size),
+                                          row_size, scale_of(input), o.beta);
+  // The runtime's (and TFLite's) int8 softmax shifts the scaled differences left.
+  if (p.input_left_shift < 0) {
+    c.fail("beta x input scale " + num(o.beta * scale_of(input)) +
+           " too small for the int8 kernel (needs at least 2^-27)");
+  }
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
@@ -37,11 +45,6 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   const int32_t row_size = input.shape.back();
   const auto p = kernels::prepare_softmax(static_cast<int32_t>(input.num_elements() / row_size),
                                           row_size, scale_of(input), o.beta);
-  // The runtime's (and TFLite's) int8 softmax shifts the scaled differences left.
-  if (p.input_left_shift < 0) {
-    ctx.fail("beta x input scale " + std::to_string(o.beta * scale_of(input)) +
-             " too small for the int8 kernel (needs at least 2^-27)");
-  }
   schema::SoftmaxOptionsT s;
   s.input_multiplier = p.input_multiplier;
   s.input_left_shift = p.input_left_shift;

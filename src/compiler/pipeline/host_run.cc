@@ -34,6 +34,13 @@ void DefaultInput::fill(std::span<uint8_t> bytes) {
   for (uint8_t& b : bytes) b = next();
 }
 
+void DefaultInput::fill_float(std::span<uint8_t> bytes) {
+  for (size_t i = 0; i + sizeof(float) <= bytes.size(); i += sizeof(float)) {
+    const float value = static_cast<float>(static_cast<int8_t>(next())) / 128.0f;
+    std::memcpy(bytes.data() + i, &value, sizeof value);
+  }
+}
+
 HostProgram::HostProgram(std::span<const uint8_t> program) : bytes_(program) {
   runtime::LoadDiagnostic diagnostic;
   const auto loaded = emit::load_program(bytes_.span(), &diagnostic);
@@ -59,7 +66,11 @@ HostRun HostProgram::run(const std::vector<std::vector<uint8_t>>& inputs, int re
     const size_t size = input_size(i);
     if (inputs.empty()) {
       bytes_in.emplace_back(size);
-      generator.fill(bytes_in.back());
+      if (executor.input(i).type == runtime::DataType::kFloat32) {
+        generator.fill_float(bytes_in.back());
+      } else {
+        generator.fill(bytes_in.back());
+      }
     } else if (inputs[i].size() != size) {
       throw InputError(std::to_string(inputs[i].size()) + " bytes, input " + std::to_string(i) +
                        " needs exactly " + std::to_string(size));

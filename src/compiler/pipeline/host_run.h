@@ -15,11 +15,16 @@
 namespace mote::pipeline {
 
 // Mote's default input: xorshift32 from state 1, one byte per step
-// (s ^= s << 13; s ^= s >> 17; s ^= s << 5; byte = s & 0xFF), one stream filling the inputs in order.
+// (s ^= s << 13; s ^= s >> 17; s ^= s << 5; byte = s & 0xFF), one stream filling the inputs in
+// order. An integer input takes the bytes as they come; a float32 input takes one byte per
+// element, read as int8 and divided by 128 (values in [-1, 1) on a 1/128 grid, which any int8
+// QUANTIZE that follows represents without saturating for scales of 1/128 or more).
 class DefaultInput {
  public:
   uint8_t next();
   void fill(std::span<uint8_t> bytes);
+  // `bytes` holds float32 elements: each is the next byte as int8, / 128.
+  void fill_float(std::span<uint8_t> bytes);
 
  private:
   uint32_t state_ = 1;

@@ -72,6 +72,23 @@ class Place {
   const fb::OperatorCode* code_;
 };
 
+// quantized_dimension names the axis of per-channel scales. With one scale, or on a rank-1
+// tensor (a per-channel bias), an out-of-range value cannot mean anything else than 0: TOCO
+// wrote 3 on the biases of some models, TensorFlow Lite Micro ignores it (its kernels never read
+// a bias's quantized_dimension), TensorFlow Lite's interpreter refuses the file. Mote reads it as
+// 0 and records what it ignored.
+void ignore_meaningless_quantized_dimension(ir::Tensor& r, const Place& where,
+                                            std::vector<std::string>& notes) {
+  const int32_t qd = r.quantization.quantized_dimension;
+  const auto rank = static_cast<int32_t>(r.shape.size());
+  const bool in_range = qd == 0 || (qd > 0 && qd < rank);
+  if (in_range || (r.quantization.scale.size() != 1 && rank != 1)) return;
+  notes.push_back(where.str() + "quantized_dimension " + std::to_string(qd) + " beyond its rank " +
+                  std::to_string(rank) + " ignored (read as 0; TensorFlow Lite Micro ignores it " +
+                  "too, TensorFlow Lite's interpreter refuses the file)");
+  r.quantization.quantized_dimension = 0;
+}
+
 class Reader {
  public:
   explicit Reader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
@@ -112,7 +129,7 @@ class Reader {
     if (tensors == nullptr || tensors->size() == 0) fail("subgraph 0 has no tensors");
     g.tensors.reserve(tensors->size());
     for (uint32_t i = 0; i < tensors->size(); ++i) {
-      g.tensors.push_back(read_tensor(*tensors->Get(i), static_cast<int32_t>(i)));
+      g.tensors.push_back(read_tensor(*tensors->Get(i), static_cast<int32_t>(i), g.notes));
     }
 
     const auto* operators = sg.operators();
@@ -155,7 +172,7 @@ class Reader {
     return {data->data(), data->size()};
   }
 
-  ir::Tensor read_tensor(const fb::Tensor& t, int32_t index) const {
+  ir::Tensor read_tensor(const fb::Tensor& t, int32_t index, std::vector<std::string>& notes) const {
     ir::Tensor r;
     r.name = printable(t.name());
     const Place where = Place::tensor(static_cast<uint32_t>(index), &r.name);
@@ -194,6 +211,7 @@ class Reader {
         r.quantization.scale = to_vector(q->scale());
         r.quantization.zero_point = to_vector(q->zero_point());
         r.quantization.quantized_dimension = q->quantized_dimension();
+        ignore_meaningless_quantized_dimension(r, where, notes);
         if (r.quantization.zero_point.size() != r.quantization.scale.size()) {
           fail(where.str() + "quantization has " + std::to_string(r.quantization.scale.size()) +
                " scales but " + std::to_string(r.quantization.zero_point.size()) +

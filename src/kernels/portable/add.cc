@@ -29,6 +29,18 @@ struct AddOp {
 
 }  // namespace
 
+bool add_fits(const AddParams& p) {
+  const int64_t shifted = int64_t{255} << p.left_shift;
+  const int64_t half = (int64_t{1} << 30) - 128;
+  if (!requant_fits(shifted, p.input1_multiplier, p.input1_shift, half) ||
+      !requant_fits(shifted, p.input2_multiplier, p.input2_shift, half)) {
+    return false;
+  }
+  const int64_t b1 = p.input1_shift > 0 ? shifted << p.input1_shift : shifted;
+  const int64_t b2 = p.input2_shift > 0 ? shifted << p.input2_shift : shifted;
+  return requant_fits(b1 + b2, p.output_multiplier, p.output_shift);
+}
+
 AddParams prepare_add(float input1_scale, int32_t input1_zero_point, float input2_scale,
                       int32_t input2_zero_point, float output_scale, int32_t output_zero_point,
                       int32_t act_min, int32_t act_max) {

@@ -21,6 +21,10 @@ struct MulOp {
 
 }  // namespace
 
+bool mul_fits(const MulParams& p) {
+  return requant_fits(int64_t{255} * 255, p.output_multiplier, p.output_shift);
+}
+
 MulParams prepare_mul(float input1_scale, int32_t input1_zero_point, float input2_scale,
                       int32_t input2_zero_point, float output_scale, int32_t output_zero_point,
                       int32_t act_min, int32_t act_max) {

@@ -7,26 +7,7 @@
 namespace mote::runtime::internal {
 namespace {
 
-Error check(const OpChecker& c) {
-  const auto& o = c.options<schema::AddOptions>();
-  MOTE_TRY(check_binary_offsets(c, o));
-  if (!in_range(o.left_shift(), 0, 22)) return c.bad("left shift out of range");
-  const schema::Requant *r1 = o.input1_requant(), *r2 = o.input2_requant();
-  // Each rescaled input stays within 2^30 so that their sum fits int32.
-  const int64_t shifted = kMaxCenteredInput << o.left_shift();
-  const int64_t half = (int64_t{1} << 30) - 128;
-  MOTE_TRY(c.requant(r1, shifted, half));
-  MOTE_TRY(c.requant(r2, shifted, half));
-  const int64_t b1 = r1->shift() > 0 ? shifted << r1->shift() : shifted;
-  const int64_t b2 = r2->shift() > 0 ? shifted << r2->shift() : shifted;
-  return c.requant(o.output_requant(), b1 + b2);
-}
-
-// ADD's kernel or SUB's.
-template <void (*kKernel)(const kernels::AddParams&, const kernels::BroadcastShape&, const int8_t*,
-                          const int8_t*, int8_t*)>
-void invoke(const Op& op) {
-  const auto& o = op.options<schema::AddOptions>();
+kernels::AddParams params_of(const schema::AddOptions& o) {
   kernels::AddParams p{};
   p.input1_offset = o.input1_offset();
   p.input2_offset = o.input2_offset();
@@ -40,8 +21,32 @@ void invoke(const Op& op) {
   p.output_shift = o.output_requant()->shift();
   p.act_min = o.activation_min();
   p.act_max = o.activation_max();
-  kKernel(p, broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0), op.in_data<int8_t>(1),
-          op.out_data<int8_t>());
+  return p;
+}
+
+Error check(const OpChecker& c) {
+  const auto& o = c.options<schema::AddOptions>();
+  MOTE_TRY(check_binary_offsets(c, o));
+  if (!in_range(o.left_shift(), 0, 22)) return c.bad("left shift out of range");
+  const schema::Requant *r1 = o.input1_requant(), *r2 = o.input2_requant(),
+                        *ro = o.output_requant();
+  if (r1 == nullptr || r2 == nullptr || ro == nullptr) return c.bad("requantization missing");
+  if (r1->multiplier() < 0 || r2->multiplier() < 0 || ro->multiplier() < 0) {
+    return c.bad("negative multiplier");
+  }
+  // The compiler's bound (ops/add_sub.cc checks the same).
+  if (!kernels::add_fits(params_of(o))) {
+    return c.bad("multipliers or shifts out of range", Error::kUnsupported);
+  }
+  return Error::kOk;
+}
+
+// ADD's kernel or SUB's.
+template <void (*kKernel)(const kernels::AddParams&, const kernels::BroadcastShape&, const int8_t*,
+                          const int8_t*, int8_t*)>
+void invoke(const Op& op) {
+  kKernel(params_of(op.options<schema::AddOptions>()), broadcast_shape(op.in(0), op.in(1)),
+          op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.out_data<int8_t>());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// MEAN over the spatial axes [1, 2] of an int8 NHWC input, with TFLite's or TFLM's rounding.
+// MEAN over any axes of an int8 input of rank <= kMaxMeanRank, TFLite's integer rule.
 
 #include "mote/kernels/mean.h"
 #include "runtime/ops/op_support.h"
@@ -6,44 +6,61 @@
 namespace mote::runtime::internal {
 namespace {
 
+// The program's axes: sorted, distinct, in range. Writes the reduced flags of the input's
+// dimensions and returns false on a malformed list.
+bool axes_ok(const flatbuffers::Vector<int32_t>* axes, size_t r, bool* reduced) {
+  if (axes == nullptr || axes->size() > r) return false;
+  for (size_t d = 0; d < r; ++d) reduced[d] = false;
+  for (flatbuffers::uoffset_t k = 0; k < axes->size(); ++k) {
+    const int32_t a = axes->Get(k);
+    if (a < 0 || static_cast<size_t>(a) >= r || (k > 0 && a <= axes->Get(k - 1))) return false;
+    reduced[a] = true;
+  }
+  return true;
+}
+
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::MeanOptions>();
   const Tensor &x = *c.in(0), &y = c.out();
-  if (rank(x) != 4) return c.bad("input must be NHWC");
-  const auto* axes = o.axes();
-  if (axes == nullptr || axes->size() != 2 ||
-      !((axes->Get(0) == 1 && axes->Get(1) == 2) || (axes->Get(0) == 2 && axes->Get(1) == 1))) {
-    return c.bad("mean supports axes [1, 2] only", Error::kUnsupported);
+  const size_t r = rank(x);
+  if (r > static_cast<size_t>(kernels::kMaxMeanRank)) {
+    return c.bad("input rank above 6", Error::kUnsupported);
   }
-  const bool shape_ok =
-      o.keep_dims() ? (rank(y) == 4 && dim(y, 0) == dim(x, 0) && dim(y, 1) == 1 &&
-                       dim(y, 2) == 1 && dim(y, 3) == dim(x, 3))
-                    : (rank(y) == 2 && dim(y, 0) == dim(x, 0) && dim(y, 1) == dim(x, 3));
-  if (!shape_ok) return c.bad("output shape inconsistent with axes");
-  if (o.formula() != schema::MeanFormula::TfLite && o.formula() != schema::MeanFormula::Tflm) {
-    return c.bad("unknown mean formula");
+  bool reduced[kernels::kMaxMeanRank];
+  if (!axes_ok(o.axes(), r, reduced)) return c.bad("axes not sorted, distinct and in range");
+  // The output: the kept dimensions, and 1 for each reduced one with keep_dims.
+  size_t out_d = 0;
+  int64_t count = 1;
+  for (size_t d = 0; d < r; ++d) {
+    if (reduced[d]) count *= dim(x, d);
+    if (reduced[d] && !o.keep_dims()) continue;
+    const int32_t expected = reduced[d] ? 1 : dim(x, d);
+    if (out_d >= rank(y) || dim(y, out_d) != expected) {
+      return c.bad("output shape inconsistent with axes");
+    }
+    ++out_d;
+  }
+  if (out_d != rank(y)) return c.bad("output shape inconsistent with axes");
+  if (o.formula() != schema::MeanFormula::Folded) {
+    return c.bad("mean requantization of an older compiler (recompile the model)",
+                 Error::kUnsupported);
   }
   MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
-  const int64_t count = int64_t{dim(x, 1)} * dim(x, 2);
-  // The sum over the window, then (kTfLite) a rounding division that adds count / 2.
-  const int64_t bound = count * (kMaxCenteredInput + 1);
-  return c.requant(o.requant(), bound);
+  // |sum(x) - input_zp * count| <= 255 * count, requantized.
+  return c.requant(o.requant(), count * kMaxCenteredInput, kernels::kMaxMeanSum);
 }
 
 void invoke(const Op& op) {
   const auto& o = op.options<schema::MeanOptions>();
   const Tensor& x = op.in(0);
-  kernels::MeanParams p{};
-  p.batches = dim(x, 0);
-  p.height = dim(x, 1);
-  p.width = dim(x, 2);
-  p.channels = dim(x, 3);
-  p.input_zero_point = -o.input_offset();
-  p.output_zero_point = o.output_offset();
-  p.multiplier = o.requant()->multiplier();
-  p.shift = o.requant()->shift();
-  p.formula = o.formula() == schema::MeanFormula::Tflm ? kernels::MeanFormula::kTflm
-                                                        : kernels::MeanFormula::kTfLite;
+  int32_t dims[kernels::kMaxMeanRank];
+  int32_t axes[kernels::kMaxMeanRank];
+  for (size_t d = 0; d < rank(x); ++d) dims[d] = dim(x, d);
+  const flatbuffers::uoffset_t axis_count = o.axes()->size();
+  for (flatbuffers::uoffset_t k = 0; k < axis_count; ++k) axes[k] = o.axes()->Get(k);
+  const kernels::MeanParams p = kernels::prepare_mean(
+      static_cast<int32_t>(rank(x)), dims, static_cast<int32_t>(axis_count), axes,
+      -o.input_offset(), o.output_offset(), o.requant()->multiplier(), o.requant()->shift());
   kernels::mean(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
 }
 

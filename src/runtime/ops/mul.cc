@@ -10,7 +10,16 @@ namespace {
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::MulOptions>();
   MOTE_TRY(check_binary_offsets(c, o));
-  return c.requant(o.output_requant(), kMaxCenteredInput * kMaxCenteredInput);
+  const schema::Requant* r = o.output_requant();
+  if (r == nullptr) return c.bad("requantization missing");
+  // The compiler's bound (ops/mul.cc checks the same).
+  kernels::MulParams p{};
+  p.output_multiplier = r->multiplier();
+  p.output_shift = r->shift();
+  if (!kernels::mul_fits(p)) {
+    return c.bad("multiplier or shift out of range", requant_error(r->multiplier()));
+  }
+  return Error::kOk;
 }
 
 void invoke(const Op& op) {

@@ -12,13 +12,12 @@ namespace {
 
 // Strides and dilations above this are rejected (no model needs them; they would only feed
 // overflow into size formulas).
-constexpr int64_t kMaxStride = 256;
+using kernels::kMaxStride;
 
 }  // namespace
 
 bool requant_ok(int64_t bound, int32_t multiplier, int32_t shift, int64_t limit) {
-  if (multiplier < 0 || shift < -31 || shift > 30 || bound > limit) return false;
-  return shift <= 0 || (bound << shift) <= limit;
+  return kernels::requant_fits(bound, multiplier, shift, limit);
 }
 
 bool same_shape(const Tensor& a, const Tensor& b) {

@@ -9,6 +9,7 @@
 
 #include "mote/kernels/broadcast.h"
 #include "mote/kernels/common.h"
+#include "mote/kernels/quantization.h"
 #include "mote/kernels/scratch.h"
 #include "runtime/internal.h"
 #include "runtime/ops/registry.h"
@@ -21,9 +22,7 @@ namespace internal {
 using schema::DataType;
 using schema::Tensor;
 
-// Largest |accumulator| a kernel may reach before requantization, leaving room to add an
-// output offset without overflowing int32.
-inline constexpr int64_t kAccLimit = INT32_MAX - 256;
+using kernels::kAccLimit;
 // |x + input_offset| for int8 x and an offset in [-127, 128] (i.e. -zero_point).
 inline constexpr int64_t kMaxCenteredInput = 255;
 

@@ -304,14 +304,13 @@ schema::ProgramT kitchen_sink_program() {
   }
   const int32_t p_t = arena("p", DataType::Int8, {1, 2}, 1.0f / 256, -128);
   {
-    const kernels::MeanParams p = kernels::prepare_mean(1, 4, 4, 2, 1.0f / 256, -128, 1.0f / 256,
-                                                        -128, kernels::MeanFormula::kTflm);
+    const kernels::QuantizedMultiplier p = kernels::mean_requant(1.0f / 256, 1.0f / 256, 16);
     schema::MeanOptionsT o;
     o.axes = {1, 2};
     o.input_offset = 128;
     o.output_offset = -128;
     o.requant = std::make_unique<schema::Requant>(p.multiplier, p.shift);
-    o.formula = schema::MeanFormula::Tflm;
+    o.formula = schema::MeanFormula::Folded;
     b.add_operator(OpKind::Mean, {o_t}, {p_t}, union_of(std::move(o)));
   }
   const std::vector<int8_t> fc_weights = small_weights(6, 3);
