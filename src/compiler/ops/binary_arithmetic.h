@@ -5,6 +5,8 @@
 #include "compiler/emit/kernel_options.h"
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
 
 namespace mote::ops {
 
@@ -30,6 +32,18 @@ void lower_binary_arithmetic(LowerContext& ctx, schema::OperatorT& out) {
   out.options.Set(emit::program_options(kPrepare(scale_of(a), zero_point_of(a), scale_of(b),
                                                  zero_point_of(b), scale_of(y), zero_point_of(y),
                                                  range.min, range.max)));
+}
+
+// The definition of one of them: its TFLite code and options table (fused activation only), the
+// kernel's prepare function and its bound.
+template <typename Table, tfl::BuiltinOptions kTable, auto kPrepare, auto kFits>
+constexpr OpDef binary_arithmetic(tfl::BuiltinOperator code) {
+  return OpDef{.builtin_code = builtin(code),
+               .read_options = read_fused_activation<Table, kTable>,
+               .write_options = write_fused_activation<typename Table::NativeTableType>,
+               .check = check_binary_arithmetic<kPrepare, kFits>,
+               .lower = lower_binary_arithmetic<kPrepare>,
+               .describe = describe_activation};
 }
 
 }  // namespace mote::ops
