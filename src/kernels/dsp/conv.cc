@@ -153,6 +153,61 @@ inline void dot_2x2_col(const int16_t* c0, const int16_t* c1, const int8_t* w0, 
   a[3] = s3;
 }
 
+// dot_2x2_col with row 1 n bytes after row 0 (filter rows are consecutive). On Arm the groups of
+// eight go through inline assembly (38 instructions per 32 multiply-accumulates; gcc 12's loop
+// spills, 24 per 16).
+inline void dot_2x2_col_rows(const int16_t* c0, const int16_t* c1, const int8_t* w, int32_t n,
+                             int32_t* a) {
+#if defined(__ARM_FEATURE_DSP)
+  const int32_t n8 = n & ~7;
+  if (n8 > 0) {
+    int32_t s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];
+    const int8_t* const w_end = w + n8;
+    uint32_t t0, t1, t2, t3, t4;
+    // Per group of four: both filter words widened (t2, t1 row 0 bytes 0/2 and 1/3; t3, t0 row 1),
+    // then each column's odd word (elements 1, 3) and even word (0, 2) into two SMLADs each.
+#define MOTE_DSP_MAC_2X2_COL_GROUP            \
+  "ldr     %[t0], [%[w], %[n]]\n\t"           \
+  "ldr     %[t1], [%[w]], #4\n\t"             \
+  "sxtb16  %[t2], %[t1]\n\t"                  \
+  "sxtb16  %[t1], %[t1], ror #8\n\t"          \
+  "sxtb16  %[t3], %[t0]\n\t"                  \
+  "sxtb16  %[t0], %[t0], ror #8\n\t"          \
+  "ldr     %[t4], [%[c1], #4]\n\t"            \
+  "smlad   %[s2], %[t4], %[t1], %[s2]\n\t"    \
+  "smlad   %[s3], %[t4], %[t0], %[s3]\n\t"    \
+  "ldr     %[t4], [%[c1]], #8\n\t"            \
+  "smlad   %[s2], %[t4], %[t2], %[s2]\n\t"    \
+  "smlad   %[s3], %[t4], %[t3], %[s3]\n\t"    \
+  "ldr     %[t4], [%[c0], #4]\n\t"            \
+  "smlad   %[s0], %[t4], %[t1], %[s0]\n\t"    \
+  "smlad   %[s1], %[t4], %[t0], %[s1]\n\t"    \
+  "ldr     %[t4], [%[c0]], #8\n\t"            \
+  "smlad   %[s0], %[t4], %[t2], %[s0]\n\t"    \
+  "smlad   %[s1], %[t4], %[t3], %[s1]\n\t"
+    __asm__ volatile(
+        "1:\n\t"
+        MOTE_DSP_MAC_2X2_COL_GROUP
+        MOTE_DSP_MAC_2X2_COL_GROUP
+        "cmp     %[w], %[end]\n\t"
+        "bne     1b\n\t"
+        : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [c0] "+r"(c0), [c1] "+r"(c1),
+          [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
+          [t4] "=&r"(t4)
+        : [n] "r"(n), [end] "r"(w_end)
+        : "cc", "memory");
+#undef MOTE_DSP_MAC_2X2_COL_GROUP
+    a[0] = s0;
+    a[1] = s1;
+    a[2] = s2;
+    a[3] = s3;
+    dot_2x2_col(c0, c1, w, w + n, n - n8, a);
+    return;
+  }
+#endif
+  dot_2x2_col(c0, c1, w, w + n, n, a);
+}
+
 inline int32_t dot_1x1_col(const int16_t* c, const int8_t* w, int32_t n, int32_t acc) {
   int32_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -295,7 +350,7 @@ void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter, 
       const auto row = [&](int32_t o) { return filter + static_cast<ptrdiff_t>(o) * n; };
       block_outputs(
           co, pair, bias, rq, out0, out0 + co,
-          [&](int32_t o, int32_t* a) { dot_2x2_col(col0, col1, row(o), row(o + 1), n, a); },
+          [&](int32_t o, int32_t* a) { dot_2x2_col_rows(col0, col1, row(o), n, a); },
           [&](int32_t o, int32_t acc) { return dot_1x1_col(col0, row(o), n, acc); },
           [&](int32_t o, int32_t acc) { return dot_1x1_col(col1, row(o), n, acc); });
     }
