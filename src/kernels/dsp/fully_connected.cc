@@ -49,6 +49,18 @@ inline void dot_1x4(const int8_t* x, const int8_t* w, int32_t n, uint32_t offset
   a[3] = s3;
 }
 
+inline int32_t dot_1x1(const int8_t* x, const int8_t* w, int32_t n, uint32_t offset2, int16_t offset,
+                       int32_t acc) {
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t xv = load4(x + i), v = load4(w + i);
+    acc = smlad(sxtab16(offset2, xv), sxtb16(v), acc);
+    acc = smlad(sxtab16_ror8(offset2, xv), sxtb16_ror8(v), acc);
+  }
+  for (; i < n; ++i) acc += (x[i] + offset) * w[i];
+  return acc;
+}
+
 // dot_1x4 with the groups of eight inputs in inline assembly on Arm (49 instructions per 32
 // multiply-accumulates; gcc 12's loop spills). Rows 0 and 2 are addressed by pointer, 1 and 3 at
 // n past them.
@@ -95,26 +107,14 @@ inline void dot_1x4_rows(const int8_t* x, const int8_t* w, int32_t n, uint32_t o
     a[1] = s1;
     a[2] = s2;
     a[3] = s3;
-    // The rest of each row (w has moved n8 along row 0).
-    int32_t rest[4] = {0, 0, 0, 0};
-    if (n8 < n) dot_1x4(x, w0 + n8, n - n8, offset2, offset, rest);
-    for (int32_t k = 0; k < 4; ++k) a[k] += rest[k];
+    // The rest of each row (x has moved n8 along).
+    for (int32_t k = 0; k < 4 && n8 < n; ++k) {
+      a[k] = dot_1x1(x, w0 + k * n + n8, n - n8, offset2, offset, a[k]);
+    }
     return;
   }
 #endif
   dot_1x4(x, w, n, offset2, offset, a);
-}
-
-inline int32_t dot_1x1(const int8_t* x, const int8_t* w, int32_t n, uint32_t offset2, int16_t offset,
-                       int32_t acc) {
-  int32_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const uint32_t xv = load4(x + i), v = load4(w + i);
-    acc = smlad(sxtab16(offset2, xv), sxtb16(v), acc);
-    acc = smlad(sxtab16_ror8(offset2, xv), sxtb16_ror8(v), acc);
-  }
-  for (; i < n; ++i) acc += (x[i] + offset) * w[i];
-  return acc;
 }
 
 }  // namespace
