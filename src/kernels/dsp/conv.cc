@@ -47,10 +47,7 @@ inline void dot_2x2_int8(const int8_t* x0, const int8_t* x1, const int8_t* w0, c
     s2 += v1 * w0[i];
     s3 += v1 * w1[i];
   }
-  a[0] = s0;
-  a[1] = s1;
-  a[2] = s2;
-  a[3] = s3;
+  store_sums(a, s0, s1, s2, s3);
 }
 
 // dot_2x2_int8 for the common case of pixel 1 and row 1 at the same distance `ci` from pixel 0
@@ -102,10 +99,7 @@ inline void dot_2x2_int8_adjacent(const int8_t* x, const int8_t* w, int32_t ci, 
         : [ci] "r"(ci), [off] "r"(offset2), [end] "m"(w_end)
         : "cc", "memory");
 #undef MOTE_DSP_MAC_2X2_GROUP
-    a[0] = s0;
-    a[1] = s1;
-    a[2] = s2;
-    a[3] = s3;
+    store_sums(a, s0, s1, s2, s3);
     n -= n8;
   }
 #endif
@@ -147,10 +141,7 @@ inline void dot_2x2_col(const int16_t* c0, const int16_t* c1, const int8_t* w0, 
     s2 += c1[i] * w0[i];
     s3 += c1[i] * w1[i];
   }
-  a[0] = s0;
-  a[1] = s1;
-  a[2] = s2;
-  a[3] = s3;
+  store_sums(a, s0, s1, s2, s3);
 }
 
 // dot_2x2_col with row 1 n bytes after row 0 (filter rows are consecutive). On Arm the groups of
@@ -197,10 +188,7 @@ inline void dot_2x2_col_rows(const int16_t* c0, const int16_t* c1, const int8_t*
         : [n] "r"(n), [end] "r"(w_end)
         : "cc", "memory");
 #undef MOTE_DSP_MAC_2X2_COL_GROUP
-    a[0] = s0;
-    a[1] = s1;
-    a[2] = s2;
-    a[3] = s3;
+    store_sums(a, s0, s1, s2, s3);
     dot_2x2_col(c0, c1, w, w + n, n - n8, a);
     return;
   }

@@ -43,10 +43,7 @@ inline void dot_1x4(const int8_t* x, const int8_t* w, int32_t n, uint32_t offset
     s2 += xi * w2[i];
     s3 += xi * w3[i];
   }
-  a[0] = s0;
-  a[1] = s1;
-  a[2] = s2;
-  a[3] = s3;
+  store_sums(a, s0, s1, s2, s3);
 }
 
 inline int32_t dot_1x1(const int8_t* x, const int8_t* w, int32_t n, uint32_t offset2, int16_t offset,
@@ -103,10 +100,7 @@ inline void dot_1x4_rows(const int8_t* x, const int8_t* w, int32_t n, uint32_t o
         : "cc", "memory");
 #undef MOTE_DSP_FC_GROUP
 #undef MOTE_DSP_FC_ROW
-    a[0] = s0;
-    a[1] = s1;
-    a[2] = s2;
-    a[3] = s3;
+    store_sums(a, s0, s1, s2, s3);
     // The rest of each row (x has moved n8 along).
     for (int32_t k = 0; k < 4 && n8 < n; ++k) {
       a[k] = dot_1x1(x, w0 + k * n + n8, n - n8, offset2, offset, a[k]);
