@@ -14,6 +14,7 @@
 #include "dsp/intrinsics.h"
 #include "dsp/kernels.h"
 #include "dsp/requantize.h"
+#include "portable/window.h"
 
 namespace mote {
 namespace kernels {
@@ -243,11 +244,7 @@ void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filte
   for (int32_t b = 0; b < s.batches; ++b) {
     const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
     int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
-    auto pixel_ptr = [&](int32_t p) {
-      const int32_t y = p / s.output_w;
-      const int32_t x = p - y * s.output_w;
-      return in_batch + (static_cast<ptrdiff_t>(y) * s.stride_h * s.input_w + x * s.stride_w) * ci;
-    };
+    const auto pixel_ptr = [&](int32_t p) { return internal::pointwise_input(s, in_batch, p); };
     for (int32_t p = 0; p < pixels; p += 2) {
       const bool pair = p + 1 < pixels;
       const int8_t* x0 = pixel_ptr(p);
@@ -279,12 +276,10 @@ void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32
             int16_t offset, int32_t col_len, int16_t* col) {
   const int32_t cf = s.filter_c;
   const int32_t n4 = col_len & ~3;
-  const int32_t iy0 = y * s.stride_h - s.pad_h;
-  const int32_t ix0 = x * s.stride_w - s.pad_w;
-  const int32_t ky_begin = internal::first_inside(iy0, s.dilation_h, s.filter_h);
-  const int32_t ky_end = internal::end_inside(iy0, s.dilation_h, s.filter_h, s.input_h);
-  const int32_t kx_begin = internal::first_inside(ix0, s.dilation_w, s.filter_w);
-  const int32_t kx_end = internal::end_inside(ix0, s.dilation_w, s.filter_w, s.input_w);
+  const internal::PixelWindow pw = internal::pixel_window(s, y, x);
+  const int32_t iy0 = pw.iy0, ix0 = pw.ix0;
+  const int32_t ky_begin = pw.ky_begin, ky_end = pw.ky_end;
+  const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
   if (ky_begin != 0 || ky_end != s.filter_h || kx_begin != 0 || kx_end != s.filter_w) {
     for (int32_t i = 0; i < col_len; ++i) col[i] = 0;  // a window over the edge: padding
   }

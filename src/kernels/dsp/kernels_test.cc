@@ -64,6 +64,25 @@ int32_t out_size(int32_t in, int32_t k, int32_t stride, int32_t pad, int32_t dil
   return (in + 2 * pad - eff) / stride + 1;
 }
 
+// The output size of a conv or depthwise shape; false when it is empty.
+template <typename Shape>
+bool set_output_size(Shape& s) {
+  s.output_h = out_size(s.input_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h);
+  s.output_w = out_size(s.input_w, s.filter_w, s.stride_w, s.pad_w, s.dilation_w);
+  return s.output_h >= 1 && s.output_w >= 1;
+}
+
+// Random zero points and requantization (rq's), a narrowed activation range every fourth iteration.
+template <typename Params>
+void set_quantization(Params& p, const Requant& rq, int iter) {
+  p.input_offset = uniform(-127, 128);
+  p.output_offset = uniform(-128, 127);
+  p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
+  p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
+  p.output_multiplier = rq.multiplier.data();
+  p.output_shift = rq.shift.data();
+}
+
 TEST(DspConv, EqualsPortableOnRandomShapes) {
   int ran = 0;
   for (int iter = 0; iter < 300; ++iter) {
@@ -85,19 +104,12 @@ TEST(DspConv, EqualsPortableOnRandomShapes) {
     if ((s.filter_w - 1) * s.dilation_w >= s.input_w) s.dilation_w = 1;
     s.pad_h = pointwise ? 0 : uniform(0, s.filter_h - 1);
     s.pad_w = pointwise ? 0 : uniform(0, s.filter_w - 1);
-    s.output_h = out_size(s.input_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h);
-    s.output_w = out_size(s.input_w, s.filter_w, s.stride_w, s.pad_w, s.dilation_w);
-    if (s.output_h < 1 || s.output_w < 1) continue;
+    if (!set_output_size(s)) continue;
     ++ran;
     ConvParams p{};
     p.shape = s;
-    p.input_offset = uniform(-127, 128);
-    p.output_offset = uniform(-128, 127);
-    p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
-    p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
-    Requant rq(s.output_c);
-    p.output_multiplier = rq.multiplier.data();
-    p.output_shift = rq.shift.data();
+    const Requant rq(s.output_c);
+    set_quantization(p, rq, iter);
     const auto input = random_values<int8_t>(size_t(s.batches) * s.input_h * s.input_w * s.input_c, -128, 127);
     const auto filter = random_values<int8_t>(size_t(s.output_c) * s.filter_h * s.filter_w * s.filter_c, -128, 127);
     const auto bias = random_values<int32_t>(s.output_c, -5000, 5000);
@@ -139,19 +151,12 @@ TEST(DspDepthwise, EqualsPortableOnRandomShapes) {
     s.dilation_w = iter % 11 == 3 ? 2 : 1;
     s.pad_h = uniform(0, s.filter_h - 1);
     s.pad_w = uniform(0, s.filter_w - 1);
-    s.output_h = out_size(s.input_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h);
-    s.output_w = out_size(s.input_w, s.filter_w, s.stride_w, s.pad_w, s.dilation_w);
-    if (s.output_h < 1 || s.output_w < 1) continue;
+    if (!set_output_size(s)) continue;
     ++ran;
     DepthwiseConvParams p{};
     p.shape = s;
-    p.input_offset = uniform(-127, 128);
-    p.output_offset = uniform(-128, 127);
-    p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
-    p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
-    Requant rq(s.output_c);
-    p.output_multiplier = rq.multiplier.data();
-    p.output_shift = rq.shift.data();
+    const Requant rq(s.output_c);
+    set_quantization(p, rq, iter);
     const auto input = random_values<int8_t>(size_t(s.batches) * s.input_h * s.input_w * s.input_c, -128, 127);
     const auto filter = random_values<int8_t>(size_t(s.filter_h) * s.filter_w * s.output_c, -128, 127);
     const auto bias = random_values<int32_t>(s.output_c, -5000, 5000);
@@ -179,15 +184,10 @@ TEST(DspFullyConnected, EqualsPortableOnRandomShapes) {
     p.batches = uniform(1, 3);
     p.input_depth = uniform(1, 70);
     p.output_depth = uniform(1, 11);
-    p.input_offset = uniform(-127, 128);
     p.filter_offset = iter % 5 == 2 ? uniform(-10, 10) : 0;
-    p.output_offset = uniform(-128, 127);
-    p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
-    p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
     p.per_channel = iter % 2 == 0;
-    Requant rq(p.per_channel ? p.output_depth : 1);
-    p.output_multiplier = rq.multiplier.data();
-    p.output_shift = rq.shift.data();
+    const Requant rq(p.per_channel ? p.output_depth : 1);
+    set_quantization(p, rq, iter);
     const auto input = random_values<int8_t>(size_t(p.batches) * p.input_depth, -128, 127);
     const auto filter = random_values<int8_t>(size_t(p.output_depth) * p.input_depth, -127, 127);
     const auto bias = random_values<int32_t>(p.output_depth, -5000, 5000);
