@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/conv.h"
+#include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
 #include "mote/kernels/quantization.h"
 #include "mote/kernels/cmsis_nn_scratch.h"
@@ -174,6 +175,30 @@ void check_against_portable(Checks& c) {
     k::conv2d(p, in_buf, filter_buf, bias_buf, got_buf, scratch);
     c.expect(same(got_buf, want_buf, 5 * 5 * 7), cv[1] == 1 ? "conv 1x1 equals portable"
                                                            : "conv 3x3 equals portable");
+  }
+  // Depthwise 3x3 pad 1 over 7 channels (a group of four, then three), without and with dilation
+  // (the assembly takes the whole windows without).
+  for (int32_t dilation = 1; dilation <= 2; ++dilation) {
+    k::DepthwiseConvParams p{};
+    k::DepthwiseShape& s = p.shape;
+    s.batches = 1;
+    s.input_h = s.input_w = 5;
+    s.output_h = s.output_w = 5 + 2 - 2 * dilation;
+    s.input_c = s.output_c = 7;
+    s.filter_h = s.filter_w = 3;
+    s.pad_h = s.pad_w = 1;
+    s.stride_h = s.stride_w = 1;
+    s.dilation_h = s.dilation_w = dilation;
+    p.input_offset = 7;
+    p.output_offset = 2;
+    p.act_min = -100;
+    p.act_max = 110;
+    p.output_multiplier = mult_buf;
+    p.output_shift = shift_buf;
+    const int32_t n = s.output_h * s.output_w * 7;
+    k::portable_depthwise_conv2d(p, in_buf, filter_buf, bias_buf, want_buf, k::Scratch{nullptr, 0});
+    k::depthwise_conv2d(p, in_buf, filter_buf, bias_buf, got_buf, k::Scratch{nullptr, 0});
+    c.expect(same(got_buf, want_buf, n), "depthwise 3x3 equals portable");
   }
   // Depth 45 and 44 (groups of eight, then four, then one), 7 outputs (four rows, then three).
   const int32_t depths[] = {45, 44};
