@@ -83,6 +83,25 @@ void set_quantization(Params& p, const Requant& rq, int iter) {
   p.output_shift = rq.shift.data();
 }
 
+// A random conv or depthwise operator of a shape (its output size set): parameters (pointing
+// into rq), input and bias.
+template <typename Params>
+struct RandomCase {
+  Requant rq;
+  Params p{};
+  std::vector<int8_t> input;
+  std::vector<int32_t> bias;
+  template <typename Shape>
+  RandomCase(const Shape& s, int iter) : rq(s.output_c) {
+    p.shape = s;
+    set_quantization(p, rq, iter);
+    input = random_values<int8_t>(size_t(s.batches) * s.input_h * s.input_w * s.input_c, -128, 127);
+    bias = random_values<int32_t>(s.output_c, -5000, 5000);
+  }
+  RandomCase(const RandomCase&) = delete;
+  RandomCase& operator=(const RandomCase&) = delete;
+};
+
 TEST(DspConv, EqualsPortableOnRandomShapes) {
   int ran = 0;
   for (int iter = 0; iter < 300; ++iter) {
@@ -106,13 +125,11 @@ TEST(DspConv, EqualsPortableOnRandomShapes) {
     s.pad_w = pointwise ? 0 : uniform(0, s.filter_w - 1);
     if (!set_output_size(s)) continue;
     ++ran;
-    ConvParams p{};
-    p.shape = s;
-    const Requant rq(s.output_c);
-    set_quantization(p, rq, iter);
-    const auto input = random_values<int8_t>(size_t(s.batches) * s.input_h * s.input_w * s.input_c, -128, 127);
+    const RandomCase<ConvParams> rc(s, iter);
+    const auto& p = rc.p;
+    const auto& input = rc.input;
+    const auto& bias = rc.bias;
     const auto filter = random_values<int8_t>(size_t(s.output_c) * s.filter_h * s.filter_w * s.filter_c, -128, 127);
-    const auto bias = random_values<int32_t>(s.output_c, -5000, 5000);
     const size_t out_n = size_t(s.batches) * s.output_h * s.output_w * s.output_c;
     ASSERT_TRUE(dsp::conv_handles(s));
     std::vector<int8_t> scratch(dsp::conv_scratch_bytes(s) + 16);
@@ -153,13 +170,11 @@ TEST(DspDepthwise, EqualsPortableOnRandomShapes) {
     s.pad_w = uniform(0, s.filter_w - 1);
     if (!set_output_size(s)) continue;
     ++ran;
-    DepthwiseConvParams p{};
-    p.shape = s;
-    const Requant rq(s.output_c);
-    set_quantization(p, rq, iter);
-    const auto input = random_values<int8_t>(size_t(s.batches) * s.input_h * s.input_w * s.input_c, -128, 127);
+    const RandomCase<DepthwiseConvParams> rc(s, iter);
+    const auto& p = rc.p;
+    const auto& input = rc.input;
+    const auto& bias = rc.bias;
     const auto filter = random_values<int8_t>(size_t(s.filter_h) * s.filter_w * s.output_c, -128, 127);
-    const auto bias = random_values<int32_t>(s.output_c, -5000, 5000);
     const int32_t* b = iter % 6 == 5 ? nullptr : bias.data();
     const size_t out_n = size_t(s.batches) * s.output_h * s.output_w * s.output_c;
     std::vector<int8_t> want(out_n), got(out_n, 0x55);
