@@ -221,6 +221,33 @@ TEST(DspFullyConnected, EqualsPortableOnRandomShapes) {
   }
 }
 
+TEST(DspAveragePool, EqualsPortableOnRandomShapes) {
+  for (int iter = 0; iter < 200; ++iter) {
+    const int32_t in_h = uniform(1, 20), in_w = uniform(1, 20);
+    const int32_t fh = uniform(1, in_h), fw = uniform(1, in_w);
+    const int32_t channels = uniform(1, 13);
+    const bool narrowed = iter % 4 == 0;
+    const PoolParams p = prepare_pool(uniform(1, 2), in_h, in_w, channels, fh, fw, uniform(1, 3),
+                                      uniform(1, 3), iter % 2 == 0, narrowed ? uniform(-128, 0) : -128,
+                                      narrowed ? uniform(1, 127) : 127);
+    // Extremes every third iteration: all -128 or all 127 reach the int16 lanes' limits at 256.
+    const int32_t lo = iter % 3 == 0 ? (iter % 2 ? 127 : -128) : -128;
+    const int32_t hi = iter % 3 == 0 ? lo : 127;
+    const auto input = random_values<int8_t>(size_t(p.batches) * in_h * in_w * channels, lo, hi);
+    const size_t out_n = size_t(p.batches) * p.output_h * p.output_w * channels;
+    std::vector<int8_t> want(out_n), got(out_n, 0x55);
+    portable_average_pool(p, input.data(), want.data(), Scratch{nullptr, 0});
+    dsp::average_pool(p, input.data(), got.data(), Scratch{nullptr, 0});
+    ASSERT_EQ(got, want) << "iteration " << iter << ": in " << in_h << "x" << in_w << "x" << channels
+                         << " window " << fh << "x" << fw;
+  }
+  PoolParams big = prepare_pool(1, 17, 16, 4, 17, 16, 1, 1, false, -128, 127);  // 272 elements
+  EXPECT_FALSE(dsp::average_pool_handles(big));
+  big.filter_h = 16;  // 256
+  EXPECT_TRUE(dsp::average_pool_handles(big));
+  EXPECT_STREQ(built_average_pool_kernel_variant(big), "dsp");
+}
+
 // The tables: a build with the dsp folder runs it, and plans for the DSP extension name it.
 TEST(DspTables, BuiltAndPlannedForTheDspExtension) {
   const DepthwiseShape dw{1, 8, 8, 16, 3, 3, 8, 8, 16, 1, 1, 1, 1, 1, 1};
