@@ -21,6 +21,10 @@ constexpr PoolVariant kAveragePoolVariants[] = {
 
 }  // namespace
 
+const char* average_pool_kernel_variant(const PoolParams& params, Extension extension) {
+  return to_string(internal::variant_for(kAveragePoolVariants, params, extension).variant);
+}
+
 const char* built_average_pool_kernel_variant(const PoolParams& params) {
   return to_string(internal::built_variant(kAveragePoolVariants, params).variant);
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/common.h"
+#include "mote/kernels/scratch.h"
 
 namespace mote {
 namespace kernels {
@@ -36,6 +37,8 @@ void average_pool(const PoolParams& params, const int8_t* input, int8_t* output,
 void portable_average_pool(const PoolParams& params, const int8_t* input, int8_t* output,
                            Scratch scratch);
 const char* built_average_pool_kernel_variant(const PoolParams& params);
+// What a build for `extension` runs (host-callable; `mote plan` reports it).
+const char* average_pool_kernel_variant(const PoolParams& params, Extension extension);
 
 // Maximum of the window's in-bounds elements (-128 if none), then clamped.
 void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
