@@ -200,54 +200,60 @@ void conv_direct(const Geometry& g, const int8_t* input, const int8_t* filter, c
   const int32_t cf = s.filter_c;
   const int32_t n = g.col_len;
   const bool contiguous = s.dilation_w == 1 && cf == s.input_c;
-  internal::for_each_output_pixel(s, [&](int32_t b, internal::PixelWindow pw,
-                                         ptrdiff_t out_pixel) {
-    const int32_t iy0 = pw.iy0, ix0 = pw.ix0;
-    const int32_t ky_begin = pw.ky_begin, ky_end = pw.ky_end;
-    const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
-    int8_t* out = output + out_pixel * s.output_c;
-    for (int32_t o = 0; o < s.output_c; o += 4) {
-      const int32_t count = internal::min_i32(4, s.output_c - o);
-      const int32_t group = o / g.co_per_group;
-      int32_t a[4] = {0, 0, 0, 0};
-      const int8_t* w[4];
-      for (int32_t k = 0; k < 4; ++k) {
-        // Rows past the block's end repeat the last row (computed, then ignored). A block may
-        // straddle two groups; each row then reads its own group's input below.
-        const int32_t oc = o + internal::min_i32(k, count - 1);
-        w[k] = filter + static_cast<ptrdiff_t>(oc) * n;
-      }
-      const bool same_group = (o + count - 1) / g.co_per_group == group;
-      for (int32_t ky = ky_begin; ky < ky_end; ++ky) {
-        const int32_t iy = iy0 + ky * s.dilation_h;
-        const int8_t* row = input + (static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w * s.input_c;
-        const int32_t wrow = ky * s.filter_w * cf;
-        if (contiguous && same_group) {
-          const int8_t* src = row + static_cast<ptrdiff_t>(ix0 + kx_begin) * cf;
-          const int32_t off = wrow + kx_begin * cf;
-          internal::dot_1x4<true>(src, w[0] + off, w[1] + off, w[2] + off, w[3] + off,
-                                  (kx_end - kx_begin) * cf, offset, a);
-          continue;
-        }
-        for (int32_t kx = kx_begin; kx < kx_end; ++kx) {
-          const int8_t* src = row + static_cast<ptrdiff_t>(ix0 + kx * s.dilation_w) * s.input_c;
-          const int32_t off = wrow + kx * cf;
-          if (same_group) {
-            internal::dot_1x4<true>(src + group * cf, w[0] + off, w[1] + off, w[2] + off,
-                                    w[3] + off, cf, offset, a);
-          } else {
-            for (int32_t k = 0; k < count; ++k) {
-              const int32_t gk = (o + k) / g.co_per_group;
-              a[k] += internal::dot_1x1<true>(src + gk * cf, w[k] + off, cf, offset);
+  internal::PixelWindow pw;
+  int8_t* out = output;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    for (int32_t y = 0; y < s.output_h; ++y) {
+      internal::window_rows(s, y, pw);
+      for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
+        internal::window_columns(s, x, pw);
+        const int32_t iy0 = pw.iy0, ix0 = pw.ix0;
+        const int32_t ky_begin = pw.ky_begin, ky_end = pw.ky_end;
+        const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
+        for (int32_t o = 0; o < s.output_c; o += 4) {
+          const int32_t count = internal::min_i32(4, s.output_c - o);
+          const int32_t group = o / g.co_per_group;
+          int32_t a[4] = {0, 0, 0, 0};
+          const int8_t* w[4];
+          for (int32_t k = 0; k < 4; ++k) {
+            // Rows past the block's end repeat the last row (computed, then ignored). A block may
+            // straddle two groups; each row then reads its own group's input below.
+            const int32_t oc = o + internal::min_i32(k, count - 1);
+            w[k] = filter + static_cast<ptrdiff_t>(oc) * n;
+          }
+          const bool same_group = (o + count - 1) / g.co_per_group == group;
+          for (int32_t ky = ky_begin; ky < ky_end; ++ky) {
+            const int32_t iy = iy0 + ky * s.dilation_h;
+            const int8_t* row = input + (static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w * s.input_c;
+            const int32_t wrow = ky * s.filter_w * cf;
+            if (contiguous && same_group) {
+              const int8_t* src = row + static_cast<ptrdiff_t>(ix0 + kx_begin) * cf;
+              const int32_t off = wrow + kx_begin * cf;
+              internal::dot_1x4<true>(src, w[0] + off, w[1] + off, w[2] + off, w[3] + off,
+                                      (kx_end - kx_begin) * cf, offset, a);
+              continue;
             }
+            for (int32_t kx = kx_begin; kx < kx_end; ++kx) {
+              const int8_t* src = row + static_cast<ptrdiff_t>(ix0 + kx * s.dilation_w) * s.input_c;
+              const int32_t off = wrow + kx * cf;
+              if (same_group) {
+                internal::dot_1x4<true>(src + group * cf, w[0] + off, w[1] + off, w[2] + off,
+                                        w[3] + off, cf, offset, a);
+              } else {
+                for (int32_t k = 0; k < count; ++k) {
+                  const int32_t gk = (o + k) / g.co_per_group;
+                  a[k] += internal::dot_1x1<true>(src + gk * cf, w[k] + off, cf, offset);
+                }
+              }
+            }
+          }
+          for (int32_t k = 0; k < count; ++k) {
+            out[o + k] = rq(a[k] + internal::bias_or_zero(bias, o + k), o + k);
           }
         }
       }
-      for (int32_t k = 0; k < count; ++k) {
-        out[o + k] = rq(a[k] + internal::bias_or_zero(bias, o + k), o + k);
-      }
     }
-  });
+  }
 }
 
 // Each input pixel is the column already: 1x1, no padding, full depth.

@@ -77,57 +77,63 @@ void portable_depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* 
   const int32_t co = s.output_c;
   const int32_t m = co / ci;
   int32_t acc[kBlock];
-  internal::for_each_output_pixel(s, [&](int32_t b, internal::PixelWindow pw,
-                                         ptrdiff_t out_pixel) {
-    const int32_t iy0 = pw.iy0, ix0 = pw.ix0;
-    const int32_t ky_begin = pw.ky_begin, ky_end = pw.ky_end;
-    const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
-    int8_t* out = output + out_pixel * co;
-    int32_t oc = 0;
-    if (m == 1 && ky_begin < ky_end && kx_begin < kx_end) {
-      // Register-blocked channels: 16 or 8 at a time, taps innermost.
-      const int32_t iy = iy0 + ky_begin * s.dilation_h;
-      const int32_t ix = ix0 + kx_begin * s.dilation_w;
-      const int8_t* row0 = input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w + ix) * ci;
-      const ptrdiff_t row_stride = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * ci;
-      const ptrdiff_t tap_stride = static_cast<ptrdiff_t>(s.dilation_w) * ci;
-      const int8_t* w0 = filter + static_cast<ptrdiff_t>(ky_begin * s.filter_w + kx_begin) * co;
-      const ptrdiff_t w_row_stride = static_cast<ptrdiff_t>(s.filter_w) * co;
-      const int32_t rows = ky_end - ky_begin;
-      const int32_t taps = kx_end - kx_begin;
-      for (; oc + 16 <= co; oc += 16) {
-        for (int32_t j = 0; j < 16; ++j) acc[j] = internal::bias_or_zero(bias, oc + j);
-        block_mult1<16>(row0 + oc, row_stride, tap_stride, w0 + oc, w_row_stride, co, rows, taps,
-                        offset, acc);
-        for (int32_t j = 0; j < 16; ++j) out[oc + j] = rq(acc[j], oc + j);
-      }
-      for (; oc + 8 <= co; oc += 8) {
-        for (int32_t j = 0; j < 8; ++j) acc[j] = internal::bias_or_zero(bias, oc + j);
-        block_mult1<8>(row0 + oc, row_stride, tap_stride, w0 + oc, w_row_stride, co, rows, taps,
-                       offset, acc);
-        for (int32_t j = 0; j < 8; ++j) out[oc + j] = rq(acc[j], oc + j);
-      }
-    }
-    // Remaining channels (any depth multiplier): sums in a stack block, one pass per tap.
-    for (; oc < co; oc += kBlock) {
-      const int32_t n = internal::min_i32(kBlock, co - oc);
-      for (int32_t j = 0; j < n; ++j) acc[j] = internal::bias_or_zero(bias, oc + j);
-      for (int32_t ky = ky_begin; ky < ky_end; ++ky) {
-        const int32_t iy = iy0 + ky * s.dilation_h;
-        const int8_t* row = input + (static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w * ci;
-        for (int32_t kx = kx_begin; kx < kx_end; ++kx) {
-          const int8_t* px = row + static_cast<ptrdiff_t>(ix0 + kx * s.dilation_w) * ci;
-          const int8_t* w = filter + static_cast<ptrdiff_t>(ky * s.filter_w + kx) * co + oc;
-          if (m == 1) {
-            tap_mult1(px + oc, w, n, offset, acc);
-          } else {
-            tap_multn(px, w, oc, n, m, offset, acc);
+  internal::PixelWindow pw;
+  int8_t* out = output;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    for (int32_t y = 0; y < s.output_h; ++y) {
+      internal::window_rows(s, y, pw);
+      for (int32_t x = 0; x < s.output_w; ++x, out += co) {
+        internal::window_columns(s, x, pw);
+        const int32_t iy0 = pw.iy0, ix0 = pw.ix0;
+        const int32_t ky_begin = pw.ky_begin, ky_end = pw.ky_end;
+        const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
+        int32_t oc = 0;
+        if (m == 1 && ky_begin < ky_end && kx_begin < kx_end) {
+          // Register-blocked channels: 16 or 8 at a time, taps innermost.
+          const int32_t iy = iy0 + ky_begin * s.dilation_h;
+          const int32_t ix = ix0 + kx_begin * s.dilation_w;
+          const int8_t* row0 = input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w + ix) * ci;
+          const ptrdiff_t row_stride = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * ci;
+          const ptrdiff_t tap_stride = static_cast<ptrdiff_t>(s.dilation_w) * ci;
+          const int8_t* w0 = filter + static_cast<ptrdiff_t>(ky_begin * s.filter_w + kx_begin) * co;
+          const ptrdiff_t w_row_stride = static_cast<ptrdiff_t>(s.filter_w) * co;
+          const int32_t rows = ky_end - ky_begin;
+          const int32_t taps = kx_end - kx_begin;
+          for (; oc + 16 <= co; oc += 16) {
+            for (int32_t j = 0; j < 16; ++j) acc[j] = internal::bias_or_zero(bias, oc + j);
+            block_mult1<16>(row0 + oc, row_stride, tap_stride, w0 + oc, w_row_stride, co, rows, taps,
+                            offset, acc);
+            for (int32_t j = 0; j < 16; ++j) out[oc + j] = rq(acc[j], oc + j);
+          }
+          for (; oc + 8 <= co; oc += 8) {
+            for (int32_t j = 0; j < 8; ++j) acc[j] = internal::bias_or_zero(bias, oc + j);
+            block_mult1<8>(row0 + oc, row_stride, tap_stride, w0 + oc, w_row_stride, co, rows, taps,
+                           offset, acc);
+            for (int32_t j = 0; j < 8; ++j) out[oc + j] = rq(acc[j], oc + j);
           }
         }
+        // Remaining channels (any depth multiplier): sums in a stack block, one pass per tap.
+        for (; oc < co; oc += kBlock) {
+          const int32_t n = internal::min_i32(kBlock, co - oc);
+          for (int32_t j = 0; j < n; ++j) acc[j] = internal::bias_or_zero(bias, oc + j);
+          for (int32_t ky = ky_begin; ky < ky_end; ++ky) {
+            const int32_t iy = iy0 + ky * s.dilation_h;
+            const int8_t* row = input + (static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w * ci;
+            for (int32_t kx = kx_begin; kx < kx_end; ++kx) {
+              const int8_t* px = row + static_cast<ptrdiff_t>(ix0 + kx * s.dilation_w) * ci;
+              const int8_t* w = filter + static_cast<ptrdiff_t>(ky * s.filter_w + kx) * co + oc;
+              if (m == 1) {
+                tap_mult1(px + oc, w, n, offset, acc);
+              } else {
+                tap_multn(px, w, oc, n, m, offset, acc);
+              }
+            }
+          }
+          for (int32_t j = 0; j < n; ++j) out[oc + j] = rq(acc[j], oc + j);
+        }
       }
-      for (int32_t j = 0; j < n; ++j) out[oc + j] = rq(acc[j], oc + j);
     }
-  });
+  }
 }
 
 }  // namespace kernels

@@ -42,23 +42,6 @@ inline PixelWindow pixel_window(const Shape& s, int32_t y, int32_t x) {
   return w;
 }
 
-// f(b, window, out_pixel) for every output pixel in raster order; out_pixel is the pixel's index
-// in the output, (b * output_h + y) * output_w + x.
-template <typename Shape, typename F>
-inline void for_each_output_pixel(const Shape& s, F&& f) {
-  ptrdiff_t out_pixel = 0;
-  for (int32_t b = 0; b < s.batches; ++b) {
-    for (int32_t y = 0; y < s.output_h; ++y) {
-      PixelWindow w;
-      window_rows(s, y, w);
-      for (int32_t x = 0; x < s.output_w; ++x, ++out_pixel) {
-        window_columns(s, x, w);
-        f(b, w, out_pixel);
-      }
-    }
-  }
-}
-
 // The input pixel of output pixel p of a 1x1 convolution without padding (batch start `in`).
 template <typename Shape>
 inline const int8_t* pointwise_input(const Shape& s, const int8_t* in, int32_t p) {
