@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/common.h"
+#include "mote/kernels/scratch.h"
 
 namespace mote {
 namespace kernels {
@@ -29,7 +30,15 @@ PoolParams prepare_pool(int32_t batches, int32_t input_h, int32_t input_w, int32
 // the planned buffer (average_pool_scratch_bytes: channels*4 on DSP, else 0); the portable kernel
 // does not need it. A window with no in-bounds element (impossible with TFLite's SAME/VALID padding;
 // TFLite reports an error) yields clamp(0).
+// Runs the kernel variant built into the library (src/kernels/pooling.cc picks: dsp on the DSP
+// cores for windows of at most 256 elements, else portable); neither needs scratch.
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
+// The portable kernel, and the name of the variant average_pool runs ("dsp", "portable").
+void portable_average_pool(const PoolParams& params, const int8_t* input, int8_t* output,
+                           Scratch scratch);
+const char* built_average_pool_kernel_variant(const PoolParams& params);
+// What a build for `extension` runs (host-callable; `mote plan` reports it).
+const char* average_pool_kernel_variant(const PoolParams& params, Extension extension);
 
 // Maximum of the window's in-bounds elements (-128 if none), then clamped.
 void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);

@@ -4,6 +4,7 @@
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
+#include "mote/kernels/pooling.h"
 
 namespace mote::ops {
 namespace {
@@ -26,6 +27,16 @@ void check(Checker& c) {
 uint64_t average_scratch(const ir::Graph& g, const ir::Operator& op,
                          kernels::Extension extension) {
   return kernels::average_pool_scratch_bytes(g.tensors[op.outputs[0]].shape.back(), extension);
+}
+
+// The average pool variant depends on the window only (dsp: at most 256 elements).
+const char* average_variant(const ir::Graph& g, const ir::Operator& op,
+                            kernels::Extension extension) {
+  const auto& o = std::get<ir::Pool2DOptions>(op.options);
+  kernels::PoolParams p{};
+  p.filter_h = o.filter_h;
+  p.filter_w = o.filter_w;
+  return kernels::average_pool_kernel_variant(p, extension);
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
@@ -57,7 +68,8 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 extern const OpDef average_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::AVERAGE_POOL_2D),
                                    .read_options = Window::read, .write_options = Window::write,
                                    .inputs = {1, 1}, .check = check,
-                                   .scratch_bytes = average_scratch, .lower = lower,
+                                   .scratch_bytes = average_scratch,
+                                   .kernel_variant = average_variant, .lower = lower,
                                    .describe = describe};
 
 extern const OpDef max_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::MAX_POOL_2D),

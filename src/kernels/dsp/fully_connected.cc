@@ -43,10 +43,7 @@ inline void dot_1x4(const int8_t* x, const int8_t* w, int32_t n, uint32_t offset
     s2 += xi * w2[i];
     s3 += xi * w3[i];
   }
-  a[0] = s0;
-  a[1] = s1;
-  a[2] = s2;
-  a[3] = s3;
+  store_sums(a, s0, s1, s2, s3);
 }
 
 inline int32_t dot_1x1(const int8_t* x, const int8_t* w, int32_t n, uint32_t offset2, int16_t offset,
@@ -59,6 +56,59 @@ inline int32_t dot_1x1(const int8_t* x, const int8_t* w, int32_t n, uint32_t off
   }
   for (; i < n; ++i) acc += (x[i] + offset) * w[i];
   return acc;
+}
+
+// dot_1x4 with the groups of eight inputs in inline assembly on Arm (49 instructions per 32
+// multiply-accumulates; gcc 12's loop spills). Rows 0 and 2 are addressed by pointer, 1 and 3 at
+// n past them.
+inline void dot_1x4_rows(const int8_t* x, const int8_t* w, int32_t n, uint32_t offset2,
+                         int16_t offset, int32_t* a) {
+#if defined(__ARM_FEATURE_DSP)
+  const int32_t n8 = n & ~7;
+  if (n8 > 0) {
+    int32_t s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];
+    const int8_t* w2 = w + 2 * n;
+    const int8_t* const x_end = x + n8;
+    const int8_t* const w0 = w;
+    uint32_t t0, t1, t2, t3;
+    // Per group of four: the input word widened with the zero point (t0 bytes 0/2, t1 bytes 1/3),
+    // then each row's word widened (t3, t2) into two SMLADs.
+#define MOTE_DSP_FC_ROW(acc, ptr, addr)           \
+  "ldr     %[t2], " addr "\n\t"                   \
+  "sxtb16  %[t3], %[t2]\n\t"                      \
+  "sxtb16  %[t2], %[t2], ror #8\n\t"              \
+  "smlad   %[" acc "], %[t0], %[t3], %[" acc "]\n\t" \
+  "smlad   %[" acc "], %[t1], %[t2], %[" acc "]\n\t"
+#define MOTE_DSP_FC_GROUP                          \
+  "ldr     %[t1], [%[x]], #4\n\t"                  \
+  "sxtab16 %[t0], %[off], %[t1]\n\t"               \
+  "sxtab16 %[t1], %[off], %[t1], ror #8\n\t"       \
+  MOTE_DSP_FC_ROW("s1", "w", "[%[w], %[n]]")       \
+  MOTE_DSP_FC_ROW("s0", "w", "[%[w]], #4")         \
+  MOTE_DSP_FC_ROW("s3", "w2", "[%[w2], %[n]]")     \
+  MOTE_DSP_FC_ROW("s2", "w2", "[%[w2]], #4")
+    __asm__ volatile(
+        "1:\n\t"
+        MOTE_DSP_FC_GROUP
+        MOTE_DSP_FC_GROUP
+        "ldr     %[t0], %[end]\n\t"
+        "cmp     %[x], %[t0]\n\t"
+        "bne     1b\n\t"
+        : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [x] "+r"(x), [w] "+r"(w),
+          [w2] "+r"(w2), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3)
+        : [n] "r"(n), [off] "r"(offset2), [end] "m"(x_end)
+        : "cc", "memory");
+#undef MOTE_DSP_FC_GROUP
+#undef MOTE_DSP_FC_ROW
+    store_sums(a, s0, s1, s2, s3);
+    // The rest of each row (x has moved n8 along).
+    for (int32_t k = 0; k < 4 && n8 < n; ++k) {
+      a[k] = dot_1x1(x, w0 + k * n + n8, n - n8, offset2, offset, a[k]);
+    }
+    return;
+  }
+#endif
+  dot_1x4(x, w, n, offset2, offset, a);
 }
 
 }  // namespace
@@ -98,7 +148,7 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
     for (; o + 4 <= od; o += 4) {
       int32_t a[4];
       for (int32_t k = 0; k < 4; ++k) a[k] = (base ? base[o + k] : 0) + row_term;
-      dot_1x4(x, filter + static_cast<ptrdiff_t>(o) * n, n, offset2, offset, a);
+      dot_1x4_rows(x, filter + static_cast<ptrdiff_t>(o) * n, n, offset2, offset, a);
       for (int32_t k = 0; k < 4; ++k) out[o + k] = rq(a[k], channel(o + k));
     }
     for (; o < od; ++o) {

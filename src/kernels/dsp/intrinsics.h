@@ -74,6 +74,14 @@ inline uint32_t load4(const void* p) {
 
 inline void store4(void* p, uint32_t v) { memcpy(p, &v, sizeof(v)); }
 
+// Four accumulators (of a register-blocked loop) back into a[0..3].
+inline void store_sums(int32_t* a, int32_t s0, int32_t s1, int32_t s2, int32_t s3) {
+  a[0] = s0;
+  a[1] = s1;
+  a[2] = s2;
+  a[3] = s3;
+}
+
 // The int16 lane pair (lo, hi) as one word, the inverse of lane_lo/lane_hi.
 inline uint32_t pack16(int32_t lo, int32_t hi) {
   return (static_cast<uint32_t>(lo) & 0xffffu) | (static_cast<uint32_t>(hi) << 16);

@@ -18,6 +18,7 @@
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
+#include "mote/kernels/pooling.h"
 
 namespace mote {
 namespace kernels {
@@ -41,6 +42,11 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output);
+
+// AVERAGE_POOL_2D with windows of at most 256 elements (the sums of four channels in the int16
+// lanes of two words); no scratch. One output pixel at a time, after reading its window.
+bool average_pool_handles(const PoolParams& params);
+void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
 
 }  // namespace dsp
 }  // namespace kernels

@@ -64,6 +64,44 @@ int32_t out_size(int32_t in, int32_t k, int32_t stride, int32_t pad, int32_t dil
   return (in + 2 * pad - eff) / stride + 1;
 }
 
+// The output size of a conv or depthwise shape; false when it is empty.
+template <typename Shape>
+bool set_output_size(Shape& s) {
+  s.output_h = out_size(s.input_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h);
+  s.output_w = out_size(s.input_w, s.filter_w, s.stride_w, s.pad_w, s.dilation_w);
+  return s.output_h >= 1 && s.output_w >= 1;
+}
+
+// Random zero points and requantization (rq's), a narrowed activation range every fourth iteration.
+template <typename Params>
+void set_quantization(Params& p, const Requant& rq, int iter) {
+  p.input_offset = uniform(-127, 128);
+  p.output_offset = uniform(-128, 127);
+  p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
+  p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
+  p.output_multiplier = rq.multiplier.data();
+  p.output_shift = rq.shift.data();
+}
+
+// A random conv or depthwise operator of a shape (its output size set): parameters (pointing
+// into rq), input and bias.
+template <typename Params>
+struct RandomCase {
+  Requant rq;
+  Params p{};
+  std::vector<int8_t> input;
+  std::vector<int32_t> bias;
+  template <typename Shape>
+  RandomCase(const Shape& s, int iter) : rq(s.output_c) {
+    p.shape = s;
+    set_quantization(p, rq, iter);
+    input = random_values<int8_t>(size_t(s.batches) * s.input_h * s.input_w * s.input_c, -128, 127);
+    bias = random_values<int32_t>(s.output_c, -5000, 5000);
+  }
+  RandomCase(const RandomCase&) = delete;
+  RandomCase& operator=(const RandomCase&) = delete;
+};
+
 TEST(DspConv, EqualsPortableOnRandomShapes) {
   int ran = 0;
   for (int iter = 0; iter < 300; ++iter) {
@@ -85,22 +123,13 @@ TEST(DspConv, EqualsPortableOnRandomShapes) {
     if ((s.filter_w - 1) * s.dilation_w >= s.input_w) s.dilation_w = 1;
     s.pad_h = pointwise ? 0 : uniform(0, s.filter_h - 1);
     s.pad_w = pointwise ? 0 : uniform(0, s.filter_w - 1);
-    s.output_h = out_size(s.input_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h);
-    s.output_w = out_size(s.input_w, s.filter_w, s.stride_w, s.pad_w, s.dilation_w);
-    if (s.output_h < 1 || s.output_w < 1) continue;
+    if (!set_output_size(s)) continue;
     ++ran;
-    ConvParams p{};
-    p.shape = s;
-    p.input_offset = uniform(-127, 128);
-    p.output_offset = uniform(-128, 127);
-    p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
-    p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
-    Requant rq(s.output_c);
-    p.output_multiplier = rq.multiplier.data();
-    p.output_shift = rq.shift.data();
-    const auto input = random_values<int8_t>(size_t(s.batches) * s.input_h * s.input_w * s.input_c, -128, 127);
+    const RandomCase<ConvParams> rc(s, iter);
+    const auto& p = rc.p;
+    const auto& input = rc.input;
+    const auto& bias = rc.bias;
     const auto filter = random_values<int8_t>(size_t(s.output_c) * s.filter_h * s.filter_w * s.filter_c, -128, 127);
-    const auto bias = random_values<int32_t>(s.output_c, -5000, 5000);
     const size_t out_n = size_t(s.batches) * s.output_h * s.output_w * s.output_c;
     ASSERT_TRUE(dsp::conv_handles(s));
     std::vector<int8_t> scratch(dsp::conv_scratch_bytes(s) + 16);
@@ -139,22 +168,13 @@ TEST(DspDepthwise, EqualsPortableOnRandomShapes) {
     s.dilation_w = iter % 11 == 3 ? 2 : 1;
     s.pad_h = uniform(0, s.filter_h - 1);
     s.pad_w = uniform(0, s.filter_w - 1);
-    s.output_h = out_size(s.input_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h);
-    s.output_w = out_size(s.input_w, s.filter_w, s.stride_w, s.pad_w, s.dilation_w);
-    if (s.output_h < 1 || s.output_w < 1) continue;
+    if (!set_output_size(s)) continue;
     ++ran;
-    DepthwiseConvParams p{};
-    p.shape = s;
-    p.input_offset = uniform(-127, 128);
-    p.output_offset = uniform(-128, 127);
-    p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
-    p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
-    Requant rq(s.output_c);
-    p.output_multiplier = rq.multiplier.data();
-    p.output_shift = rq.shift.data();
-    const auto input = random_values<int8_t>(size_t(s.batches) * s.input_h * s.input_w * s.input_c, -128, 127);
+    const RandomCase<DepthwiseConvParams> rc(s, iter);
+    const auto& p = rc.p;
+    const auto& input = rc.input;
+    const auto& bias = rc.bias;
     const auto filter = random_values<int8_t>(size_t(s.filter_h) * s.filter_w * s.output_c, -128, 127);
-    const auto bias = random_values<int32_t>(s.output_c, -5000, 5000);
     const int32_t* b = iter % 6 == 5 ? nullptr : bias.data();
     const size_t out_n = size_t(s.batches) * s.output_h * s.output_w * s.output_c;
     std::vector<int8_t> want(out_n), got(out_n, 0x55);
@@ -179,15 +199,10 @@ TEST(DspFullyConnected, EqualsPortableOnRandomShapes) {
     p.batches = uniform(1, 3);
     p.input_depth = uniform(1, 70);
     p.output_depth = uniform(1, 11);
-    p.input_offset = uniform(-127, 128);
     p.filter_offset = iter % 5 == 2 ? uniform(-10, 10) : 0;
-    p.output_offset = uniform(-128, 127);
-    p.act_min = iter % 4 == 0 ? uniform(-128, 0) : -128;
-    p.act_max = iter % 4 == 0 ? uniform(1, 127) : 127;
     p.per_channel = iter % 2 == 0;
-    Requant rq(p.per_channel ? p.output_depth : 1);
-    p.output_multiplier = rq.multiplier.data();
-    p.output_shift = rq.shift.data();
+    const Requant rq(p.per_channel ? p.output_depth : 1);
+    set_quantization(p, rq, iter);
     const auto input = random_values<int8_t>(size_t(p.batches) * p.input_depth, -128, 127);
     const auto filter = random_values<int8_t>(size_t(p.output_depth) * p.input_depth, -127, 127);
     const auto bias = random_values<int32_t>(p.output_depth, -5000, 5000);
@@ -204,6 +219,33 @@ TEST(DspFullyConnected, EqualsPortableOnRandomShapes) {
     ASSERT_EQ(got, want) << "iteration " << iter;
     ASSERT_EQ(got_sums, want) << "iteration " << iter << " (kernel sums)";
   }
+}
+
+TEST(DspAveragePool, EqualsPortableOnRandomShapes) {
+  for (int iter = 0; iter < 200; ++iter) {
+    const int32_t in_h = uniform(1, 20), in_w = uniform(1, 20);
+    const int32_t fh = uniform(1, in_h), fw = uniform(1, in_w);
+    const int32_t channels = uniform(1, 13);
+    const bool narrowed = iter % 4 == 0;
+    const PoolParams p = prepare_pool(uniform(1, 2), in_h, in_w, channels, fh, fw, uniform(1, 3),
+                                      uniform(1, 3), iter % 2 == 0, narrowed ? uniform(-128, 0) : -128,
+                                      narrowed ? uniform(1, 127) : 127);
+    // Extremes every third iteration: all -128 or all 127 reach the int16 lanes' limits at 256.
+    const int32_t lo = iter % 3 == 0 ? (iter % 2 ? 127 : -128) : -128;
+    const int32_t hi = iter % 3 == 0 ? lo : 127;
+    const auto input = random_values<int8_t>(size_t(p.batches) * in_h * in_w * channels, lo, hi);
+    const size_t out_n = size_t(p.batches) * p.output_h * p.output_w * channels;
+    std::vector<int8_t> want(out_n), got(out_n, 0x55);
+    portable_average_pool(p, input.data(), want.data(), Scratch{nullptr, 0});
+    dsp::average_pool(p, input.data(), got.data(), Scratch{nullptr, 0});
+    ASSERT_EQ(got, want) << "iteration " << iter << ": in " << in_h << "x" << in_w << "x" << channels
+                         << " window " << fh << "x" << fw;
+  }
+  PoolParams big = prepare_pool(1, 17, 16, 4, 17, 16, 1, 1, false, -128, 127);  // 272 elements
+  EXPECT_FALSE(dsp::average_pool_handles(big));
+  big.filter_h = 16;  // 256
+  EXPECT_TRUE(dsp::average_pool_handles(big));
+  EXPECT_STREQ(built_average_pool_kernel_variant(big), "dsp");
 }
 
 // The tables: a build with the dsp folder runs it, and plans for the DSP extension name it.

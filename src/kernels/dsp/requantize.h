@@ -21,7 +21,7 @@ namespace kernels {
 namespace dsp {
 
 inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
-  if (shift > -2) return internal::requantize_fast(acc, multiplier, shift);
+  if (__builtin_expect(shift > -2, 0)) return internal::requantize_fast(acc, multiplier, shift);
   const int32_t r = -shift;
   // 2^30 + 2^(30+r) as two words (high word 2^(r-2)), less 2^31 for a negative acc.
   const uint64_t k = (static_cast<uint64_t>(uint32_t{1} << (r - 2)) << 32) | (uint32_t{1} << 30);

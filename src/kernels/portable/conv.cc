@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "conv_internal.h"
+#include "window.h"
 
 namespace mote {
 namespace kernels {
@@ -38,11 +39,7 @@ void conv_pointwise(const ConvShape& shape, const int8_t* input, const int8_t* f
   for (int32_t b = 0; b < s.batches; ++b) {
     const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
     int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
-    auto pixel_ptr = [&](int32_t p) {
-      const int32_t y = p / s.output_w;
-      const int32_t x = p - y * s.output_w;
-      return in_batch + (static_cast<ptrdiff_t>(y) * s.stride_h * s.input_w + x * s.stride_w) * ci;
-    };
+    const auto pixel_ptr = [&](int32_t p) { return internal::pointwise_input(s, in_batch, p); };
     int32_t p = 0;
     for (; p + 2 <= pixels; p += 2) {
       const int8_t* x0 = pixel_ptr(p);
@@ -96,10 +93,9 @@ void im2col(const Geometry& g, const int8_t* input, int32_t b, int32_t y, int32_
   const ConvShape s = g.s;  // a local copy: output stores (int8) could alias a referenced shape
   const int32_t cf = s.filter_c;
   const int32_t row_len = s.filter_w * cf;
-  const int32_t iy0 = y * s.stride_h - s.pad_h;
-  const int32_t ix0 = x * s.stride_w - s.pad_w;
-  const int32_t kx_begin = internal::first_inside(ix0, s.dilation_w, s.filter_w);
-  const int32_t kx_end = internal::end_inside(ix0, s.dilation_w, s.filter_w, s.input_w);
+  const internal::PixelWindow pw = internal::pixel_window(s, y, x);
+  const int32_t iy0 = pw.iy0, ix0 = pw.ix0;
+  const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
   const bool contiguous = s.dilation_w == 1 && cf == s.input_c;
   for (int32_t ky = 0; ky < s.filter_h; ++ky, col += row_len) {
     const int32_t iy = iy0 + ky * s.dilation_h;
@@ -204,16 +200,16 @@ void conv_direct(const Geometry& g, const int8_t* input, const int8_t* filter, c
   const int32_t cf = s.filter_c;
   const int32_t n = g.col_len;
   const bool contiguous = s.dilation_w == 1 && cf == s.input_c;
+  internal::PixelWindow pw;
+  int8_t* out = output;
   for (int32_t b = 0; b < s.batches; ++b) {
     for (int32_t y = 0; y < s.output_h; ++y) {
-      const int32_t iy0 = y * s.stride_h - s.pad_h;
-      const int32_t ky_begin = internal::first_inside(iy0, s.dilation_h, s.filter_h);
-      const int32_t ky_end = internal::end_inside(iy0, s.dilation_h, s.filter_h, s.input_h);
-      for (int32_t x = 0; x < s.output_w; ++x) {
-        const int32_t ix0 = x * s.stride_w - s.pad_w;
-        const int32_t kx_begin = internal::first_inside(ix0, s.dilation_w, s.filter_w);
-        const int32_t kx_end = internal::end_inside(ix0, s.dilation_w, s.filter_w, s.input_w);
-        int8_t* out = output + ((static_cast<ptrdiff_t>(b) * s.output_h + y) * s.output_w + x) * s.output_c;
+      internal::window_rows(s, y, pw);
+      for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
+        internal::window_columns(s, x, pw);
+        const int32_t iy0 = pw.iy0, ix0 = pw.ix0;
+        const int32_t ky_begin = pw.ky_begin, ky_end = pw.ky_end;
+        const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
         for (int32_t o = 0; o < s.output_c; o += 4) {
           const int32_t count = internal::min_i32(4, s.output_c - o);
           const int32_t group = o / g.co_per_group;

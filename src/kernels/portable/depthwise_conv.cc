@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "conv_internal.h"
+#include "window.h"
 
 namespace mote {
 namespace kernels {
@@ -76,16 +77,16 @@ void portable_depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* 
   const int32_t co = s.output_c;
   const int32_t m = co / ci;
   int32_t acc[kBlock];
+  internal::PixelWindow pw;
+  int8_t* out = output;
   for (int32_t b = 0; b < s.batches; ++b) {
     for (int32_t y = 0; y < s.output_h; ++y) {
-      const int32_t iy0 = y * s.stride_h - s.pad_h;
-      const int32_t ky_begin = internal::first_inside(iy0, s.dilation_h, s.filter_h);
-      const int32_t ky_end = internal::end_inside(iy0, s.dilation_h, s.filter_h, s.input_h);
-      for (int32_t x = 0; x < s.output_w; ++x) {
-        const int32_t ix0 = x * s.stride_w - s.pad_w;
-        const int32_t kx_begin = internal::first_inside(ix0, s.dilation_w, s.filter_w);
-        const int32_t kx_end = internal::end_inside(ix0, s.dilation_w, s.filter_w, s.input_w);
-        int8_t* out = output + ((static_cast<ptrdiff_t>(b) * s.output_h + y) * s.output_w + x) * co;
+      internal::window_rows(s, y, pw);
+      for (int32_t x = 0; x < s.output_w; ++x, out += co) {
+        internal::window_columns(s, x, pw);
+        const int32_t iy0 = pw.iy0, ix0 = pw.ix0;
+        const int32_t ky_begin = pw.ky_begin, ky_end = pw.ky_end;
+        const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
         int32_t oc = 0;
         if (m == 1 && ky_begin < ky_end && kx_begin < kx_end) {
           // Register-blocked channels: 16 or 8 at a time, taps innermost.

@@ -1,11 +1,16 @@
 #include "mote/kernels/pooling.h"
 
+#include "pool_internal.h"
+
 namespace mote {
 namespace kernels {
 namespace {
 
-inline int32_t min32(int32_t a, int32_t b) { return a < b ? a : b; }
-inline int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
+using internal::average_of;
+using internal::fill_empty_average;
+using internal::for_each_window;
+using internal::max32;
+using internal::min32;
 
 // TFLite's ComputeOutSize and ComputePaddingWithOffset (dilation 1).
 void pool_geometry(int32_t in, int32_t filter, int32_t stride, bool same, int32_t* out,
@@ -13,31 +18,6 @@ void pool_geometry(int32_t in, int32_t filter, int32_t stride, bool same, int32_
   *out = same ? (in + stride - 1) / stride : (in + stride - filter) / stride;
   const int32_t total = (*out - 1) * stride + filter - in;
   *pad = total > 0 ? total / 2 : 0;
-}
-
-// Calls body(batch, filter_y_start, filter_y_end, filter_x_start, filter_x_end, in_y0, in_x0, out)
-// for every output pixel whose window overlaps the input, empty(out) for the others; `out` points
-// at the pixel's first channel.
-template <typename Body, typename Empty>
-void for_each_window(const PoolParams& p, int8_t* output, const Body& body, const Empty& empty) {
-  for (int32_t b = 0; b < p.batches; ++b) {
-    for (int32_t oy = 0; oy < p.output_h; ++oy) {
-      const int32_t in_y0 = oy * p.stride_h - p.pad_h;
-      const int32_t fy0 = max32(0, -in_y0);
-      const int32_t fy1 = min32(p.filter_h, p.input_h - in_y0);
-      for (int32_t ox = 0; ox < p.output_w; ++ox) {
-        const int32_t in_x0 = ox * p.stride_w - p.pad_w;
-        const int32_t fx0 = max32(0, -in_x0);
-        const int32_t fx1 = min32(p.filter_w, p.input_w - in_x0);
-        if (fy1 > fy0 && fx1 > fx0) {
-          body(b, fy0, fy1, fx0, fx1, in_y0, in_x0, output);
-        } else {
-          empty(output);
-        }
-        output += p.channels;
-      }
-    }
-  }
 }
 
 }  // namespace
@@ -61,7 +41,8 @@ PoolParams prepare_pool(int32_t batches, int32_t input_h, int32_t input_w, int32
   return p;
 }
 
-void average_pool(const PoolParams& p, const int8_t* input, int8_t* output, Scratch scratch) {
+void portable_average_pool(const PoolParams& p, const int8_t* input, int8_t* output,
+                           Scratch scratch) {
   (void)scratch;
   const int32_t row = p.input_w * p.channels;
   const int32_t image = p.input_h * row;
@@ -76,15 +57,9 @@ void average_pool(const PoolParams& p, const int8_t* input, int8_t* output, Scra
         const int8_t* src = src_row;
         for (int32_t fx = fx0; fx < fx1; ++fx, src += p.channels) sum += *src;
       }
-      int32_t avg = sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
-      avg = max32(avg, p.act_min);
-      avg = min32(avg, p.act_max);
-      out[c] = static_cast<int8_t>(avg);
+      out[c] = average_of(sum, count, p);
     }
-  }, [&](int8_t* out) {
-    const int8_t value = static_cast<int8_t>(min32(max32(0, p.act_min), p.act_max));
-    for (int32_t c = 0; c < p.channels; ++c) out[c] = value;
-  });
+  }, [&](int8_t* out) { fill_empty_average(p, out); });
 }
 
 void max_pool(const PoolParams& p, const int8_t* input, int8_t* output) {

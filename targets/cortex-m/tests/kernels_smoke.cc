@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 
+#include "mote/kernels/conv.h"
+#include "mote/kernels/depthwise_conv.h"
+#include "mote/kernels/fully_connected.h"
 #include "mote/kernels/quantization.h"
 #include "mote/kernels/cmsis_nn_scratch.h"
 #include "platform/board.h"
@@ -114,6 +117,109 @@ void check_scratch(Checks& c) {
 }
 #endif
 
+// The kernels this CPU runs (conv2d and fully_connected pick the variant built for it: on the
+// DSP cores the dsp kernels with their inline assembly) against the portable ones, on shapes whose
+// accumulation depth is not a multiple of 8, so the assembly's groups of eight and the C tails
+// both run. Deterministic data (a linear congruential generator), static buffers.
+uint32_t lcg_state = 12345;
+int32_t next_value(int32_t lo, int32_t hi) {
+  lcg_state = lcg_state * 1664525u + 1013904223u;
+  return lo + static_cast<int32_t>((lcg_state >> 8) % static_cast<uint32_t>(hi - lo + 1));
+}
+template <typename T, size_t n>
+void fill(T (&v)[n], int32_t lo, int32_t hi) {
+  for (auto& x : v) x = static_cast<T>(next_value(lo, hi));
+}
+bool same(const int8_t* a, const int8_t* b, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+int8_t in_buf[5 * 5 * 45];
+int8_t filter_buf[7 * 3 * 3 * 45];
+int32_t bias_buf[7];
+int32_t mult_buf[7];
+int32_t shift_buf[7];
+int8_t want_buf[5 * 5 * 7];
+int8_t got_buf[5 * 5 * 7];
+int16_t col_buf[2 * 3 * 3 * 45];
+
+void check_against_portable(Checks& c) {
+  fill(in_buf, -128, 127);
+  fill(filter_buf, -40, 40);
+  fill(bias_buf, -3000, 3000);
+  fill(mult_buf, 1 << 30, 0x7fffffff);
+  fill(shift_buf, -12, -8);
+  k::Scratch scratch{reinterpret_cast<int8_t*>(col_buf), sizeof(col_buf)};
+  // 1x1 stride 1 (45 and 36 channels: the assembly from 32 on) and 3x3 pad 1 (depth 27 and 45).
+  const int32_t convs[][3] = {{45, 1, 0}, {36, 1, 0}, {3, 3, 1}, {5, 3, 1}};
+  for (const auto& cv : convs) {
+    k::ConvParams p{};
+    k::ConvShape& s = p.shape;
+    s.batches = 1;
+    s.input_h = s.input_w = s.output_h = s.output_w = 5;
+    s.input_c = s.filter_c = cv[0];
+    s.filter_h = s.filter_w = cv[1];
+    s.pad_h = s.pad_w = cv[2];
+    s.output_c = 7;
+    s.stride_h = s.stride_w = s.dilation_h = s.dilation_w = 1;
+    p.input_offset = 11;
+    p.output_offset = -3;
+    p.act_min = -128;
+    p.act_max = 127;
+    p.output_multiplier = mult_buf;
+    p.output_shift = shift_buf;
+    k::portable_conv2d(p, in_buf, filter_buf, bias_buf, want_buf, scratch);
+    k::conv2d(p, in_buf, filter_buf, bias_buf, got_buf, scratch);
+    c.expect(same(got_buf, want_buf, 5 * 5 * 7), cv[1] == 1 ? "conv 1x1 equals portable"
+                                                           : "conv 3x3 equals portable");
+  }
+  // Depthwise 3x3 pad 1 over 7 channels (a group of four, then three), without and with dilation
+  // (the assembly takes the whole windows without).
+  for (int32_t dilation = 1; dilation <= 2; ++dilation) {
+    k::DepthwiseConvParams p{};
+    k::DepthwiseShape& s = p.shape;
+    s.batches = 1;
+    s.input_h = s.input_w = 5;
+    s.output_h = s.output_w = 5 + 2 - 2 * dilation;
+    s.input_c = s.output_c = 7;
+    s.filter_h = s.filter_w = 3;
+    s.pad_h = s.pad_w = 1;
+    s.stride_h = s.stride_w = 1;
+    s.dilation_h = s.dilation_w = dilation;
+    p.input_offset = 7;
+    p.output_offset = 2;
+    p.act_min = -100;
+    p.act_max = 110;
+    p.output_multiplier = mult_buf;
+    p.output_shift = shift_buf;
+    const int32_t n = s.output_h * s.output_w * 7;
+    k::portable_depthwise_conv2d(p, in_buf, filter_buf, bias_buf, want_buf, k::Scratch{nullptr, 0});
+    k::depthwise_conv2d(p, in_buf, filter_buf, bias_buf, got_buf, k::Scratch{nullptr, 0});
+    c.expect(same(got_buf, want_buf, n), "depthwise 3x3 equals portable");
+  }
+  // Depth 45 and 44 (groups of eight, then four, then one), 7 outputs (four rows, then three).
+  const int32_t depths[] = {45, 44};
+  for (int32_t n : depths) {
+    k::FullyConnectedParams p{};
+    p.batches = 2;
+    p.input_depth = n;
+    p.output_depth = 7;
+    p.input_offset = -5;
+    p.output_offset = 4;
+    p.act_min = -128;
+    p.act_max = 127;
+    p.output_multiplier = mult_buf;
+    p.output_shift = shift_buf;
+    p.per_channel = true;
+    k::portable_fully_connected(p, in_buf, filter_buf, bias_buf, want_buf);
+    k::fully_connected(p, in_buf, filter_buf, bias_buf, got_buf);
+    c.expect(same(got_buf, want_buf, 2 * 7), "fully connected equals portable");
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -131,6 +237,7 @@ int main() {
 #else
   print("  skip scratch.cc not built yet\n");
 #endif
+  check_against_portable(checks);
   Line().text("static_ram ").unsigned_number(static_ram_bytes()).text(", stack_peak ").unsigned_number(stack_peak_bytes()).end();
   Line().text(checks.failed == 0 ? "kernels: ok" : "kernels: FAILED").end();
   return checks.failed == 0 ? 0 : 1;

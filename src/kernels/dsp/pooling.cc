@@ -1,0 +1,61 @@
+// dsp AVERAGE_POOL_2D: four channels at a time, each input word added into the int16 lanes of
+// two sums (SXTAB16, bytes 0/2 and 1/3), exact for windows of up to 256 elements (|sum| <= 32768).
+// The rounding and clamp are portable's (portable/pool_internal.h).
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsp/intrinsics.h"
+#include "dsp/kernels.h"
+#include "portable/pool_internal.h"
+
+namespace mote {
+namespace kernels {
+namespace dsp {
+
+void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch) {
+  const PoolParams p = params;  // a local copy: output stores (int8) could alias params
+  if (!average_pool_handles(p)) {
+    portable_average_pool(params, input, output, scratch);
+    return;
+  }
+  const int32_t row = p.input_w * p.channels;
+  const int32_t image = p.input_h * row;
+  const int32_t c4 = p.channels & ~3;
+  internal::for_each_window(p, output, [&](int32_t b, int32_t fy0, int32_t fy1, int32_t fx0,
+                                           int32_t fx1, int32_t in_y0, int32_t in_x0, int8_t* out) {
+    const int32_t count = (fy1 - fy0) * (fx1 - fx0);
+    const int8_t* base = input + static_cast<ptrdiff_t>(b) * image +
+                         static_cast<ptrdiff_t>(in_y0 + fy0) * row + (in_x0 + fx0) * p.channels;
+    const int32_t taps = fx1 - fx0;
+    int32_t c = 0;
+    for (; c < c4; c += 4) {
+      uint32_t even = 0, odd = 0;  // channels c, c + 2 and c + 1, c + 3
+      const int8_t* src_row = base + c;
+      for (int32_t fy = fy0; fy < fy1; ++fy, src_row += row) {
+        const int8_t* src = src_row;
+        for (int32_t t = 0; t < taps; ++t, src += p.channels) {
+          const uint32_t v = load4(src);
+          even = sxtab16(even, v);
+          odd = sxtab16_ror8(odd, v);
+        }
+      }
+      out[c] = internal::average_of(static_cast<int16_t>(even & 0xffffu), count, p);
+      out[c + 1] = internal::average_of(static_cast<int16_t>(odd & 0xffffu), count, p);
+      out[c + 2] = internal::average_of(static_cast<int16_t>(even >> 16), count, p);
+      out[c + 3] = internal::average_of(static_cast<int16_t>(odd >> 16), count, p);
+    }
+    for (; c < p.channels; ++c) {
+      int32_t sum = 0;
+      const int8_t* src_row = base + c;
+      for (int32_t fy = fy0; fy < fy1; ++fy, src_row += row) {
+        for (int32_t t = 0; t < taps; ++t) sum += src_row[t * p.channels];
+      }
+      out[c] = internal::average_of(sum, count, p);
+    }
+  }, [&](int8_t* out) { internal::fill_empty_average(p, out); });
+}
+
+}  // namespace dsp
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,14 @@
+// What the dsp pooling kernels handle (host-callable, in every build; see dsp/kernels.h).
+#include "dsp/kernels.h"
+
+namespace mote {
+namespace kernels {
+namespace dsp {
+
+bool average_pool_handles(const PoolParams& params) {
+  return params.filter_h > 0 && params.filter_w > 0 && params.filter_h * params.filter_w <= 256;
+}
+
+}  // namespace dsp
+}  // namespace kernels
+}  // namespace mote

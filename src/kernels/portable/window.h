@@ -1,0 +1,55 @@
+#pragma once
+// The input window of each output pixel of the convolution-family kernels (conv, depthwise;
+// portable and dsp): where the window starts in the input and which filter taps fall inside it.
+// ConvShape and DepthwiseShape name these fields alike. Embeddable C++17, header only, internal
+// to src/kernels.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conv_internal.h"
+
+namespace mote {
+namespace kernels {
+namespace internal {
+
+struct PixelWindow {
+  int32_t iy0, ix0;          // input position of tap (0, 0); negative inside the padding
+  int32_t ky_begin, ky_end;  // filter rows whose input row is inside the input
+  int32_t kx_begin, kx_end;  // filter columns likewise
+};
+
+template <typename Shape>
+inline void window_rows(const Shape& s, int32_t y, PixelWindow& w) {
+  w.iy0 = y * s.stride_h - s.pad_h;
+  w.ky_begin = first_inside(w.iy0, s.dilation_h, s.filter_h);
+  w.ky_end = end_inside(w.iy0, s.dilation_h, s.filter_h, s.input_h);
+}
+
+template <typename Shape>
+inline void window_columns(const Shape& s, int32_t x, PixelWindow& w) {
+  w.ix0 = x * s.stride_w - s.pad_w;
+  w.kx_begin = first_inside(w.ix0, s.dilation_w, s.filter_w);
+  w.kx_end = end_inside(w.ix0, s.dilation_w, s.filter_w, s.input_w);
+}
+
+// The window of output pixel (y, x).
+template <typename Shape>
+inline PixelWindow pixel_window(const Shape& s, int32_t y, int32_t x) {
+  PixelWindow w;
+  window_rows(s, y, w);
+  window_columns(s, x, w);
+  return w;
+}
+
+// The input pixel of output pixel p of a 1x1 convolution without padding (batch start `in`).
+template <typename Shape>
+inline const int8_t* pointwise_input(const Shape& s, const int8_t* in, int32_t p) {
+  const int32_t y = p / s.output_w;
+  const int32_t x = p - y * s.output_w;
+  return in + (static_cast<ptrdiff_t>(y) * s.stride_h * s.input_w + x * s.stride_w) * s.input_c;
+}
+
+}  // namespace internal
+}  // namespace kernels
+}  // namespace mote
