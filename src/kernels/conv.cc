@@ -29,21 +29,7 @@ constexpr ConvVariant kConvVariants[] = {
 
 }  // namespace
 
-size_t conv_scratch_bytes(const ConvShape& shape, Extension extension) {
-  return internal::variant_for(kConvVariants, shape, extension).scratch_bytes(shape);
-}
-
-const char* conv_kernel_variant(const ConvShape& shape, Extension extension) {
-  return to_string(internal::variant_for(kConvVariants, shape, extension).variant);
-}
-
-size_t built_conv_scratch_bytes(const ConvShape& shape) {
-  return internal::built_variant(kConvVariants, shape).scratch_bytes(shape);
-}
-
-const char* built_conv_kernel_variant(const ConvShape& shape) {
-  return to_string(internal::built_variant(kConvVariants, shape).variant);
-}
+MOTE_KERNEL_VARIANT_QUERIES(conv, const ConvShape&, kConvVariants)
 
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {

@@ -24,21 +24,7 @@ constexpr DepthwiseVariant kDepthwiseVariants[] = {
 
 }  // namespace
 
-size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape, Extension extension) {
-  return internal::variant_for(kDepthwiseVariants, shape, extension).scratch_bytes(shape);
-}
-
-const char* depthwise_conv_kernel_variant(const DepthwiseShape& shape, Extension extension) {
-  return to_string(internal::variant_for(kDepthwiseVariants, shape, extension).variant);
-}
-
-size_t built_depthwise_conv_scratch_bytes(const DepthwiseShape& shape) {
-  return internal::built_variant(kDepthwiseVariants, shape).scratch_bytes(shape);
-}
-
-const char* built_depthwise_conv_kernel_variant(const DepthwiseShape& shape) {
-  return to_string(internal::built_variant(kDepthwiseVariants, shape).variant);
-}
+MOTE_KERNEL_VARIANT_QUERIES(depthwise_conv, const DepthwiseShape&, kDepthwiseVariants)
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {

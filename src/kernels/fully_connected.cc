@@ -25,22 +25,7 @@ constexpr FullyConnectedVariant kFullyConnectedVariants[] = {
 
 }  // namespace
 
-size_t fully_connected_scratch_bytes(int32_t output_depth, Extension extension) {
-  return internal::variant_for(kFullyConnectedVariants, output_depth, extension)
-      .scratch_bytes(output_depth);
-}
-
-const char* fully_connected_kernel_variant(int32_t output_depth, Extension extension) {
-  return to_string(internal::variant_for(kFullyConnectedVariants, output_depth, extension).variant);
-}
-
-size_t built_fully_connected_scratch_bytes(int32_t output_depth) {
-  return internal::built_variant(kFullyConnectedVariants, output_depth).scratch_bytes(output_depth);
-}
-
-const char* built_fully_connected_kernel_variant(int32_t output_depth) {
-  return to_string(internal::built_variant(kFullyConnectedVariants, output_depth).variant);
-}
+MOTE_KERNEL_VARIANT_QUERIES(fully_connected, int32_t, kFullyConnectedVariants)
 
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output) {

@@ -21,6 +21,24 @@
 #define MOTE_MVE_KERNEL(f) nullptr
 #endif
 
+// The four queries every operator with a table answers (see README.md), for `op` (conv,
+// depthwise_conv, ...) whose table `table` is keyed by `Key` (its shape):
+//   <op>_scratch_bytes(key, extension), <op>_kernel_variant(key, extension),
+//   built_<op>_scratch_bytes(key), built_<op>_kernel_variant(key).
+#define MOTE_KERNEL_VARIANT_QUERIES(op, Key, table)                                    \
+  size_t op##_scratch_bytes(Key key, Extension extension) {                           \
+    return internal::variant_for(table, key, extension).scratch_bytes(key);           \
+  }                                                                                   \
+  const char* op##_kernel_variant(Key key, Extension extension) {                     \
+    return to_string(internal::variant_for(table, key, extension).variant);           \
+  }                                                                                   \
+  size_t built_##op##_scratch_bytes(Key key) {                                        \
+    return internal::built_variant(table, key).scratch_bytes(key);                    \
+  }                                                                                   \
+  const char* built_##op##_kernel_variant(Key key) {                                  \
+    return to_string(internal::built_variant(table, key).variant);                    \
+  }
+
 namespace mote {
 namespace kernels {
 namespace internal {

@@ -37,15 +37,6 @@ int64_t macs(const ir::Graph& g, const ir::Operator& op) {
   return g.tensors[op.outputs[0]].num_elements() * w.shape[1] * w.shape[2] * w.shape[3];
 }
 
-uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
-  return kernels::conv_scratch_bytes(conv_shape(g, op), extension);
-}
-
-const char* kernel_variant(const ir::Graph& g, const ir::Operator& op,
-                           kernels::Extension extension) {
-  return kernels::conv_kernel_variant(conv_shape(g, op), extension);
-}
-
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::Conv2DOptions>(ctx.op().options);
   out.options.Set(convolution_options<schema::ConvOptionsT>(ctx, conv_shape(ctx.graph(), ctx.op()),
@@ -64,10 +55,11 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 
 }  // namespace
 
-extern const OpDef conv_2d{.builtin_code = builtin(tfl::BuiltinOperator::CONV_2D),
-                           .read_options = Window::read, .write_options = Window::write,
-                           .inputs = {2, 3, 2}, .check = check, .macs = macs,
-                           .scratch_bytes = scratch, .kernel_variant = kernel_variant,
-                           .lower = lower, .describe = describe};
+extern const OpDef conv_2d{
+    .builtin_code = builtin(tfl::BuiltinOperator::CONV_2D), .read_options = Window::read,
+    .write_options = Window::write, .inputs = {2, 3, 2}, .check = check, .macs = macs,
+    .scratch_bytes = variant_scratch<&conv_shape, &kernels::conv_scratch_bytes>,
+    .kernel_variant = variant_name<&conv_shape, &kernels::conv_kernel_variant>, .lower = lower,
+    .describe = describe};
 
 }  // namespace mote::ops

@@ -35,15 +35,6 @@ int64_t macs(const ir::Graph& g, const ir::Operator& op) {
   return g.tensors[op.outputs[0]].num_elements() * w.shape[1] * w.shape[2];
 }
 
-uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
-  return kernels::depthwise_conv_scratch_bytes(depthwise_shape(g, op), extension);
-}
-
-const char* kernel_variant(const ir::Graph& g, const ir::Operator& op,
-                           kernels::Extension extension) {
-  return kernels::depthwise_conv_kernel_variant(depthwise_shape(g, op), extension);
-}
-
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::DepthwiseConv2DOptions>(ctx.op().options);
   const kernels::DepthwiseShape shape = depthwise_shape(ctx.graph(), ctx.op());
@@ -75,7 +66,8 @@ constexpr auto write = &write_window<tfl::DepthwiseConv2DOptionsT, ir::Depthwise
 extern const OpDef depthwise_conv_2d{
     .builtin_code = builtin(tfl::BuiltinOperator::DEPTHWISE_CONV_2D), .read_options = Window::read,
     .write_options = Window::write, .inputs = {2, 3, 2}, .check = check, .macs = macs,
-    .scratch_bytes = scratch, .kernel_variant = kernel_variant, .lower = lower,
-    .describe = describe};
+    .scratch_bytes = variant_scratch<&depthwise_shape, &kernels::depthwise_conv_scratch_bytes>,
+    .kernel_variant = variant_name<&depthwise_shape, &kernels::depthwise_conv_kernel_variant>,
+    .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

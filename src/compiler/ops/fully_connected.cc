@@ -65,13 +65,9 @@ int64_t macs(const ir::Graph& g, const ir::Operator& op) {
   return g.tensors[op.outputs[0]].num_elements() * g.tensors[op.inputs[1]].shape[1];
 }
 
-uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
-  return kernels::fully_connected_scratch_bytes(g.tensors[op.inputs[1]].shape[0], extension);
-}
-
-const char* kernel_variant(const ir::Graph& g, const ir::Operator& op,
-                           kernels::Extension extension) {
-  return kernels::fully_connected_kernel_variant(g.tensors[op.inputs[1]].shape[0], extension);
+// The kernel variant tables are keyed by the number of output units.
+int32_t units(const ir::Graph& g, const ir::Operator& op) {
+  return g.tensors[op.inputs[1]].shape[0];
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
@@ -131,10 +127,11 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 
 }  // namespace
 
-extern const OpDef fully_connected{.builtin_code = builtin(tfl::BuiltinOperator::FULLY_CONNECTED),
-                                   .read_options = read, .write_options = write,
-                                   .inputs = {2, 3, 2}, .check = check, .macs = macs,
-                                   .scratch_bytes = scratch, .kernel_variant = kernel_variant,
-                                   .lower = lower, .describe = describe};
+extern const OpDef fully_connected{
+    .builtin_code = builtin(tfl::BuiltinOperator::FULLY_CONNECTED), .read_options = read,
+    .write_options = write, .inputs = {2, 3, 2}, .check = check, .macs = macs,
+    .scratch_bytes = variant_scratch<&units, &kernels::fully_connected_scratch_bytes>,
+    .kernel_variant = variant_name<&units, &kernels::fully_connected_kernel_variant>,
+    .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

@@ -9,16 +9,8 @@
 namespace mote::ops {
 namespace {
 
-ir::Options read(const TfliteOptions& t) {
-  const auto* o = t.table<tfl::LeakyReluOptions>(tfl::BuiltinOptions::LeakyReluOptions, true);
-  return ir::LeakyReluOptions{o->alpha()};
-}
-
-void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
-  tfl::LeakyReluOptionsT t;
-  t.alpha = std::get<ir::LeakyReluOptions>(op.options).alpha;
-  out.Set(std::move(t));
-}
+using Options = OneFieldOptions<tfl::BuiltinOptions::LeakyReluOptions, &tfl::LeakyReluOptions::alpha,
+                                &tfl::LeakyReluOptionsT::alpha, &ir::LeakyReluOptions::alpha>;
 
 void check(Checker& c) {
   const auto& o = c.options<ir::LeakyReluOptions>();
@@ -52,8 +44,8 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 
 }  // namespace
 
-extern const OpDef leaky_relu{.builtin_code = builtin(tfl::BuiltinOperator::LEAKY_RELU),
-                              .read_options = read, .write_options = write, .check = check,
-                              .lower = lower, .describe = describe};
+extern const OpDef leaky_relu{
+    .builtin_code = builtin(tfl::BuiltinOperator::LEAKY_RELU), .read_options = Options::read,
+    .write_options = Options::write, .check = check, .lower = lower, .describe = describe};
 
 }  // namespace mote::ops

@@ -77,6 +77,17 @@ const OpDef& op_def(ir::OpType type);
 std::optional<ir::OpType> op_type_for_builtin(int32_t code);
 
 // Shared by the definitions.
+// `scratch_bytes` and `kernel_variant` of an operator with a kernel variant table: the kernel
+// library's queries (`kScratch`, `kVariant`) on the key `kKey` computes (its shape).
+template <auto kKey, auto kScratch>
+uint64_t variant_scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
+  return kScratch(kKey(g, op), e);
+}
+template <auto kKey, auto kVariant>
+const char* variant_name(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
+  return kVariant(kKey(g, op), e);
+}
+
 // `describe` of the operators whose only option is a fused activation.
 void describe_activation(const ir::Graph& graph, const ir::Operator& op, Description& d);
 inline schema::OpKind op_kind(ir::OpType type) { return static_cast<schema::OpKind>(type); }

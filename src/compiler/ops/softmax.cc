@@ -10,16 +10,8 @@
 namespace mote::ops {
 namespace {
 
-ir::Options read(const TfliteOptions& t) {
-  const auto* o = t.table<tfl::SoftmaxOptions>(tfl::BuiltinOptions::SoftmaxOptions, true);
-  return ir::SoftmaxOptions{o->beta()};
-}
-
-void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
-  tfl::SoftmaxOptionsT t;
-  t.beta = std::get<ir::SoftmaxOptions>(op.options).beta;
-  out.Set(std::move(t));
-}
+using Options = OneFieldOptions<tfl::BuiltinOptions::SoftmaxOptions, &tfl::SoftmaxOptions::beta,
+                                &tfl::SoftmaxOptionsT::beta, &ir::SoftmaxOptions::beta>;
 
 void check(Checker& c) {
   const auto& o = c.options<ir::SoftmaxOptions>();
@@ -62,8 +54,9 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 
 }  // namespace
 
-extern const OpDef softmax{.builtin_code = builtin(tfl::BuiltinOperator::SOFTMAX),
-                           .read_options = read, .write_options = write, .inputs = {1, 1},
-                           .check = check, .lower = lower, .describe = describe};
+extern const OpDef softmax{
+    .builtin_code = builtin(tfl::BuiltinOperator::SOFTMAX), .read_options = Options::read,
+    .write_options = Options::write, .inputs = {1, 1}, .check = check, .lower = lower,
+    .describe = describe};
 
 }  // namespace mote::ops

@@ -107,6 +107,36 @@ struct WindowOptions {
   static constexpr auto write = &write_window<typename Table::NativeTableType, Options>;
 };
 
+// Operators whose options are one required field of TFLite's table, the same in the IR (SOFTMAX's
+// beta, LEAKY_RELU's alpha): the table's getter, its object-API field and the IR's field.
+template <tfl::BuiltinOptions kTable, auto kGetter, auto kTableField, auto kField>
+struct OneFieldOptions {
+  template <typename M>
+  struct Of;
+  template <typename C, typename R>
+  struct Of<R C::*> {
+    using Class = C;
+  };
+  template <typename C, typename R>
+  struct Of<R (C::*)() const> {
+    using Class = C;
+  };
+  using Table = typename Of<decltype(kGetter)>::Class;
+  using TableT = typename Of<decltype(kTableField)>::Class;
+  using Options = typename Of<decltype(kField)>::Class;
+
+  static ir::Options read(const TfliteOptions& t) {
+    Options r;
+    r.*kField = (t.table<Table>(kTable, true)->*kGetter)();
+    return r;
+  }
+  static void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+    TableT t;
+    t.*kTableField = std::get<Options>(op.options).*kField;
+    out.Set(std::move(t));
+  }
+};
+
 // Operators without options: `read_empty` accepts none or the empty table `kTable` (what TFLite's
 // converter writes for them); `write_empty` writes that table (nothing for TableT = void).
 template <tfl::BuiltinOptions kTable>

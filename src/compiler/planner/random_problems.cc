@@ -8,14 +8,8 @@ namespace mote::planner {
 
 Buffer buffer(std::string name, uint64_t size, int32_t first, int32_t last, BufferKind kind,
               uint32_t alignment) {
-  Buffer b;
-  b.name = std::move(name);
-  b.kind = kind;
-  b.size = size;
-  b.alignment = alignment;
-  b.first_step = first;
-  b.last_step = last;
-  return b;
+  return Buffer{.name = std::move(name), .kind = kind, .size = size, .alignment = alignment,
+                .first_step = first, .last_step = last, .fixed_offset = std::nullopt};
 }
 
 namespace {
