@@ -87,7 +87,8 @@ class ModelBuilder {
                         ir::Padding padding = ir::Padding::kValid);
   TensorId add_max_pool(TensorId input, int32_t filter_h, int32_t filter_w, int32_t stride_h,
                         int32_t stride_w, ir::Padding padding);
-  // A constant int8 tensor (an operand of ADD, SUB or MUL) holding `values` (row-major).
+  // A constant int8 tensor (an operand of the binary arithmetic operators) holding `values`
+  // (row-major).
   TensorId add_int8_constant(const std::vector<int32_t>& shape, const std::vector<int8_t>& values,
                              float scale, int32_t zero_point);
   TensorId add_add(TensorId a, TensorId b, ir::Activation activation = ir::Activation::kNone);

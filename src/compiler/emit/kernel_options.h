@@ -17,7 +17,7 @@ inline std::unique_ptr<schema::Requant> requant(int32_t multiplier, int32_t shif
   return std::make_unique<schema::Requant>(multiplier, shift);
 }
 
-// ADD and SUB.
+// ADD (the subtraction shares it).
 // The fields ADD and MUL share: offsets, output requantization, clamp.
 template <typename Options, typename Params>
 Options binary_arithmetic_options(const Params& p) {

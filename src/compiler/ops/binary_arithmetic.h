@@ -1,7 +1,8 @@
 #pragma once
-// ADD, SUB and MUL: int8 with TFLite's broadcasting and a fused activation. Their definitions
-// differ only in the kernel's prepare function (the scales and zero points of both inputs and
-// the output, and the activation's clamp) and the options table it fills.
+// The binary arithmetic operators (add, subtract, multiply): int8 with TFLite's broadcasting and a
+// fused activation. Their definitions differ only in the kernel's prepare function (the scales
+// and zero points of both inputs and the output, and the activation's clamp) and the options
+// table it fills.
 #include "compiler/emit/kernel_options.h"
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"

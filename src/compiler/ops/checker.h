@@ -280,8 +280,8 @@ class Checker {
   // The broadcast of inputs 0 and 1 (TFLite's rule, the kernels' own function) is the output.
   void expect_broadcast_output() const;
   // Two int8 operands in, one out, broadcast (the binary arithmetic and extremum operators).
-  // With `constants`, either operand may be a constant (not both): TFLite's ADD, SUB and MUL
-  // take one as they take an activation.
+  // With `constants`, either operand may be a constant (not both): TFLite's binary arithmetic
+  // operators take one as they take an activation.
   void expect_binary_elementwise(bool constants = false);
   // One int8 activation in, one out of its shape (the elementwise activations).
   void expect_unary_elementwise();

@@ -107,8 +107,8 @@ struct WindowOptions {
   static constexpr auto write = &write_window<typename Table::NativeTableType, Options>;
 };
 
-// Operators whose options are one required field of TFLite's table, the same in the IR (SOFTMAX's
-// beta, LEAKY_RELU's alpha): the table's getter, its object-API field and the IR's field.
+// Operators whose options are one required field of TFLite's table, the same in the IR (for
+// example SOFTMAX's beta): the table's getter, its object-API field and the IR's field.
 template <tfl::BuiltinOptions kTable, auto kGetter, auto kTableField, auto kField>
 struct OneFieldOptions {
   template <typename M>
