@@ -49,7 +49,7 @@ struct OpDef {
   // `max`; inputs before `first_optional` must be present.
   struct Inputs {
     size_t min = 0, max = SIZE_MAX, first_optional = SIZE_MAX;
-  } inputs;
+  } inputs = {};
   // Types, quantization and output shape; throws InputError naming the operator.
   void (*check)(Checker& c) = nullptr;
   // Multiply-accumulates of one run (0 when absent).

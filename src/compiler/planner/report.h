@@ -31,7 +31,7 @@ struct ReportContext {
   std::string source;                           // e.g. the file name
   std::optional<std::string> target;            // e.g. "cortex-m55"
   std::optional<kernels::Extension> extension;  // what the scratch sizes were made for
-  std::vector<StepKernel> kernels;              // one per operator, by step
+  std::vector<StepKernel> kernels = {};         // one per operator, by step
 };
 
 struct PlanFigures {
