@@ -49,7 +49,7 @@ echo "  fully connected and average pool on SMLAD/SXTB16/SXTAB16; the other oper
 echo "  Cortex-M55 runs Mote's portable"
 echo "  C++ (src/kernels/portable, -O3; gcc 12 barely auto-vectorises it for MVE, and there are no MVE"
 echo "  kernels yet). \`mote plan <model> --target <cpu>\` names the variant of every operator."
-echo "- Side by side on Cortex-M4 (TFLM + CMSIS-NN, measured the same way; /work/shared/design/FACTS.md"
+echo "- Side by side on Cortex-M4 (TFLM + CMSIS-NN, measured the same way; ../shared/design/FACTS.md"
 echo "  section 3): keyword spotting 7,697,080; visual wake words 24,102,360; image classification"
 echo "  29,864,320; anomaly detection 583,160."
 echo "- Each model is the one the QEMU tests run: inputs from \`shared/models/expected\` (or the builder's"
