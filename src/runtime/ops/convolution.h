@@ -43,26 +43,20 @@ Error check_convolution_quantization(const OpChecker& c, const Options& o, int32
   return c.per_channel(o.multipliers(), o.shifts(), co, acc_bound);
 }
 
-// The kernel's parameters: `shape`, then offsets, clamp and per-channel requantization.
-template <typename Params, typename Options, typename Shape>
-Params convolution_params(const Op& op, const Options& o, const Shape& shape) {
+// The invoke of a convolution: its kernel's parameters (the shape from `kShape`, then offsets,
+// clamp and per-channel requantization), then `kKernel` on input 0, filter 1, the optional bias 2
+// and the operator's scratch.
+template <typename Params, typename Options, auto kShape, auto kKernel>
+void invoke_convolution(const Op& op) {
+  const Options& o = op.options<Options>();
   Params p{};
-  p.shape = shape;
+  p.shape = kShape(op.program(), op.op());
   p.input_offset = o.input_offset();
   p.output_offset = o.output_offset();
   p.act_min = o.activation_min();
   p.act_max = o.activation_max();
   p.output_multiplier = op.constant_i32(o.multipliers());
   p.output_shift = op.constant_i32(o.shifts());
-  return p;
-}
-
-// The invoke of a convolution: its parameters (shape from `kShape`), then `kKernel` on input 0,
-// filter 1, the optional bias 2 and the operator's scratch.
-template <typename Params, typename Options, auto kShape, auto kKernel>
-void invoke_convolution(const Op& op) {
-  const Params p =
-      convolution_params<Params>(op, op.options<Options>(), kShape(op.program(), op.op()));
   kKernel(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2),
           op.out_data<int8_t>(), op.scratch());
 }

@@ -43,9 +43,6 @@ inline Error requant_error(int32_t multiplier) {
 }
 
 bool same_shape(const schema::Tensor& a, const schema::Tensor& b);
-inline bool is(const schema::Tensor& t, schema::DataType type, size_t r) {
-  return t.type() == type && rank(t) == r;
-}
 
 // Along one spatial axis: input `in`, output `out`, effective kernel `k`, stride, leading pad.
 // Every window must touch the input (so average pooling never divides by zero) and the output
