@@ -1,0 +1,80 @@
+#pragma once
+// One kernel call as bytes: the parameters and tensors of a reference-vector set (shared/vectors)
+// for an operator with kernel variants, so that the same set runs through the kernels of any
+// build: the host's vector test (kernel_call_vectors.cc reads the JSON into a call) and the
+// firmware's, which reads calls written on the host through semihosting
+// (targets/cortex-m/tests/vector_calls.cc). Test support; embeddable C++17 (no heap).
+//
+// Layout, little-endian, every field 4 bytes:
+//   "MKC1"  kind  n_ints  ints[n_ints]  n_tensors  { element_bytes  count  data (padded to 4) }...
+// The ints are the kind's parameter fields in the order of visit_fields() in kernel_call.cc; the
+// tensors are in the order of the kind's comment below, the expected output last.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mote/kernels/common.h"
+#include "mote/kernels/scratch.h"
+
+namespace mote {
+namespace kernels {
+namespace testing {
+
+enum class CallKind : uint32_t {
+  kConv = 1,            // input, filter, bias (may be empty), multipliers, shifts, expected
+  kDepthwiseConv = 2,   // the same
+  kFullyConnected = 3,  // input, filter, bias (may be empty), multipliers, shifts, expected
+  kAveragePool = 4,     // input, expected
+  kMaxPool = 5,         // input, expected
+  kAdd = 6,             // input1, input2, expected
+  kMul = 7,             // input1, input2, expected
+};
+
+inline constexpr uint32_t kCallMagic = 0x31434B4Du;  // "MKC1"
+inline constexpr size_t kMaxCallInts = 32;
+inline constexpr size_t kMaxCallTensors = 8;
+
+struct CallTensor {
+  const void* data;  // 4-byte aligned when the call's bytes are
+  uint32_t element_bytes;
+  uint32_t count;
+};
+
+// A decoded call; points into the bytes it was decoded from.
+struct KernelCall {
+  CallKind kind;
+  uint32_t n_ints;
+  int32_t ints[kMaxCallInts];
+  uint32_t n_tensors;
+  CallTensor tensors[kMaxCallTensors];
+};
+
+// Decodes `size` bytes (4-byte aligned) into `call`; false if they are not a well-formed call of a
+// known kind with the tensors its kind needs, each of the size its parameters imply.
+bool decode_call(const uint8_t* bytes, size_t size, KernelCall* call);
+
+// The expected output (the last tensor) and the output's element count.
+const CallTensor& expected_output(const KernelCall& call);
+
+// Scratch run_call needs: the kernel's for a build for `extension`, or for this build's own
+// kernels; fully connected needs room there for its kernel sums and a second output instead.
+size_t call_scratch_bytes(const KernelCall& call, Extension extension);
+size_t built_call_scratch_bytes(const KernelCall& call);
+// The name of the kernel variant this build runs for the call ("dsp", "portable").
+const char* built_call_variant(const KernelCall& call);
+
+enum class CallStatus {
+  kOk,
+  kOutputTooSmall,     // `output_size` below the expected output's count
+  kScratchTooSmall,    // below built_call_scratch_bytes()
+  kKernelSumsDiffer,   // fully connected: compile-time kernel sums change the result
+};
+
+// Runs the call on this build's kernels, writing expected_output(call).count int8 values to
+// `output`. Fully connected also runs with kernel sums computed ahead (as the runtime does), in
+// `scratch`, and must give the same result.
+CallStatus run_call(const KernelCall& call, int8_t* output, size_t output_size, Scratch scratch);
+
+}  // namespace testing
+}  // namespace kernels
+}  // namespace mote
