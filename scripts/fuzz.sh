@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Mote's libFuzzer targets (build-fuzz/: clang, ASan, UBSan), writes their seed corpora with
 # the project's own builder and compiler, then runs every target for SECONDS each (default 60).
-#   ./scripts/fuzz.sh [SECONDS] [TARGET...]     targets: fuzz_tflite_reader fuzz_program_load fuzz_planner
+#   ./scripts/fuzz.sh [SECONDS] [TARGET...]     targets: fuzz_tflite_reader fuzz_program_load
+#                                               fuzz_program_load_dsp (on the dsp kernels) fuzz_planner
 # Exits non-zero when a target finds a crash, a sanitizer report, a timeout (10 s per input) or an
 # out-of-memory; the input that did it stays in build-fuzz/artifacts/<target>/ (replay it with
 # build-fuzz/fuzz/<target> FILE). Corpora grow across runs in build-fuzz/corpus/<target>/; logs
@@ -14,10 +15,10 @@ if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then
   seconds=$1
   shift
 fi
-case "${1:-}" in -h|--help) sed -n '2,8p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,9p' "$0"; exit 0 ;; esac
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(fuzz_tflite_reader fuzz_program_load fuzz_planner)
+  targets=(fuzz_tflite_reader fuzz_program_load fuzz_program_load_dsp fuzz_planner)
 fi
 
 build=build-fuzz
@@ -35,6 +36,14 @@ max_len() {
   esac
 }
 
+# The dsp harness shares the program-load seeds and dictionary.
+inputs_of() {
+  case "$1" in
+    fuzz_program_load_dsp) echo fuzz_program_load ;;
+    *) echo "$1" ;;
+  esac
+}
+
 status=0
 for target in "${targets[@]}"; do
   corpus="$build/corpus/$target"
@@ -43,9 +52,10 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   args=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len "$target")"
         -print_final_stats=1 -artifact_prefix="$artifacts/")
-  if [ -f "fuzz/$target.dict" ]; then args+=(-dict="fuzz/$target.dict"); fi
+  inputs=$(inputs_of "$target")
+  if [ -f "fuzz/$inputs.dict" ]; then args+=(-dict="fuzz/$inputs.dict"); fi
   echo "fuzz: $target for ${seconds}s"
-  if "$build/fuzz/$target" "${args[@]}" "$corpus" "$build/seeds/$target" >"$log" 2>&1; then
+  if "$build/fuzz/$target" "${args[@]}" "$corpus" "$build/seeds/$inputs" >"$log" 2>&1; then
     # The last status line and the final counters, e.g. "#123456 DONE cov: 2345 ft: 6789 corp: 321/1Mb".
     grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -1 || true
     grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "$log" || true
