@@ -1,9 +1,11 @@
-// dsp DEPTHWISE_CONV_2D, depth multiplier 1. A pixel's channels are contiguous in the input, the
+// dsp DEPTHWISE_CONV_2D. Depth multiplier 1: a pixel's channels are contiguous in the input, the
 // filter and the output, so four channels are one word: SXTAB16 widens input bytes 0/2 and 1/3
 // with the zero point added, SXTB16 the weights, and SMLABB/SMLATT add each lane's product to
 // that channel's sum (the pairs belong to different channels, so SMLAD cannot be used). The sums
 // of four channels stay in registers across the window's taps. Channels past the last multiple
-// of four go one at a time. No scratch.
+// of four go one at a time. Depth multiplier M > 1: the M outputs of one input channel are
+// contiguous in the filter and the output, so four of them are one weight word against one
+// input value, in both halves of a word. No scratch.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -111,6 +113,64 @@ inline void four_channels_3x3(const Window& win, int32_t c, uint32_t offset2, in
   store_sums(a, a0, a1, a2, a3);
 }
 
+// Outputs [o, o + 4) of input channel c (depth multiplier > 1): the window's input value of that
+// channel (zero point added) in both halves of a word, against four consecutive weights.
+inline void four_outputs_of_channel(const Window& win, int32_t c, int32_t o, int16_t offset,
+                                    int32_t* a) {
+  int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  const int8_t* xr = win.x + c;
+  const int8_t* wr = win.w + o;
+  for (int32_t r = 0; r < win.rows; ++r, xr += win.x_row, wr += win.w_row) {
+    const int8_t* x = xr;
+    const int8_t* w = wr;
+    for (int32_t t = 0; t < win.taps; ++t, x += win.x_tap, w += win.w_tap) {
+      const int32_t xv = *x + offset;
+      const uint32_t xx = pack16(xv, xv);
+      const uint32_t wv = load4(w);
+      const uint32_t we = sxtb16(wv), wo = sxtb16_ror8(wv);
+      a0 = smlabb(xx, we, a0);
+      a2 = smlatt(xx, we, a2);
+      a1 = smlabb(xx, wo, a1);
+      a3 = smlatt(xx, wo, a3);
+    }
+  }
+  store_sums(a, a0, a1, a2, a3);
+}
+
+// Output o (filter column o) from input channel c over the window.
+inline int32_t one_output(const Window& win, int32_t c, int32_t o, int16_t offset, int32_t acc) {
+  const int8_t* xr = win.x + c;
+  const int8_t* wr = win.w + o;
+  for (int32_t r = 0; r < win.rows; ++r, xr += win.x_row, wr += win.w_row) {
+    for (int32_t t = 0; t < win.taps; ++t) acc += (xr[t * win.x_tap] + offset) * wr[t * win.w_tap];
+  }
+  return acc;
+}
+
+// Every output channel of one pixel with depth multiplier m > 1.
+inline void depth_multiplied_pixel(const Window& win, int32_t input_c, int32_t m, int16_t offset,
+                                   const int32_t* bias, const Requantizer& rq, int8_t* out) {
+  const int32_t m4 = m & ~3;
+  for (int32_t c = 0; c < input_c; ++c) {
+    const int32_t first = c * m;
+    int32_t j = 0;
+    for (; j < m4; j += 4) {
+      const int32_t o = first + j;
+      int32_t a[4] = {bias_or_zero(bias, o), bias_or_zero(bias, o + 1), bias_or_zero(bias, o + 2),
+                      bias_or_zero(bias, o + 3)};
+      four_outputs_of_channel(win, c, o, offset, a);
+      out[o] = rq(a[0], o);
+      out[o + 1] = rq(a[1], o + 1);
+      out[o + 2] = rq(a[2], o + 2);
+      out[o + 3] = rq(a[3], o + 3);
+    }
+    for (; j < m; ++j) {
+      const int32_t o = first + j;
+      out[o] = rq(one_output(win, c, o, offset, bias_or_zero(bias, o)), o);
+    }
+  }
+}
+
 inline int32_t one_channel(const Window& win, int32_t c, int16_t offset, int32_t acc) {
   const int8_t* xr = win.x + c;
   const int8_t* wr = win.w + c;
@@ -137,18 +197,19 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
   const uint32_t offset2 = pack16(offset, offset);
   const int32_t c_all = s.input_c;
   const int32_t c4 = c_all & ~3;
+  const int32_t m = s.output_c / s.input_c;  // depth multiplier
   const bool is3x3 = s.filter_h == 3 && s.filter_w == 3;
   Window win{};
   win.x_row = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_all;
   win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
-  win.w_row = static_cast<ptrdiff_t>(s.filter_w) * c_all;
-  win.w_tap = c_all;
+  win.w_row = static_cast<ptrdiff_t>(s.filter_w) * s.output_c;
+  win.w_tap = s.output_c;
   internal::PixelWindow pw;
   int8_t* out = output;
   for (int32_t b = 0; b < s.batches; ++b) {
     for (int32_t y = 0; y < s.output_h; ++y) {
       internal::window_rows(s, y, pw);
-      for (int32_t x = 0; x < s.output_w; ++x, out += c_all) {
+      for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
         internal::window_columns(s, x, pw);
         win.rows = pw.ky_end > pw.ky_begin ? pw.ky_end - pw.ky_begin : 0;
         win.taps = pw.kx_end > pw.kx_begin ? pw.kx_end - pw.kx_begin : 0;
@@ -158,7 +219,11 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
         win.x = win.rows == 0
                     ? input
                     : input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w + ix) * c_all;
-        win.w = filter + static_cast<ptrdiff_t>(pw.ky_begin * s.filter_w + pw.kx_begin) * c_all;
+        win.w = filter + static_cast<ptrdiff_t>(pw.ky_begin * s.filter_w + pw.kx_begin) * s.output_c;
+        if (m > 1) {
+          depth_multiplied_pixel(win, c_all, m, offset, bias, rq, out);
+          continue;
+        }
         const bool whole3x3 = is3x3 && win.rows == 3 && win.taps == 3;
         int32_t c = 0;
         for (; c < c4; c += 4) {

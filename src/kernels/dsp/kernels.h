@@ -12,7 +12,8 @@
 //    channels) while it writes them, so an output may overlap input only of pixels before the block;
 //  - conv im2col: blocks of two output pixels; both columns are gathered before the block writes;
 //  - depthwise: one output pixel at a time, channels in blocks of four: a pixel's window is read
-//    while its channels are written;
+//    while its channels are written (with a depth multiplier, all outputs of input channel c
+//    before those of c + 1);
 //  - fully connected: one row at a time, reading the whole row while writing it.
 
 #include "mote/kernels/conv.h"
@@ -31,8 +32,9 @@ size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
 
-// DEPTHWISE_CONV_2D with depth multiplier 1 (any kernel size, stride, dilation, padding); no
-// scratch. Depth multipliers above 1 run the portable kernel.
+// DEPTHWISE_CONV_2D, any depth multiplier, kernel size, stride, dilation and padding; no
+// scratch. Multiplier 1 in blocks of four channels (3x3 windows unrolled); above 1 in blocks of
+// four outputs of one input channel.
 bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
