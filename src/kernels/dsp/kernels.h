@@ -16,6 +16,7 @@
 //    before those of c + 1);
 //  - fully connected: one row at a time, reading the whole row while writing it.
 
+#include "mote/kernels/add.h"
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
@@ -49,6 +50,13 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
 // lanes of two words); no scratch. One output pixel at a time, after reading its window.
 bool average_pool_handles(const PoolParams& params);
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
+
+// ADD of same-shape inputs (no broadcasting) with left_shift <= 22 and right shifts (TFLite's
+// int8 ADD: 20 and <= 0); other parameters run the portable kernel. No scratch. Elementwise: the
+// output may be either input.
+bool add_handles(const BroadcastShape& shape);
+void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output);
 
 }  // namespace dsp
 }  // namespace kernels

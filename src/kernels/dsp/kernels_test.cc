@@ -3,6 +3,7 @@
 // requantization with left and right shifts; and the requantization step at its edges.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -241,6 +242,60 @@ TEST(DspAveragePool, EqualsPortableOnRandomShapes) {
   big.filter_h = 16;  // 256
   EXPECT_TRUE(dsp::average_pool_handles(big));
   EXPECT_STREQ(built_average_pool_kernel_variant(big), "dsp");
+}
+
+// ADD: parameters as TFLite prepares them from random scales, and raw ones at the edges of what
+// the dsp shortcuts take (any right shift, left shift up to 22, multipliers up to INT32_MAX); in
+// place too (output = input1), as the runtime runs it.
+TEST(DspAdd, EqualsPortableOnRandomParameters) {
+  int ran = 0;
+  for (int iter = 0; iter < 400; ++iter) {
+    AddParams p{};
+    if (iter % 2 == 0) {
+      const auto scale = [] { return std::ldexp(static_cast<float>(uniform(1000, 100000)), -uniform(10, 24)); };
+      p = prepare_add(scale(), uniform(-128, 127), scale(), uniform(-128, 127), scale(),
+                      uniform(-128, 127), iter % 8 == 0 ? uniform(-128, 0) : -128,
+                      iter % 8 == 0 ? uniform(1, 127) : 127);
+    } else {
+      p.input1_offset = uniform(-127, 128);
+      p.input2_offset = uniform(-127, 128);
+      p.output_offset = uniform(-128, 127);
+      p.left_shift = uniform(0, 22);
+      p.input1_multiplier = uniform(iter % 3 == 0 ? 0 : 1 << 30, INT32_MAX);
+      p.input2_multiplier = uniform(1 << 30, INT32_MAX);
+      p.input1_shift = uniform(-31, 0);
+      p.input2_shift = uniform(-31, 0);
+      p.output_multiplier = uniform(1 << 30, INT32_MAX);
+      p.output_shift = uniform(-31, 0);
+      p.act_min = -128;
+      p.act_max = 127;
+    }
+    if (!add_fits(p)) continue;
+    ++ran;
+    const int32_t n = uniform(1, 70);
+    const BroadcastShape shape = elementwise_shape(n);
+    ASSERT_TRUE(dsp::add_handles(shape));
+    // Extremes every fifth iteration: both inputs at -128 or 127 throughout.
+    const int32_t lo = iter % 5 == 0 ? (iter % 2 ? 127 : -128) : -128;
+    const int32_t hi = iter % 5 == 0 ? lo : 127;
+    auto a = random_values<int8_t>(n, lo, hi);
+    const auto b = random_values<int8_t>(n, lo, hi);
+    std::vector<int8_t> want(n), got(n, 0x55);
+    portable_add(p, shape, a.data(), b.data(), want.data());
+    dsp::add(p, shape, a.data(), b.data(), got.data());
+    ASSERT_EQ(got, want) << "iteration " << iter << " shifts " << p.left_shift << " "
+                         << p.input1_shift << " " << p.input2_shift << " " << p.output_shift;
+    dsp::add(p, shape, a.data(), b.data(), a.data());
+    ASSERT_EQ(a, want) << "iteration " << iter << " in place";
+  }
+  EXPECT_GT(ran, 250);
+  const int32_t d1[] = {2, 3}, d2[] = {1, 3};
+  BroadcastShape broadcast{};
+  ASSERT_TRUE(prepare_broadcast_shape(d1, 2, d2, 2, &broadcast));
+  EXPECT_FALSE(dsp::add_handles(broadcast));
+  EXPECT_STREQ(built_add_kernel_variant(broadcast), "portable");
+  EXPECT_STREQ(built_add_kernel_variant(elementwise_shape(8)), "dsp");
+  EXPECT_STREQ(add_kernel_variant(elementwise_shape(8), Extension::kScalar), "portable");
 }
 
 // The tables: a build with the dsp folder runs it, and plans for the DSP extension name it.
