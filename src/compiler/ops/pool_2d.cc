@@ -39,6 +39,11 @@ const char* average_variant(const ir::Graph& g, const ir::Operator& op,
   return kernels::average_pool_kernel_variant(p, extension);
 }
 
+// Every max pool has the dsp kernel on the DSP extension.
+const char* max_variant(const ir::Graph&, const ir::Operator&, kernels::Extension extension) {
+  return kernels::max_pool_kernel_variant(kernels::PoolParams{}, extension);
+}
+
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::Pool2DOptions>(ctx.op().options);
   const ir::Tensor& input = ctx.in(0);
@@ -74,7 +79,8 @@ extern const OpDef average_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator:
 
 extern const OpDef max_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::MAX_POOL_2D),
                                .read_options = Window::read, .write_options = Window::write,
-                               .inputs = {1, 1}, .check = check, .lower = lower,
+                               .inputs = {1, 1}, .check = check,
+                               .kernel_variant = max_variant, .lower = lower,
                                .describe = describe};
 
 }  // namespace mote::ops

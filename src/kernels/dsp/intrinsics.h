@@ -52,8 +52,24 @@ inline int32_t ssat(int32_t x) {
   return __ssat(x, bits);
 }
 
+// Lane-wise maximum and minimum of four signed bytes: SSUB8 sets the GE flag of each byte where
+// a >= b, SEL takes that byte from its first operand where the flag is set. One asm block, so
+// nothing can set the flags in between.
+inline uint32_t max_s8x4(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("ssub8 %0, %1, %2\n\tsel %0, %1, %2" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+  return r;
+}
+inline uint32_t min_s8x4(uint32_t a, uint32_t b) {
+  uint32_t r;
+  __asm__("ssub8 %0, %1, %2\n\tsel %0, %2, %1" : "=&r"(r) : "r"(a), "r"(b) : "cc");
+  return r;
+}
+
 #else
 
+using emulated::max_s8x4;
+using emulated::min_s8x4;
 using emulated::smlabb;
 using emulated::smlad;
 using emulated::smlatt;

@@ -45,6 +45,19 @@ inline int32_t ssat(int32_t x) {
   return static_cast<int32_t>(x > hi ? hi : (x < lo ? lo : x));
 }
 
+// SSUB8 then SEL: the GE flag of byte i is set where a_i - b_i >= 0 (signed), and SEL takes
+// byte i of its first operand where it is set, of its second otherwise.
+inline uint32_t ssub8_sel(uint32_t a, uint32_t b, uint32_t first, uint32_t second) {
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const bool ge = byte_at(a, i) - byte_at(b, i) >= 0;
+    r |= ((ge ? first : second) >> (8 * i) & 0xffu) << (8 * i);
+  }
+  return r;
+}
+inline uint32_t max_s8x4(uint32_t a, uint32_t b) { return ssub8_sel(a, b, a, b); }
+inline uint32_t min_s8x4(uint32_t a, uint32_t b) { return ssub8_sel(a, b, b, a); }
+
 }  // namespace emulated
 }  // namespace dsp
 }  // namespace kernels

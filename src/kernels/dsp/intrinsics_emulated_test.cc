@@ -53,5 +53,14 @@ TEST(DspEmulation, SsatClampsToSignedRange) {
   EXPECT_EQ(ssat<32>(INT32_MIN), INT32_MIN);
 }
 
+TEST(DspEmulation, Ssub8SelTakesSignedBytewiseMaximumAndMinimum) {
+  // Bytes (low first): 5 / -3, -128 / 127, 127 / -128, -1 / -1.
+  const uint32_t a = 0xff7f8005u, b = 0xff807ffdu;
+  EXPECT_EQ(max_s8x4(a, b), 0xff7f7f05u);
+  EXPECT_EQ(min_s8x4(a, b), 0xff8080fdu);
+  EXPECT_EQ(max_s8x4(0x80808080u, 0x00000000u), 0x00000000u);
+  EXPECT_EQ(min_s8x4(0x80808080u, 0x7f7f7f7fu), 0x80808080u);
+}
+
 }  // namespace
 }  // namespace mote::kernels::dsp::emulated

@@ -51,6 +51,10 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
 bool average_pool_handles(const PoolParams& params);
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
 
+// MAX_POOL_2D, every shape: four channels a word (SSUB8 + SEL); no scratch. One output pixel at
+// a time, after reading its window.
+void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
+
 // ADD of same-shape inputs (no broadcasting) with left_shift <= 22 and right shifts (TFLite's
 // int8 ADD: 20 and <= 0); other parameters run the portable kernel. No scratch. Elementwise: the
 // output may be either input.

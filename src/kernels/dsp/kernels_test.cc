@@ -244,6 +244,27 @@ TEST(DspAveragePool, EqualsPortableOnRandomShapes) {
   EXPECT_STREQ(built_average_pool_kernel_variant(big), "dsp");
 }
 
+TEST(DspMaxPool, EqualsPortableOnRandomShapes) {
+  for (int iter = 0; iter < 200; ++iter) {
+    const int32_t in_h = uniform(1, 12), in_w = uniform(1, 12);
+    const int32_t fh = uniform(1, in_h), fw = uniform(1, in_w);
+    const int32_t channels = uniform(1, 13);
+    const bool narrowed = iter % 3 == 0;
+    const PoolParams p = prepare_pool(uniform(1, 2), in_h, in_w, channels, fh, fw, uniform(1, 3),
+                                      uniform(1, 3), iter % 2 == 0, narrowed ? uniform(-128, 0) : -128,
+                                      narrowed ? uniform(1, 127) : 127);
+    const auto input = random_values<int8_t>(size_t(p.batches) * in_h * in_w * channels, -128, 127);
+    const size_t out_n = size_t(p.batches) * p.output_h * p.output_w * channels;
+    std::vector<int8_t> want(out_n), got(out_n, 0x55);
+    portable_max_pool(p, input.data(), want.data());
+    dsp::max_pool(p, input.data(), got.data());
+    ASSERT_EQ(got, want) << "iteration " << iter << ": in " << in_h << "x" << in_w << "x" << channels
+                         << " window " << fh << "x" << fw;
+  }
+  EXPECT_STREQ(built_max_pool_kernel_variant(PoolParams{}), "dsp");
+  EXPECT_STREQ(max_pool_kernel_variant(PoolParams{}, Extension::kScalar), "portable");
+}
+
 // ADD: parameters as TFLite prepares them from random scales, and raw ones at the edges of what
 // the dsp shortcuts take (any right shift, left shift up to 22, multipliers up to INT32_MAX); in
 // place too (output = input1), as the runtime runs it.

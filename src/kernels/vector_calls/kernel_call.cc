@@ -318,6 +318,17 @@ const char* built_call_variant(const KernelCall& call) {
       pool_params(call, &p);
       return built_average_pool_kernel_variant(p);
     }
+    case CallKind::kMaxPool: {
+      PoolParams p;
+      pool_params(call, &p);
+      return built_max_pool_kernel_variant(p);
+    }
+    case CallKind::kAdd: {
+      int32_t count = 0;
+      AddParams p;
+      add_params(call, &p, &count);
+      return built_add_kernel_variant(elementwise_shape(count));
+    }
     default:
       return "portable";
   }
