@@ -29,24 +29,11 @@ constexpr MaxPoolVariant kMaxPoolVariants[] = {
 
 }  // namespace
 
-const char* max_pool_kernel_variant(const PoolParams& params, Extension extension) {
-  return to_string(internal::variant_for(kMaxPoolVariants, params, extension).variant);
-}
-
-const char* built_max_pool_kernel_variant(const PoolParams& params) {
-  return to_string(internal::built_variant(kMaxPoolVariants, params).variant);
-}
+MOTE_KERNEL_VARIANT_NAMES(max_pool, const PoolParams&, kMaxPoolVariants)
+MOTE_KERNEL_VARIANT_NAMES(average_pool, const PoolParams&, kAveragePoolVariants)
 
 void max_pool(const PoolParams& params, const int8_t* input, int8_t* output) {
   internal::built_variant(kMaxPoolVariants, params).kernel(params, input, output);
-}
-
-const char* average_pool_kernel_variant(const PoolParams& params, Extension extension) {
-  return to_string(internal::variant_for(kAveragePoolVariants, params, extension).variant);
-}
-
-const char* built_average_pool_kernel_variant(const PoolParams& params) {
-  return to_string(internal::built_variant(kAveragePoolVariants, params).variant);
 }
 
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch) {

@@ -39,6 +39,16 @@
     return to_string(internal::built_variant(table, key).variant);                    \
   }
 
+// The two name queries of an operator whose variants need no scratch:
+//   <op>_kernel_variant(key, extension), built_<op>_kernel_variant(key).
+#define MOTE_KERNEL_VARIANT_NAMES(op, Key, table)                                      \
+  const char* op##_kernel_variant(Key key, Extension extension) {                     \
+    return to_string(internal::variant_for(table, key, extension).variant);           \
+  }                                                                                   \
+  const char* built_##op##_kernel_variant(Key key) {                                  \
+    return to_string(internal::built_variant(table, key).variant);                    \
+  }
+
 namespace mote {
 namespace kernels {
 namespace internal {

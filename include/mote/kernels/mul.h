@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/broadcast.h"
+#include "mote/kernels/scratch.h"
 
 namespace mote {
 namespace kernels {
@@ -30,9 +31,15 @@ MulParams prepare_mul(float input1_scale, int32_t input1_zero_point, float input
                       int32_t act_min, int32_t act_max);
 
 // output = input1 * input2 over `shape` (see broadcast.h). No scratch. The output may be an input
-// buffer whose shape equals the output's (in place).
+// buffer whose shape equals the output's (in place). Runs the variant built into the library that
+// handles the shape (src/kernels/mul.cc picks; every variant keeps the in-place rule).
 void mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output);
+// The portable kernel; the variant a build for `extension` runs, and this build's.
+void portable_mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
+                  const int8_t* input2, int8_t* output);
+const char* mul_kernel_variant(const BroadcastShape& shape, Extension extension);
+const char* built_mul_kernel_variant(const BroadcastShape& shape);
 
 }  // namespace kernels
 }  // namespace mote

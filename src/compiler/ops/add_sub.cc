@@ -1,31 +1,11 @@
 // ADD and SUB: int8 with TFLite's broadcasting and fused activation. TFLite prepares both the
 // same way (inputs to a common scale with 20 bits of headroom); SUB subtracts the scaled inputs.
-// ADD has kernel variants (src/kernels/add.cc), chosen by the broadcast shape.
+// ADD has kernel variants (src/kernels/elementwise.cc), chosen by the broadcast shape.
 #include "compiler/ops/binary_arithmetic.h"
 
 namespace mote::ops {
-namespace {
 
-const char* add_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
-  const ir::Tensor& a = g.tensors[op.inputs[0]];
-  const ir::Tensor& b = g.tensors[op.inputs[1]];
-  kernels::BroadcastShape shape{};
-  if (!kernels::prepare_broadcast_shape(a.shape.data(), static_cast<int32_t>(a.shape.size()),
-                                        b.shape.data(), static_cast<int32_t>(b.shape.size()),
-                                        &shape)) {
-    return kernels::to_string(kernels::Variant::kPortable);  // refused by the check anyway
-  }
-  return kernels::add_kernel_variant(shape, extension);
-}
-
-constexpr OpDef with_add_variants(OpDef def) {
-  def.kernel_variant = add_variant;
-  return def;
-}
-
-}  // namespace
-
-extern const OpDef add = with_add_variants(
+extern const OpDef add = with_broadcast_variants<&kernels::add_kernel_variant>(
     binary_arithmetic<tfl::AddOptions, tfl::BuiltinOptions::AddOptions, &kernels::prepare_add,
                       &kernels::add_fits>(tfl::BuiltinOperator::ADD));
 

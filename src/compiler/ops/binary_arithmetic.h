@@ -47,4 +47,26 @@ constexpr OpDef binary_arithmetic(tfl::BuiltinOperator code) {
                .describe = describe_activation};
 }
 
+// `kernel_variant` of an operator whose variant table is keyed by the broadcast shape (ADD, MUL):
+// with_broadcast_variants<&kernels::add_kernel_variant>(binary_arithmetic<...>(code)).
+template <auto kVariant>
+const char* broadcast_variant(const ir::Graph& g, const ir::Operator& op,
+                              kernels::Extension extension) {
+  const ir::Tensor& a = g.tensors[op.inputs[0]];
+  const ir::Tensor& b = g.tensors[op.inputs[1]];
+  kernels::BroadcastShape shape{};
+  if (!kernels::prepare_broadcast_shape(a.shape.data(), static_cast<int32_t>(a.shape.size()),
+                                        b.shape.data(), static_cast<int32_t>(b.shape.size()),
+                                        &shape)) {
+    return kernels::to_string(kernels::Variant::kPortable);  // refused by the check anyway
+  }
+  return kVariant(shape, extension);
+}
+
+template <auto kVariant>
+constexpr OpDef with_broadcast_variants(OpDef def) {
+  def.kernel_variant = broadcast_variant<kVariant>;
+  return def;
+}
+
 }  // namespace mote::ops

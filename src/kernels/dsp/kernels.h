@@ -20,6 +20,7 @@
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
+#include "mote/kernels/mul.h"
 #include "mote/kernels/pooling.h"
 
 namespace mote {
@@ -60,6 +61,12 @@ void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
 // output may be either input.
 bool add_handles(const BroadcastShape& shape);
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output);
+
+// MUL of same-shape inputs; no scratch. Elementwise: the output may be either input. Any
+// output shift (those above -2 take the portable requantization step).
+bool mul_handles(const BroadcastShape& shape);
+void mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output);
 
 }  // namespace dsp

@@ -319,6 +319,45 @@ TEST(DspAdd, EqualsPortableOnRandomParameters) {
   EXPECT_STREQ(add_kernel_variant(elementwise_shape(8), Extension::kScalar), "portable");
 }
 
+// MUL: TFLite-prepared parameters, raw ones with any output shift, in place too.
+TEST(DspMul, EqualsPortableOnRandomParameters) {
+  int ran = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    MulParams p{};
+    if (iter % 2 == 0) {
+      const auto scale = [] { return std::ldexp(static_cast<float>(uniform(1000, 100000)), -uniform(10, 22)); };
+      p = prepare_mul(scale(), uniform(-128, 127), scale(), uniform(-128, 127), scale(),
+                      uniform(-128, 127), iter % 8 == 0 ? uniform(-128, 0) : -128,
+                      iter % 8 == 0 ? uniform(1, 127) : 127);
+    } else {
+      p.input1_offset = uniform(-127, 128);
+      p.input2_offset = uniform(-127, 128);
+      p.output_offset = uniform(-128, 127);
+      p.output_multiplier = uniform(1 << 30, INT32_MAX);
+      p.output_shift = uniform(-31, 1);
+      p.act_min = -128;
+      p.act_max = 127;
+    }
+    if (!mul_fits(p)) continue;
+    ++ran;
+    const int32_t n = uniform(1, 70);
+    const BroadcastShape shape = elementwise_shape(n);
+    ASSERT_TRUE(dsp::mul_handles(shape));
+    const int32_t lo = iter % 5 == 0 ? (iter % 2 ? 127 : -128) : -128;
+    const int32_t hi = iter % 5 == 0 ? lo : 127;
+    auto a = random_values<int8_t>(n, lo, hi);
+    const auto b = random_values<int8_t>(n, lo, hi);
+    std::vector<int8_t> want(n), got(n, 0x55);
+    portable_mul(p, shape, a.data(), b.data(), want.data());
+    dsp::mul(p, shape, a.data(), b.data(), got.data());
+    ASSERT_EQ(got, want) << "iteration " << iter << " shift " << p.output_shift;
+    dsp::mul(p, shape, a.data(), b.data(), a.data());
+    ASSERT_EQ(a, want) << "iteration " << iter << " in place";
+  }
+  EXPECT_GT(ran, 200);
+  EXPECT_STREQ(built_mul_kernel_variant(elementwise_shape(8)), "dsp");
+}
+
 // The tables: a build with the dsp folder runs it, and plans for the DSP extension name it.
 TEST(DspTables, BuiltAndPlannedForTheDspExtension) {
   const DepthwiseShape dw{1, 8, 8, 16, 3, 3, 8, 8, 16, 1, 1, 1, 1, 1, 1};

@@ -43,8 +43,8 @@ MulParams prepare_mul(float input1_scale, int32_t input1_zero_point, float input
   return p;
 }
 
-void mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
-         const int8_t* input2, int8_t* output) {
+void portable_mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
+                  const int8_t* input2, int8_t* output) {
   internal::broadcast_binary(shape, input1, input2, output, MulOp{params});
 }
 

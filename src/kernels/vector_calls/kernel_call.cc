@@ -329,6 +329,12 @@ const char* built_call_variant(const KernelCall& call) {
       add_params(call, &p, &count);
       return built_add_kernel_variant(elementwise_shape(count));
     }
+    case CallKind::kMul: {
+      int32_t count = 0;
+      MulParams p;
+      mul_params(call, &p, &count);
+      return built_mul_kernel_variant(elementwise_shape(count));
+    }
     default:
       return "portable";
   }
