@@ -395,5 +395,60 @@ TEST(FieldConstantOperand, TwoConstantsAreStillRefused) {
   }
 }
 
+// SQUEEZE and EXPAND_DIMS move no byte: a model that squeezes and expands around an ADD gives,
+// on every CPU, exactly what the ADD alone gives on the original shape.
+TEST(FieldReshaping, SqueezeAndExpandDimsAreExactAliases) {
+  const std::vector<int8_t> values = {5, -3, 7, 1, 0, -128, 127, 9, -9, 2, 4, -4};
+  auto model = [&](bool reshaped) {
+    builder::ModelBuilder b;
+    builder::TensorId x = b.add_input({1, 3, 1, 4}, ir::DataType::kInt8, 0.05f, 2);
+    if (reshaped) {
+      x = b.add_squeeze(x, {2});        // [1, 3, 4]
+      x = b.add_expand_dims(x, 0);      // [1, 1, 3, 4]
+      x = b.add_squeeze(x, {});         // [3, 4]
+      x = b.add_expand_dims(x, -1);     // [3, 4, 1]
+      x = b.add_expand_dims(x, 0);      // [1, 3, 4, 1]
+      EXPECT_EQ(b.tensor(x).shape, (std::vector<int32_t>{1, 3, 4, 1}));
+    }
+    const builder::TensorId c = b.add_int8_constant(b.tensor(x).shape, values, 0.05f, -1);
+    b.mark_output(b.add_add(x, c));
+    return b.build();
+  };
+  const ir::Graph plain = model(false), reshaped = model(true);
+  for (const char* cpu : kCpus) {
+    const std::vector<uint8_t> input = random_bytes(12, 7);
+    EXPECT_EQ(compile_and_run(reshaped, cpu, input), compile_and_run(plain, cpu, input)) << cpu;
+  }
+}
+
+TEST(FieldReshaping, ShapesTfLiteRefusesAreRefused) {
+  const auto refusal = [](auto add) {
+    builder::ModelBuilder b;
+    const builder::TensorId x = b.add_input({1, 3, 1, 4}, ir::DataType::kInt8, 0.05f, 2);
+    b.mark_output(add(b, x));
+    try {
+      b.build();
+      return std::string("accepted");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_THAT(refusal([](builder::ModelBuilder& b, builder::TensorId x) {
+                return b.add_operator(ir::OpType::kSqueeze, {x}, ir::SqueezeOptions{{1}}, {1, 1, 4},
+                                      0.05f, 2);
+              }),
+              HasSubstr("squeeze_dims 1 names a dimension of size 3, not 1"));
+  EXPECT_THAT(refusal([](builder::ModelBuilder& b, builder::TensorId x) {
+                return b.add_operator(ir::OpType::kSqueeze, {x}, ir::SqueezeOptions{{4}}, {1, 3, 4},
+                                      0.05f, 2);
+              }),
+              HasSubstr("squeeze_dims 4 is outside"));
+  EXPECT_THAT(refusal([](builder::ModelBuilder& b, builder::TensorId x) {
+                return b.add_operator(ir::OpType::kSqueeze, {x}, ir::SqueezeOptions{{2}}, {1, 3, 1, 4},
+                                      0.05f, 2);
+              }),
+              HasSubstr("shape"));
+}
+
 }  // namespace
 }  // namespace mote

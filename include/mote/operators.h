@@ -33,4 +33,6 @@
   X(Minimum, "MINIMUM", minimum)                                             \
   X(Maximum, "MAXIMUM", maximum)                                             \
   X(Sub, "SUB", sub)                                                         \
-  X(LeakyRelu, "LEAKY_RELU", leaky_relu)
+  X(LeakyRelu, "LEAKY_RELU", leaky_relu)                                     \
+  X(Squeeze, "SQUEEZE", squeeze)                                             \
+  X(ExpandDims, "EXPAND_DIMS", expand_dims)

@@ -626,6 +626,34 @@ TensorId ModelBuilder::add_pad(TensorId input,
   return add_op(OpType::kPad, {input, p}, out, std::monostate{});
 }
 
+TensorId ModelBuilder::add_squeeze(TensorId input, const std::vector<int32_t>& squeeze_dims) {
+  const Tensor& in = checked(input, "add_squeeze");
+  const int32_t rank = static_cast<int32_t>(in.shape.size());
+  std::vector<bool> removed(in.shape.size(), squeeze_dims.empty());
+  for (int32_t d : squeeze_dims) {
+    if (d < -rank || d >= rank) bad_argument("add_squeeze: dimension out of range");
+    removed[d < 0 ? d + rank : d] = true;
+  }
+  std::vector<int32_t> shape;
+  for (size_t i = 0; i < in.shape.size(); ++i) {
+    if (!removed[i] || in.shape[i] != 1) shape.push_back(in.shape[i]);
+  }
+  const TensorId out = add_activation_like(op_name("squeeze"), shape, input);
+  return add_op(OpType::kSqueeze, {input}, out, ir::SqueezeOptions{squeeze_dims});
+}
+
+TensorId ModelBuilder::add_expand_dims(TensorId input, int32_t axis) {
+  const Tensor& in = checked(input, "add_expand_dims");
+  const int32_t rank = static_cast<int32_t>(in.shape.size());
+  if (axis < -rank - 1 || axis > rank) bad_argument("add_expand_dims: axis out of range");
+  std::vector<int32_t> shape = in.shape;
+  shape.insert(shape.begin() + (axis < 0 ? axis + rank + 1 : axis), 1);
+  const std::string name = op_name("expand_dims");
+  const TensorId a = add_int32_constant(name + "/axis", {1}, {axis});
+  const TensorId out = add_activation_like(name, shape, input);
+  return add_op(OpType::kExpandDims, {input, a}, out, std::monostate{});
+}
+
 TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims) {
   const Tensor& in = checked(input, "add_mean");
   const int32_t rank = static_cast<int32_t>(in.shape.size());

@@ -96,6 +96,10 @@ class ModelBuilder {
   TensorId add_softmax(TensorId input, float beta = 1.0f);
   // new_shape may hold one -1, resolved from the element count (TFLite's convention).
   TensorId add_reshape(TensorId input, const std::vector<int32_t>& new_shape);
+  // SQUEEZE: removes the listed dimensions (each of size 1; none listed: every size-1 one).
+  TensorId add_squeeze(TensorId input, const std::vector<int32_t>& squeeze_dims);
+  // EXPAND_DIMS: a dimension of size 1 at `axis` (negative counts from the end, -1 appends).
+  TensorId add_expand_dims(TensorId input, int32_t axis);
   // One (before, after) pair per input dimension.
   TensorId add_pad(TensorId input, const std::vector<std::pair<int32_t, int32_t>>& paddings);
   // The output keeps the input's quantization, or takes `scale` and `zero_point`.

@@ -115,6 +115,12 @@ struct ReshapeOptions {
   bool operator==(const ReshapeOptions&) const = default;
 };
 
+// SQUEEZE: the dimensions of size 1 to remove (negative counts from the end); empty = all of them.
+struct SqueezeOptions {
+  std::vector<int32_t> squeeze_dims;
+  bool operator==(const SqueezeOptions&) const = default;
+};
+
 struct ConcatenationOptions {
   int32_t axis = 0;
   Activation activation = Activation::kNone;
@@ -147,12 +153,12 @@ struct LeakyReluOptions {
 };
 
 // Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH,
-// MINIMUM, MAXIMUM) hold std::monostate.
+// MINIMUM, MAXIMUM, EXPAND_DIMS) hold std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
                              FullyConnectedOptions, Pool2DOptions, ElementwiseOptions,
                              SoftmaxOptions, ReshapeOptions, ConcatenationOptions, MeanOptions,
                              ResizeNearestNeighborOptions, TransposeConvOptions,
-                             LeakyReluOptions>;
+                             LeakyReluOptions, SqueezeOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;

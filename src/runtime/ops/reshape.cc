@@ -1,5 +1,5 @@
-// RESHAPE: the same bytes under another shape. The compiler aliases the output to the input,
-// which makes the kernel's move a no-op; it runs in place (memmove).
+// RESHAPE, SQUEEZE and EXPAND_DIMS: the same bytes under another shape. The compiler aliases the
+// output to the input, which makes the kernel's move a no-op; it runs in place (memmove).
 
 #include "mote/kernels/reshape.h"
 #include "runtime/ops/op_support.h"
@@ -21,6 +21,12 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kReshapeOp{
     takes(1, 2, schema::OpOptions::NONE), &check, &invoke, /*required_scratch=*/nullptr,
+    /*runs_in_place=*/true};
+extern const OpRegistration kSqueezeOp{
+    takes(1, 1, schema::OpOptions::NONE), &check, &invoke, /*required_scratch=*/nullptr,
+    /*runs_in_place=*/true};
+extern const OpRegistration kExpandDimsOp{
+    takes(1, 1, schema::OpOptions::NONE), &check, &invoke, /*required_scratch=*/nullptr,
     /*runs_in_place=*/true};
 
 }  // namespace mote::runtime::internal
