@@ -1,0 +1,191 @@
+// mve CONV_2D: int8 dot products of 16 lanes (VMLADAVA), four rows of input by one filter row per
+// inner loop, so that each filter load feeds four of them; the filter row's sum (VADDVA, in the
+// same loop) carries the input offset: sum (x + io) w = sum x w + io sum w.
+//  - 1x1 (no padding): the input pixels are the rows; no scratch.
+//  - otherwise im2col: four int8 columns of x (the input zero point for padding, so that
+//    x + io = 0 there), then the same loop.
+// The four sums of one output channel are requantized as one vector (mve/requantize.h) and
+// stored into the four pixels with one byte scatter. Depth tails are predicated (VCTP8).
+
+#include <arm_mve.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mve/kernels.h"
+#include "mve/requantize.h"
+#include "portable/window.h"
+
+namespace mote {
+namespace kernels {
+namespace mve {
+namespace {
+
+struct Quant {
+  const int32_t* multiplier;
+  const int32_t* shift;
+  OutputStage stage;
+};
+
+// out[k * out_stride + o] for rows k < rows (1..4) and every output channel o < co:
+// requantize(bias[o] + sum_i (x_k[i] + io) * filter[o, i]), i < depth. Rows past `rows` are
+// computed, not stored (callers point them at the last row).
+void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
+               int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
+               int32_t io, const Quant& q_in, int8_t* out, int32_t out_stride) {
+  const Quant q = q_in;  // a local copy: output stores (int8) could alias anything
+  const mve_pred16_t store = vctp32q(static_cast<uint32_t>(rows));
+  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(out_stride));
+  const int32_t full = depth & ~15;
+  const int32_t tail = depth - full;
+  const mve_pred16_t tail_pred = vctp8q(static_cast<uint32_t>(tail));
+  const int8_t* w = filter;
+  for (int32_t o = 0; o < co; ++o, w += depth) {
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, ws = 0;
+    // Pointers stepped by 16 so that the loads write their address back (no separate adds).
+    const int8_t* p0 = x0;
+    const int8_t* p1 = x1;
+    const int8_t* p2 = x2;
+    const int8_t* p3 = x3;
+    const int8_t* pw = w;
+    for (int32_t i = full >> 4; i > 0; --i) {
+      const int8x16_t wv = vldrbq_s8(pw);
+      pw += 16;
+      ws = vaddvaq_s8(ws, wv);
+      a0 = vmladavaq_s8(a0, vldrbq_s8(p0), wv);
+      p0 += 16;
+      a1 = vmladavaq_s8(a1, vldrbq_s8(p1), wv);
+      p1 += 16;
+      a2 = vmladavaq_s8(a2, vldrbq_s8(p2), wv);
+      p2 += 16;
+      a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
+      p3 += 16;
+    }
+    if (tail != 0) {
+      // Zeroed lanes add nothing to the sums.
+      const int8x16_t wv = vldrbq_z_s8(pw, tail_pred);
+      ws = vaddvaq_s8(ws, wv);
+      a0 = vmladavaq_s8(a0, vldrbq_z_s8(p0, tail_pred), wv);
+      a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, tail_pred), wv);
+      a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, tail_pred), wv);
+      a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, tail_pred), wv);
+    }
+    const int32_t base = (bias != nullptr ? bias[o] : 0) + io * ws;
+    int32x4_t acc = vdupq_n_s32(a0);
+    acc = vsetq_lane_s32(a1, acc, 1);
+    acc = vsetq_lane_s32(a2, acc, 2);
+    acc = vsetq_lane_s32(a3, acc, 3);
+    acc = vaddq_n_s32(acc, base);
+    const int32x4_t v =
+        q.stage.apply(acc, vdupq_n_s32(q.multiplier[o]), split_shifts(vdupq_n_s32(q.shift[o])));
+    vstrbq_scatter_offset_p_s32(out + o, offsets, v, store);
+  }
+}
+
+void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
+                    const int32_t* bias, int8_t* output, int32_t io, const Quant& q) {
+  const int32_t ci = s.input_c;
+  const int32_t co = s.output_c;
+  const int32_t pixels = s.output_h * s.output_w;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
+    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
+    for (int32_t p = 0; p < pixels; p += 4) {
+      const int32_t rows = internal::min_i32(4, pixels - p);
+      const int8_t* x[4];
+      for (int32_t k = 0; k < 4; ++k) {
+        x[k] = internal::pointwise_input(s, in_batch, p + internal::min_i32(k, rows - 1));
+      }
+      four_rows(x[0], x[1], x[2], x[3], rows, filter, ci, co, bias, io, q,
+                out_batch + static_cast<ptrdiff_t>(p) * co, co);
+    }
+  }
+}
+
+// n bytes from src to dst, 16 at a time, the last ones predicated.
+inline void copy_bytes(const int8_t* src, int8_t* dst, int32_t n) {
+  for (int32_t i = 0; i < n; i += 16) {
+    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
+    vstrbq_p_s8(dst + i, vldrbq_z_s8(src + i, p), p);
+  }
+}
+
+inline void fill_bytes(int8_t* dst, int32_t n, int8x16_t value) {
+  for (int32_t i = 0; i < n; i += 16) vstrbq_p_s8(dst + i, value, vctp8q(static_cast<uint32_t>(n - i)));
+}
+
+// The column of output pixel (b, y, x): the window's x, the zero point for padding.
+void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32_t x, int8x16_t pad,
+            int8_t* col) {
+  const int32_t c = s.input_c;
+  const int32_t row_len = s.filter_w * c;
+  const internal::PixelWindow pw = internal::pixel_window(s, y, x);
+  for (int32_t ky = 0; ky < s.filter_h; ++ky, col += row_len) {
+    const int32_t iy = pw.iy0 + ky * s.dilation_h;
+    if (iy < 0 || iy >= s.input_h || pw.kx_begin >= pw.kx_end) {
+      fill_bytes(col, row_len, pad);
+      continue;
+    }
+    const int8_t* row = input + (static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w * c;
+    fill_bytes(col, pw.kx_begin * c, pad);
+    if (s.dilation_w == 1) {
+      copy_bytes(row + static_cast<ptrdiff_t>(pw.ix0 + pw.kx_begin) * c, col + pw.kx_begin * c,
+                 (pw.kx_end - pw.kx_begin) * c);
+    } else {
+      for (int32_t kx = pw.kx_begin; kx < pw.kx_end; ++kx) {
+        copy_bytes(row + static_cast<ptrdiff_t>(pw.ix0 + kx * s.dilation_w) * c, col + kx * c, c);
+      }
+    }
+    fill_bytes(col + pw.kx_end * c, row_len - pw.kx_end * c, pad);
+  }
+}
+
+void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter,
+                 const int32_t* bias, int8_t* output, int32_t io, const Quant& q, int8_t* cols) {
+  const int32_t n = s.filter_h * s.filter_w * s.filter_c;
+  const int32_t co = s.output_c;
+  const int32_t pixels = s.output_h * s.output_w;
+  // The zero point: x + io = 0 in the padding. |io| <= 128 for int8 inputs' zero points.
+  const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
+  for (int32_t b = 0; b < s.batches; ++b) {
+    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
+    for (int32_t p = 0; p < pixels; p += 4) {
+      const int32_t rows = internal::min_i32(4, pixels - p);
+      for (int32_t k = 0; k < rows; ++k) {
+        const int32_t y = (p + k) / s.output_w;
+        im2col(s, input, b, y, p + k - y * s.output_w, pad, cols + static_cast<ptrdiff_t>(k) * n);
+      }
+      const auto col = [&](int32_t k) {
+        return cols + static_cast<ptrdiff_t>(internal::min_i32(k, rows - 1)) * n;
+      };
+      four_rows(col(0), col(1), col(2), col(3), rows, filter, n, co, bias, io, q,
+                out_batch + static_cast<ptrdiff_t>(p) * co, co);
+    }
+  }
+}
+
+}  // namespace
+
+void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
+            int8_t* output, Scratch scratch) {
+  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  const size_t needed = conv_scratch_bytes(s);
+  // The column's pad value needs the zero point in int8; shapes the table did not pick and
+  // anything odd go to the reference.
+  if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 ||
+      s.filter_c <= 0 || s.filter_c != s.input_c || params.input_offset < -127 ||
+      params.input_offset > 128 || scratch.size < needed || (needed > 0 && scratch.data == nullptr)) {
+    portable_conv2d(params, input, filter, bias, output, scratch);
+    return;
+  }
+  const Quant q{params.output_multiplier, params.output_shift,
+                make_output_stage(params.output_offset, params.act_min, params.act_max)};
+  if (needed == 0) {
+    conv_pointwise(s, input, filter, bias, output, params.input_offset, q);
+  } else {
+    conv_im2col(s, input, filter, bias, output, params.input_offset, q, scratch.data);
+  }
+}
+
+}  // namespace mve
+}  // namespace kernels
+}  // namespace mote
