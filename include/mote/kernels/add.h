@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/broadcast.h"
+#include "mote/kernels/scratch.h"
 
 namespace mote {
 namespace kernels {
@@ -40,9 +41,16 @@ AddParams prepare_add(float input1_scale, int32_t input1_zero_point, float input
 bool add_fits(const AddParams& params);
 
 // output = input1 + input2 over `shape` (see broadcast.h). No scratch. The output may be an input
-// buffer whose shape equals the output's (in place).
+// buffer whose shape equals the output's (in place). Runs the kernel variant built into the
+// library that handles the shape (src/kernels/add.cc picks: mve on Helium without broadcasting).
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output);
+// The portable kernel, and the variant add runs ("mve", "portable"); what a build for
+// `extension` runs (host-callable).
+void portable_add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+                  const int8_t* input2, int8_t* output);
+const char* built_add_kernel_variant(const BroadcastShape& shape);
+const char* add_kernel_variant(const BroadcastShape& shape, Extension extension);
 
 // output = input1 - input2, the same way: each input scaled to the common scale, then subtracted.
 void sub(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,

@@ -75,8 +75,7 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
     acc = vsetq_lane_s32(a2, acc, 2);
     acc = vsetq_lane_s32(a3, acc, 3);
     acc = vaddq_n_s32(acc, base);
-    const int32x4_t v =
-        q.stage.apply(acc, vdupq_n_s32(q.multiplier[o]), split_shifts(vdupq_n_s32(q.shift[o])));
+    const int32x4_t v = q.stage.apply_n(acc, q.multiplier[o], q.shift[o]);
     vstrbq_scatter_offset_p_s32(out + o, offsets, v, store);
   }
 }

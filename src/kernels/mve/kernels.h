@@ -16,8 +16,10 @@
 //  - depthwise: blocks of four output pixels of a row (one pixel at the borders), channels in
 //    blocks of four: the windows' channels c..c+3 are read, then those channels of the block are
 //    written, then the next four channels;
-//  - fully connected: one row at a time, reading the whole row while writing it.
+//  - fully connected: one row at a time, reading the whole row while writing it;
+//  - add: four elements at a time, each read before it is written (in place is fine).
 
+#include "mote/kernels/add.h"
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
@@ -45,6 +47,12 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output);
+
+// ADD without broadcasting (both inputs of the output's shape); no scratch. Broadcasting runs the
+// portable kernel.
+bool add_handles(const BroadcastShape& shape);
+void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output);
 
 }  // namespace mve
 }  // namespace kernels

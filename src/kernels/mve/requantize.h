@@ -40,6 +40,23 @@ inline int32x4_t requantize(int32x4_t acc, int32x4_t multiplier, Shifts s) {
   return vrshlq_s32(h, s.right);
 }
 
+// The same step with one multiplier and shift for all four lanes, in scalar registers (no vector
+// constants: VSHL, VQRDMULH and VRSHL by a general register). kLeft: whether the shift may be
+// positive (false: the caller knows shift < 0). The -1 for a negative h is (h >> 31) times
+// [shift < 0], the same as requantize()'s h & (-e).
+template <bool kLeft = true>
+inline int32x4_t requantize_n(int32x4_t acc, int32_t multiplier, int32_t shift) {
+  if (!kLeft) {
+    const int32x4_t h = vqrdmulhq_n_s32(acc, multiplier);
+    return vrshlq_n_s32(vaddq_s32(h, vshrq_n_s32(h, 31)), shift);
+  }
+  const int32_t right = shift > 0 ? 0 : shift;
+  acc = vshlq_r_s32(acc, shift > 0 ? shift : 0);
+  int32x4_t h = vqrdmulhq_n_s32(acc, multiplier);
+  h = vaddq_s32(h, vmulq_n_s32(vshrq_n_s32(h, 31), right < 0 ? 1 : 0));
+  return vrshlq_n_s32(h, right);
+}
+
 // Output quantization of one operator, as portable's internal::Requantizer.
 struct OutputStage {
   int32_t output_offset;
@@ -48,6 +65,12 @@ struct OutputStage {
 
   int32x4_t apply(int32x4_t acc, int32x4_t multiplier, Shifts s) const {
     int32x4_t v = vaddq_n_s32(requantize(acc, multiplier, s), output_offset);
+    v = vmaxq_s32(v, vdupq_n_s32(act_min));
+    return vminq_s32(v, vdupq_n_s32(act_max));
+  }
+  template <bool kLeft = true>
+  int32x4_t apply_n(int32x4_t acc, int32_t multiplier, int32_t shift) const {
+    int32x4_t v = vaddq_n_s32(requantize_n<kLeft>(acc, multiplier, shift), output_offset);
     v = vmaxq_s32(v, vdupq_n_s32(act_min));
     return vminq_s32(v, vdupq_n_s32(act_max));
   }

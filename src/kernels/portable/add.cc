@@ -70,8 +70,8 @@ AddParams prepare_add(float input1_scale, int32_t input1_zero_point, float input
   return p;
 }
 
-void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
-         const int8_t* input2, int8_t* output) {
+void portable_add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+                  const int8_t* input2, int8_t* output) {
   internal::broadcast_binary(shape, input1, input2, output, AddOp<1>{params});
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "mote/kernels/add.h"
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
@@ -121,10 +122,23 @@ void check_requantize(Tally& t) {
     }
     const int32x4_t m = vldrwq_s32(mult_v);
     vstrwq_s32(got, k::mve::requantize(vldrwq_s32(acc_v), m, k::mve::split_shifts(vldrwq_s32(shift_v))));
+    // The scalar-register form: one multiplier and shift for all lanes (lane 0's), and without
+    // the left shift when the shift is negative.
+    int32_t got_n[4], got_right[4];
+    const int32x4_t acc = vldrwq_s32(acc_v);
+    vstrwq_s32(got_n, k::mve::requantize_n(acc, mult_v[0], shift_v[0]));
+    vstrwq_s32(got_right, k::mve::requantize_n<false>(acc, mult_v[0], shift_v[0] < 0 ? shift_v[0] : -1));
     ++t.cases;
     ++t.variant_cases;
     for (int32_t lane = 0; lane < 4; ++lane) {
       const int32_t want = k::internal::requantize_fast(acc_v[lane], mult_v[lane], shift_v[lane]);
+      const int32_t want_n = k::internal::requantize_fast(acc_v[lane], mult_v[0], shift_v[0]);
+      const int32_t want_right =
+          k::internal::requantize_fast(acc_v[lane], mult_v[0], shift_v[0] < 0 ? shift_v[0] : -1);
+      if (got_n[lane] != want_n || got_right[lane] != want_right) {
+        if (t.failed++ < 4) Line().text("    requantize_n differs, lane 0 shift ").signed_number(shift_v[0]).end();
+        break;
+      }
       if (got[lane] != want) {
         if (t.failed++ < 4) {
           Line().text("    requantize ").signed_number(acc_v[lane]).text(" * ").signed_number(mult_v[lane])
@@ -276,17 +290,60 @@ void check_fully_connected(Tally& t) {
   }
 }
 
+void check_add(Tally& t) {
+  for (int32_t index = 0; index < 120; ++index) {
+    const float s1 = 0.01f + 0.001f * static_cast<float>(uniform(0, 200));
+    const float s2 = 0.01f + 0.001f * static_cast<float>(uniform(0, 200));
+    const float so = 0.01f + 0.001f * static_cast<float>(uniform(0, 300));
+    const Clamp c = random_clamp();
+    const k::AddParams p = k::prepare_add(s1, uniform(-128, 127), s2, uniform(-128, 127), so,
+                                          c.offset, c.min, c.max);
+    if (!k::add_fits(p)) continue;
+    const int32_t n = uniform(1, 2 * 12 * 12 * kMaxChannels / 2);
+    k::BroadcastShape shape = k::elementwise_shape(n);
+    int32_t count = n;
+    if (coin(15)) {  // a broadcast (portable): [n/c, c] + [1, c]
+      const int32_t cols = uniform(1, 16);
+      const int32_t rows = n / cols;
+      const int32_t d1[2] = {rows, cols}, d2[2] = {1, cols};
+      k::prepare_broadcast_shape(d1, 2, d2, 2, &shape);
+      count = rows * cols;
+    }
+    int8_t* in1 = input_buf;
+    int8_t* in2 = input_buf + 2 * 12 * 12 * kMaxChannels / 2;
+    fill(in1, n, -128, 127);
+    fill(in2, n, -128, 127);
+    memset(got_buf, 0x5a, sizeof(got_buf));
+    k::portable_add(p, shape, in1, in2, want_buf);
+    const bool in_place = coin(30);
+    if (in_place) {
+      k::add(p, shape, in1, in2, in1);
+      memcpy(got_buf, in1, static_cast<size_t>(count));
+    } else {
+      k::add(p, shape, in1, in2, got_buf);
+    }
+    ++t.cases;
+    if (strcmp(k::built_add_kernel_variant(shape), "mve") == 0) ++t.variant_cases;
+    const int32_t at = first_difference(got_buf, want_buf, count);
+    if (at >= 0 || (!in_place && !guard_intact(got_buf + count))) {
+      if (t.failed++ < 4) fail_line("add", index, at);
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
   Line().text("mve kernels against portable").end();
   Tally requantize{"requantize"}, conv{"conv"}, depthwise{"depthwise"}, fc{"fully connected"};
+  Tally add{"add"};
   check_requantize(requantize);
   check_conv(conv);
   check_depthwise(depthwise);
   check_fully_connected(fc);
+  check_add(add);
   int32_t failed = 0;
-  const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc};
+  const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc, &add};
   for (const Tally* t : tallies) {
     t->report();
     // Every kernel must have run on mve for most cases (the tables may keep a few portable).
