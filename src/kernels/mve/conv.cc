@@ -26,19 +26,51 @@ struct Quant {
   OutputStage stage;
 };
 
+// The four sums of one output channel as a vector (lane k: row k), plus the channel's base.
+inline int32x4_t sums(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t base) {
+  int32x4_t acc = vdupq_n_s32(a0);
+  acc = vsetq_lane_s32(a1, acc, 1);
+  acc = vsetq_lane_s32(a2, acc, 2);
+  acc = vsetq_lane_s32(a3, acc, 3);
+  return vaddq_n_s32(acc, base);
+}
+
 // out[k * out_stride + o] for rows k < rows (1..4) and every output channel o < co:
 // requantize(bias[o] + sum_i (x_k[i] + io) * filter[o, i]), i < depth. Rows past `rows` are
 // computed, not stored (callers point them at the last row).
+// kFull: rows == 4 (an unpredicated scatter). kRight: every shift < 0 (the requantization without
+// the left shift). kSmall: depth <= 16, the rows' one vector each loaded once for every channel.
+template <bool kFull, bool kRight, bool kSmall>
 void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
                int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
                int32_t io, const Quant& q_in, int8_t* out, int32_t out_stride) {
   const Quant q = q_in;  // a local copy: output stores (int8) could alias anything
   const mve_pred16_t store = vctp32q(static_cast<uint32_t>(rows));
   const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(out_stride));
-  const int32_t full = depth & ~15;
+  const int32_t full = kSmall ? 0 : depth & ~15;
   const int32_t tail = depth - full;
   const mve_pred16_t tail_pred = vctp8q(static_cast<uint32_t>(tail));
+  const auto finish = [&](int32_t o, int32x4_t acc) {
+    const int32x4_t v = q.stage.apply_n<!kRight>(acc, q.multiplier[o], q.shift[o]);
+    if (kFull) {
+      vstrbq_scatter_offset_s32(out + o, offsets, v);
+    } else {
+      vstrbq_scatter_offset_p_s32(out + o, offsets, v, store);
+    }
+  };
   const int8_t* w = filter;
+  if (kSmall) {
+    // Zeroed lanes add nothing to the sums.
+    const int8x16_t v0 = vldrbq_z_s8(x0, tail_pred), v1 = vldrbq_z_s8(x1, tail_pred);
+    const int8x16_t v2 = vldrbq_z_s8(x2, tail_pred), v3 = vldrbq_z_s8(x3, tail_pred);
+    for (int32_t o = 0; o < co; ++o, w += depth) {
+      const int8x16_t wv = vldrbq_z_s8(w, tail_pred);
+      const int32_t base = (bias != nullptr ? bias[o] : 0) + io * vaddvq_s8(wv);
+      finish(o, sums(vmladavq_s8(v0, wv), vmladavq_s8(v1, wv), vmladavq_s8(v2, wv),
+                     vmladavq_s8(v3, wv), base));
+    }
+    return;
+  }
   for (int32_t o = 0; o < co; ++o, w += depth) {
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, ws = 0;
     // Pointers stepped by 16 so that the loads write their address back (no separate adds).
@@ -69,15 +101,32 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
       a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, tail_pred), wv);
       a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, tail_pred), wv);
     }
-    const int32_t base = (bias != nullptr ? bias[o] : 0) + io * ws;
-    int32x4_t acc = vdupq_n_s32(a0);
-    acc = vsetq_lane_s32(a1, acc, 1);
-    acc = vsetq_lane_s32(a2, acc, 2);
-    acc = vsetq_lane_s32(a3, acc, 3);
-    acc = vaddq_n_s32(acc, base);
-    const int32x4_t v = q.stage.apply_n(acc, q.multiplier[o], q.shift[o]);
-    vstrbq_scatter_offset_p_s32(out + o, offsets, v, store);
+    finish(o, sums(a0, a1, a2, a3, (bias != nullptr ? bias[o] : 0) + io * ws));
   }
+}
+
+// four_rows with its specializations chosen.
+void rows_block(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
+                int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
+                int32_t io, const Quant& q, bool right, int8_t* out, int32_t out_stride) {
+  using Kernel = void (*)(const int8_t*, const int8_t*, const int8_t*, const int8_t*, int32_t,
+                          const int8_t*, int32_t, int32_t, const int32_t*, int32_t, const Quant&,
+                          int8_t*, int32_t);
+  static constexpr Kernel kKernels[8] = {
+      &four_rows<false, false, false>, &four_rows<false, false, true>,
+      &four_rows<false, true, false>,  &four_rows<false, true, true>,
+      &four_rows<true, false, false>,  &four_rows<true, false, true>,
+      &four_rows<true, true, false>,   &four_rows<true, true, true>};
+  const int index = (rows == 4 ? 4 : 0) + (right ? 2 : 0) + (depth <= 16 ? 1 : 0);
+  kKernels[index](x0, x1, x2, x3, rows, filter, depth, co, bias, io, q, out, out_stride);
+}
+
+// Whether every channel's shift is negative (requantize_n<false> applies).
+bool right_shifts_only(const int32_t* shift, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    if (shift[i] >= 0) return false;
+  }
+  return true;
 }
 
 void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
@@ -85,6 +134,7 @@ void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filte
   const int32_t ci = s.input_c;
   const int32_t co = s.output_c;
   const int32_t pixels = s.output_h * s.output_w;
+  const bool right = right_shifts_only(q.shift, co);
   for (int32_t b = 0; b < s.batches; ++b) {
     const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
     int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
@@ -94,8 +144,8 @@ void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filte
       for (int32_t k = 0; k < 4; ++k) {
         x[k] = internal::pointwise_input(s, in_batch, p + internal::min_i32(k, rows - 1));
       }
-      four_rows(x[0], x[1], x[2], x[3], rows, filter, ci, co, bias, io, q,
-                out_batch + static_cast<ptrdiff_t>(p) * co, co);
+      rows_block(x[0], x[1], x[2], x[3], rows, filter, ci, co, bias, io, q, right,
+                 out_batch + static_cast<ptrdiff_t>(p) * co, co);
     }
   }
 }
@@ -145,6 +195,7 @@ void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter,
   const int32_t pixels = s.output_h * s.output_w;
   // The zero point: x + io = 0 in the padding. |io| <= 128 for int8 inputs' zero points.
   const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
+  const bool right = right_shifts_only(q.shift, co);
   for (int32_t b = 0; b < s.batches; ++b) {
     int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
     for (int32_t p = 0; p < pixels; p += 4) {
@@ -156,8 +207,8 @@ void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter,
       const auto col = [&](int32_t k) {
         return cols + static_cast<ptrdiff_t>(internal::min_i32(k, rows - 1)) * n;
       };
-      four_rows(col(0), col(1), col(2), col(3), rows, filter, n, co, bias, io, q,
-                out_batch + static_cast<ptrdiff_t>(p) * co, co);
+      rows_block(col(0), col(1), col(2), col(3), rows, filter, n, co, bias, io, q, right,
+                 out_batch + static_cast<ptrdiff_t>(p) * co, co);
     }
   }
 }

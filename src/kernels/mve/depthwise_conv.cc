@@ -36,77 +36,121 @@ inline int32x4_t bias_lanes(const int32_t* bias, int32_t c, mve_pred16_t p) {
   return bias != nullptr ? vldrwq_z_s32(bias + c, p) : vdupq_n_s32(0);
 }
 
-// Four output pixels (x, x + 1, x + 2, x + 3) of row y, batch b, all of whose windows are whole
-// in x; filter rows [ky_begin, ky_end). kFilterW: the filter width when fixed (3), else 0.
-template <int kFilterW>
-void four_pixels(const Layer& l, int32_t b, int32_t iy0, int32_t ky_begin, int32_t ky_end,
-                 int32_t x, int8_t* out) {
+// Loads four int8 channels widened to int32; predicated (zeroed lanes) only for the last block.
+// gcc 12 puts a VPST before every predicated load, so whole blocks load unpredicated.
+template <bool kTail>
+inline int32x4_t load4(const int8_t* p, mve_pred16_t lanes) {
+  return kTail ? vldrbq_z_s32(p, lanes) : vldrbq_s32(p);
+}
+template <bool kTail>
+inline int32x4_t load4w(const int32_t* p, mve_pred16_t lanes) {
+  return kTail ? vldrwq_z_s32(p, lanes) : vldrwq_s32(p);
+}
+template <bool kTail>
+inline void store4(int8_t* p, int32x4_t v, mve_pred16_t lanes) {
+  if (kTail) {
+    vstrbq_p_s32(p, v, lanes);
+  } else {
+    vstrbq_s32(p, v);
+  }
+}
+
+// Channels [c, c + 4) of kPixels output pixels (x, x + 1, ...) of one row, batch b, all of whose
+// windows are whole in x; filter rows [ky_begin, ky_end), row0 the input of tap (ky_begin, 0). kFilterW: the filter width when fixed
+// (3), else 0. kTail: the last, partial block of channels.
+template <int kPixels, int kFilterW, bool kTail>
+inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
+                         int32_t c, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   const int32_t fw = kFilterW != 0 ? kFilterW : s.filter_w;
   const ptrdiff_t step = static_cast<ptrdiff_t>(s.stride_w) * c_count;  // pixel to pixel
   const ptrdiff_t tap = static_cast<ptrdiff_t>(s.dilation_w) * c_count;
-  const ptrdiff_t wtap = c_count;
-  const int32_t ix0 = x * s.stride_w - s.pad_w;
-  const int8_t* batch = l.input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * c_count;
-  for (int32_t c = 0; c < c_count; c += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
-    const int32x4_t start = bias_lanes(l.bias, c, p);
-    int32x4_t a0 = start, a1 = start, a2 = start, a3 = start;
-    int32x4_t ws = vdupq_n_s32(0);
-    for (int32_t ky = ky_begin; ky < ky_end; ++ky) {
-      const int32_t iy = iy0 + ky * s.dilation_h;
-      const int8_t* px = batch + (static_cast<ptrdiff_t>(iy) * s.input_w + ix0) * c_count + c;
-      const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky) * fw * c_count + c;
+  const ptrdiff_t row_step = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_count;
+  const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
+  const int32x4_t start = l.bias != nullptr ? load4w<kTail>(l.bias + c, p) : vdupq_n_s32(0);
+  int32x4_t a[kPixels];
+  for (int k = 0; k < kPixels; ++k) a[k] = start;
+  int32x4_t ws = vdupq_n_s32(0);
+  const int8_t* px_row = row0 + c;
+  const int8_t* pw_row = l.filter + static_cast<ptrdiff_t>(ky_begin) * fw * c_count + c;
+  for (int32_t ky = ky_begin; ky < ky_end; ++ky, px_row += row_step, pw_row += fw * c_count) {
+    const int8_t* px = px_row;
+    const int8_t* pw = pw_row;
 #pragma GCC unroll 3
-      for (int32_t kx = 0; kx < fw; ++kx, px += tap, pw += wtap) {
-        const int32x4_t w = vldrbq_z_s32(pw, p);
-        ws = vaddq_s32(ws, w);
-        a0 = mla(a0, vldrbq_z_s32(px, p), w);
-        a1 = mla(a1, vldrbq_z_s32(px + step, p), w);
-        a2 = mla(a2, vldrbq_z_s32(px + 2 * step, p), w);
-        a3 = mla(a3, vldrbq_z_s32(px + 3 * step, p), w);
-      }
+    for (int32_t kx = 0; kx < fw; ++kx, px += tap, pw += c_count) {
+      const int32x4_t w = load4<kTail>(pw, p);
+      ws = vaddq_s32(ws, w);
+      for (int k = 0; k < kPixels; ++k) a[k] = mla(a[k], load4<kTail>(px + k * step, p), w);
     }
-    a0 = vmlaq_n_s32(a0, ws, l.io);
-    a1 = vmlaq_n_s32(a1, ws, l.io);
-    a2 = vmlaq_n_s32(a2, ws, l.io);
-    a3 = vmlaq_n_s32(a3, ws, l.io);
-    const int32x4_t m = vldrwq_z_s32(l.multiplier + c, p);
-    const Shifts sh = split_shifts(vldrwq_z_s32(l.shift + c, p));
-    vstrbq_p_s32(out + c, l.stage.apply(a0, m, sh), p);
-    vstrbq_p_s32(out + c_count + c, l.stage.apply(a1, m, sh), p);
-    vstrbq_p_s32(out + 2 * c_count + c, l.stage.apply(a2, m, sh), p);
-    vstrbq_p_s32(out + 3 * c_count + c, l.stage.apply(a3, m, sh), p);
+  }
+  const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
+  const Shifts sh = split_shifts(load4w<kTail>(l.shift + c, p));
+  for (int k = 0; k < kPixels; ++k) {
+    store4<kTail>(out + k * c_count + c, l.stage.apply(vmlaq_n_s32(a[k], ws, l.io), m, sh), p);
   }
 }
 
-// One output pixel with its in-bounds taps only.
-void one_pixel(const Layer& l, int32_t b, const internal::PixelWindow& pw_in, int8_t* out) {
+// kPixels output pixels (x, x + 1, ...) of row y whose windows are whole in x: every channel.
+template <int kPixels, int kFilterW>
+__attribute__((noinline)) void pixels(const Layer& l, int32_t b, int32_t iy0, int32_t ky_begin, int32_t ky_end, int32_t x,
+            int8_t* out) {
   const DepthwiseShape& s = l.s;
-  const internal::PixelWindow w = pw_in;
+  const int32_t c_count = s.input_c;
+  // Input of tap (ky_begin, 0) of pixel x, the first row inside the input.
+  const int8_t* row0 =
+      l.input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy0 + ky_begin * s.dilation_h) * s.input_w +
+                 x * s.stride_w - s.pad_w) * c_count;
+  int32_t c = 0;
+  for (; c + 4 <= c_count; c += 4) {
+    pixels_block<kPixels, kFilterW, false>(l, row0, ky_begin, ky_end, c, out);
+  }
+  if (c < c_count) pixels_block<kPixels, kFilterW, true>(l, row0, ky_begin, ky_end, c, out);
+}
+
+template <int kFilterW>
+void run_pixels(int32_t count, const Layer& l, int32_t b, int32_t iy0, int32_t ky_begin,
+                int32_t ky_end, int32_t x, int8_t* out) {
+  switch (count) {
+    case 4: pixels<4, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
+    case 3: pixels<3, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
+    case 2: pixels<2, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
+    default: pixels<1, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
+  }
+}
+
+// One output pixel with its in-bounds taps only (the borders).
+template <bool kTail>
+inline void one_pixel_block(const Layer& l, const int8_t* batch, const internal::PixelWindow& w,
+                            int32_t c, int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t c_count = s.input_c;
+  const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
+  int32x4_t a = l.bias != nullptr ? load4w<kTail>(l.bias + c, p) : vdupq_n_s32(0);
+  int32x4_t ws = vdupq_n_s32(0);
+  for (int32_t ky = w.ky_begin; ky < w.ky_end; ++ky) {
+    const int32_t iy = w.iy0 + ky * s.dilation_h;
+    const int8_t* px =
+        batch + (static_cast<ptrdiff_t>(iy) * s.input_w + w.ix0 + w.kx_begin * s.dilation_w) * c_count + c;
+    const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky * s.filter_w + w.kx_begin) * c_count + c;
+    for (int32_t kx = w.kx_begin; kx < w.kx_end; ++kx, px += s.dilation_w * c_count, pw += c_count) {
+      const int32x4_t f = load4<kTail>(pw, p);
+      ws = vaddq_s32(ws, f);
+      a = mla(a, load4<kTail>(px, p), f);
+    }
+  }
+  a = vmlaq_n_s32(a, ws, l.io);
+  const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
+  store4<kTail>(out + c, l.stage.apply(a, m, split_shifts(load4w<kTail>(l.shift + c, p))), p);
+}
+
+void one_pixel(const Layer& l, int32_t b, const internal::PixelWindow& w, int8_t* out) {
+  const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   const int8_t* batch = l.input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * c_count;
-  for (int32_t c = 0; c < c_count; c += 4) {
-    const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
-    int32x4_t a = bias_lanes(l.bias, c, p);
-    int32x4_t ws = vdupq_n_s32(0);
-    for (int32_t ky = w.ky_begin; ky < w.ky_end; ++ky) {
-      const int32_t iy = w.iy0 + ky * s.dilation_h;
-      for (int32_t kx = w.kx_begin; kx < w.kx_end; ++kx) {
-        const int32_t ix = w.ix0 + kx * s.dilation_w;
-        const int32x4_t f = vldrbq_z_s32(
-            l.filter + static_cast<ptrdiff_t>(ky * s.filter_w + kx) * c_count + c, p);
-        ws = vaddq_s32(ws, f);
-        a = mla(
-            a, vldrbq_z_s32(batch + (static_cast<ptrdiff_t>(iy) * s.input_w + ix) * c_count + c, p),
-            f);
-      }
-    }
-    a = vmlaq_n_s32(a, ws, l.io);
-    const int32x4_t m = vldrwq_z_s32(l.multiplier + c, p);
-    vstrbq_p_s32(out + c, l.stage.apply(a, m, split_shifts(vldrwq_z_s32(l.shift + c, p))), p);
-  }
+  int32_t c = 0;
+  for (; c + 4 <= c_count; c += 4) one_pixel_block<false>(l, batch, w, c, out);
+  if (c < c_count) one_pixel_block<true>(l, batch, w, c, out);
 }
 
 }  // namespace
@@ -136,21 +180,25 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
       int32_t x = 0;
       while (x < s.output_w) {
         internal::window_columns(s, x, pw);
-        // Four pixels whose windows are all whole in x (the first and the last decide it).
-        if (x + 4 <= s.output_w && pw.kx_begin == 0 && pw.kx_end == s.filter_w &&
-            (x + 3) * s.stride_w - s.pad_w + (s.filter_w - 1) * s.dilation_w < s.input_w) {
-          if (s.filter_w == 3) {
-            four_pixels<3>(l, b, pw.iy0, pw.ky_begin, pw.ky_end, x, out);
-          } else {
-            four_pixels<0>(l, b, pw.iy0, pw.ky_begin, pw.ky_end, x, out);
-          }
-          x += 4;
-          out += 4 * c_count;
-        } else {
+        if (pw.kx_begin != 0 || pw.kx_end != s.filter_w) {
           one_pixel(l, b, pw, out);
           ++x;
           out += c_count;
+          continue;
         }
+        // Up to four pixels whose windows are whole in x (the last one decides it).
+        int32_t count = internal::min_i32(4, s.output_w - x);
+        while (count > 1 &&
+               (x + count - 1) * s.stride_w - s.pad_w + (s.filter_w - 1) * s.dilation_w >= s.input_w) {
+          --count;
+        }
+        if (s.filter_w == 3) {
+          run_pixels<3>(count, l, b, pw.iy0, pw.ky_begin, pw.ky_end, x, out);
+        } else {
+          run_pixels<0>(count, l, b, pw.iy0, pw.ky_begin, pw.ky_end, x, out);
+        }
+        x += count;
+        out += count * c_count;
       }
     }
   }
