@@ -29,6 +29,11 @@ struct Layer {
   OutputStage stage;
 };
 
+// An empty asm that pins a vector in a register at this point: the scheduler then keeps each
+// position's products next to their adds instead of computing many at once (gcc 12 spills the
+// accumulators to the stack otherwise).
+inline void pin(int32x4_t& v) { __asm__ volatile("" : "+w"(v)); }
+
 // a + x * w: MVE has no vector-by-vector integer multiply-accumulate (VMLA takes a scalar).
 inline int32x4_t mla(int32x4_t a, int32x4_t x, int32x4_t w) { return vaddq_s32(a, vmulq_s32(x, w)); }
 
@@ -93,7 +98,7 @@ inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, i
 
 // kPixels output pixels (x, x + 1, ...) of row y whose windows are whole in x: every channel.
 template <int kPixels, int kFilterW>
-__attribute__((noinline)) void pixels(const Layer& l, int32_t b, int32_t iy0, int32_t ky_begin, int32_t ky_end, int32_t x,
+void pixels(const Layer& l, int32_t b, int32_t iy0, int32_t ky_begin, int32_t ky_end, int32_t x,
             int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
@@ -153,6 +158,97 @@ void one_pixel(const Layer& l, int32_t b, const internal::PixelWindow& w, int8_t
   if (c < c_count) one_pixel_block<true>(l, batch, w, c, out);
 }
 
+// Filter width 3, dilation 1 in x, stride kStride (1 or 2) in x: kP pixels (x, x + 1, ...) of a
+// row share the input positions j = 0 .. (kP - 1) * kStride + 2 of each filter row (input column
+// x * stride - pad + j), so each position is loaded once and feeds every (pixel, tap) with
+// k * kStride + kx = j, the three taps' weights staying in registers. The input offset goes into
+// the loaded values ((x + io) * w, no sum of weights), so a position outside the input is simply
+// skipped (kBorder: a test per position) and border pixels need no path of their own.
+// Channels [c, c + 4); kTail: the last, partial block.
+template <int kP, int kStride, bool kBorder, bool kTail>
+inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
+                       uint32_t valid, int32_t c, int8_t* out) {
+  constexpr int kPositions = (kP - 1) * kStride + 3;
+  const DepthwiseShape& s = l.s;
+  const int32_t c_count = s.input_c;
+  const ptrdiff_t row_step = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_count;
+  const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
+  const int32x4_t start = l.bias != nullptr ? load4w<kTail>(l.bias + c, p) : vdupq_n_s32(0);
+  int32x4_t a[kP];
+  for (int k = 0; k < kP; ++k) a[k] = start;
+  const int8_t* px = row0 + c;
+  const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky_begin) * 3 * c_count + c;
+  for (int32_t ky = ky_begin; ky < ky_end; ++ky, px += row_step, pw += 3 * c_count) {
+    const int32x4_t w0 = load4<kTail>(pw, p);
+    const int32x4_t w1 = load4<kTail>(pw + c_count, p);
+    const int32x4_t w2 = load4<kTail>(pw + 2 * c_count, p);
+#pragma GCC unroll 16
+    for (int j = 0; j < kPositions; ++j) {
+      // A position outside the input adds nothing (and is never read).
+      if (kBorder && ((valid >> j) & 1u) == 0) continue;
+      const int32x4_t x = vaddq_n_s32(load4<kTail>(px + j * c_count, p), l.io);
+#pragma GCC unroll 4
+      for (int k = 0; k < kP; ++k) {
+        const int kx = j - k * kStride;
+        if (kx == 0) a[k] = mla(a[k], x, w0);
+        if (kx == 1) a[k] = mla(a[k], x, w1);
+        if (kx == 2) a[k] = mla(a[k], x, w2);
+        if (kx >= 0 && kx <= 2) pin(a[k]);
+      }
+    }
+  }
+  const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
+  const Shifts sh = split_shifts(load4w<kTail>(l.shift + c, p));
+  for (int k = 0; k < kP; ++k) {
+    store4<kTail>(out + k * c_count + c, l.stage.apply(a[k], m, sh), p);
+  }
+}
+
+// kP pixels of row y from x (see row3_block), every channel. `valid`: bit j set when position j
+// is inside the input.
+template <int kP, int kStride, bool kBorder>
+__attribute__((noinline)) void row3_pixels(const Layer& l, int32_t b, const internal::PixelWindow& pw, int32_t x,
+                 uint32_t valid, int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t c_count = s.input_c;
+  // Position 0 of the first filter row inside the input (the column may be -1: never loaded).
+  const int8_t* row0 =
+      l.input + ((static_cast<ptrdiff_t>(b) * s.input_h + pw.iy0 + pw.ky_begin * s.dilation_h) *
+                     s.input_w + x * kStride - s.pad_w) * c_count;
+  int32_t c = 0;
+  for (; c + 4 <= c_count; c += 4) {
+    row3_block<kP, kStride, kBorder, false>(l, row0, pw.ky_begin, pw.ky_end, valid, c, out);
+  }
+  if (c < c_count) {
+    row3_block<kP, kStride, kBorder, true>(l, row0, pw.ky_begin, pw.ky_end, valid, c, out);
+  }
+}
+
+template <int kStride>
+void row3(const Layer& l, int32_t b, const internal::PixelWindow& pw, int32_t x, int32_t count,
+          int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  constexpr int kMaxPositions = 2 * kStride + 3;
+  const int32_t positions = (count - 1) * kStride + 3;
+  const int32_t ix0 = x * kStride - s.pad_w;
+  uint32_t valid = 0;
+  for (int32_t j = 0; j < positions; ++j) {
+    if (ix0 + j >= 0 && ix0 + j < s.input_w) valid |= 1u << j;
+  }
+  const bool border = valid != (1u << positions) - 1;
+  static_assert(kMaxPositions <= 16, "positions fit the mask");
+  if (count == 3) {
+    border ? row3_pixels<3, kStride, true>(l, b, pw, x, valid, out)
+           : row3_pixels<3, kStride, false>(l, b, pw, x, valid, out);
+  } else if (count == 2) {
+    border ? row3_pixels<2, kStride, true>(l, b, pw, x, valid, out)
+           : row3_pixels<2, kStride, false>(l, b, pw, x, valid, out);
+  } else {
+    border ? row3_pixels<1, kStride, true>(l, b, pw, x, valid, out)
+           : row3_pixels<1, kStride, false>(l, b, pw, x, valid, out);
+  }
+}
+
 }  // namespace
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
@@ -174,9 +270,27 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
   const int32_t c_count = s.input_c;
   internal::PixelWindow pw;
   int8_t* out = output;
+  const bool row3_path = s.filter_w == 3 && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2);
   for (int32_t b = 0; b < s.batches; ++b) {
     for (int32_t y = 0; y < s.output_h; ++y) {
       internal::window_rows(s, y, pw);
+      if (row3_path) {
+        // Blocks of three pixels, borders included.
+        for (int32_t x = 0; x < s.output_w; x += 3) {
+          const int32_t count = internal::min_i32(3, s.output_w - x);
+          if (pw.ky_begin >= pw.ky_end) {
+            // No filter row inside the input: the bias alone (as portable's empty sums).
+            internal::window_columns(s, x, pw);
+            for (int32_t k = 0; k < count; ++k) one_pixel(l, b, pw, out + k * c_count);
+          } else if (s.stride_w == 1) {
+            row3<1>(l, b, pw, x, count, out);
+          } else {
+            row3<2>(l, b, pw, x, count, out);
+          }
+          out += count * c_count;
+        }
+        continue;
+      }
       int32_t x = 0;
       while (x < s.output_w) {
         internal::window_columns(s, x, pw);
