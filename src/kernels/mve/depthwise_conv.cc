@@ -170,6 +170,9 @@ inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int
                        uint32_t valid, int32_t c, int8_t* out) {
   constexpr int kPositions = (kP - 1) * kStride + 3;
   const DepthwiseShape& s = l.s;
+  // Local copies: output stores (int8) could alias the layer's fields.
+  const OutputStage stage = l.stage;
+  const int32_t io = l.io;
   const int32_t c_count = s.input_c;
   const ptrdiff_t row_step = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_count;
   const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
@@ -186,7 +189,7 @@ inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int
     for (int j = 0; j < kPositions; ++j) {
       // A position outside the input adds nothing (and is never read).
       if (kBorder && ((valid >> j) & 1u) == 0) continue;
-      const int32x4_t x = vaddq_n_s32(load4<kTail>(px + j * c_count, p), l.io);
+      const int32x4_t x = vaddq_n_s32(load4<kTail>(px + j * c_count, p), io);
 #pragma GCC unroll 4
       for (int k = 0; k < kP; ++k) {
         const int kx = j - k * kStride;
@@ -199,9 +202,7 @@ inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int
   }
   const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
   const Shifts sh = split_shifts(load4w<kTail>(l.shift + c, p));
-  for (int k = 0; k < kP; ++k) {
-    store4<kTail>(out + k * c_count + c, l.stage.apply(a[k], m, sh), p);
-  }
+  for (int k = 0; k < kP; ++k) store4<kTail>(out + k * c_count + c, stage.apply(a[k], m, sh), p);
 }
 
 // kP pixels of row y from x (see row3_block), every channel. `valid`: bit j set when position j

@@ -23,6 +23,7 @@
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
+#include "mote/kernels/pooling.h"
 
 namespace mote {
 namespace kernels {
@@ -47,6 +48,11 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output);
+
+// AVERAGE_POOL_2D with windows of at most 256 elements (int16 sums); no scratch. One output pixel
+// at a time, after reading its window.
+bool average_pool_handles(const PoolParams& params);
+void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
 
 // ADD without broadcasting (both inputs of the output's shape); no scratch. Broadcasting runs the
 // portable kernel.

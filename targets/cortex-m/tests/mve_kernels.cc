@@ -12,6 +12,7 @@
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
+#include "mote/kernels/pooling.h"
 #include "mote/kernels/scratch.h"
 #include "mve/requantize.h"
 #include "platform/console.h"
@@ -331,19 +332,44 @@ void check_add(Tally& t) {
   }
 }
 
+void check_average_pool(Tally& t) {
+  for (int32_t index = 0; index < 120; ++index) {
+    const int32_t batches = uniform(1, 2), h = uniform(1, 12), w = uniform(1, 12);
+    const int32_t channels = coin(30) ? 8 * uniform(1, 6) : uniform(1, kMaxChannels);
+    const int32_t fh = coin(15) ? h : uniform(1, 4), fw = coin(15) ? w : uniform(1, 4);
+    const bool same = coin(50);
+    if (!same && (fh > h || fw > w)) continue;
+    const Clamp c = random_clamp();
+    const k::PoolParams p = k::prepare_pool(batches, h, w, channels, fh, fw, uniform(1, 3),
+                                            uniform(1, 3), same, c.min, c.max);
+    fill(input_buf, batches * h * w * channels, -128, 127);
+    const int32_t n = batches * p.output_h * p.output_w * channels;
+    memset(got_buf, 0x5a, sizeof(got_buf));
+    k::portable_average_pool(p, input_buf, want_buf, k::Scratch{nullptr, 0});
+    k::average_pool(p, input_buf, got_buf, k::Scratch{nullptr, 0});
+    ++t.cases;
+    if (strcmp(k::built_average_pool_kernel_variant(p), "mve") == 0) ++t.variant_cases;
+    const int32_t at = first_difference(got_buf, want_buf, n);
+    if (at >= 0 || !guard_intact(got_buf + n)) {
+      if (t.failed++ < 4) fail_line("average pool", index, at);
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
   Line().text("mve kernels against portable").end();
   Tally requantize{"requantize"}, conv{"conv"}, depthwise{"depthwise"}, fc{"fully connected"};
-  Tally add{"add"};
+  Tally add{"add"}, pool{"average pool"};
   check_requantize(requantize);
   check_conv(conv);
   check_depthwise(depthwise);
   check_fully_connected(fc);
   check_add(add);
+  check_average_pool(pool);
   int32_t failed = 0;
-  const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc, &add};
+  const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc, &add, &pool};
   for (const Tally* t : tallies) {
     t->report();
     // Every kernel must have run on mve for most cases (the tables may keep a few portable).
