@@ -40,7 +40,8 @@ inline int32x4_t sums(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t ba
 // computed, not stored (callers point them at the last row).
 // kFull: rows == 4 (an unpredicated scatter). kRight: every shift < 0 (the requantization without
 // the left shift). kSmall: depth <= 16, the rows' one vector each loaded once for every channel.
-template <bool kFull, bool kRight, bool kSmall>
+// kTail: depth is not a multiple of 16 (a last, predicated step).
+template <bool kFull, bool kRight, bool kSmall, bool kTail>
 void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
                int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
                int32_t io, const Quant& q_in, int8_t* out, int32_t out_stride) {
@@ -71,15 +72,22 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
     }
     return;
   }
+  // depth > 16 here: the first step of 16 starts the sums (no zeroing), the rest accumulate.
+  const int32_t more = (full >> 4) - 1;
   for (int32_t o = 0; o < co; ++o, w += depth) {
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, ws = 0;
     // Pointers stepped by 16 so that the loads write their address back (no separate adds).
-    const int8_t* p0 = x0;
-    const int8_t* p1 = x1;
-    const int8_t* p2 = x2;
-    const int8_t* p3 = x3;
-    const int8_t* pw = w;
-    for (int32_t i = full >> 4; i > 0; --i) {
+    const int8_t* p0 = x0 + 16;
+    const int8_t* p1 = x1 + 16;
+    const int8_t* p2 = x2 + 16;
+    const int8_t* p3 = x3 + 16;
+    const int8_t* pw = w + 16;
+    const int8x16_t w0 = vldrbq_s8(w);
+    int32_t ws = vaddvq_s8(w0);
+    int32_t a0 = vmladavq_s8(vldrbq_s8(x0), w0);
+    int32_t a1 = vmladavq_s8(vldrbq_s8(x1), w0);
+    int32_t a2 = vmladavq_s8(vldrbq_s8(x2), w0);
+    int32_t a3 = vmladavq_s8(vldrbq_s8(x3), w0);
+    for (int32_t i = more; i > 0; --i) {
       const int8x16_t wv = vldrbq_s8(pw);
       pw += 16;
       ws = vaddvaq_s8(ws, wv);
@@ -92,7 +100,7 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
       a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
       p3 += 16;
     }
-    if (tail != 0) {
+    if (kTail) {
       // Zeroed lanes add nothing to the sums.
       const int8x16_t wv = vldrbq_z_s8(pw, tail_pred);
       ws = vaddvaq_s8(ws, wv);
@@ -112,12 +120,18 @@ void rows_block(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8
   using Kernel = void (*)(const int8_t*, const int8_t*, const int8_t*, const int8_t*, int32_t,
                           const int8_t*, int32_t, int32_t, const int32_t*, int32_t, const Quant&,
                           int8_t*, int32_t);
-  static constexpr Kernel kKernels[8] = {
-      &four_rows<false, false, false>, &four_rows<false, false, true>,
-      &four_rows<false, true, false>,  &four_rows<false, true, true>,
-      &four_rows<true, false, false>,  &four_rows<true, false, true>,
-      &four_rows<true, true, false>,   &four_rows<true, true, true>};
-  const int index = (rows == 4 ? 4 : 0) + (right ? 2 : 0) + (depth <= 16 ? 1 : 0);
+  // Index bits: full rows, right shifts, depth <= 16, a depth tail.
+  static constexpr Kernel kKernels[16] = {
+      &four_rows<false, false, false, false>, &four_rows<false, false, false, true>,
+      &four_rows<false, false, true, false>,  &four_rows<false, false, true, true>,
+      &four_rows<false, true, false, false>,  &four_rows<false, true, false, true>,
+      &four_rows<false, true, true, false>,   &four_rows<false, true, true, true>,
+      &four_rows<true, false, false, false>,  &four_rows<true, false, false, true>,
+      &four_rows<true, false, true, false>,   &four_rows<true, false, true, true>,
+      &four_rows<true, true, false, false>,   &four_rows<true, true, false, true>,
+      &four_rows<true, true, true, false>,    &four_rows<true, true, true, true>};
+  const int index = (rows == 4 ? 8 : 0) + (right ? 4 : 0) + (depth <= 16 ? 2 : 0) +
+                    ((depth & 15) != 0 ? 1 : 0);
   kKernels[index](x0, x1, x2, x3, rows, filter, depth, co, bias, io, q, out, out_stride);
 }
 
