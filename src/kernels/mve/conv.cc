@@ -166,39 +166,81 @@ void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filte
 
 // n bytes from src to dst, 16 at a time, the last ones predicated.
 inline void copy_bytes(const int8_t* src, int8_t* dst, int32_t n) {
-  for (int32_t i = 0; i < n; i += 16) {
+  int32_t i = 0;
+  for (; i + 16 <= n; i += 16) vstrbq_s8(dst + i, vldrbq_s8(src + i));
+  if (i < n) {
     const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
     vstrbq_p_s8(dst + i, vldrbq_z_s8(src + i, p), p);
   }
 }
 
 inline void fill_bytes(int8_t* dst, int32_t n, int8x16_t value) {
-  for (int32_t i = 0; i < n; i += 16) vstrbq_p_s8(dst + i, value, vctp8q(static_cast<uint32_t>(n - i)));
+  int32_t i = 0;
+  for (; i + 16 <= n; i += 16) vstrbq_s8(dst + i, value);
+  if (i < n) vstrbq_p_s8(dst + i, value, vctp8q(static_cast<uint32_t>(n - i)));
+}
+
+// A column row by row: the rows inside the input from `copy_row(row, col)`, the others the zero
+// point.
+template <typename CopyRow>
+inline void gather(const ConvShape& s, const int8_t* batch, int32_t iy0, int8x16_t pad,
+                   int8_t* col, const CopyRow& copy_row) {
+  const int32_t row_len = s.filter_w * s.input_c;
+  for (int32_t ky = 0; ky < s.filter_h; ++ky, col += row_len) {
+    const int32_t iy = iy0 + ky * s.dilation_h;
+    if (iy < 0 || iy >= s.input_h) {
+      fill_bytes(col, row_len, pad);
+    } else {
+      copy_row(batch + static_cast<ptrdiff_t>(iy) * s.input_w * s.input_c, col);
+    }
+  }
+}
+
+// A pixel whose taps are inside the input in x, without dilation in x: each filter row is one
+// run of bytes.
+void im2col_whole(const ConvShape& s, const int8_t* batch, int32_t iy0, int32_t ix0, int8x16_t pad,
+                  int8_t* col) {
+  const int32_t row_len = s.filter_w * s.input_c;
+  const ptrdiff_t start = static_cast<ptrdiff_t>(ix0) * s.input_c;
+  gather(s, batch, iy0, pad, col,
+         [&](const int8_t* row, int8_t* dst) { copy_bytes(row + start, dst, row_len); });
+}
+
+// Any other pixel: the taps [kx_begin, kx_end) inside, zero points before and after them.
+__attribute__((noinline)) void im2col_border(const ConvShape& s, const int8_t* batch, int32_t iy0,
+                                             int32_t x, int8x16_t pad, int8_t* col) {
+  const int32_t c = s.input_c;
+  const int32_t row_len = s.filter_w * c;
+  internal::PixelWindow w;
+  internal::window_columns(s, x, w);
+  gather(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
+    if (w.kx_begin >= w.kx_end) {
+      fill_bytes(dst, row_len, pad);
+      return;
+    }
+    fill_bytes(dst, w.kx_begin * c, pad);
+    if (s.dilation_w == 1) {
+      copy_bytes(row + static_cast<ptrdiff_t>(w.ix0 + w.kx_begin) * c, dst + w.kx_begin * c,
+                 (w.kx_end - w.kx_begin) * c);
+    } else {
+      for (int32_t kx = w.kx_begin; kx < w.kx_end; ++kx) {
+        copy_bytes(row + static_cast<ptrdiff_t>(w.ix0 + kx * s.dilation_w) * c, dst + kx * c, c);
+      }
+    }
+    fill_bytes(dst + w.kx_end * c, row_len - w.kx_end * c, pad);
+  });
 }
 
 // The column of output pixel (b, y, x): the window's x, the zero point for padding.
-void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32_t x, int8x16_t pad,
-            int8_t* col) {
-  const int32_t c = s.input_c;
-  const int32_t row_len = s.filter_w * c;
-  const internal::PixelWindow pw = internal::pixel_window(s, y, x);
-  for (int32_t ky = 0; ky < s.filter_h; ++ky, col += row_len) {
-    const int32_t iy = pw.iy0 + ky * s.dilation_h;
-    if (iy < 0 || iy >= s.input_h || pw.kx_begin >= pw.kx_end) {
-      fill_bytes(col, row_len, pad);
-      continue;
-    }
-    const int8_t* row = input + (static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w * c;
-    fill_bytes(col, pw.kx_begin * c, pad);
-    if (s.dilation_w == 1) {
-      copy_bytes(row + static_cast<ptrdiff_t>(pw.ix0 + pw.kx_begin) * c, col + pw.kx_begin * c,
-                 (pw.kx_end - pw.kx_begin) * c);
-    } else {
-      for (int32_t kx = pw.kx_begin; kx < pw.kx_end; ++kx) {
-        copy_bytes(row + static_cast<ptrdiff_t>(pw.ix0 + kx * s.dilation_w) * c, col + kx * c, c);
-      }
-    }
-    fill_bytes(col + pw.kx_end * c, row_len - pw.kx_end * c, pad);
+inline void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32_t x,
+                   int8x16_t pad, int8_t* col) {
+  const int8_t* batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * s.input_c;
+  const int32_t iy0 = y * s.stride_h - s.pad_h;
+  const int32_t ix0 = x * s.stride_w - s.pad_w;
+  if (s.dilation_w == 1 && ix0 >= 0 && ix0 + s.filter_w <= s.input_w) {
+    im2col_whole(s, batch, iy0, ix0, pad, col);
+  } else {
+    im2col_border(s, batch, iy0, x, pad, col);
   }
 }
 
