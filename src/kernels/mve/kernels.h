@@ -13,9 +13,12 @@
 //    pixels before the block;
 //  - conv im2col: blocks of four output pixels; all four columns are gathered into scratch before
 //    the block writes;
-//  - depthwise: blocks of four output pixels of a row (one pixel at the borders), channels in
-//    blocks of four: the windows' channels c..c+3 are read, then those channels of the block are
-//    written, then the next four channels;
+//  - depthwise: blocks of output pixels of a row (three for 3-wide filters with stride 1 or 2 in
+//    x, borders included; otherwise up to four whose windows are inside in x, one at a time at the
+//    borders), channels in blocks of four: the windows' channels c..c+3 are read, then those
+//    channels of the block are written, then the next four channels;
+//  - average pool: one output pixel at a time, eight channels at a time, after reading their
+//    window;
 //  - fully connected: one row at a time, reading the whole row while writing it;
 //  - add: four elements at a time, each read before it is written (in place is fine).
 
