@@ -1,5 +1,5 @@
-// AVERAGE_POOL_2D's kernel variants (as conv.cc for CONV_2D). Neither needs scratch, so the size
-// stays in scratch.cc; the table picks the kernel.
+// AVERAGE_POOL_2D's and MAX_POOL_2D's kernel variants (as conv.cc for CONV_2D). None needs
+// scratch, so the size stays in scratch.cc; the tables pick the kernel.
 #include "mote/kernels/pooling.h"
 
 #include "dsp/kernels.h"
@@ -21,7 +21,27 @@ constexpr PoolVariant kAveragePoolVariants[] = {
     {Variant::kPortable, nullptr, &no_scratch, &portable_average_pool},
 };
 
+using MaxPoolKernel = void (*)(const PoolParams&, const int8_t*, int8_t*);
+using MaxPoolVariant = internal::KernelVariant<PoolParams, MaxPoolKernel>;
+
+constexpr MaxPoolVariant kMaxPoolVariants[] = {
+    {Variant::kMve, nullptr, &no_scratch, MOTE_MVE_KERNEL(mve::max_pool)},
+    {Variant::kPortable, nullptr, &no_scratch, &portable_max_pool},
+};
+
 }  // namespace
+
+const char* max_pool_kernel_variant(const PoolParams& params, Extension extension) {
+  return to_string(internal::variant_for(kMaxPoolVariants, params, extension).variant);
+}
+
+const char* built_max_pool_kernel_variant(const PoolParams& params) {
+  return to_string(internal::built_variant(kMaxPoolVariants, params).variant);
+}
+
+void max_pool(const PoolParams& params, const int8_t* input, int8_t* output) {
+  internal::built_variant(kMaxPoolVariants, params).kernel(params, input, output);
+}
 
 const char* average_pool_kernel_variant(const PoolParams& params, Extension extension) {
   return to_string(internal::variant_for(kAveragePoolVariants, params, extension).variant);

@@ -40,8 +40,12 @@ const char* built_average_pool_kernel_variant(const PoolParams& params);
 // What a build for `extension` runs (host-callable; `mote plan` reports it).
 const char* average_pool_kernel_variant(const PoolParams& params, Extension extension);
 
-// Maximum of the window's in-bounds elements (-128 if none), then clamped.
+// Maximum of the window's in-bounds elements (-128 if none), then clamped. Runs the kernel variant
+// built into the library (pooling.cc: mve on Helium, else portable); neither needs scratch.
 void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
+void portable_max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
+const char* built_max_pool_kernel_variant(const PoolParams& params);
+const char* max_pool_kernel_variant(const PoolParams& params, Extension extension);
 
 }  // namespace kernels
 }  // namespace mote

@@ -39,6 +39,15 @@ const char* average_variant(const ir::Graph& g, const ir::Operator& op,
   return kernels::average_pool_kernel_variant(p, extension);
 }
 
+// Max pool has a table too (mve on Helium, for every window).
+const char* max_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
+  const auto& o = std::get<ir::Pool2DOptions>(op.options);
+  kernels::PoolParams p{};
+  p.filter_h = o.filter_h;
+  p.filter_w = o.filter_w;
+  return kernels::max_pool_kernel_variant(p, extension);
+}
+
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::Pool2DOptions>(ctx.op().options);
   const ir::Tensor& input = ctx.in(0);
@@ -74,7 +83,8 @@ extern const OpDef average_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator:
 
 extern const OpDef max_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::MAX_POOL_2D),
                                .read_options = Window::read, .write_options = Window::write,
-                               .inputs = {1, 1}, .check = check, .lower = lower,
+                               .inputs = {1, 1}, .check = check,
+                               .kernel_variant = max_variant, .lower = lower,
                                .describe = describe};
 
 }  // namespace mote::ops

@@ -57,6 +57,10 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
 bool average_pool_handles(const PoolParams& params);
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
 
+// MAX_POOL_2D, every shape (an activation range outside int8 runs the portable kernel inside);
+// no scratch. One output pixel at a time, sixteen channels at a time, after reading their window.
+void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
+
 // ADD without broadcasting (both inputs of the output's shape); no scratch. Broadcasting runs the
 // portable kernel.
 bool add_handles(const BroadcastShape& shape);

@@ -62,7 +62,7 @@ void portable_average_pool(const PoolParams& p, const int8_t* input, int8_t* out
   }, [&](int8_t* out) { fill_empty_average(p, out); });
 }
 
-void max_pool(const PoolParams& p, const int8_t* input, int8_t* output) {
+void portable_max_pool(const PoolParams& p, const int8_t* input, int8_t* output) {
   const int32_t row = p.input_w * p.channels;
   const int32_t image = p.input_h * row;
   for_each_window(p, output, [&](int32_t b, int32_t fy0, int32_t fy1, int32_t fx0, int32_t fx1,

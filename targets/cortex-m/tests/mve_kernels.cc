@@ -332,8 +332,8 @@ void check_add(Tally& t) {
   }
 }
 
-void check_average_pool(Tally& t) {
-  for (int32_t index = 0; index < 120; ++index) {
+void check_pooling(Tally& t) {
+  for (int32_t index = 0; index < 240; ++index) {
     const int32_t batches = uniform(1, 2), h = uniform(1, 12), w = uniform(1, 12);
     const int32_t channels = coin(30) ? 8 * uniform(1, 6) : uniform(1, kMaxChannels);
     const int32_t fh = coin(15) ? h : uniform(1, 4), fw = coin(15) ? w : uniform(1, 4);
@@ -345,13 +345,21 @@ void check_average_pool(Tally& t) {
     fill(input_buf, batches * h * w * channels, -128, 127);
     const int32_t n = batches * p.output_h * p.output_w * channels;
     memset(got_buf, 0x5a, sizeof(got_buf));
-    k::portable_average_pool(p, input_buf, want_buf, k::Scratch{nullptr, 0});
-    k::average_pool(p, input_buf, got_buf, k::Scratch{nullptr, 0});
+    const bool average = index % 2 == 0;
+    if (average) {
+      k::portable_average_pool(p, input_buf, want_buf, k::Scratch{nullptr, 0});
+      k::average_pool(p, input_buf, got_buf, k::Scratch{nullptr, 0});
+    } else {
+      k::portable_max_pool(p, input_buf, want_buf);
+      k::max_pool(p, input_buf, got_buf);
+    }
     ++t.cases;
-    if (strcmp(k::built_average_pool_kernel_variant(p), "mve") == 0) ++t.variant_cases;
+    const char* variant = average ? k::built_average_pool_kernel_variant(p)
+                                  : k::built_max_pool_kernel_variant(p);
+    if (strcmp(variant, "mve") == 0) ++t.variant_cases;
     const int32_t at = first_difference(got_buf, want_buf, n);
     if (at >= 0 || !guard_intact(got_buf + n)) {
-      if (t.failed++ < 4) fail_line("average pool", index, at);
+      if (t.failed++ < 4) fail_line(average ? "average pool" : "max pool", index, at);
     }
   }
 }
@@ -361,13 +369,13 @@ void check_average_pool(Tally& t) {
 int main() {
   Line().text("mve kernels against portable").end();
   Tally requantize{"requantize"}, conv{"conv"}, depthwise{"depthwise"}, fc{"fully connected"};
-  Tally add{"add"}, pool{"average pool"};
+  Tally add{"add"}, pool{"average and max pool"};
   check_requantize(requantize);
   check_conv(conv);
   check_depthwise(depthwise);
   check_fully_connected(fc);
   check_add(add);
-  check_average_pool(pool);
+  check_pooling(pool);
   int32_t failed = 0;
   const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc, &add, &pool};
   for (const Tally* t : tallies) {
