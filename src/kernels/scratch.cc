@@ -60,7 +60,7 @@ TransposeConvScratch transpose_conv_scratch_bytes(const TransposeConvShape& shap
 }
 
 // DSP builds hold dsp/ kernels (conv, depthwise, fully connected, average pool), Helium builds
-// mve/ kernels (conv, depthwise, fully connected); the rest is portable.
+// mve/ kernels (conv, depthwise, fully connected, average and max pool, add); the rest is portable.
 const char* kernel_variant(Extension extension) {
   switch (extension) {
     case Extension::kDsp: return "dsp";
