@@ -250,13 +250,66 @@ void row3(const Layer& l, int32_t b, const internal::PixelWindow& pw, int32_t x,
   }
 }
 
+// Depth multiplier m > 1: output channel k reads input channel k / m, so the four lanes of a block
+// of output channels gather their inputs (VLDRB gather with the lanes' channel offsets: with one
+// input channel, all four lanes read the same byte). One output pixel at a time, its in-bounds
+// taps only; output channels in blocks of four, the last predicated.
+template <bool kTail>
+inline void multiplier_block(const Layer& l, const int8_t* batch, const internal::PixelWindow& w,
+                             int32_t m, int32_t oc, int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t co = s.output_c;
+  const int32_t ci = s.input_c;
+  const mve_pred16_t p = vctp32q(static_cast<uint32_t>(co - oc));
+  const int32_t ic0 = oc / m;
+  uint32_t lane_offsets[4];
+  for (int32_t k = 0; k < 4; ++k) lane_offsets[k] = static_cast<uint32_t>((oc + k) / m - ic0);
+  const uint32x4_t offsets = vldrwq_u32(lane_offsets);
+  const int32_t io = l.io;
+  int32x4_t a = l.bias != nullptr ? load4w<kTail>(l.bias + oc, p) : vdupq_n_s32(0);
+  for (int32_t ky = w.ky_begin; ky < w.ky_end; ++ky) {
+    const int32_t iy = w.iy0 + ky * s.dilation_h;
+    for (int32_t kx = w.kx_begin; kx < w.kx_end; ++kx) {
+      const int32_t ix = w.ix0 + kx * s.dilation_w;
+      const int8_t* px = batch + (static_cast<ptrdiff_t>(iy) * s.input_w + ix) * ci + ic0;
+      const int32x4_t x = kTail ? vldrbq_gather_offset_z_s32(px, offsets, p)
+                                : vldrbq_gather_offset_s32(px, offsets);
+      const int32x4_t f =
+          load4<kTail>(l.filter + static_cast<ptrdiff_t>(ky * s.filter_w + kx) * co + oc, p);
+      a = mla(a, vaddq_n_s32(x, io), f);
+    }
+  }
+  const int32x4_t mult = load4w<kTail>(l.multiplier + oc, p);
+  store4<kTail>(out + oc, l.stage.apply(a, mult, split_shifts(load4w<kTail>(l.shift + oc, p))), p);
+}
+
+void depthwise_multiplier(const Layer& l, int8_t* output) {
+  const DepthwiseShape& s = l.s;
+  const int32_t co = s.output_c;
+  const int32_t m = co / s.input_c;
+  internal::PixelWindow pw;
+  int8_t* out = output;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    const int8_t* batch = l.input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * s.input_c;
+    for (int32_t y = 0; y < s.output_h; ++y) {
+      internal::window_rows(s, y, pw);
+      for (int32_t x = 0; x < s.output_w; ++x, out += co) {
+        internal::window_columns(s, x, pw);
+        int32_t oc = 0;
+        for (; oc + 4 <= co; oc += 4) multiplier_block<false>(l, batch, pw, m, oc, out);
+        if (oc < co) multiplier_block<true>(l, batch, pw, m, oc, out);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
   const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
   if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 ||
-      s.input_c <= 0 || s.output_c != s.input_c) {
+      s.input_c <= 0 || !depthwise_conv_handles(s)) {
     portable_depthwise_conv2d(params, input, filter, bias, output, scratch);
     return;
   }
@@ -268,6 +321,10 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
                 params.output_shift,
                 params.input_offset,
                 make_output_stage(params.output_offset, params.act_min, params.act_max)};
+  if (s.output_c != s.input_c) {
+    depthwise_multiplier(l, output);
+    return;
+  }
   const int32_t c_count = s.input_c;
   internal::PixelWindow pw;
   int8_t* out = output;

@@ -6,7 +6,10 @@ namespace mote {
 namespace kernels {
 namespace mve {
 
-bool depthwise_conv_handles(const DepthwiseShape& shape) { return shape.output_c == shape.input_c; }
+// Any depth multiplier (output_c a multiple of input_c).
+bool depthwise_conv_handles(const DepthwiseShape& shape) {
+  return shape.input_c > 0 && shape.output_c >= shape.input_c && shape.output_c % shape.input_c == 0;
+}
 
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape&) { return 0; }
 

@@ -15,8 +15,9 @@
 //    the block writes;
 //  - depthwise: blocks of output pixels of a row (three for 3-wide filters with stride 1 or 2 in
 //    x, borders included; otherwise up to four whose windows are inside in x, one at a time at the
-//    borders), channels in blocks of four: the windows' channels c..c+3 are read, then those
-//    channels of the block are written, then the next four channels;
+//    borders; one pixel at a time with a depth multiplier above 1), channels in blocks of four:
+//    the windows' (input) channels of c..c+3 are read, then those channels of the block are
+//    written, then the next four channels;
 //  - average pool: one output pixel at a time, eight channels at a time, after reading their
 //    window;
 //  - fully connected: one row at a time, reading the whole row while writing it;
@@ -40,8 +41,8 @@ size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
 
-// DEPTHWISE_CONV_2D with depth multiplier 1 (any kernel size, stride, dilation, padding); no
-// scratch. Depth multipliers above 1 run the portable kernel.
+// DEPTHWISE_CONV_2D, any depth multiplier, kernel size, stride, dilation, padding; no scratch.
+// Multiplier 1 is the fast path; above 1 one output pixel at a time with gathered inputs.
 bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,

@@ -212,8 +212,13 @@ void check_depthwise(Tally& t) {
     k::DepthwiseShape& s = p.shape;
     s.batches = uniform(1, 2);
     s.input_c = coin(30) ? 8 * uniform(1, 6) : uniform(1, kMaxChannels);
-    s.output_c = coin(10) ? 2 * s.input_c : s.input_c;  // depth multiplier 2: portable
-    if (s.output_c > kMaxChannels) s.output_c = s.input_c;
+    s.output_c = s.input_c;
+    if (coin(25)) {  // depth multipliers above 1, the one-input-channel case among them
+      if (coin(30)) s.input_c = 1;
+      const int32_t m = uniform(2, 9);
+      s.input_c = s.input_c * m > kMaxChannels ? 1 + s.input_c % 4 : s.input_c;
+      s.output_c = s.input_c * m;
+    }
     const bool three = coin(50);
     s.filter_h = three ? 3 : uniform(1, 5);
     s.filter_w = three ? 3 : uniform(1, 5);
