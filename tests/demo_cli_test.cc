@@ -86,7 +86,7 @@ TEST_F(DemoCli, SucceedsAndWritesItsFiles) {
   EXPECT_THAT(result_.out, Not(HasSubstr("mote demo: compiling")));
   EXPECT_THAT(result_.out, HasSubstr("firmware     skipped: --no-firmware"));
   // The labels say what runs (and so what the scratch is planned for).
-  EXPECT_THAT(result_.out, HasSubstr("\ncortex-m55 (mve, portable kernels)\n"));
+  EXPECT_THAT(result_.out, HasSubstr("\ncortex-m55 (mve, mve kernels)\n"));
   EXPECT_THAT(result_.out, HasSubstr("\ncortex-m4 (dsp, dsp kernels)\n"));
   EXPECT_THAT(result_.out, Not(HasSubstr("Helium/MVE kernels")));
   EXPECT_THAT(result_.out, Not(HasSubstr("(DSP kernels)")));
@@ -133,7 +133,7 @@ TEST_F(DemoCli, FiguresAreThePipelines) {
     EXPECT_THAT(result_.out, HasSubstr("  lower bound  " + commas(compiled.planned.bound.bytes)));
     EXPECT_EQ(target["firmware"]["state"], "skipped");
   }
-  // The portable kernels (M55) and the dsp kernels (M4) ask for the same scratch (none beyond the
+  // The mve kernels (M55) and the dsp kernels (M4) ask for the same scratch (none beyond the
   // bound): no CMSIS-NN Helium buffer is reserved on the M55.
   EXPECT_EQ(arenas[0], arenas[1]);
   EXPECT_EQ(arenas[0], 16000u);

@@ -277,7 +277,7 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
 // ---- the report -------------------------------------------------------------------------------
 
 // What runs, and so what the plan reserves scratch for: the kernel variant the library has for
-// the CPU's extension (the portable kernels everywhere today).
+// the CPU's extension (portable, dsp or mve).
 std::string cpu_title(const TargetResult& r) {
   return r.cpu + " (" + r.extension + ", " + r.kernels + " kernels)";
 }

@@ -6,6 +6,7 @@
 #include "variant_table.h"
 
 #include "dsp/kernels.h"
+#include "mve/kernels.h"
 #if defined(MOTE_KERNELS_WITH_TESTING)
 #include "testing/conv.h"
 #endif
@@ -23,6 +24,7 @@ constexpr ConvVariant kConvVariants[] = {
     // Only in a test library (its size function too): no extension ever plans for it.
     {Variant::kTesting, nullptr, &testing_variant::conv_scratch_bytes, &testing_variant::conv2d},
 #endif
+    {Variant::kMve, &mve::conv_handles, &mve::conv_scratch_bytes, MOTE_MVE_KERNEL(mve::conv2d)},
     {Variant::kDsp, &dsp::conv_handles, &dsp::conv_scratch_bytes, MOTE_DSP_KERNEL(dsp::conv2d)},
     {Variant::kPortable, nullptr, &portable_conv_scratch_bytes, &portable_conv2d},
 };

@@ -3,6 +3,7 @@
 #include "mote/kernels/depthwise_conv.h"
 
 #include "dsp/kernels.h"
+#include "mve/kernels.h"
 #include "variant_table.h"
 
 namespace mote {
@@ -17,6 +18,8 @@ using DepthwiseVariant = internal::KernelVariant<DepthwiseShape, DepthwiseKernel
 size_t portable_depthwise_conv_scratch_bytes(const DepthwiseShape&) { return 0; }
 
 constexpr DepthwiseVariant kDepthwiseVariants[] = {
+    {Variant::kMve, &mve::depthwise_conv_handles, &mve::depthwise_conv_scratch_bytes,
+     MOTE_MVE_KERNEL(mve::depthwise_conv2d)},
     {Variant::kDsp, &dsp::depthwise_conv_handles, &dsp::depthwise_conv_scratch_bytes,
      MOTE_DSP_KERNEL(dsp::depthwise_conv2d)},
     {Variant::kPortable, nullptr, &portable_depthwise_conv_scratch_bytes, &portable_depthwise_conv2d},

@@ -4,6 +4,7 @@
 #include "mote/kernels/mul.h"
 
 #include "dsp/kernels.h"
+#include "mve/kernels.h"
 #include "variant_table.h"
 
 namespace mote {
@@ -17,6 +18,7 @@ using ElementwiseKernel = void (*)(const Params&, const BroadcastShape&, const i
 size_t no_scratch(const BroadcastShape&) { return 0; }
 
 constexpr internal::KernelVariant<BroadcastShape, ElementwiseKernel<AddParams>> kAddVariants[] = {
+    {Variant::kMve, &mve::add_handles, &no_scratch, MOTE_MVE_KERNEL(mve::add)},
     {Variant::kDsp, &dsp::add_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::add)},
     {Variant::kPortable, nullptr, &no_scratch, &portable_add},
 };

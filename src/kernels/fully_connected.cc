@@ -3,6 +3,7 @@
 #include "mote/kernels/fully_connected.h"
 
 #include "dsp/kernels.h"
+#include "mve/kernels.h"
 #include "mote/kernels/scratch.h"
 #include "variant_table.h"
 
@@ -18,6 +19,8 @@ using FullyConnectedVariant = internal::KernelVariant<int32_t, FullyConnectedKer
 size_t portable_fully_connected_scratch_bytes(const int32_t&) { return 0; }
 
 constexpr FullyConnectedVariant kFullyConnectedVariants[] = {
+    {Variant::kMve, nullptr, &mve::fully_connected_scratch_bytes,
+     MOTE_MVE_KERNEL(mve::fully_connected)},
     {Variant::kDsp, nullptr, &dsp::fully_connected_scratch_bytes,
      MOTE_DSP_KERNEL(dsp::fully_connected)},
     {Variant::kPortable, nullptr, &portable_fully_connected_scratch_bytes, &portable_fully_connected},

@@ -3,6 +3,7 @@
 #include "mote/kernels/pooling.h"
 
 #include "dsp/kernels.h"
+#include "mve/kernels.h"
 #include "variant_table.h"
 
 namespace mote {
@@ -15,6 +16,7 @@ using PoolVariant = internal::KernelVariant<PoolParams, PoolKernel>;
 size_t no_scratch(const PoolParams&) { return 0; }
 
 constexpr PoolVariant kAveragePoolVariants[] = {
+    {Variant::kMve, &mve::average_pool_handles, &no_scratch, MOTE_MVE_KERNEL(mve::average_pool)},
     {Variant::kDsp, &dsp::average_pool_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::average_pool)},
     {Variant::kPortable, nullptr, &no_scratch, &portable_average_pool},
 };
@@ -24,6 +26,7 @@ using MaxPoolVariant = internal::KernelVariant<PoolParams, MaxPoolKernel>;
 
 constexpr MaxPoolVariant kMaxPoolVariants[] = {
     {Variant::kDsp, nullptr, &no_scratch, MOTE_DSP_KERNEL(dsp::max_pool)},
+    {Variant::kMve, nullptr, &no_scratch, MOTE_MVE_KERNEL(mve::max_pool)},
     {Variant::kPortable, nullptr, &no_scratch, &portable_max_pool},
 };
 

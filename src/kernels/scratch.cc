@@ -59,9 +59,14 @@ TransposeConvScratch transpose_conv_scratch_bytes(const TransposeConvShape& shap
   return {0, 0};
 }
 
-// DSP builds hold dsp/ kernels (for conv, depthwise and fully connected; the rest is portable).
+// DSP builds hold dsp/ kernels (conv, depthwise, fully connected, average pool), Helium builds
+// mve/ kernels (conv, depthwise, fully connected, average and max pool, add); the rest is portable.
 const char* kernel_variant(Extension extension) {
-  return extension == Extension::kDsp ? "dsp" : "portable";
+  switch (extension) {
+    case Extension::kDsp: return "dsp";
+    case Extension::kMve: return "mve";
+    default: return "portable";
+  }
 }
 
 }  // namespace kernels

@@ -69,11 +69,11 @@ TEST(KernelVariant, TheTestVariantIsBuiltAndNeedsMoreThanPortable) {
     EXPECT_STREQ(kernels::built_conv_kernel_variant(shape), "testing");
     EXPECT_GT(kernels::built_conv_scratch_bytes(shape),
               kernels::portable_conv_scratch_bytes(shape));
-    // Planning for an extension never picks the test variant (the DSP extension plans its own
-    // kernel, which asks for what portable does).
+    // Planning for an extension never picks the test variant (the DSP and Helium extensions plan
+    // their own kernels, which ask for the bytes portable does).
     for (auto e : {kernels::Extension::kScalar, kernels::Extension::kDsp, kernels::Extension::kMve}) {
       EXPECT_STREQ(kernels::conv_kernel_variant(shape, e),
-                   e == kernels::Extension::kDsp ? "dsp" : "portable");
+                   e == kernels::Extension::kScalar ? "portable" : kernels::to_string(e));
       EXPECT_EQ(kernels::conv_scratch_bytes(shape, e), kernels::portable_conv_scratch_bytes(shape));
     }
   }

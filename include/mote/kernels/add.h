@@ -42,7 +42,8 @@ bool add_fits(const AddParams& params);
 
 // output = input1 + input2 over `shape` (see broadcast.h). No scratch. The output may be an input
 // buffer whose shape equals the output's (in place). Runs the variant built into the library that
-// handles the shape (src/kernels/add.cc picks; every variant keeps the in-place rule).
+// handles the shape (src/kernels/elementwise.cc picks: dsp or mve without broadcasting; every
+// variant keeps the in-place rule).
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output);
 // The portable kernel; the variant a build for `extension` runs, and this build's.

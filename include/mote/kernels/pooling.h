@@ -41,7 +41,7 @@ const char* built_average_pool_kernel_variant(const PoolParams& params);
 const char* average_pool_kernel_variant(const PoolParams& params, Extension extension);
 
 // Maximum of the window's in-bounds elements (-128 if none), then clamped. Runs the variant built
-// into the library (src/kernels/pooling.cc: dsp on the DSP cores, else portable).
+// into the library (src/kernels/pooling.cc: dsp on the DSP cores, mve on Helium).
 void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
 void portable_max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
 const char* built_max_pool_kernel_variant(const PoolParams& params);

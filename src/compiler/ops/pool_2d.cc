@@ -39,9 +39,13 @@ const char* average_variant(const ir::Graph& g, const ir::Operator& op,
   return kernels::average_pool_kernel_variant(p, extension);
 }
 
-// Every max pool has the dsp kernel on the DSP extension.
-const char* max_variant(const ir::Graph&, const ir::Operator&, kernels::Extension extension) {
-  return kernels::max_pool_kernel_variant(kernels::PoolParams{}, extension);
+// Max pool has a table too (dsp and mve, for every window).
+const char* max_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
+  const auto& o = std::get<ir::Pool2DOptions>(op.options);
+  kernels::PoolParams p{};
+  p.filter_h = o.filter_h;
+  p.filter_w = o.filter_w;
+  return kernels::max_pool_kernel_variant(p, extension);
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {

@@ -1,0 +1,297 @@
+// mve CONV_2D: int8 dot products of 16 lanes (VMLADAVA), four rows of input by one filter row per
+// inner loop, so that each filter load feeds four of them; the filter row's sum (VADDVA, in the
+// same loop) carries the input offset: sum (x + io) w = sum x w + io sum w.
+//  - 1x1 (no padding): the input pixels are the rows; no scratch.
+//  - otherwise im2col: four int8 columns of x (the input zero point for padding, so that
+//    x + io = 0 there), then the same loop.
+// The four sums of one output channel are requantized as one vector (mve/requantize.h) and
+// stored into the four pixels with one byte scatter. Depth tails are predicated (VCTP8).
+
+#include <arm_mve.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mve/kernels.h"
+#include "mve/requantize.h"
+#include "portable/window.h"
+
+namespace mote {
+namespace kernels {
+namespace mve {
+namespace {
+
+struct Quant {
+  const int32_t* multiplier;
+  const int32_t* shift;
+  OutputStage stage;
+};
+
+// The four sums of one output channel as a vector (lane k: row k), plus the channel's base.
+inline int32x4_t sums(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t base) {
+  int32x4_t acc = vdupq_n_s32(a0);
+  acc = vsetq_lane_s32(a1, acc, 1);
+  acc = vsetq_lane_s32(a2, acc, 2);
+  acc = vsetq_lane_s32(a3, acc, 3);
+  return vaddq_n_s32(acc, base);
+}
+
+// out[k * out_stride + o] for rows k < rows (1..4) and every output channel o < co:
+// requantize(bias[o] + sum_i (x_k[i] + io) * filter[o, i]), i < depth. Rows past `rows` are
+// computed, not stored (callers point them at the last row).
+// kFull: rows == 4 (an unpredicated scatter). kRight: every shift < 0 (the requantization without
+// the left shift). kSmall: depth <= 16, the rows' one vector each loaded once for every channel.
+// kTail: depth is not a multiple of 16 (a last, predicated step).
+template <bool kFull, bool kRight, bool kSmall, bool kTail>
+void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
+               int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
+               int32_t io, const Quant& q_in, int8_t* out, int32_t out_stride) {
+  const Quant q = q_in;  // a local copy: output stores (int8) could alias anything
+  const mve_pred16_t store = vctp32q(static_cast<uint32_t>(rows));
+  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(out_stride));
+  const int32_t full = kSmall ? 0 : depth & ~15;
+  const int32_t tail = depth - full;
+  const mve_pred16_t tail_pred = vctp8q(static_cast<uint32_t>(tail));
+  const auto finish = [&](int32_t o, int32x4_t acc) {
+    const int32x4_t v = q.stage.apply_n<!kRight>(acc, q.multiplier[o], q.shift[o]);
+    if (kFull) {
+      vstrbq_scatter_offset_s32(out + o, offsets, v);
+    } else {
+      vstrbq_scatter_offset_p_s32(out + o, offsets, v, store);
+    }
+  };
+  const int8_t* w = filter;
+  if (kSmall) {
+    // Zeroed lanes add nothing to the sums.
+    const int8x16_t v0 = vldrbq_z_s8(x0, tail_pred), v1 = vldrbq_z_s8(x1, tail_pred);
+    const int8x16_t v2 = vldrbq_z_s8(x2, tail_pred), v3 = vldrbq_z_s8(x3, tail_pred);
+    for (int32_t o = 0; o < co; ++o, w += depth) {
+      const int8x16_t wv = vldrbq_z_s8(w, tail_pred);
+      const int32_t base = (bias != nullptr ? bias[o] : 0) + io * vaddvq_s8(wv);
+      finish(o, sums(vmladavq_s8(v0, wv), vmladavq_s8(v1, wv), vmladavq_s8(v2, wv),
+                     vmladavq_s8(v3, wv), base));
+    }
+    return;
+  }
+  // depth > 16 here: the first step of 16 starts the sums (no zeroing), the rest accumulate.
+  const int32_t more = (full >> 4) - 1;
+  for (int32_t o = 0; o < co; ++o, w += depth) {
+    // Pointers stepped by 16 so that the loads write their address back (no separate adds).
+    const int8_t* p0 = x0 + 16;
+    const int8_t* p1 = x1 + 16;
+    const int8_t* p2 = x2 + 16;
+    const int8_t* p3 = x3 + 16;
+    const int8_t* pw = w + 16;
+    const int8x16_t w0 = vldrbq_s8(w);
+    int32_t ws = vaddvq_s8(w0);
+    int32_t a0 = vmladavq_s8(vldrbq_s8(x0), w0);
+    int32_t a1 = vmladavq_s8(vldrbq_s8(x1), w0);
+    int32_t a2 = vmladavq_s8(vldrbq_s8(x2), w0);
+    int32_t a3 = vmladavq_s8(vldrbq_s8(x3), w0);
+    for (int32_t i = more; i > 0; --i) {
+      const int8x16_t wv = vldrbq_s8(pw);
+      pw += 16;
+      ws = vaddvaq_s8(ws, wv);
+      a0 = vmladavaq_s8(a0, vldrbq_s8(p0), wv);
+      p0 += 16;
+      a1 = vmladavaq_s8(a1, vldrbq_s8(p1), wv);
+      p1 += 16;
+      a2 = vmladavaq_s8(a2, vldrbq_s8(p2), wv);
+      p2 += 16;
+      a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
+      p3 += 16;
+    }
+    if (kTail) {
+      // Zeroed lanes add nothing to the sums.
+      const int8x16_t wv = vldrbq_z_s8(pw, tail_pred);
+      ws = vaddvaq_s8(ws, wv);
+      a0 = vmladavaq_s8(a0, vldrbq_z_s8(p0, tail_pred), wv);
+      a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, tail_pred), wv);
+      a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, tail_pred), wv);
+      a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, tail_pred), wv);
+    }
+    finish(o, sums(a0, a1, a2, a3, (bias != nullptr ? bias[o] : 0) + io * ws));
+  }
+}
+
+// four_rows with its specializations chosen.
+void rows_block(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
+                int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
+                int32_t io, const Quant& q, bool right, int8_t* out, int32_t out_stride) {
+  using Kernel = void (*)(const int8_t*, const int8_t*, const int8_t*, const int8_t*, int32_t,
+                          const int8_t*, int32_t, int32_t, const int32_t*, int32_t, const Quant&,
+                          int8_t*, int32_t);
+  // Index bits: full rows, right shifts, depth <= 16, a depth tail.
+  static constexpr Kernel kKernels[16] = {
+      &four_rows<false, false, false, false>, &four_rows<false, false, false, true>,
+      &four_rows<false, false, true, false>,  &four_rows<false, false, true, true>,
+      &four_rows<false, true, false, false>,  &four_rows<false, true, false, true>,
+      &four_rows<false, true, true, false>,   &four_rows<false, true, true, true>,
+      &four_rows<true, false, false, false>,  &four_rows<true, false, false, true>,
+      &four_rows<true, false, true, false>,   &four_rows<true, false, true, true>,
+      &four_rows<true, true, false, false>,   &four_rows<true, true, false, true>,
+      &four_rows<true, true, true, false>,    &four_rows<true, true, true, true>};
+  const int index = (rows == 4 ? 8 : 0) + (right ? 4 : 0) + (depth <= 16 ? 2 : 0) +
+                    ((depth & 15) != 0 ? 1 : 0);
+  kKernels[index](x0, x1, x2, x3, rows, filter, depth, co, bias, io, q, out, out_stride);
+}
+
+// Whether every channel's shift is negative (requantize_n<false> applies).
+bool right_shifts_only(const int32_t* shift, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    if (shift[i] >= 0) return false;
+  }
+  return true;
+}
+
+void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
+                    const int32_t* bias, int8_t* output, int32_t io, const Quant& q) {
+  const int32_t ci = s.input_c;
+  const int32_t co = s.output_c;
+  const int32_t pixels = s.output_h * s.output_w;
+  const bool right = right_shifts_only(q.shift, co);
+  for (int32_t b = 0; b < s.batches; ++b) {
+    const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
+    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
+    for (int32_t p = 0; p < pixels; p += 4) {
+      const int32_t rows = internal::min_i32(4, pixels - p);
+      const int8_t* x[4];
+      for (int32_t k = 0; k < 4; ++k) {
+        x[k] = internal::pointwise_input(s, in_batch, p + internal::min_i32(k, rows - 1));
+      }
+      rows_block(x[0], x[1], x[2], x[3], rows, filter, ci, co, bias, io, q, right,
+                 out_batch + static_cast<ptrdiff_t>(p) * co, co);
+    }
+  }
+}
+
+// n bytes from src to dst, 16 at a time, the last ones predicated.
+inline void copy_bytes(const int8_t* src, int8_t* dst, int32_t n) {
+  int32_t i = 0;
+  for (; i + 16 <= n; i += 16) vstrbq_s8(dst + i, vldrbq_s8(src + i));
+  if (i < n) {
+    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
+    vstrbq_p_s8(dst + i, vldrbq_z_s8(src + i, p), p);
+  }
+}
+
+inline void fill_bytes(int8_t* dst, int32_t n, int8x16_t value) {
+  int32_t i = 0;
+  for (; i + 16 <= n; i += 16) vstrbq_s8(dst + i, value);
+  if (i < n) vstrbq_p_s8(dst + i, value, vctp8q(static_cast<uint32_t>(n - i)));
+}
+
+// A column row by row: the rows inside the input from `copy_row(row, col)`, the others the zero
+// point.
+template <typename CopyRow>
+inline void gather(const ConvShape& s, const int8_t* batch, int32_t iy0, int8x16_t pad,
+                   int8_t* col, const CopyRow& copy_row) {
+  const int32_t row_len = s.filter_w * s.input_c;
+  for (int32_t ky = 0; ky < s.filter_h; ++ky, col += row_len) {
+    const int32_t iy = iy0 + ky * s.dilation_h;
+    if (iy < 0 || iy >= s.input_h) {
+      fill_bytes(col, row_len, pad);
+    } else {
+      copy_row(batch + static_cast<ptrdiff_t>(iy) * s.input_w * s.input_c, col);
+    }
+  }
+}
+
+// A pixel whose taps are inside the input in x, without dilation in x: each filter row is one
+// run of bytes.
+void im2col_whole(const ConvShape& s, const int8_t* batch, int32_t iy0, int32_t ix0, int8x16_t pad,
+                  int8_t* col) {
+  const int32_t row_len = s.filter_w * s.input_c;
+  const ptrdiff_t start = static_cast<ptrdiff_t>(ix0) * s.input_c;
+  gather(s, batch, iy0, pad, col,
+         [&](const int8_t* row, int8_t* dst) { copy_bytes(row + start, dst, row_len); });
+}
+
+// Any other pixel: the taps [kx_begin, kx_end) inside, zero points before and after them.
+__attribute__((noinline)) void im2col_border(const ConvShape& s, const int8_t* batch, int32_t iy0,
+                                             int32_t x, int8x16_t pad, int8_t* col) {
+  const int32_t c = s.input_c;
+  const int32_t row_len = s.filter_w * c;
+  internal::PixelWindow w;
+  internal::window_columns(s, x, w);
+  gather(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
+    if (w.kx_begin >= w.kx_end) {
+      fill_bytes(dst, row_len, pad);
+      return;
+    }
+    fill_bytes(dst, w.kx_begin * c, pad);
+    if (s.dilation_w == 1) {
+      copy_bytes(row + static_cast<ptrdiff_t>(w.ix0 + w.kx_begin) * c, dst + w.kx_begin * c,
+                 (w.kx_end - w.kx_begin) * c);
+    } else {
+      for (int32_t kx = w.kx_begin; kx < w.kx_end; ++kx) {
+        copy_bytes(row + static_cast<ptrdiff_t>(w.ix0 + kx * s.dilation_w) * c, dst + kx * c, c);
+      }
+    }
+    fill_bytes(dst + w.kx_end * c, row_len - w.kx_end * c, pad);
+  });
+}
+
+// The column of output pixel (b, y, x): the window's x, the zero point for padding.
+inline void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32_t x,
+                   int8x16_t pad, int8_t* col) {
+  const int8_t* batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * s.input_c;
+  const int32_t iy0 = y * s.stride_h - s.pad_h;
+  const int32_t ix0 = x * s.stride_w - s.pad_w;
+  if (s.dilation_w == 1 && ix0 >= 0 && ix0 + s.filter_w <= s.input_w) {
+    im2col_whole(s, batch, iy0, ix0, pad, col);
+  } else {
+    im2col_border(s, batch, iy0, x, pad, col);
+  }
+}
+
+void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter,
+                 const int32_t* bias, int8_t* output, int32_t io, const Quant& q, int8_t* cols) {
+  const int32_t n = s.filter_h * s.filter_w * s.filter_c;
+  const int32_t co = s.output_c;
+  const int32_t pixels = s.output_h * s.output_w;
+  // The zero point: x + io = 0 in the padding. |io| <= 128 for int8 inputs' zero points.
+  const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
+  const bool right = right_shifts_only(q.shift, co);
+  for (int32_t b = 0; b < s.batches; ++b) {
+    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
+    for (int32_t p = 0; p < pixels; p += 4) {
+      const int32_t rows = internal::min_i32(4, pixels - p);
+      for (int32_t k = 0; k < rows; ++k) {
+        const int32_t y = (p + k) / s.output_w;
+        im2col(s, input, b, y, p + k - y * s.output_w, pad, cols + static_cast<ptrdiff_t>(k) * n);
+      }
+      const auto col = [&](int32_t k) {
+        return cols + static_cast<ptrdiff_t>(internal::min_i32(k, rows - 1)) * n;
+      };
+      rows_block(col(0), col(1), col(2), col(3), rows, filter, n, co, bias, io, q, right,
+                 out_batch + static_cast<ptrdiff_t>(p) * co, co);
+    }
+  }
+}
+
+}  // namespace
+
+void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
+            int8_t* output, Scratch scratch) {
+  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  const size_t needed = conv_scratch_bytes(s);
+  // The column's pad value needs the zero point in int8; shapes the table did not pick and
+  // anything odd go to the reference.
+  if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 ||
+      s.filter_c <= 0 || s.filter_c != s.input_c || params.input_offset < -127 ||
+      params.input_offset > 128 || scratch.size < needed || (needed > 0 && scratch.data == nullptr)) {
+    portable_conv2d(params, input, filter, bias, output, scratch);
+    return;
+  }
+  const Quant q{params.output_multiplier, params.output_shift,
+                make_output_stage(params.output_offset, params.act_min, params.act_max)};
+  if (needed == 0) {
+    conv_pointwise(s, input, filter, bias, output, params.input_offset, q);
+  } else {
+    conv_im2col(s, input, filter, bias, output, params.input_offset, q, scratch.data);
+  }
+}
+
+}  // namespace mve
+}  // namespace kernels
+}  // namespace mote

@@ -1,0 +1,378 @@
+// mve DEPTHWISE_CONV_2D, depth multiplier 1: channels in four int32 lanes (VLDRB widening loads,
+// VMUL and VADD), four output pixels of a row at a time where all four windows are whole in x, so
+// that each filter load feeds four multiply-accumulates; one pixel at a time at the borders (only its
+// in-bounds taps). The input offset leaves the inner loop: sum (x + io) w = sum x w + io sum w,
+// with sum w over the taps used, accumulated beside. Channel tails are predicated (VCTP32).
+// 3x3 filters get the taps of a filter row unrolled.
+
+#include <arm_mve.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mve/kernels.h"
+#include "mve/requantize.h"
+#include "portable/window.h"
+
+namespace mote {
+namespace kernels {
+namespace mve {
+namespace {
+
+struct Layer {
+  DepthwiseShape s;
+  const int8_t* input;
+  const int8_t* filter;
+  const int32_t* bias;
+  const int32_t* multiplier;
+  const int32_t* shift;
+  int32_t io;
+  OutputStage stage;
+};
+
+// An empty asm that pins a vector in a register at this point: the scheduler then keeps each
+// position's products next to their adds instead of computing many at once (gcc 12 spills the
+// accumulators to the stack otherwise).
+inline void pin(int32x4_t& v) { __asm__ volatile("" : "+w"(v)); }
+
+// a + x * w: MVE has no vector-by-vector integer multiply-accumulate (VMLA takes a scalar).
+inline int32x4_t mla(int32x4_t a, int32x4_t x, int32x4_t w) { return vaddq_s32(a, vmulq_s32(x, w)); }
+
+inline int32x4_t bias_lanes(const int32_t* bias, int32_t c, mve_pred16_t p) {
+  return bias != nullptr ? vldrwq_z_s32(bias + c, p) : vdupq_n_s32(0);
+}
+
+// Loads four int8 channels widened to int32; predicated (zeroed lanes) only for the last block.
+// gcc 12 puts a VPST before every predicated load, so whole blocks load unpredicated.
+template <bool kTail>
+inline int32x4_t load4(const int8_t* p, mve_pred16_t lanes) {
+  return kTail ? vldrbq_z_s32(p, lanes) : vldrbq_s32(p);
+}
+template <bool kTail>
+inline int32x4_t load4w(const int32_t* p, mve_pred16_t lanes) {
+  return kTail ? vldrwq_z_s32(p, lanes) : vldrwq_s32(p);
+}
+template <bool kTail>
+inline void store4(int8_t* p, int32x4_t v, mve_pred16_t lanes) {
+  if (kTail) {
+    vstrbq_p_s32(p, v, lanes);
+  } else {
+    vstrbq_s32(p, v);
+  }
+}
+
+// Channels [c, c + 4) of kPixels output pixels (x, x + 1, ...) of one row, batch b, all of whose
+// windows are whole in x; filter rows [ky_begin, ky_end), row0 the input of tap (ky_begin, 0). kFilterW: the filter width when fixed
+// (3), else 0. kTail: the last, partial block of channels.
+template <int kPixels, int kFilterW, bool kTail>
+inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
+                         int32_t c, int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t c_count = s.input_c;
+  const int32_t fw = kFilterW != 0 ? kFilterW : s.filter_w;
+  const ptrdiff_t step = static_cast<ptrdiff_t>(s.stride_w) * c_count;  // pixel to pixel
+  const ptrdiff_t tap = static_cast<ptrdiff_t>(s.dilation_w) * c_count;
+  const ptrdiff_t row_step = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_count;
+  const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
+  const int32x4_t start = l.bias != nullptr ? load4w<kTail>(l.bias + c, p) : vdupq_n_s32(0);
+  int32x4_t a[kPixels];
+  for (int k = 0; k < kPixels; ++k) a[k] = start;
+  int32x4_t ws = vdupq_n_s32(0);
+  const int8_t* px_row = row0 + c;
+  const int8_t* pw_row = l.filter + static_cast<ptrdiff_t>(ky_begin) * fw * c_count + c;
+  for (int32_t ky = ky_begin; ky < ky_end; ++ky, px_row += row_step, pw_row += fw * c_count) {
+    const int8_t* px = px_row;
+    const int8_t* pw = pw_row;
+#pragma GCC unroll 3
+    for (int32_t kx = 0; kx < fw; ++kx, px += tap, pw += c_count) {
+      const int32x4_t w = load4<kTail>(pw, p);
+      ws = vaddq_s32(ws, w);
+      for (int k = 0; k < kPixels; ++k) a[k] = mla(a[k], load4<kTail>(px + k * step, p), w);
+    }
+  }
+  const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
+  const Shifts sh = split_shifts(load4w<kTail>(l.shift + c, p));
+  for (int k = 0; k < kPixels; ++k) {
+    store4<kTail>(out + k * c_count + c, l.stage.apply(vmlaq_n_s32(a[k], ws, l.io), m, sh), p);
+  }
+}
+
+// kPixels output pixels (x, x + 1, ...) of row y whose windows are whole in x: every channel.
+template <int kPixels, int kFilterW>
+void pixels(const Layer& l, int32_t b, int32_t iy0, int32_t ky_begin, int32_t ky_end, int32_t x,
+            int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t c_count = s.input_c;
+  // Input of tap (ky_begin, 0) of pixel x, the first row inside the input.
+  const int8_t* row0 =
+      l.input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy0 + ky_begin * s.dilation_h) * s.input_w +
+                 x * s.stride_w - s.pad_w) * c_count;
+  int32_t c = 0;
+  for (; c + 4 <= c_count; c += 4) {
+    pixels_block<kPixels, kFilterW, false>(l, row0, ky_begin, ky_end, c, out);
+  }
+  if (c < c_count) pixels_block<kPixels, kFilterW, true>(l, row0, ky_begin, ky_end, c, out);
+}
+
+template <int kFilterW>
+void run_pixels(int32_t count, const Layer& l, int32_t b, int32_t iy0, int32_t ky_begin,
+                int32_t ky_end, int32_t x, int8_t* out) {
+  switch (count) {
+    case 4: pixels<4, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
+    case 3: pixels<3, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
+    case 2: pixels<2, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
+    default: pixels<1, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
+  }
+}
+
+// One output pixel with its in-bounds taps only (the borders).
+template <bool kTail>
+inline void one_pixel_block(const Layer& l, const int8_t* batch, const internal::PixelWindow& w,
+                            int32_t c, int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t c_count = s.input_c;
+  const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
+  int32x4_t a = l.bias != nullptr ? load4w<kTail>(l.bias + c, p) : vdupq_n_s32(0);
+  int32x4_t ws = vdupq_n_s32(0);
+  for (int32_t ky = w.ky_begin; ky < w.ky_end; ++ky) {
+    const int32_t iy = w.iy0 + ky * s.dilation_h;
+    const int8_t* px =
+        batch + (static_cast<ptrdiff_t>(iy) * s.input_w + w.ix0 + w.kx_begin * s.dilation_w) * c_count + c;
+    const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky * s.filter_w + w.kx_begin) * c_count + c;
+    for (int32_t kx = w.kx_begin; kx < w.kx_end; ++kx, px += s.dilation_w * c_count, pw += c_count) {
+      const int32x4_t f = load4<kTail>(pw, p);
+      ws = vaddq_s32(ws, f);
+      a = mla(a, load4<kTail>(px, p), f);
+    }
+  }
+  a = vmlaq_n_s32(a, ws, l.io);
+  const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
+  store4<kTail>(out + c, l.stage.apply(a, m, split_shifts(load4w<kTail>(l.shift + c, p))), p);
+}
+
+void one_pixel(const Layer& l, int32_t b, const internal::PixelWindow& w, int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t c_count = s.input_c;
+  const int8_t* batch = l.input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * c_count;
+  int32_t c = 0;
+  for (; c + 4 <= c_count; c += 4) one_pixel_block<false>(l, batch, w, c, out);
+  if (c < c_count) one_pixel_block<true>(l, batch, w, c, out);
+}
+
+// Filter width 3, dilation 1 in x, stride kStride (1 or 2) in x: kP pixels (x, x + 1, ...) of a
+// row share the input positions j = 0 .. (kP - 1) * kStride + 2 of each filter row (input column
+// x * stride - pad + j), so each position is loaded once and feeds every (pixel, tap) with
+// k * kStride + kx = j, the three taps' weights staying in registers. The input offset goes into
+// the loaded values ((x + io) * w, no sum of weights), so a position outside the input is simply
+// skipped (kBorder: a test per position) and border pixels need no path of their own.
+// Channels [c, c + 4); kTail: the last, partial block.
+template <int kP, int kStride, bool kBorder, bool kTail>
+inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
+                       uint32_t valid, int32_t c, int8_t* out) {
+  constexpr int kPositions = (kP - 1) * kStride + 3;
+  const DepthwiseShape& s = l.s;
+  // Local copies: output stores (int8) could alias the layer's fields.
+  const OutputStage stage = l.stage;
+  const int32_t io = l.io;
+  const int32_t c_count = s.input_c;
+  const ptrdiff_t row_step = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_count;
+  const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
+  const int32x4_t start = l.bias != nullptr ? load4w<kTail>(l.bias + c, p) : vdupq_n_s32(0);
+  int32x4_t a[kP];
+  for (int k = 0; k < kP; ++k) a[k] = start;
+  const int8_t* px = row0 + c;
+  const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky_begin) * 3 * c_count + c;
+  for (int32_t ky = ky_begin; ky < ky_end; ++ky, px += row_step, pw += 3 * c_count) {
+    const int32x4_t w0 = load4<kTail>(pw, p);
+    const int32x4_t w1 = load4<kTail>(pw + c_count, p);
+    const int32x4_t w2 = load4<kTail>(pw + 2 * c_count, p);
+#pragma GCC unroll 16
+    for (int j = 0; j < kPositions; ++j) {
+      // A position outside the input adds nothing (and is never read).
+      if (kBorder && ((valid >> j) & 1u) == 0) continue;
+      const int32x4_t x = vaddq_n_s32(load4<kTail>(px + j * c_count, p), io);
+#pragma GCC unroll 4
+      for (int k = 0; k < kP; ++k) {
+        const int kx = j - k * kStride;
+        if (kx == 0) a[k] = mla(a[k], x, w0);
+        if (kx == 1) a[k] = mla(a[k], x, w1);
+        if (kx == 2) a[k] = mla(a[k], x, w2);
+        if (kx >= 0 && kx <= 2) pin(a[k]);
+      }
+    }
+  }
+  const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
+  const Shifts sh = split_shifts(load4w<kTail>(l.shift + c, p));
+  for (int k = 0; k < kP; ++k) store4<kTail>(out + k * c_count + c, stage.apply(a[k], m, sh), p);
+}
+
+// kP pixels of row y from x (see row3_block), every channel. `valid`: bit j set when position j
+// is inside the input.
+template <int kP, int kStride, bool kBorder>
+__attribute__((noinline)) void row3_pixels(const Layer& l, int32_t b, const internal::PixelWindow& pw, int32_t x,
+                 uint32_t valid, int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t c_count = s.input_c;
+  // Position 0 of the first filter row inside the input (the column may be -1: never loaded).
+  const int8_t* row0 =
+      l.input + ((static_cast<ptrdiff_t>(b) * s.input_h + pw.iy0 + pw.ky_begin * s.dilation_h) *
+                     s.input_w + x * kStride - s.pad_w) * c_count;
+  int32_t c = 0;
+  for (; c + 4 <= c_count; c += 4) {
+    row3_block<kP, kStride, kBorder, false>(l, row0, pw.ky_begin, pw.ky_end, valid, c, out);
+  }
+  if (c < c_count) {
+    row3_block<kP, kStride, kBorder, true>(l, row0, pw.ky_begin, pw.ky_end, valid, c, out);
+  }
+}
+
+template <int kStride>
+void row3(const Layer& l, int32_t b, const internal::PixelWindow& pw, int32_t x, int32_t count,
+          int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  constexpr int kMaxPositions = 2 * kStride + 3;
+  const int32_t positions = (count - 1) * kStride + 3;
+  const int32_t ix0 = x * kStride - s.pad_w;
+  uint32_t valid = 0;
+  for (int32_t j = 0; j < positions; ++j) {
+    if (ix0 + j >= 0 && ix0 + j < s.input_w) valid |= 1u << j;
+  }
+  const bool border = valid != (1u << positions) - 1;
+  static_assert(kMaxPositions <= 16, "positions fit the mask");
+  if (count == 3) {
+    border ? row3_pixels<3, kStride, true>(l, b, pw, x, valid, out)
+           : row3_pixels<3, kStride, false>(l, b, pw, x, valid, out);
+  } else if (count == 2) {
+    border ? row3_pixels<2, kStride, true>(l, b, pw, x, valid, out)
+           : row3_pixels<2, kStride, false>(l, b, pw, x, valid, out);
+  } else {
+    border ? row3_pixels<1, kStride, true>(l, b, pw, x, valid, out)
+           : row3_pixels<1, kStride, false>(l, b, pw, x, valid, out);
+  }
+}
+
+// Depth multiplier m > 1: output channel k reads input channel k / m, so the four lanes of a block
+// of output channels gather their inputs (VLDRB gather with the lanes' channel offsets: with one
+// input channel, all four lanes read the same byte). One output pixel at a time, its in-bounds
+// taps only; output channels in blocks of four, the last predicated.
+template <bool kTail>
+inline void multiplier_block(const Layer& l, const int8_t* batch, const internal::PixelWindow& w,
+                             int32_t m, int32_t oc, int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t co = s.output_c;
+  const int32_t ci = s.input_c;
+  const mve_pred16_t p = vctp32q(static_cast<uint32_t>(co - oc));
+  const int32_t ic0 = oc / m;
+  uint32_t lane_offsets[4];
+  for (int32_t k = 0; k < 4; ++k) lane_offsets[k] = static_cast<uint32_t>((oc + k) / m - ic0);
+  const uint32x4_t offsets = vldrwq_u32(lane_offsets);
+  const int32_t io = l.io;
+  int32x4_t a = l.bias != nullptr ? load4w<kTail>(l.bias + oc, p) : vdupq_n_s32(0);
+  for (int32_t ky = w.ky_begin; ky < w.ky_end; ++ky) {
+    const int32_t iy = w.iy0 + ky * s.dilation_h;
+    for (int32_t kx = w.kx_begin; kx < w.kx_end; ++kx) {
+      const int32_t ix = w.ix0 + kx * s.dilation_w;
+      const int8_t* px = batch + (static_cast<ptrdiff_t>(iy) * s.input_w + ix) * ci + ic0;
+      const int32x4_t x = kTail ? vldrbq_gather_offset_z_s32(px, offsets, p)
+                                : vldrbq_gather_offset_s32(px, offsets);
+      const int32x4_t f =
+          load4<kTail>(l.filter + static_cast<ptrdiff_t>(ky * s.filter_w + kx) * co + oc, p);
+      a = mla(a, vaddq_n_s32(x, io), f);
+    }
+  }
+  const int32x4_t mult = load4w<kTail>(l.multiplier + oc, p);
+  store4<kTail>(out + oc, l.stage.apply(a, mult, split_shifts(load4w<kTail>(l.shift + oc, p))), p);
+}
+
+void depthwise_multiplier(const Layer& l, int8_t* output) {
+  const DepthwiseShape& s = l.s;
+  const int32_t co = s.output_c;
+  const int32_t m = co / s.input_c;
+  internal::PixelWindow pw;
+  int8_t* out = output;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    const int8_t* batch = l.input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * s.input_c;
+    for (int32_t y = 0; y < s.output_h; ++y) {
+      internal::window_rows(s, y, pw);
+      for (int32_t x = 0; x < s.output_w; ++x, out += co) {
+        internal::window_columns(s, x, pw);
+        int32_t oc = 0;
+        for (; oc + 4 <= co; oc += 4) multiplier_block<false>(l, batch, pw, m, oc, out);
+        if (oc < co) multiplier_block<true>(l, batch, pw, m, oc, out);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, Scratch scratch) {
+  const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 ||
+      s.input_c <= 0 || !depthwise_conv_handles(s)) {
+    portable_depthwise_conv2d(params, input, filter, bias, output, scratch);
+    return;
+  }
+  const Layer l{s,
+                input,
+                filter,
+                bias,
+                params.output_multiplier,
+                params.output_shift,
+                params.input_offset,
+                make_output_stage(params.output_offset, params.act_min, params.act_max)};
+  if (s.output_c != s.input_c) {
+    depthwise_multiplier(l, output);
+    return;
+  }
+  const int32_t c_count = s.input_c;
+  internal::PixelWindow pw;
+  int8_t* out = output;
+  const bool row3_path = s.filter_w == 3 && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2);
+  for (int32_t b = 0; b < s.batches; ++b) {
+    for (int32_t y = 0; y < s.output_h; ++y) {
+      internal::window_rows(s, y, pw);
+      if (row3_path) {
+        // Blocks of three pixels, borders included.
+        for (int32_t x = 0; x < s.output_w; x += 3) {
+          const int32_t count = internal::min_i32(3, s.output_w - x);
+          if (pw.ky_begin >= pw.ky_end) {
+            // No filter row inside the input: the bias alone (as portable's empty sums).
+            internal::window_columns(s, x, pw);
+            for (int32_t k = 0; k < count; ++k) one_pixel(l, b, pw, out + k * c_count);
+          } else if (s.stride_w == 1) {
+            row3<1>(l, b, pw, x, count, out);
+          } else {
+            row3<2>(l, b, pw, x, count, out);
+          }
+          out += count * c_count;
+        }
+        continue;
+      }
+      int32_t x = 0;
+      while (x < s.output_w) {
+        internal::window_columns(s, x, pw);
+        if (pw.kx_begin != 0 || pw.kx_end != s.filter_w) {
+          one_pixel(l, b, pw, out);
+          ++x;
+          out += c_count;
+          continue;
+        }
+        // Up to four pixels whose windows are whole in x (the last one decides it).
+        int32_t count = internal::min_i32(4, s.output_w - x);
+        while (count > 1 &&
+               (x + count - 1) * s.stride_w - s.pad_w + (s.filter_w - 1) * s.dilation_w >= s.input_w) {
+          --count;
+        }
+        // (3-wide filters mostly take the row3 path above; the rest share the general width.)
+        run_pixels<0>(count, l, b, pw.iy0, pw.ky_begin, pw.ky_end, x, out);
+        x += count;
+        out += count * c_count;
+      }
+    }
+  }
+}
+
+}  // namespace mve
+}  // namespace kernels
+}  // namespace mote

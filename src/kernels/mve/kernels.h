@@ -1,0 +1,73 @@
+#pragma once
+// The mve kernel variant (Cortex-M55, M85: Armv8.1-M Helium), written with the ACLE intrinsics of
+// arm_mve.h: what each kernel handles, the scratch it needs (mve/*_scratch.cc, in every build so
+// the host compiler plans for it) and the kernels (the other mve/*.cc, only in builds with
+// VARIANTS mve, i.e. -mcpu=cortex-m55/m85). The tables in src/kernels/<op>.cc put them above the
+// portable kernels. Results are the portable kernels', bit for bit (requantization:
+// mve/requantize.h). Tails are predicated (VCTP), never scalar loops. Embeddable C++17.
+//
+// Output order (for outputs that overlap a dying input): every kernel writes its output in raster
+// order by blocks of pixels, all channels of a block before the next block:
+//  - conv 1x1: blocks of four output pixels (fewer at the end); a block reads exactly its four
+//    input pixels (all channels) while it writes them, so an output may overlap input only of
+//    pixels before the block;
+//  - conv im2col: blocks of four output pixels; all four columns are gathered into scratch before
+//    the block writes;
+//  - depthwise: blocks of output pixels of a row (three for 3-wide filters with stride 1 or 2 in
+//    x, borders included; otherwise up to four whose windows are inside in x, one at a time at the
+//    borders; one pixel at a time with a depth multiplier above 1), channels in blocks of four:
+//    the windows' (input) channels of c..c+3 are read, then those channels of the block are
+//    written, then the next four channels;
+//  - average pool: one output pixel at a time, eight channels at a time, after reading their
+//    window;
+//  - fully connected: one row at a time, reading the whole row while writing it;
+//  - add: four elements at a time, each read before it is written (in place is fine).
+
+#include "mote/kernels/add.h"
+#include "mote/kernels/conv.h"
+#include "mote/kernels/depthwise_conv.h"
+#include "mote/kernels/fully_connected.h"
+#include "mote/kernels/pooling.h"
+
+namespace mote {
+namespace kernels {
+namespace mve {
+
+// CONV_2D, not grouped (filter_c == input_c). 1x1 without padding needs no scratch; every other
+// shape gathers four int8 columns (4 * filter_h * filter_w * filter_c bytes, the bytes of
+// portable's two int16 columns), padding filled with the input zero point.
+bool conv_handles(const ConvShape& shape);
+size_t conv_scratch_bytes(const ConvShape& shape);
+void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
+            int8_t* output, Scratch scratch);
+
+// DEPTHWISE_CONV_2D, any depth multiplier, kernel size, stride, dilation, padding; no scratch.
+// Multiplier 1 is the fast path; above 1 one output pixel at a time with gathered inputs.
+bool depthwise_conv_handles(const DepthwiseShape& shape);
+size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
+void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, Scratch scratch);
+
+// FULLY_CONNECTED, every shape; no scratch. (The table's shape is the output depth.)
+size_t fully_connected_scratch_bytes(const int32_t& output_depth);
+void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
+                     const int32_t* bias, int8_t* output);
+
+// AVERAGE_POOL_2D with windows of at most 256 elements (int16 sums); no scratch. One output pixel
+// at a time, after reading its window.
+bool average_pool_handles(const PoolParams& params);
+void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
+
+// MAX_POOL_2D, every shape (an activation range outside int8 runs the portable kernel inside);
+// no scratch. One output pixel at a time, sixteen channels at a time, after reading their window.
+void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
+
+// ADD without broadcasting (both inputs of the output's shape); no scratch. Broadcasting runs the
+// portable kernel.
+bool add_handles(const BroadcastShape& shape);
+void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output);
+
+}  // namespace mve
+}  // namespace kernels
+}  // namespace mote

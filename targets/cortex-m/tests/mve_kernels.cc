@@ -1,0 +1,393 @@
+// The mve kernels (src/kernels/mve/, Helium) against the portable ones, bit for bit, on the
+// Cortex-M55 under QEMU (there is no host emulation of Helium). Randomized shapes and parameters
+// from a fixed-seed generator: depth and channel tails (the predicated lanes), per-channel
+// shifts of both signs, padding, strides, dilation, batches, offsets and clamps; the vector
+// requantization on its own against portable's on edge values. Each kernel's planned scratch is
+// exactly what it gets, followed by guard bytes that must stay untouched. Static buffers only.
+
+#include <stdint.h>
+#include <string.h>
+
+#include "mote/kernels/add.h"
+#include "mote/kernels/conv.h"
+#include "mote/kernels/depthwise_conv.h"
+#include "mote/kernels/fully_connected.h"
+#include "mote/kernels/pooling.h"
+#include "mote/kernels/scratch.h"
+#include "mve/requantize.h"
+#include "platform/console.h"
+#include "portable/conv_internal.h"
+
+namespace {
+
+using mote::platform::Line;
+namespace k = mote::kernels;
+
+uint32_t state = 0x2545f491u;
+uint32_t next_u32() {  // xorshift32
+  state ^= state << 13;
+  state ^= state >> 17;
+  state ^= state << 5;
+  return state;
+}
+int32_t uniform(int32_t lo, int32_t hi) {
+  return lo + static_cast<int32_t>(next_u32() % static_cast<uint32_t>(hi - lo + 1));
+}
+bool coin(int32_t percent) { return uniform(0, 99) < percent; }
+
+constexpr int32_t kMaxChannels = 48;
+constexpr int32_t kGuard = 64;
+int8_t input_buf[2 * 12 * 12 * kMaxChannels];
+int8_t filter_buf[kMaxChannels * 5 * 5 * kMaxChannels];
+int32_t bias_buf[kMaxChannels];
+int32_t mult_buf[kMaxChannels];
+int32_t shift_buf[kMaxChannels];
+int32_t sums_buf[kMaxChannels];
+int8_t want_buf[2 * 16 * 16 * kMaxChannels];
+int8_t got_buf[2 * 16 * 16 * kMaxChannels + kGuard];
+int8_t scratch_buf[4 * 5 * 5 * kMaxChannels + kGuard];
+alignas(4) int8_t portable_scratch[4 * 5 * 5 * kMaxChannels];
+
+void fill(int8_t* v, int32_t n, int32_t lo, int32_t hi) {
+  for (int32_t i = 0; i < n; ++i) v[i] = static_cast<int8_t>(uniform(lo, hi));
+}
+
+// Per-channel quantization as a converter writes it (multiplier in [2^30, 2^31), shift mostly
+// right, sometimes left), with the occasional extreme.
+void fill_quant(int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    mult_buf[i] = static_cast<int32_t>((1u << 30) + (next_u32() >> 2));
+    shift_buf[i] = coin(20) ? uniform(0, 3) : uniform(-14, -1);
+    if (coin(5)) shift_buf[i] = -31;
+    if (coin(5)) mult_buf[i] = INT32_MAX;
+    bias_buf[i] = uniform(-20000, 20000);
+  }
+}
+
+struct Clamp {
+  int32_t offset, min, max;
+};
+Clamp random_clamp() {
+  Clamp c{uniform(-128, 127), -128, 127};
+  if (coin(40)) {
+    c.min = uniform(-128, 0);
+    c.max = uniform(c.min, 127);
+  }
+  return c;
+}
+
+bool guard_intact(const int8_t* p) {
+  for (int32_t i = 0; i < kGuard; ++i) {
+    if (p[i] != 0x5a) return false;
+  }
+  return true;
+}
+
+struct Tally {
+  const char* name;
+  int32_t cases = 0;
+  int32_t variant_cases = 0;  // cases the mve kernel ran (the table may pick portable)
+  int32_t failed = 0;
+  void report() const {
+    Line line;
+    line.text(failed == 0 ? "  ok   " : "  FAIL ").text(name).text(": ").unsigned_number(cases);
+    line.text(" cases, ").unsigned_number(variant_cases).text(" on mve");
+    if (failed != 0) line.text(", ").unsigned_number(failed).text(" differ");
+    line.end();
+  }
+};
+
+void fail_line(const char* what, int32_t index, int32_t at) {
+  Line().text("    ").text(what).text(" case ").unsigned_number(index).text(" differs at byte ")
+      .signed_number(at).end();
+}
+
+int32_t first_difference(const int8_t* a, const int8_t* b, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return i;
+  }
+  return -1;
+}
+
+// mve::requantize on four lanes against portable's requantize_fast, lane by lane.
+void check_requantize(Tally& t) {
+  const int32_t accs[] = {0, 1, -1, 2, -2, 3, -3, INT32_MAX, INT32_MIN, INT32_MIN + 1, 1 << 30,
+                          -(1 << 30), 12345, -12345, 0x40000000 - 1, -0x40000001};
+  const int32_t mults[] = {0, 1, INT32_MAX, INT32_MIN, 1 << 30, (1 << 30) + 1, 1518500250, -5};
+  int32_t acc_v[4], mult_v[4], shift_v[4], got[4];
+  for (int32_t round = 0; round < 4000; ++round) {
+    for (int32_t lane = 0; lane < 4; ++lane) {
+      acc_v[lane] = coin(30) ? accs[uniform(0, 15)] : static_cast<int32_t>(next_u32()) >> uniform(0, 31);
+      mult_v[lane] = coin(30) ? mults[uniform(0, 7)] : static_cast<int32_t>(next_u32() >> 1);
+      shift_v[lane] = uniform(-31, 31);
+    }
+    const int32x4_t m = vldrwq_s32(mult_v);
+    vstrwq_s32(got, k::mve::requantize(vldrwq_s32(acc_v), m, k::mve::split_shifts(vldrwq_s32(shift_v))));
+    // The scalar-register form: one multiplier and shift for all lanes (lane 0's), and without
+    // the left shift when the shift is negative.
+    int32_t got_n[4], got_right[4];
+    const int32x4_t acc = vldrwq_s32(acc_v);
+    vstrwq_s32(got_n, k::mve::requantize_n(acc, mult_v[0], shift_v[0]));
+    vstrwq_s32(got_right, k::mve::requantize_n<false>(acc, mult_v[0], shift_v[0] < 0 ? shift_v[0] : -1));
+    ++t.cases;
+    ++t.variant_cases;
+    for (int32_t lane = 0; lane < 4; ++lane) {
+      const int32_t want = k::internal::requantize_fast(acc_v[lane], mult_v[lane], shift_v[lane]);
+      const int32_t want_n = k::internal::requantize_fast(acc_v[lane], mult_v[0], shift_v[0]);
+      const int32_t want_right =
+          k::internal::requantize_fast(acc_v[lane], mult_v[0], shift_v[0] < 0 ? shift_v[0] : -1);
+      if (got_n[lane] != want_n || got_right[lane] != want_right) {
+        if (t.failed++ < 4) Line().text("    requantize_n differs, lane 0 shift ").signed_number(shift_v[0]).end();
+        break;
+      }
+      if (got[lane] != want) {
+        if (t.failed++ < 4) {
+          Line().text("    requantize ").signed_number(acc_v[lane]).text(" * ").signed_number(mult_v[lane])
+              .text(" shift ").signed_number(shift_v[lane]).text(": ").signed_number(got[lane])
+              .text(" (expected ").signed_number(want).text(")").end();
+        }
+        break;
+      }
+    }
+  }
+}
+
+void check_conv(Tally& t) {
+  for (int32_t index = 0; index < 160; ++index) {
+    k::ConvParams p{};
+    k::ConvShape& s = p.shape;
+    const bool pointwise = coin(45);
+    s.batches = uniform(1, 2);
+    s.input_c = s.filter_c = coin(30) ? 16 * uniform(1, 3) : uniform(1, kMaxChannels);
+    s.filter_h = pointwise ? 1 : uniform(1, 5);
+    s.filter_w = pointwise ? 1 : uniform(1, 5);
+    s.stride_h = uniform(1, 2);
+    s.stride_w = uniform(1, 2);
+    s.dilation_h = coin(20) ? 2 : 1;
+    s.dilation_w = coin(20) ? 2 : 1;
+    s.pad_h = pointwise ? 0 : uniform(0, s.filter_h - 1);
+    s.pad_w = pointwise ? 0 : uniform(0, s.filter_w - 1);
+    s.input_h = uniform(1 + s.dilation_h * (s.filter_h - 1) - 2 * s.pad_h > 1
+                            ? 1 + s.dilation_h * (s.filter_h - 1) - 2 * s.pad_h
+                            : 1,
+                        12);
+    s.input_w = uniform(1 + s.dilation_w * (s.filter_w - 1) - 2 * s.pad_w > 1
+                            ? 1 + s.dilation_w * (s.filter_w - 1) - 2 * s.pad_w
+                            : 1,
+                        12);
+    s.output_h = (s.input_h + 2 * s.pad_h - s.dilation_h * (s.filter_h - 1) - 1) / s.stride_h + 1;
+    s.output_w = (s.input_w + 2 * s.pad_w - s.dilation_w * (s.filter_w - 1) - 1) / s.stride_w + 1;
+    s.output_c = uniform(1, 21);
+    const Clamp c = random_clamp();
+    p.input_offset = uniform(-127, 128);
+    p.output_offset = c.offset;
+    p.act_min = c.min;
+    p.act_max = c.max;
+    p.output_multiplier = mult_buf;
+    p.output_shift = shift_buf;
+    fill_quant(s.output_c);
+    fill(input_buf, s.batches * s.input_h * s.input_w * s.input_c, -128, 127);
+    fill(filter_buf, s.output_c * s.filter_h * s.filter_w * s.filter_c, -127, 127);
+    const int32_t* bias = coin(85) ? bias_buf : nullptr;
+    const int32_t n = s.batches * s.output_h * s.output_w * s.output_c;
+
+    const size_t planned = k::built_conv_scratch_bytes(s);
+    memset(scratch_buf, 0x5a, sizeof(scratch_buf));
+    memset(got_buf, 0x5a, sizeof(got_buf));
+    k::portable_conv2d(p, input_buf, filter_buf, bias, want_buf,
+                       k::Scratch{portable_scratch, sizeof(portable_scratch)});
+    k::conv2d(p, input_buf, filter_buf, bias, got_buf, k::Scratch{scratch_buf, planned});
+    ++t.cases;
+    if (strcmp(k::built_conv_kernel_variant(s), "mve") == 0) ++t.variant_cases;
+    const int32_t at = first_difference(got_buf, want_buf, n);
+    if (at >= 0 || !guard_intact(got_buf + n) || !guard_intact(scratch_buf + planned)) {
+      if (t.failed++ < 4) fail_line("conv", index, at);
+    }
+  }
+}
+
+void check_depthwise(Tally& t) {
+  for (int32_t index = 0; index < 160; ++index) {
+    k::DepthwiseConvParams p{};
+    k::DepthwiseShape& s = p.shape;
+    s.batches = uniform(1, 2);
+    s.input_c = coin(30) ? 8 * uniform(1, 6) : uniform(1, kMaxChannels);
+    s.output_c = s.input_c;
+    if (coin(25)) {  // depth multipliers above 1, the one-input-channel case among them
+      if (coin(30)) s.input_c = 1;
+      const int32_t m = uniform(2, 9);
+      s.input_c = s.input_c * m > kMaxChannels ? 1 + s.input_c % 4 : s.input_c;
+      s.output_c = s.input_c * m;
+    }
+    const bool three = coin(50);
+    s.filter_h = three ? 3 : uniform(1, 5);
+    s.filter_w = three ? 3 : uniform(1, 5);
+    s.stride_h = uniform(1, 2);
+    s.stride_w = uniform(1, 2);
+    s.dilation_h = coin(20) ? 2 : 1;
+    s.dilation_w = coin(20) ? 2 : 1;
+    s.pad_h = uniform(0, s.filter_h - 1);
+    s.pad_w = uniform(0, s.filter_w - 1);
+    const int32_t min_h = 1 + s.dilation_h * (s.filter_h - 1) - 2 * s.pad_h;
+    const int32_t min_w = 1 + s.dilation_w * (s.filter_w - 1) - 2 * s.pad_w;
+    s.input_h = uniform(min_h > 1 ? min_h : 1, 12);
+    s.input_w = uniform(min_w > 1 ? min_w : 1, 12);
+    s.output_h = (s.input_h + 2 * s.pad_h - s.dilation_h * (s.filter_h - 1) - 1) / s.stride_h + 1;
+    s.output_w = (s.input_w + 2 * s.pad_w - s.dilation_w * (s.filter_w - 1) - 1) / s.stride_w + 1;
+    const Clamp c = random_clamp();
+    p.input_offset = uniform(-127, 128);
+    p.output_offset = c.offset;
+    p.act_min = c.min;
+    p.act_max = c.max;
+    p.output_multiplier = mult_buf;
+    p.output_shift = shift_buf;
+    fill_quant(s.output_c);
+    fill(input_buf, s.batches * s.input_h * s.input_w * s.input_c, -128, 127);
+    fill(filter_buf, s.filter_h * s.filter_w * s.output_c, -127, 127);
+    const int32_t* bias = coin(85) ? bias_buf : nullptr;
+    const int32_t n = s.batches * s.output_h * s.output_w * s.output_c;
+
+    memset(got_buf, 0x5a, sizeof(got_buf));
+    k::portable_depthwise_conv2d(p, input_buf, filter_buf, bias, want_buf, k::Scratch{nullptr, 0});
+    k::depthwise_conv2d(p, input_buf, filter_buf, bias, got_buf, k::Scratch{nullptr, 0});
+    ++t.cases;
+    if (strcmp(k::built_depthwise_conv_kernel_variant(s), "mve") == 0) ++t.variant_cases;
+    const int32_t at = first_difference(got_buf, want_buf, n);
+    if (at >= 0 || !guard_intact(got_buf + n)) {
+      if (t.failed++ < 4) fail_line("depthwise", index, at);
+    }
+  }
+}
+
+void check_fully_connected(Tally& t) {
+  for (int32_t index = 0; index < 160; ++index) {
+    k::FullyConnectedParams p{};
+    p.batches = uniform(1, 3);
+    p.input_depth = coin(30) ? 16 * uniform(1, 8) : uniform(1, 130);
+    p.output_depth = uniform(1, kMaxChannels);
+    const Clamp c = random_clamp();
+    p.input_offset = uniform(-127, 128);
+    p.filter_offset = coin(30) ? uniform(-127, 128) : 0;
+    p.output_offset = c.offset;
+    p.act_min = c.min;
+    p.act_max = c.max;
+    p.per_channel = coin(50);
+    p.output_multiplier = mult_buf;
+    p.output_shift = shift_buf;
+    fill_quant(p.output_depth);
+    fill(input_buf, p.batches * p.input_depth, -128, 127);
+    fill(filter_buf, p.output_depth * p.input_depth, -127, 127);
+    const int32_t* bias = coin(85) ? bias_buf : nullptr;
+    if (coin(50)) {
+      k::fully_connected_kernel_sums(p, filter_buf, bias, sums_buf);
+      p.kernel_sums = sums_buf;
+    }
+    const int32_t n = p.batches * p.output_depth;
+
+    memset(got_buf, 0x5a, sizeof(got_buf));
+    k::portable_fully_connected(p, input_buf, filter_buf, bias, want_buf);
+    k::fully_connected(p, input_buf, filter_buf, bias, got_buf);
+    ++t.cases;
+    if (strcmp(k::built_fully_connected_kernel_variant(p.output_depth), "mve") == 0) ++t.variant_cases;
+    const int32_t at = first_difference(got_buf, want_buf, n);
+    if (at >= 0 || !guard_intact(got_buf + n)) {
+      if (t.failed++ < 4) fail_line("fully connected", index, at);
+    }
+  }
+}
+
+void check_add(Tally& t) {
+  for (int32_t index = 0; index < 120; ++index) {
+    const float s1 = 0.01f + 0.001f * static_cast<float>(uniform(0, 200));
+    const float s2 = 0.01f + 0.001f * static_cast<float>(uniform(0, 200));
+    const float so = 0.01f + 0.001f * static_cast<float>(uniform(0, 300));
+    const Clamp c = random_clamp();
+    const k::AddParams p = k::prepare_add(s1, uniform(-128, 127), s2, uniform(-128, 127), so,
+                                          c.offset, c.min, c.max);
+    if (!k::add_fits(p)) continue;
+    const int32_t n = uniform(1, 2 * 12 * 12 * kMaxChannels / 2);
+    k::BroadcastShape shape = k::elementwise_shape(n);
+    int32_t count = n;
+    if (coin(15)) {  // a broadcast (portable): [n/c, c] + [1, c]
+      const int32_t cols = uniform(1, 16);
+      const int32_t rows = n / cols;
+      const int32_t d1[2] = {rows, cols}, d2[2] = {1, cols};
+      k::prepare_broadcast_shape(d1, 2, d2, 2, &shape);
+      count = rows * cols;
+    }
+    int8_t* in1 = input_buf;
+    int8_t* in2 = input_buf + 2 * 12 * 12 * kMaxChannels / 2;
+    fill(in1, n, -128, 127);
+    fill(in2, n, -128, 127);
+    memset(got_buf, 0x5a, sizeof(got_buf));
+    k::portable_add(p, shape, in1, in2, want_buf);
+    const bool in_place = coin(30);
+    if (in_place) {
+      k::add(p, shape, in1, in2, in1);
+      memcpy(got_buf, in1, static_cast<size_t>(count));
+    } else {
+      k::add(p, shape, in1, in2, got_buf);
+    }
+    ++t.cases;
+    if (strcmp(k::built_add_kernel_variant(shape), "mve") == 0) ++t.variant_cases;
+    const int32_t at = first_difference(got_buf, want_buf, count);
+    if (at >= 0 || (!in_place && !guard_intact(got_buf + count))) {
+      if (t.failed++ < 4) fail_line("add", index, at);
+    }
+  }
+}
+
+void check_pooling(Tally& t) {
+  for (int32_t index = 0; index < 240; ++index) {
+    const int32_t batches = uniform(1, 2), h = uniform(1, 12), w = uniform(1, 12);
+    const int32_t channels = coin(30) ? 8 * uniform(1, 6) : uniform(1, kMaxChannels);
+    const int32_t fh = coin(15) ? h : uniform(1, 4), fw = coin(15) ? w : uniform(1, 4);
+    const bool same = coin(50);
+    if (!same && (fh > h || fw > w)) continue;
+    const Clamp c = random_clamp();
+    const k::PoolParams p = k::prepare_pool(batches, h, w, channels, fh, fw, uniform(1, 3),
+                                            uniform(1, 3), same, c.min, c.max);
+    fill(input_buf, batches * h * w * channels, -128, 127);
+    const int32_t n = batches * p.output_h * p.output_w * channels;
+    memset(got_buf, 0x5a, sizeof(got_buf));
+    const bool average = index % 2 == 0;
+    if (average) {
+      k::portable_average_pool(p, input_buf, want_buf, k::Scratch{nullptr, 0});
+      k::average_pool(p, input_buf, got_buf, k::Scratch{nullptr, 0});
+    } else {
+      k::portable_max_pool(p, input_buf, want_buf);
+      k::max_pool(p, input_buf, got_buf);
+    }
+    ++t.cases;
+    const char* variant = average ? k::built_average_pool_kernel_variant(p)
+                                  : k::built_max_pool_kernel_variant(p);
+    if (strcmp(variant, "mve") == 0) ++t.variant_cases;
+    const int32_t at = first_difference(got_buf, want_buf, n);
+    if (at >= 0 || !guard_intact(got_buf + n)) {
+      if (t.failed++ < 4) fail_line(average ? "average pool" : "max pool", index, at);
+    }
+  }
+}
+
+}  // namespace
+
+int main() {
+  Line().text("mve kernels against portable").end();
+  Tally requantize{"requantize"}, conv{"conv"}, depthwise{"depthwise"}, fc{"fully connected"};
+  Tally add{"add"}, pool{"average and max pool"};
+  check_requantize(requantize);
+  check_conv(conv);
+  check_depthwise(depthwise);
+  check_fully_connected(fc);
+  check_add(add);
+  check_pooling(pool);
+  int32_t failed = 0;
+  const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc, &add, &pool};
+  for (const Tally* t : tallies) {
+    t->report();
+    // Every kernel must have run on mve for most cases (the tables may keep a few portable).
+    if (t->failed != 0 || t->variant_cases * 2 < t->cases) ++failed;
+  }
+  Line().text(failed == 0 ? "mve kernels: ok" : "mve kernels: FAILED").end();
+  return failed == 0 ? 0 : 1;
+}
