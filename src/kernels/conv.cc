@@ -21,15 +21,19 @@ using ConvVariant = internal::KernelVariant<ConvShape, ConvKernel>;
 constexpr ConvVariant kConvVariants[] = {
 #if defined(MOTE_KERNELS_WITH_TESTING)
     // Only in a test library (its size function too): no extension ever plans for it.
-    {Variant::kTesting, nullptr, &testing_variant::conv_scratch_bytes, &testing_variant::conv2d},
+    {Variant::kTesting, nullptr, &testing_variant::conv_scratch_bytes, &testing_variant::conv2d,
+     nullptr},
 #endif
-    {Variant::kDsp, &dsp::conv_handles, &dsp::conv_scratch_bytes, MOTE_DSP_KERNEL(dsp::conv2d)},
-    {Variant::kPortable, nullptr, &portable_conv_scratch_bytes, &portable_conv2d},
+    {Variant::kDsp, &dsp::conv_handles, &dsp::conv_scratch_bytes, MOTE_DSP_KERNEL(dsp::conv2d),
+     &dsp::conv_overlap},
+    {Variant::kPortable, nullptr, &portable_conv_scratch_bytes, &portable_conv2d,
+     &internal::portable_conv_overlap},
 };
 
 }  // namespace
 
 MOTE_KERNEL_VARIANT_QUERIES(conv, const ConvShape&, kConvVariants)
+MOTE_KERNEL_OVERLAP_QUERIES(conv, const ConvShape&, kConvVariants)
 
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {

@@ -15,14 +15,25 @@ using PoolVariant = internal::KernelVariant<PoolParams, PoolKernel>;
 size_t no_scratch(const PoolParams&) { return 0; }
 
 constexpr PoolVariant kAveragePoolVariants[] = {
-    {Variant::kDsp, &dsp::average_pool_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::average_pool)},
-    {Variant::kPortable, nullptr, &no_scratch, &portable_average_pool},
+    {Variant::kDsp, &dsp::average_pool_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::average_pool),
+     &dsp::average_pool_overlap},
+    {Variant::kPortable, nullptr, &no_scratch, &portable_average_pool,
+     &internal::portable_pool_overlap},
 };
 
 }  // namespace
 
 const char* average_pool_kernel_variant(const PoolParams& params, Extension extension) {
   return to_string(internal::variant_for(kAveragePoolVariants, params, extension).variant);
+}
+
+OverlapRule average_pool_overlap(const PoolParams& params, Extension extension) {
+  return internal::overlap_of(internal::variant_for(kAveragePoolVariants, params, extension),
+                              params);
+}
+
+OverlapRule built_average_pool_overlap(const PoolParams& params) {
+  return internal::overlap_of(internal::built_variant(kAveragePoolVariants, params), params);
 }
 
 const char* built_average_pool_kernel_variant(const PoolParams& params) {

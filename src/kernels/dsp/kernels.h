@@ -20,6 +20,7 @@
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
+#include "mote/kernels/overlap.h"
 #include "mote/kernels/pooling.h"
 
 namespace mote {
@@ -32,6 +33,9 @@ bool conv_handles(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
+// The portable rule: the same blocks of two pixels (1x1: two channels of both per step, or one
+// channel when odd, the top byte last; im2col: both columns gathered first).
+OverlapRule conv_overlap(const ConvShape& shape);
 
 // DEPTHWISE_CONV_2D, any depth multiplier, kernel size, stride, dilation and padding; no
 // scratch. Multiplier 1 in blocks of four channels (3x3 windows unrolled); above 1 in blocks of
@@ -40,6 +44,8 @@ bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
+// Written in raster order, each block of four channels after reading its window: the portable rule.
+OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape);
 
 // FULLY_CONNECTED, every shape; no scratch. (The table's shape is the output depth.)
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
@@ -50,6 +56,8 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
 // lanes of two words); no scratch. One output pixel at a time, after reading its window.
 bool average_pool_handles(const PoolParams& params);
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
+// One pixel at a time after reading its window: the portable rule.
+OverlapRule average_pool_overlap(const PoolParams& params);
 
 // ADD of same-shape inputs (no broadcasting) with left_shift <= 22 and right shifts (TFLite's
 // int8 ADD: 20 and <= 0); other parameters run the portable kernel. No scratch. Elementwise: the
