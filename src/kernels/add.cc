@@ -15,12 +15,47 @@ using AddVariant = internal::KernelVariant<BroadcastShape, AddKernel>;
 
 size_t no_scratch(const BroadcastShape&) { return 0; }
 
+// Both variants walk the output forward, reading element i of each input just before writing
+// element i: input 1 (the table's input 0) may be overwritten, in place or from before, when it
+// is not broadcast (a broadcast input is read again after later writes).
+OverlapRule elementwise_input1_overlap(const BroadcastShape& s) {
+  for (int32_t d = 0; d < s.rank; ++d) {
+    if (s.input1[d] != s.output[d]) return kNoOverlap;
+  }
+  return kElementwiseOverlap;
+}
+
 constexpr AddVariant kAddVariants[] = {
-    {Variant::kDsp, &dsp::add_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::add)},
-    {Variant::kPortable, nullptr, &no_scratch, &portable_add},
+    {Variant::kDsp, &dsp::add_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::add),
+     &elementwise_input1_overlap},
+    {Variant::kPortable, nullptr, &no_scratch, &portable_add, &elementwise_input1_overlap},
 };
 
+// The table's rules are for input 1; the kernels treat both inputs alike, so input 2's rule is
+// input 1's with the inputs swapped (the variant still picked for the real shape).
+BroadcastShape as_input1(const BroadcastShape& shape, int32_t input) {
+  BroadcastShape s = shape;
+  if (input == 1) {
+    for (int32_t d = 0; d < s.rank; ++d) {
+      s.input1[d] = shape.input2[d];
+      s.input2[d] = shape.input1[d];
+    }
+  }
+  return s;
+}
+
 }  // namespace
+
+OverlapRule add_overlap(const BroadcastShape& shape, int32_t input, Extension extension) {
+  if (input < 0 || input > 1) return kNoOverlap;
+  return internal::overlap_of(internal::variant_for(kAddVariants, shape, extension),
+                              as_input1(shape, input));
+}
+
+OverlapRule built_add_overlap(const BroadcastShape& shape, int32_t input) {
+  if (input < 0 || input > 1) return kNoOverlap;
+  return internal::overlap_of(internal::built_variant(kAddVariants, shape), as_input1(shape, input));
+}
 
 const char* add_kernel_variant(const BroadcastShape& shape, Extension extension) {
   return to_string(internal::variant_for(kAddVariants, shape, extension).variant);

@@ -1,6 +1,7 @@
 // CONV_2D's kernel variants: which one runs, what it needs, and the conv2d entry that calls it.
 // A variant folder adds one line above the portable kernel, e.g.
-//   {Variant::kMve, &mve::conv_handles, &mve::conv_scratch_bytes, MOTE_MVE_KERNEL(mve::conv2d)},
+//   {Variant::kMve, &mve::conv_handles, &mve::conv_scratch_bytes, MOTE_MVE_KERNEL(mve::conv2d),
+//    &mve::conv_overlap},
 #include "mote/kernels/conv.h"
 
 #include "variant_table.h"

@@ -18,8 +18,25 @@ const char* add_variant(const ir::Graph& g, const ir::Operator& op, kernels::Ext
   return kernels::add_kernel_variant(shape, extension);
 }
 
+// The rule of ADD's kernel variant for input `input` (either may be overwritten when it has the
+// output's shape; a broadcast input is read again and again).
+kernels::OverlapRule add_overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
+                                 kernels::Extension extension) {
+  const ir::Tensor& a = g.tensors[op.inputs[0]];
+  const ir::Tensor& b = g.tensors[op.inputs[1]];
+  kernels::BroadcastShape shape{};
+  if (input > 1 ||
+      !kernels::prepare_broadcast_shape(a.shape.data(), static_cast<int32_t>(a.shape.size()),
+                                        b.shape.data(), static_cast<int32_t>(b.shape.size()),
+                                        &shape)) {
+    return kernels::kNoOverlap;
+  }
+  return kernels::add_overlap(shape, static_cast<int32_t>(input), extension);
+}
+
 constexpr OpDef with_add_variants(OpDef def) {
   def.kernel_variant = add_variant;
+  def.overlap = add_overlap;
   return def;
 }
 
@@ -29,8 +46,9 @@ extern const OpDef add = with_add_variants(
     binary_arithmetic<tfl::AddOptions, tfl::BuiltinOptions::AddOptions, &kernels::prepare_add,
                       &kernels::add_fits>(tfl::BuiltinOperator::ADD));
 
-extern const OpDef sub =
+extern const OpDef sub = with_overlap(
     binary_arithmetic<tfl::SubOptions, tfl::BuiltinOptions::SubOptions, &kernels::prepare_add,
-                      &kernels::add_fits>(tfl::BuiltinOperator::SUB);
+                      &kernels::add_fits>(tfl::BuiltinOperator::SUB),
+    elementwise_overlap);
 
 }  // namespace mote::ops

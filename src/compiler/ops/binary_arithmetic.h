@@ -47,4 +47,9 @@ constexpr OpDef binary_arithmetic(tfl::BuiltinOperator code) {
                .describe = describe_activation};
 }
 
+constexpr OpDef with_overlap(OpDef def, decltype(OpDef::overlap) overlap) {
+  def.overlap = overlap;
+  return def;
+}
+
 }  // namespace mote::ops

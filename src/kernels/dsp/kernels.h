@@ -44,7 +44,9 @@ bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
-// Written in raster order, each block of four channels after reading its window: the portable rule.
+// Written in raster order, each block of four channels after reading its window; with a depth
+// multiplier, outputs c*m .. c*m+m-1 after reading input channel c (as portable): the portable
+// rule.
 OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape);
 
 // FULLY_CONNECTED, every shape; no scratch. (The table's shape is the output depth.)

@@ -195,6 +195,12 @@ TEST(Overlap, RulesHoldOnRealBytesAndAreTight) {
                                 {5, 5, 3, 3, 3, 0, 1, true}};
   for (const ConvSpec& spec : depthwise) tight_depthwise |= check_case(depthwise_case(spec, 1, rng));
   tight_depthwise |= check_case(depthwise_case({6, 6, 4, 3, 3, 0, 1, true}, 2, rng));
+  // Depth multipliers through the dsp kernel's blocks of four outputs of one input channel and
+  // its single outputs (4, 5, 3), and a stride.
+  for (const int32_t m : {3, 4, 5, 8}) {
+    tight_depthwise |= check_case(depthwise_case({6, 5, 3, 3, 3, 0, 1, true}, m, rng));
+    tight_depthwise |= check_case(depthwise_case({7, 7, 2, 3, 3, 0, 2, false}, m, rng));
+  }
   const ConvSpec pools[] = {{8, 8, 16, 2, 2, 0, 2, false}, {7, 7, 8, 3, 3, 0, 1, true},
                             {5, 5, 64, 5, 5, 0, 1, false}, {9, 9, 12, 3, 3, 0, 2, true}};
   for (const ConvSpec& spec : pools) {
@@ -249,9 +255,19 @@ TEST(Overlap, ElementwiseInPlaceAndBefore) {
   p.act_min = -128;
   p.act_max = 127;
   const std::vector<int8_t> other = rng.Int8s(n);
-  Case add_case{"add", kElementwiseOverlap, rng.Int8s(n), static_cast<size_t>(n),
+  // The rule of the ADD variant this library runs, for either input.
+  Case add_case{"add", built_add_overlap(shape, 0), rng.Int8s(n), static_cast<size_t>(n),
                 [&](const int8_t* in, int8_t* out) { add(p, shape, in, other.data(), out); }};
   EXPECT_TRUE(check_case(add_case));
+  Case add2_case{"add input 2", built_add_overlap(shape, 1), rng.Int8s(n), static_cast<size_t>(n),
+                 [&](const int8_t* in, int8_t* out) { add(p, shape, other.data(), in, out); }};
+  EXPECT_TRUE(check_case(add2_case));
+  // A broadcast input is read again after later writes: none.
+  BroadcastShape broadcast = shape;
+  broadcast.input2[0] = 1;
+  EXPECT_FALSE(built_add_overlap(broadcast, 1).allowed);
+  EXPECT_TRUE(built_add_overlap(broadcast, 0).allowed);
+  EXPECT_FALSE(add_overlap(broadcast, 1, Extension::kDsp).allowed);
   const RequantizeParams rq = prepare_requantize(0.5f, 3, 0.25f, -7);
   Case rq_case{"requantize", kElementwiseOverlap, rng.Int8s(n), static_cast<size_t>(n),
                [&](const int8_t* in, int8_t* out) { requantize(rq, in, out, n); }};
