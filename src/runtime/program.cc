@@ -320,8 +320,12 @@ class Loader {
   // Tensors `a` and `b` share bytes at a common step: allowed only where one is the output of
   // the operator at which the other (an input of it) dies, and that operator's kernel (the one
   // built into this library) allows its output there (OpRegistration::overlap).
+  // Judged on the alias roots: they carry the buffer's lifetime, and an operator's output is a
+  // root (a RESHAPE of it is an alias that shares its bytes with whatever the root shares).
   bool declared_overlap(uint32_t a, uint32_t b) const {
-    return output_may_overlap(a, b) || output_may_overlap(b, a);
+    const uint32_t ra = static_cast<uint32_t>(alias_root(p_, static_cast<int32_t>(a)));
+    const uint32_t rb = static_cast<uint32_t>(alias_root(p_, static_cast<int32_t>(b)));
+    return ra != rb && (output_may_overlap(ra, rb) || output_may_overlap(rb, ra));
   }
   bool output_may_overlap(uint32_t out, uint32_t in) const {
     const schema::Tensor& to = *p_.tensors()->Get(out);
