@@ -73,15 +73,37 @@ TEST_P(SharedModel, OutputEqualsTfLiteReferenceOnEveryExtension) {
   }
 }
 
-// The plan reaches the lower bound on every extension (or, where no plan can, is proven optimal).
+// Without overlap (--no-overlap) the plan reaches the lower bound on every extension (or, where
+// no plan can, is proven optimal); with overlap it is never larger, and the program it makes
+// gives TFLite's output (OutputEqualsTfLiteReferenceOnEveryExtension).
 TEST_P(SharedModel, AutoPlanReachesTheLowerBoundOnEveryExtension) {
   for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
     pipeline::PlanRequest request;
     request.cpu = cpu;
+    request.overlap = false;
     const pipeline::PlannedGraph planned = pipeline::plan_graph(graph_, request);
     const planner::Plan& plan = planned.plan();
     EXPECT_TRUE(plan.arena_bytes == planned.bound.bytes || plan.optimal)
         << cpu << ": arena " << plan.arena_bytes << ", lower bound " << planned.bound.bytes;
+    request.overlap = true;
+    const pipeline::PlannedGraph overlapped = pipeline::plan_graph(graph_, request);
+    EXPECT_LE(overlapped.plan().arena_bytes, plan.arena_bytes) << cpu;
+    EXPECT_GE(overlapped.plan().arena_bytes, overlapped.bound.bytes) << cpu;
+  }
+}
+
+// The overlapped program runs on the host and equals TFLite, as does the one without overlap.
+TEST_P(SharedModel, OutputEqualsTfLiteReferenceWithoutOverlap) {
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4"}) {
+    SCOPED_TRACE(cpu);
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    options.plan.overlap = false;
+    const pipeline::Compiled compiled = pipeline::compile(graph_, options);
+    EXPECT_TRUE(compiled.planned.memory.problem.overlaps.empty());
+    const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {input_});
+    ASSERT_EQ(run.outputs.size(), 1u);
+    EXPECT_EQ(run.outputs[0], output_);
   }
 }
 

@@ -130,6 +130,8 @@ void add_compile_command(CLI::App& app) {
       ->excludes(json);
   cmd->add_option("--svg", s->svg_path, "Draw the plan as SVG into FILE");
   add_align_option(cmd, s->options.plan.alignment, "Alignment of every buffer, in bytes");
+  cmd->add_flag("--no-overlap{false}", s->options.plan.overlap,
+                "Keep every operator's output apart from its inputs (no overlap rules)");
   add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
   cmd->add_flag("--keep-names", s->options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");

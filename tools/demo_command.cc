@@ -173,6 +173,7 @@ struct TargetResult {
   std::string chosen;
   planner::PlanFigures figures;
   uint64_t first_fit_arena = 0;
+  uint64_t apart_arena = 0;  // auto with every output apart from its inputs (--no-overlap)
   uint64_t naive_arena = 0;
   FirmwareRun firmware;
   json report;
@@ -219,12 +220,15 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
   result.optimal = plan.optimal;
   result.chosen = plan.chosen.empty() ? plan.algorithm : plan.chosen;
   result.figures = planner::plan_figures(planned.memory.problem, planned.bound, plan);
-  // auto ran every algorithm; first-fit is TensorFlow Lite Micro's GreedyMemoryPlanner rule.
-  const planner::Plan* first_fit = find_plan(planned.plans, "first-fit");
-  const planner::Plan first_fit_plan =
-      first_fit != nullptr ? *first_fit
-                           : planner::plan(planned.memory.problem, planner::Algorithm::kFirstFit);
-  result.first_fit_arena = first_fit_plan.arena_bytes;
+  // First-fit is TensorFlow Lite Micro's GreedyMemoryPlanner rule, which keeps every output
+  // apart from its inputs: it runs on the problem without overlaps, as does the --no-overlap plan.
+  const planner::Problem apart = planner::without_overlaps(planned.memory.problem);
+  result.first_fit_arena = planner::plan(apart, planner::Algorithm::kFirstFit).arena_bytes;
+  planner::PlanOptions apart_options;
+  apart_options.time_limit_ms = options.time_limit_ms;
+  result.apart_arena = planned.memory.problem.overlaps.empty()
+                           ? result.arena
+                           : planner::plan(apart, planner::Algorithm::kAuto, apart_options).arena_bytes;
   const planner::Plan* naive = find_plan(planned.plans, "naive");
   result.naive_arena = naive != nullptr
                            ? naive->arena_bytes
@@ -247,6 +251,7 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
   json report = planner::json_report(planned.memory.problem, planned.bound, planned.plans, context);
   report["program"] = {{"file", result.program_file}, {"bytes", result.program_bytes}};
   report["first_fit_arena_bytes"] = result.first_fit_arena;
+  report["no_overlap_arena_bytes"] = result.apart_arena;
   report["host_run"] = {{"program_size", host.status.program_size},
                         {"constant_data", host.status.constant_data},
                         {"arena_planned", host.status.arena_planned},
@@ -307,6 +312,8 @@ void print_target(const TargetResult& r, const fs::path& dir) {
     std::printf("  first-fit    %s bytes with TensorFlow Lite Micro's rule: the same here\n",
                 commas(r.first_fit_arena).c_str());
   }
+  std::printf("  no overlap   %s bytes with every output apart from its inputs (--no-overlap)\n",
+              commas(r.apart_arena).c_str());
   std::printf("  no reuse     %s bytes if every buffer had its own place\n",
               commas(r.naive_arena).c_str());
   std::printf("  host run     ok; memory status:\n");
@@ -382,8 +389,10 @@ FirstFitContrast first_fit_contrast(const DemoOptions& options, const std::strin
   FirstFitContrast contrast;
   contrast.model = "vww_mobilenet_like";
   contrast.cpu = planned.cpu.name;
-  const planner::Plan* first_fit = find_plan(planned.plans, "first-fit");
-  contrast.first_fit = first_fit != nullptr ? first_fit->arena_bytes : 0;
+  // TensorFlow Lite Micro's rule keeps outputs apart from inputs.
+  contrast.first_fit =
+      planner::plan(planner::without_overlaps(planned.memory.problem), planner::Algorithm::kFirstFit)
+          .arena_bytes;
   contrast.mote = planned.plan().arena_bytes;
   contrast.lower_bound = planned.bound.bytes;
   return contrast;
@@ -456,10 +465,10 @@ void run_demo(const DemoOptions& options) {
   for (const TargetResult& r : results) print_target(r, dir);
 
   std::printf("\n");
-  // Scratch sizes depend on the CPU's kernels, so the plans differ.
+  // Scratch sizes and overlap rules depend on the CPU's kernels, so the plans differ.
   if (results.size() == 2 && results[0].arena != results[1].arena) {
-    std::printf("The same model needs %s bytes of arena on %s and %s on %s: kernel scratch\n"
-                "buffers differ per CPU extension, and Mote plans them with the activations.\n",
+    std::printf("The same model needs %s bytes of arena on %s and %s on %s: each CPU's kernels\n"
+                "have their own scratch and their own rules for writing over a dying input.\n",
                 commas(results[0].arena).c_str(), results[0].cpu.c_str(),
                 commas(results[1].arena).c_str(), results[1].cpu.c_str());
   }

@@ -75,6 +75,7 @@ void add_plan_command(CLI::App& app) {
     uint32_t align = planner::kDefaultAlignment;
     double time_limit_ms = 1000;
     uint64_t node_limit = 0;
+    bool no_overlap = false;
     PlanOutputs outputs;
   };
   auto settings = std::make_shared<Settings>();
@@ -99,6 +100,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--node-limit", settings->node_limit,
                   "Also stop the exact search after N nodes (0: no limit); a binding node limit "
                   "makes results identical on every machine");
+  cmd->add_flag("--no-overlap", settings->no_overlap,
+                 "Keep every operator's output apart from its inputs (no overlap rules)");
   cmd->callback([settings] {
     const uint32_t align = settings->align;  // checked by add_align_option
     PlanOutputs outputs = settings->outputs;
@@ -113,6 +116,7 @@ void add_plan_command(CLI::App& app) {
       request.alignment = align;
       request.time_limit_ms = settings->time_limit_ms;
       request.node_limit = settings->node_limit;
+      request.overlap = !settings->no_overlap;
       pipeline::PlannedGraph planned;
       try {
         const ir::Graph graph = tflite::read_model_file(settings->model_path);
@@ -125,6 +129,18 @@ void add_plan_command(CLI::App& app) {
       const planner::ReportContext context{settings->model_path, planned.cpu.name,
                                            planned.cpu.extension, planned.memory.kernels};
       Report(planned.memory.problem, planned.bound, planned.plans, context, outputs);
+      if (!planned.memory.problem.overlaps.empty() && outputs.json_path != "-") {
+        // The same problem with every output apart from its inputs, for comparison.
+        const planner::Problem apart = planner::without_overlaps(planned.memory.problem);
+        const planner::Plan plain = planner::plan(apart, outputs.algorithm, outputs.options);
+        std::printf("overlap: %zu outputs may overlap a dying input; arena %llu bytes with "
+                    "overlap, %llu without (bound %llu)\n",
+                    planned.memory.problem.overlaps.size(),
+                    static_cast<unsigned long long>(planned.plan().arena_bytes),
+                    static_cast<unsigned long long>(plain.arena_bytes),
+                    static_cast<unsigned long long>(planner::lower_bound(apart).bytes));
+        emit::flush_stdout();
+      }
       return;
     }
     if (settings->problem_path.empty()) {

@@ -1,6 +1,6 @@
 // CONV_2D's kernel variants: which one runs, what it needs, and the conv2d entry that calls it.
-// A variant folder adds one line above the portable kernel, e.g.
-//   {Variant::kMve, &mve::conv_handles, &mve::conv_scratch_bytes, MOTE_MVE_KERNEL(mve::conv2d)},
+// A variant folder adds one line above the portable kernel: handles, scratch size, kernel and
+// overlap rule (null: its output never overlaps an input).
 #include "mote/kernels/conv.h"
 
 #include "variant_table.h"
@@ -22,16 +22,22 @@ using ConvVariant = internal::KernelVariant<ConvShape, ConvKernel>;
 constexpr ConvVariant kConvVariants[] = {
 #if defined(MOTE_KERNELS_WITH_TESTING)
     // Only in a test library (its size function too): no extension ever plans for it.
-    {Variant::kTesting, nullptr, &testing_variant::conv_scratch_bytes, &testing_variant::conv2d},
+    {Variant::kTesting, nullptr, &testing_variant::conv_scratch_bytes, &testing_variant::conv2d,
+     nullptr},
 #endif
-    {Variant::kMve, &mve::conv_handles, &mve::conv_scratch_bytes, MOTE_MVE_KERNEL(mve::conv2d)},
-    {Variant::kDsp, &dsp::conv_handles, &dsp::conv_scratch_bytes, MOTE_DSP_KERNEL(dsp::conv2d)},
-    {Variant::kPortable, nullptr, &portable_conv_scratch_bytes, &portable_conv2d},
+    // The mve kernels declare no overlap rule yet (their blocks of four pixels are not modelled).
+    {Variant::kMve, &mve::conv_handles, &mve::conv_scratch_bytes, MOTE_MVE_KERNEL(mve::conv2d),
+     nullptr},
+    {Variant::kDsp, &dsp::conv_handles, &dsp::conv_scratch_bytes, MOTE_DSP_KERNEL(dsp::conv2d),
+     &dsp::conv_overlap},
+    {Variant::kPortable, nullptr, &portable_conv_scratch_bytes, &portable_conv2d,
+     &internal::portable_conv_overlap},
 };
 
 }  // namespace
 
 MOTE_KERNEL_VARIANT_QUERIES(conv, const ConvShape&, kConvVariants)
+MOTE_KERNEL_OVERLAP_QUERIES(conv, const ConvShape&, kConvVariants)
 
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {

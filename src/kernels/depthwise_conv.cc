@@ -19,15 +19,17 @@ size_t portable_depthwise_conv_scratch_bytes(const DepthwiseShape&) { return 0; 
 
 constexpr DepthwiseVariant kDepthwiseVariants[] = {
     {Variant::kMve, &mve::depthwise_conv_handles, &mve::depthwise_conv_scratch_bytes,
-     MOTE_MVE_KERNEL(mve::depthwise_conv2d)},
+     MOTE_MVE_KERNEL(mve::depthwise_conv2d), nullptr},  // no overlap rule yet
     {Variant::kDsp, &dsp::depthwise_conv_handles, &dsp::depthwise_conv_scratch_bytes,
-     MOTE_DSP_KERNEL(dsp::depthwise_conv2d)},
-    {Variant::kPortable, nullptr, &portable_depthwise_conv_scratch_bytes, &portable_depthwise_conv2d},
+     MOTE_DSP_KERNEL(dsp::depthwise_conv2d), &dsp::depthwise_conv_overlap},
+    {Variant::kPortable, nullptr, &portable_depthwise_conv_scratch_bytes, &portable_depthwise_conv2d,
+     &internal::portable_depthwise_conv_overlap},
 };
 
 }  // namespace
 
 MOTE_KERNEL_VARIANT_QUERIES(depthwise_conv, const DepthwiseShape&, kDepthwiseVariants)
+MOTE_KERNEL_OVERLAP_QUERIES(depthwise_conv, const DepthwiseShape&, kDepthwiseVariants)
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {

@@ -2,6 +2,7 @@
 // pick the kernels by the broadcast shape. SUB has the portable kernel alone.
 #include "mote/kernels/add.h"
 #include "mote/kernels/mul.h"
+#include "mote/kernels/overlap.h"
 
 #include "dsp/kernels.h"
 #include "mve/kernels.h"
@@ -17,21 +18,58 @@ using ElementwiseKernel = void (*)(const Params&, const BroadcastShape&, const i
 
 size_t no_scratch(const BroadcastShape&) { return 0; }
 
+// The portable and dsp kernels walk the output forward, reading element i of each input just
+// before writing element i: input 1 (the table's input 0) may be overwritten, in place or from
+// before, when it is not broadcast (a broadcast input is read again after later writes).
+OverlapRule elementwise_input1_overlap(const BroadcastShape& s) {
+  for (int32_t d = 0; d < s.rank; ++d) {
+    if (s.input1[d] != s.output[d]) return kNoOverlap;
+  }
+  return kElementwiseOverlap;
+}
+
 constexpr internal::KernelVariant<BroadcastShape, ElementwiseKernel<AddParams>> kAddVariants[] = {
-    {Variant::kMve, &mve::add_handles, &no_scratch, MOTE_MVE_KERNEL(mve::add)},
-    {Variant::kDsp, &dsp::add_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::add)},
-    {Variant::kPortable, nullptr, &no_scratch, &portable_add},
+    {Variant::kMve, &mve::add_handles, &no_scratch, MOTE_MVE_KERNEL(mve::add),
+     nullptr},  // no overlap rule yet
+    {Variant::kDsp, &dsp::add_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::add),
+     &elementwise_input1_overlap},
+    {Variant::kPortable, nullptr, &no_scratch, &portable_add, &elementwise_input1_overlap},
 };
 
+// MUL declares no overlap (its rule is not derived yet).
 constexpr internal::KernelVariant<BroadcastShape, ElementwiseKernel<MulParams>> kMulVariants[] = {
-    {Variant::kDsp, &dsp::mul_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::mul)},
-    {Variant::kPortable, nullptr, &no_scratch, &portable_mul},
+    {Variant::kDsp, &dsp::mul_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::mul), nullptr},
+    {Variant::kPortable, nullptr, &no_scratch, &portable_mul, nullptr},
 };
+
+// The table's rules are for input 1; the kernels treat both inputs alike, so input 2's rule is
+// input 1's with the inputs swapped (the variant still picked for the real shape).
+BroadcastShape as_input1(const BroadcastShape& shape, int32_t input) {
+  BroadcastShape s = shape;
+  if (input == 1) {
+    for (int32_t d = 0; d < s.rank; ++d) {
+      s.input1[d] = shape.input2[d];
+      s.input2[d] = shape.input1[d];
+    }
+  }
+  return s;
+}
 
 }  // namespace
 
 MOTE_KERNEL_VARIANT_NAMES(add, const BroadcastShape&, kAddVariants)
 MOTE_KERNEL_VARIANT_NAMES(mul, const BroadcastShape&, kMulVariants)
+
+OverlapRule add_overlap(const BroadcastShape& shape, int32_t input, Extension extension) {
+  if (input < 0 || input > 1) return kNoOverlap;
+  return internal::overlap_of(internal::variant_for(kAddVariants, shape, extension),
+                              as_input1(shape, input));
+}
+
+OverlapRule built_add_overlap(const BroadcastShape& shape, int32_t input) {
+  if (input < 0 || input > 1) return kNoOverlap;
+  return internal::overlap_of(internal::built_variant(kAddVariants, shape), as_input1(shape, input));
+}
 
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output) {

@@ -20,10 +20,11 @@ size_t portable_fully_connected_scratch_bytes(const int32_t&) { return 0; }
 
 constexpr FullyConnectedVariant kFullyConnectedVariants[] = {
     {Variant::kMve, nullptr, &mve::fully_connected_scratch_bytes,
-     MOTE_MVE_KERNEL(mve::fully_connected)},
+     MOTE_MVE_KERNEL(mve::fully_connected), nullptr},
     {Variant::kDsp, nullptr, &dsp::fully_connected_scratch_bytes,
-     MOTE_DSP_KERNEL(dsp::fully_connected)},
-    {Variant::kPortable, nullptr, &portable_fully_connected_scratch_bytes, &portable_fully_connected},
+     MOTE_DSP_KERNEL(dsp::fully_connected), nullptr},
+    {Variant::kPortable, nullptr, &portable_fully_connected_scratch_bytes, &portable_fully_connected,
+     nullptr},
 };
 
 }  // namespace

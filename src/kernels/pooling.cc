@@ -16,24 +16,33 @@ using PoolVariant = internal::KernelVariant<PoolParams, PoolKernel>;
 size_t no_scratch(const PoolParams&) { return 0; }
 
 constexpr PoolVariant kAveragePoolVariants[] = {
-    {Variant::kMve, &mve::average_pool_handles, &no_scratch, MOTE_MVE_KERNEL(mve::average_pool)},
-    {Variant::kDsp, &dsp::average_pool_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::average_pool)},
-    {Variant::kPortable, nullptr, &no_scratch, &portable_average_pool},
+    {Variant::kMve, &mve::average_pool_handles, &no_scratch, MOTE_MVE_KERNEL(mve::average_pool),
+     nullptr},  // no overlap rule yet
+    {Variant::kDsp, &dsp::average_pool_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::average_pool),
+     &dsp::average_pool_overlap},
+    {Variant::kPortable, nullptr, &no_scratch, &portable_average_pool,
+     &internal::portable_pool_overlap},
 };
 
 using MaxPoolKernel = void (*)(const PoolParams&, const int8_t*, int8_t*);
 using MaxPoolVariant = internal::KernelVariant<PoolParams, MaxPoolKernel>;
 
+// The dsp kernel writes four channels of a pixel after reading their windows, so every output byte
+// is written after what portable has read by then: portable's rule holds for it.
 constexpr MaxPoolVariant kMaxPoolVariants[] = {
-    {Variant::kDsp, nullptr, &no_scratch, MOTE_DSP_KERNEL(dsp::max_pool)},
-    {Variant::kMve, nullptr, &no_scratch, MOTE_MVE_KERNEL(mve::max_pool)},
-    {Variant::kPortable, nullptr, &no_scratch, &portable_max_pool},
+    {Variant::kDsp, nullptr, &no_scratch, MOTE_DSP_KERNEL(dsp::max_pool),
+     &internal::portable_pool_overlap},
+    {Variant::kMve, nullptr, &no_scratch, MOTE_MVE_KERNEL(mve::max_pool), nullptr},
+    {Variant::kPortable, nullptr, &no_scratch, &portable_max_pool,
+     &internal::portable_pool_overlap},
 };
 
 }  // namespace
 
 MOTE_KERNEL_VARIANT_NAMES(max_pool, const PoolParams&, kMaxPoolVariants)
 MOTE_KERNEL_VARIANT_NAMES(average_pool, const PoolParams&, kAveragePoolVariants)
+MOTE_KERNEL_OVERLAP_QUERIES(max_pool, const PoolParams&, kMaxPoolVariants)
+MOTE_KERNEL_OVERLAP_QUERIES(average_pool, const PoolParams&, kAveragePoolVariants)
 
 void max_pool(const PoolParams& params, const int8_t* input, int8_t* output) {
   internal::built_variant(kMaxPoolVariants, params).kernel(params, input, output);

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "mote/kernels/overlap.h"
 #include "mote/kernels/scratch.h"
 
 // The kernel of a variant folder, or null where the library is built without that folder
@@ -49,6 +50,16 @@
     return to_string(internal::built_variant(table, key).variant);                    \
   }
 
+// And for a table whose variants declare overlap rules: <op>_overlap(key, extension),
+// built_<op>_overlap(key).
+#define MOTE_KERNEL_OVERLAP_QUERIES(op, Key, table)                                    \
+  OverlapRule op##_overlap(Key key, Extension extension) {                            \
+    return internal::overlap_of(internal::variant_for(table, key, extension), key);   \
+  }                                                                                   \
+  OverlapRule built_##op##_overlap(Key key) {                                         \
+    return internal::overlap_of(internal::built_variant(table, key), key);            \
+  }
+
 namespace mote {
 namespace kernels {
 namespace internal {
@@ -59,7 +70,14 @@ struct KernelVariant {
   bool (*handles)(const Shape& shape);  // null: every shape
   size_t (*scratch_bytes)(const Shape& shape);
   Kernel kernel;  // null: not built into this library
+  // Where its output may overlap a dying input 0 (mote/kernels/overlap.h); null: nowhere.
+  OverlapRule (*overlap)(const Shape& shape);
 };
+
+template <typename Shape, typename Kernel>
+OverlapRule overlap_of(const KernelVariant<Shape, Kernel>& v, const Shape& shape) {
+  return v.overlap == nullptr ? kNoOverlap : v.overlap(shape);
+}
 
 template <typename Shape, typename Kernel>
 bool handles(const KernelVariant<Shape, Kernel>& v, const Shape& shape) {

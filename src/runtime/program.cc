@@ -292,6 +292,7 @@ class Loader {
         if (!lifetimes_overlap(ta, tb)) continue;
         if (!ranges_overlap(ta.offset(), ta.size(), tb.offset(), tb.size())) continue;
         if (alias_root(p_, static_cast<int32_t>(b)) == root_a) continue;
+        if (declared_overlap(a, b)) continue;
         return tensor_overlap_error(b);
       }
     }
@@ -314,6 +315,42 @@ class Loader {
       }
     }
     return Error::kOk;
+  }
+
+  // Tensors `a` and `b` share bytes at a common step: allowed only where one is the output of
+  // the operator at which the other (an input of it) dies, and that operator's kernel (the one
+  // built into this library) allows its output there (OpRegistration::overlap).
+  // Judged on the alias roots: they carry the buffer's lifetime, and an operator's output is a
+  // root (a RESHAPE of it is an alias that shares its bytes with whatever the root shares).
+  bool declared_overlap(uint32_t a, uint32_t b) const {
+    const uint32_t ra = static_cast<uint32_t>(alias_root(p_, static_cast<int32_t>(a)));
+    const uint32_t rb = static_cast<uint32_t>(alias_root(p_, static_cast<int32_t>(b)));
+    return ra != rb && (output_may_overlap(ra, rb) || output_may_overlap(rb, ra));
+  }
+  bool output_may_overlap(uint32_t out, uint32_t in) const {
+    const schema::Tensor& to = *p_.tensors()->Get(out);
+    const schema::Tensor& ti = *p_.tensors()->Get(in);
+    const uint32_t step = to.first_step();
+    if (to.alias() != -1 || ti.last_step() != step || step >= p_.operators()->size()) return false;
+    const schema::Operator& op = *p_.operators()->Get(step);
+    if (op.outputs()->size() != 1 || op.outputs()->Get(0) != static_cast<int32_t>(out)) {
+      return false;
+    }
+    const internal::OpEntry* entry = internal::op_entry(op.kind());
+    if (entry == nullptr || entry->op == nullptr || entry->op->overlap == nullptr) return false;
+    // Every input slot holding those bytes must allow it.
+    const int32_t root = alias_root(p_, static_cast<int32_t>(in));
+    bool found = false;
+    for (uint32_t k = 0; k < op.inputs()->size(); ++k) {
+      const int32_t t = op.inputs()->Get(k);
+      if (t < 0 || alias_root(p_, t) != root) continue;
+      const kernels::OverlapRule rule = entry->op->overlap(p_, op, k);
+      if (!kernels::overlap_allows(rule, to.offset(), p_.tensors()->Get(static_cast<uint32_t>(t))->offset())) {
+        return false;
+      }
+      found = true;
+    }
+    return found;
   }
 
   Error tensor_overlap_error(uint32_t index) {
@@ -512,7 +549,9 @@ class Loader {
       }
       for (size_t k = begin; k < end; ++k) {
         const Rect r = rect(ids[k]);
-        if (tree.max(r.first, r.last + 1) > r.offset) return overlap_error(ids[k], ids_end);
+        if (tree.max(r.first, r.last + 1) > r.offset && !only_declared_overlaps(ids[k], ids_end)) {
+          return overlap_error(ids[k], ids_end);
+        }
       }
       for (size_t k = begin; k < end; ++k) {
         const Rect r = rect(ids[k]);
@@ -523,13 +562,27 @@ class Loader {
     return Error::kOk;
   }
 
+  // The sweep found that `id` overlaps an earlier buffer: fine if every buffer it overlaps is a
+  // declared overlap (one pass; there are at most a few per operator).
+  bool only_declared_overlaps(uint32_t id, uint32_t ids_end) const {
+    const uint32_t num_tensors = p_.tensors()->size();
+    if (id >= num_tensors) return false;
+    const Rect r = rect(id);
+    for (uint32_t k = 0; k < ids_end; ++k) {
+      if (k == id || !rects_overlap(r, rect(k))) continue;
+      if (k >= num_tensors || !declared_overlap(id, k)) return false;
+    }
+    return true;
+  }
+
   // The sweep knows that `id` overlaps an earlier buffer; one pass finds which, for the message.
   Error overlap_error(uint32_t id, uint32_t ids_end) {
     const uint32_t num_tensors = p_.tensors()->size();
     const Rect r = rect(id);
     uint32_t other = id;
     for (uint32_t k = 0; k < ids_end; ++k) {
-      if (k != id && rects_overlap(r, rect(k))) {
+      if (k != id && rects_overlap(r, rect(k)) &&
+          !(k < num_tensors && id < num_tensors && declared_overlap(id, k))) {
         other = k;
         break;
       }

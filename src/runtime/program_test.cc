@@ -344,12 +344,41 @@ TEST(ProgramTest, RejectsOutputsOnTheirInputsUnlessTheKernelRunsInPlace) {
   EXPECT_EQ(r.error, Error::kInvalidPlan) << r.diagnostic.reason;
 }
 
-TEST(ProgramTest, AcceptsOverlapOfBuffersThatAreNeverLiveTogether) {
-  // The reference plan already puts z (steps 1-2) on the conv scratch (step 0). z onto y
-  // (steps 0-1) must fail; z onto x (step 0) but clear of y is fine.
-  const auto r = load_modified([](auto& p) {
+// A plan may put an operator's output over an input that dies there only where the kernel this
+// library runs declares it (OpRegistration::overlap, mote/kernels/overlap.h): ADD's elementwise
+// rule (the output at or before its input), the convolution's (never from after its input).
+TEST(ProgramTest, AcceptsOnlyTheOverlapsTheKernelsDeclare) {
+  // z (ADD's output, 100 bytes) starting 16 bytes before y (its dying input, at 64): declared.
+  auto r = load_modified([](auto& p) {
+    p.tensors[5]->offset = 48;
+    p.tensors[6]->offset = 48;
+  });
+  EXPECT_EQ(r.error, Error::kOk) << r.diagnostic.reason;
+  // In place: declared too.
+  r = load_modified([](auto& p) {
     p.tensors[5]->offset = 64;
     p.tensors[6]->offset = 64;
+  });
+  EXPECT_EQ(r.error, Error::kOk) << r.diagnostic.reason;
+  // 16 bytes after y's start: element i would be written before input element i + 16 is read.
+  r = load_modified([](auto& p) {
+    p.tensors[5]->offset = 80;
+    p.tensors[6]->offset = 80;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidPlan);
+  // y (the convolution's output) over x from after x's start: no rule allows it.
+  r = load_modified([](auto& p) { p.tensors[3]->offset = 16; });
+  EXPECT_EQ(r.error, Error::kInvalidPlan);
+}
+
+TEST(ProgramTest, AcceptsOverlapOfBuffersThatAreNeverLiveTogether) {
+  // The reference plan already puts z (steps 1-2) on the conv scratch (step 0). z onto y
+  // (steps 0-1) from a later start must fail (ADD's rule lets its output start at or before
+  // its input, see AcceptsOnlyTheOverlapsTheKernelsDeclare); z onto x (step 0) but clear of y
+  // is fine.
+  const auto r = load_modified([](auto& p) {
+    p.tensors[5]->offset = 80;
+    p.tensors[6]->offset = 80;
   });
   EXPECT_EQ(r.error, Error::kInvalidPlan);
   const auto ok = load_modified([](auto& p) {

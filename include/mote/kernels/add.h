@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/broadcast.h"
+#include "mote/kernels/overlap.h"
 #include "mote/kernels/scratch.h"
 
 namespace mote {
@@ -51,6 +52,11 @@ void portable_add(const AddParams& params, const BroadcastShape& shape, const in
                   const int8_t* input2, int8_t* output);
 const char* add_kernel_variant(const BroadcastShape& shape, Extension extension);
 const char* built_add_kernel_variant(const BroadcastShape& shape);
+// Where the output may overlap input `input` (0 or 1) when it dies at the ADD
+// (mote/kernels/overlap.h): the rule of the variant a build for `extension` runs, and this
+// build's. Elementwise over an input of the output's shape, else none.
+OverlapRule add_overlap(const BroadcastShape& shape, int32_t input, Extension extension);
+OverlapRule built_add_overlap(const BroadcastShape& shape, int32_t input);
 
 // output = input1 - input2, the same way: each input scaled to the common scale, then subtracted.
 void sub(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,

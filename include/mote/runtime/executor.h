@@ -43,7 +43,9 @@ class Executor {
 
   size_t num_inputs() const { return program_.num_inputs(); }
   size_t num_outputs() const { return program_.num_outputs(); }
-  /// Views of graph inputs (fill them before run()) and outputs (read them after).
+  /// Views of graph inputs (fill them before run()) and outputs (read them after). A program
+  /// planned with overlap (the compiler's default; `--no-overlap` turns it off) may let the first
+  /// operators write over an input's bytes: fill the inputs before every run().
   TensorView input(size_t index) const;
   TensorView output(size_t index) const;
 

@@ -47,6 +47,11 @@ constexpr OpDef binary_arithmetic(tfl::BuiltinOperator code) {
                .describe = describe_activation};
 }
 
+constexpr OpDef with_overlap(OpDef def, decltype(OpDef::overlap) overlap) {
+  def.overlap = overlap;
+  return def;
+}
+
 // `kernel_variant` of an operator whose variant table is keyed by the broadcast shape (ADD, MUL):
 // with_broadcast_variants<&kernels::add_kernel_variant>(binary_arithmetic<...>(code)).
 template <auto kVariant>

@@ -60,6 +60,6 @@ extern const OpDef conv_2d{
     .write_options = Window::write, .inputs = {2, 3, 2}, .check = check, .macs = macs,
     .scratch_bytes = variant_scratch<&conv_shape, &kernels::conv_scratch_bytes>,
     .kernel_variant = variant_name<&conv_shape, &kernels::conv_kernel_variant>, .lower = lower,
-    .describe = describe};
+    .overlap = variant_overlap<&conv_shape, &kernels::conv_overlap>, .describe = describe};
 
 }  // namespace mote::ops

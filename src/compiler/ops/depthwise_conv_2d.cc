@@ -68,6 +68,8 @@ extern const OpDef depthwise_conv_2d{
     .write_options = Window::write, .inputs = {2, 3, 2}, .check = check, .macs = macs,
     .scratch_bytes = variant_scratch<&depthwise_shape, &kernels::depthwise_conv_scratch_bytes>,
     .kernel_variant = variant_name<&depthwise_shape, &kernels::depthwise_conv_kernel_variant>,
-    .lower = lower, .describe = describe};
+    .lower = lower,
+    .overlap = variant_overlap<&depthwise_shape, &kernels::depthwise_conv_overlap>,
+    .describe = describe};
 
 }  // namespace mote::ops

@@ -57,6 +57,21 @@ uint64_t operator_scratch_bytes(const ir::Graph& graph, const ir::Operator& op,
   return def.scratch_bytes != nullptr ? def.scratch_bytes(graph, op, extension) : 0;
 }
 
+kernels::OverlapRule operator_overlap(const ir::Graph& graph, const ir::Operator& op, size_t input,
+                                      kernels::Extension extension) {
+  const OpDef& def = op_def(op.type);
+  return def.overlap != nullptr ? def.overlap(graph, op, input, extension) : kernels::kNoOverlap;
+}
+
+kernels::OverlapRule elementwise_overlap(const ir::Graph& graph, const ir::Operator& op,
+                                         size_t input, kernels::Extension) {
+  const ir::Tensor& in = graph.tensors[static_cast<size_t>(op.inputs[input])];
+  const ir::Tensor& out = graph.tensors[static_cast<size_t>(op.outputs[0])];
+  const bool same = in.shape == out.shape && in.type == ir::DataType::kInt8 &&
+                    out.type == ir::DataType::kInt8;
+  return same ? kernels::kElementwiseOverlap : kernels::kNoOverlap;
+}
+
 const char* operator_kernel_variant(const ir::Graph& graph, const ir::Operator& op,
                                     kernels::Extension extension) {
   const OpDef& def = op_def(op.type);

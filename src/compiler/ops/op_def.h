@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/ir/graph.h"
+#include "mote/kernels/overlap.h"
 #include "mote/kernels/scratch.h"
 #include "mote/schema/mote_generated.h"
 
@@ -67,6 +68,11 @@ struct OpDef {
   // The IR inputs the runtime reads, in the program's order; empty: all of them (parameter
   // inputs such as shapes and axes are folded into the options by `lower`).
   std::span<const int8_t> program_inputs = {};
+  // Where the output may overlap input `input` (an index into op.inputs) when that input dies
+  // at this operator: the rule of the kernel that runs on `extension` (mote/kernels/overlap.h).
+  // Null: nowhere. The runtime's registration computes the same rule for the kernel it runs.
+  kernels::OverlapRule (*overlap)(const ir::Graph& graph, const ir::Operator& op, size_t input,
+                                  kernels::Extension extension) = nullptr;
   // The output is input 0's bytes under another shape (no kernel work; the planner aliases them).
   bool output_aliases_input = false;
   void (*describe)(const ir::Graph& graph, const ir::Operator& op, Description& d) = nullptr;
@@ -97,5 +103,17 @@ uint64_t operator_scratch_bytes(const ir::Graph& graph, const ir::Operator& op,
                                 kernels::Extension extension);
 const char* operator_kernel_variant(const ir::Graph& graph, const ir::Operator& op,
                                     kernels::Extension extension);
+kernels::OverlapRule operator_overlap(const ir::Graph& graph, const ir::Operator& op, size_t input,
+                                      kernels::Extension extension);
+// `overlap` of the elementwise operators: in place or before, over an input of the output's
+// shape and type (a broadcast input is read again and again).
+kernels::OverlapRule elementwise_overlap(const ir::Graph& graph, const ir::Operator& op,
+                                         size_t input, kernels::Extension extension);
+// `overlap` of an operator with a kernel variant table: the kernel library's query on input 0.
+template <auto kKey, auto kOverlap>
+kernels::OverlapRule variant_overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
+                                     kernels::Extension e) {
+  return input == 0 ? kOverlap(kKey(g, op), e) : kernels::kNoOverlap;
+}
 
 }  // namespace mote::ops

@@ -39,13 +39,29 @@ const char* average_variant(const ir::Graph& g, const ir::Operator& op,
   return kernels::average_pool_kernel_variant(p, extension);
 }
 
+// The kernel's window geometry, as the runtime builds it from the lowered options.
+kernels::PoolParams pool_params(const ir::Graph& g, const ir::Operator& op) {
+  const auto& o = std::get<ir::Pool2DOptions>(op.options);
+  const ir::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
+  return kernels::prepare_pool(static_cast<int32_t>(x.shape[0]), static_cast<int32_t>(x.shape[1]),
+                               static_cast<int32_t>(x.shape[2]), static_cast<int32_t>(x.shape[3]),
+                               o.filter_h, o.filter_w, o.stride_h, o.stride_w,
+                               o.padding == ir::Padding::kSame, -128, 127);
+}
+
+kernels::OverlapRule average_overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
+                                     kernels::Extension extension) {
+  return kernels::average_pool_overlap(pool_params(g, op), extension);
+}
+
 // Max pool has a table too (dsp and mve, for every window).
 const char* max_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
-  const auto& o = std::get<ir::Pool2DOptions>(op.options);
-  kernels::PoolParams p{};
-  p.filter_h = o.filter_h;
-  p.filter_w = o.filter_w;
-  return kernels::max_pool_kernel_variant(p, extension);
+  return kernels::max_pool_kernel_variant(pool_params(g, op), extension);
+}
+
+kernels::OverlapRule max_overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
+                                 kernels::Extension extension) {
+  return kernels::max_pool_overlap(pool_params(g, op), extension);
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
@@ -79,12 +95,12 @@ extern const OpDef average_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator:
                                    .inputs = {1, 1}, .check = check,
                                    .scratch_bytes = average_scratch,
                                    .kernel_variant = average_variant, .lower = lower,
-                                   .describe = describe};
+                                   .overlap = average_overlap, .describe = describe};
 
 extern const OpDef max_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::MAX_POOL_2D),
                                .read_options = Window::read, .write_options = Window::write,
                                .inputs = {1, 1}, .check = check,
                                .kernel_variant = max_variant, .lower = lower,
-                               .describe = describe};
+                               .overlap = max_overlap, .describe = describe};
 
 }  // namespace mote::ops

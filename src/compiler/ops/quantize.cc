@@ -47,7 +47,9 @@ void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
 extern const OpDef quantize{.builtin_code = builtin(tfl::BuiltinOperator::QUANTIZE),
                             .read_options = read_empty<tfl::BuiltinOptions::QuantizeOptions>,
                             .write_options = write_empty<tfl::QuantizeOptionsT>, .inputs = {1, 1},
-                            .check = check_quantize, .lower = lower_quantize};
+                            .check = check_quantize, .lower = lower_quantize,
+                            // int8 -> int8 requantizes element by element, in order.
+                            .overlap = elementwise_overlap};
 
 extern const OpDef dequantize{.builtin_code = builtin(tfl::BuiltinOperator::DEQUANTIZE),
                               .read_options = read_empty<tfl::BuiltinOptions::DequantizeOptions>,

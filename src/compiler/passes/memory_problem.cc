@@ -25,7 +25,7 @@ std::vector<int32_t> alias_owners(const ir::Graph& graph) {
 }  // namespace
 
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
-                                   uint32_t alignment) {
+                                   uint32_t alignment, bool with_overlaps) {
   const size_t num_tensors = graph.tensors.size();
   const int32_t num_steps = static_cast<int32_t>(graph.operators.size());
   const int32_t last_step = num_steps - 1;
@@ -91,6 +91,48 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
     if (b == kNoBuffer) continue;
     result.tensor_buffer[t] = b;
     result.buffer_owner[t] = owner[t];
+  }
+
+  // Outputs that may overlap an input dying here, by the rule of the kernel that runs on this
+  // extension; every slot that holds the input must allow it (the tightest lead counts).
+  if (with_overlaps) {
+    for (int32_t step = 0; step < num_steps; ++step) {
+      const ir::Operator& op = graph.operators[static_cast<size_t>(step)];
+      if (op.outputs.size() != 1 || ops::op_def(op.type).output_aliases_input) continue;
+      const int32_t out = result.tensor_buffer[static_cast<size_t>(op.outputs[0])];
+      if (out == kNoBuffer || result.problem.buffers[static_cast<size_t>(out)].first_step != step) {
+        continue;
+      }
+      std::vector<planner::Overlap> found;
+      std::vector<int32_t> refused;
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        const int32_t t = op.inputs[k];
+        if (t == ir::kNoTensor) continue;
+        const int32_t in = result.tensor_buffer[static_cast<size_t>(t)];
+        if (in == kNoBuffer || in == out ||
+            result.problem.buffers[static_cast<size_t>(in)].last_step != step) {
+          continue;
+        }
+        const kernels::OverlapRule rule = ops::operator_overlap(graph, op, k, extension);
+        if (!rule.allowed) {
+          refused.push_back(in);
+          continue;
+        }
+        auto same = std::find_if(found.begin(), found.end(), [&](const planner::Overlap& o) {
+          return o.input == static_cast<size_t>(in);
+        });
+        if (same != found.end()) {
+          same->lead = std::max(same->lead, rule.lead);
+        } else {
+          found.push_back({static_cast<size_t>(out), static_cast<size_t>(in), rule.lead});
+        }
+      }
+      std::erase_if(found, [&](const planner::Overlap& o) {
+        return std::find(refused.begin(), refused.end(), static_cast<int32_t>(o.input)) !=
+               refused.end();
+      });
+      for (const planner::Overlap& o : found) result.problem.overlaps.push_back(o);
+    }
   }
 
   for (int32_t step = 0; step < num_steps; ++step) {

@@ -32,7 +32,10 @@ struct MemoryProblem {
 // activation from its producer to its last consumer; a scratch buffer during its operator only.
 // Every buffer gets `alignment` (a power of two). The graph must have passed ops::validate; each operator's scratch comes from its definition
 // (ops::operator_scratch_bytes).
+// With `with_overlaps`, each operator's output may overlap the inputs that die at it where its
+// kernel's overlap rule allows (ops::operator_overlap); the program needs nothing more, as the
+// runtime recomputes the rule.
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
-                                   uint32_t alignment);
+                                   uint32_t alignment, bool with_overlaps = true);
 
 }  // namespace mote::passes

@@ -22,7 +22,8 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
   }
   PlannedGraph planned;
   planned.cpu = *cpu;
-  planned.memory = passes::build_memory_problem(graph, cpu->extension, request.alignment);
+  planned.memory = passes::build_memory_problem(graph, cpu->extension, request.alignment,
+                                                request.overlap);
   planned.bound = planner::lower_bound(planned.memory.problem);
   planner::PlanOptions options;
   options.time_limit_ms = request.time_limit_ms;

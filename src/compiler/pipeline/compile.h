@@ -21,6 +21,9 @@ struct PlanRequest {
   uint32_t alignment = 16;
   double time_limit_ms = 1000;
   uint64_t node_limit = 0;  // also stop the exact search after this many nodes (0: no limit)
+  // Outputs may overlap dying inputs where the kernels' overlap rules allow (false: every
+  // operator's inputs and outputs apart, the plans before overlap rules existed).
+  bool overlap = true;
 };
 
 struct PlannedGraph {

@@ -191,9 +191,19 @@ TEST(Compile, TenChainedConvolutionsReachTheLowerBound) {
   const ir::Graph graph = builder::conv_chain(10);
   PlanRequest request;
   request.cpu = "cortex-m4";
-  const PlannedGraph planned = plan_graph(graph, request);
-  EXPECT_EQ(planned.plan().arena_bytes, planned.bound.bytes);
-  EXPECT_TRUE(planned.plan().optimal);
+  request.overlap = false;
+  const PlannedGraph apart = plan_graph(graph, request);
+  EXPECT_EQ(apart.plan().arena_bytes, apart.bound.bytes);
+  EXPECT_TRUE(apart.plan().optimal);
+  EXPECT_TRUE(apart.memory.problem.overlaps.empty());
+  // With overlaps: never more than apart (every plan apart is one of its plans), never below
+  // its own bound.
+  request.overlap = true;
+  const PlannedGraph overlapped = plan_graph(graph, request);
+  EXPECT_FALSE(overlapped.memory.problem.overlaps.empty());
+  EXPECT_LE(overlapped.plan().arena_bytes, apart.plan().arena_bytes);
+  EXPECT_GE(overlapped.plan().arena_bytes, overlapped.bound.bytes);
+  EXPECT_LE(overlapped.bound.bytes, apart.bound.bytes);
 }
 
 TEST(Compile, Conv2dX3ReportsItsMemory) {

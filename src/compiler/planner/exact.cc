@@ -711,6 +711,18 @@ class Search {
 
 ExactResult place_exact(const Problem& problem, const std::vector<uint64_t>* seed,
                         const PlanOptions& options, Clock::time_point deadline) {
+  if (!problem.overlaps.empty()) {
+    // The search knows only buffers apart: it searches the problem without its overlaps (whose
+    // plans all hold here too) and keeps the seed (which may overlap) when that is smaller. Its
+    // proofs are about plans without overlaps, so it claims none.
+    const Problem plain = without_overlaps(problem);
+    ExactResult result = place_exact(plain, nullptr, options, deadline);
+    result.optimal = false;
+    if (seed != nullptr && arena_bytes(problem, *seed) <= arena_bytes(problem, result.offsets)) {
+      result.offsets = *seed;
+    }
+    return result;
+  }
   std::vector<uint64_t> start;
   if (seed != nullptr) {
     start = *seed;

@@ -1,5 +1,6 @@
 // Naive, first-fit and best-fit placement.
 #include <algorithm>
+#include <optional>
 
 #include "compiler/planner/algorithms.h"
 
@@ -7,46 +8,55 @@ namespace mote::planner::internal {
 
 namespace {
 
+// The offsets a placed buffer leaves free to the one being placed: x <= below or x >= above
+// (OverlapIndex::bounds; below = offset - size and above = offset + size without an overlap).
 struct Extent {
-  uint64_t offset;
-  uint64_t end;
+  int64_t below;
+  int64_t above;
 };
 
-// Lowest aligned x such that [x, x + size) misses every extent (sorted by offset).
-uint64_t lowest_fit(const std::vector<Extent>& sorted, uint64_t size, uint64_t alignment) {
-  uint64_t x = 0;
-  for (const Extent& e : sorted) {
-    if (e.offset >= x + size) break;
-    x = std::max(x, align_up(e.end, alignment));
-  }
-  return x;
+int64_t align_up_signed(int64_t value, uint64_t alignment) {
+  if (value <= 0) return 0;  // offsets are never negative
+  return static_cast<int64_t>(align_up(static_cast<uint64_t>(value), alignment));
 }
 
-// The smallest closed gap that holds size (lowest on ties), else the top.
-uint64_t best_fit(const std::vector<Extent>& sorted, uint64_t size, uint64_t alignment) {
-  uint64_t x = 0;
-  std::optional<uint64_t> best_offset;
-  uint64_t best_gap = 0;
+// Lowest aligned x that every extent (sorted by below) leaves free.
+uint64_t lowest_fit(const std::vector<Extent>& sorted, uint64_t alignment) {
+  int64_t x = 0;
   for (const Extent& e : sorted) {
-    if (e.offset >= x + size) {
-      const uint64_t gap = e.offset - x;
+    if (e.below >= x) break;
+    x = std::max(x, align_up_signed(e.above, alignment));
+  }
+  return static_cast<uint64_t>(x);
+}
+
+// The smallest closed gap that holds the buffer (lowest on ties), else the top.
+uint64_t best_fit(const std::vector<Extent>& sorted, uint64_t alignment) {
+  int64_t x = 0;
+  std::optional<int64_t> best_offset;
+  int64_t best_gap = 0;
+  for (const Extent& e : sorted) {
+    if (e.below >= x) {
+      const int64_t gap = e.below - x;
       if (!best_offset || gap < best_gap) {
         best_offset = x;
         best_gap = gap;
       }
     }
-    x = std::max(x, align_up(e.end, alignment));
+    x = std::max(x, align_up_signed(e.above, alignment));
   }
-  return best_offset.value_or(x);
+  return static_cast<uint64_t>(best_offset.value_or(x));
 }
 
 enum class Rule { kLowest, kBest };
 
 // Places buffers in order; each avoids the placed buffers it conflicts with (all of them when
-// ignore_time, which is the naive no-reuse plan).
+// ignore_time, which is the naive no-reuse plan, which also ignores overlaps).
 std::vector<uint64_t> place_in_order(const Problem& problem, const std::vector<size_t>& order,
                                      Rule rule, bool ignore_time) {
   const auto& buffers = problem.buffers;
+  const Problem plain = ignore_time ? without_overlaps(problem) : Problem{};
+  const OverlapIndex index(ignore_time ? plain : problem);
   std::vector<uint64_t> offsets(buffers.size(), 0);
   std::vector<size_t> placed;
   std::vector<Extent> extents;
@@ -62,13 +72,14 @@ std::vector<uint64_t> place_in_order(const Problem& problem, const std::vector<s
       extents.clear();
       for (size_t j : placed) {
         if (ignore_time || lifetimes_overlap(b, buffers[j])) {
-          extents.push_back({offsets[j], offsets[j] + aligned_size(buffers[j])});
+          const OverlapIndex::Bounds bounds = index.bounds(i, j, offsets[j]);
+          extents.push_back({bounds.below, bounds.above});
         }
       }
       std::sort(extents.begin(), extents.end(),
-                [](const Extent& a, const Extent& c) { return a.offset < c.offset; });
-      offsets[i] = rule == Rule::kLowest ? lowest_fit(extents, size, b.alignment)
-                                         : best_fit(extents, size, b.alignment);
+                [](const Extent& a, const Extent& c) { return a.below < c.below; });
+      offsets[i] = rule == Rule::kLowest ? lowest_fit(extents, b.alignment)
+                                         : best_fit(extents, b.alignment);
     }
     if (size > 0) placed.push_back(i);
   }

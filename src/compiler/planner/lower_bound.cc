@@ -39,6 +39,7 @@ std::vector<uint64_t> live_bytes_per_step(const Problem& problem) {
     }
   }
   std::vector<uint64_t> live(steps, 0);
+  std::vector<int> smallest(steps, 0);  // log2 of the smallest alignment live at each step
   int64_t count[32] = {};
   int64_t bytes[32] = {};
   for (size_t t = 0; t < steps; ++t) {
@@ -49,9 +50,26 @@ std::vector<uint64_t> live_bytes_per_step(const Problem& problem) {
       bytes[k] += classes[k].bytes[t];
       if (!found && count[k] > 0) {
         live[t] = static_cast<uint64_t>(bytes[k]);
+        smallest[t] = k;
         found = true;
       }
     }
+  }
+  // An output that may overlap an input shares at most min(output, input) bytes with it, and at
+  // most output - lead once offsets are multiples of the step's alignment (the lead rounded up to
+  // it). One operator, one output: its inputs are apart, so the savings add up.
+  for (const Overlap& o : problem.overlaps) {
+    const Buffer& out = problem.buffers[o.output];
+    const Buffer& in = problem.buffers[o.input];
+    if (out.size == 0 || in.size == 0) continue;
+    const size_t t = static_cast<size_t>(out.first_step);
+    const uint64_t a = uint64_t{1} << smallest[t];
+    const auto out_bytes = static_cast<int64_t>(align_up(out.size, a));
+    const auto in_bytes = static_cast<int64_t>(align_up(in.size, a));
+    const auto step = static_cast<int64_t>(a);
+    const int64_t lead = o.lead >= 0 ? (o.lead + step - 1) / step * step : -(-o.lead / step * step);
+    const int64_t saved = std::max<int64_t>(0, std::min({out_bytes, in_bytes, out_bytes - lead}));
+    live[t] -= std::min<uint64_t>(live[t], static_cast<uint64_t>(saved));
   }
   return live;
 }

@@ -82,6 +82,27 @@ void validate(const Problem& problem) {
       }
     }
   }
+  for (size_t k = 0; k < problem.overlaps.size(); ++k) {
+    const Overlap& o = problem.overlaps[k];
+    const std::string what = "overlap " + std::to_string(k);
+    if (o.output >= problem.buffers.size() || o.input >= problem.buffers.size() ||
+        o.output == o.input) {
+      throw InputError(what + ": buffer index out of range or output equal to input");
+    }
+    const Buffer& out = problem.buffers[o.output];
+    const Buffer& in = problem.buffers[o.input];
+    if (in.last_step != out.first_step) {
+      throw InputError(what + ": " + describe(problem, o.input) + " does not die where " +
+                       describe(problem, o.output) + " is born");
+    }
+    constexpr int64_t kMaxLead = int64_t{1} << 62;
+    if (o.lead > kMaxLead || o.lead < -kMaxLead) throw InputError(what + ": lead too large");
+    for (size_t j = 0; j < k; ++j) {
+      if (problem.overlaps[j].output == o.output && problem.overlaps[j].input == o.input) {
+        throw InputError(what + ": the same pair as overlap " + std::to_string(j));
+      }
+    }
+  }
   // Every algorithm may stack all buffers above the highest fixed one (naive does), and the
   // lower bound sums live sizes in int64: keep that total within kMaxBytes too.
   uint64_t total = 0;
@@ -110,6 +131,38 @@ void validate(const Problem& problem) {
       }
     }
   }
+}
+
+OverlapIndex::OverlapIndex(const Problem& problem) : problem_(problem) {
+  if (problem.overlaps.empty()) return;
+  leads_.resize(problem.buffers.size());
+  for (const Overlap& o : problem.overlaps) leads_[o.output].push_back({o.input, o.lead});
+}
+
+std::optional<int64_t> OverlapIndex::lead(size_t output, size_t input) const {
+  if (leads_.empty()) return std::nullopt;
+  for (const auto& [in, lead] : leads_[output]) {
+    if (in == input) return lead;
+  }
+  return std::nullopt;
+}
+
+OverlapIndex::Bounds OverlapIndex::bounds(size_t x, size_t y, uint64_t y_offset) const {
+  const auto y_at = static_cast<int64_t>(y_offset);
+  int64_t below = y_at - static_cast<int64_t>(aligned_size(problem_.buffers[x]));
+  int64_t above = y_at + static_cast<int64_t>(aligned_size(problem_.buffers[y]));
+  if (!leads_.empty()) {
+    if (auto lead = this->lead(x, y)) below = std::max(below, y_at - *lead);  // x output of y
+    if (auto lead = this->lead(y, x)) above = std::min(above, y_at + *lead);  // y output of x
+  }
+  return {below, above};
+}
+
+Problem without_overlaps(const Problem& problem) {
+  Problem plain;
+  plain.buffers = problem.buffers;
+  plain.num_steps = problem.num_steps;
+  return plain;
 }
 
 }  // namespace mote::planner

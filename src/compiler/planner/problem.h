@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,10 +34,25 @@ struct Buffer {
   bool operator==(const Buffer&) const = default;
 };
 
+// Buffer `output` may share bytes with buffer `input` when
+//     offset(output) + lead <= offset(input)
+// (the output starts at least `lead` bytes before the input; a negative lead lets it start
+// -lead bytes after): the kernel of the operator at the step where `input` dies and `output` is
+// born reads every input byte before writing over it (mote/kernels/overlap.h). Placements
+// without shared bytes are always allowed; no other pair may share a byte.
+struct Overlap {
+  size_t output = 0;
+  size_t input = 0;
+  int64_t lead = 0;
+
+  bool operator==(const Overlap&) const = default;
+};
+
 // Step k is operator k; every buffer lives within [0, num_steps).
 struct Problem {
   std::vector<Buffer> buffers;
   int32_t num_steps = 0;
+  std::vector<Overlap> overlaps;  // at most one per (output, input) pair
 
   bool operator==(const Problem&) const = default;
 };
@@ -53,6 +69,28 @@ uint64_t aligned_size(const Buffer& buffer);
 // multiples of it.
 uint32_t arena_alignment(const Problem& problem);
 bool lifetimes_overlap(const Buffer& a, const Buffer& b);
+
+// The offsets of buffer x that a placed buffer y (at y_offset, live with x) leaves free are
+// x <= below and x >= above: below = y - size(x), above = y + size(y) with aligned sizes, or
+// closer where the problem lets one overlap the other. Built once per problem.
+class OverlapIndex {
+ public:
+  explicit OverlapIndex(const Problem& problem);
+  bool empty() const { return leads_.empty(); }
+  // The lead if `output` may overlap `input`.
+  std::optional<int64_t> lead(size_t output, size_t input) const;
+  // Free offsets of x next to y at y_offset: x <= below or x >= above.
+  struct Bounds {
+    int64_t below, above;
+  };
+  Bounds bounds(size_t x, size_t y, uint64_t y_offset) const;
+
+ private:
+  const Problem& problem_;
+  std::vector<std::vector<std::pair<size_t, int64_t>>> leads_;  // per output: (input, lead)
+};
+// The problem without its overlaps (every plan of it is one of the problem's).
+Problem without_overlaps(const Problem& problem);
 // Rounds value up to a multiple of alignment, a power of two.
 inline uint64_t align_up(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) & ~(alignment - 1);

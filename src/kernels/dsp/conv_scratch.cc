@@ -11,6 +11,8 @@ bool conv_handles(const ConvShape& shape) { return shape.filter_c == shape.input
 // The same as portable: nothing on the 1x1 path, else two int16 columns.
 size_t conv_scratch_bytes(const ConvShape& shape) { return portable_conv_scratch_bytes(shape); }
 
+OverlapRule conv_overlap(const ConvShape& shape) { return internal::portable_conv_overlap(shape); }
+
 }  // namespace dsp
 }  // namespace kernels
 }  // namespace mote

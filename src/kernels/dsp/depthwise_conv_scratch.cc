@@ -13,6 +13,10 @@ bool depthwise_conv_handles(const DepthwiseShape& shape) {
 
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape&) { return 0; }
 
+OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape) {
+  return internal::portable_depthwise_conv_overlap(shape);
+}
+
 }  // namespace dsp
 }  // namespace kernels
 }  // namespace mote

@@ -21,6 +21,7 @@
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
 #include "mote/kernels/mul.h"
+#include "mote/kernels/overlap.h"
 #include "mote/kernels/pooling.h"
 
 namespace mote {
@@ -33,6 +34,9 @@ bool conv_handles(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
+// The portable rule: the same blocks of two pixels (1x1: two channels of both per step, or one
+// channel when odd, the top byte last; im2col: both columns gathered first).
+OverlapRule conv_overlap(const ConvShape& shape);
 
 // DEPTHWISE_CONV_2D, any depth multiplier, kernel size, stride, dilation and padding; no
 // scratch. Multiplier 1 in blocks of four channels (3x3 windows unrolled); above 1 in blocks of
@@ -41,6 +45,10 @@ bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
+// Written in raster order, each block of four channels after reading its window; with a depth
+// multiplier, outputs c*m .. c*m+m-1 after reading input channel c (as portable): the portable
+// rule.
+OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape);
 
 // FULLY_CONNECTED, every shape; no scratch. (The table's shape is the output depth.)
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
@@ -51,6 +59,8 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
 // lanes of two words); no scratch. One output pixel at a time, after reading its window.
 bool average_pool_handles(const PoolParams& params);
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
+// One pixel at a time after reading its window: the portable rule.
+OverlapRule average_pool_overlap(const PoolParams& params);
 
 // MAX_POOL_2D, every shape: four channels a word (SSUB8 + SEL); no scratch. One output pixel at
 // a time, after reading its window.

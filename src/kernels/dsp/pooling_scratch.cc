@@ -9,6 +9,10 @@ bool average_pool_handles(const PoolParams& params) {
   return params.filter_h > 0 && params.filter_w > 0 && params.filter_h * params.filter_w <= 256;
 }
 
+OverlapRule average_pool_overlap(const PoolParams& params) {
+  return internal::portable_pool_overlap(params);
+}
+
 }  // namespace dsp
 }  // namespace kernels
 }  // namespace mote

@@ -49,13 +49,22 @@ void invoke(const Op& op) {
           op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.out_data<int8_t>());
 }
 
+// The rule of the ADD variant this library runs (src/kernels/add.cc).
+kernels::OverlapRule add_overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
+  if (k > 1) return kernels::kNoOverlap;
+  return kernels::built_add_overlap(broadcast_shape(input_of(p, op, 0), input_of(p, op, 1)),
+                                    static_cast<int32_t>(k));
+}
+
 }  // namespace
 
 extern const OpRegistration kAddOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).broadcasting(), &check,
-    &invoke<kernels::add>, /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+    &invoke<kernels::add>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,
+    &add_overlap};
 extern const OpRegistration kSubOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).broadcasting(), &check,
-    &invoke<kernels::sub>, /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+    &invoke<kernels::sub>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,
+    &elementwise_overlap};
 
 }  // namespace mote::runtime::internal

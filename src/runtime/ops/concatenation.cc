@@ -88,6 +88,6 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kConcatenationOp{
     takes(1, 255, schema::OpOptions::ConcatenationOptions), &check, &invoke,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -36,10 +36,14 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
   return kernels::built_conv_scratch_bytes(conv_shape(p, op));
 }
 
+kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
+  return k == 0 ? kernels::built_conv_overlap(conv_shape(p, op)) : kernels::kNoOverlap;
+}
+
 }  // namespace
 
 extern const OpRegistration kConv2DOp{
     takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc(), &check, invoke, &required_scratch,
-    /*runs_in_place=*/false};
+    /*runs_in_place=*/false, &overlap};
 
 }  // namespace mote::runtime::internal

@@ -37,10 +37,15 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
   return kernels::built_depthwise_conv_scratch_bytes(depthwise_shape(p, op));
 }
 
+kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
+  return k == 0 ? kernels::built_depthwise_conv_overlap(depthwise_shape(p, op))
+                : kernels::kNoOverlap;
+}
+
 }  // namespace
 
 extern const OpRegistration kDepthwiseConv2DOp{
     takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).nhwc(), &check, invoke,
-    &required_scratch, /*runs_in_place=*/false};
+    &required_scratch, /*runs_in_place=*/false, &overlap};
 
 }  // namespace mote::runtime::internal

@@ -78,6 +78,6 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 
 extern const OpRegistration kFullyConnectedOp{
     takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2), &check, &invoke,
-    &required_scratch, /*runs_in_place=*/false};
+    &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -31,6 +31,6 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kLeakyReluOp{
     takes(1, 1, schema::OpOptions::LeakyReluOptions).int8(1).one_to_one(), &check, &invoke,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -45,6 +45,6 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kLogisticOp{
     takes(1, 1, schema::OpOptions::LogisticOptions).int8(1).one_to_one(), &check, &invoke,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

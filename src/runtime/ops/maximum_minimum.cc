@@ -20,9 +20,9 @@ void invoke_minimum(const Op& op) {
 
 extern const OpRegistration kMaximumOp{
     takes(2, 2, schema::OpOptions::NONE).int8(2).broadcasting(), /*check=*/nullptr, &invoke_maximum,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 extern const OpRegistration kMinimumOp{
     takes(2, 2, schema::OpOptions::NONE).int8(2).broadcasting(), /*check=*/nullptr, &invoke_minimum,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -40,6 +40,6 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kMulOp{
     takes(2, 2, schema::OpOptions::MulOptions).int8(2).broadcasting(), &check, &invoke,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -47,6 +47,15 @@ bool broadcast_ok(const Tensor& a, const Tensor& b, const Tensor& o) {
   return true;
 }
 
+kernels::OverlapRule elementwise_overlap(const schema::Program& program, const schema::Operator& op,
+                                         size_t k) {
+  const Tensor& x = input_of(program, op, k);
+  const Tensor& y = output_of(program, op);
+  const bool same = x.type() == schema::DataType::Int8 && y.type() == schema::DataType::Int8 &&
+                    x.size() == y.size();
+  return same ? kernels::kElementwiseOverlap : kernels::kNoOverlap;
+}
+
 Error OpChecker::bad(const char* reason, Error error) const {
   *c_.reason = reason;
   return error;

@@ -47,6 +47,6 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kPadOp{
     takes(1, 2, schema::OpOptions::PadOptions).int8(1), &check, &invoke,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -22,9 +22,9 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-kernels::PoolParams pool_params(const Op& op) {
-  const auto& o = op.options<schema::PoolOptions>();
-  const Tensor &x = op.in(0), &y = op.out();
+kernels::PoolParams pool_params(const schema::Program& program, const schema::Operator& op) {
+  const auto& o = *op.options_as_PoolOptions();
+  const Tensor &x = input_of(program, op, 0), &y = output_of(program, op);
   kernels::PoolParams p{};
   set_nhwc_dims(p, x, y);
   p.filter_h = o.filter_h();
@@ -36,6 +36,17 @@ kernels::PoolParams pool_params(const Op& op) {
   p.act_min = o.activation_min();
   p.act_max = o.activation_max();
   return p;
+}
+
+kernels::PoolParams pool_params(const Op& op) { return pool_params(op.program(), op.op()); }
+
+kernels::OverlapRule average_overlap(const schema::Program& p, const schema::Operator& op,
+                                     size_t) {
+  return kernels::built_average_pool_overlap(pool_params(p, op));
+}
+
+kernels::OverlapRule max_overlap(const schema::Program& p, const schema::Operator& op, size_t) {
+  return kernels::built_max_pool_overlap(pool_params(p, op));
 }
 
 void invoke_average(const Op& op) {
@@ -55,9 +66,9 @@ size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
 
 extern const OpRegistration kAveragePool2DOp{
     takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_average,
-    &average_scratch, /*runs_in_place=*/false};
+    &average_scratch, /*runs_in_place=*/false, &average_overlap};
 extern const OpRegistration kMaxPool2DOp{
     takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_max,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap};
 
 }  // namespace mote::runtime::internal

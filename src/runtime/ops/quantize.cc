@@ -59,9 +59,9 @@ void invoke_dequantize(const Op& op) {
 
 extern const OpRegistration kQuantizeOp{
     takes(1, 1, schema::OpOptions::QuantizeOptions).one_to_one(), &check_quantize, &invoke_quantize,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
 extern const OpRegistration kDequantizeOp{
     takes(1, 1, schema::OpOptions::NONE).one_to_one(), &check_dequantize, &invoke_dequantize,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/true};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mote/kernels/overlap.h"
 #include "mote/runtime/error.h"
 #include "mote/schema/mote_generated.h"
 
@@ -66,7 +67,17 @@ struct OpRegistration {
   size_t (*required_scratch)(const schema::Program& program, const schema::Operator& op);
   // The kernel may write its output over an input that starts at the same address.
   bool runs_in_place;
+  // Where the output may overlap input `k` when that input dies at this operator: the overlap
+  // rule of the kernel built into this library (mote/kernels/overlap.h, the same functions the
+  // compiler planned with). Null: nowhere. Called after the operator's check passed.
+  kernels::OverlapRule (*overlap)(const schema::Program& program, const schema::Operator& op,
+                                  size_t k);
 };
+
+// `overlap` of the elementwise kinds: over an int8 input of the int8 output's element count
+// (not broadcast).
+kernels::OverlapRule elementwise_overlap(const schema::Program& program, const schema::Operator& op,
+                                         size_t k);
 
 #define MOTE_INTERNAL_DECLARE_OP(kind, name, definition) extern const OpRegistration k##kind##Op;
 MOTE_OPERATORS(MOTE_INTERNAL_DECLARE_OP)

@@ -21,12 +21,12 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kReshapeOp{
     takes(1, 2, schema::OpOptions::NONE), &check, &invoke, /*required_scratch=*/nullptr,
-    /*runs_in_place=*/true};
+    /*runs_in_place=*/true, /*overlap=*/nullptr};
 extern const OpRegistration kSqueezeOp{
     takes(1, 1, schema::OpOptions::NONE), &check, &invoke, /*required_scratch=*/nullptr,
-    /*runs_in_place=*/true};
+    /*runs_in_place=*/true, /*overlap=*/nullptr};
 extern const OpRegistration kExpandDimsOp{
     takes(1, 1, schema::OpOptions::NONE), &check, &invoke, /*required_scratch=*/nullptr,
-    /*runs_in_place=*/true};
+    /*runs_in_place=*/true, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

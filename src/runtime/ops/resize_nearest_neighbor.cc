@@ -26,6 +26,6 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kResizeNearestNeighborOp{
     takes(1, 2, schema::OpOptions::ResizeNearestNeighborOptions).int8(1).nhwc(), &check, &invoke,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -45,6 +45,6 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kSoftmaxOp{
     takes(1, 1, schema::OpOptions::SoftmaxOptions), &check, &invoke, /*required_scratch=*/nullptr,
-    /*runs_in_place=*/false};
+    /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

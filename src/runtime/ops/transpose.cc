@@ -40,6 +40,6 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kTransposeOp{
     takes(1, 2, schema::OpOptions::TransposeOptions).int8(1), &check, &invoke,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

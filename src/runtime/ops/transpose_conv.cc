@@ -47,6 +47,6 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 
 extern const OpRegistration kTransposeConvOp{
     takes(2, 3, schema::OpOptions::TransposeConvOptions).int8(2).nhwc(), &check, invoke,
-    &required_scratch, /*runs_in_place=*/false};
+    &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal
