@@ -5,6 +5,7 @@
 #include <fstream>
 #include <memory>
 
+#include "compiler/emit/c_source.h"
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/compile.h"
@@ -25,8 +26,14 @@ struct CompileSettings {
   std::string report_path;  // --report FILE, the old spelling of --json FILE
   std::string svg_path;
   std::string algorithm = "auto";
+  std::vector<std::string> emit = {"mote"};  // --emit: mote, c (or both)
+  std::string name;                          // --name: the C symbol of --emit c
   pipeline::CompileOptions options;
 };
+
+bool emits(const CompileSettings& s, const std::string& kind) {
+  return std::find(s.emit.begin(), s.emit.end(), kind) != s.emit.end();
+}
 
 std::string default_output(const std::string& model) {
   return std::filesystem::path(model).replace_extension(".mote").string();
@@ -64,6 +71,8 @@ void compile_model(const CompileSettings& s) {
     throw InputError(s.model + ": " + e.what());
   }
   const std::string output = s.output.empty() ? default_output(s.model) : s.output;
+  const bool emit_mote = emits(s, "mote");
+  const bool emit_c = emits(s, "c");
 
   const pipeline::PlannedGraph& planned = compiled.planned;
   planner::ReportContext context{s.model, planned.cpu.name, planned.cpu.extension,
@@ -81,15 +90,33 @@ void compile_model(const CompileSettings& s) {
     files.add(s.svg_path, planner::svg_report(planned.memory.problem, planned.bound,
                                               planned.plan(), context));
   }
-  files.add(output, compiled.program);
+  if (emit_mote) files.add(output, compiled.program);
+  std::string c_files;
+  if (emit_c) {
+    // OUTPUT's stem names the pair (kws.mote or kws.c -> kws.c, kws.h) and, unless --name says
+    // otherwise, the array.
+    const std::filesystem::path stem = std::filesystem::path(output).replace_extension();
+    const std::string symbol =
+        s.name.empty() ? emit::to_c_identifier(stem.filename().string()) : s.name;
+    const std::string header_path = stem.string() + ".h";
+    const std::string source_path = stem.string() + ".c";
+    const emit::CSource c = emit::c_source(
+        compiled.program, symbol, std::filesystem::path(header_path).filename().string(),
+        std::filesystem::path(s.model).filename().string());
+    files.add(header_path, c.header);
+    files.add(source_path, c.source);
+    c_files = source_path + ", " + header_path;
+  }
 
   const planner::Plan& plan = planned.plan();
   const planner::PlanFigures figures =
       planner::plan_figures(planned.memory.problem, planned.bound, plan);
   // The summary goes to stderr when stdout carries the program or the JSON.
   FILE* summary = output == "-" || json_path == "-" ? stderr : stdout;
+  const std::string written =
+      emit_mote ? output + (emit_c ? ", " + c_files : "") : c_files;
   std::fprintf(summary, "mote: %s -> %s for %s (%s), %zu operators\n", s.model.c_str(),
-               output.c_str(), planned.cpu.name.c_str(),
+               written.c_str(), planned.cpu.name.c_str(),
                std::string(target::extension_name(planned.cpu.extension)).c_str(),
                graph.operators.size());
   std::fprintf(summary, "  program: %zu bytes\n", compiled.program.size());
@@ -120,7 +147,25 @@ void add_compile_command(CLI::App& app) {
       "Example: mote compile kws.tflite --target cortex-m4 -o kws.mote --json kws-plan.json");
   cmd->add_option("model", s->model, "The .tflite model")->required();
   cmd->add_option("-o,--output", s->output,
-                  "The program to write (default: MODEL with .mote; - for stdout)");
+                  "The program to write (default: MODEL with .mote; - for stdout); with --emit c\n"
+                  "its stem names the C pair: -o kws.c (or kws.mote) writes kws.c and kws.h");
+  cmd->add_option("--emit", s->emit,
+                  "What to write: mote (the .mote program, the default), c (a .c/.h pair for C\n"
+                  "and C++ firmware: the program as a 16-byte aligned const array, and\n"
+                  "<NAME>_ARENA_BYTES, <NAME>_ARENA_ALIGN, <NAME>_INPUT0_BYTES... as constants),\n"
+                  "or both: --emit mote,c")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"mote", "c"}))
+      ->capture_default_str();
+  cmd->add_option("--name", s->name,
+                  "--emit c: the array's C name; its upper case prefixes the constants\n"
+                  "(default: the output's stem, e.g. kws_program -> KWS_PROGRAM_ARENA_BYTES)")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return emit::is_c_identifier(v) ? std::string()
+                                            : "'" + v + "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)";
+          },
+          "SYMBOL"));
   add_target_option(cmd, s->options.plan.cpu,
                     "The CPU; scratch sizes, and so the plan, depend on its extension");
   add_algorithm_option(cmd, s->algorithm);
@@ -134,6 +179,12 @@ void add_compile_command(CLI::App& app) {
   cmd->add_flag("--keep-names", s->options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");
   cmd->callback([s] {
+    if (emits(*s, "c") && s->output == "-") {
+      throw CLI::ValidationError("--emit c", "writes a .c/.h pair, not standard output; give -o FILE.c");
+    }
+    if (!s->name.empty() && !emits(*s, "c")) {
+      throw CLI::ValidationError("--name", "names the array of --emit c; add --emit c");
+    }
     s->options.plan.algorithm = *planner::algorithm_from_string(s->algorithm);
     compile_model(*s);
   });
