@@ -148,3 +148,80 @@ TEST_F(FirmwareCli, EmitCRefusesStdoutAndBadNamesAndWritesNothing) {
 }  // namespace
 }  // namespace mote
 
+namespace mote {
+namespace {
+
+// kws_dscnn_like ends in SOFTMAX: an int8 [1,12] output with scale 1/256 and zero point -128.
+class RunCli : public FirmwareCli {
+ protected:
+  void SetUp() override {
+    FirmwareCli::SetUp();
+    const fs::path model = write("kws.tflite", builder::write_model(builder::kws_dscnn_like()));
+    const Result r = run("compile " + quoted(model) + " -o kws.mote");
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+};
+
+TEST_F(RunCli, PrintsDequantizedOutputsTopFiveAndTime) {
+  const Result r = run("run kws.mote --output scores.bin --json run.json --repeat 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string bytes = cli_testing::read_text(dir_ / "scores.bin");
+  ASSERT_EQ(bytes.size(), 12u);
+  const json j = json::parse(cli_testing::read_text(dir_ / "run.json"));
+  const json& out = j["outputs"][0];
+  EXPECT_EQ(out["type"], "Int8");
+  EXPECT_EQ(out["shape"], json::array({1, 12}));
+  const double scale = out["scale"];
+  const int zero_point = out["zero_point"];
+  EXPECT_FLOAT_EQ(scale, 1.0f / 256);
+  EXPECT_EQ(zero_point, -128);
+  std::vector<std::pair<double, int>> expected;  // (value, index), to rank
+  for (int i = 0; i < 12; ++i) {
+    const int q = static_cast<int8_t>(bytes[i]);
+    EXPECT_EQ(out["raw"][i], q);
+    EXPECT_DOUBLE_EQ(out["values"][i].get<double>(), scale * (q - zero_point));
+    expected.push_back({scale * (q - zero_point), i});
+  }
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  ASSERT_EQ(out["top"].size(), 5u);
+  std::string top_line = "  top 5:";
+  for (int k = 0; k < 5; ++k) {
+    EXPECT_EQ(out["top"][k]["index"], expected[k].second);
+    char value[32];
+    std::snprintf(value, sizeof(value), "%.6g", expected[k].first);
+    top_line += std::string(k ? "," : "") + " [" + std::to_string(expected[k].second) + "] " + value;
+  }
+  EXPECT_THAT(r.out, HasSubstr("output 0: Int8 [1,12], scale 0.00390625, zero point -128 (values dequantized)\n"));
+  EXPECT_THAT(r.out, HasSubstr(top_line + "\n"));
+  EXPECT_THAT(r.out, HasSubstr("I mote: temp_allocator: 0 bytes\n"));
+  EXPECT_THAT(r.out, HasSubstr(" ms per inference on this host (portable kernels; 2 runs, mean)\n"));
+  EXPECT_GT(j["ms_per_inference"].get<double>(), 0.0);
+  EXPECT_EQ(j["repeat"], 2);
+  EXPECT_EQ(j["memory_status"]["temp_allocator"], 0);
+}
+
+TEST_F(RunCli, JsonOnStdoutSendsTheTextToStderr) {
+  const Result r = run("run kws.mote --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["outputs"].size(), 1u);
+  EXPECT_THAT(r.err, HasSubstr("output 0: Int8 [1,12]"));
+}
+
+TEST_F(RunCli, AFloatOutputIsPrintedAsItIs) {
+  const fs::path model = write("conv2d_x3.tflite", builder::write_model(builder::conv2d_x3()));
+  ASSERT_EQ(run("compile " + quoted(model) + " -o conv.mote").status, 0);
+  const Result r = run("run conv.mote --json run.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("output 0: Float32 [1,8,8,8]\n  values: "));
+  EXPECT_THAT(r.out, HasSubstr(" ... (512 in all; every one in --json)\n"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("top 5")));  // not a classifier's shape
+  const json j = json::parse(cli_testing::read_text(dir_ / "run.json"));
+  EXPECT_EQ(j["outputs"][0]["values"].size(), 512u);
+  EXPECT_FALSE(j["outputs"][0].contains("raw"));
+}
+
+}  // namespace
+}  // namespace mote
+
