@@ -225,3 +225,58 @@ TEST_F(RunCli, AFloatOutputIsPrintedAsItIs) {
 }  // namespace
 }  // namespace mote
 
+namespace mote {
+namespace {
+
+TEST_F(FirmwareCli, BudgetsFailNamingTheFiguresAndWhatTookTheSpaceAndWriteNothing) {
+  const fs::path model = write("kws.tflite", builder::write_model(builder::kws_dscnn_like()));
+  Result r = run("compile " + quoted(model) + " --target cortex-m4 --json plan.json -o fits.mote");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json plan = json::parse(cli_testing::read_text(dir_ / "plan.json"));
+  const uint64_t arena = plan["results"][0]["arena_bytes"];
+  const uint64_t program = fs::file_size(dir_ / "fits.mote");
+  fs::remove(dir_ / "plan.json");
+  fs::remove(dir_ / "fits.mote");
+
+  // Exactly the figures fit.
+  r = run("compile " + quoted(model) + " --target cortex-m4 -o exact.mote --ram-limit " +
+          std::to_string(arena) + " --flash-limit " + std::to_string(program));
+  ASSERT_EQ(r.status, 0) << r.err;
+  fs::remove(dir_ / "exact.mote");
+
+  r = run("compile " + quoted(model) + " --target cortex-m4 --emit mote,c --json p.json "
+          "--ram-limit " + std::to_string(arena - 1) + " --flash-limit 1000");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("error: " + model.string() + ": does not fit for cortex-m4: the arena needs "));
+  EXPECT_THAT(r.err, HasSubstr("over --ram-limit "));
+  EXPECT_THAT(r.err, HasSubstr(" by 1 (lower bound "));
+  EXPECT_THAT(r.err, HasSubstr("live at its peak, step "));
+  EXPECT_THAT(r.err, HasSubstr("\n  activation "));
+  EXPECT_THAT(r.err, HasSubstr("the program is "));
+  EXPECT_THAT(r.err, HasSubstr("over --flash-limit 1,000 by "));
+  // The keyword-spotting model's largest constant is a 64x64 pointwise filter (4,096 bytes).
+  EXPECT_THAT(r.err, HasSubstr("(CONV_2D) "));
+  EXPECT_THAT(r.err, HasSubstr(": 4,096 bytes"));
+  EXPECT_THAT(r.err, HasSubstr("nothing written"));
+  EXPECT_EQ(files(), (std::vector<fs::path>{"kws.tflite"}));
+
+  r = run("compile " + quoted(model) + " --ram-limit 0");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("--ram-limit"));
+}
+
+TEST_F(FirmwareCli, HelpTeachesTheNewOptions) {
+  Result r = run("compile --help");
+  ASSERT_EQ(r.status, 0);
+  for (const char* flag : {"--emit", "--name", "--ram-limit", "--flash-limit", "KWS_PROGRAM_ARENA_BYTES"}) {
+    EXPECT_THAT(r.out, HasSubstr(flag));
+  }
+  r = run("run --help");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_THAT(r.out, HasSubstr("--json"));
+  EXPECT_THAT(r.out, HasSubstr("top 5"));
+}
+
+}  // namespace
+}  // namespace mote
+

@@ -28,6 +28,8 @@ struct CompileSettings {
   std::string algorithm = "auto";
   std::vector<std::string> emit = {"mote"};  // --emit: mote, c (or both)
   std::string name;                          // --name: the C symbol of --emit c
+  uint64_t ram_limit = 0;                    // --ram-limit: most arena bytes (0: none)
+  uint64_t flash_limit = 0;                  // --flash-limit: most program bytes (0: none)
   pipeline::CompileOptions options;
 };
 
@@ -59,6 +61,81 @@ std::string variant_counts(const std::vector<planner::StepKernel>& kernels) {
   return out.empty() ? "none" : out;
 }
 
+// How many of the largest contributors a budget message lists.
+constexpr size_t kBudgetItems = 5;
+
+std::string with_commas(uint64_t n) {
+  // Built piecewise: gcc 12 warns falsely (-Wrestrict) on string::insert here.
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// "" when the plan and the program fit the budgets; else what does not fit and what took the
+// space: the largest buffers live at the plan's peak step (RAM), the largest constants (flash).
+std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
+                           const pipeline::Compiled& compiled) {
+  const pipeline::PlannedGraph& planned = compiled.planned;
+  const planner::Plan& plan = planned.plan();
+  std::string out;
+  if (s.ram_limit != 0 && plan.arena_bytes > s.ram_limit) {
+    const planner::PlanFigures f = planner::plan_figures(planned.memory.problem, planned.bound, plan);
+    std::vector<size_t> live = f.peak_live;
+    const auto& buffers = planned.memory.problem.buffers;
+    std::stable_sort(live.begin(), live.end(),
+                     [&](size_t a, size_t b) { return buffers[a].size > buffers[b].size; });
+    out += "the arena needs " + with_commas(plan.arena_bytes) + " bytes, over --ram-limit " +
+           with_commas(s.ram_limit) + " by " + with_commas(plan.arena_bytes - s.ram_limit) +
+           " (lower bound " + with_commas(planned.bound.bytes) + "); live at its peak, step " +
+           std::to_string(f.peak_step);
+    if (f.peak_step >= 0 && static_cast<size_t>(f.peak_step) < graph.operators.size()) {
+      out += " (" + std::string(ir::to_string(graph.operators[static_cast<size_t>(f.peak_step)].type)) + ")";
+    }
+    out += ":";
+    for (size_t i = 0; i < std::min(live.size(), kBudgetItems); ++i) {
+      const planner::Buffer& b = buffers[live[i]];
+      out += "\n  " + std::string(planner::to_string(b.kind)) + " " +
+             planner::short_buffer_name(b.name, 60) + ": " + with_commas(b.size) + " bytes";
+    }
+    if (live.size() > kBudgetItems) out += "\n  ... " + std::to_string(live.size() - kBudgetItems) + " more";
+  }
+  if (s.flash_limit != 0 && compiled.program.size() > s.flash_limit) {
+    // Constants with the first operator that reads them, largest first.
+    struct Item {
+      uint64_t bytes;
+      std::string text;
+    };
+    std::vector<Item> items;
+    uint64_t constant_total = 0;
+    std::vector<bool> seen(graph.tensors.size(), false);
+    for (size_t o = 0; o < graph.operators.size(); ++o) {
+      for (int32_t t : graph.operators[o].inputs) {
+        if (t < 0 || seen[static_cast<size_t>(t)]) continue;
+        const ir::Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
+        if (!tensor.is_constant) continue;
+        seen[static_cast<size_t>(t)] = true;
+        constant_total += tensor.data.size();
+        items.push_back({tensor.data.size(),
+                         "operator " + std::to_string(o) + " (" +
+                             std::string(ir::to_string(graph.operators[o].type)) + ") " +
+                             planner::short_buffer_name(tensor.name, 60) + ": " +
+                             with_commas(tensor.data.size()) + " bytes"});
+      }
+    }
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.bytes > b.bytes; });
+    if (!out.empty()) out += "\n";
+    out += "the program is " + with_commas(compiled.program.size()) + " bytes, over --flash-limit " +
+           with_commas(s.flash_limit) + " by " + with_commas(compiled.program.size() - s.flash_limit) +
+           " (" + with_commas(constant_total) + " of the model's constants); the largest:";
+    for (size_t i = 0; i < std::min(items.size(), kBudgetItems); ++i) out += "\n  " + items[i].text;
+  }
+  return out;
+}
+
 void compile_model(const CompileSettings& s) {
   ir::Graph graph;
   pipeline::Compiled compiled;
@@ -69,6 +146,10 @@ void compile_model(const CompileSettings& s) {
     compiled = pipeline::compile(graph, s.options);
   } catch (const InputError& e) {
     throw InputError(s.model + ": " + e.what());
+  }
+  if (const std::string overrun = budget_overrun(s, graph, compiled); !overrun.empty()) {
+    throw InputError(s.model + ": does not fit for " + compiled.planned.cpu.name + ": " + overrun +
+                     "\nnothing written; a smaller model, another --algorithm, or a larger budget");
   }
   const std::string output = s.output.empty() ? default_output(s.model) : s.output;
   const bool emit_mote = emits(s, "mote");
@@ -174,6 +255,14 @@ void add_compile_command(CLI::App& app) {
                   "Old spelling of --json FILE, kept for one release")
       ->excludes(json);
   cmd->add_option("--svg", s->svg_path, "Draw the plan as SVG into FILE");
+  cmd->add_option("--ram-limit", s->ram_limit,
+                  "Fail (exit 2, nothing written) when the arena exceeds BYTES; the message lists\n"
+                  "the largest buffers live at the plan's peak step")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--flash-limit", s->flash_limit,
+                  "Fail (exit 2, nothing written) when the program exceeds BYTES; the message\n"
+                  "lists the largest constants (weights, biases) and their operators")
+      ->check(CLI::PositiveNumber);
   add_align_option(cmd, s->options.plan.alignment, "Alignment of every buffer, in bytes");
   add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
   cmd->add_flag("--keep-names", s->options.keep_names,
