@@ -280,3 +280,99 @@ TEST_F(FirmwareCli, HelpTeachesTheNewOptions) {
 }  // namespace
 }  // namespace mote
 
+namespace mote {
+namespace {
+
+// `mote analyze` against `mote compile --json` (the plan) and `mote inspect --json` (the totals).
+void expect_analysis_agrees(const fs::path& dir, const fs::path& model, const std::string& cpu,
+                            const std::function<Result(const std::string&)>& run) {
+  SCOPED_TRACE(model.filename().string() + " " + cpu);
+  Result r = run("analyze " + quoted(model) + " --target " + cpu + " --json a.json --csv a.csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("mote analyze: "));
+  EXPECT_THAT(r.out, HasSubstr("<- peak"));
+  r = run("compile " + quoted(model) + " --target " + cpu + " -o m.mote --json plan.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run("inspect " + quoted(model) + " --json inspect.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json a = json::parse(cli_testing::read_text(dir / "a.json"));
+  const json plan = json::parse(cli_testing::read_text(dir / "plan.json"));
+  const json inspect = json::parse(cli_testing::read_text(dir / "inspect.json"));
+  uint64_t max_arena = 0;
+  uint64_t max_live = 0;
+  int64_t macs = 0;
+  ASSERT_EQ(a["operators"].size(), inspect["operators"].size());
+  for (size_t i = 0; i < a["operators"].size(); ++i) {
+    const json& row = a["operators"][i];
+    EXPECT_EQ(row["step"], i);
+    EXPECT_EQ(row["type"], inspect["operators"][i]["type"]);
+    EXPECT_EQ(row["macs"], inspect["operators"][i]["macs"]);
+    EXPECT_EQ(row["constant_bytes"], inspect["operators"][i]["constant_bytes"]);
+    EXPECT_EQ(row["scratch_bytes"], plan["operators"][i]["scratch_bytes"]);
+    EXPECT_EQ(row["kernel_variant"], plan["operators"][i]["kernel_variant"]);
+    EXPECT_LE(row["live_bytes"].get<uint64_t>(), row["arena_bytes"].get<uint64_t>());
+    max_arena = std::max(max_arena, row["arena_bytes"].get<uint64_t>());
+    max_live = std::max(max_live, row["live_bytes"].get<uint64_t>());
+    macs += row["macs"].get<int64_t>();
+  }
+  EXPECT_EQ(max_arena, plan["results"][0]["arena_bytes"].get<uint64_t>());
+  EXPECT_EQ(max_live, plan["lower_bound_bytes"].get<uint64_t>());
+  EXPECT_EQ(a["totals"]["arena_bytes"], plan["results"][0]["arena_bytes"]);
+  EXPECT_EQ(a["totals"]["macs"], inspect["macs"]);
+  EXPECT_EQ(macs, inspect["macs"].get<int64_t>());
+  EXPECT_EQ(a["totals"]["constant_bytes"], inspect["constant_bytes"]);
+  EXPECT_EQ(a["totals"]["program_bytes"], fs::file_size(dir / "m.mote"));
+  // The CSV: a header, one line per operator, the total line.
+  const std::string csv = cli_testing::read_text(dir / "a.csv");
+  EXPECT_EQ(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')), a["operators"].size() + 2);
+  EXPECT_THAT(csv, HasSubstr("\ntotal,,," + std::to_string(inspect["macs"].get<int64_t>()) + "," +
+                             std::to_string(inspect["constant_bytes"].get<int64_t>()) + ","));
+}
+
+TEST_F(FirmwareCli, AnalyzeAgreesWithThePlanAndInspectOnBuilderModels) {
+  const auto runner = [this](const std::string& args) { return run(args); };
+  for (const char* name : {"kws_dscnn_like", "resnet8_like", "tiny_all_ops"}) {
+    for (const builder::NamedModel& m : builder::all_named_models()) {
+      if (m.name != name) continue;
+      const fs::path model = write(m.name + ".tflite", builder::write_model(m.graph));
+      for (const char* cpu : {"cortex-m4", "cortex-m55"}) expect_analysis_agrees(dir_, model, cpu, runner);
+    }
+  }
+}
+
+TEST_F(FirmwareCli, AnalyzeAgreesWithThePlanAndInspectOnSharedModels) {
+  const fs::path models = fs::path(MOTE_SHARED_DIR) / "models";
+  if (!fs::is_directory(models)) GTEST_SKIP() << "no " << models;
+  const auto runner = [this](const std::string& args) { return run(args); };
+  int seen = 0;
+  for (const auto& e : fs::directory_iterator(models)) {
+    if (e.path().extension() != ".tflite") continue;
+    ++seen;
+    for (const char* cpu : {"cortex-m4", "cortex-m55"}) expect_analysis_agrees(dir_, e.path(), cpu, runner);
+  }
+  EXPECT_GT(seen, 0);
+}
+
+TEST_F(FirmwareCli, AnalyzeTextAndStdoutForms) {
+  const fs::path model = write("conv2d_x3.tflite", builder::write_model(builder::conv2d_x3()));
+  Result r = run("analyze " + quoted(model) + " --target cortex-m4");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(" step  operator"));
+  EXPECT_THAT(r.out, HasSubstr("CONV_2D"));
+  EXPECT_THAT(r.out, HasSubstr("total  5 operators"));
+  r = run("analyze " + quoted(model) + " --csv -");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("step,type,output_shape,macs,", 0), 0u);
+  r = run("analyze " + quoted(model) + " --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["operators"].size(), 5u);
+  r = run("analyze " + quoted(model) + " --json - --csv -");
+  EXPECT_EQ(r.status, 2);
+  r = run("analyze " + quoted(dir_ / "missing.tflite"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("missing.tflite: cannot open"));
+  EXPECT_EQ(files(), (std::vector<fs::path>{"conv2d_x3.tflite"}));
+}
+
+}  // namespace
+}  // namespace mote

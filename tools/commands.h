@@ -16,5 +16,6 @@ void add_plan_command(CLI::App& app);
 void add_compile_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
+void add_analyze_command(CLI::App& app);
 
 }  // namespace mote::tools

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   mote::tools::add_plan_command(app);
   mote::tools::add_compile_command(app);
   mote::tools::add_run_command(app);
+  mote::tools::add_analyze_command(app);
   mote::tools::add_demo_command(app);
   try {
     app.parse(argc, argv);
