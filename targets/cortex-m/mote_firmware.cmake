@@ -16,13 +16,16 @@
 #       a ctest test `firmware.<cpu>.<name>` (label qemu) that runs the image with run-qemu.sh:
 #       it passes when the exit status is EXPECT_EXIT (default 0) and every EXPECT_OUTPUT
 #       extended regular expression matches a line of the output.
-#   mote_compile_model(OUTPUT <file.mote> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>])
+#   mote_compile_model(OUTPUT <file.mote> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>]
+#                      [C_NAME <symbol>])
 #       a build rule: `${MOTE_HOST_TOOL} compile` (the host `mote`), rerun when the model or the
-#       tool changes.
+#       tool changes. C_NAME also writes the C pair beside OUTPUT (`--emit mote,c --name`).
 #   mote_add_model(<target> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>] [NAME <symbol>])
-#       compiles the model at build time (mote_compile_model) and links the .mote program into
-#       <target> as a 16-byte aligned const array: `#include "<symbol>.h"` declares <symbol>[]
-#       and <symbol>_size (default symbol: <model file stem>_program).
+#       compiles the model at build time (mote_compile_model) and links the program into
+#       <target> as a 16-byte aligned const array, from C or C++: `#include "<symbol>.h"`
+#       (`mote compile --emit c`) declares <symbol>[] and defines <SYMBOL>_BYTES,
+#       <SYMBOL>_ARENA_BYTES, <SYMBOL>_ARENA_ALIGN, <SYMBOL>_INPUT<i>_BYTES, ... and
+#       <symbol>_size (default symbol: <model file stem>_program).
 #       <target>'s runtime builds in the program's operators alone (mote_select_operators).
 #   mote_add_runner(<target> (PROGRAM <file.mote> | MODEL <file.tflite> [ALGORITHM <a>])
 #                   INPUT <file> [EXPECTED <file>] [REFERENCE <file>] [ADAPTER <dir>]
@@ -188,7 +191,7 @@ function(mote_add_firmware_test name)
 endfunction()
 
 function(mote_compile_model)
-  cmake_parse_arguments(M "" "OUTPUT;MODEL;CPU;ALGORITHM" "" ${ARGN})
+  cmake_parse_arguments(M "" "OUTPUT;MODEL;CPU;ALGORITHM;C_NAME" "" ${ARGN})
   if(NOT M_OUTPUT OR NOT M_MODEL)
     message(FATAL_ERROR "mote_compile_model(OUTPUT <file.mote> MODEL <file.tflite> ...)")
   endif()
@@ -205,9 +208,15 @@ function(mote_compile_model)
   if(M_ALGORITHM)
     list(APPEND options --algorithm ${M_ALGORITHM})
   endif()
+  set(outputs ${output})
+  if(M_C_NAME)
+    list(APPEND options --emit mote,c --name ${M_C_NAME})
+    get_filename_component(stem "${output}" NAME_WLE)
+    list(APPEND outputs ${output_dir}/${stem}.c ${output_dir}/${stem}.h)
+  endif()
   get_filename_component(model_name "${model}" NAME)
   add_custom_command(
-    OUTPUT ${output}
+    OUTPUT ${outputs}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${output_dir}
     COMMAND ${MOTE_HOST_TOOL} compile ${model} ${options} -o ${output}
     DEPENDS ${model} ${MOTE_HOST_TOOL}
@@ -267,8 +276,16 @@ function(mote_add_model target)
       list(APPEND extra ${option} ${M_${option}})
     endif()
   endforeach()
-  mote_compile_model(OUTPUT ${program} MODEL ${M_MODEL} ${extra})
-  mote_embed_binary(${target} INPUT ${program} NAME ${M_NAME})
+  mote_compile_model(OUTPUT ${program} MODEL ${M_MODEL} ${extra} C_NAME ${M_NAME})
+  set(source ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${target}/${M_NAME}.c)
+  # The pair is C and C++ alike: a project without C compiles the array as C++.
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "C" IN_LIST languages)
+    set_source_files_properties(${source} PROPERTIES LANGUAGE CXX)
+  endif()
+  target_sources(${target} PRIVATE ${source}
+                 ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${target}/${M_NAME}.h)
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${target})
   mote_select_operators(${target} ${program})
 endfunction()
 
