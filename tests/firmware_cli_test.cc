@@ -169,7 +169,7 @@ TEST_F(RunCli, PrintsDequantizedOutputsTopFiveAndTime) {
   ASSERT_EQ(bytes.size(), 12u);
   const json j = json::parse(cli_testing::read_text(dir_ / "run.json"));
   const json& out = j["outputs"][0];
-  EXPECT_EQ(out["type"], "Int8");
+  EXPECT_EQ(out["type"], "int8");
   EXPECT_EQ(out["shape"], json::array({1, 12}));
   const double scale = out["scale"];
   const int zero_point = out["zero_point"];
@@ -192,7 +192,7 @@ TEST_F(RunCli, PrintsDequantizedOutputsTopFiveAndTime) {
     std::snprintf(value, sizeof(value), "%.6g", expected[k].first);
     top_line += std::string(k ? "," : "") + " [" + std::to_string(expected[k].second) + "] " + value;
   }
-  EXPECT_THAT(r.out, HasSubstr("output 0: Int8 [1,12], scale 0.00390625, zero point -128 (values dequantized)\n"));
+  EXPECT_THAT(r.out, HasSubstr("output 0: int8 [1,12], scale 0.00390625, zero point -128 (values dequantized)\n"));
   EXPECT_THAT(r.out, HasSubstr(top_line + "\n"));
   EXPECT_THAT(r.out, HasSubstr("I mote: temp_allocator: 0 bytes\n"));
   EXPECT_THAT(r.out, HasSubstr(" ms per inference on this host (portable kernels; 2 runs, mean)\n"));
@@ -206,7 +206,7 @@ TEST_F(RunCli, JsonOnStdoutSendsTheTextToStderr) {
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["outputs"].size(), 1u);
-  EXPECT_THAT(r.err, HasSubstr("output 0: Int8 [1,12]"));
+  EXPECT_THAT(r.err, HasSubstr("output 0: int8 [1,12]"));
 }
 
 TEST_F(RunCli, AFloatOutputIsPrintedAsItIs) {
@@ -214,7 +214,7 @@ TEST_F(RunCli, AFloatOutputIsPrintedAsItIs) {
   ASSERT_EQ(run("compile " + quoted(model) + " -o conv.mote").status, 0);
   const Result r = run("run conv.mote --json run.json");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("output 0: Float32 [1,8,8,8]\n  values: "));
+  EXPECT_THAT(r.out, HasSubstr("output 0: float32 [1,8,8,8]\n  values: "));
   EXPECT_THAT(r.out, HasSubstr(" ... (512 in all; every one in --json)\n"));
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("top 5")));  // not a classifier's shape
   const json j = json::parse(cli_testing::read_text(dir_ / "run.json"));

@@ -109,6 +109,13 @@ std::string number(double v) {
   return text;
 }
 
+// As mote inspect spells types: "int8", "float32".
+std::string type_name(schema::DataType type) {
+  std::string name = schema::EnumNameDataType(type);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
 std::string shape_text(const std::vector<int32_t>& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
@@ -118,7 +125,7 @@ std::string shape_text(const std::vector<int32_t>& shape) {
 std::string describe(size_t index, const OutputValues& o) {
   const schema::TensorT& t = *o.tensor;
   std::string text = "output " + std::to_string(index) + ": " +
-                     std::string(schema::EnumNameDataType(t.type)) + " " + shape_text(t.shape);
+                     type_name(t.type) + " " + shape_text(t.shape);
   if (t.scale != 0.0f && !o.raw.empty()) {
     text += ", scale " + number(t.scale) + ", zero point " + std::to_string(t.zero_point) +
             " (values dequantized)";
@@ -143,7 +150,7 @@ std::string describe(size_t index, const OutputValues& o) {
 nlohmann::json output_json(size_t index, const OutputValues& o) {
   const schema::TensorT& t = *o.tensor;
   nlohmann::json j = {{"index", index},
-                      {"type", schema::EnumNameDataType(t.type)},
+                      {"type", type_name(t.type)},
                       {"shape", t.shape},
                       {"values", nlohmann::json::array()}};
   for (double v : o.values) j["values"].push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
