@@ -1,0 +1,52 @@
+# ctest script (label install): `cmake --install` into a fresh prefix, then a separate project
+# (app/) that finds Mote there builds a Cortex-M firmware from a builder model, and QEMU runs it:
+# its outputs must equal the installed `mote run`'s on the host.
+# Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR, CPU, BOARD, WRITE_BUILDER_MODEL.
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " command "${ARGN}")
+    message(FATAL_ERROR "failed (${rc}): ${command}\n${out}\n${err}")
+  endif()
+  set(run_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+foreach(file bin/mote bin/mote_program_ops lib/cmake/Mote/MoteConfig.cmake
+             share/mote/include/mote/runtime/mote.h share/mote/targets/cortex-m/mote_firmware.cmake
+             share/mote/schema/include/mote/schema/mote_generated.h)
+  if(NOT EXISTS ${prefix}/${file})
+    message(FATAL_ERROR "cmake --install did not install ${file}")
+  endif()
+endforeach()
+file(GLOB_RECURSE tests ${prefix}/*_test.cc)
+if(tests)
+  message(FATAL_ERROR "cmake --install installed tests: ${tests}")
+endif()
+
+# The model, its input, and the host's output from the installed tool.
+run(${WRITE_BUILDER_MODEL} conv2d_x3 ${WORK_DIR}/conv2d_x3.tflite ${WORK_DIR}/input.bin)
+run(${prefix}/bin/mote compile ${WORK_DIR}/conv2d_x3.tflite --target ${CPU} -o ${WORK_DIR}/host.mote)
+run(${prefix}/bin/mote run ${WORK_DIR}/host.mote --input ${WORK_DIR}/input.bin
+    --output ${WORK_DIR}/expected.bin)
+
+# The user's project knows only the prefix (and its own sources).
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/app -B ${WORK_DIR}/app -G Ninja
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DMOTE_CPU=${CPU}
+    -DCMAKE_TOOLCHAIN_FILE=${prefix}/share/mote/targets/cortex-m/toolchain-arm-none-eabi.cmake
+    -DAPP_SOURCE=${SOURCE_DIR}/targets/cortex-m/tests/c_app.c -DMODEL=${WORK_DIR}/conv2d_x3.tflite
+    -DINPUT=${WORK_DIR}/input.bin -DEXPECTED=${WORK_DIR}/expected.bin)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/app -j2)
+run(${prefix}/share/mote/targets/cortex-m/run-qemu.sh --timeout 60
+    --expect-output "^c_app: outputs match the host's$" ${BOARD} ${WORK_DIR}/app/app.elf)
+message(STATUS "${run_output}")
+# Nothing of the user's build points into Mote's source tree.
+file(READ ${WORK_DIR}/app/CMakeCache.txt cache)
+string(FIND "${cache}" "${SOURCE_DIR}/src" source_ref)
+if(NOT source_ref EQUAL -1)
+  message(FATAL_ERROR "the user project refers to Mote's source tree")
+endif()
+message(STATUS "installed Mote: a ${CPU} firmware built from find_package(Mote) matches the host")
