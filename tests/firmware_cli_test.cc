@@ -376,3 +376,27 @@ TEST_F(FirmwareCli, AnalyzeTextAndStdoutForms) {
 
 }  // namespace
 }  // namespace mote
+
+namespace mote {
+namespace {
+
+// The QEMU runs themselves are firmware tests (firmware.<cpu>.validate.*, cross/CMakeLists.txt);
+// here, what needs no firmware: the refusals.
+TEST_F(FirmwareCli, ValidateSaysWhatItLacks) {
+  const fs::path model = write("conv2d_x3.tflite", builder::write_model(builder::conv2d_x3()));
+  Result r = run("validate " + quoted(model) + " --target cortex-m4 --runner " +
+                 quoted(dir_ / "none.elf"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("none.elf: no runner image for cortex-m4; build Mote with the firmware"));
+  r = run("validate " + quoted(model) + " --target cortex-m0");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("--target cortex-m0: no QEMU board runs it"));
+  r = run("validate " + quoted(model) + " --inputs 0");
+  EXPECT_EQ(r.status, 2);
+  r = run("validate --help");
+  EXPECT_THAT(r.out, HasSubstr("mismatching operator and the largest difference"));
+  EXPECT_EQ(files(), (std::vector<fs::path>{"conv2d_x3.tflite"}));
+}
+
+}  // namespace
+}  // namespace mote

@@ -90,10 +90,12 @@ std::optional<fs::path> find_runner_image(const fs::path& firmware_dir, std::str
 }
 
 std::optional<QemuRun> run_qemu(const fs::path& qemu, std::string_view board,
-                                const fs::path& image, int timeout_seconds) {
+                                const fs::path& image, int timeout_seconds,
+                                const fs::path& working_dir) {
   // timeout(1) stops a hung image (status 124); -icount shift=0 is one instruction per
   // nanosecond of virtual time (targets/cortex-m/README.md).
   const std::string command =
+      (working_dir.empty() ? std::string() : "cd " + shell_quote(working_dir.string()) + " && ") +
       "timeout --kill-after=5 " + std::to_string(timeout_seconds) + " " +
       shell_quote(qemu.string()) + " -machine " + shell_quote(std::string(board)) +
       " -nographic -monitor none -serial null -icount shift=0 -semihosting-config " +

@@ -41,9 +41,11 @@ struct QemuRun {
 
 // Runs `image` on QEMU machine `board` with semihosting (its command line is the image's file
 // name) and -icount shift=0, so the runner's SysTick counts instructions; stops it after
-// `timeout_seconds`. nullopt if QEMU could not be started.
+// `timeout_seconds`. nullopt if QEMU could not be started. A non-empty `working_dir` is QEMU's
+// working directory, where the firmware's semihosting file names are resolved.
 std::optional<QemuRun> run_qemu(const std::filesystem::path& qemu, std::string_view board,
-                                const std::filesystem::path& image, int timeout_seconds);
+                                const std::filesystem::path& image, int timeout_seconds,
+                                const std::filesystem::path& working_dir = {});
 
 // What a firmware runner reports on its output (targets/cortex-m/runner/runner_main.cc).
 struct RunnerOutput {
