@@ -26,7 +26,7 @@ install(FILES schema/mote.fbs DESTINATION ${mote_kit}/schema)
 install(FILES ${CMAKE_BINARY_DIR}/schema/mote/schema/mote_generated.h
         DESTINATION ${mote_kit}/schema/include/mote/schema)
 set(cortex_m targets/cortex-m)
-install(FILES ${cortex_m}/mote_firmware.cmake ${cortex_m}/embed.cmake
+install(FILES ${cortex_m}/mote_firmware.cmake ${cortex_m}/mote_model.cmake ${cortex_m}/embed.cmake
               ${cortex_m}/toolchain-arm-none-eabi.cmake ${cortex_m}/README.md
         DESTINATION ${mote_kit}/${cortex_m})
 install(PROGRAMS ${cortex_m}/run-qemu.sh DESTINATION ${mote_kit}/${cortex_m})

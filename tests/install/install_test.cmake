@@ -1,6 +1,7 @@
-# ctest script (label install): `cmake --install` into a fresh prefix, then a separate project
-# (app/) that finds Mote there builds a Cortex-M firmware from a builder model, and QEMU runs it:
-# its outputs must equal the installed `mote run`'s on the host.
+# ctest script (label install): `cmake --install` into a fresh prefix, then separate projects that
+# find Mote there: app/ builds a Cortex-M firmware from a builder model, which QEMU runs, and
+# host_app/ a host program from the same model; the outputs of both must equal the installed
+# `mote run`'s.
 # Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR, CPU, BOARD, WRITE_BUILDER_MODEL.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -43,10 +44,21 @@ run(${CMAKE_COMMAND} --build ${WORK_DIR}/app -j2)
 run(${prefix}/share/mote/targets/cortex-m/run-qemu.sh --timeout 60
     --expect-output "^c_app: outputs match the host's$" ${BOARD} ${WORK_DIR}/app/app.elf)
 message(STATUS "${run_output}")
-# Nothing of the user's build points into Mote's source tree.
-file(READ ${WORK_DIR}/app/CMakeCache.txt cache)
-string(FIND "${cache}" "${SOURCE_DIR}/src" source_ref)
-if(NOT source_ref EQUAL -1)
-  message(FATAL_ERROR "the user project refers to Mote's source tree")
+# A host project from the same prefix: the host's compiler, the portable kernels.
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/host_app -B ${WORK_DIR}/host_app -G Ninja
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DMODEL=${WORK_DIR}/conv2d_x3.tflite
+    -DINPUT=${WORK_DIR}/input.bin -DEXPECTED=${WORK_DIR}/expected.bin)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/host_app -j2)
+run(${WORK_DIR}/host_app/host_app)
+if(NOT run_output MATCHES "host_app: outputs match mote run's")
+  message(FATAL_ERROR "host_app: ${run_output}")
 endif()
-message(STATUS "installed Mote: a ${CPU} firmware built from find_package(Mote) matches the host")
+# Nothing of the users' builds points into Mote's source tree.
+foreach(app app host_app)
+  file(READ ${WORK_DIR}/${app}/CMakeCache.txt cache)
+  string(FIND "${cache}" "${SOURCE_DIR}/src" source_ref)
+  if(NOT source_ref EQUAL -1)
+    message(FATAL_ERROR "the user project ${app} refers to Mote's source tree")
+  endif()
+endforeach()
+message(STATUS "installed Mote: a ${CPU} firmware and a host program built from find_package(Mote) match the host's mote run")
