@@ -21,6 +21,7 @@
 #include "tools/commands.h"
 #include "tools/options.h"
 #include "tools/progress.h"
+#include "tools/temp_dir.h"
 
 namespace mote::tools {
 namespace {
@@ -28,7 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kMaxInputs = 1000;
-constexpr const char* kRunnerImage = "validate_runner.elf";
 
 struct ValidateSettings {
   std::string model;
@@ -38,26 +38,6 @@ struct ValidateSettings {
   std::string runner;        // --runner IMAGE
   std::string firmware_dir;  // default: beside the mote executable
   pipeline::CompileOptions options;
-};
-
-fs::path executable_dir() {
-  std::error_code error;
-  const fs::path self = fs::read_symlink("/proc/self/exe", error);
-  return error ? fs::current_path() : self.parent_path();
-}
-
-// A folder of its own under the system's temporary folder, removed when the object dies.
-struct TempDir {
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "mote-validate-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw InputError("cannot create a temporary folder");
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  fs::path path;
 };
 
 // The element at `index` of a layer as a number (integers as they are stored, floats as floats).
@@ -152,8 +132,10 @@ void validate(const ValidateSettings& s) {
   // Absolute: QEMU runs in the temporary folder.
   const fs::path image = fs::absolute(
       !s.runner.empty() ? fs::path(s.runner)
-                        : (s.firmware_dir.empty() ? executable_dir() : fs::path(s.firmware_dir)) /
-                              ("firmware-" + cpu) / kRunnerImage);
+                        : cortex_m::generic_runner_image(s.firmware_dir.empty()
+                                                             ? cortex_m::executable_dir()
+                                                             : fs::path(s.firmware_dir),
+                                                         cpu));
   if (!fs::is_regular_file(image)) {
     throw InputError(image.string() + ": no runner image for " + cpu + "; build Mote with the " +
                      "firmware for it (-DMOTE_FIRMWARE_CPUS=\"" + cpu + "\") or give --runner IMAGE");

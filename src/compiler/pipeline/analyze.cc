@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "compiler/ir/error.h"
 #include "compiler/ir/stats.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/target/target.h"
@@ -88,33 +89,59 @@ Analysis analyze(const std::string& source, const ir::Graph& graph, const Compil
   return a;
 }
 
+void add_instructions(Analysis& a, const std::vector<uint64_t>& per_operator,
+                      const std::string& board) {
+  if (per_operator.size() != a.rows.size()) {
+    throw InputError("the runner reported instructions for " + std::to_string(per_operator.size()) +
+                     " operators, the program has " + std::to_string(a.rows.size()));
+  }
+  a.measured = true;
+  a.measured_on = board;
+  a.instructions = 0;
+  for (size_t i = 0; i < per_operator.size(); ++i) {
+    a.rows[i].instructions = per_operator[i];
+    a.instructions += per_operator[i];
+  }
+}
+
 std::string analysis_text(const Analysis& a) {
   std::string out = "mote analyze: " + a.source + " for " + a.cpu + " (" + a.extension + ")\n";
   char line[256];
-  std::snprintf(line, sizeof(line), "%5s  %-24s %-16s %12s %10s %10s %10s %8s  %s\n", "step",
-                "operator", "output", "MACs", "flash", "live", "arena", "scratch", "kernel");
+  const auto measured = [&](uint64_t n) {
+    char cell[24];
+    std::snprintf(cell, sizeof(cell), " %14s", grouped(n).c_str());
+    return a.measured ? std::string(cell) : std::string();
+  };
+  std::snprintf(line, sizeof(line), "%5s  %-24s %-16s %12s %10s %10s %10s %8s%s  %s\n", "step",
+                "operator", "output", "MACs", "flash", "live", "arena", "scratch",
+                a.measured ? "   instructions" : "", "kernel");
   out += line;
   for (const OperatorRow& r : a.rows) {
-    std::snprintf(line, sizeof(line), "%5d  %-24s %-16s %12s %10s %10s %10s %8s  %s%s\n", r.step,
+    std::snprintf(line, sizeof(line), "%5d  %-24s %-16s %12s %10s %10s %10s %8s%s  %s%s\n", r.step,
                   r.type.c_str(), bracketed(r.output_shape).c_str(),
                   grouped(static_cast<uint64_t>(r.macs)).c_str(),
                   grouped(static_cast<uint64_t>(r.constant_bytes)).c_str(),
                   grouped(r.live_bytes).c_str(), grouped(r.arena_bytes).c_str(),
-                  grouped(r.scratch_bytes).c_str(), r.kernel_variant.c_str(),
+                  grouped(r.scratch_bytes).c_str(), measured(r.instructions).c_str(),
+                  r.kernel_variant.c_str(),
                   r.step == a.peak_step ? "  <- peak" : "");
     out += line;
   }
-  std::snprintf(line, sizeof(line), "%5s  %-24s %-16s %12s %10s %10s %10s %8s\n", "total",
+  std::snprintf(line, sizeof(line), "%5s  %-24s %-16s %12s %10s %10s %10s %8s%s\n", "total",
                 (std::to_string(a.rows.size()) + " operators").c_str(), "",
                 grouped(static_cast<uint64_t>(a.macs)).c_str(),
                 grouped(static_cast<uint64_t>(a.constant_bytes)).c_str(),
                 grouped(a.lower_bound).c_str(), grouped(a.arena_bytes).c_str(),
-                grouped(a.scratch_bytes).c_str());
+                grouped(a.scratch_bytes).c_str(), measured(a.instructions).c_str());
   out += line;
   out += "flash: the constants each operator reads (total: every constant once, as mote inspect "
          "counts); program " + grouped(a.program_bytes) + " bytes\n";
   out += "live: bytes of the buffers live at the step (total: the lower bound); arena: the arena "
          "in use then (total: the plan's arena)\n";
+  if (a.measured) {
+    out += "instructions: each operator's, measured under QEMU " + a.measured_on +
+           " with -icount (one inference, " + a.cpu + "'s kernels)\n";
+  }
   return out;
 }
 
@@ -130,8 +157,9 @@ nlohmann::json analysis_json(const Analysis& a) {
                     {"arena_bytes", r.arena_bytes},
                     {"scratch_bytes", r.scratch_bytes},
                     {"kernel_variant", r.kernel_variant}});
+    if (a.measured) rows.back()["instructions"] = r.instructions;
   }
-  return {{"source", a.source},
+  nlohmann::json j = {{"source", a.source},
           {"target", a.cpu},
           {"extension", a.extension},
           {"operators", std::move(rows)},
@@ -144,20 +172,41 @@ nlohmann::json analysis_json(const Analysis& a) {
             {"max_scratch_bytes", a.scratch_bytes},
             {"program_bytes", a.program_bytes},
             {"peak_step", a.peak_step}}}};
+  if (a.measured) {
+    j["totals"]["instructions"] = a.instructions;
+    j["measured_on"] = a.measured_on;
+  }
+  return j;
 }
 
 std::string analysis_csv(const Analysis& a) {
   std::string out =
-      "step,type,output_shape,macs,constant_bytes,live_bytes,arena_bytes,scratch_bytes,kernel_variant\n";
+      "step,type,output_shape,macs,constant_bytes,live_bytes,arena_bytes,scratch_bytes,kernel_variant";
+  out += a.measured ? ",instructions\n" : "\n";
+  // Cells appended one by one: gcc 12 warns falsely (-Wrestrict) on long "," + ... chains.
+  const auto cell = [&out](const std::string& text) {
+    out += ',';
+    out += text;
+  };
   for (const OperatorRow& r : a.rows) {
-    out += std::to_string(r.step) + "," + r.type + "," + shape_text(r.output_shape, "x") + "," +
-           std::to_string(r.macs) + "," + std::to_string(r.constant_bytes) + "," +
-           std::to_string(r.live_bytes) + "," + std::to_string(r.arena_bytes) + "," +
-           std::to_string(r.scratch_bytes) + "," + r.kernel_variant + "\n";
+    out += std::to_string(r.step);
+    for (const std::string& text :
+         {r.type, shape_text(r.output_shape, "x"), std::to_string(r.macs),
+          std::to_string(r.constant_bytes), std::to_string(r.live_bytes),
+          std::to_string(r.arena_bytes), std::to_string(r.scratch_bytes), r.kernel_variant}) {
+      cell(text);
+    }
+    if (a.measured) cell(std::to_string(r.instructions));
+    out += '\n';
   }
-  out += "total,,," + std::to_string(a.macs) + "," + std::to_string(a.constant_bytes) + "," +
-         std::to_string(a.lower_bound) + "," + std::to_string(a.arena_bytes) + "," +
-         std::to_string(a.scratch_bytes) + ",\n";
+  out += "total,,";
+  for (const std::string& text :
+       {std::to_string(a.macs), std::to_string(a.constant_bytes), std::to_string(a.lower_bound),
+        std::to_string(a.arena_bytes), std::to_string(a.scratch_bytes), std::string()}) {
+    cell(text);
+  }
+  if (a.measured) cell(std::to_string(a.instructions));
+  out += '\n';
   return out;
 }
 

@@ -24,6 +24,7 @@ struct OperatorRow {
   uint64_t arena_bytes = 0;     // the arena in use at this step: the highest end of a live buffer
   uint64_t scratch_bytes = 0;   // its own scratch, sized for the target's kernel
   std::string kernel_variant;   // "portable", "dsp", "mve"
+  uint64_t instructions = 0;    // measured on the CPU (mote analyze --measure), else 0
 };
 
 struct Analysis {
@@ -39,7 +40,15 @@ struct Analysis {
   uint64_t scratch_bytes = 0;  // the largest scratch of any operator
   uint64_t program_bytes = 0;
   int32_t peak_step = 0;       // the first step at which the arena in use is the whole arena
+  bool measured = false;       // rows hold instructions (and `instructions` their total)
+  uint64_t instructions = 0;
+  std::string measured_on;     // the QEMU board
 };
+
+// Adds measured instructions, one per operator in order (throws mote::InputError on a count
+// mismatch).
+void add_instructions(Analysis& a, const std::vector<uint64_t>& per_operator,
+                      const std::string& board);
 
 Analysis analyze(const std::string& source, const ir::Graph& graph, const Compiled& compiled);
 

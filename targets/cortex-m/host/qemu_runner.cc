@@ -134,4 +134,35 @@ RunnerOutput parse_runner_output(std::string_view output) {
   return parsed;
 }
 
+fs::path executable_dir() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? fs::current_path() : self.parent_path();
+}
+
+fs::path generic_runner_image(const fs::path& firmware_dir, std::string_view cpu) {
+  return firmware_dir / ("firmware-" + std::string(cpu)) / "validate_runner.elf";
+}
+
+std::vector<uint64_t> parse_operator_instructions(std::string_view output) {
+  std::vector<uint64_t> counts;
+  std::stringstream lines{std::string(output)};
+  std::string line;
+  const std::string prefix = "I mote: op ";
+  while (std::getline(lines, line)) {
+    if (!line.starts_with(prefix) || !line.ends_with(" instructions")) continue;
+    size_t index = 0;
+    size_t value = 0;
+    if (std::sscanf(line.c_str() + prefix.size(), "%zu", &index) != 1 || index != counts.size()) {
+      return {};
+    }
+    const size_t colon = line.rfind(": ");
+    if (colon == std::string::npos || std::sscanf(line.c_str() + colon + 2, "%zu", &value) != 1) {
+      return {};
+    }
+    counts.push_back(value);
+  }
+  return counts;
+}
+
 }  // namespace mote::cortex_m

@@ -61,4 +61,18 @@ struct RunnerOutput {
 
 RunnerOutput parse_runner_output(std::string_view output);
 
+// The folder of the running executable (where Mote's build puts `mote` and the firmware-<cpu>/
+// folders); the working directory if unknown.
+std::filesystem::path executable_dir();
+
+// The generic runner of `mote validate` and `mote analyze --measure` (runner/validate_main.cc):
+// <firmware dir>/firmware-<cpu>/validate_runner.elf. It reads program.mote and input.bin from
+// its working directory and writes layers.bin there.
+std::filesystem::path generic_runner_image(const std::filesystem::path& firmware_dir,
+                                           std::string_view cpu);
+
+// Per operator, from the "I mote: op <i> <kind>: <n> instructions" lines, in operator order;
+// empty when a line is missing or out of order.
+std::vector<uint64_t> parse_operator_instructions(std::string_view output);
+
 }  // namespace mote::cortex_m

@@ -2,7 +2,9 @@
 // program.mote and input.bin (every graph input's bytes, in order) from QEMU's working directory
 // over semihosting, runs the program operator by operator with this CPU's kernels, and writes
 // each operator's outputs, in operator order, to layers.bin, for the host to compare with its
-// portable kernels' layer by layer.
+// portable kernels' layer by layer. It prints each operator's instructions as the model runner
+// does ("I mote: op <i> <kind>: <n> instructions", meaningful under -icount), for
+// `mote analyze --measure`.
 //
 // MOTE_VALIDATE_PERTURB=",<OP>,<OP>," (a test build only) adds 1 to the first byte of the first
 // output of each operator of those kinds after it runs: a wrong kernel, which `mote validate`
@@ -17,6 +19,7 @@
 #include "mote/schema/mote_generated.h"
 #include "platform/board.h"
 #include "platform/console.h"
+#include "platform/cycles.h"
 #include "platform/semihosting.h"
 
 namespace {
@@ -101,12 +104,16 @@ int main() {
   const int32_t layers = host_open("layers.bin", FileMode::kWriteBinary);
   if (layers < 0) return fail("cannot write layers.bin");
   const mote::schema::Program& root = *program->root();
+  start_instruction_counter();
   for (size_t i = 0; i < executor->num_operators(); ++i) {
+    const uint64_t start = systick_ticks();
     const Error error = executor->run_operator(i);
+    const uint64_t ticks = systick_ticks() - start;
     if (error != Error::kOk) {
       Line().text("error: operator ").unsigned_number(i).text(" (").text(program->operator_name(i)).text("): ").text(to_string(error)).end();
       return kExitError;
     }
+    Line().text("I mote: op ").unsigned_number(i).text(" ").text(program->operator_name(i)).text(": ").unsigned_number(ticks_to_instructions(ticks)).text(" instructions").end();
     const auto* outputs = root.operators()->Get(static_cast<flatbuffers::uoffset_t>(i))->outputs();
     for (flatbuffers::uoffset_t k = 0; k < outputs->size(); ++k) {
       const mote::schema::Tensor& t = *root.tensors()->Get(static_cast<flatbuffers::uoffset_t>(outputs->Get(k)));
