@@ -140,6 +140,9 @@ TEST_F(FirmwareCli, EmitCRefusesStdoutAndBadNamesAndWritesNothing) {
   r = run("compile " + quoted(model) + " --name model");
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr("add --emit c"));
+  r = run("compile " + quoted(model) + " --emit mote,c -o kws.c");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("give -o NAME.mote"));
   r = run("compile " + quoted(model) + " --emit cpp");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(files(), (std::vector<fs::path>{"conv2d_x3.tflite"}));
@@ -207,6 +210,12 @@ TEST_F(RunCli, JsonOnStdoutSendsTheTextToStderr) {
   const json j = json::parse(r.out);
   EXPECT_EQ(j["outputs"].size(), 1u);
   EXPECT_THAT(r.err, HasSubstr("output 0: int8 [1,12]"));
+}
+
+TEST_F(RunCli, OnlyOneOutputOnStdout) {
+  const Result r = run("run kws.mote --output - --json -");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("only one of them can go to standard output"));
 }
 
 TEST_F(RunCli, AFloatOutputIsPrintedAsItIs) {

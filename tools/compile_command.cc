@@ -271,6 +271,13 @@ void add_compile_command(CLI::App& app) {
     if (emits(*s, "c") && s->output == "-") {
       throw CLI::ValidationError("--emit c", "writes a .c/.h pair, not standard output; give -o FILE.c");
     }
+    if (emits(*s, "c") && emits(*s, "mote")) {
+      const std::string ext = std::filesystem::path(s->output).extension().string();
+      if (ext == ".c" || ext == ".h") {
+        throw CLI::ValidationError("-o", "with --emit mote,c the program and the pair would share '" +
+                                             s->output + "'; give -o NAME.mote");
+      }
+    }
     if (!s->name.empty() && !emits(*s, "c")) {
       throw CLI::ValidationError("--name", "names the array of --emit c; add --emit c");
     }

@@ -337,7 +337,12 @@ void add_run_command(CLI::App& app) {
                   "Run the program N times; the time printed is the mean per inference")
       ->check(CLI::Range(1, kMaxRepeat))
       ->capture_default_str();
-  cmd->callback([options] { run(*options); });
+  cmd->callback([options] {
+    if (options->output == "-" && options->json_path == "-") {
+      throw CLI::ValidationError("--output, --json", "only one of them can go to standard output");
+    }
+    run(*options);
+  });
 }
 
 }  // namespace mote::tools
