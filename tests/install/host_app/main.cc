@@ -1,5 +1,6 @@
-/* A host program on an installed Mote: mote.h and the generated header, the arena sized by its
- * constants; the outputs must equal `mote run`'s (the same portable kernels). */
+// A host program on an installed Mote, in C++ through the C API: mote.h and the generated
+// header, the arena sized by its constants; the outputs must equal `mote run`'s (the same
+// portable kernels).
 #include <stdio.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@
 
 static uint8_t arena[CONV2D_X3_C_ARENA_BYTES] __attribute__((aligned(CONV2D_X3_C_ARENA_ALIGN)));
 
-int main(void) {
+int main() {
   mote_program program;
   mote_executor executor;
   mote_tensor in, out;
