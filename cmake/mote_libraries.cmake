@@ -80,7 +80,7 @@ function(mote_add_runtime_library)
   file(GLOB op_sources CONFIGURE_DEPENDS ${dir}/ops/*.cc)
   list(FILTER op_sources EXCLUDE REGEX "_test\\.cc$")
   add_library(${name} STATIC
-    ${dir}/program.cc ${dir}/executor.cc ${dir}/operators.cc ${op_sources})
+    ${dir}/program.cc ${dir}/executor.cc ${dir}/operators.cc ${dir}/mote_c.cc ${op_sources})
   target_include_directories(${name}
     PUBLIC ${MOTE_LIBRARIES_ROOT}/include
     PRIVATE ${MOTE_LIBRARIES_ROOT}/src)

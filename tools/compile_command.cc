@@ -5,6 +5,7 @@
 #include <fstream>
 #include <memory>
 
+#include "compiler/emit/c_source.h"
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/compile.h"
@@ -25,8 +26,16 @@ struct CompileSettings {
   std::string report_path;  // --report FILE, the old spelling of --json FILE
   std::string svg_path;
   std::string algorithm = "auto";
+  std::vector<std::string> emit = {"mote"};  // --emit: mote, c (or both)
+  std::string name;                          // --name: the C symbol of --emit c
+  uint64_t ram_limit = 0;                    // --ram-limit: most arena bytes (0: none)
+  uint64_t flash_limit = 0;                  // --flash-limit: most program bytes (0: none)
   pipeline::CompileOptions options;
 };
+
+bool emits(const CompileSettings& s, const std::string& kind) {
+  return std::find(s.emit.begin(), s.emit.end(), kind) != s.emit.end();
+}
 
 std::string default_output(const std::string& model) {
   return std::filesystem::path(model).replace_extension(".mote").string();
@@ -52,6 +61,81 @@ std::string variant_counts(const std::vector<planner::StepKernel>& kernels) {
   return out.empty() ? "none" : out;
 }
 
+// How many of the largest contributors a budget message lists.
+constexpr size_t kBudgetItems = 5;
+
+std::string with_commas(uint64_t n) {
+  // Built piecewise: gcc 12 warns falsely (-Wrestrict) on string::insert here.
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// "" when the plan and the program fit the budgets; else what does not fit and what took the
+// space: the largest buffers live at the plan's peak step (RAM), the largest constants (flash).
+std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
+                           const pipeline::Compiled& compiled) {
+  const pipeline::PlannedGraph& planned = compiled.planned;
+  const planner::Plan& plan = planned.plan();
+  std::string out;
+  if (s.ram_limit != 0 && plan.arena_bytes > s.ram_limit) {
+    const planner::PlanFigures f = planner::plan_figures(planned.memory.problem, planned.bound, plan);
+    std::vector<size_t> live = f.peak_live;
+    const auto& buffers = planned.memory.problem.buffers;
+    std::stable_sort(live.begin(), live.end(),
+                     [&](size_t a, size_t b) { return buffers[a].size > buffers[b].size; });
+    out += "the arena needs " + with_commas(plan.arena_bytes) + " bytes, over --ram-limit " +
+           with_commas(s.ram_limit) + " by " + with_commas(plan.arena_bytes - s.ram_limit) +
+           " (lower bound " + with_commas(planned.bound.bytes) + "); live at its peak, step " +
+           std::to_string(f.peak_step);
+    if (f.peak_step >= 0 && static_cast<size_t>(f.peak_step) < graph.operators.size()) {
+      out += " (" + std::string(ir::to_string(graph.operators[static_cast<size_t>(f.peak_step)].type)) + ")";
+    }
+    out += ":";
+    for (size_t i = 0; i < std::min(live.size(), kBudgetItems); ++i) {
+      const planner::Buffer& b = buffers[live[i]];
+      out += "\n  " + std::string(planner::to_string(b.kind)) + " " +
+             planner::short_buffer_name(b.name, 60) + ": " + with_commas(b.size) + " bytes";
+    }
+    if (live.size() > kBudgetItems) out += "\n  ... " + std::to_string(live.size() - kBudgetItems) + " more";
+  }
+  if (s.flash_limit != 0 && compiled.program.size() > s.flash_limit) {
+    // Constants with the first operator that reads them, largest first.
+    struct Item {
+      uint64_t bytes;
+      std::string text;
+    };
+    std::vector<Item> items;
+    uint64_t constant_total = 0;
+    std::vector<bool> seen(graph.tensors.size(), false);
+    for (size_t o = 0; o < graph.operators.size(); ++o) {
+      for (int32_t t : graph.operators[o].inputs) {
+        if (t < 0 || seen[static_cast<size_t>(t)]) continue;
+        const ir::Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
+        if (!tensor.is_constant) continue;
+        seen[static_cast<size_t>(t)] = true;
+        constant_total += tensor.data.size();
+        items.push_back({tensor.data.size(),
+                         "operator " + std::to_string(o) + " (" +
+                             std::string(ir::to_string(graph.operators[o].type)) + ") " +
+                             planner::short_buffer_name(tensor.name, 60) + ": " +
+                             with_commas(tensor.data.size()) + " bytes"});
+      }
+    }
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.bytes > b.bytes; });
+    if (!out.empty()) out += "\n";
+    out += "the program is " + with_commas(compiled.program.size()) + " bytes, over --flash-limit " +
+           with_commas(s.flash_limit) + " by " + with_commas(compiled.program.size() - s.flash_limit) +
+           " (" + with_commas(constant_total) + " of the model's constants); the largest:";
+    for (size_t i = 0; i < std::min(items.size(), kBudgetItems); ++i) out += "\n  " + items[i].text;
+  }
+  return out;
+}
+
 void compile_model(const CompileSettings& s) {
   ir::Graph graph;
   pipeline::Compiled compiled;
@@ -63,7 +147,13 @@ void compile_model(const CompileSettings& s) {
   } catch (const InputError& e) {
     throw InputError(s.model + ": " + e.what());
   }
+  if (const std::string overrun = budget_overrun(s, graph, compiled); !overrun.empty()) {
+    throw InputError(s.model + ": does not fit for " + compiled.planned.cpu.name + ": " + overrun +
+                     "\nnothing written; a smaller model, another --algorithm, or a larger budget");
+  }
   const std::string output = s.output.empty() ? default_output(s.model) : s.output;
+  const bool emit_mote = emits(s, "mote");
+  const bool emit_c = emits(s, "c");
 
   const pipeline::PlannedGraph& planned = compiled.planned;
   planner::ReportContext context{s.model, planned.cpu.name, planned.cpu.extension,
@@ -81,15 +171,33 @@ void compile_model(const CompileSettings& s) {
     files.add(s.svg_path, planner::svg_report(planned.memory.problem, planned.bound,
                                               planned.plan(), context));
   }
-  files.add(output, compiled.program);
+  if (emit_mote) files.add(output, compiled.program);
+  std::string c_files;
+  if (emit_c) {
+    // OUTPUT's stem names the pair (kws.mote or kws.c -> kws.c, kws.h) and, unless --name says
+    // otherwise, the array.
+    const std::filesystem::path stem = std::filesystem::path(output).replace_extension();
+    const std::string symbol =
+        s.name.empty() ? emit::to_c_identifier(stem.filename().string()) : s.name;
+    const std::string header_path = stem.string() + ".h";
+    const std::string source_path = stem.string() + ".c";
+    const emit::CSource c = emit::c_source(
+        compiled.program, symbol, std::filesystem::path(header_path).filename().string(),
+        std::filesystem::path(s.model).filename().string());
+    files.add(header_path, c.header);
+    files.add(source_path, c.source);
+    c_files = source_path + ", " + header_path;
+  }
 
   const planner::Plan& plan = planned.plan();
   const planner::PlanFigures figures =
       planner::plan_figures(planned.memory.problem, planned.bound, plan);
   // The summary goes to stderr when stdout carries the program or the JSON.
   FILE* summary = output == "-" || json_path == "-" ? stderr : stdout;
+  const std::string written =
+      emit_mote ? output + (emit_c ? ", " + c_files : "") : c_files;
   std::fprintf(summary, "mote: %s -> %s for %s (%s), %zu operators\n", s.model.c_str(),
-               output.c_str(), planned.cpu.name.c_str(),
+               written.c_str(), planned.cpu.name.c_str(),
                std::string(target::extension_name(planned.cpu.extension)).c_str(),
                graph.operators.size());
   std::fprintf(summary, "  program: %zu bytes\n", compiled.program.size());
@@ -120,7 +228,25 @@ void add_compile_command(CLI::App& app) {
       "Example: mote compile kws.tflite --target cortex-m4 -o kws.mote --json kws-plan.json");
   cmd->add_option("model", s->model, "The .tflite model")->required();
   cmd->add_option("-o,--output", s->output,
-                  "The program to write (default: MODEL with .mote; - for stdout)");
+                  "The program to write (default: MODEL with .mote; - for stdout); with --emit c\n"
+                  "its stem names the C pair: -o kws.c (or kws.mote) writes kws.c and kws.h");
+  cmd->add_option("--emit", s->emit,
+                  "What to write: mote (the .mote program, the default), c (a .c/.h pair for C\n"
+                  "and C++ firmware: the program as a 16-byte aligned const array, and\n"
+                  "<NAME>_ARENA_BYTES, <NAME>_ARENA_ALIGN, <NAME>_INPUT0_BYTES... as constants),\n"
+                  "or both: --emit mote,c")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"mote", "c"}))
+      ->capture_default_str();
+  cmd->add_option("--name", s->name,
+                  "--emit c: the array's C name; its upper case prefixes the constants\n"
+                  "(default: the output's stem, e.g. kws_program -> KWS_PROGRAM_ARENA_BYTES)")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            return emit::is_c_identifier(v) ? std::string()
+                                            : "'" + v + "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)";
+          },
+          "SYMBOL"));
   add_target_option(cmd, s->options.plan.cpu,
                     "The CPU; scratch sizes, and so the plan, depend on its extension");
   add_algorithm_option(cmd, s->algorithm);
@@ -129,6 +255,14 @@ void add_compile_command(CLI::App& app) {
                   "Old spelling of --json FILE, kept for one release")
       ->excludes(json);
   cmd->add_option("--svg", s->svg_path, "Draw the plan as SVG into FILE");
+  cmd->add_option("--ram-limit", s->ram_limit,
+                  "Fail (exit 2, nothing written) when the arena exceeds BYTES; the message lists\n"
+                  "the largest buffers live at the plan's peak step")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--flash-limit", s->flash_limit,
+                  "Fail (exit 2, nothing written) when the program exceeds BYTES; the message\n"
+                  "lists the largest constants (weights, biases) and their operators")
+      ->check(CLI::PositiveNumber);
   add_align_option(cmd, s->options.plan.alignment, "Alignment of every buffer, in bytes");
   cmd->add_flag("--no-overlap{false}", s->options.plan.overlap,
                 "Keep every operator's output apart from its inputs (no overlap rules)");
@@ -136,6 +270,19 @@ void add_compile_command(CLI::App& app) {
   cmd->add_flag("--keep-names", s->options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");
   cmd->callback([s] {
+    if (emits(*s, "c") && s->output == "-") {
+      throw CLI::ValidationError("--emit c", "writes a .c/.h pair, not standard output; give -o FILE.c");
+    }
+    if (emits(*s, "c") && emits(*s, "mote")) {
+      const std::string ext = std::filesystem::path(s->output).extension().string();
+      if (ext == ".c" || ext == ".h") {
+        throw CLI::ValidationError("-o", "with --emit mote,c the program and the pair would share '" +
+                                             s->output + "'; give -o NAME.mote");
+      }
+    }
+    if (!s->name.empty() && !emits(*s, "c")) {
+      throw CLI::ValidationError("--name", "names the array of --emit c; add --emit c");
+    }
     s->options.plan.algorithm = *planner::algorithm_from_string(s->algorithm);
     compile_model(*s);
   });

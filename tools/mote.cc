@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   mote::tools::add_plan_command(app);
   mote::tools::add_compile_command(app);
   mote::tools::add_run_command(app);
+  mote::tools::add_analyze_command(app);
+  mote::tools::add_validate_command(app);
   mote::tools::add_demo_command(app);
   try {
     app.parse(argc, argv);
@@ -24,6 +26,8 @@ int main(int argc, char** argv) {
     mote::emit::flush_stdout();
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? mote::tools::kExitOk : mote::tools::kExitBadInput;
+  } catch (const mote::tools::CommandExit& e) {
+    return e.status;
   } catch (const mote::InputError& e) {
     // Subcommands prefix the file name themselves where one applies.
     std::fprintf(stderr, "error: %s\n", e.what());

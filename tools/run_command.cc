@@ -1,8 +1,11 @@
 // `mote run`: loads a .mote program on the host, runs it with the portable kernels, prints the
-// memory status and optionally writes the outputs.
+// memory status, the outputs (dequantized) and the time per inference, and optionally writes
+// the outputs' bytes and a JSON report.
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -11,12 +14,16 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/host_run.h"
+#include "mote/schema/mote_generated.h"
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
 #include "tools/commands.h"
+#include "tools/options.h"
 
 namespace mote::tools {
 namespace {
@@ -28,8 +35,139 @@ struct RunOptions {
   std::string program;
   std::vector<std::string> inputs;
   std::string output;
+  std::string json_path;  // --json FILE ("-": stdout)
   int repeat = 1;
 };
+
+// Values printed per output in the text; --json has them all.
+constexpr size_t kPrintedValues = 16;
+constexpr size_t kTopK = 5;
+
+// One graph output as the user reads it: real values (scale * (q - zero_point) for a quantized
+// integer tensor, the value itself otherwise).
+struct OutputValues {
+  const schema::TensorT* tensor;
+  std::vector<double> values;
+  std::vector<int64_t> raw;  // the stored integers (empty for float32)
+};
+
+template <typename T>
+T load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+OutputValues decode(const schema::TensorT& t, const std::vector<uint8_t>& bytes) {
+  OutputValues out{&t, {}, {}};
+  const auto integers = [&](auto tag, size_t width) {
+    using T = decltype(tag);
+    for (size_t i = 0; i + width <= bytes.size(); i += width) {
+      const int64_t q = static_cast<int64_t>(load<T>(bytes.data() + i));
+      out.raw.push_back(q);
+      out.values.push_back(t.scale != 0.0f ? static_cast<double>(t.scale) *
+                                                 static_cast<double>(q - t.zero_point)
+                                           : static_cast<double>(q));
+    }
+  };
+  switch (t.type) {
+    case schema::DataType::Float32:
+      for (size_t i = 0; i + 4 <= bytes.size(); i += 4) out.values.push_back(load<float>(bytes.data() + i));
+      break;
+    case schema::DataType::Int8: integers(int8_t{}, 1); break;
+    case schema::DataType::Int16: integers(int16_t{}, 2); break;
+    case schema::DataType::Int32: integers(int32_t{}, 4); break;
+    case schema::DataType::Int64: integers(int64_t{}, 8); break;
+    case schema::DataType::UInt8:
+    case schema::DataType::Bool: integers(uint8_t{}, 1); break;
+  }
+  return out;
+}
+
+// A classifier's scores: [1, N] (or [N]) with N >= 2.
+bool classifier_shaped(const schema::TensorT& t) {
+  const auto& s = t.shape;
+  return (s.size() == 2 && s[0] == 1 && s[1] >= 2) || (s.size() == 1 && s[0] >= 2);
+}
+
+// The indices of the k largest values, largest first (ties: the lower index first).
+std::vector<size_t> top_k(const std::vector<double>& values, size_t k) {
+  std::vector<size_t> order(values.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  k = std::min(k, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                    [&](size_t a, size_t b) {
+                      return values[a] > values[b] || (values[a] == values[b] && a < b);
+                    });
+  order.resize(k);
+  return order;
+}
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", v);
+  return text;
+}
+
+// As mote inspect spells types: "int8", "float32".
+std::string type_name(schema::DataType type) {
+  std::string name = schema::EnumNameDataType(type);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+std::string shape_text(const std::vector<int32_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::string describe(size_t index, const OutputValues& o) {
+  const schema::TensorT& t = *o.tensor;
+  std::string text = "output " + std::to_string(index) + ": " +
+                     type_name(t.type) + " " + shape_text(t.shape);
+  if (t.scale != 0.0f && !o.raw.empty()) {
+    text += ", scale " + number(t.scale) + ", zero point " + std::to_string(t.zero_point) +
+            " (values dequantized)";
+  }
+  text += "\n  values:";
+  for (size_t i = 0; i < std::min(o.values.size(), kPrintedValues); ++i) text += " " + number(o.values[i]);
+  if (o.values.size() > kPrintedValues) {
+    text += " ... (" + std::to_string(o.values.size()) + " in all; every one in --json)";
+  }
+  text += "\n";
+  if (classifier_shaped(t)) {
+    text += "  top " + std::to_string(std::min(kTopK, o.values.size())) + ":";
+    const std::vector<size_t> top = top_k(o.values, kTopK);
+    for (size_t i = 0; i < top.size(); ++i) {
+      text += std::string(i ? "," : "") + " [" + std::to_string(top[i]) + "] " + number(o.values[top[i]]);
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+nlohmann::json output_json(size_t index, const OutputValues& o) {
+  const schema::TensorT& t = *o.tensor;
+  nlohmann::json j = {{"index", index},
+                      {"type", type_name(t.type)},
+                      {"shape", t.shape},
+                      {"values", nlohmann::json::array()}};
+  for (double v : o.values) j["values"].push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
+  if (!o.raw.empty()) {
+    j["raw"] = o.raw;
+    if (t.scale != 0.0f) {
+      j["scale"] = t.scale;
+      j["zero_point"] = t.zero_point;
+    }
+  }
+  if (classifier_shaped(t)) {
+    nlohmann::json top = nlohmann::json::array();
+    for (size_t i : top_k(o.values, kTopK)) top.push_back({{"index", i}, {"value", o.values[i]}});
+    j["top"] = std::move(top);
+  }
+  return j;
+}
 
 // A .tflite model holds "TFL3" at bytes 4-7 (its FlatBuffers file identifier).
 bool is_tflite(const emit::AlignedBuffer& bytes) {
@@ -118,10 +256,19 @@ void run(const RunOptions& options) {
     inputs.emplace_back(file.data(), file.data() + file.size());
   }
   pipeline::HostRun result;
+  const auto start = std::chrono::steady_clock::now();
   try {
     result = program->run(inputs, options.repeat);
   } catch (const InputError& e) {
     throw program_error(e);
+  }
+  const double ms_per_inference =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
+      options.repeat;
+  const std::unique_ptr<schema::ProgramT> unpacked = emit::read_program(bytes.span());
+  std::vector<OutputValues> decoded;
+  for (size_t i = 0; i < result.outputs.size(); ++i) {
+    decoded.push_back(decode(*unpacked->tensors.at(unpacked->outputs.at(i)), result.outputs[i]));
   }
   emit::OutputFiles files;
   if (!options.output.empty()) {
@@ -133,8 +280,34 @@ void run(const RunOptions& options) {
   }
   char status[256];
   const size_t n = runtime::format_memory_status(result.status, status, sizeof(status));
-  // The status goes to stderr when stdout carries the outputs.
-  std::fwrite(status, 1, n, options.output == "-" ? stderr : stdout);
+  std::string text(status, n);
+  for (size_t i = 0; i < decoded.size(); ++i) text += describe(i, decoded[i]);
+  char timing[160];
+  std::snprintf(timing, sizeof(timing),
+                "time: %.4f ms per inference on this host (portable kernels; %d run%s)\n",
+                ms_per_inference, options.repeat, options.repeat == 1 ? "" : "s, mean");
+  text += timing;
+  if (!options.json_path.empty()) {
+    nlohmann::json report;
+    report["program"] = options.program;
+    report["repeat"] = options.repeat;
+    report["ms_per_inference"] = ms_per_inference;
+    const runtime::MemoryStatus& m = result.status;
+    report["memory_status"] = {{"program_size", m.program_size},
+                               {"constant_data", m.constant_data},
+                               {"arena_planned", m.arena_planned},
+                               {"activations", m.activations},
+                               {"scratch", m.scratch},
+                               {"lower_bound", m.lower_bound},
+                               {"runtime_state", m.runtime_state},
+                               {"temp_allocator", m.temp_allocator}};
+    report["outputs"] = nlohmann::json::array();
+    for (size_t i = 0; i < decoded.size(); ++i) report["outputs"].push_back(output_json(i, decoded[i]));
+    files.add(options.json_path, report.dump(2) + "\n");
+  }
+  // The text goes to stderr when stdout carries the outputs or the JSON.
+  const bool stdout_taken = options.output == "-" || options.json_path == "-";
+  std::fputs(text.c_str(), stdout_taken ? stderr : stdout);
   emit::flush_stdout();
   files.commit();
 }
@@ -145,7 +318,9 @@ void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand(
       "run",
-      "Run a .mote program on the host (portable kernels) and print its memory status.\n"
+      "Run a .mote program on the host (portable kernels); print its memory status, its outputs\n"
+      "(dequantized: scale * (q - zero_point); the top 5 of a [1,N] classifier output) and the\n"
+      "time per inference on this host.\n"
       "Inputs come from --input files (raw bytes, exactly each input's size, in input order) or,\n"
       "by default, from xorshift32 (state 1; s ^= s << 13; s ^= s >> 17; s ^= s << 5; byte =\n"
       "s & 0xFF), one stream filling the inputs in order: an integer input takes the bytes, a\n"
@@ -155,10 +330,19 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--input", options->inputs, "Raw input bytes; repeat once per graph input");
   cmd->add_option("--output", options->output,
                   "Write all outputs' raw bytes, concatenated, to FILE (- for stdout)");
-  cmd->add_option("--repeat", options->repeat, "Run the program N times")
+  add_json_option(cmd, options->json_path,
+                  "Write the outputs (every value, dequantized, and the raw integers), the time\n"
+                  "per inference and the memory status as JSON");
+  cmd->add_option("--repeat", options->repeat,
+                  "Run the program N times; the time printed is the mean per inference")
       ->check(CLI::Range(1, kMaxRepeat))
       ->capture_default_str();
-  cmd->callback([options] { run(*options); });
+  cmd->callback([options] {
+    if (options->output == "-" && options->json_path == "-") {
+      throw CLI::ValidationError("--output, --json", "only one of them can go to standard output");
+    }
+    run(*options);
+  });
 }
 
 }  // namespace mote::tools

@@ -16,13 +16,17 @@
 #       a ctest test `firmware.<cpu>.<name>` (label qemu) that runs the image with run-qemu.sh:
 #       it passes when the exit status is EXPECT_EXIT (default 0) and every EXPECT_OUTPUT
 #       extended regular expression matches a line of the output.
-#   mote_compile_model(OUTPUT <file.mote> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>])
+#   (mote_model.cmake, which host projects include through find_package(Mote):)
+#   mote_compile_model(OUTPUT <file.mote> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>]
+#                      [C_NAME <symbol>])
 #       a build rule: `${MOTE_HOST_TOOL} compile` (the host `mote`), rerun when the model or the
-#       tool changes.
+#       tool changes. C_NAME also writes the C pair beside OUTPUT (`--emit mote,c --name`).
 #   mote_add_model(<target> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>] [NAME <symbol>])
-#       compiles the model at build time (mote_compile_model) and links the .mote program into
-#       <target> as a 16-byte aligned const array: `#include "<symbol>.h"` declares <symbol>[]
-#       and <symbol>_size (default symbol: <model file stem>_program).
+#       compiles the model at build time (mote_compile_model) and links the program into
+#       <target> as a 16-byte aligned const array, from C or C++: `#include "<symbol>.h"`
+#       (`mote compile --emit c`) declares <symbol>[] and defines <SYMBOL>_BYTES,
+#       <SYMBOL>_ARENA_BYTES, <SYMBOL>_ARENA_ALIGN, <SYMBOL>_INPUT<i>_BYTES, ... and
+#       <symbol>_size (default symbol: <model file stem>_program).
 #       <target>'s runtime builds in the program's operators alone (mote_select_operators).
 #   mote_add_runner(<target> (PROGRAM <file.mote> | MODEL <file.tflite> [ALGORITHM <a>])
 #                   INPUT <file> [EXPECTED <file>] [REFERENCE <file>] [ADAPTER <dir>]
@@ -46,21 +50,14 @@ endif()
 set(MOTE_CORTEX_M_DIR "${CMAKE_CURRENT_LIST_DIR}")
 get_filename_component(mote_default_source_dir "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
 set(MOTE_SOURCE_DIR "${mote_default_source_dir}" CACHE PATH "Mote's source tree")
-set(MOTE_HOST_TOOL "" CACHE FILEPATH "The host `mote` program, for mote_add_model()")
-set(MOTE_PROGRAM_OPS_TOOL "" CACHE FILEPATH
-    "The host mote_program_ops (beside `mote` in Mote's build); empty: the one beside MOTE_HOST_TOOL")
-if(NOT MOTE_PROGRAM_OPS_TOOL AND MOTE_HOST_TOOL)
-  get_filename_component(mote_host_tool_dir "${MOTE_HOST_TOOL}" DIRECTORY)
-  if(EXISTS "${mote_host_tool_dir}/mote_program_ops")
-    set(MOTE_PROGRAM_OPS_TOOL "${mote_host_tool_dir}/mote_program_ops")
-  endif()
-endif()
 option(MOTE_FIRMWARE_WITH_RUNTIME "Build the runtime (mote_runtime) for the target" ON)
 set(MOTE_SCHEMA_INCLUDE_DIR "" CACHE PATH
     "Folder holding mote/schema/mote_generated.h (the host build's <build>/schema); empty: run flatc here")
 
 include(${MOTE_CORTEX_M_DIR}/cmake/boards.cmake)
-include(${MOTE_CORTEX_M_DIR}/embed.cmake)
+# MOTE_HOST_TOOL, MOTE_PROGRAM_OPS_TOOL, embed.cmake, mote_compile_model, mote_select_operators,
+# mote_add_model: for any project, a firmware's or a host's (find_package(Mote)).
+include(${MOTE_CORTEX_M_DIR}/mote_model.cmake)
 mote_cortex_m_cpu(${MOTE_CPU} mote_cpu)
 set(MOTE_BOARD ${mote_cpu_BOARD})
 set(MOTE_EXTENSION ${mote_cpu_EXTENSION})
@@ -187,90 +184,6 @@ function(mote_add_firmware_test name)
   set_tests_properties(${test} PROPERTIES LABELS "qemu;${T_LABELS}" TIMEOUT ${ctest_timeout})
 endfunction()
 
-function(mote_compile_model)
-  cmake_parse_arguments(M "" "OUTPUT;MODEL;CPU;ALGORITHM" "" ${ARGN})
-  if(NOT M_OUTPUT OR NOT M_MODEL)
-    message(FATAL_ERROR "mote_compile_model(OUTPUT <file.mote> MODEL <file.tflite> ...)")
-  endif()
-  if(NOT MOTE_HOST_TOOL)
-    message(FATAL_ERROR "mote_compile_model: set MOTE_HOST_TOOL to the host `mote` program")
-  endif()
-  if(NOT M_CPU)
-    set(M_CPU ${MOTE_CPU})
-  endif()
-  get_filename_component(model "${M_MODEL}" ABSOLUTE)
-  get_filename_component(output "${M_OUTPUT}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_BINARY_DIR})
-  get_filename_component(output_dir "${output}" DIRECTORY)
-  set(options --target ${M_CPU})
-  if(M_ALGORITHM)
-    list(APPEND options --algorithm ${M_ALGORITHM})
-  endif()
-  get_filename_component(model_name "${model}" NAME)
-  add_custom_command(
-    OUTPUT ${output}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${output_dir}
-    COMMAND ${MOTE_HOST_TOOL} compile ${model} ${options} -o ${output}
-    DEPENDS ${model} ${MOTE_HOST_TOOL}
-    COMMENT "mote compile ${model_name} --target ${M_CPU}"
-    VERBATIM)
-endfunction()
-
-# mote_select_operators(<target> <file.mote>): builds into <target> the operators of its programs
-# and no others (mote_add_model and mote_add_runner call it for each program). At build time
-# MOTE_PROGRAM_OPS_TOOL writes the kinds of all the target's programs into a header, with which
-# the target compiles its own operator table (src/runtime/ops/op_table.cc). The target's objects
-# come before libmote_runtime.a on the link line, so the archive's table (every operator) is never
-# extracted, and with it no check, invoke or kernel of another operator.
-function(mote_select_operators target program)
-  if(NOT TARGET mote_runtime)
-    return()
-  endif()
-  if(NOT MOTE_PROGRAM_OPS_TOOL)
-    message(STATUS "${target}: links every operator (no MOTE_PROGRAM_OPS_TOOL)")
-    return()
-  endif()
-  get_filename_component(program "${program}" ABSOLUTE)
-  get_target_property(programs ${target} MOTE_OP_PROGRAMS)
-  set_property(TARGET ${target} APPEND PROPERTY MOTE_OP_PROGRAMS ${program})
-  if(programs)
-    return()  # the header's rule reads the property at generation time
-  endif()
-  set(header ${CMAKE_CURRENT_BINARY_DIR}/mote_ops/${target}/mote_op_selection.h)
-  set(all_programs "$<TARGET_PROPERTY:${target},MOTE_OP_PROGRAMS>")
-  add_custom_command(
-    OUTPUT ${header}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/mote_ops/${target}
-    COMMAND ${MOTE_PROGRAM_OPS_TOOL} ${header} ${all_programs}
-    DEPENDS ${all_programs} ${MOTE_PROGRAM_OPS_TOOL}
-    COMMENT "mote_program_ops: the operators of ${target}"
-    COMMAND_EXPAND_LISTS
-    VERBATIM)
-  target_sources(${target} PRIVATE ${MOTE_SOURCE_DIR}/src/runtime/ops/op_table.cc ${header})
-  target_include_directories(${target} PRIVATE ${MOTE_SOURCE_DIR}/src)
-  target_compile_definitions(${target} PRIVATE MOTE_OP_SELECTION_HEADER="${header}")
-  target_link_libraries(${target} PRIVATE mote_runtime)
-endfunction()
-
-function(mote_add_model target)
-  cmake_parse_arguments(M "" "MODEL;CPU;ALGORITHM;NAME" "" ${ARGN})
-  if(NOT M_MODEL)
-    message(FATAL_ERROR "mote_add_model(${target} MODEL <file.tflite> ...): no MODEL")
-  endif()
-  if(NOT M_NAME)
-    get_filename_component(stem "${M_MODEL}" NAME_WE)
-    string(MAKE_C_IDENTIFIER "${stem}_program" M_NAME)
-  endif()
-  set(program ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${target}/${M_NAME}.mote)
-  set(extra "")
-  foreach(option CPU ALGORITHM)
-    if(M_${option})
-      list(APPEND extra ${option} ${M_${option}})
-    endif()
-  endforeach()
-  mote_compile_model(OUTPUT ${program} MODEL ${M_MODEL} ${extra})
-  mote_embed_binary(${target} INPUT ${program} NAME ${M_NAME})
-  mote_select_operators(${target} ${program})
-endfunction()
 
 function(mote_add_runner target)
   cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;REFERENCE;ADAPTER;STACK_SIZE"

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "compiler/ir/error.h"
+#include "mote/schema/mote_generated.h"
 
 namespace mote::pipeline {
 namespace {
@@ -92,6 +93,56 @@ HostRun HostProgram::run(const std::vector<std::vector<uint8_t>>& inputs, int re
     result.outputs.emplace_back(view.data, view.data + view.size);
   }
   return result;
+}
+
+std::vector<std::vector<uint8_t>> HostProgram::default_inputs(uint32_t seed) const {
+  DefaultInput generator(seed);
+  std::vector<std::vector<uint8_t>> inputs;
+  for (size_t i = 0; i < executor_->num_inputs(); ++i) {
+    inputs.emplace_back(input_size(i));
+    if (executor_->input(i).type == runtime::DataType::kFloat32) {
+      generator.fill_float(inputs.back());
+    } else {
+      generator.fill(inputs.back());
+    }
+  }
+  return inputs;
+}
+
+std::vector<HostProgram::Layer> HostProgram::run_layers(
+    const std::vector<std::vector<uint8_t>>& inputs) {
+  runtime::Executor& executor = *executor_;
+  if (inputs.size() != executor.num_inputs()) {
+    throw InputError("the program has " + std::to_string(executor.num_inputs()) + " input(s), " +
+                     std::to_string(inputs.size()) + " given");
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].size() != input_size(i)) {
+      throw InputError(std::to_string(inputs[i].size()) + " bytes, input " + std::to_string(i) +
+                       " needs exactly " + std::to_string(input_size(i)));
+    }
+    std::memcpy(executor.input(i).data, inputs[i].data(), inputs[i].size());
+  }
+  const schema::Program& root = *executor.program().root();
+  std::vector<Layer> layers;
+  for (size_t i = 0; i < executor.num_operators(); ++i) {
+    if (const runtime::Error e = executor.run_operator(i); e != runtime::Error::kOk) {
+      throw InputError("operator " + std::to_string(i) + ": run failed: " + runtime::to_string(e));
+    }
+    Layer layer;
+    layer.op = executor.program().operator_name(i);
+    const auto* outputs = root.operators()->Get(static_cast<flatbuffers::uoffset_t>(i))->outputs();
+    for (flatbuffers::uoffset_t k = 0; k < outputs->size(); ++k) {
+      const schema::Tensor& t =
+          *root.tensors()->Get(static_cast<flatbuffers::uoffset_t>(outputs->Get(k)));
+      if (t.location() != schema::Location::Arena) continue;  // as the firmware runner skips them
+      if (layer.bytes.empty()) layer.type = static_cast<runtime::DataType>(t.type());
+      layer.bytes.insert(layer.bytes.end(), arena_.data() + t.offset(),
+                         arena_.data() + t.offset() + t.size());
+    }
+    layers.push_back(std::move(layer));
+  }
+  return layers;
 }
 
 HostRun run_on_host(std::span<const uint8_t> program,

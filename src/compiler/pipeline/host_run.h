@@ -21,6 +21,9 @@ namespace mote::pipeline {
 // QUANTIZE that follows represents without saturating for scales of 1/128 or more).
 class DefaultInput {
  public:
+  DefaultInput() = default;
+  // Another stream of the same kind (`mote validate --inputs N`); state 0 would stay 0.
+  explicit DefaultInput(uint32_t seed) : state_(seed != 0 ? seed : 1) {}
   uint8_t next();
   void fill(std::span<uint8_t> bytes);
   // `bytes` holds float32 elements: each is the next byte as int8, / 128.
@@ -50,6 +53,18 @@ class HostProgram {
   // `repeat` runs and returns the outputs. Throws mote::InputError on a size mismatch or a
   // runtime status.
   HostRun run(const std::vector<std::vector<uint8_t>>& inputs = {}, int repeat = 1);
+
+  // One run, operator by operator: per operator, the bytes of its arena outputs right after it
+  // ran (the arena reuses them later), in operator order; what `mote validate` compares with a
+  // target CPU. `inputs` as for run(), but given (one per graph input, exactly its size).
+  struct Layer {
+    std::string op;  // "CONV_2D"
+    runtime::DataType type = runtime::DataType::kInt8;  // of its first output
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Layer> run_layers(const std::vector<std::vector<uint8_t>>& inputs);
+  // Inputs from a DefaultInput stream with `seed` (1: run()'s default), one per graph input.
+  std::vector<std::vector<uint8_t>> default_inputs(uint32_t seed = 1) const;
 
  private:
   emit::AlignedBuffer bytes_;

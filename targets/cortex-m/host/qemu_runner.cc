@@ -90,10 +90,12 @@ std::optional<fs::path> find_runner_image(const fs::path& firmware_dir, std::str
 }
 
 std::optional<QemuRun> run_qemu(const fs::path& qemu, std::string_view board,
-                                const fs::path& image, int timeout_seconds) {
+                                const fs::path& image, int timeout_seconds,
+                                const fs::path& working_dir) {
   // timeout(1) stops a hung image (status 124); -icount shift=0 is one instruction per
   // nanosecond of virtual time (targets/cortex-m/README.md).
   const std::string command =
+      (working_dir.empty() ? std::string() : "cd " + shell_quote(working_dir.string()) + " && ") +
       "timeout --kill-after=5 " + std::to_string(timeout_seconds) + " " +
       shell_quote(qemu.string()) + " -machine " + shell_quote(std::string(board)) +
       " -nographic -monitor none -serial null -icount shift=0 -semihosting-config " +
@@ -130,6 +132,37 @@ RunnerOutput parse_runner_output(std::string_view output) {
     }
   }
   return parsed;
+}
+
+fs::path executable_dir() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? fs::current_path() : self.parent_path();
+}
+
+fs::path generic_runner_image(const fs::path& firmware_dir, std::string_view cpu) {
+  return firmware_dir / ("firmware-" + std::string(cpu)) / "validate_runner.elf";
+}
+
+std::vector<uint64_t> parse_operator_instructions(std::string_view output) {
+  std::vector<uint64_t> counts;
+  std::stringstream lines{std::string(output)};
+  std::string line;
+  const std::string prefix = "I mote: op ";
+  while (std::getline(lines, line)) {
+    if (!line.starts_with(prefix) || !line.ends_with(" instructions")) continue;
+    size_t index = 0;
+    size_t value = 0;
+    if (std::sscanf(line.c_str() + prefix.size(), "%zu", &index) != 1 || index != counts.size()) {
+      return {};
+    }
+    const size_t colon = line.rfind(": ");
+    if (colon == std::string::npos || std::sscanf(line.c_str() + colon + 2, "%zu", &value) != 1) {
+      return {};
+    }
+    counts.push_back(value);
+  }
+  return counts;
 }
 
 }  // namespace mote::cortex_m

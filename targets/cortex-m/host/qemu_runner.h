@@ -41,9 +41,11 @@ struct QemuRun {
 
 // Runs `image` on QEMU machine `board` with semihosting (its command line is the image's file
 // name) and -icount shift=0, so the runner's SysTick counts instructions; stops it after
-// `timeout_seconds`. nullopt if QEMU could not be started.
+// `timeout_seconds`. nullopt if QEMU could not be started. A non-empty `working_dir` is QEMU's
+// working directory, where the firmware's semihosting file names are resolved.
 std::optional<QemuRun> run_qemu(const std::filesystem::path& qemu, std::string_view board,
-                                const std::filesystem::path& image, int timeout_seconds);
+                                const std::filesystem::path& image, int timeout_seconds,
+                                const std::filesystem::path& working_dir = {});
 
 // What a firmware runner reports on its output (targets/cortex-m/runner/runner_main.cc).
 struct RunnerOutput {
@@ -58,5 +60,19 @@ struct RunnerOutput {
 };
 
 RunnerOutput parse_runner_output(std::string_view output);
+
+// The folder of the running executable (where Mote's build puts `mote` and the firmware-<cpu>/
+// folders); the working directory if unknown.
+std::filesystem::path executable_dir();
+
+// The generic runner of `mote validate` and `mote analyze --measure` (runner/validate_main.cc):
+// <firmware dir>/firmware-<cpu>/validate_runner.elf. It reads program.mote and input.bin from
+// its working directory and writes layers.bin there.
+std::filesystem::path generic_runner_image(const std::filesystem::path& firmware_dir,
+                                           std::string_view cpu);
+
+// Per operator, from the "I mote: op <i> <kind>: <n> instructions" lines, in operator order;
+// empty when a line is missing or out of order.
+std::vector<uint64_t> parse_operator_instructions(std::string_view output);
 
 }  // namespace mote::cortex_m

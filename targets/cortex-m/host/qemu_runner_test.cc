@@ -105,5 +105,16 @@ TEST(ParseRunnerOutput, ReadsMemoryStatusOutputsAndTheFirstError) {
   EXPECT_TRUE(empty.error_line.empty());
 }
 
+TEST(QemuRunnerTest, ParsesOperatorInstructionsInOrder) {
+  EXPECT_EQ(parse_operator_instructions("validate: 2 operators\n"
+                                        "I mote: op 0 CONV_2D: 1200 instructions\n"
+                                        "I mote: instructions: 9\n"
+                                        "I mote: op 1 ADD: 40 instructions\n"),
+            (std::vector<uint64_t>{1200, 40}));
+  EXPECT_TRUE(parse_operator_instructions("I mote: op 1 ADD: 40 instructions\n").empty());
+  EXPECT_TRUE(parse_operator_instructions("").empty());
+  EXPECT_EQ(generic_runner_image("/b", "cortex-m4"), "/b/firmware-cortex-m4/validate_runner.elf");
+}
+
 }  // namespace
 }  // namespace mote::cortex_m

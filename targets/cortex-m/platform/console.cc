@@ -1,4 +1,5 @@
 #include "platform/console.h"
+#include "platform/console_c.h"
 
 #include "mote/runtime/decimal.h"
 #include "platform/semihosting.h"
@@ -87,3 +88,9 @@ void Line::flush() {
 
 }  // namespace platform
 }  // namespace mote
+
+extern "C" void mote_console_write(const void* data, size_t size) {
+  mote::platform::write(data, size);
+}
+
+extern "C" void mote_console_print(const char* text) { mote::platform::print(text); }

@@ -1,0 +1,60 @@
+#pragma once
+// `mote analyze`: one row per operator of a compiled model (what it computes, what it keeps in
+// flash, what the arena holds while it runs, which kernel runs it), with totals, in the forms
+// the command prints (text, JSON, CSV).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/ir/graph.h"
+#include "compiler/pipeline/compile.h"
+
+namespace mote::pipeline {
+
+struct OperatorRow {
+  int32_t step = 0;                  // the operator's index: its step in the plan
+  std::string type;                  // "CONV_2D"
+  std::vector<int32_t> output_shape;  // of its first output
+  int64_t macs = 0;
+  int64_t constant_bytes = 0;   // weights, biases and other constants it reads (flash)
+  uint64_t live_bytes = 0;      // arena bytes of the buffers live at this step, its scratch too
+  uint64_t arena_bytes = 0;     // the arena in use at this step: the highest end of a live buffer
+  uint64_t scratch_bytes = 0;   // its own scratch, sized for the target's kernel
+  std::string kernel_variant;   // "portable", "dsp", "mve"
+  uint64_t instructions = 0;    // measured on the CPU (mote analyze --measure), else 0
+};
+
+struct Analysis {
+  std::string source;  // the model's file
+  std::string cpu;
+  std::string extension;
+  std::vector<OperatorRow> rows;
+  // Totals: as `mote inspect` counts them (every constant once) and as the plan has them.
+  int64_t macs = 0;
+  int64_t constant_bytes = 0;
+  uint64_t arena_bytes = 0;
+  uint64_t lower_bound = 0;
+  uint64_t scratch_bytes = 0;  // the largest scratch of any operator
+  uint64_t program_bytes = 0;
+  int32_t peak_step = 0;       // the first step at which the arena in use is the whole arena
+  bool measured = false;       // rows hold instructions (and `instructions` their total)
+  uint64_t instructions = 0;
+  std::string measured_on;     // the QEMU board
+};
+
+// Adds measured instructions, one per operator in order (throws mote::InputError on a count
+// mismatch).
+void add_instructions(Analysis& a, const std::vector<uint64_t>& per_operator,
+                      const std::string& board);
+
+Analysis analyze(const std::string& source, const ir::Graph& graph, const Compiled& compiled);
+
+std::string analysis_text(const Analysis& a);
+nlohmann::json analysis_json(const Analysis& a);
+// One header line, one line per operator, then a "total" line (RFC 4180; shapes as 1x8x8x3).
+std::string analysis_csv(const Analysis& a);
+
+}  // namespace mote::pipeline

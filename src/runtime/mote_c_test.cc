@@ -1,0 +1,164 @@
+// The C API (mote/runtime/mote.h): a C11 caller (mote_c_test_app.c) gets the C++ Executor's
+// outputs byte for byte on builder models, and every misuse gets a status, never a crash.
+
+#include "mote/runtime/mote.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "compiler/builder/models.h"
+#include "compiler/emit/emit.h"
+#include "compiler/pipeline/compile.h"
+#include "mote/runtime/executor.h"
+#include "runtime/testing/test_programs.h"
+
+extern "C" mote_status mote_c_test_run(const uint8_t* program_bytes, size_t program_size,
+                                       uint8_t* arena, size_t arena_size, const uint8_t* input,
+                                       size_t input_size, uint8_t* output, size_t output_capacity,
+                                       size_t* output_size, const char** step);
+
+namespace mote::runtime {
+namespace {
+
+std::vector<uint8_t> compile(const ir::Graph& graph) {
+  pipeline::CompileOptions options;
+  options.plan.cpu = "cortex-m4";
+  return pipeline::compile(graph, options).program;
+}
+
+// Runs `bytes` through the C++ Executor with deterministic inputs; returns input 0 and output 0.
+std::pair<std::vector<uint8_t>, std::vector<uint8_t>> run_cpp(const emit::AlignedBuffer& bytes) {
+  const Result<Program> program = Program::load(bytes.data(), bytes.size());
+  EXPECT_TRUE(program.ok());
+  emit::AlignedBuffer arena(program->arena_size(), program->arena_alignment());
+  Result<Executor> executor = Executor::create(*program, arena.data(), arena.size());
+  EXPECT_TRUE(executor.ok());
+  testing::fill_deterministic(*executor);
+  const TensorView in = executor->input(0);
+  std::vector<uint8_t> input(in.data, in.data + in.size);
+  EXPECT_EQ(executor->run(), Error::kOk);
+  const TensorView out = executor->output(0);
+  return {input, std::vector<uint8_t>(out.data, out.data + out.size)};
+}
+
+class CApiModelTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CApiModelTest, CCallerGetsTheCppExecutorsOutputs) {
+  for (const builder::NamedModel& m : builder::all_named_models()) {
+    if (m.name != GetParam()) continue;
+    const emit::AlignedBuffer bytes(compile(m.graph));
+    const auto [input, expected] = run_cpp(bytes);
+    const Result<Program> program = Program::load(bytes.data(), bytes.size());
+    ASSERT_TRUE(program.ok());
+    // A fresh arena full of garbage: the C caller must not depend on what the C++ run left.
+    emit::AlignedBuffer arena(program->arena_size() + 64, program->arena_alignment());
+    std::memset(arena.data(), 0xA5, arena.size());
+    std::vector<uint8_t> output(expected.size() + 16);
+    size_t output_size = 0;
+    const char* step = "?";
+    const mote_status s =
+        mote_c_test_run(bytes.data(), bytes.size(), arena.data(), arena.size(), input.data(),
+                        input.size(), output.data(), output.size(), &output_size, &step);
+    ASSERT_EQ(s, MOTE_OK) << step << ": " << mote_status_string(s);
+    output.resize(output_size);
+    EXPECT_EQ(output, expected);
+    return;
+  }
+  FAIL() << "no builder model " << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(BuilderModels, CApiModelTest,
+                         ::testing::Values("conv2d_x3", "kws_dscnn_like", "tiny_all_ops"));
+
+class CApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bytes_ = emit::AlignedBuffer(emit::emit_program(testing::conv_add_program()));
+    ASSERT_EQ(mote_load(&program_, bytes_.data(), bytes_.size(), nullptr), MOTE_OK);
+    arena_ = emit::AlignedBuffer(mote_arena_bytes(&program_) + 32, 16);
+  }
+  emit::AlignedBuffer bytes_;
+  emit::AlignedBuffer arena_;
+  mote_program program_;
+};
+
+TEST_F(CApiTest, StatusValuesAndStringsAreTheRuntimes) {
+  EXPECT_STREQ(mote_status_string(MOTE_OK), "ok");
+  EXPECT_STREQ(mote_status_string(MOTE_ARENA_TOO_SMALL), to_string(Error::kArenaTooSmall));
+  EXPECT_STREQ(mote_status_string(static_cast<mote_status>(0x7f)), "unknown error");
+  EXPECT_STREQ(mote_status_string(static_cast<mote_status>(-1)), "unknown error");
+  EXPECT_STREQ(mote_status_string(static_cast<mote_status>(0x1000)), "unknown error");
+}
+
+TEST_F(CApiTest, ArenaFiguresAreTheProgramsAndOperatorsAreNamed) {
+  const Result<Program> p = Program::load(bytes_.data(), bytes_.size());
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(mote_arena_bytes(&program_), p->arena_size());
+  EXPECT_EQ(mote_arena_align(&program_), p->arena_alignment());
+  mote_executor e;
+  ASSERT_EQ(mote_executor_init(&e, &program_, arena_.data(), arena_.size()), MOTE_OK);
+  EXPECT_EQ(mote_num_operators(&e), p->num_operators());
+  EXPECT_STREQ(mote_operator_name(&e, 0), "CONV_2D");
+  EXPECT_STREQ(mote_operator_name(&e, 99), "");
+  for (size_t i = 0; i < mote_num_operators(&e); ++i) EXPECT_EQ(mote_run_operator(&e, i), MOTE_OK);
+  EXPECT_EQ(mote_run_operator(&e, mote_num_operators(&e)), MOTE_INVALID_ARGUMENT);
+  mote_memory_status s;
+  ASSERT_EQ(mote_get_memory_status(&e, &s), MOTE_OK);
+  char text[256];
+  const size_t n = mote_format_memory_status(&s, text, sizeof(text));
+  ASSERT_GT(n, 0u);
+  EXPECT_NE(std::string(text, n).find("I mote: temp_allocator: 0 bytes\n"), std::string::npos);
+  EXPECT_EQ(mote_format_memory_status(&s, text, 8), 0u);
+}
+
+TEST_F(CApiTest, BadProgramsGetAStatusAndADiagnostic) {
+  mote_program p;
+  mote_diagnostic d;
+  std::vector<uint8_t> broken(bytes_.data(), bytes_.data() + bytes_.size());
+  broken[4] ^= 0xFF;  // the file identifier
+  const emit::AlignedBuffer b(broken);
+  EXPECT_EQ(mote_load(&p, b.data(), b.size(), &d), MOTE_INVALID_PROGRAM);
+  EXPECT_EQ(d.where, MOTE_WHERE_PROGRAM);
+  EXPECT_NE(std::string(d.reason), "");
+  EXPECT_EQ(mote_arena_bytes(&p), 0u);  // a failed load leaves an unusable, zeroed handle
+  mote_executor e;
+  EXPECT_EQ(mote_executor_init(&e, &p, arena_.data(), arena_.size()), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_load(&p, bytes_.data() + 1, bytes_.size() - 1, nullptr), MOTE_PROGRAM_MISALIGNED);
+  EXPECT_EQ(mote_load(nullptr, bytes_.data(), bytes_.size(), nullptr), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_load(&p, nullptr, 0, nullptr), MOTE_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiTest, BadArenasAndIndicesGetAStatus) {
+  mote_executor e;
+  EXPECT_EQ(mote_executor_init(&e, &program_, arena_.data(), mote_arena_bytes(&program_) - 1),
+            MOTE_ARENA_TOO_SMALL);
+  EXPECT_EQ(mote_executor_init(&e, &program_, arena_.data() + 1, arena_.size() - 1),
+            MOTE_ARENA_MISALIGNED);
+  // A failed init leaves a zeroed executor that every call refuses.
+  EXPECT_EQ(mote_run(&e), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_num_inputs(&e), 0u);
+  mote_tensor t;
+  EXPECT_EQ(mote_input(&e, 0, &t), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(t.data, nullptr);
+  mote_memory_status s;
+  EXPECT_EQ(mote_get_memory_status(&e, &s), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_run(nullptr), MOTE_INVALID_ARGUMENT);
+
+  ASSERT_EQ(mote_executor_init(&e, &program_, arena_.data(), arena_.size()), MOTE_OK);
+  EXPECT_EQ(mote_input(&e, 0, &t), MOTE_OK);
+  EXPECT_EQ(t.type, MOTE_INT8);
+  EXPECT_EQ(t.rank, 4u);
+  EXPECT_EQ(t.shape[3], 2);
+  EXPECT_EQ(t.size, 50u);
+  EXPECT_EQ(mote_input(&e, 1, &t), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_output(&e, 1, &t), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_output(&e, 0, nullptr), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_output(&e, 0, &t), MOTE_OK);
+  EXPECT_EQ(t.size, 100u);
+}
+
+}  // namespace
+}  // namespace mote::runtime

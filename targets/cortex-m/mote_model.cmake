@@ -1,0 +1,123 @@
+# Compiling models at build time and embedding the programs, for any project: a firmware's
+# (mote_firmware.cmake includes this file) or a host's (find_package(Mote) includes it when the
+# project is not cross-compiled). mote_firmware.cmake's header describes the functions:
+# mote_compile_model, mote_select_operators, mote_add_model (and, from embed.cmake,
+# mote_embed_binary). Without MOTE_CPU (a host project), mote_add_model needs CPU <cpu>.
+include_guard(GLOBAL)
+if(NOT MOTE_SOURCE_DIR)
+  get_filename_component(MOTE_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
+endif()
+include(${CMAKE_CURRENT_LIST_DIR}/embed.cmake)
+
+set(MOTE_HOST_TOOL "" CACHE FILEPATH "The host `mote` program, for mote_add_model()")
+set(MOTE_PROGRAM_OPS_TOOL "" CACHE FILEPATH
+    "The host mote_program_ops (beside `mote` in Mote's build); empty: the one beside MOTE_HOST_TOOL")
+if(NOT MOTE_PROGRAM_OPS_TOOL AND MOTE_HOST_TOOL)
+  get_filename_component(mote_host_tool_dir "${MOTE_HOST_TOOL}" DIRECTORY)
+  if(EXISTS "${mote_host_tool_dir}/mote_program_ops")
+    set(MOTE_PROGRAM_OPS_TOOL "${mote_host_tool_dir}/mote_program_ops")
+  endif()
+endif()
+
+function(mote_compile_model)
+  cmake_parse_arguments(M "" "OUTPUT;MODEL;CPU;ALGORITHM;C_NAME" "" ${ARGN})
+  if(NOT M_OUTPUT OR NOT M_MODEL)
+    message(FATAL_ERROR "mote_compile_model(OUTPUT <file.mote> MODEL <file.tflite> ...)")
+  endif()
+  if(NOT MOTE_HOST_TOOL)
+    message(FATAL_ERROR "mote_compile_model: set MOTE_HOST_TOOL to the host `mote` program")
+  endif()
+  if(NOT M_CPU)
+    set(M_CPU ${MOTE_CPU})
+  endif()
+  if(NOT M_CPU)
+    message(FATAL_ERROR "mote_compile_model(${M_OUTPUT}): no CPU; give CPU <cpu> (a host project "
+                        "has no MOTE_CPU)")
+  endif()
+  get_filename_component(model "${M_MODEL}" ABSOLUTE)
+  get_filename_component(output "${M_OUTPUT}" ABSOLUTE BASE_DIR ${CMAKE_CURRENT_BINARY_DIR})
+  get_filename_component(output_dir "${output}" DIRECTORY)
+  set(options --target ${M_CPU})
+  if(M_ALGORITHM)
+    list(APPEND options --algorithm ${M_ALGORITHM})
+  endif()
+  set(outputs ${output})
+  if(M_C_NAME)
+    list(APPEND options --emit mote,c --name ${M_C_NAME})
+    get_filename_component(stem "${output}" NAME_WLE)
+    list(APPEND outputs ${output_dir}/${stem}.c ${output_dir}/${stem}.h)
+  endif()
+  get_filename_component(model_name "${model}" NAME)
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${output_dir}
+    COMMAND ${MOTE_HOST_TOOL} compile ${model} ${options} -o ${output}
+    DEPENDS ${model} ${MOTE_HOST_TOOL}
+    COMMENT "mote compile ${model_name} --target ${M_CPU}"
+    VERBATIM)
+endfunction()
+
+# mote_select_operators(<target> <file.mote>): builds into <target> the operators of its programs
+# and no others (mote_add_model and mote_add_runner call it for each program). At build time
+# MOTE_PROGRAM_OPS_TOOL writes the kinds of all the target's programs into a header, with which
+# the target compiles its own operator table (src/runtime/ops/op_table.cc). The target's objects
+# come before libmote_runtime.a on the link line, so the archive's table (every operator) is never
+# extracted, and with it no check, invoke or kernel of another operator.
+function(mote_select_operators target program)
+  if(NOT TARGET mote_runtime)
+    return()
+  endif()
+  if(NOT MOTE_PROGRAM_OPS_TOOL)
+    message(STATUS "${target}: links every operator (no MOTE_PROGRAM_OPS_TOOL)")
+    return()
+  endif()
+  get_filename_component(program "${program}" ABSOLUTE)
+  get_target_property(programs ${target} MOTE_OP_PROGRAMS)
+  set_property(TARGET ${target} APPEND PROPERTY MOTE_OP_PROGRAMS ${program})
+  if(programs)
+    return()  # the header's rule reads the property at generation time
+  endif()
+  set(header ${CMAKE_CURRENT_BINARY_DIR}/mote_ops/${target}/mote_op_selection.h)
+  set(all_programs "$<TARGET_PROPERTY:${target},MOTE_OP_PROGRAMS>")
+  add_custom_command(
+    OUTPUT ${header}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/mote_ops/${target}
+    COMMAND ${MOTE_PROGRAM_OPS_TOOL} ${header} ${all_programs}
+    DEPENDS ${all_programs} ${MOTE_PROGRAM_OPS_TOOL}
+    COMMENT "mote_program_ops: the operators of ${target}"
+    COMMAND_EXPAND_LISTS
+    VERBATIM)
+  target_sources(${target} PRIVATE ${MOTE_SOURCE_DIR}/src/runtime/ops/op_table.cc ${header})
+  target_include_directories(${target} PRIVATE ${MOTE_SOURCE_DIR}/src)
+  target_compile_definitions(${target} PRIVATE MOTE_OP_SELECTION_HEADER="${header}")
+  target_link_libraries(${target} PRIVATE mote_runtime)
+endfunction()
+
+function(mote_add_model target)
+  cmake_parse_arguments(M "" "MODEL;CPU;ALGORITHM;NAME" "" ${ARGN})
+  if(NOT M_MODEL)
+    message(FATAL_ERROR "mote_add_model(${target} MODEL <file.tflite> ...): no MODEL")
+  endif()
+  if(NOT M_NAME)
+    get_filename_component(stem "${M_MODEL}" NAME_WE)
+    string(MAKE_C_IDENTIFIER "${stem}_program" M_NAME)
+  endif()
+  set(program ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${target}/${M_NAME}.mote)
+  set(extra "")
+  foreach(option CPU ALGORITHM)
+    if(M_${option})
+      list(APPEND extra ${option} ${M_${option}})
+    endif()
+  endforeach()
+  mote_compile_model(OUTPUT ${program} MODEL ${M_MODEL} ${extra} C_NAME ${M_NAME})
+  set(source ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${target}/${M_NAME}.c)
+  # The pair is C and C++ alike: a project without C compiles the array as C++.
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "C" IN_LIST languages)
+    set_source_files_properties(${source} PROPERTIES LANGUAGE CXX)
+  endif()
+  target_sources(${target} PRIVATE ${source}
+                 ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${target}/${M_NAME}.h)
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/mote_programs/${target})
+  mote_select_operators(${target} ${program})
+endfunction()

@@ -1,0 +1,64 @@
+# ctest script (label install): `cmake --install` into a fresh prefix, then separate projects that
+# find Mote there: app/ builds a Cortex-M firmware from a builder model, which QEMU runs, and
+# host_app/ a host program from the same model; the outputs of both must equal the installed
+# `mote run`'s.
+# Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR, CPU, BOARD, WRITE_BUILDER_MODEL.
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " command "${ARGN}")
+    message(FATAL_ERROR "failed (${rc}): ${command}\n${out}\n${err}")
+  endif()
+  set(run_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+foreach(file bin/mote bin/mote_program_ops lib/cmake/Mote/MoteConfig.cmake
+             share/mote/include/mote/runtime/mote.h share/mote/targets/cortex-m/mote_firmware.cmake
+             share/mote/schema/include/mote/schema/mote_generated.h)
+  if(NOT EXISTS ${prefix}/${file})
+    message(FATAL_ERROR "cmake --install did not install ${file}")
+  endif()
+endforeach()
+file(GLOB_RECURSE tests ${prefix}/*_test.cc)
+if(tests)
+  message(FATAL_ERROR "cmake --install installed tests: ${tests}")
+endif()
+
+# The model, its input, and the host's output from the installed tool.
+run(${WRITE_BUILDER_MODEL} conv2d_x3 ${WORK_DIR}/conv2d_x3.tflite ${WORK_DIR}/input.bin)
+run(${prefix}/bin/mote compile ${WORK_DIR}/conv2d_x3.tflite --target ${CPU} -o ${WORK_DIR}/host.mote)
+run(${prefix}/bin/mote run ${WORK_DIR}/host.mote --input ${WORK_DIR}/input.bin
+    --output ${WORK_DIR}/expected.bin)
+
+# The user's project knows only the prefix (and its own sources).
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/app -B ${WORK_DIR}/app -G Ninja
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DMOTE_CPU=${CPU}
+    -DCMAKE_TOOLCHAIN_FILE=${prefix}/share/mote/targets/cortex-m/toolchain-arm-none-eabi.cmake
+    -DAPP_SOURCE=${SOURCE_DIR}/targets/cortex-m/tests/c_app.c -DMODEL=${WORK_DIR}/conv2d_x3.tflite
+    -DINPUT=${WORK_DIR}/input.bin -DEXPECTED=${WORK_DIR}/expected.bin)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/app -j2)
+run(${prefix}/share/mote/targets/cortex-m/run-qemu.sh --timeout 60
+    --expect-output "^c_app: outputs match the host's$" ${BOARD} ${WORK_DIR}/app/app.elf)
+message(STATUS "${run_output}")
+# A host project from the same prefix: the host's compiler, the portable kernels.
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/host_app -B ${WORK_DIR}/host_app -G Ninja
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DMODEL=${WORK_DIR}/conv2d_x3.tflite
+    -DINPUT=${WORK_DIR}/input.bin -DEXPECTED=${WORK_DIR}/expected.bin)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/host_app -j2)
+run(${WORK_DIR}/host_app/host_app)
+if(NOT run_output MATCHES "host_app: outputs match mote run's")
+  message(FATAL_ERROR "host_app: ${run_output}")
+endif()
+# Nothing of the users' builds points into Mote's source tree.
+foreach(app app host_app)
+  file(READ ${WORK_DIR}/${app}/CMakeCache.txt cache)
+  string(FIND "${cache}" "${SOURCE_DIR}/src" source_ref)
+  if(NOT source_ref EQUAL -1)
+    message(FATAL_ERROR "the user project ${app} refers to Mote's source tree")
+  endif()
+endforeach()
+message(STATUS "installed Mote: a ${CPU} firmware and a host program built from find_package(Mote) match the host's mote run")

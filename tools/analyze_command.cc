@@ -1,0 +1,134 @@
+// `mote analyze`: the model compiled for one CPU, one row per operator (MACs, flash, arena live
+// and in use, scratch, kernel variant) with totals. The rows come from compiler/pipeline/analyze.
+#include <cstdio>
+#include <memory>
+
+#include "compiler/emit/emit.h"
+#include "compiler/ir/error.h"
+#include "compiler/pipeline/analyze.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/host_run.h"
+#include "compiler/tflite/reader.h"
+#include "tools/commands.h"
+#include "tools/options.h"
+#include "tools/progress.h"
+#include "tools/temp_dir.h"
+#include "targets/cortex-m/host/qemu_runner.h"
+
+namespace mote::tools {
+namespace {
+
+struct AnalyzeSettings {
+  std::string model;
+  std::string json_path;  // "-": stdout, and then no text
+  std::string csv_path;   // "-": stdout, and then no text
+  std::string algorithm = "auto";
+  bool measure = false;      // --measure: instructions per operator under QEMU
+  std::string runner;        // --runner IMAGE
+  std::string firmware_dir;  // default: beside the mote executable
+  int timeout_seconds = 120;
+  pipeline::CompileOptions options;
+};
+
+namespace fs = std::filesystem;
+
+// Runs the program once (mote run's default input) in the CPU's generic runner under QEMU and
+// adds each operator's instructions.
+void measure(const AnalyzeSettings& s, const std::vector<uint8_t>& program,
+             pipeline::Analysis& analysis) {
+  const std::optional<std::string> board = cortex_m::qemu_board(analysis.cpu);
+  if (!board) throw InputError("--measure: no QEMU board runs " + analysis.cpu);
+  const std::optional<fs::path> qemu = cortex_m::find_qemu();
+  if (!qemu) throw InputError("--measure: qemu-system-arm is not installed");
+  const fs::path image = fs::absolute(
+      !s.runner.empty() ? fs::path(s.runner)
+                        : cortex_m::generic_runner_image(s.firmware_dir.empty()
+                                                             ? cortex_m::executable_dir()
+                                                             : fs::path(s.firmware_dir),
+                                                         analysis.cpu));
+  if (!fs::is_regular_file(image)) {
+    throw InputError(image.string() + ": no runner image for " + analysis.cpu + "; build Mote " +
+                     "with the firmware for it (-DMOTE_FIRMWARE_CPUS=\"" + analysis.cpu +
+                     "\") or give --runner IMAGE");
+  }
+  TempDir dir;
+  emit::write_file_atomically(dir.path / "program.mote", program);
+  std::vector<uint8_t> input;
+  for (const auto& in : pipeline::HostProgram(program).default_inputs()) {
+    input.insert(input.end(), in.begin(), in.end());
+  }
+  emit::write_file_atomically(dir.path / "input.bin", input);
+  const std::optional<cortex_m::QemuRun> run =
+      cortex_m::run_qemu(*qemu, *board, image, s.timeout_seconds, dir.path);
+  if (!run || run->exit_status != 0) {
+    const cortex_m::RunnerOutput parsed = cortex_m::parse_runner_output(run ? run->output : "");
+    throw InputError("--measure: " + image.filename().string() + " on " + *board + " failed" +
+                     (parsed.error_line.empty() ? "" : ": " + parsed.error_line));
+  }
+  pipeline::add_instructions(analysis, cortex_m::parse_operator_instructions(run->output), *board);
+}
+
+void analyze_model(const AnalyzeSettings& s) {
+  pipeline::Analysis analysis;
+  try {
+    const ir::Graph graph = tflite::read_model_file(s.model);
+    announce_planning(s.model, s.options.plan.cpu, s.options.plan.algorithm,
+                      s.options.plan.time_limit_ms);
+    const pipeline::Compiled compiled = pipeline::compile(graph, s.options);
+    analysis = pipeline::analyze(s.model, graph, compiled);
+    if (s.measure) measure(s, compiled.program, analysis);
+  } catch (const InputError& e) {
+    throw InputError(s.model + ": " + e.what());
+  }
+  emit::OutputFiles files;
+  if (!s.json_path.empty()) files.add(s.json_path, pipeline::analysis_json(analysis).dump(2) + "\n");
+  if (!s.csv_path.empty()) files.add(s.csv_path, pipeline::analysis_csv(analysis));
+  if (s.json_path != "-" && s.csv_path != "-") {
+    const std::string text = pipeline::analysis_text(analysis);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
+  emit::flush_stdout();
+  files.commit();
+}
+
+}  // namespace
+
+void add_analyze_command(CLI::App& app) {
+  auto s = std::make_shared<AnalyzeSettings>();
+  auto* cmd = app.add_subcommand(
+      "analyze",
+      "Compile a model for one CPU and report every operator: step, type, output shape, MACs,\n"
+      "flash (the constants it reads), live (bytes of the buffers live at its step, its scratch\n"
+      "too; outputs that overlap a dying input share bytes, so this may exceed the arena), arena\n"
+      "(the arena in use then), its scratch and the kernel variant that\n"
+      "runs it; totals: MACs and constants as mote inspect counts them, the lower bound and the\n"
+      "plan's arena (the largest arena figure of any step). --measure adds instructions per\n"
+      "operator, measured under QEMU.\n"
+      "Example: mote analyze kws.tflite --target cortex-m4 --csv kws-layers.csv");
+  cmd->add_option("model", s->model, "The .tflite model")->required();
+  add_target_option(cmd, s->options.plan.cpu,
+                    "The CPU; scratch sizes and kernel variants depend on its extension");
+  add_algorithm_option(cmd, s->algorithm);
+  add_json_option(cmd, s->json_path, "Write the rows and totals as JSON");
+  cmd->add_option("--csv", s->csv_path,
+                  "Write the rows and a total line as CSV to FILE, or - for stdout");
+  add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
+  cmd->add_flag("--measure", s->measure,
+                "Also run the program once under QEMU in the CPU's generic runner\n"
+                "(firmware-<cpu>/validate_runner.elf) and add each operator's instructions");
+  cmd->add_option("--runner", s->runner, "--measure: the runner image (default: from --firmware-dir)");
+  cmd->add_option("--firmware-dir", s->firmware_dir,
+                  "--measure: the build folder holding firmware-<cpu>/ (default: this mote's)");
+  cmd->add_option("--timeout", s->timeout_seconds, "--measure: seconds the QEMU run may take")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  cmd->callback([s] {
+    if (s->json_path == "-" && s->csv_path == "-") {
+      throw CLI::ValidationError("--json, --csv", "only one of them can go to standard output");
+    }
+    s->options.plan.algorithm = *planner::algorithm_from_string(s->algorithm);
+    analyze_model(*s);
+  });
+}
+
+}  // namespace mote::tools

@@ -1,0 +1,244 @@
+// `mote validate`: the target CPU's kernels against the host's portable ones (the reference), on
+// the user's own model, layer by layer. The model is compiled for the CPU; the host runs the
+// program operator by operator; so does the firmware build's generic runner image for that CPU
+// under QEMU (targets/cortex-m/runner/validate_main.cc, which reads the program and the inputs
+// over semihosting: no firmware rebuild per model). Every operator's outputs must be equal.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include "compiler/emit/emit.h"
+#include "compiler/ir/error.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/host_run.h"
+#include "compiler/tflite/reader.h"
+#include "targets/cortex-m/host/qemu_runner.h"
+#include "tools/commands.h"
+#include "tools/options.h"
+#include "tools/progress.h"
+#include "tools/temp_dir.h"
+
+namespace mote::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kMaxInputs = 1000;
+
+struct ValidateSettings {
+  std::string model;
+  std::string algorithm = "auto";
+  int inputs = 1;
+  int timeout_seconds = 120;
+  std::string runner;        // --runner IMAGE
+  std::string firmware_dir;  // default: beside the mote executable
+  pipeline::CompileOptions options;
+};
+
+// The element at `index` of a layer as a number (integers as they are stored, floats as floats).
+double element(const pipeline::HostProgram::Layer& layer, const std::vector<uint8_t>& bytes,
+               size_t index) {
+  const uint8_t* p = bytes.data();
+  switch (layer.type) {
+    case runtime::DataType::kFloat32: {
+      float v;
+      std::memcpy(&v, p + index * 4, 4);
+      return v;
+    }
+    case runtime::DataType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, p + index * 2, 2);
+      return v;
+    }
+    case runtime::DataType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, p + index * 4, 4);
+      return v;
+    }
+    case runtime::DataType::kInt8: return static_cast<int8_t>(p[index]);
+    default: return p[index];
+  }
+}
+
+size_t element_size(runtime::DataType type) {
+  switch (type) {
+    case runtime::DataType::kFloat32:
+    case runtime::DataType::kInt32: return 4;
+    case runtime::DataType::kInt16: return 2;
+    case runtime::DataType::kInt64: return 8;
+    default: return 1;
+  }
+}
+
+struct Difference {
+  size_t differing = 0;  // elements
+  double largest = 0;
+  size_t at = 0;
+  double host = 0;
+  double target = 0;
+};
+
+Difference compare(const pipeline::HostProgram::Layer& layer, const std::vector<uint8_t>& target) {
+  Difference d;
+  const size_t width = element_size(layer.type);
+  for (size_t i = 0; i * width + width <= layer.bytes.size(); ++i) {
+    if (std::memcmp(layer.bytes.data() + i * width, target.data() + i * width, width) == 0) continue;
+    const double h = element(layer, layer.bytes, i);
+    const double t = element(layer, target, i);
+    const double diff = std::isnan(h) || std::isnan(t) ? INFINITY : std::fabs(h - t);
+    if (d.differing == 0 || diff > d.largest) d = {d.differing, diff, i, h, t};
+    ++d.differing;
+  }
+  return d;
+}
+
+std::string last_line(const std::string& text) {
+  size_t end = text.find_last_not_of("\n");
+  if (end == std::string::npos) return "no output";
+  const size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
+}
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", v);
+  return text;
+}
+
+void validate(const ValidateSettings& s) {
+  ir::Graph graph;
+  pipeline::Compiled compiled;
+  try {
+    graph = tflite::read_model_file(s.model);
+    announce_planning(s.model, s.options.plan.cpu, s.options.plan.algorithm,
+                      s.options.plan.time_limit_ms);
+    compiled = pipeline::compile(graph, s.options);
+  } catch (const InputError& e) {
+    throw InputError(s.model + ": " + e.what());
+  }
+  const std::string cpu = compiled.planned.cpu.name;
+  const std::optional<std::string> board = cortex_m::qemu_board(cpu);
+  if (!board) {
+    throw InputError("--target " + cpu + ": no QEMU board runs it; validate on cortex-m4, "
+                     "cortex-m7, cortex-m33, cortex-m55 or cortex-m3");
+  }
+  const std::optional<fs::path> qemu = cortex_m::find_qemu();
+  if (!qemu) throw InputError("qemu-system-arm is not installed (apt-get install qemu-system-arm)");
+  // Absolute: QEMU runs in the temporary folder.
+  const fs::path image = fs::absolute(
+      !s.runner.empty() ? fs::path(s.runner)
+                        : cortex_m::generic_runner_image(s.firmware_dir.empty()
+                                                             ? cortex_m::executable_dir()
+                                                             : fs::path(s.firmware_dir),
+                                                         cpu));
+  if (!fs::is_regular_file(image)) {
+    throw InputError(image.string() + ": no runner image for " + cpu + "; build Mote with the " +
+                     "firmware for it (-DMOTE_FIRMWARE_CPUS=\"" + cpu + "\") or give --runner IMAGE");
+  }
+
+  TempDir dir;
+  emit::write_file_atomically(dir.path / "program.mote", compiled.program);
+  pipeline::HostProgram host(compiled.program);
+  double largest_overall = 0;
+  for (int k = 0; k < s.inputs; ++k) {
+    // Input 0 is mote run's default stream; the others, streams with other seeds.
+    const std::vector<std::vector<uint8_t>> inputs = host.default_inputs(static_cast<uint32_t>(k + 1));
+    std::vector<uint8_t> concatenated;
+    for (const auto& in : inputs) concatenated.insert(concatenated.end(), in.begin(), in.end());
+    emit::write_file_atomically(dir.path / "input.bin", concatenated);
+    std::error_code ignored;
+    fs::remove(dir.path / "layers.bin", ignored);
+    const std::vector<pipeline::HostProgram::Layer> layers = host.run_layers(inputs);
+
+    const std::optional<cortex_m::QemuRun> run =
+        cortex_m::run_qemu(*qemu, *board, image, s.timeout_seconds, dir.path);
+    if (!run || run->exit_status != 0) {
+      const cortex_m::RunnerOutput parsed = cortex_m::parse_runner_output(run ? run->output : "");
+      throw InputError(image.filename().string() + " on " + *board + " failed" +
+                       (run && run->exit_status == cortex_m::kTimedOut
+                            ? " (no end after " + std::to_string(s.timeout_seconds) + " s)"
+                            : "") +
+                       (parsed.error_line.empty() ? (run ? ": " + last_line(run->output) : "")
+                                                  : ": " + parsed.error_line));
+    }
+    const emit::AlignedBuffer target = emit::read_file_aligned(dir.path / "layers.bin");
+    size_t offset = 0;
+    int first_mismatch = -1;
+    Difference first;
+    for (size_t i = 0; i < layers.size(); ++i) {
+      const auto& layer = layers[i];
+      if (offset + layer.bytes.size() > target.size()) {
+        throw InputError("the runner wrote " + std::to_string(target.size()) +
+                         " bytes of layers, fewer than the program's");
+      }
+      const std::vector<uint8_t> bytes(target.data() + offset,
+                                       target.data() + offset + layer.bytes.size());
+      offset += layer.bytes.size();
+      const Difference d = compare(layer, bytes);
+      if (d.differing == 0) continue;
+      largest_overall = std::max(largest_overall, d.largest);
+      if (first_mismatch < 0) {
+        first_mismatch = static_cast<int>(i);
+        first = d;
+      }
+    }
+    if (first_mismatch >= 0) {
+      const auto& layer = layers[static_cast<size_t>(first_mismatch)];
+      std::printf("mote validate: %s on %s (%s), input %d: MISMATCH\n", s.model.c_str(), cpu.c_str(),
+                  board->c_str(), k);
+      std::printf("  first mismatching operator: %d (%s): %zu of %zu elements differ, the largest by "
+                  "%s (element %zu: host %s, %s %s)\n",
+                  first_mismatch, layer.op.c_str(), first.differing,
+                  layer.bytes.size() / element_size(layer.type), number(first.largest).c_str(),
+                  first.at, number(first.host).c_str(), cpu.c_str(), number(first.target).c_str());
+      std::printf("  largest difference in any operator: %s\n", number(largest_overall).c_str());
+      emit::flush_stdout();
+      throw CommandExit{kExitMismatch};
+    }
+  }
+  std::printf("mote validate: %s on %s (%s): every output of all %zu operators equals the host's "
+              "portable kernels, for %d input%s\n",
+              s.model.c_str(), cpu.c_str(), board->c_str(), graph.operators.size(), s.inputs,
+              s.inputs == 1 ? "" : "s");
+  emit::flush_stdout();
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto s = std::make_shared<ValidateSettings>();
+  auto* cmd = app.add_subcommand(
+      "validate",
+      "Check the target CPU's kernels against the host's portable kernels on your model: compile\n"
+      "it for the CPU, run it operator by operator on the host and under QEMU (the firmware\n"
+      "build's generic runner, firmware-<cpu>/validate_runner.elf, which loads any program), and\n"
+      "compare every operator's outputs. Exit 0 when all are equal, 1 naming the first\n"
+      "mismatching operator and the largest difference, 2 when it cannot run.\n"
+      "Example: mote validate kws.tflite --target cortex-m4 --inputs 10");
+  cmd->add_option("model", s->model, "The .tflite model")->required();
+  add_target_option(cmd, s->options.plan.cpu, "The CPU whose kernels to check");
+  add_algorithm_option(cmd, s->algorithm);
+  cmd->add_option("--inputs", s->inputs,
+                  "How many inputs: the first is mote run's default stream, the others streams\n"
+                  "of the same kind with other seeds")
+      ->check(CLI::Range(1, kMaxInputs))
+      ->capture_default_str();
+  cmd->add_option("--runner", s->runner, "The runner image (default: from --firmware-dir)");
+  cmd->add_option("--firmware-dir", s->firmware_dir,
+                  "The build folder holding firmware-<cpu>/validate_runner.elf (default: the "
+                  "folder of this mote)");
+  cmd->add_option("--timeout", s->timeout_seconds, "Seconds one QEMU run may take")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
+  cmd->callback([s] {
+    s->options.plan.algorithm = *planner::algorithm_from_string(s->algorithm);
+    validate(*s);
+  });
+}
+
+}  // namespace mote::tools
