@@ -80,16 +80,17 @@ void write_convolution_tensors(const json& set, Writer& w) {
   w.tensor(tensor<int8_t>(set, "expected_output"));
 }
 
-std::vector<uint32_t> conv_call(const json& set) {
-  ConvParams p{};
-  ConvShape& s = p.shape;
+// The window and quantization fields conv and depthwise sets share (their shapes and parameters
+// have these fields alike).
+template <typename Params>
+void read_window_operator(const json& set, Params& p) {
+  auto& s = p.shape;
   s.batches = param(set, {"input_batches"});
   s.input_h = param(set, {"input_h"});
   s.input_w = param(set, {"input_w"});
   s.input_c = param(set, {"in_ch"});
   s.filter_h = param(set, {"filter_y"});
   s.filter_w = param(set, {"filter_x"});
-  s.filter_c = param_or(set, {"filter_ch"}, s.input_c);
   s.output_h = param(set, {"output_h"});
   s.output_w = param(set, {"output_w"});
   s.output_c = param(set, {"out_ch"});
@@ -103,6 +104,12 @@ std::vector<uint32_t> conv_call(const json& set) {
   p.output_offset = param(set, {"output_offset"});
   p.act_min = act_min(set);
   p.act_max = act_max(set);
+}
+
+std::vector<uint32_t> conv_call(const json& set) {
+  ConvParams p{};
+  read_window_operator(set, p);
+  p.shape.filter_c = param_or(set, {"filter_ch"}, p.shape.input_c);
   Writer w(CallKind::kConv);
   conv_fields(p, w);
   write_convolution_tensors(set, w);
@@ -111,29 +118,11 @@ std::vector<uint32_t> conv_call(const json& set) {
 
 std::vector<uint32_t> depthwise_conv_call(const json& set) {
   DepthwiseConvParams p{};
-  DepthwiseShape& s = p.shape;
-  s.batches = param(set, {"input_batches"});
-  s.input_h = param(set, {"input_h"});
-  s.input_w = param(set, {"input_w"});
-  s.input_c = param(set, {"in_ch"});
-  s.filter_h = param(set, {"filter_y"});
-  s.filter_w = param(set, {"filter_x"});
-  s.output_h = param(set, {"output_h"});
-  s.output_w = param(set, {"output_w"});
-  s.output_c = param(set, {"out_ch"});
-  s.stride_h = param(set, {"stride_y"});
-  s.stride_w = param(set, {"stride_x"});
-  s.pad_h = param(set, {"pad_y"});
-  s.pad_w = param(set, {"pad_x"});
-  s.dilation_h = param_or(set, {"dilation_y"}, 1);
-  s.dilation_w = param_or(set, {"dilation_x"}, 1);
+  read_window_operator(set, p);
+  const DepthwiseShape& s = p.shape;
   if (s.input_c <= 0 || s.output_c != s.input_c * param_or(set, {"ch_mult"}, s.output_c / s.input_c)) {
     throw std::runtime_error("out_ch is not in_ch * ch_mult");
   }
-  p.input_offset = param(set, {"input_offset"});
-  p.output_offset = param(set, {"output_offset"});
-  p.act_min = act_min(set);
-  p.act_max = act_max(set);
   Writer w(CallKind::kDepthwiseConv);
   depthwise_conv_fields(p, w);
   write_convolution_tensors(set, w);
