@@ -230,7 +230,7 @@ bool decode_call(const uint8_t* bytes, size_t size, KernelCall* call) {
     CallTensor& t = call->tensors[i];
     if (!in.word(&t.element_bytes) || !in.word(&t.count)) return false;
     if (t.element_bytes != 1 && t.element_bytes != 4) return false;
-    if (t.count > (size >> 2) + size) return false;  // cheap bound before the multiply
+    if (t.count > size) return false;  // every element takes a byte at least: no overflow below
     t.data = in.take(size_t{t.count} * t.element_bytes);
     if (t.data == nullptr) return false;
   }
