@@ -69,12 +69,9 @@ void measure(const AnalyzeSettings& s, const std::vector<uint8_t>& program,
 }
 
 void analyze_model(const AnalyzeSettings& s) {
+  const auto [graph, compiled] = compile_model_file(s.model, s.options);
   pipeline::Analysis analysis;
   try {
-    const ir::Graph graph = tflite::read_model_file(s.model);
-    announce_planning(s.model, s.options.plan.cpu, s.options.plan.algorithm,
-                      s.options.plan.time_limit_ms);
-    const pipeline::Compiled compiled = pipeline::compile(graph, s.options);
     analysis = pipeline::analyze(s.model, graph, compiled);
     if (s.measure) measure(s, compiled.program, analysis);
   } catch (const InputError& e) {

@@ -137,16 +137,7 @@ std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
 }
 
 void compile_model(const CompileSettings& s) {
-  ir::Graph graph;
-  pipeline::Compiled compiled;
-  try {
-    graph = tflite::read_model_file(s.model);
-    announce_planning(s.model, s.options.plan.cpu, s.options.plan.algorithm,
-                      s.options.plan.time_limit_ms);
-    compiled = pipeline::compile(graph, s.options);
-  } catch (const InputError& e) {
-    throw InputError(s.model + ": " + e.what());
-  }
+  const auto [graph, compiled] = compile_model_file(s.model, s.options);
   if (const std::string overrun = budget_overrun(s, graph, compiled); !overrun.empty()) {
     throw InputError(s.model + ": does not fit for " + compiled.planned.cpu.name + ": " + overrun +
                      "\nnothing written; a smaller model, another --algorithm, or a larger budget");

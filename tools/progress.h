@@ -7,7 +7,10 @@
 #include <cstdio>
 #include <string>
 
+#include "compiler/ir/error.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/planner/planner.h"
+#include "compiler/tflite/reader.h"
 
 namespace mote::tools {
 
@@ -22,6 +25,26 @@ inline void announce_planning(const std::string& model, const std::string& cpu,
                algorithm == planner::Algorithm::kAuto ? "greedy rules, then " : "",
                time_limit_ms / 1000);
   std::fflush(stderr);
+}
+
+// A .tflite file read and compiled, as compile, analyze and validate do it: the planning
+// announced, and a refusal (mote::InputError) named by the file.
+struct CompiledModel {
+  ir::Graph graph;
+  pipeline::Compiled compiled;
+};
+
+inline CompiledModel compile_model_file(const std::string& model,
+                                        const pipeline::CompileOptions& options) {
+  try {
+    CompiledModel m;
+    m.graph = tflite::read_model_file(model);
+    announce_planning(model, options.plan.cpu, options.plan.algorithm, options.plan.time_limit_ms);
+    m.compiled = pipeline::compile(m.graph, options);
+    return m;
+  } catch (const InputError& e) {
+    throw InputError(model + ": " + e.what());
+  }
 }
 
 }  // namespace mote::tools

@@ -111,16 +111,7 @@ std::string number(double v) {
 }
 
 void validate(const ValidateSettings& s) {
-  ir::Graph graph;
-  pipeline::Compiled compiled;
-  try {
-    graph = tflite::read_model_file(s.model);
-    announce_planning(s.model, s.options.plan.cpu, s.options.plan.algorithm,
-                      s.options.plan.time_limit_ms);
-    compiled = pipeline::compile(graph, s.options);
-  } catch (const InputError& e) {
-    throw InputError(s.model + ": " + e.what());
-  }
+  const auto [graph, compiled] = compile_model_file(s.model, s.options);
   const std::string cpu = compiled.planned.cpu.name;
   const std::optional<std::string> board = cortex_m::qemu_board(cpu);
   if (!board) {
