@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "dsp/kernels.h"
@@ -265,6 +266,31 @@ TEST(DspMaxPool, EqualsPortableOnRandomShapes) {
   EXPECT_STREQ(max_pool_kernel_variant(PoolParams{}, Extension::kScalar), "portable");
 }
 
+// One same-shape case of an elementwise kernel against portable: up to 70 elements (every input
+// at -128 or 127 throughout every fifth iteration), then the same in place (output = input 1), as
+// the runtime runs it.
+template <typename Params>
+using ElementwiseKernel = void (*)(const Params&, const BroadcastShape&, const int8_t*,
+                                   const int8_t*, int8_t*);
+template <typename Params>
+void expect_elementwise_equal(ElementwiseKernel<Params> kernel, ElementwiseKernel<Params> portable,
+                              bool (*handles)(const BroadcastShape&), const Params& p, int iter,
+                              const std::string& what) {
+  const int32_t n = uniform(1, 70);
+  const BroadcastShape shape = elementwise_shape(n);
+  ASSERT_TRUE(handles(shape));
+  const int32_t lo = iter % 5 == 0 ? (iter % 2 ? 127 : -128) : -128;
+  const int32_t hi = iter % 5 == 0 ? lo : 127;
+  auto a = random_values<int8_t>(n, lo, hi);
+  const auto b = random_values<int8_t>(n, lo, hi);
+  std::vector<int8_t> want(n), got(n, 0x55);
+  portable(p, shape, a.data(), b.data(), want.data());
+  kernel(p, shape, a.data(), b.data(), got.data());
+  ASSERT_EQ(got, want) << "iteration " << iter << " " << what;
+  kernel(p, shape, a.data(), b.data(), a.data());
+  ASSERT_EQ(a, want) << "iteration " << iter << " in place";
+}
+
 // ADD: parameters as TFLite prepares them from random scales, and raw ones at the edges of what
 // the dsp shortcuts take (any right shift, left shift up to 22, multipliers up to INT32_MAX); in
 // place too (output = input1), as the runtime runs it.
@@ -293,21 +319,10 @@ TEST(DspAdd, EqualsPortableOnRandomParameters) {
     }
     if (!add_fits(p)) continue;
     ++ran;
-    const int32_t n = uniform(1, 70);
-    const BroadcastShape shape = elementwise_shape(n);
-    ASSERT_TRUE(dsp::add_handles(shape));
-    // Extremes every fifth iteration: both inputs at -128 or 127 throughout.
-    const int32_t lo = iter % 5 == 0 ? (iter % 2 ? 127 : -128) : -128;
-    const int32_t hi = iter % 5 == 0 ? lo : 127;
-    auto a = random_values<int8_t>(n, lo, hi);
-    const auto b = random_values<int8_t>(n, lo, hi);
-    std::vector<int8_t> want(n), got(n, 0x55);
-    portable_add(p, shape, a.data(), b.data(), want.data());
-    dsp::add(p, shape, a.data(), b.data(), got.data());
-    ASSERT_EQ(got, want) << "iteration " << iter << " shifts " << p.left_shift << " "
-                         << p.input1_shift << " " << p.input2_shift << " " << p.output_shift;
-    dsp::add(p, shape, a.data(), b.data(), a.data());
-    ASSERT_EQ(a, want) << "iteration " << iter << " in place";
+    ASSERT_NO_FATAL_FAILURE(expect_elementwise_equal<AddParams>(
+        &dsp::add, &portable_add, &dsp::add_handles, p, iter,
+        "shifts " + std::to_string(p.left_shift) + " " + std::to_string(p.input1_shift) + " " +
+            std::to_string(p.input2_shift) + " " + std::to_string(p.output_shift)));
   }
   EXPECT_GT(ran, 250);
   const int32_t d1[] = {2, 3}, d2[] = {1, 3};
@@ -340,19 +355,9 @@ TEST(DspMul, EqualsPortableOnRandomParameters) {
     }
     if (!mul_fits(p)) continue;
     ++ran;
-    const int32_t n = uniform(1, 70);
-    const BroadcastShape shape = elementwise_shape(n);
-    ASSERT_TRUE(dsp::mul_handles(shape));
-    const int32_t lo = iter % 5 == 0 ? (iter % 2 ? 127 : -128) : -128;
-    const int32_t hi = iter % 5 == 0 ? lo : 127;
-    auto a = random_values<int8_t>(n, lo, hi);
-    const auto b = random_values<int8_t>(n, lo, hi);
-    std::vector<int8_t> want(n), got(n, 0x55);
-    portable_mul(p, shape, a.data(), b.data(), want.data());
-    dsp::mul(p, shape, a.data(), b.data(), got.data());
-    ASSERT_EQ(got, want) << "iteration " << iter << " shift " << p.output_shift;
-    dsp::mul(p, shape, a.data(), b.data(), a.data());
-    ASSERT_EQ(a, want) << "iteration " << iter << " in place";
+    ASSERT_NO_FATAL_FAILURE(expect_elementwise_equal<MulParams>(
+        &dsp::mul, &portable_mul, &dsp::mul_handles, p, iter,
+        "shift " + std::to_string(p.output_shift)));
   }
   EXPECT_GT(ran, 200);
   EXPECT_STREQ(built_mul_kernel_variant(elementwise_shape(8)), "dsp");
