@@ -195,6 +195,58 @@ TEST_F(InspectCli, TheReadmesSampleErrorIsWhatMotePrints) {
   EXPECT_EQ(text.substr(open + 1, close - open - 1), printed);
 }
 
+// --check judges every operator on its own: an operator Mote lacks and one whose parameters its
+// kernel cannot take are both named, the rest say ok, and the exit status says the model fails.
+TEST_F(InspectCli, CheckListsEveryOperatorsVerdict) {
+  // conv2d_x3: QUANTIZE, three CONV_2D, DEQUANTIZE.
+  auto model = builder::to_tflite_object(builder::conv2d_x3());
+  auto& ops = model->subgraphs[0]->operators;
+  ASSERT_EQ(ops.size(), 5u);
+  // Operator 1 becomes an operator Mote lacks, with an operator code of its own.
+  model->operator_codes.push_back(
+      std::make_unique<tflite::fb::OperatorCodeT>(*model->operator_codes[ops[1]->opcode_index]));
+  ops[1]->opcode_index = static_cast<uint32_t>(model->operator_codes.size() - 1);
+  model->operator_codes.back()->builtin_code = 44;  // UNIDIRECTIONAL_SEQUENCE_LSTM
+  model->operator_codes.back()->deprecated_builtin_code = 44;
+  // Operator 3 gets a stride the kernels cannot take (valid TFLite).
+  ops[3]->builtin_options.AsConv2DOptions()->stride_h = INT32_MAX;
+  const std::string file = quoted(write("check.tflite", builder::pack_model(*model)));
+
+  const Result text = run("inspect --check " + file);
+  EXPECT_EQ(text.status, 2) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("  0  QUANTIZE                     ok\n"));
+  EXPECT_THAT(text.out,
+              HasSubstr("  1  UNIDIRECTIONAL_SEQUENCE_LSTM cannot compile: not supported\n"));
+  // Judged on its own although its input comes from the operator Mote lacks.
+  EXPECT_THAT(text.out, HasSubstr("  2  CONV_2D                      ok\n"));
+  EXPECT_THAT(text.out, HasSubstr("  3  CONV_2D                      cannot compile: "));
+  EXPECT_THAT(text.out, HasSubstr("  4  DEQUANTIZE                   ok\n"));
+  EXPECT_THAT(text.out, HasSubstr("verdict: 2 of 5 operators cannot compile"));
+
+  const Result j = run("inspect --check " + file + " --json -");
+  EXPECT_EQ(j.status, 2);
+  const json report = json::parse(j.out);
+  EXPECT_FALSE(report["compiles"].get<bool>());
+  ASSERT_EQ(report["operators"].size(), 5u);
+  EXPECT_TRUE(report["operators"][0]["compiles"].get<bool>());
+  EXPECT_EQ(report["operators"][1]["problem"],
+            "operator 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): not supported");
+  EXPECT_EQ(report["operators"][3]["type"], "CONV_2D");
+  EXPECT_FALSE(report["operators"][3]["compiles"].get<bool>());
+  EXPECT_THAT(report["operators"][3]["problem"].get<std::string>(), HasSubstr("operator 3 (CONV_2D): "));
+
+  // Plain inspect stops at the first problem and says how to see them all.
+  const Result plain = run("inspect " + file);
+  EXPECT_EQ(plain.status, 2);
+  EXPECT_THAT(plain.err, HasSubstr("operator 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): not supported"));
+  EXPECT_THAT(plain.err, HasSubstr("(mote inspect --check "));
+
+  const Result good = run("inspect --check " +
+                          quoted(write("good.tflite", builder::write_model(builder::conv2d_x3()))));
+  EXPECT_EQ(good.status, 0) << good.err;
+  EXPECT_THAT(good.out, HasSubstr("verdict: all 5 operators compile"));
+}
+
 TEST_F(InspectCli, UsageErrorsAndHelp) {
   EXPECT_EQ(run("inspect").status, 2);
   EXPECT_EQ(run("inspect --no-such-flag x").status, 2);

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.h"
 #include "compiler/builder/model_builder.h"
 #include "compiler/builder/models.h"
@@ -48,7 +50,7 @@ Result mote(const std::string& args) {
 
 // The three commands' exit statuses and first error lines for one model file on one CPU.
 struct Verdict {
-  Result inspect, plan, compile;
+  Result inspect, check, plan, compile;
 };
 
 Verdict verdict(const fs::path& file, const char* cpu) {
@@ -58,6 +60,9 @@ Verdict verdict(const fs::path& file, const char* cpu) {
   const std::string target = std::string(" --target ") + cpu;
   Verdict v;
   v.inspect = mote("inspect " + f);
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  v.check = cli_testing::run_mote(MOTE_CLI, "inspect --check --json - " + f,
+                                  tmp(std::string(test->name()) + ".check"));
   v.plan = mote("plan " + f + target);
   v.compile = mote("compile " + f + target + " -o out.mote");
   return v;
@@ -68,12 +73,23 @@ void expect_one_verdict(const fs::path& file, bool supported) {
     const Verdict v = verdict(file, cpu);
     const int expected = supported ? 0 : 2;
     EXPECT_EQ(v.inspect.status, expected) << file << " inspect: " << v.inspect.err;
+    EXPECT_EQ(v.check.status, expected) << file << " inspect --check: " << v.check.out;
     EXPECT_EQ(v.plan.status, expected) << file << " plan on " << cpu << ": " << v.plan.err;
     EXPECT_EQ(v.compile.status, expected) << file << " compile on " << cpu << ": " << v.compile.err;
     if (!supported) {  // and for the same reason, in the same words
       EXPECT_THAT(v.inspect.err, StartsWith("error: " + file.string() + ": "));
       EXPECT_EQ(v.plan.err, v.inspect.err) << file;
       EXPECT_EQ(v.compile.err, v.inspect.err) << file;
+      // --check names that first problem among every operator's.
+      const nlohmann::json report = nlohmann::json::parse(v.check.out);
+      EXPECT_FALSE(report["compiles"].get<bool>());
+      std::vector<std::string> problems = report["problems"].get<std::vector<std::string>>();
+      for (const auto& op : report["operators"]) {
+        if (!op["compiles"].get<bool>()) problems.push_back(op["problem"].get<std::string>());
+      }
+      bool named = false;
+      for (const std::string& p : problems) named = named || v.inspect.err.find(p) != std::string::npos;
+      EXPECT_TRUE(named) << file << ": " << v.inspect.err << " not among " << v.check.out;
     }
   }
 }

@@ -16,6 +16,7 @@
 #include "compiler/tflite/reader.h"
 #include "tools/commands.h"
 #include "tools/options.h"
+#include "tools/progress.h"
 
 namespace mote::tools {
 namespace {
@@ -28,6 +29,7 @@ using nlohmann::json;
 struct InspectOptions {
   std::string model;
   std::string json_path;  // "-": stdout
+  bool check = false;     // --check: each operator's verdict instead of the model's contents
 };
 
 std::string format(const char* fmt, double v) {
@@ -187,10 +189,75 @@ void print_text(const std::string& path, const Graph& g) {
               static_cast<long long>(ir::activation_bytes(g)));
 }
 
+// A verdict's reason without the "operator 3 (TANH): " that the table's columns already say.
+std::string reason(const tflite::OperatorVerdict& op) {
+  const std::string prefix = "operator " + std::to_string(op.index) + " (";
+  if (op.problem.rfind(prefix, 0) != 0) return op.problem;
+  const size_t end = op.problem.find("): ");
+  return end == std::string::npos ? op.problem : op.problem.substr(end + 3);
+}
+
+std::string check_json(const std::string& path, const tflite::SupportReport& report) {
+  json ops = json::array();
+  for (const tflite::OperatorVerdict& op : report.operators) {
+    json j = {{"index", op.index}, {"type", op.type}, {"compiles", op.problem.empty()}};
+    if (!op.problem.empty()) j["problem"] = op.problem;
+    ops.push_back(j);
+  }
+  const json doc = {{"model", path},
+                    {"compiles", report.compiles()},
+                    {"operators", ops},
+                    {"problems", report.model},
+                    {"notes", report.notes}};
+  return doc.dump(2) + "\n";
+}
+
+void print_check(const std::string& path, const tflite::SupportReport& report) {
+  std::printf("model: %s\n", path.c_str());
+  for (const std::string& note : report.notes) std::printf("note    %s\n", note.c_str());
+  size_t refused = 0;
+  for (const tflite::OperatorVerdict& op : report.operators) {
+    if (op.problem.empty()) {
+      std::printf("%3u  %-28s ok\n", op.index, op.type.c_str());
+    } else {
+      ++refused;
+      std::printf("%3u  %-28s cannot compile: %s\n", op.index, op.type.c_str(), reason(op).c_str());
+    }
+  }
+  for (const std::string& problem : report.model) std::printf("model  %s\n", problem.c_str());
+  if (report.compiles()) {
+    std::printf("verdict: all %zu operators compile\n", report.operators.size());
+  } else {
+    std::printf("verdict: %zu of %zu operators cannot compile%s; mote compile refuses this model\n",
+                refused, report.operators.size(),
+                report.model.empty() ? "" : ", and the model has problems of its own");
+  }
+}
+
+// --check: the model's verdict. Exit status 2 when Mote cannot compile it (its reasons printed).
+void run_check(const InspectOptions& options) {
+  tflite::SupportReport report;
+  try {
+    report = tflite::check_model_file(options.model);
+  } catch (const InputError& e) {
+    throw InputError(options.model + ": " + e.what());
+  }
+  if (options.json_path.empty()) {
+    print_check(options.model, report);
+    emit::flush_stdout();
+  } else {
+    emit::OutputFiles files;
+    files.add(options.json_path, check_json(options.model, report));
+    files.commit();
+  }
+  if (!report.compiles()) throw CommandExit{kExitBadInput};
+}
+
 void run_inspect(const InspectOptions& options) {
+  if (options.check) return run_check(options);
   Graph g;
   try {
-    g = tflite::read_model_file(options.model);
+    g = read_model_for_command(options.model);
   } catch (const InputError& e) {
     throw InputError(options.model + ": " + e.what());
   }
@@ -213,16 +280,22 @@ void add_inspect_command(CLI::App& app) {
   // Not required here: the old switch spelling `--json MODEL` hands the model to --json.
   cmd->add_option("model", options->model, "the .tflite file");
   add_json_option(cmd, options->json_path, "write the same as JSON");
+  cmd->add_flag("--check", options->check,
+                "list every operator with whether Mote can compile it and why not, without "
+                "planning; exit status 2 when any cannot");
   cmd->footer(
       "Examples:\n"
       "  mote inspect model.tflite\n"
       "  mote inspect model.tflite --json model.json   # {\"operators\": [{\"index\": 0, "
       "\"type\": \"CONV_2D\", ...}], \"macs\": N, \"constant_bytes\": N, ...}\n"
       "  mote inspect model.tflite --json -            # the same on stdout\n"
+      "  mote inspect --check model.tflite             # each operator: ok, or why Mote cannot "
+      "compile it\n"
       "The old switch `mote inspect --json model.tflite` (JSON on stdout) still works for one "
       "release.\n"
-      "Exit status: 0 success, 2 bad input (unreadable, invalid or unsupported model) or an "
-      "output that cannot be written, 1 internal error.");
+      "Exit status: 0 success, 2 bad input (unreadable, invalid or unsupported model; with "
+      "--check, a model that Mote cannot compile) or an output that cannot be written, 1 internal "
+      "error.");
   cmd->callback([options] {
     InspectOptions o = *options;
     if (o.model.empty() && !o.json_path.empty() && o.json_path != "-") {

@@ -119,7 +119,7 @@ void add_plan_command(CLI::App& app) {
       request.overlap = !settings->no_overlap;
       pipeline::PlannedGraph planned;
       try {
-        const ir::Graph graph = tflite::read_model_file(settings->model_path);
+        const ir::Graph graph = read_model_for_command(settings->model_path);
         announce_planning(settings->model_path, request.cpu, request.algorithm,
                           request.time_limit_ms);
         planned = pipeline::plan_graph(graph, request);

@@ -27,6 +27,20 @@ inline void announce_planning(const std::string& model, const std::string& cpu,
   std::fflush(stderr);
 }
 
+// A .tflite file read for a command (the caller names the file in its error). When the first
+// problem is an operator's or a tensor's, the message says how to list every one.
+inline ir::Graph read_model_for_command(const std::string& model) {
+  try {
+    return tflite::read_model_file(model);
+  } catch (const InputError& e) {
+    std::string why = e.what();
+    if (why.rfind("operator ", 0) == 0 || why.rfind("tensor ", 0) == 0) {
+      why += " (mote inspect --check " + model + " lists every operator Mote cannot compile)";
+    }
+    throw InputError(why);
+  }
+}
+
 // A .tflite file read and compiled, as compile, analyze and validate do it: the planning
 // announced, and a refusal (mote::InputError) named by the file.
 struct CompiledModel {
@@ -38,7 +52,7 @@ inline CompiledModel compile_model_file(const std::string& model,
                                         const pipeline::CompileOptions& options) {
   try {
     CompiledModel m;
-    m.graph = tflite::read_model_file(model);
+    m.graph = read_model_for_command(model);
     announce_planning(model, options.plan.cpu, options.plan.algorithm, options.plan.time_limit_ms);
     m.compiled = pipeline::compile(m.graph, options);
     return m;

@@ -77,36 +77,84 @@ void check_tensor(const Graph& g, int32_t index) {
   }
 }
 
-}  // namespace
+// Where the rules' verdicts go: validate() throws at the first, validate_each() collects them.
+class Verdicts {
+ public:
+  virtual ~Verdicts() = default;
+  virtual void tensor(int32_t index, const std::string& why) = 0;
+  virtual void graph(const std::string& why) = 0;
+  virtual void op(size_t index, const std::string& why) = 0;
+};
 
-void validate(const Graph& g) {
+class ThrowFirst : public Verdicts {
+ public:
+  void tensor(int32_t, const std::string& why) override { throw InputError(why); }
+  void graph(const std::string& why) override { throw InputError(why); }
+  void op(size_t, const std::string& why) override { throw InputError(why); }
+};
+
+class Collect : public Verdicts {
+ public:
+  explicit Collect(ValidationReport& report) : report_(report) {}
+  void tensor(int32_t, const std::string&) override {}  // reported with its readers, below
+  void graph(const std::string& why) override { report_.graph.push_back(why); }
+  void op(size_t index, const std::string& why) override {
+    if (report_.operators[index].empty()) report_.operators[index] = why;
+  }
+
+ private:
+  ValidationReport& report_;
+};
+
+// Every rule, each verdict to `verdicts`. Operators are judged on their own: one that reads a
+// tensor with a problem is refused with that problem, and a refused operator's outputs count as
+// produced for the operators after it.
+void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems,
+                 const std::vector<int32_t>& produced_elsewhere, Verdicts& verdicts) {
   const int64_t num_tensors = static_cast<int64_t>(g.tensors.size());
-  if (num_tensors > std::numeric_limits<int32_t>::max()) throw InputError("too many tensors");
-  for (int32_t i = 0; i < static_cast<int32_t>(num_tensors); ++i) check_tensor(g, i);
+  if (num_tensors > std::numeric_limits<int32_t>::max()) {
+    verdicts.graph("too many tensors");
+    return;
+  }
+  std::vector<std::string> bad(g.tensors.size());
+  for (int32_t i = 0; i < static_cast<int32_t>(num_tensors); ++i) {
+    if (static_cast<size_t>(i) < tensor_problems.size() && !tensor_problems[i].empty()) {
+      bad[i] = tensor_problems[i];
+    } else {
+      try {
+        check_tensor(g, i);
+      } catch (const InputError& e) {
+        bad[i] = e.what();
+      }
+    }
+    if (!bad[i].empty()) verdicts.tensor(i, bad[i]);
+  }
+  std::vector<bool> reported(g.tensors.size(), false);  // bad tensors named by an operator
 
   auto in_range = [&](int32_t t) { return t >= 0 && t < num_tensors; };
-  if (g.operators.empty()) throw InputError("graph has no operators");
-  if (g.outputs.empty()) throw InputError("graph has no outputs");
+  if (g.operators.empty()) verdicts.graph("graph has no operators");
+  if (g.outputs.empty()) verdicts.graph("graph has no outputs");
 
   // Tensors readable so far: constants, graph inputs, then each operator's outputs.
   std::vector<bool> available(g.tensors.size(), false);
   for (size_t i = 0; i < g.tensors.size(); ++i) available[i] = g.tensors[i].is_constant;
+  for (int32_t t : produced_elsewhere) {
+    if (in_range(t)) available[t] = true;
+  }
   for (size_t k = 0; k < g.inputs.size(); ++k) {
     const int32_t t = g.inputs[k];
     if (!in_range(t)) {
-      throw InputError("graph input " + std::to_string(k) + " refers to tensor " +
-                       std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
-                       " tensors)");
+      verdicts.graph("graph input " + std::to_string(k) + " refers to tensor " + std::to_string(t) +
+                     ", out of range (" + std::to_string(num_tensors) + " tensors)");
+    } else if (g.tensors[t].is_constant) {
+      verdicts.graph("graph input " + std::to_string(k) + ": " + tensor_label(g, t) +
+                     " is a constant");
+    } else if (available[t]) {
+      verdicts.graph("graph input " + std::to_string(k) + ": " + tensor_label(g, t) +
+                     " is listed twice");
+    } else {
+      available[t] = true;
     }
-    if (g.tensors[t].is_constant) {
-      throw InputError("graph input " + std::to_string(k) + ": " + tensor_label(g, t) +
-                       " is a constant");
-    }
-    if (available[t]) {
-      throw InputError("graph input " + std::to_string(k) + ": " + tensor_label(g, t) +
-                       " is listed twice");
-    }
-    available[t] = true;
   }
 
   for (size_t i = 0; i < g.operators.size(); ++i) {
@@ -114,50 +162,78 @@ void validate(const Graph& g) {
     auto where = [&] {
       return "operator " + std::to_string(i) + " (" + std::string(to_string(op.type)) + "): ";
     };
-    for (size_t k = 0; k < op.inputs.size(); ++k) {
-      const int32_t t = op.inputs[k];
-      if (t == kNoTensor) continue;
-      if (!in_range(t)) {
-        throw InputError(where() + "input " + std::to_string(k) + " refers to tensor " +
-                         std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
-                         " tensors)");
+    // The first problem of each tensor list, or "" when both are fine.
+    auto tensors_problem = [&](const std::vector<int32_t>& list, const char* what, bool output) {
+      for (size_t k = 0; k < list.size(); ++k) {
+        const int32_t t = list[k];
+        if (t == kNoTensor && !output) continue;
+        if (!in_range(t)) {
+          return where() + what + " " + std::to_string(k) + " refers to tensor " +
+                 std::to_string(t) + ", out of range (" + std::to_string(num_tensors) + " tensors)";
+        }
+        if (!bad[t].empty()) {
+          reported[t] = true;
+          return bad[t];
+        }
+        if (!output && !available[t]) {
+          return where() + what + " " + std::to_string(k) + " (" + tensor_label(g, t) +
+                 ") is read before any operator produces it";
+        }
+        if (output && available[t]) {
+          return where() + what + " " + std::to_string(k) + " (" + tensor_label(g, t) +
+                 ") is a constant, a graph input or already produced";
+        }
       }
-      if (!available[t]) {
-        throw InputError(where() + "input " + std::to_string(k) + " (" + tensor_label(g, t) +
-                         ") is read before any operator produces it");
+      return std::string();
+    };
+    std::string problem = tensors_problem(op.inputs, "input", false);
+    if (problem.empty()) problem = tensors_problem(op.outputs, "output", true);
+    if (problem.empty()) {
+      try {
+        Checker checker(g, i);
+        const OpDef& def = op_def(op.type);
+        checker.arity(def.inputs.min, def.inputs.max, def.inputs.first_optional);
+        def.check(checker);
+      } catch (const InputError& e) {
+        problem = e.what();
       }
     }
-    for (size_t k = 0; k < op.outputs.size(); ++k) {
-      const int32_t t = op.outputs[k];
-      if (!in_range(t)) {
-        throw InputError(where() + "output " + std::to_string(k) + " refers to tensor " +
-                         std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
-                         " tensors)");
-      }
-      if (available[t]) {
-        throw InputError(where() + "output " + std::to_string(k) + " (" + tensor_label(g, t) +
-                         ") is a constant, a graph input or already produced");
-      }
+    if (!problem.empty()) verdicts.op(i, problem);
+    for (int32_t t : op.outputs) {
+      if (in_range(t)) available[t] = true;
     }
-    Checker checker(g, i);
-    const OpDef& def = op_def(op.type);
-    checker.arity(def.inputs.min, def.inputs.max, def.inputs.first_optional);
-    def.check(checker);
-    for (int32_t t : op.outputs) available[t] = true;
+  }
+  for (size_t t = 0; t < bad.size(); ++t) {
+    if (!bad[t].empty() && !reported[t]) verdicts.graph(bad[t]);
   }
 
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     const int32_t t = g.outputs[k];
     if (!in_range(t)) {
-      throw InputError("graph output " + std::to_string(k) + " refers to tensor " +
-                       std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
-                       " tensors)");
-    }
-    if (!available[t] || g.tensors[t].is_constant) {
-      throw InputError("graph output " + std::to_string(k) + ": " + tensor_label(g, t) +
-                       " is not produced by any operator or graph input");
+      verdicts.graph("graph output " + std::to_string(k) + " refers to tensor " +
+                     std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
+                     " tensors)");
+    } else if (!available[t] || g.tensors[t].is_constant) {
+      verdicts.graph("graph output " + std::to_string(k) + ": " + tensor_label(g, t) +
+                     " is not produced by any operator or graph input");
     }
   }
+}
+
+}  // namespace
+
+void validate(const Graph& g) {
+  ThrowFirst verdicts;
+  check_graph(g, {}, {}, verdicts);
+}
+
+ValidationReport validate_each(const Graph& g, const std::vector<std::string>& tensor_problems,
+                               const std::vector<int32_t>& produced_elsewhere) {
+  ValidationReport report;
+  report.operators.assign(g.operators.size(), "");
+  Collect verdicts(report);
+  check_graph(g, tensor_problems, produced_elsewhere, verdicts);
+  return report;
 }
 
 }  // namespace mote::ops

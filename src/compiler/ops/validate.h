@@ -3,6 +3,9 @@
 // and the builder on every graph it builds, so later stages (passes, planner, emitter, kernels)
 // may rely on them without checking again.
 
+#include <string>
+#include <vector>
+
 #include "compiler/ir/graph.h"
 
 namespace mote::ops {
@@ -25,5 +28,20 @@ namespace mote::ops {
 //   quantization where the kernel moves bytes without requantizing, fixed 1/256 output scale
 //   for SOFTMAX and LOGISTIC).
 void validate(const ir::Graph& graph);
+
+// The same rules, every operator judged on its own, for `mote inspect --check`: one problem per
+// operator of `graph` ("" when it passes) and the problems that belong to no operator (graph
+// inputs and outputs, a tensor no operator touches). An operator that reads or writes a tensor
+// with a problem is refused with that problem. `tensor_problems[i]`, when not empty, is tensor
+// i's problem found by the caller (the reader): the tensor is not checked again.
+// `produced_elsewhere` lists tensors made by operators left out of `graph` (ones Mote lacks),
+// so that their readers are judged on their own merits.
+struct ValidationReport {
+  std::vector<std::string> operators;
+  std::vector<std::string> graph;
+};
+ValidationReport validate_each(const ir::Graph& graph,
+                               const std::vector<std::string>& tensor_problems = {},
+                               const std::vector<int32_t>& produced_elsewhere = {});
 
 }  // namespace mote::ops

@@ -285,5 +285,42 @@ TEST(Stats, CountsMacsAndBytes) {
   EXPECT_EQ(activation_bytes(g), 768 + 192 + 512 + 1024 + 512 + 2048);
 }
 
+// validate_each judges every operator on its own; validate stops at the first of the same problems.
+TEST(ValidateEach, JudgesEveryOperatorOnItsOwn) {
+  ModelBuilder b;
+  const TensorId x = b.add_input({1, 10}, DataType::kInt8, 0.01f, 0);
+  const TensorId s = b.add_softmax(x, 1e-7f);  // beta x input scale below 2^-27: refused
+  const TensorId l = b.add_logistic(s);        // fine
+  b.mark_output(b.add_operator(OpType::kHardSwish, {l}, std::monostate{}, {1, 10}, 1e-6f, 0));
+  const Graph g = b.graph();  // build() would validate
+
+  const ops::ValidationReport report = ops::validate_each(g);
+  ASSERT_EQ(report.operators.size(), 3u);
+  EXPECT_THAT(report.operators[0], ::testing::StartsWith("operator 0 (SOFTMAX): "));
+  EXPECT_EQ(report.operators[1], "");
+  EXPECT_THAT(report.operators[2], ::testing::StartsWith("operator 2 (HARD_SWISH): "));
+  EXPECT_TRUE(report.graph.empty());
+  try {
+    validate(g);
+    FAIL() << "validate accepted the graph";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), report.operators[0]);
+  }
+
+  // A tensor's problem goes to the operators that touch it; operators left out of the graph
+  // (produced_elsewhere) make their outputs readable.
+  Graph cut = g;
+  cut.operators.erase(cut.operators.begin());
+  const std::vector<std::string> tensor_problems(cut.tensors.size());
+  const ops::ValidationReport alone = ops::validate_each(cut, tensor_problems, {s});
+  EXPECT_EQ(alone.operators[0], "");
+  EXPECT_THAT(ops::validate_each(cut).operators[0], HasSubstr("is read before any operator"));
+  std::vector<std::string> bad(cut.tensors.size());
+  bad[static_cast<size_t>(l)] = "tensor 2 (l): type int16 not supported";
+  const ops::ValidationReport flagged = ops::validate_each(cut, bad, {s});
+  EXPECT_EQ(flagged.operators[0], bad[static_cast<size_t>(l)]);
+  EXPECT_EQ(flagged.operators[1], bad[static_cast<size_t>(l)]);
+}
+
 }  // namespace
 }  // namespace mote::ir

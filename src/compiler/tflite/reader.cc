@@ -94,6 +94,90 @@ class Reader {
   explicit Reader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
 
   ir::Graph run() {
+    const fb::SubGraph& sg = open();
+    ir::Graph g;
+    const auto* tensors = sg.tensors();
+    g.tensors.reserve(tensors->size());
+    for (uint32_t i = 0; i < tensors->size(); ++i) {
+      g.tensors.push_back(read_tensor(*tensors->Get(i), static_cast<int32_t>(i), g.notes));
+    }
+
+    const auto* operators = sg.operators();
+    if (operators != nullptr) {
+      g.operators.reserve(operators->size());
+      for (uint32_t i = 0; i < operators->size(); ++i) {
+        g.operators.push_back(read_operator(*operators->Get(i), i));
+      }
+    }
+    g.inputs = to_vector(sg.inputs());
+    g.outputs = to_vector(sg.outputs());
+    ops::validate(g);
+    return g;
+  }
+
+  // Every operator's verdict, reading past what Mote cannot take (see check_model).
+  SupportReport check() {
+    const fb::SubGraph& sg = open();
+    ir::Graph g;
+    std::vector<std::string> tensor_problems;
+    {
+      const auto* tensors = sg.tensors();
+      for (uint32_t i = 0; i < tensors->size(); ++i) {
+        try {
+          g.tensors.push_back(read_tensor(*tensors->Get(i), static_cast<int32_t>(i), g.notes));
+        } catch (const InputError& e) {
+          tensor_problems.resize(i + 1);
+          tensor_problems[i] = e.what();
+          ir::Tensor placeholder;
+          placeholder.name = printable(tensors->Get(i)->name());
+          g.tensors.push_back(std::move(placeholder));
+        }
+      }
+    }
+    SupportReport report;
+    std::vector<int32_t> produced_elsewhere;
+    std::vector<size_t> in_graph;  // report.operators index of each operator of g
+    if (const auto* operators = sg.operators()) {
+      const auto* codes = model_->operator_codes();
+      for (uint32_t i = 0; i < operators->size(); ++i) {
+        const fb::Operator& op = *operators->Get(i);
+        OperatorVerdict verdict{i, "?", ""};
+        if (codes != nullptr && op.opcode_index() < codes->size()) {
+          const fb::OperatorCode& code = *codes->Get(op.opcode_index());
+          verdict.type = builtin_operator_name(
+              std::max<int32_t>(code.deprecated_builtin_code(), code.builtin_code()));
+        }
+        try {
+          g.operators.push_back(read_operator(op, i));
+          in_graph.push_back(report.operators.size());
+        } catch (const InputError& e) {
+          verdict.problem = e.what();
+          const std::vector<int32_t> outputs = to_vector(op.outputs());
+          produced_elsewhere.insert(produced_elsewhere.end(), outputs.begin(), outputs.end());
+        }
+        report.operators.push_back(std::move(verdict));
+      }
+    }
+    g.inputs = to_vector(sg.inputs());
+    g.outputs = to_vector(sg.outputs());
+    const ops::ValidationReport checked = ops::validate_each(g, tensor_problems, produced_elsewhere);
+    for (size_t k = 0; k < in_graph.size(); ++k) {
+      // The checks name operators by their index in `g`, which lacks the operators left out.
+      std::string problem = checked.operators[k];
+      const std::string said = "operator " + std::to_string(k) + " (";
+      if (problem.rfind(said, 0) == 0) {
+        problem = "operator " + std::to_string(in_graph[k]) + " (" + problem.substr(said.size());
+      }
+      report.operators[in_graph[k]].problem = std::move(problem);
+    }
+    report.model = checked.graph;
+    report.notes = g.notes;
+    return report;
+  }
+
+ private:
+  // The checks before any tensor or operator is read; the subgraph to read.
+  const fb::SubGraph& open() {
     // Below 8 bytes there is no root offset and file identifier to look at; at 2 GiB the
     // flatbuffers verifier stops working.
     if (bytes_.size() < 8) {
@@ -115,6 +199,7 @@ class Reader {
     const auto* subgraphs = model_->subgraphs();
     if (subgraphs == nullptr || subgraphs->size() == 0) fail("model has no subgraphs");
     const fb::SubGraph& sg = *subgraphs->Get(0);
+    if (sg.tensors() == nullptr || sg.tensors()->size() == 0) fail("subgraph 0 has no tensors");
 
     const auto* buffers = model_->buffers();
     if (buffers != nullptr && buffers->size() > 0) {
@@ -124,28 +209,9 @@ class Reader {
       }
     }
 
-    ir::Graph g;
-    const auto* tensors = sg.tensors();
-    if (tensors == nullptr || tensors->size() == 0) fail("subgraph 0 has no tensors");
-    g.tensors.reserve(tensors->size());
-    for (uint32_t i = 0; i < tensors->size(); ++i) {
-      g.tensors.push_back(read_tensor(*tensors->Get(i), static_cast<int32_t>(i), g.notes));
-    }
-
-    const auto* operators = sg.operators();
-    if (operators != nullptr) {
-      g.operators.reserve(operators->size());
-      for (uint32_t i = 0; i < operators->size(); ++i) {
-        g.operators.push_back(read_operator(*operators->Get(i), i));
-      }
-    }
-    g.inputs = to_vector(sg.inputs());
-    g.outputs = to_vector(sg.outputs());
-    ops::validate(g);
-    return g;
+    return sg;
   }
 
- private:
   std::span<const uint8_t> buffer_data(uint32_t index, const Place& where) const {
     const auto* buffers = model_->buffers();
     const uint32_t count = buffers == nullptr ? 0 : buffers->size();
@@ -255,20 +321,21 @@ class Reader {
   const fb::Model* model_ = nullptr;
 };
 
-}  // namespace
-
-ir::Graph read_model(std::span<const uint8_t> bytes) {
-  // FlatBuffers accessors load scalars in place, which needs the buffer at an address aligned
-  // for its largest scalar (8 bytes); a span into a larger buffer may not be. Read a copy then.
+// FlatBuffers accessors load scalars in place, which needs the buffer at an address aligned
+// for its largest scalar (8 bytes); a span into a larger buffer may not be. Read a copy then.
+template <typename Read>
+auto read_aligned(std::span<const uint8_t> bytes, Read read) {
   if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint64_t) != 0) {
     std::vector<uint64_t> copy((bytes.size() + 7) / 8);
     std::memcpy(copy.data(), bytes.data(), bytes.size());
-    return Reader({reinterpret_cast<const uint8_t*>(copy.data()), bytes.size()}).run();
+    Reader reader({reinterpret_cast<const uint8_t*>(copy.data()), bytes.size()});
+    return read(reader);
   }
-  return Reader(bytes).run();
+  Reader reader(bytes);
+  return read(reader);
 }
 
-ir::Graph read_model_file(const std::filesystem::path& path) {
+std::vector<uint8_t> read_file(const std::filesystem::path& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status)) fail("cannot open: no such file");
@@ -286,7 +353,31 @@ ir::Graph read_model_file(const std::filesystem::path& path) {
   if (!bytes.empty() && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
     fail("cannot read the file");
   }
-  return read_model(bytes);
+  return bytes;
+}
+
+}  // namespace
+
+ir::Graph read_model(std::span<const uint8_t> bytes) {
+  return read_aligned(bytes, [](Reader& r) { return r.run(); });
+}
+
+ir::Graph read_model_file(const std::filesystem::path& path) { return read_model(read_file(path)); }
+
+SupportReport check_model(std::span<const uint8_t> bytes) {
+  return read_aligned(bytes, [](Reader& r) { return r.check(); });
+}
+
+SupportReport check_model_file(const std::filesystem::path& path) {
+  return check_model(read_file(path));
+}
+
+bool SupportReport::compiles() const {
+  if (!model.empty()) return false;
+  for (const OperatorVerdict& op : operators) {
+    if (!op.problem.empty()) return false;
+  }
+  return true;
 }
 
 }  // namespace mote::tflite
