@@ -17,6 +17,7 @@
 #include "compiler/ops/tflite_options.h"
 #include "compiler/ops/validate.h"
 #include "compiler/tflite/builtin_codes.h"
+#include "compiler/tflite/shape_folding.h"
 #include "compiler/tflite/tflite_subset_generated.h"
 
 namespace mote::tflite {
@@ -101,11 +102,14 @@ class Reader {
     for (uint32_t i = 0; i < tensors->size(); ++i) {
       g.tensors.push_back(read_tensor(*tensors->Get(i), static_cast<int32_t>(i), g.notes));
     }
+    const std::vector<Folding> folded = fold_shapes(sg, g, {});
 
     const auto* operators = sg.operators();
     if (operators != nullptr) {
       g.operators.reserve(operators->size());
       for (uint32_t i = 0; i < operators->size(); ++i) {
+        if (!folded[i].problem.empty()) fail(folded[i].problem);
+        if (folded[i].done) continue;
         g.operators.push_back(read_operator(*operators->Get(i), i));
       }
     }
@@ -134,6 +138,7 @@ class Reader {
         }
       }
     }
+    const std::vector<Folding> folded = fold_shapes(sg, g, tensor_problems);
     SupportReport report;
     std::vector<int32_t> produced_elsewhere;
     std::vector<size_t> in_graph;  // report.operators index of each operator of g
@@ -148,8 +153,11 @@ class Reader {
               std::max<int32_t>(code.deprecated_builtin_code(), code.builtin_code()));
         }
         try {
-          g.operators.push_back(read_operator(op, i));
-          in_graph.push_back(report.operators.size());
+          if (!folded[i].problem.empty()) fail(folded[i].problem);
+          if (!folded[i].done) {
+            g.operators.push_back(read_operator(op, i));
+            in_graph.push_back(report.operators.size());
+          }
         } catch (const InputError& e) {
           verdict.problem = e.what();
           const std::vector<int32_t> outputs = to_vector(op.outputs());
@@ -173,6 +181,118 @@ class Reader {
     report.model = checked.graph;
     report.notes = g.notes;
     return report;
+  }
+
+  // What fold_shapes did with one operator: evaluated it (its output is now a constant), or
+  // found it inconsistent (`problem`), or neither.
+  struct Folding {
+    bool done = false;
+    std::string problem;
+  };
+
+  // Evaluates, in order, the operators that only compute shapes (shape_folding.h) and makes
+  // their outputs constants. Tensors with a problem in `unreadable` are left alone.
+  std::vector<Folding> fold_shapes(const fb::SubGraph& sg, ir::Graph& g,
+                                   const std::vector<std::string>& unreadable) const {
+    const auto* operators = sg.operators();
+    std::vector<Folding> folded(operators == nullptr ? 0 : operators->size());
+    const auto* codes = model_->operator_codes();
+    if (operators == nullptr || codes == nullptr) return folded;
+    const std::vector<int32_t> graph_outputs = to_vector(sg.outputs());
+    const auto num_tensors = static_cast<int32_t>(g.tensors.size());
+    auto usable = [&](int32_t t) {
+      return t >= 0 && t < num_tensors &&
+             (static_cast<size_t>(t) >= unreadable.size() || unreadable[t].empty());
+    };
+    auto int32_constant = [&](int32_t t) -> std::optional<Int32Value> {
+      if (!usable(t)) return std::nullopt;
+      const ir::Tensor& x = g.tensors[t];
+      if (!x.is_constant || x.type != ir::DataType::kInt32 ||
+          x.data.size() != static_cast<size_t>(x.num_elements()) * sizeof(int32_t)) {
+        return std::nullopt;
+      }
+      Int32Value v{x.shape, std::vector<int32_t>(static_cast<size_t>(x.num_elements()))};
+      std::memcpy(v.values.data(), x.data.data(), x.data.size());
+      return v;
+    };
+    for (uint32_t i = 0; i < operators->size(); ++i) {
+      const fb::Operator& op = *operators->Get(i);
+      if (op.opcode_index() >= codes->size()) continue;
+      const fb::OperatorCode& code = *codes->Get(op.opcode_index());
+      const auto builtin = static_cast<fb::BuiltinOperator>(
+          std::max<int32_t>(code.deprecated_builtin_code(), code.builtin_code()));
+      const std::vector<int32_t> in = to_vector(op.inputs()), out = to_vector(op.outputs());
+      if (out.size() != 1 || !usable(out[0]) ||
+          std::find(graph_outputs.begin(), graph_outputs.end(), out[0]) != graph_outputs.end()) {
+        continue;
+      }
+      ir::Tensor& result = g.tensors[out[0]];
+      if (result.is_constant || result.type != ir::DataType::kInt32) continue;
+      std::vector<Int32Value> values;
+      for (int32_t t : in) {
+        std::optional<Int32Value> v = int32_constant(t);
+        if (!v) break;
+        values.push_back(std::move(*v));
+      }
+      const bool all_constant = !in.empty() && values.size() == in.size();
+      std::optional<Int32Value> v;
+      switch (builtin) {
+        case fb::BuiltinOperator::SHAPE:
+          if (in.size() == 1 && usable(in[0])) {
+            const std::vector<int32_t>& shape = g.tensors[in[0]].shape;
+            v = Int32Value{{static_cast<int32_t>(shape.size())}, shape};
+          }
+          break;
+        case fb::BuiltinOperator::STRIDED_SLICE:
+          if (all_constant && values.size() == 4) {
+            StridedSliceMasks m;
+            if (const auto* o = op.builtin_options_as_StridedSliceOptions()) {
+              m = {o->begin_mask(),    o->end_mask(),         o->ellipsis_mask(),
+                   o->new_axis_mask(), o->shrink_axis_mask(), o->offset()};
+            }
+            v = fold_strided_slice(values[0], values[1], values[2], values[3], m);
+          }
+          break;
+        case fb::BuiltinOperator::PACK:
+          if (all_constant) {
+            const auto* o = op.builtin_options_as_PackOptions();
+            v = fold_pack(values, o == nullptr ? 0 : o->axis());
+          }
+          break;
+        case fb::BuiltinOperator::CONCATENATION:
+          if (all_constant) {
+            const auto* o = op.builtin_options_as_ConcatenationOptions();
+            if (o == nullptr || o->fused_activation_function() == 0) {
+              v = fold_concatenation(values, o == nullptr ? 0 : o->axis());
+            }
+          }
+          break;
+        case fb::BuiltinOperator::GATHER:
+          if (all_constant && values.size() == 2) {
+            const auto* o = op.builtin_options_as_GatherOptions();
+            v = fold_gather(values[0], values[1], o == nullptr ? 0 : o->axis(),
+                            o == nullptr ? 0 : o->batch_dims());
+          }
+          break;
+        default:
+          break;
+      }
+      if (!v) continue;
+      const Place where = Place::op(i, &code);
+      if (v->shape != result.shape) {
+        folded[i].problem = where.str() + "computes " + ir::shape_string(v->values) +
+                            " of shape " + ir::shape_string(v->shape) + ", but its output tensor " +
+                            std::to_string(out[0]) + " has shape " + ir::shape_string(result.shape);
+        continue;
+      }
+      result.data.resize(v->values.size() * sizeof(int32_t));
+      if (!v->values.empty()) std::memcpy(result.data.data(), v->values.data(), result.data.size());
+      result.is_constant = true;
+      folded[i].done = true;
+      g.notes.push_back(where.str() + "evaluated while compiling, as it only computes a shape: " +
+                        ir::shape_string(v->values));
+    }
+    return folded;
   }
 
  private:
