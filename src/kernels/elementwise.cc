@@ -38,6 +38,7 @@ constexpr internal::KernelVariant<BroadcastShape, ElementwiseKernel<AddParams>> 
 
 // MUL declares no overlap (its rule is not derived yet).
 constexpr internal::KernelVariant<BroadcastShape, ElementwiseKernel<MulParams>> kMulVariants[] = {
+    {Variant::kMve, &mve::mul_handles, &no_scratch, MOTE_MVE_KERNEL(mve::mul), nullptr},
     {Variant::kDsp, &dsp::mul_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::mul), nullptr},
     {Variant::kPortable, nullptr, &no_scratch, &portable_mul, nullptr},
 };

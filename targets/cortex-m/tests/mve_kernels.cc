@@ -1,7 +1,7 @@
 // The mve kernels (src/kernels/mve/, Helium) against the portable ones, bit for bit, on the
 // Cortex-M55 under QEMU (there is no host emulation of Helium). Randomized shapes and parameters
 // from a fixed-seed generator: depth and channel tails (the predicated lanes), per-channel
-// shifts of both signs, padding, strides, dilation, batches, offsets and clamps; the vector
+// shifts of both signs, padding, strides, dilation, batches, groups, offsets and clamps; the vector
 // requantization on its own against portable's on edge values. Each kernel's planned scratch is
 // exactly what it gets, followed by guard bytes that must stay untouched. Static buffers only.
 
@@ -12,6 +12,7 @@
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
+#include "mote/kernels/mul.h"
 #include "mote/kernels/pooling.h"
 #include "mote/kernels/scratch.h"
 #include "mve/requantize.h"
@@ -159,6 +160,14 @@ void check_conv(Tally& t) {
     const bool pointwise = coin(45);
     s.batches = uniform(1, 2);
     s.input_c = s.filter_c = coin(30) ? 16 * uniform(1, 3) : uniform(1, kMaxChannels);
+    // Grouped (a fifth of the cases): 2 to 6 groups of 1 to 20 channels.
+    const bool grouped = coin(20);
+    int32_t groups = 1;
+    if (grouped) {
+      groups = uniform(2, 6);
+      s.filter_c = uniform(1, kMaxChannels / groups < 20 ? kMaxChannels / groups : 20);
+      s.input_c = groups * s.filter_c;
+    }
     s.filter_h = pointwise ? 1 : uniform(1, 5);
     s.filter_w = pointwise ? 1 : uniform(1, 5);
     s.stride_h = uniform(1, 2);
@@ -177,7 +186,7 @@ void check_conv(Tally& t) {
                         12);
     s.output_h = (s.input_h + 2 * s.pad_h - s.dilation_h * (s.filter_h - 1) - 1) / s.stride_h + 1;
     s.output_w = (s.input_w + 2 * s.pad_w - s.dilation_w * (s.filter_w - 1) - 1) / s.stride_w + 1;
-    s.output_c = uniform(1, 21);
+    s.output_c = grouped ? groups * uniform(1, 24 / groups) : uniform(1, 21);
     const Clamp c = random_clamp();
     p.input_offset = uniform(-127, 128);
     p.output_offset = c.offset;
@@ -337,6 +346,64 @@ void check_add(Tally& t) {
   }
 }
 
+// MUL: parameters as TFLite prepares them from random scales and raw ones (any output shift the
+// load check takes, multipliers up to INT32_MAX, narrowed clamps); every fifth case has all
+// inputs at -128 or 127 (the extreme products); lengths across the eight-lane steps and the
+// predicated tail; a third run in place (output = input 1), as the runtime runs it; a few
+// broadcasts (portable).
+void check_mul(Tally& t) {
+  for (int32_t index = 0; index < 200; ++index) {
+    k::MulParams p{};
+    if (index % 2 == 0) {
+      const auto scale = [] { return 0.0005f + 0.0005f * static_cast<float>(uniform(0, 400)); };
+      const Clamp c = random_clamp();
+      p = k::prepare_mul(scale(), uniform(-128, 127), scale(), uniform(-128, 127), scale(),
+                         c.offset, c.min, c.max);
+    } else {
+      p.input1_offset = uniform(-127, 128);
+      p.input2_offset = uniform(-127, 128);
+      p.output_offset = uniform(-128, 127);
+      p.output_multiplier = coin(10) ? INT32_MAX : uniform(1 << 30, INT32_MAX);
+      p.output_shift = uniform(-31, 1);
+      p.act_min = coin(30) ? uniform(-128, 0) : -128;
+      p.act_max = coin(30) ? uniform(p.act_min, 127) : 127;
+    }
+    if (!k::mul_fits(p)) continue;
+    const int32_t n = coin(50) ? uniform(1, 40) : uniform(1, 2 * 12 * 12 * kMaxChannels / 2);
+    k::BroadcastShape shape = k::elementwise_shape(n);
+    int32_t count = n;
+    if (coin(10)) {  // a broadcast (portable): [n/c, c] * [1, c]
+      const int32_t cols = uniform(1, 16);
+      const int32_t rows = n / cols > 0 ? n / cols : 1;
+      const int32_t d1[2] = {rows, cols}, d2[2] = {1, cols};
+      k::prepare_broadcast_shape(d1, 2, d2, 2, &shape);
+      count = rows * cols;
+    }
+    int8_t* in1 = input_buf;
+    int8_t* in2 = input_buf + 2 * 12 * 12 * kMaxChannels / 2;
+    // Extremes: all of input 1 at -128 or 127, and of input 2, in the four combinations.
+    const bool extreme = index % 5 == 0;
+    const int32_t e1 = (index / 5) % 2 == 0 ? -128 : 127, e2 = (index / 10) % 2 == 0 ? -128 : 127;
+    fill(in1, count, extreme ? e1 : -128, extreme ? e1 : 127);
+    fill(in2, count, extreme ? e2 : -128, extreme ? e2 : 127);
+    memset(got_buf, 0x5a, sizeof(got_buf));
+    k::portable_mul(p, shape, in1, in2, want_buf);
+    const bool in_place = coin(30);
+    if (in_place) {
+      k::mul(p, shape, in1, in2, in1);
+      memcpy(got_buf, in1, static_cast<size_t>(count));
+    } else {
+      k::mul(p, shape, in1, in2, got_buf);
+    }
+    ++t.cases;
+    if (strcmp(k::built_mul_kernel_variant(shape), "mve") == 0) ++t.variant_cases;
+    const int32_t at = first_difference(got_buf, want_buf, count);
+    if (at >= 0 || (!in_place && !guard_intact(got_buf + count))) {
+      if (t.failed++ < 4) fail_line(in_place ? "mul in place" : "mul", index, at);
+    }
+  }
+}
+
 void check_pooling(Tally& t) {
   for (int32_t index = 0; index < 240; ++index) {
     const int32_t batches = uniform(1, 2), h = uniform(1, 12), w = uniform(1, 12);
@@ -374,15 +441,16 @@ void check_pooling(Tally& t) {
 int main() {
   Line().text("mve kernels against portable").end();
   Tally requantize{"requantize"}, conv{"conv"}, depthwise{"depthwise"}, fc{"fully connected"};
-  Tally add{"add"}, pool{"average and max pool"};
+  Tally add{"add"}, mul{"mul"}, pool{"average and max pool"};
   check_requantize(requantize);
   check_conv(conv);
   check_depthwise(depthwise);
   check_fully_connected(fc);
   check_add(add);
+  check_mul(mul);
   check_pooling(pool);
   int32_t failed = 0;
-  const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc, &add, &pool};
+  const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc, &add, &mul, &pool};
   for (const Tally* t : tallies) {
     t->report();
     // Every kernel must have run on mve for most cases (the tables may keep a few portable).
