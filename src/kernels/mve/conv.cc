@@ -202,12 +202,12 @@ inline void fill_bytes(int8_t* dst, int32_t n, int8x16_t value) {
 
 // A column row by row: the rows inside the input from `copy_row(row, col)`, the others the zero
 // point.
-// The batch pointer may point at a group's first channel; a column row is filter_w * filter_c
-// bytes.
-template <typename CopyRow>
+// kGrouped: the batch pointer points at a group's first channel, a column row is filter_w *
+// filter_c bytes.
+template <bool kGrouped, typename CopyRow>
 inline void gather(const ConvShape& s, const int8_t* batch, int32_t iy0, int8x16_t pad,
                    int8_t* col, const CopyRow& copy_row) {
-  const int32_t row_len = s.filter_w * s.filter_c;
+  const int32_t row_len = s.filter_w * (kGrouped ? s.filter_c : s.input_c);
   for (int32_t ky = 0; ky < s.filter_h; ++ky, col += row_len) {
     const int32_t iy = iy0 + ky * s.dilation_h;
     if (iy < 0 || iy >= s.input_h) {
@@ -226,7 +226,7 @@ void im2col_whole(const ConvShape& s, const int8_t* batch, int32_t iy0, int32_t 
   const ptrdiff_t start = static_cast<ptrdiff_t>(ix0) * s.input_c;
   if (kGrouped) {
     const int32_t fc = s.filter_c;
-    gather(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
+    gather<kGrouped>(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
       for (int32_t kx = 0; kx < s.filter_w; ++kx) {
         copy_bytes(row + start + static_cast<ptrdiff_t>(kx) * s.input_c, dst + kx * fc, fc);
       }
@@ -234,7 +234,7 @@ void im2col_whole(const ConvShape& s, const int8_t* batch, int32_t iy0, int32_t 
     return;
   }
   const int32_t row_len = s.filter_w * s.input_c;
-  gather(s, batch, iy0, pad, col,
+  gather<kGrouped>(s, batch, iy0, pad, col,
          [&](const int8_t* row, int8_t* dst) { copy_bytes(row + start, dst, row_len); });
 }
 
@@ -248,7 +248,7 @@ __attribute__((noinline)) void im2col_border(const ConvShape& s, const int8_t* b
   const int32_t row_len = s.filter_w * fc;
   internal::PixelWindow w;
   internal::window_columns(s, x, w);
-  gather(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
+  gather<kGrouped>(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
     if (w.kx_begin >= w.kx_end) {
       fill_bytes(dst, row_len, pad);
       return;
@@ -310,9 +310,11 @@ void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter,
 
 // Grouped im2col: each block of four pixels group after group, the four columns of a group
 // gathered before its outputs are written.
-void conv_im2col_grouped(const ConvShape& s, const int8_t* input, const int8_t* filter,
-                         const int32_t* bias, int8_t* output, int32_t io, const Quant& q,
-                         int8_t* cols) {
+// (Out of line, so that conv2d's other paths compile as without it.)
+__attribute__((noinline)) void conv_im2col_grouped(const ConvShape& s, const int8_t* input,
+                                                   const int8_t* filter, const int32_t* bias,
+                                                   int8_t* output, int32_t io, const Quant& q,
+                                                   int8_t* cols) {
   const int32_t n = s.filter_h * s.filter_w * s.filter_c;
   const int32_t co = s.output_c;
   const int32_t groups = s.input_c / s.filter_c;
@@ -351,8 +353,9 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
   // The column's pad value needs the zero point in int8; shapes the table did not pick and
   // anything odd go to the reference.
   if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 ||
-      !conv_handles(s) || params.input_offset < -127 ||
-      params.input_offset > 128 || scratch.size < needed || (needed > 0 && scratch.data == nullptr)) {
+      s.filter_c <= 0 || (s.filter_c != s.input_c && !conv_handles(s)) ||
+      params.input_offset < -127 || params.input_offset > 128 || scratch.size < needed ||
+      (needed > 0 && scratch.data == nullptr)) {
     portable_conv2d(params, input, filter, bias, output, scratch);
     return;
   }

@@ -8,6 +8,7 @@ namespace mve {
 // Grouped convolution too: input_c a multiple of filter_c (the groups), output_c a multiple of
 // the groups.
 bool conv_handles(const ConvShape& shape) {
+  if (shape.filter_c == shape.input_c) return true;  // not grouped (the cheap test first)
   if (shape.filter_c <= 0 || shape.input_c < shape.filter_c || shape.input_c % shape.filter_c != 0) {
     return false;
   }
