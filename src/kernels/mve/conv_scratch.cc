@@ -22,6 +22,18 @@ size_t conv_scratch_bytes(const ConvShape& shape) {
   return 4 * static_cast<size_t>(shape.filter_h) * shape.filter_w * shape.filter_c;
 }
 
+// The blocks of four pixels of conv2d (conv.cc). A shape conv2d hands to portable (an offset
+// outside int8) writes in blocks of two, which these rules cover too.
+OverlapRule conv_own_overlap(const ConvShape& shape) {
+  if (portable_conv_scratch_bytes(shape) == 0) return internal::pointwise_block_overlap(shape, 4, 1);
+  return internal::im2col_block_overlap(shape, 4);  // grouped: none
+}
+
+// (Blocks of four gathered columns may need less lead than portable's blocks of two.)
+OverlapRule conv_overlap(const ConvShape& shape) {
+  return internal::stricter(conv_own_overlap(shape), internal::portable_conv_overlap(shape));
+}
+
 }  // namespace mve
 }  // namespace kernels
 }  // namespace mote

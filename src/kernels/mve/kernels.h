@@ -31,6 +31,7 @@
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
 #include "mote/kernels/mul.h"
+#include "mote/kernels/overlap.h"
 #include "mote/kernels/pooling.h"
 
 namespace mote {
@@ -45,6 +46,12 @@ bool conv_handles(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
+// Its overlap rule (mote/kernels/overlap.h), from its own order (conv_own_overlap: 1x1 in blocks
+// of four pixels, the last channel of the block written after its last read; im2col in blocks of
+// four columns gathered first; grouped im2col none) joined with portable's (conv_overlap: what
+// the table declares, so that the program also runs on the portable kernels).
+OverlapRule conv_own_overlap(const ConvShape& shape);
+OverlapRule conv_overlap(const ConvShape& shape);
 
 // DEPTHWISE_CONV_2D, any depth multiplier, kernel size, stride, dilation, padding; no scratch.
 // Multiplier 1 is the fast path; above 1 one output pixel at a time with gathered inputs.
@@ -52,6 +59,11 @@ bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
+// Its overlap rule from its own order (multiplier 1 by its groups of pixels of a row and blocks
+// of four channels; above 1 one pixel at a time, blocks of four outputs after their inputs:
+// portable's rule holds), and joined with portable's (the table's).
+OverlapRule depthwise_conv_own_overlap(const DepthwiseShape& shape);
+OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape);
 
 // FULLY_CONNECTED, every shape; no scratch. (The table's shape is the output depth.)
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
