@@ -25,9 +25,8 @@ constexpr ConvVariant kConvVariants[] = {
     {Variant::kTesting, nullptr, &testing_variant::conv_scratch_bytes, &testing_variant::conv2d,
      nullptr},
 #endif
-    // The mve kernels declare no overlap rule yet (their blocks of four pixels are not modelled).
     {Variant::kMve, &mve::conv_handles, &mve::conv_scratch_bytes, MOTE_MVE_KERNEL(mve::conv2d),
-     nullptr},
+     &mve::conv_overlap},
     {Variant::kDsp, &dsp::conv_handles, &dsp::conv_scratch_bytes, MOTE_DSP_KERNEL(dsp::conv2d),
      &dsp::conv_overlap},
     {Variant::kPortable, nullptr, &portable_conv_scratch_bytes, &portable_conv2d,

@@ -19,7 +19,7 @@ size_t portable_depthwise_conv_scratch_bytes(const DepthwiseShape&) { return 0; 
 
 constexpr DepthwiseVariant kDepthwiseVariants[] = {
     {Variant::kMve, &mve::depthwise_conv_handles, &mve::depthwise_conv_scratch_bytes,
-     MOTE_MVE_KERNEL(mve::depthwise_conv2d), nullptr},  // no overlap rule yet
+     MOTE_MVE_KERNEL(mve::depthwise_conv2d), &mve::depthwise_conv_overlap},
     {Variant::kDsp, &dsp::depthwise_conv_handles, &dsp::depthwise_conv_scratch_bytes,
      MOTE_DSP_KERNEL(dsp::depthwise_conv2d), &dsp::depthwise_conv_overlap},
     {Variant::kPortable, nullptr, &portable_depthwise_conv_scratch_bytes, &portable_depthwise_conv2d,

@@ -18,7 +18,7 @@ using ElementwiseKernel = void (*)(const Params&, const BroadcastShape&, const i
 
 size_t no_scratch(const BroadcastShape&) { return 0; }
 
-// The portable and dsp kernels walk the output forward, reading element i of each input just
+// The portable, dsp and mve kernels walk the output forward (mve: four elements at a time), reading element i of each input just
 // before writing element i: input 1 (the table's input 0) may be overwritten, in place or from
 // before, when it is not broadcast (a broadcast input is read again after later writes).
 OverlapRule elementwise_input1_overlap(const BroadcastShape& s) {
@@ -30,7 +30,7 @@ OverlapRule elementwise_input1_overlap(const BroadcastShape& s) {
 
 constexpr internal::KernelVariant<BroadcastShape, ElementwiseKernel<AddParams>> kAddVariants[] = {
     {Variant::kMve, &mve::add_handles, &no_scratch, MOTE_MVE_KERNEL(mve::add),
-     nullptr},  // no overlap rule yet
+     &elementwise_input1_overlap},
     {Variant::kDsp, &dsp::add_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::add),
      &elementwise_input1_overlap},
     {Variant::kPortable, nullptr, &no_scratch, &portable_add, &elementwise_input1_overlap},
@@ -38,6 +38,7 @@ constexpr internal::KernelVariant<BroadcastShape, ElementwiseKernel<AddParams>> 
 
 // MUL declares no overlap (its rule is not derived yet).
 constexpr internal::KernelVariant<BroadcastShape, ElementwiseKernel<MulParams>> kMulVariants[] = {
+    {Variant::kMve, &mve::mul_handles, &no_scratch, MOTE_MVE_KERNEL(mve::mul), nullptr},
     {Variant::kDsp, &dsp::mul_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::mul), nullptr},
     {Variant::kPortable, nullptr, &no_scratch, &portable_mul, nullptr},
 };

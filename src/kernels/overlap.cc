@@ -76,6 +76,38 @@ OverlapRule window_raster_overlap(const WindowGeometry& g) {
   return finish(lead, int64_t{g.batches} * g.input_h * g.input_w * g.input_c);
 }
 
+OverlapRule window_group_overlap(const WindowGeometry& g, const PixelGroups& groups,
+                                 int32_t channel_block) {
+  if (!valid(g) || g.output_c != g.input_c || channel_block <= 0 || groups.size <= 0) {
+    return kNoOverlap;
+  }
+  const int64_t co = g.output_c;
+  const bool blocks_after = co > channel_block;  // a block written while later blocks are read
+  int64_t lead = INT64_MIN;
+  int64_t later = kNoRead;  // lowest input byte read by the groups after the current one
+  // Groups walked backwards: the one holding column x starts at x0.
+  for (int64_t row = int64_t{g.batches} * g.output_h - 1; row >= 0; --row) {
+    for (int32_t x = g.output_w - 1; x >= 0;) {
+      int32_t x0 = x;
+      if (x >= groups.first && x <= groups.last) {
+        x0 = groups.first + (x - groups.first) / groups.size * groups.size;
+      }
+      const int64_t q0 = row * g.output_w + x0;
+      const int64_t n = x - x0 + 1;
+      int64_t start = kNoRead;  // the group's lowest read
+      for (int64_t k = 0; k < n; ++k) start = min64(start, window_start(g, q0 + k));
+      // The group written whole: nothing below `later` is needed any more.
+      if (later != kNoRead) lead = max64(lead, (q0 + n) * co - later);
+      // A channel block c of the group's last pixel written while block c + 1 of its first
+      // reading pixel is still to be read: (q0 + n - 1) * co + c + block <= start + c + block.
+      if (start != kNoRead && blocks_after) lead = max64(lead, (q0 + n - 1) * co - start);
+      later = min64(later, start);
+      x = x0 - 1;
+    }
+  }
+  return finish(lead, int64_t{g.batches} * g.input_h * g.input_w * g.input_c);
+}
+
 OverlapRule pointwise_block_overlap(const ConvShape& s, int32_t block, int32_t tail) {
   if (s.batches <= 0 || s.output_h <= 0 || s.output_w <= 0 || s.output_c <= 0 || s.input_c <= 0 ||
       block <= 0) {

@@ -16,8 +16,10 @@ using PoolVariant = internal::KernelVariant<PoolParams, PoolKernel>;
 size_t no_scratch(const PoolParams&) { return 0; }
 
 constexpr PoolVariant kAveragePoolVariants[] = {
+    // The mve kernels: one pixel at a time, a block of channels written after reading its window
+    // (eight, sixteen for max pool): portable's rule holds for them too.
     {Variant::kMve, &mve::average_pool_handles, &no_scratch, MOTE_MVE_KERNEL(mve::average_pool),
-     nullptr},  // no overlap rule yet
+     &internal::portable_pool_overlap},
     {Variant::kDsp, &dsp::average_pool_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::average_pool),
      &dsp::average_pool_overlap},
     {Variant::kPortable, nullptr, &no_scratch, &portable_average_pool,
@@ -32,7 +34,8 @@ using MaxPoolVariant = internal::KernelVariant<PoolParams, MaxPoolKernel>;
 constexpr MaxPoolVariant kMaxPoolVariants[] = {
     {Variant::kDsp, nullptr, &no_scratch, MOTE_DSP_KERNEL(dsp::max_pool),
      &internal::portable_pool_overlap},
-    {Variant::kMve, nullptr, &no_scratch, MOTE_MVE_KERNEL(mve::max_pool), nullptr},
+    {Variant::kMve, nullptr, &no_scratch, MOTE_MVE_KERNEL(mve::max_pool),
+     &internal::portable_pool_overlap},
     {Variant::kPortable, nullptr, &no_scratch, &portable_max_pool,
      &internal::portable_pool_overlap},
 };

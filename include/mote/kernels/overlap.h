@@ -59,6 +59,16 @@ struct WindowGeometry {
   int32_t filter_h, filter_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w;
 };
 OverlapRule window_raster_overlap(const WindowGeometry& g);
+// Window kernels (depth multiplier 1) that write groups of output pixels of a row together:
+// columns [first, last] of every row in groups of `size` from `first` (the last one shorter), the
+// other columns alone; for each block of `channel_block` channels, that block of every pixel of
+// the group is read (all its taps), then written, then the next block.
+struct PixelGroups {
+  int32_t first, last;  // first > last: every pixel alone
+  int32_t size;
+};
+OverlapRule window_group_overlap(const WindowGeometry& g, const PixelGroups& groups,
+                                 int32_t channel_block);
 // 1x1 convolution without padding, blocks of `block` output pixels: each step of a block reads
 // its input pixels whole and writes a few channels of each pixel; the block's last `tail` bytes
 // are written after its last read.
@@ -66,6 +76,14 @@ OverlapRule pointwise_block_overlap(const ConvShape& s, int32_t block, int32_t t
 // im2col convolution (not grouped), blocks of `block` output pixels whose columns are gathered
 // before any of the block's outputs is written.
 OverlapRule im2col_block_overlap(const ConvShape& s, int32_t block);
+// Both rules at once: allowed where both are, the larger lead. A program compiled for an
+// extension is also run by the portable kernels (on the host: `mote run`, the compiler's own load
+// check), so a variant whose order differs from portable's declares its rule joined with
+// portable's.
+inline OverlapRule stricter(OverlapRule a, OverlapRule b) {
+  if (!a.allowed || !b.allowed) return kNoOverlap;
+  return {true, a.lead > b.lead ? a.lead : b.lead};
+}
 // The portable kernels' rules (dsp shares those whose order is the same).
 OverlapRule portable_conv_overlap(const ConvShape& s);
 OverlapRule portable_depthwise_conv_overlap(const DepthwiseShape& s);

@@ -4,6 +4,9 @@
 //  - 1x1 (no padding): the input pixels are the rows; no scratch.
 //  - otherwise im2col: four int8 columns of x (the input zero point for padding, so that
 //    x + io = 0 there), then the same loop.
+//  - grouped (filter_c < input_c, always im2col): for each block of four pixels, group after
+//    group, four columns of the group's filter_c channels, then the group's filter rows and output
+//    channels.
 // The four sums of one output channel are requantized as one vector (mve/requantize.h) and
 // stored into the four pixels with one byte scatter. Depth tails are predicated (VCTP8).
 
@@ -164,6 +167,23 @@ void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filte
   }
 }
 
+// The output channels [g * per_group, (g + 1) * per_group) of group g: its filter rows, bias and
+// quantization.
+struct Group {
+  const int8_t* filter;
+  const int32_t* bias;
+  Quant q;
+};
+
+inline Group group_of(const ConvShape& s, int32_t g, const int8_t* filter, const int32_t* bias,
+                      const Quant& q) {
+  const int32_t per_group = s.output_c / (s.input_c / s.filter_c);
+  const ptrdiff_t first = static_cast<ptrdiff_t>(g) * per_group;
+  const ptrdiff_t depth = static_cast<ptrdiff_t>(s.filter_h) * s.filter_w * s.filter_c;
+  return Group{filter + first * depth, bias != nullptr ? bias + first : nullptr,
+               Quant{q.multiplier + first, q.shift + first, q.stage}};
+}
+
 // n bytes from src to dst, 16 at a time, the last ones predicated.
 inline void copy_bytes(const int8_t* src, int8_t* dst, int32_t n) {
   int32_t i = 0;
@@ -182,10 +202,12 @@ inline void fill_bytes(int8_t* dst, int32_t n, int8x16_t value) {
 
 // A column row by row: the rows inside the input from `copy_row(row, col)`, the others the zero
 // point.
-template <typename CopyRow>
+// kGrouped: the batch pointer points at a group's first channel, a column row is filter_w *
+// filter_c bytes.
+template <bool kGrouped, typename CopyRow>
 inline void gather(const ConvShape& s, const int8_t* batch, int32_t iy0, int8x16_t pad,
                    int8_t* col, const CopyRow& copy_row) {
-  const int32_t row_len = s.filter_w * s.input_c;
+  const int32_t row_len = s.filter_w * (kGrouped ? s.filter_c : s.input_c);
   for (int32_t ky = 0; ky < s.filter_h; ++ky, col += row_len) {
     const int32_t iy = iy0 + ky * s.dilation_h;
     if (iy < 0 || iy >= s.input_h) {
@@ -197,50 +219,66 @@ inline void gather(const ConvShape& s, const int8_t* batch, int32_t iy0, int8x16
 }
 
 // A pixel whose taps are inside the input in x, without dilation in x: each filter row is one
-// run of bytes.
+// run of bytes (kGrouped: one run of filter_c bytes per tap).
+template <bool kGrouped>
 void im2col_whole(const ConvShape& s, const int8_t* batch, int32_t iy0, int32_t ix0, int8x16_t pad,
                   int8_t* col) {
-  const int32_t row_len = s.filter_w * s.input_c;
   const ptrdiff_t start = static_cast<ptrdiff_t>(ix0) * s.input_c;
-  gather(s, batch, iy0, pad, col,
+  if (kGrouped) {
+    const int32_t fc = s.filter_c;
+    gather<kGrouped>(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
+      for (int32_t kx = 0; kx < s.filter_w; ++kx) {
+        copy_bytes(row + start + static_cast<ptrdiff_t>(kx) * s.input_c, dst + kx * fc, fc);
+      }
+    });
+    return;
+  }
+  const int32_t row_len = s.filter_w * s.input_c;
+  gather<kGrouped>(s, batch, iy0, pad, col,
          [&](const int8_t* row, int8_t* dst) { copy_bytes(row + start, dst, row_len); });
 }
 
-// Any other pixel: the taps [kx_begin, kx_end) inside, zero points before and after them.
+// Any other pixel: the taps [kx_begin, kx_end) inside, zero points before and after them. Input
+// pixels are input_c bytes apart, the column's taps filter_c (fewer when grouped).
+template <bool kGrouped>
 __attribute__((noinline)) void im2col_border(const ConvShape& s, const int8_t* batch, int32_t iy0,
                                              int32_t x, int8x16_t pad, int8_t* col) {
   const int32_t c = s.input_c;
-  const int32_t row_len = s.filter_w * c;
+  const int32_t fc = kGrouped ? s.filter_c : c;
+  const int32_t row_len = s.filter_w * fc;
   internal::PixelWindow w;
   internal::window_columns(s, x, w);
-  gather(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
+  gather<kGrouped>(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
     if (w.kx_begin >= w.kx_end) {
       fill_bytes(dst, row_len, pad);
       return;
     }
-    fill_bytes(dst, w.kx_begin * c, pad);
-    if (s.dilation_w == 1) {
+    fill_bytes(dst, w.kx_begin * fc, pad);
+    if (s.dilation_w == 1 && !kGrouped) {
       copy_bytes(row + static_cast<ptrdiff_t>(w.ix0 + w.kx_begin) * c, dst + w.kx_begin * c,
                  (w.kx_end - w.kx_begin) * c);
     } else {
       for (int32_t kx = w.kx_begin; kx < w.kx_end; ++kx) {
-        copy_bytes(row + static_cast<ptrdiff_t>(w.ix0 + kx * s.dilation_w) * c, dst + kx * c, c);
+        copy_bytes(row + static_cast<ptrdiff_t>(w.ix0 + kx * s.dilation_w) * c, dst + kx * fc, fc);
       }
     }
-    fill_bytes(dst + w.kx_end * c, row_len - w.kx_end * c, pad);
+    fill_bytes(dst + w.kx_end * fc, row_len - w.kx_end * fc, pad);
   });
 }
 
-// The column of output pixel (b, y, x): the window's x, the zero point for padding.
+// The column of output pixel (b, y, x): the window's x, the zero point for padding; grouped, the
+// channels [c0, c0 + filter_c) of each tap.
+template <bool kGrouped>
 inline void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32_t x,
-                   int8x16_t pad, int8_t* col) {
-  const int8_t* batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * s.input_c;
+                   int8x16_t pad, int8_t* col, int32_t c0 = 0) {
+  const int8_t* batch =
+      input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * s.input_c + (kGrouped ? c0 : 0);
   const int32_t iy0 = y * s.stride_h - s.pad_h;
   const int32_t ix0 = x * s.stride_w - s.pad_w;
   if (s.dilation_w == 1 && ix0 >= 0 && ix0 + s.filter_w <= s.input_w) {
-    im2col_whole(s, batch, iy0, ix0, pad, col);
+    im2col_whole<kGrouped>(s, batch, iy0, ix0, pad, col);
   } else {
-    im2col_border(s, batch, iy0, x, pad, col);
+    im2col_border<kGrouped>(s, batch, iy0, x, pad, col);
   }
 }
 
@@ -258,13 +296,50 @@ void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter,
       const int32_t rows = internal::min_i32(4, pixels - p);
       for (int32_t k = 0; k < rows; ++k) {
         const int32_t y = (p + k) / s.output_w;
-        im2col(s, input, b, y, p + k - y * s.output_w, pad, cols + static_cast<ptrdiff_t>(k) * n);
+        im2col<false>(s, input, b, y, p + k - y * s.output_w, pad,
+                      cols + static_cast<ptrdiff_t>(k) * n);
       }
       const auto col = [&](int32_t k) {
         return cols + static_cast<ptrdiff_t>(internal::min_i32(k, rows - 1)) * n;
       };
       rows_block(col(0), col(1), col(2), col(3), rows, filter, n, co, bias, io, q, right,
                  out_batch + static_cast<ptrdiff_t>(p) * co, co);
+    }
+  }
+}
+
+// Grouped im2col: each block of four pixels group after group, the four columns of a group
+// gathered before its outputs are written.
+// (Out of line, so that conv2d's other paths compile as without it.)
+__attribute__((noinline)) void conv_im2col_grouped(const ConvShape& s, const int8_t* input,
+                                                   const int8_t* filter, const int32_t* bias,
+                                                   int8_t* output, int32_t io, const Quant& q,
+                                                   int8_t* cols) {
+  const int32_t n = s.filter_h * s.filter_w * s.filter_c;
+  const int32_t co = s.output_c;
+  const int32_t groups = s.input_c / s.filter_c;
+  const int32_t per_group = co / groups;
+  const int32_t pixels = s.output_h * s.output_w;
+  const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
+  const bool right = right_shifts_only(q.shift, co);
+  for (int32_t b = 0; b < s.batches; ++b) {
+    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
+    for (int32_t p = 0; p < pixels; p += 4) {
+      const int32_t rows = internal::min_i32(4, pixels - p);
+      const auto col = [&](int32_t k) {
+        return cols + static_cast<ptrdiff_t>(internal::min_i32(k, rows - 1)) * n;
+      };
+      int8_t* out = out_batch + static_cast<ptrdiff_t>(p) * co;
+      for (int32_t g = 0; g < groups; ++g) {
+        for (int32_t k = 0; k < rows; ++k) {
+          const int32_t y = (p + k) / s.output_w;
+          im2col<true>(s, input, b, y, p + k - y * s.output_w, pad,
+                       cols + static_cast<ptrdiff_t>(k) * n, g * s.filter_c);
+        }
+        const Group gr = group_of(s, g, filter, bias, q);
+        rows_block(col(0), col(1), col(2), col(3), rows, gr.filter, n, per_group, gr.bias, io,
+                   gr.q, right, out + static_cast<ptrdiff_t>(g) * per_group, co);
+      }
     }
   }
 }
@@ -278,15 +353,19 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
   // The column's pad value needs the zero point in int8; shapes the table did not pick and
   // anything odd go to the reference.
   if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 ||
-      s.filter_c <= 0 || s.filter_c != s.input_c || params.input_offset < -127 ||
-      params.input_offset > 128 || scratch.size < needed || (needed > 0 && scratch.data == nullptr)) {
+      s.filter_c <= 0 || (s.filter_c != s.input_c && !conv_handles(s)) ||
+      params.input_offset < -127 || params.input_offset > 128 || scratch.size < needed ||
+      (needed > 0 && scratch.data == nullptr)) {
     portable_conv2d(params, input, filter, bias, output, scratch);
     return;
   }
   const Quant q{params.output_multiplier, params.output_shift,
                 make_output_stage(params.output_offset, params.act_min, params.act_max)};
+  // (A grouped convolution is never pointwise: portable's test, which sizes the scratch.)
   if (needed == 0) {
     conv_pointwise(s, input, filter, bias, output, params.input_offset, q);
+  } else if (s.filter_c != s.input_c) {
+    conv_im2col_grouped(s, input, filter, bias, output, params.input_offset, q, scratch.data);
   } else {
     conv_im2col(s, input, filter, bias, output, params.input_offset, q, scratch.data);
   }

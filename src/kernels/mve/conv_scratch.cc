@@ -5,14 +5,33 @@ namespace mote {
 namespace kernels {
 namespace mve {
 
-// Grouped convolution stays portable.
-bool conv_handles(const ConvShape& shape) { return shape.filter_c == shape.input_c; }
+// Grouped convolution too: input_c a multiple of filter_c (the groups), output_c a multiple of
+// the groups.
+bool conv_handles(const ConvShape& shape) {
+  if (shape.filter_c == shape.input_c) return true;  // not grouped (the cheap test first)
+  if (shape.filter_c <= 0 || shape.input_c < shape.filter_c || shape.input_c % shape.filter_c != 0) {
+    return false;
+  }
+  return shape.output_c % (shape.input_c / shape.filter_c) == 0;
+}
 
-// Nothing on the 1x1 path (portable's test decides it), else four int8 columns: the same bytes
-// as portable's two int16 columns.
+// Nothing on the 1x1 path (portable's test decides it), else four int8 columns (of one group
+// when grouped): the same bytes as portable's two int16 columns.
 size_t conv_scratch_bytes(const ConvShape& shape) {
   if (portable_conv_scratch_bytes(shape) == 0) return 0;
   return 4 * static_cast<size_t>(shape.filter_h) * shape.filter_w * shape.filter_c;
+}
+
+// The blocks of four pixels of conv2d (conv.cc). A shape conv2d hands to portable (an offset
+// outside int8) writes in blocks of two, which these rules cover too.
+OverlapRule conv_own_overlap(const ConvShape& shape) {
+  if (portable_conv_scratch_bytes(shape) == 0) return internal::pointwise_block_overlap(shape, 4, 1);
+  return internal::im2col_block_overlap(shape, 4);  // grouped: none
+}
+
+// (Blocks of four gathered columns may need less lead than portable's blocks of two.)
+OverlapRule conv_overlap(const ConvShape& shape) {
+  return internal::stricter(conv_own_overlap(shape), internal::portable_conv_overlap(shape));
 }
 
 }  // namespace mve

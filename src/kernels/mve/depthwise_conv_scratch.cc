@@ -13,6 +13,37 @@ bool depthwise_conv_handles(const DepthwiseShape& shape) {
 
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape&) { return 0; }
 
+// The groups depthwise_conv2d writes together (depthwise_conv.cc): 3-wide filters without
+// dilation in x, stride 1 or 2, in threes from column 0, borders included; other widths in fours
+// over the columns whose windows are whole in x, one pixel at a time outside them.
+OverlapRule depthwise_conv_own_overlap(const DepthwiseShape& s) {
+  const internal::WindowGeometry g{s.batches,  s.input_h,  s.input_w,  s.input_c,  s.output_h,
+                                   s.output_w, s.output_c, s.filter_h, s.filter_w, s.stride_h,
+                                   s.stride_w, s.pad_h,    s.pad_w,    s.dilation_h,
+                                   s.dilation_w};
+  if (s.output_c != s.input_c) return internal::window_raster_overlap(g);
+  if (s.filter_w == 3 && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
+    return internal::window_group_overlap(g, {0, s.output_w - 1, 3}, 4);
+  }
+  // Columns whose windows lie inside in x: ix0 >= 0 and ix0 + (filter_w - 1) * dilation_w < w.
+  internal::PixelGroups whole{0, -1, 4};
+  if (s.stride_w > 0) {
+    const int64_t reach = int64_t{s.filter_w - 1} * s.dilation_w;
+    int64_t first = (int64_t{s.pad_w} + s.stride_w - 1) / s.stride_w;
+    if (s.pad_w < 0) first = 0;
+    const int64_t room = int64_t{s.input_w} - 1 - reach + s.pad_w;  // ix0 + pad_w <= room
+    int64_t last = room < 0 ? -1 : room / s.stride_w;
+    if (last > s.output_w - 1) last = s.output_w - 1;
+    if (first <= last) whole = {static_cast<int32_t>(first), static_cast<int32_t>(last), 4};
+  }
+  return internal::window_group_overlap(g, whole, 4);
+}
+
+OverlapRule depthwise_conv_overlap(const DepthwiseShape& s) {
+  return internal::stricter(depthwise_conv_own_overlap(s),
+                            internal::portable_depthwise_conv_overlap(s));
+}
+
 }  // namespace mve
 }  // namespace kernels
 }  // namespace mote

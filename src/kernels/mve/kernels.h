@@ -13,6 +13,8 @@
 //    pixels before the block;
 //  - conv im2col: blocks of four output pixels; all four columns are gathered into scratch before
 //    the block writes;
+//  - grouped conv: blocks of four output pixels, group after group (the group's columns gathered,
+//    then its channels of the block written), so a block's writes precede its later groups' reads;
 //  - depthwise: blocks of output pixels of a row (three for 3-wide filters with stride 1 or 2 in
 //    x, borders included; otherwise up to four whose windows are inside in x, one at a time at the
 //    borders; one pixel at a time with a depth multiplier above 1), channels in blocks of four:
@@ -21,25 +23,35 @@
 //  - average pool: one output pixel at a time, eight channels at a time, after reading their
 //    window;
 //  - fully connected: one row at a time, reading the whole row while writing it;
-//  - add: four elements at a time, each read before it is written (in place is fine).
+//  - add: four elements at a time, each read before it is written (in place is fine);
+//  - mul: eight elements at a time, each read before it is written (in place is fine).
 
 #include "mote/kernels/add.h"
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
+#include "mote/kernels/mul.h"
+#include "mote/kernels/overlap.h"
 #include "mote/kernels/pooling.h"
 
 namespace mote {
 namespace kernels {
 namespace mve {
 
-// CONV_2D, not grouped (filter_c == input_c). 1x1 without padding needs no scratch; every other
-// shape gathers four int8 columns (4 * filter_h * filter_w * filter_c bytes, the bytes of
-// portable's two int16 columns), padding filled with the input zero point.
+// CONV_2D, grouped too (input_c a multiple of filter_c, output_c of the groups). 1x1 without
+// padding needs no scratch; every other shape gathers four int8 columns (4 * filter_h * filter_w *
+// filter_c bytes, the bytes of portable's two int16 columns; one group's when grouped), padding
+// filled with the input zero point.
 bool conv_handles(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
+// Its overlap rule (mote/kernels/overlap.h), from its own order (conv_own_overlap: 1x1 in blocks
+// of four pixels, the last channel of the block written after its last read; im2col in blocks of
+// four columns gathered first; grouped im2col none) joined with portable's (conv_overlap: what
+// the table declares, so that the program also runs on the portable kernels).
+OverlapRule conv_own_overlap(const ConvShape& shape);
+OverlapRule conv_overlap(const ConvShape& shape);
 
 // DEPTHWISE_CONV_2D, any depth multiplier, kernel size, stride, dilation, padding; no scratch.
 // Multiplier 1 is the fast path; above 1 one output pixel at a time with gathered inputs.
@@ -47,6 +59,11 @@ bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
+// Its overlap rule from its own order (multiplier 1 by its groups of pixels of a row and blocks
+// of four channels; above 1 one pixel at a time, blocks of four outputs after their inputs:
+// portable's rule holds), and joined with portable's (the table's).
+OverlapRule depthwise_conv_own_overlap(const DepthwiseShape& shape);
+OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape);
 
 // FULLY_CONNECTED, every shape; no scratch. (The table's shape is the output depth.)
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
@@ -66,6 +83,12 @@ void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
 // portable kernel.
 bool add_handles(const BroadcastShape& shape);
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
+         const int8_t* input2, int8_t* output);
+
+// MUL without broadcasting (both inputs of the output's shape); no scratch. Broadcasting runs the
+// portable kernel.
+bool mul_handles(const BroadcastShape& shape);
+void mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output);
 
 }  // namespace mve

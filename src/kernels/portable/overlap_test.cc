@@ -238,6 +238,34 @@ TEST(Overlap, KnownLeads) {
   EXPECT_EQ(built_conv_overlap(pw64).lead, 2 * 64 - 1);
 }
 
+// What the compiler plans for the mve kernels (Cortex-M55/M85; they run under QEMU only, where
+// targets/cortex-m/tests/mve_kernels.cc checks the rules on real bytes): blocks of four pixels.
+TEST(Overlap, MveLeadsPlanned) {
+  // 3x3 depthwise in threes: the block's last pixel written while its first pixel's window (one
+  // row and a pixel before it) still has channels to give: (2 + 5) pixels of 64.
+  DepthwiseShape dw{1, 25, 5, 64, 3, 3, 25, 5, 64, 1, 1, 1, 1, 1, 1};
+  EXPECT_EQ(depthwise_conv_overlap(dw, Extension::kMve).lead, (5 + 2) * 64);
+  // Up to four channels: each group written at once, after all its reads.
+  DepthwiseShape dw4 = dw;
+  dw4.input_c = dw4.output_c = 4;
+  EXPECT_EQ(depthwise_conv_overlap(dw4, Extension::kMve).lead, (5 + 1) * 4);
+  // 1x1 8 -> 16 over 48x48: four pixels of input (less the top byte) instead of two.
+  ConvShape pw{1, 48, 48, 8, 1, 1, 8, 48, 48, 16, 1, 1, 0, 0, 1, 1};
+  EXPECT_EQ(conv_overlap(pw, Extension::kMve).lead, 48 * 48 * (16 - 8) + 4 * 8 - 1);
+  ConvShape pw64{1, 25, 5, 64, 1, 1, 64, 25, 5, 64, 1, 1, 0, 0, 1, 1};
+  EXPECT_EQ(conv_overlap(pw64, Extension::kMve).lead, 4 * 64 - 1);
+  // Grouped im2col: none.
+  ConvShape grouped{1, 6, 6, 8, 3, 3, 4, 6, 6, 8, 1, 1, 1, 1, 1, 1};
+  EXPECT_TRUE(conv_overlap(grouped, Extension::kMve).allowed == false);
+  // Pools and add keep portable's rules.
+  const PoolParams pool = prepare_pool(1, 8, 8, 16, 2, 2, 2, 2, false, -128, 127);
+  EXPECT_EQ(average_pool_overlap(pool, Extension::kMve).lead,
+            average_pool_overlap(pool, Extension::kScalar).lead);
+  EXPECT_EQ(max_pool_overlap(pool, Extension::kMve).lead,
+            max_pool_overlap(pool, Extension::kScalar).lead);
+  EXPECT_TRUE(add_overlap(elementwise_shape(10), 1, Extension::kMve).allowed);
+}
+
 TEST(Overlap, ElementwiseInPlaceAndBefore) {
   Rng rng(7);
   const int32_t n = 100;

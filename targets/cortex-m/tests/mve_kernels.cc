@@ -1,7 +1,7 @@
 // The mve kernels (src/kernels/mve/, Helium) against the portable ones, bit for bit, on the
 // Cortex-M55 under QEMU (there is no host emulation of Helium). Randomized shapes and parameters
 // from a fixed-seed generator: depth and channel tails (the predicated lanes), per-channel
-// shifts of both signs, padding, strides, dilation, batches, offsets and clamps; the vector
+// shifts of both signs, padding, strides, dilation, batches, groups, offsets and clamps; the vector
 // requantization on its own against portable's on edge values. Each kernel's planned scratch is
 // exactly what it gets, followed by guard bytes that must stay untouched. Static buffers only.
 
@@ -12,8 +12,11 @@
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
+#include "mote/kernels/mul.h"
+#include "mote/kernels/overlap.h"
 #include "mote/kernels/pooling.h"
 #include "mote/kernels/scratch.h"
+#include "mve/kernels.h"
 #include "mve/requantize.h"
 #include "platform/console.h"
 #include "portable/conv_internal.h"
@@ -159,6 +162,14 @@ void check_conv(Tally& t) {
     const bool pointwise = coin(45);
     s.batches = uniform(1, 2);
     s.input_c = s.filter_c = coin(30) ? 16 * uniform(1, 3) : uniform(1, kMaxChannels);
+    // Grouped (a fifth of the cases): 2 to 6 groups of 1 to 20 channels.
+    const bool grouped = coin(20);
+    int32_t groups = 1;
+    if (grouped) {
+      groups = uniform(2, 6);
+      s.filter_c = uniform(1, kMaxChannels / groups < 20 ? kMaxChannels / groups : 20);
+      s.input_c = groups * s.filter_c;
+    }
     s.filter_h = pointwise ? 1 : uniform(1, 5);
     s.filter_w = pointwise ? 1 : uniform(1, 5);
     s.stride_h = uniform(1, 2);
@@ -177,7 +188,7 @@ void check_conv(Tally& t) {
                         12);
     s.output_h = (s.input_h + 2 * s.pad_h - s.dilation_h * (s.filter_h - 1) - 1) / s.stride_h + 1;
     s.output_w = (s.input_w + 2 * s.pad_w - s.dilation_w * (s.filter_w - 1) - 1) / s.stride_w + 1;
-    s.output_c = uniform(1, 21);
+    s.output_c = grouped ? groups * uniform(1, 24 / groups) : uniform(1, 21);
     const Clamp c = random_clamp();
     p.input_offset = uniform(-127, 128);
     p.output_offset = c.offset;
@@ -337,6 +348,64 @@ void check_add(Tally& t) {
   }
 }
 
+// MUL: parameters as TFLite prepares them from random scales and raw ones (any output shift the
+// load check takes, multipliers up to INT32_MAX, narrowed clamps); every fifth case has all
+// inputs at -128 or 127 (the extreme products); lengths across the eight-lane steps and the
+// predicated tail; a third run in place (output = input 1), as the runtime runs it; a few
+// broadcasts (portable).
+void check_mul(Tally& t) {
+  for (int32_t index = 0; index < 200; ++index) {
+    k::MulParams p{};
+    if (index % 2 == 0) {
+      const auto scale = [] { return 0.0005f + 0.0005f * static_cast<float>(uniform(0, 400)); };
+      const Clamp c = random_clamp();
+      p = k::prepare_mul(scale(), uniform(-128, 127), scale(), uniform(-128, 127), scale(),
+                         c.offset, c.min, c.max);
+    } else {
+      p.input1_offset = uniform(-127, 128);
+      p.input2_offset = uniform(-127, 128);
+      p.output_offset = uniform(-128, 127);
+      p.output_multiplier = coin(10) ? INT32_MAX : uniform(1 << 30, INT32_MAX);
+      p.output_shift = uniform(-31, 1);
+      p.act_min = coin(30) ? uniform(-128, 0) : -128;
+      p.act_max = coin(30) ? uniform(p.act_min, 127) : 127;
+    }
+    if (!k::mul_fits(p)) continue;
+    const int32_t n = coin(50) ? uniform(1, 40) : uniform(1, 2 * 12 * 12 * kMaxChannels / 2);
+    k::BroadcastShape shape = k::elementwise_shape(n);
+    int32_t count = n;
+    if (coin(10)) {  // a broadcast (portable): [n/c, c] * [1, c]
+      const int32_t cols = uniform(1, 16);
+      const int32_t rows = n / cols > 0 ? n / cols : 1;
+      const int32_t d1[2] = {rows, cols}, d2[2] = {1, cols};
+      k::prepare_broadcast_shape(d1, 2, d2, 2, &shape);
+      count = rows * cols;
+    }
+    int8_t* in1 = input_buf;
+    int8_t* in2 = input_buf + 2 * 12 * 12 * kMaxChannels / 2;
+    // Extremes: all of input 1 at -128 or 127, and of input 2, in the four combinations.
+    const bool extreme = index % 5 == 0;
+    const int32_t e1 = (index / 5) % 2 == 0 ? -128 : 127, e2 = (index / 10) % 2 == 0 ? -128 : 127;
+    fill(in1, count, extreme ? e1 : -128, extreme ? e1 : 127);
+    fill(in2, count, extreme ? e2 : -128, extreme ? e2 : 127);
+    memset(got_buf, 0x5a, sizeof(got_buf));
+    k::portable_mul(p, shape, in1, in2, want_buf);
+    const bool in_place = coin(30);
+    if (in_place) {
+      k::mul(p, shape, in1, in2, in1);
+      memcpy(got_buf, in1, static_cast<size_t>(count));
+    } else {
+      k::mul(p, shape, in1, in2, got_buf);
+    }
+    ++t.cases;
+    if (strcmp(k::built_mul_kernel_variant(shape), "mve") == 0) ++t.variant_cases;
+    const int32_t at = first_difference(got_buf, want_buf, count);
+    if (at >= 0 || (!in_place && !guard_intact(got_buf + count))) {
+      if (t.failed++ < 4) fail_line(in_place ? "mul in place" : "mul", index, at);
+    }
+  }
+}
+
 void check_pooling(Tally& t) {
   for (int32_t index = 0; index < 240; ++index) {
     const int32_t batches = uniform(1, 2), h = uniform(1, 12), w = uniform(1, 12);
@@ -369,20 +438,295 @@ void check_pooling(Tally& t) {
   }
 }
 
+// Overlap rules (mote/kernels/overlap.h) of the mve rows on real bytes: each case runs with
+// separate buffers, then with its output placed `lead` bytes before its input in one arena (and
+// 1, 16 and 64 bytes further away), and must match bit for bit, at the kernel's own lead and at
+// the declared one (joined with portable's); for each rule some case must go wrong one alignment
+// step (16 bytes) closer than the kernel's own lead, so the rule is tight.
+constexpr int32_t kOverlapArena = 20000;
+int8_t overlap_arena[kOverlapArena];
+int8_t overlap_input[4096];
+int8_t overlap_want[4096];
+
+enum class OverlapKind { kConv, kDepthwise, kAveragePool, kMaxPool, kAdd };
+
+struct OverlapCase {
+  OverlapKind kind;
+  k::ConvParams conv;
+  k::DepthwiseConvParams depthwise;
+  k::PoolParams pool;
+  k::AddParams add;
+  k::BroadcastShape add_shape;
+  k::OverlapRule rule;      // the kernel's own rule: safe, and tight
+  k::OverlapRule declared;  // what the table declares (joined with portable's): safe
+  int32_t in_bytes, out_bytes;
+  bool on_mve;
+};
+
+void run_case(const OverlapCase& c, const int8_t* in, int8_t* out) {
+  switch (c.kind) {
+    case OverlapKind::kConv:
+      k::conv2d(c.conv, in, filter_buf, bias_buf, out,
+                k::Scratch{scratch_buf, k::built_conv_scratch_bytes(c.conv.shape)});
+      break;
+    case OverlapKind::kDepthwise:
+      k::depthwise_conv2d(c.depthwise, in, filter_buf, bias_buf, out, k::Scratch{nullptr, 0});
+      break;
+    case OverlapKind::kAveragePool:
+      k::average_pool(c.pool, in, out, k::Scratch{nullptr, 0});
+      break;
+    case OverlapKind::kMaxPool:
+      k::max_pool(c.pool, in, out);
+      break;
+    case OverlapKind::kAdd:
+      // Input 2 is the other half of input_buf (never in the arena).
+      k::add(c.add, c.add_shape, in, input_buf + 4096, out);
+      break;
+  }
+}
+
+// Whether the case is right at `lead`: output lead bytes before the input in one arena.
+bool right_at(const OverlapCase& c, int64_t lead) {
+  const int64_t in_at = lead > 0 ? lead : 0;
+  const int64_t out_at = in_at - lead;
+  if (in_at + c.in_bytes > kOverlapArena || out_at + c.out_bytes > kOverlapArena) return false;
+  memset(overlap_arena, 0x22, sizeof(overlap_arena));
+  memcpy(overlap_arena + in_at, overlap_input, static_cast<size_t>(c.in_bytes));
+  run_case(c, overlap_arena + in_at, overlap_arena + out_at);
+  return first_difference(overlap_arena + out_at, overlap_want, c.out_bytes) < 0;
+}
+
+// Right at the lead and further; returns whether 16 bytes closer breaks it.
+bool check_overlap_case(Tally& t, const OverlapCase& c, const char* what) {
+  ++t.cases;
+  if (c.on_mve) ++t.variant_cases;
+  fill(overlap_input, c.in_bytes, -128, 127);
+  run_case(c, overlap_input, overlap_want);
+  bool ok = c.rule.allowed && c.on_mve && c.declared.allowed && c.declared.lead >= c.rule.lead;
+  const int64_t extras[] = {0, 1, 16, 64};
+  for (const int64_t extra : extras) {
+    ok = ok && right_at(c, c.rule.lead + extra) && right_at(c, c.declared.lead + extra);
+  }
+  if (!ok) {
+    if (t.failed++ < 6) {
+      Line().text("    ").text(what).text(" overlap at lead ").signed_number(static_cast<int32_t>(c.rule.lead))
+          .text(c.rule.allowed ? "" : " (not allowed)").text(c.on_mve ? "" : " (not mve)")
+          .text(" is wrong").end();
+    }
+    return false;
+  }
+  const int64_t closer = c.rule.lead - 16;
+  if (closer <= -static_cast<int64_t>(c.in_bytes)) return false;
+  return !right_at(c, closer);
+}
+
+int32_t conv_out(int32_t in, int32_t k, int32_t stride, bool same, int32_t* pad) {
+  const int32_t out = same ? (in + stride - 1) / stride : (in - k) / stride + 1;
+  const int32_t total = (out - 1) * stride + k - in;
+  *pad = same && total > 0 ? total / 2 : 0;
+  return out;
+}
+
+int32_t shift_for(int32_t taps) {
+  int32_t bits = 0;
+  while ((1 << bits) < taps) ++bits;
+  return -(bits + 6);
+}
+
+void fill_overlap_quant(int32_t co, int32_t taps) {
+  for (int32_t i = 0; i < co; ++i) {
+    mult_buf[i] = static_cast<int32_t>((1u << 30) + (next_u32() >> 2));
+    shift_buf[i] = shift_for(taps);
+    bias_buf[i] = uniform(-2000, 2000);
+  }
+}
+
+struct Spec {
+  int32_t h, w, ci, k_h, k_w, co, stride;  // co: conv output channels / depth multiplier
+  bool same;
+};
+
+OverlapCase conv_overlap_case(const Spec& sp) {
+  OverlapCase c{};
+  c.kind = OverlapKind::kConv;
+  k::ConvShape& s = c.conv.shape;
+  s.batches = 1;
+  s.input_h = sp.h;
+  s.input_w = sp.w;
+  s.input_c = s.filter_c = sp.ci;
+  s.filter_h = sp.k_h;
+  s.filter_w = sp.k_w;
+  s.output_h = conv_out(sp.h, sp.k_h, sp.stride, sp.same, &s.pad_h);
+  s.output_w = conv_out(sp.w, sp.k_w, sp.stride, sp.same, &s.pad_w);
+  s.output_c = sp.co;
+  s.stride_h = s.stride_w = sp.stride;
+  s.dilation_h = s.dilation_w = 1;
+  const int32_t taps = sp.k_h * sp.k_w * sp.ci;
+  fill(filter_buf, taps * sp.co, -127, 127);
+  fill_overlap_quant(sp.co, taps);
+  c.conv.input_offset = 3;
+  c.conv.output_offset = -2;
+  c.conv.act_min = -128;
+  c.conv.act_max = 127;
+  c.conv.output_multiplier = mult_buf;
+  c.conv.output_shift = shift_buf;
+  c.rule = k::mve::conv_own_overlap(s);
+  c.declared = k::built_conv_overlap(s);
+  c.in_bytes = sp.h * sp.w * sp.ci;
+  c.out_bytes = s.output_h * s.output_w * s.output_c;
+  c.on_mve = strcmp(k::built_conv_kernel_variant(s), "mve") == 0;
+  return c;
+}
+
+OverlapCase depthwise_overlap_case(const Spec& sp) {
+  OverlapCase c{};
+  c.kind = OverlapKind::kDepthwise;
+  k::DepthwiseShape& s = c.depthwise.shape;
+  s.batches = 1;
+  s.input_h = sp.h;
+  s.input_w = sp.w;
+  s.input_c = sp.ci;
+  s.filter_h = sp.k_h;
+  s.filter_w = sp.k_w;
+  s.output_h = conv_out(sp.h, sp.k_h, sp.stride, sp.same, &s.pad_h);
+  s.output_w = conv_out(sp.w, sp.k_w, sp.stride, sp.same, &s.pad_w);
+  s.output_c = sp.ci * sp.co;
+  s.stride_h = s.stride_w = sp.stride;
+  s.dilation_h = s.dilation_w = 1;
+  fill(filter_buf, sp.k_h * sp.k_w * s.output_c, -127, 127);
+  fill_overlap_quant(s.output_c, sp.k_h * sp.k_w);
+  c.depthwise.input_offset = 5;
+  c.depthwise.output_offset = 1;
+  c.depthwise.act_min = -128;
+  c.depthwise.act_max = 127;
+  c.depthwise.output_multiplier = mult_buf;
+  c.depthwise.output_shift = shift_buf;
+  c.rule = k::mve::depthwise_conv_own_overlap(s);
+  c.declared = k::built_depthwise_conv_overlap(s);
+  c.in_bytes = sp.h * sp.w * sp.ci;
+  c.out_bytes = s.output_h * s.output_w * s.output_c;
+  c.on_mve = strcmp(k::built_depthwise_conv_kernel_variant(s), "mve") == 0;
+  return c;
+}
+
+OverlapCase pool_overlap_case(const Spec& sp, bool average) {
+  OverlapCase c{};
+  c.kind = average ? OverlapKind::kAveragePool : OverlapKind::kMaxPool;
+  c.pool = k::prepare_pool(1, sp.h, sp.w, sp.ci, sp.k_h, sp.k_w, sp.stride, sp.stride, sp.same,
+                           -128, 127);
+  c.rule = average ? k::built_average_pool_overlap(c.pool) : k::built_max_pool_overlap(c.pool);
+  c.declared = c.rule;
+  c.in_bytes = sp.h * sp.w * sp.ci;
+  c.out_bytes = c.pool.output_h * c.pool.output_w * sp.ci;
+  c.on_mve = strcmp(average ? k::built_average_pool_kernel_variant(c.pool)
+                            : k::built_max_pool_kernel_variant(c.pool),
+                    "mve") == 0;
+  return c;
+}
+
+void check_overlap(Tally& t) {
+  bool tight_pointwise = false, tight_im2col = false, tight_row3 = false, tight_general = false;
+  bool tight_multiplier = false, tight_average = false, tight_max = false, tight_add = false;
+  // 1x1: blocks of four pixels; depths above 16 (a filter row re-read per channel) and below.
+  const Spec pointwise[] = {{5, 5, 32, 1, 1, 32, 1, false}, {6, 6, 8, 1, 1, 16, 1, false},
+                            {6, 6, 48, 1, 1, 8, 1, false},  {7, 5, 20, 1, 1, 5, 1, false},
+                            {8, 8, 16, 1, 1, 16, 2, false}, {3, 3, 16, 1, 1, 48, 1, false},
+                            {5, 5, 64, 1, 1, 64, 1, false}};
+  for (const Spec& sp : pointwise) tight_pointwise |= check_overlap_case(t, conv_overlap_case(sp), "conv 1x1");
+  const Spec im2col[] = {{6, 6, 16, 3, 3, 16, 1, true},  {13, 6, 1, 10, 4, 48, 2, true},
+                         {12, 12, 3, 3, 3, 8, 2, true},  {7, 7, 8, 3, 3, 16, 1, false},
+                         {8, 8, 16, 3, 3, 32, 2, true},  {6, 6, 24, 3, 3, 24, 1, true}};
+  for (const Spec& sp : im2col) tight_im2col |= check_overlap_case(t, conv_overlap_case(sp), "conv im2col");
+  // Depthwise, multiplier 1: 3-wide filters in threes (strides 1 and 2), other widths in fours.
+  const Spec row3[] = {{6, 5, 64, 3, 3, 1, 1, true}, {8, 8, 16, 3, 3, 1, 2, true},
+                       {7, 7, 8, 3, 3, 1, 1, false}, {5, 5, 3, 3, 3, 1, 1, true},
+                       {9, 10, 12, 3, 3, 1, 1, true}, {10, 10, 20, 3, 3, 1, 2, false}};
+  for (const Spec& sp : row3) tight_row3 |= check_overlap_case(t, depthwise_overlap_case(sp), "depthwise 3-wide");
+  const Spec general[] = {{9, 9, 4, 5, 5, 1, 2, true},  {9, 12, 16, 5, 5, 1, 1, true},
+                          {8, 10, 12, 2, 2, 1, 1, false}, {7, 9, 20, 1, 4, 1, 1, true},
+                          {10, 12, 8, 3, 5, 1, 1, true}, {6, 11, 24, 4, 4, 1, 1, false}};
+  for (const Spec& sp : general) tight_general |= check_overlap_case(t, depthwise_overlap_case(sp), "depthwise");
+  const int32_t multipliers[] = {2, 3, 4, 5, 8};
+  for (const int32_t m : multipliers) {
+    tight_multiplier |= check_overlap_case(t, depthwise_overlap_case({6, 5, 3, 3, 3, m, 1, true}), "depthwise multiplier");
+    tight_multiplier |= check_overlap_case(t, depthwise_overlap_case({7, 7, 2, 3, 3, m, 2, false}), "depthwise multiplier");
+  }
+  const Spec pools[] = {{8, 8, 16, 2, 2, 0, 2, false}, {7, 7, 8, 3, 3, 0, 1, true},
+                        {5, 5, 64, 5, 5, 0, 1, false}, {9, 9, 12, 3, 3, 0, 2, true},
+                        {6, 6, 40, 3, 3, 0, 1, true},  {8, 8, 24, 2, 2, 0, 1, false}};
+  for (const Spec& sp : pools) {
+    tight_average |= check_overlap_case(t, pool_overlap_case(sp, true), "average pool");
+    tight_max |= check_overlap_case(t, pool_overlap_case(sp, false), "max pool");
+  }
+  // Random shapes.
+  for (int32_t trial = 0; trial < 40; ++trial) {
+    const int32_t h = uniform(2, 9), w = uniform(2, 9), ci = uniform(1, 40);
+    const int32_t kk = uniform(1, 3) * 2 - 1, stride = uniform(1, 2);
+    const bool same = coin(50);
+    if (!same && (kk > h || kk > w)) continue;
+    tight_pointwise |= check_overlap_case(t, conv_overlap_case({h, w, ci, 1, 1, uniform(1, 40), stride, false}), "conv 1x1");
+    if (kk > 1) tight_im2col |= check_overlap_case(t, conv_overlap_case({h, w, ci, kk, kk, uniform(1, 40), stride, same}), "conv im2col");
+    const bool three = kk == 3;
+    const bool d = check_overlap_case(t, depthwise_overlap_case({h, w, ci, kk, kk, 1, stride, same}), "depthwise");
+    if (three) {
+      tight_row3 |= d;
+    } else {
+      tight_general |= d;
+    }
+    const bool average = coin(50);
+    const bool pool = check_overlap_case(t, pool_overlap_case({h, w, ci, kk, kk, 0, stride, same}, average), "pool");
+    if (average) {
+      tight_average |= pool;
+    } else {
+      tight_max |= pool;
+    }
+  }
+  // ADD (four elements at a time): either input; a broadcast input none.
+  for (int32_t trial = 0; trial < 6; ++trial) {
+    OverlapCase c{};
+    c.kind = OverlapKind::kAdd;
+    const int32_t n = uniform(20, 4000);
+    c.add_shape = k::elementwise_shape(n);
+    c.add = k::prepare_add(0.05f, 3, 0.04f, -1, 0.08f, 2, -128, 127);
+    c.rule = c.declared = k::built_add_overlap(c.add_shape, 0);
+    c.in_bytes = c.out_bytes = n;
+    c.on_mve = strcmp(k::built_add_kernel_variant(c.add_shape), "mve") == 0;
+    fill(input_buf + 4096, n, -128, 127);
+    tight_add |= check_overlap_case(t, c, "add");
+  }
+  k::BroadcastShape broadcast = k::elementwise_shape(16);
+  broadcast.input2[0] = 1;
+  const bool add_broadcast_ok = k::built_add_overlap(broadcast, 0).allowed &&
+                                !k::built_add_overlap(broadcast, 1).allowed;
+  const bool tight[] = {tight_pointwise, tight_im2col, tight_row3,   tight_general,
+                        tight_multiplier, tight_average, tight_max, tight_add, add_broadcast_ok};
+  const char* names[] = {"conv 1x1", "conv im2col", "depthwise 3-wide", "depthwise",
+                         "depthwise multiplier", "average pool", "max pool", "add",
+                         "add broadcast"};
+  for (int32_t i = 0; i < 9; ++i) {
+    if (!tight[i]) {
+      ++t.failed;
+      Line().text("    ").text(names[i]).text(": no case breaks 16 bytes closer").end();
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
   Line().text("mve kernels against portable").end();
   Tally requantize{"requantize"}, conv{"conv"}, depthwise{"depthwise"}, fc{"fully connected"};
-  Tally add{"add"}, pool{"average and max pool"};
+  Tally add{"add"}, mul{"mul"}, pool{"average and max pool"}, overlap{"overlap rules"};
   check_requantize(requantize);
   check_conv(conv);
   check_depthwise(depthwise);
   check_fully_connected(fc);
   check_add(add);
+  check_mul(mul);
   check_pooling(pool);
+  check_overlap(overlap);
   int32_t failed = 0;
-  const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc, &add, &pool};
+  const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc, &add, &mul, &pool, &overlap};
   for (const Tally* t : tallies) {
     t->report();
     // Every kernel must have run on mve for most cases (the tables may keep a few portable).
