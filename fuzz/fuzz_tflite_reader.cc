@@ -2,7 +2,8 @@
 // whole compile pipeline (plan, verify, lower, emit, load) for one of three CPU extensions, then
 // one run of the program on the host. The reader must turn any bytes into a graph or an
 // InputError; a graph it returns must validate and compile (or be refused with an InputError);
-// a program the compiler emits must load and run. Any other exception is a finding.
+// a program the compiler emits must load and run; the per-operator check (`inspect --check`)
+// must reach the reader's verdict. Any other exception is a finding.
 
 #include <cstddef>
 #include <cstdint>
@@ -30,11 +31,26 @@ constexpr int64_t kMaxCompileActivationBytes = int64_t{16} << 20;
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // `mote inspect --check` reads on past each problem; its verdict must be the reader's.
+  bool check_compiles = false;
+  try {
+    check_compiles = mote::tflite::check_model(std::span<const uint8_t>(data, size)).compiles();
+  } catch (const mote::InputError&) {
+  }
   mote::ir::Graph graph;
   try {
     graph = mote::tflite::read_model(std::span<const uint8_t>(data, size));
-  } catch (const mote::InputError&) {
+  } catch (const mote::InputError& e) {
+    if (check_compiles) {
+      std::fprintf(stderr, "check_model says the model compiles, read_model refuses it: %s\n",
+                   e.what());
+      std::abort();
+    }
     return 0;
+  }
+  if (!check_compiles) {
+    std::fprintf(stderr, "read_model accepts a model that check_model refuses\n");
+    std::abort();
   }
   // The reader's contract: what it returns passes the validator (this throws otherwise, and an
   // escaping exception is a crash for libFuzzer).
