@@ -11,9 +11,10 @@ struct PreluOp {
   const PreluParams& p;
   int8_t operator()(int8_t x, int8_t a) const {
     const int32_t v = x + p.input_offset;
-    int32_t y = v >= 0 ? multiply_by_quantized_multiplier(v, p.identity_multiplier, p.identity_shift)
-                       : multiply_by_quantized_multiplier(v * (a + p.alpha_offset),
-                                                          p.alpha_multiplier, p.alpha_shift);
+    int32_t y =
+        v >= 0 ? multiply_by_quantized_multiplier(v, p.identity_multiplier, p.identity_shift)
+               : multiply_by_quantized_multiplier(v * (a + p.alpha_offset), p.alpha_multiplier,
+                                                  p.alpha_shift);
     y += p.output_offset;
     y = y < -128 ? -128 : (y > 127 ? 127 : y);
     return static_cast<int8_t>(y);

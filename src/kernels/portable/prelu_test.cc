@@ -31,8 +31,8 @@ int8_t SlowPrelu(Quant in, Quant alpha, Quant out, int8_t x, int8_t a) {
 
 BroadcastShape shape_of(const std::vector<int32_t>& input, const std::vector<int32_t>& alpha) {
   BroadcastShape s{};
-  EXPECT_TRUE(prepare_broadcast_shape(input.data(), static_cast<int32_t>(input.size()), alpha.data(),
-                                      static_cast<int32_t>(alpha.size()), &s));
+  EXPECT_TRUE(prepare_broadcast_shape(input.data(), static_cast<int32_t>(input.size()),
+                                      alpha.data(), static_cast<int32_t>(alpha.size()), &s));
   return s;
 }
 

@@ -10,7 +10,8 @@ ReluParams prepare_relu(float input_scale, int32_t input_zero_point, float outpu
   ReluParams p{};
   p.input_offset = -input_zero_point;
   p.output_offset = output_zero_point;
-  const QuantizedMultiplier m = quantize_multiplier(static_cast<double>(input_scale / output_scale));
+  const QuantizedMultiplier m =
+      quantize_multiplier(static_cast<double>(input_scale / output_scale));
   p.multiplier = m.multiplier;
   p.shift = m.shift;
   // round(0 / scale) is 0.

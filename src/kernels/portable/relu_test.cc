@@ -19,7 +19,8 @@ using ops_testing::RefMultiply;
 int8_t SlowRelu(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, bool relu6,
                 int8_t x) {
   const QuantizedMultiplier m = quantize_multiplier(static_cast<double>(in_scale / out_scale));
-  const int64_t lo = std::max<int64_t>(-128, out_zp + static_cast<int64_t>(std::roundf(0.0f / out_scale)));
+  const int64_t lo =
+      std::max<int64_t>(-128, out_zp + static_cast<int64_t>(std::roundf(0.0f / out_scale)));
   const int64_t hi =
       relu6 ? std::min<int64_t>(127, out_zp + static_cast<int64_t>(std::roundf(6.0f / out_scale)))
             : 127;

@@ -35,7 +35,8 @@ void inv_sqrt(int32_t v, int32_t* multiplier, int32_t* shift) {
   int32_t x = int32_t{1} << 28;                                               // 1.0, 3 bits
   for (int i = 0; i < 5; ++i) {
     const int32_t x3 = fixed_point::rescale(fixed_point::mul(fixed_point::mul(x, x), x), 9, 3);
-    x = fixed_point::rescale(fixed_point::mul(kHalfThree, x) - fixed_point::mul(half_input, x3), 6, 3);
+    const int32_t step = fixed_point::mul(kHalfThree, x) - fixed_point::mul(half_input, x3);
+    x = fixed_point::rescale(step, 6, 3);
   }
   constexpr int32_t kHalfSqrt2 = 1518500250;  // sqrt(2) / 2, 0 integer bits
   x = fixed_point::mul(x, kHalfSqrt2);

@@ -12,47 +12,7 @@ namespace {
 
 using ops_testing::Guarded;
 using ops_testing::Random;
-using ops_testing::RefDoublingHighMul;
 using ops_testing::RefMultiply;
-using ops_testing::Sat32;
-
-// x * 2^e (gemmlowp's SaturatingRoundingMultiplyByPOT) on int64.
-int64_t RefMulPot(int64_t x, int e) {
-  return e >= 0 ? Sat32(x * (int64_t{1} << e)) : ops_testing::RoundHalfAwayDivPot(x, -e);
-}
-
-// TFLite's GetInvSqrtQuantizedMultiplierExp from its definition, on int64: normalise v to
-// [2^27, 2^29) by pairs of bits, five Newton-Raphson steps x = 1.5x - (v/2) x^3 in Q3.28 from
-// x = 1, times sqrt(2)/2; returns the Q31 multiplier and the left shift.
-void RefInvSqrt(int64_t v, int64_t* multiplier, int* shift) {
-  if (v <= 1) {
-    *multiplier = INT32_MAX;
-    *shift = 0;
-    return;
-  }
-  int right = 11;
-  while (v >= (int64_t{1} << 29)) {
-    v /= 4;
-    ++right;
-  }
-  int pairs = 0;
-  while ((v << 2 * (pairs + 1)) < (int64_t{1} << 29)) ++pairs;
-  right -= pairs;
-  v <<= 2 * pairs;
-  const int64_t half_input = RefMulPot(v >> 1, -1);
-  int64_t x = int64_t{1} << 28;
-  for (int i = 0; i < 5; ++i) {
-    const int64_t x3 = RefMulPot(RefDoublingHighMul(RefDoublingHighMul(x, x), x), 6);
-    x = RefMulPot(RefDoublingHighMul(3 << 27, x) - RefDoublingHighMul(half_input, x3), 3);
-  }
-  x = RefDoublingHighMul(x, 1518500250);
-  if (right < 0) {
-    x <<= -right;
-    right = 0;
-  }
-  *multiplier = x;
-  *shift = -right;
-}
 
 // TFLite's RsqrtEvalQuantized (v = 0 -> 127; Mote's choice for v < 0 is 127 too).
 int8_t SlowRsqrt(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp, int8_t q) {
@@ -62,7 +22,7 @@ int8_t SlowRsqrt(float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
       quantize_multiplier(1.0 / static_cast<double>(std::sqrt(in_scale) * out_scale));
   int64_t inv = 0;
   int inv_shift = 0;
-  RefInvSqrt(v, &inv, &inv_shift);
+  ops_testing::RefInvSqrt(v, &inv, &inv_shift);
   const int64_t data = RefMultiply(1, static_cast<int32_t>(inv), inv_shift + 20);
   const int64_t y = RefMultiply(data, m.multiplier, m.shift - 20) + out_zp;
   return static_cast<int8_t>(ops_testing::Clamp(y, -128, 127));

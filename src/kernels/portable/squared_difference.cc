@@ -28,7 +28,8 @@ struct SquaredDifferenceOp {
 
 // max |MultiplyByQuantizedMultiplier(x, m, s)| over |x| <= bound (rounding adds at most 1).
 int64_t scaled_bound(int64_t bound, int32_t multiplier, int32_t shift) {
-  const int32_t v = multiply_by_quantized_multiplier(static_cast<int32_t>(bound), multiplier, shift);
+  const int32_t v =
+      multiply_by_quantized_multiplier(static_cast<int32_t>(bound), multiplier, shift);
   return (v < 0 ? -int64_t{v} : int64_t{v}) + 1;
 }
 

@@ -26,7 +26,8 @@ void tanh(const TanhParams& p, const int8_t* input, int8_t* output, size_t count
     } else if (x >= p.input_range_radius) {
       output[i] = 127;
     } else {
-      const int32_t x_q4 = multiply_by_quantized_multiplier(x, p.input_multiplier, p.input_left_shift);
+      const int32_t x_q4 =
+          multiply_by_quantized_multiplier(x, p.input_multiplier, p.input_left_shift);
       const int32_t y_q0 = fixed_point::tanh(x_q4, kInputIntegerBits);
       int32_t out = rounding_divide_by_pot(y_q0, 31 - 7);
       out = out < -128 ? -128 : (out > 127 ? 127 : out);

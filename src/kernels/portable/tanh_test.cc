@@ -14,19 +14,6 @@ namespace {
 using ops_testing::Guarded;
 using ops_testing::Random;
 
-// gemmlowp's one_minus_x_over_one_plus_x_for_x_in_0_1 on int64: the Newton-Raphson reciprocal of
-// the half denominator (a + 1) / 2 with 2 integer bits, then x - 1 moved to 0 integer bits.
-int64_t RefOneMinusXOverOnePlusX(int64_t a) {
-  const int64_t sum = a + INT32_MAX;
-  const int64_t half = (sum + (sum >= 0 ? 1 : -1)) / 2;
-  int64_t x = 1515870810 + ops_testing::RefDoublingHighMul(half, -1010580540);
-  for (int i = 0; i < 3; ++i) {
-    const int64_t one_minus = (int64_t{1} << 29) - ops_testing::RefDoublingHighMul(half, x);
-    x = x + ops_testing::Sat32(ops_testing::RefDoublingHighMul(x, one_minus) * 4);
-  }
-  return ops_testing::Sat32((x - (int64_t{1} << 29)) * 4);
-}
-
 // reference_integer_ops::Tanh re-derived on int64: the input in Q4.27, gemmlowp's tanh
 // ((1 - exp(-2|x|)) / (1 + exp(-2|x|)), mirrored for negative x), rounded to 1/128 steps.
 int8_t SlowTanh(const TanhParams& p, int8_t q) {
@@ -37,10 +24,12 @@ int8_t SlowTanh(const TanhParams& p, int8_t q) {
   int64_t y = 0;
   if (x_q4 != 0) {
     // exp(-2|x|): the same raw value read with one more integer bit.
-    const int64_t t = RefOneMinusXOverOnePlusX(ops_testing::RefExpNegative(-std::llabs(x_q4), 5));
+    const int64_t e = ops_testing::RefExpNegative(-std::llabs(x_q4), 5);
+    const int64_t t = ops_testing::RefOneMinusXOverOnePlusX(e);
     y = x_q4 > 0 ? t : -t;
   }
-  return static_cast<int8_t>(ops_testing::Clamp(ops_testing::RoundHalfAwayDivPot(y, 24), -128, 127));
+  const int64_t rounded = ops_testing::RoundHalfAwayDivPot(y, 24);
+  return static_cast<int8_t>(ops_testing::Clamp(rounded, -128, 127));
 }
 
 TEST(TanhTest, PrepareIsLogisticsRule) {
