@@ -7,6 +7,7 @@
 
 #include "compiler/builder/model_builder.h"
 #include "compiler/pipeline/host_run.h"
+#include "tests/activation_reference.h"
 
 namespace mote::testing {
 namespace {
@@ -225,6 +226,22 @@ ir::Graph operator_model() {
   b.mark_output(d);
   b.mark_output(mx);
   b.mark_output(mn);
+  // RELU, RELU6, TANH, PRELU (a per-channel constant alpha), SQUARED_DIFFERENCE (broadcasting the
+  // pooled [1,1,1,4]) and RSQRT, on the convolution's and the leaky ReLU's outputs.
+  const TensorId r = b.add_operator(ir::OpType::kRelu, {t}, std::monostate{}, shape,
+                                    t_scale * 0.5f, -128);
+  const TensorId r6 = b.add_operator(ir::OpType::kRelu6, {l}, std::monostate{}, shape,
+                                     l_scale * 0.7f, -100);
+  const TensorId th = b.add_operator(ir::OpType::kTanh, {l}, std::monostate{}, shape,
+                                     1.0f / 128, 0);
+  const TensorId alpha = b.add_int8_constant({4}, {-30, 12, 64, 127}, 1.0f / 128, 0);
+  const TensorId pr = b.add_operator(ir::OpType::kPrelu, {t, alpha}, std::monostate{}, shape,
+                                     t_scale * 0.8f, 10);
+  const TensorId sd = b.add_operator(ir::OpType::kSquaredDifference, {l, p}, std::monostate{},
+                                     shape, l_scale * l_scale * 40.0f, -128);
+  const TensorId rs = b.add_operator(ir::OpType::kRsqrt, {r}, std::monostate{}, shape,
+                                     1.0f / (std::sqrt(t_scale * 0.5f) * 100.0f), -128);
+  for (const TensorId y : {r, r6, th, pr, sd, rs}) b.mark_output(y);
   return b.build();
 }
 
@@ -248,7 +265,11 @@ std::vector<uint8_t> operator_model_reference(const ir::Graph& g,
       case ir::OpType::kSub: out = sub_relu(g, op, in(0), in(1)); break;
       case ir::OpType::kMaximum: out = extremum(g, op, in(0), in(1), true); break;
       case ir::OpType::kMinimum: out = extremum(g, op, in(0), in(1), false); break;
-      default: throw std::logic_error("operator_model_reference: no reference for this operator");
+      default:
+        if (!testing::has_activation_reference(op.type)) {
+          throw std::logic_error("operator_model_reference: no reference for this operator");
+        }
+        out = testing::activation_reference(g, op, values);
     }
   }
   std::vector<uint8_t> outputs;

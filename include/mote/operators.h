@@ -35,4 +35,10 @@
   X(Sub, "SUB", sub)                                                         \
   X(LeakyRelu, "LEAKY_RELU", leaky_relu)                                     \
   X(Squeeze, "SQUEEZE", squeeze)                                             \
-  X(ExpandDims, "EXPAND_DIMS", expand_dims)
+  X(ExpandDims, "EXPAND_DIMS", expand_dims)                                  \
+  X(Relu, "RELU", relu)                                                      \
+  X(Relu6, "RELU6", relu6)                                                   \
+  X(Tanh, "TANH", tanh)                                                      \
+  X(Prelu, "PRELU", prelu)                                                   \
+  X(SquaredDifference, "SQUARED_DIFFERENCE", squared_difference)             \
+  X(Rsqrt, "RSQRT", rsqrt)

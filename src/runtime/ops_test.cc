@@ -27,6 +27,7 @@
 #include "mote/kernels/quantize.h"
 #include "mote/kernels/resize_nearest_neighbor.h"
 #include "mote/kernels/softmax.h"
+#include "mote/kernels/tanh.h"
 #include "mote/kernels/transpose.h"
 #include "mote/kernels/transpose_conv.h"
 #include "mote/runtime/executor.h"
@@ -544,6 +545,37 @@ TEST(OpsTest, LogisticFixedPointAndTable) {
     kernels::prepare_logistic_table(0.1f, 3, 1.0f / 256, -128, table);
     schema::LogisticOptionsT o;
     OneOp t(OpKind::Logistic, {x}, {y});
+    const schema::Region region = t.builder().add_constant_bytes(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(table), 256));
+    o.table = std::make_unique<schema::Region>(region);
+    t.builder().op(0).options.Set(std::move(o));
+    const auto out = t.run();
+    std::vector<int8_t> expected(40);
+    kernels::lookup_table(table, as<int8_t>(t.input(0)), expected.data(), 40);
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 40), 0);
+  }
+}
+
+TEST(OpsTest, TanhFixedPointAndTable) {
+  const Spec x{DataType::Int8, {40}, 0.05f, -7}, y{DataType::Int8, {40}, 1.0f / 128, 0};
+  {
+    const kernels::TanhParams p = kernels::prepare_tanh(0.05f, -7);
+    schema::TanhOptionsT o;
+    o.input_zero_point = p.input_zero_point;
+    o.input_range_radius = p.input_range_radius;
+    o.input_multiplier = p.input_multiplier;
+    o.input_left_shift = p.input_left_shift;
+    OneOp t(OpKind::Tanh, {x}, {y}, options(o));
+    const auto out = t.run();
+    std::vector<int8_t> expected(40);
+    kernels::tanh(p, as<int8_t>(t.input(0)), expected.data(), 40);
+    EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 40), 0);
+  }
+  {
+    int8_t table[256];
+    kernels::prepare_tanh_table(0.05f, -7, 1.0f / 128, 0, table);
+    schema::TanhOptionsT o;
+    OneOp t(OpKind::Tanh, {x}, {y});
     const schema::Region region = t.builder().add_constant_bytes(
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(table), 256));
     o.table = std::make_unique<schema::Region>(region);

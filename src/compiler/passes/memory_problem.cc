@@ -109,8 +109,11 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
         const int32_t t = op.inputs[k];
         if (t == ir::kNoTensor) continue;
         const int32_t in = result.tensor_buffer[static_cast<size_t>(t)];
+        // A graph output "dies" at the last step only in its lifetime: the caller reads it after
+        // the run, so no output may be written over it.
         if (in == kNoBuffer || in == out ||
-            result.problem.buffers[static_cast<size_t>(in)].last_step != step) {
+            result.problem.buffers[static_cast<size_t>(in)].last_step != step ||
+            result.problem.buffers[static_cast<size_t>(in)].kind == planner::BufferKind::kOutput) {
           continue;
         }
         const kernels::OverlapRule rule = ops::operator_overlap(graph, op, k, extension);

@@ -115,6 +115,33 @@ inline int32_t logistic(int32_t a, int integer_bits) {
   return a > 0 ? if_positive : INT32_MAX - if_positive;
 }
 
+// (1 - a) / (1 + a) for a in [0, 1], both with 0 integer bits: the Newton-Raphson division of
+// one_over_one_plus_x_for_x_in_0_1, minus one (gemmlowp's one_minus_x_over_one_plus_x_for_x_in_0_1).
+inline int32_t one_minus_x_over_one_plus_x_for_x_in_0_1(int32_t a) {
+  constexpr int32_t k48Over17 = 1515870810;
+  constexpr int32_t kNeg32Over17 = -1010580540;
+  constexpr int32_t kOneWith2IntegerBits = int32_t{1} << 29;
+  const int32_t half_denominator = rounding_half_sum(a, INT32_MAX);
+  int32_t x = k48Over17 + mul(half_denominator, kNeg32Over17);
+  for (int i = 0; i < 3; ++i) {
+    const int32_t half_denominator_times_x = mul(half_denominator, x);
+    const int32_t one_minus_half_denominator_times_x =
+        kOneWith2IntegerBits - half_denominator_times_x;
+    x = x + rescale(mul(x, one_minus_half_denominator_times_x), 4, 2);
+  }
+  return rescale(x - kOneWith2IntegerBits, 2, 0);
+}
+
+// tanh(a) for a with `integer_bits` integer bits (at most 5); the result has 0 integer bits.
+// tanh(|a|) = (1 - exp(-2|a|)) / (1 + exp(-2|a|)), the doubling read as one more integer bit.
+inline int32_t tanh(int32_t a, int integer_bits) {
+  if (a == 0) return 0;
+  const int32_t minus_abs_a = a < 0 ? a : -a;
+  const int32_t t =
+      one_minus_x_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(minus_abs_a, integer_bits + 1));
+  return a < 0 ? -t : t;
+}
+
 }  // namespace fixed_point
 }  // namespace kernels
 }  // namespace mote

@@ -193,4 +193,55 @@ inline int64_t RefOneOverOnePlusX(int64_t a) {
   return Sat32(x * 2);
 }
 
+// gemmlowp's one_minus_x_over_one_plus_x_for_x_in_0_1 on int64: the Newton-Raphson reciprocal of
+// the half denominator (a + 1) / 2 with 2 integer bits, then x - 1 moved to 0 integer bits.
+inline int64_t RefOneMinusXOverOnePlusX(int64_t a) {
+  const int64_t sum = a + INT32_MAX;
+  const int64_t half = (sum + (sum >= 0 ? 1 : -1)) / 2;
+  int64_t x = 1515870810 + RefDoublingHighMul(half, -1010580540);
+  for (int i = 0; i < 3; ++i) {
+    const int64_t one_minus = (int64_t{1} << 29) - RefDoublingHighMul(half, x);
+    x = x + Sat32(RefDoublingHighMul(x, one_minus) * 4);
+  }
+  return Sat32((x - (int64_t{1} << 29)) * 4);
+}
+
+// x * 2^e (gemmlowp's SaturatingRoundingMultiplyByPOT) on int64.
+inline int64_t RefMulPot(int64_t x, int e) {
+  return e >= 0 ? Sat32(x * (int64_t{1} << e)) : RoundHalfAwayDivPot(x, -e);
+}
+
+// TFLite's GetInvSqrtQuantizedMultiplierExp from its definition, on int64: normalise v to
+// [2^27, 2^29) by pairs of bits, five Newton-Raphson steps x = 1.5x - (v/2) x^3 in Q3.28 from
+// x = 1, times sqrt(2)/2; returns the Q31 multiplier and the left shift.
+inline void RefInvSqrt(int64_t v, int64_t* multiplier, int* shift) {
+  if (v <= 1) {
+    *multiplier = INT32_MAX;
+    *shift = 0;
+    return;
+  }
+  int right = 11;
+  while (v >= (int64_t{1} << 29)) {
+    v /= 4;
+    ++right;
+  }
+  int pairs = 0;
+  while ((v << 2 * (pairs + 1)) < (int64_t{1} << 29)) ++pairs;
+  right -= pairs;
+  v <<= 2 * pairs;
+  const int64_t half_input = RefMulPot(v >> 1, -1);
+  int64_t x = int64_t{1} << 28;
+  for (int i = 0; i < 5; ++i) {
+    const int64_t x3 = RefMulPot(RefDoublingHighMul(RefDoublingHighMul(x, x), x), 6);
+    x = RefMulPot(RefDoublingHighMul(3 << 27, x) - RefDoublingHighMul(half_input, x3), 3);
+  }
+  x = RefDoublingHighMul(x, 1518500250);
+  if (right < 0) {
+    x <<= -right;
+    right = 0;
+  }
+  *multiplier = x;
+  *shift = -right;
+}
+
 }  // namespace mote::kernels::ops_testing

@@ -35,7 +35,9 @@ TEST(OpTableTest, InPlaceKinds) {
   const std::set<OpKind> in_place = {OpKind::Reshape,  OpKind::Add,      OpKind::Sub,
                                      OpKind::Mul,      OpKind::Minimum,  OpKind::Maximum,
                                      OpKind::Quantize, OpKind::Dequantize, OpKind::LeakyRelu,
-                                     OpKind::Squeeze,  OpKind::ExpandDims};
+                                     OpKind::Squeeze,  OpKind::ExpandDims, OpKind::Relu,
+                                     OpKind::Relu6,    OpKind::Tanh,     OpKind::Prelu,
+                                     OpKind::SquaredDifference, OpKind::Rsqrt};
   for (int k = 0; k <= static_cast<int>(OpKind::MAX); ++k) {
     const OpEntry& entry = *op_entry(static_cast<OpKind>(k));
     EXPECT_EQ(entry.op->runs_in_place, in_place.count(static_cast<OpKind>(k)) == 1) << entry.name;

@@ -11,6 +11,11 @@
 #include "mote/kernels/fully_connected.h"
 #include "mote/kernels/quantization.h"
 #include "mote/kernels/cmsis_nn_scratch.h"
+#include "mote/kernels/prelu.h"
+#include "mote/kernels/relu.h"
+#include "mote/kernels/rsqrt.h"
+#include "mote/kernels/squared_difference.h"
+#include "mote/kernels/tanh.h"
 #include "platform/board.h"
 #include "platform/console.h"
 
@@ -220,6 +225,54 @@ void check_against_portable(Checks& c) {
   }
 }
 
+// RELU, RELU6, TANH, PRELU, SQUARED_DIFFERENCE and RSQRT, prepared and run on the target, against
+// the values worked out by hand in their host tests (src/kernels/portable/*_test.cc).
+template <size_t n>
+bool equals(const int8_t* got, const int8_t (&want)[n]) {
+  return same(got, want, static_cast<int32_t>(n));
+}
+
+void check_activations(Checks& c) {
+  int8_t out[12];
+  const int8_t relu_in[] = {-5, 0, 1, 30, 60, 61, 127};
+  k::relu(k::prepare_relu(0.1f, 0, 0.05f, -128, false), relu_in, out, 7);
+  const int8_t relu_want[] = {-128, -128, -126, -68, -8, -6, 126};
+  c.expect(equals(out, relu_want), "relu requantizes and clamps at 0");
+  k::relu(k::prepare_relu(0.1f, 0, 0.05f, -128, true), relu_in, out, 7);
+  const int8_t relu6_want[] = {-128, -128, -126, -68, -8, -8, -8};
+  c.expect(equals(out, relu6_want), "relu6 clamps at 6");
+
+  const int8_t tanh_in[] = {0, 127, -128, 16, -16, 8, -8, 119};
+  k::tanh(k::prepare_tanh(0.0625f, 0), tanh_in, out, 8);
+  const int8_t tanh_want[] = {0, 127, -128, 97, -97, 59, -59, 127};
+  c.expect(equals(out, tanh_want), "tanh fixed point");
+
+  const int8_t prelu_in[] = {-8, -8, -8, -8, 5, 5, 5, 5, -128, -1, -3, -128};
+  const int8_t alpha[] = {16, 32, 63, -32};
+  const int32_t prelu_dims[] = {1, 3, 4};
+  const int32_t alpha_dims[] = {4};
+  k::BroadcastShape shape{};
+  k::prepare_broadcast_shape(prelu_dims, 3, alpha_dims, 1, &shape);
+  k::prelu(k::prepare_prelu(1.0f, 0, 1.0f / 64, 0, 1.0f, 0), shape, prelu_in, alpha, out);
+  const int8_t prelu_want[] = {-2, -4, -8, 4, 5, 5, 5, 5, -32, -1, -3, 64};
+  c.expect(equals(out, prelu_want), "prelu per-channel alpha");
+
+  const int8_t sd_a[] = {15, 25, 10, 5, 15, 25, 10, 5};
+  const int8_t sd_b[] = {5, 0, 0, -1};
+  const int32_t a_dims[] = {2, 4};
+  const int32_t b_dims[] = {4};
+  k::prepare_broadcast_shape(a_dims, 2, b_dims, 1, &shape);
+  k::squared_difference(k::prepare_squared_difference(0.1f, 5, 0.2f, 0, 0.01f, -100), shape, sd_a,
+                        sd_b, out);
+  const int8_t sd_want[] = {-100, 127, -75, -96, -100, 127, -75, -96};
+  c.expect(equals(out, sd_want), "squared difference broadcast");
+
+  const int8_t rsqrt_in[] = {-127, -124, -112, -64, 127, -126, -128};
+  k::rsqrt(k::prepare_rsqrt(1.0f / 64, -128, 1.0f / 16, -128), rsqrt_in, out, 7);
+  const int8_t rsqrt_want[] = {0, -64, -96, -112, -120, -37, 127};
+  c.expect(equals(out, rsqrt_want), "rsqrt fixed point");
+}
+
 }  // namespace
 
 int main() {
@@ -238,6 +291,7 @@ int main() {
   print("  skip scratch.cc not built yet\n");
 #endif
   check_against_portable(checks);
+  check_activations(checks);
   Line().text("static_ram ").unsigned_number(static_ram_bytes()).text(", stack_peak ").unsigned_number(stack_peak_bytes()).end();
   Line().text(checks.failed == 0 ? "kernels: ok" : "kernels: FAILED").end();
   return checks.failed == 0 ? 0 : 1;

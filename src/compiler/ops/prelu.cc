@@ -1,0 +1,65 @@
+// PRELU int8: alpha (a constant or an activation, int8 with one scale) broadcast over the input,
+// whose shape the output keeps; TFLite's two requantizations (identity and alpha paths).
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+#include "mote/kernels/prelu.h"
+
+namespace mote::ops {
+namespace {
+
+kernels::PreluParams params(const ir::Tensor& input, const ir::Tensor& alpha,
+                            const ir::Tensor& output) {
+  return kernels::prepare_prelu(scale_of(input), zero_point_of(input), scale_of(alpha),
+                                zero_point_of(alpha), scale_of(output), zero_point_of(output));
+}
+
+void check(Checker& c) {
+  c.no_options();
+  c.arity(2, 2);
+  const ir::Tensor& input = c.data_input(0);
+  c.expect_type(1, DataType::kInt8);
+  c.expect_per_tensor(1);
+  c.data_output();
+  const ir::Tensor& alpha = c.in(1);
+  // TFLite: the broadcast of input and alpha, which must be the input's shape.
+  c.expect_broadcast_output();
+  c.expect_output_shape(input.shape);
+  // TFLite broadcasts alpha in its 4-D reference kernel.
+  if (alpha.shape != input.shape && input.shape.size() > 4) {
+    c.fail("input of rank " + std::to_string(input.shape.size()) +
+           " with alpha of another shape: TFLite broadcasts alpha up to 4 dimensions");
+  }
+  if (!kernels::prelu_fits(params(input, alpha, c.out()))) {
+    c.fail("input scale " + num(scale_of(input)) + " and alpha scale " + num(scale_of(alpha)) +
+           " with output scale " + num(scale_of(c.out())) +
+           " overflow the int32 requantization (the output scale is too small)");
+  }
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const kernels::PreluParams p = params(ctx.in(0), ctx.in(1), ctx.out());
+  schema::PreluOptionsT o;
+  o.input_offset = p.input_offset;
+  o.alpha_offset = p.alpha_offset;
+  o.output_offset = p.output_offset;
+  o.identity_requant = std::make_unique<schema::Requant>(p.identity_multiplier, p.identity_shift);
+  o.alpha_requant = std::make_unique<schema::Requant>(p.alpha_multiplier, p.alpha_shift);
+  out.options.Set(std::move(o));
+}
+
+// In place over the input (alpha, broadcast, is read again and again).
+kernels::OverlapRule overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
+                             kernels::Extension extension) {
+  return input == 0 ? elementwise_overlap(g, op, input, extension) : kernels::kNoOverlap;
+}
+
+}  // namespace
+
+extern const OpDef prelu{.builtin_code = builtin(tfl::BuiltinOperator::PRELU),
+                         .read_options = read_empty<tfl::BuiltinOptions::NONE>,
+                         .write_options = write_empty<void>, .check = check, .lower = lower,
+                         .overlap = overlap};
+
+}  // namespace mote::ops

@@ -1,0 +1,50 @@
+// TANH: int8, either TFLite's fixed-point tanh (TensorFlow Lite Micro's) or a 256-byte lookup
+// table the compiler computed; elementwise, so it may run in place.
+
+#include "mote/kernels/lookup_table.h"
+#include "mote/kernels/tanh.h"
+#include "runtime/ops/op_support.h"
+
+namespace mote::runtime::internal {
+namespace {
+
+Error check(const OpChecker& c) {
+  const auto& o = c.options<schema::TanhOptions>();
+  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
+    if (table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
+      return c.bad("tanh table must be 256 constant bytes");
+    }
+    return Error::kOk;
+  }
+  const int32_t shift = o.input_left_shift();
+  if (!in_range(o.input_zero_point(), -128, 127) || o.input_range_radius() < 0 ||
+      o.input_multiplier() < 0 || !in_range(shift, -31, 30) ||
+      (min64(kMaxCenteredInput, o.input_range_radius()) << (shift > 0 ? shift : 0)) > INT32_MAX) {
+    return c.bad("tanh parameters out of range");
+  }
+  return Error::kOk;
+}
+
+void invoke(const Op& op) {
+  const auto& o = op.options<schema::TanhOptions>();
+  const size_t count = element_count(op.in(0));
+  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
+    kernels::lookup_table(reinterpret_cast<const int8_t*>(op.constants() + table->offset()),
+                          op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
+    return;
+  }
+  kernels::TanhParams p{};
+  p.input_zero_point = o.input_zero_point();
+  p.input_range_radius = o.input_range_radius();
+  p.input_multiplier = o.input_multiplier();
+  p.input_left_shift = o.input_left_shift();
+  kernels::tanh(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
+}
+
+}  // namespace
+
+extern const OpRegistration kTanhOp{
+    takes(1, 1, schema::OpOptions::TanhOptions).int8(1).one_to_one(), &check, &invoke,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
+
+}  // namespace mote::runtime::internal

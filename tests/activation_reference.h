@@ -1,0 +1,22 @@
+#pragma once
+// Slow references of RELU, RELU6, TANH, PRELU, SQUARED_DIFFERENCE and RSQRT on a graph's
+// operator, written from TensorFlow Lite's int8 kernels (activations.cc, the reference
+// integer_ops::Tanh that TensorFlow Lite Micro runs, prelu.h, squared_difference.cc,
+// elementwise.cc), independent of Mote's kernels. Host test code only.
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/graph.h"
+
+namespace mote::testing {
+
+// Whether activation_reference computes operators of `type`.
+bool has_activation_reference(ir::OpType type);
+
+// The output of `op` for its inputs' int8 values (`values` indexed by tensor; constant inputs
+// are read from the graph).
+std::vector<int8_t> activation_reference(const ir::Graph& graph, const ir::Operator& op,
+                                         const std::vector<std::vector<int8_t>>& values);
+
+}  // namespace mote::testing
