@@ -35,4 +35,9 @@
   X(Sub, "SUB", sub)                                                         \
   X(LeakyRelu, "LEAKY_RELU", leaky_relu)                                     \
   X(Squeeze, "SQUEEZE", squeeze)                                             \
-  X(ExpandDims, "EXPAND_DIMS", expand_dims)
+  X(ExpandDims, "EXPAND_DIMS", expand_dims)                                  \
+  X(Sum, "SUM", sum)                                                         \
+  X(ReduceMax, "REDUCE_MAX", reduce_max)                                     \
+  X(ArgMax, "ARG_MAX", arg_max)                                              \
+  X(ArgMin, "ARG_MIN", arg_min)                                              \
+  X(ResizeBilinear, "RESIZE_BILINEAR", resize_bilinear)
