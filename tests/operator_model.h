@@ -1,9 +1,10 @@
 #pragma once
 // A model of the operators that came with the operator registry (TRANSPOSE_CONV, LEAKY_RELU,
 // SUB with broadcasting and a fused ReLU, MAXIMUM, MINIMUM with broadcasting, between an
-// AVERAGE_POOL_2D), built with the builder, and its output computed by slow references written
-// here from TFLite's definitions, independent of Mote's kernels. Used by operators_test.cc (host)
-// and write_operator_model.cc (the firmware's reference).
+// AVERAGE_POOL_2D; then SUM, REDUCE_MAX, ARG_MAX, ARG_MIN and RESIZE_BILINEAR), built with the
+// builder, and its output computed by slow references written here from TFLite's definitions,
+// independent of Mote's kernels. Used by operators_test.cc (host) and write_operator_model.cc
+// (the firmware's reference).
 
 #include <cstdint>
 #include <vector>
