@@ -22,9 +22,6 @@ Error check(const OpChecker& c) {
   const auto& o = c.options<schema::ResizeBilinearOptions>();
   const Tensor &x = *c.in(0), &y = c.out();
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != dim(x, 3)) return c.bad("output shape inconsistent");
-  if (x.zero_point() != y.zero_point() || x.scale() != y.scale()) {
-    return c.bad("resize_bilinear output quantized unlike its input");
-  }
   if (o.align_corners() && o.half_pixel_centers()) {
     return c.bad("align_corners and half_pixel_centers both set");
   }
