@@ -201,8 +201,9 @@ std::vector<int8_t> extremum(const ir::Graph& g, const ir::Operator& op,
 
 // The reductions of issue 16 over input `shape` along `axes`: for every input element, the
 // output element it reduces into, and the count per output.
-std::vector<size_t> reduced_into(const std::vector<int32_t>& shape, const std::vector<int32_t>& axes,
-                                 size_t* outputs, int64_t* count) {
+std::vector<size_t> reduced_into(const std::vector<int32_t>& shape,
+                                 const std::vector<int32_t>& axes, size_t* outputs,
+                                 int64_t* count) {
   std::vector<bool> reduced(shape.size(), false);
   for (int32_t a : axes) reduced[static_cast<size_t>(a)] = true;
   *outputs = 1;
@@ -249,7 +250,9 @@ std::vector<int8_t> reduce(const ir::Graph& g, const ir::Operator& op,
   for (size_t i = 0; i < input.size(); ++i) sums[into[i]] += input[i];
   const Multiplier m = quantize(static_cast<double>(qx.scale) / static_cast<double>(qy.scale));
   std::vector<int8_t> out;
-  for (int64_t sum : sums) out.push_back(clamp8(multiply(sum - qx.zero_point * count, m) + qy.zero_point));
+  for (int64_t sum : sums) {
+    out.push_back(clamp8(multiply(sum - qx.zero_point * count, m) + qy.zero_point));
+  }
   return out;
 }
 
@@ -262,7 +265,9 @@ std::vector<int8_t> arg_min_max(const ir::Graph& g, const ir::Operator& op,
   if (axis < 0) axis += static_cast<int32_t>(shape.size());
   size_t outer = 1, inner = 1;
   for (int32_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(shape[d]);
-  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= static_cast<size_t>(shape[d]);
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) {
+    inner *= static_cast<size_t>(shape[d]);
+  }
   const size_t n = static_cast<size_t>(shape[axis]);
   std::vector<int8_t> out;
   for (size_t o = 0; o < outer; ++o)

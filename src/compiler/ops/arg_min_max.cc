@@ -20,7 +20,9 @@ ir::DataType output_type(const TfliteOptions& t, int8_t code) {
 template <typename Table, tfl::BuiltinOptions kTable>
 ir::Options read(const TfliteOptions& t) {
   ir::ArgMinMaxOptions r;
-  if (const auto* o = t.table<Table>(kTable, false)) r.output_type = output_type(t, o->output_type());
+  if (const auto* o = t.table<Table>(kTable, false)) {
+    r.output_type = output_type(t, o->output_type());
+  }
   return r;
 }
 

@@ -56,7 +56,8 @@ void check(Checker& c) {
       input.shape[0], in_h, in_w, input.shape[3], s[0], s[1], o.align_corners,
       o.half_pixel_centers);
   const auto past = [&](int32_t out, int32_t scale, int32_t in) {
-    return kernels::bilinear_source(out - 1, scale, o.half_pixel_centers, in).scaled / 1024 > in - 1;
+    const int32_t last = kernels::bilinear_source(out - 1, scale, o.half_pixel_centers, in).scaled;
+    return last / 1024 > in - 1;
   };
   if (past(s[0], p.scale_h_10, in_h) || past(s[1], p.scale_w_10, in_w)) {
     c.fail("resizing " + shape_string({in_h, in_w}) + " to " + shape_string(s) +

@@ -51,8 +51,8 @@ I SlowArg(const std::vector<int32_t>& dims, int32_t axis, bool arg_min,
   return out;
 }
 
-I RunArg(const std::vector<int32_t>& dims, int32_t axis, bool arg_min, const std::vector<int8_t>& in,
-      bool* intact) {
+I RunArg(const std::vector<int32_t>& dims, int32_t axis, bool arg_min,
+         const std::vector<int8_t>& in, bool* intact) {
   const ArgMinMaxParams p =
       prepare_arg_min_max(static_cast<int32_t>(dims.size()), dims.data(), axis, arg_min);
   Guarded<int32_t> out(static_cast<size_t>(p.outer) * static_cast<size_t>(p.inner));

@@ -31,7 +31,8 @@ V SlowResize(int32_t n, int32_t ih, int32_t iw, int32_t c, int32_t oh, int32_t o
   };
   auto source = [&](int64_t o, int64_t s, int64_t size) {
     const int64_t pos = half ? o * s + s / 2 - 512 : o * s;
-    return Src{pos, std::max<int64_t>(pos / 1024, 0), std::min<int64_t>((pos + 1023) / 1024, size - 1)};
+    return Src{pos, std::max<int64_t>(pos / 1024, 0),
+               std::min<int64_t>((pos + 1023) / 1024, size - 1)};
   };
   const int64_t sh = scale(ih, oh), sw = scale(iw, ow);
   auto at = [&](int64_t b, int64_t y, int64_t x, int64_t ch) {
@@ -57,8 +58,8 @@ V SlowResize(int32_t n, int32_t ih, int32_t iw, int32_t c, int32_t oh, int32_t o
   return out;
 }
 
-V RunResize(int32_t n, int32_t ih, int32_t iw, int32_t c, int32_t oh, int32_t ow, bool align, bool half,
-      const V& in, bool* intact) {
+V RunResize(int32_t n, int32_t ih, int32_t iw, int32_t c, int32_t oh, int32_t ow, bool align,
+            bool half, const V& in, bool* intact) {
   const ResizeBilinearParams p = prepare_resize_bilinear(n, ih, iw, c, oh, ow, align, half);
   Guarded<int8_t> out(static_cast<size_t>(n) * oh * ow * c);
   resize_bilinear(p, in.data(), out.data());
