@@ -200,6 +200,125 @@ std::vector<int8_t> extremum(const ir::Graph& g, const ir::Operator& op,
   return out;
 }
 
+// The reductions of issue 16 over input `shape` along `axes`: for every input element, the
+// output element it reduces into, and the count per output.
+std::vector<size_t> reduced_into(const std::vector<int32_t>& shape,
+                                 const std::vector<int32_t>& axes, size_t* outputs,
+                                 int64_t* count) {
+  std::vector<bool> reduced(shape.size(), false);
+  for (int32_t a : axes) reduced[static_cast<size_t>(a)] = true;
+  *outputs = 1;
+  *count = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (reduced[d]) {
+      *count *= shape[d];
+    } else {
+      *outputs *= static_cast<size_t>(shape[d]);
+    }
+  }
+  std::vector<size_t> into;
+  std::vector<int32_t> index(shape.size(), 0);
+  size_t total = 1;
+  for (int32_t d : shape) total *= static_cast<size_t>(d);
+  for (size_t flat = 0; flat < total; ++flat) {
+    size_t o = 0;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (!reduced[d]) o = o * static_cast<size_t>(shape[d]) + static_cast<size_t>(index[d]);
+    }
+    into.push_back(o);
+    for (size_t d = shape.size(); d-- > 0 && ++index[d] == shape[d];) index[d] = 0;
+  }
+  return into;
+}
+
+// SUM (TFLite's QuantizedMeanOrSum with compute_sum) and REDUCE_MAX (the largest raw value).
+std::vector<int8_t> reduce(const ir::Graph& g, const ir::Operator& op,
+                           const std::vector<int8_t>& input) {
+  const ir::Tensor& x = g.tensors[op.inputs[0]];
+  const ir::Tensor& a = g.tensors[op.inputs[1]];
+  std::vector<int32_t> axes;
+  for (size_t i = 0; i < a.data.size() / 4; ++i) axes.push_back(int32_at(a, i));
+  size_t outputs = 0;
+  int64_t count = 0;
+  const std::vector<size_t> into = reduced_into(x.shape, axes, &outputs, &count);
+  if (op.type == ir::OpType::kReduceMax) {
+    std::vector<int8_t> out(outputs, -128);
+    for (size_t i = 0; i < input.size(); ++i) out[into[i]] = std::max(out[into[i]], input[i]);
+    return out;
+  }
+  const Q qx = q_of(x), qy = q_of(g.tensors[op.outputs[0]]);
+  std::vector<int64_t> sums(outputs, 0);
+  for (size_t i = 0; i < input.size(); ++i) sums[into[i]] += input[i];
+  const Multiplier m = quantize(static_cast<double>(qx.scale) / static_cast<double>(qy.scale));
+  std::vector<int8_t> out;
+  for (int64_t sum : sums) {
+    out.push_back(clamp8(multiply(sum - qx.zero_point * count, m) + qy.zero_point));
+  }
+  return out;
+}
+
+// ARG_MAX / ARG_MIN: index 0, replaced only by a strictly greater (smaller) value; the int32
+// indices' little-endian bytes.
+std::vector<int8_t> arg_min_max(const ir::Graph& g, const ir::Operator& op,
+                                const std::vector<int8_t>& input) {
+  const auto& shape = g.tensors[op.inputs[0]].shape;
+  int32_t axis = int32_at(g.tensors[op.inputs[1]], 0);
+  if (axis < 0) axis += static_cast<int32_t>(shape.size());
+  size_t outer = 1, inner = 1;
+  for (int32_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(shape[d]);
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) {
+    inner *= static_cast<size_t>(shape[d]);
+  }
+  const size_t n = static_cast<size_t>(shape[axis]);
+  std::vector<int8_t> out;
+  for (size_t o = 0; o < outer; ++o)
+    for (size_t i = 0; i < inner; ++i) {
+      int32_t best = 0;
+      for (size_t k = 1; k < n; ++k) {
+        const int8_t v = input[(o * n + k) * inner + i], b = input[(o * n + best) * inner + i];
+        if (op.type == ir::OpType::kArgMin ? v < b : v > b) best = static_cast<int32_t>(k);
+      }
+      int8_t bytes[4];
+      std::memcpy(bytes, &best, 4);
+      out.insert(out.end(), bytes, bytes + 4);
+    }
+  return out;
+}
+
+// RESIZE_BILINEAR (TFLite's ResizeBilinearInteger): 10-bit scales and source positions, the
+// four neighbours weighted, / 2^20 rounded half away from zero.
+std::vector<int8_t> resize_bilinear(const ir::Graph& g, const ir::Operator& op,
+                                    const std::vector<int8_t>& input) {
+  const auto& o = std::get<ir::ResizeNearestNeighborOptions>(op.options);
+  const auto& xs = g.tensors[op.inputs[0]].shape;
+  const auto& ys = g.tensors[op.outputs[0]].shape;
+  auto scale = [&](int64_t in, int64_t out) {
+    return o.align_corners && out > 1 ? (1024 * (in - 1) + (out - 1) / 2) / (out - 1)
+                                      : (1024 * in + out / 2) / out;
+  };
+  const int64_t sh = scale(xs[1], ys[1]), sw = scale(xs[2], ys[2]);
+  std::vector<int8_t> out;
+  for (int n = 0; n < ys[0]; ++n)
+    for (int y = 0; y < ys[1]; ++y)
+      for (int x = 0; x < ys[2]; ++x) {
+        const int64_t py = o.half_pixel_centers ? y * sh + sh / 2 - 512 : y * sh;
+        const int64_t px = o.half_pixel_centers ? x * sw + sw / 2 - 512 : x * sw;
+        const int y0 = static_cast<int>(std::max<int64_t>(py / 1024, 0));
+        const int x0 = static_cast<int>(std::max<int64_t>(px / 1024, 0));
+        const int y1 = static_cast<int>(std::min<int64_t>((py + 1023) / 1024, xs[1] - 1));
+        const int x1 = static_cast<int>(std::min<int64_t>((px + 1023) / 1024, xs[2] - 1));
+        const int64_t fy = py - 1024 * y0, fx = px - 1024 * x0;
+        for (int c = 0; c < ys[3]; ++c) {
+          const int64_t v = input[at(xs, n, y0, x0, c)] * (1024 - fy) * (1024 - fx) +
+                            input[at(xs, n, y1, x0, c)] * fy * (1024 - fx) +
+                            input[at(xs, n, y0, x1, c)] * (1024 - fy) * fx +
+                            input[at(xs, n, y1, x1, c)] * fy * fx;
+          out.push_back(static_cast<int8_t>((v + (v > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20)));
+        }
+      }
+  return out;
+}
+
 }  // namespace
 
 ir::Graph operator_model() {
@@ -242,6 +361,12 @@ ir::Graph operator_model() {
   const TensorId rs = b.add_operator(ir::OpType::kRsqrt, {r}, std::monostate{}, shape,
                                      1.0f / (std::sqrt(t_scale * 0.5f) * 100.0f), -128);
   for (const TensorId y : {r, r6, th, pr, sd, rs}) b.mark_output(y);
+  // Issue 16's reductions and resize: SUM, REDUCE_MAX, ARG_MAX, ARG_MIN, RESIZE_BILINEAR.
+  b.mark_output(b.add_sum(l, {1}, false, l_scale * 4.0f, 5));  // [1,8,4]
+  b.mark_output(b.add_reduce_max(l, {2}, true));               // [1,8,1,4]
+  b.mark_output(b.add_arg_min_max(l, 3));                      // [1,8,8] int32
+  b.mark_output(b.add_arg_min_max(l, 1, true));                // [1,8,4] int32
+  b.mark_output(b.add_resize_bilinear(x, 7, 9, false, true));  // [1,7,9,3]
   return b.build();
 }
 
@@ -265,6 +390,11 @@ std::vector<uint8_t> operator_model_reference(const ir::Graph& g,
       case ir::OpType::kSub: out = sub_relu(g, op, in(0), in(1)); break;
       case ir::OpType::kMaximum: out = extremum(g, op, in(0), in(1), true); break;
       case ir::OpType::kMinimum: out = extremum(g, op, in(0), in(1), false); break;
+      case ir::OpType::kSum:
+      case ir::OpType::kReduceMax: out = reduce(g, op, in(0)); break;
+      case ir::OpType::kArgMax:
+      case ir::OpType::kArgMin: out = arg_min_max(g, op, in(0)); break;
+      case ir::OpType::kResizeBilinear: out = resize_bilinear(g, op, in(0)); break;
       default:
         if (!testing::has_activation_reference(op.type)) {
           throw std::logic_error("operator_model_reference: no reference for this operator");

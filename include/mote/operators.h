@@ -41,4 +41,9 @@
   X(Tanh, "TANH", tanh)                                                      \
   X(Prelu, "PRELU", prelu)                                                   \
   X(SquaredDifference, "SQUARED_DIFFERENCE", squared_difference)             \
-  X(Rsqrt, "RSQRT", rsqrt)
+  X(Rsqrt, "RSQRT", rsqrt)                                                   \
+  X(Sum, "SUM", sum)                                                         \
+  X(ReduceMax, "REDUCE_MAX", reduce_max)                                     \
+  X(ArgMax, "ARG_MAX", arg_max)                                              \
+  X(ArgMin, "ARG_MIN", arg_min)                                              \
+  X(ResizeBilinear, "RESIZE_BILINEAR", resize_bilinear)

@@ -8,6 +8,10 @@
 //   out = clamp(MultiplyByQuantizedMultiplier(sum(x) - input_zp * count, multiplier', shift')
 //               + output_zp, -128, 127)
 // i.e. 1/count is folded into the requantization multiplier; nothing is divided at run time.
+// SUM is the same function of TFLite (compute_sum) without the fold: `mean` run with
+// multiplier, shift = QuantizeMultiplier(input_scale / output_scale) computes it, so SUM calls it
+// (sum_requant). REDUCE_MAX walks the same groups and keeps the largest raw value (TFLite requires
+// the output quantized as the input). The three share MeanParams and prepare_mean.
 // Embeddable C++17: no heap, no exceptions, no float math in the kernel.
 
 #include <stdint.h>
@@ -40,6 +44,8 @@ struct MeanParams {
 QuantizedMultiplier mean_requant(float input_scale, float output_scale, int64_t count);
 // The same fold applied to an already quantized multiplier.
 QuantizedMultiplier fold_mean_count(QuantizedMultiplier m, int64_t count);
+// SUM's requantization: QuantizeMultiplier(input_scale / output_scale), nothing folded.
+QuantizedMultiplier sum_requant(float input_scale, float output_scale);
 
 // `dims` (rank entries, each >= 1) and `axes` (distinct, in [0, rank)); multiplier and shift
 // from mean_requant.
@@ -48,7 +54,12 @@ MeanParams prepare_mean(int32_t rank, const int32_t* dims, int32_t axis_count,
                         int32_t multiplier, int32_t shift);
 
 // Output: the kept dimensions in order (keep_dims does not change the bytes). No scratch.
+// SUM: `mean` with the multiplier and shift of sum_requant.
 void mean(const MeanParams& params, const int8_t* input, int8_t* output);
+
+// REDUCE_MAX: the largest input value of each output's group (zero points and multiplier unused;
+// -128 is TFLite's initial value, so a group's maximum is its largest element). No scratch.
+void reduce_max(const MeanParams& params, const int8_t* input, int8_t* output);
 
 }  // namespace kernels
 }  // namespace mote

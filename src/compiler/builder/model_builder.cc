@@ -654,12 +654,13 @@ TensorId ModelBuilder::add_expand_dims(TensorId input, int32_t axis) {
   return add_op(OpType::kExpandDims, {input, a}, out, std::monostate{});
 }
 
-TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims) {
-  const Tensor& in = checked(input, "add_mean");
+TensorId ModelBuilder::add_reducer(OpType type, const char* kind, TensorId input,
+                                   const std::vector<int32_t>& axes, bool keep_dims) {
+  const Tensor& in = checked(input, kind);
   const int32_t rank = static_cast<int32_t>(in.shape.size());
   std::vector<bool> reduced(in.shape.size(), false);
   for (int32_t a : axes) {
-    if (a < -rank || a >= rank) bad_argument("add_mean: axis out of range");
+    if (a < -rank || a >= rank) bad_argument(std::string(kind) + ": axis out of range");
     reduced[a < 0 ? a + rank : a] = true;
   }
   std::vector<int32_t> shape;
@@ -670,22 +671,58 @@ TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes
       shape.push_back(1);
     }
   }
-  const std::string name = op_name("mean");
+  const std::string name = op_name(kind + 4);  // without "add_"
   const TensorId a = add_int32_constant(name + "/axes", {static_cast<int32_t>(axes.size())}, axes);
   const TensorId out = add_activation_like(name, shape, input);
-  return add_op(OpType::kMean, {input, a}, out, ir::MeanOptions{keep_dims});
+  return add_op(type, {input, a}, out, ir::MeanOptions{keep_dims});
 }
 
-TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims,
-                                float scale, int32_t zero_point) {
-  if (!(scale > 0.0f)) bad_argument("add_mean: the output needs a positive scale");
-  const TensorId out = add_mean(input, axes, keep_dims);
+TensorId ModelBuilder::requantized(TensorId out, float scale, int32_t zero_point) {
   graph_.tensors[out].quantization.scale = {scale};
   graph_.tensors[out].quantization.zero_point = {zero_point};
   const float lo = scale * static_cast<float>(-128 - zero_point);
   const float hi = scale * static_cast<float>(127 - zero_point);
   ranges_[out] = {lo, hi, uniform_rms(lo, hi)};
   return out;
+}
+
+TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims) {
+  return add_reducer(OpType::kMean, "add_mean", input, axes, keep_dims);
+}
+
+TensorId ModelBuilder::add_mean(TensorId input, const std::vector<int32_t>& axes, bool keep_dims,
+                                float scale, int32_t zero_point) {
+  if (!(scale > 0.0f)) bad_argument("add_mean: the output needs a positive scale");
+  return requantized(add_mean(input, axes, keep_dims), scale, zero_point);
+}
+
+TensorId ModelBuilder::add_sum(TensorId input, const std::vector<int32_t>& axes, bool keep_dims,
+                               float scale, int32_t zero_point) {
+  if (!(scale > 0.0f)) bad_argument("add_sum: the output needs a positive scale");
+  return requantized(add_reducer(OpType::kSum, "add_sum", input, axes, keep_dims), scale,
+                     zero_point);
+}
+
+TensorId ModelBuilder::add_reduce_max(TensorId input, const std::vector<int32_t>& axes,
+                                      bool keep_dims) {
+  return add_reducer(OpType::kReduceMax, "add_reduce_max", input, axes, keep_dims);
+}
+
+TensorId ModelBuilder::add_arg_min_max(TensorId input, int32_t axis, bool arg_min) {
+  const Tensor& in = checked(input, "add_arg_min_max");
+  const int32_t rank = static_cast<int32_t>(in.shape.size());
+  if (axis < -rank || axis >= rank) bad_argument("add_arg_min_max: axis out of range");
+  std::vector<int32_t> shape = in.shape;
+  shape.erase(shape.begin() + (axis < 0 ? axis + rank : axis));
+  const std::string name = op_name(arg_min ? "arg_min" : "arg_max");
+  const TensorId a = add_int32_constant(name + "/axis", {1}, {axis});
+  Tensor t;
+  t.name = name;
+  t.type = DataType::kInt32;
+  t.shape = std::move(shape);
+  const TensorId out = add_tensor(std::move(t), {});
+  return add_op(arg_min ? OpType::kArgMin : OpType::kArgMax, {input, a}, out,
+                ir::ArgMinMaxOptions{});
 }
 
 TensorId ModelBuilder::add_concatenation(const std::vector<TensorId>& inputs, int32_t axis) {
@@ -740,6 +777,19 @@ TensorId ModelBuilder::add_resize_nearest(TensorId input, int32_t height, int32_
   const TensorId out = add_activation_like(name, shape, input);
   return add_op(OpType::kResizeNearestNeighbor, {input, s}, out,
                 ir::ResizeNearestNeighborOptions{});
+}
+
+TensorId ModelBuilder::add_resize_bilinear(TensorId input, int32_t height, int32_t width,
+                                           bool align_corners, bool half_pixel_centers) {
+  const Tensor& in = checked(input, "add_resize_bilinear");
+  if (in.shape.size() != 4) bad_argument("add_resize_bilinear: NHWC input");
+  if (height < 1 || width < 1) bad_argument("add_resize_bilinear: size must be positive");
+  const std::vector<int32_t> shape = {in.shape[0], height, width, in.shape[3]};
+  const std::string name = op_name("resize_bilinear");
+  const TensorId s = add_int32_constant(name + "/size", {2}, {height, width});
+  const TensorId out = add_activation_like(name, shape, input);
+  return add_op(OpType::kResizeBilinear, {input, s}, out,
+                ir::ResizeNearestNeighborOptions{align_corners, half_pixel_centers});
 }
 
 void ModelBuilder::mark_output(TensorId tensor) {

@@ -112,6 +112,16 @@ class ModelBuilder {
   TensorId add_logistic(TensorId input);
   TensorId add_resize_nearest(TensorId input, int32_t height, int32_t width);
   TensorId add_hard_swish(TensorId input);
+  // SUM (output quantized by `scale` and `zero_point`) and REDUCE_MAX (output quantized as the
+  // input) over `axes`, as add_mean.
+  TensorId add_sum(TensorId input, const std::vector<int32_t>& axes, bool keep_dims, float scale,
+                   int32_t zero_point);
+  TensorId add_reduce_max(TensorId input, const std::vector<int32_t>& axes, bool keep_dims);
+  // ARG_MAX (or ARG_MIN when `arg_min`) along `axis` (negative counts from the end): int32
+  // indices, the input's shape without the axis.
+  TensorId add_arg_min_max(TensorId input, int32_t axis, bool arg_min = false);
+  TensorId add_resize_bilinear(TensorId input, int32_t height, int32_t width,
+                               bool align_corners = false, bool half_pixel_centers = false);
   // Weights [out_channels, kernel_h, kernel_w, input channels], square stride; the output is
   // input * stride (SAME) or (input - 1) * stride + kernel (VALID) along each axis.
   TensorId add_transpose_conv(TensorId input, int32_t out_channels, int32_t kernel_h,
@@ -150,6 +160,11 @@ class ModelBuilder {
   TensorId add_activation_like(const std::string& name, std::vector<int32_t> shape, TensorId like);
   TensorId add_int32_constant(const std::string& name, std::vector<int32_t> shape,
                               const std::vector<int32_t>& values);
+  // MEAN, SUM or REDUCE_MAX (`kind`: the helper's name, for messages), output quantized as input.
+  TensorId add_reducer(ir::OpType type, const char* kind, TensorId input,
+                       const std::vector<int32_t>& axes, bool keep_dims);
+  // `out` requantized to `scale` and `zero_point`.
+  TensorId requantized(TensorId out, float scale, int32_t zero_point);
   // Random symmetric weights with `channels` scales along `channel_dim` (or one when
   // channels == 1) of amplitude about sqrt(3 / fan_in); returns the tensor.
   TensorId add_weights(const std::string& name, std::vector<int32_t> shape, size_t channel_dim,

@@ -127,12 +127,13 @@ struct ConcatenationOptions {
   bool operator==(const ConcatenationOptions&) const = default;
 };
 
-// MEAN (TFLite's ReducerOptions); the axes are the operator's second input.
+// MEAN, SUM and REDUCE_MAX (TFLite's ReducerOptions); the axes are the operator's second input.
 struct MeanOptions {
   bool keep_dims = false;
   bool operator==(const MeanOptions&) const = default;
 };
 
+// RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (their TFLite options hold the same two flags).
 struct ResizeNearestNeighborOptions {
   bool align_corners = false;
   bool half_pixel_centers = false;
@@ -152,13 +153,19 @@ struct LeakyReluOptions {
   bool operator==(const LeakyReluOptions&) const = default;
 };
 
+// ARG_MAX and ARG_MIN (TFLite's ArgMaxOptions / ArgMinOptions); the axis is the second input.
+struct ArgMinMaxOptions {
+  DataType output_type = DataType::kInt32;
+  bool operator==(const ArgMinMaxOptions&) const = default;
+};
+
 // Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH,
 // MINIMUM, MAXIMUM, EXPAND_DIMS) hold std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
                              FullyConnectedOptions, Pool2DOptions, ElementwiseOptions,
                              SoftmaxOptions, ReshapeOptions, ConcatenationOptions, MeanOptions,
                              ResizeNearestNeighborOptions, TransposeConvOptions,
-                             LeakyReluOptions, SqueezeOptions>;
+                             LeakyReluOptions, SqueezeOptions, ArgMinMaxOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;

@@ -23,6 +23,10 @@ QuantizedMultiplier mean_requant(float input_scale, float output_scale, int64_t 
       count);
 }
 
+QuantizedMultiplier sum_requant(float input_scale, float output_scale) {
+  return quantize_multiplier(static_cast<double>(input_scale) / static_cast<double>(output_scale));
+}
+
 MeanParams prepare_mean(int32_t rank, const int32_t* dims, int32_t axis_count,
                         const int32_t* axes, int32_t input_zero_point, int32_t output_zero_point,
                         int32_t multiplier, int32_t shift) {
@@ -81,10 +85,8 @@ struct Walk {
   }
 };
 
-}  // namespace
-
-void mean(const MeanParams& p, const int8_t* input, int8_t* output) {
-  Walk kept, reduced;
+// The kept and reduced groups of `p` as two odometers; returns the number of outputs.
+int32_t split_walks(const MeanParams& p, Walk& kept, Walk& reduced) {
   int32_t strides[kMaxMeanRank];
   int32_t stride = 1, outputs = 1;
   for (int32_t k = p.rank - 1; k >= 0; --k) {
@@ -99,6 +101,14 @@ void mean(const MeanParams& p, const int8_t* input, int8_t* output) {
       outputs *= p.dims[k];
     }
   }
+  return outputs;
+}
+
+}  // namespace
+
+void mean(const MeanParams& p, const int8_t* input, int8_t* output) {
+  Walk kept, reduced;
+  const int32_t outputs = split_walks(p, kept, reduced);
   const int64_t centre = static_cast<int64_t>(p.input_zero_point) * p.count;
   for (int32_t o = 0; o < outputs; ++o, kept.next()) {
     const int8_t* base = input + kept.offset;
@@ -110,6 +120,21 @@ void mean(const MeanParams& p, const int8_t* input, int8_t* output) {
     out += p.output_zero_point;
     out = out < -128 ? -128 : (out > 127 ? 127 : out);
     output[o] = static_cast<int8_t>(out);
+  }
+}
+
+void reduce_max(const MeanParams& p, const int8_t* input, int8_t* output) {
+  Walk kept, reduced;
+  const int32_t outputs = split_walks(p, kept, reduced);
+  for (int32_t o = 0; o < outputs; ++o, kept.next()) {
+    const int8_t* base = input + kept.offset;
+    int8_t largest = -128;
+    reduced.offset = 0;
+    for (int32_t e = 0; e < p.count; ++e, reduced.next()) {
+      const int8_t v = base[reduced.offset];
+      largest = v > largest ? v : largest;
+    }
+    output[o] = largest;
   }
 }
 

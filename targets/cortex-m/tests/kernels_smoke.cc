@@ -11,8 +11,11 @@
 #include "mote/kernels/fully_connected.h"
 #include "mote/kernels/quantization.h"
 #include "mote/kernels/cmsis_nn_scratch.h"
+#include "mote/kernels/arg_min_max.h"
+#include "mote/kernels/mean.h"
 #include "mote/kernels/prelu.h"
 #include "mote/kernels/relu.h"
+#include "mote/kernels/resize_bilinear.h"
 #include "mote/kernels/rsqrt.h"
 #include "mote/kernels/squared_difference.h"
 #include "mote/kernels/tanh.h"
@@ -273,6 +276,40 @@ void check_activations(Checks& c) {
   c.expect(equals(out, rsqrt_want), "rsqrt fixed point");
 }
 
+// SUM, REDUCE_MAX, ARG_MAX, ARG_MIN and RESIZE_BILINEAR on values worked out by hand from
+// TFLite's definitions (the kernels' tests on the host hold the derivations).
+void check_reductions_and_resize(Checks& c) {
+  static int8_t in[8] = {1, 5, 5, 2, -3, -3, -9, -3};
+  static int8_t out8[4];
+  static int32_t out32[4];
+  const int32_t dims[2] = {2, 4};
+  const int32_t last[1] = {1};
+  // SUM of each row, scale 0.5 into 1.0: 13 * 0.5 = 6.5 -> 7, -18 * 0.5 -> -9.
+  const k::QuantizedMultiplier half = k::sum_requant(opaque(1) * 0.5f, 1.0f);
+  k::mean(k::prepare_mean(2, dims, 1, last, 0, 0, half.multiplier, half.shift), in, out8);
+  c.expect_equal(out8[0], 7, "sum row 0 (6.5 rounds away)");
+  c.expect_equal(out8[1], -9, "sum row 1");
+  k::reduce_max(k::prepare_mean(2, dims, 1, last, 0, 0, 0, 0), in, out8);
+  c.expect(out8[0] == 5 && out8[1] == -3, "reduce_max rows");
+  k::arg_min_max(k::prepare_arg_min_max(2, dims, opaque(1), false), in, out32);
+  c.expect(out32[0] == 1 && out32[1] == 0, "arg_max rows (first of ties)");
+  k::arg_min_max(k::prepare_arg_min_max(2, dims, opaque(1), true), in, out32);
+  c.expect(out32[0] == 0 && out32[1] == 2, "arg_min rows");
+  // 1x2 {0, 100} -> 1x4: 0, 50, 100, 100; half-pixel 0, 25, 75, 100; align corners 0, 33, 67, 100.
+  static int8_t row[2] = {0, 100};
+  const int32_t want[3][4] = {{0, 50, 100, 100}, {0, 25, 75, 100}, {0, 33, 67, 100}};
+  const char* names[3] = {"resize_bilinear 2 -> 4", "resize_bilinear half-pixel",
+                          "resize_bilinear align corners"};
+  for (int32_t option = 0; option < 3; ++option) {
+    k::resize_bilinear(k::prepare_resize_bilinear(1, 1, opaque(2), 1, 1, 4, option == 2,
+                                                  option == 1),
+                       row, out8);
+    c.expect(out8[0] == want[option][0] && out8[1] == want[option][1] &&
+                 out8[2] == want[option][2] && out8[3] == want[option][3],
+             names[option]);
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -292,6 +329,7 @@ int main() {
 #endif
   check_against_portable(checks);
   check_activations(checks);
+  check_reductions_and_resize(checks);
   Line().text("static_ram ").unsigned_number(static_ram_bytes()).text(", stack_peak ").unsigned_number(stack_peak_bytes()).end();
   Line().text(checks.failed == 0 ? "kernels: ok" : "kernels: FAILED").end();
   return checks.failed == 0 ? 0 : 1;

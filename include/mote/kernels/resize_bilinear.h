@@ -1,0 +1,47 @@
+#pragma once
+// int8 RESIZE_BILINEAR on NHWC tensors with TensorFlow Lite's integer rule
+// (reference_ops::ResizeBilinearInteger, what TensorFlow Lite Micro runs for int8):
+//   scale_10 = round(1024 * in / out) per axis, (1024 * (in - 1) + (out - 1) / 2) / (out - 1)
+//              with align_corners and out > 1 (integer division);
+//   source  s = o * scale_10, or o * scale_10 + scale_10 / 2 - 512 with half_pixel_centers;
+//   i0 = max(s / 1024, 0) (truncating), i1 = min((s + 1023) / 1024, in - 1), f = s - 1024 * i0;
+//   out = (sum of the four neighbours weighted (1024 - fy or fy) * (1024 - fx or fx)) / 2^20,
+//         rounded half away from zero.
+// No requantization: the output is quantized as the input. Every term fits int32
+// (128 * 2048 * 2048 bounds the weighted sum's magnitude). Embeddable C++17: no heap, no
+// exceptions, no float math.
+
+#include <stdint.h>
+
+namespace mote {
+namespace kernels {
+
+// Input and output sizes the kernel takes: 1024 * size fits int32 with room.
+inline constexpr int32_t kMaxResizeBilinearSize = 1 << 20;
+
+struct ResizeBilinearParams {
+  int32_t batches, input_h, input_w, channels;
+  int32_t output_h, output_w;
+  int32_t scale_h_10, scale_w_10;  // source step per output pixel, in 1/1024
+  bool half_pixel_centers;
+};
+
+// Host-callable. Sizes in [1, kMaxResizeBilinearSize]; align_corners and half_pixel_centers
+// are not both set (TFLite refuses that).
+ResizeBilinearParams prepare_resize_bilinear(int32_t batches, int32_t input_h, int32_t input_w,
+                                             int32_t channels, int32_t output_h,
+                                             int32_t output_w, bool align_corners,
+                                             bool half_pixel_centers);
+
+// The source position (in 1/1024) and the two neighbours TFLite reads for output index `out`.
+struct BilinearSource {
+  int32_t scaled, lower, upper;
+};
+BilinearSource bilinear_source(int32_t out, int32_t scale_10, bool half_pixel_centers,
+                               int32_t input_size);
+
+// No scratch; output must not overlap input.
+void resize_bilinear(const ResizeBilinearParams& params, const int8_t* input, int8_t* output);
+
+}  // namespace kernels
+}  // namespace mote

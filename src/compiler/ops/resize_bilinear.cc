@@ -1,0 +1,93 @@
+// RESIZE_BILINEAR of an int8 NHWC tensor to a constant size, TFLite's integer rule
+// (mote/kernels/resize_bilinear.h); output quantized as the input.
+#include "compiler/ops/checker.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/ops/tflite_options.h"
+#include "mote/kernels/resize_bilinear.h"
+
+namespace mote::ops {
+namespace {
+
+ir::Options read(const TfliteOptions& t) {
+  ir::ResizeNearestNeighborOptions r;
+  if (const auto* o = t.table<tfl::ResizeBilinearOptions>(
+          tfl::BuiltinOptions::ResizeBilinearOptions, false)) {
+    r.align_corners = o->align_corners();
+    r.half_pixel_centers = o->half_pixel_centers();
+  }
+  return r;
+}
+
+void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
+  const auto& o = std::get<ir::ResizeNearestNeighborOptions>(op.options);
+  tfl::ResizeBilinearOptionsT t;
+  t.align_corners = o.align_corners;
+  t.half_pixel_centers = o.half_pixel_centers;
+  out.Set(std::move(t));
+}
+
+void check(Checker& c) {
+  const auto& o = c.options<ir::ResizeNearestNeighborOptions>();
+  const Tensor& input = c.data_input(0);
+  c.expect_rank(0, 4);
+  c.data_output();
+  const Tensor& size = c.param_input(1, DataType::kInt32);
+  if (size.shape != std::vector<int32_t>{2}) {
+    c.fail(c.in_label(1) + " (size) has shape " + shape_string(size.shape) + ", expected [2]");
+  }
+  const std::vector<int32_t> s = int32_values(size);
+  if (s[0] < 1 || s[1] < 1) {
+    c.fail(c.in_label(1) + " (size) " + shape_string(s) + " must be positive");
+  }
+  if (o.align_corners && o.half_pixel_centers) {
+    c.fail("align_corners and half_pixel_centers are both set; TFLite takes at most one");
+  }
+  c.expect_output_shape({input.shape[0], s[0], s[1], input.shape[3]});
+  c.expect_same_quantization(0);
+  const int32_t in_h = input.shape[1], in_w = input.shape[2];
+  if (std::max({in_h, in_w, s[0], s[1]}) > kernels::kMaxResizeBilinearSize) {
+    c.fail("sizes above " + std::to_string(kernels::kMaxResizeBilinearSize) +
+           " overflow TFLite's 10-bit fixed-point positions");
+  }
+  // TFLite's rounded scale can put the last source row past the input for extreme upscales
+  // (it then reads outside the input): refuse what it does not define.
+  const kernels::ResizeBilinearParams p = kernels::prepare_resize_bilinear(
+      input.shape[0], in_h, in_w, input.shape[3], s[0], s[1], o.align_corners,
+      o.half_pixel_centers);
+  const auto past = [&](int32_t out, int32_t scale, int32_t in) {
+    const int32_t last = kernels::bilinear_source(out - 1, scale, o.half_pixel_centers, in).scaled;
+    return last / 1024 > in - 1;
+  };
+  if (past(s[0], p.scale_h_10, in_h) || past(s[1], p.scale_w_10, in_w)) {
+    c.fail("resizing " + shape_string({in_h, in_w}) + " to " + shape_string(s) +
+           " puts TFLite's last source pixel outside the input (upscale too large)");
+  }
+}
+
+void lower(LowerContext& ctx, schema::OperatorT& out) {
+  const auto& o = std::get<ir::ResizeNearestNeighborOptions>(ctx.op().options);
+  schema::ResizeBilinearOptionsT r;
+  r.align_corners = o.align_corners;
+  r.half_pixel_centers = o.half_pixel_centers;
+  out.options.Set(std::move(r));
+}
+
+void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
+  const auto& o = std::get<ir::ResizeNearestNeighborOptions>(op.options);
+  d.add(std::string("align_corners ") + (o.align_corners ? "true" : "false") +
+        " half_pixel_centers " + (o.half_pixel_centers ? "true" : "false"));
+  d.json["align_corners"] = o.align_corners;
+  d.json["half_pixel_centers"] = o.half_pixel_centers;
+}
+
+constexpr int8_t kProgramInputs[] = {0};  // the size is the output's shape
+
+}  // namespace
+
+extern const OpDef resize_bilinear{
+    .builtin_code = builtin(tfl::BuiltinOperator::RESIZE_BILINEAR), .read_options = read,
+    .write_options = write, .inputs = {2, 2}, .check = check, .lower = lower,
+    .program_inputs = kProgramInputs, .describe = describe};
+
+}  // namespace mote::ops
