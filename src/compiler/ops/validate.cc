@@ -141,7 +141,8 @@ void validate(const Graph& g) {
     }
     Checker checker(g, i);
     const OpDef& def = op_def(op.type);
-    checker.arity(def.inputs.min, def.inputs.max, def.inputs.first_optional);
+    checker.arity(def.inputs.min, def.inputs.max, def.inputs.first_optional, def.outputs.min,
+                  def.outputs.max);
     def.check(checker);
     for (int32_t t : op.outputs) available[t] = true;
   }
