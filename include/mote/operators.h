@@ -35,4 +35,13 @@
   X(Sub, "SUB", sub)                                                         \
   X(LeakyRelu, "LEAKY_RELU", leaky_relu)                                     \
   X(Squeeze, "SQUEEZE", squeeze)                                             \
-  X(ExpandDims, "EXPAND_DIMS", expand_dims)
+  X(ExpandDims, "EXPAND_DIMS", expand_dims)                                  \
+  X(StridedSlice, "STRIDED_SLICE", strided_slice)                            \
+  X(Slice, "SLICE", slice)                                                   \
+  X(Split, "SPLIT", split)                                                   \
+  X(SplitV, "SPLIT_V", split_v)                                              \
+  X(Pack, "PACK", pack)                                                      \
+  X(Unpack, "UNPACK", unpack)                                                \
+  X(Gather, "GATHER", gather)                                                \
+  X(DepthToSpace, "DEPTH_TO_SPACE", depth_to_space)                          \
+  X(SpaceToDepth, "SPACE_TO_DEPTH", space_to_depth)
