@@ -53,8 +53,8 @@ Error check(const OpChecker& c) {
   if (!in_range(y.zero_point(), -128, 127)) return c.bad("output zero point outside int8");
   const Sizes s = sizes_of(x, indices, axis, bd);
   if (s.batch * s.outer * s.axis * s.inner > 0x7fffffff) return c.bad("input too large", Error::kUnsupported);
+  if (indices.offset() % 4 != 0) return c.bad("indices not 4-byte aligned");
   if (indices.location() == schema::Location::Constant) {
-    if (indices.offset() % 4 != 0) return c.bad("constant indices not 4-byte aligned");
     for (size_t k = 0; k < element_count(indices); ++k) {
       const int32_t v = c.constant_i32(indices, k);
       if (v < 0 || v >= s.axis) return c.bad("constant index outside the axis");
