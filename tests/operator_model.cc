@@ -316,6 +316,171 @@ std::vector<int8_t> resize_bilinear(const ir::Graph& g, const ir::Operator& op,
           out.push_back(static_cast<int8_t>((v + (v > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20)));
         }
       }
+// --- data movement (STRIDED_SLICE .. SPACE_TO_DEPTH), index by index ---------------------------
+
+std::vector<int32_t> ints(const ir::Tensor& t) {
+  std::vector<int32_t> v(t.data.size() / 4);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = int32_at(t, i);
+  return v;
+}
+
+// Row-major coordinates of element `flat` of `shape`, and back.
+std::vector<int32_t> unravel(size_t flat, const std::vector<int32_t>& shape) {
+  std::vector<int32_t> c(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    c[d] = static_cast<int32_t>(flat % static_cast<size_t>(shape[d]));
+    flat /= static_cast<size_t>(shape[d]);
+  }
+  return c;
+}
+size_t ravel(const std::vector<int32_t>& c, const std::vector<int32_t>& shape) {
+  size_t flat = 0;
+  for (size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + c[d];
+  return flat;
+}
+
+// STRIDED_SLICE without ellipsis or new axes, as TFLite's reference loops: per dimension the
+// start and stop of StartForAxis / StopForAxis (masks, negative indices, clamping; a shrunk
+// axis reads one index), then every index from start while it has not reached stop.
+std::vector<int8_t> strided_slice(const ir::Graph& g, const ir::Operator& op,
+                                  const std::vector<int8_t>& input) {
+  const auto& o = std::get<ir::StridedSliceOptions>(op.options);
+  const auto& shape = g.tensors[op.inputs[0]].shape;
+  const auto begin = ints(g.tensors[op.inputs[1]]), end = ints(g.tensors[op.inputs[2]]),
+             strides = ints(g.tensors[op.inputs[3]]);
+  std::vector<std::vector<int32_t>> picks(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const int64_t size = shape[d], s = d < strides.size() ? strides[d] : 1;
+    const bool masked_begin = d >= begin.size() || ((o.begin_mask >> d) & 1);
+    const bool masked_end = d >= end.size() || ((o.end_mask >> d) & 1);
+    auto fix = [&](int64_t v) {
+      if (v < 0) v += size;
+      return s > 0 ? std::clamp<int64_t>(v, 0, size) : std::clamp<int64_t>(v, -1, size - 1);
+    };
+    const int64_t start = masked_begin ? (s > 0 ? 0 : size - 1) : fix(begin[d]);
+    const int64_t stop = (o.shrink_axis_mask >> d) & 1 ? start + 1
+                         : masked_end                   ? (s > 0 ? size : -1)
+                                                        : fix(end[d]);
+    for (int64_t i = start; s > 0 ? i < stop : i > stop; i += s) {
+      picks[d].push_back(static_cast<int32_t>(i));
+    }
+  }
+  std::vector<int32_t> grid(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) grid[d] = static_cast<int32_t>(picks[d].size());
+  std::vector<int8_t> out;
+  size_t count = 1;
+  for (int32_t n : grid) count *= static_cast<size_t>(n);
+  for (size_t flat = 0; flat < count; ++flat) {
+    std::vector<int32_t> c = unravel(flat, grid);
+    for (size_t d = 0; d < c.size(); ++d) c[d] = picks[d][c[d]];
+    out.push_back(input[ravel(c, shape)]);
+  }
+  return out;
+}
+
+// SLICE: out[c] = in[c + begin] (size -1: to the end).
+std::vector<int8_t> slice(const ir::Graph& g, const ir::Operator& op,
+                          const std::vector<int8_t>& input) {
+  const auto& shape = g.tensors[op.inputs[0]].shape;
+  const auto& out_shape = g.tensors[op.outputs[0]].shape;
+  const auto begin = ints(g.tensors[op.inputs[1]]);
+  std::vector<int8_t> out(static_cast<size_t>(g.tensors[op.outputs[0]].num_elements()));
+  for (size_t flat = 0; flat < out.size(); ++flat) {
+    std::vector<int32_t> c = unravel(flat, out_shape);
+    for (size_t d = 0; d < c.size(); ++d) c[d] += begin[d];
+    out[flat] = input[ravel(c, shape)];
+  }
+  return out;
+}
+
+// SPLIT, SPLIT_V, UNPACK: output j holds the input's coordinates along `axis` from the sum of
+// the earlier outputs' sizes (UNPACK: index j, the axis dropped).
+std::vector<std::vector<int8_t>> parts(const ir::Graph& g, const ir::Operator& op,
+                                       const std::vector<int8_t>& input, size_t data,
+                                       int32_t axis, bool keeps_axis) {
+  const auto& shape = g.tensors[op.inputs[data]].shape;
+  const size_t a = static_cast<size_t>(axis < 0 ? axis + static_cast<int32_t>(shape.size()) : axis);
+  std::vector<std::vector<int8_t>> outs;
+  int32_t at_axis = 0;
+  for (int32_t t : op.outputs) {
+    const auto& out_shape = g.tensors[t].shape;
+    std::vector<int8_t> out(static_cast<size_t>(g.tensors[t].num_elements()));
+    for (size_t flat = 0; flat < out.size(); ++flat) {
+      std::vector<int32_t> c = unravel(flat, out_shape);
+      if (keeps_axis) {
+        c[a] += at_axis;
+      } else {
+        c.insert(c.begin() + a, at_axis);
+      }
+      out[flat] = input[ravel(c, shape)];
+    }
+    at_axis += keeps_axis ? out_shape[a] : 1;
+    outs.push_back(std::move(out));
+  }
+  return outs;
+}
+
+// PACK: out[c] = input c[axis] at c without the axis.
+std::vector<int8_t> pack(const ir::Graph& g, const ir::Operator& op,
+                         const std::vector<std::vector<int8_t>*>& inputs) {
+  const auto& out_shape = g.tensors[op.outputs[0]].shape;
+  const auto& in_shape = g.tensors[op.inputs[0]].shape;
+  const int32_t axis = std::get<ir::PackOptions>(op.options).axis;
+  const size_t a =
+      static_cast<size_t>(axis < 0 ? axis + static_cast<int32_t>(out_shape.size()) : axis);
+  std::vector<int8_t> out(static_cast<size_t>(g.tensors[op.outputs[0]].num_elements()));
+  for (size_t flat = 0; flat < out.size(); ++flat) {
+    std::vector<int32_t> c = unravel(flat, out_shape);
+    const int32_t k = c[a];
+    c.erase(c.begin() + a);
+    out[flat] = (*inputs[k])[ravel(c, in_shape)];
+  }
+  return out;
+}
+
+// GATHER: out[outer, idx..., inner] = in[outer, indices[idx...], inner] (batch_dims 0).
+std::vector<int8_t> gather(const ir::Graph& g, const ir::Operator& op,
+                           const std::vector<int8_t>& input) {
+  const auto& shape = g.tensors[op.inputs[0]].shape;
+  const ir::Tensor& idx = g.tensors[op.inputs[1]];
+  const auto indices = ints(idx);
+  const auto& out_shape = g.tensors[op.outputs[0]].shape;
+  const int32_t axis = std::get<ir::GatherOptions>(op.options).axis;
+  const size_t a = static_cast<size_t>(axis < 0 ? axis + static_cast<int32_t>(shape.size()) : axis);
+  const size_t ri = idx.shape.size();
+  std::vector<int8_t> out(static_cast<size_t>(g.tensors[op.outputs[0]].num_elements()));
+  for (size_t flat = 0; flat < out.size(); ++flat) {
+    const std::vector<int32_t> c = unravel(flat, out_shape);
+    std::vector<int32_t> ic(c.begin() + a, c.begin() + a + ri);
+    std::vector<int32_t> src(c.begin(), c.begin() + a);
+    src.push_back(indices[ravel(ic, idx.shape)]);
+    src.insert(src.end(), c.begin() + a + ri, c.end());
+    out[flat] = input[ravel(src, shape)];
+  }
+  return out;
+}
+
+// DEPTH_TO_SPACE: out[n][y][x][c] = in[n][y / b][x / b][((y % b) * b + x % b) * C + c];
+// SPACE_TO_DEPTH the inverse.
+std::vector<int8_t> depth_space(const ir::Graph& g, const ir::Operator& op,
+                                const std::vector<int8_t>& input, bool to_space) {
+  const int32_t b = std::get<ir::BlockSizeOptions>(op.options).block_size;
+  const auto& xs = g.tensors[op.inputs[0]].shape;
+  const auto& ys = g.tensors[op.outputs[0]].shape;
+  std::vector<int8_t> out(static_cast<size_t>(g.tensors[op.outputs[0]].num_elements()));
+  for (int n = 0; n < ys[0]; ++n)
+    for (int y = 0; y < ys[1]; ++y)
+      for (int x = 0; x < ys[2]; ++x)
+        for (int c = 0; c < ys[3]; ++c) {
+          size_t src;
+          if (to_space) {
+            src = at(xs, n, y / b, x / b, ((y % b) * b + x % b) * ys[3] + c);
+          } else {
+            const int block = c / xs[3], ci = c % xs[3];
+            src = at(xs, n, y * b + block / b, x * b + block % b, ci);
+          }
+          out[at(ys, n, y, x, c)] = input[src];
+        }
   return out;
 }
 
@@ -367,6 +532,22 @@ ir::Graph operator_model() {
   b.mark_output(b.add_arg_min_max(l, 3));                      // [1,8,8] int32
   b.mark_output(b.add_arg_min_max(l, 1, true));                // [1,8,4] int32
   b.mark_output(b.add_resize_bilinear(x, 7, 9, false, true));  // [1,7,9,3]
+  // The data-movement operators on MINIMUM's [1,8,8,4] result.
+  ir::StridedSliceOptions masks;
+  masks.end_mask = 8;          // channels to the end
+  masks.shrink_axis_mask = 1;  // the batch dropped
+  const TensorId ss = b.add_strided_slice(mn, {0, 7, 1, 0}, {1, 0, 8, 0}, {1, -2, 3, 1}, masks);
+  const TensorId sl = b.add_slice(mn, {0, 1, 2, 1}, {1, -1, 4, 2});  // [1,7,4,2]
+  const std::vector<TensorId> halves = b.add_split(mn, -1, 2);      // 2 x [1,8,8,2]
+  const std::vector<TensorId> rows = b.add_split_v(sl, {3, -1}, 1);  // [1,3,4,2], [1,4,4,2]
+  const TensorId pk = b.add_pack(halves, -2);                        // [1,8,8,2,2]
+  const std::vector<TensorId> columns = b.add_unpack(ss, 1);         // 3 x [4,4]
+  const TensorId ga = b.add_gather(mn, {3, 0, 0, 6}, {2, 2}, 2);     // [1,8,2,2,4]
+  const TensorId ds = b.add_depth_to_space(mn, 2);                   // [1,16,16,1]
+  const TensorId s2d = b.add_space_to_depth(mn, 2);                  // [1,4,4,16]
+  for (TensorId t : {ss, sl, halves[1], rows[0], rows[1], pk}) b.mark_output(t);
+  for (TensorId t : columns) b.mark_output(t);
+  for (TensorId t : {ga, ds, s2d}) b.mark_output(t);
   return b.build();
 }
 
@@ -383,7 +564,30 @@ std::vector<uint8_t> operator_model_reference(const ir::Graph& g,
   for (const ir::Operator& op : g.operators) {
     auto in = [&](size_t k) -> const std::vector<int8_t>& { return values[op.inputs[k]]; };
     std::vector<int8_t>& out = values[op.outputs[0]];
+    auto set_outputs = [&](std::vector<std::vector<int8_t>> outs) {
+      for (size_t j = 0; j < outs.size(); ++j) values[op.outputs[j]] = std::move(outs[j]);
+    };
     switch (op.type) {
+      case ir::OpType::kStridedSlice: out = strided_slice(g, op, in(0)); break;
+      case ir::OpType::kSlice: out = slice(g, op, in(0)); break;
+      case ir::OpType::kSplit:
+        set_outputs(parts(g, op, in(1), 1, ints(g.tensors[op.inputs[0]]).at(0), true));
+        break;
+      case ir::OpType::kSplitV:
+        set_outputs(parts(g, op, in(0), 0, ints(g.tensors[op.inputs[2]]).at(0), true));
+        break;
+      case ir::OpType::kUnpack:
+        set_outputs(parts(g, op, in(0), 0, std::get<ir::UnpackOptions>(op.options).axis, false));
+        break;
+      case ir::OpType::kPack: {
+        std::vector<std::vector<int8_t>*> inputs;
+        for (int32_t t : op.inputs) inputs.push_back(&values[t]);
+        out = pack(g, op, inputs);
+        break;
+      }
+      case ir::OpType::kGather: out = gather(g, op, in(0)); break;
+      case ir::OpType::kDepthToSpace: out = depth_space(g, op, in(0), true); break;
+      case ir::OpType::kSpaceToDepth: out = depth_space(g, op, in(0), false); break;
       case ir::OpType::kTransposeConv: out = transpose_conv(g, op, in(2)); break;
       case ir::OpType::kLeakyRelu: out = leaky_relu(g, op, in(0)); break;
       case ir::OpType::kAveragePool2D: out = global_average(g, op, in(0)); break;

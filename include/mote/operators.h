@@ -46,4 +46,13 @@
   X(ReduceMax, "REDUCE_MAX", reduce_max)                                     \
   X(ArgMax, "ARG_MAX", arg_max)                                              \
   X(ArgMin, "ARG_MIN", arg_min)                                              \
-  X(ResizeBilinear, "RESIZE_BILINEAR", resize_bilinear)
+  X(ResizeBilinear, "RESIZE_BILINEAR", resize_bilinear)                      \
+  X(StridedSlice, "STRIDED_SLICE", strided_slice)                            \
+  X(Slice, "SLICE", slice)                                                   \
+  X(Split, "SPLIT", split)                                                   \
+  X(SplitV, "SPLIT_V", split_v)                                              \
+  X(Pack, "PACK", pack)                                                      \
+  X(Unpack, "UNPACK", unpack)                                                \
+  X(Gather, "GATHER", gather)                                                \
+  X(DepthToSpace, "DEPTH_TO_SPACE", depth_to_space)                          \
+  X(SpaceToDepth, "SPACE_TO_DEPTH", space_to_depth)

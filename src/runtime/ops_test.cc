@@ -650,5 +650,68 @@ TEST(OpsTest, AddInPlaceThroughAnAlias) {
   EXPECT_EQ(std::memcmp(executor->output(0).data, expected.data(), 24), 0);
 }
 
+// The data-movement kinds' load checks: every read inside the input, the outputs covering it.
+TEST(OpsTest, DataMovementLoadChecksRefuseReadsOutsideTheInput) {
+  const auto refusal = [](OpKind kind, std::vector<Spec> inputs, std::vector<Spec> outputs,
+                          schema::OpOptionsUnion o) {
+    OneOp t(kind, std::move(inputs), std::move(outputs), std::move(o));
+    schema::ProgramT program = t.builder().take_program();
+    program.version = kFormatVersion;
+    const testing::Loaded loaded = testing::load(testing::pack_unchecked(program));
+    EXPECT_FALSE(loaded.program.ok());
+    return std::string(loaded.diagnostic.reason);
+  };
+  const auto slice = [](std::vector<int32_t> begin, std::vector<int32_t> stride,
+                        std::vector<int32_t> count) {
+    schema::SliceOptionsT s;
+    s.begin = std::move(begin);
+    s.stride = std::move(stride);
+    s.count = std::move(count);
+    return options(std::move(s));
+  };
+  const Spec x{DataType::Int8, {4, 6}};
+  // Rows 3, 1, -1: the last step leaves the input.
+  EXPECT_EQ(refusal(OpKind::StridedSlice, {x}, {{DataType::Int8, {3, 6}}},
+                    slice({3, 0}, {-2, 1}, {3, 6})),
+            "slice reads outside the input");
+  EXPECT_EQ(refusal(OpKind::Slice, {x}, {{DataType::Int8, {2, 5}}}, slice({0, 0}, {1, 1}, {2, 6})),
+            "output size differs from the slice's");
+  EXPECT_EQ(refusal(OpKind::Slice, {x}, {{DataType::Int8, {4, 6}}}, slice({0, 0}, {1, 0}, {4, 6})),
+            "slice begin, stride or count invalid");
+  schema::SplitOptionsT axis1;
+  axis1.axis = 1;
+  EXPECT_EQ(refusal(OpKind::Split, {x}, {{DataType::Int8, {4, 2}}, {DataType::Int8, {4, 2}}},
+                    options(axis1)),
+            "outputs do not cover the input along the axis");
+  EXPECT_EQ(refusal(OpKind::Unpack, {x}, {{DataType::Int8, {4}}}, options(axis1)),
+            "outputs do not cover the input along the axis");
+  schema::GatherOptionsT g;
+  g.axis = 0;
+  EXPECT_EQ(refusal(OpKind::Gather, {x, {DataType::Int32, {2}, 0, 0, int32_bytes({1, 4})}},
+                    {{DataType::Int8, {2, 6}}}, options(g)),
+            "constant index outside the axis");
+  schema::SpaceDepthOptionsT b;
+  b.block_size = 2;
+  EXPECT_EQ(refusal(OpKind::DepthToSpace, {{DataType::Int8, {1, 2, 2, 4}}},
+                    {{DataType::Int8, {1, 4, 4, 2}}}, options(b)),
+            "output shape inconsistent with block_size");
+}
+
+// SPLIT through the runtime alone: three outputs, each its own arena tensor.
+TEST(OpsTest, SplitWritesEveryOutput) {
+  schema::SplitOptionsT o;
+  o.axis = 1;
+  OneOp t(OpKind::Split, {{DataType::Int8, {2, 6}}},
+          {{DataType::Int8, {2, 2}}, {DataType::Int8, {2, 2}}, {DataType::Int8, {2, 2}}},
+          options(o));
+  std::vector<uint8_t> in(12);
+  for (size_t i = 0; i < 12; ++i) in[i] = static_cast<uint8_t>(i);
+  const auto out = t.run({in});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0], (std::vector<uint8_t>{0, 1, 6, 7}));
+  EXPECT_EQ(out[1], (std::vector<uint8_t>{2, 3, 8, 9}));
+  EXPECT_EQ(out[2], (std::vector<uint8_t>{4, 5, 10, 11}));
+}
+
 }  // namespace
 }  // namespace mote::runtime

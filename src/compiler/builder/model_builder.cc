@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "compiler/ir/validate.h"
+#include "compiler/ops/strided_slice.h"
 #include "compiler/ops/validate.h"
 
 namespace mote::builder {
@@ -219,8 +220,8 @@ TensorId ModelBuilder::add_input(const std::vector<int32_t>& shape, DataType typ
     range.lo = scale * static_cast<float>(-128 - zero_point);
     range.hi = scale * static_cast<float>(127 - zero_point);
     range.rms = uniform_rms(range.lo, range.hi);
-  } else if (type != DataType::kFloat32) {
-    bad_argument("inputs are float32 or int8");
+  } else if (type != DataType::kFloat32 && type != DataType::kInt32) {
+    bad_argument("inputs are float32, int8 or int32 (GATHER's indices)");
   }
   const TensorId id = add_tensor(std::move(t), range);
   graph_.inputs.push_back(id);
@@ -800,6 +801,178 @@ void ModelBuilder::mark_output(TensorId tensor) {
 ir::Graph ModelBuilder::build() const {
   ops::validate(graph_);
   return graph_;
+}
+
+}  // namespace mote::builder
+
+// --- data movement ------------------------------------------------------------------------------
+
+namespace mote::builder {
+
+namespace {
+int32_t resolve_axis(int32_t axis, size_t rank, const char* what) {
+  const int32_t r = static_cast<int32_t>(rank);
+  if (axis < -r || axis >= r) bad_argument(std::string(what) + ": axis out of range");
+  return axis < 0 ? axis + r : axis;
+}
+}  // namespace
+
+std::vector<TensorId> ModelBuilder::add_multi_output_op(
+    OpType type, std::vector<int32_t> inputs, const std::vector<std::vector<int32_t>>& shapes,
+    TensorId like, ir::Options options) {
+  const std::string name = op_name(std::string(ir::to_string(type)).c_str());
+  std::vector<TensorId> outputs;
+  for (size_t j = 0; j < shapes.size(); ++j) {
+    outputs.push_back(add_activation_like(name + ":" + std::to_string(j), shapes[j], like));
+  }
+  ir::Operator op;
+  op.type = type;
+  op.inputs = std::move(inputs);
+  op.outputs = outputs;
+  op.options = std::move(options);
+  graph_.operators.push_back(std::move(op));
+  return outputs;
+}
+
+TensorId ModelBuilder::add_strided_slice(TensorId input, const std::vector<int32_t>& begin,
+                                         const std::vector<int32_t>& end,
+                                         const std::vector<int32_t>& strides,
+                                         const ir::StridedSliceOptions& masks) {
+  const Tensor& in = checked(input, "add_strided_slice");
+  ops::ResolvedSlice r;
+  const std::string why = ops::resolve_strided_slice(in.shape, begin, end, strides, masks, &r);
+  if (!why.empty()) bad_argument("add_strided_slice: " + why);
+  const std::string name = op_name("strided_slice");
+  const int32_t n = static_cast<int32_t>(begin.size());
+  const TensorId b = add_int32_constant(name + "/begin", {n}, begin);
+  const TensorId e = add_int32_constant(name + "/end", {n}, end);
+  const TensorId s = add_int32_constant(name + "/strides", {n}, strides);
+  const TensorId out = add_activation_like(name, r.output_shape, input);
+  return add_op(OpType::kStridedSlice, {input, b, e, s}, out, masks);
+}
+
+TensorId ModelBuilder::add_slice(TensorId input, const std::vector<int32_t>& begin,
+                                 const std::vector<int32_t>& size) {
+  const Tensor& in = checked(input, "add_slice");
+  ops::ResolvedSlice r;
+  const std::string why = ops::resolve_slice(in.shape, begin, size, &r);
+  if (!why.empty()) bad_argument("add_slice: " + why);
+  const std::string name = op_name("slice");
+  const int32_t n = static_cast<int32_t>(begin.size());
+  const TensorId b = add_int32_constant(name + "/begin", {n}, begin);
+  const TensorId z = add_int32_constant(name + "/size", {n}, size);
+  const TensorId out = add_activation_like(name, r.output_shape, input);
+  return add_op(OpType::kSlice, {input, b, z}, out, std::monostate{});
+}
+
+std::vector<TensorId> ModelBuilder::add_split(TensorId input, int32_t axis, int32_t num_splits) {
+  const Tensor& in = checked(input, "add_split");
+  const int32_t a = resolve_axis(axis, in.shape.size(), "add_split");
+  if (num_splits < 1 || in.shape[a] % num_splits != 0) bad_argument("add_split: uneven split");
+  std::vector<int32_t> shape = in.shape;
+  shape[a] /= num_splits;
+  const TensorId axis_tensor = add_int32_constant(op_name("split") + "/axis", {}, {axis});
+  return add_multi_output_op(OpType::kSplit, {axis_tensor, input},
+                             std::vector<std::vector<int32_t>>(num_splits, shape), input,
+                             ir::SplitOptions{num_splits});
+}
+
+std::vector<TensorId> ModelBuilder::add_split_v(TensorId input, const std::vector<int32_t>& sizes,
+                                                int32_t axis) {
+  const Tensor& in = checked(input, "add_split_v");
+  const int32_t a = resolve_axis(axis, in.shape.size(), "add_split_v");
+  int32_t known = 0, unknown = -1;
+  for (size_t j = 0; j < sizes.size(); ++j) {
+    if (sizes[j] == -1) {
+      unknown = static_cast<int32_t>(j);
+    } else {
+      known += sizes[j];
+    }
+  }
+  std::vector<std::vector<int32_t>> shapes;
+  for (size_t j = 0; j < sizes.size(); ++j) {
+    std::vector<int32_t> shape = in.shape;
+    shape[a] = static_cast<int32_t>(j) == unknown ? in.shape[a] - known : sizes[j];
+    shapes.push_back(shape);
+  }
+  const std::string name = op_name("split_v");
+  const TensorId s =
+      add_int32_constant(name + "/size_splits", {static_cast<int32_t>(sizes.size())}, sizes);
+  const TensorId axis_tensor = add_int32_constant(name + "/axis", {}, {axis});
+  return add_multi_output_op(OpType::kSplitV, {input, s, axis_tensor}, shapes, input,
+                             ir::SplitOptions{static_cast<int32_t>(sizes.size())});
+}
+
+TensorId ModelBuilder::add_pack(const std::vector<TensorId>& inputs, int32_t axis) {
+  if (inputs.empty()) bad_argument("add_pack: no inputs");
+  const Tensor& first = checked(inputs[0], "add_pack");
+  const int32_t a = resolve_axis(axis, first.shape.size() + 1, "add_pack");
+  std::vector<int32_t> shape = first.shape;
+  shape.insert(shape.begin() + a, static_cast<int32_t>(inputs.size()));
+  const TensorId out = add_activation_like(op_name("pack"), shape, inputs[0]);
+  return add_op(OpType::kPack, inputs, out,
+                ir::PackOptions{static_cast<int32_t>(inputs.size()), axis});
+}
+
+std::vector<TensorId> ModelBuilder::add_unpack(TensorId input, int32_t axis) {
+  const Tensor& in = checked(input, "add_unpack");
+  const int32_t a = resolve_axis(axis, in.shape.size(), "add_unpack");
+  std::vector<int32_t> shape = in.shape;
+  const int32_t num = shape[a];
+  shape.erase(shape.begin() + a);
+  return add_multi_output_op(OpType::kUnpack, {input},
+                             std::vector<std::vector<int32_t>>(num, shape), input,
+                             ir::UnpackOptions{num, axis});
+}
+
+TensorId ModelBuilder::add_gather(TensorId input, const std::vector<int32_t>& indices,
+                                  const std::vector<int32_t>& indices_shape, int32_t axis,
+                                  int32_t batch_dims) {
+  checked(input, "add_gather");
+  const TensorId idx = add_int32_constant(op_name("gather") + "/indices", indices_shape, indices);
+  return add_gather_by(input, idx, axis, batch_dims);
+}
+
+TensorId ModelBuilder::add_gather_by(TensorId input, TensorId indices, int32_t axis,
+                                  int32_t batch_dims) {
+  const Tensor& in = checked(input, "add_gather");
+  const Tensor& idx = checked(indices, "add_gather");
+  const int32_t a = resolve_axis(axis, in.shape.size(), "add_gather");
+  const int32_t bd = batch_dims < 0 ? batch_dims + static_cast<int32_t>(idx.shape.size())
+                                    : batch_dims;
+  if (bd < 0 || bd > a || bd > static_cast<int32_t>(idx.shape.size())) {
+    bad_argument("add_gather: batch_dims out of range");
+  }
+  std::vector<int32_t> shape(in.shape.begin(), in.shape.begin() + a);
+  shape.insert(shape.end(), idx.shape.begin() + bd, idx.shape.end());
+  shape.insert(shape.end(), in.shape.begin() + a + 1, in.shape.end());
+  const TensorId out = add_activation_like(op_name("gather"), shape, input);
+  return add_op(OpType::kGather, {input, indices}, out, ir::GatherOptions{axis, batch_dims});
+}
+
+TensorId ModelBuilder::add_depth_to_space(TensorId input, int32_t block_size) {
+  const Tensor& in = checked(input, "add_depth_to_space");
+  if (in.shape.size() != 4 || block_size < 1 || in.shape[3] % (block_size * block_size) != 0) {
+    bad_argument("add_depth_to_space: NHWC input with depth a multiple of block_size^2");
+  }
+  const std::vector<int32_t> shape = {in.shape[0], in.shape[1] * block_size,
+                                      in.shape[2] * block_size,
+                                      in.shape[3] / (block_size * block_size)};
+  const TensorId out = add_activation_like(op_name("depth_to_space"), shape, input);
+  return add_op(OpType::kDepthToSpace, {input}, out, ir::BlockSizeOptions{block_size});
+}
+
+TensorId ModelBuilder::add_space_to_depth(TensorId input, int32_t block_size) {
+  const Tensor& in = checked(input, "add_space_to_depth");
+  if (in.shape.size() != 4 || block_size < 1 || in.shape[1] % block_size != 0 ||
+      in.shape[2] % block_size != 0) {
+    bad_argument("add_space_to_depth: NHWC input with height and width multiples of block_size");
+  }
+  const std::vector<int32_t> shape = {in.shape[0], in.shape[1] / block_size,
+                                      in.shape[2] / block_size,
+                                      in.shape[3] * block_size * block_size};
+  const TensorId out = add_activation_like(op_name("space_to_depth"), shape, input);
+  return add_op(OpType::kSpaceToDepth, {input}, out, ir::BlockSizeOptions{block_size});
 }
 
 }  // namespace mote::builder

@@ -56,7 +56,7 @@ class ModelBuilder {
   explicit ModelBuilder(uint32_t seed = 1);
 
   // A graph input. int8 inputs take their quantization here; float32 inputs have none (follow
-  // them with add_quantize).
+  // them with add_quantize); int32 inputs (GATHER's indices) have none.
   TensorId add_input(const std::vector<int32_t>& shape, ir::DataType type = ir::DataType::kFloat32,
                      float scale = 0.0f, int32_t zero_point = 0);
 
@@ -128,6 +128,28 @@ class ModelBuilder {
                               int32_t kernel_w, int32_t stride,
                               ir::Padding padding = ir::Padding::kSame,
                               ir::Activation activation = ir::Activation::kNone, bool bias = true);
+  // The data-movement operators keep their input's quantization. Negative axes count from the
+  // end, as in TFLite. Constant parameters (begin, end, strides, size, axis, size_splits, indices)
+  // become int32 constant inputs.
+  TensorId add_strided_slice(TensorId input, const std::vector<int32_t>& begin,
+                             const std::vector<int32_t>& end,
+                             const std::vector<int32_t>& strides,
+                             const ir::StridedSliceOptions& masks = {});
+  TensorId add_slice(TensorId input, const std::vector<int32_t>& begin,
+                     const std::vector<int32_t>& size);
+  // SPLIT into `num_splits` equal parts; SPLIT_V into parts of `sizes` (one may be -1).
+  std::vector<TensorId> add_split(TensorId input, int32_t axis, int32_t num_splits);
+  std::vector<TensorId> add_split_v(TensorId input, const std::vector<int32_t>& sizes,
+                                    int32_t axis);
+  TensorId add_pack(const std::vector<TensorId>& inputs, int32_t axis);
+  std::vector<TensorId> add_unpack(TensorId input, int32_t axis);
+  // GATHER by constant indices of `indices_shape`, or by an int32 tensor (a graph input).
+  TensorId add_gather(TensorId input, const std::vector<int32_t>& indices,
+                      const std::vector<int32_t>& indices_shape, int32_t axis,
+                      int32_t batch_dims = 0);
+  TensorId add_gather_by(TensorId input, TensorId indices, int32_t axis, int32_t batch_dims = 0);
+  TensorId add_depth_to_space(TensorId input, int32_t block_size);
+  TensorId add_space_to_depth(TensorId input, int32_t block_size);
   // Any operator without weights, for those the builder has no helper for: the caller gives the
   // output (int8 `shape`, `scale`, `zero_point`); build() checks everything else.
   TensorId add_operator(ir::OpType type, const std::vector<TensorId>& inputs, ir::Options options,
@@ -174,6 +196,11 @@ class ModelBuilder {
                     float magnitude);
   TensorId add_op(ir::OpType type, std::vector<int32_t> inputs, TensorId output,
                   ir::Options options);
+  // An operator with several outputs (SPLIT, SPLIT_V, UNPACK), each of `shapes`, quantized as
+  // `like`.
+  std::vector<TensorId> add_multi_output_op(ir::OpType type, std::vector<int32_t> inputs,
+                                            const std::vector<std::vector<int32_t>>& shapes,
+                                            TensorId like, ir::Options options);
   // The weighted-sum operators' common tail: bias, output tensor, estimates. `coverage` is the
   // average fraction of the window inside the input (below 1 with zero padding).
   TensorId finish_weighted_sum(const std::string& name, TensorId input, TensorId weights,

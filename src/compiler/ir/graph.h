@@ -159,13 +159,55 @@ struct ArgMinMaxOptions {
   bool operator==(const ArgMinMaxOptions&) const = default;
 };
 
+// STRIDED_SLICE (TFLite's StridedSliceOptions; begin, end and strides are inputs 1 to 3).
+struct StridedSliceOptions {
+  int32_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0,
+          shrink_axis_mask = 0;
+  bool offset = false;  // end is relative to begin
+  bool operator==(const StridedSliceOptions&) const = default;
+};
+
+// SPLIT and SPLIT_V: how many outputs.
+struct SplitOptions {
+  int32_t num_splits = 1;
+  bool operator==(const SplitOptions&) const = default;
+};
+
+// PACK: how many inputs, stacked along `axis` of the output (negative counts from the end).
+struct PackOptions {
+  int32_t values_count = 1;
+  int32_t axis = 0;
+  bool operator==(const PackOptions&) const = default;
+};
+
+// UNPACK: how many outputs, one per index along `axis` of the input.
+struct UnpackOptions {
+  int32_t num = 1;
+  int32_t axis = 0;
+  bool operator==(const UnpackOptions&) const = default;
+};
+
+struct GatherOptions {
+  int32_t axis = 0;
+  int32_t batch_dims = 0;
+  bool operator==(const GatherOptions&) const = default;
+};
+
+// DEPTH_TO_SPACE and SPACE_TO_DEPTH.
+struct BlockSizeOptions {
+  int32_t block_size = 1;
+  bool operator==(const BlockSizeOptions&) const = default;
+};
+
 // Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH,
-// MINIMUM, MAXIMUM, EXPAND_DIMS) hold std::monostate.
+// MINIMUM, MAXIMUM, EXPAND_DIMS, SLICE) hold std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
                              FullyConnectedOptions, Pool2DOptions, ElementwiseOptions,
                              SoftmaxOptions, ReshapeOptions, ConcatenationOptions, MeanOptions,
                              ResizeNearestNeighborOptions, TransposeConvOptions,
-                             LeakyReluOptions, SqueezeOptions, ArgMinMaxOptions>;
+                             LeakyReluOptions, SqueezeOptions, ArgMinMaxOptions,
+                             StridedSliceOptions, SplitOptions, PackOptions, UnpackOptions,
+                             GatherOptions, BlockSizeOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;

@@ -71,7 +71,8 @@ class Checker {
 
   // Operators list their inputs and outputs; indices were range-checked by the caller.
   // Inputs from `first_optional` on may be kNoTensor.
-  void arity(size_t min_inputs, size_t max_inputs, size_t first_optional = SIZE_MAX) {
+  void arity(size_t min_inputs, size_t max_inputs, size_t first_optional = SIZE_MAX,
+             size_t min_outputs = 1, size_t max_outputs = 1) {
     if (op_.inputs.size() < min_inputs || op_.inputs.size() > max_inputs) {
       fail("has " + std::to_string(op_.inputs.size()) + " inputs, expected " +
            (min_inputs == max_inputs ? std::to_string(min_inputs)
@@ -79,8 +80,12 @@ class Checker {
                 ? "at least " + std::to_string(min_inputs)
                 : std::to_string(min_inputs) + " to " + std::to_string(max_inputs)));
     }
-    if (op_.outputs.size() != 1) {
-      fail("has " + std::to_string(op_.outputs.size()) + " outputs, expected 1");
+    if (op_.outputs.size() < min_outputs || op_.outputs.size() > max_outputs) {
+      fail("has " + std::to_string(op_.outputs.size()) + " outputs, expected " +
+           (min_outputs == max_outputs ? std::to_string(min_outputs)
+            : max_outputs == SIZE_MAX
+                ? "at least " + std::to_string(min_outputs)
+                : std::to_string(min_outputs) + " to " + std::to_string(max_outputs)));
     }
     for (size_t k = 0; k < op_.inputs.size(); ++k) {
       if (op_.inputs[k] == kNoTensor && k < first_optional) {
@@ -92,11 +97,35 @@ class Checker {
   bool has_input(size_t k) const { return k < op_.inputs.size() && op_.inputs[k] != kNoTensor; }
   const Tensor& in(size_t k) const { return g_.tensors[op_.inputs[k]]; }
   const Tensor& out() const { return g_.tensors[op_.outputs[0]]; }
+  // Output `j` of an operator with several (SPLIT, SPLIT_V, UNPACK).
+  const Tensor& out_at(size_t j) const { return g_.tensors[op_.outputs[j]]; }
+  size_t num_outputs() const { return op_.outputs.size(); }
   std::string in_label(size_t k) const {
     return "input " + std::to_string(k) + " (tensor " + std::to_string(op_.inputs[k]) + ")";
   }
   std::string out_label() const {
-    return "output (tensor " + std::to_string(op_.outputs[0]) + ")";
+    return op_.outputs.size() == 1 ? "output (tensor " + std::to_string(op_.outputs[0]) + ")"
+                                   : out_label(0);
+  }
+  std::string out_label(size_t j) const {
+    return "output " + std::to_string(j) + " (tensor " + std::to_string(op_.outputs[j]) + ")";
+  }
+  // Output `j`: an int8 activation of one scale, `shape`, quantized as input `k` (the
+  // multi-output operators only move bytes).
+  void expect_moved_output(size_t j, const std::vector<int32_t>& shape, size_t k) const {
+    const Tensor& t = out_at(j);
+    if (t.type != DataType::kInt8) {
+      fail(out_label(j) + " has type " + std::string(to_string(t.type)) + ", expected int8");
+    }
+    if (t.quantization.scale.size() != 1) {
+      fail(out_label(j) + " needs one quantization scale, has " +
+           std::to_string(t.quantization.scale.size()));
+    }
+    if (t.shape != shape) {
+      fail(out_label(j) + " has shape " + shape_string(t.shape) + ", expected " +
+           shape_string(shape));
+    }
+    expect_same_quantization(k, j);
   }
 
   // An operand, named only when a message needs it: kOutput or an input index.
@@ -152,12 +181,12 @@ class Checker {
            shape_string(expected));
     }
   }
-  void expect_same_quantization(size_t k) const {
+  void expect_same_quantization(size_t k, size_t j = 0) const {
     const Quantization& a = in(k).quantization;
-    const Quantization& b = out().quantization;
+    const Quantization& b = out_at(j).quantization;
     if (a.zero_point[0] != b.zero_point[0] ||
         !close(a.scale[0], b.scale[0], kSameScaleTolerance)) {
-      fail(out_label() + " quantization (scale " + num(b.scale[0]) + ", zero point " +
+      fail((j == 0 ? out_label() : out_label(j)) + " quantization (scale " + num(b.scale[0]) + ", zero point " +
            std::to_string(b.zero_point[0]) + ") differs from " + in_label(k) + " (scale " +
            num(a.scale[0]) + ", zero point " + std::to_string(a.zero_point[0]) + ")");
     }

@@ -46,11 +46,16 @@ struct OpDef {
   // The IR options from the operator's TFLite options table, and back (the builder's writer).
   ir::Options (*read_options)(const TfliteOptions& tflite) = nullptr;
   void (*write_options)(const ir::Operator& op, tflite::fb::BuiltinOptionsUnion& out) = nullptr;
-  // How many inputs it takes (one output always), checked before `check`: at least `min`, at most
-  // `max`; inputs before `first_optional` must be present.
+  // How many inputs it takes, checked before `check`: at least `min`, at most `max`; inputs
+  // before `first_optional` must be present.
   struct Inputs {
     size_t min = 0, max = SIZE_MAX, first_optional = SIZE_MAX;
   } inputs = {};
+  // How many outputs (one for most; SPLIT, SPLIT_V and UNPACK have several, each its own tensor
+  // and its own buffer in the plan).
+  struct Outputs {
+    size_t min = 1, max = 1;
+  } outputs = {};
   // Types, quantization and output shape; throws InputError naming the operator.
   void (*check)(Checker& c) = nullptr;
   // Multiply-accumulates of one run (0 when absent).

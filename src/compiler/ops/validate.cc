@@ -192,7 +192,8 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
       try {
         Checker checker(g, i);
         const OpDef& def = op_def(op.type);
-        checker.arity(def.inputs.min, def.inputs.max, def.inputs.first_optional);
+        checker.arity(def.inputs.min, def.inputs.max, def.inputs.first_optional, def.outputs.min,
+                      def.outputs.max);
         def.check(checker);
       } catch (const InputError& e) {
         problem = e.what();

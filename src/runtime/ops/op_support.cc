@@ -70,11 +70,15 @@ Error OpChecker::requant(const schema::Requant* r, int64_t bound, int64_t limit)
 }
 
 Error OpChecker::signature(const OpSignature& s) const {
-  MOTE_TRY(shape_of_op(s.required_inputs, s.max_inputs, 1, s.options));
+  const size_t n_out = num_outputs(op_);
+  const size_t outputs = s.max_outputs > 1 && n_out >= 1 && n_out <= s.max_outputs ? n_out : 1;
+  MOTE_TRY(shape_of_op(s.required_inputs, s.max_inputs, outputs, s.options));
   for (size_t k = 0; k < s.int8_inputs; ++k) {
     if (in(k) == nullptr || in(k)->type() != DataType::Int8) return bad("inputs must be int8");
   }
-  if (s.int8_inputs > 0 && out().type() != DataType::Int8) return bad("output must be int8");
+  for (size_t j = 0; s.int8_inputs > 0 && j < outputs; ++j) {
+    if (out(j).type() != DataType::Int8) return bad("output must be int8");
+  }
   if (s.rank4 && (rank(*in(0)) != 4 || rank(out()) != 4)) {
     return bad("input and output must be 4-D (NHWC)");
   }

@@ -116,6 +116,10 @@ class OpChecker {
   int32_t int32_at(const schema::Region* region, int64_t k) const {
     return load_i32(c_.constants + region->offset() + 4 * k);
   }
+  // Value `k` of a constant int32 tensor (in the constant blob, checked by the loader).
+  int32_t constant_i32(const schema::Tensor& t, size_t k) const {
+    return load_i32(c_.constants + t.offset() + 4 * k);
+  }
   // `size` constant bytes at `offset`.
   bool constant_bytes(uint32_t offset, uint32_t size) const {
     return uint64_t{offset} + size <= c_.constants_size;

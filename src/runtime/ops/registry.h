@@ -24,34 +24,49 @@ class OpChecker;  // ops/op_support.h
 class Op;         // ops/op_support.h
 
 // What the loader checks of every operator before its own check, the part most operators share:
-// how many inputs (one output always), its options table, and the int8 operands most kernels
-// take. Written as `takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc()`.
+// how many inputs and outputs (one output unless said), its options table, and the int8
+// operands most kernels take. Written as `takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc()`.
 struct OpSignature {
   uint8_t required_inputs;  // present (index >= 0)
   uint8_t max_inputs;       // with optional trailing ones, which may be absent (-1)
   schema::OpOptions options;
-  uint8_t int8_inputs;  // the first this many inputs and the output are int8 (0: check says)
+  uint8_t int8_inputs;  // the first this many inputs and every output are int8 (0: check says)
   bool rank4;           // input 0 and the output are 4-D (NHWC)
   bool broadcast;       // inputs 0 and 1 broadcast to the output's shape (TFLite's rule)
   bool elementwise;     // input 0 and the output hold as many elements
+  uint8_t max_outputs;  // 1 .. max_outputs outputs (1: exactly one)
 
-  // The first `inputs` inputs and the output are int8.
+  // The first `inputs` inputs and the outputs are int8.
   constexpr OpSignature int8(uint8_t inputs) const {
-    return {required_inputs, max_inputs, options, inputs, rank4, broadcast, elementwise};
+    OpSignature s = *this;
+    s.int8_inputs = inputs;
+    return s;
   }
   constexpr OpSignature nhwc() const {
-    return {required_inputs, max_inputs, options, int8_inputs, true, broadcast, elementwise};
+    OpSignature s = *this;
+    s.rank4 = true;
+    return s;
   }
   constexpr OpSignature broadcasting() const {
-    return {required_inputs, max_inputs, options, int8_inputs, rank4, true, elementwise};
+    OpSignature s = *this;
+    s.broadcast = true;
+    return s;
   }
   constexpr OpSignature one_to_one() const {
-    return {required_inputs, max_inputs, options, int8_inputs, rank4, broadcast, true};
+    OpSignature s = *this;
+    s.elementwise = true;
+    return s;
+  }
+  // One to `max` outputs (SPLIT, SPLIT_V, UNPACK), each its own arena tensor.
+  constexpr OpSignature outputs(uint8_t max) const {
+    OpSignature s = *this;
+    s.max_outputs = max;
+    return s;
   }
 };
 constexpr OpSignature takes(uint8_t required_inputs, uint8_t max_inputs,
                             schema::OpOptions options) {
-  return {required_inputs, max_inputs, options, 0, false, false, false};
+  return {required_inputs, max_inputs, options, 0, false, false, false, 1};
 }
 
 struct OpRegistration {

@@ -9,6 +9,7 @@
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
+#include "mote/kernels/gather.h"
 #include "mote/kernels/quantization.h"
 #include "mote/kernels/cmsis_nn_scratch.h"
 #include "mote/kernels/arg_min_max.h"
@@ -18,6 +19,7 @@
 #include "mote/kernels/resize_bilinear.h"
 #include "mote/kernels/rsqrt.h"
 #include "mote/kernels/squared_difference.h"
+#include "mote/kernels/strided_copy.h"
 #include "mote/kernels/tanh.h"
 #include "platform/board.h"
 #include "platform/console.h"
@@ -312,6 +314,52 @@ void check_reductions_and_resize(Checks& c) {
 
 }  // namespace
 
+// The data-movement kernels (strided_copy for STRIDED_SLICE .. SPACE_TO_DEPTH, gather) on the
+// target: a reversed, strided 3-D walk and a DEPTH_TO_SPACE-shaped 6-D one against values worked
+// out by hand, and a gather with an out-of-range index.
+int8_t move_in[4 * 6];
+int8_t move_out[4 * 6 + 2];
+
+void check_data_movement(Checks& c) {
+  for (int i = 0; i < 24; ++i) move_in[i] = static_cast<int8_t>(opaque(i));
+  // [4,6] = 0..23, rows 3 and 1 (stride -2), columns 5, 2 (stride -3): 23 20 11 8.
+  k::StridedCopyParams p{};
+  p.rank = 2;
+  p.dims[0] = 2;
+  p.dims[1] = 2;
+  p.input_strides[0] = -12;
+  p.input_strides[1] = -3;
+  p.output_strides[0] = 2;
+  p.output_strides[1] = 1;
+  move_out[4] = 99;
+  k::strided_copy(k::simplify_strided_copy(p), move_in + 23, move_out);
+  c.expect(move_out[0] == 23 && move_out[1] == 20 && move_out[2] == 11 && move_out[3] == 8 &&
+               move_out[4] == 99,
+           "strided_copy reversed 2x2");
+  // DEPTH_TO_SPACE of [1,1,2,4] block 2: the 6-D walk [1,1,2,2,2,1] -> 0 1 4 5 2 3 6 7.
+  k::StridedCopyParams d{};
+  d.rank = 6;
+  const int32_t dims[6] = {1, 1, 2, 2, 2, 1}, in_strides[6] = {8, 8, 2, 4, 1, 1};
+  int32_t out_stride = 1;
+  for (int i = 5; i >= 0; --i) {
+    d.dims[i] = dims[i];
+    d.input_strides[i] = in_strides[i];
+    d.output_strides[i] = out_stride;
+    out_stride *= dims[i];
+  }
+  k::strided_copy(k::simplify_strided_copy(d), move_in, move_out);
+  const int8_t want[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+  bool same = true;
+  for (int i = 0; i < 8; ++i) same = same && move_out[i] == want[i];
+  c.expect(same, "strided_copy depth_to_space 6-D");
+  // GATHER rows 3, 9 (outside: fill -5), 0 of [4,6].
+  const int32_t indices[3] = {opaque(3), opaque(9), opaque(0)};
+  k::gather(k::GatherParams{1, 1, 4, 6, 3, -5}, move_in, indices, move_out);
+  c.expect(move_out[0] == 18 && move_out[5] == 23 && move_out[6] == -5 && move_out[11] == -5 &&
+               move_out[12] == 0 && move_out[17] == 5,
+           "gather rows with a fill");
+}
+
 int main() {
   using namespace mote::platform;
   Line().text("kernels on ").text(cpu_name()).text(", sources: ").text(MOTE_KERNEL_SOURCES).end();
@@ -330,6 +378,7 @@ int main() {
   check_against_portable(checks);
   check_activations(checks);
   check_reductions_and_resize(checks);
+  check_data_movement(checks);
   Line().text("static_ram ").unsigned_number(static_ram_bytes()).text(", stack_peak ").unsigned_number(stack_peak_bytes()).end();
   Line().text(checks.failed == 0 ? "kernels: ok" : "kernels: FAILED").end();
   return checks.failed == 0 ? 0 : 1;

@@ -1,0 +1,48 @@
+// SPACE_TO_DEPTH: int8 NHWC, walked as a 6-D strided copy:
+// output[b][h][w][(i*bs + j)*C + c] = input[b][h*bs + i][w*bs + j][c].
+
+#include "runtime/ops/strided_copy_ops.h"
+
+namespace mote::runtime::internal {
+namespace {
+
+Error check(const OpChecker& c) {
+  const int64_t bs = c.options<schema::SpaceDepthOptions>().block_size();
+  const Tensor &x = *c.in(0), &y = c.out();
+  if (bs < 1 || bs > 0xffff) return c.bad("block_size out of range");
+  if (dim(y, 0) != dim(x, 0) || dim(y, 1) * bs != dim(x, 1) || dim(y, 2) * bs != dim(x, 2) ||
+      dim(y, 3) != dim(x, 3) * bs * bs) {
+    return c.bad("output shape inconsistent with block_size");
+  }
+  return Error::kOk;
+}
+
+void invoke(const Op& op) {
+  const int32_t bs = op.options<schema::SpaceDepthOptions>().block_size();
+  const Tensor& y = op.out();
+  const Tensor& x = op.in(0);
+  const int32_t n = dim(y, 0), h = dim(y, 1), w = dim(y, 2), c = dim(x, 3);
+  const int32_t in_w = dim(x, 2);
+  // The output [n, h, w, bs, bs, c] in order; the input's strides for those indices.
+  kernels::StridedCopyParams p{};
+  p.rank = 6;
+  const int32_t dims[6] = {n, h, w, bs, bs, c};
+  const int32_t in[6] = {dim(x, 1) * in_w * c, bs * in_w * c, bs * c, in_w * c, c, 1};
+  int32_t out = 1;
+  for (int d = 5; d >= 0; --d) {
+    p.dims[d] = dims[d];
+    p.input_strides[d] = in[d];
+    p.output_strides[d] = out;
+    out *= dims[d];
+  }
+  kernels::strided_copy(kernels::simplify_strided_copy(p), op.in_data<int8_t>(0),
+                        op.out_data<int8_t>());
+}
+
+}  // namespace
+
+extern const OpRegistration kSpaceToDepthOp{
+    takes(1, 1, schema::OpOptions::SpaceDepthOptions).int8(1).nhwc(), &check, &invoke,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+
+}  // namespace mote::runtime::internal
