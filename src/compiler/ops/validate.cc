@@ -19,7 +19,11 @@ void check_tensor(const Graph& g, int32_t index) {
   if (t.shape.size() > kMaxRank) {
     bad("rank " + std::to_string(t.shape.size()) + " exceeds " + std::to_string(kMaxRank));
   }
-  if (t.type != DataType::kFloat32 && t.type != DataType::kInt8 && t.type != DataType::kInt32) {
+  // int16 only as a constant or a state (SVDF's weights_time and state); the operators that
+  // read it check its type.
+  const bool int16_ok = t.type == DataType::kInt16 && (t.is_constant || t.is_variable);
+  if (t.type != DataType::kFloat32 && t.type != DataType::kInt8 && t.type != DataType::kInt32 &&
+      !int16_ok) {
     bad("type " + std::string(to_string(t.type)) + " not supported");
   }
   int64_t bytes = static_cast<int64_t>(element_size(t.type));
@@ -75,6 +79,7 @@ void check_tensor(const Graph& g, int32_t index) {
   } else if (!t.data.empty()) {
     bad("holds data but is not marked constant");
   }
+  if (t.is_variable && t.is_constant) bad("a variable tensor cannot be constant");
 }
 
 }  // namespace
@@ -90,7 +95,12 @@ void validate(const Graph& g) {
 
   // Tensors readable so far: constants, graph inputs, then each operator's outputs.
   std::vector<bool> available(g.tensors.size(), false);
-  for (size_t i = 0; i < g.tensors.size(); ++i) available[i] = g.tensors[i].is_constant;
+  // State (variable tensors) is there from the start, like constants, and read only where an
+  // operator declares it (OpDef::state_inputs), by one operator.
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    available[i] = g.tensors[i].is_constant || g.tensors[i].is_variable;
+  }
+  std::vector<int32_t> state_user(g.tensors.size(), -1);
   for (size_t k = 0; k < g.inputs.size(); ++k) {
     const int32_t t = g.inputs[k];
     if (!in_range(t)) {
@@ -98,9 +108,9 @@ void validate(const Graph& g) {
                        std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
                        " tensors)");
     }
-    if (g.tensors[t].is_constant) {
-      throw InputError("graph input " + std::to_string(k) + ": " + tensor_label(g, t) +
-                       " is a constant");
+    if (g.tensors[t].is_constant || g.tensors[t].is_variable) {
+      throw InputError("graph input " + std::to_string(k) + ": " + tensor_label(g, t) + " is a " +
+                       (g.tensors[t].is_constant ? "constant" : "variable tensor (state)"));
     }
     if (available[t]) {
       throw InputError("graph input " + std::to_string(k) + ": " + tensor_label(g, t) +
@@ -127,6 +137,31 @@ void validate(const Graph& g) {
                          ") is read before any operator produces it");
       }
     }
+    const OpDef& def = op_def(op.type);
+    for (size_t k = 0; k < op.inputs.size(); ++k) {
+      const int32_t t = op.inputs[k];
+      const bool declared = std::find(def.state_inputs.begin(), def.state_inputs.end(),
+                                      static_cast<int8_t>(k)) != def.state_inputs.end();
+      const bool variable = t != kNoTensor && g.tensors[t].is_variable;
+      if (declared && !variable) {
+        throw InputError(where() + "input " + std::to_string(k) +
+                         (t == kNoTensor ? " is absent"
+                                         : " (" + tensor_label(g, t) + ") is not a variable tensor") +
+                         "; it must be the operator's state");
+      }
+      if (variable && !declared) {
+        throw InputError(where() + "input " + std::to_string(k) + " (" + tensor_label(g, t) +
+                         ") is a variable tensor (state), which this operator does not keep");
+      }
+      if (variable) {
+        if (state_user[t] != -1) {
+          throw InputError(where() + "input " + std::to_string(k) + " (" + tensor_label(g, t) +
+                           ") is the state of operator " + std::to_string(state_user[t]) +
+                           " too; operators cannot share a state");
+        }
+        state_user[t] = static_cast<int32_t>(i);
+      }
+    }
     for (size_t k = 0; k < op.outputs.size(); ++k) {
       const int32_t t = op.outputs[k];
       if (!in_range(t)) {
@@ -134,13 +169,17 @@ void validate(const Graph& g) {
                          std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
                          " tensors)");
       }
+      if (g.tensors[t].is_variable) {
+        throw InputError(where() + "output " + std::to_string(k) + " (" + tensor_label(g, t) +
+                         ") is a variable tensor (state); an operator updates its state as an "
+                         "input");
+      }
       if (available[t]) {
         throw InputError(where() + "output " + std::to_string(k) + " (" + tensor_label(g, t) +
                          ") is a constant, a graph input or already produced");
       }
     }
     Checker checker(g, i);
-    const OpDef& def = op_def(op.type);
     checker.arity(def.inputs.min, def.inputs.max, def.inputs.first_optional);
     def.check(checker);
     for (int32_t t : op.outputs) available[t] = true;
@@ -153,7 +192,7 @@ void validate(const Graph& g) {
                        std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
                        " tensors)");
     }
-    if (!available[t] || g.tensors[t].is_constant) {
+    if (!available[t] || g.tensors[t].is_constant || g.tensors[t].is_variable) {
       throw InputError("graph output " + std::to_string(k) + ": " + tensor_label(g, t) +
                        " is not produced by any operator or graph input");
     }
