@@ -379,8 +379,11 @@ std::string svg_report(const Problem& problem, const LowerBound& bound, const Pl
          ") rotate(-90)\" text-anchor=\"middle\">offset (bytes)</text>\n";
   // Legend.
   double legend_x = kLeft;
+  // The state's entry only where the problem has one (most have none).
+  const bool with_state = state_bytes(problem) != 0;
   for (BufferKind kind : {BufferKind::kInput, BufferKind::kOutput, BufferKind::kActivation,
                           BufferKind::kScratch, BufferKind::kState}) {
+    if (kind == BufferKind::kState && !with_state) continue;
     svg += "<rect x=\"" + num(legend_x) + "\" y=\"" + num(height - 18) +
            "\" width=\"12\" height=\"12\" fill=\"" + colour(kind) + "\"/>\n";
     svg += "<text x=\"" + num(legend_x + 16) + "\" y=\"" + num(height - 8) + "\">" +

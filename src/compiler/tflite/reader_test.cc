@@ -222,7 +222,7 @@ TEST(Reader, TensorChecks) {
             "tensor 2 (conv2d_0/weights): sparse tensors not supported");
   // A variable tensor is read (SVDF's state); as an operator's output the validator refuses it.
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).is_variable = true; })),
-            "operator 0 (CONV_2D): output 0 (tensor 3 (conv2d_0)) is a variable tensor (state); an "
+            "operator 1 (CONV_2D): output 0 (tensor 3 (conv2d_0)) is a variable tensor (state); an "
             "operator updates its state as an input");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
               tensor(m, 3).quantization->details.Set(fb::CustomQuantizationPlaceholderT{});
