@@ -55,4 +55,5 @@
   X(Unpack, "UNPACK", unpack)                                                \
   X(Gather, "GATHER", gather)                                                \
   X(DepthToSpace, "DEPTH_TO_SPACE", depth_to_space)                          \
-  X(SpaceToDepth, "SPACE_TO_DEPTH", space_to_depth)
+  X(SpaceToDepth, "SPACE_TO_DEPTH", space_to_depth)                          \
+  X(Svdf, "SVDF", svdf)

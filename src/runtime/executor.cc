@@ -17,7 +17,23 @@ Result<Executor> Executor::create(const Program& program, uint8_t* arena, size_t
     return Error::kArenaMisaligned;
   }
   // Only the planned bytes are ever touched; the rest of a larger arena stays the caller's.
-  return Executor(program, arena, static_cast<uint32_t>(program.arena_size()));
+  Executor executor(program, arena, static_cast<uint32_t>(program.arena_size()));
+  executor.reset_state();
+  return executor;
+}
+
+void Executor::reset_state() {
+  const auto& tensors = *program_.root()->tensors();
+  for (flatbuffers::uoffset_t i = 0; i < tensors.size(); ++i) {
+    const schema::Tensor& t = *tensors.Get(i);
+    if (!t.state()) continue;
+    // TFLite's ResetVariableTensor: int8 takes its zero point (a byte); the rest zero bytes.
+    const uint8_t fill = t.type() == schema::DataType::Int8
+                             ? static_cast<uint8_t>(static_cast<int8_t>(t.zero_point()))
+                             : uint8_t{0};
+    uint8_t* p = arena_ + t.offset();
+    for (uint32_t k = 0; k < t.size(); ++k) p[k] = fill;
+  }
 }
 
 TensorView Executor::view(int32_t tensor_index) const {
@@ -71,6 +87,7 @@ MemoryStatus Executor::memory_status() const {
   s.activations = plan != nullptr ? plan->activation_bytes() : 0;
   s.scratch = plan != nullptr ? plan->scratch_bytes() : 0;
   s.lower_bound = plan != nullptr ? plan->lower_bound() : 0;
+  s.state = plan != nullptr ? plan->state_bytes() : 0;
   s.runtime_state = sizeof(Program) + sizeof(Executor);
   s.temp_allocator = 0;
   return s;
@@ -121,13 +138,20 @@ size_t format_memory_status(const MemoryStatus& s, char* out, size_t capacity) {
       {" bytes\nI mote: arena_planned: ", s.arena_planned},
       // The arena's parts, in parentheses on its line.
       {" bytes (activations ", s.activations}, {", scratch ", s.scratch},
-      {", lower bound ", s.lower_bound},
-      {")\nI mote: runtime_state: ", s.runtime_state},
-      {" bytes\nI mote: temp_allocator: ", s.temp_allocator}};
+      {", lower bound ", s.lower_bound}};
   for (const auto& f : figures) {
     w.text(f.label);
     w.number(f.value);
   }
+  // A program with state says how much of the activations it is (most have none).
+  if (s.state != 0) {
+    w.text(", state ");
+    w.number(s.state);
+  }
+  w.text(")\nI mote: runtime_state: ");
+  w.number(s.runtime_state);
+  w.text(" bytes\nI mote: temp_allocator: ");
+  w.number(s.temp_allocator);
   w.text(" bytes\n");
   return w.finish();
 }

@@ -134,7 +134,7 @@ TEST_F(ExecutorTest, ReportsMemoryStatus) {
 }
 
 TEST(FormatMemoryStatusTest, WritesTheFiveLines) {
-  const MemoryStatus s{3912, 2560, 2048, 1728, 320, 2048, 48, 0};
+  const MemoryStatus s{3912, 2560, 2048, 1728, 320, 2048, 48, 0, 0};
   char buffer[256];
   const size_t n = format_memory_status(s, buffer, sizeof(buffer));
   EXPECT_EQ(std::string(buffer, n),
@@ -147,6 +147,16 @@ TEST(FormatMemoryStatusTest, WritesTheFiveLines) {
   EXPECT_EQ(format_memory_status(s, buffer, n), 0u);  // no room for the terminator
   EXPECT_EQ(format_memory_status(s, buffer, 10), 0u);
   EXPECT_EQ(format_memory_status(s, nullptr, 0), 0u);
+}
+
+TEST(FormatMemoryStatusTest, NamesTheStateOfAProgramThatHasSome) {
+  const MemoryStatus s{3912, 2560, 2048, 1728, 320, 2048, 48, 0, 576};
+  char buffer[256];
+  const size_t n = format_memory_status(s, buffer, sizeof(buffer));
+  EXPECT_NE(std::string(buffer, n).find(
+                "arena_planned: 2048 bytes (activations 1728, scratch 320, lower bound 2048, "
+                "state 576)\n"),
+            std::string::npos);
 }
 
 #if MOTE_DEBUG_CHECKS

@@ -171,6 +171,13 @@ mote_status mote_run(mote_executor* executor) {
   return e != nullptr ? mote::runtime::status(e->run()) : MOTE_INVALID_ARGUMENT;
 }
 
+mote_status mote_reset_state(mote_executor* executor) {
+  Executor* e = mote::runtime::executor_of(executor);
+  if (e == nullptr) return MOTE_INVALID_ARGUMENT;
+  e->reset_state();
+  return MOTE_OK;
+}
+
 mote_status mote_run_operator(mote_executor* executor, size_t index) {
   Executor* e = mote::runtime::executor_of(executor);
   return e != nullptr ? mote::runtime::status(e->run_operator(index)) : MOTE_INVALID_ARGUMENT;
@@ -193,6 +200,7 @@ mote_status mote_get_memory_status(const mote_executor* executor, mote_memory_st
   status->lower_bound = s.lower_bound;
   status->runtime_state = s.runtime_state;
   status->temp_allocator = s.temp_allocator;
+  status->state = s.state;
   return MOTE_OK;
 }
 
@@ -207,6 +215,7 @@ size_t mote_format_memory_status(const mote_memory_status* status, char* out, si
   s.lower_bound = status->lower_bound;
   s.runtime_state = status->runtime_state;
   s.temp_allocator = status->temp_allocator;
+  s.state = status->state;
   return mote::runtime::format_memory_status(s, out, capacity);
 }
 

@@ -165,6 +165,16 @@ class Loader {
         default:
           return tensor_error(i, "unknown location");
       }
+      if (t.state()) {
+        // State persists between runs: live at every step, so no other buffer may share its
+        // bytes (the plan check below), and nothing aliases it.
+        const uint32_t last = num_ops > 0 ? num_ops - 1 : 0;
+        if (t.location() != Location::Arena) return tensor_error(i, "state not in the arena");
+        if (t.first_step() != 0 || t.last_step() != last) {
+          return tensor_error(i, "state not live at every step", Error::kInvalidPlan);
+        }
+        if (t.alias() != -1) return tensor_error(i, "state with an alias");
+      }
       if (t.alias() != -1) {
         const int32_t a = t.alias();
         if (a < 0 || static_cast<uint32_t>(a) >= num_tensors || static_cast<uint32_t>(a) == i) {
@@ -174,6 +184,7 @@ class Loader {
         if (target.location() != Location::Arena || target.alias() != -1) {
           return tensor_error(i, "alias target must be an arena tensor without an alias");
         }
+        if (target.state()) return tensor_error(i, "alias of a state");
         // Aliases share a start (reshape, in-place operators); nothing else is exempt from the
         // plan check.
         if (target.offset() != t.offset()) return tensor_error(i, "alias at another offset");
@@ -196,6 +207,9 @@ class Loader {
         return fail(diagnostic_, Error::kInvalidProgram, Where::kInput, i,
                     "graph input must be an arena tensor live from step 0");
       }
+      if (tensor.state()) {
+        return fail(diagnostic_, Error::kInvalidProgram, Where::kInput, i, "graph input is a state");
+      }
     }
     for (uint32_t i = 0; i < p_.outputs()->size(); ++i) {
       const int32_t t = p_.outputs()->Get(i);
@@ -206,6 +220,10 @@ class Loader {
       if (tensor.location() != Location::Arena || tensor.last_step() != last_step) {
         return fail(diagnostic_, Error::kInvalidProgram, Where::kOutput, i,
                     "graph output must be an arena tensor live to the last step");
+      }
+      if (tensor.state()) {
+        return fail(diagnostic_, Error::kInvalidProgram, Where::kOutput, i,
+                    "graph output is a state");
       }
     }
     return Error::kOk;
@@ -245,6 +263,8 @@ class Loader {
         }
         const schema::Tensor& tensor = *p_.tensors()->Get(static_cast<uint32_t>(t));
         if (tensor.location() != Location::Arena) return op_error("output not in the arena");
+        // A state is an input its operator updates (OpRegistration's check says which).
+        if (tensor.state()) return op_error("output is a state");
         if (tensor.first_step() > i || tensor.last_step() < i) {
           return op_error("output not live at this step", Error::kInvalidPlan);
         }
@@ -332,6 +352,7 @@ class Loader {
     const schema::Tensor& ti = *p_.tensors()->Get(in);
     const uint32_t step = to.first_step();
     if (to.alias() != -1 || ti.last_step() != step || step >= p_.operators()->size()) return false;
+    if (to.state() || ti.state()) return false;  // a state shares its bytes with nothing
     const schema::Operator& op = *p_.operators()->Get(step);
     if (op.outputs()->size() != 1 || op.outputs()->Get(0) != static_cast<int32_t>(out)) {
       return false;

@@ -32,14 +32,23 @@ struct MemoryStatus {
   size_t lower_bound;     //   largest total of live bytes at any step
   size_t runtime_state;   // RAM besides the arena: sizeof(Program) + sizeof(Executor)
   size_t temp_allocator;  // always 0: scratch is planned, nothing is allocated at run time
+  size_t state;           // of the activations, the states' bytes (kept between runs; 0: none)
 };
 
 class Executor {
  public:
   /// Binds `arena[0, arena_size)` to `program`. The arena must hold program.arena_size() bytes
   /// at program.arena_alignment(); it must outlive the Executor, as must the program bytes.
-  /// The Executor keeps a copy of the Program handle (two words).
+  /// The Executor keeps a copy of the Program handle (two words). It sets every state to its
+  /// initial value (reset_state()).
   static Result<Executor> create(const Program& program, uint8_t* arena, size_t arena_size);
+
+  /// Sets every state (a TFLite variable tensor: the memory of SVDF, LSTM... that each run()
+  /// reads and updates, kept in its own region of the arena between runs) to its initial value,
+  /// TFLite's: the zero point for int8, zero for every other type. A new Executor starts so;
+  /// call it to start a new sequence (for example a new utterance). Touches no other byte;
+  /// no heap. A program without state has nothing to reset.
+  void reset_state();
 
   size_t num_inputs() const { return program_.num_inputs(); }
   size_t num_outputs() const { return program_.num_outputs(); }

@@ -87,6 +87,7 @@ typedef struct mote_memory_status {
   size_t lower_bound;    /*   largest total of live bytes at any step */
   size_t runtime_state;  /* RAM besides the arena: sizeof(mote_program) + sizeof(mote_executor) */
   size_t temp_allocator; /* always 0: scratch is planned, nothing is allocated at run time */
+  size_t state;          /* of the activations, the states' bytes (kept between runs; 0: none) */
 } mote_memory_status;
 
 /* Where mote_load found a defect. */
@@ -133,8 +134,12 @@ size_t mote_num_operators(const mote_executor* executor);
 mote_status mote_input(const mote_executor* executor, size_t index, mote_tensor* tensor);
 mote_status mote_output(const mote_executor* executor, size_t index, mote_tensor* tensor);
 
-/* Runs every operator in order. */
+/* Runs every operator in order. A program with state (SVDF, LSTM: TFLite's variable tensors)
+ * carries it from one mote_run to the next. */
 mote_status mote_run(mote_executor* executor);
+/* Sets every state back to its initial value (TFLite's: the zero point for int8, zero
+ * otherwise), as mote_executor_init leaves it: to start a new sequence. No heap. */
+mote_status mote_reset_state(mote_executor* executor);
 /* Runs operator `index` alone (0 .. mote_num_operators() - 1 in order is mote_run), to time or
  * trace each one. */
 mote_status mote_run_operator(mote_executor* executor, size_t index);

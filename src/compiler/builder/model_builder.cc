@@ -411,6 +411,81 @@ TensorId ModelBuilder::add_fully_connected(TensorId input, int32_t units, Activa
                              {static_cast<int32_t>(rows), units}, OpType::kFullyConnected, o);
 }
 
+TensorId ModelBuilder::add_svdf(TensorId input, int32_t units, int32_t rank, int32_t memory,
+                                bool bias, bool int8_state, Activation activation) {
+  const Tensor& in = checked(input, "add_svdf");
+  if (in.shape.size() != 2 || in.type != DataType::kInt8) {
+    bad_argument("add_svdf: int8 input [batches, input_size]");
+  }
+  if (units < 1 || rank < 1 || memory < 1) bad_argument("add_svdf: sizes must be positive");
+  const int32_t batches = in.shape[0], input_size = in.shape[1], filters = units * rank;
+  const float in_rms = std::max(ranges_[input].rms, 1e-3f);
+  const std::string name = op_name("svdf");
+  const TensorId wf = add_weights(name + "/weights_feature", {filters, input_size}, 0, 1, input_size);
+  // Each feature is a weighted sum that keeps about the input's magnitude: the state covers a
+  // few of its sigmas.
+  const float state_range = 2.0f * kSigmas * in_rms;
+  const DataType state_type = int8_state ? DataType::kInt8 : DataType::kInt16;
+  const int32_t state_qmax = int8_state ? 127 : 32767;
+  Tensor wt;
+  wt.name = name + "/weights_time";
+  wt.type = state_type;
+  wt.shape = {filters, memory};
+  wt.is_constant = true;
+  const float wt_amplitude = std::sqrt(3.0f / static_cast<float>(memory));
+  wt.quantization.scale = {(0.5f + random_.uniform()) * wt_amplitude / static_cast<float>(state_qmax)};
+  wt.quantization.zero_point = {0};
+  for (int64_t k = 0; k < int64_t{filters} * memory; ++k) {
+    const int32_t v = random_.between(-state_qmax, state_qmax);
+    if (int8_state) {
+      wt.data.push_back(static_cast<uint8_t>(static_cast<int8_t>(v)));
+    } else {
+      const uint16_t u = static_cast<uint16_t>(static_cast<int16_t>(v));
+      wt.data.push_back(static_cast<uint8_t>(u & 0xFF));
+      wt.data.push_back(static_cast<uint8_t>(u >> 8));
+    }
+  }
+  const TensorId wt_id = add_tensor(std::move(wt), {});
+  Tensor state;
+  state.name = name + "/state";
+  state.type = state_type;
+  state.shape = {batches, filters * memory};
+  state.is_variable = true;
+  if (int8_state) {
+    // Asymmetric, as TFLM allows for its int8 form: a zero point off the middle.
+    const float lo = -state_range * 0.8f, hi = state_range * 1.2f;
+    const auto [scale, zp] = quantization_for_range(lo, hi);
+    state.quantization.scale = {scale};
+    state.quantization.zero_point = {zp};
+  } else {
+    state.quantization.scale = {state_range / 32767.0f};
+    state.quantization.zero_point = {0};
+  }
+  const float state_scale = state.quantization.scale[0];
+  const TensorId state_id = add_tensor(std::move(state), {-state_range, state_range, in_rms});
+  const float wt_scale = graph_.tensors[wt_id].quantization.scale[0];
+  TensorId b = ir::kNoTensor;
+  if (bias) {
+    std::vector<int32_t> values(static_cast<size_t>(units));
+    const float bias_scale = state_scale * wt_scale;
+    for (int32_t& v : values) {
+      const double real = (2.0 * random_.uniform() - 1.0) * 0.1 * in_rms;
+      v = static_cast<int32_t>(std::round(real / bias_scale));
+    }
+    b = add_int32_constant(name + "/bias", {units}, values);
+    graph_.tensors[b].quantization.scale = {bias_scale};
+    graph_.tensors[b].quantization.zero_point = {0};
+  }
+  // The output sums rank filters of memory weighted states each.
+  const float out_rms = in_rms * std::sqrt(static_cast<float>(rank));
+  Range r{-kSigmas * out_rms, kSigmas * out_rms, out_rms};
+  const TensorId out = add_activation(name, {batches, units}, r);
+  ir::SvdfOptions o;
+  o.rank = rank;
+  o.activation = activation;
+  return add_op(OpType::kSvdf, {input, wf, wt_id, b, state_id}, out, o);
+}
+
 TensorId ModelBuilder::window_op(OpType type, TensorId input, int32_t filter_h, int32_t filter_w,
                                  int32_t stride_h, int32_t stride_w, Padding padding) {
   const char* kind = type == OpType::kMaxPool2D ? "max_pool" : "average_pool";

@@ -150,6 +150,12 @@ class ModelBuilder {
   TensorId add_gather_by(TensorId input, TensorId indices, int32_t axis, int32_t batch_dims = 0);
   TensorId add_depth_to_space(TensorId input, int32_t block_size);
   TensorId add_space_to_depth(TensorId input, int32_t block_size);
+  // SVDF over an int8 input [batches, input_size]: weights_feature [units * rank, input_size],
+  // weights_time [units * rank, memory] and its state (a variable tensor [batches, units * rank *
+  // memory]) int16 as TFLite's converter writes them (symmetric), or TFLM's int8 form with
+  // `int8_state` (the state then asymmetric: a non-zero zero point); output [batches, units].
+  TensorId add_svdf(TensorId input, int32_t units, int32_t rank, int32_t memory, bool bias = true,
+                    bool int8_state = false, ir::Activation activation = ir::Activation::kNone);
   // Any operator without weights, for those the builder has no helper for: the caller gives the
   // output (int8 `shape`, `scale`, `zero_point`); build() checks everything else.
   TensorId add_operator(ir::OpType type, const std::vector<TensorId>& inputs, ir::Options options,

@@ -35,6 +35,7 @@ std::unique_ptr<fb::ModelT> to_tflite_object(const ir::Graph& g) {
     ft->name = t.name;
     ft->shape = t.shape;
     ft->type = tflite::tensor_type(t.type);
+    ft->is_variable = t.is_variable;
     if (t.is_constant) {
       auto buffer = std::make_unique<fb::BufferT>();
       buffer->data = t.data;

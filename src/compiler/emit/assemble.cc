@@ -51,6 +51,7 @@ schema::ProgramT assemble_program(LoweredParts parts, const target::Cpu& cpu,
   program.plan->activation_bytes = static_cast<uint32_t>(split.activation_bytes);
   program.plan->scratch_bytes = static_cast<uint32_t>(split.scratch_bytes);
   program.plan->optimal = plan.optimal;
+  program.plan->state_bytes = static_cast<uint32_t>(split.state_bytes);
   program.constants = parts.constants.take();
   return std::move(parts.program);
 }

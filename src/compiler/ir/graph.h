@@ -38,6 +38,12 @@ struct Tensor {
   // Constant contents (weights, biases, shapes). Empty for activations, graph inputs and outputs.
   std::vector<uint8_t> data;
   bool is_constant = false;
+  // State (TFLite's is_variable): bytes that persist from one run to the next, read and written
+  // by the operators that keep state (OpDef::state_inputs). Never constant, never a graph input
+  // or output; planned as a region of the arena that no other buffer shares, live at every
+  // step. Its initial value (and after Executor::reset_state) is TFLite's: the zero point for
+  // int8, zero bytes otherwise.
+  bool is_variable = false;
 
   int64_t num_elements() const;  // product of shape (1 for a scalar)
   int64_t num_bytes() const { return num_elements() * static_cast<int64_t>(element_size(type)); }
@@ -199,6 +205,13 @@ struct BlockSizeOptions {
   bool operator==(const BlockSizeOptions&) const = default;
 };
 
+// SVDF (TFLite's SVDFOptions; asymmetric_quantize_inputs only concerns float inputs).
+struct SvdfOptions {
+  int32_t rank = 1;
+  Activation activation = Activation::kNone;
+  bool operator==(const SvdfOptions&) const = default;
+};
+
 // Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH,
 // MINIMUM, MAXIMUM, EXPAND_DIMS, SLICE) hold std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
@@ -207,7 +220,7 @@ using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptio
                              ResizeNearestNeighborOptions, TransposeConvOptions,
                              LeakyReluOptions, SqueezeOptions, ArgMinMaxOptions,
                              StridedSliceOptions, SplitOptions, PackOptions, UnpackOptions,
-                             GatherOptions, BlockSizeOptions>;
+                             GatherOptions, BlockSizeOptions, SvdfOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;

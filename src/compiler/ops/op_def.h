@@ -73,6 +73,10 @@ struct OpDef {
   // The IR inputs the runtime reads, in the program's order; empty: all of them (parameter
   // inputs such as shapes and axes are folded into the options by `lower`).
   std::span<const int8_t> program_inputs = {};
+  // The inputs that are the operator's state (variable tensors it reads and writes, whose bytes
+  // persist from one run to the next); each must be a variable tensor, and no other input may
+  // be one. Empty: the operator keeps no state.
+  std::span<const int8_t> state_inputs = {};
   // Where the output may overlap input `input` (an index into op.inputs) when that input dies
   // at this operator: the rule of the kernel that runs on `extension` (mote/kernels/overlap.h).
   // Null: nowhere. The runtime's registration computes the same rule for the kernel it runs.

@@ -1,5 +1,7 @@
 #include "compiler/ops/validate.h"
 
+#include <algorithm>
+
 #include "compiler/ops/checker.h"
 #include "compiler/ops/op_def.h"
 
@@ -19,7 +21,11 @@ void check_tensor(const Graph& g, int32_t index) {
   if (t.shape.size() > kMaxRank) {
     bad("rank " + std::to_string(t.shape.size()) + " exceeds " + std::to_string(kMaxRank));
   }
-  if (t.type != DataType::kFloat32 && t.type != DataType::kInt8 && t.type != DataType::kInt32) {
+  // int16 only as a constant or a state (SVDF's weights_time and state); the operators that
+  // read it check its type.
+  const bool int16_ok = t.type == DataType::kInt16 && (t.is_constant || t.is_variable);
+  if (t.type != DataType::kFloat32 && t.type != DataType::kInt8 && t.type != DataType::kInt32 &&
+      !int16_ok) {
     bad("type " + std::string(to_string(t.type)) + " not supported");
   }
   int64_t bytes = static_cast<int64_t>(element_size(t.type));
@@ -75,6 +81,7 @@ void check_tensor(const Graph& g, int32_t index) {
   } else if (!t.data.empty()) {
     bad("holds data but is not marked constant");
   }
+  if (t.is_variable && t.is_constant) bad("a variable tensor cannot be constant");
 }
 
 // Where the rules' verdicts go: validate() throws at the first, validate_each() collects them.
@@ -137,7 +144,12 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
 
   // Tensors readable so far: constants, graph inputs, then each operator's outputs.
   std::vector<bool> available(g.tensors.size(), false);
-  for (size_t i = 0; i < g.tensors.size(); ++i) available[i] = g.tensors[i].is_constant;
+  // State (variable tensors) is there from the start, like constants, and read only where an
+  // operator declares it (OpDef::state_inputs), by one operator.
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    available[i] = g.tensors[i].is_constant || g.tensors[i].is_variable;
+  }
+  std::vector<int32_t> state_user(g.tensors.size(), -1);
   for (int32_t t : produced_elsewhere) {
     if (in_range(t)) available[t] = true;
   }
@@ -146,9 +158,9 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
     if (!in_range(t)) {
       verdicts.graph("graph input " + std::to_string(k) + " refers to tensor " + std::to_string(t) +
                      ", out of range (" + std::to_string(num_tensors) + " tensors)");
-    } else if (g.tensors[t].is_constant) {
-      verdicts.graph("graph input " + std::to_string(k) + ": " + tensor_label(g, t) +
-                     " is a constant");
+    } else if (g.tensors[t].is_constant || g.tensors[t].is_variable) {
+      verdicts.graph("graph input " + std::to_string(k) + ": " + tensor_label(g, t) + " is a " +
+                     (g.tensors[t].is_constant ? "constant" : "variable tensor (state)"));
     } else if (available[t]) {
       verdicts.graph("graph input " + std::to_string(k) + ": " + tensor_label(g, t) +
                      " is listed twice");
@@ -179,6 +191,10 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
           return where() + what + " " + std::to_string(k) + " (" + tensor_label(g, t) +
                  ") is read before any operator produces it";
         }
+        if (output && g.tensors[t].is_variable) {
+          return where() + what + " " + std::to_string(k) + " (" + tensor_label(g, t) +
+                 ") is a variable tensor (state); an operator updates its state as an input";
+        }
         if (output && available[t]) {
           return where() + what + " " + std::to_string(k) + " (" + tensor_label(g, t) +
                  ") is a constant, a graph input or already produced";
@@ -186,12 +202,42 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
       }
       return std::string();
     };
+    const OpDef& def = op_def(op.type);
+    // Where the operator keeps state (OpDef::state_inputs), and only there, a variable tensor,
+    // one operator's alone.
+    auto state_problem = [&]() -> std::string {
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        const int32_t t = op.inputs[k];
+        const bool declared = std::find(def.state_inputs.begin(), def.state_inputs.end(),
+                                        static_cast<int8_t>(k)) != def.state_inputs.end();
+        const bool variable = t != kNoTensor && g.tensors[t].is_variable;
+        if (declared && !variable) {
+          return where() + "input " + std::to_string(k) +
+                 (t == kNoTensor ? " is absent"
+                                 : " (" + tensor_label(g, t) + ") is not a variable tensor") +
+                 "; it must be the operator's state";
+        }
+        if (variable && !declared) {
+          return where() + "input " + std::to_string(k) + " (" + tensor_label(g, t) +
+                 ") is a variable tensor (state), which this operator does not keep";
+        }
+        if (variable) {
+          if (state_user[t] != -1) {
+            return where() + "input " + std::to_string(k) + " (" + tensor_label(g, t) +
+                   ") is the state of operator " + std::to_string(state_user[t]) +
+                   " too; operators cannot share a state";
+          }
+          state_user[t] = static_cast<int32_t>(i);
+        }
+      }
+      return std::string();
+    };
     std::string problem = tensors_problem(op.inputs, "input", false);
+    if (problem.empty()) problem = state_problem();
     if (problem.empty()) problem = tensors_problem(op.outputs, "output", true);
     if (problem.empty()) {
       try {
         Checker checker(g, i);
-        const OpDef& def = op_def(op.type);
         checker.arity(def.inputs.min, def.inputs.max, def.inputs.first_optional, def.outputs.min,
                       def.outputs.max);
         def.check(checker);
@@ -214,7 +260,7 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
       verdicts.graph("graph output " + std::to_string(k) + " refers to tensor " +
                      std::to_string(t) + ", out of range (" + std::to_string(num_tensors) +
                      " tensors)");
-    } else if (!available[t] || g.tensors[t].is_constant) {
+    } else if (!available[t] || g.tensors[t].is_constant || g.tensors[t].is_variable) {
       verdicts.graph("graph output " + std::to_string(k) + ": " + tensor_label(g, t) +
                      " is not produced by any operator or graph input");
     }

@@ -57,6 +57,7 @@ class Lowering {
       const int32_t owner = memory_.buffer_owner[t];
       if (owner != index) out->alias = use(owner);
       out->location = schema::Location::Arena;
+      out->state = source.is_variable;
     }
     remap_[t] = static_cast<int32_t>(parts_.program.tensors.size());
     parts_.program.tensors.push_back(std::move(out));

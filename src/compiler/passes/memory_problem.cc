@@ -60,6 +60,13 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
     touch(t, last_step);
     is_output[static_cast<size_t>(owner[static_cast<size_t>(t)])] = true;
   }
+  // State persists from one run to the next: it lives at every step, so no other buffer may
+  // ever share its bytes (and no output may overlap it, see below).
+  for (size_t t = 0; t < num_tensors; ++t) {
+    if (!graph.tensors[t].is_variable || first[t] == kUnset) continue;
+    first[t] = 0;
+    last[t] = std::max(last_step, 0);
+  }
 
   // One buffer per owner, in tensor order (deterministic), sized for the largest sharer.
   std::vector<uint64_t> size(num_tensors, 0);
@@ -75,9 +82,10 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
     planner::Buffer buffer;
     buffer.name = graph.tensors[t].name.empty() ? "tensor " + std::to_string(t)
                                                 : graph.tensors[t].name;
-    buffer.kind = is_input[t]    ? planner::BufferKind::kInput
-                  : is_output[t] ? planner::BufferKind::kOutput
-                                 : planner::BufferKind::kActivation;
+    buffer.kind = graph.tensors[t].is_variable ? planner::BufferKind::kState
+                  : is_input[t]                ? planner::BufferKind::kInput
+                  : is_output[t]               ? planner::BufferKind::kOutput
+                                               : planner::BufferKind::kActivation;
     buffer.size = size[t];
     buffer.alignment = alignment;
     buffer.first_step = first[t];
@@ -112,6 +120,7 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
         // A graph output "dies" at the last step only in its lifetime: the caller reads it after
         // the run, so no output may be written over it.
         if (in == kNoBuffer || in == out ||
+            result.problem.buffers[static_cast<size_t>(in)].kind == planner::BufferKind::kState ||
             result.problem.buffers[static_cast<size_t>(in)].last_step != step ||
             result.problem.buffers[static_cast<size_t>(in)].kind == planner::BufferKind::kOutput) {
           continue;

@@ -29,7 +29,8 @@ struct MemoryProblem {
 };
 
 // Step k is operator k. Graph inputs live from step 0 and graph outputs to the last step; an
-// activation from its producer to its last consumer; a scratch buffer during its operator only.
+// activation from its producer to its last consumer; a scratch buffer during its operator only;
+// a state (variable tensor) at every step, and no output overlaps it.
 // Every buffer gets `alignment` (a power of two). The graph must have passed ops::validate; each operator's scratch comes from its definition
 // (ops::operator_scratch_bytes).
 // With `with_overlaps`, each operator's output may overlap the inputs that die at it where its

@@ -12,13 +12,14 @@ std::string_view to_string(BufferKind kind) {
     case BufferKind::kOutput: return "output";
     case BufferKind::kActivation: return "activation";
     case BufferKind::kScratch: return "scratch";
+    case BufferKind::kState: return "state";
   }
   return "?";
 }
 
 std::optional<BufferKind> buffer_kind_from_string(std::string_view text) {
   for (BufferKind kind : {BufferKind::kInput, BufferKind::kOutput, BufferKind::kActivation,
-                          BufferKind::kScratch}) {
+                          BufferKind::kScratch, BufferKind::kState}) {
     if (text == to_string(kind)) return kind;
   }
   return std::nullopt;
@@ -62,6 +63,10 @@ void validate(const Problem& problem) {
                        ", " + std::to_string(b.last_step) + "] is not inside steps [0, " +
                        std::to_string(problem.num_steps - 1) + "]");
     }
+    if (b.kind == BufferKind::kState && (b.first_step != 0 || b.last_step != problem.num_steps - 1)) {
+      throw InputError(describe(problem, i) + ": a state must live at every step [0, " +
+                       std::to_string(problem.num_steps - 1) + "]");
+    }
     if (b.alignment == 0 || (b.alignment & (b.alignment - 1)) != 0) {
       throw InputError(describe(problem, i) + ": alignment " + std::to_string(b.alignment) +
                        " is not a power of two");
@@ -91,6 +96,9 @@ void validate(const Problem& problem) {
     }
     const Buffer& out = problem.buffers[o.output];
     const Buffer& in = problem.buffers[o.input];
+    if (out.kind == BufferKind::kState || in.kind == BufferKind::kState) {
+      throw InputError(what + ": a state shares its bytes with nothing");
+    }
     if (in.last_step != out.first_step) {
       throw InputError(what + ": " + describe(problem, o.input) + " does not die where " +
                        describe(problem, o.output) + " is born");

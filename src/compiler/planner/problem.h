@@ -16,10 +16,13 @@ inline constexpr uint32_t kDefaultAlignment = 16;
 // Most steps a problem may have: the lower bound and reports keep a few words per step.
 inline constexpr int32_t kMaxSteps = 1 << 20;
 
-// What a buffer holds. Only reports and the SVG care; every algorithm treats all kinds alike.
-enum class BufferKind : uint8_t { kInput, kOutput, kActivation, kScratch };
+// What a buffer holds. Every algorithm treats all kinds alike; a state (a variable tensor,
+// whose bytes persist from one run to the next) must live at every step and take part in no
+// overlap (validate), and the verifier lets nothing share its bytes whatever the lifetimes.
+enum class BufferKind : uint8_t { kInput, kOutput, kActivation, kScratch, kState };
 
-std::string_view to_string(BufferKind kind);  // "input", "output", "activation", "scratch"
+// "input", "output", "activation", "scratch", "state"
+std::string_view to_string(BufferKind kind);
 std::optional<BufferKind> buffer_kind_from_string(std::string_view text);
 
 struct Buffer {

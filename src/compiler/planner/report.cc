@@ -92,6 +92,14 @@ nlohmann::json name_list(const Problem& problem, const std::vector<size_t>& indi
 
 }  // namespace
 
+uint64_t state_bytes(const Problem& problem) {
+  uint64_t bytes = 0;
+  for (const Buffer& b : problem.buffers) {
+    if (b.kind == BufferKind::kState) bytes += aligned_size(b);
+  }
+  return bytes;
+}
+
 uint64_t round_tick(uint64_t top, int max_ticks) {
   // The smallest 1, 2 or 5 x 10^k that needs at most max_ticks steps to pass `top`.
   for (uint64_t scale = 1;; scale *= 10) {
@@ -113,6 +121,7 @@ PlanFigures plan_figures(const Problem& problem, const LowerBound& bound, const 
   figures.activation_bytes =
       std::min(plan.arena_bytes, align_up(activation_end, arena_alignment(problem)));
   figures.scratch_bytes = plan.arena_bytes - figures.activation_bytes;
+  figures.state_bytes = state_bytes(problem);
   figures.gap_percent =
       bound.bytes == 0 ? 0.0
                        : 100.0 * (static_cast<double>(plan.arena_bytes) - static_cast<double>(bound.bytes)) /
@@ -152,7 +161,15 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
            " bytes live in " + std::to_string(bound.live.size()) + " buffers: " +
            names_of(problem, bound.live, 8) + ")";
   }
-  out += "\n\n";
+  out += "\n";
+  if (const uint64_t state = state_bytes(problem); state != 0) {
+    size_t count = 0;
+    for (const Buffer& b : problem.buffers) count += b.kind == BufferKind::kState ? 1 : 0;
+    out += "state: " + grouped(state) + " bytes in " + std::to_string(count) +
+           (count == 1 ? " buffer" : " buffers") +
+           " (persist from one run to the next; part of every plan's activations)\n";
+  }
+  out += "\n";
   out += pad("algorithm", 11, false) + pad("chosen", 11, false) + pad("arena", 12, true) +
          pad("gap", 10, true) + pad("activations", 13, true) + pad("scratch", 10, true) +
          pad("time", 12, true) + "  proof\n";
@@ -203,6 +220,7 @@ nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
   report["lower_bound_bytes"] = bound.bytes;
   report["lower_bound_step"] = bound.step;
   report["lower_bound_live"] = name_list(problem, bound.live);
+  report["state_bytes"] = state_bytes(problem);
   nlohmann::json results = nlohmann::json::array();
   for (const Plan& plan : plans) {
     const PlanFigures f = plan_figures(problem, bound, plan);
@@ -297,6 +315,7 @@ std::string svg_report(const Problem& problem, const LowerBound& bound, const Pl
       case BufferKind::kOutput: return "#b07aa1";
       case BufferKind::kActivation: return "#4e79a7";
       case BufferKind::kScratch: return "#f28e2b";
+      case BufferKind::kState: return "#76b7b2";
     }
     return "#999999";
   };
@@ -360,8 +379,11 @@ std::string svg_report(const Problem& problem, const LowerBound& bound, const Pl
          ") rotate(-90)\" text-anchor=\"middle\">offset (bytes)</text>\n";
   // Legend.
   double legend_x = kLeft;
+  // The state's entry only where the problem has one (most have none).
+  const bool with_state = state_bytes(problem) != 0;
   for (BufferKind kind : {BufferKind::kInput, BufferKind::kOutput, BufferKind::kActivation,
-                          BufferKind::kScratch}) {
+                          BufferKind::kScratch, BufferKind::kState}) {
+    if (kind == BufferKind::kState && !with_state) continue;
     svg += "<rect x=\"" + num(legend_x) + "\" y=\"" + num(height - 18) +
            "\" width=\"12\" height=\"12\" fill=\"" + colour(kind) + "\"/>\n";
     svg += "<text x=\"" + num(legend_x + 16) + "\" y=\"" + num(height - 8) + "\">" +

@@ -40,12 +40,17 @@ struct PlanFigures {
   // memory the activations leave free at its step costs nothing here.
   uint64_t activation_bytes = 0;
   uint64_t scratch_bytes = 0;
+  // Of activation_bytes, the states' (buffers of kind kState): bytes that persist from one run to
+  // the next, reserved whatever the step.
+  uint64_t state_bytes = 0;
   double gap_percent = 0;          // (arena - lower bound) / lower bound
   int32_t peak_step = 0;           // the earliest step where a live buffer reaches the arena top
   std::vector<size_t> peak_live;   // the buffers live then, by offset
 };
 
 PlanFigures plan_figures(const Problem& problem, const LowerBound& bound, const Plan& plan);
+// The aligned bytes of the problem's states (BufferKind::kState).
+uint64_t state_bytes(const Problem& problem);
 
 // A buffer name short enough for a label or a text report line (at most max_chars): the last two
 // scopes of the first of TensorFlow's ';'-joined names, "..." where something was left out.

@@ -54,6 +54,9 @@ std::optional<std::string> verify(const Problem& problem, const Plan& plan) {
   const OverlapIndex overlaps(problem);
   // A declared overlap held: the output starts at least its lead before the input.
   auto declared = [&](size_t output, size_t input) {
+    if (buffers[output].kind == BufferKind::kState || buffers[input].kind == BufferKind::kState) {
+      return false;
+    }
     const auto lead = overlaps.lead(output, input);
     return lead && static_cast<int64_t>(plan.offsets[output]) + *lead <=
                        static_cast<int64_t>(plan.offsets[input]);
@@ -66,9 +69,11 @@ std::optional<std::string> verify(const Problem& problem, const Plan& plan) {
     for (size_t j = i + 1; j < buffers.size(); ++j) {
       const Buffer& b = buffers[j];
       if (b.size == 0) continue;
-      const int32_t first = std::max(a.first_step, b.first_step);
+      // A state persists between runs: whatever lifetimes say, it is live with everything.
+      const bool state = a.kind == BufferKind::kState || b.kind == BufferKind::kState;
+      const int32_t first = state ? 0 : std::max(a.first_step, b.first_step);
       const int32_t last = std::min(a.last_step, b.last_step);
-      if (first > last) continue;  // never live together
+      if (!state && first > last) continue;  // never live together
       const uint64_t b_begin = plan.offsets[j];
       const uint64_t b_end = b_begin + b.size;
       const uint64_t shared_begin = std::max(a_begin, b_begin);

@@ -37,6 +37,7 @@ std::optional<ir::DataType> data_type_from_tensor_type(int8_t type) {
     case kTensorFloat32: return ir::DataType::kFloat32;
     case kTensorInt32: return ir::DataType::kInt32;
     case kTensorInt8: return ir::DataType::kInt8;
+    case 7: return ir::DataType::kInt16;  // INT16: SVDF's weights_time and state
     default: return std::nullopt;
   }
 }

@@ -386,7 +386,6 @@ class Reader {
              ir::shape_string(r.shape));
       }
     }
-    if (t.is_variable()) fail(where.str() + "variable tensors not supported");
     if (t.sparsity() != nullptr) fail(where.str() + "sparse tensors not supported");
 
     if (const fb::QuantizationParameters* q = t.quantization()) {
@@ -407,6 +406,15 @@ class Reader {
     }
 
     const std::span<const uint8_t> data = buffer_data(t.buffer(), where);
+    r.is_variable = t.is_variable();
+    if (r.is_variable) {
+      // TFLite resets a variable tensor to its zero point whatever its buffer holds.
+      if (!data.empty()) {
+        notes.push_back(where.str() + "variable tensor's buffer contents ignored: TFLite resets "
+                        "it to its zero point");
+      }
+      return r;
+    }
     r.data.assign(data.begin(), data.end());
     r.is_constant = !r.data.empty();
     return r;

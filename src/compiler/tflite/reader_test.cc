@@ -150,8 +150,8 @@ TEST(Reader, RejectsUnsupportedOperators) {
 }
 
 TEST(Reader, RejectsUnsupportedTypes) {
-  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).type = 7; })),
-            "tensor 3 (conv2d_0): type INT16 not supported");
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).type = 3; })),
+            "tensor 3 (conv2d_0): type UINT8 not supported");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).type = 100; })),
             "tensor 3 (conv2d_0): type TYPE_100 not supported");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 2).type = kTensorFloat32; })),
@@ -220,8 +220,10 @@ TEST(Reader, TensorChecks) {
               tensor(m, 2).sparsity = std::make_unique<fb::SparsityPlaceholderT>();
             })),
             "tensor 2 (conv2d_0/weights): sparse tensors not supported");
+  // A variable tensor is read (SVDF's state); as an operator's output the validator refuses it.
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).is_variable = true; })),
-            "tensor 3 (conv2d_0): variable tensors not supported");
+            "operator 1 (CONV_2D): output 0 (tensor 3 (conv2d_0)) is a variable tensor (state); an "
+            "operator updates its state as an input");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
               tensor(m, 3).quantization->details.Set(fb::CustomQuantizationPlaceholderT{});
             })),
@@ -229,9 +231,9 @@ TEST(Reader, TensorChecks) {
   // Names are printed on one line whatever they hold.
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
               tensor(m, 3).name = "a\nb";
-              tensor(m, 3).type = 7;
+              tensor(m, 3).type = 3;
             })),
-            "tensor 3 (a?b): type INT16 not supported");
+            "tensor 3 (a?b): type UINT8 not supported");
   // A float tensor with an empty quantization table is plain float.
   EXPECT_EQ(read_model(edited(model(), [](fb::ModelT& m) {
               tensor(m, 0).quantization = std::make_unique<fb::QuantizationParametersT>();

@@ -170,6 +170,12 @@ class Op {
   T* out_data(size_t k = 0) const {
     return reinterpret_cast<T*>(env_.arena + out(k).offset());
   }
+  // A state input (its operator's check verified it is a state: arena bytes the operator
+  // updates, kept between runs).
+  template <typename T>
+  T* state_data(size_t k) const {
+    return reinterpret_cast<T*>(env_.arena + in(k).offset());
+  }
   // Optional input (bias): null when absent.
   template <typename T>
   const T* optional_in_data(size_t k) const {

@@ -11,6 +11,7 @@
 #include "mote/kernels/fully_connected.h"
 #include "mote/kernels/gather.h"
 #include "mote/kernels/quantization.h"
+#include "mote/kernels/svdf.h"
 #include "mote/kernels/cmsis_nn_scratch.h"
 #include "mote/kernels/arg_min_max.h"
 #include "mote/kernels/mean.h"
@@ -312,6 +313,34 @@ void check_reductions_and_resize(Checks& c) {
   }
 }
 
+// SVDF, two time steps of the example worked out by hand in svdf_test.cc (feature requant 0.5,
+// time requant 0.25): the state carried from the first call to the second.
+void check_svdf(Checks& c) {
+  k::SvdfParams p{};
+  p.batches = 1;
+  p.input_size = 2;
+  p.filters = 2;
+  p.memory = 2;
+  p.rank = 1;
+  p.input_zero_point = opaque(1);
+  p.output_zero_point = -3;
+  p.feature_multiplier = 1 << 30;
+  p.feature_shift = 0;
+  p.time_multiplier = 1 << 30;
+  p.time_shift = -1;
+  static const int8_t wf[] = {1, 2, 3, -1};
+  static const int16_t wt[] = {2, 3, 1, -2};
+  static const int32_t bias[] = {10, 0};
+  static int16_t state[4];
+  static int32_t scratch[4];
+  int8_t out[2];
+  const int8_t x1[] = {3, -1}, x2[] = {1, 1};
+  k::svdf(p, x1, wf, wt, bias, state, out, scratch);
+  c.expect(out[0] == -1 && out[1] == -5 && state[1] == -1 && state[3] == 4, "svdf step 1");
+  k::svdf(p, x2, wf, wt, bias, state, out, scratch);
+  c.expect(out[0] == -1 && out[1] == -2 && state[0] == -1 && state[2] == 4, "svdf step 2");
+}
+
 }  // namespace
 
 // The data-movement kernels (strided_copy for STRIDED_SLICE .. SPACE_TO_DEPTH, gather) on the
@@ -379,6 +408,7 @@ int main() {
   check_activations(checks);
   check_reductions_and_resize(checks);
   check_data_movement(checks);
+  check_svdf(checks);
   Line().text("static_ram ").unsigned_number(static_ram_bytes()).text(", stack_peak ").unsigned_number(stack_peak_bytes()).end();
   Line().text(checks.failed == 0 ? "kernels: ok" : "kernels: FAILED").end();
   return checks.failed == 0 ? 0 : 1;

@@ -1,0 +1,429 @@
+// Operators with state, end to end: a keyword-spotting style builder model (two stacked SVDF
+// layers with int16 state, then FULLY_CONNECTED) is written as .tflite, read back, compiled for a
+// scalar, a DSP and an MVE CPU and run on the host frame after frame with one Executor, the state
+// carried from run to run; every frame's output must equal a slow reference written here from
+// TFLite's definitions, and reset_state() (C++ and C) must bring back the first frame's result.
+// Also: the plan keeps the states apart from every other buffer, and the loader refuses a program
+// whose state shares bytes with anything.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "compiler/builder/model_builder.h"
+#include "compiler/builder/writer.h"
+#include "compiler/emit/emit.h"
+#include "compiler/ir/error.h"
+#include "compiler/ops/validate.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/planner/verify.h"
+#include "compiler/tflite/reader.h"
+#include "mote/kernels/quantization.h"
+#include "mote/runtime/executor.h"
+#include "mote/runtime/mote.h"
+#include "mote/runtime/program.h"
+#include "mote/schema/mote_generated.h"
+
+namespace mote {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int32_t kFeatures = 40;  // one frame of filterbank features
+constexpr int kFrames = 8;
+
+ir::Graph keyword_model(bool int8_state = false) {
+  builder::ModelBuilder b(7);
+  const builder::TensorId x = b.add_input({1, kFeatures}, ir::DataType::kInt8, 0.05f, 3);
+  const builder::TensorId s1 = b.add_svdf(x, 24, 1, 8, true, int8_state, ir::Activation::kRelu);
+  const builder::TensorId s2 = b.add_svdf(s1, 12, 2, 4, false, int8_state);
+  b.mark_output(b.add_fully_connected(s2, 4));
+  return b.build();
+}
+
+std::vector<std::vector<int8_t>> frames(uint32_t seed) {
+  builder::Random r(seed);
+  std::vector<std::vector<int8_t>> out(kFrames, std::vector<int8_t>(kFeatures));
+  for (auto& f : out) {
+    for (int8_t& v : f) v = static_cast<int8_t>(r.between(-128, 127));
+  }
+  return out;
+}
+
+// ---- The slow reference, from TFLite's definitions (int64 sums, per-filter memories).
+
+int64_t round_half_away_pot(int64_t x, int exponent) {
+  if (exponent == 0) return x;
+  const int64_t half = int64_t{1} << (exponent - 1);
+  return x >= 0 ? (x + half) >> exponent : -((-x + half) >> exponent);
+}
+// TFLite's MultiplyByQuantizedMultiplier, double rounding, on int64.
+int64_t mbqm(int64_t x, int32_t multiplier, int shift) {
+  const int64_t shifted = shift > 0 ? x * (int64_t{1} << shift) : x;
+  const int64_t ab = shifted * multiplier;
+  const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : 1 - (int64_t{1} << 30);
+  const int64_t high = (ab + nudge) / (int64_t{1} << 31);  // truncates, as C++ does
+  return round_half_away_pot(high, shift > 0 ? 0 : -shift);
+}
+int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+int64_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
+
+const ir::Tensor& tensor(const ir::Graph& g, int32_t id) { return g.tensors[static_cast<size_t>(id)]; }
+float scale(const ir::Graph& g, int32_t id) { return tensor(g, id).quantization.scale[0]; }
+int32_t zp(const ir::Graph& g, int32_t id) {
+  return static_cast<int32_t>(tensor(g, id).quantization.zero_point[0]);
+}
+int64_t value(const ir::Tensor& t, int64_t k) {
+  switch (t.type) {
+    case ir::DataType::kInt8: return static_cast<int8_t>(t.data[static_cast<size_t>(k)]);
+    case ir::DataType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, t.data.data() + 2 * k, 2);
+      return v;
+    }
+    default: {
+      int32_t v;
+      std::memcpy(&v, t.data.data() + 4 * k, 4);
+      return v;
+    }
+  }
+}
+
+class Reference {
+ public:
+  explicit Reference(const ir::Graph& g) : g_(g) { reset(); }
+
+  // Every variable tensor at TFLite's initial value: the zero point.
+  void reset() {
+    memories_.clear();
+    for (const ir::Operator& op : g_.operators) {
+      if (op.type != ir::OpType::kSvdf) continue;
+      const ir::Tensor& wt = tensor(g_, op.inputs[2]);
+      memories_.push_back(std::vector<std::vector<int64_t>>(
+          static_cast<size_t>(wt.shape[0]),
+          std::vector<int64_t>(static_cast<size_t>(wt.shape[1]), zp(g_, op.inputs[4]))));
+    }
+  }
+
+  std::vector<int8_t> step(const std::vector<int8_t>& input) {
+    std::vector<int64_t> x(input.begin(), input.end());
+    size_t svdf_index = 0;
+    for (const ir::Operator& op : g_.operators) {
+      x = op.type == ir::OpType::kSvdf ? svdf(op, x, memories_[svdf_index++])
+                                       : fully_connected(op, x);
+    }
+    return {x.begin(), x.end()};
+  }
+
+ private:
+  // TFLM's integer SVDF, batch 1: scales multiplied in float, as its Prepare does.
+  std::vector<int64_t> svdf(const ir::Operator& op, const std::vector<int64_t>& x,
+                            std::vector<std::vector<int64_t>>& memory) const {
+    const int32_t in = op.inputs[0], state = op.inputs[4], out = op.outputs[0];
+    const ir::Tensor& wf = tensor(g_, op.inputs[1]);
+    const ir::Tensor& wt = tensor(g_, op.inputs[2]);
+    const int32_t rank = std::get<ir::SvdfOptions>(op.options).rank;
+    const auto s1 = kernels::quantize_multiplier(
+        static_cast<double>(scale(g_, in) * scale(g_, op.inputs[1]) / scale(g_, state)));
+    const auto s2 = kernels::quantize_multiplier(
+        static_cast<double>(scale(g_, state) * scale(g_, op.inputs[2]) / scale(g_, out)));
+    const bool int16 = tensor(g_, state).type == ir::DataType::kInt16;
+    const int64_t lo = int16 ? -32768 : -128, hi = int16 ? 32767 : 127;
+    const int32_t filters = wf.shape[0], depth = wf.shape[1], length = wt.shape[1];
+    std::vector<int64_t> sums(static_cast<size_t>(filters / rank), 0);
+    if (op.inputs[3] != ir::kNoTensor) {
+      for (size_t u = 0; u < sums.size(); ++u) sums[u] = value(tensor(g_, op.inputs[3]), u);
+    }
+    const int64_t state_zp = zp(g_, state);
+    for (int32_t f = 0; f < filters; ++f) {
+      int64_t dot = 0;
+      for (int32_t i = 0; i < depth; ++i) {
+        dot += value(wf, int64_t{f} * depth + i) * (x[static_cast<size_t>(i)] - zp(g_, in));
+      }
+      auto& row = memory[static_cast<size_t>(f)];
+      row.erase(row.begin());
+      row.push_back(clamp(mbqm(dot, s1.multiplier, s1.shift) + state_zp, lo, hi));
+      int64_t s = 0;
+      for (int32_t t = 0; t < length; ++t) {
+        s += value(wt, int64_t{f} * length + t) * (row[static_cast<size_t>(t)] - state_zp);
+      }
+      sums[static_cast<size_t>(f / rank)] += wrap32(s);
+    }
+    std::vector<int64_t> y;
+    for (int64_t s : sums) {
+      y.push_back(clamp(mbqm(wrap32(s), s2.multiplier, s2.shift) + zp(g_, out), -128, 127));
+    }
+    return y;
+  }
+
+  // TFLite's per-tensor int8 FULLY_CONNECTED, no activation.
+  std::vector<int64_t> fully_connected(const ir::Operator& op, const std::vector<int64_t>& x) const {
+    const int32_t in = op.inputs[0], out = op.outputs[0];
+    const ir::Tensor& w = tensor(g_, op.inputs[1]);
+    const auto m = kernels::quantize_multiplier(static_cast<double>(scale(g_, in)) *
+                                                static_cast<double>(scale(g_, op.inputs[1])) /
+                                                static_cast<double>(scale(g_, out)));
+    std::vector<int64_t> y;
+    for (int32_t o = 0; o < w.shape[0]; ++o) {
+      int64_t acc = op.inputs[2] != ir::kNoTensor ? value(tensor(g_, op.inputs[2]), o) : 0;
+      for (int32_t i = 0; i < w.shape[1]; ++i) {
+        acc += value(w, int64_t{o} * w.shape[1] + i) * (x[static_cast<size_t>(i)] - zp(g_, in));
+      }
+      y.push_back(clamp(mbqm(acc, m.multiplier, m.shift) + zp(g_, out), -128, 127));
+    }
+    return y;
+  }
+
+  const ir::Graph& g_;
+  std::vector<std::vector<std::vector<int64_t>>> memories_;
+};
+
+// ---- The runtime, one Executor for the whole sequence.
+
+struct Device {
+  explicit Device(const std::vector<uint8_t>& program)
+      : bytes(std::span<const uint8_t>(program)) {
+    auto loaded = emit::load_program(bytes.span(), nullptr);
+    if (!loaded.ok()) throw std::runtime_error("load failed");
+    this->program = *loaded;
+    arena = emit::AlignedBuffer(this->program->arena_size(), this->program->arena_alignment());
+    // Garbage in the arena: the Executor must set the states itself.
+    std::memset(arena.data(), 0x5A, arena.size());
+    auto created = runtime::Executor::create(*this->program, arena.data(), arena.size());
+    if (!created.ok()) throw std::runtime_error("create failed");
+    executor = *created;
+  }
+  std::vector<int8_t> run(const std::vector<int8_t>& frame) {
+    const runtime::TensorView in = executor->input(0);
+    std::memcpy(in.data, frame.data(), frame.size());
+    EXPECT_EQ(executor->run(), runtime::Error::kOk);
+    const runtime::TensorView out = executor->output(0);
+    return {reinterpret_cast<const int8_t*>(out.data),
+            reinterpret_cast<const int8_t*>(out.data) + out.size};
+  }
+
+  emit::AlignedBuffer bytes;
+  std::optional<runtime::Program> program;
+  emit::AlignedBuffer arena;
+  std::optional<runtime::Executor> executor;
+};
+
+pipeline::Compiled compile_for(const ir::Graph& g, const char* cpu) {
+  pipeline::CompileOptions options;
+  options.plan.cpu = cpu;
+  return pipeline::compile(g, options);
+}
+
+TEST(Stateful, VariableTensorsRoundTripThroughTflite) {
+  const ir::Graph g = keyword_model();
+  const ir::Graph back = tflite::read_model(builder::write_model(g));
+  EXPECT_EQ(back, g);
+  int states = 0;
+  for (const ir::Tensor& t : back.tensors) states += t.is_variable ? 1 : 0;
+  EXPECT_EQ(states, 2);
+}
+
+TEST(Stateful, ReferenceChangesFromFrameToFrame) {
+  // The test means something only if the state matters: the same frame twice gives different
+  // outputs, and the outputs are not saturated.
+  const ir::Graph g = keyword_model();
+  Reference ref(g);
+  const auto input = frames(3);
+  const auto first = ref.step(input[0]);
+  const auto again = ref.step(input[0]);
+  EXPECT_NE(first, again);
+  int saturated = 0;
+  for (int k = 0; k < kFrames; ++k) {
+    for (int8_t v : ref.step(input[k])) saturated += (v == -128 || v == 127) ? 1 : 0;
+  }
+  EXPECT_LT(saturated, kFrames * 4 / 2);
+}
+
+class StatefulOnCpu : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(StatefulOnCpu, RunsFrameAfterFrameLikeTheReferenceAndResets) {
+  for (const bool int8_state : {false, true}) {
+    SCOPED_TRACE(int8_state ? "int8 state" : "int16 state");
+    const ir::Graph g = tflite::read_model(builder::write_model(keyword_model(int8_state)));
+    const pipeline::Compiled compiled = compile_for(g, GetParam());
+    Device device(compiled.program);
+    Reference ref(g);
+    const auto input = frames(11);
+    std::vector<std::vector<int8_t>> outputs;
+    for (int k = 0; k < kFrames; ++k) {
+      outputs.push_back(device.run(input[k]));
+      ASSERT_EQ(outputs.back(), ref.step(input[k])) << "frame " << k;
+    }
+    // A new sequence: reset, and the first frame gives the first result again.
+    device.executor->reset_state();
+    EXPECT_EQ(device.run(input[0]), outputs[0]);
+    EXPECT_EQ(device.run(input[1]), outputs[1]);
+    // Without a reset the state goes on: the same frame again gives something else.
+    EXPECT_NE(device.run(input[0]), outputs[0]);
+  }
+}
+
+TEST_P(StatefulOnCpu, CApiResetsTheState) {
+  const ir::Graph g = keyword_model();
+  const pipeline::Compiled compiled = compile_for(g, GetParam());
+  const emit::AlignedBuffer bytes{std::span<const uint8_t>(compiled.program)};
+  mote_program program;
+  ASSERT_EQ(mote_load(&program, bytes.data(), bytes.size(), nullptr), MOTE_OK);
+  emit::AlignedBuffer arena(mote_arena_bytes(&program), mote_arena_align(&program));
+  mote_executor executor;
+  ASSERT_EQ(mote_executor_init(&executor, &program, arena.data(), arena.size()), MOTE_OK);
+  const auto input = frames(5);
+  auto run = [&](const std::vector<int8_t>& frame) {
+    mote_tensor in, out;
+    EXPECT_EQ(mote_input(&executor, 0, &in), MOTE_OK);
+    std::memcpy(in.data, frame.data(), frame.size());
+    EXPECT_EQ(mote_run(&executor), MOTE_OK);
+    EXPECT_EQ(mote_output(&executor, 0, &out), MOTE_OK);
+    return std::vector<uint8_t>(out.data, out.data + out.size);
+  };
+  const auto first = run(input[0]);
+  run(input[1]);
+  EXPECT_EQ(mote_reset_state(&executor), MOTE_OK);
+  EXPECT_EQ(run(input[0]), first);
+  EXPECT_EQ(mote_reset_state(nullptr), MOTE_INVALID_ARGUMENT);
+  mote_memory_status status;
+  ASSERT_EQ(mote_get_memory_status(&executor, &status), MOTE_OK);
+  // Two int16 states: 24 filters * 8 and 24 * 4 values.
+  EXPECT_EQ(status.state, 2u * (24 * 8 + 24 * 4));
+}
+
+TEST_P(StatefulOnCpu, StatesGetRegionsOfTheirOwn) {
+  const ir::Graph g = keyword_model();
+  const pipeline::Compiled compiled = compile_for(g, GetParam());
+  const auto program = emit::read_program(compiled.program);
+  const uint32_t last = static_cast<uint32_t>(program->operators.size() - 1);
+  std::vector<const schema::TensorT*> states;
+  for (const auto& t : program->tensors) {
+    if (t->state) states.push_back(t.get());
+  }
+  ASSERT_EQ(states.size(), 2u);
+  for (const schema::TensorT* s : states) {
+    EXPECT_EQ(s->first_step, 0u);
+    EXPECT_EQ(s->last_step, last);
+    // No other arena tensor and no scratch region shares a byte, whatever its lifetime.
+    for (const auto& t : program->tensors) {
+      if (t.get() == s || t->location != schema::Location::Arena) continue;
+      EXPECT_TRUE(t->offset >= s->offset + s->size || s->offset >= t->offset + t->size);
+    }
+    for (const auto& op : program->operators) {
+      if (!op->scratch) continue;
+      EXPECT_TRUE(op->scratch->offset() >= s->offset + s->size ||
+                  s->offset >= op->scratch->offset() + op->scratch->size());
+    }
+  }
+  EXPECT_EQ(program->plan->state_bytes, 2u * (24 * 8 + 24 * 4));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpus, StatefulOnCpu,
+                         ::testing::Values("cortex-m0plus", "cortex-m4", "cortex-m55"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name) c = c == '-' ? '_' : c;
+                           return name;
+                         });
+
+// A program edited so that a state shares bytes with another tensor (or a scratch region) that
+// is never live with it in one run: the loader refuses it, since the state lives across runs.
+TEST(Stateful, LoaderRefusesAStateThatSharesBytes) {
+  const pipeline::Compiled compiled = compile_for(keyword_model(), "cortex-m4");
+  const auto program = emit::read_program(compiled.program);
+  auto repack_and_load = [](const schema::ProgramT& p) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(schema::Program::Pack(fbb, &p), schema::ProgramIdentifier());
+    const emit::AlignedBuffer bytes({fbb.GetBufferPointer(), fbb.GetSize()});
+    runtime::LoadDiagnostic d;
+    const auto loaded = emit::load_program(bytes.span(), &d);
+    return std::make_pair(loaded.ok() ? runtime::Error::kOk : loaded.error(), std::string(d.reason));
+  };
+  EXPECT_EQ(repack_and_load(*program).first, runtime::Error::kOk);
+  size_t state = 0, other = 0;
+  for (size_t i = 0; i < program->tensors.size(); ++i) {
+    const auto& t = *program->tensors[i];
+    if (t.state && state == 0) state = i;
+    // The FULLY_CONNECTED output: born at the last step, after the first state's operator.
+    if (!t.state && t.location == schema::Location::Arena && t.first_step == 2) other = i;
+  }
+  ASSERT_NE(state, other);
+  const uint32_t saved = program->tensors[other]->offset;
+  program->tensors[other]->offset = program->tensors[state]->offset;
+  const auto [error, reason] = repack_and_load(*program);
+  EXPECT_EQ(error, runtime::Error::kInvalidPlan);
+  EXPECT_THAT(reason, HasSubstr("shares bytes"));
+  program->tensors[other]->offset = saved;
+
+  // A state that claims a shorter life is refused before the plan is looked at.
+  program->tensors[state]->last_step = 0;
+  EXPECT_EQ(repack_and_load(*program).first, runtime::Error::kInvalidPlan);
+  EXPECT_THAT(repack_and_load(*program).second, HasSubstr("state not live at every step"));
+}
+
+TEST(Stateful, VerifierKeepsEveryBufferOffAState) {
+  planner::Problem problem;
+  problem.num_steps = 3;
+  planner::Buffer state;
+  state.name = "state";
+  state.kind = planner::BufferKind::kState;
+  state.size = 32;
+  state.first_step = 0;
+  state.last_step = 2;
+  planner::Buffer a;
+  a.name = "a";
+  a.size = 32;
+  a.first_step = 1;
+  a.last_step = 1;
+  problem.buffers = {state, a};
+  planner::Plan plan;
+  plan.offsets = {0, 32};
+  plan.arena_bytes = 64;
+  EXPECT_EQ(planner::verify(problem, plan), std::nullopt);
+  // Even with lifetimes that do not meet, nothing shares a state's bytes.
+  problem.buffers[0].last_step = 0;
+  problem.buffers[1].first_step = problem.buffers[1].last_step = 2;
+  plan.offsets = {0, 16};
+  EXPECT_NE(planner::verify(problem, plan), std::nullopt);
+  // And a state must live at every step.
+  EXPECT_THROW(planner::validate(problem), InputError);
+}
+
+TEST(Stateful, ValidatorKeepsStateWhereAnOperatorDeclaresIt) {
+  auto refusal = [](const ir::Graph& g) -> std::string {
+    try {
+      ops::validate(g);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  const ir::Graph good = keyword_model();
+  EXPECT_EQ(refusal(good), "accepted");
+  // The first SVDF's state handed to the second as well.
+  ir::Graph shared = good;
+  shared.operators[1].inputs[4] = shared.operators[0].inputs[4];
+  EXPECT_THAT(refusal(shared), HasSubstr("operator 1 (SVDF): input 4"));
+  EXPECT_THAT(refusal(shared), HasSubstr("operators cannot share a state"));
+  // A state read by an operator that keeps none.
+  ir::Graph misused = good;
+  misused.operators[2].inputs[0] = misused.operators[0].inputs[4];
+  EXPECT_THAT(refusal(misused), HasSubstr("is a variable tensor (state), which this operator"));
+  // An SVDF whose state input is an ordinary activation.
+  ir::Graph plain = keyword_model(/*int8_state=*/true);  // an int8 activation is allowed
+  plain.tensors[static_cast<size_t>(plain.operators[0].inputs[4])].is_variable = false;
+  plain.inputs.push_back(plain.operators[0].inputs[4]);
+  EXPECT_THAT(refusal(plain), HasSubstr("must be the operator's state"));
+  // A state as graph output.
+  ir::Graph output = good;
+  output.outputs.push_back(output.operators[0].inputs[4]);
+  EXPECT_THAT(refusal(output), HasSubstr("graph output 1"));
+}
+
+}  // namespace
+}  // namespace mote
