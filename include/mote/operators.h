@@ -35,4 +35,5 @@
   X(Sub, "SUB", sub)                                                         \
   X(LeakyRelu, "LEAKY_RELU", leaky_relu)                                     \
   X(Squeeze, "SQUEEZE", squeeze)                                             \
-  X(ExpandDims, "EXPAND_DIMS", expand_dims)
+  X(ExpandDims, "EXPAND_DIMS", expand_dims)                                  \
+  X(BatchMatMul, "BATCH_MATMUL", batch_matmul)

@@ -152,13 +152,20 @@ struct LeakyReluOptions {
   bool operator==(const LeakyReluOptions&) const = default;
 };
 
+// BATCH_MATMUL: swap the last two dimensions of the lhs (adj_x) or rhs (adj_y) before multiplying.
+struct BatchMatMulOptions {
+  bool adj_x = false;
+  bool adj_y = false;
+  bool operator==(const BatchMatMulOptions&) const = default;
+};
+
 // Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH,
 // MINIMUM, MAXIMUM, EXPAND_DIMS) hold std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
                              FullyConnectedOptions, Pool2DOptions, ElementwiseOptions,
                              SoftmaxOptions, ReshapeOptions, ConcatenationOptions, MeanOptions,
                              ResizeNearestNeighborOptions, TransposeConvOptions,
-                             LeakyReluOptions, SqueezeOptions>;
+                             LeakyReluOptions, SqueezeOptions, BatchMatMulOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;
