@@ -1,7 +1,8 @@
 #pragma once
 // A model of the operators that came with the operator registry (TRANSPOSE_CONV, LEAKY_RELU,
 // SUB with broadcasting and a fused ReLU, MAXIMUM, MINIMUM with broadcasting, between an
-// AVERAGE_POOL_2D), built with the builder, and its output computed by slow references written
+// AVERAGE_POOL_2D, then BATCH_MATMUL with constant weights and with an activation rhs), built with
+// the builder, and its output computed by slow references written
 // here from TFLite's definitions, independent of Mote's kernels. Used by operators_test.cc (host)
 // and write_operator_model.cc (the firmware's reference).
 
