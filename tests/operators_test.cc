@@ -1,6 +1,6 @@
 // The operators that came with the operator registry, end to end: a builder model using
-// TRANSPOSE_CONV, LEAKY_RELU, SUB, MAXIMUM, MINIMUM and BATCH_MATMUL is written as .tflite, read back, compiled
-// for a scalar, a DSP and an MVE CPU, run on the host, and compared byte for byte with slow
+// TRANSPOSE_CONV, LEAKY_RELU, SUB, MAXIMUM, MINIMUM and BATCH_MATMUL is written as .tflite, read
+// back, compiled for a scalar, a DSP and an MVE CPU, run on the host, and compared byte for byte with slow
 // references of TFLite's kernels (operator_model.cc). The firmware runs the same model under QEMU
 // against the same reference (targets/cortex-m/cross).
 
