@@ -61,6 +61,11 @@ Q q_of(const ir::Tensor& t) {
   return {t.quantization.scale.at(0), static_cast<int32_t>(t.quantization.zero_point.at(0))};
 }
 
+std::vector<int8_t> constant(const ir::Graph& g, int32_t index) {
+  const std::vector<uint8_t>& data = g.tensors[index].data;
+  return std::vector<int8_t>(data.begin(), data.end());
+}
+
 int32_t int32_at(const ir::Tensor& t, size_t i) {
   int32_t v;
   std::memcpy(&v, t.data.data() + 4 * i, 4);
@@ -484,6 +489,32 @@ std::vector<int8_t> depth_space(const ir::Graph& g, const ir::Operator& op,
   return out;
 }
 
+// BATCH_MATMUL (TFLite's reference BatchMatMul) of two 4-D operands of batch [1, 8]: `lhs`
+// [1,8,8,d] times `rhs` [1,8,d,c] (or, adj_y, [1 or 8,8,c,d]); a batch of 1 broadcasts. The
+// multiplier is lhs_scale * rhs_scale / output_scale in double, the clamp the int8 range.
+std::vector<int8_t> batch_matmul(const ir::Graph& g, const ir::Operator& op,
+                                 const std::vector<int8_t>& a, const std::vector<int8_t>& b) {
+  const bool adj_y = std::get<ir::BatchMatMulOptions>(op.options).adj_y;
+  const ir::Tensor &ta = g.tensors[op.inputs[0]], &tb = g.tensors[op.inputs[1]];
+  const ir::Tensor& ty = g.tensors[op.outputs[0]];
+  const Q qa = q_of(ta), qb = q_of(tb), qy = q_of(ty);
+  const Multiplier m = quantize(double{qa.scale} * double{qb.scale} / double{qy.scale});
+  const int depth = ta.shape[3], cols = ty.shape[3];
+  std::vector<int8_t> out(static_cast<size_t>(ty.num_elements()));
+  for (int h = 0; h < ty.shape[1]; ++h)
+    for (int r = 0; r < ty.shape[2]; ++r)
+      for (int c = 0; c < cols; ++c) {
+        int64_t acc = 0;
+        for (int k = 0; k < depth; ++k) {
+          const int hb = tb.shape[1] == 1 ? 0 : h;
+          const int8_t vb = adj_y ? b[at(tb.shape, 0, hb, c, k)] : b[at(tb.shape, 0, hb, k, c)];
+          acc += int64_t{a[at(ta.shape, 0, h, r, k)] - qa.zero_point} * (vb - qb.zero_point);
+        }
+        out[at(ty.shape, 0, h, r, c)] = clamp8(multiply(acc, m) + qy.zero_point);
+      }
+  return out;
+}
+
 }  // namespace
 
 ir::Graph operator_model() {
@@ -506,6 +537,19 @@ ir::Graph operator_model() {
                                      l_scale * 0.6f, -128);
   const TensorId mn = b.add_operator(ir::OpType::kMinimum, {mx, p}, std::monostate{}, shape,
                                      l_scale * 0.6f, -128);
+  // BATCH_MATMUL with constant weights [1,1,4,6] (broadcast over the batch of 8 rows) and with
+  // an activation rhs read transposed (adj_y): [1,8,8,4] x [1,8,8,4]^T.
+  std::vector<int8_t> weights(4 * 6);
+  builder::Random random(3);
+  for (int8_t& w : weights) w = static_cast<int8_t>(random.between(-127, 127));
+  const TensorId w = b.add_int8_constant({1, 1, 4, 6}, weights, 0.01f, 2);
+  const TensorId bw = b.add_batch_matmul(mn, w);
+  // The products of these small, mostly positive values need a finer scale than the builder's
+  // estimate: about 150 accumulator units per output step.
+  const float d_scale = b.tensor(d).quantization.scale[0];
+  const TensorId ba = b.add_operator(ir::OpType::kBatchMatMul, {l, d},
+                                     ir::BatchMatMulOptions{false, true}, {1, 8, 8, 8},
+                                     l_scale * d_scale * 150.0f, -20);
   // Every result is an output, so no operator's error can hide behind another's.
   b.mark_output(d);
   b.mark_output(mx);
@@ -548,6 +592,8 @@ ir::Graph operator_model() {
   for (TensorId t : {ss, sl, halves[1], rows[0], rows[1], pk}) b.mark_output(t);
   for (TensorId t : columns) b.mark_output(t);
   for (TensorId t : {ga, ds, s2d}) b.mark_output(t);
+  b.mark_output(bw);
+  b.mark_output(ba);
   return b.build();
 }
 
@@ -599,6 +645,10 @@ std::vector<uint8_t> operator_model_reference(const ir::Graph& g,
       case ir::OpType::kArgMax:
       case ir::OpType::kArgMin: out = arg_min_max(g, op, in(0)); break;
       case ir::OpType::kResizeBilinear: out = resize_bilinear(g, op, in(0)); break;
+      case ir::OpType::kBatchMatMul:
+        out = batch_matmul(g, op, in(0),
+                           g.tensors[op.inputs[1]].is_constant ? constant(g, op.inputs[1]) : in(1));
+        break;
       default:
         if (!testing::has_activation_reference(op.type)) {
           throw std::logic_error("operator_model_reference: no reference for this operator");

@@ -56,4 +56,5 @@
   X(Gather, "GATHER", gather)                                                \
   X(DepthToSpace, "DEPTH_TO_SPACE", depth_to_space)                          \
   X(SpaceToDepth, "SPACE_TO_DEPTH", space_to_depth)                          \
-  X(Svdf, "SVDF", svdf)
+  X(Svdf, "SVDF", svdf)                                                      \
+  X(BatchMatMul, "BATCH_MATMUL", batch_matmul)

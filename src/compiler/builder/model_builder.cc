@@ -9,6 +9,7 @@
 #include "compiler/ir/validate.h"
 #include "compiler/ops/strided_slice.h"
 #include "compiler/ops/validate.h"
+#include "mote/kernels/batch_matmul.h"
 
 namespace mote::builder {
 namespace {
@@ -652,6 +653,24 @@ TensorId ModelBuilder::add_operator(OpType type, const std::vector<TensorId>& in
   const float hi = scale * static_cast<float>(127 - zero_point);
   const TensorId out = add_tensor(std::move(t), {lo, hi, uniform_rms(lo, hi)});
   return add_op(type, inputs, out, std::move(options));
+}
+
+TensorId ModelBuilder::add_batch_matmul(TensorId lhs, TensorId rhs, bool adj_x, bool adj_y) {
+  const Tensor& a = checked(lhs, "add_batch_matmul");
+  const Tensor& b = checked(rhs, "add_batch_matmul");
+  kernels::BatchMatMulShape shape{};
+  int32_t dims[kernels::kMaxBatchMatMulRank], rank = 0;
+  if (!kernels::prepare_batch_matmul_shape(a.shape.data(), static_cast<int32_t>(a.shape.size()),
+                                           b.shape.data(), static_cast<int32_t>(b.shape.size()),
+                                           adj_x, adj_y, &shape, dims, &rank)) {
+    bad_argument("add_batch_matmul: the shapes do not multiply");
+  }
+  // A sum of `depth` products of independent values: rms grows with the square root.
+  const float rms = std::sqrt(static_cast<float>(shape.depth)) * ranges_[lhs].rms * ranges_[rhs].rms;
+  const float bound = std::max(4.0f * rms, 1e-3f);
+  const auto [scale, zero_point] = quantization_for_range(-bound, bound);
+  return add_operator(OpType::kBatchMatMul, {lhs, rhs}, ir::BatchMatMulOptions{adj_x, adj_y},
+                      std::vector<int32_t>(dims, dims + rank), scale, zero_point);
 }
 
 TensorId ModelBuilder::add_reshape(TensorId input, const std::vector<int32_t>& new_shape) {

@@ -156,6 +156,9 @@ class ModelBuilder {
   // `int8_state` (the state then asymmetric: a non-zero zero point); output [batches, units].
   TensorId add_svdf(TensorId input, int32_t units, int32_t rank, int32_t memory, bool bias = true,
                     bool int8_state = false, ir::Activation activation = ir::Activation::kNone);
+  // BATCH_MATMUL of two int8 tensors (either may be an add_int8_constant), ranks 2..5; the
+  // output's quantization covers a few times the product's estimated root mean square.
+  TensorId add_batch_matmul(TensorId lhs, TensorId rhs, bool adj_x = false, bool adj_y = false);
   // Any operator without weights, for those the builder has no helper for: the caller gives the
   // output (int8 `shape`, `scale`, `zero_point`); build() checks everything else.
   TensorId add_operator(ir::OpType type, const std::vector<TensorId>& inputs, ir::Options options,

@@ -212,6 +212,13 @@ struct SvdfOptions {
   bool operator==(const SvdfOptions&) const = default;
 };
 
+// BATCH_MATMUL: swap the last two dimensions of the lhs (adj_x) or rhs (adj_y) before multiplying.
+struct BatchMatMulOptions {
+  bool adj_x = false;
+  bool adj_y = false;
+  bool operator==(const BatchMatMulOptions&) const = default;
+};
+
 // Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH,
 // MINIMUM, MAXIMUM, EXPAND_DIMS, SLICE) hold std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
@@ -220,7 +227,7 @@ using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptio
                              ResizeNearestNeighborOptions, TransposeConvOptions,
                              LeakyReluOptions, SqueezeOptions, ArgMinMaxOptions,
                              StridedSliceOptions, SplitOptions, PackOptions, UnpackOptions,
-                             GatherOptions, BlockSizeOptions, SvdfOptions>;
+                             GatherOptions, BlockSizeOptions, SvdfOptions, BatchMatMulOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;

@@ -6,10 +6,12 @@
 
 #include <stdint.h>
 
+#include "mote/kernels/batch_matmul.h"
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
 #include "mote/kernels/gather.h"
+#include "mote/kernels/lstm.h"
 #include "mote/kernels/quantization.h"
 #include "mote/kernels/svdf.h"
 #include "mote/kernels/cmsis_nn_scratch.h"
@@ -341,6 +343,78 @@ void check_svdf(Checks& c) {
   c.expect(out[0] == -1 && out[1] == -2 && state[0] == -1 && state[2] == 4, "svdf step 2");
 }
 
+// BATCH_MATMUL on this CPU: the host test's hand-checked product (batch_matmul_test.cc), from
+// plain and from transposed storage (adj_x, adj_y), and a broadcast batch.
+void check_batch_matmul(Checks& c) {
+  static const int8_t lhs[] = {1, 2, 3, 4, 5, 6}, rhs[] = {0, 1, 2, 3, 4, 5};
+  static const int8_t lhs_t[] = {1, 4, 2, 5, 3, 6}, rhs_t[] = {0, 2, 4, 1, 3, 5};
+  static const int8_t want[] = {10, 11, 23, 29};
+  const int32_t two_by_three[] = {2, 3}, three_by_two[] = {3, 2};
+  for (int adj = 0; adj < 2; ++adj) {
+    k::BatchMatMulParams p{};
+    int32_t dims[k::kMaxBatchMatMulRank], rank = 0;
+    const bool ok = k::prepare_batch_matmul_shape(adj ? three_by_two : two_by_three, 2,
+                                                  adj ? two_by_three : three_by_two, 2, adj != 0,
+                                                  adj != 0, &p.shape, dims, &rank);
+    p.lhs_offset = -1;
+    p.rhs_offset = 1;
+    p.output_offset = 3;
+    p.output_multiplier = opaque(1 << 30);
+    p.output_shift = 0;
+    p.act_min = -128;
+    p.act_max = 127;
+    int8_t out[4] = {0, 0, 0, 0};
+    if (ok) k::batch_matmul(p, adj ? lhs_t : lhs, adj ? rhs_t : rhs, out);
+    c.expect(ok && same(out, want, 4), adj ? "batch matmul adj_x adj_y hand-checked"
+                                           : "batch matmul hand-checked");
+  }
+  // lhs [2,1,1,2] x rhs [3,2,1] -> [2,3,1,1].
+  static const int8_t a[] = {1, 2, 3, 4}, b[] = {1, 0, 0, 1, 1, 1};
+  static const int8_t want_b[] = {1, 2, 3, 3, 4, 7};
+  const int32_t da[] = {2, 1, 1, 2}, db[] = {3, 2, 1};
+  k::BatchMatMulParams p{};
+  int32_t dims[k::kMaxBatchMatMulRank], rank = 0;
+  const bool ok = k::prepare_batch_matmul_shape(da, 4, db, 3, false, false, &p.shape, dims, &rank);
+  p.output_multiplier = opaque(1 << 30);
+  p.output_shift = 1;
+  p.act_min = -128;
+  p.act_max = 127;
+  int8_t out[6] = {};
+  if (ok) k::batch_matmul(p, a, b, out);
+  c.expect(ok && rank == 4 && same(out, want_b, 6), "batch matmul broadcast hand-checked");
+}
+
+// The LSTM kernel on this CPU: the host test's two hand-checked steps (lstm_test.cc).
+void check_lstm(Checks& c) {
+  static const int8_t zero = 0;
+  static const int32_t biases[4] = {0, 0, 4096, 0};
+  k::LstmParams p{};
+  p.batch_size = p.input_size = p.hidden_size = 1;
+  p.time_steps = 2;
+  p.time_major = true;
+  p.hidden_zero_point = 3;
+  for (int g = 0; g < 4; ++g) p.gates[g] = {&zero, &zero, &biases[g], opaque(1 << 30), 1, 1 << 30, 1};
+  p.forget_to_cell_multiplier = 1 << 30;
+  p.forget_to_cell_shift = -14;
+  p.input_to_cell_multiplier = 1 << 30;
+  p.input_to_cell_shift = -15;
+  p.cell_clip = 32767;
+  p.cell_scale_power = -15;
+  p.output_multiplier = 1 << 30;
+  p.output_shift = -22;
+  static int8_t hidden[1], output[2];
+  static int16_t cell[1], scratch[4];
+  static const int8_t input[2] = {0, 0};
+  static const int8_t want[2] = {15, 21};
+  const bool ok = k::lstm_params_ok(p) && k::lstm_scratch_bytes(p) == sizeof(scratch);
+  k::lstm_reset_state(p, hidden, cell);
+  if (ok) k::lstm(p, input, hidden, cell, output, k::Scratch{reinterpret_cast<int8_t*>(scratch), sizeof(scratch)});
+  c.expect(ok && same(output, want, 2) && cell[0] == 9359 && hidden[0] == 21,
+           "lstm two steps hand-checked");
+  c.expect_equal(k::lstm_logistic16(static_cast<int16_t>(opaque(4096))), 23956, "lstm sigmoid(1)");
+  c.expect_equal(k::lstm_tanh16(static_cast<int16_t>(opaque(4096)), 0), 24956, "lstm tanh(1)");
+}
+
 }  // namespace
 
 // The data-movement kernels (strided_copy for STRIDED_SLICE .. SPACE_TO_DEPTH, gather) on the
@@ -409,6 +483,8 @@ int main() {
   check_reductions_and_resize(checks);
   check_data_movement(checks);
   check_svdf(checks);
+  check_batch_matmul(checks);
+  check_lstm(checks);
   Line().text("static_ram ").unsigned_number(static_ram_bytes()).text(", stack_peak ").unsigned_number(stack_peak_bytes()).end();
   Line().text(checks.failed == 0 ? "kernels: ok" : "kernels: FAILED").end();
   return checks.failed == 0 ? 0 : 1;
