@@ -321,6 +321,9 @@ std::vector<int8_t> resize_bilinear(const ir::Graph& g, const ir::Operator& op,
           out.push_back(static_cast<int8_t>((v + (v > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20)));
         }
       }
+  return out;
+}
+
 // --- data movement (STRIDED_SLICE .. SPACE_TO_DEPTH), index by index ---------------------------
 
 std::vector<int32_t> ints(const ir::Tensor& t) {
