@@ -117,12 +117,13 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
         const int32_t t = op.inputs[k];
         if (t == ir::kNoTensor) continue;
         const int32_t in = result.tensor_buffer[static_cast<size_t>(t)];
-        // A graph output "dies" at the last step only in its lifetime: the caller reads it after
-        // the run, so no output may be written over it.
-        if (in == kNoBuffer || in == out ||
-            result.problem.buffers[static_cast<size_t>(in)].kind == planner::BufferKind::kState ||
-            result.problem.buffers[static_cast<size_t>(in)].last_step != step ||
-            result.problem.buffers[static_cast<size_t>(in)].kind == planner::BufferKind::kOutput) {
+        // Only an input that dies here may be written over. State lives on to the next run, and a
+        // graph output "dies" at the last step only in its lifetime (the caller reads it after
+        // the run): neither ever is.
+        if (in == kNoBuffer || in == out) continue;
+        const planner::Buffer& input = result.problem.buffers[static_cast<size_t>(in)];
+        if (input.last_step != step || input.kind == planner::BufferKind::kState ||
+            input.kind == planner::BufferKind::kOutput) {
           continue;
         }
         const kernels::OverlapRule rule = ops::operator_overlap(graph, op, k, extension);
