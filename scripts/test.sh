@@ -16,9 +16,11 @@ ctest_args=()
 fuzz_seconds=20
 while [ $# -gt 0 ]; do
   case "$1" in
+    # -O1 -g1: what ASan and UBSan need (their reports keep file and line), at about a third of
+    # -O2 -g's compile time (tests/operator_model.cc: 24 s against 68 s), which keeps CI in time.
     --sanitize) build_dir=build-sanitize
-                cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMOTE_SANITIZE=ON -DMOTE_DEBUG_CHECKS=ON
-                            -DMOTE_BUILD_BENCH=OFF) ;;
+                cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+                            -DMOTE_SANITIZE=ON -DMOTE_DEBUG_CHECKS=ON -DMOTE_BUILD_BENCH=OFF) ;;
     --fuzz-seconds) shift; fuzz_seconds=${1:?--fuzz-seconds needs a number} ;;
     --) shift; ctest_args+=("$@"); break ;;
     -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
