@@ -7,25 +7,11 @@
 #include "src/kernels/portable/ops_test_util.h"
 
 namespace mote::testing {
-namespace {
 
-namespace ref = kernels::ops_testing;
-
-struct Q {
-  float scale;
-  int32_t zero_point;
-};
 Q q_of(const ir::Tensor& t) {
   return {t.quantization.scale.at(0), static_cast<int32_t>(t.quantization.zero_point.at(0))};
 }
 
-struct Multiplier {
-  int32_t mantissa;
-  int shift;
-};
-
-// TFLite's QuantizeMultiplier: frexp, a Q31 mantissa, renormalised when rounding reaches 2^31,
-// flushed to 0 below 2^-31.
 Multiplier quantize(double real) {
   if (real == 0.0) return {0, 0};
   int shift = 0;
@@ -38,6 +24,10 @@ Multiplier quantize(double real) {
   if (shift < -31) return {0, 0};
   return {static_cast<int32_t>(fixed), shift};
 }
+
+namespace {
+
+namespace ref = kernels::ops_testing;
 
 int64_t multiply(int64_t x, Multiplier m) { return ref::RefMultiply(x, m.mantissa, m.shift); }
 

@@ -11,6 +11,23 @@
 
 namespace mote::testing {
 
+// The slow references' shared arithmetic (operator_model.cc uses it too).
+// A per-tensor quantization.
+struct Q {
+  float scale;
+  int32_t zero_point;
+};
+Q q_of(const ir::Tensor& t);
+
+// A real multiplier as TFLite's QuantizeMultiplier writes it: a Q31 mantissa and a shift.
+struct Multiplier {
+  int32_t mantissa;
+  int shift;
+};
+// TFLite's QuantizeMultiplier: frexp, a Q31 mantissa, renormalised when rounding reaches 2^31,
+// flushed to 0 below 2^-31.
+Multiplier quantize(double real);
+
 // Whether activation_reference computes operators of `type`.
 bool has_activation_reference(ir::OpType type);
 

@@ -17,25 +17,6 @@ using builder::TensorId;
 
 // --- TFLite's integer arithmetic, from its definitions ------------------------------------------
 
-struct Multiplier {
-  int32_t mantissa;
-  int shift;
-};
-
-// QuantizeMultiplier: frexp, a Q31 mantissa, renormalised when rounding reaches 2^31.
-Multiplier quantize(double real) {
-  if (real == 0.0) return {0, 0};
-  int shift = 0;
-  const double q = std::frexp(real, &shift);
-  int64_t fixed = static_cast<int64_t>(std::round(q * 2147483648.0));
-  if (fixed == (int64_t{1} << 31)) {
-    fixed /= 2;
-    ++shift;
-  }
-  if (shift < -31) return {0, 0};
-  return {static_cast<int32_t>(fixed), shift};
-}
-
 // MultiplyByQuantizedMultiplier: a saturating rounding doubling high multiply, then a rounding
 // right shift (halves away from zero).
 int64_t multiply(int64_t x, Multiplier m) {
@@ -51,14 +32,6 @@ int64_t multiply(int64_t x, Multiplier m) {
 
 int8_t clamp8(int64_t v, int64_t lo = -128, int64_t hi = 127) {
   return static_cast<int8_t>(std::clamp(v, lo, hi));
-}
-
-struct Q {
-  float scale;
-  int32_t zero_point;
-};
-Q q_of(const ir::Tensor& t) {
-  return {t.quantization.scale.at(0), static_cast<int32_t>(t.quantization.zero_point.at(0))};
 }
 
 std::vector<int8_t> constant(const ir::Graph& g, int32_t index) {
