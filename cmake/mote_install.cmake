@@ -4,7 +4,7 @@
 #   P/share/mote/include/                     the public headers (mote/runtime/mote.h, ...)
 #   P/share/mote/src/kernels/, src/runtime/   the device sources, built by the user's project
 #   P/share/mote/cmake/mote_libraries.cmake   how they are built (the host build uses it too)
-#   P/share/mote/schema/                      mote.fbs and its generated header
+#   P/share/mote/schema/                      mote.fbs and its generated header (reader API)
 #   P/share/mote/targets/cortex-m/            mote_firmware.cmake, boards, start-up, console
 #   P/lib/cmake/Mote/                         MoteConfig.cmake, MoteConfigVersion.cmake
 include(CMakePackageConfigHelpers)
@@ -23,7 +23,7 @@ foreach(dir src/kernels src/runtime)
 endforeach()
 install(FILES cmake/mote_libraries.cmake DESTINATION ${mote_kit}/cmake)
 install(FILES schema/mote.fbs DESTINATION ${mote_kit}/schema)
-install(FILES ${CMAKE_BINARY_DIR}/schema/mote/schema/mote_generated.h
+install(FILES ${CMAKE_BINARY_DIR}/schema/reader/mote/schema/mote_generated.h
         DESTINATION ${mote_kit}/schema/include/mote/schema)
 set(cortex_m targets/cortex-m)
 install(FILES ${cortex_m}/mote_firmware.cmake ${cortex_m}/mote_model.cmake ${cortex_m}/embed.cmake

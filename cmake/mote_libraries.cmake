@@ -32,12 +32,23 @@ function(mote_add_kernels_library)
     set(name ${K_NAME})
   endif()
   set(root ${MOTE_LIBRARIES_ROOT})
-  file(GLOB sources CONFIGURE_DEPENDS ${root}/src/kernels/*.cc ${root}/src/kernels/portable/*.cc
-       ${root}/src/kernels/peers/*.cc)
+  # What every kernels library of a build has, whatever its variants: the portable kernels, the
+  # peers' sizes and every variant's size functions. They do not depend on the variants chosen,
+  # so a build with several kernels libraries (the host's: portable, dsp, the test variant)
+  # compiles them once, as mote_kernels_common.
+  file(GLOB common CONFIGURE_DEPENDS ${root}/src/kernels/portable/*.cc ${root}/src/kernels/peers/*.cc)
   foreach(variant ${MOTE_KERNEL_EXTENSION_VARIANTS})
     file(GLOB variant_sizes CONFIGURE_DEPENDS ${root}/src/kernels/${variant}/*_scratch.cc)
-    list(APPEND sources ${variant_sizes})
+    list(APPEND common ${variant_sizes})
   endforeach()
+  list(FILTER common EXCLUDE REGEX "_(test|vectors)\\.cc$")
+  if(NOT TARGET mote_kernels_common)
+    add_library(mote_kernels_common OBJECT ${common})
+    mote_kernels_target(mote_kernels_common)
+  endif()
+  # The files that choose a variant (src/kernels/*.cc, through variant_table.h) and the variants'
+  # kernels: compiled for each library.
+  file(GLOB sources CONFIGURE_DEPENDS ${root}/src/kernels/*.cc)
   set(definitions "")
   foreach(variant ${K_VARIANTS})
     if(NOT IS_DIRECTORY ${root}/src/kernels/${variant})
@@ -48,22 +59,29 @@ function(mote_add_kernels_library)
     string(TOUPPER ${variant} upper)
     list(APPEND definitions MOTE_KERNELS_WITH_${upper}=1)
   endforeach()
-  list(FILTER sources EXCLUDE REGEX "_(test|vectors)\\.cc$")
-  list(REMOVE_DUPLICATES sources)
-  add_library(${name} STATIC ${sources})
-  target_include_directories(${name} PUBLIC ${root}/include PRIVATE ${root}/src/kernels)
+  list(FILTER sources EXCLUDE REGEX "(_(test|vectors)|_scratch)\\.cc$")
+  add_library(${name} STATIC ${sources} $<TARGET_OBJECTS:mote_kernels_common>)
+  mote_kernels_target(${name})
   target_compile_definitions(${name} PRIVATE ${definitions})
-  mote_runtime_target(${name})
+  # Every source file of the library, its shared ones too (firmware tests list them).
+  set_target_properties(${name} PROPERTIES MOTE_KERNEL_SOURCES "${sources};${common}")
+endfunction()
+
+# mote_kernels_target(<target>): the include folders and flags of the kernels' sources.
+function(mote_kernels_target target)
+  set(root ${MOTE_LIBRARIES_ROOT})
+  target_include_directories(${target} PUBLIC ${root}/include PRIVATE ${root}/src/kernels)
+  mote_runtime_target(${target})
   # The kernels' inner loops are written for the compiler's loop vectoriser, which gcc runs fully
   # only at -O3 (at -O2 they stay scalar: 2.4-5x the instructions on the MLPerf Tiny layers, see
   # bench/callgrind_kernels.sh; MVE on the M55). MinSizeRel and Debug keep their own flags.
-  target_compile_options(${name} PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O3>)
+  target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O3>)
 endfunction()
 
 # mote_add_runtime_library([NAME <target>] [KERNELS <kernels target>]): loads and verifies a
 # program in place, binds an arena, runs kernels; as <target> (default mote_runtime) on the
-# kernels library given (default mote_kernels). Needs a target mote_schema that gives the
-# generated schema header and flatbuffers' headers. Each operator's load-time check and invoke is
+# kernels library given (default mote_kernels). Needs a target mote_schema (or, on the host,
+# mote_schema_reader) that gives the generated schema header and flatbuffers' headers. Each operator's load-time check and invoke is
 # one file in src/runtime/ops/; ops/op_table.cc, the table, holds every operator here (a firmware
 # image may compile its own, see mote_firmware.cmake).
 function(mote_add_runtime_library)
@@ -76,19 +94,35 @@ function(mote_add_runtime_library)
   if(R_KERNELS)
     set(kernels ${R_KERNELS})
   endif()
-  set(dir ${MOTE_LIBRARIES_ROOT}/src/runtime)
-  file(GLOB op_sources CONFIGURE_DEPENDS ${dir}/ops/*.cc)
-  list(FILTER op_sources EXCLUDE REGEX "_test\\.cc$")
-  add_library(${name} STATIC
-    ${dir}/program.cc ${dir}/executor.cc ${dir}/operators.cc ${dir}/mote_c.cc ${op_sources})
-  target_include_directories(${name}
-    PUBLIC ${MOTE_LIBRARIES_ROOT}/include
-    PRIVATE ${MOTE_LIBRARIES_ROOT}/src)
-  target_link_libraries(${name} PUBLIC ${kernels} mote_schema)
-  mote_runtime_target(${name})
-  # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses.
-  target_compile_options(${name} PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-array-bounds>)
-  if(MOTE_DEBUG_CHECKS)
-    target_compile_definitions(${name} PRIVATE MOTE_DEBUG_CHECKS=1)
+  # The schema's reader API: mote_schema_reader where the build also has the host's object API
+  # (mote_schema there; the two headers must not meet in one file, so the reader stays private),
+  # else mote_schema, which a firmware build's runner reads programs with too.
+  if(TARGET mote_schema_reader)
+    set(schema PRIVATE mote_schema_reader)
+  else()
+    set(schema PUBLIC mote_schema)
   endif()
+  # The runtime's sources do not depend on the kernels library it runs: a build with several
+  # runtimes (the host's: portable, dsp, the test variant) compiles them once.
+  if(NOT TARGET mote_runtime_objects)
+    set(dir ${MOTE_LIBRARIES_ROOT}/src/runtime)
+    file(GLOB op_sources CONFIGURE_DEPENDS ${dir}/ops/*.cc)
+    list(FILTER op_sources EXCLUDE REGEX "_test\\.cc$")
+    add_library(mote_runtime_objects OBJECT
+      ${dir}/program.cc ${dir}/executor.cc ${dir}/operators.cc ${dir}/mote_c.cc ${op_sources})
+    target_include_directories(mote_runtime_objects
+      PUBLIC ${MOTE_LIBRARIES_ROOT}/include
+      PRIVATE ${MOTE_LIBRARIES_ROOT}/src)
+    target_link_libraries(mote_runtime_objects PRIVATE ${kernels} ${schema})
+    mote_runtime_target(mote_runtime_objects)
+    # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses.
+    target_compile_options(mote_runtime_objects PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-array-bounds>)
+    if(MOTE_DEBUG_CHECKS)
+      target_compile_definitions(mote_runtime_objects PRIVATE MOTE_DEBUG_CHECKS=1)
+    endif()
+  endif()
+  add_library(${name} STATIC $<TARGET_OBJECTS:mote_runtime_objects>)
+  target_include_directories(${name} PUBLIC ${MOTE_LIBRARIES_ROOT}/include)
+  target_link_libraries(${name} PUBLIC ${kernels} ${schema})
+  mote_runtime_target(${name})
 endfunction()

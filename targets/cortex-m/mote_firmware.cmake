@@ -52,7 +52,7 @@ get_filename_component(mote_default_source_dir "${CMAKE_CURRENT_LIST_DIR}/../.."
 set(MOTE_SOURCE_DIR "${mote_default_source_dir}" CACHE PATH "Mote's source tree")
 option(MOTE_FIRMWARE_WITH_RUNTIME "Build the runtime (mote_runtime) for the target" ON)
 set(MOTE_SCHEMA_INCLUDE_DIR "" CACHE PATH
-    "Folder holding mote/schema/mote_generated.h (the host build's <build>/schema); empty: run flatc here")
+    "Folder holding mote/schema/mote_generated.h, the reader API (the host build's <build>/schema/reader); empty: run flatc here")
 
 include(${MOTE_CORTEX_M_DIR}/cmake/boards.cmake)
 # MOTE_HOST_TOOL, MOTE_PROGRAM_OPS_TOOL, embed.cmake, mote_compile_model, mote_select_operators,
@@ -95,7 +95,7 @@ include(${MOTE_SOURCE_DIR}/cmake/mote_libraries.cmake)
 mote_add_kernels_library(VARIANTS ${MOTE_EXTENSION})
 # Each kernel source's presence is also a definition, MOTE_KERNEL_SOURCE_<NAME>, so that target
 # tests can cover whatever kernels exist.
-get_target_property(mote_kernel_sources mote_kernels SOURCES)
+get_target_property(mote_kernel_sources mote_kernels MOTE_KERNEL_SOURCES)
 set(mote_kernel_definitions "")
 foreach(source ${mote_kernel_sources})
   get_filename_component(stem ${source} NAME_WE)
@@ -119,13 +119,13 @@ if(MOTE_FIRMWARE_WITH_RUNTIME)
   set(schema_include_dir ${MOTE_SCHEMA_INCLUDE_DIR})
   if(NOT schema_include_dir)
     # A project of its own (not built from Mote's host build): generate the header the way
-    # schema/CMakeLists.txt does.
+    # schema/CMakeLists.txt does for the runtime (the reader API alone, no object API).
     find_program(MOTE_FLATC flatc REQUIRED)
     set(schema_include_dir ${CMAKE_BINARY_DIR}/schema)
     set(schema_header ${schema_include_dir}/mote/schema/mote_generated.h)
     add_custom_command(
       OUTPUT ${schema_header}
-      COMMAND ${MOTE_FLATC} --cpp --gen-object-api --gen-mutable --scoped-enums --cpp-std c++17
+      COMMAND ${MOTE_FLATC} --cpp --gen-mutable --scoped-enums --cpp-std c++17
               -o ${schema_include_dir}/mote/schema ${MOTE_SOURCE_DIR}/schema/mote.fbs
       DEPENDS ${MOTE_SOURCE_DIR}/schema/mote.fbs
       COMMENT "flatc: schema/mote.fbs"
