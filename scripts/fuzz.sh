@@ -1,31 +1,44 @@
 #!/usr/bin/env bash
 # Builds Mote's libFuzzer targets (build-fuzz/: clang, ASan, UBSan), writes their seed corpora with
 # the project's own builder and compiler, then runs every target for SECONDS each (default 60).
-#   ./scripts/fuzz.sh [SECONDS] [TARGET...]     targets: fuzz_tflite_reader fuzz_program_load
-#                                               fuzz_program_load_dsp (on the dsp kernels) fuzz_planner
+#   ./scripts/fuzz.sh [--build DIR] [SECONDS] [TARGET...]
+#       targets: fuzz_tflite_reader fuzz_program_load fuzz_program_load_dsp (on the dsp kernels)
+#       fuzz_planner; --build DIR: a tree configured with -DMOTE_FUZZ=ON already (test.sh
+#       --sanitize's build-sanitize/), whose fuzz targets are built instead of build-fuzz/'s
 # Exits non-zero when a target finds a crash, a sanitizer report, a timeout (10 s per input) or an
-# out-of-memory; the input that did it stays in build-fuzz/artifacts/<target>/ (replay it with
-# build-fuzz/fuzz/<target> FILE). Corpora grow across runs in build-fuzz/corpus/<target>/; logs
-# go to build-fuzz/logs/<target>.log.
+# out-of-memory; the input that did it stays in BUILD/artifacts/<target>/ (replay it with
+# BUILD/fuzz/<target> FILE), BUILD being build-fuzz/ or --build's folder. Corpora grow across runs
+# in BUILD/corpus/<target>/; logs go to BUILD/logs/<target>.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=60
+build=build-fuzz
+configure=1
+if [ "${1:-}" = --build ]; then
+  build=${2:?--build needs a folder}
+  configure=0
+  shift 2
+fi
 if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then
   seconds=$1
   shift
 fi
-case "${1:-}" in -h|--help) sed -n '2,9p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,12p' "$0"; exit 0 ;; esac
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(fuzz_tflite_reader fuzz_program_load fuzz_program_load_dsp fuzz_planner)
 fi
 
-build=build-fuzz
-# -O1 -g1, as the sanitized suite: the sanitizers' reports keep their lines, the build stays short.
-CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
-  -DMOTE_FUZZ=ON -DMOTE_BUILD_TESTS=OFF -DMOTE_BUILD_BENCH=OFF -DMOTE_BUILD_FIRMWARE=OFF >/dev/null
+if [ "$configure" = 1 ]; then
+  # -O1 -g1, as the sanitized suite: the sanitizers' reports keep their lines, the build stays short.
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
+    -DMOTE_FUZZ=ON -DMOTE_BUILD_TESTS=OFF -DMOTE_BUILD_BENCH=OFF -DMOTE_BUILD_FIRMWARE=OFF >/dev/null
+elif ! grep -q '^MOTE_FUZZ:BOOL=ON$' "$build/CMakeCache.txt" 2>/dev/null; then
+  echo "fuzz.sh: $build is not a tree configured with -DMOTE_FUZZ=ON" >&2
+  exit 2
+fi
 cmake --build "$build" --target fuzz
 rm -rf "$build/seeds"
 "$build/fuzz/make_seeds" "$build/seeds"
