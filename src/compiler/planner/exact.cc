@@ -83,15 +83,21 @@ class Search {
     // Round r gives each decision search base << r nodes. A round asks first for the lower
     // bound itself, then climbs a ladder of targets from halfway between the bounds towards the
     // best plan, stopping at the first success or proof (after which the next round starts
-    // from the new bounds with the same budget).
+    // from the new bounds with the same budget). The ladder's decision searches never get more
+    // nodes in all than those at the bound: where the bound is the optimum (as it mostly is),
+    // that is where the plan and its proof are found (MiniMalloc's challenging benchmarks: six of
+    // eleven proven optimal in 10 s, four with an unbounded ladder).
     uint64_t budget = std::max<uint64_t>(2000, 8 * items_.size());
+    uint64_t bound_nodes = 0, ladder_nodes = 0;
     while (best_arena_ > low && !aborted_) {
       bool changed = false;
       uint64_t target = low;
       while (!aborted_ && best_arena_ > low && target < best_arena_) {
         // A decision search is deterministic: one that ran out of nodes would again.
         const bool tried = !undecided_.insert({target, budget}).second;
+        const uint64_t nodes_before = nodes_;
         const Status status = tried ? Status::kAbort : decide_any_ordering(target, budget);
+        (target == low ? bound_nodes : ladder_nodes) += nodes_ - nodes_before;
         if (status == Status::kFound) {
           changed = true;
           break;
@@ -119,6 +125,7 @@ class Search {
           }
           if (changed) break;
         }
+        if (ladder_nodes >= bound_nodes) break;
         // Then aim higher: halfway between this target and the best plan.
         const uint64_t next = target + (best_arena_ - target) / alignment / 2 * alignment;
         target = next > target ? next : target + alignment;
