@@ -198,7 +198,9 @@ TEST(ExactTest, ClaimsOptimalityOnlyWhenTrue) {
     ASSERT_EQ(verify(small, small_plan), std::nullopt);
     const uint64_t small_optimum = brute_force_orders(small);
     ASSERT_GE(small_plan.arena_bytes, small_optimum);
-    if (small_plan.optimal) EXPECT_EQ(small_plan.arena_bytes, small_optimum) << "seed " << seed;
+    if (small_plan.optimal) {
+      EXPECT_EQ(small_plan.arena_bytes, small_optimum) << "seed " << seed << ": a wrong proof";
+    }
   }
   // Both outcomes occur, so the claims above were put to the test.
   EXPECT_GT(claimed, 20);
@@ -211,8 +213,8 @@ TEST(ExactTest, MatchesBruteForceWhereGreedyFallsShort) {
   PlanOptions options;
   options.time_limit_ms = 60'000;
   int hard = 0;
-  for (uint64_t seed = 0; seed < 3000 && hard < 150; ++seed) {
-    const Problem problem = random_small_problem(7 + seed % 3, seed + 20'000, /*allow_fixed=*/seed % 4 == 0);
+  for (uint64_t seed = 0; seed < 3000 && hard < 100; ++seed) {
+    const Problem problem = random_small_problem(7 + seed % 2, seed + 20'000, /*allow_fixed=*/seed % 4 == 0);
     const uint64_t optimum = brute_force_orders(problem);
     const uint64_t greedy = std::min(mote::planner::plan(problem, Algorithm::kFirstFit).arena_bytes,
                                      mote::planner::plan(problem, Algorithm::kBestFit).arena_bytes);
@@ -223,7 +225,7 @@ TEST(ExactTest, MatchesBruteForceWhereGreedyFallsShort) {
     ASSERT_EQ(plan.arena_bytes, optimum) << "seed " << seed;
     ASSERT_TRUE(plan.optimal) << "seed " << seed;
   }
-  EXPECT_GE(hard, 100);
+  EXPECT_EQ(hard, 100);
 }
 
 }  // namespace
