@@ -150,5 +150,83 @@ TEST(ExactTest, MatchesBruteForceOverOffsetsOnTinyProblems) {
   }
 }
 
+// Cut packings (random_tight_problem) fill a rectangle exactly, so their optimum is the lower
+// bound by construction. Small dense ones are hard enough that a wrong pruning rule misses the
+// bound (or claims a larger arena optimal), and quick enough to solve and prove here.
+TEST(ExactTest, SolvesAndProvesSmallDenseCutPackings) {
+  PlanOptions options;
+  options.time_limit_ms = 60'000;
+  options.node_limit = 2'000'000;  // deterministic; these take a few thousand nodes
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const size_t n = 12 + seed % 5 * 8;  // 12 to 44 buffers
+    std::vector<uint64_t> packing;
+    const Problem problem = random_tight_problem(n, seed, &packing, Density::kDense);
+    const uint64_t optimum = lower_bound(problem).bytes;
+    const Plan plan = mote::planner::plan(problem, Algorithm::kExact, options);
+    ASSERT_EQ(verify(problem, plan), std::nullopt);
+    EXPECT_EQ(plan.arena_bytes, optimum) << "seed " << seed << ", " << n << " buffers";
+    EXPECT_TRUE(plan.optimal) << "seed " << seed;
+  }
+}
+
+// With node limits far too small to finish, the search stops anywhere: whatever it returns must
+// still be valid, never worse than its seed, and optimal whenever it says so (checked against
+// the optimum known by construction, or by brute force).
+TEST(ExactTest, ClaimsOptimalityOnlyWhenTrue) {
+  int claimed = 0, unclaimed = 0;
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    PlanOptions options;
+    options.time_limit_ms = 60'000;
+    options.node_limit = uint64_t{1} << (seed % 12);  // 1 to 2048 nodes
+    std::vector<uint64_t> packing;
+    const Problem tight = random_tight_problem(8 + seed % 24, seed, &packing,
+                                               seed % 2 ? Density::kDense : Density::kModelLike);
+    const Plan plan = mote::planner::plan(tight, Algorithm::kExact, options);
+    ASSERT_EQ(verify(tight, plan), std::nullopt);
+    const uint64_t optimum = lower_bound(tight).bytes;
+    ASSERT_GE(plan.arena_bytes, optimum);
+    ASSERT_LE(plan.arena_bytes, std::min(mote::planner::plan(tight, Algorithm::kFirstFit).arena_bytes,
+                                         mote::planner::plan(tight, Algorithm::kBestFit).arena_bytes));
+    if (plan.optimal) {
+      EXPECT_EQ(plan.arena_bytes, optimum) << "seed " << seed << ": a wrong proof";
+      ++claimed;
+    } else {
+      ++unclaimed;
+    }
+    const Problem small = random_small_problem(5 + seed % 4, seed + 5000, /*allow_fixed=*/true);
+    const Plan small_plan = mote::planner::plan(small, Algorithm::kExact, options);
+    ASSERT_EQ(verify(small, small_plan), std::nullopt);
+    const uint64_t small_optimum = brute_force_orders(small);
+    ASSERT_GE(small_plan.arena_bytes, small_optimum);
+    if (small_plan.optimal) {
+      EXPECT_EQ(small_plan.arena_bytes, small_optimum) << "seed " << seed << ": a wrong proof";
+    }
+  }
+  // Both outcomes occur, so the claims above were put to the test.
+  EXPECT_GT(claimed, 20);
+  EXPECT_GT(unclaimed, 20);
+}
+
+// Problems where no greedy rule is optimal, so that the search (and every pruning rule of it)
+// decides the answer: the optimum and its proof must match brute force over every order.
+TEST(ExactTest, MatchesBruteForceWhereGreedyFallsShort) {
+  PlanOptions options;
+  options.time_limit_ms = 60'000;
+  int hard = 0;
+  for (uint64_t seed = 0; seed < 3000 && hard < 100; ++seed) {
+    const Problem problem = random_small_problem(7 + seed % 2, seed + 20'000, /*allow_fixed=*/seed % 4 == 0);
+    const uint64_t optimum = brute_force_orders(problem);
+    const uint64_t greedy = std::min(mote::planner::plan(problem, Algorithm::kFirstFit).arena_bytes,
+                                     mote::planner::plan(problem, Algorithm::kBestFit).arena_bytes);
+    if (greedy == optimum) continue;
+    ++hard;
+    const Plan plan = mote::planner::plan(problem, Algorithm::kExact, options);
+    ASSERT_EQ(verify(problem, plan), std::nullopt);
+    ASSERT_EQ(plan.arena_bytes, optimum) << "seed " << seed;
+    ASSERT_TRUE(plan.optimal) << "seed " << seed;
+  }
+  EXPECT_EQ(hard, 100);
+}
+
 }  // namespace
 }  // namespace mote::planner
