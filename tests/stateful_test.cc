@@ -593,6 +593,62 @@ TEST(StatefulLstm, CheckRefusesWhatTheKernelDoesNotRun) {
   }
 }
 
+// A program whose LSTM was edited after compiling is refused at load with the operator and the
+// reason, before any kernel runs.
+TEST(StatefulLstm, LoaderRefusesAnEditedLstm) {
+  const pipeline::Compiled compiled = compile_for(lstm_model(true), "cortex-m55");
+  const auto program = emit::read_program(compiled.program);
+  auto load = [](const schema::ProgramT& p) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(schema::Program::Pack(fbb, &p), schema::ProgramIdentifier());
+    const emit::AlignedBuffer bytes({fbb.GetBufferPointer(), fbb.GetSize()});
+    runtime::LoadDiagnostic d;
+    const auto loaded = emit::load_program(bytes.span(), &d);
+    return std::make_pair(loaded.ok() ? runtime::Error::kOk : loaded.error(),
+                          std::string(d.op_name) + ": " + d.reason);
+  };
+  ASSERT_EQ(load(*program).first, runtime::Error::kOk);
+  schema::OperatorT& op = *program->operators[0];
+  ASSERT_EQ(op.kind, schema::OpKind::UnidirectionalSequenceLstm);
+  schema::LstmOptionsT& o = *op.options.AsLstmOptions();
+  {
+    const int32_t saved = o.cell_clip;
+    o.cell_clip = 40000;
+    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: cell clip outside [0, 32767]");
+    o.cell_clip = saved;
+  }
+  {  // a gate requantization whose left shift overflows int32
+    const schema::Requant saved = o.input_requant[1];
+    o.input_requant[1] = schema::Requant(saved.multiplier(), 30);
+    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+    EXPECT_THAT(load(*program).second, HasSubstr("out of range"));
+    o.input_requant[1] = saved;
+  }
+  {  // three requantizations instead of four
+    const std::vector<schema::Requant> saved = o.hidden_requant;
+    o.hidden_requant.pop_back();
+    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: missing requantization");
+    o.hidden_requant = saved;
+  }
+  {  // the hidden state input swapped for the (non-state) input
+    const int32_t saved = op.inputs[13];
+    op.inputs[13] = op.inputs[0];
+    EXPECT_EQ(load(*program).second,
+              "UNIDIRECTIONAL_SEQUENCE_LSTM: inputs 13 and 14 must be state tensors");
+    op.inputs[13] = saved;
+  }
+  {  // the recurrent weights of a gate in place of its input weights
+    const int32_t saved = op.inputs[2];
+    op.inputs[2] = op.inputs[6];
+    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: gate weights shapes inconsistent");
+    op.inputs[2] = saved;
+  }
+  {  // a missing input
+    op.inputs.pop_back();
+    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+  }
+}
+
 TEST(Stateful, VerifierKeepsEveryBufferOffAState) {
   planner::Problem problem;
   problem.num_steps = 3;
