@@ -119,6 +119,9 @@ uint64_t estimated_work(const runtime::Program& program) {
         work = saturating_mul(elements(in(0)) / static_cast<uint64_t>(dim(in(0), 3)),
                               elements(in(1)));
         break;
+      case OpKind::UnidirectionalSequenceLstm:  // each output: four gates' input and recurrent rows
+        work = saturating_mul(out, 4 * (uint64_t(dim(in(1), 1)) + uint64_t(dim(in(5), 1))));
+        break;
       case OpKind::AveragePool2D:
       case OpKind::MaxPool2D: {
         const auto* o = op->options_as_PoolOptions();

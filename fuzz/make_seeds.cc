@@ -86,6 +86,14 @@ std::vector<mote::builder::NamedModel> small_models() {
     b.mark_output(b.add_dequantize(x));
     models.push_back({"movers_activations", b.build()});
   }
+  {  // state: SVDF (int16 state) and an LSTM (int8 hidden, int16 cell state), time-major
+    ModelBuilder b(3);
+    TensorId x = b.add_input({1, 12}, DataType::kInt8, 0.05f, 2);
+    x = b.add_svdf(x, 6, 1, 4);
+    x = b.add_reshape(x, {2, 1, 3});
+    b.mark_output(b.add_lstm(x, 5, /*time_major=*/true, /*cell_clip=*/1.0f));
+    models.push_back({"svdf_lstm", b.build()});
+  }
   return models;
 }
 

@@ -119,10 +119,10 @@ TEST_F(InspectCli, BadInputExitsWithTwoAndOneLine) {
   expect_bad_input(write("empty.tflite", {}), "file too small");
 
   auto model = builder::to_tflite_object(builder::conv2d_x3());
-  model->operator_codes[model->subgraphs[0]->operators[1]->opcode_index]->builtin_code = 44;
-  model->operator_codes[model->subgraphs[0]->operators[1]->opcode_index]->deprecated_builtin_code = 44;
+  model->operator_codes[model->subgraphs[0]->operators[1]->opcode_index]->builtin_code = 52;
+  model->operator_codes[model->subgraphs[0]->operators[1]->opcode_index]->deprecated_builtin_code = 52;
   expect_bad_input(write("lstm.tflite", builder::pack_model(*model)),
-                   "operator 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): not supported");
+                   "operator 1 (BIDIRECTIONAL_SEQUENCE_LSTM): not supported");
 
   model = builder::to_tflite_object(builder::conv2d_x3());
   model->subgraphs[0]->tensors[2]->buffer = 99;
@@ -163,11 +163,11 @@ TEST_F(InspectCli, SaysWhatItIgnored) {
 }
 
 // The README's sample error is what mote prints for the model the README describes: the
-// builder's conv2d_x3 with its second operator made an LSTM, as lstm.tflite.
+// builder's conv2d_x3 with its second operator made a bidirectional LSTM, as lstm.tflite.
 TEST_F(InspectCli, TheReadmesSampleErrorIsWhatMotePrints) {
   auto model = builder::to_tflite_object(builder::conv2d_x3());
   auto& code = model->operator_codes[model->subgraphs[0]->operators[1]->opcode_index];
-  code->builtin_code = code->deprecated_builtin_code = 44;  // UNIDIRECTIONAL_SEQUENCE_LSTM
+  code->builtin_code = code->deprecated_builtin_code = 52;  // BIDIRECTIONAL_SEQUENCE_LSTM
   const fs::path dir = path("readme_sample");
   fs::create_directories(dir);
   const std::vector<uint8_t> bytes = builder::pack_model(*model);
@@ -206,8 +206,8 @@ TEST_F(InspectCli, CheckListsEveryOperatorsVerdict) {
   model->operator_codes.push_back(
       std::make_unique<tflite::fb::OperatorCodeT>(*model->operator_codes[ops[1]->opcode_index]));
   ops[1]->opcode_index = static_cast<uint32_t>(model->operator_codes.size() - 1);
-  model->operator_codes.back()->builtin_code = 44;  // UNIDIRECTIONAL_SEQUENCE_LSTM
-  model->operator_codes.back()->deprecated_builtin_code = 44;
+  model->operator_codes.back()->builtin_code = 52;  // BIDIRECTIONAL_SEQUENCE_LSTM
+  model->operator_codes.back()->deprecated_builtin_code = 52;
   // Operator 3 gets a stride the kernels cannot take (valid TFLite).
   ops[3]->builtin_options.AsConv2DOptions()->stride_h = INT32_MAX;
   const std::string file = quoted(write("check.tflite", builder::pack_model(*model)));
@@ -216,7 +216,7 @@ TEST_F(InspectCli, CheckListsEveryOperatorsVerdict) {
   EXPECT_EQ(text.status, 2) << text.err;
   EXPECT_THAT(text.out, HasSubstr("  0  QUANTIZE                     ok\n"));
   EXPECT_THAT(text.out,
-              HasSubstr("  1  UNIDIRECTIONAL_SEQUENCE_LSTM cannot compile: not supported\n"));
+              HasSubstr("  1  BIDIRECTIONAL_SEQUENCE_LSTM  cannot compile: not supported\n"));
   // Judged on its own although its input comes from the operator Mote lacks.
   EXPECT_THAT(text.out, HasSubstr("  2  CONV_2D                      ok\n"));
   EXPECT_THAT(text.out, HasSubstr("  3  CONV_2D                      cannot compile: "));
@@ -230,7 +230,7 @@ TEST_F(InspectCli, CheckListsEveryOperatorsVerdict) {
   ASSERT_EQ(report["operators"].size(), 5u);
   EXPECT_TRUE(report["operators"][0]["compiles"].get<bool>());
   EXPECT_EQ(report["operators"][1]["problem"],
-            "operator 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): not supported");
+            "operator 1 (BIDIRECTIONAL_SEQUENCE_LSTM): not supported");
   EXPECT_EQ(report["operators"][3]["type"], "CONV_2D");
   EXPECT_FALSE(report["operators"][3]["compiles"].get<bool>());
   EXPECT_THAT(report["operators"][3]["problem"].get<std::string>(), HasSubstr("operator 3 (CONV_2D): "));
@@ -238,7 +238,7 @@ TEST_F(InspectCli, CheckListsEveryOperatorsVerdict) {
   // Plain inspect stops at the first problem and says how to see them all.
   const Result plain = run("inspect " + file);
   EXPECT_EQ(plain.status, 2);
-  EXPECT_THAT(plain.err, HasSubstr("operator 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): not supported"));
+  EXPECT_THAT(plain.err, HasSubstr("operator 1 (BIDIRECTIONAL_SEQUENCE_LSTM): not supported"));
   EXPECT_THAT(plain.err, HasSubstr("(mote inspect --check "));
 
   const Result good = run("inspect --check " +

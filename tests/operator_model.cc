@@ -8,6 +8,7 @@
 #include "compiler/builder/model_builder.h"
 #include "compiler/pipeline/host_run.h"
 #include "tests/activation_reference.h"
+#include "tests/lstm_reference.h"
 
 namespace mote::testing {
 namespace {
@@ -547,7 +548,8 @@ ir::Graph operator_model() {
                                      1.0f / (std::sqrt(t_scale * 0.5f) * 100.0f), -128);
   for (const TensorId y : {r, r6, th, pr, sd, rs}) b.mark_output(y);
   // Issue 16's reductions and resize: SUM, REDUCE_MAX, ARG_MAX, ARG_MIN, RESIZE_BILINEAR.
-  b.mark_output(b.add_sum(l, {1}, false, l_scale * 4.0f, 5));  // [1,8,4]
+  const TensorId su = b.add_sum(l, {1}, false, l_scale * 4.0f, 5);  // [1,8,4]
+  b.mark_output(su);
   b.mark_output(b.add_reduce_max(l, {2}, true));               // [1,8,1,4]
   b.mark_output(b.add_arg_min_max(l, 3));                      // [1,8,8] int32
   b.mark_output(b.add_arg_min_max(l, 1, true));                // [1,8,4] int32
@@ -570,6 +572,9 @@ ir::Graph operator_model() {
   for (TensorId t : {ga, ds, s2d}) b.mark_output(t);
   b.mark_output(bw);
   b.mark_output(ba);
+  // UNIDIRECTIONAL_SEQUENCE_LSTM over SUM's [1,8,4] as 8 steps of 4 features, from TFLite's
+  // initial state: [1,8,6].
+  b.mark_output(b.add_lstm(su, 6));
   return b.build();
 }
 
@@ -621,6 +626,11 @@ std::vector<uint8_t> operator_model_reference(const ir::Graph& g,
       case ir::OpType::kArgMax:
       case ir::OpType::kArgMin: out = arg_min_max(g, op, in(0)); break;
       case ir::OpType::kResizeBilinear: out = resize_bilinear(g, op, in(0)); break;
+      case ir::OpType::kUnidirectionalSequenceLstm: {
+        LstmState state = lstm_initial_state(g, op);
+        out = lstm_reference(g, op, in(0), state);
+        break;
+      }
       case ir::OpType::kBatchMatMul:
         out = batch_matmul(g, op, in(0),
                            g.tensors[op.inputs[1]].is_constant ? constant(g, op.inputs[1]) : in(1));

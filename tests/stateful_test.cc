@@ -1,8 +1,10 @@
-// Operators with state, end to end: a keyword-spotting style builder model (two stacked SVDF
-// layers with int16 state, then FULLY_CONNECTED) is written as .tflite, read back, compiled for a
-// scalar, a DSP and an MVE CPU and run on the host frame after frame with one Executor, the state
-// carried from run to run; every frame's output must equal a slow reference written here from
-// TFLite's definitions, and reset_state() (C++ and C) must bring back the first frame's result.
+// Operators with state, end to end: keyword-spotting style builder models (two stacked SVDF
+// layers with int16 or int8 state, then FULLY_CONNECTED; an UNIDIRECTIONAL_SEQUENCE_LSTM layer,
+// batch-major then FULLY_CONNECTED or time-major with two sequences and a cell clip) are written
+// as .tflite, read back, compiled for a scalar, a DSP and an MVE CPU and run on the host
+// invocation after invocation with one Executor, the state carried from run to run; every
+// output must equal a slow reference written here from TFLite's definitions, and reset_state()
+// (C++ and C) must bring back the first result.
 // Also: the plan keeps the states apart from every other buffer, and the loader refuses a program
 // whose state shares bytes with anything.
 
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "compiler/builder/model_builder.h"
@@ -27,6 +30,7 @@
 #include "mote/runtime/mote.h"
 #include "mote/runtime/program.h"
 #include "mote/schema/mote_generated.h"
+#include "tests/lstm_reference.h"
 
 namespace mote {
 namespace {
@@ -364,6 +368,285 @@ TEST(Stateful, LoaderRefusesAStateThatSharesBytes) {
   program->tensors[state]->last_step = 0;
   EXPECT_EQ(repack_and_load(*program).first, runtime::Error::kInvalidPlan);
   EXPECT_THAT(repack_and_load(*program).second, HasSubstr("state not live at every step"));
+}
+
+// ---- An LSTM keyword model: every invocation reads a few frames of features, and the LSTM's
+// hidden and cell states carry the sequence over from one invocation to the next.
+
+constexpr int kInvocations = 6;
+
+// Batch-major: [1, 3 frames, 10 features] -> LSTM (12 units) -> FULLY_CONNECTED (4 keywords per
+// frame). Time-major: two utterances side by side, [3 frames, 2, 10] -> LSTM (8 units) with a
+// cell clip and a cell scale of 2^-11.
+ir::Graph lstm_model(bool time_major) {
+  builder::ModelBuilder b(9);
+  if (!time_major) {
+    const builder::TensorId x = b.add_input({1, 3, 10}, ir::DataType::kInt8, 0.04f, -5);
+    const builder::TensorId h = b.add_lstm(x, 12);
+    b.mark_output(b.add_fully_connected(h, 4));
+  } else {
+    const builder::TensorId x = b.add_input({3, 2, 10}, ir::DataType::kInt8, 0.03f, 7);
+    b.mark_output(b.add_lstm(x, 8, /*time_major=*/true, /*cell_clip=*/0.75f,
+                             /*cell_scale_power=*/-11));
+  }
+  return b.build();
+}
+
+std::vector<std::vector<int8_t>> random_inputs(uint32_t seed, size_t size) {
+  builder::Random r(seed);
+  std::vector<std::vector<int8_t>> out(kInvocations, std::vector<int8_t>(size));
+  for (auto& f : out) {
+    for (int8_t& v : f) v = static_cast<int8_t>(r.between(-128, 127));
+  }
+  return out;
+}
+
+// The model's slow reference: the LSTM's (tests/lstm_reference.cc, from TFLM's definition) with
+// its states carried over, then TFLite's FULLY_CONNECTED.
+class LstmReference {
+ public:
+  explicit LstmReference(const ir::Graph& g) : g_(g) { reset(); }
+
+  void reset() { state_ = testing::lstm_initial_state(g_, g_.operators[0]); }
+
+  std::vector<int8_t> step(const std::vector<int8_t>& input) {
+    std::vector<int8_t> x = testing::lstm_reference(g_, g_.operators[0], input, state_);
+    for (size_t k = 1; k < g_.operators.size(); ++k) x = fully_connected(g_.operators[k], x);
+    return x;
+  }
+
+ private:
+  // TFLite's per-tensor int8 FULLY_CONNECTED, no activation, row by row.
+  std::vector<int8_t> fully_connected(const ir::Operator& op, const std::vector<int8_t>& x) const {
+    const int32_t in = op.inputs[0], out = op.outputs[0];
+    const ir::Tensor& w = tensor(g_, op.inputs[1]);
+    const auto m = kernels::quantize_multiplier(static_cast<double>(scale(g_, in)) *
+                                                static_cast<double>(scale(g_, op.inputs[1])) /
+                                                static_cast<double>(scale(g_, out)));
+    const size_t depth = static_cast<size_t>(w.shape[1]);
+    std::vector<int8_t> y;
+    for (size_t row = 0; row < x.size() / depth; ++row) {
+      for (int32_t o = 0; o < w.shape[0]; ++o) {
+        int64_t acc = value(tensor(g_, op.inputs[2]), o);
+        for (size_t i = 0; i < depth; ++i) {
+          acc += value(w, o * static_cast<int64_t>(depth) + static_cast<int64_t>(i)) *
+                 (x[row * depth + i] - zp(g_, in));
+        }
+        y.push_back(static_cast<int8_t>(clamp(mbqm(acc, m.multiplier, m.shift) + zp(g_, out), -128, 127)));
+      }
+    }
+    return y;
+  }
+
+  const ir::Graph& g_;
+  testing::LstmState state_;
+};
+
+TEST(StatefulLstm, ReferenceChangesFromInvocationToInvocation) {
+  for (const bool time_major : {false, true}) {
+    SCOPED_TRACE(time_major ? "time-major" : "batch-major");
+    const ir::Graph g = lstm_model(time_major);
+    LstmReference ref(g);
+    const auto input = random_inputs(3, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
+    const auto first = ref.step(input[0]);
+    EXPECT_NE(ref.step(input[0]), first);  // the same frames again: the state differs
+    std::set<int8_t> distinct;
+    int saturated = 0, total = 0;
+    for (const auto& frames : input) {
+      for (int8_t v : ref.step(frames)) {
+        distinct.insert(v);
+        saturated += (v == -128 || v == 127) ? 1 : 0;
+        ++total;
+      }
+    }
+    EXPECT_GE(distinct.size(), 20u);
+    EXPECT_LT(saturated, total / 10);
+  }
+}
+
+TEST(StatefulLstm, ReferenceGateFunctionsFollowSigmoidAndTanh) {
+  // The reference's own arithmetic, checked against the functions it approximates.
+  for (int64_t x = -32768; x <= 32767; x += 97) {
+    const double real = static_cast<double>(x) / 4096;
+    EXPECT_NEAR(static_cast<double>(testing::lstm_logistic_reference(x)) / 32768,
+                1 / (1 + std::exp(-real)), 2e-4);
+    EXPECT_NEAR(static_cast<double>(testing::lstm_tanh_reference(x, 0)) / 32768, std::tanh(real),
+                4e-4);
+  }
+  EXPECT_EQ(testing::lstm_logistic_reference(0), 16384);
+  EXPECT_EQ(testing::lstm_tanh_reference(0, 0), 0);
+  // The cell's tanh at scale 2^-11 (shift 1): 2048 is 1.0.
+  EXPECT_NEAR(static_cast<double>(testing::lstm_tanh_reference(2048, 1)) / 32768, std::tanh(1.0),
+              4e-4);
+}
+
+class StatefulLstmOnCpu : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(StatefulLstmOnCpu, RunsInvocationAfterInvocationLikeTheReferenceAndResets) {
+  for (const bool time_major : {false, true}) {
+    SCOPED_TRACE(time_major ? "time-major" : "batch-major");
+    const ir::Graph g = tflite::read_model(builder::write_model(lstm_model(time_major)));
+    const pipeline::Compiled compiled = compile_for(g, GetParam());
+    Device device(compiled.program);
+    LstmReference ref(g);
+    const auto input = random_inputs(11, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
+    std::vector<std::vector<int8_t>> outputs;
+    for (int k = 0; k < kInvocations; ++k) {
+      outputs.push_back(device.run(input[k]));
+      ASSERT_EQ(outputs.back(), ref.step(input[k])) << "invocation " << k;
+    }
+    device.executor->reset_state();
+    EXPECT_EQ(device.run(input[0]), outputs[0]);
+    EXPECT_EQ(device.run(input[1]), outputs[1]);
+    EXPECT_NE(device.run(input[0]), outputs[0]);
+    // The two states (int8 hidden, int16 cell, [batches, units] each) in regions of their own,
+    // each a whole number of the arena's 16-byte alignment units.
+    const auto program = emit::read_program(compiled.program);
+    const uint32_t cells = time_major ? 2 * 8 : 12;
+    auto aligned = [](uint32_t bytes) { return (bytes + 15) / 16 * 16; };
+    EXPECT_EQ(program->plan->state_bytes, aligned(cells) + aligned(2 * cells));
+    EXPECT_EQ(device.executor->memory_status().state, program->plan->state_bytes);
+    int states = 0;
+    for (const auto& t : program->tensors) states += t->state ? 1 : 0;
+    EXPECT_EQ(states, 2);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpus, StatefulLstmOnCpu,
+                         ::testing::Values("cortex-m0plus", "cortex-m4", "cortex-m55"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           for (char& c : name) c = c == '-' ? '_' : c;
+                           return name;
+                         });
+
+// What the integer kernel does not run is refused by the operator's check, naming the operator
+// and the reason.
+TEST(StatefulLstm, CheckRefusesWhatTheKernelDoesNotRun) {
+  auto refusal = [](const ir::Graph& g) -> std::string {
+    try {
+      ops::validate(g);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  const ir::Graph good = lstm_model(false);
+  ASSERT_EQ(refusal(good), "accepted");
+  const auto lstm_op = [](ir::Graph& g) -> ir::Operator& { return g.operators[0]; };
+  const std::string where = "operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): ";
+  {  // CIFG: no input gate
+    ir::Graph g = good;
+    lstm_op(g).inputs[1] = ir::kNoTensor;
+    EXPECT_THAT(refusal(g), HasSubstr(where + "CIFG"));
+  }
+  {  // peephole: a cell-to-forget weight vector
+    ir::Graph g = good;
+    lstm_op(g).inputs[10] = lstm_op(g).inputs[13];
+    EXPECT_THAT(refusal(g), HasSubstr(where + "input 10"));
+    EXPECT_THAT(refusal(g), HasSubstr("peephole"));
+  }
+  {  // projection
+    ir::Graph g = good;
+    lstm_op(g).inputs[16] = lstm_op(g).inputs[5];
+    EXPECT_THAT(refusal(g), HasSubstr("projection is not supported"));
+  }
+  {  // layer normalization
+    ir::Graph g = good;
+    lstm_op(g).inputs[22] = lstm_op(g).inputs[14];
+    EXPECT_THAT(refusal(g), HasSubstr("layer normalization is not supported"));
+  }
+  {  // an activation other than TANH
+    ir::Graph g = good;
+    std::get<ir::LstmOptions>(lstm_op(g).options).activation_code = 1;  // RELU
+    EXPECT_THAT(refusal(g), HasSubstr(where + "fused activation 1 not supported"));
+  }
+  {  // the output quantized otherwise than the hidden state it copies
+    ir::Graph g = good;
+    g.tensors[static_cast<size_t>(lstm_op(g).outputs[0])].quantization.zero_point[0] += 1;
+    EXPECT_THAT(refusal(g), HasSubstr("differs from input 18"));
+  }
+  {  // a cell scale that is not a power of two
+    ir::Graph g = good;
+    g.tensors[static_cast<size_t>(lstm_op(g).inputs[19])].quantization.scale[0] *= 1.5f;
+    EXPECT_THAT(refusal(g), HasSubstr("not a power of two"));
+  }
+  {  // per-channel weights
+    ir::Graph g = good;
+    ir::Quantization& q = g.tensors[static_cast<size_t>(lstm_op(g).inputs[3])].quantization;
+    q.scale.assign(12, q.scale[0]);
+    q.zero_point.assign(12, 0);
+    EXPECT_THAT(refusal(g), HasSubstr("quantized per tensor"));
+  }
+  {  // a hidden state that is an ordinary activation, not the operator's state
+    ir::Graph g = good;
+    g.tensors[static_cast<size_t>(lstm_op(g).inputs[18])].is_variable = false;
+    g.inputs.push_back(lstm_op(g).inputs[18]);
+    EXPECT_THAT(refusal(g), HasSubstr(where + "input 18"));
+    EXPECT_THAT(refusal(g), HasSubstr("must be the operator's state"));
+  }
+  {  // a cell state of the wrong type
+    ir::Graph g = good;
+    g.tensors[static_cast<size_t>(lstm_op(g).inputs[19])].type = ir::DataType::kInt8;
+    EXPECT_THAT(refusal(g), HasSubstr(where));
+    EXPECT_THAT(refusal(g), HasSubstr("expected int16"));
+  }
+}
+
+// A program whose LSTM was edited after compiling is refused at load with the operator and the
+// reason, before any kernel runs.
+TEST(StatefulLstm, LoaderRefusesAnEditedLstm) {
+  const pipeline::Compiled compiled = compile_for(lstm_model(true), "cortex-m55");
+  const auto program = emit::read_program(compiled.program);
+  auto load = [](const schema::ProgramT& p) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(schema::Program::Pack(fbb, &p), schema::ProgramIdentifier());
+    const emit::AlignedBuffer bytes({fbb.GetBufferPointer(), fbb.GetSize()});
+    runtime::LoadDiagnostic d;
+    const auto loaded = emit::load_program(bytes.span(), &d);
+    return std::make_pair(loaded.ok() ? runtime::Error::kOk : loaded.error(),
+                          std::string(d.op_name) + ": " + d.reason);
+  };
+  ASSERT_EQ(load(*program).first, runtime::Error::kOk);
+  schema::OperatorT& op = *program->operators[0];
+  ASSERT_EQ(op.kind, schema::OpKind::UnidirectionalSequenceLstm);
+  schema::LstmOptionsT& o = *op.options.AsLstmOptions();
+  {
+    const int32_t saved = o.cell_clip;
+    o.cell_clip = 40000;
+    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: cell clip outside [0, 32767]");
+    o.cell_clip = saved;
+  }
+  {  // a gate requantization whose left shift overflows int32
+    const schema::Requant saved = o.input_requant[1];
+    o.input_requant[1] = schema::Requant(saved.multiplier(), 30);
+    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+    EXPECT_THAT(load(*program).second, HasSubstr("out of range"));
+    o.input_requant[1] = saved;
+  }
+  {  // three requantizations instead of four
+    const std::vector<schema::Requant> saved = o.hidden_requant;
+    o.hidden_requant.pop_back();
+    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: missing requantization");
+    o.hidden_requant = saved;
+  }
+  {  // the hidden state input swapped for the (non-state) input
+    const int32_t saved = op.inputs[13];
+    op.inputs[13] = op.inputs[0];
+    EXPECT_EQ(load(*program).second,
+              "UNIDIRECTIONAL_SEQUENCE_LSTM: inputs 13 and 14 must be state tensors");
+    op.inputs[13] = saved;
+  }
+  {  // the recurrent weights of a gate in place of its input weights
+    const int32_t saved = op.inputs[2];
+    op.inputs[2] = op.inputs[6];
+    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: gate weights shapes inconsistent");
+    op.inputs[2] = saved;
+  }
+  {  // a missing input
+    op.inputs.pop_back();
+    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+  }
 }
 
 TEST(Stateful, VerifierKeepsEveryBufferOffAState) {

@@ -1,8 +1,8 @@
 // One supportedness verdict: `mote inspect`, `mote plan` and `mote compile` accept and refuse the
 // same models, because every refusal is in the operator definitions' check (ops::validate, run on
 // every model read) and lowering never refuses. Runs the `mote` executable on every model of the
-// test suite (the builder's named models, the operator model, the field models of issue 16, and
-// the shared models when present) and on models each refused for a different reason.
+// test suite (the builder's named models, the operator model, the field models of issue 16, the
+// SVDF and LSTM models with state, and the shared models when present) and on models each refused for a different reason.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -118,6 +118,25 @@ std::vector<std::pair<std::string, ir::Graph>> field_models() {
   return models;
 }
 
+// Models with state (tests/stateful_test.cc runs them): SVDF, and UNIDIRECTIONAL_SEQUENCE_LSTM
+// batch-major and time-major with a cell clip.
+std::vector<std::pair<std::string, ir::Graph>> lstm_models() {
+  std::vector<std::pair<std::string, ir::Graph>> models;
+  {
+    builder::ModelBuilder b(9);
+    const auto x = b.add_input({1, 3, 10}, ir::DataType::kInt8, 0.04f, -5);
+    b.mark_output(b.add_fully_connected(b.add_lstm(x, 12), 4));
+    models.emplace_back("lstm_keyword", b.build());
+  }
+  {
+    builder::ModelBuilder b(9);
+    const auto x = b.add_input({3, 2, 10}, ir::DataType::kInt8, 0.03f, 7);
+    b.mark_output(b.add_lstm(x, 8, /*time_major=*/true, /*cell_clip=*/0.75f, -11));
+    models.emplace_back("lstm_time_major", b.build());
+  }
+  return models;
+}
+
 TEST(OneVerdict, EveryModelOfTheSuiteIsAcceptedByAllThree) {
   for (const auto& [name, graph] : builder::all_named_models()) {
     expect_one_verdict(write(name + ".tflite", builder::write_model(graph)), true);
@@ -125,6 +144,15 @@ TEST(OneVerdict, EveryModelOfTheSuiteIsAcceptedByAllThree) {
   expect_one_verdict(
       write("operator_model.tflite", builder::write_model(testing::operator_model())), true);
   for (const auto& [name, graph] : field_models()) {
+    expect_one_verdict(write(name + ".tflite", builder::write_model(graph)), true);
+  }
+  {
+    builder::ModelBuilder b(7);
+    const auto x = b.add_input({1, 40}, ir::DataType::kInt8, 0.05f, 3);
+    b.mark_output(b.add_fully_connected(b.add_svdf(b.add_svdf(x, 24, 1, 8), 12, 2, 4), 4));
+    expect_one_verdict(write("svdf_keyword.tflite", builder::write_model(b.build())), true);
+  }
+  for (const auto& [name, graph] : lstm_models()) {
     expect_one_verdict(write(name + ".tflite", builder::write_model(graph)), true);
   }
 }
@@ -148,8 +176,18 @@ TEST(OneVerdict, RefusedModelsAreRefusedByAllThreeForTheSameReason) {
   {
     auto model = builder::to_tflite_object(builder::conv2d_x3());
     auto& code = model->operator_codes[model->subgraphs[0]->operators[1]->opcode_index];
-    code->builtin_code = code->deprecated_builtin_code = 44;  // UNIDIRECTIONAL_SEQUENCE_LSTM
-    expect_one_verdict(write("lstm.tflite", builder::pack_model(*model)), false);
+    code->builtin_code = code->deprecated_builtin_code = 52;  // BIDIRECTIONAL_SEQUENCE_LSTM
+    expect_one_verdict(write("bidirectional_lstm.tflite", builder::pack_model(*model)), false);
+  }
+  {  // an LSTM with peephole weights (input 10, cell-to-forget), which the kernel does not run
+    ir::Graph g = lstm_models()[0].second;
+    g.operators[0].inputs[10] = g.operators[0].inputs[13];
+    expect_one_verdict(write("lstm_peephole.tflite", builder::write_model(g)), false);
+  }
+  {  // an LSTM whose cell state scale is not a power of two
+    ir::Graph g = lstm_models()[0].second;
+    g.tensors[static_cast<size_t>(g.operators[0].inputs[19])].quantization.scale[0] *= 1.5f;
+    expect_one_verdict(write("lstm_cell_scale.tflite", builder::write_model(g)), false);
   }
   {  // beta x input scale below 2^-27
     builder::ModelBuilder b;

@@ -57,4 +57,5 @@
   X(DepthToSpace, "DEPTH_TO_SPACE", depth_to_space)                          \
   X(SpaceToDepth, "SPACE_TO_DEPTH", space_to_depth)                          \
   X(Svdf, "SVDF", svdf)                                                      \
-  X(BatchMatMul, "BATCH_MATMUL", batch_matmul)
+  X(BatchMatMul, "BATCH_MATMUL", batch_matmul)                              \
+  X(UnidirectionalSequenceLstm, "UNIDIRECTIONAL_SEQUENCE_LSTM", unidirectional_sequence_lstm)

@@ -487,6 +487,70 @@ TensorId ModelBuilder::add_svdf(TensorId input, int32_t units, int32_t rank, int
   return add_op(OpType::kSvdf, {input, wf, wt_id, b, state_id}, out, o);
 }
 
+TensorId ModelBuilder::add_lstm(TensorId input, int32_t hidden, bool time_major,
+                                float cell_clip, int32_t cell_scale_power) {
+  const Tensor& in = checked(input, "add_lstm");
+  if (in.shape.size() != 3 || in.type != DataType::kInt8) {
+    bad_argument("add_lstm: int8 input [batches, steps, features]");
+  }
+  if (hidden < 1) bad_argument("add_lstm: hidden size must be positive");
+  const std::vector<int32_t> in_shape = in.shape;
+  const int32_t batches = in_shape[time_major ? 1 : 0], features = in_shape[2];
+  const float in_rms = std::max(ranges_[input].rms, 1e-3f);
+  const std::string name = op_name("lstm");
+  // Gate pre-activations of about unit size: the sigmoids and tanh neither saturate nor stay
+  // linear.
+  const auto fan_in = [](int32_t n, float rms) {
+    return std::max<int64_t>(1, std::llround(static_cast<double>(n) * rms * rms));
+  };
+  const char* const gates[] = {"input", "forget", "cell", "output"};
+  std::vector<int32_t> inputs(24, ir::kNoTensor);
+  inputs[0] = input;
+  for (int g = 0; g < 4; ++g) {
+    inputs[1 + g] = add_weights(name + "/" + gates[g] + "_input_weights", {hidden, features}, 0, 1,
+                                fan_in(features, in_rms));
+  }
+  for (int g = 0; g < 4; ++g) {
+    inputs[5 + g] = add_weights(name + "/" + gates[g] + "_recurrent_weights", {hidden, hidden}, 0,
+                                1, fan_in(hidden, 0.5f));
+  }
+  for (int g = 0; g < 4; ++g) {
+    const TensorId b = add_bias(name + "/" + gates[g] + "_bias", input, inputs[1 + g], hidden, 0.5f);
+    if (g == 1) {
+      Tensor& t = graph_.tensors[b];
+      const int32_t one = static_cast<int32_t>(std::lround(1.0 / t.quantization.scale[0]));
+      std::vector<int32_t> values(static_cast<size_t>(hidden));
+      std::memcpy(values.data(), t.data.data(), values.size() * sizeof(int32_t));
+      for (int32_t& v : values) v += one;
+      t.data = int32_bytes(values);
+    }
+    inputs[12 + g] = b;
+  }
+  // h = o * tanh(c) lies in (-1, 1); an off-centre zero point exercises the recurrent offset.
+  std::vector<int32_t> out_shape = in_shape;
+  out_shape[2] = hidden;
+  const TensorId out = add_activation(name, out_shape, {-0.9f, 1.0f, 0.4f});
+  Tensor h;
+  h.name = name + "/hidden_state";
+  h.type = DataType::kInt8;
+  h.shape = {batches, hidden};
+  h.quantization = graph_.tensors[out].quantization;
+  h.is_variable = true;
+  inputs[18] = add_tensor(std::move(h), ranges_[out]);
+  Tensor c;
+  c.name = name + "/cell_state";
+  c.type = DataType::kInt16;
+  c.shape = {batches, hidden};
+  c.quantization.scale = {std::ldexp(1.0f, cell_scale_power)};
+  c.quantization.zero_point = {0};
+  c.is_variable = true;
+  inputs[19] = add_tensor(std::move(c), {});
+  ir::LstmOptions o;
+  o.cell_clip = cell_clip;
+  o.time_major = time_major;
+  return add_op(OpType::kUnidirectionalSequenceLstm, std::move(inputs), out, o);
+}
+
 TensorId ModelBuilder::window_op(OpType type, TensorId input, int32_t filter_h, int32_t filter_w,
                                  int32_t stride_h, int32_t stride_w, Padding padding) {
   const char* kind = type == OpType::kMaxPool2D ? "max_pool" : "average_pool";

@@ -156,6 +156,15 @@ class ModelBuilder {
   // `int8_state` (the state then asymmetric: a non-zero zero point); output [batches, units].
   TensorId add_svdf(TensorId input, int32_t units, int32_t rank, int32_t memory, bool bias = true,
                     bool int8_state = false, ir::Activation activation = ir::Activation::kNone);
+  // UNIDIRECTIONAL_SEQUENCE_LSTM in the form TFLite's converter writes for a Keras LSTM layer
+  // (TFLM's integer 8x8->16) over an int8 input [batches, steps, features] ([steps, batches,
+  // features] with `time_major`): per gate (input, forget, cell, output) input weights [hidden,
+  // features] and recurrent weights [hidden, hidden], int8 per tensor, and an int32 bias (the
+  // forget gate's lifted by 1, Keras's unit_forget_bias); an int8 hidden state quantized as the
+  // output and an int16 cell state of scale 2^cell_scale_power, both variable tensors [batches,
+  // hidden]. Output int8 [.., .., hidden] covering about [-1, 1] (off-centre zero point).
+  TensorId add_lstm(TensorId input, int32_t hidden, bool time_major = false,
+                    float cell_clip = 0.0f, int32_t cell_scale_power = -12);
   // BATCH_MATMUL of two int8 tensors (either may be an add_int8_constant), ranks 2..5; the
   // output's quantization covers a few times the product's estimated root mean square.
   TensorId add_batch_matmul(TensorId lhs, TensorId rhs, bool adj_x = false, bool adj_y = false);

@@ -219,6 +219,19 @@ struct BatchMatMulOptions {
   bool operator==(const BatchMatMulOptions&) const = default;
 };
 
+// UNIDIRECTIONAL_SEQUENCE_LSTM (TFLite's UnidirectionalSequenceLSTMOptions; proj_clip only
+// concerns projection and asymmetric_quantize_inputs float inputs, neither of which Mote takes).
+// The activation stays TFLite's code: the LSTM's is a squashing function (TANH, 4), which no
+// other operator fuses, so it has no ir::Activation.
+inline constexpr int8_t kTfliteTanh = 4;
+struct LstmOptions {
+  int8_t activation_code = kTfliteTanh;
+  float cell_clip = 0.0f;
+  bool time_major = true;
+  bool diagonal_recurrent_tensors = false;
+  bool operator==(const LstmOptions&) const = default;
+};
+
 // Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH,
 // MINIMUM, MAXIMUM, EXPAND_DIMS, SLICE) hold std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
@@ -227,7 +240,8 @@ using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptio
                              ResizeNearestNeighborOptions, TransposeConvOptions,
                              LeakyReluOptions, SqueezeOptions, ArgMinMaxOptions,
                              StridedSliceOptions, SplitOptions, PackOptions, UnpackOptions,
-                             GatherOptions, BlockSizeOptions, SvdfOptions, BatchMatMulOptions>;
+                             GatherOptions, BlockSizeOptions, SvdfOptions, BatchMatMulOptions,
+                             LstmOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;

@@ -22,7 +22,7 @@ TEST(OpDefinitions, EveryOperatorIsDefinedOnce) {
     EXPECT_TRUE(codes.insert(def.builtin_code).second) << "code " << def.builtin_code << " twice";
     EXPECT_EQ(op_type_for_builtin(def.builtin_code), type);
   }
-  EXPECT_EQ(op_type_for_builtin(44), std::nullopt);  // UNIDIRECTIONAL_SEQUENCE_LSTM
+  EXPECT_EQ(op_type_for_builtin(52), std::nullopt);  // BIDIRECTIONAL_SEQUENCE_LSTM
 }
 
 TEST(OpDefinitions, ProgramKindsFollowTheList) {

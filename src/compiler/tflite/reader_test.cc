@@ -133,10 +133,10 @@ TEST(Reader, OperatorCodeFields) {
 
 TEST(Reader, RejectsUnsupportedOperators) {
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
-              code_of(m, 1).deprecated_builtin_code = 44;
-              code_of(m, 1).builtin_code = 44;
+              code_of(m, 1).deprecated_builtin_code = 52;
+              code_of(m, 1).builtin_code = 52;
             })),
-            "operator 1 (UNIDIRECTIONAL_SEQUENCE_LSTM): not supported");
+            "operator 1 (BIDIRECTIONAL_SEQUENCE_LSTM): not supported");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
               code_of(m, 1).deprecated_builtin_code = kBuiltinCustom;
               code_of(m, 1).builtin_code = kBuiltinCustom;

@@ -47,7 +47,8 @@ TEST(OpTableTest, InPlaceKinds) {
 TEST(OpTableTest, ScratchOnlyForKernelsThatMayNeedIt) {
   const std::set<OpKind> with_scratch = {OpKind::Conv2D, OpKind::DepthwiseConv2D,
                                          OpKind::FullyConnected, OpKind::AveragePool2D,
-                                         OpKind::TransposeConv, OpKind::Svdf};
+                                         OpKind::TransposeConv, OpKind::Svdf,
+                                         OpKind::UnidirectionalSequenceLstm};
   for (int k = 0; k <= static_cast<int>(OpKind::MAX); ++k) {
     const OpEntry& entry = *op_entry(static_cast<OpKind>(k));
     const bool listed = with_scratch.count(static_cast<OpKind>(k)) == 1;

@@ -11,6 +11,7 @@
 //   size_t output_count() const;   ConstBytes output(size_t i) const;
 //   size_t operator_count() const; const char* operator_name(size_t i) const;
 //   Status run_operator(size_t i);  operators 0 .. count-1 in order make one inference
+//   void reset_state();             states (variable tensors) back to their initial values
 //   void print_memory_status() const; the memory status lines exactly as `mote run` prints them
 //
 // A Model may be built many times in one run (the runner's corruption sweep), so load must not

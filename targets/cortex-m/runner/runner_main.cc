@@ -273,8 +273,10 @@ int main() {
   Line().text("I mote: load_instructions: ").unsigned_number(ticks_to_instructions(load_ticks)).end();
   Line().text("I mote: instructions: ").unsigned_number(ticks_to_instructions(run_ticks)).end();
 
-  // Second inference, operator by operator (the arena may have reused the input's bytes).
+  // Second inference, operator by operator (the arena may have reused the input's bytes), from
+  // the state the first one started from (a model with state, SVDF or LSTM, carries it over).
   if (!fill_inputs(model)) return input_size_error(model);
+  model.reset_state();
   for (size_t i = 0; i < model.operator_count(); ++i) {
     const uint64_t before = systick_ticks();
     status = model.run_operator(i);

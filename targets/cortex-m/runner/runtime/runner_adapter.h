@@ -59,6 +59,9 @@ class Model {
     return kOk;
   }
 
+  // TFLite's variable tensors (SVDF's, an LSTM's states) back to their initial values.
+  void reset_state() { executor_->reset_state(); }
+
   void print_memory_status() const {
     char text[256];
     const size_t length =

@@ -48,6 +48,8 @@ class Model {
   size_t operator_count() const { return operators_; }
   const char* operator_name(size_t) const { return "ADD_CONSTANT"; }
 
+  void reset_state() {}  // the toy format keeps no state
+
   Status run_operator(size_t i) {
     if (i >= operators_) return {3, "operator index out of range"};
     const uint8_t* from = i == 0 ? input_ : output_;
