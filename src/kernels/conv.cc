@@ -44,5 +44,58 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
       .kernel(params, input, filter, bias, output, scratch);
 }
 
+bool conv_runs_backward(const ConvShape& s) {
+  return s.batches > 0 && s.input_h > 0 && s.input_w > 0 && s.input_c > 0 && s.output_c > 0 &&
+         s.filter_h == 1 && s.filter_w == 1 && s.filter_c == s.input_c && s.stride_h == 1 &&
+         s.stride_w == 1 && s.pad_h == 0 && s.pad_w == 0 && s.output_h == s.input_h &&
+         s.output_w == s.input_w;
+}
+
+// A row and a pixel: what a 3x3 depthwise convolution of stride 1 before it moves its output
+// down (its forward lead, (W + 1) * C), so that the pair keeps its place; at least four pixels,
+// so that the calls cost little beside the work.
+int32_t conv_backward_block(const ConvShape& s) {
+  return s.output_w + 1 > 4 ? s.output_w + 1 : 4;
+}
+
+namespace {
+
+// The shape of pixels [p, p + n) of a backward run: one row of n pixels.
+ConvShape chunk_shape(const ConvShape& s, int32_t n) {
+  ConvShape c = s;
+  c.batches = 1;
+  c.input_h = c.output_h = 1;
+  c.input_w = c.output_w = n;
+  return c;
+}
+
+}  // namespace
+
+void conv2d_backward(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                     const int32_t* bias, int8_t* output, Scratch scratch) {
+  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  if (!conv_runs_backward(s)) return;
+  const int64_t pixels = int64_t{s.batches} * s.output_h * s.output_w;
+  const int32_t block = conv_backward_block(s);
+  const int64_t ci = s.input_c, co = s.output_c;
+  // The variant is chosen once per chunk shape (the last chunk may be shorter), as conv2d would.
+  ConvParams p = params;
+  const int64_t tail = pixels % block;
+  int64_t begin = pixels - (tail != 0 ? tail : block);
+  int32_t n = static_cast<int32_t>(pixels - begin);
+  p.shape = chunk_shape(s, n);
+  ConvKernel kernel = internal::built_variant(kConvVariants, p.shape).kernel;
+  for (;;) {
+    kernel(p, input + begin * ci, filter, bias, output + begin * co, scratch);
+    if (begin == 0) break;
+    begin -= block;
+    if (n != block) {
+      n = block;
+      p.shape = chunk_shape(s, n);
+      kernel = internal::built_variant(kConvVariants, p.shape).kernel;
+    }
+  }
+}
+
 }  // namespace kernels
 }  // namespace mote
