@@ -51,11 +51,14 @@ bool conv_runs_backward(const ConvShape& s) {
          s.output_w == s.input_w;
 }
 
-// A row and a pixel: what a 3x3 depthwise convolution of stride 1 before it moves its output
-// down (its forward lead, (W + 1) * C), so that the pair keeps its place; at least four pixels,
-// so that the calls cost little beside the work.
+// At most a row and a pixel: what a 3x3 depthwise convolution of stride 1 before it moves its
+// output down (its forward lead, (W + 1) * C), so that the pair keeps its place. A multiple of
+// four pixels, so that the variants' blocks of two (portable, dsp) and four (mve) pixels never
+// leave a pixel alone inside a chunk, and at least four, so that the calls cost little beside
+// the work.
 int32_t conv_backward_block(const ConvShape& s) {
-  return s.output_w + 1 > 4 ? s.output_w + 1 : 4;
+  const int32_t row_and_pixel = (s.output_w + 1) & ~3;
+  return row_and_pixel > 4 ? row_and_pixel : 4;
 }
 
 namespace {

@@ -299,10 +299,14 @@ TEST(Overlap, BackwardPointwiseHoldsOnRealBytesAndIsTight) {
   EXPECT_FALSE(conv_backward_overlap(strided).allowed);
   ConvShape k3{1, 8, 8, 16, 3, 3, 16, 8, 8, 16, 1, 1, 1, 1, 1, 1};
   EXPECT_FALSE(conv_backward_overlap(k3).allowed);
-  // Keyword spotting: chunks of a row and a pixel of 64 channels, exactly the 3x3 depthwise
-  // convolution's forward lead before it.
+  // Keyword spotting: chunks of four pixels (a row and a pixel, 6, rounded down to a multiple of
+  // four) of 64 channels, within the 3x3 depthwise convolution's forward lead before it.
   ConvShape kws{1, 25, 5, 64, 1, 1, 64, 25, 5, 64, 1, 1, 0, 0, 1, 1};
-  EXPECT_EQ(conv_backward_overlap(kws).lead, (5 + 1) * 64);
+  EXPECT_EQ(conv_backward_block(kws), 4);
+  EXPECT_EQ(conv_backward_overlap(kws).lead, 4 * 64);
+  // Visual wake words' 8 -> 16 over 48x48: 48 pixels of 8 channels.
+  ConvShape vww{1, 48, 48, 8, 1, 1, 8, 48, 48, 16, 1, 1, 0, 0, 1, 1};
+  EXPECT_EQ(conv_backward_overlap(vww).lead, 48 * 8);
 }
 
 // The leads of the MLPerf Tiny layers the figures in FACTS.md section 4 rest on.
