@@ -201,6 +201,78 @@ std::vector<int64_t> chain_offsets(const Problem& problem, const OverlapIndex& i
   return r;
 }
 
+// The same choice searched wider: a beam of the `width` partial chains of least span, each
+// output tried at its tightest offsets (forward and backward) and at the offsets that line its
+// start or end up with an earlier member's (where the chain may come back to), within what its
+// overlap allows.
+std::vector<int64_t> chain_offsets_beam(const Problem& problem, const OverlapIndex& index,
+                                        const std::vector<size_t>& chain, int64_t a,
+                                        size_t width) {
+  const auto& buffers = problem.buffers;
+  struct State {
+    std::vector<int64_t> r;
+    int64_t bottom, top;
+  };
+  std::vector<int64_t> sizes(chain.size());
+  for (size_t k = 0; k < chain.size(); ++k) {
+    sizes[k] = static_cast<int64_t>(aligned_size(buffers[chain[k]]));
+  }
+  std::vector<State> beam{{{0}, 0, sizes[0]}};
+  std::vector<State> next;
+  std::vector<int64_t> candidates;
+  for (size_t k = 1; k < chain.size(); ++k) {
+    const size_t in = chain[k - 1], out = chain[k];
+    const int64_t s = sizes[k];
+    const int64_t lead = *index.lead(out, in);
+    const std::optional<int64_t> back = index.back_lead(out, in);
+    next.clear();
+    for (const State& st : beam) {
+      const int64_t hi = floor_to(st.r[k - 1] - lead, a);
+      const std::optional<int64_t> lo =
+          back ? std::optional<int64_t>(ceil_to(st.r[k - 1] + *back, a)) : std::nullopt;
+      candidates.clear();
+      candidates.push_back(hi);
+      if (lo) candidates.push_back(*lo);
+      for (size_t j = 0; j < k; ++j) {
+        for (const int64_t level : {st.r[j], st.r[j] + sizes[j] - s, st.bottom, st.top - s}) {
+          if (level % a != 0) continue;
+          if (level <= hi || (lo && level >= *lo)) candidates.push_back(level);
+        }
+      }
+      std::sort(candidates.begin(), candidates.end());
+      candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+      for (const int64_t x : candidates) {
+        State n = st;
+        n.r.push_back(x);
+        n.bottom = std::min(st.bottom, x);
+        n.top = std::max(st.top, x + s);
+        next.push_back(std::move(n));
+      }
+    }
+    // Least span first; equal spans: the last member nearest the first (room to come back).
+    std::sort(next.begin(), next.end(), [](const State& x, const State& y) {
+      const int64_t sx = x.top - x.bottom, sy = y.top - y.bottom;
+      if (sx != sy) return sx < sy;
+      return std::abs(x.r.back()) < std::abs(y.r.back());
+    });
+    // Drop states equal in (bottom, top, last offset): the rest of the chain sees only those.
+    std::vector<State> kept;
+    for (State& n : next) {
+      bool seen = false;
+      for (const State& k2 : kept) {
+        if (k2.bottom == n.bottom && k2.top == n.top && k2.r.back() == n.r.back()) {
+          seen = true;
+          break;
+        }
+      }
+      if (!seen) kept.push_back(std::move(n));
+      if (kept.size() >= width) break;
+    }
+    beam = std::move(kept);
+  }
+  return beam.front().r;
+}
+
 // Whether a unit's members, at their relative offsets, leave each other alone where they live
 // together (consecutive members do by construction; others are checked in case).
 bool unit_holds(const Problem& problem, const OverlapIndex& index, const Unit& u) {
@@ -261,7 +333,7 @@ uint64_t end_of(const Problem& problem, const std::vector<uint64_t>& offsets) {
 
 }  // namespace
 
-std::vector<uint64_t> place_chain_fit(const Problem& problem) {
+static std::vector<uint64_t> place_chain_fit(const Problem& problem, bool beam) {
   const auto& buffers = problem.buffers;
   const OverlapIndex index(problem);
   const std::vector<std::optional<size_t>> next = chain_next(problem);
@@ -282,7 +354,9 @@ std::vector<uint64_t> place_chain_fit(const Problem& problem) {
     Unit u;
     u.members = chain;
     for (size_t m : chain) u.alignment = std::max<uint64_t>(u.alignment, buffers[m].alignment);
-    u.relative = chain_offsets(problem, index, chain, static_cast<int64_t>(u.alignment));
+    u.relative = beam ? chain_offsets_beam(problem, index, chain,
+                                           static_cast<int64_t>(u.alignment), 64)
+                      : chain_offsets(problem, index, chain, static_cast<int64_t>(u.alignment));
     const int64_t low = *std::min_element(u.relative.begin(), u.relative.end());
     for (int64_t& r : u.relative) r -= low;
     if (!unit_holds(problem, index, u)) continue;  // its members go alone
@@ -303,6 +377,12 @@ std::vector<uint64_t> place_chain_fit(const Problem& problem) {
   std::vector<uint64_t> lowest = place_units(problem, index, ordered, Rule::kLowest);
   std::vector<uint64_t> best = place_units(problem, index, ordered, Rule::kBest);
   return end_of(problem, best) < end_of(problem, lowest) ? best : lowest;
+}
+
+std::vector<uint64_t> place_chain_fit(const Problem& problem) {
+  std::vector<uint64_t> greedy = place_chain_fit(problem, false);
+  std::vector<uint64_t> searched = place_chain_fit(problem, true);
+  return end_of(problem, searched) < end_of(problem, greedy) ? searched : greedy;
 }
 
 uint64_t arena_bytes(const Problem& problem, const std::vector<uint64_t>& offsets) {
