@@ -54,50 +54,23 @@ bool conv_runs_backward(const ConvShape& s) {
 // At most a row and a pixel: what a 3x3 depthwise convolution of stride 1 before it moves its
 // output down (its forward lead, (W + 1) * C), so that the pair keeps its place. A multiple of
 // four pixels, so that the variants' blocks of two (portable, dsp) and four (mve) pixels never
-// leave a pixel alone inside a chunk, and at least four, so that the calls cost little beside
-// the work.
+// leave a pixel alone inside a chunk.
 int32_t conv_backward_block(const ConvShape& s) {
   const int32_t row_and_pixel = (s.output_w + 1) & ~3;
   return row_and_pixel > 4 ? row_and_pixel : 4;
 }
 
-namespace {
-
-// The shape of pixels [p, p + n) of a backward run: one row of n pixels.
-ConvShape chunk_shape(const ConvShape& s, int32_t n) {
-  ConvShape c = s;
-  c.batches = 1;
-  c.input_h = c.output_h = 1;
-  c.input_w = c.output_w = n;
-  return c;
-}
-
-}  // namespace
-
 void conv2d_backward(const ConvParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output, Scratch scratch) {
   const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
   if (!conv_runs_backward(s)) return;
-  const int64_t pixels = int64_t{s.batches} * s.output_h * s.output_w;
-  const int32_t block = conv_backward_block(s);
-  const int64_t ci = s.input_c, co = s.output_c;
-  // The variant is chosen once per chunk shape (the last chunk may be shorter), as conv2d would.
+  // Batches flattened: stride 1 and no padding make the pixels of all images one row.
   ConvParams p = params;
-  const int64_t tail = pixels % block;
-  int64_t begin = pixels - (tail != 0 ? tail : block);
-  int32_t n = static_cast<int32_t>(pixels - begin);
-  p.shape = chunk_shape(s, n);
-  ConvKernel kernel = internal::built_variant(kConvVariants, p.shape).kernel;
-  for (;;) {
-    kernel(p, input + begin * ci, filter, bias, output + begin * co, scratch);
-    if (begin == 0) break;
-    begin -= block;
-    if (n != block) {
-      n = block;
-      p.shape = chunk_shape(s, n);
-      kernel = internal::built_variant(kConvVariants, p.shape).kernel;
-    }
-  }
+  p.shape.batches = 1;
+  p.shape.input_h = p.shape.output_h = 1;
+  p.shape.input_w = p.shape.output_w = s.batches * s.output_h * s.output_w;
+  p.backward_chunk = conv_backward_block(s);
+  conv2d(p, input, filter, bias, output, scratch);
 }
 
 }  // namespace kernels
