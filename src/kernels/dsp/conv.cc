@@ -236,8 +236,7 @@ inline void block_outputs(int32_t co, bool pair, const int32_t* bias, const Requ
 // `adjacent`: stride 1, so pixel p + 1 is ci after pixel p (the input is the output's size).
 template <bool adjacent>
 void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
-                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq,
-                    int32_t backward_chunk) {
+                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq) {
   const int32_t ci = s.input_c;
   const int32_t co = s.output_c;
   const uint32_t offset2 = pack16(offset, offset);
@@ -246,27 +245,23 @@ void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filte
     const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
     int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
     const auto pixel_ptr = [&](int32_t p) { return internal::pointwise_input(s, in_batch, p); };
-    const internal::PixelChunks chunks{pixels, backward_chunk};
-    for (int32_t c = chunks.first(); c >= 0; c -= chunks.step()) {
-      const int32_t end = chunks.end(c);
-      for (int32_t p = c; p < end; p += 2) {
-        const bool pair = p + 1 < end;
-        const int8_t* x0 = pixel_ptr(p);
-        const int8_t* x1 = pair ? pixel_ptr(p + 1) : x0;
-        int8_t* out0 = out_batch + static_cast<ptrdiff_t>(p) * co;
-        const auto row = [&](int32_t o) { return filter + static_cast<ptrdiff_t>(o) * ci; };
-        block_outputs(
-            co, pair, bias, rq, out0, out0 + co,
-            [&](int32_t o, int32_t* a) {
-              if (adjacent) {  // then x1 == x0 + ci
-                dot_2x2_int8_adjacent(x0, row(o), ci, ci, offset2, offset, a);
-              } else {
-                dot_2x2_int8(x0, x1, row(o), row(o + 1), ci, offset2, offset, a);
-              }
-            },
-            [&](int32_t o, int32_t acc) { return dot_1x1_int8(x0, row(o), ci, offset2, offset, acc); },
-            [&](int32_t o, int32_t acc) { return dot_1x1_int8(x1, row(o), ci, offset2, offset, acc); });
-      }
+    for (int32_t p = 0; p < pixels; p += 2) {
+      const bool pair = p + 1 < pixels;
+      const int8_t* x0 = pixel_ptr(p);
+      const int8_t* x1 = pair ? pixel_ptr(p + 1) : x0;
+      int8_t* out0 = out_batch + static_cast<ptrdiff_t>(p) * co;
+      const auto row = [&](int32_t o) { return filter + static_cast<ptrdiff_t>(o) * ci; };
+      block_outputs(
+          co, pair, bias, rq, out0, out0 + co,
+          [&](int32_t o, int32_t* a) {
+            if (adjacent) {  // then x1 == x0 + ci
+              dot_2x2_int8_adjacent(x0, row(o), ci, ci, offset2, offset, a);
+            } else {
+              dot_2x2_int8(x0, x1, row(o), row(o + 1), ci, offset2, offset, a);
+            }
+          },
+          [&](int32_t o, int32_t acc) { return dot_1x1_int8(x0, row(o), ci, offset2, offset, acc); },
+          [&](int32_t o, int32_t acc) { return dot_1x1_int8(x1, row(o), ci, offset2, offset, acc); });
     }
   }
 }
@@ -364,10 +359,28 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
   const int16_t offset = static_cast<int16_t>(params.input_offset);
   if (needed == 0) {  // portable_conv_scratch_bytes is 0 exactly on the 1x1 path
     // The assembly's setup costs more than it saves below 32 channels.
-    if (s.stride_h == 1 && s.stride_w == 1 && s.input_c >= 32) {
-      conv_pointwise<true>(s, input, filter, bias, output, offset, rq, params.backward_chunk);
+    const bool adjacent = s.stride_h == 1 && s.stride_w == 1 && s.input_c >= 32;
+    if (params.backward_chunk > 0 && s.batches == 1 && s.output_h == 1 && s.stride_w == 1) {
+      // Backward (conv2d_backward: one row of pixels): the same loop on each chunk, from the
+      // last to the first, its setup above done once.
+      const internal::PixelChunks chunks{s.output_w, params.backward_chunk};
+      for (int32_t c = chunks.first(); c >= 0; c -= chunks.step()) {
+        ConvShape part = s;
+        part.input_w = part.output_w = chunks.end(c) - c;
+        const int8_t* in = input + static_cast<ptrdiff_t>(c) * s.input_c;
+        int8_t* out = output + static_cast<ptrdiff_t>(c) * s.output_c;
+        if (adjacent) {
+          conv_pointwise<true>(part, in, filter, bias, out, offset, rq);
+        } else {
+          conv_pointwise<false>(part, in, filter, bias, out, offset, rq);
+        }
+      }
+      return;
+    }
+    if (adjacent) {
+      conv_pointwise<true>(s, input, filter, bias, output, offset, rq);
     } else {
-      conv_pointwise<false>(s, input, filter, bias, output, offset, rq, params.backward_chunk);
+      conv_pointwise<false>(s, input, filter, bias, output, offset, rq);
     }
     return;
   }

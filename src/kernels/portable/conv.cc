@@ -29,8 +29,7 @@ struct Geometry {
 
 // 1x1 kernel, no padding, full depth: output pixel p reads input pixel (y*sh, x*sw).
 void conv_pointwise(const ConvShape& shape, const int8_t* input, const int8_t* filter,
-                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq_in,
-                    int32_t backward_chunk) {
+                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq_in) {
   const ConvShape s = shape;       // local copies: output stores (int8) could alias anything
   const Requantizer rq = rq_in;    // reached through a reference
 
@@ -41,52 +40,48 @@ void conv_pointwise(const ConvShape& shape, const int8_t* input, const int8_t* f
     const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
     int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
     const auto pixel_ptr = [&](int32_t p) { return internal::pointwise_input(s, in_batch, p); };
-    const internal::PixelChunks chunks{pixels, backward_chunk};
-    for (int32_t c = chunks.first(); c >= 0; c -= chunks.step()) {
-      const int32_t end = chunks.end(c);
-      int32_t p = c;
-      for (; p + 2 <= end; p += 2) {
-        const int8_t* x0 = pixel_ptr(p);
-        const int8_t* x1 = pixel_ptr(p + 1);
-        int8_t* out0 = out_batch + static_cast<ptrdiff_t>(p) * co;
-        int8_t* out1 = out0 + co;
-        int32_t o = 0;
-        for (; o + 2 <= co; o += 2) {
-          const int8_t* w0 = filter + static_cast<ptrdiff_t>(o) * ci;
-          const int32_t b0 = internal::bias_or_zero(bias, o);
-          const int32_t b1 = internal::bias_or_zero(bias, o + 1);
-          int32_t a[4] = {b0, b1, b0, b1};
-          internal::dot_2x2<true>(x0, x1, w0, w0 + ci, ci, offset, a);
-          out0[o] = rq(a[0], o);
-          out0[o + 1] = rq(a[1], o + 1);
-          out1[o] = rq(a[2], o);
-          out1[o + 1] = rq(a[3], o + 1);
-        }
-        if (o < co) {
-          int32_t a0 = internal::bias_or_zero(bias, o);
-          int32_t a1 = a0;
-          internal::dot_2x1<true>(x0, x1, filter + static_cast<ptrdiff_t>(o) * ci, ci, offset, &a0, &a1);
-          out0[o] = rq(a0, o);
-          out1[o] = rq(a1, o);
-        }
+    int32_t p = 0;
+    for (; p + 2 <= pixels; p += 2) {
+      const int8_t* x0 = pixel_ptr(p);
+      const int8_t* x1 = pixel_ptr(p + 1);
+      int8_t* out0 = out_batch + static_cast<ptrdiff_t>(p) * co;
+      int8_t* out1 = out0 + co;
+      int32_t o = 0;
+      for (; o + 2 <= co; o += 2) {
+        const int8_t* w0 = filter + static_cast<ptrdiff_t>(o) * ci;
+        const int32_t b0 = internal::bias_or_zero(bias, o);
+        const int32_t b1 = internal::bias_or_zero(bias, o + 1);
+        int32_t a[4] = {b0, b1, b0, b1};
+        internal::dot_2x2<true>(x0, x1, w0, w0 + ci, ci, offset, a);
+        out0[o] = rq(a[0], o);
+        out0[o + 1] = rq(a[1], o + 1);
+        out1[o] = rq(a[2], o);
+        out1[o + 1] = rq(a[3], o + 1);
       }
-      if (p < end) {
-        const int8_t* x0 = pixel_ptr(p);
-        int8_t* out0 = out_batch + static_cast<ptrdiff_t>(p) * co;
-        int32_t o = 0;
-        for (; o + 2 <= co; o += 2) {
-          const int8_t* w0 = filter + static_cast<ptrdiff_t>(o) * ci;
-          int32_t a0 = internal::bias_or_zero(bias, o);
-          int32_t a1 = internal::bias_or_zero(bias, o + 1);
-          internal::dot_1x2<true>(x0, w0, w0 + ci, ci, offset, &a0, &a1);
-          out0[o] = rq(a0, o);
-          out0[o + 1] = rq(a1, o + 1);
-        }
-        if (o < co) {
-          const int32_t a = internal::bias_or_zero(bias, o) +
-                            internal::dot_1x1<true>(x0, filter + static_cast<ptrdiff_t>(o) * ci, ci, offset);
-          out0[o] = rq(a, o);
-        }
+      if (o < co) {
+        int32_t a0 = internal::bias_or_zero(bias, o);
+        int32_t a1 = a0;
+        internal::dot_2x1<true>(x0, x1, filter + static_cast<ptrdiff_t>(o) * ci, ci, offset, &a0, &a1);
+        out0[o] = rq(a0, o);
+        out1[o] = rq(a1, o);
+      }
+    }
+    if (p < pixels) {
+      const int8_t* x0 = pixel_ptr(p);
+      int8_t* out0 = out_batch + static_cast<ptrdiff_t>(p) * co;
+      int32_t o = 0;
+      for (; o + 2 <= co; o += 2) {
+        const int8_t* w0 = filter + static_cast<ptrdiff_t>(o) * ci;
+        int32_t a0 = internal::bias_or_zero(bias, o);
+        int32_t a1 = internal::bias_or_zero(bias, o + 1);
+        internal::dot_1x2<true>(x0, w0, w0 + ci, ci, offset, &a0, &a1);
+        out0[o] = rq(a0, o);
+        out0[o + 1] = rq(a1, o + 1);
+      }
+      if (o < co) {
+        const int32_t a = internal::bias_or_zero(bias, o) +
+                          internal::dot_1x1<true>(x0, filter + static_cast<ptrdiff_t>(o) * ci, ci, offset);
+        out0[o] = rq(a, o);
       }
     }
   }
@@ -293,7 +288,19 @@ void portable_conv2d(const ConvParams& params, const int8_t* input, const int8_t
   const Geometry g{s, groups, co_per_group, s.filter_h * s.filter_w * s.filter_c};
 
   if (is_pointwise(s)) {
-    conv_pointwise(s, input, filter, bias, output, offset, rq, params.backward_chunk);
+    if (params.backward_chunk > 0 && s.batches == 1 && s.output_h == 1 && s.stride_w == 1) {
+      // Backward (conv2d_backward: one row of pixels): the same loop on each chunk, from the
+      // last to the first.
+      const internal::PixelChunks chunks{s.output_w, params.backward_chunk};
+      for (int32_t c = chunks.first(); c >= 0; c -= chunks.step()) {
+        ConvShape part = s;
+        part.input_w = part.output_w = chunks.end(c) - c;
+        conv_pointwise(part, input + static_cast<ptrdiff_t>(c) * s.input_c, filter, bias,
+                       output + static_cast<ptrdiff_t>(c) * s.output_c, offset, rq);
+      }
+      return;
+    }
+    conv_pointwise(s, input, filter, bias, output, offset, rq);
     return;
   }
 
