@@ -235,8 +235,12 @@ inline void block_outputs(int32_t co, bool pair, const int32_t* bias, const Requ
 
 // `adjacent`: stride 1, so pixel p + 1 is ci after pixel p (the input is the output's size).
 template <bool adjacent>
-void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
-                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq) {
+void conv_pointwise(const ConvShape& shape, const int8_t* input, const int8_t* filter,
+                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq_in) {
+  // Local copies: output stores (int8) could alias what a reference reaches, and this may not be
+  // inlined (it is called per chunk of a backward run too).
+  const ConvShape s = shape;
+  const Requantizer rq = rq_in;
   const int32_t ci = s.input_c;
   const int32_t co = s.output_c;
   const uint32_t offset2 = pack16(offset, offset);
