@@ -116,7 +116,12 @@ class Mutator {
 
   void op(const schema::ProgramT& p, schema::OperatorT& o) {
     const int64_t arena = p.arena_size;
-    switch (below(6)) {
+    switch (below(7)) {
+      case 6:
+        // Run backward or not: the loader must refuse a kind or shape that cannot, and an
+        // output placed by the other direction's rule.
+        o.backward = !o.backward;
+        break;
       case 0:
         if (!o.inputs.empty()) index(o.inputs[below(o.inputs.size())], p);
         break;

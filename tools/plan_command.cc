@@ -133,9 +133,19 @@ void add_plan_command(CLI::App& app) {
         // The same problem with every output apart from its inputs, for comparison.
         const planner::Problem apart = planner::without_overlaps(planned.memory.problem);
         const planner::Plan plain = planner::plan(apart, outputs.algorithm, outputs.options);
-        std::printf("overlap: %zu outputs may overlap a dying input; arena %llu bytes with "
-                    "overlap, %llu without (bound %llu)\n",
-                    planned.memory.problem.overlaps.size(),
+        // Outputs placed above a dying input they share bytes with: their operators run backward.
+        size_t backward = 0;
+        const std::vector<uint64_t>& at = planned.plan().offsets;
+        for (const planner::Overlap& o : planned.memory.problem.overlaps) {
+          const auto out = static_cast<int64_t>(at[o.output]), in = static_cast<int64_t>(at[o.input]);
+          const bool shared =
+              out < in + static_cast<int64_t>(planned.memory.problem.buffers[o.input].size) &&
+              in < out + static_cast<int64_t>(planned.memory.problem.buffers[o.output].size);
+          if (o.back_lead && shared && out + o.lead > in) ++backward;
+        }
+        std::printf("overlap: %zu outputs may overlap a dying input (%zu run backward); arena "
+                    "%llu bytes with overlap, %llu without (bound %llu)\n",
+                    planned.memory.problem.overlaps.size(), backward,
                     static_cast<unsigned long long>(planned.plan().arena_bytes),
                     static_cast<unsigned long long>(plain.arena_bytes),
                     static_cast<unsigned long long>(planner::lower_bound(apart).bytes));

@@ -44,5 +44,34 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
       .kernel(params, input, filter, bias, output, scratch);
 }
 
+bool conv_runs_backward(const ConvShape& s) {
+  return s.batches > 0 && s.input_h > 0 && s.input_w > 0 && s.input_c > 0 && s.output_c > 0 &&
+         s.filter_h == 1 && s.filter_w == 1 && s.filter_c == s.input_c && s.stride_h == 1 &&
+         s.stride_w == 1 && s.pad_h == 0 && s.pad_w == 0 && s.output_h == s.input_h &&
+         s.output_w == s.input_w;
+}
+
+// At most a row and a pixel: what a 3x3 depthwise convolution of stride 1 before it moves its
+// output down (its forward lead, (W + 1) * C), so that the pair keeps its place. A multiple of
+// four pixels, so that the variants' blocks of two (portable, dsp) and four (mve) pixels never
+// leave a pixel alone inside a chunk.
+int32_t conv_backward_block(const ConvShape& s) {
+  const int32_t row_and_pixel = (s.output_w + 1) & ~3;
+  return row_and_pixel > 4 ? row_and_pixel : 4;
+}
+
+void conv2d_backward(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                     const int32_t* bias, int8_t* output, Scratch scratch) {
+  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  if (!conv_runs_backward(s)) return;
+  // Batches flattened: stride 1 and no padding make the pixels of all images one row.
+  ConvParams p = params;
+  p.shape.batches = 1;
+  p.shape.input_h = p.shape.output_h = 1;
+  p.shape.input_w = p.shape.output_w = s.batches * s.output_h * s.output_w;
+  p.backward_chunk = conv_backward_block(s);
+  conv2d(p, input, filter, bias, output, scratch);
+}
+
 }  // namespace kernels
 }  // namespace mote

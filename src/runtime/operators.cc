@@ -28,6 +28,10 @@ Error validate_operator(const OpCheckContext& context, const schema::Operator& o
     return Error::kUnsupported;
   }
   const OpChecker checker(context, op);
+  if (op.backward() && entry->op->invoke_backward == nullptr) {
+    *context.reason = "operator kind cannot run backward";
+    return Error::kInvalidProgram;
+  }
   MOTE_TRY(checker.signature(entry->op->signature));
   if (entry->op->check != nullptr) MOTE_TRY(entry->op->check(checker));
   // The scratch region the plan gave this operator must hold what the kernel needs.
@@ -49,7 +53,11 @@ size_t required_scratch_bytes(const schema::Program& program, const schema::Oper
 Error run_operator(const OpEnv& env, const schema::Operator& op) {
   const OpRegistration* registration = built_in(op.kind());
   if (registration == nullptr) return Error::kUnsupported;
-  registration->invoke(Op(env, op));
+  if (op.backward()) {
+    registration->invoke_backward(Op(env, op));  // validate_operator: not null
+  } else {
+    registration->invoke(Op(env, op));
+  }
   return Error::kOk;
 }
 

@@ -18,6 +18,9 @@ struct ConvParams {
   int32_t act_max;
   const int32_t* output_multiplier;  // [output_c], Q31 mantissas
   const int32_t* output_shift;       // [output_c], positive = left shift
+  // > 0 (conv2d_backward sets it): the pointwise path runs its pixels in chunks of this many,
+  // from the last chunk to the first (each forward inside); the result is the same.
+  int32_t backward_chunk = 0;
 };
 
 // output[b,y,x,o] = requantize(bias[o] + sum (input + input_offset) * filter[o,ky,kx,c]), where
@@ -32,6 +35,19 @@ struct ConvParams {
 // filter_c, or fewer input than filter channels, makes it return without writing.
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
+
+// Backward runs (mote/kernels/overlap.h, conv_backward_overlap): a pointwise convolution (1x1,
+// stride 1, no padding, not grouped, output pixels = input pixels) computes each output pixel from
+// its input pixel alone, so it may run in chunks of conv_backward_block(shape) pixels (batches
+// flattened), from the last chunk to the first, each forward inside (the variant that conv2d
+// runs, its pointwise loop in that order: ConvParams::backward_chunk).
+// Then the output may start above an input it overwrites (by the backward rule's lead). The
+// result is conv2d's, bit for bit. A shape that conv_runs_backward refuses makes it return
+// without writing.
+bool conv_runs_backward(const ConvShape& shape);
+int32_t conv_backward_block(const ConvShape& shape);
+void conv2d_backward(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                     const int32_t* bias, int8_t* output, Scratch scratch);
 
 // The portable kernel (src/kernels/portable/), which conv2d runs where no variant built into the
 // library handles the shape (src/kernels/conv.cc picks), and what it uses at most: two int16

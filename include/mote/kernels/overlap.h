@@ -4,12 +4,17 @@
 // variant that runs. The compiler plans with them and the runtime's load check accepts an
 // overlapping plan only within them, both through these functions. Embeddable C++17.
 //
-// Direction: with both buffers in one arena, the kernel computes the right result whenever
+// Direction: with both buffers in one arena, a kernel that runs forward (its output written from
+// the first byte to the last) computes the right result whenever
 //     output_offset + lead <= input_offset
 // (the output starts at least `lead` bytes before the input; a negative lead lets it start
-// -lead bytes after). Every kernel here writes its output forward, so a larger lead is always
-// as safe. An output larger than its input gets a lead of about (output - input) bytes: the input
-// then sits at the end of the output's region. Placements without shared bytes need no rule.
+// -lead bytes after), so a larger lead is always as safe. An output larger than its input gets a
+// lead of about (output - input) bytes: the input then sits at the end of the output's region.
+// A kernel that runs backward (a pointwise convolution run in chunks of pixels from the last
+// chunk to the first, conv2d_backward) is right whenever
+//     output_offset >= input_offset + lead
+// (a backward rule: the output starts at least `lead` bytes after the input; a larger lead is as
+// safe). Placements without shared bytes need no rule.
 
 #include <stdint.h>
 
@@ -20,14 +25,17 @@ namespace mote {
 namespace kernels {
 
 struct OverlapRule {
-  bool allowed;  // false: the output must not share a byte with the input
-  int64_t lead;  // meaningful when allowed
+  bool allowed;           // false: the output must not share a byte with the input
+  int64_t lead;           // meaningful when allowed
+  bool backward = false;  // the rule of a backward run: output_offset >= input_offset + lead
 };
 
 inline constexpr OverlapRule kNoOverlap = {false, 0};
 
 inline bool overlap_allows(OverlapRule rule, int64_t output_offset, int64_t input_offset) {
-  return rule.allowed && output_offset + rule.lead <= input_offset;
+  if (!rule.allowed) return false;
+  return rule.backward ? output_offset >= input_offset + rule.lead
+                       : output_offset + rule.lead <= input_offset;
 }
 
 // Kernels that read element i of an input before writing element i of an output of the same
@@ -45,6 +53,9 @@ OverlapRule average_pool_overlap(const PoolParams& params, Extension extension);
 OverlapRule built_average_pool_overlap(const PoolParams& params);
 OverlapRule max_pool_overlap(const PoolParams& params, Extension extension);
 OverlapRule built_max_pool_overlap(const PoolParams& params);
+// CONV_2D run backward (conv2d_backward; kNoOverlap where conv_runs_backward is false): the same
+// for every variant, which run the chunks apart (no chunk's output meets its own input).
+OverlapRule conv_backward_overlap(const ConvShape& shape);
 
 namespace internal {
 

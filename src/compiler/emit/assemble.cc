@@ -35,6 +35,29 @@ schema::ProgramT assemble_program(LoweredParts parts, const target::Cpu& cpu,
         static_cast<uint32_t>(plan.offsets[b]), static_cast<uint32_t>(problem.buffers[b].size));
   }
 
+  // An operator runs backward where the plan put its output over a dying input only as its
+  // backward rule allows (above the input); the runtime then runs it so, and checks that rule.
+  const planner::OverlapIndex overlaps(problem);
+  for (size_t k = 0; k < program.operators.size(); ++k) {
+    schema::OperatorT& op = *program.operators[k];
+    if (op.outputs.size() != 1 || op.outputs[0] < 0) continue;
+    const int32_t out = parts.tensor_buffer[static_cast<size_t>(op.outputs[0])];
+    if (out == kNoPlannerBuffer) continue;
+    const auto o = static_cast<size_t>(out);
+    for (int32_t t : op.inputs) {
+      if (t < 0 || parts.tensor_buffer[static_cast<size_t>(t)] == kNoPlannerBuffer) continue;
+      const auto i = static_cast<size_t>(parts.tensor_buffer[static_cast<size_t>(t)]);
+      const auto back = overlaps.back_lead(o, i);
+      if (i == o || !back) continue;
+      const uint64_t out_at = plan.offsets[o], in_at = plan.offsets[i];
+      const bool shared = out_at < in_at + problem.buffers[i].size &&
+                          in_at < out_at + problem.buffers[o].size;
+      const bool forward = static_cast<int64_t>(out_at) + *overlaps.lead(o, i) <=
+                           static_cast<int64_t>(in_at);
+      if (shared && !forward) op.backward = true;
+    }
+  }
+
   program.target = std::make_unique<schema::TargetT>();
   program.target->cpu = cpu.name;
   program.target->extension = static_cast<schema::Extension>(cpu.extension);

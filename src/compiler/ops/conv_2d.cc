@@ -53,6 +53,11 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.activation(o.activation);
 }
 
+// A pointwise convolution of stride 1 may run backward (the same rule for every variant).
+kernels::OverlapRule back_overlap(const ir::Graph& g, const ir::Operator& op, size_t input) {
+  return input == 0 ? kernels::conv_backward_overlap(conv_shape(g, op)) : kernels::kNoOverlap;
+}
+
 }  // namespace
 
 extern const OpDef conv_2d{
@@ -60,6 +65,7 @@ extern const OpDef conv_2d{
     .write_options = Window::write, .inputs = {2, 3, 2}, .check = check, .macs = macs,
     .scratch_bytes = variant_scratch<&conv_shape, &kernels::conv_scratch_bytes>,
     .kernel_variant = variant_name<&conv_shape, &kernels::conv_kernel_variant>, .lower = lower,
-    .overlap = variant_overlap<&conv_shape, &kernels::conv_overlap>, .describe = describe};
+    .overlap = variant_overlap<&conv_shape, &kernels::conv_overlap>, .back_overlap = back_overlap,
+    .describe = describe};
 
 }  // namespace mote::ops

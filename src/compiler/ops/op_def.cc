@@ -63,6 +63,12 @@ kernels::OverlapRule operator_overlap(const ir::Graph& graph, const ir::Operator
   return def.overlap != nullptr ? def.overlap(graph, op, input, extension) : kernels::kNoOverlap;
 }
 
+kernels::OverlapRule operator_back_overlap(const ir::Graph& graph, const ir::Operator& op,
+                                           size_t input) {
+  const OpDef& def = op_def(op.type);
+  return def.back_overlap != nullptr ? def.back_overlap(graph, op, input) : kernels::kNoOverlap;
+}
+
 kernels::OverlapRule elementwise_overlap(const ir::Graph& graph, const ir::Operator& op,
                                          size_t input, kernels::Extension) {
   const ir::Tensor& in = graph.tensors[static_cast<size_t>(op.inputs[input])];

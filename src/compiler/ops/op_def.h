@@ -82,6 +82,11 @@ struct OpDef {
   // Null: nowhere. The runtime's registration computes the same rule for the kernel it runs.
   kernels::OverlapRule (*overlap)(const ir::Graph& graph, const ir::Operator& op, size_t input,
                                   kernels::Extension extension) = nullptr;
+  // Where the output may overlap input `input` dying here when the operator runs backward
+  // (a backward rule, mote/kernels/overlap.h; the runtime runs it backward when the program says
+  // so). Null: the operator never runs backward.
+  kernels::OverlapRule (*back_overlap)(const ir::Graph& graph, const ir::Operator& op,
+                                       size_t input) = nullptr;
   // The output is input 0's bytes under another shape (no kernel work; the planner aliases them).
   bool output_aliases_input = false;
   void (*describe)(const ir::Graph& graph, const ir::Operator& op, Description& d) = nullptr;
@@ -114,6 +119,8 @@ const char* operator_kernel_variant(const ir::Graph& graph, const ir::Operator& 
                                     kernels::Extension extension);
 kernels::OverlapRule operator_overlap(const ir::Graph& graph, const ir::Operator& op, size_t input,
                                       kernels::Extension extension);
+kernels::OverlapRule operator_back_overlap(const ir::Graph& graph, const ir::Operator& op,
+                                           size_t input);
 // `overlap` of the elementwise operators: in place or before, over an input of the output's
 // shape and type (a broadcast input is read again and again).
 kernels::OverlapRule elementwise_overlap(const ir::Graph& graph, const ir::Operator& op,

@@ -131,13 +131,17 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
           refused.push_back(in);
           continue;
         }
+        const kernels::OverlapRule back = ops::operator_back_overlap(graph, op, k);
         auto same = std::find_if(found.begin(), found.end(), [&](const planner::Overlap& o) {
           return o.input == static_cast<size_t>(in);
         });
         if (same != found.end()) {
           same->lead = std::max(same->lead, rule.lead);
+          same->back_lead.reset();  // read through two slots: forward only
         } else {
-          found.push_back({static_cast<size_t>(out), static_cast<size_t>(in), rule.lead});
+          found.push_back({static_cast<size_t>(out), static_cast<size_t>(in), rule.lead,
+                           back.allowed && back.backward ? std::optional<int64_t>(back.lead)
+                                                         : std::nullopt});
         }
       }
       std::erase_if(found, [&](const planner::Overlap& o) {

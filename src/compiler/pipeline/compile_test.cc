@@ -1,8 +1,10 @@
 #include "compiler/pipeline/compile.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <functional>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -10,9 +12,12 @@
 
 #include "compiler/builder/model_builder.h"
 #include "compiler/builder/models.h"
+#include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/host_run.h"
 #include "compiler/planner/verify.h"
+#include "mote/kernels/overlap.h"
+#include "mote/schema/mote_generated.h"
 
 namespace mote::pipeline {
 namespace {
@@ -204,6 +209,84 @@ TEST(Compile, TenChainedConvolutionsReachTheLowerBound) {
   EXPECT_LE(overlapped.plan().arena_bytes, apart.plan().arena_bytes);
   EXPECT_GE(overlapped.plan().arena_bytes, overlapped.bound.bytes);
   EXPECT_LE(overlapped.bound.bytes, apart.bound.bytes);
+}
+
+// A depthwise-separable chain (keyword spotting's kind): with overlaps, the plan runs some
+// pointwise convolutions backward (their outputs above their dying inputs), the program says so,
+// and the outputs equal the program's without overlap on every extension. The loader refuses
+// the program when the mark is taken away (the output above its input in a forward run), put on
+// an operator that cannot run backward, or when the output is moved below its input.
+TEST(Compile, BackwardPointwiseRunsAreMarkedCheckedAndExact) {
+  const ir::Graph graph = builder::kws_dscnn_like();
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+    SCOPED_TRACE(cpu);
+    CompileOptions options;
+    options.plan.cpu = cpu;
+    options.plan.time_limit_ms = 100;
+    options.plan.overlap = false;
+    const Compiled apart = compile(graph, options);
+    options.plan.overlap = true;
+    const Compiled compiled = compile(graph, options);
+    EXPECT_LT(compiled.planned.plan().arena_bytes, apart.planned.plan().arena_bytes);
+    const auto* program = schema::GetProgram(compiled.program.data());
+    std::vector<uint32_t> backward;
+    for (uint32_t k = 0; k < program->operators()->size(); ++k) {
+      const schema::Operator& op = *program->operators()->Get(k);
+      if (!op.backward()) continue;
+      backward.push_back(k);
+      EXPECT_EQ(op.kind(), schema::OpKind::Conv2D);
+      const auto* out = program->tensors()->Get(static_cast<uint32_t>(op.outputs()->Get(0)));
+      const auto* in = program->tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(0)));
+      EXPECT_GT(out->offset(), in->offset());
+      EXPECT_LT(out->offset(), in->offset() + in->size());  // they do share bytes
+    }
+    ASSERT_FALSE(backward.empty());
+    const std::vector<uint8_t> input(program->tensors()->Get(
+        static_cast<uint32_t>(program->inputs()->Get(0)))->size(), 0);
+    std::vector<std::vector<uint8_t>> inputs = {input};
+    for (size_t i = 0; i < inputs[0].size(); ++i) inputs[0][i] = static_cast<uint8_t>(i * 37 + 5);
+    EXPECT_EQ(run_on_host(compiled.program, inputs).outputs,
+              run_on_host(apart.program, inputs).outputs);
+    // Tampered copies, packed without emit's own check; the reason the loader gives.
+    auto refusal = [&](const std::function<void(schema::ProgramT&)>& change) -> std::string {
+      schema::ProgramT copy;
+      program->UnPackTo(&copy);
+      change(copy);
+      flatbuffers::FlatBufferBuilder builder;
+      builder.Finish(schema::Program::Pack(builder, &copy), schema::ProgramIdentifier());
+      const std::vector<uint8_t> bytes(builder.GetBufferPointer(),
+                                       builder.GetBufferPointer() + builder.GetSize());
+      try {
+        run_on_host(bytes, inputs);
+      } catch (const InputError& e) {
+        return e.what();
+      }
+      return "";
+    };
+    using ::testing::HasSubstr;
+    EXPECT_EQ(refusal([](schema::ProgramT&) {}), "");
+    // The mark taken away: a forward run may not write above its input.
+    EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.operators[backward[0]]->backward = false; }),
+                HasSubstr("shares bytes"));
+    // The first operator (the 10x4 convolution) cannot run backward.
+    EXPECT_THAT(refusal([](schema::ProgramT& p) { p.operators[0]->backward = true; }),
+                HasSubstr("runs backward"));
+    // A kind that never runs backward (the depthwise convolution after the first).
+    EXPECT_THAT(refusal([](schema::ProgramT& p) { p.operators[1]->backward = true; }),
+                HasSubstr("cannot run backward"));
+    // The backward operator's output 16 bytes closer to its input than its rule allows.
+    EXPECT_THAT(refusal([&](schema::ProgramT& p) {
+                  const schema::OperatorT& op = *p.operators[backward[0]];
+                  schema::TensorT& out = *p.tensors[static_cast<size_t>(op.outputs[0])];
+                  const schema::TensorT& in = *p.tensors[static_cast<size_t>(op.inputs[0])];
+                  const kernels::ConvShape s{1, in.shape[1], in.shape[2], in.shape[3], 1, 1,
+                                             in.shape[3], out.shape[1], out.shape[2],
+                                             out.shape[3], 1, 1, 0, 0, 1, 1};
+                  out.offset = in.offset +
+                               static_cast<uint32_t>(kernels::conv_backward_overlap(s).lead) - 16;
+                }),
+                HasSubstr("shares bytes"));
+  }
 }
 
 TEST(Compile, Conv2dX3ReportsItsMemory) {

@@ -18,6 +18,10 @@ using Clock = std::chrono::steady_clock;
 std::vector<uint64_t> place_naive(const Problem& problem);
 std::vector<uint64_t> place_first_fit(const Problem& problem);
 std::vector<uint64_t> place_best_fit(const Problem& problem);
+// First-fit and best-fit (the smaller) with each chain of overlaps placed as one unit, its
+// members at offsets chosen together (forward and backward overlaps alternating); greedy_order
+// otherwise.
+std::vector<uint64_t> place_chain_fit(const Problem& problem);
 
 // TensorFlow Lite Micro's order: fixed buffers first (in problem order), then the others by
 // aligned size, largest first, equal sizes in reverse problem order.

@@ -56,7 +56,7 @@ std::vector<uint64_t> live_bytes_per_step(const Problem& problem) {
     }
   }
   // An output that may overlap an input shares at most min(output, input) bytes with it, and at
-  // most output - lead once offsets are multiples of the step's alignment (the lead rounded up to
+  // most output - lead (backward: input - back_lead) once offsets are multiples of the step's alignment (the lead rounded up to
   // it). One operator, one output: its inputs are apart, so the savings add up.
   for (const Overlap& o : problem.overlaps) {
     const Buffer& out = problem.buffers[o.output];
@@ -67,8 +67,15 @@ std::vector<uint64_t> live_bytes_per_step(const Problem& problem) {
     const auto out_bytes = static_cast<int64_t>(align_up(out.size, a));
     const auto in_bytes = static_cast<int64_t>(align_up(in.size, a));
     const auto step = static_cast<int64_t>(a);
-    const int64_t lead = o.lead >= 0 ? (o.lead + step - 1) / step * step : -(-o.lead / step * step);
-    const int64_t saved = std::max<int64_t>(0, std::min({out_bytes, in_bytes, out_bytes - lead}));
+    const auto round_up = [step](int64_t lead) {
+      return lead >= 0 ? (lead + step - 1) / step * step : -(-lead / step * step);
+    };
+    int64_t saved = std::max<int64_t>(0, std::min({out_bytes, in_bytes, out_bytes - round_up(o.lead)}));
+    // Backward, the output starts back_lead (rounded up) into the input: they share the rest of
+    // the input at most.
+    if (o.back_lead) {
+      saved = std::max(saved, std::min({out_bytes, in_bytes, in_bytes - round_up(*o.back_lead)}));
+    }
     live[t] -= std::min<uint64_t>(live[t], static_cast<uint64_t>(saved));
   }
   return live;

@@ -72,5 +72,90 @@ TEST(OverlapTest, ValidateRefusesAPairThatDoesNotMeetAtOneStep) {
   EXPECT_THROW(validate(p), InputError);
 }
 
+// A convolution chain of the keyword-spotting kind: n buffers of `size` bytes, each the output
+// of an operator at which the previous one dies; odd steps (depthwise) only forward at lead
+// `dw`, even steps (pointwise) forward at lead `pw` or backward at back_lead `back`. A small
+// buffer lives beside the whole chain.
+Problem conv_chain(int n, uint64_t size, int64_t dw, int64_t pw, std::optional<int64_t> back) {
+  Problem p;
+  p.num_steps = n;
+  for (int k = 0; k < n; ++k) {
+    p.buffers.push_back(buffer("t" + std::to_string(k), size, k, std::min(k + 1, n - 1)));
+  }
+  p.buffers.push_back(buffer("side", 96, 0, n - 1));
+  for (int k = 1; k < n; ++k) {
+    const size_t out = static_cast<size_t>(k), in = out - 1;
+    if (k % 2 == 1) {
+      p.overlaps.push_back({out, in, dw});
+    } else {
+      p.overlaps.push_back({out, in, pw, back});
+    }
+  }
+  return p;
+}
+
+TEST(OverlapTest, VerifierAcceptsABackwardOverlapAboveItsInputOnly) {
+  Problem p;
+  p.num_steps = 2;
+  p.buffers = {buffer("in", 1024, 0, 1), buffer("out", 1024, 1, 1)};
+  p.overlaps = {{1, 0, 127, 384}};
+  EXPECT_EQ(verify(p, plan_of({0, 384}, 1408)), std::nullopt);      // backward, at its lead
+  EXPECT_EQ(verify(p, plan_of({128, 0}, 1152)), std::nullopt);      // forward, at its lead
+  EXPECT_NE(verify(p, plan_of({0, 368}, 1392)), std::nullopt);      // 16 bytes too close
+  EXPECT_NE(verify(p, plan_of({0, 112}, 1136)), std::nullopt);      // neither
+  p.overlaps = {{1, 0, 127}};                                         // forward only
+  EXPECT_NE(verify(p, plan_of({0, 384}, 1408)), std::nullopt);
+}
+
+TEST(OverlapTest, LowerBoundCountsTheBackwardLead) {
+  Problem p;
+  p.num_steps = 2;
+  p.buffers = {buffer("in", 1024, 0, 1), buffer("out", 2048, 1, 1)};
+  p.overlaps = {{1, 0, 1024 + 127}};
+  EXPECT_EQ(lower_bound(p).bytes, 2048u + 128u);
+  p.overlaps = {{1, 0, 1024 + 127, 64}};
+  EXPECT_EQ(lower_bound(p).bytes, 2048u + 64u);
+}
+
+// Forward only, the chain drifts down by each lead and the arena grows with its length; with
+// backward pointwise steps, chain-fit keeps it in place at the per-step bound: the largest
+// depthwise step (size + dw) and the side buffer.
+TEST(OverlapTest, ChainFitAlternatesAndReachesTheBound) {
+  for (const int n : {3, 5, 9, 13}) {
+    SCOPED_TRACE("chain of " + std::to_string(n));
+    const Problem forward = conv_chain(n, 8000, 384, 127, std::nullopt);
+    const Problem both = conv_chain(n, 8000, 384, 127, 384);
+    const uint64_t bound = lower_bound(both).bytes;
+    EXPECT_EQ(bound, 8000u + 384u + 96u);
+    const Plan chain = planner::plan(both, Algorithm::kChainFit);
+    EXPECT_EQ(verify(both, chain), std::nullopt);
+    EXPECT_EQ(chain.arena_bytes, bound);
+    EXPECT_EQ(planner::plan(both, Algorithm::kAuto).arena_bytes, bound);
+    // Some pointwise output sits above its input: it runs backward.
+    bool above = false;
+    for (int k = 2; k < n; k += 2) above |= chain.offsets[k] > chain.offsets[k - 1];
+    EXPECT_TRUE(above);
+    if (n >= 9) EXPECT_GT(planner::plan(forward, Algorithm::kAuto).arena_bytes, bound);
+  }
+  // A backward lead larger than the depthwise lead: the chain climbs by the difference at
+  // each pair at worst, never drifting past what the verifier allows.
+  const Problem wide = conv_chain(9, 8000, 384, 127, 512);
+  const Plan plan = planner::plan(wide, Algorithm::kChainFit);
+  EXPECT_EQ(verify(wide, plan), std::nullopt);
+}
+
+TEST(OverlapTest, ChainFitOnRandomProblemsWithBackwardLeadsIsValid) {
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    Problem p = conv_chain(3 + static_cast<int>(seed % 8), 512 + 16 * seed, 16 * (seed % 5),
+                           static_cast<int64_t>(seed % 7), 16 * (seed % 9));
+    for (Algorithm a : {Algorithm::kFirstFit, Algorithm::kBestFit, Algorithm::kChainFit,
+                        Algorithm::kAuto}) {
+      const Plan plan = planner::plan(p, a);
+      EXPECT_EQ(verify(p, plan), std::nullopt) << to_string(a) << " seed " << seed;
+      EXPECT_GE(plan.arena_bytes, lower_bound(p).bytes);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mote::planner

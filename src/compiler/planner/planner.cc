@@ -15,6 +15,7 @@ std::string_view to_string(Algorithm algorithm) {
     case Algorithm::kBestFit: return "best-fit";
     case Algorithm::kExact: return "exact";
     case Algorithm::kAuto: return "auto";
+    case Algorithm::kChainFit: return "chain-fit";
   }
   return "?";
 }
@@ -59,6 +60,8 @@ Plan run_one(const Problem& problem, uint64_t bound, Algorithm algorithm,
       return finish(problem, bound, internal::place_first_fit(problem), algorithm, false, start);
     case Algorithm::kBestFit:
       return finish(problem, bound, internal::place_best_fit(problem), algorithm, false, start);
+    case Algorithm::kChainFit:
+      return finish(problem, bound, internal::place_chain_fit(problem), algorithm, false, start);
     case Algorithm::kExact:
     case Algorithm::kAuto: {
       const auto deadline =
@@ -85,13 +88,16 @@ std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
   }
   const Clock::time_point start = Clock::now();
   std::vector<Plan> details;
-  for (Algorithm greedy : {Algorithm::kNaive, Algorithm::kFirstFit, Algorithm::kBestFit}) {
-    details.push_back(run_one(problem, bound, greedy, options, nullptr));
-  }
+  // Chain-fit only where there are overlaps (without, it is first-fit or best-fit).
+  std::vector<Algorithm> greedy = {Algorithm::kNaive, Algorithm::kFirstFit, Algorithm::kBestFit};
+  if (!problem.overlaps.empty()) greedy.push_back(Algorithm::kChainFit);
+  for (Algorithm a : greedy) details.push_back(run_one(problem, bound, a, options, nullptr));
   // Exact, seeded with the best greedy plan (the earlier one on ties), within what is left of
   // the budget.
   const Plan* seed = &details[1];
-  if (details[2].arena_bytes < seed->arena_bytes) seed = &details[2];
+  for (size_t i = 2; i < details.size(); ++i) {
+    if (details[i].arena_bytes < seed->arena_bytes) seed = &details[i];
+  }
   PlanOptions exact_options = options;
   exact_options.time_limit_ms = std::max(0.0, options.time_limit_ms - elapsed_ms(start));
   Plan exact = run_one(problem, bound, Algorithm::kExact, exact_options, &seed->offsets);

@@ -21,13 +21,14 @@ enum class Algorithm : uint8_t {
   kBestFit,   // largest first, smallest gap that fits
   kExact,     // branch and bound over canonical placements, within a time budget
   kAuto,      // the greedy ones, then exact seeded with the best of them
+  kChainFit,  // first/best fit with each chain of overlaps placed as one unit
 };
 
 std::string_view to_string(Algorithm algorithm);  // "naive", "first-fit", "best-fit", ...
 std::optional<Algorithm> algorithm_from_string(std::string_view text);
 inline constexpr Algorithm kAllAlgorithms[] = {Algorithm::kNaive, Algorithm::kFirstFit,
-                                               Algorithm::kBestFit, Algorithm::kExact,
-                                               Algorithm::kAuto};
+                                               Algorithm::kBestFit, Algorithm::kChainFit,
+                                               Algorithm::kExact, Algorithm::kAuto};
 
 struct PlanOptions {
   // Wall-clock budget of the exact search (auto: of the whole run). Checked every few hundred

@@ -105,6 +105,9 @@ void validate(const Problem& problem) {
     }
     constexpr int64_t kMaxLead = int64_t{1} << 62;
     if (o.lead > kMaxLead || o.lead < -kMaxLead) throw InputError(what + ": lead too large");
+    if (o.back_lead && (*o.back_lead > kMaxLead || *o.back_lead < -kMaxLead)) {
+      throw InputError(what + ": backward lead too large");
+    }
     for (size_t j = 0; j < k; ++j) {
       if (problem.overlaps[j].output == o.output && problem.overlaps[j].input == o.input) {
         throw InputError(what + ": the same pair as overlap " + std::to_string(j));
@@ -144,24 +147,52 @@ void validate(const Problem& problem) {
 OverlapIndex::OverlapIndex(const Problem& problem) : problem_(problem) {
   if (problem.overlaps.empty()) return;
   leads_.resize(problem.buffers.size());
-  for (const Overlap& o : problem.overlaps) leads_[o.output].push_back({o.input, o.lead});
+  for (const Overlap& o : problem.overlaps) {
+    leads_[o.output].push_back({o.input, o.lead, o.back_lead});
+  }
+}
+
+const OverlapIndex::Entry* OverlapIndex::find(size_t output, size_t input) const {
+  if (leads_.empty()) return nullptr;
+  for (const Entry& e : leads_[output]) {
+    if (e.input == input) return &e;
+  }
+  return nullptr;
 }
 
 std::optional<int64_t> OverlapIndex::lead(size_t output, size_t input) const {
-  if (leads_.empty()) return std::nullopt;
-  for (const auto& [in, lead] : leads_[output]) {
-    if (in == input) return lead;
-  }
-  return std::nullopt;
+  const Entry* e = find(output, input);
+  return e != nullptr ? std::optional<int64_t>(e->lead) : std::nullopt;
+}
+
+std::optional<int64_t> OverlapIndex::back_lead(size_t output, size_t input) const {
+  const Entry* e = find(output, input);
+  return e != nullptr ? e->back_lead : std::nullopt;
+}
+
+bool OverlapIndex::allows(size_t output, size_t input, uint64_t output_offset,
+                          uint64_t input_offset) const {
+  const Entry* e = find(output, input);
+  if (e == nullptr) return false;
+  const auto out = static_cast<int64_t>(output_offset), in = static_cast<int64_t>(input_offset);
+  return out + e->lead <= in || (e->back_lead && out >= in + *e->back_lead);
 }
 
 OverlapIndex::Bounds OverlapIndex::bounds(size_t x, size_t y, uint64_t y_offset) const {
   const auto y_at = static_cast<int64_t>(y_offset);
   int64_t below = y_at - static_cast<int64_t>(aligned_size(problem_.buffers[x]));
   int64_t above = y_at + static_cast<int64_t>(aligned_size(problem_.buffers[y]));
+  // Forward, the output sits at most lead below the input; backward, at least back_lead above:
+  // what is forbidden stays one interval (below, above).
   if (!leads_.empty()) {
-    if (auto lead = this->lead(x, y)) below = std::max(below, y_at - *lead);  // x output of y
-    if (auto lead = this->lead(y, x)) above = std::min(above, y_at + *lead);  // y output of x
+    if (const Entry* e = find(x, y)) {  // x output of y
+      below = std::max(below, y_at - e->lead);
+      if (e->back_lead) above = std::min(above, y_at + *e->back_lead);
+    }
+    if (const Entry* e = find(y, x)) {  // y output of x
+      above = std::min(above, y_at + e->lead);
+      if (e->back_lead) below = std::max(below, y_at - *e->back_lead);
+    }
   }
   return {below, above};
 }

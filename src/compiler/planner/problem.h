@@ -41,12 +41,17 @@ struct Buffer {
 //     offset(output) + lead <= offset(input)
 // (the output starts at least `lead` bytes before the input; a negative lead lets it start
 // -lead bytes after): the kernel of the operator at the step where `input` dies and `output` is
-// born reads every input byte before writing over it (mote/kernels/overlap.h). Placements
-// without shared bytes are always allowed; no other pair may share a byte.
+// born reads every input byte before writing over it (mote/kernels/overlap.h). When the
+// operator may also run backward (from its last output byte to its first), `back_lead` says
+// that it may share bytes when
+//     offset(output) >= offset(input) + back_lead
+// too (the compiler then records that it runs backward). Placements without shared bytes are
+// always allowed; no other pair may share a byte.
 struct Overlap {
   size_t output = 0;
   size_t input = 0;
   int64_t lead = 0;
+  std::optional<int64_t> back_lead;
 
   bool operator==(const Overlap&) const = default;
 };
@@ -80,8 +85,12 @@ class OverlapIndex {
  public:
   explicit OverlapIndex(const Problem& problem);
   bool empty() const { return leads_.empty(); }
-  // The lead if `output` may overlap `input`.
+  // The lead if `output` may overlap `input`, and the backward one if it may run backward.
   std::optional<int64_t> lead(size_t output, size_t input) const;
+  std::optional<int64_t> back_lead(size_t output, size_t input) const;
+  // Whether `output` at output_offset may share bytes with `input` at input_offset (a declared
+  // overlap, forward or backward, holds).
+  bool allows(size_t output, size_t input, uint64_t output_offset, uint64_t input_offset) const;
   // Free offsets of x next to y at y_offset: x <= below or x >= above.
   struct Bounds {
     int64_t below, above;
@@ -90,7 +99,13 @@ class OverlapIndex {
 
  private:
   const Problem& problem_;
-  std::vector<std::vector<std::pair<size_t, int64_t>>> leads_;  // per output: (input, lead)
+  struct Entry {
+    size_t input;
+    int64_t lead;
+    std::optional<int64_t> back_lead;
+  };
+  const Entry* find(size_t output, size_t input) const;
+  std::vector<std::vector<Entry>> leads_;  // per output
 };
 // The problem without its overlaps (every plan of it is one of the problem's).
 Problem without_overlaps(const Problem& problem);

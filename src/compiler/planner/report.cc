@@ -346,6 +346,34 @@ std::string svg_report(const Problem& problem, const LowerBound& bound, const Pl
              "</text>\n";
     }
   }
+  // Declared overlaps the plan uses: the bytes an output shares with its dying input, at the
+  // step where one is born and the other dies, hatched over both (tooltip: which, and whether
+  // the operator runs forward or backward).
+  bool hatch_defined = false;
+  for (const Overlap& o : problem.overlaps) {
+    const Buffer& out = problem.buffers[o.output];
+    const Buffer& in = problem.buffers[o.input];
+    const uint64_t begin = std::max(plan.offsets[o.output], plan.offsets[o.input]);
+    const uint64_t end =
+        std::min(plan.offsets[o.output] + out.size, plan.offsets[o.input] + in.size);
+    if (begin >= end) continue;
+    if (!hatch_defined) {
+      svg += "<defs><pattern id=\"shared\" width=\"6\" height=\"6\" "
+             "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><line x1=\"0\" "
+             "y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#222222\" stroke-width=\"2\"/></pattern></defs>\n";
+      hatch_defined = true;
+    }
+    const bool backward = o.back_lead && static_cast<int64_t>(plan.offsets[o.output]) + o.lead >
+                                             static_cast<int64_t>(plan.offsets[o.input]);
+    const double x0 = x_of(out.first_step), x1 = x_of(out.first_step + 1);
+    const double y1 = y_of(static_cast<double>(begin)), y0 = y_of(static_cast<double>(end));
+    svg += "<rect x=\"" + num(x0) + "\" y=\"" + num(y0) + "\" width=\"" + num(x1 - x0) +
+           "\" height=\"" + num(std::max(1.0, y1 - y0)) +
+           "\" fill=\"url(#shared)\" fill-opacity=\"0.5\"><title>" +
+           xml_escape(out.name + " over its dying input " + in.name + ": " + grouped(end - begin) +
+                      " B shared, " + (backward ? "run backward" : "run forward")) +
+           "</title></rect>\n";
+  }
   // Lower bound and arena lines.
   svg += "<line x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + kPlotWidth) + "\" y1=\"" +
          num(y_of(static_cast<double>(bound.bytes))) + "\" y2=\"" +

@@ -165,5 +165,28 @@ TEST(ReportTest, TextShortensLongNamesAndJsonKeepsThem) {
   EXPECT_THAT(svg_report(p, bound, plan, {}), HasSubstr("<title>" + name + " (input)"));
 }
 
+// Shared bytes of a declared overlap are hatched at the step where they meet, with a tooltip
+// saying which way the operator runs.
+TEST(ReportTest, SvgHatchesTheBytesAnOverlapShares) {
+  Problem p;
+  p.num_steps = 2;
+  p.buffers = {buffer("in", 1024, 0, 1), buffer("out", 1024, 1, 1)};
+  p.overlaps = {{1, 0, 127, 384}};
+  Plan plan;
+  plan.algorithm = plan.chosen = "hand";
+  plan.offsets = {0, 384};
+  plan.arena_bytes = 1408;
+  std::string svg = svg_report(p, lower_bound(p), plan, {});
+  EXPECT_THAT(svg, HasSubstr("fill=\"url(#shared)\""));
+  EXPECT_THAT(svg, HasSubstr("<title>out over its dying input in: 640 B shared, run backward"));
+  plan.offsets = {128, 0};
+  plan.arena_bytes = 1152;
+  svg = svg_report(p, lower_bound(p), plan, {});
+  EXPECT_THAT(svg, HasSubstr("<title>out over its dying input in: 896 B shared, run forward"));
+  plan.offsets = {0, 1024};
+  plan.arena_bytes = 2048;
+  EXPECT_EQ(svg_report(p, lower_bound(p), plan, {}).find("url(#shared)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mote::planner

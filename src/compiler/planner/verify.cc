@@ -52,14 +52,13 @@ std::optional<std::string> verify(const Problem& problem, const Plan& plan) {
     }
   }
   const OverlapIndex overlaps(problem);
-  // A declared overlap held: the output starts at least its lead before the input.
+  // A declared overlap held: the output starts at least its lead before the input, or (backward)
+  // at least its backward lead after it.
   auto declared = [&](size_t output, size_t input) {
     if (buffers[output].kind == BufferKind::kState || buffers[input].kind == BufferKind::kState) {
       return false;
     }
-    const auto lead = overlaps.lead(output, input);
-    return lead && static_cast<int64_t>(plan.offsets[output]) + *lead <=
-                       static_cast<int64_t>(plan.offsets[input]);
+    return overlaps.allows(output, input, plan.offsets[output], plan.offsets[input]);
   };
   for (size_t i = 0; i < buffers.size(); ++i) {
     const Buffer& a = buffers[i];

@@ -235,8 +235,12 @@ inline void block_outputs(int32_t co, bool pair, const int32_t* bias, const Requ
 
 // `adjacent`: stride 1, so pixel p + 1 is ci after pixel p (the input is the output's size).
 template <bool adjacent>
-void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
-                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq) {
+void conv_pointwise(const ConvShape& shape, const int8_t* input, const int8_t* filter,
+                    const int32_t* bias, int8_t* output, int16_t offset, const Requantizer& rq_in) {
+  // Local copies: output stores (int8) could alias what a reference reaches, and this may not be
+  // inlined (it is called per chunk of a backward run too).
+  const ConvShape s = shape;
+  const Requantizer rq = rq_in;
   const int32_t ci = s.input_c;
   const int32_t co = s.output_c;
   const uint32_t offset2 = pack16(offset, offset);
@@ -359,7 +363,25 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
   const int16_t offset = static_cast<int16_t>(params.input_offset);
   if (needed == 0) {  // portable_conv_scratch_bytes is 0 exactly on the 1x1 path
     // The assembly's setup costs more than it saves below 32 channels.
-    if (s.stride_h == 1 && s.stride_w == 1 && s.input_c >= 32) {
+    const bool adjacent = s.stride_h == 1 && s.stride_w == 1 && s.input_c >= 32;
+    if (params.backward_chunk > 0 && s.batches == 1 && s.output_h == 1 && s.stride_w == 1) {
+      // Backward (conv2d_backward: one row of pixels): the same loop on each chunk, from the
+      // last to the first, its setup above done once.
+      const internal::PixelChunks chunks{s.output_w, params.backward_chunk};
+      for (int32_t c = chunks.first(); c >= 0; c -= chunks.step()) {
+        ConvShape part = s;
+        part.input_w = part.output_w = chunks.end(c) - c;
+        const int8_t* in = input + static_cast<ptrdiff_t>(c) * s.input_c;
+        int8_t* out = output + static_cast<ptrdiff_t>(c) * s.output_c;
+        if (adjacent) {
+          conv_pointwise<true>(part, in, filter, bias, out, offset, rq);
+        } else {
+          conv_pointwise<false>(part, in, filter, bias, out, offset, rq);
+        }
+      }
+      return;
+    }
+    if (adjacent) {
       conv_pointwise<true>(s, input, filter, bias, output, offset, rq);
     } else {
       conv_pointwise<false>(s, input, filter, bias, output, offset, rq);

@@ -147,7 +147,8 @@ bool right_shifts_only(const int32_t* shift, int32_t count) {
 }
 
 void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
-                    const int32_t* bias, int8_t* output, int32_t io, const Quant& q) {
+                    const int32_t* bias, int8_t* output, int32_t io, const Quant& q,
+                    int32_t backward_chunk) {
   const int32_t ci = s.input_c;
   const int32_t co = s.output_c;
   const int32_t pixels = s.output_h * s.output_w;
@@ -155,14 +156,18 @@ void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filte
   for (int32_t b = 0; b < s.batches; ++b) {
     const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
     int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
-    for (int32_t p = 0; p < pixels; p += 4) {
-      const int32_t rows = internal::min_i32(4, pixels - p);
-      const int8_t* x[4];
-      for (int32_t k = 0; k < 4; ++k) {
-        x[k] = internal::pointwise_input(s, in_batch, p + internal::min_i32(k, rows - 1));
+    const internal::PixelChunks chunks{pixels, backward_chunk};
+    for (int32_t c = chunks.first(); c >= 0; c -= chunks.step()) {
+      const int32_t end = chunks.end(c);
+      for (int32_t p = c; p < end; p += 4) {
+        const int32_t rows = internal::min_i32(4, end - p);
+        const int8_t* x[4];
+        for (int32_t k = 0; k < 4; ++k) {
+          x[k] = internal::pointwise_input(s, in_batch, p + internal::min_i32(k, rows - 1));
+        }
+        rows_block(x[0], x[1], x[2], x[3], rows, filter, ci, co, bias, io, q, right,
+                   out_batch + static_cast<ptrdiff_t>(p) * co, co);
       }
-      rows_block(x[0], x[1], x[2], x[3], rows, filter, ci, co, bias, io, q, right,
-                 out_batch + static_cast<ptrdiff_t>(p) * co, co);
     }
   }
 }
@@ -363,7 +368,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
                 make_output_stage(params.output_offset, params.act_min, params.act_max)};
   // (A grouped convolution is never pointwise: portable's test, which sizes the scratch.)
   if (needed == 0) {
-    conv_pointwise(s, input, filter, bias, output, params.input_offset, q);
+    conv_pointwise(s, input, filter, bias, output, params.input_offset, q, params.backward_chunk);
   } else if (s.filter_c != s.input_c) {
     conv_im2col_grouped(s, input, filter, bias, output, params.input_offset, q, scratch.data);
   } else {

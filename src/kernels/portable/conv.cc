@@ -288,6 +288,18 @@ void portable_conv2d(const ConvParams& params, const int8_t* input, const int8_t
   const Geometry g{s, groups, co_per_group, s.filter_h * s.filter_w * s.filter_c};
 
   if (is_pointwise(s)) {
+    if (params.backward_chunk > 0 && s.batches == 1 && s.output_h == 1 && s.stride_w == 1) {
+      // Backward (conv2d_backward: one row of pixels): the same loop on each chunk, from the
+      // last to the first.
+      const internal::PixelChunks chunks{s.output_w, params.backward_chunk};
+      for (int32_t c = chunks.first(); c >= 0; c -= chunks.step()) {
+        ConvShape part = s;
+        part.input_w = part.output_w = chunks.end(c) - c;
+        conv_pointwise(part, input + static_cast<ptrdiff_t>(c) * s.input_c, filter, bias,
+                       output + static_cast<ptrdiff_t>(c) * s.output_c, offset, rq);
+      }
+      return;
+    }
     conv_pointwise(s, input, filter, bias, output, offset, rq);
     return;
   }

@@ -224,6 +224,91 @@ TEST(Overlap, RulesHoldOnRealBytesAndAreTight) {
   EXPECT_TRUE(tight_pool);
 }
 
+// A pointwise convolution run backward (conv2d_backward): equal to conv2d apart, right with its
+// output at the backward rule's lead after its input or further, and (for some case) wrong 16
+// bytes closer.
+bool check_backward(const ConvSpec& spec, Rng& rng, int32_t batches = 1) {
+  Case c = conv_case(spec, rng);
+  ConvShape s{};
+  s.batches = batches;
+  s.input_h = s.output_h = spec.h;
+  s.input_w = s.output_w = spec.w;
+  s.input_c = s.filter_c = spec.ci;
+  s.filter_h = s.filter_w = 1;
+  s.output_c = spec.co;
+  s.stride_h = s.stride_w = s.dilation_h = s.dilation_w = 1;
+  c.input = rng.Int8s(static_cast<size_t>(batches) * spec.h * spec.w * spec.ci);
+  c.out_bytes = static_cast<size_t>(batches) * spec.h * spec.w * spec.co;
+  const Kernel forward = c.kernel;  // conv2d on the one-batch shape conv_case made
+  auto filter = std::make_shared<std::vector<int8_t>>(rng.Int8s(static_cast<size_t>(spec.ci) * spec.co));
+  auto bias = std::make_shared<std::vector<int32_t>>(rng.Int32s(spec.co, -2000, 2000));
+  auto mult = std::make_shared<std::vector<int32_t>>(rng.Multipliers(spec.co));
+  auto shift = std::make_shared<std::vector<int32_t>>(spec.co, shift_for(spec.ci));
+  const ConvParams p{s, 3, -2, -128, 127, mult->data(), shift->data()};
+  c.name = "backward " + c.name + " batches " + std::to_string(batches);
+  c.rule = conv_backward_overlap(s);
+  SCOPED_TRACE(c.name + " back lead " + std::to_string(c.rule.lead));
+  EXPECT_TRUE(c.rule.allowed && c.rule.backward);
+  if (!c.rule.allowed) return false;
+  c.kernel = [=](const int8_t* in, int8_t* out) {
+    (void)mult, (void)shift;  // kept alive: p points into them
+    conv2d_backward(p, in, filter->data(), bias->data(), out, Scratch{nullptr, 0});
+  };
+  // Bit for bit conv2d's result, apart.
+  std::vector<int8_t> want(c.out_bytes, 0x11);
+  {
+    std::vector<int8_t> in = c.input;
+    conv2d(p, in.data(), filter->data(), bias->data(), want.data(), Scratch{nullptr, 0});
+  }
+  (void)forward;
+  EXPECT_EQ(run_apart(c), want);
+  // A lead of -x in run_overlapped puts the output x bytes after the input.
+  for (int64_t extra : {0, 1, 16, 64}) {
+    EXPECT_EQ(run_overlapped(c, -(c.rule.lead + extra)), want) << "at back lead + " << extra;
+  }
+  // The rule as the loader reads it.
+  EXPECT_TRUE(overlap_allows(c.rule, c.rule.lead, 0));
+  EXPECT_FALSE(overlap_allows(c.rule, c.rule.lead - 1, 0));
+  const int64_t closer = c.rule.lead - 16;
+  if (closer <= -static_cast<int64_t>(c.out_bytes)) return false;
+  return run_overlapped(c, -closer) != want;
+}
+
+TEST(Overlap, BackwardPointwiseHoldsOnRealBytesAndIsTight) {
+  Rng rng(41);
+  bool tight_grow = false, tight_shrink = false;
+  // Keyword spotting's 25x5x64, visual wake words' kinds (8 -> 16, 32 -> 64 at 12x12, 128 -> 128
+  // at 6x6, 256 at 3x3), and shrinking ones (the rule then sits at the last chunk).
+  const ConvSpec grow[] = {{25, 5, 64, 1, 1, 64, 1, false}, {12, 12, 8, 1, 1, 16, 1, false},
+                           {6, 6, 32, 1, 1, 64, 1, false},  {3, 3, 32, 1, 1, 32, 1, false},
+                           {7, 5, 16, 1, 1, 48, 1, false}};
+  for (const ConvSpec& spec : grow) tight_grow |= check_backward(spec, rng);
+  const ConvSpec shrink[] = {{6, 6, 32, 1, 1, 16, 1, false}, {5, 7, 48, 1, 1, 16, 1, false}};
+  for (const ConvSpec& spec : shrink) tight_shrink |= check_backward(spec, rng);
+  tight_grow |= check_backward({4, 3, 16, 1, 1, 32, 1, false}, rng, /*batches=*/3);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int32_t h = rng.Uniform(1, 9), w = rng.Uniform(1, 9), ci = rng.Uniform(1, 48);
+    const int32_t co = rng.Uniform(1, 48);
+    const bool tight = check_backward({h, w, ci, 1, 1, co, 1, false}, rng, rng.Uniform(1, 2));
+    (co >= ci ? tight_grow : tight_shrink) |= tight;
+  }
+  EXPECT_TRUE(tight_grow);
+  EXPECT_TRUE(tight_shrink);
+  // Nothing else runs backward.
+  ConvShape strided{1, 8, 8, 16, 1, 1, 16, 4, 4, 16, 2, 2, 0, 0, 1, 1};
+  EXPECT_FALSE(conv_backward_overlap(strided).allowed);
+  ConvShape k3{1, 8, 8, 16, 3, 3, 16, 8, 8, 16, 1, 1, 1, 1, 1, 1};
+  EXPECT_FALSE(conv_backward_overlap(k3).allowed);
+  // Keyword spotting: chunks of four pixels (a row and a pixel, 6, rounded down to a multiple of
+  // four) of 64 channels, within the 3x3 depthwise convolution's forward lead before it.
+  ConvShape kws{1, 25, 5, 64, 1, 1, 64, 25, 5, 64, 1, 1, 0, 0, 1, 1};
+  EXPECT_EQ(conv_backward_block(kws), 4);
+  EXPECT_EQ(conv_backward_overlap(kws).lead, 4 * 64);
+  // Visual wake words' 8 -> 16 over 48x48: 48 pixels of 8 channels.
+  ConvShape vww{1, 48, 48, 8, 1, 1, 8, 48, 48, 16, 1, 1, 0, 0, 1, 1};
+  EXPECT_EQ(conv_backward_overlap(vww).lead, 48 * 8);
+}
+
 // The leads of the MLPerf Tiny layers the figures in FACTS.md section 4 rest on.
 TEST(Overlap, KnownLeads) {
   // 3x3 depthwise, stride 1, SAME, 25x5x64 (keyword spotting): one input row and one pixel.

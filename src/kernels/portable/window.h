@@ -50,6 +50,19 @@ inline const int8_t* pointwise_input(const Shape& s, const int8_t* in, int32_t p
   return in + (static_cast<ptrdiff_t>(y) * s.stride_h * s.input_w + x * s.stride_w) * s.input_c;
 }
 
+// The order of a pointwise convolution's pixels: forward, one chunk of all of them; backward
+// (ConvParams::backward_chunk > 0), chunks of `chunk` pixels from the last chunk to the first,
+// each forward inside. for (c = first(); c >= 0; c -= step()) runs pixels [c, end(c)).
+struct PixelChunks {
+  int32_t pixels;
+  int32_t chunk;  // <= 0: forward
+  int32_t first() const { return chunk > 0 && pixels > 0 ? (pixels - 1) / chunk * chunk : 0; }
+  int32_t step() const { return chunk > 0 ? chunk : (pixels > 0 ? pixels : 1); }
+  int32_t end(int32_t begin) const {
+    return chunk > 0 && pixels - begin > chunk ? begin + chunk : pixels;
+  }
+};
+
 }  // namespace internal
 }  // namespace kernels
 }  // namespace mote

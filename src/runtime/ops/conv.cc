@@ -23,12 +23,18 @@ Error check(const OpChecker& c) {
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return c.bad("output shape inconsistent");
   if (ci % cf != 0 || co % (ci / cf) != 0) return c.bad("channels inconsistent with groups");
   MOTE_TRY(check_dilated_window(c, o, x, w, y));
+  if (c.op().backward() && !kernels::conv_runs_backward(conv_shape(c.program(), c.op()))) {
+    return c.bad("only a pointwise convolution of stride 1 runs backward");
+  }
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2) * cf,
                                         o.kernel_sums());
 }
 
 constexpr auto invoke =
     &invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape, &kernels::conv2d>;
+constexpr auto invoke_backward =
+    &invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape,
+                        &kernels::conv2d_backward>;
 
 // What the kernel built into this library needs, whatever extension the program was planned for:
 // a plan for other kernels may be too small for these.
@@ -36,14 +42,17 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
   return kernels::built_conv_scratch_bytes(conv_shape(p, op));
 }
 
+// Run backward, the backward rule only: an output below its input would be overwritten.
 kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
-  return k == 0 ? kernels::built_conv_overlap(conv_shape(p, op)) : kernels::kNoOverlap;
+  if (k != 0) return kernels::kNoOverlap;
+  return op.backward() ? kernels::conv_backward_overlap(conv_shape(p, op))
+                       : kernels::built_conv_overlap(conv_shape(p, op));
 }
 
 }  // namespace
 
 extern const OpRegistration kConv2DOp{
     takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc(), &check, invoke, &required_scratch,
-    /*runs_in_place=*/false, &overlap};
+    /*runs_in_place=*/false, &overlap, invoke_backward};
 
 }  // namespace mote::runtime::internal

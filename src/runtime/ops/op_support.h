@@ -88,6 +88,7 @@ class OpChecker {
   OpChecker(const OpCheckContext& c, const schema::Operator& op) : c_(c), op_(op) {}
 
   const schema::Operator& op() const { return op_; }
+  const schema::Program& program() const { return *c_.program; }
 
   // Records `reason` for the load diagnostic and returns `error`.
   Error bad(const char* reason, Error error = Error::kInvalidProgram) const;

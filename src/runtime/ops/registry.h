@@ -87,6 +87,11 @@ struct OpRegistration {
   // compiler planned with). Null: nowhere. Called after the operator's check passed.
   kernels::OverlapRule (*overlap)(const schema::Program& program, const schema::Operator& op,
                                   size_t k);
+  // Run time, for an operator the program marks `backward` (schema Operator.backward): the
+  // kernel run from its last output byte to its first. Null: the kind never runs backward, and a
+  // program that says it does is refused. Its check refuses the shapes it cannot run so, and
+  // `overlap` gives the backward rule for such an operator.
+  void (*invoke_backward)(const Op& op) = nullptr;
 };
 
 // `overlap` of the elementwise kinds: over an int8 input of the int8 output's element count
