@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "src/kernels/portable/ops_test_util.h"
@@ -25,11 +26,21 @@ Multiplier quantize(double real) {
   return {static_cast<int32_t>(fixed), shift};
 }
 
+int64_t multiply(int64_t x, Multiplier m) {
+  const int64_t shifted = m.shift > 0 ? x * (int64_t{1} << m.shift) : x;
+  const int64_t ab = shifted * m.mantissa;
+  const int64_t high = ab >= 0 ? (ab + (int64_t{1} << 30)) >> 31
+                               : -((-ab + (int64_t{1} << 30) - 1) >> 31);
+  const int right = m.shift > 0 ? 0 : -m.shift;
+  if (right == 0) return high;
+  const int64_t magnitude = (std::llabs(high) + (int64_t{1} << (right - 1))) >> right;
+  return high < 0 ? -magnitude : magnitude;
+}
+
 namespace {
 
 namespace ref = kernels::ops_testing;
 
-int64_t multiply(int64_t x, Multiplier m) { return ref::RefMultiply(x, m.mantissa, m.shift); }
 
 int8_t clamp8(int64_t v, int64_t lo = -128, int64_t hi = 127) {
   return static_cast<int8_t>(std::clamp(v, lo, hi));

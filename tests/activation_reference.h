@@ -27,6 +27,9 @@ struct Multiplier {
 // TFLite's QuantizeMultiplier: frexp, a Q31 mantissa, renormalised when rounding reaches 2^31,
 // flushed to 0 below 2^-31.
 Multiplier quantize(double real);
+// TFLite's MultiplyByQuantizedMultiplier on int64: the rounding doubling high multiply, then a
+// rounding right shift (halves away from zero).
+int64_t multiply(int64_t x, Multiplier m);
 
 // Whether activation_reference computes operators of `type`.
 bool has_activation_reference(ir::OpType type);

@@ -9,17 +9,6 @@
 namespace mote::testing {
 namespace {
 
-// MultiplyByQuantizedMultiplier (double rounding), on int64.
-int64_t multiply(int64_t x, Multiplier m) {
-  const int64_t shifted = m.shift > 0 ? x * (int64_t{1} << m.shift) : x;
-  const int64_t ab = shifted * m.mantissa;
-  const int64_t high = ab >= 0 ? (ab + (int64_t{1} << 30)) >> 31
-                               : -((-ab + (int64_t{1} << 30) - 1) >> 31);
-  const int right = m.shift > 0 ? 0 : -m.shift;
-  if (right == 0) return high;
-  const int64_t magnitude = (std::llabs(high) + (int64_t{1} << (right - 1))) >> right;
-  return high < 0 ? -magnitude : magnitude;
-}
 
 int64_t sat16(int64_t v) { return std::clamp<int64_t>(v, -32768, 32767); }
 

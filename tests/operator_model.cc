@@ -18,18 +18,6 @@ using builder::TensorId;
 
 // --- TFLite's integer arithmetic, from its definitions ------------------------------------------
 
-// MultiplyByQuantizedMultiplier: a saturating rounding doubling high multiply, then a rounding
-// right shift (halves away from zero).
-int64_t multiply(int64_t x, Multiplier m) {
-  const int64_t shifted = m.shift > 0 ? x * (int64_t{1} << m.shift) : x;
-  const int64_t ab = shifted * m.mantissa;
-  const int64_t high = ab >= 0 ? (ab + (int64_t{1} << 30)) >> 31
-                               : -((-ab + (int64_t{1} << 30) - 1) >> 31);
-  const int right = m.shift > 0 ? 0 : -m.shift;
-  if (right == 0) return high;
-  const int64_t magnitude = (std::llabs(high) + (int64_t{1} << (right - 1))) >> right;
-  return high < 0 ? -magnitude : magnitude;
-}
 
 int8_t clamp8(int64_t v, int64_t lo = -128, int64_t hi = 127) {
   return static_cast<int8_t>(std::clamp(v, lo, hi));
