@@ -79,8 +79,9 @@ CLI::Option* add_algorithm_option(CLI::App* cmd, std::string& algorithm) {
   for (planner::Algorithm a : planner::kAllAlgorithms) names.emplace_back(planner::to_string(a));
   return cmd->add_option("--algorithm", algorithm,
                          "Placement: naive, first-fit (TensorFlow Lite Micro's rule), best-fit, "
-                         "exact (branch and bound), or auto (the greedy ones, then exact seeded "
-                         "with the best)")
+                         "chain-fit (each chain of outputs over dying inputs placed as one unit), "
+                         "exact (branch and bound), or auto (the greedy ones, chain-fit where "
+                         "outputs may overlap, then exact seeded with the best)")
       ->check(CLI::IsMember(names))
       ->capture_default_str();
 }
