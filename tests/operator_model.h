@@ -5,8 +5,9 @@
 // REDUCE_MAX, ARG_MAX, ARG_MIN and RESIZE_BILINEAR; the data-movement operators; then
 // BATCH_MATMUL with constant weights and with an activation rhs; UNIDIRECTIONAL_SEQUENCE_LSTM
 // over SUM's result), built with the builder, and its output computed by slow references written
-// here, in activation_reference.cc and lstm_reference.cc from TFLite's definitions, independent of Mote's kernels. Used by operators_test.cc (host) and
-// write_operator_model.cc (the firmware's reference).
+// here, in activation_reference.cc and lstm_reference.cc from TFLite's definitions, independent
+// of Mote's kernels. Used by operators_test.cc (host) and write_operator_model.cc (the
+// firmware's reference).
 
 #include <cstdint>
 #include <vector>

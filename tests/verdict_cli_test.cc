@@ -2,7 +2,8 @@
 // same models, because every refusal is in the operator definitions' check (ops::validate, run on
 // every model read) and lowering never refuses. Runs the `mote` executable on every model of the
 // test suite (the builder's named models, the operator model, the field models of issue 16, the
-// SVDF and LSTM models with state, and the shared models when present) and on models each refused for a different reason.
+// SVDF and LSTM models with state, and the shared models when present) and on models each
+// refused for a different reason.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>

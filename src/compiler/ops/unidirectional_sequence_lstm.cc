@@ -3,8 +3,9 @@
 // recurrent weights of the input, forget, cell and output gates; 9-11 peephole weights; 12-15
 // gate biases; 16-17 projection; 18 hidden (output) state and 19 cell state, variable tensors the
 // operator updates at every run; 20-23 layer norm. Mote takes the form TFLite's converter writes
-// for a Keras LSTM layer (every gate's weights and bias) and refuses the rest in `check`. The program keeps 15 inputs (input,
-// 4 input weights, 4 recurrent weights, 4 biases, hidden state, cell state).
+// for a Keras LSTM layer (every gate's weights and bias) and refuses the rest in `check`. The
+// program keeps 15 inputs (input, 4 input weights, 4 recurrent weights, 4 biases, hidden state,
+// cell state).
 #include <cmath>
 
 #include "compiler/ops/checker.h"

@@ -56,8 +56,9 @@ std::vector<uint64_t> live_bytes_per_step(const Problem& problem) {
     }
   }
   // An output that may overlap an input shares at most min(output, input) bytes with it, and at
-  // most output - lead (backward: input - back_lead) once offsets are multiples of the step's alignment (the lead rounded up to
-  // it). One operator, one output: its inputs are apart, so the savings add up.
+  // most output - lead (backward: input - back_lead) once offsets are multiples of the step's
+  // alignment (the lead rounded up to it). One operator, one output: its inputs are apart, so the
+  // savings add up.
   for (const Overlap& o : problem.overlaps) {
     const Buffer& out = problem.buffers[o.output];
     const Buffer& in = problem.buffers[o.input];
