@@ -327,13 +327,15 @@ TEST_P(StatefulOnCpu, StatesGetRegionsOfTheirOwn) {
   EXPECT_EQ(program->plan->state_bytes, 2u * (24 * 8 + 24 * 4));
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpus, StatefulOnCpu,
-                         ::testing::Values("cortex-m0plus", "cortex-m4", "cortex-m55"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) c = c == '-' ? '_' : c;
-                           return name;
-                         });
+// The CPUs every stateful model compiles for, and their test names (cortex_m4).
+const auto kCpus = ::testing::Values("cortex-m0plus", "cortex-m4", "cortex-m55");
+std::string cpu_test_name(const ::testing::TestParamInfo<const char*>& info) {
+  std::string name = info.param;
+  for (char& c : name) c = c == '-' ? '_' : c;
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpus, StatefulOnCpu, kCpus, cpu_test_name);
 
 // A program edited so that a state shares bytes with another tensor (or a scratch region) that
 // is never live with it in one run: the loader refuses it, since the state lives across runs.
@@ -512,13 +514,7 @@ TEST_P(StatefulLstmOnCpu, RunsInvocationAfterInvocationLikeTheReferenceAndResets
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpus, StatefulLstmOnCpu,
-                         ::testing::Values("cortex-m0plus", "cortex-m4", "cortex-m55"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) c = c == '-' ? '_' : c;
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Cpus, StatefulLstmOnCpu, kCpus, cpu_test_name);
 
 // What the integer kernel does not run is refused by the operator's check, naming the operator
 // and the reason.
