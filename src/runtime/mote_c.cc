@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <new>
+#include <type_traits>
 
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
@@ -94,7 +95,11 @@ using mote::runtime::Result;
 extern "C" {
 
 const char* mote_status_string(mote_status s) {
-  const int value = static_cast<int>(s);
+  // Read as its underlying integer: a C caller may pass any value, which C++ may not load as the
+  // enum (UBSan's enum check).
+  std::underlying_type_t<mote_status> raw;
+  memcpy(&raw, &s, sizeof raw);
+  const int64_t value = static_cast<int64_t>(raw);
   if (value < 0 || value > 0xff) return "unknown error";
   return mote::runtime::to_string(static_cast<Error>(value));
 }
