@@ -216,6 +216,24 @@ struct Device {
   std::optional<runtime::Executor> executor;
 };
 
+// Runs `inputs` one after the other on the device, each output equal to the reference's step
+// (state carried over); then a reset gives the first results again, and without one the state
+// goes on (the first input again gives something else). `what` names a run in failures.
+template <typename SlowReference>
+void expect_runs_like_reference_and_resets(Device& device, SlowReference& ref,
+                                           const std::vector<std::vector<int8_t>>& inputs,
+                                           int runs, const char* what) {
+  std::vector<std::vector<int8_t>> outputs;
+  for (int k = 0; k < runs; ++k) {
+    outputs.push_back(device.run(inputs[k]));
+    ASSERT_EQ(outputs.back(), ref.step(inputs[k])) << what << " " << k;
+  }
+  device.executor->reset_state();
+  EXPECT_EQ(device.run(inputs[0]), outputs[0]);
+  EXPECT_EQ(device.run(inputs[1]), outputs[1]);
+  EXPECT_NE(device.run(inputs[0]), outputs[0]);
+}
+
 pipeline::Compiled compile_for(const ir::Graph& g, const char* cpu) {
   pipeline::CompileOptions options;
   options.plan.cpu = cpu;
@@ -256,18 +274,8 @@ TEST_P(StatefulOnCpu, RunsFrameAfterFrameLikeTheReferenceAndResets) {
     const pipeline::Compiled compiled = compile_for(g, GetParam());
     Device device(compiled.program);
     Reference ref(g);
-    const auto input = frames(11);
-    std::vector<std::vector<int8_t>> outputs;
-    for (int k = 0; k < kFrames; ++k) {
-      outputs.push_back(device.run(input[k]));
-      ASSERT_EQ(outputs.back(), ref.step(input[k])) << "frame " << k;
-    }
-    // A new sequence: reset, and the first frame gives the first result again.
-    device.executor->reset_state();
-    EXPECT_EQ(device.run(input[0]), outputs[0]);
-    EXPECT_EQ(device.run(input[1]), outputs[1]);
-    // Without a reset the state goes on: the same frame again gives something else.
-    EXPECT_NE(device.run(input[0]), outputs[0]);
+    ASSERT_NO_FATAL_FAILURE(
+        expect_runs_like_reference_and_resets(device, ref, frames(11), kFrames, "frame"));
   }
 }
 
@@ -491,16 +499,10 @@ TEST_P(StatefulLstmOnCpu, RunsInvocationAfterInvocationLikeTheReferenceAndResets
     const pipeline::Compiled compiled = compile_for(g, GetParam());
     Device device(compiled.program);
     LstmReference ref(g);
-    const auto input = random_inputs(11, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
-    std::vector<std::vector<int8_t>> outputs;
-    for (int k = 0; k < kInvocations; ++k) {
-      outputs.push_back(device.run(input[k]));
-      ASSERT_EQ(outputs.back(), ref.step(input[k])) << "invocation " << k;
-    }
-    device.executor->reset_state();
-    EXPECT_EQ(device.run(input[0]), outputs[0]);
-    EXPECT_EQ(device.run(input[1]), outputs[1]);
-    EXPECT_NE(device.run(input[0]), outputs[0]);
+    const auto inputs =
+        random_inputs(11, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
+    ASSERT_NO_FATAL_FAILURE(
+        expect_runs_like_reference_and_resets(device, ref, inputs, kInvocations, "invocation"));
     // The two states (int8 hidden, int16 cell, [batches, units] each) in regions of their own,
     // each a whole number of the arena's 16-byte alignment units.
     const auto program = emit::read_program(compiled.program);
