@@ -5,6 +5,7 @@
 #include "mote/kernels/overlap.h"
 
 #include "mote/kernels/conv.h"
+#include "mote/kernels/depthwise_conv.h"
 #include "portable/conv_internal.h"
 
 namespace mote {
@@ -198,6 +199,13 @@ OverlapRule conv_backward_overlap(const ConvShape& s) {
   if (pixels % block != 0) lead = internal::max64(lead, need(full * block, pixels % block));
   OverlapRule rule{true, lead};
   rule.backward = true;
+  return rule;
+}
+
+OverlapRule depthwise_conv_in_place_overlap(const DepthwiseShape& s) {
+  if (!depthwise_conv_runs_in_place(s)) return kNoOverlap;
+  OverlapRule rule{true, 0};
+  rule.exact = true;
   return rule;
 }
 

@@ -33,6 +33,22 @@ struct DepthwiseConvParams {
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
 
+// In-place runs (schema Operator.in_place): with depth multiplier 1 the work may go one channel
+// of one image at a time. The kernel copies input channel c (an input_h x input_w plane) into
+// scratch, then computes output channel c from the copy. Output channel c's bytes fall only on
+// input channel c's bytes of this image or an earlier one (same stride, same start, no more
+// output pixels than input pixels), all read already, so the output may start exactly where its
+// input starts (mote/kernels/overlap.h, depthwise_conv_in_place_overlap) and the arena needs one
+// plane beside the tensor instead of the raster kernels' lead of a row and a pixel.
+// The result is depthwise_conv2d's, bit for bit. A shape depthwise_conv_runs_in_place refuses,
+// or a scratch smaller than depthwise_conv_in_place_scratch_bytes, makes it return without
+// writing. Every build has it (the same code for every variant).
+bool depthwise_conv_runs_in_place(const DepthwiseShape& shape);
+size_t depthwise_conv_in_place_scratch_bytes(const DepthwiseShape& shape);
+void depthwise_conv2d_in_place(const DepthwiseConvParams& params, const int8_t* input,
+                               const int8_t* filter, const int32_t* bias, int8_t* output,
+                               Scratch scratch);
+
 // The portable kernel (src/kernels/portable/), which runs where no built variant handles the shape.
 void portable_depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input,
                                const int8_t* filter, const int32_t* bias, int8_t* output,

@@ -28,12 +28,14 @@ struct OverlapRule {
   bool allowed;           // false: the output must not share a byte with the input
   int64_t lead;           // meaningful when allowed
   bool backward = false;  // the rule of a backward run: output_offset >= input_offset + lead
+  bool exact = false;     // in place: output_offset == input_offset only (lead unused)
 };
 
 inline constexpr OverlapRule kNoOverlap = {false, 0};
 
 inline bool overlap_allows(OverlapRule rule, int64_t output_offset, int64_t input_offset) {
   if (!rule.allowed) return false;
+  if (rule.exact) return output_offset == input_offset;
   return rule.backward ? output_offset >= input_offset + rule.lead
                        : output_offset + rule.lead <= input_offset;
 }
@@ -56,6 +58,9 @@ OverlapRule built_max_pool_overlap(const PoolParams& params);
 // CONV_2D run backward (conv2d_backward; kNoOverlap where conv_runs_backward is false): the same
 // for every variant, which run the chunks apart (no chunk's output meets its own input).
 OverlapRule conv_backward_overlap(const ConvShape& shape);
+// DEPTHWISE_CONV_2D run in place (depthwise_conv2d_in_place; kNoOverlap where
+// depthwise_conv_runs_in_place is false): the output at exactly its input's offset, or apart.
+OverlapRule depthwise_conv_in_place_overlap(const DepthwiseShape& shape);
 
 namespace internal {
 

@@ -309,6 +309,92 @@ TEST(Overlap, BackwardPointwiseHoldsOnRealBytesAndIsTight) {
   EXPECT_EQ(conv_backward_overlap(vww).lead, 48 * 8);
 }
 
+// A depthwise convolution run in place (depthwise_conv2d_in_place): depthwise_conv2d's result
+// bit for bit, apart and with the output exactly on its input; and for some case wrong with the
+// output one alignment step (16 bytes) before or after its input, which its rule refuses.
+bool check_in_place(const ConvSpec& spec, Rng& rng, int32_t batches = 1) {
+  Case c = depthwise_case(spec, 1, rng);
+  DepthwiseShape s{};
+  s.batches = batches;
+  s.input_h = spec.h;
+  s.input_w = spec.w;
+  s.input_c = s.output_c = spec.ci;
+  s.filter_h = spec.k_h;
+  s.filter_w = spec.k_w;
+  s.output_h = conv_out(spec.h, spec.k_h, spec.stride, spec.same, &s.pad_h);
+  s.output_w = conv_out(spec.w, spec.k_w, spec.stride, spec.same, &s.pad_w);
+  s.stride_h = s.stride_w = spec.stride;
+  s.dilation_h = s.dilation_w = 1;
+  c.input = rng.Int8s(static_cast<size_t>(batches) * spec.h * spec.w * spec.ci);
+  c.out_bytes = static_cast<size_t>(batches) * s.output_h * s.output_w * spec.ci;
+  const size_t co = static_cast<size_t>(spec.ci);
+  auto filter = std::make_shared<std::vector<int8_t>>(
+      rng.Int8s(static_cast<size_t>(spec.k_h) * spec.k_w * co));
+  auto bias = std::make_shared<std::vector<int32_t>>(rng.Int32s(co, -500, 500));
+  auto mult = std::make_shared<std::vector<int32_t>>(rng.Multipliers(co));
+  auto shift =
+      std::make_shared<std::vector<int32_t>>(co, shift_for(int64_t{spec.k_h} * spec.k_w));
+  const DepthwiseConvParams p{s, 5, 1, -128, 127, mult->data(), shift->data()};
+  c.name = "in place " + c.name + " batches " + std::to_string(batches);
+  c.rule = depthwise_conv_in_place_overlap(s);
+  SCOPED_TRACE(c.name);
+  EXPECT_TRUE(c.rule.allowed && c.rule.exact);
+  if (!c.rule.allowed) return false;
+  const size_t plane = depthwise_conv_in_place_scratch_bytes(s);
+  EXPECT_EQ(plane, static_cast<size_t>(spec.h) * spec.w);
+  auto scratch = std::make_shared<std::vector<int8_t>>(plane);
+  c.kernel = [=](const int8_t* in, int8_t* out) {
+    (void)mult, (void)shift;  // kept alive: p points into them
+    depthwise_conv2d_in_place(p, in, filter->data(), bias->data(), out,
+                              Scratch{scratch->data(), scratch->size()});
+  };
+  std::vector<int8_t> want(c.out_bytes, 0x11);
+  {
+    std::vector<int8_t> in = c.input;
+    depthwise_conv2d(p, in.data(), filter->data(), bias->data(), want.data(), Scratch{nullptr, 0});
+  }
+  EXPECT_EQ(run_apart(c), want);
+  EXPECT_EQ(run_overlapped(c, 0), want) << "in place";
+  // A scratch one byte short: nothing written.
+  {
+    std::vector<int8_t> in = c.input, out(c.out_bytes, 0x11), short_scratch(plane - 1);
+    depthwise_conv2d_in_place(p, in.data(), filter->data(), bias->data(), out.data(),
+                              Scratch{short_scratch.data(), short_scratch.size()});
+    EXPECT_EQ(out, std::vector<int8_t>(c.out_bytes, 0x11));
+  }
+  // The rule as the loader reads it: exactly on the input, or apart.
+  EXPECT_TRUE(overlap_allows(c.rule, 64, 64));
+  EXPECT_FALSE(overlap_allows(c.rule, 48, 64));
+  EXPECT_FALSE(overlap_allows(c.rule, 80, 64));
+  return run_overlapped(c, 16) != want || run_overlapped(c, -16) != want;
+}
+
+TEST(Overlap, InPlaceDepthwiseHoldsOnRealBytesAndIsTight) {
+  Rng rng(57);
+  bool tight = false;
+  // Keyword spotting's 25x5x64, visual wake words' kinds (stride 2 shrinks the output), a
+  // valid padding, a 5x5 window and channels that are not a multiple of anything.
+  const ConvSpec specs[] = {{25, 5, 64, 3, 3, 0, 1, true}, {48, 48, 8, 3, 3, 0, 1, true},
+                            {12, 12, 32, 3, 3, 0, 2, true}, {7, 7, 8, 3, 3, 0, 1, false},
+                            {9, 9, 5, 5, 5, 0, 2, true},    {6, 5, 3, 3, 3, 0, 1, true}};
+  for (const ConvSpec& spec : specs) tight |= check_in_place(spec, rng);
+  tight |= check_in_place({5, 4, 16, 3, 3, 0, 2, true}, rng, /*batches=*/3);
+  tight |= check_in_place({6, 6, 7, 3, 3, 0, 1, false}, rng, /*batches=*/2);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int32_t h = rng.Uniform(2, 9), w = rng.Uniform(2, 9), ci = rng.Uniform(1, 40);
+    const int32_t k = rng.Uniform(1, 3) * 2 - 1, stride = rng.Uniform(1, 2);
+    const bool same = rng.Chance(50);
+    if (!same && (k > h || k > w)) continue;
+    tight |= check_in_place({h, w, ci, k, k, 0, stride, same}, rng, rng.Uniform(1, 2));
+  }
+  EXPECT_TRUE(tight);
+  // A depth multiplier other than 1 never runs in place.
+  DepthwiseShape m2{1, 6, 6, 4, 3, 3, 6, 6, 8, 1, 1, 1, 1, 1, 1};
+  EXPECT_FALSE(depthwise_conv_runs_in_place(m2));
+  EXPECT_FALSE(depthwise_conv_in_place_overlap(m2).allowed);
+  EXPECT_EQ(depthwise_conv_in_place_scratch_bytes(m2), 0u);
+}
+
 // The leads of the MLPerf Tiny layers the figures in FACTS.md section 4 rest on.
 TEST(Overlap, KnownLeads) {
   // 3x3 depthwise, stride 1, SAME, 25x5x64 (keyword spotting): one input row and one pixel.
