@@ -116,11 +116,16 @@ class Mutator {
 
   void op(const schema::ProgramT& p, schema::OperatorT& o) {
     const int64_t arena = p.arena_size;
-    switch (below(7)) {
+    switch (below(8)) {
       case 6:
         // Run backward or not: the loader must refuse a kind or shape that cannot, and an
         // output placed by the other direction's rule.
         o.backward = !o.backward;
+        break;
+      case 7:
+        // Run in place or not: the loader must refuse a kind or shape that cannot, a scratch
+        // without the plane, and an output that is neither on its input nor apart.
+        o.in_place = !o.in_place;
         break;
       case 0:
         if (!o.inputs.empty()) index(o.inputs[below(o.inputs.size())], p);

@@ -257,6 +257,10 @@ void add_compile_command(CLI::App& app) {
   add_align_option(cmd, s->options.plan.alignment, "Alignment of every buffer, in bytes");
   cmd->add_flag("--no-overlap{false}", s->options.plan.overlap,
                 "Keep every operator's output apart from its inputs (no overlap rules)");
+  cmd->add_flag("--no-in-place{false}", s->options.plan.in_place,
+                "Never run a depthwise convolution in place (one channel plane at a time\n"
+                "through scratch), which the plan otherwise does where it saves bytes\n"
+                "(not on Helium); the arena may grow, the kernels stay the fastest");
   add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
   cmd->add_flag("--keep-names", s->options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");

@@ -76,6 +76,7 @@ void add_plan_command(CLI::App& app) {
     double time_limit_ms = 1000;
     uint64_t node_limit = 0;
     bool no_overlap = false;
+    bool no_in_place = false;
     PlanOutputs outputs;
   };
   auto settings = std::make_shared<Settings>();
@@ -102,6 +103,10 @@ void add_plan_command(CLI::App& app) {
                   "makes results identical on every machine");
   cmd->add_flag("--no-overlap", settings->no_overlap,
                  "Keep every operator's output apart from its inputs (no overlap rules)");
+  cmd->add_flag("--no-in-place", settings->no_in_place,
+                "Never run a depthwise convolution in place (one channel plane at a time\n"
+                "through scratch), which the plan otherwise does where it saves bytes\n"
+                "(not on Helium); the arena may grow, the kernels stay the fastest");
   cmd->callback([settings] {
     const uint32_t align = settings->align;  // checked by add_align_option
     PlanOutputs outputs = settings->outputs;
@@ -117,9 +122,11 @@ void add_plan_command(CLI::App& app) {
       request.time_limit_ms = settings->time_limit_ms;
       request.node_limit = settings->node_limit;
       request.overlap = !settings->no_overlap;
+      request.in_place = !settings->no_in_place;
       pipeline::PlannedGraph planned;
+      ir::Graph graph;
       try {
-        const ir::Graph graph = read_model_for_command(settings->model_path);
+        graph = read_model_for_command(settings->model_path);
         announce_planning(settings->model_path, request.cpu, request.algorithm,
                           request.time_limit_ms);
         planned = pipeline::plan_graph(graph, request);
@@ -130,11 +137,14 @@ void add_plan_command(CLI::App& app) {
                                            planned.cpu.extension, planned.memory.kernels};
       Report(planned.memory.problem, planned.bound, planned.plans, context, outputs);
       if (!planned.memory.problem.overlaps.empty() && outputs.json_path != "-") {
-        // The same problem with every output apart from its inputs, for comparison.
-        const planner::Problem apart = planner::without_overlaps(planned.memory.problem);
-        const planner::Plan plain = planner::plan(apart, outputs.algorithm, outputs.options);
+        // The same graph with every output apart from its inputs (and no kernel run in place),
+        // for comparison.
+        pipeline::PlanRequest apart_request = request;
+        apart_request.overlap = false;
+        const pipeline::PlannedGraph apart = pipeline::plan_graph(graph, apart_request);
         // Outputs placed above a dying input they share bytes with: their operators run backward.
-        size_t backward = 0;
+        // Outputs on their input: the operator's kernel runs in place.
+        size_t backward = 0, in_place = 0;
         const std::vector<uint64_t>& at = planned.plan().offsets;
         for (const planner::Overlap& o : planned.memory.problem.overlaps) {
           const auto out = static_cast<int64_t>(at[o.output]), in = static_cast<int64_t>(at[o.input]);
@@ -142,13 +152,14 @@ void add_plan_command(CLI::App& app) {
               out < in + static_cast<int64_t>(planned.memory.problem.buffers[o.input].size) &&
               in < out + static_cast<int64_t>(planned.memory.problem.buffers[o.output].size);
           if (o.back_lead && shared && out + o.lead > in) ++backward;
+          if (o.exact && shared) ++in_place;
         }
-        std::printf("overlap: %zu outputs may overlap a dying input (%zu run backward); arena "
-                    "%llu bytes with overlap, %llu without (bound %llu)\n",
-                    planned.memory.problem.overlaps.size(), backward,
+        std::printf("overlap: %zu outputs may overlap a dying input (%zu run backward, %zu in "
+                    "place); arena %llu bytes with overlap, %llu without (bound %llu)\n",
+                    planned.memory.problem.overlaps.size(), backward, in_place,
                     static_cast<unsigned long long>(planned.plan().arena_bytes),
-                    static_cast<unsigned long long>(plain.arena_bytes),
-                    static_cast<unsigned long long>(planner::lower_bound(apart).bytes));
+                    static_cast<unsigned long long>(apart.plan().arena_bytes),
+                    static_cast<unsigned long long>(apart.bound.bytes));
         emit::flush_stdout();
       }
       return;

@@ -32,6 +32,11 @@ Error validate_operator(const OpCheckContext& context, const schema::Operator& o
     *context.reason = "operator kind cannot run backward";
     return Error::kInvalidProgram;
   }
+  if (op.in_place() && (entry->op->invoke_in_place == nullptr || op.backward())) {
+    *context.reason = op.backward() ? "operator cannot run both backward and in place"
+                                    : "operator kind cannot run in place";
+    return Error::kInvalidProgram;
+  }
   MOTE_TRY(checker.signature(entry->op->signature));
   if (entry->op->check != nullptr) MOTE_TRY(entry->op->check(checker));
   // The scratch region the plan gave this operator must hold what the kernel needs.
@@ -55,6 +60,8 @@ Error run_operator(const OpEnv& env, const schema::Operator& op) {
   if (registration == nullptr) return Error::kUnsupported;
   if (op.backward()) {
     registration->invoke_backward(Op(env, op));  // validate_operator: not null
+  } else if (op.in_place()) {
+    registration->invoke_in_place(Op(env, op));  // validate_operator: not null
   } else {
     registration->invoke(Op(env, op));
   }

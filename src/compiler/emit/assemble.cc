@@ -37,6 +37,7 @@ schema::ProgramT assemble_program(LoweredParts parts, const target::Cpu& cpu,
 
   // An operator runs backward where the plan put its output over a dying input only as its
   // backward rule allows (above the input); the runtime then runs it so, and checks that rule.
+  // One whose output may sit exactly on its input runs in place.
   const planner::OverlapIndex overlaps(problem);
   for (size_t k = 0; k < program.operators.size(); ++k) {
     schema::OperatorT& op = *program.operators[k];
@@ -47,6 +48,9 @@ schema::ProgramT assemble_program(LoweredParts parts, const target::Cpu& cpu,
     for (int32_t t : op.inputs) {
       if (t < 0 || parts.tensor_buffer[static_cast<size_t>(t)] == kNoPlannerBuffer) continue;
       const auto i = static_cast<size_t>(parts.tensor_buffer[static_cast<size_t>(t)]);
+      // The in-place kernel was chosen before planning (its scratch is planned): it runs so
+      // wherever the plan put its output.
+      if (i != o && overlaps.exact(o, i)) op.in_place = true;
       const auto back = overlaps.back_lead(o, i);
       if (i == o || !back) continue;
       const uint64_t out_at = plan.offsets[o], in_at = plan.offsets[i];

@@ -4,6 +4,7 @@
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/shapes.h"
 #include "compiler/ops/tflite_options.h"
+#include "mote/kernels/depthwise_conv.h"
 
 namespace mote::ops {
 namespace {
@@ -54,6 +55,11 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.activation(o.activation);
 }
 
+// Depth multiplier 1: one channel plane at a time (depthwise_conv2d_in_place).
+uint64_t in_place_scratch(const ir::Graph& g, const ir::Operator& op) {
+  return kernels::depthwise_conv_in_place_scratch_bytes(depthwise_shape(g, op));
+}
+
 // TFLite's DepthwiseConv2DOptions table: padding, strides, fused activation and the operator's own
 // fields.
 constexpr auto read =
@@ -70,6 +76,6 @@ extern const OpDef depthwise_conv_2d{
     .kernel_variant = variant_name<&depthwise_shape, &kernels::depthwise_conv_kernel_variant>,
     .lower = lower,
     .overlap = variant_overlap<&depthwise_shape, &kernels::depthwise_conv_overlap>,
-    .describe = describe};
+    .in_place_scratch = in_place_scratch, .describe = describe};
 
 }  // namespace mote::ops

@@ -69,6 +69,11 @@ kernels::OverlapRule operator_back_overlap(const ir::Graph& graph, const ir::Ope
   return def.back_overlap != nullptr ? def.back_overlap(graph, op, input) : kernels::kNoOverlap;
 }
 
+uint64_t operator_in_place_scratch(const ir::Graph& graph, const ir::Operator& op) {
+  const OpDef& def = op_def(op.type);
+  return def.in_place_scratch != nullptr ? def.in_place_scratch(graph, op) : 0;
+}
+
 kernels::OverlapRule elementwise_overlap(const ir::Graph& graph, const ir::Operator& op,
                                          size_t input, kernels::Extension) {
   const ir::Tensor& in = graph.tensors[static_cast<size_t>(op.inputs[input])];

@@ -87,6 +87,10 @@ struct OpDef {
   // so). Null: the operator never runs backward.
   kernels::OverlapRule (*back_overlap)(const ir::Graph& graph, const ir::Operator& op,
                                        size_t input) = nullptr;
+  // Scratch bytes of the operator's kernel run in place (its output exactly on input 0, the
+  // exact overlap rule of mote/kernels/overlap.h; the program marks it `in_place`), which works
+  // alike on every extension. Null or 0: it never runs so.
+  uint64_t (*in_place_scratch)(const ir::Graph& graph, const ir::Operator& op) = nullptr;
   // The output is input 0's bytes under another shape (no kernel work; the planner aliases them).
   bool output_aliases_input = false;
   void (*describe)(const ir::Graph& graph, const ir::Operator& op, Description& d) = nullptr;
@@ -121,6 +125,7 @@ kernels::OverlapRule operator_overlap(const ir::Graph& graph, const ir::Operator
                                       kernels::Extension extension);
 kernels::OverlapRule operator_back_overlap(const ir::Graph& graph, const ir::Operator& op,
                                            size_t input);
+uint64_t operator_in_place_scratch(const ir::Graph& graph, const ir::Operator& op);
 // `overlap` of the elementwise operators: in place or before, over an input of the output's
 // shape and type (a broadcast input is read again and again).
 kernels::OverlapRule elementwise_overlap(const ir::Graph& graph, const ir::Operator& op,

@@ -25,7 +25,8 @@ std::vector<int32_t> alias_owners(const ir::Graph& graph) {
 }  // namespace
 
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
-                                   uint32_t alignment, bool with_overlaps) {
+                                   uint32_t alignment, bool with_overlaps,
+                                   const std::vector<bool>& in_place) {
   const size_t num_tensors = graph.tensors.size();
   const int32_t num_steps = static_cast<int32_t>(graph.operators.size());
   const int32_t last_step = num_steps - 1;
@@ -34,6 +35,10 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
   result.problem.num_steps = num_steps;
   result.tensor_buffer.assign(num_tensors, kNoBuffer);
   result.op_scratch_buffer.assign(graph.operators.size(), kNoBuffer);
+  result.in_place.assign(graph.operators.size(), false);
+  for (size_t k = 0; k < graph.operators.size() && k < in_place.size(); ++k) {
+    result.in_place[k] = in_place[k] && ops::operator_in_place_scratch(graph, graph.operators[k]) > 0;
+  }
   const std::vector<int32_t> owner = alias_owners(graph);
 
   // Lifetime of every owner, as the union over the tensors that share its bytes.
@@ -126,7 +131,11 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
             input.kind == planner::BufferKind::kOutput) {
           continue;
         }
-        const kernels::OverlapRule rule = ops::operator_overlap(graph, op, k, extension);
+        kernels::OverlapRule rule = ops::operator_overlap(graph, op, k, extension);
+        if (result.in_place[static_cast<size_t>(step)]) {
+          rule = kernels::kNoOverlap;
+          if (k == 0) rule.allowed = rule.exact = true;
+        }
         if (!rule.allowed) {
           refused.push_back(in);
           continue;
@@ -138,6 +147,10 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
         if (same != found.end()) {
           same->lead = std::max(same->lead, rule.lead);
           same->back_lead.reset();  // read through two slots: forward only
+          if (same->exact || rule.exact) refused.push_back(in);
+        } else if (rule.exact) {
+          found.push_back({static_cast<size_t>(out), static_cast<size_t>(in), 0, std::nullopt,
+                           /*exact=*/true});
         } else {
           found.push_back({static_cast<size_t>(out), static_cast<size_t>(in), rule.lead,
                            back.allowed && back.backward ? std::optional<int64_t>(back.lead)
@@ -154,9 +167,13 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
 
   for (int32_t step = 0; step < num_steps; ++step) {
     const ir::Operator& op = graph.operators[static_cast<size_t>(step)];
-    const uint64_t bytes = ops::operator_scratch_bytes(graph, op, extension);
+    const bool runs_in_place = result.in_place[static_cast<size_t>(step)];
+    const uint64_t bytes = runs_in_place ? ops::operator_in_place_scratch(graph, op)
+                                         : ops::operator_scratch_bytes(graph, op, extension);
     result.kernels.push_back({step, std::string(ir::to_string(op.type)),
-                              ops::operator_kernel_variant(graph, op, extension), bytes});
+                              runs_in_place ? "in-place"
+                                            : ops::operator_kernel_variant(graph, op, extension),
+                              bytes});
     if (bytes == 0) continue;
     planner::Buffer buffer;
     buffer.name = "scratch of operator " + std::to_string(step) + " (" +

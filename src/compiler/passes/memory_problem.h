@@ -26,6 +26,8 @@ struct MemoryProblem {
   std::vector<int32_t> op_scratch_buffer;
   // Per operator: the kernel variant that runs it on this extension and its scratch, for reports.
   std::vector<planner::StepKernel> kernels;
+  // Per operator: its kernel runs in place (ops::operator_in_place_scratch; the program marks it).
+  std::vector<bool> in_place;
 };
 
 // Step k is operator k. Graph inputs live from step 0 and graph outputs to the last step; an
@@ -36,7 +38,10 @@ struct MemoryProblem {
 // With `with_overlaps`, each operator's output may overlap the inputs that die at it where its
 // kernel's overlap rule allows (ops::operator_overlap); the program needs nothing more, as the
 // runtime recomputes the rule.
+// Operators with `in_place[k]` (where their kernel can, ops::operator_in_place_scratch) get the
+// in-place kernel's scratch, and their output may sit exactly on input 0 if it dies there.
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
-                                   uint32_t alignment, bool with_overlaps = true);
+                                   uint32_t alignment, bool with_overlaps = true,
+                                   const std::vector<bool>& in_place = {});
 
 }  // namespace mote::passes

@@ -24,6 +24,10 @@ struct PlanRequest {
   // Outputs may overlap dying inputs where the kernels' overlap rules allow (false: every
   // operator's inputs and outputs apart, the plans before overlap rules existed).
   bool overlap = true;
+  // With overlap: kernels that can run in place through their own scratch (a depthwise
+  // convolution, one channel plane at a time) do so where that gives a smaller arena. Not on
+  // Helium CPUs, whose depthwise kernels work 16 channels at once: the plane kernel is scalar.
+  bool in_place = true;
 };
 
 struct PlannedGraph {
@@ -35,7 +39,8 @@ struct PlannedGraph {
   const planner::Plan& plan() const { return plans.front(); }
 };
 
-// Builds the problem for the request's CPU and plans it. Throws mote::InputError for an unknown
+// Builds the problem for the request's CPU and plans it; where kernels may run in place, plans
+// the problem with them too and keeps the smaller arena (the first on a tie: the faster kernels). Throws mote::InputError for an unknown
 // CPU or alignment, std::logic_error if a plan fails verification (a planner bug).
 PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request);
 

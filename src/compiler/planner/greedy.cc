@@ -165,8 +165,8 @@ std::vector<std::optional<size_t>> chain_next(const Problem& problem) {
 
 // Relative offsets along a chain: each output where the chain's span (highest end less lowest
 // start) grows least, among the offsets its overlap allows (forward: at most lead below its
-// input; backward: at least back_lead above), ties to the offset nearest the chain's first
-// member (so that it comes back to its place).
+// input; backward: at least back_lead above; in place: on its input), ties to the offset nearest
+// the chain's first member (so that it comes back to its place).
 std::vector<int64_t> chain_offsets(const Problem& problem, const OverlapIndex& index,
                                    const std::vector<size_t>& chain, int64_t a) {
   const auto& buffers = problem.buffers;
@@ -188,7 +188,8 @@ std::vector<int64_t> chain_offsets(const Problem& problem, const OverlapIndex& i
       if (hi && x > *hi) x = *hi;
       return x;
     };
-    int64_t best = floor_to(pick(std::nullopt, floor_to(r[k - 1] - lead, a)), a);
+    int64_t best = index.exact(out, in) ? r[k - 1]
+                                        : floor_to(pick(std::nullopt, floor_to(r[k - 1] - lead, a)), a);
     if (back) {
       const int64_t x = ceil_to(pick(ceil_to(r[k - 1] + *back, a), std::nullopt), a);
       const int64_t sx = span(x), sb = span(best);
@@ -226,7 +227,16 @@ std::vector<int64_t> chain_offsets_beam(const Problem& problem, const OverlapInd
     const int64_t lead = *index.lead(out, in);
     const std::optional<int64_t> back = index.back_lead(out, in);
     next.clear();
+    const bool exact = index.exact(out, in);
     for (const State& st : beam) {
+      if (exact) {  // in place: on its input, no choice
+        State n = st;
+        n.r.push_back(st.r[k - 1]);
+        n.top = std::max(st.top, st.r[k - 1] + s);
+        n.bottom = std::min(st.bottom, st.r[k - 1]);
+        next.push_back(std::move(n));
+        continue;
+      }
       const int64_t hi = floor_to(st.r[k - 1] - lead, a);
       const std::optional<int64_t> lo =
           back ? std::optional<int64_t>(ceil_to(st.r[k - 1] + *back, a)) : std::nullopt;
@@ -281,7 +291,10 @@ bool unit_holds(const Problem& problem, const OverlapIndex& index, const Unit& u
     for (size_t j = i + 1; j < u.members.size(); ++j) {
       const size_t x = u.members[i], y = u.members[j];
       if (!lifetimes_overlap(buffers[x], buffers[y])) continue;
-      const OverlapIndex::Bounds b = index.bounds(x, y, static_cast<uint64_t>(u.relative[j]));
+      const auto at_x = static_cast<uint64_t>(u.relative[i]);
+      const auto at_y = static_cast<uint64_t>(u.relative[j]);
+      if (index.allows(x, y, at_x, at_y) || index.allows(y, x, at_y, at_x)) continue;  // in place
+      const OverlapIndex::Bounds b = index.bounds(x, y, at_y);
       if (u.relative[i] > b.below && u.relative[i] < b.above) return false;
     }
   }

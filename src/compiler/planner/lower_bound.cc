@@ -77,6 +77,7 @@ std::vector<uint64_t> live_bytes_per_step(const Problem& problem) {
     if (o.back_lead) {
       saved = std::max(saved, std::min({out_bytes, in_bytes, in_bytes - round_up(*o.back_lead)}));
     }
+    if (o.exact) saved = std::min(out_bytes, in_bytes);  // in place: one on the other
     live[t] -= std::min<uint64_t>(live[t], static_cast<uint64_t>(saved));
   }
   return live;

@@ -108,6 +108,9 @@ void validate(const Problem& problem) {
     if (o.back_lead && (*o.back_lead > kMaxLead || *o.back_lead < -kMaxLead)) {
       throw InputError(what + ": backward lead too large");
     }
+    if (o.exact && (o.lead != 0 || o.back_lead)) {
+      throw InputError(what + ": an exact (in place) overlap has no lead");
+    }
     for (size_t j = 0; j < k; ++j) {
       if (problem.overlaps[j].output == o.output && problem.overlaps[j].input == o.input) {
         throw InputError(what + ": the same pair as overlap " + std::to_string(j));
@@ -148,7 +151,7 @@ OverlapIndex::OverlapIndex(const Problem& problem) : problem_(problem) {
   if (problem.overlaps.empty()) return;
   leads_.resize(problem.buffers.size());
   for (const Overlap& o : problem.overlaps) {
-    leads_[o.output].push_back({o.input, o.lead, o.back_lead});
+    leads_[o.output].push_back({o.input, o.lead, o.back_lead, o.exact});
   }
 }
 
@@ -167,13 +170,19 @@ std::optional<int64_t> OverlapIndex::lead(size_t output, size_t input) const {
 
 std::optional<int64_t> OverlapIndex::back_lead(size_t output, size_t input) const {
   const Entry* e = find(output, input);
-  return e != nullptr ? e->back_lead : std::nullopt;
+  return e != nullptr && !e->exact ? e->back_lead : std::nullopt;
+}
+
+bool OverlapIndex::exact(size_t output, size_t input) const {
+  const Entry* e = find(output, input);
+  return e != nullptr && e->exact;
 }
 
 bool OverlapIndex::allows(size_t output, size_t input, uint64_t output_offset,
                           uint64_t input_offset) const {
   const Entry* e = find(output, input);
   if (e == nullptr) return false;
+  if (e->exact) return output_offset == input_offset;
   const auto out = static_cast<int64_t>(output_offset), in = static_cast<int64_t>(input_offset);
   return out + e->lead <= in || (e->back_lead && out >= in + *e->back_lead);
 }
@@ -185,11 +194,13 @@ OverlapIndex::Bounds OverlapIndex::bounds(size_t x, size_t y, uint64_t y_offset)
   // Forward, the output sits at most lead below the input; backward, at least back_lead above:
   // what is forbidden stays one interval (below, above).
   if (!leads_.empty()) {
-    if (const Entry* e = find(x, y)) {  // x output of y
+    const Entry* e = find(x, y);
+    if (e != nullptr && !e->exact) {  // x output of y
       below = std::max(below, y_at - e->lead);
       if (e->back_lead) above = std::min(above, y_at + *e->back_lead);
     }
-    if (const Entry* e = find(y, x)) {  // y output of x
+    e = find(y, x);
+    if (e != nullptr && !e->exact) {  // y output of x
       above = std::min(above, y_at + e->lead);
       if (e->back_lead) below = std::max(below, y_at - *e->back_lead);
     }

@@ -45,13 +45,17 @@ struct Buffer {
 // operator may also run backward (from its last output byte to its first), `back_lead` says
 // that it may share bytes when
 //     offset(output) >= offset(input) + back_lead
-// too (the compiler then records that it runs backward). Placements without shared bytes are
-// always allowed; no other pair may share a byte.
+// too (the compiler then records that it runs backward). An `exact` overlap (a kernel run in
+// place through its own scratch) shares bytes only at
+//     offset(output) == offset(input)
+// (lead and back_lead unused). Placements without shared bytes are always allowed; no other pair
+// may share a byte.
 struct Overlap {
   size_t output = 0;
   size_t input = 0;
   int64_t lead = 0;
   std::optional<int64_t> back_lead;
+  bool exact = false;
 
   bool operator==(const Overlap&) const = default;
 };
@@ -88,10 +92,13 @@ class OverlapIndex {
   // The lead if `output` may overlap `input`, and the backward one if it may run backward.
   std::optional<int64_t> lead(size_t output, size_t input) const;
   std::optional<int64_t> back_lead(size_t output, size_t input) const;
+  // Whether `output` may share bytes with `input` only at the input's own offset.
+  bool exact(size_t output, size_t input) const;
   // Whether `output` at output_offset may share bytes with `input` at input_offset (a declared
   // overlap, forward or backward, holds).
   bool allows(size_t output, size_t input, uint64_t output_offset, uint64_t input_offset) const;
-  // Free offsets of x next to y at y_offset: x <= below or x >= above.
+  // Free offsets of x next to y at y_offset: x <= below or x >= above. An exact overlap's one
+  // shared offset is not among them (chain-fit places such pairs together).
   struct Bounds {
     int64_t below, above;
   };
@@ -103,6 +110,7 @@ class OverlapIndex {
     size_t input;
     int64_t lead;
     std::optional<int64_t> back_lead;
+    bool exact;
   };
   const Entry* find(size_t output, size_t input) const;
   std::vector<std::vector<Entry>> leads_;  // per output

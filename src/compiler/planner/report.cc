@@ -365,13 +365,14 @@ std::string svg_report(const Problem& problem, const LowerBound& bound, const Pl
     }
     const bool backward = o.back_lead && static_cast<int64_t>(plan.offsets[o.output]) + o.lead >
                                              static_cast<int64_t>(plan.offsets[o.input]);
+    const char* how = o.exact ? "run in place" : backward ? "run backward" : "run forward";
     const double x0 = x_of(out.first_step), x1 = x_of(out.first_step + 1);
     const double y1 = y_of(static_cast<double>(begin)), y0 = y_of(static_cast<double>(end));
     svg += "<rect x=\"" + num(x0) + "\" y=\"" + num(y0) + "\" width=\"" + num(x1 - x0) +
            "\" height=\"" + num(std::max(1.0, y1 - y0)) +
            "\" fill=\"url(#shared)\" fill-opacity=\"0.5\"><title>" +
            xml_escape(out.name + " over its dying input " + in.name + ": " + grouped(end - begin) +
-                      " B shared, " + (backward ? "run backward" : "run forward")) +
+                      " B shared, " + how) +
            "</title></rect>\n";
   }
   // Lower bound and arena lines.

@@ -53,7 +53,7 @@ std::optional<std::string> verify(const Problem& problem, const Plan& plan) {
   }
   const OverlapIndex overlaps(problem);
   // A declared overlap held: the output starts at least its lead before the input, or (backward)
-  // at least its backward lead after it.
+  // at least its backward lead after it, or (exact) on it.
   auto declared = [&](size_t output, size_t input) {
     if (buffers[output].kind == BufferKind::kState || buffers[input].kind == BufferKind::kState) {
       return false;

@@ -26,6 +26,11 @@ Error check(const OpChecker& c) {
   }
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return c.bad("output shape inconsistent");
   MOTE_TRY(check_dilated_window(c, o, x, w, y));
+  if (c.op().in_place() &&
+      !kernels::depthwise_conv_runs_in_place(depthwise_shape(c.program(), c.op()))) {
+    return c.bad("only a depthwise convolution of depth multiplier 1, with no more output pixels "
+                 "than input pixels, runs in place");
+  }
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2));
 }
 
@@ -33,19 +38,27 @@ constexpr auto invoke =
     &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
                         &depthwise_shape, &kernels::depthwise_conv2d>;
 
+constexpr auto invoke_in_place =
+    &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                        &depthwise_shape, &kernels::depthwise_conv2d_in_place>;
+
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
-  return kernels::built_depthwise_conv_scratch_bytes(depthwise_shape(p, op));
+  return op.in_place() ? kernels::depthwise_conv_in_place_scratch_bytes(depthwise_shape(p, op))
+                       : kernels::built_depthwise_conv_scratch_bytes(depthwise_shape(p, op));
 }
 
+// In place, the exact rule only: the kernel's plane order fits no lead.
 kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
-  return k == 0 ? kernels::built_depthwise_conv_overlap(depthwise_shape(p, op))
-                : kernels::kNoOverlap;
+  if (k != 0) return kernels::kNoOverlap;
+  return op.in_place() ? kernels::depthwise_conv_in_place_overlap(depthwise_shape(p, op))
+                       : kernels::built_depthwise_conv_overlap(depthwise_shape(p, op));
 }
 
 }  // namespace
 
 extern const OpRegistration kDepthwiseConv2DOp{
     takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).nhwc(), &check, invoke,
-    &required_scratch, /*runs_in_place=*/false, &overlap};
+    &required_scratch, /*runs_in_place=*/false, &overlap, /*invoke_backward=*/nullptr,
+    invoke_in_place};
 
 }  // namespace mote::runtime::internal

@@ -92,6 +92,11 @@ struct OpRegistration {
   // program that says it does is refused. Its check refuses the shapes it cannot run so, and
   // `overlap` gives the backward rule for such an operator.
   void (*invoke_backward)(const Op& op) = nullptr;
+  // Run time, for an operator the program marks `in_place` (schema Operator.in_place): the
+  // kernel that works through its scratch so that its output may sit exactly on its input. Null:
+  // the kind never runs so, and a program that says it does is refused. Its check refuses the
+  // shapes it cannot run so, `required_scratch` and `overlap` give that kernel's.
+  void (*invoke_in_place)(const Op& op) = nullptr;
 };
 
 // `overlap` of the elementwise kinds: over an int8 input of the int8 output's element count
