@@ -289,6 +289,108 @@ TEST(Compile, BackwardPointwiseRunsAreMarkedCheckedAndExact) {
   }
 }
 
+// The same chain with its depthwise convolutions in place (one channel plane at a time, the
+// output exactly on its input): chosen where the arena shrinks (not on Helium, nor with
+// --no-in-place), marked in the program, equal to the raster kernels' result, and checked by the
+// loader (the mark taken away or put on a kind that cannot, the output moved off its input, the
+// plane's scratch a byte short, and both directions at once are refused).
+TEST(Compile, InPlaceDepthwiseRunsAreMarkedCheckedAndExact) {
+  const ir::Graph graph = builder::kws_dscnn_like();
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+    SCOPED_TRACE(cpu);
+    const bool helium = std::string(cpu) == "cortex-m55";
+    CompileOptions options;
+    options.plan.cpu = cpu;
+    options.plan.time_limit_ms = 100;
+    options.plan.in_place = false;
+    const Compiled raster = compile(graph, options);
+    options.plan.in_place = true;
+    const Compiled compiled = compile(graph, options);
+    const auto* program = schema::GetProgram(compiled.program.data());
+    std::vector<uint32_t> in_place;
+    for (uint32_t k = 0; k < program->operators()->size(); ++k) {
+      const schema::Operator& op = *program->operators()->Get(k);
+      if (!op.in_place()) continue;
+      in_place.push_back(k);
+      EXPECT_EQ(op.kind(), schema::OpKind::DepthwiseConv2D);
+      ASSERT_NE(op.scratch(), nullptr);
+      const auto* in = program->tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(0)));
+      EXPECT_EQ(op.scratch()->size(), static_cast<uint32_t>(in->shape()->Get(1) * in->shape()->Get(2)));
+    }
+    if (helium) {
+      EXPECT_TRUE(in_place.empty());
+      EXPECT_EQ(compiled.planned.plan().arena_bytes, raster.planned.plan().arena_bytes);
+      continue;
+    }
+    ASSERT_FALSE(in_place.empty());
+    EXPECT_LT(compiled.planned.plan().arena_bytes, raster.planned.plan().arena_bytes);
+    // At least one output sits exactly on its input.
+    bool on_input = false;
+    for (uint32_t k : in_place) {
+      const schema::Operator& op = *program->operators()->Get(k);
+      on_input |= program->tensors()->Get(static_cast<uint32_t>(op.outputs()->Get(0)))->offset() ==
+                  program->tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(0)))->offset();
+    }
+    EXPECT_TRUE(on_input);
+    std::vector<std::vector<uint8_t>> inputs = {std::vector<uint8_t>(
+        program->tensors()->Get(static_cast<uint32_t>(program->inputs()->Get(0)))->size())};
+    for (size_t i = 0; i < inputs[0].size(); ++i) inputs[0][i] = static_cast<uint8_t>(i * 53 + 7);
+    EXPECT_EQ(run_on_host(compiled.program, inputs).outputs,
+              run_on_host(raster.program, inputs).outputs);
+    auto refusal = [&](const std::function<void(schema::ProgramT&)>& change) -> std::string {
+      schema::ProgramT copy;
+      program->UnPackTo(&copy);
+      change(copy);
+      flatbuffers::FlatBufferBuilder builder;
+      builder.Finish(schema::Program::Pack(builder, &copy), schema::ProgramIdentifier());
+      const std::vector<uint8_t> bytes(builder.GetBufferPointer(),
+                                       builder.GetBufferPointer() + builder.GetSize());
+      try {
+        run_on_host(bytes, inputs);
+      } catch (const InputError& e) {
+        return e.what();
+      }
+      return "";
+    };
+    using ::testing::HasSubstr;
+    const size_t first = in_place[0];
+    EXPECT_EQ(refusal([](schema::ProgramT&) {}), "");
+    // The mark taken away: the raster kernel may not write on its input.
+    EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.operators[first]->in_place = false; }),
+                HasSubstr("shares bytes"));
+    // A kind that never runs in place (the first operator, a convolution).
+    EXPECT_THAT(refusal([](schema::ProgramT& p) { p.operators[0]->in_place = true; }),
+                HasSubstr("cannot run in place"));
+    EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.operators[first]->backward = true; }),
+                HasSubstr("backward"));
+    // The output 16 bytes off its input, either way (before it: an operator whose input does
+    // not start the arena).
+    size_t above_zero = first;
+    for (uint32_t k : in_place) {
+      const schema::Operator& op = *program->operators()->Get(k);
+      if (program->tensors()->Get(static_cast<uint32_t>(op.inputs()->Get(0)))->offset() >= 16) {
+        above_zero = k;
+      }
+    }
+    for (const int32_t shift : {-16, 16}) {
+      EXPECT_THAT(refusal([&](schema::ProgramT& p) {
+                    const schema::OperatorT& op = *p.operators[shift < 0 ? above_zero : first];
+                    schema::TensorT& out = *p.tensors[static_cast<size_t>(op.outputs[0])];
+                    const schema::TensorT& in = *p.tensors[static_cast<size_t>(op.inputs[0])];
+                    out.offset = static_cast<uint32_t>(static_cast<int64_t>(in.offset) + shift);
+                  }),
+                  HasSubstr("shares bytes"))
+          << shift;
+    }
+    // The plane's scratch a byte short.
+    EXPECT_THAT(refusal([&](schema::ProgramT& p) {
+                  schema::Region& r = *p.operators[first]->scratch;
+                  r = schema::Region(r.offset(), r.size() - 1);
+                }),
+                HasSubstr("scratch"));
+  }
+}
+
 TEST(Compile, Conv2dX3ReportsItsMemory) {
   CompileOptions options;
   options.plan.cpu = "cortex-m55";

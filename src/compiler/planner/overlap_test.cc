@@ -157,5 +157,59 @@ TEST(OverlapTest, ChainFitOnRandomProblemsWithBackwardLeadsIsValid) {
   }
 }
 
+// An in-place (exact) overlap: the output shares bytes with its input only at the input's own
+// offset; the bound counts them as one, chain-fit puts them there, and the others keep them
+// apart (never wrong, only larger).
+TEST(OverlapTest, InPlaceSharesOnlyAtTheInputsOffset) {
+  Problem p;
+  p.num_steps = 2;
+  p.buffers = {buffer("in", 1024, 0, 1), buffer("out", 1024, 1, 1),
+               buffer("plane", 128, 1, 1, BufferKind::kScratch)};
+  p.overlaps = {{1, 0, 0, std::nullopt, /*exact=*/true}};
+  EXPECT_EQ(verify(p, plan_of({0, 0, 1024}, 1152)), std::nullopt);     // on it
+  EXPECT_EQ(verify(p, plan_of({0, 1024, 2048}, 2176)), std::nullopt);  // apart
+  EXPECT_NE(verify(p, plan_of({16, 0, 1040}, 1168)), std::nullopt);    // 16 bytes before
+  EXPECT_NE(verify(p, plan_of({0, 16, 1040}, 1168)), std::nullopt);    // 16 bytes after
+  EXPECT_EQ(lower_bound(p).bytes, 1152u);
+  for (Algorithm a : {Algorithm::kChainFit, Algorithm::kAuto}) {
+    const Plan plan = planner::plan(p, a);
+    EXPECT_EQ(verify(p, plan), std::nullopt) << to_string(a);
+    EXPECT_EQ(plan.arena_bytes, 1152u) << to_string(a);
+  }
+  for (Algorithm a : {Algorithm::kFirstFit, Algorithm::kBestFit, Algorithm::kExact}) {
+    EXPECT_EQ(verify(p, planner::plan(p, a)), std::nullopt) << to_string(a);
+  }
+  // An exact overlap has no lead.
+  p.overlaps[0].lead = 64;
+  EXPECT_THROW(validate(p), InputError);
+}
+
+// Keyword spotting's kind of chain with the depthwise steps in place (their plane beside them)
+// and the pointwise steps forward or backward: chain-fit keeps it within a pointwise lead of
+// the tensor, where the raster depthwise needed its own lead of a row and a pixel.
+TEST(OverlapTest, ChainFitKeepsAnInPlaceChainInPlace) {
+  for (const int n : {3, 5, 9}) {
+    SCOPED_TRACE("chain of " + std::to_string(n));
+    Problem p;
+    p.num_steps = n;
+    for (int k = 0; k < n; ++k) {
+      p.buffers.push_back(buffer("t" + std::to_string(k), 8000, k, std::min(k + 1, n - 1)));
+    }
+    for (int k = 1; k < n; ++k) {
+      const size_t out = static_cast<size_t>(k), in = out - 1;
+      if (k % 2 == 1) {
+        p.buffers.push_back(buffer("plane" + std::to_string(k), 125, k, k, BufferKind::kScratch));
+        p.overlaps.push_back({out, in, 0, std::nullopt, /*exact=*/true});
+      } else {
+        p.overlaps.push_back({out, in, 127, 256});
+      }
+    }
+    const Plan plan = planner::plan(p, Algorithm::kAuto);
+    EXPECT_EQ(verify(p, plan), std::nullopt);
+    EXPECT_LE(plan.arena_bytes, 8000u + 256u);
+    for (int k = 1; k < n; k += 2) EXPECT_EQ(plan.offsets[k], plan.offsets[k - 1]);
+  }
+}
+
 }  // namespace
 }  // namespace mote::planner
