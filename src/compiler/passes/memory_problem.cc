@@ -25,7 +25,13 @@ std::vector<int32_t> alias_owners(const ir::Graph& graph) {
 }  // namespace
 
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
-                                   uint32_t alignment, bool with_overlaps) {
+                                   uint32_t alignment, bool with_overlaps,
+                                   std::span<const int32_t> order) {
+  // The operator that runs at a step.
+  auto op_at = [&](int32_t step) -> const ir::Operator& {
+    const size_t k = static_cast<size_t>(step);
+    return graph.operators[order.empty() ? k : static_cast<size_t>(order[k])];
+  };
   const size_t num_tensors = graph.tensors.size();
   const int32_t num_steps = static_cast<int32_t>(graph.operators.size());
   const int32_t last_step = num_steps - 1;
@@ -50,7 +56,7 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
     is_input[static_cast<size_t>(owner[static_cast<size_t>(t)])] = true;
   }
   for (int32_t step = 0; step < num_steps; ++step) {
-    const ir::Operator& op = graph.operators[static_cast<size_t>(step)];
+    const ir::Operator& op = op_at(step);
     for (int32_t t : op.inputs) {
       if (t != ir::kNoTensor && !graph.tensors[static_cast<size_t>(t)].is_constant) touch(t, step);
     }
@@ -105,7 +111,7 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
   // extension; every slot that holds the input must allow it (the tightest lead counts).
   if (with_overlaps) {
     for (int32_t step = 0; step < num_steps; ++step) {
-      const ir::Operator& op = graph.operators[static_cast<size_t>(step)];
+      const ir::Operator& op = op_at(step);
       if (op.outputs.size() != 1 || ops::op_def(op.type).output_aliases_input) continue;
       const int32_t out = result.tensor_buffer[static_cast<size_t>(op.outputs[0])];
       if (out == kNoBuffer || result.problem.buffers[static_cast<size_t>(out)].first_step != step) {
@@ -153,7 +159,7 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
   }
 
   for (int32_t step = 0; step < num_steps; ++step) {
-    const ir::Operator& op = graph.operators[static_cast<size_t>(step)];
+    const ir::Operator& op = op_at(step);
     const uint64_t bytes = ops::operator_scratch_bytes(graph, op, extension);
     result.kernels.push_back({step, std::string(ir::to_string(op.type)),
                               ops::operator_kernel_variant(graph, op, extension), bytes});

@@ -4,6 +4,7 @@
 // operators; this is where operators become sizes and lifetimes.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "compiler/ir/graph.h"
@@ -36,7 +37,10 @@ struct MemoryProblem {
 // With `with_overlaps`, each operator's output may overlap the inputs that die at it where its
 // kernel's overlap rule allows (ops::operator_overlap); the program needs nothing more, as the
 // runtime recomputes the rule.
+// `order` (order[step]: the operator's index in the graph; empty: the graph's own order) lets the
+// order search price an order without building the reordered graph.
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
-                                   uint32_t alignment, bool with_overlaps = true);
+                                   uint32_t alignment, bool with_overlaps = true,
+                                   std::span<const int32_t> order = {});
 
 }  // namespace mote::passes
