@@ -72,7 +72,7 @@ void analyze_model(const AnalyzeSettings& s) {
   const auto [graph, compiled] = compile_model_file(s.model, s.options);
   pipeline::Analysis analysis;
   try {
-    analysis = pipeline::analyze(s.model, graph, compiled);
+    analysis = pipeline::analyze(s.model, compiled);
     if (s.measure) measure(s, compiled.program, analysis);
   } catch (const InputError& e) {
     throw InputError(s.model + ": " + e.what());

@@ -37,8 +37,9 @@ std::string grouped(uint64_t n) {
 
 }  // namespace
 
-Analysis analyze(const std::string& source, const ir::Graph& graph, const Compiled& compiled) {
+Analysis analyze(const std::string& source, const Compiled& compiled) {
   const PlannedGraph& planned = compiled.planned;
+  const ir::Graph& graph = planned.graph;
   const planner::Plan& plan = planned.plan();
   const planner::Problem& problem = planned.memory.problem;
   Analysis a;

@@ -50,7 +50,9 @@ struct Analysis {
 void add_instructions(Analysis& a, const std::vector<uint64_t>& per_operator,
                       const std::string& board);
 
-Analysis analyze(const std::string& source, const ir::Graph& graph, const Compiled& compiled);
+// One row per step of the program: the model's operators in the order compiled.planned.graph
+// has them (the order the plan chose).
+Analysis analyze(const std::string& source, const Compiled& compiled);
 
 std::string analysis_text(const Analysis& a);
 nlohmann::json analysis_json(const Analysis& a);

@@ -6,9 +6,16 @@
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/passes/lower.h"
+#include "compiler/passes/operator_order.h"
 #include "compiler/planner/verify.h"
 
 namespace mote::pipeline {
+
+std::optional<PlanRequest::Order> order_from_string(std::string_view text) {
+  if (text == "model") return PlanRequest::Order::kModel;
+  if (text == "search") return PlanRequest::Order::kSearch;
+  return std::nullopt;
+}
 
 PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
   const std::optional<target::Cpu> cpu = target::find_cpu(request.cpu);
@@ -20,20 +27,52 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
     throw InputError("alignment " + std::to_string(request.alignment) +
                      " is not a power of two up to 4096");
   }
-  PlannedGraph planned;
-  planned.cpu = *cpu;
-  planned.memory = passes::build_memory_problem(graph, cpu->extension, request.alignment,
-                                                request.overlap);
-  planned.bound = planner::lower_bound(planned.memory.problem);
   planner::PlanOptions options;
   options.time_limit_ms = request.time_limit_ms;
   options.node_limit = request.node_limit;
-  planned.plans = planner::plan_with_details(planned.memory.problem, request.algorithm, options);
-  for (const planner::Plan& plan : planned.plans) {
-    if (auto error = planner::verify(planned.memory.problem, plan)) {
-      throw std::logic_error("plan by " + plan.algorithm + " failed verification: " + *error);
+  auto plan_in = [&](ir::Graph ordered) {
+    PlannedGraph planned;
+    planned.graph = std::move(ordered);
+    planned.cpu = *cpu;
+    planned.memory = passes::build_memory_problem(planned.graph, cpu->extension, request.alignment,
+                                                  request.overlap);
+    planned.bound = planner::lower_bound(planned.memory.problem);
+    planned.plans = planner::plan_with_details(planned.memory.problem, request.algorithm, options);
+    for (const planner::Plan& plan : planned.plans) {
+      if (auto error = planner::verify(planned.memory.problem, plan)) {
+        throw std::logic_error("plan by " + plan.algorithm + " failed verification: " + *error);
+      }
+    }
+    return planned;
+  };
+
+  planner::OrderSummary order;
+  order.order = passes::model_order(graph);
+  // A chain has one order: nothing to search, nothing spent.
+  const bool search = request.order == PlanRequest::Order::kSearch && !passes::has_one_order(graph);
+  if (!search) {
+    order.kept = request.order == PlanRequest::Order::kModel ? planner::OrderSummary::Kept::kAsked
+                                                             : planner::OrderSummary::Kept::kOnlyOrder;
+  }
+  PlannedGraph planned = plan_in(graph);
+  order.model_arena = order.arena = planned.plan().arena_bytes;
+  if (search) {
+    const passes::OrderRanking ranking =
+        passes::rank_orders(graph, cpu->extension, request.alignment, request.overlap);
+    order.kept = planner::OrderSummary::Kept::kSearched;
+    order.orders = ranking.considered;
+    order.exhaustive = ranking.exhaustive;
+    if (!ranking.ranked.empty() && ranking.ranked.front().order != order.order) {
+      const std::vector<int32_t>& best = ranking.ranked.front().order;
+      PlannedGraph other = plan_in(passes::reordered(graph, best));
+      if (other.plan().arena_bytes < order.model_arena) {
+        planned = std::move(other);
+        order.order = best;
+        order.arena = planned.plan().arena_bytes;
+      }
     }
   }
+  planned.order = std::move(order);
   return planned;
 }
 
@@ -43,7 +82,8 @@ Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
   const PlannedGraph& planned = compiled.planned;
   passes::LowerOptions lower_options;
   lower_options.keep_names = options.keep_names;
-  passes::LoweredProgram lowered = passes::lower(graph, planned.memory, lower_options);
+  // The planned graph: the program runs the operators in the order the plan was made for.
+  passes::LoweredProgram lowered = passes::lower(planned.graph, planned.memory, lower_options);
   compiled.program = emit::emit_program(emit::assemble_program(
       std::move(lowered.parts), planned.cpu, planned.memory.problem, planned.plan(),
       planned.bound));
