@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "compiler/builder/model_builder.h"
 #include "compiler/builder/models.h"
 #include "compiler/passes/memory_problem.h"
 #include "compiler/planner/lower_bound.h"
@@ -12,19 +11,7 @@
 namespace mote::passes {
 namespace {
 
-// Two branches from one input, each a 1x1 convolution up to 8 KiB then one down to 512 bytes,
-// added at the end. The builder keeps the order of the calls, which interleaves the branches:
-// both 8 KiB tensors are live together. Running one branch to its end first halves that.
-ir::Graph interleaved_branches() {
-  builder::ModelBuilder b(3);
-  const builder::TensorId x = b.add_input({1, 16, 16, 8}, ir::DataType::kInt8, 0.05f, 0);
-  const builder::TensorId a1 = b.add_conv2d(x, 32, 1, 1);
-  const builder::TensorId b1 = b.add_conv2d(x, 32, 1, 1);
-  const builder::TensorId a2 = b.add_conv2d(a1, 2, 1, 1);
-  const builder::TensorId b2 = b.add_conv2d(b1, 2, 1, 1);
-  b.mark_output(b.add_add(a2, b2));
-  return b.build();
-}
+using builder::interleaved_branches;
 
 constexpr kernels::Extension kDsp = kernels::Extension::kDsp;
 
