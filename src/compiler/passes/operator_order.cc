@@ -92,17 +92,25 @@ std::vector<int32_t> model_order(const ir::Graph& graph) {
 
 namespace {
 
+std::vector<std::vector<int32_t>> successors_of(
+    const std::vector<std::vector<int32_t>>& predecessors) {
+  std::vector<std::vector<int32_t>> successors(predecessors.size());
+  for (size_t k = 0; k < predecessors.size(); ++k) {
+    for (int32_t p : predecessors[k]) {
+      successors[static_cast<size_t>(p)].push_back(static_cast<int32_t>(k));
+    }
+  }
+  return successors;
+}
+
 // Every topological order, the smallest operator index first at each choice (so the model's own
 // order comes first); false, with `orders` incomplete, when there are more than `limit`.
 bool enumerate_orders(const std::vector<std::vector<int32_t>>& predecessors, uint64_t limit,
                       std::vector<std::vector<int32_t>>& orders) {
   const size_t num_ops = predecessors.size();
-  std::vector<std::vector<int32_t>> successors(num_ops);
+  const std::vector<std::vector<int32_t>> successors = successors_of(predecessors);
   std::vector<int32_t> waiting(num_ops, 0);  // predecessors not yet placed
-  for (size_t k = 0; k < num_ops; ++k) {
-    waiting[k] = static_cast<int32_t>(predecessors[k].size());
-    for (int32_t p : predecessors[k]) successors[static_cast<size_t>(p)].push_back(static_cast<int32_t>(k));
-  }
+  for (size_t k = 0; k < num_ops; ++k) waiting[k] = static_cast<int32_t>(predecessors[k].size());
   std::vector<int32_t> prefix;
   std::vector<bool> placed(num_ops, false);
   bool complete = true;
@@ -191,10 +199,7 @@ struct Candidate {
 std::vector<Candidate> local_moves(const ir::Graph& graph, OrderPricer& pricer, uint64_t budget) {
   const std::vector<std::vector<int32_t>> predecessors = operator_predecessors(graph);
   const size_t num_ops = predecessors.size();
-  std::vector<std::vector<int32_t>> successors(num_ops);
-  for (size_t k = 0; k < num_ops; ++k) {
-    for (int32_t p : predecessors[k]) successors[static_cast<size_t>(p)].push_back(static_cast<int32_t>(k));
-  }
+  const std::vector<std::vector<int32_t>> successors = successors_of(predecessors);
   std::vector<Candidate> seen;
   std::set<std::vector<int32_t>> known;
   std::vector<int32_t> current = model_order(graph);
@@ -254,9 +259,10 @@ OrderRanking rank_orders(const ir::Graph& graph, kernels::Extension extension, u
 
   // Place the orders with the lowest bounds; one whose bound is not below the best greedy arena
   // so far cannot beat it (a tie keeps the order found first).
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    return a.cost.lower_bound < b.cost.lower_bound;
-  });
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     return a.cost.lower_bound < b.cost.lower_bound;
+                   });
   uint64_t best = UINT64_MAX;
   for (const Candidate& c : candidates) {
     if (ranking.ranked.size() >= limits.max_placed || c.cost.lower_bound >= best) break;

@@ -51,8 +51,8 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
   // A chain has one order: nothing to search, nothing spent.
   const bool search = request.order == PlanRequest::Order::kSearch && !passes::has_one_order(graph);
   if (!search) {
-    order.kept = request.order == PlanRequest::Order::kModel ? planner::OrderSummary::Kept::kAsked
-                                                             : planner::OrderSummary::Kept::kOnlyOrder;
+    using Kept = planner::OrderSummary::Kept;
+    order.kept = request.order == PlanRequest::Order::kModel ? Kept::kAsked : Kept::kOnlyOrder;
   }
   PlannedGraph planned = plan_in(graph);
   order.model_arena = order.arena = planned.plan().arena_bytes;

@@ -53,8 +53,9 @@ struct PlannedGraph {
 // Decides the operators' order (the one place that does), builds the problem for the request's
 // CPU and plans it. For a graph with branches and PlanRequest::Order::kSearch, the orders are
 // ranked by passes::rank_orders and the best is planned next to the model's order (so auto's
-// time limit applies twice); the smaller plan wins, the model's order on a tie. Throws mote::InputError for an unknown
-// CPU or alignment, std::logic_error if a plan fails verification (a planner bug).
+// time limit applies twice); the smaller plan wins, the model's order on a tie. Throws
+// mote::InputError for an unknown CPU or alignment, std::logic_error if a plan fails
+// verification (a planner bug).
 PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request);
 
 struct CompileOptions {
