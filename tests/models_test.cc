@@ -155,8 +155,9 @@ TEST(SharedModelOrder, ImageClassificationNeedsLessInTheSearchedOrder) {
     GTEST_SKIP() << "no shared models at " << models_dir();
   }
   const ir::Graph graph = tflite::read_model_file(models_dir() / (name + ".tflite"));
-  const std::vector<uint8_t> input = read_bytes(models_dir() / "expected" / (name + ".input.bin"));
-  const std::vector<uint8_t> output = read_bytes(models_dir() / "expected" / (name + ".output.bin"));
+  const fs::path expected = models_dir() / "expected";
+  const std::vector<uint8_t> input = read_bytes(expected / (name + ".input.bin"));
+  const std::vector<uint8_t> output = read_bytes(expected / (name + ".output.bin"));
   for (const char* cpu : {"cortex-m0plus", "cortex-m4"}) {
     SCOPED_TRACE(cpu);
     pipeline::CompileOptions options;
