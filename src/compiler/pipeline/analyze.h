@@ -15,7 +15,8 @@
 namespace mote::pipeline {
 
 struct OperatorRow {
-  int32_t step = 0;                  // the operator's index: its step in the plan
+  int32_t step = 0;                  // the operator's step in the plan and the program
+  int32_t model_index = 0;           // its index in the model (another when the order moved it)
   std::string type;                  // "CONV_2D"
   std::vector<int32_t> output_shape;  // of its first output
   int64_t macs = 0;
