@@ -23,6 +23,7 @@ struct AnalyzeSettings {
   std::string json_path;  // "-": stdout, and then no text
   std::string csv_path;   // "-": stdout, and then no text
   std::string algorithm = "auto";
+  std::string order = "search";
   bool measure = false;      // --measure: instructions per operator under QEMU
   std::string runner;        // --runner IMAGE
   std::string firmware_dir;  // default: beside the mote executable
@@ -72,7 +73,7 @@ void analyze_model(const AnalyzeSettings& s) {
   const auto [graph, compiled] = compile_model_file(s.model, s.options);
   pipeline::Analysis analysis;
   try {
-    analysis = pipeline::analyze(s.model, graph, compiled);
+    analysis = pipeline::analyze(s.model, compiled);
     if (s.measure) measure(s, compiled.program, analysis);
   } catch (const InputError& e) {
     throw InputError(s.model + ": " + e.what());
@@ -109,6 +110,7 @@ void add_analyze_command(CLI::App& app) {
   add_json_option(cmd, s->json_path, "Write the rows and totals as JSON");
   cmd->add_option("--csv", s->csv_path,
                   "Write the rows and a total line as CSV to FILE, or - for stdout");
+  add_order_option(cmd, s->order);
   add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
   cmd->add_flag("--measure", s->measure,
                 "Also run the program once under QEMU in the CPU's generic runner\n"
@@ -124,6 +126,7 @@ void add_analyze_command(CLI::App& app) {
       throw CLI::ValidationError("--json, --csv", "only one of them can go to standard output");
     }
     s->options.plan.algorithm = *planner::algorithm_from_string(s->algorithm);
+    s->options.plan.order = *pipeline::order_from_string(s->order);  // checked by the option
     analyze_model(*s);
   });
 }

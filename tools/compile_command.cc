@@ -26,6 +26,7 @@ struct CompileSettings {
   std::string report_path;  // --report FILE, the old spelling of --json FILE
   std::string svg_path;
   std::string algorithm = "auto";
+  std::string order = "search";
   std::vector<std::string> emit = {"mote"};  // --emit: mote, c (or both)
   std::string name;                          // --name: the C symbol of --emit c
   uint64_t ram_limit = 0;                    // --ram-limit: most arena bytes (0: none)
@@ -137,7 +138,9 @@ std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
 }
 
 void compile_model(const CompileSettings& s) {
-  const auto [graph, compiled] = compile_model_file(s.model, s.options);
+  const auto [model_graph, compiled] = compile_model_file(s.model, s.options);
+  // Steps are the program's: the model's operators in the order the plan chose.
+  const ir::Graph& graph = compiled.planned.graph;
   if (const std::string overrun = budget_overrun(s, graph, compiled); !overrun.empty()) {
     throw InputError(s.model + ": does not fit for " + compiled.planned.cpu.name + ": " + overrun +
                      "\nnothing written; a smaller model, another --algorithm, or a larger budget");
@@ -148,7 +151,7 @@ void compile_model(const CompileSettings& s) {
 
   const pipeline::PlannedGraph& planned = compiled.planned;
   planner::ReportContext context{s.model, planned.cpu.name, planned.cpu.extension,
-                                 planned.memory.kernels};
+                                 planned.memory.kernels, planned.order};
   // Every output is staged first and committed together: a failure leaves none of them.
   emit::OutputFiles files;
   const std::string& json_path = !s.json_path.empty() ? s.json_path : s.report_path;
@@ -204,6 +207,7 @@ void compile_model(const CompileSettings& s) {
                    ? ""
                    : (" (" + plan.chosen + " won)").c_str());
   std::fprintf(summary, "  kernels: %s\n", variant_counts(planned.memory.kernels).c_str());
+  std::fprintf(summary, "  %s\n", planner::order_sentence(planned.order).c_str());
   emit::flush_stdout();
   files.commit();
 }
@@ -261,6 +265,7 @@ void add_compile_command(CLI::App& app) {
                 "Never run a depthwise convolution in place (one channel plane at a time\n"
                 "through scratch), which the plan otherwise does where it saves bytes\n"
                 "(not on Helium); the arena may grow, the kernels stay the fastest");
+  add_order_option(cmd, s->order);
   add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
   cmd->add_flag("--keep-names", s->options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");
@@ -279,6 +284,7 @@ void add_compile_command(CLI::App& app) {
       throw CLI::ValidationError("--name", "names the array of --emit c; add --emit c");
     }
     s->options.plan.algorithm = *planner::algorithm_from_string(s->algorithm);
+    s->options.plan.order = *pipeline::order_from_string(s->order);  // checked by the option
     compile_model(*s);
   });
 }

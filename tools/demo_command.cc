@@ -221,14 +221,14 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
   result.chosen = plan.chosen.empty() ? plan.algorithm : plan.chosen;
   result.figures = planner::plan_figures(planned.memory.problem, planned.bound, plan);
   // First-fit is TensorFlow Lite Micro's GreedyMemoryPlanner rule, which keeps every output
-  // apart from its inputs: it runs on the problem without overlaps, as does the --no-overlap plan.
-  const planner::Problem apart = planner::without_overlaps(planned.memory.problem);
-  result.first_fit_arena = planner::plan(apart, planner::Algorithm::kFirstFit).arena_bytes;
-  planner::PlanOptions apart_options;
-  apart_options.time_limit_ms = options.time_limit_ms;
-  result.apart_arena = planned.memory.problem.overlaps.empty()
-                           ? result.arena
-                           : planner::plan(apart, planner::Algorithm::kAuto, apart_options).arena_bytes;
+  // apart from its inputs: it runs on the problem without overlaps (nor kernels run in place),
+  // as --no-overlap plans it.
+  pipeline::PlanRequest apart_request = compile_options.plan;
+  apart_request.overlap = false;
+  const pipeline::PlannedGraph apart = pipeline::plan_graph(graph, apart_request);
+  result.first_fit_arena =
+      planner::plan(apart.memory.problem, planner::Algorithm::kFirstFit).arena_bytes;
+  result.apart_arena = apart.plan().arena_bytes;
   const planner::Plan* naive = find_plan(planned.plans, "naive");
   result.naive_arena = naive != nullptr
                            ? naive->arena_bytes

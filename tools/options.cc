@@ -86,6 +86,16 @@ CLI::Option* add_algorithm_option(CLI::App* cmd, std::string& algorithm) {
       ->capture_default_str();
 }
 
+CLI::Option* add_order_option(CLI::App* cmd, std::string& order) {
+  return cmd->add_option("--order", order,
+                         "Operator order: search (a model with branches runs in the topological "
+                         "order whose plan is smallest: every order when there are few, a "
+                         "budgeted search beyond; the report says what it saved) or model (the "
+                         "order as written). A chain has one order either way")
+      ->check(CLI::IsMember({"search", "model"}))
+      ->capture_default_str();
+}
+
 CLI::Option* add_time_limit_option(CLI::App* cmd, double& time_limit_ms, const std::string& what) {
   return cmd->add_option("--time-limit-ms", time_limit_ms, what)
       ->check(CLI::Range(0.0, 3600.0 * 1000))

@@ -23,6 +23,8 @@ std::string check_align(const std::string& text);
 CLI::Option* add_target_option(CLI::App* cmd, std::string& target, const std::string& what);
 CLI::Option* add_align_option(CLI::App* cmd, uint32_t& align, const std::string& what);
 CLI::Option* add_algorithm_option(CLI::App* cmd, std::string& algorithm);
+/// --order search|model (pipeline::order_from_string reads it).
+CLI::Option* add_order_option(CLI::App* cmd, std::string& order);
 CLI::Option* add_time_limit_option(CLI::App* cmd, double& time_limit_ms, const std::string& what);
 /// --json FILE, "-" for stdout; given without a value it means stdout too.
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what);

@@ -77,6 +77,7 @@ void add_plan_command(CLI::App& app) {
     uint64_t node_limit = 0;
     bool no_overlap = false;
     bool no_in_place = false;
+    std::string order = "search";
     PlanOutputs outputs;
   };
   auto settings = std::make_shared<Settings>();
@@ -107,6 +108,7 @@ void add_plan_command(CLI::App& app) {
                 "Never run a depthwise convolution in place (one channel plane at a time\n"
                 "through scratch), which the plan otherwise does where it saves bytes\n"
                 "(not on Helium); the arena may grow, the kernels stay the fastest");
+  add_order_option(cmd, settings->order);
   cmd->callback([settings] {
     const uint32_t align = settings->align;  // checked by add_align_option
     PlanOutputs outputs = settings->outputs;
@@ -123,6 +125,7 @@ void add_plan_command(CLI::App& app) {
       request.node_limit = settings->node_limit;
       request.overlap = !settings->no_overlap;
       request.in_place = !settings->no_in_place;
+      request.order = *pipeline::order_from_string(settings->order);  // checked by the option
       pipeline::PlannedGraph planned;
       ir::Graph graph;
       try {
@@ -134,7 +137,8 @@ void add_plan_command(CLI::App& app) {
         throw InputError(settings->model_path + ": " + e.what());
       }
       const planner::ReportContext context{settings->model_path, planned.cpu.name,
-                                           planned.cpu.extension, planned.memory.kernels};
+                                           planned.cpu.extension, planned.memory.kernels,
+                                           planned.order};
       Report(planned.memory.problem, planned.bound, planned.plans, context, outputs);
       if (!planned.memory.problem.overlaps.empty() && outputs.json_path != "-") {
         // The same graph with every output apart from its inputs (and no kernel run in place),

@@ -219,4 +219,52 @@ TEST_F(PlanCommandTest, CompileReportsKernelVariants) {
   EXPECT_THAT(run.out, HasSubstr("  kernels: " + expected + "\n"));
 }
 
+// The operator order: `mote plan` and `mote compile` say what the search saved on a branched
+// model, which model operator runs at each step, and `--order=model` keeps the model's order.
+TEST_F(PlanCommandTest, ReportsWhatTheOperatorOrderSaved) {
+  const mote::ir::Graph graph = mote::builder::interleaved_branches();
+  const std::vector<uint8_t> bytes = mote::builder::write_model(graph);
+  const std::string model = (dir_ / "branches.tflite").string();
+  std::ofstream(model, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+
+  const CommandResult text = mote("plan " + model + " --target cortex-m4");
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_THAT(text.out, ContainsRegex("operator order: searched 6 orders \\(all\\), saved [0-9,]+ "
+                                      "bytes \\([0-9,]+ -> [0-9,]+\\)"));
+  EXPECT_THAT(text.out, HasSubstr("the model's operator index"));
+
+  const CommandResult json = mote("plan " + model + " --target cortex-m4 --json -", false);
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  const nlohmann::json report = nlohmann::json::parse(json.out);
+  const nlohmann::json& order = report.at("operator_order");
+  EXPECT_EQ(order.at("kept"), "searched");
+  EXPECT_EQ(order.at("orders"), 6);
+  EXPECT_GT(order.at("saved_bytes").get<uint64_t>(), 0u);
+  EXPECT_EQ(order.at("arena_bytes"), report.at("results")[0].at("arena_bytes"));
+  EXPECT_EQ(order.at("model_arena_bytes").get<uint64_t>() - order.at("saved_bytes").get<uint64_t>(),
+            order.at("arena_bytes").get<uint64_t>());
+  std::vector<int32_t> steps = order.at("order").get<std::vector<int32_t>>();
+  ASSERT_EQ(steps.size(), graph.operators.size());
+  EXPECT_NE(steps, (std::vector<int32_t>{0, 1, 2, 3, 4}));
+  std::sort(steps.begin(), steps.end());
+  EXPECT_EQ(steps, (std::vector<int32_t>{0, 1, 2, 3, 4}));
+
+  const CommandResult kept =
+      mote("plan " + model + " --target cortex-m4 --order=model --json -", false);
+  ASSERT_EQ(kept.exit_code, 0) << kept.out;
+  const nlohmann::json kept_report = nlohmann::json::parse(kept.out);
+  EXPECT_EQ(kept_report.at("operator_order").at("kept"), "model");
+  EXPECT_EQ(kept_report.at("results")[0].at("arena_bytes"), order.at("model_arena_bytes"));
+
+  const CommandResult compiled = mote("compile " + model + " --target cortex-m4 -o " +
+                                      (dir_ / "branches.mote").string());
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.out;
+  EXPECT_THAT(compiled.out, HasSubstr("  operator order: searched 6 orders (all), saved "));
+
+  EXPECT_EQ(mote("plan " + model + " --order=best").exit_code, 2);
+  EXPECT_THAT(mote("plan --help").out, HasSubstr("--order"));
+}
+
 }  // namespace

@@ -122,6 +122,17 @@ ir::Graph tiny_all_ops(uint32_t seed) {
   return b.build();
 }
 
+ir::Graph interleaved_branches(uint32_t seed) {
+  ModelBuilder b(seed);
+  const TensorId x = b.add_input({1, 16, 16, 8}, DataType::kInt8, 0.05f, 0);
+  const TensorId a1 = b.add_conv2d(x, 32, 1, 1);
+  const TensorId b1 = b.add_conv2d(x, 32, 1, 1);
+  const TensorId a2 = b.add_conv2d(a1, 2, 1, 1);
+  const TensorId b2 = b.add_conv2d(b1, 2, 1, 1);
+  b.mark_output(b.add_add(a2, b2));
+  return b.build();
+}
+
 std::vector<NamedModel> all_named_models() {
   std::vector<NamedModel> models;
   models.push_back({"conv2d_x3", conv2d_x3()});

@@ -37,6 +37,13 @@ ir::Graph conv_chain(int n, uint32_t seed = 1);
 // RESHAPE -> FULLY_CONNECTED -> SOFTMAX -> DEQUANTIZE -> float output 1x10.
 ir::Graph tiny_all_ops(uint32_t seed = 1);
 
+// Two branches from one int8 input 1x16x16x8, each a 1x1 convolution up to 32 channels (8 KiB)
+// then one down to 2 (512 bytes), added into the output. The operators are in the order of the
+// builder calls, which interleaves the branches (both 8 KiB tensors live together); running one
+// branch to its end first needs a smaller arena: the case for the operator order search. Not in
+// all_named_models.
+ir::Graph interleaved_branches(uint32_t seed = 1);
+
 struct NamedModel {
   std::string name;
   ir::Graph graph;

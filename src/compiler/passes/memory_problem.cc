@@ -26,7 +26,13 @@ std::vector<int32_t> alias_owners(const ir::Graph& graph) {
 
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
                                    uint32_t alignment, bool with_overlaps,
+                                   std::span<const int32_t> order,
                                    const std::vector<bool>& in_place) {
+  // The operator that runs at a step.
+  auto op_at = [&](int32_t step) -> const ir::Operator& {
+    const size_t k = static_cast<size_t>(step);
+    return graph.operators[order.empty() ? k : static_cast<size_t>(order[k])];
+  };
   const size_t num_tensors = graph.tensors.size();
   const int32_t num_steps = static_cast<int32_t>(graph.operators.size());
   const int32_t last_step = num_steps - 1;
@@ -36,8 +42,10 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
   result.tensor_buffer.assign(num_tensors, kNoBuffer);
   result.op_scratch_buffer.assign(graph.operators.size(), kNoBuffer);
   result.in_place.assign(graph.operators.size(), false);
-  for (size_t k = 0; k < graph.operators.size() && k < in_place.size(); ++k) {
-    result.in_place[k] = in_place[k] && ops::operator_in_place_scratch(graph, graph.operators[k]) > 0;
+  for (int32_t step = 0; step < num_steps && static_cast<size_t>(step) < in_place.size(); ++step) {
+    result.in_place[static_cast<size_t>(step)] =
+        in_place[static_cast<size_t>(step)] &&
+        ops::operator_in_place_scratch(graph, op_at(step)) > 0;
   }
   const std::vector<int32_t> owner = alias_owners(graph);
 
@@ -55,7 +63,7 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
     is_input[static_cast<size_t>(owner[static_cast<size_t>(t)])] = true;
   }
   for (int32_t step = 0; step < num_steps; ++step) {
-    const ir::Operator& op = graph.operators[static_cast<size_t>(step)];
+    const ir::Operator& op = op_at(step);
     for (int32_t t : op.inputs) {
       if (t != ir::kNoTensor && !graph.tensors[static_cast<size_t>(t)].is_constant) touch(t, step);
     }
@@ -110,7 +118,7 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
   // extension; every slot that holds the input must allow it (the tightest lead counts).
   if (with_overlaps) {
     for (int32_t step = 0; step < num_steps; ++step) {
-      const ir::Operator& op = graph.operators[static_cast<size_t>(step)];
+      const ir::Operator& op = op_at(step);
       if (op.outputs.size() != 1 || ops::op_def(op.type).output_aliases_input) continue;
       const int32_t out = result.tensor_buffer[static_cast<size_t>(op.outputs[0])];
       if (out == kNoBuffer || result.problem.buffers[static_cast<size_t>(out)].first_step != step) {
@@ -166,7 +174,7 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
   }
 
   for (int32_t step = 0; step < num_steps; ++step) {
-    const ir::Operator& op = graph.operators[static_cast<size_t>(step)];
+    const ir::Operator& op = op_at(step);
     const bool runs_in_place = result.in_place[static_cast<size_t>(step)];
     const uint64_t bytes = runs_in_place ? ops::operator_in_place_scratch(graph, op)
                                          : ops::operator_scratch_bytes(graph, op, extension);

@@ -4,6 +4,7 @@
 // operators; this is where operators become sizes and lifetimes.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "compiler/ir/graph.h"
@@ -26,7 +27,7 @@ struct MemoryProblem {
   std::vector<int32_t> op_scratch_buffer;
   // Per operator: the kernel variant that runs it on this extension and its scratch, for reports.
   std::vector<planner::StepKernel> kernels;
-  // Per operator: its kernel runs in place (ops::operator_in_place_scratch; the program marks it).
+  // Per step: its kernel runs in place (ops::operator_in_place_scratch; the program marks it).
   std::vector<bool> in_place;
 };
 
@@ -38,10 +39,13 @@ struct MemoryProblem {
 // With `with_overlaps`, each operator's output may overlap the inputs that die at it where its
 // kernel's overlap rule allows (ops::operator_overlap); the program needs nothing more, as the
 // runtime recomputes the rule.
-// Operators with `in_place[k]` (where their kernel can, ops::operator_in_place_scratch) get the
+// `order` (order[step]: the operator's index in the graph; empty: the graph's own order) lets the
+// order search price an order without building the reordered graph.
+// Steps with `in_place[step]` (where their kernel can, ops::operator_in_place_scratch) get the
 // in-place kernel's scratch, and their output may sit exactly on input 0 if it dies there.
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
                                    uint32_t alignment, bool with_overlaps = true,
+                                   std::span<const int32_t> order = {},
                                    const std::vector<bool>& in_place = {});
 
 }  // namespace mote::passes

@@ -37,8 +37,9 @@ std::string grouped(uint64_t n) {
 
 }  // namespace
 
-Analysis analyze(const std::string& source, const ir::Graph& graph, const Compiled& compiled) {
+Analysis analyze(const std::string& source, const Compiled& compiled) {
   const PlannedGraph& planned = compiled.planned;
+  const ir::Graph& graph = planned.graph;
   const planner::Plan& plan = planned.plan();
   const planner::Problem& problem = planned.memory.problem;
   Analysis a;
@@ -55,6 +56,7 @@ Analysis analyze(const std::string& source, const ir::Graph& graph, const Compil
     const ir::Operator& op = graph.operators[i];
     OperatorRow row;
     row.step = static_cast<int32_t>(i);
+    row.model_index = i < planned.order.order.size() ? planned.order.order[i] : row.step;
     row.type = std::string(ir::to_string(op.type));
     if (!op.outputs.empty() && op.outputs[0] != ir::kNoTensor) {
       row.output_shape = graph.tensors[static_cast<size_t>(op.outputs[0])].shape;
@@ -138,6 +140,11 @@ std::string analysis_text(const Analysis& a) {
          "counts); program " + grouped(a.program_bytes) + " bytes\n";
   out += "live: bytes of the buffers live at the step (total: the lower bound); arena: the arena "
          "in use then (total: the plan's arena)\n";
+  if (std::any_of(a.rows.begin(), a.rows.end(),
+                  [](const OperatorRow& r) { return r.model_index != r.step; })) {
+    out += "steps: the operators in the order that needs the smallest arena, not the model's (JSON "
+           "model_index: each one's index in the model; --order=model keeps the model's order)\n";
+  }
   if (a.measured) {
     out += "instructions: each operator's, measured under QEMU " + a.measured_on +
            " with -icount (one inference, " + a.cpu + "'s kernels)\n";
@@ -149,6 +156,7 @@ nlohmann::json analysis_json(const Analysis& a) {
   nlohmann::json rows = nlohmann::json::array();
   for (const OperatorRow& r : a.rows) {
     rows.push_back({{"step", r.step},
+                    {"model_index", r.model_index},
                     {"type", r.type},
                     {"output_shape", r.output_shape},
                     {"macs", r.macs},

@@ -15,7 +15,8 @@
 namespace mote::pipeline {
 
 struct OperatorRow {
-  int32_t step = 0;                  // the operator's index: its step in the plan
+  int32_t step = 0;                  // the operator's step in the plan and the program
+  int32_t model_index = 0;           // its index in the model (another when the order moved it)
   std::string type;                  // "CONV_2D"
   std::vector<int32_t> output_shape;  // of its first output
   int64_t macs = 0;
@@ -50,7 +51,9 @@ struct Analysis {
 void add_instructions(Analysis& a, const std::vector<uint64_t>& per_operator,
                       const std::string& board);
 
-Analysis analyze(const std::string& source, const ir::Graph& graph, const Compiled& compiled);
+// One row per step of the program: the model's operators in the order compiled.planned.graph
+// has them (the order the plan chose).
+Analysis analyze(const std::string& source, const Compiled& compiled);
 
 std::string analysis_text(const Analysis& a);
 nlohmann::json analysis_json(const Analysis& a);

@@ -8,28 +8,49 @@
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/passes/lower.h"
+#include "compiler/passes/operator_order.h"
 #include "compiler/planner/verify.h"
 
 namespace mote::pipeline {
 
+std::optional<PlanRequest::Order> order_from_string(std::string_view text) {
+  if (text == "model") return PlanRequest::Order::kModel;
+  if (text == "search") return PlanRequest::Order::kSearch;
+  return std::nullopt;
+}
+
 namespace {
 
-PlannedGraph plan_memory(const target::Cpu& cpu, passes::MemoryProblem memory,
-                         const PlanRequest& request) {
-  PlannedGraph planned;
-  planned.cpu = cpu;
-  planned.memory = std::move(memory);
-  planned.bound = planner::lower_bound(planned.memory.problem);
-  planner::PlanOptions options;
-  options.time_limit_ms = request.time_limit_ms;
-  options.node_limit = request.node_limit;
-  planned.plans = planner::plan_with_details(planned.memory.problem, request.algorithm, options);
-  for (const planner::Plan& plan : planned.plans) {
-    if (auto error = planner::verify(planned.memory.problem, plan)) {
-      throw std::logic_error("plan by " + plan.algorithm + " failed verification: " + *error);
+// Which steps of a plan run their kernel in place, to plan next: all that can (an output that
+// may overlap input 0, dying there, and a kernel with an in-place form), and those whose plane
+// costs fewer bytes beside the tensor than the lead of the kernel they replace (a large early
+// plane may cost more than the lead saves). Empty sets and repeats are left out.
+std::vector<std::vector<bool>> in_place_candidates(const PlannedGraph& planned,
+                                                   uint32_t alignment) {
+  const ir::Graph& graph = planned.graph;
+  const passes::MemoryProblem& memory = planned.memory;
+  std::vector<bool> all(graph.operators.size(), false), cheaper = all;
+  for (size_t k = 0; k < graph.operators.size(); ++k) {
+    const ir::Operator& op = graph.operators[k];
+    const uint64_t plane = op.inputs.empty() || op.inputs[0] < 0 || op.outputs.size() != 1
+                               ? 0
+                               : ops::operator_in_place_scratch(graph, op);
+    if (plane == 0) continue;
+    const int32_t out = memory.tensor_buffer[static_cast<size_t>(op.outputs[0])];
+    const int32_t in = memory.tensor_buffer[static_cast<size_t>(op.inputs[0])];
+    for (const planner::Overlap& o : memory.problem.overlaps) {
+      if (static_cast<int32_t>(o.output) != out || static_cast<int32_t>(o.input) != in) continue;
+      all[k] = true;
+      cheaper[k] = static_cast<int64_t>(planner::align_up(plane, alignment)) < o.lead;
     }
   }
-  return planned;
+  std::vector<std::vector<bool>> sets;
+  for (std::vector<bool>* set : {&all, &cheaper}) {
+    if (std::find(set->begin(), set->end(), true) == set->end()) continue;
+    if (std::find(sets.begin(), sets.end(), *set) != sets.end()) continue;
+    sets.push_back(std::move(*set));
+  }
+  return sets;
 }
 
 }  // namespace
@@ -44,41 +65,59 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
     throw InputError("alignment " + std::to_string(request.alignment) +
                      " is not a power of two up to 4096");
   }
-  PlannedGraph planned = plan_memory(
-      *cpu, passes::build_memory_problem(graph, cpu->extension, request.alignment,
-                                         request.overlap),
-      request);
-  if (!request.overlap || !request.in_place || cpu->extension == kernels::Extension::kMve) {
+  planner::PlanOptions options;
+  options.time_limit_ms = request.time_limit_ms;
+  options.node_limit = request.node_limit;
+  auto plan_in = [&](ir::Graph ordered, const std::vector<bool>& in_place = {}) {
+    PlannedGraph planned;
+    planned.graph = std::move(ordered);
+    planned.cpu = *cpu;
+    planned.memory = passes::build_memory_problem(planned.graph, cpu->extension, request.alignment,
+                                                  request.overlap, {}, in_place);
+    planned.bound = planner::lower_bound(planned.memory.problem);
+    planned.plans = planner::plan_with_details(planned.memory.problem, request.algorithm, options);
+    for (const planner::Plan& plan : planned.plans) {
+      if (auto error = planner::verify(planned.memory.problem, plan)) {
+        throw std::logic_error("plan by " + plan.algorithm + " failed verification: " + *error);
+      }
+    }
     return planned;
+  };
+
+  planner::OrderSummary order;
+  order.order = passes::model_order(graph);
+  // A chain has one order: nothing to search, nothing spent.
+  const bool search = request.order == PlanRequest::Order::kSearch && !passes::has_one_order(graph);
+  if (!search) {
+    using Kept = planner::OrderSummary::Kept;
+    order.kept = request.order == PlanRequest::Order::kModel ? Kept::kAsked : Kept::kOnlyOrder;
   }
-  // Operators whose output may overlap input 0, dying there, and whose kernel can run in place:
-  // all of them, and those whose plane costs fewer bytes beside the tensor than the lead of the
-  // kernel they replace (a large early plane may cost more than the lead saves).
-  const passes::MemoryProblem& memory = planned.memory;
-  std::vector<bool> all(graph.operators.size(), false), cheaper = all;
-  for (size_t k = 0; k < graph.operators.size(); ++k) {
-    const ir::Operator& op = graph.operators[k];
-    const uint64_t plane = op.inputs.empty() || op.inputs[0] < 0 || op.outputs.size() != 1
-                               ? 0
-                               : ops::operator_in_place_scratch(graph, op);
-    if (plane == 0) continue;
-    const int32_t out = memory.tensor_buffer[static_cast<size_t>(op.outputs[0])];
-    const int32_t in = memory.tensor_buffer[static_cast<size_t>(op.inputs[0])];
-    for (const planner::Overlap& o : memory.problem.overlaps) {
-      if (static_cast<int32_t>(o.output) != out || static_cast<int32_t>(o.input) != in) continue;
-      all[k] = true;
-      cheaper[k] = static_cast<int64_t>(planner::align_up(plane, request.alignment)) < o.lead;
+  PlannedGraph planned = plan_in(graph);
+  order.model_arena = order.arena = planned.plan().arena_bytes;
+  if (search) {
+    const passes::OrderRanking ranking =
+        passes::rank_orders(graph, cpu->extension, request.alignment, request.overlap);
+    order.kept = planner::OrderSummary::Kept::kSearched;
+    order.orders = ranking.considered;
+    order.exhaustive = ranking.exhaustive;
+    if (!ranking.ranked.empty() && ranking.ranked.front().order != order.order) {
+      const std::vector<int32_t>& best = ranking.ranked.front().order;
+      PlannedGraph other = plan_in(passes::reordered(graph, best));
+      if (other.plan().arena_bytes < order.model_arena) {
+        planned = std::move(other);
+        order.order = best;
+        order.arena = planned.plan().arena_bytes;
+      }
     }
   }
-  for (const std::vector<bool>* in_place : {&all, &cheaper}) {
-    if (std::find(in_place->begin(), in_place->end(), true) == in_place->end()) continue;
-    if (in_place == &cheaper && cheaper == all) continue;
-    PlannedGraph with_in_place = plan_memory(
-        *cpu, passes::build_memory_problem(graph, cpu->extension, request.alignment,
-                                           request.overlap, *in_place),
-        request);
-    if (with_in_place.plan().arena_bytes < planned.plan().arena_bytes) {
-      planned = std::move(with_in_place);
+  planned.order = std::move(order);
+  if (request.overlap && request.in_place && cpu->extension != kernels::Extension::kMve) {
+    for (const std::vector<bool>& in_place : in_place_candidates(planned, request.alignment)) {
+      PlannedGraph with_in_place = plan_in(planned.graph, in_place);
+      if (with_in_place.plan().arena_bytes < planned.plan().arena_bytes) {
+        with_in_place.order = std::move(planned.order);
+        planned = std::move(with_in_place);
+      }
     }
   }
   return planned;
@@ -90,7 +129,8 @@ Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
   const PlannedGraph& planned = compiled.planned;
   passes::LowerOptions lower_options;
   lower_options.keep_names = options.keep_names;
-  passes::LoweredProgram lowered = passes::lower(graph, planned.memory, lower_options);
+  // The planned graph: the program runs the operators in the order the plan was made for.
+  passes::LoweredProgram lowered = passes::lower(planned.graph, planned.memory, lower_options);
   compiled.program = emit::emit_program(emit::assemble_program(
       std::move(lowered.parts), planned.cpu, planned.memory.problem, planned.plan(),
       planned.bound));

@@ -4,13 +4,16 @@
 // every program Mote writes has a verified plan.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/ir/graph.h"
 #include "compiler/passes/memory_problem.h"
 #include "compiler/planner/lower_bound.h"
 #include "compiler/planner/planner.h"
+#include "compiler/planner/report.h"
 #include "compiler/target/target.h"
 
 namespace mote::pipeline {
@@ -24,13 +27,25 @@ struct PlanRequest {
   // Outputs may overlap dying inputs where the kernels' overlap rules allow (false: every
   // operator's inputs and outputs apart, the plans before overlap rules existed).
   bool overlap = true;
+  // kSearch: a graph with branches runs in the topological order whose plan is smallest (the
+  // model's order unless another is smaller); kModel: the model's order, as written.
+  enum class Order : uint8_t { kModel, kSearch };
+  Order order = Order::kSearch;
   // With overlap: kernels that can run in place through their own scratch (a depthwise
   // convolution, one channel plane at a time) do so where that gives a smaller arena. Not on
   // Helium CPUs, whose depthwise kernels work 16 channels at once: the plane kernel is scalar.
   bool in_place = true;
 };
 
+// "model" or "search" (the --order values); nullopt for anything else.
+std::optional<PlanRequest::Order> order_from_string(std::string_view text);
+
 struct PlannedGraph {
+  // The graph as planned and emitted: the model's operators in the order the program runs them
+  // (order.order[step] is the model's index of the operator at that step; tensors keep theirs).
+  // Step indices of the plan, the reports and the program refer to this graph.
+  ir::Graph graph;
+  planner::OrderSummary order;
   target::Cpu cpu;
   passes::MemoryProblem memory;
   planner::LowerBound bound;
@@ -39,9 +54,14 @@ struct PlannedGraph {
   const planner::Plan& plan() const { return plans.front(); }
 };
 
-// Builds the problem for the request's CPU and plans it; where kernels may run in place, plans
-// the problem with them too and keeps the smaller arena (the first on a tie: the faster kernels). Throws mote::InputError for an unknown
-// CPU or alignment, std::logic_error if a plan fails verification (a planner bug).
+// Decides the operators' order (the one place that does), builds the problem for the request's
+// CPU and plans it. For a graph with branches and PlanRequest::Order::kSearch, the orders are
+// ranked by passes::rank_orders and the best is planned next to the model's order (so auto's
+// time limit applies twice); the smaller plan wins, the model's order on a tie. Then, where
+// kernels may run in place, the chosen order is planned with them too (choose_in_place), and the
+// smaller arena is kept (the first on a tie: the raster kernels are the faster). Throws
+// mote::InputError for an unknown CPU or alignment, std::logic_error if a plan fails
+// verification (a planner bug).
 PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request);
 
 struct CompileOptions {

@@ -14,6 +14,7 @@
 #include "compiler/builder/models.h"
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
+#include "compiler/passes/operator_order.h"
 #include "compiler/pipeline/host_run.h"
 #include "compiler/planner/verify.h"
 #include "mote/kernels/overlap.h"
@@ -403,6 +404,99 @@ TEST(Compile, Conv2dX3ReportsItsMemory) {
   EXPECT_GT(run.status.constant_data, 0u);
   EXPECT_GT(run.status.runtime_state, 0u);
   EXPECT_EQ(run.status.temp_allocator, 0u);
+}
+
+// Operator order (issue 14, item 3): interleaved branches need a smaller arena when one runs to
+// its end first. The search finds such an order, the program runs it (each step computes what
+// the model's operator at that step computes, byte for byte), and the outputs do not change.
+TEST(OperatorOrder, SearchedOrderNeedsLessAndTheProgramRunsItExactly) {
+  const ir::Graph graph = builder::interleaved_branches();
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+    SCOPED_TRACE(cpu);
+    CompileOptions options;
+    options.plan.cpu = cpu;
+    options.plan.order = PlanRequest::Order::kModel;
+    const Compiled model = compile(graph, options);
+    options.plan.order = PlanRequest::Order::kSearch;
+    const Compiled searched = compile(graph, options);
+
+    EXPECT_EQ(model.planned.order.kept, planner::OrderSummary::Kept::kAsked);
+    EXPECT_EQ(model.planned.graph, graph);
+    const planner::OrderSummary& order = searched.planned.order;
+    EXPECT_EQ(order.kept, planner::OrderSummary::Kept::kSearched);
+    EXPECT_TRUE(order.exhaustive);
+    EXPECT_EQ(order.orders, 6u);
+    EXPECT_TRUE(passes::is_topological_order(graph, order.order));
+    ASSERT_NE(order.order, passes::model_order(graph));
+    EXPECT_EQ(searched.planned.graph, passes::reordered(graph, order.order));
+    EXPECT_EQ(order.model_arena, model.planned.plan().arena_bytes);
+    EXPECT_EQ(order.arena, searched.planned.plan().arena_bytes);
+    EXPECT_LT(searched.planned.plan().arena_bytes, model.planned.plan().arena_bytes);
+    EXPECT_THAT(planner::order_sentence(order), ::testing::HasSubstr("searched 6 orders (all)"));
+
+    HostProgram in_model_order(model.program), in_searched_order(searched.program);
+    for (uint32_t seed : {1u, 2u, 3u}) {
+      const std::vector<std::vector<uint8_t>> inputs = in_model_order.default_inputs(seed);
+      const auto expected = in_model_order.run_layers(inputs);
+      const auto layers = in_searched_order.run_layers(inputs);
+      ASSERT_EQ(layers.size(), expected.size());
+      for (size_t step = 0; step < layers.size(); ++step) {
+        const auto& same = expected[static_cast<size_t>(order.order[step])];
+        EXPECT_EQ(layers[step].op, same.op) << "step " << step;
+        EXPECT_EQ(layers[step].bytes, same.bytes) << "step " << step;
+      }
+      EXPECT_EQ(in_searched_order.run(inputs).outputs, in_model_order.run(inputs).outputs);
+    }
+  }
+}
+
+// A chain has one order: the search is not even started, and the plan is the model order's.
+TEST(OperatorOrder, ChainsCostNothing) {
+  for (const builder::NamedModel& model :
+       {builder::NamedModel{"conv_chain_4", builder::conv_chain(4)},
+        builder::NamedModel{"kws_dscnn_like", builder::kws_dscnn_like()},
+        builder::NamedModel{"ad_autoencoder_like", builder::ad_autoencoder_like()}}) {
+    SCOPED_TRACE(model.name);
+    PlanRequest request;
+    request.cpu = "cortex-m4";
+    request.node_limit = 20000;  // the same plan both times
+    const PlannedGraph searched = plan_graph(model.graph, request);
+    request.order = PlanRequest::Order::kModel;
+    const PlannedGraph kept = plan_graph(model.graph, request);
+    EXPECT_EQ(searched.order.kept, planner::OrderSummary::Kept::kOnlyOrder);
+    EXPECT_EQ(searched.order.orders, 0u);
+    EXPECT_EQ(searched.order.order, passes::model_order(model.graph));
+    EXPECT_EQ(searched.graph, model.graph);
+    EXPECT_EQ(searched.plan().offsets, kept.plan().offsets);
+    EXPECT_EQ(searched.order.arena, kept.plan().arena_bytes);
+    EXPECT_EQ(planner::order_sentence(searched.order),
+              "operator order: model's order kept (the only order: no branches)");
+  }
+}
+
+// The order search never gives a larger arena than the model's order, and on a tie keeps it.
+TEST(OperatorOrder, NeverWorseThanTheModelsOrder) {
+  for (const builder::NamedModel& model : builder::all_named_models()) {
+    SCOPED_TRACE(model.name);
+    PlanRequest request;
+    request.cpu = "cortex-m4";
+    request.node_limit = 20000;
+    const PlannedGraph searched = plan_graph(model.graph, request);
+    request.order = PlanRequest::Order::kModel;
+    const PlannedGraph kept = plan_graph(model.graph, request);
+    EXPECT_LE(searched.plan().arena_bytes, kept.plan().arena_bytes);
+    EXPECT_EQ(searched.order.model_arena, kept.plan().arena_bytes);
+    EXPECT_TRUE(passes::is_topological_order(model.graph, searched.order.order));
+    if (searched.order.order != passes::model_order(model.graph)) {
+      EXPECT_LT(searched.plan().arena_bytes, kept.plan().arena_bytes);
+    }
+  }
+}
+
+TEST(OperatorOrder, OrderNamesAreTheOptionsValues) {
+  EXPECT_EQ(order_from_string("model"), PlanRequest::Order::kModel);
+  EXPECT_EQ(order_from_string("search"), PlanRequest::Order::kSearch);
+  EXPECT_EQ(order_from_string("best"), std::nullopt);
 }
 
 TEST(HostRun, DefaultInputIsXorshift32FromStateOne) {

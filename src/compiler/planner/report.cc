@@ -146,6 +146,32 @@ PlanFigures plan_figures(const Problem& problem, const LowerBound& bound, const 
   return figures;
 }
 
+bool OrderSummary::model_order() const {
+  for (size_t step = 0; step < order.size(); ++step) {
+    if (order[step] != static_cast<int32_t>(step)) return false;
+  }
+  return true;
+}
+
+std::string order_sentence(const OrderSummary& order) {
+  std::string out = "operator order: ";
+  switch (order.kept) {
+    case OrderSummary::Kept::kOnlyOrder:
+      return out + "model's order kept (the only order: no branches)";
+    case OrderSummary::Kept::kAsked:
+      return out + "model's order kept (--order=model)";
+    case OrderSummary::Kept::kSearched:
+      break;
+  }
+  out += "searched " + grouped(order.orders) + (order.orders == 1 ? " order" : " orders") +
+         (order.exhaustive ? " (all)" : " (a budgeted search, not all)");
+  if (order.model_order() || order.arena >= order.model_arena) {
+    return out + ", model's order kept (none smaller: " + grouped(order.model_arena) + " bytes)";
+  }
+  return out + ", saved " + grouped(order.model_arena - order.arena) + " bytes (" +
+         grouped(order.model_arena) + " -> " + grouped(order.arena) + ")";
+}
+
 std::string text_report(const Problem& problem, const LowerBound& bound,
                         const std::vector<Plan>& plans, const ReportContext& context) {
   std::string out;
@@ -197,11 +223,20 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
     if (live.size() > 8) out += ", ... (" + std::to_string(live.size() - 8) + " more)";
     out += "\n";
   }
+  if (context.order) out += "\n" + order_sentence(*context.order) + "\n";
   if (!context.kernels.empty()) {
-    out += "\nkernel of each operator (variant, scratch planned):\n";
+    // In another order than the model's, each step also names the model's operator it runs.
+    const bool reordered = context.order && !context.order->model_order();
+    out += "\nkernel of each operator (variant, scratch planned";
+    out += reordered ? "; the model's operator index):\n" : "):\n";
     for (const StepKernel& k : context.kernels) {
       out += pad(std::to_string(k.step), 6, true) + "  " + pad(k.op, 24, false) +
-             pad(k.variant, 10, false) + pad(grouped(k.scratch_bytes), 10, true) + "\n";
+             pad(k.variant, 10, false) + pad(grouped(k.scratch_bytes), 10, true);
+      const auto step = static_cast<size_t>(k.step);
+      if (reordered && step < context.order->order.size()) {
+        out += pad(std::to_string(context.order->order[step]), 8, true);
+      }
+      out += "\n";
     }
   }
   return out;
@@ -260,6 +295,20 @@ nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
                          {"scratch_bytes", k.scratch_bytes}});
   }
   report["operators"] = std::move(operators);
+  if (context.order) {
+    const OrderSummary& o = *context.order;
+    const char* kept = o.kept == OrderSummary::Kept::kOnlyOrder ? "only order"
+                       : o.kept == OrderSummary::Kept::kAsked   ? "model"
+                                                                : "searched";
+    report["operator_order"] = {
+        {"kept", kept},
+        {"orders", o.orders},
+        {"exhaustive", o.exhaustive},
+        {"model_arena_bytes", o.model_arena},
+        {"arena_bytes", o.arena},
+        {"saved_bytes", o.model_arena > o.arena ? o.model_arena - o.arena : 0},
+        {"order", o.order}};
+  }
   return report;
 }
 

@@ -26,12 +26,34 @@ struct StepKernel {
   uint64_t scratch_bytes = 0;
 };
 
+// What the compiler did with the operators' order (the planner knows no operators; the pipeline
+// fills this in, reports print it).
+struct OrderSummary {
+  enum class Kept : uint8_t {
+    kOnlyOrder,  // a chain: the model's order is the only one
+    kAsked,      // --order=model
+    kSearched,   // the order below is the best of those searched
+  };
+  Kept kept = Kept::kOnlyOrder;
+  uint64_t orders = 0;        // orders compared (by lower bound; the best of them placed)
+  bool exhaustive = false;    // they were every topological order there is
+  uint64_t model_arena = 0;   // the plan's arena in the model's order (when searched)
+  uint64_t arena = 0;         // the plan's arena in the order kept
+  std::vector<int32_t> order;  // order[step]: the operator's index in the model
+  bool model_order() const;
+};
+
+// "operator order: model's order kept (...)" or "operator order: searched N orders (all), saved
+// X bytes (A -> B)", without a newline.
+std::string order_sentence(const OrderSummary& order);
+
 // Where a problem came from; target, extension and kernels are unset for a CSV problem.
 struct ReportContext {
   std::string source;                           // e.g. the file name
   std::optional<std::string> target;            // e.g. "cortex-m55"
   std::optional<kernels::Extension> extension;  // what the scratch sizes were made for
   std::vector<StepKernel> kernels = {};         // one per operator, by step
+  std::optional<OrderSummary> order = {};       // unset for a CSV problem
 };
 
 struct PlanFigures {
@@ -72,7 +94,9 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
 //               "peak_live": [names]}, ...],
 //  "plan": {"algorithm", "buffers": [{"name", "kind", "size", "alignment", "first_step",
 //           "last_step", "offset", "fixed"}]},   (the first plan's offsets)
-//  "operators": [{"index", "operator", "kernel_variant", "scratch_bytes"}]}   (empty for CSV)
+//  "operators": [{"index", "operator", "kernel_variant", "scratch_bytes"}],   (empty for CSV)
+//  "operator_order": {"kept", "orders", "exhaustive", "model_arena_bytes", "arena_bytes",
+//                     "saved_bytes", "order": [model operator index by step]}}   (absent for CSV)
 nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
                            const std::vector<Plan>& plans, const ReportContext& context);
 
