@@ -160,7 +160,8 @@ TEST_F(DemoCli, ShowsWhereFirstFitFallsShort) {
   pipeline::PlanRequest request;
   request.cpu = "cortex-m4";
   const pipeline::PlannedGraph kws = pipeline::plan_graph(graph, request);
-  const planner::Plan first_fit = planner::plan(planner::without_overlaps(kws.memory.problem),
+  request.overlap = false;
+  const planner::Plan first_fit = planner::plan(pipeline::plan_graph(graph, request).memory.problem,
                                                planner::Algorithm::kFirstFit);
   ASSERT_GT(first_fit.arena_bytes, kws.plan().arena_bytes);
   EXPECT_THAT(result_.out, HasSubstr("  first-fit    " + commas(first_fit.arena_bytes) +

@@ -68,7 +68,7 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
   planner::PlanOptions options;
   options.time_limit_ms = request.time_limit_ms;
   options.node_limit = request.node_limit;
-  auto plan_in = [&](ir::Graph ordered, const std::vector<bool>& in_place = {}) {
+  auto plan_once = [&](ir::Graph ordered, const std::vector<bool>& in_place) {
     PlannedGraph planned;
     planned.graph = std::move(ordered);
     planned.cpu = *cpu;
@@ -79,6 +79,21 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
     for (const planner::Plan& plan : planned.plans) {
       if (auto error = planner::verify(planned.memory.problem, plan)) {
         throw std::logic_error("plan by " + plan.algorithm + " failed verification: " + *error);
+      }
+    }
+    return planned;
+  };
+  // An order planned as well as it goes: where kernels may run in place, planned with them too,
+  // the smaller arena kept (the first on a tie: the raster kernels are the faster).
+  auto plan_in = [&](ir::Graph ordered) {
+    PlannedGraph planned = plan_once(std::move(ordered), {});
+    if (!request.overlap || !request.in_place || cpu->extension == kernels::Extension::kMve) {
+      return planned;
+    }
+    for (const std::vector<bool>& in_place : in_place_candidates(planned, request.alignment)) {
+      PlannedGraph with_in_place = plan_once(planned.graph, in_place);
+      if (with_in_place.plan().arena_bytes < planned.plan().arena_bytes) {
+        planned = std::move(with_in_place);
       }
     }
     return planned;
@@ -111,15 +126,6 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
     }
   }
   planned.order = std::move(order);
-  if (request.overlap && request.in_place && cpu->extension != kernels::Extension::kMve) {
-    for (const std::vector<bool>& in_place : in_place_candidates(planned, request.alignment)) {
-      PlannedGraph with_in_place = plan_in(planned.graph, in_place);
-      if (with_in_place.plan().arena_bytes < planned.plan().arena_bytes) {
-        with_in_place.order = std::move(planned.order);
-        planned = std::move(with_in_place);
-      }
-    }
-  }
   return planned;
 }
 

@@ -57,9 +57,9 @@ struct PlannedGraph {
 // Decides the operators' order (the one place that does), builds the problem for the request's
 // CPU and plans it. For a graph with branches and PlanRequest::Order::kSearch, the orders are
 // ranked by passes::rank_orders and the best is planned next to the model's order (so auto's
-// time limit applies twice); the smaller plan wins, the model's order on a tie. Then, where
-// kernels may run in place, the chosen order is planned with them too (choose_in_place), and the
-// smaller arena is kept (the first on a tie: the raster kernels are the faster). Throws
+// time limit applies twice); the smaller plan wins, the model's order on a tie. Where kernels may
+// run in place, each order is also planned with them (in_place_candidates), and the smaller
+// arena is kept (the first on a tie: the raster kernels are the faster). Throws
 // mote::InputError for an unknown CPU or alignment, std::logic_error if a plan fails
 // verification (a planner bug).
 PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request);
