@@ -148,7 +148,7 @@ void compile_model(const CompileSettings& s) {
 
   const pipeline::PlannedGraph& planned = compiled.planned;
   planner::ReportContext context{s.model, planned.cpu.name, planned.cpu.extension,
-                                 planned.memory.kernels};
+                                 planned.memory.kernels, planned.memory.outside_arena};
   // Every output is staged first and committed together: a failure leaves none of them.
   emit::OutputFiles files;
   const std::string& json_path = !s.json_path.empty() ? s.json_path : s.report_path;
@@ -199,6 +199,10 @@ void compile_model(const CompileSettings& s) {
                static_cast<unsigned long long>(figures.scratch_bytes),
                static_cast<unsigned long long>(planned.bound.bytes),
                plan.optimal ? "optimal" : "not proven optimal");
+  if (!planned.memory.outside_arena.empty()) {
+    std::fprintf(summary, "           + %s\n",
+                 planner::outside_arena_text(planned.memory.outside_arena).c_str());
+  }
   std::fprintf(summary, "  plan:    %s%s\n", plan.algorithm.c_str(),
                plan.chosen.empty() || plan.chosen == plan.algorithm
                    ? ""
@@ -258,6 +262,7 @@ void add_compile_command(CLI::App& app) {
   cmd->add_flag("--no-overlap{false}", s->options.plan.overlap,
                 "Keep every operator's output apart from its inputs (no overlap rules)");
   add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
+  add_inputs_outside_arena_flag(cmd, s->options.plan.inputs_outside_arena);
   cmd->add_flag("--keep-names", s->options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");
   cmd->callback([s] {

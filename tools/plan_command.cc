@@ -76,6 +76,7 @@ void add_plan_command(CLI::App& app) {
     double time_limit_ms = 1000;
     uint64_t node_limit = 0;
     bool no_overlap = false;
+    bool inputs_outside_arena = false;
     PlanOutputs outputs;
   };
   auto settings = std::make_shared<Settings>();
@@ -102,6 +103,7 @@ void add_plan_command(CLI::App& app) {
                   "makes results identical on every machine");
   cmd->add_flag("--no-overlap", settings->no_overlap,
                  "Keep every operator's output apart from its inputs (no overlap rules)");
+  add_inputs_outside_arena_flag(cmd, settings->inputs_outside_arena)->excludes(problem);
   cmd->callback([settings] {
     const uint32_t align = settings->align;  // checked by add_align_option
     PlanOutputs outputs = settings->outputs;
@@ -117,6 +119,7 @@ void add_plan_command(CLI::App& app) {
       request.time_limit_ms = settings->time_limit_ms;
       request.node_limit = settings->node_limit;
       request.overlap = !settings->no_overlap;
+      request.inputs_outside_arena = settings->inputs_outside_arena;
       pipeline::PlannedGraph planned;
       try {
         const ir::Graph graph = read_model_for_command(settings->model_path);
@@ -127,7 +130,8 @@ void add_plan_command(CLI::App& app) {
         throw InputError(settings->model_path + ": " + e.what());
       }
       const planner::ReportContext context{settings->model_path, planned.cpu.name,
-                                           planned.cpu.extension, planned.memory.kernels};
+                                           planned.cpu.extension, planned.memory.kernels,
+                                           planned.memory.outside_arena};
       Report(planned.memory.problem, planned.bound, planned.plans, context, outputs);
       if (!planned.memory.problem.overlaps.empty() && outputs.json_path != "-") {
         // The same problem with every output apart from its inputs, for comparison.

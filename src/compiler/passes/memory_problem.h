@@ -26,6 +26,10 @@ struct MemoryProblem {
   std::vector<int32_t> op_scratch_buffer;
   // Per operator: the kernel variant that runs it on this extension and its scratch, for reports.
   std::vector<planner::StepKernel> kernels;
+  // The graph inputs kept outside the arena (no buffer: the caller binds its own), in the
+  // graph's input order, with their bytes, for reports.
+  std::vector<int32_t> external_inputs;
+  std::vector<planner::OutsideBuffer> outside_arena;
 };
 
 // Step k is operator k. Graph inputs live from step 0 and graph outputs to the last step; an
@@ -36,7 +40,11 @@ struct MemoryProblem {
 // With `with_overlaps`, each operator's output may overlap the inputs that die at it where its
 // kernel's overlap rule allows (ops::operator_overlap); the program needs nothing more, as the
 // runtime recomputes the rule.
+// With `inputs_outside_arena`, the graph inputs get no buffer (so nothing shares their bytes):
+// the program marks them external and the caller binds a buffer to each. A RESHAPE of one then
+// copies it into a buffer of its own.
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
-                                   uint32_t alignment, bool with_overlaps = true);
+                                   uint32_t alignment, bool with_overlaps = true,
+                                   bool inputs_outside_arena = false);
 
 }  // namespace mote::passes

@@ -23,7 +23,7 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
   PlannedGraph planned;
   planned.cpu = *cpu;
   planned.memory = passes::build_memory_problem(graph, cpu->extension, request.alignment,
-                                                request.overlap);
+                                                request.overlap, request.inputs_outside_arena);
   planned.bound = planner::lower_bound(planned.memory.problem);
   planner::PlanOptions options;
   options.time_limit_ms = request.time_limit_ms;

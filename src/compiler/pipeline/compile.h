@@ -24,6 +24,9 @@ struct PlanRequest {
   // Outputs may overlap dying inputs where the kernels' overlap rules allow (false: every
   // operator's inputs and outputs apart, the plans before overlap rules existed).
   bool overlap = true;
+  // Graph inputs get no arena bytes: the program marks them external and the caller binds a
+  // buffer to each (Executor::bind_input), which no operator writes.
+  bool inputs_outside_arena = false;
 };
 
 struct PlannedGraph {
