@@ -131,7 +131,16 @@ TensorView Executor::output(size_t index) const {
   return view(program_.root()->outputs()->Get(static_cast<flatbuffers::uoffset_t>(index)));
 }
 
+bool Executor::inputs_bound() const {
+  for (size_t i = 0; i < kMaxExternalInputs; ++i) {
+    if (external_[i] == nullptr && input_is_external(i)) return false;
+  }
+  return true;
+}
+
 Error Executor::run() {
+  // Also for a program without operators: the caller learns of the missing binding at once.
+  if (!inputs_bound()) return Error::kInputNotBound;
   const size_t n = num_operators();
   for (size_t i = 0; i < n; ++i) MOTE_TRY(run_operator(i));
   return Error::kOk;
@@ -142,10 +151,7 @@ Error Executor::run_operator(size_t index) {
   const auto& ops = *p.operators();
   if (index >= ops.size()) return Error::kInvalidArgument;
   const schema::Operator& op = *ops.Get(static_cast<flatbuffers::uoffset_t>(index));
-  // Every slot a loaded program uses belongs to an external input: all must be bound.
-  for (size_t i = 0; i < kMaxExternalInputs; ++i) {
-    if (external_[i] == nullptr && input_is_external(i)) return Error::kInputNotBound;
-  }
+  if (!inputs_bound()) return Error::kInputNotBound;
 #if MOTE_DEBUG_CHECKS
   // Re-derive the kernel's scratch need with its own function: catches a compiler that
   // planned too little (or program bytes that changed after load).

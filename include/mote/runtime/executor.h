@@ -99,6 +99,8 @@ class Executor {
       : program_(program), arena_(arena), arena_size_(arena_size) {}
 
   TensorView view(int32_t tensor_index) const;
+  // Every external input has a buffer bound.
+  bool inputs_bound() const;
 
   Program program_;
   uint8_t* arena_;
