@@ -86,8 +86,8 @@ Error Executor::bind_input(size_t index, const void* data, size_t bytes) {
   // An external input is one of the first kMaxExternalInputs (Program::load), its slot its index.
   if (!input_is_external(index) || data == nullptr) return Error::kInvalidArgument;
   const auto& p = *program_.root();
-  const schema::Tensor& t = *p.tensors()->Get(
-      static_cast<flatbuffers::uoffset_t>(p.inputs()->Get(static_cast<flatbuffers::uoffset_t>(index))));
+  const int32_t input = p.inputs()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const schema::Tensor& t = *p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(input));
   if (bytes != t.size()) return Error::kInvalidArgument;
   // Kernels load whole elements (a float32 input, int32 indices).
   if (reinterpret_cast<uintptr_t>(data) % internal::element_size(t.type()) != 0) {

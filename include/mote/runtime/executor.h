@@ -111,7 +111,8 @@ class Executor {
 
 /// Writes the five "I mote: ..." report lines (each ending in '\n'; a sixth, inputs_outside_arena,
 /// for a program that keeps inputs outside the arena) into `out` and returns the length, or 0 if
-/// `capacity` is too small (384 bytes suffice while every figure is below 2^32). No printf: usable on firmware.
+/// `capacity` is too small (384 bytes suffice while every figure is below 2^32). No printf:
+/// usable on firmware.
 size_t format_memory_status(const MemoryStatus& status, char* out, size_t capacity);
 
 }  // namespace runtime

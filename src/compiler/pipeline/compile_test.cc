@@ -380,8 +380,8 @@ TEST(Compile, InputsOutsideTheArenaSaveTheirBytesWhereTheInputIsAtThePeak) {
     const std::string text =
         planner::text_report(outside.memory.problem, outside.bound, outside.plans, context);
     EXPECT_THAT(text, testing::HasSubstr(": arena 4,"));
-    EXPECT_THAT(text, testing::HasSubstr(
-                          " bytes + inputs outside the arena: input 8,192 bytes (caller's buffer)"));
+    EXPECT_THAT(text, testing::HasSubstr(" bytes + inputs outside the arena: input 8,192 bytes "
+                                         "(caller's buffer)"));
   }
 }
 
