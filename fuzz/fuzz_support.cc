@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "mote/runtime/executor.h"
@@ -181,26 +182,51 @@ bool run_loaded_program(const runtime::Program& program, uint32_t seed) {
            v.data + v.size <= arena_end;
   };
   uint32_t state = seed == 0 ? 1 : seed;
+  // Inputs outside the arena: a buffer of exactly their size each, bound, and never written.
+  std::vector<std::unique_ptr<ExactBuffer>> bound;
+  std::vector<uint32_t> bound_hash;
   for (size_t i = 0; i < executor->num_inputs(); ++i) {
-    const runtime::TensorView v = executor->input(i);
-    if (!inside(v)) contract_broken("graph input view outside the arena");
+    runtime::TensorView v = executor->input(i);
+    if (executor->input_is_external(i)) {
+      if (v.data != nullptr) contract_broken("unbound external input with data");
+      if (executor->run() != runtime::Error::kInputNotBound) {
+        contract_broken("run() with an unbound external input did not say so");
+      }
+      bound.push_back(std::make_unique<ExactBuffer>(v.size, 16));
+      if (executor->bind_input(i, bound.back()->data(), v.size + 1) == runtime::Error::kOk) {
+        contract_broken("bind_input took the wrong size");
+      }
+      if (executor->bind_input(i, bound.back()->data(), v.size) != runtime::Error::kOk) {
+        contract_broken("bind_input refused an exact, aligned buffer");
+      }
+      v = executor->input(i);
+      if (v.data != bound.back()->data()) contract_broken("bound input view elsewhere");
+    } else if (!inside(v)) {
+      contract_broken("graph input view outside the arena");
+    }
     for (size_t k = 0; k < v.size; ++k) {
       state ^= state << 13;
       state ^= state >> 17;
       state ^= state << 5;
       v.data[k] = static_cast<uint8_t>(state);
     }
+    if (executor->input_is_external(i)) bound_hash.push_back(hash_bytes(v.data, v.size));
   }
   if (executor->input(executor->num_inputs()).data != nullptr) {
     contract_broken("input view past the last input");
   }
   if (executor->run() != runtime::Error::kOk) contract_broken("run() failed on a loaded program");
+  for (size_t k = 0; k < bound.size(); ++k) {
+    if (hash_bytes(bound[k]->data(), bound[k]->size()) != bound_hash[k]) {
+      contract_broken("run() wrote an input outside the arena");
+    }
+  }
   for (size_t i = 0; i < executor->num_outputs(); ++i) {
     if (!inside(executor->output(i))) contract_broken("graph output view outside the arena");
   }
-  char report[256];
+  char report[384];
   if (runtime::format_memory_status(executor->memory_status(), report, sizeof(report)) == 0) {
-    contract_broken("memory status report does not fit 256 bytes");
+    contract_broken("memory status report does not fit 384 bytes");
   }
   ++counters().programs_run;
   return true;

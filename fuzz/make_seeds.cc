@@ -129,6 +129,12 @@ int main(int argc, char** argv) {
         options.plan.node_limit = 2000;
         const mote::pipeline::Compiled compiled = mote::pipeline::compile(graph, options);
         write(program_dir / (name + "_" + cpu + ".mote"), compiled.program);
+        // The same with the graph inputs outside the arena (Location::External), bound by the
+        // caller.
+        options.plan.inputs_outside_arena = true;
+        write(program_dir / (name + "_" + cpu + "_inputs_outside.mote"),
+              mote::pipeline::compile(graph, options).program);
+        ++files;
         const mote::planner::Problem& problem = compiled.planned.memory.problem;
         write(planner_dir / (name + "_" + cpu + ".bin"), mote::fuzz::encode_problem(problem, 2000));
         std::ostringstream csv;

@@ -107,6 +107,30 @@ TEST_P(SharedModel, OutputEqualsTfLiteReferenceWithoutOverlap) {
   }
 }
 
+// With the graph input outside the arena (--inputs-outside-arena) the program reads the
+// caller's buffer in place and still gives TFLite's output; its arena is never larger than with
+// the input inside. The arenas are recorded (ctest --output-junit, or --gtest_output=xml).
+TEST_P(SharedModel, OutputEqualsTfLiteReferenceWithInputsOutsideTheArena) {
+  for (const char* cpu : {"cortex-m4", "cortex-m55"}) {
+    SCOPED_TRACE(cpu);
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const uint64_t inside = pipeline::plan_graph(graph_, options.plan).plan().arena_bytes;
+    options.plan.inputs_outside_arena = true;
+    const pipeline::Compiled compiled = pipeline::compile(graph_, options);
+    ASSERT_EQ(compiled.planned.memory.external_inputs, graph_.inputs);
+    const uint64_t outside = compiled.planned.plan().arena_bytes;
+    EXPECT_LE(outside, inside);
+    const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {input_});
+    ASSERT_EQ(run.outputs.size(), 1u);
+    EXPECT_EQ(run.outputs[0], output_);
+    EXPECT_EQ(run.status.inputs_outside, input_.size());
+    EXPECT_EQ(run.status.arena_planned, outside);
+    RecordProperty(std::string(cpu) + "_arena_inside", std::to_string(inside));
+    RecordProperty(std::string(cpu) + "_arena_outside", std::to_string(outside));
+  }
+}
+
 // Every tensor of the reference run, compared in execution order: all intermediate tensors are
 // made graph outputs (so the plan keeps them), and the first that differs is named.
 TEST_P(SharedModel, EveryLayerEqualsTfLiteReference) {

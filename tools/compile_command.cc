@@ -151,7 +151,8 @@ void compile_model(const CompileSettings& s) {
 
   const pipeline::PlannedGraph& planned = compiled.planned;
   planner::ReportContext context{s.model, planned.cpu.name, planned.cpu.extension,
-                                 planned.memory.kernels, planned.order};
+                                 planned.memory.kernels, planned.order,
+                                 planned.memory.outside_arena};
   // Every output is staged first and committed together: a failure leaves none of them.
   emit::OutputFiles files;
   const std::string& json_path = !s.json_path.empty() ? s.json_path : s.report_path;
@@ -202,6 +203,10 @@ void compile_model(const CompileSettings& s) {
                static_cast<unsigned long long>(figures.scratch_bytes),
                static_cast<unsigned long long>(planned.bound.bytes),
                plan.optimal ? "optimal" : "not proven optimal");
+  if (!planned.memory.outside_arena.empty()) {
+    std::fprintf(summary, "           + %s\n",
+                 planner::outside_arena_text(planned.memory.outside_arena).c_str());
+  }
   std::fprintf(summary, "  plan:    %s%s\n", plan.algorithm.c_str(),
                plan.chosen.empty() || plan.chosen == plan.algorithm
                    ? ""
@@ -267,6 +272,7 @@ void add_compile_command(CLI::App& app) {
                 "(not on Helium); the arena may grow, the kernels stay the fastest");
   add_order_option(cmd, s->order);
   add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
+  add_inputs_outside_arena_flag(cmd, s->options.plan.inputs_outside_arena);
   cmd->add_flag("--keep-names", s->options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");
   cmd->callback([s] {

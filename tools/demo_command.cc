@@ -317,7 +317,7 @@ void print_target(const TargetResult& r, const fs::path& dir) {
   std::printf("  no reuse     %s bytes if every buffer had its own place\n",
               commas(r.naive_arena).c_str());
   std::printf("  host run     ok; memory status:\n");
-  char status[256];
+  char status[384];  // format_memory_status: enough for any 32-bit figures
   const size_t n = runtime::format_memory_status(r.host, status, sizeof status);
   std::stringstream lines(std::string(status, n));
   std::string line;

@@ -102,6 +102,15 @@ CLI::Option* add_time_limit_option(CLI::App* cmd, double& time_limit_ms, const s
       ->capture_default_str();
 }
 
+CLI::Option* add_inputs_outside_arena_flag(CLI::App* cmd, bool& outside) {
+  return cmd->add_flag(
+      "--inputs-outside-arena", outside,
+      "Plan no arena bytes for the graph inputs: the program reads each from a buffer the\n"
+      "caller binds before running (Executor::bind_input, mote_bind_input), e.g. a camera frame\n"
+      "or DMA buffer, and never writes it. The arena shrinks; the report prices the inputs\n"
+      "apart. Without it an input sits in the arena and a run may overwrite it");
+}
+
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what) {
   return cmd->add_option("--json", path, what + " to FILE, or - (or --json alone) for stdout")
       ->expected(0, 1)

@@ -26,6 +26,8 @@ CLI::Option* add_algorithm_option(CLI::App* cmd, std::string& algorithm);
 /// --order search|model (pipeline::order_from_string reads it).
 CLI::Option* add_order_option(CLI::App* cmd, std::string& order);
 CLI::Option* add_time_limit_option(CLI::App* cmd, double& time_limit_ms, const std::string& what);
+/// --inputs-outside-arena, for the commands that plan a model.
+CLI::Option* add_inputs_outside_arena_flag(CLI::App* cmd, bool& outside);
 /// --json FILE, "-" for stdout; given without a value it means stdout too.
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what);
 

@@ -78,6 +78,7 @@ void add_plan_command(CLI::App& app) {
     bool no_overlap = false;
     bool no_in_place = false;
     std::string order = "search";
+    bool inputs_outside_arena = false;
     PlanOutputs outputs;
   };
   auto settings = std::make_shared<Settings>();
@@ -109,6 +110,7 @@ void add_plan_command(CLI::App& app) {
                 "through scratch), which the plan otherwise does where it saves bytes\n"
                 "(not on Helium); the arena may grow, the kernels stay the fastest");
   add_order_option(cmd, settings->order);
+  add_inputs_outside_arena_flag(cmd, settings->inputs_outside_arena)->excludes(problem);
   cmd->callback([settings] {
     const uint32_t align = settings->align;  // checked by add_align_option
     PlanOutputs outputs = settings->outputs;
@@ -126,6 +128,7 @@ void add_plan_command(CLI::App& app) {
       request.overlap = !settings->no_overlap;
       request.in_place = !settings->no_in_place;
       request.order = *pipeline::order_from_string(settings->order);  // checked by the option
+      request.inputs_outside_arena = settings->inputs_outside_arena;
       pipeline::PlannedGraph planned;
       ir::Graph graph;
       try {
@@ -138,7 +141,7 @@ void add_plan_command(CLI::App& app) {
       }
       const planner::ReportContext context{settings->model_path, planned.cpu.name,
                                            planned.cpu.extension, planned.memory.kernels,
-                                           planned.order};
+                                           planned.order, planned.memory.outside_arena};
       Report(planned.memory.problem, planned.bound, planned.plans, context, outputs);
       if (!planned.memory.problem.overlaps.empty() && outputs.json_path != "-") {
         // The same graph with every output apart from its inputs (and no kernel run in place),

@@ -20,6 +20,7 @@ namespace {
 
 using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 struct CommandResult {
@@ -265,6 +266,56 @@ TEST_F(PlanCommandTest, ReportsWhatTheOperatorOrderSaved) {
 
   EXPECT_EQ(mote("plan " + model + " --order=best").exit_code, 2);
   EXPECT_THAT(mote("plan --help").out, HasSubstr("--order"));
+}
+
+}  // namespace
+
+namespace {
+
+// --inputs-outside-arena: taught by --help, priced apart by plan and compile, and the program
+// written records it (mote run binds the input and gives the same output).
+TEST_F(PlanCommandTest, InputsOutsideTheArenaArePricedApart) {
+  for (const char* command : {"plan", "compile"}) {
+    const CommandResult help = mote(std::string(command) + " --help");
+    EXPECT_THAT(help.out, HasSubstr("--inputs-outside-arena")) << command;
+    EXPECT_THAT(help.out, HasSubstr("caller binds")) << command;
+  }
+  const std::string model = write_conv2d_x3();
+  CommandResult run = mote("plan " + model + " --target cortex-m4");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("input input: "));  // whether a run reuses its bytes
+  EXPECT_THAT(run.out, Not(HasSubstr("inputs outside the arena")));
+  run = mote("plan " + model + " --target cortex-m4 --inputs-outside-arena");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("inputs outside the arena: input 768 bytes (caller's buffer)"));
+  EXPECT_THAT(run.out, ContainsRegex("auto: arena [0-9,]+ bytes \\+ inputs outside the arena: "
+                                     "input 768 bytes \\(caller's buffer\\)"));
+  const CommandResult json =
+      mote("plan " + model + " --target cortex-m4 --inputs-outside-arena --json -", false);
+  ASSERT_EQ(json.exit_code, 0) << json.out;
+  const nlohmann::json outside = nlohmann::json::parse(json.out).at("inputs_outside_arena");
+  ASSERT_EQ(outside.size(), 1u);
+  EXPECT_EQ(outside[0].at("bytes"), 768);
+
+  const std::string inside_program = (dir_ / "inside.mote").string();
+  const std::string outside_program = (dir_ / "outside.mote").string();
+  run = mote("compile " + model + " --target cortex-m4 -o " + inside_program);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  run = mote("compile " + model + " --target cortex-m4 --inputs-outside-arena -o " +
+             outside_program);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("+ inputs outside the arena: input 768 bytes (caller's buffer)"));
+  const CommandResult a = mote("run " + inside_program);
+  const CommandResult b = mote("run " + outside_program);
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  EXPECT_THAT(b.out, HasSubstr("I mote: inputs_outside_arena: 768 bytes"));
+  EXPECT_THAT(a.out, Not(HasSubstr("inputs_outside_arena")));
+  auto outputs = [](const std::string& text) {
+    const size_t begin = text.find("output 0");
+    return text.substr(begin, text.find("time:") - begin);
+  };
+  EXPECT_EQ(outputs(b.out), outputs(a.out));
 }
 
 }  // namespace

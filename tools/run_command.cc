@@ -278,7 +278,7 @@ void run(const RunOptions& options) {
     }
     files.add(options.output, outputs);
   }
-  char status[256];
+  char status[384];  // format_memory_status: enough for any 32-bit figures
   const size_t n = runtime::format_memory_status(result.status, status, sizeof(status));
   std::string text(status, n);
   for (size_t i = 0; i < decoded.size(); ++i) text += describe(i, decoded[i]);
@@ -300,7 +300,8 @@ void run(const RunOptions& options) {
                                {"scratch", m.scratch},
                                {"lower_bound", m.lower_bound},
                                {"runtime_state", m.runtime_state},
-                               {"temp_allocator", m.temp_allocator}};
+                               {"temp_allocator", m.temp_allocator},
+                               {"inputs_outside_arena", m.inputs_outside}};
     report["outputs"] = nlohmann::json::array();
     for (size_t i = 0; i < decoded.size(); ++i) report["outputs"].push_back(output_json(i, decoded[i]));
     files.add(options.json_path, report.dump(2) + "\n");

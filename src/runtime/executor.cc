@@ -9,6 +9,21 @@
 
 namespace mote {
 namespace runtime {
+namespace {
+
+// Whether `tensor` is the output of a RESHAPE, SQUEEZE or EXPAND_DIMS: an alias whose bytes its
+// operator leaves as they are.
+bool made_by_reshape(const schema::Program& p, int32_t tensor) {
+  for (const schema::Operator* op : *p.operators()) {
+    if (op->outputs()->size() != 1 || op->outputs()->Get(0) != tensor) continue;
+    const schema::OpKind kind = op->kind();
+    return kind == schema::OpKind::Reshape || kind == schema::OpKind::Squeeze ||
+           kind == schema::OpKind::ExpandDims;
+  }
+  return false;
+}
+
+}  // namespace
 
 Result<Executor> Executor::create(const Program& program, uint8_t* arena, size_t arena_size) {
   if (arena == nullptr && program.arena_size() != 0) return Error::kInvalidArgument;
@@ -39,7 +54,13 @@ void Executor::reset_state() {
 TensorView Executor::view(int32_t tensor_index) const {
   const schema::Tensor& t =
       *program_.root()->tensors()->Get(static_cast<flatbuffers::uoffset_t>(tensor_index));
-  return TensorView{arena_ + t.offset(),
+  // An external tensor is a graph input with a slot (Program::load checked); its bytes are the
+  // caller's. Nothing writes them: the view is mutable only for the TensorView's sake.
+  uint8_t* data =
+      t.location() == schema::Location::External
+          ? const_cast<uint8_t*>(external_[internal::external_slot(*program_.root(), tensor_index)])
+          : arena_ + t.offset();
+  return TensorView{data,
                     t.size(),
                     static_cast<DataType>(t.type()),
                     internal::shape_data(t),
@@ -53,12 +74,73 @@ TensorView Executor::input(size_t index) const {
   return view(program_.root()->inputs()->Get(static_cast<flatbuffers::uoffset_t>(index)));
 }
 
+bool Executor::input_is_external(size_t index) const {
+  if (index >= program_.num_inputs()) return false;
+  const auto& p = *program_.root();
+  const int32_t t = p.inputs()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  return p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->location() ==
+         schema::Location::External;
+}
+
+Error Executor::bind_input(size_t index, const void* data, size_t bytes) {
+  // An external input is one of the first kMaxExternalInputs (Program::load), its slot its index.
+  if (!input_is_external(index) || data == nullptr) return Error::kInvalidArgument;
+  const auto& p = *program_.root();
+  const int32_t input = p.inputs()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const schema::Tensor& t = *p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(input));
+  if (bytes != t.size()) return Error::kInvalidArgument;
+  // Kernels load whole elements (a float32 input, int32 indices).
+  if (reinterpret_cast<uintptr_t>(data) % internal::element_size(t.type()) != 0) {
+    return Error::kInvalidArgument;
+  }
+  external_[index] = static_cast<const uint8_t*>(data);
+  return Error::kOk;
+}
+
+bool Executor::input_preserved(size_t index) const {
+  if (index >= program_.num_inputs()) return false;
+  if (input_is_external(index)) return true;
+  const schema::Program& p = *program_.root();
+  const auto& tensors = *p.tensors();
+  const int32_t input = p.inputs()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  const schema::Tensor& in = *tensors.Get(static_cast<flatbuffers::uoffset_t>(input));
+  const uint64_t begin = in.offset(), end = begin + in.size();
+  auto shares = [&](uint64_t offset, uint64_t size) {
+    return size != 0 && offset < end && begin < offset + size;
+  };
+  // Any other buffer on its bytes may write them, whenever it lives: a later tensor, an output
+  // over it, an in-place alias. Only the reshapes of the input itself (aliases that share its
+  // start and are never written) leave it intact, and those are judged by what shares theirs.
+  for (flatbuffers::uoffset_t k = 0; k < tensors.size(); ++k) {
+    const schema::Tensor& t = *tensors.Get(k);
+    if (static_cast<int32_t>(k) == input || t.location() != schema::Location::Arena) continue;
+    if (!shares(t.offset(), t.size())) continue;
+    if (t.alias() == input && made_by_reshape(p, static_cast<int32_t>(k))) continue;
+    return false;
+  }
+  for (const schema::Operator* op : *p.operators()) {
+    if (op->scratch() != nullptr && shares(op->scratch()->offset(), op->scratch()->size())) {
+      return false;
+    }
+  }
+  return true;
+}
+
 TensorView Executor::output(size_t index) const {
   if (index >= program_.num_outputs()) return TensorView{};
   return view(program_.root()->outputs()->Get(static_cast<flatbuffers::uoffset_t>(index)));
 }
 
+bool Executor::inputs_bound() const {
+  for (size_t i = 0; i < kMaxExternalInputs; ++i) {
+    if (external_[i] == nullptr && input_is_external(i)) return false;
+  }
+  return true;
+}
+
 Error Executor::run() {
+  // Also for a program without operators: the caller learns of the missing binding at once.
+  if (!inputs_bound()) return Error::kInputNotBound;
   const size_t n = num_operators();
   for (size_t i = 0; i < n; ++i) MOTE_TRY(run_operator(i));
   return Error::kOk;
@@ -69,13 +151,14 @@ Error Executor::run_operator(size_t index) {
   const auto& ops = *p.operators();
   if (index >= ops.size()) return Error::kInvalidArgument;
   const schema::Operator& op = *ops.Get(static_cast<flatbuffers::uoffset_t>(index));
+  if (!inputs_bound()) return Error::kInputNotBound;
 #if MOTE_DEBUG_CHECKS
   // Re-derive the kernel's scratch need with its own function: catches a compiler that
   // planned too little (or program bytes that changed after load).
   const size_t planned = op.scratch() != nullptr ? op.scratch()->size() : 0;
   if (planned < internal::required_scratch_bytes(p, op)) return Error::kScratchTooSmall;
 #endif
-  return internal::run_operator(internal::OpEnv{&p, arena_, program_.constants()}, op);
+  return internal::run_operator(internal::OpEnv{&p, arena_, program_.constants(), external_}, op);
 }
 
 MemoryStatus Executor::memory_status() const {
@@ -88,6 +171,9 @@ MemoryStatus Executor::memory_status() const {
   s.scratch = plan != nullptr ? plan->scratch_bytes() : 0;
   s.lower_bound = plan != nullptr ? plan->lower_bound() : 0;
   s.state = plan != nullptr ? plan->state_bytes() : 0;
+  for (size_t i = 0; i < program_.num_inputs(); ++i) {
+    if (input_is_external(i)) s.inputs_outside += input(i).size;
+  }
   s.runtime_state = sizeof(Program) + sizeof(Executor);
   s.temp_allocator = 0;
   return s;
@@ -153,6 +239,12 @@ size_t format_memory_status(const MemoryStatus& s, char* out, size_t capacity) {
   w.text(" bytes\nI mote: temp_allocator: ");
   w.number(s.temp_allocator);
   w.text(" bytes\n");
+  // Only a program that keeps inputs outside the arena has this line (the caller's buffers).
+  if (s.inputs_outside != 0) {
+    w.text("I mote: inputs_outside_arena: ");
+    w.number(s.inputs_outside);
+    w.text(" bytes (the caller's buffers)\n");
+  }
   return w.finish();
 }
 

@@ -128,9 +128,11 @@ TEST_F(ExecutorTest, ReportsMemoryStatus) {
   EXPECT_EQ(s.lower_bound, 240u);
   EXPECT_EQ(s.runtime_state, sizeof(Program) + sizeof(Executor));
   EXPECT_EQ(s.temp_allocator, 0u);
-  // Two words for the Program handle, plus the arena pointer and size.
+  EXPECT_EQ(s.inputs_outside, 0u);
+  // Two words for the Program handle, plus the arena pointer and size, and a pointer per input
+  // the caller may bind outside the arena.
   EXPECT_LE(sizeof(Program), 2 * sizeof(void*));
-  EXPECT_LE(sizeof(Executor), sizeof(Program) + 2 * sizeof(void*));
+  EXPECT_LE(sizeof(Executor), sizeof(Program) + (2 + kMaxExternalInputs) * sizeof(void*));
 }
 
 TEST(FormatMemoryStatusTest, WritesTheFiveLines) {
@@ -157,6 +159,127 @@ TEST(FormatMemoryStatusTest, NamesTheStateOfAProgramThatHasSome) {
                 "arena_planned: 2048 bytes (activations 1728, scratch 320, lower bound 2048, "
                 "state 576)\n"),
             std::string::npos);
+}
+
+TEST(FormatMemoryStatusTest, PricesInputsOutsideTheArenaOnALineOfTheirOwn) {
+  MemoryStatus s{3912, 2560, 2048, 1728, 320, 2048, 48, 0, 0};
+  s.inputs_outside = 27648;
+  char buffer[384];
+  const size_t n = format_memory_status(s, buffer, sizeof(buffer));
+  EXPECT_NE(std::string(buffer, n).find("I mote: temp_allocator: 0 bytes\n"
+                                        "I mote: inputs_outside_arena: 27648 bytes (the caller's "
+                                        "buffers)\n"),
+            std::string::npos);
+  // The largest figures a 32-bit device can have fit the documented 384 bytes.
+  const size_t max = 0xFFFFFFFFu;
+  const MemoryStatus big{max, max, max, max, max, max, max, max, max, max};
+  EXPECT_GT(format_memory_status(big, buffer, sizeof(buffer)), 0u);
+}
+
+TEST_F(ExecutorTest, SaysWhetherARunKeepsTheInput) {
+  auto executor = Executor::create(program(), arena_.data(), arena_.size());
+  ASSERT_TRUE(executor.ok());
+  // x @0 shares its bytes with nothing: preserved. With z (born after x dies) over it, not.
+  EXPECT_TRUE(executor->input_preserved(0));
+  EXPECT_FALSE(executor->input_preserved(1));
+  schema::ProgramT reused = conv_add_program();
+  reused.operators[0]->scratch->mutate_offset(64);
+  reused.tensors[3]->offset = 160;  // y
+  reused.tensors[5]->offset = 0;    // z
+  reused.tensors[6]->offset = 0;    // out, its alias
+  const testing::Loaded loaded = load(emit::emit_program(std::move(reused)));
+  ASSERT_TRUE(loaded.program.ok()) << loaded.diagnostic.reason;
+  auto reusing = Executor::create(*loaded.program, arena_.data(), arena_.size());
+  ASSERT_TRUE(reusing.ok());
+  EXPECT_FALSE(reusing->input_preserved(0));
+  std::vector<int8_t> input(50, 9);
+  std::memcpy(reusing->input(0).data, input.data(), input.size());
+  ASSERT_EQ(reusing->run(), Error::kOk);
+  EXPECT_NE(std::memcmp(reusing->input(0).data, input.data(), input.size()), 0);
+}
+
+// conv_add_program with its input outside the arena.
+class ExternalInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    schema::ProgramT p = conv_add_program();
+    testing::make_input_external(p);
+    loaded_ = std::make_unique<testing::Loaded>(load(emit::emit_program(std::move(p))));
+    ASSERT_TRUE(loaded_->program.ok()) << loaded_->diagnostic.reason;
+    for (size_t i = 0; i < input_.size(); ++i) input_[i] = static_cast<int8_t>(i * 41 - 90);
+  }
+
+  std::unique_ptr<testing::Loaded> loaded_;
+  emit::AlignedBuffer arena_{288};
+  std::vector<int8_t> input_ = std::vector<int8_t>(50);
+};
+
+TEST_F(ExternalInputTest, RunsOnTheCallersBufferAndNeverWritesIt) {
+  auto executor = Executor::create(*loaded_->program, arena_.data(), arena_.size());
+  ASSERT_TRUE(executor.ok());
+  EXPECT_TRUE(executor->input_is_external(0));
+  EXPECT_FALSE(executor->input_is_external(1));
+  ASSERT_EQ(executor->bind_input(0, input_.data(), input_.size()), Error::kOk);
+  const TensorView in = executor->input(0);
+  EXPECT_EQ(in.data, reinterpret_cast<uint8_t*>(input_.data()));
+  EXPECT_EQ(in.size, 50u);
+  // Whatever the arena holds where the input used to be, the result is the caller's input's.
+  std::memset(arena_.data(), 0x5A, arena_.size());
+  const std::vector<int8_t> copy = input_;
+  ASSERT_EQ(executor->run(), Error::kOk);
+  const TensorView out = executor->output(0);
+  EXPECT_EQ(std::vector<int8_t>(reinterpret_cast<int8_t*>(out.data),
+                                reinterpret_cast<int8_t*>(out.data) + out.size),
+            conv_add_expected(copy));
+  EXPECT_EQ(input_, copy);
+  EXPECT_TRUE(executor->input_preserved(0));
+  EXPECT_EQ(executor->memory_status().inputs_outside, 50u);
+  // Bound again to another buffer, it reads that one.
+  std::vector<int8_t> other(50, -7);
+  ASSERT_EQ(executor->bind_input(0, other.data(), other.size()), Error::kOk);
+  ASSERT_EQ(executor->run(), Error::kOk);
+  EXPECT_EQ(std::memcmp(executor->output(0).data, conv_add_expected(other).data(), 100), 0);
+}
+
+TEST_F(ExternalInputTest, RefusesToRunUnboundAndBadBindings) {
+  auto executor = Executor::create(*loaded_->program, arena_.data(), arena_.size());
+  ASSERT_TRUE(executor.ok());
+  const TensorView unbound = executor->input(0);
+  EXPECT_EQ(unbound.data, nullptr);
+  EXPECT_EQ(unbound.size, 50u);  // described, to size the buffer
+  ASSERT_EQ(unbound.rank, 4u);
+  EXPECT_EQ(executor->run(), Error::kInputNotBound);
+  EXPECT_EQ(executor->run_operator(0), Error::kInputNotBound);
+  EXPECT_STREQ(to_string(Error::kInputNotBound), "input outside the arena not bound");
+  EXPECT_EQ(executor->bind_input(0, input_.data(), 49), Error::kInvalidArgument);
+  EXPECT_EQ(executor->bind_input(0, input_.data(), 51), Error::kInvalidArgument);
+  EXPECT_EQ(executor->bind_input(0, nullptr, 50), Error::kInvalidArgument);
+  EXPECT_EQ(executor->bind_input(1, input_.data(), 50), Error::kInvalidArgument);
+  EXPECT_EQ(executor->run(), Error::kInputNotBound);  // refused bindings bind nothing
+  // An input in the arena is filled in place, never bound.
+  const testing::Loaded in_arena = load(emit::emit_program(conv_add_program()));
+  auto arena_input = Executor::create(*in_arena.program, arena_.data(), arena_.size());
+  ASSERT_TRUE(arena_input.ok());
+  EXPECT_FALSE(arena_input->input_is_external(0));
+  EXPECT_EQ(arena_input->bind_input(0, input_.data(), 50), Error::kInvalidArgument);
+}
+
+TEST_F(ExternalInputTest, RefusesABufferNotAlignedToTheElementSize) {
+  // A float input (4-byte elements) outside the arena.
+  const auto loaded = [] {
+    schema::ProgramT p = testing::kitchen_sink_program();
+    testing::make_input_external(p);
+    return testing::load(emit::emit_program(std::move(p)));
+  }();
+  ASSERT_TRUE(loaded.program.ok()) << loaded.diagnostic.reason;
+  emit::AlignedBuffer arena(loaded.program->arena_size());
+  auto executor = Executor::create(*loaded.program, arena.data(), arena.size());
+  ASSERT_TRUE(executor.ok());
+  const size_t size = executor->input(0).size;
+  emit::AlignedBuffer buffer(size + 16);
+  EXPECT_EQ(executor->bind_input(0, buffer.data() + 2, size), Error::kInvalidArgument);
+  ASSERT_EQ(executor->bind_input(0, buffer.data() + 4, size), Error::kOk);
+  ASSERT_EQ(executor->run(), Error::kOk);
 }
 
 #if MOTE_DEBUG_CHECKS

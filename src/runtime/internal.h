@@ -52,6 +52,19 @@ inline int32_t output_index(const schema::Operator& op, size_t i) {
   return op.outputs()->Get(static_cast<flatbuffers::uoffset_t>(i));
 }
 
+// The slot of an external graph input (schema Location::External): its position among the
+// program's first kMaxExternalInputs inputs, where the Executor keeps the caller's buffer; -1
+// for a tensor that is not one of them.
+inline int32_t external_slot(const schema::Program& program, int32_t tensor) {
+  const auto& inputs = *program.inputs();
+  const uint32_t n = inputs.size() < kMaxExternalInputs ? inputs.size()
+                                                        : static_cast<uint32_t>(kMaxExternalInputs);
+  for (uint32_t k = 0; k < n; ++k) {
+    if (inputs.Get(k) == tensor) return static_cast<int32_t>(k);
+  }
+  return -1;
+}
+
 // What operator `index` of a program is checked against: its tensors, graph inputs/outputs and
 // constants are already checked (program.cc).
 struct OpCheckContext {
@@ -67,6 +80,8 @@ struct OpEnv {
   const schema::Program* program;
   uint8_t* arena;
   const uint8_t* constants;
+  // The caller's buffers of external graph inputs, by slot (external_slot); all bound.
+  const uint8_t* const* external;
 };
 
 // The operator table's uses (operators.cc): the load-time check of one operator (its kind is

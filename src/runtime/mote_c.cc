@@ -32,6 +32,7 @@ MOTE_SAME_VALUE(MOTE_INVALID_PLAN, Error::kInvalidPlan);
 MOTE_SAME_VALUE(MOTE_ARENA_TOO_SMALL, Error::kArenaTooSmall);
 MOTE_SAME_VALUE(MOTE_ARENA_MISALIGNED, Error::kArenaMisaligned);
 MOTE_SAME_VALUE(MOTE_SCRATCH_TOO_SMALL, Error::kScratchTooSmall);
+MOTE_SAME_VALUE(MOTE_INPUT_NOT_BOUND, Error::kInputNotBound);
 MOTE_SAME_VALUE(MOTE_INVALID_ARGUMENT, Error::kInvalidArgument);
 MOTE_SAME_VALUE(MOTE_UNSUPPORTED, Error::kUnsupported);
 MOTE_SAME_VALUE(MOTE_FLOAT32, DataType::kFloat32);
@@ -68,11 +69,7 @@ const Executor* executor_of(const mote_executor* e) {
   return executor_of(const_cast<mote_executor*>(e));
 }
 
-mote_status view(const TensorView& v, mote_tensor* tensor) {
-  if (v.data == nullptr) {
-    memset(tensor, 0, sizeof(*tensor));
-    return MOTE_INVALID_ARGUMENT;
-  }
+void describe(const TensorView& v, mote_tensor* tensor) {
   tensor->data = v.data;
   tensor->size = v.size;
   tensor->type = static_cast<mote_type>(v.type);
@@ -80,6 +77,14 @@ mote_status view(const TensorView& v, mote_tensor* tensor) {
   tensor->rank = v.rank;
   tensor->scale = v.scale;
   tensor->zero_point = v.zero_point;
+}
+
+mote_status view(const TensorView& v, mote_tensor* tensor) {
+  if (v.data == nullptr) {
+    memset(tensor, 0, sizeof(*tensor));
+    return MOTE_INVALID_ARGUMENT;
+  }
+  describe(v, tensor);
   return MOTE_OK;
 }
 
@@ -161,7 +166,28 @@ size_t mote_num_operators(const mote_executor* executor) {
 mote_status mote_input(const mote_executor* executor, size_t index, mote_tensor* tensor) {
   if (tensor == nullptr) return MOTE_INVALID_ARGUMENT;
   const Executor* e = mote::runtime::executor_of(executor);
+  if (e != nullptr && e->input_is_external(index) && e->input(index).data == nullptr) {
+    mote::runtime::describe(e->input(index), tensor);  // to size the buffer to bind
+    return MOTE_INPUT_NOT_BOUND;
+  }
   return mote::runtime::view(e != nullptr ? e->input(index) : mote::runtime::TensorView{}, tensor);
+}
+
+int mote_input_preserved(const mote_executor* executor, size_t index) {
+  const Executor* e = mote::runtime::executor_of(executor);
+  return e != nullptr && e->input_preserved(index) ? 1 : 0;
+}
+
+int mote_input_is_external(const mote_executor* executor, size_t index) {
+  const Executor* e = mote::runtime::executor_of(executor);
+  return e != nullptr && e->input_is_external(index) ? 1 : 0;
+}
+
+mote_status mote_bind_input(mote_executor* executor, size_t index, const void* data,
+                            size_t bytes) {
+  Executor* e = mote::runtime::executor_of(executor);
+  return e != nullptr ? mote::runtime::status(e->bind_input(index, data, bytes))
+                      : MOTE_INVALID_ARGUMENT;
 }
 
 mote_status mote_output(const mote_executor* executor, size_t index, mote_tensor* tensor) {
@@ -206,6 +232,7 @@ mote_status mote_get_memory_status(const mote_executor* executor, mote_memory_st
   status->runtime_state = s.runtime_state;
   status->temp_allocator = s.temp_allocator;
   status->state = s.state;
+  status->inputs_outside = s.inputs_outside;
   return MOTE_OK;
 }
 
@@ -221,6 +248,7 @@ size_t mote_format_memory_status(const mote_memory_status* status, char* out, si
   s.runtime_state = status->runtime_state;
   s.temp_allocator = status->temp_allocator;
   s.state = status->state;
+  s.inputs_outside = status->inputs_outside;
   return mote::runtime::format_memory_status(s, out, capacity);
 }
 

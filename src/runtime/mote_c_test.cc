@@ -23,19 +23,22 @@ extern "C" mote_status mote_c_test_run(const uint8_t* program_bytes, size_t prog
 namespace mote::runtime {
 namespace {
 
-std::vector<uint8_t> compile(const ir::Graph& graph) {
+std::vector<uint8_t> compile(const ir::Graph& graph, bool inputs_outside_arena = false) {
   pipeline::CompileOptions options;
   options.plan.cpu = "cortex-m4";
+  options.plan.inputs_outside_arena = inputs_outside_arena;
   return pipeline::compile(graph, options).program;
 }
 
 // Runs `bytes` through the C++ Executor with deterministic inputs; returns input 0 and output 0.
+// Always with the input in the arena: the C caller's program may keep it outside.
 std::pair<std::vector<uint8_t>, std::vector<uint8_t>> run_cpp(const emit::AlignedBuffer& bytes) {
   const Result<Program> program = Program::load(bytes.data(), bytes.size());
   EXPECT_TRUE(program.ok());
   emit::AlignedBuffer arena(program->arena_size(), program->arena_alignment());
   Result<Executor> executor = Executor::create(*program, arena.data(), arena.size());
   EXPECT_TRUE(executor.ok());
+  EXPECT_FALSE(executor->input_is_external(0));
   testing::fill_deterministic(*executor);
   const TensorView in = executor->input(0);
   std::vector<uint8_t> input(in.data, in.data + in.size);
@@ -49,8 +52,10 @@ class CApiModelTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(CApiModelTest, CCallerGetsTheCppExecutorsOutputs) {
   for (const builder::NamedModel& m : builder::all_named_models()) {
     if (m.name != GetParam()) continue;
-    const emit::AlignedBuffer bytes(compile(m.graph));
-    const auto [input, expected] = run_cpp(bytes);
+    const auto [input, expected] = run_cpp(emit::AlignedBuffer(compile(m.graph)));
+    for (const bool outside : {false, true}) {
+    SCOPED_TRACE(outside ? "input outside the arena" : "input in the arena");
+    const emit::AlignedBuffer bytes(compile(m.graph, outside));
     const Result<Program> program = Program::load(bytes.data(), bytes.size());
     ASSERT_TRUE(program.ok());
     // A fresh arena full of garbage: the C caller must not depend on what the C++ run left.
@@ -65,6 +70,7 @@ TEST_P(CApiModelTest, CCallerGetsTheCppExecutorsOutputs) {
     ASSERT_EQ(s, MOTE_OK) << step << ": " << mote_status_string(s);
     output.resize(output_size);
     EXPECT_EQ(output, expected);
+    }
     return;
   }
   FAIL() << "no builder model " << GetParam();
@@ -107,7 +113,7 @@ TEST_F(CApiTest, ArenaFiguresAreTheProgramsAndOperatorsAreNamed) {
   EXPECT_EQ(mote_run_operator(&e, mote_num_operators(&e)), MOTE_INVALID_ARGUMENT);
   mote_memory_status s;
   ASSERT_EQ(mote_get_memory_status(&e, &s), MOTE_OK);
-  char text[256];
+  char text[384];
   const size_t n = mote_format_memory_status(&s, text, sizeof(text));
   ASSERT_GT(n, 0u);
   EXPECT_NE(std::string(text, n).find("I mote: temp_allocator: 0 bytes\n"), std::string::npos);
@@ -158,6 +164,53 @@ TEST_F(CApiTest, BadArenasAndIndicesGetAStatus) {
   EXPECT_EQ(mote_output(&e, 0, nullptr), MOTE_INVALID_ARGUMENT);
   EXPECT_EQ(mote_output(&e, 0, &t), MOTE_OK);
   EXPECT_EQ(t.size, 100u);
+  // In the arena: filled in place, never bound; a run may or may not keep it (this plan does).
+  EXPECT_EQ(mote_input_is_external(&e, 0), 0);
+  EXPECT_EQ(mote_input_preserved(&e, 0), 1);
+  EXPECT_EQ(mote_input_preserved(&e, 1), 0);
+  uint8_t buffer[50] = {};
+  EXPECT_EQ(mote_bind_input(&e, 0, buffer, sizeof buffer), MOTE_INVALID_ARGUMENT);
+}
+
+TEST_F(CApiTest, InputsOutsideTheArenaAreBoundNotFilled) {
+  schema::ProgramT p = testing::conv_add_program();
+  testing::make_input_external(p);
+  const emit::AlignedBuffer bytes(emit::emit_program(std::move(p)));
+  mote_program program;
+  ASSERT_EQ(mote_load(&program, bytes.data(), bytes.size(), nullptr), MOTE_OK);
+  mote_executor e;
+  ASSERT_EQ(mote_executor_init(&e, &program, arena_.data(), arena_.size()), MOTE_OK);
+  EXPECT_EQ(mote_input_is_external(&e, 0), 1);
+  EXPECT_EQ(mote_input_is_external(&e, 1), 0);
+  EXPECT_EQ(mote_input_is_external(nullptr, 0), 0);
+  mote_tensor t;
+  EXPECT_EQ(mote_input(&e, 0, &t), MOTE_INPUT_NOT_BOUND);
+  EXPECT_EQ(t.data, nullptr);
+  EXPECT_EQ(t.size, 50u);
+  EXPECT_EQ(t.rank, 4u);
+  EXPECT_EQ(mote_run(&e), MOTE_INPUT_NOT_BOUND);
+  EXPECT_STREQ(mote_status_string(MOTE_INPUT_NOT_BOUND), "input outside the arena not bound");
+  std::vector<int8_t> input(50);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int8_t>(i * 13 - 60);
+  EXPECT_EQ(mote_bind_input(&e, 0, input.data(), 49), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_bind_input(&e, 0, nullptr, 50), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_bind_input(&e, 1, input.data(), 50), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_bind_input(nullptr, 0, input.data(), 50), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_run(&e), MOTE_INPUT_NOT_BOUND);
+  ASSERT_EQ(mote_bind_input(&e, 0, input.data(), 50), MOTE_OK);
+  ASSERT_EQ(mote_input(&e, 0, &t), MOTE_OK);
+  EXPECT_EQ(t.data, reinterpret_cast<uint8_t*>(input.data()));
+  ASSERT_EQ(mote_run(&e), MOTE_OK);
+  ASSERT_EQ(mote_output(&e, 0, &t), MOTE_OK);
+  const std::vector<int8_t> expected = testing::conv_add_expected(input);
+  EXPECT_EQ(std::memcmp(t.data, expected.data(), expected.size()), 0);
+  EXPECT_EQ(mote_input_preserved(&e, 0), 1);
+  mote_memory_status s;
+  ASSERT_EQ(mote_get_memory_status(&e, &s), MOTE_OK);
+  EXPECT_EQ(s.inputs_outside, 50u);
+  char text[384];
+  const size_t n = mote_format_memory_status(&s, text, sizeof(text));
+  EXPECT_NE(std::string(text, n).find("I mote: inputs_outside_arena: 50 bytes"), std::string::npos);
 }
 
 }  // namespace

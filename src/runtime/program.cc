@@ -162,6 +162,14 @@ class Loader {
           }
           if (t.alias() != -1) return tensor_error(i, "constant tensor with an alias");
           break;
+        case Location::External:
+          // The caller's buffer: nothing to place, so nothing may vary (check_graph_io says
+          // whether it is a graph input).
+          if (t.offset() != 0 || t.first_step() != 0 || t.last_step() != 0) {
+            return tensor_error(i, "external tensor with an offset or steps");
+          }
+          if (t.alias() != -1) return tensor_error(i, "external tensor with an alias");
+          break;
         default:
           return tensor_error(i, "unknown location");
       }
@@ -203,6 +211,10 @@ class Loader {
         return fail(diagnostic_, Error::kInvalidProgram, Where::kInput, i, "index out of range");
       }
       const schema::Tensor& tensor = *p_.tensors()->Get(static_cast<uint32_t>(t));
+      if (tensor.location() == Location::External) {
+        MOTE_TRY(check_external_input(i));
+        continue;
+      }
       if (tensor.location() != Location::Arena || tensor.first_step() != 0) {
         return fail(diagnostic_, Error::kInvalidProgram, Where::kInput, i,
                     "graph input must be an arena tensor live from step 0");
@@ -226,7 +238,34 @@ class Loader {
                     "graph output is a state");
       }
     }
+    // An external tensor is the caller's buffer for a graph input; any other (an intermediate,
+    // an output) would have no bytes at all. Outputs are refused above and by check_operators.
+    for (uint32_t t = 0; t < num_tensors; ++t) {
+      if (p_.tensors()->Get(t)->location() == Location::External && external_slot(t) < 0) {
+        return tensor_error(t, "external tensor that is not one of the first 4 graph inputs");
+      }
+    }
     return Error::kOk;
+  }
+
+  // Graph input `i` is external: the Executor keeps a pointer per slot (one of the first
+  // kMaxExternalInputs inputs), and one tensor listed twice would need two.
+  Error check_external_input(uint32_t i) {
+    if (i >= kMaxExternalInputs) {
+      return fail(diagnostic_, Error::kUnsupported, Where::kInput, i,
+                  "external graph input beyond the first 4 (kMaxExternalInputs)");
+    }
+    for (uint32_t k = 0; k < i; ++k) {
+      if (p_.inputs()->Get(k) == p_.inputs()->Get(i)) {
+        return fail(diagnostic_, Error::kInvalidProgram, Where::kInput, i,
+                    "external graph input listed twice");
+      }
+    }
+    return Error::kOk;
+  }
+
+  int32_t external_slot(uint32_t tensor) const {
+    return internal::external_slot(p_, static_cast<int32_t>(tensor));
   }
 
   Error check_operators() {

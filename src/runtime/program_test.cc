@@ -207,6 +207,77 @@ TEST(ProgramTest, RejectsOutputsOutsideTheArena) {
   EXPECT_NE(r.error, Error::kOk);
 }
 
+TEST(ProgramTest, AcceptsAnExternalGraphInputOnly) {
+  using testing::make_input_external;
+  const auto ok = load_modified([](auto& p) { make_input_external(p); });
+  EXPECT_EQ(ok.error, Error::kOk) << ok.diagnostic.reason;
+  // An intermediate (y) or an output (out, and z which it aliases) has no caller to bind it.
+  for (const uint32_t t : {3u, 5u, 6u}) {
+    const auto r = load_modified([t](auto& p) {
+      p.tensors[t]->location = schema::Location::External;
+      p.tensors[t]->offset = 0;
+      p.tensors[t]->first_step = 0;
+      p.tensors[t]->last_step = 0;
+      p.tensors[t]->alias = -1;
+    });
+    EXPECT_EQ(r.error, Error::kInvalidProgram) << t;
+  }
+  // A weight, marked external.
+  auto r = load_modified([](auto& p) {
+    p.tensors[1]->location = schema::Location::External;
+    p.tensors[1]->offset = 0;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kTensor);
+  EXPECT_EQ(r.diagnostic.index, 1u);
+  EXPECT_STREQ(r.diagnostic.reason, "external tensor that is not one of the first 4 graph inputs");
+  // Nothing to place: offset and steps stay 0, no alias.
+  r = load_modified([](auto& p) {
+    make_input_external(p);
+    p.tensors[0]->offset = 16;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_STREQ(r.diagnostic.reason, "external tensor with an offset or steps");
+  r = load_modified([](auto& p) {
+    make_input_external(p);
+    p.tensors[0]->last_step = 1;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  r = load_modified([](auto& p) {
+    make_input_external(p);
+    p.tensors[0]->alias = 3;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  // Nothing may alias it (a RESHAPE of the caller's buffer copies it).
+  r = load_modified([](auto& p) {
+    make_input_external(p);
+    p.tensors[3]->alias = 0;
+    p.tensors[3]->offset = 0;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  // Listed twice, it would need two slots.
+  r = load_modified([](auto& p) {
+    make_input_external(p);
+    p.inputs = {0, 0};
+  });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kInput);
+  EXPECT_EQ(r.diagnostic.index, 1u);
+  // The Executor keeps kMaxExternalInputs pointers: a fifth input outside the arena is
+  // well-formed but unsupported.
+  r = load_modified([](auto& p) {
+    make_input_external(p);
+    p.inputs = {3, 3, 3, 3, 0};
+  });
+  EXPECT_EQ(r.error, Error::kUnsupported);
+  EXPECT_EQ(r.diagnostic.where, Where::kInput);
+  EXPECT_EQ(r.diagnostic.index, 4u);
+  // An unknown location is refused as before.
+  r = load_modified([](auto& p) { p.tensors[0]->location = static_cast<schema::Location>(3); });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_STREQ(r.diagnostic.reason, "unknown location");
+}
+
 TEST(ProgramTest, RejectsInconsistentConvolutionShapes) {
   EXPECT_EQ(load_modified([](auto& p) { conv_options(p).stride_h = 2; }).error,
             Error::kInvalidProgram);

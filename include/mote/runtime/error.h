@@ -23,6 +23,7 @@ enum class Error : uint8_t {
   kArenaTooSmall = 0x20,     // the arena is smaller than the program's planned arena
   kArenaMisaligned = 0x21,   // the arena does not have the program's arena alignment
   kScratchTooSmall = 0x22,   // debug checks: a planned scratch region is below the kernel's need
+  kInputNotBound = 0x23,     // run() before bind_input() gave an input outside the arena its buffer
 
   kInvalidArgument = 0x30,  // a null pointer or an index out of range from the caller
   kUnsupported = 0x31,      // valid program, but an operator or parameter this build cannot run
@@ -40,6 +41,7 @@ constexpr const char* to_string(Error error) {
     case Error::kArenaTooSmall: return "arena too small";
     case Error::kArenaMisaligned: return "arena misaligned";
     case Error::kScratchTooSmall: return "scratch region too small";
+    case Error::kInputNotBound: return "input outside the arena not bound";
     case Error::kInvalidArgument: return "invalid argument";
     case Error::kUnsupported: return "unsupported";
   }

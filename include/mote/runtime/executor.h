@@ -11,7 +11,9 @@
 namespace mote {
 namespace runtime {
 
-/// A graph input or output inside the arena. `data` is null for an index out of range.
+/// A graph input or output: inside the arena, or (an input kept outside it) the caller's bound
+/// buffer. `data` is null for an index out of range and for an external input not bound yet
+/// (the other fields then still describe it, to size the buffer).
 struct TensorView {
   uint8_t* data;
   size_t size;             // bytes
@@ -33,6 +35,7 @@ struct MemoryStatus {
   size_t runtime_state;   // RAM besides the arena: sizeof(Program) + sizeof(Executor)
   size_t temp_allocator;  // always 0: scratch is planned, nothing is allocated at run time
   size_t state;           // of the activations, the states' bytes (kept between runs; 0: none)
+  size_t inputs_outside;  // bytes of the graph inputs kept outside the arena (the caller's)
 };
 
 class Executor {
@@ -52,18 +55,40 @@ class Executor {
 
   size_t num_inputs() const { return program_.num_inputs(); }
   size_t num_outputs() const { return program_.num_outputs(); }
-  /// Views of graph inputs (fill them before run()) and outputs (read them after). A program
-  /// planned with overlap (the compiler's default; `--no-overlap` turns it off) may let the first
-  /// operators write over an input's bytes: fill the inputs before every run().
+  /// Views of graph inputs (fill them before run()) and outputs (read them after).
+  /// An input in the arena is not preserved by run(): the plan may give its bytes to later
+  /// tensors once it is read, and with overlap (the compiler's default; `--no-overlap` turns it
+  /// off) the first operators may write their outputs over it. After run() its bytes hold
+  /// whatever the plan put there: fill the inputs before every run(). input_preserved() says
+  /// whether a program keeps them; `mote plan` and `mote compile` report it too.
   TensorView input(size_t index) const;
   TensorView output(size_t index) const;
 
-  /// Runs every operator in order. Inputs are read from, and outputs written to, the arena.
+  /// Whether graph input `index` is kept outside the arena (compiled with
+  /// `--inputs-outside-arena`): its bytes are a buffer the caller binds with bind_input().
+  bool input_is_external(size_t index) const;
+  /// Binds the caller's buffer `data[0, bytes)` to external graph input `index` (a camera frame,
+  /// a DMA buffer, const data in flash): run() reads it in place and never writes it, so it is
+  /// preserved. It must stay valid and unchanged during run(); bind again to switch buffers.
+  /// Error::kInvalidArgument when `index` is out of range, the input is in the arena (fill
+  /// input(index).data instead), `data` is null or not aligned to the element size, or `bytes`
+  /// differs from the input's size. run() fails with Error::kInputNotBound until every
+  /// external input is bound.
+  [[nodiscard]] Error bind_input(size_t index, const void* data, size_t bytes);
+  /// Whether input `index` keeps its bytes through run(): an external input always does; an
+  /// arena input when no other buffer of the plan (tensor or scratch) shares any of its bytes.
+  /// False for an index out of range. O(tensors + operators).
+  bool input_preserved(size_t index) const;
+
+  /// Runs every operator in order. Inputs are read from the arena (or the caller's bound
+  /// buffers), and outputs written to the arena. Error::kInputNotBound when an external input
+  /// has no buffer bound.
   [[nodiscard]] Error run();
   /// Operators in execution order; run_operator(0), ..., run_operator(num_operators() - 1) is
   /// exactly run(). Lets a caller time or trace each operator (the firmware runner does).
   size_t num_operators() const { return program_.num_operators(); }
-  /// Runs operator `index` alone; Error::kInvalidArgument when `index` is out of range.
+  /// Runs operator `index` alone; Error::kInvalidArgument when `index` is out of range,
+  /// Error::kInputNotBound as run().
   [[nodiscard]] Error run_operator(size_t index);
 
   MemoryStatus memory_status() const;
@@ -74,15 +99,20 @@ class Executor {
       : program_(program), arena_(arena), arena_size_(arena_size) {}
 
   TensorView view(int32_t tensor_index) const;
+  // Every external input has a buffer bound.
+  bool inputs_bound() const;
 
   Program program_;
   uint8_t* arena_;
   uint32_t arena_size_;
+  // The caller's buffers of external inputs, by input index (null: not bound).
+  const uint8_t* external_[kMaxExternalInputs] = {};
 };
 
-/// Writes the five "I mote: ..." report lines (each ending in '\n') into `out` and returns the
-/// length, or 0 if `capacity` is too small (256 bytes always suffice). No printf: usable on
-/// firmware.
+/// Writes the five "I mote: ..." report lines (each ending in '\n'; a sixth, inputs_outside_arena,
+/// for a program that keeps inputs outside the arena) into `out` and returns the length, or 0 if
+/// `capacity` is too small (384 bytes suffice while every figure is below 2^32). No printf:
+/// usable on firmware.
 size_t format_memory_status(const MemoryStatus& status, char* out, size_t capacity);
 
 }  // namespace runtime

@@ -39,6 +39,7 @@ typedef enum mote_status {
   MOTE_ARENA_TOO_SMALL = 0x20,     /* smaller than the program's arena (mote_arena_bytes) */
   MOTE_ARENA_MISALIGNED = 0x21,    /* not at the program's arena alignment */
   MOTE_SCRATCH_TOO_SMALL = 0x22,   /* debug checks: a scratch region below the kernel's need */
+  MOTE_INPUT_NOT_BOUND = 0x23,     /* an input outside the arena without mote_bind_input */
   MOTE_INVALID_ARGUMENT = 0x30,    /* a null pointer or an index out of range */
   MOTE_UNSUPPORTED = 0x31          /* an operator or parameter this build cannot run */
 } mote_status;
@@ -60,13 +61,14 @@ typedef struct mote_program {
   void* opaque[2];
 } mote_program;
 
-/* A program bound to an arena. Opaque; four words. It keeps its own copy of the program handle,
+/* A program bound to an arena. Opaque; eight words (the program handle, the arena, and the
+ * buffers bound to inputs kept outside the arena). It keeps its own copy of the program handle,
  * so the mote_program may go once the executor exists. */
 typedef struct mote_executor {
-  void* opaque[4];
+  void* opaque[8];
 } mote_executor;
 
-/* A graph input or output, inside the arena. */
+/* A graph input or output, inside the arena (or an input's bound buffer, outside it). */
 typedef struct mote_tensor {
   uint8_t* data;
   size_t size;          /* bytes */
@@ -88,6 +90,7 @@ typedef struct mote_memory_status {
   size_t runtime_state;  /* RAM besides the arena: sizeof(mote_program) + sizeof(mote_executor) */
   size_t temp_allocator; /* always 0: scratch is planned, nothing is allocated at run time */
   size_t state;          /* of the activations, the states' bytes (kept between runs; 0: none) */
+  size_t inputs_outside; /* bytes of the graph inputs kept outside the arena (the caller's) */
 } mote_memory_status;
 
 /* Where mote_load found a defect. */
@@ -130,9 +133,26 @@ size_t mote_num_inputs(const mote_executor* executor);
 size_t mote_num_outputs(const mote_executor* executor);
 size_t mote_num_operators(const mote_executor* executor);
 /* Views of graph input / output `index`: MOTE_INVALID_ARGUMENT (and *tensor zeroed) for an
- * index out of range. Fill inputs before mote_run, read outputs after. */
+ * index out of range. Fill inputs before every mote_run, read outputs after: mote_run does not
+ * preserve an input in the arena (the plan may reuse its bytes once it is read, and let the first
+ * operators write their outputs over it); mote_input_preserved says whether it does. An input
+ * kept outside the arena and not bound yet gives MOTE_INPUT_NOT_BOUND, with data NULL and the
+ * other fields filled (to size its buffer). */
 mote_status mote_input(const mote_executor* executor, size_t index, mote_tensor* tensor);
 mote_status mote_output(const mote_executor* executor, size_t index, mote_tensor* tensor);
+/* 1 when input `index` keeps its bytes through mote_run (an input outside the arena, or one no
+ * other buffer of the plan shares bytes with), else 0 (also for a bad index). */
+int mote_input_preserved(const mote_executor* executor, size_t index);
+
+/* Inputs kept outside the arena (`mote compile --inputs-outside-arena`): the program plans no
+ * bytes for them and reads the caller's buffer instead (a camera frame, a DMA buffer, const
+ * data), which it never writes. mote_input_is_external says which (1, else 0). Bind each before
+ * mote_run (MOTE_INPUT_NOT_BOUND otherwise), again to switch buffers; data[0, bytes) must stay
+ * valid and unchanged while mote_run reads it. MOTE_INVALID_ARGUMENT for an index out of range,
+ * an input in the arena (fill mote_input's data instead), NULL data, data not aligned to the
+ * element size, or `bytes` other than the input's size. */
+int mote_input_is_external(const mote_executor* executor, size_t index);
+mote_status mote_bind_input(mote_executor* executor, size_t index, const void* data, size_t bytes);
 
 /* Runs every operator in order. A program with state (SVDF, LSTM: TFLite's variable tensors)
  * carries it from one mote_run to the next. */
@@ -147,8 +167,9 @@ mote_status mote_run_operator(mote_executor* executor, size_t index);
 const char* mote_operator_name(const mote_executor* executor, size_t index);
 
 mote_status mote_get_memory_status(const mote_executor* executor, mote_memory_status* status);
-/* Writes the five "I mote: ..." lines into out[0, capacity) and returns their length, or 0 when
- * capacity is too small (256 bytes always suffice). No printf. */
+/* Writes the five "I mote: ..." lines (a sixth, inputs_outside_arena, when there are such inputs)
+ * into out[0, capacity) and returns their length, or 0 when capacity is too small (384 bytes
+ * suffice while every figure is below 2^32). No printf. */
 size_t mote_format_memory_status(const mote_memory_status* status, char* out, size_t capacity);
 
 #ifdef __cplusplus

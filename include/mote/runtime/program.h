@@ -23,6 +23,10 @@ inline constexpr size_t kMaxRank = 6;
 /// the time Program::load takes and the workspace its plan check needs.
 inline constexpr size_t kMaxTensors = 16384;
 inline constexpr size_t kMaxOperators = 16384;
+/// Graph inputs a program may keep outside the arena (schema Location::External), which the
+/// caller binds with Executor::bind_input: only the first kMaxExternalInputs inputs may be. The
+/// Executor holds a pointer for each (no heap), so this bounds its size.
+inline constexpr size_t kMaxExternalInputs = 4;
 
 /// 32-bit words of workspace with which Program::load checks the plan of a program with these
 /// counts in O(n log n): one index per arena buffer (tensor or scratch region) and a segment tree

@@ -1,5 +1,6 @@
 #include "compiler/passes/lower.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "compiler/ops/lower_context.h"
@@ -49,6 +50,9 @@ class Lowering {
     if (source.is_constant) {
       out->location = schema::Location::Constant;
       out->offset = parts_.constants.add(source.data);
+    } else if (std::find(memory_.external_inputs.begin(), memory_.external_inputs.end(), index) !=
+               memory_.external_inputs.end()) {
+      out->location = schema::Location::External;  // the caller's buffer: offset and steps 0
     } else {
       buffer = memory_.tensor_buffer[t];
       if (buffer == kNoBuffer) {

@@ -3,20 +3,25 @@
 #include <algorithm>
 #include <numeric>
 
+#include "compiler/ir/error.h"
 #include "compiler/ops/op_def.h"
+#include "mote/runtime/program.h"
 
 namespace mote::passes {
 namespace {
 
 // The owner of a tensor's bytes: the output of an aliasing operator (RESHAPE) whose input is in
 // the arena shares that input's buffer.
-std::vector<int32_t> alias_owners(const ir::Graph& graph) {
+std::vector<int32_t> alias_owners(const ir::Graph& graph, const std::vector<bool>& external) {
   std::vector<int32_t> owner(graph.tensors.size());
   std::iota(owner.begin(), owner.end(), 0);
   for (const ir::Operator& op : graph.operators) {
     if (!ops::op_def(op.type).output_aliases_input) continue;
     const int32_t in = op.inputs[0];
-    if (graph.tensors[static_cast<size_t>(in)].is_constant) continue;  // copied from constants
+    // Copied from constants, or from the caller's buffer.
+    if (graph.tensors[static_cast<size_t>(in)].is_constant || external[static_cast<size_t>(in)]) {
+      continue;
+    }
     owner[static_cast<size_t>(op.outputs[0])] = owner[static_cast<size_t>(in)];
   }
   return owner;
@@ -27,7 +32,8 @@ std::vector<int32_t> alias_owners(const ir::Graph& graph) {
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
                                    uint32_t alignment, bool with_overlaps,
                                    std::span<const int32_t> order,
-                                   const std::vector<bool>& in_place) {
+                                   const std::vector<bool>& in_place,
+                                   bool inputs_outside_arena) {
   // The operator that runs at a step.
   auto op_at = [&](int32_t step) -> const ir::Operator& {
     const size_t k = static_cast<size_t>(step);
@@ -47,7 +53,32 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
         in_place[static_cast<size_t>(step)] &&
         ops::operator_in_place_scratch(graph, op_at(step)) > 0;
   }
-  const std::vector<int32_t> owner = alias_owners(graph);
+  std::vector<bool> external(num_tensors, false);
+  if (inputs_outside_arena) {
+    for (size_t k = 0; k < graph.inputs.size(); ++k) {
+      const int32_t t = graph.inputs[k];
+      const ir::Tensor& tensor = graph.tensors[static_cast<size_t>(t)];
+      // The runtime's limits: the caller's buffer is read, never written, and bound by slot.
+      if (std::find(graph.outputs.begin(), graph.outputs.end(), t) != graph.outputs.end()) {
+        throw InputError("graph input " + std::to_string(k) + " (" + tensor.name +
+                         ") is also a graph output: it cannot be kept outside the arena");
+      }
+      if (tensor.is_variable || tensor.is_constant) continue;
+      if (k >= runtime::kMaxExternalInputs) {
+        throw InputError("--inputs-outside-arena: the runtime keeps at most " +
+                         std::to_string(runtime::kMaxExternalInputs) +
+                         " inputs outside the arena; this graph has " +
+                         std::to_string(graph.inputs.size()));
+      }
+      if (external[static_cast<size_t>(t)]) continue;  // listed twice: one buffer
+      external[static_cast<size_t>(t)] = true;
+      result.external_inputs.push_back(t);
+      result.outside_arena.push_back({tensor.name.empty() ? "tensor " + std::to_string(t)
+                                                          : tensor.name,
+                                      static_cast<uint64_t>(tensor.num_bytes())});
+    }
+  }
+  const std::vector<int32_t> owner = alias_owners(graph, external);
 
   // Lifetime of every owner, as the union over the tensors that share its bytes.
   constexpr int32_t kUnset = -1;
@@ -89,7 +120,8 @@ MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension ex
   }
   std::vector<int32_t> owner_buffer(num_tensors, kNoBuffer);
   for (size_t t = 0; t < num_tensors; ++t) {
-    if (owner[t] != static_cast<int32_t>(t) || first[t] == kUnset || graph.tensors[t].is_constant) {
+    if (owner[t] != static_cast<int32_t>(t) || first[t] == kUnset || graph.tensors[t].is_constant ||
+        external[t]) {
       continue;
     }
     planner::Buffer buffer;

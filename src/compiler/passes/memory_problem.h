@@ -29,6 +29,10 @@ struct MemoryProblem {
   std::vector<planner::StepKernel> kernels;
   // Per step: its kernel runs in place (ops::operator_in_place_scratch; the program marks it).
   std::vector<bool> in_place;
+  // The graph inputs kept outside the arena (no buffer: the caller binds its own), in the
+  // graph's input order, with their bytes, for reports.
+  std::vector<int32_t> external_inputs;
+  std::vector<planner::OutsideBuffer> outside_arena;
 };
 
 // Step k is operator k. Graph inputs live from step 0 and graph outputs to the last step; an
@@ -41,11 +45,15 @@ struct MemoryProblem {
 // runtime recomputes the rule.
 // `order` (order[step]: the operator's index in the graph; empty: the graph's own order) lets the
 // order search price an order without building the reordered graph.
+// With `inputs_outside_arena`, the graph inputs get no buffer (so nothing shares their bytes):
+// the program marks them external and the caller binds a buffer to each. A RESHAPE of one then
+// copies it into a buffer of its own.
 // Steps with `in_place[step]` (where their kernel can, ops::operator_in_place_scratch) get the
 // in-place kernel's scratch, and their output may sit exactly on input 0 if it dies there.
 MemoryProblem build_memory_problem(const ir::Graph& graph, kernels::Extension extension,
                                    uint32_t alignment, bool with_overlaps = true,
                                    std::span<const int32_t> order = {},
-                                   const std::vector<bool>& in_place = {});
+                                   const std::vector<bool>& in_place = {},
+                                   bool inputs_outside_arena = false);
 
 }  // namespace mote::passes

@@ -73,7 +73,8 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
     planned.graph = std::move(ordered);
     planned.cpu = *cpu;
     planned.memory = passes::build_memory_problem(planned.graph, cpu->extension, request.alignment,
-                                                  request.overlap, {}, in_place);
+                                                  request.overlap, {}, in_place,
+                                                  request.inputs_outside_arena);
     planned.bound = planner::lower_bound(planned.memory.problem);
     planned.plans = planner::plan_with_details(planned.memory.problem, request.algorithm, options);
     for (const planner::Plan& plan : planned.plans) {

@@ -35,6 +35,9 @@ struct PlanRequest {
   // convolution, one channel plane at a time) do so where that gives a smaller arena. Not on
   // Helium CPUs, whose depthwise kernels work 16 channels at once: the plane kernel is scalar.
   bool in_place = true;
+  // Graph inputs get no arena bytes: the program marks them external and the caller binds a
+  // buffer to each (Executor::bind_input), which no operator writes.
+  bool inputs_outside_arena = false;
 };
 
 // "model" or "search" (the --order values); nullopt for anything else.

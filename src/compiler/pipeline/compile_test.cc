@@ -493,10 +493,127 @@ TEST(OperatorOrder, NeverWorseThanTheModelsOrder) {
   }
 }
 
+// The graph inputs, planned outside the arena, as the program records them.
+std::vector<schema::Location> input_locations(const Compiled& compiled) {
+  const schema::Program& p = *schema::GetProgram(compiled.program.data());
+  std::vector<schema::Location> locations;
+  for (const int32_t t : *p.inputs()) {
+    locations.push_back(p.tensors()->Get(static_cast<flatbuffers::uoffset_t>(t))->location());
+  }
+  return locations;
+}
+
+TEST(Compile, InputsOutsideTheArenaLeaveItAndRunBitExact) {
+  // Every builder model, on each extension: the program marks its inputs external, plans no
+  // arena bytes for them and gives the output of the same model compiled with them inside.
+  for (const builder::NamedModel& model : builder::all_named_models()) {
+    for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+      SCOPED_TRACE(model.name + " " + cpu);
+      CompileOptions options;
+      options.plan.cpu = cpu;
+      options.plan.time_limit_ms = 100;
+      const Compiled inside = compile(model.graph, options);
+      options.plan.inputs_outside_arena = true;
+      const Compiled outside = compile(model.graph, options);
+      EXPECT_EQ(outside.planned.memory.external_inputs, model.graph.inputs);
+      for (const int32_t t : model.graph.inputs) {
+        EXPECT_EQ(outside.planned.memory.tensor_buffer[static_cast<size_t>(t)], passes::kNoBuffer);
+      }
+      EXPECT_THAT(input_locations(outside), testing::Each(schema::Location::External));
+      EXPECT_THAT(input_locations(inside), testing::Each(schema::Location::Arena));
+      EXPECT_LE(outside.planned.plan().arena_bytes, inside.planned.plan().arena_bytes);
+      const std::vector<std::vector<uint8_t>> inputs = HostProgram(inside.program).default_inputs();
+      const HostRun a = run_on_host(inside.program, inputs);
+      const HostRun b = run_on_host(outside.program, inputs);
+      EXPECT_EQ(a.outputs, b.outputs);
+      size_t input_bytes = 0;
+      for (const int32_t t : model.graph.inputs) {
+        input_bytes += static_cast<size_t>(model.graph.tensors[static_cast<size_t>(t)].num_bytes());
+      }
+      EXPECT_EQ(b.status.inputs_outside, input_bytes);
+      EXPECT_EQ(a.status.inputs_outside, 0u);
+    }
+  }
+}
+
 TEST(OperatorOrder, OrderNamesAreTheOptionsValues) {
   EXPECT_EQ(order_from_string("model"), PlanRequest::Order::kModel);
   EXPECT_EQ(order_from_string("search"), PlanRequest::Order::kSearch);
   EXPECT_EQ(order_from_string("best"), std::nullopt);
+}
+
+TEST(Compile, InputsOutsideTheArenaSaveTheirBytesWhereTheInputIsAtThePeak) {
+  // A large input (32x32x8, 8 KiB) and a pointwise convolution to 4 channels: the peak is the
+  // input with that output. Outside the arena the input costs the arena exactly its bytes when
+  // outputs stay apart from inputs, and some of them with overlap (the output may start over
+  // the input's first bytes).
+  builder::ModelBuilder b(5);
+  const builder::TensorId x = b.add_input({1, 32, 32, 8}, ir::DataType::kInt8, 0.1f, 1);
+  const builder::TensorId y =
+      b.add_conv2d(x, 4, 1, 1, 1, ir::Padding::kSame, ir::Activation::kRelu);
+  b.mark_output(b.add_average_pool(y, 32, 32, 32, ir::Padding::kValid));
+  const ir::Graph graph = b.build();
+  constexpr uint64_t kInputBytes = 32 * 32 * 8;
+  for (const bool overlap : {false, true}) {
+    SCOPED_TRACE(overlap ? "overlap" : "apart");
+    PlanRequest request;
+    request.cpu = "cortex-m0plus";
+    request.overlap = overlap;
+    const uint64_t inside = plan_graph(graph, request).plan().arena_bytes;
+    request.inputs_outside_arena = true;
+    const PlannedGraph outside = plan_graph(graph, request);
+    EXPECT_EQ(outside.plan().arena_bytes, 32u * 32 * 4 + (overlap ? 0 : 16)) << inside;
+    // Apart: 8,192 + 4,096 inside; outside, 4,096 and the pool's 16 bytes, which reused the
+    // input's bytes before. With overlap the convolution's output already lies over the input
+    // (8,192 + 16 inside), and the pool's over the convolution's: the input saves half as much.
+    EXPECT_EQ(inside, overlap ? 8192u + 16 : 8192u + 4096);
+    EXPECT_GE(inside - outside.plan().arena_bytes, overlap ? kInputBytes / 2 : kInputBytes - 16);
+    ASSERT_EQ(outside.memory.outside_arena.size(), 1u);
+    EXPECT_EQ(outside.memory.outside_arena[0].bytes, kInputBytes);
+    // The report prices it apart from the arena.
+    const planner::ReportContext context{"pointwise", outside.cpu.name, outside.cpu.extension,
+                                         outside.memory.kernels, outside.order,
+                                         outside.memory.outside_arena};
+    const std::string text =
+        planner::text_report(outside.memory.problem, outside.bound, outside.plans, context);
+    EXPECT_THAT(text, testing::HasSubstr(": arena 4,"));
+    EXPECT_THAT(text, testing::HasSubstr(" bytes + inputs outside the arena: input 8,192 bytes "
+                                         "(caller's buffer)"));
+  }
+}
+
+TEST(Compile, ReshapeOfAnInputOutsideTheArenaCopiesIt) {
+  // A RESHAPE shares its input's bytes; the caller's buffer has none to share, so its output
+  // gets a buffer of its own, and the program gives the same output.
+  builder::ModelBuilder b(3);
+  const builder::TensorId x = b.add_input({1, 4, 4, 2}, ir::DataType::kInt8, 0.1f, 2);
+  const builder::TensorId flat = b.add_reshape(x, {1, 32});
+  b.mark_output(b.add_fully_connected(flat, 10));
+  const ir::Graph graph = b.build();
+  CompileOptions options;
+  const Compiled inside = compile(graph, options);
+  options.plan.inputs_outside_arena = true;
+  const Compiled outside = compile(graph, options);
+  const auto in = static_cast<size_t>(graph.inputs[0]);
+  const auto out = static_cast<size_t>(graph.operators[0].outputs[0]);
+  EXPECT_EQ(inside.planned.memory.buffer_owner[out], static_cast<int32_t>(in));
+  EXPECT_NE(outside.planned.memory.tensor_buffer[out], passes::kNoBuffer);
+  EXPECT_EQ(outside.planned.memory.buffer_owner[out], static_cast<int32_t>(out));
+  const std::vector<std::vector<uint8_t>> inputs = HostProgram(inside.program).default_inputs();
+  EXPECT_EQ(run_on_host(outside.program, inputs).outputs,
+            run_on_host(inside.program, inputs).outputs);
+}
+
+TEST(Compile, AnInputThatIsAnOutputCannotBeOutsideTheArena) {
+  builder::ModelBuilder b(1);
+  const builder::TensorId x = b.add_input({1, 8}, ir::DataType::kInt8, 0.1f, 0);
+  b.mark_output(x);
+  b.mark_output(b.add_logistic(x));
+  const ir::Graph graph = b.build();
+  CompileOptions options;
+  EXPECT_NO_THROW(compile(graph, options));
+  options.plan.inputs_outside_arena = true;
+  EXPECT_THROW(compile(graph, options), InputError);
 }
 
 TEST(HostRun, DefaultInputIsXorshift32FromStateOne) {

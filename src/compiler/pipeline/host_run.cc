@@ -55,6 +55,19 @@ HostProgram::HostProgram(std::span<const uint8_t> program) : bytes_(program) {
   executor_ = executor.value();
 }
 
+void HostProgram::set_input(size_t index, const std::vector<uint8_t>& bytes) {
+  runtime::Executor& executor = *executor_;
+  if (!executor.input_is_external(index)) {
+    std::memcpy(executor.input(index).data, bytes.data(), bytes.size());
+    return;
+  }
+  // Kept outside the arena: the program reads the caller's bytes in place.
+  if (const runtime::Error e = executor.bind_input(index, bytes.data(), bytes.size());
+      e != runtime::Error::kOk) {
+    throw InputError("input " + std::to_string(index) + ": " + runtime::to_string(e));
+  }
+}
+
 HostRun HostProgram::run(const std::vector<std::vector<uint8_t>>& inputs, int repeat) {
   runtime::Executor& executor = *executor_;
   if (!inputs.empty() && inputs.size() != executor.num_inputs()) {
@@ -79,9 +92,7 @@ HostRun HostProgram::run(const std::vector<std::vector<uint8_t>>& inputs, int re
   }
   for (int r = 0; r < repeat; ++r) {
     // The plan may reuse an input's bytes for later tensors: write the inputs before every run.
-    for (size_t i = 0; i < bytes_in.size(); ++i) {
-      std::memcpy(executor.input(i).data, bytes_in[i].data(), bytes_in[i].size());
-    }
+    for (size_t i = 0; i < bytes_in.size(); ++i) set_input(i, bytes_in[i]);
     if (const runtime::Error e = executor.run(); e != runtime::Error::kOk) {
       throw InputError(std::string("run failed: ") + runtime::to_string(e));
     }
@@ -121,7 +132,7 @@ std::vector<HostProgram::Layer> HostProgram::run_layers(
       throw InputError(std::to_string(inputs[i].size()) + " bytes, input " + std::to_string(i) +
                        " needs exactly " + std::to_string(input_size(i)));
     }
-    std::memcpy(executor.input(i).data, inputs[i].data(), inputs[i].size());
+    set_input(i, inputs[i]);
   }
   const schema::Program& root = *executor.program().root();
   std::vector<Layer> layers;

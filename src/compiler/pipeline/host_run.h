@@ -67,6 +67,9 @@ class HostProgram {
   std::vector<std::vector<uint8_t>> default_inputs(uint32_t seed = 1) const;
 
  private:
+  // Copies `bytes` into input `index`, or binds them when the input is outside the arena.
+  void set_input(size_t index, const std::vector<uint8_t>& bytes);
+
   emit::AlignedBuffer bytes_;
   emit::AlignedBuffer arena_;
   std::optional<runtime::Executor> executor_;

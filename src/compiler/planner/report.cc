@@ -172,6 +172,36 @@ std::string order_sentence(const OrderSummary& order) {
          grouped(order.model_arena) + " -> " + grouped(order.arena) + ")";
 }
 
+std::string outside_arena_text(const std::vector<OutsideBuffer>& outside) {
+  if (outside.empty()) return "";
+  std::string out = "inputs outside the arena: ";
+  for (size_t i = 0; i < outside.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += short_buffer_name(outside[i].name, kTextNameChars) + " " + grouped(outside[i].bytes) +
+           " bytes";
+  }
+  return out + (outside.size() == 1 ? " (caller's buffer)" : " (caller's buffers)");
+}
+
+std::vector<size_t> overwritten_inputs(const Problem& problem, const Plan& plan) {
+  std::vector<size_t> result;
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const Buffer& in = problem.buffers[i];
+    if (in.kind != BufferKind::kInput || in.size == 0) continue;
+    // Any other buffer on its bytes writes them at some step, after it dies or over it.
+    for (size_t k = 0; k < problem.buffers.size(); ++k) {
+      const Buffer& other = problem.buffers[k];
+      if (k == i || other.size == 0) continue;
+      if (plan.offsets[k] < plan.offsets[i] + in.size &&
+          plan.offsets[i] < plan.offsets[k] + other.size) {
+        result.push_back(i);
+        break;
+      }
+    }
+  }
+  return result;
+}
+
 std::string text_report(const Problem& problem, const LowerBound& bound,
                         const std::vector<Plan>& plans, const ReportContext& context) {
   std::string out;
@@ -195,6 +225,22 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
            (count == 1 ? " buffer" : " buffers") +
            " (persist from one run to the next; part of every plan's activations)\n";
   }
+  if (!context.outside_arena.empty()) {
+    out += outside_arena_text(context.outside_arena) + "; no plan's arena holds them\n";
+  }
+  // Whether the caller must write the inputs before every run (the first plan's offsets).
+  if (!plans.empty()) {
+    const std::vector<size_t> overwritten = overwritten_inputs(problem, plans.front());
+    for (size_t i = 0; i < problem.buffers.size(); ++i) {
+      if (problem.buffers[i].kind != BufferKind::kInput) continue;
+      const bool reused =
+          std::find(overwritten.begin(), overwritten.end(), i) != overwritten.end();
+      out += "input " + short_buffer_name(problem.buffers[i].name, kTextNameChars) +
+             (reused ? ": its bytes are reused during a run (" + plans.front().algorithm +
+                           " plan); write it before every run\n"
+                     : ": kept intact by a run (" + plans.front().algorithm + " plan)\n");
+    }
+  }
   out += "\n";
   out += pad("algorithm", 11, false) + pad("chosen", 11, false) + pad("arena", 12, true) +
          pad("gap", 10, true) + pad("activations", 13, true) + pad("scratch", 10, true) +
@@ -208,6 +254,10 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
            pad(grouped(f.activation_bytes), 13, true) + pad(grouped(f.scratch_bytes), 10, true) +
            pad(format("%.1f ms", plan.milliseconds), 12, true) + "  " +
            (plan.optimal ? "optimal" : "-") + "\n";
+  }
+  if (!context.outside_arena.empty() && !plans.empty()) {
+    out += "\n" + plans.front().algorithm + ": arena " + grouped(plans.front().arena_bytes) +
+           " bytes + " + outside_arena_text(context.outside_arena) + "\n";
   }
   out += "\npeak step of each plan (live buffers by offset):\n";
   for (size_t k = 0; k < plans.size(); ++k) {
@@ -256,6 +306,11 @@ nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
   report["lower_bound_step"] = bound.step;
   report["lower_bound_live"] = name_list(problem, bound.live);
   report["state_bytes"] = state_bytes(problem);
+  nlohmann::json outside = nlohmann::json::array();
+  for (const OutsideBuffer& b : context.outside_arena) {
+    outside.push_back({{"name", b.name}, {"bytes", b.bytes}});
+  }
+  report["inputs_outside_arena"] = std::move(outside);
   nlohmann::json results = nlohmann::json::array();
   for (const Plan& plan : plans) {
     const PlanFigures f = plan_figures(problem, bound, plan);

@@ -47,6 +47,13 @@ struct OrderSummary {
 // X bytes (A -> B)", without a newline.
 std::string order_sentence(const OrderSummary& order);
 
+// Bytes a program needs outside the arena, in a buffer the caller binds (a graph input kept
+// outside it): no buffer of the problem, priced apart.
+struct OutsideBuffer {
+  std::string name;
+  uint64_t bytes = 0;
+};
+
 // Where a problem came from; target, extension and kernels are unset for a CSV problem.
 struct ReportContext {
   std::string source;                           // e.g. the file name
@@ -54,7 +61,14 @@ struct ReportContext {
   std::optional<kernels::Extension> extension;  // what the scratch sizes were made for
   std::vector<StepKernel> kernels = {};         // one per operator, by step
   std::optional<OrderSummary> order = {};       // unset for a CSV problem
+  std::vector<OutsideBuffer> outside_arena = {};  // graph inputs the caller keeps
 };
+
+// "inputs outside the arena: input_1 27,648 bytes (caller's buffer)"; "" when there are none.
+std::string outside_arena_text(const std::vector<OutsideBuffer>& outside);
+// Per plan: the input buffers (BufferKind::kInput) whose bytes some other buffer shares, i.e.
+// that a run overwrites. The caller must write them before every run.
+std::vector<size_t> overwritten_inputs(const Problem& problem, const Plan& plan);
 
 struct PlanFigures {
   // Arena the non-scratch buffers reach on their own (their highest end, aligned), and what

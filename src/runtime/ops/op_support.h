@@ -165,7 +165,7 @@ class Op {
 
   template <typename T>
   const T* in_data(size_t k) const {
-    return reinterpret_cast<const T*>(bytes(in(k)));
+    return reinterpret_cast<const T*>(bytes(input_index(op_, k)));
   }
   template <typename T>
   T* out_data(size_t k = 0) const {
@@ -198,8 +198,15 @@ class Op {
   const schema::Operator& op() const { return op_; }
 
  private:
-  const uint8_t* bytes(const schema::Tensor& t) const {
-    return (t.location() == schema::Location::Arena ? env_.arena : env_.constants) + t.offset();
+  const uint8_t* bytes(int32_t index) const {
+    const schema::Tensor& t = tensor_at(*env_.program, index);
+    switch (t.location()) {
+      case schema::Location::Arena: return env_.arena + t.offset();
+      case schema::Location::External:
+        // Loaded, so a graph input with a slot; the Executor checked it is bound.
+        return env_.external[external_slot(*env_.program, index)];
+      default: return env_.constants + t.offset();
+    }
   }
 
   const OpEnv& env_;

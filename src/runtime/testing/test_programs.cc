@@ -104,6 +104,14 @@ schema::ProgramT conv_add_program(const ConvAddParams& p) {
   return b.take_program();
 }
 
+void make_input_external(schema::ProgramT& program) {
+  schema::TensorT& t = *program.tensors[static_cast<size_t>(program.inputs[0])];
+  t.location = schema::Location::External;
+  t.offset = 0;
+  t.first_step = 0;
+  t.last_step = 0;
+}
+
 std::vector<int8_t> conv_add_expected(const std::vector<int8_t>& input, const ConvAddParams& p) {
   // Convolution: plain loops over the padded window.
   std::vector<int32_t> conv(kH * kW * kCo);

@@ -40,6 +40,10 @@ struct ConvAddParams {
 };
 schema::ProgramT conv_add_program(const ConvAddParams& params = {});
 
+/// Marks graph input 0 of `program` external (schema Location::External): the caller's buffer,
+/// outside the arena, offset and steps 0. conv_add_program()'s arena keeps its bytes unused.
+void make_input_external(schema::ProgramT& program);
+
 /// The values conv_add_program() must produce for `input` (computed independently of the
 /// kernels: plain loops and double-precision rescaling, then TFLite rounding).
 std::vector<int8_t> conv_add_expected(const std::vector<int8_t>& input,

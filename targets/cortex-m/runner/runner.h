@@ -8,6 +8,8 @@
 // What Model must provide (all without heap; the runner keeps the Model on its stack):
 //   Status load(ConstBytes program, Bytes arena);   verify the program in place, bind the arena
 //   size_t input_count() const;    Bytes input(size_t i);
+//   bool input_is_external(size_t i) const;   an input kept outside the arena, which the
+//   bool bind_input(size_t i, const uint8_t* data, size_t size);   runner binds in place
 //   size_t output_count() const;   ConstBytes output(size_t i) const;
 //   size_t operator_count() const; const char* operator_name(size_t i) const;
 //   Status run_operator(size_t i);  operators 0 .. count-1 in order make one inference

@@ -61,14 +61,19 @@ size_t input_bytes(Model& model) {
   return needed;
 }
 
-// Copies the embedded input into the program's inputs, one after the other. False when the
-// sizes differ.
+// Copies the embedded input into the program's inputs, one after the other; an input kept
+// outside the arena reads its part of the embedded input in place instead. False when the sizes
+// differ (or a part is not aligned to its elements).
 bool fill_inputs(Model& model) {
   if (input_bytes(model) != mote_input_size) return false;
   size_t offset = 0;
   for (size_t i = 0; i < model.input_count(); ++i) {
     const Bytes input = model.input(i);
-    memcpy(input.data, mote_input + offset, input.size);
+    if (model.input_is_external(i)) {
+      if (!model.bind_input(i, mote_input + offset, input.size)) return false;
+    } else {
+      memcpy(input.data, mote_input + offset, input.size);
+    }
     offset += input.size;
   }
   return true;

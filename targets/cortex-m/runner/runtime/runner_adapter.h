@@ -41,6 +41,11 @@ class Model {
     const runtime::TensorView view = executor_->input(i);
     return {view.data, view.size};
   }
+  // An input compiled outside the arena (--inputs-outside-arena) reads `data` in place.
+  bool input_is_external(size_t i) const { return executor_->input_is_external(i); }
+  bool bind_input(size_t i, const uint8_t* data, size_t size) {
+    return executor_->bind_input(i, data, size) == runtime::Error::kOk;
+  }
   size_t output_count() const { return executor_->num_outputs(); }
   ConstBytes output(size_t i) const {
     const runtime::TensorView view = executor_->output(i);
@@ -63,7 +68,7 @@ class Model {
   void reset_state() { executor_->reset_state(); }
 
   void print_memory_status() const {
-    char text[256];
+    char text[384];
     const size_t length =
         runtime::format_memory_status(executor_->memory_status(), text, sizeof(text));
     platform::write(text, length);
