@@ -2,9 +2,11 @@
 // entry that calls it (as conv.cc for CONV_2D).
 #include "mote/kernels/depthwise_conv.h"
 
+#include <string.h>
+
 #include "dsp/kernels.h"
 #include "mve/kernels.h"
-#include "portable/window.h"
+#include "portable/conv_internal.h"
 #include "variant_table.h"
 
 namespace mote {
@@ -42,82 +44,114 @@ bool depthwise_conv_runs_in_place(const DepthwiseShape& s) {
   return s.batches > 0 && s.input_h > 0 && s.input_w > 0 && s.input_c > 0 &&
          s.output_c == s.input_c && s.output_h > 0 && s.output_w > 0 && s.filter_h > 0 &&
          s.filter_w > 0 && s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 &&
-         s.dilation_w > 0 &&
+         s.dilation_w > 0 && s.pad_h >= 0 && s.pad_w >= 0 &&
          int64_t{s.output_h} * s.output_w <= int64_t{s.input_h} * s.input_w;
-}
-
-size_t depthwise_conv_in_place_scratch_bytes(const DepthwiseShape& s) {
-  return depthwise_conv_runs_in_place(s) ? static_cast<size_t>(s.input_h) * s.input_w : 0;
 }
 
 namespace {
 
-// Filter taps held as int16 on the stack for windows up to this many taps (5x5); larger filters
+// The plane the in-place kernel copies a channel into: every row and column any window reads,
+// from the top-left padding on, the input at (pad_h, pad_w) and the padding filled with the
+// input's zero point (which adds nothing), so that no tap needs a bounds check.
+struct Plane {
+  int32_t h, w;
+};
+Plane padded_plane(const DepthwiseShape& s) {
+  return {(s.output_h - 1) * s.stride_h + (s.filter_h - 1) * s.dilation_h + 1,
+          (s.output_w - 1) * s.stride_w + (s.filter_w - 1) * s.dilation_w + 1};
+}
+
+// Filter taps held as int32 on the stack for windows up to this many taps (5x5); larger filters
 // are read where they are.
 constexpr int32_t kLocalTaps = 25;
 
 }  // namespace
 
+size_t depthwise_conv_in_place_scratch_bytes(const DepthwiseShape& s) {
+  if (!depthwise_conv_runs_in_place(s)) return 0;
+  const Plane plane = padded_plane(s);
+  return static_cast<size_t>(plane.h) * static_cast<size_t>(plane.w);
+}
+
 void depthwise_conv2d_in_place(const DepthwiseConvParams& params, const int8_t* input,
                                const int8_t* filter, const int32_t* bias, int8_t* output,
                                Scratch scratch) {
   const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
-  const size_t plane = depthwise_conv_in_place_scratch_bytes(s);
-  if (plane == 0 || scratch.data == nullptr || scratch.size < plane) return;
-  const internal::Requantizer rq = internal::make_requantizer(
-      params.output_multiplier, params.output_shift, params.output_offset, params.act_min,
-      params.act_max);
-  const int32_t offset = params.input_offset;
-  const int32_t c_count = s.input_c;
+  const size_t bytes = depthwise_conv_in_place_scratch_bytes(s);
+  const int32_t offset = params.input_offset, output_offset = params.output_offset;
+  const int32_t zero_point = -offset;
+  if (bytes == 0 || scratch.data == nullptr || scratch.size < bytes || zero_point < -128 ||
+      zero_point > 127) {
+    return;
+  }
+  const int32_t act_min = params.act_min < -128 ? -128 : params.act_min;
+  const int32_t act_max = params.act_max > 127 ? 127 : params.act_max;
+  const Plane plane = padded_plane(s);
+  const int32_t channels = s.input_c;
   const int32_t taps = s.filter_h * s.filter_w;
   const bool local_taps = taps <= kLocalTaps;
-  int16_t w[kLocalTaps];
+  // A 3x3 window of dilation 1, the common case, gets its taps unrolled.
+  const bool three = s.filter_h == 3 && s.filter_w == 3 && s.dilation_h == 1 && s.dilation_w == 1;
+  // The input rows and columns that land inside the plane (valid padding may leave some out).
+  const int32_t rows = s.input_h < plane.h - s.pad_h ? s.input_h : plane.h - s.pad_h;
+  const int32_t cols = s.input_w < plane.w - s.pad_w ? s.input_w : plane.w - s.pad_w;
+  int32_t w[kLocalTaps] = {};
   int8_t* copy = scratch.data;
-  const ptrdiff_t in_image = static_cast<ptrdiff_t>(s.input_h) * s.input_w * c_count;
-  const ptrdiff_t out_image = static_cast<ptrdiff_t>(s.output_h) * s.output_w * c_count;
-  internal::PixelWindow pw;
+  const ptrdiff_t in_image = static_cast<ptrdiff_t>(s.input_h) * s.input_w * channels;
+  const ptrdiff_t out_image = static_cast<ptrdiff_t>(s.output_h) * s.output_w * channels;
+  const ptrdiff_t row_step = static_cast<ptrdiff_t>(s.stride_h) * plane.w;
   for (int32_t b = 0; b < s.batches; ++b) {
     const int8_t* in = input + b * in_image;
     int8_t* out = output + b * out_image;
-    for (int32_t c = 0; c < c_count; ++c) {
+    for (int32_t c = 0; c < channels; ++c) {
       // Channel c of this image, read whole before any byte of output channel c is written.
-      for (size_t i = 0; i < plane; ++i) copy[i] = in[static_cast<ptrdiff_t>(i) * c_count + c];
+      memset(copy, zero_point, bytes);
+      for (int32_t y = 0; y < rows; ++y) {
+        const int8_t* src = in + static_cast<ptrdiff_t>(y) * s.input_w * channels + c;
+        int8_t* dst = copy + static_cast<ptrdiff_t>(y + s.pad_h) * plane.w + s.pad_w;
+        for (int32_t x = 0; x < cols; ++x) dst[x] = src[static_cast<ptrdiff_t>(x) * channels];
+      }
       const int8_t* fc = filter + c;
       int32_t tap_sum = 0;
-      if (local_taps) {
-        for (int32_t t = 0; t < taps; ++t) {
-          w[t] = fc[static_cast<ptrdiff_t>(t) * c_count];
-          tap_sum += w[t];
-        }
+      for (int32_t t = 0; t < taps; ++t) {
+        const int32_t tap = fc[static_cast<ptrdiff_t>(t) * channels];
+        if (local_taps) w[t] = tap;
+        tap_sum += tap;
       }
-      // A window wholly inside the input: the offset's share is the same for every pixel.
-      const int32_t inside_base = internal::bias_or_zero(bias, c) + offset * tap_sum;
+      // The offset's share is the same for every pixel (padding taps add zero_point + offset, 0).
+      const int32_t base = internal::bias_or_zero(bias, c) + offset * tap_sum;
+      const int32_t multiplier = params.output_multiplier[c], shift = params.output_shift[c];
+      auto store = [&](int8_t* o, int32_t acc) {
+        int32_t v = internal::requantize_fast(acc, multiplier, shift) + output_offset;
+        v = v < act_min ? act_min : v;
+        *o = static_cast<int8_t>(v > act_max ? act_max : v);
+      };
+      const int32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6],
+                    w7 = w[7], w8 = w[8];
       int8_t* o = out + c;
-      for (int32_t y = 0; y < s.output_h; ++y) {
-        internal::window_rows(s, y, pw);
-        const bool rows_inside = pw.ky_begin == 0 && pw.ky_end == s.filter_h;
-        for (int32_t x = 0; x < s.output_w; ++x, o += c_count) {
-          internal::window_columns(s, x, pw);
-          int32_t acc;
-          if (local_taps && rows_inside && pw.kx_begin == 0 && pw.kx_end == s.filter_w) {
-            acc = inside_base;
-            const int16_t* wt = w;
-            for (int32_t ky = 0; ky < s.filter_h; ++ky) {
-              const int8_t* row = copy + (pw.iy0 + ky * s.dilation_h) * s.input_w + pw.ix0;
-              for (int32_t kx = 0; kx < s.filter_w; ++kx) acc += row[kx * s.dilation_w] * *wt++;
-            }
-          } else {
-            acc = internal::bias_or_zero(bias, c);
-            for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) {
-              const int8_t* row = copy + (pw.iy0 + ky * s.dilation_h) * s.input_w + pw.ix0;
-              for (int32_t kx = pw.kx_begin; kx < pw.kx_end; ++kx) {
-                const int32_t t = ky * s.filter_w + kx;
-                const int32_t tap = local_taps ? w[t] : fc[static_cast<ptrdiff_t>(t) * c_count];
-                acc += (row[kx * s.dilation_w] + offset) * tap;
-              }
+      const int8_t* row = copy;
+      for (int32_t y = 0; y < s.output_h; ++y, row += row_step) {
+        const int8_t* p = row;
+        if (three) {
+          for (int32_t x = 0; x < s.output_w; ++x, o += channels, p += s.stride_w) {
+            const int8_t* r1 = p + plane.w;
+            const int8_t* r2 = r1 + plane.w;
+            store(o, base + p[0] * w0 + p[1] * w1 + p[2] * w2 + r1[0] * w3 + r1[1] * w4 +
+                         r1[2] * w5 + r2[0] * w6 + r2[1] * w7 + r2[2] * w8);
+          }
+          continue;
+        }
+        for (int32_t x = 0; x < s.output_w; ++x, o += channels, p += s.stride_w) {
+          int32_t acc = base;
+          for (int32_t ky = 0; ky < s.filter_h; ++ky) {
+            const int8_t* r = p + static_cast<ptrdiff_t>(ky) * s.dilation_h * plane.w;
+            for (int32_t kx = 0; kx < s.filter_w; ++kx) {
+              const int32_t t = ky * s.filter_w + kx;
+              const int32_t tap = local_taps ? w[t] : fc[static_cast<ptrdiff_t>(t) * channels];
+              acc += r[kx * s.dilation_w] * tap;
             }
           }
-          *o = rq(acc, c);
+          store(o, acc);
         }
       }
     }

@@ -34,8 +34,10 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
                       const int32_t* bias, int8_t* output, Scratch scratch);
 
 // In-place runs (schema Operator.in_place): with depth multiplier 1 the work may go one channel
-// of one image at a time. The kernel copies input channel c (an input_h x input_w plane) into
-// scratch, then computes output channel c from the copy. Output channel c's bytes fall only on
+// of one image at a time. The kernel copies input channel c into scratch, as a plane of the rows
+// and columns the windows read with the padding filled with the input's zero point (for a 3x3
+// SAME window, (input_h + 2) x (input_w + 2) bytes), then computes output channel c from the
+// copy, without a bounds check. Output channel c's bytes fall only on
 // input channel c's bytes of this image or an earlier one (same stride, same start, no more
 // output pixels than input pixels), all read already, so the output may start exactly where its
 // input starts (mote/kernels/overlap.h, depthwise_conv_in_place_overlap) and the arena needs one

@@ -198,7 +198,7 @@ TEST(OverlapTest, ChainFitKeepsAnInPlaceChainInPlace) {
     for (int k = 1; k < n; ++k) {
       const size_t out = static_cast<size_t>(k), in = out - 1;
       if (k % 2 == 1) {
-        p.buffers.push_back(buffer("plane" + std::to_string(k), 125, k, k, BufferKind::kScratch));
+        p.buffers.push_back(buffer("plane" + std::to_string(k), 189, k, k, BufferKind::kScratch));
         p.overlaps.push_back({out, in, 0, std::nullopt, /*exact=*/true});
       } else {
         p.overlaps.push_back({out, in, 127, 256});

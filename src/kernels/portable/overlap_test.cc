@@ -341,7 +341,9 @@ bool check_in_place(const ConvSpec& spec, Rng& rng, int32_t batches = 1) {
   EXPECT_TRUE(c.rule.allowed && c.rule.exact);
   if (!c.rule.allowed) return false;
   const size_t plane = depthwise_conv_in_place_scratch_bytes(s);
-  EXPECT_EQ(plane, static_cast<size_t>(spec.h) * spec.w);
+  // The padded plane: every row and column a window reads.
+  EXPECT_EQ(plane, static_cast<size_t>((s.output_h - 1) * s.stride_h + s.filter_h) *
+                       static_cast<size_t>((s.output_w - 1) * s.stride_w + s.filter_w));
   auto scratch = std::make_shared<std::vector<int8_t>>(plane);
   c.kernel = [=](const int8_t* in, int8_t* out) {
     (void)mult, (void)shift;  // kept alive: p points into them
