@@ -184,9 +184,10 @@ TEST(OverlapTest, InPlaceSharesOnlyAtTheInputsOffset) {
   EXPECT_THROW(validate(p), InputError);
 }
 
-// Keyword spotting's kind of chain with the depthwise steps in place (their plane beside them)
-// and the pointwise steps forward or backward: chain-fit keeps it within a pointwise lead of
-// the tensor, where the raster depthwise needed its own lead of a row and a pixel.
+// Keyword spotting's kind of chain with the depthwise steps in place (a plane beside them, here
+// one that fits in a pointwise lead) and the pointwise steps forward or backward: chain-fit keeps
+// it within a pointwise lead of the tensor, where the raster depthwise needed its own lead of a
+// row and a pixel.
 TEST(OverlapTest, ChainFitKeepsAnInPlaceChainInPlace) {
   for (const int n : {3, 5, 9}) {
     SCOPED_TRACE("chain of " + std::to_string(n));
@@ -198,7 +199,7 @@ TEST(OverlapTest, ChainFitKeepsAnInPlaceChainInPlace) {
     for (int k = 1; k < n; ++k) {
       const size_t out = static_cast<size_t>(k), in = out - 1;
       if (k % 2 == 1) {
-        p.buffers.push_back(buffer("plane" + std::to_string(k), 189, k, k, BufferKind::kScratch));
+        p.buffers.push_back(buffer("plane" + std::to_string(k), 128, k, k, BufferKind::kScratch));
         p.overlaps.push_back({out, in, 0, std::nullopt, /*exact=*/true});
       } else {
         p.overlaps.push_back({out, in, 127, 256});
