@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "dsp/kernels.h"
+#if defined(MOTE_KERNELS_WITH_DSP)
+#include "dsp/requantize.h"
+#endif
 #include "mve/kernels.h"
 #include "portable/conv_internal.h"
 #include "variant_table.h"
@@ -109,7 +112,9 @@ void depthwise_conv2d_in_place(const DepthwiseConvParams& params, const int8_t* 
       for (int32_t y = 0; y < rows; ++y) {
         const int8_t* src = in + static_cast<ptrdiff_t>(y) * s.input_w * channels + c;
         int8_t* dst = copy + static_cast<ptrdiff_t>(y + s.pad_h) * plane.w + s.pad_w;
-        for (int32_t x = 0; x < cols; ++x) dst[x] = src[static_cast<ptrdiff_t>(x) * channels];
+        // A pointer stepped by the channel count (indexing, gcc unrolls with offsets spilled).
+#pragma GCC unroll 1
+        for (int32_t x = 0; x < cols; ++x, src += channels) dst[x] = *src;
       }
       const int8_t* fc = filter + c;
       int32_t tap_sum = 0;
@@ -132,6 +137,27 @@ void depthwise_conv2d_in_place(const DepthwiseConvParams& params, const int8_t* 
       const int8_t* row = copy;
       for (int32_t y = 0; y < s.output_h; ++y, row += row_step) {
         const int8_t* p = row;
+#if defined(MOTE_KERNELS_WITH_DSP)
+        if (three && s.stride_w == 1) {  // two outputs per step on the dsp instructions
+          constexpr int32_t kChunk = 16;
+          int32_t sums[kChunk];
+          for (int32_t x = 0; x < s.output_w; x += kChunk, p += kChunk) {
+            const int32_t n = s.output_w - x < kChunk ? s.output_w - x : kChunk;
+            dsp::window3_row_sums(p, plane.w, n, w, base, sums);
+            for (int32_t j = 0; j < n; ++j, o += channels) {
+              // The dsp requantization (one 64-bit multiply-accumulate) takes m >= 0.
+              if (multiplier < 0) {
+                store(o, sums[j]);
+                continue;
+              }
+              int32_t v = dsp::requantize(sums[j], multiplier, shift) + output_offset;
+              v = v < act_min ? act_min : v;
+              *o = static_cast<int8_t>(v > act_max ? act_max : v);
+            }
+          }
+          continue;
+        }
+#endif
         if (three) {
           for (int32_t x = 0; x < s.output_w; ++x, o += channels, p += s.stride_w) {
             const int8_t* r1 = p + plane.w;

@@ -245,6 +245,43 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
   }
 }
 
+// Bytes b0..b3 of a row: SXTB16 gives (b0, b2), with ROR 8 (b1, b3). The left window (x) takes
+// b0 * w0 + b2 * w2 by SMLAD and b1 * w1 by SMLABB; the right one (x + 1) b1 * w0 + b3 * w2 by
+// SMLAD and b2 * w1 by SMLATT.
+void window3_row_sums(const int8_t* p, ptrdiff_t plane_w, int32_t count, const int32_t* w,
+                      int32_t base, int32_t* sums) {
+  const uint32_t a0 = pack16(w[0], w[2]), b0 = pack16(w[1], w[1]);
+  const uint32_t a1 = pack16(w[3], w[5]), b1 = pack16(w[4], w[4]);
+  const uint32_t a2 = pack16(w[6], w[8]), b2 = pack16(w[7], w[7]);
+  int32_t x = 0;
+  for (; x + 2 <= count; x += 2, p += 2) {
+    int32_t left = base, right = base;
+    uint32_t v = load4(p);
+    uint32_t even = sxtb16(v), odd = sxtb16_ror8(v);
+    left = smlabb(odd, b0, smlad(even, a0, left));
+    right = smlatt(even, b0, smlad(odd, a0, right));
+    v = load4(p + plane_w);
+    even = sxtb16(v);
+    odd = sxtb16_ror8(v);
+    left = smlabb(odd, b1, smlad(even, a1, left));
+    right = smlatt(even, b1, smlad(odd, a1, right));
+    v = load4(p + 2 * plane_w);
+    even = sxtb16(v);
+    odd = sxtb16_ror8(v);
+    left = smlabb(odd, b2, smlad(even, a2, left));
+    right = smlatt(even, b2, smlad(odd, a2, right));
+    sums[x] = left;
+    sums[x + 1] = right;
+  }
+  if (x < count) {  // an odd last output
+    int32_t sum = base;
+    for (int32_t ky = 0; ky < 3; ++ky) {
+      for (int32_t kx = 0; kx < 3; ++kx) sum += p[ky * plane_w + kx] * w[3 * ky + kx];
+    }
+    sums[x] = sum;
+  }
+}
+
 }  // namespace dsp
 }  // namespace kernels
 }  // namespace mote

@@ -49,6 +49,11 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 // multiplier, outputs c*m .. c*m+m-1 after reading input channel c (as portable): the portable
 // rule.
 OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape);
+// The in-place depthwise kernel's inner row (depthwise_conv2d_in_place): sums[x] = base +
+// sum of p[ky * plane_w + x + kx] * w[3 * ky + kx] over a 3x3 window of stride 1, for x < count.
+// Two outputs at a time: one word of a plane row holds both windows' three bytes of that row.
+void window3_row_sums(const int8_t* p, ptrdiff_t plane_w, int32_t count, const int32_t* w,
+                      int32_t base, int32_t* sums);
 
 // FULLY_CONNECTED, every shape; no scratch. (The table's shape is the output depth.)
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
