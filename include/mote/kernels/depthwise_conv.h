@@ -44,7 +44,8 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 // plane beside the tensor instead of the raster kernels' lead of a row and a pixel.
 // The result is depthwise_conv2d's, bit for bit. A shape depthwise_conv_runs_in_place refuses,
 // or a scratch smaller than depthwise_conv_in_place_scratch_bytes, makes it return without
-// writing. Every build has it (the same code for every variant).
+// writing. Every build has it, with the same plane and rule for every variant; a build with the
+// dsp kernels computes 3x3 rows of stride 1 two outputs at a time (dsp::window3_row_sums).
 bool depthwise_conv_runs_in_place(const DepthwiseShape& shape);
 size_t depthwise_conv_in_place_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d_in_place(const DepthwiseConvParams& params, const int8_t* input,
