@@ -112,7 +112,7 @@ void depthwise_conv2d_in_place(const DepthwiseConvParams& params, const int8_t* 
       for (int32_t y = 0; y < rows; ++y) {
         const int8_t* src = in + static_cast<ptrdiff_t>(y) * s.input_w * channels + c;
         int8_t* dst = copy + static_cast<ptrdiff_t>(y + s.pad_h) * plane.w + s.pad_w;
-        // A pointer stepped by the channel count (indexing, gcc unrolls with offsets spilled).
+        // Stepped by pointer: indexed by x * channels, gcc unrolls it and spills the offsets.
 #pragma GCC unroll 1
         for (int32_t x = 0; x < cols; ++x, src += channels) dst[x] = *src;
       }
