@@ -193,6 +193,26 @@ TEST(Compile, ReshapeSharesItsInputsBuffer) {
   EXPECT_TRUE(found);
 }
 
+// The reason the loader gives for a tampered copy of `program` (packed without emit's own
+// check), or "" when it runs.
+std::string tampered_refusal(const schema::Program& program,
+                             const std::vector<std::vector<uint8_t>>& inputs,
+                             const std::function<void(schema::ProgramT&)>& change) {
+  schema::ProgramT copy;
+  program.UnPackTo(&copy);
+  change(copy);
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(schema::Program::Pack(builder, &copy), schema::ProgramIdentifier());
+  const std::vector<uint8_t> bytes(builder.GetBufferPointer(),
+                                   builder.GetBufferPointer() + builder.GetSize());
+  try {
+    run_on_host(bytes, inputs);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST(Compile, TenChainedConvolutionsReachTheLowerBound) {
   const ir::Graph graph = builder::conv_chain(10);
   PlanRequest request;
@@ -248,21 +268,8 @@ TEST(Compile, BackwardPointwiseRunsAreMarkedCheckedAndExact) {
     for (size_t i = 0; i < inputs[0].size(); ++i) inputs[0][i] = static_cast<uint8_t>(i * 37 + 5);
     EXPECT_EQ(run_on_host(compiled.program, inputs).outputs,
               run_on_host(apart.program, inputs).outputs);
-    // Tampered copies, packed without emit's own check; the reason the loader gives.
-    auto refusal = [&](const std::function<void(schema::ProgramT&)>& change) -> std::string {
-      schema::ProgramT copy;
-      program->UnPackTo(&copy);
-      change(copy);
-      flatbuffers::FlatBufferBuilder builder;
-      builder.Finish(schema::Program::Pack(builder, &copy), schema::ProgramIdentifier());
-      const std::vector<uint8_t> bytes(builder.GetBufferPointer(),
-                                       builder.GetBufferPointer() + builder.GetSize());
-      try {
-        run_on_host(bytes, inputs);
-      } catch (const InputError& e) {
-        return e.what();
-      }
-      return "";
+    auto refusal = [&](const std::function<void(schema::ProgramT&)>& change) {
+      return tampered_refusal(*program, inputs, change);
     };
     using ::testing::HasSubstr;
     EXPECT_EQ(refusal([](schema::ProgramT&) {}), "");
@@ -338,20 +345,8 @@ TEST(Compile, InPlaceDepthwiseRunsAreMarkedCheckedAndExact) {
     for (size_t i = 0; i < inputs[0].size(); ++i) inputs[0][i] = static_cast<uint8_t>(i * 53 + 7);
     EXPECT_EQ(run_on_host(compiled.program, inputs).outputs,
               run_on_host(raster.program, inputs).outputs);
-    auto refusal = [&](const std::function<void(schema::ProgramT&)>& change) -> std::string {
-      schema::ProgramT copy;
-      program->UnPackTo(&copy);
-      change(copy);
-      flatbuffers::FlatBufferBuilder builder;
-      builder.Finish(schema::Program::Pack(builder, &copy), schema::ProgramIdentifier());
-      const std::vector<uint8_t> bytes(builder.GetBufferPointer(),
-                                       builder.GetBufferPointer() + builder.GetSize());
-      try {
-        run_on_host(bytes, inputs);
-      } catch (const InputError& e) {
-        return e.what();
-      }
-      return "";
+    auto refusal = [&](const std::function<void(schema::ProgramT&)>& change) {
+      return tampered_refusal(*program, inputs, change);
     };
     using ::testing::HasSubstr;
     const size_t first = in_place[0];
