@@ -51,13 +51,26 @@ bool conv_runs_backward(const ConvShape& s) {
          s.output_w == s.input_w;
 }
 
-// At most a row and a pixel: what a 3x3 depthwise convolution of stride 1 before it moves its
-// output down (its forward lead, (W + 1) * C), so that the pair keeps its place. A multiple of
-// four pixels, so that the variants' blocks of two (portable, dsp) and four (mve) pixels never
-// leave a pixel alone inside a chunk.
-int32_t conv_backward_block(const ConvShape& s) {
+// The big chunks hold at most a row and a pixel: what a 3x3 depthwise convolution of stride 1
+// before it moves its output down (its forward lead, (W + 1) * C), so that the pair keeps its
+// place where the output is no larger than the input. A multiple of four pixels, so that the
+// variants' blocks of two (portable, dsp) and four (mve) pixels never leave a pixel alone inside
+// a chunk.
+// An output larger than its input grows away from it: chunk p of n pixels needs
+// (p + n) * ci - p * co bytes of room, so after the first small chunks (room 2 * ci, the lead) a
+// big chunk fits from p = (block - 2) * ci / (co - ci) on. Those few small chunks cost a few calls;
+// the lead they save is most of a row (visual wake words' 8 -> 16 channels: 16 bytes, not 384).
+BackwardChunks conv_backward_chunks(const ConvShape& s) {
   const int32_t row_and_pixel = (s.output_w + 1) & ~3;
-  return row_and_pixel > 4 ? row_and_pixel : 4;
+  const int32_t block = row_and_pixel > 4 ? row_and_pixel : 4;
+  if (s.output_c <= s.input_c) return {block, 0};
+  const int64_t pixels = int64_t{s.batches} * s.output_h * s.output_w;
+  const int64_t room = int64_t{block - kBackwardFirstChunk} * s.input_c;
+  const int64_t grow = s.output_c - s.input_c;
+  int64_t split = (room + grow - 1) / grow;
+  split = (split + kBackwardFirstChunk - 1) / kBackwardFirstChunk * kBackwardFirstChunk;
+  if (split > pixels) split = (pixels + kBackwardFirstChunk - 1) / kBackwardFirstChunk * kBackwardFirstChunk;
+  return {block, static_cast<int32_t>(split)};
 }
 
 void conv2d_backward(const ConvParams& params, const int8_t* input, const int8_t* filter,
@@ -69,7 +82,9 @@ void conv2d_backward(const ConvParams& params, const int8_t* input, const int8_t
   p.shape.batches = 1;
   p.shape.input_h = p.shape.output_h = 1;
   p.shape.input_w = p.shape.output_w = s.batches * s.output_h * s.output_w;
-  p.backward_chunk = conv_backward_block(s);
+  const BackwardChunks chunks = conv_backward_chunks(s);
+  p.backward_chunk = chunks.block;
+  p.backward_split = chunks.split;
   conv2d(p, input, filter, bias, output, scratch);
 }
 

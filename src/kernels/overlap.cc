@@ -185,18 +185,28 @@ OverlapRule portable_pool_overlap(const PoolParams& p) {
 // when chunk p runs, the input still to be read is [0, (p + n) * ci) and the output written so
 // far [p * co, pixels * co) (from the output's start). The chunk's output must start at or above
 // the end of its input: output_offset + p * co >= input_offset + (p + n) * ci, for every chunk
-// (which also keeps every earlier write above every later read). Linear in p for full chunks:
-// the first, the last full one and a shorter last one decide.
+// (which also keeps every earlier write above every later read). Linear in p for chunks of one
+// size: in each run of equal chunks the first, the last full one and a shorter last one decide.
 OverlapRule conv_backward_overlap(const ConvShape& s) {
   if (!conv_runs_backward(s)) return kNoOverlap;
   const int64_t pixels = int64_t{s.batches} * s.output_h * s.output_w;
-  const int64_t block = conv_backward_block(s);
+  const BackwardChunks chunks = conv_backward_chunks(s);
   const int64_t ci = s.input_c, co = s.output_c;
   const auto need = [&](int64_t p, int64_t n) { return (p + n) * ci - p * co; };
-  const int64_t full = pixels / block;  // full chunks
   int64_t lead = INT64_MIN;
-  if (full > 0) lead = internal::max64(need(0, block), need((full - 1) * block, block));
-  if (pixels % block != 0) lead = internal::max64(lead, need(full * block, pixels % block));
+  // Chunks of `size` pixels from `begin` up to `end`.
+  const auto run = [&](int64_t begin, int64_t end, int64_t size) {
+    if (end <= begin) return;
+    const int64_t full = (end - begin) / size;
+    if (full > 0) {
+      lead = internal::max64(lead, need(begin, size));
+      lead = internal::max64(lead, need(begin + (full - 1) * size, size));
+    }
+    if ((end - begin) % size != 0) lead = internal::max64(lead, need(begin + full * size, (end - begin) % size));
+  };
+  const int64_t split = internal::min64(chunks.split, pixels);
+  run(0, split, kBackwardFirstChunk);
+  run(split, pixels, chunks.block);
   OverlapRule rule{true, lead};
   rule.backward = true;
   return rule;

@@ -18,10 +18,16 @@ struct ConvParams {
   int32_t act_max;
   const int32_t* output_multiplier;  // [output_c], Q31 mantissas
   const int32_t* output_shift;       // [output_c], positive = left shift
-  // > 0 (conv2d_backward sets it): the pointwise path runs its pixels in chunks of this many,
-  // from the last chunk to the first (each forward inside); the result is the same.
+  // > 0 (conv2d_backward sets them): the pointwise path runs its pixels in chunks from the last
+  // chunk to the first (each forward inside): pixels [0, backward_split) in chunks of
+  // kBackwardFirstChunk, the rest in chunks of backward_chunk; the result is the same.
   int32_t backward_chunk = 0;
+  int32_t backward_split = 0;
 };
+
+// The chunk size of a backward run's first pixels: its first chunk's input is all the room
+// the output must leave below itself (the backward rule's lead), so it is small.
+inline constexpr int32_t kBackwardFirstChunk = 2;
 
 // output[b,y,x,o] = requantize(bias[o] + sum (input + input_offset) * filter[o,ky,kx,c]), where
 // input positions outside the input (padding) contribute nothing.
@@ -38,14 +44,19 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
 
 // Backward runs (mote/kernels/overlap.h, conv_backward_overlap): a pointwise convolution (1x1,
 // stride 1, no padding, not grouped, output pixels = input pixels) computes each output pixel from
-// its input pixel alone, so it may run in chunks of conv_backward_block(shape) pixels (batches
-// flattened), from the last chunk to the first, each forward inside (the variant that conv2d
-// runs, its pointwise loop in that order: ConvParams::backward_chunk).
+// its input pixel alone, so it may run in chunks of pixels (batches flattened), from the last
+// chunk to the first, each forward inside (the variant that conv2d runs, its pointwise loop in
+// that order: ConvParams::backward_chunk and backward_split).
 // Then the output may start above an input it overwrites (by the backward rule's lead). The
 // result is conv2d's, bit for bit. A shape that conv_runs_backward refuses makes it return
 // without writing.
 bool conv_runs_backward(const ConvShape& shape);
-int32_t conv_backward_block(const ConvShape& shape);
+// The chunks: below `split`, kBackwardFirstChunk pixels each; from `split`, `block` pixels.
+struct BackwardChunks {
+  int32_t block;
+  int32_t split;
+};
+BackwardChunks conv_backward_chunks(const ConvShape& shape);
 void conv2d_backward(const ConvParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output, Scratch scratch);
 

@@ -367,8 +367,9 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
     if (params.backward_chunk > 0 && s.batches == 1 && s.output_h == 1 && s.stride_w == 1) {
       // Backward (conv2d_backward: one row of pixels): the same loop on each chunk, from the
       // last to the first, its setup above done once.
-      const internal::PixelChunks chunks{s.output_w, params.backward_chunk};
-      for (int32_t c = chunks.first(); c >= 0; c -= chunks.step()) {
+      const internal::PixelChunks chunks{s.output_w, params.backward_chunk,
+                                          params.backward_split};
+      for (int32_t c = chunks.first(); c >= 0; c = chunks.before(c)) {
         ConvShape part = s;
         part.input_w = part.output_w = chunks.end(c) - c;
         const int8_t* in = input + static_cast<ptrdiff_t>(c) * s.input_c;

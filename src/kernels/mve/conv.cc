@@ -148,7 +148,7 @@ bool right_shifts_only(const int32_t* shift, int32_t count) {
 
 void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
                     const int32_t* bias, int8_t* output, int32_t io, const Quant& q,
-                    int32_t backward_chunk) {
+                    int32_t backward_chunk, int32_t backward_split) {
   const int32_t ci = s.input_c;
   const int32_t co = s.output_c;
   const int32_t pixels = s.output_h * s.output_w;
@@ -156,8 +156,8 @@ void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filte
   for (int32_t b = 0; b < s.batches; ++b) {
     const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
     int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
-    const internal::PixelChunks chunks{pixels, backward_chunk};
-    for (int32_t c = chunks.first(); c >= 0; c -= chunks.step()) {
+    const internal::PixelChunks chunks{pixels, backward_chunk, backward_split};
+    for (int32_t c = chunks.first(); c >= 0; c = chunks.before(c)) {
       const int32_t end = chunks.end(c);
       for (int32_t p = c; p < end; p += 4) {
         const int32_t rows = internal::min_i32(4, end - p);
@@ -368,7 +368,8 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
                 make_output_stage(params.output_offset, params.act_min, params.act_max)};
   // (A grouped convolution is never pointwise: portable's test, which sizes the scratch.)
   if (needed == 0) {
-    conv_pointwise(s, input, filter, bias, output, params.input_offset, q, params.backward_chunk);
+    conv_pointwise(s, input, filter, bias, output, params.input_offset, q, params.backward_chunk,
+                   params.backward_split);
   } else if (s.filter_c != s.input_c) {
     conv_im2col_grouped(s, input, filter, bias, output, params.input_offset, q, scratch.data);
   } else {

@@ -18,6 +18,7 @@
 #include "mote/kernels/pooling.h"
 #include "mote/kernels/quantize.h"
 #include "kernels/portable/conv_test_util.h"
+#include "kernels/portable/window.h"
 
 namespace mote::kernels {
 namespace {
@@ -302,11 +303,40 @@ TEST(Overlap, BackwardPointwiseHoldsOnRealBytesAndIsTight) {
   // Keyword spotting: chunks of four pixels (a row and a pixel, 6, rounded down to a multiple of
   // four) of 64 channels, within the 3x3 depthwise convolution's forward lead before it.
   ConvShape kws{1, 25, 5, 64, 1, 1, 64, 25, 5, 64, 1, 1, 0, 0, 1, 1};
-  EXPECT_EQ(conv_backward_block(kws), 4);
+  EXPECT_EQ(conv_backward_chunks(kws).block, 4);
+  EXPECT_EQ(conv_backward_chunks(kws).split, 0);
   EXPECT_EQ(conv_backward_overlap(kws).lead, 4 * 64);
-  // Visual wake words' 8 -> 16 over 48x48: 48 pixels of 8 channels.
+  // Visual wake words' 8 -> 16 over 48x48: chunks of 48 pixels from pixel 46, two before; the
+  // first chunk's two pixels of 8 channels are the lead (48 pixels' 384 bytes without them).
   ConvShape vww{1, 48, 48, 8, 1, 1, 8, 48, 48, 16, 1, 1, 0, 0, 1, 1};
-  EXPECT_EQ(conv_backward_overlap(vww).lead, 48 * 8);
+  EXPECT_EQ(conv_backward_chunks(vww).block, 48);
+  EXPECT_EQ(conv_backward_chunks(vww).split, 46);
+  EXPECT_EQ(conv_backward_overlap(vww).lead, 2 * 8);
+  EXPECT_TRUE(check_backward({48, 48, 8, 1, 1, 16, 1, false}, rng));
+}
+
+// The chunks of a backward run cover every pixel once, from the last to the first, small ones
+// below the split.
+TEST(Overlap, BackwardChunksCoverEveryPixelOnceFromTheLast) {
+  for (int32_t pixels : {1, 2, 3, 7, 46, 47, 48, 95, 2304}) {
+    for (int32_t split : {0, 2, 4, 46, 48, 3000}) {
+      const internal::PixelChunks chunks{pixels, 48, split};
+      std::vector<int32_t> seen;
+      int32_t upper = pixels;
+      for (int32_t c = chunks.first(); c >= 0; c = chunks.before(c)) {
+        SCOPED_TRACE("pixels " + std::to_string(pixels) + " split " + std::to_string(split) +
+                     " chunk at " + std::to_string(c));
+        EXPECT_EQ(chunks.end(c), upper);
+        EXPECT_LE(chunks.end(c) - c, c < split ? kBackwardFirstChunk : 48);
+        upper = c;
+      }
+      EXPECT_EQ(upper, 0) << pixels << " " << split;
+    }
+  }
+  const internal::PixelChunks forward{10, 0, 0};
+  EXPECT_EQ(forward.first(), 0);
+  EXPECT_EQ(forward.end(0), 10);
+  EXPECT_LT(forward.before(0), 0);
 }
 
 // A depthwise convolution run in place (depthwise_conv2d_in_place): depthwise_conv2d's result

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "conv_internal.h"
+#include "mote/kernels/conv.h"
 
 namespace mote {
 namespace kernels {
@@ -51,15 +52,25 @@ inline const int8_t* pointwise_input(const Shape& s, const int8_t* in, int32_t p
 }
 
 // The order of a pointwise convolution's pixels: forward, one chunk of all of them; backward
-// (ConvParams::backward_chunk > 0), chunks of `chunk` pixels from the last chunk to the first,
-// each forward inside. for (c = first(); c >= 0; c -= step()) runs pixels [c, end(c)).
+// (ConvParams::backward_chunk > 0), chunks from the last to the first, each forward inside:
+// [0, split) in chunks of kBackwardFirstChunk, then chunks of `chunk` from split.
+// for (c = first(); c >= 0; c = before(c)) runs pixels [c, end(c)).
 struct PixelChunks {
   int32_t pixels;
   int32_t chunk;  // <= 0: forward
-  int32_t first() const { return chunk > 0 && pixels > 0 ? (pixels - 1) / chunk * chunk : 0; }
-  int32_t step() const { return chunk > 0 ? chunk : (pixels > 0 ? pixels : 1); }
+  int32_t split;  // a multiple of kBackwardFirstChunk
+  int32_t size(int32_t begin) const { return begin < split ? kBackwardFirstChunk : chunk; }
+  int32_t first() const {
+    if (chunk <= 0 || pixels <= 0) return 0;
+    if (pixels > split) return split + (pixels - 1 - split) / chunk * chunk;
+    return (pixels - 1) / kBackwardFirstChunk * kBackwardFirstChunk;
+  }
+  int32_t before(int32_t begin) const {
+    if (chunk <= 0 || begin <= 0) return -1;
+    return begin > split ? begin - chunk : begin - kBackwardFirstChunk;
+  }
   int32_t end(int32_t begin) const {
-    return chunk > 0 && pixels - begin > chunk ? begin + chunk : pixels;
+    return chunk > 0 && pixels - begin > size(begin) ? begin + size(begin) : pixels;
   }
 };
 
