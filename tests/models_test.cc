@@ -200,6 +200,39 @@ TEST(SharedModelOrder, ImageClassificationNeedsLessInTheSearchedOrder) {
   }
 }
 
+// Issue 14's arenas (auto plan) on cortex-m0plus and cortex-m4, each program still TFLite's:
+// overlap, in-place depthwise, backward pointwise runs (visual wake words' first 8 -> 16 one
+// starts 16 bytes above its input) and the order search together.
+TEST(SharedModelArena, BelowTheActivationPeakAndStillTfLites) {
+  const struct {
+    const char* name;
+    uint64_t most;
+  } targets[] = {{"mlperf_tiny_kws_dscnn_int8", 8320},
+                 {"mlperf_tiny_vww_mobilenetv1_025_96_int8", 36880},
+                 {"mlperf_tiny_ic_resnet8_int8", 33888},
+                 {"mlperf_tiny_ad_fc_autoencoder_int8", 768}};
+  for (const auto& target : targets) {
+    const std::string name = target.name;
+    if (!fs::exists(models_dir() / (name + ".tflite"))) {
+      GTEST_SKIP() << "no shared models at " << models_dir();
+    }
+    const ir::Graph graph = tflite::read_model_file(models_dir() / (name + ".tflite"));
+    const fs::path expected = models_dir() / "expected";
+    const std::vector<uint8_t> input = read_bytes(expected / (name + ".input.bin"));
+    const std::vector<uint8_t> output = read_bytes(expected / (name + ".output.bin"));
+    for (const char* cpu : {"cortex-m0plus", "cortex-m4"}) {
+      SCOPED_TRACE(name + " on " + cpu);
+      pipeline::CompileOptions options;
+      options.plan.cpu = cpu;
+      const pipeline::Compiled compiled = pipeline::compile(graph, options);
+      EXPECT_LE(compiled.planned.plan().arena_bytes, target.most);
+      const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {input});
+      ASSERT_EQ(run.outputs.size(), 1u);
+      EXPECT_EQ(run.outputs[0], output);
+    }
+  }
+}
+
 std::vector<std::string> params() {
   std::vector<std::string> names = shared_models();
   if (names.empty()) names.push_back("");  // one skipped case says why
