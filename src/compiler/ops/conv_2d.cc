@@ -58,6 +58,13 @@ kernels::OverlapRule back_overlap(const ir::Graph& g, const ir::Operator& op, si
   return input == 0 ? kernels::conv_backward_overlap(conv_shape(g, op)) : kernels::kNoOverlap;
 }
 
+// Rows of input 0 (batch 1): the window's rows.
+std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
+  const kernels::ConvShape s = conv_shape(g, op);
+  if (input != 0 || s.batches != 1) return std::nullopt;
+  return RowReach{s.filter_h, s.stride_h, s.pad_h, s.dilation_h};
+}
+
 }  // namespace
 
 extern const OpDef conv_2d{
@@ -66,6 +73,6 @@ extern const OpDef conv_2d{
     .scratch_bytes = variant_scratch<&conv_shape, &kernels::conv_scratch_bytes>,
     .kernel_variant = variant_name<&conv_shape, &kernels::conv_kernel_variant>, .lower = lower,
     .overlap = variant_overlap<&conv_shape, &kernels::conv_overlap>, .back_overlap = back_overlap,
-    .describe = describe};
+    .describe = describe, .row_reach = row_reach};
 
 }  // namespace mote::ops

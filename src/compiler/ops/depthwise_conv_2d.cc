@@ -60,6 +60,13 @@ uint64_t in_place_scratch(const ir::Graph& g, const ir::Operator& op) {
   return kernels::depthwise_conv_in_place_scratch_bytes(depthwise_shape(g, op));
 }
 
+// Rows of input 0 (batch 1): the window's rows.
+std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
+  const kernels::DepthwiseShape s = depthwise_shape(g, op);
+  if (input != 0 || s.batches != 1) return std::nullopt;
+  return RowReach{s.filter_h, s.stride_h, s.pad_h, s.dilation_h};
+}
+
 // TFLite's DepthwiseConv2DOptions table: padding, strides, fused activation and the operator's own
 // fields.
 constexpr auto read =
@@ -76,6 +83,6 @@ extern const OpDef depthwise_conv_2d{
     .kernel_variant = variant_name<&depthwise_shape, &kernels::depthwise_conv_kernel_variant>,
     .lower = lower,
     .overlap = variant_overlap<&depthwise_shape, &kernels::depthwise_conv_overlap>,
-    .in_place_scratch = in_place_scratch, .describe = describe};
+    .in_place_scratch = in_place_scratch, .describe = describe, .row_reach = row_reach};
 
 }  // namespace mote::ops

@@ -40,6 +40,13 @@ struct Description {
               ir::Padding padding);
 };
 
+// How an operator's output rows read the rows of one input (row-streamed stages,
+// passes/row_stages.h): output row y reads input rows y * stride - pad + k * dilation for
+// k in [0, filter), those inside the input.
+struct RowReach {
+  int32_t filter = 1, stride = 1, pad = 0, dilation = 1;
+};
+
 struct OpDef {
   // TFLite's BuiltinOperator code.
   int32_t builtin_code = -1;
@@ -94,6 +101,11 @@ struct OpDef {
   // The output is input 0's bytes under another shape (no kernel work; the planner aliases them).
   bool output_aliases_input = false;
   void (*describe)(const ir::Graph& graph, const ir::Operator& op, Description& d) = nullptr;
+  // Whether a range of output rows can be computed from input `input` (an index into op.inputs,
+  // a 4-D activation of batch 1) held by rows, and how the rows are read; nullopt: not this
+  // operator, shape or input. Null: never (a row-streamed stage never holds the operator).
+  std::optional<RowReach> (*row_reach)(const ir::Graph& graph, const ir::Operator& op,
+                                       size_t input) = nullptr;
 };
 
 const OpDef& op_def(ir::OpType type);

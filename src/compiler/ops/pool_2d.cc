@@ -64,6 +64,13 @@ kernels::OverlapRule max_overlap(const ir::Graph& g, const ir::Operator& op, siz
   return kernels::max_pool_overlap(pool_params(g, op), extension);
 }
 
+// Rows of the input (batch 1): the window's rows.
+std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
+  const kernels::PoolParams p = pool_params(g, op);
+  if (input != 0 || p.batches != 1) return std::nullopt;
+  return RowReach{p.filter_h, p.stride_h, p.pad_h, 1};
+}
+
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::Pool2DOptions>(ctx.op().options);
   const ir::Tensor& input = ctx.in(0);
@@ -95,12 +102,14 @@ extern const OpDef average_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator:
                                    .inputs = {1, 1}, .check = check,
                                    .scratch_bytes = average_scratch,
                                    .kernel_variant = average_variant, .lower = lower,
-                                   .overlap = average_overlap, .describe = describe};
+                                   .overlap = average_overlap, .describe = describe,
+                                   .row_reach = row_reach};
 
 extern const OpDef max_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::MAX_POOL_2D),
                                .read_options = Window::read, .write_options = Window::write,
                                .inputs = {1, 1}, .check = check,
                                .kernel_variant = max_variant, .lower = lower,
-                               .overlap = max_overlap, .describe = describe};
+                               .overlap = max_overlap, .describe = describe,
+                               .row_reach = row_reach};
 
 }  // namespace mote::ops
