@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <climits>
-#include <functional>
 
 #include "compiler/ops/op_def.h"
 #include "compiler/planner/planner.h"
+#include "runtime/stage_schedule.h"
 
 namespace mote::passes {
 namespace {
@@ -18,27 +18,15 @@ bool by_rows(const ir::Tensor& t) {
 
 int64_t row_bytes(const ir::Tensor& t) { return t.num_bytes() / t.shape[1]; }
 
-// The lowest and highest input rows that output rows up to `y` (the lowest: from `y`) read,
-// clamped to the input's `rows`.
-int32_t lowest_read(const ops::RowReach& r, int32_t y, int32_t rows) {
-  return std::clamp(y * r.stride - r.pad, 0, rows - 1);
-}
-int32_t highest_read(const ops::RowReach& r, int32_t y, int32_t rows) {
-  return std::clamp(y * r.stride - r.pad + (r.filter - 1) * r.dilation, 0, rows - 1);
-}
+using runtime::internal::StageMember;
+using runtime::internal::StageRead;
 
-// One operator of a stage and how it reads each activation input.
-struct Member {
-  int32_t op;
-  int32_t output;
-  int32_t height;  // output rows
-  struct Read {
-    int32_t tensor;
-    int32_t maker;  // the member that makes it, or -1 (from outside the stage)
-    ops::RowReach reach;
-    int32_t rows;  // the tensor's height
-  };
-  std::vector<Read> reads;
+// The replay that also records the calls.
+struct Recorder : runtime::internal::StageReplay {
+  const ir::Graph* graph;
+  int32_t first;
+  std::vector<StageCall>* calls;
+  void call(int32_t m, int32_t begin, int32_t end) { calls->push_back({first + m, begin, end}); }
 };
 
 }  // namespace
@@ -56,113 +44,85 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
   const auto tensor = [&](int32_t t) -> const ir::Tensor& {
     return graph.tensors[static_cast<size_t>(t)];
   };
+  const int32_t n = last - first + 1;
+  if (n > runtime::internal::kMaxStageMembers) return std::nullopt;
   std::vector<int32_t> maker(graph.tensors.size(), -1);  // member making each tensor
-  std::vector<Member> members;
-  for (int32_t k = first; k <= last; ++k) {
-    const ir::Operator& op = graph.operators[static_cast<size_t>(k)];
+  std::vector<StageMember> members(static_cast<size_t>(n));
+  for (int32_t m = 0; m < n; ++m) {
+    const ir::Operator& op = graph.operators[static_cast<size_t>(first + m)];
     const ops::OpDef& def = ops::op_def(op.type);
     if (def.row_reach == nullptr || op.outputs.size() != 1 || !by_rows(tensor(op.outputs[0]))) {
       return std::nullopt;
     }
-    Member m{k, op.outputs[0], tensor(op.outputs[0]).shape[1], {}};
+    StageMember& me = members[static_cast<size_t>(m)];
+    me = {op.outputs[0], tensor(op.outputs[0]).shape[1], 0, {}};
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const int32_t t = op.inputs[i];
       if (t == ir::kNoTensor || tensor(t).is_constant) continue;
       const std::optional<ops::RowReach> reach = def.row_reach(graph, op, i);
-      if (!reach || !by_rows(tensor(t))) return std::nullopt;
-      m.reads.push_back({t, maker[static_cast<size_t>(t)], *reach, tensor(t).shape[1]});
+      if (!reach || !by_rows(tensor(t)) || me.num_reads == runtime::internal::kMaxStageReads) {
+        return std::nullopt;
+      }
+      me.reads[me.num_reads++] = {t, maker[static_cast<size_t>(t)],
+                                  {reach->filter, reach->stride, reach->pad, reach->dilation},
+                                  tensor(t).shape[1]};
     }
-    maker[static_cast<size_t>(op.outputs[0])] = static_cast<int32_t>(members.size());
-    members.push_back(std::move(m));
+    maker[static_cast<size_t>(op.outputs[0])] = m;
   }
   // Tensors made before `last` are read inside the stage only.
   const auto is_output = [&](int32_t t) {
     return std::find(graph.outputs.begin(), graph.outputs.end(), t) != graph.outputs.end();
   };
-  for (size_t m = 0; m + 1 < members.size(); ++m) {
-    if (is_output(members[m].output)) return std::nullopt;
+  for (int32_t m = 0; m + 1 < n; ++m) {
+    const int32_t made = members[static_cast<size_t>(m)].output;
+    if (is_output(made)) return std::nullopt;
     for (size_t k = 0; k < graph.operators.size(); ++k) {
       if (static_cast<int32_t>(k) >= first && static_cast<int32_t>(k) <= last) continue;
       const std::vector<int32_t>& ins = graph.operators[k].inputs;
-      if (std::find(ins.begin(), ins.end(), members[m].output) != ins.end()) return std::nullopt;
+      if (std::find(ins.begin(), ins.end(), made) != ins.end()) return std::nullopt;
     }
   }
-
-  // The demand-driven schedule: the last member's rows one at a time, each member computing the
-  // rows its readers need when they need them. A ring slot is free once every reader has moved
-  // past its row, so a ring needs the most rows any write finds still held.
-  const size_t n = members.size();
-  std::vector<int32_t> done(n, 0);   // rows each member has computed
-  std::vector<int32_t> held(n, 0);   // the ring size each member's output needs
-  RowStage stage;
-  stage.first = first;
-  stage.last = last;
-  // The lowest row of `t` a reader still reads (its next output row's window), or INT32_MAX.
-  const auto lowest_needed = [&](int32_t t) {
-    int32_t low = INT32_MAX;
-    for (size_t m = 0; m < n; ++m) {
-      if (done[m] >= members[m].height) continue;
-      for (const Member::Read& r : members[m].reads) {
-        if (r.tensor == t) low = std::min(low, lowest_read(r.reach, done[m], r.rows));
-      }
-    }
-    return low;
-  };
-  // The stage's one input from outside that dies in it (the output may then overlap it).
+  // The stage's one input from outside (the output may then be written over it), unless the
+  // last member reads it itself.
   int32_t outside = ir::kNoTensor;
   bool one_outside = true;
-  for (const Member& m : members) {
-    for (const Member::Read& r : m.reads) {
-      if (r.maker >= 0) continue;
-      if (outside != ir::kNoTensor && outside != r.tensor) one_outside = false;
-      outside = r.tensor;
+  for (const StageMember& me : members) {
+    for (int32_t i = 0; i < me.num_reads; ++i) {
+      if (me.reads[i].maker >= 0) continue;
+      if (outside != ir::kNoTensor && outside != me.reads[i].tensor) one_outside = false;
+      outside = me.reads[i].tensor;
     }
   }
   bool last_reads_outside = false;
-  for (const Member::Read& r : members.back().reads) last_reads_outside |= r.maker < 0;
-  int64_t lead = INT64_MIN;
-
-  // Row by row: each row of a member right after the input rows its window needs, so that no
-  // ring holds a row sooner than it must. Consecutive rows of one member make one call.
-  const std::function<void(size_t, int32_t)> compute = [&](size_t m, int32_t rows) {
-    const Member& me = members[m];
-    while (done[m] < rows) {
-      const int32_t y = done[m];
-      for (const Member::Read& r : me.reads) {
-        if (r.maker >= 0) compute(static_cast<size_t>(r.maker), highest_read(r.reach, y, r.rows) + 1);
-      }
-      if (m + 1 < n) {
-        const int32_t low = lowest_needed(me.output);
-        held[m] = std::max(held[m], low == INT32_MAX ? 1 : y - std::min(low, y) + 1);
-      } else if (outside != ir::kNoTensor) {
-        // Output row y written whole while the outside input's rows below `low` are dead.
-        const int32_t low = lowest_needed(outside);
-        const ir::Tensor& in = tensor(outside);
-        const int64_t dead = low == INT32_MAX ? in.num_bytes() : low * row_bytes(in);
-        lead = std::max(lead, (y + 1) * row_bytes(tensor(me.output)) - dead);
-      }
-      if (!stage.schedule.empty() && stage.schedule.back().op == me.op &&
-          stage.schedule.back().end == y) {
-        stage.schedule.back().end = y + 1;
-      } else {
-        stage.schedule.push_back({me.op, y, y + 1});
-      }
-      done[m] = y + 1;
-    }
-  };
-  for (int32_t y = 1; y <= members.back().height; ++y) compute(n - 1, y);
-
-  for (size_t m = 0; m + 1 < n; ++m) {
-    const ir::Tensor& t = tensor(members[m].output);
-    if (done[m] < members[m].height) {
-      // Rows nobody reads (a window that never reaches them) are still computed by the kernel.
-      stage.schedule.push_back({members[m].op, done[m], members[m].height});
-    }
-    stage.rings.push_back({members[m].output, std::max(1, std::min(held[m], t.shape[1])), row_bytes(t)});
+  for (int32_t i = 0; i < members.back().num_reads; ++i) {
+    last_reads_outside |= members.back().reads[i].maker < 0;
   }
-  if (outside != ir::kNoTensor && one_outside && !last_reads_outside) {
+  const bool overlap = outside != ir::kNoTensor && one_outside && !last_reads_outside;
+
+  RowStage stage;
+  stage.first = first;
+  stage.last = last;
+  Recorder replay;
+  replay.members = members.data();
+  replay.n = n;
+  if (overlap) {
+    replay.outside = outside;
+    replay.outside_row_bytes = row_bytes(tensor(outside));
+    replay.outside_bytes = tensor(outside).num_bytes();
+  }
+  replay.output_row_bytes = row_bytes(tensor(members.back().output));
+  replay.graph = &graph;
+  replay.first = first;
+  replay.calls = &stage.schedule;
+  runtime::internal::StageSchedule<Recorder>(members.data(), n, replay).run();
+  for (int32_t m = 0; m + 1 < n; ++m) {
+    const ir::Tensor& t = tensor(members[static_cast<size_t>(m)].output);
+    stage.rings.push_back({members[static_cast<size_t>(m)].output,
+                           std::max(1, std::min(replay.held[m], t.shape[1])), row_bytes(t)});
+  }
+  if (overlap) {
     stage.input = outside;
-    stage.output_lead = std::max(lead, -tensor(outside).num_bytes());
+    stage.output_lead = std::max(replay.lead, -tensor(outside).num_bytes());
   }
   return stage;
 }

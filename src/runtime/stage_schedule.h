@@ -1,0 +1,168 @@
+#pragma once
+// The schedule of a row-streamed stage (schema Stage): the last member's output rows one at a
+// time, each member computing its rows one at a time, right after the input rows its window
+// needs, so that every row is computed once and as late as a reader needs it. One definition for
+// the executor (which runs it), the loader (which replays it to check each ring and the stage
+// output's overlap with its input) and the compiler (which sizes the rings with it).
+// Embeddable C++17: no heap; the recursion is at most kMaxStageMembers deep.
+
+#include <stdint.h>
+
+namespace mote {
+namespace runtime {
+namespace internal {
+
+inline constexpr int32_t kMaxStageMembers = 16;
+inline constexpr int32_t kMaxStageReads = 2;  // activation inputs of one member (ADD: two)
+inline constexpr int32_t kNoRow = INT32_MAX;
+
+// Output row y of a member reads rows y * stride - pad + k * dilation (k < filter) of an input,
+// those inside it.
+struct StageRowReach {
+  int32_t filter, stride, pad, dilation;
+};
+
+struct StageRead {
+  int32_t tensor;
+  int32_t maker;  // the member that makes it, or -1: from outside the stage
+  StageRowReach reach;
+  int32_t rows;  // the input's height
+};
+
+struct StageMember {
+  int32_t output;  // tensor
+  int32_t height;  // output rows
+  int32_t num_reads;
+  StageRead reads[kMaxStageReads];
+};
+
+// The first and last input rows output row y reads, or kNoRow and -1 when its window lies in the
+// padding. Shapes are checked: positive filter, stride and dilation.
+inline int32_t stage_first_read(const StageRowReach& r, int32_t y, int32_t rows) {
+  const int64_t top = int64_t{y} * r.stride - r.pad;
+  const int64_t k = top >= 0 ? 0 : (-top + r.dilation - 1) / r.dilation;
+  const int64_t row = top + k * r.dilation;
+  return k < r.filter && row < rows ? static_cast<int32_t>(row) : kNoRow;
+}
+inline int32_t stage_last_read(const StageRowReach& r, int32_t y, int32_t rows) {
+  const int64_t top = int64_t{y} * r.stride - r.pad;
+  if (top >= rows) return -1;
+  int64_t k = (rows - 1 - top) / r.dilation;
+  if (k > r.filter - 1) k = r.filter - 1;
+  const int64_t row = top + k * r.dilation;
+  return row >= 0 && row < rows ? static_cast<int32_t>(row) : -1;
+}
+
+// The lowest row of `tensor` that a member will still read (the window of its next output
+// row), or kNoRow when none will. `done`: the rows each member has computed.
+inline int32_t stage_lowest_needed(const StageMember* members, int32_t n, const int32_t* done,
+                                   int32_t tensor) {
+  int32_t low = kNoRow;
+  for (int32_t m = 0; m < n; ++m) {
+    if (done[m] >= members[m].height) continue;
+    for (int32_t i = 0; i < members[m].num_reads; ++i) {
+      const StageRead& r = members[m].reads[i];
+      if (r.tensor != tensor) continue;
+      // A window in the padding reads nothing; a later one may.
+      for (int32_t y = done[m]; y < members[m].height; ++y) {
+        const int32_t first = stage_first_read(r.reach, y, r.rows);
+        if (first != kNoRow) {
+          if (first < low) low = first;
+          break;
+        }
+      }
+    }
+  }
+  return low;
+}
+
+// Runs the schedule of members[0, n) (makers before readers; member n - 1 the stage's last).
+// The visitor gets
+//   void row(int32_t m, int32_t y, const int32_t* done): member m is about to compute row y
+//     (`done` still says what each member has computed before it);
+//   void call(int32_t m, int32_t begin, int32_t end): run member m's rows [begin, end), the
+//     rows of one member that no other member's row separates.
+// Rows that no reader needs (below the last window of every reader) are never computed.
+template <typename Visitor>
+class StageSchedule {
+ public:
+  StageSchedule(const StageMember* members, int32_t n, Visitor& visitor)
+      : members_(members), n_(n), visitor_(visitor) {
+    for (int32_t m = 0; m < kMaxStageMembers; ++m) done_[m] = 0;
+  }
+
+  void run() {
+    if (n_ <= 0 || n_ > kMaxStageMembers) return;
+    for (int32_t y = 1; y <= members_[n_ - 1].height; ++y) compute(n_ - 1, y);
+    flush();
+  }
+
+ private:
+  void compute(int32_t m, int32_t rows) {
+    const StageMember& me = members_[m];
+    if (rows > me.height) rows = me.height;
+    while (done_[m] < rows) {
+      const int32_t y = done_[m];
+      for (int32_t i = 0; i < me.num_reads; ++i) {
+        const StageRead& r = me.reads[i];
+        if (r.maker >= 0 && r.maker < m) compute(r.maker, stage_last_read(r.reach, y, r.rows) + 1);
+      }
+      visitor_.row(m, y, done_);
+      if (pending_ == m && pending_end_ == y) {
+        pending_end_ = y + 1;
+      } else {
+        flush();
+        pending_ = m;
+        pending_begin_ = y;
+        pending_end_ = y + 1;
+      }
+      done_[m] = y + 1;
+    }
+  }
+
+  void flush() {
+    if (pending_ >= 0) visitor_.call(pending_, pending_begin_, pending_end_);
+    pending_ = -1;
+  }
+
+  const StageMember* members_;
+  int32_t n_;
+  Visitor& visitor_;
+  int32_t done_[kMaxStageMembers];
+  int32_t pending_ = -1, pending_begin_ = 0, pending_end_ = 0;
+};
+
+// What a replay of the schedule finds (the loader checks a program with it, the compiler sizes
+// a stage with it): the rows each member's output ring must hold (the most rows a write finds
+// still needed, the row written included), and the lead by which the last member's output may
+// start before `outside` (a tensor from outside the stage; the forward rule of
+// mote/kernels/overlap.h: each output row is written whole while the rows of `outside` below
+// the lowest one still to be read are dead).
+struct StageReplay {
+  const StageMember* members;
+  int32_t n;
+  int32_t outside = -1;             // tensor, or -1
+  int64_t outside_row_bytes = 0;
+  int64_t outside_bytes = 0;
+  int64_t output_row_bytes = 0;
+  int32_t held[kMaxStageMembers] = {};
+  int64_t lead = INT64_MIN;
+
+  void row(int32_t m, int32_t y, const int32_t* done) {
+    if (m + 1 < n) {
+      const int32_t low = stage_lowest_needed(members, n, done, members[m].output);
+      const int32_t need = low == kNoRow || low > y ? 1 : y - low + 1;
+      if (need > held[m]) held[m] = need;
+    } else if (outside >= 0) {
+      const int32_t low = stage_lowest_needed(members, n, done, outside);
+      const int64_t dead = low == kNoRow ? outside_bytes : low * outside_row_bytes;
+      const int64_t need = (int64_t{y} + 1) * output_row_bytes - dead;
+      if (need > lead) lead = need;
+    }
+  }
+  void call(int32_t, int32_t, int32_t) {}
+};
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote
