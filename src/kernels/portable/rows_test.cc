@@ -94,5 +94,177 @@ TEST(WindowInputRows, MatchesBruteForce) {
   }
 }
 
+// ---- the streaming harness ----
+
+// A window operator's row geometry and its row call.
+struct RowOp {
+  int32_t input_h, output_h;
+  size_t in_row_bytes, out_row_bytes;
+  int32_t filter_h, stride_h, pad_h, dilation_h;
+  // call(input, input_ring, output, output_ring, y_begin, y_end)
+  std::function<void(const int8_t*, RowRing, int8_t*, RowRing, int32_t, int32_t)> call;
+};
+
+// Random ranges covering [0, rows) in order: single rows, small and large runs.
+std::vector<std::pair<int32_t, int32_t>> RandomRanges(Rng& rng, int32_t rows) {
+  std::vector<std::pair<int32_t, int32_t>> ranges;
+  const int mode = rng.Uniform(0, 3);
+  for (int32_t y = 0; y < rows;) {
+    int32_t n = 1;
+    if (mode == 1) n = rng.Uniform(1, 3);
+    if (mode == 2) n = rng.Uniform(1, std::max(1, rows / 2));
+    if (mode == 3) n = rng.Uniform(1, rows);
+    n = std::min(n, rows - y);
+    ranges.push_back({y, y + n});
+    y += n;
+  }
+  return ranges;
+}
+
+constexpr int8_t kSentinel = 0x5b;
+
+// Computes op's whole output in `ranges`, in order, the input in a ring of in_rows rows (refilled
+// before each call with the rows that call reads, every other slot poisoned) and the output in a
+// ring of out_rows rows (each call's rows checked against `want` right after the call, before
+// later calls overwrite them; every other slot must keep its sentinel). rows <= 0: whole maps.
+void Stream(const RowOp& op, const std::vector<int8_t>& input, const std::vector<int8_t>& want,
+            const std::vector<std::pair<int32_t, int32_t>>& ranges, int32_t in_rows,
+            int32_t out_rows, Rng& rng, const std::string& label) {
+  const int32_t in_slots = in_rows > 0 ? in_rows : op.input_h;
+  const int32_t out_slots = out_rows > 0 ? out_rows : op.output_h;
+  Guarded in_ring(static_cast<size_t>(in_slots) * op.in_row_bytes);
+  Guarded out_ring(static_cast<size_t>(out_slots) * op.out_row_bytes);
+  int8_t* in = in_ring.data();
+  int8_t* out = out_ring.data();
+  for (const auto& [y_begin, y_end] : ranges) {
+    const std::string where = label + " rows [" + std::to_string(y_begin) + ", " +
+                              std::to_string(y_end) + ") in ring " + std::to_string(in_rows) +
+                              " out ring " + std::to_string(out_rows);
+    const RowRange need = window_input_rows(op.input_h, op.filter_h, op.stride_h, op.pad_h,
+                                            op.dilation_h, y_begin, y_end);
+    ASSERT_LE(need.count(), in_slots) << where;
+    // Poison every input slot, then put the rows this call reads in their slots.
+    const int8_t poison = static_cast<int8_t>(rng.Uniform(-128, 127));
+    std::fill(in, in + static_cast<size_t>(in_slots) * op.in_row_bytes, poison);
+    for (int32_t r = need.first; r < need.end; ++r) {
+      const int32_t slot = in_rows > 0 ? r % in_rows : r;
+      std::copy_n(input.begin() + static_cast<ptrdiff_t>(r) * op.in_row_bytes, op.in_row_bytes,
+                  in + static_cast<size_t>(slot) * op.in_row_bytes);
+    }
+    std::fill(out, out + static_cast<size_t>(out_slots) * op.out_row_bytes, kSentinel);
+    op.call(in, RowRing{in_rows}, out, RowRing{out_rows}, y_begin, y_end);
+    std::vector<bool> written(out_slots, false);
+    for (int32_t y = y_begin; y < y_end; ++y) {
+      const int32_t slot = out_rows > 0 ? y % out_rows : y;
+      written[slot] = true;
+      const int8_t* got = out + static_cast<size_t>(slot) * op.out_row_bytes;
+      const int8_t* exp = want.data() + static_cast<size_t>(y) * op.out_row_bytes;
+      ASSERT_TRUE(std::equal(got, got + op.out_row_bytes, exp)) << where << ": output row " << y;
+    }
+    for (int32_t slot = 0; slot < out_slots; ++slot) {
+      if (written[slot]) continue;
+      const int8_t* row = out + static_cast<size_t>(slot) * op.out_row_bytes;
+      ASSERT_TRUE(std::all_of(row, row + op.out_row_bytes, [](int8_t v) { return v == kSentinel; }))
+          << where << ": wrote output slot " << slot << " outside its rows";
+    }
+    ASSERT_TRUE(in_ring.Intact()) << where << ": input guard";
+    ASSERT_TRUE(out_ring.Intact()) << where << ": output guard";
+  }
+}
+
+// Streams op in random ranges through the smallest rings the ranges need, larger rings, and the
+// whole maps.
+void StreamAll(const RowOp& op, const std::vector<int8_t>& input, const std::vector<int8_t>& want,
+               Rng& rng, const std::string& label) {
+  for (int trial = 0; trial < 3; ++trial) {
+    const auto ranges = RandomRanges(rng, op.output_h);
+    int32_t min_in = 1, min_out = 1;
+    for (const auto& [b, e] : ranges) {
+      min_in = std::max(min_in, window_input_rows(op.input_h, op.filter_h, op.stride_h, op.pad_h,
+                                                  op.dilation_h, b, e).count());
+      min_out = std::max(min_out, e - b);
+    }
+    Stream(op, input, want, ranges, min_in, min_out, rng, label + " minimal rings");
+    Stream(op, input, want, ranges, min_in + rng.Uniform(1, 3), min_out + rng.Uniform(1, 3), rng,
+           label + " larger rings");
+    Stream(op, input, want, ranges, 0, min_out, rng, label + " whole input");
+    Stream(op, input, want, ranges, min_in, 0, rng, label + " whole output");
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// A SAME-like or VALID-like top padding and the output height it gives.
+void PickPadding(Rng& rng, int32_t in, int32_t filter, int32_t stride, int32_t dilation,
+                 int32_t* pad, int32_t* out) {
+  const int32_t eff = (filter - 1) * dilation + 1;
+  if (rng.Chance(50) || in < eff) {  // SAME: TFLite's output size and padding
+    *out = (in + stride - 1) / stride;
+    const int32_t total = std::max(0, (*out - 1) * stride + eff - in);
+    *pad = total / 2;
+  } else {  // VALID
+    *out = (in - eff) / stride + 1;
+    *pad = 0;
+  }
+}
+
+// ---- conv2d_rows ----
+
+TEST(Conv2dRows, RandomShapesStreamedEqualWholeTensor) {
+  Rng rng(1501);
+  for (int i = 0; i < 120; ++i) {
+    ConvShape s{};
+    s.batches = 1;
+    s.input_h = rng.Uniform(1, 14);
+    s.input_w = rng.Uniform(1, 9);
+    const int32_t groups = rng.Chance(20) ? rng.Uniform(2, 3) : 1;
+    s.filter_c = rng.Uniform(1, 5);
+    s.input_c = s.filter_c * groups;
+    s.output_c = groups * rng.Uniform(1, 5);
+    const int kind = rng.Uniform(0, 5);
+    s.filter_h = kind == 0 ? 1 : kind == 1 ? 5 : kind == 2 ? rng.Uniform(1, 4) : 3;
+    s.filter_w = kind == 0 ? 1 : kind == 1 ? 5 : kind == 2 ? rng.Uniform(1, 4) : 3;
+    s.stride_h = rng.Uniform(1, 2);
+    s.stride_w = rng.Uniform(1, 2);
+    s.dilation_h = rng.Chance(25) ? 2 : 1;
+    s.dilation_w = rng.Chance(25) ? 2 : 1;
+    PickPadding(rng, s.input_h, s.filter_h, s.stride_h, s.dilation_h, &s.pad_h, &s.output_h);
+    PickPadding(rng, s.input_w, s.filter_w, s.stride_w, s.dilation_w, &s.pad_w, &s.output_w);
+    if (s.output_h < 1 || s.output_w < 1) continue;
+    const std::vector<int8_t> input = rng.Int8s(static_cast<size_t>(s.input_h) * s.input_w * s.input_c);
+    const std::vector<int8_t> filter =
+        rng.Int8s(static_cast<size_t>(s.output_c) * s.filter_h * s.filter_w * s.filter_c);
+    const std::vector<int32_t> bias = rng.Int32s(s.output_c, -5000, 5000);
+    const std::vector<int32_t> mult = rng.Multipliers(s.output_c);
+    const std::vector<int32_t> shift = rng.Shifts(s.output_c, -9, -5);
+    ConvParams p{};
+    p.shape = s;
+    p.input_offset = rng.Uniform(-127, 128);
+    p.output_offset = rng.Uniform(-20, 20);
+    p.act_min = -128;
+    p.act_max = 127;
+    p.output_multiplier = mult.data();
+    p.output_shift = shift.data();
+    // Every path: pointwise or two columns, one column, none (direct).
+    const size_t two = portable_conv_scratch_bytes(s);
+    const size_t col = static_cast<size_t>(s.filter_h) * s.filter_w * s.filter_c * 2;
+    for (const size_t scratch_bytes : {two, col, size_t{0}}) {
+      std::vector<int8_t> scratch_mem(scratch_bytes + 1);
+      const Scratch scratch{scratch_bytes == 0 ? nullptr : scratch_mem.data(), scratch_bytes};
+      std::vector<int8_t> want(static_cast<size_t>(s.output_h) * s.output_w * s.output_c);
+      conv2d(p, input.data(), filter.data(), bias.data(), want.data(), scratch);
+      const RowOp op{s.input_h, s.output_h,
+                     static_cast<size_t>(s.input_w) * s.input_c,
+                     static_cast<size_t>(s.output_w) * s.output_c,
+                     s.filter_h, s.stride_h, s.pad_h, s.dilation_h,
+                     [&](const int8_t* in, RowRing ir, int8_t* out, RowRing orr, int32_t b, int32_t e) {
+                       conv2d_rows(p, in, ir, filter.data(), bias.data(), out, orr, b, e, scratch);
+                     }};
+      StreamAll(op, input, want, rng,
+                "conv case " + std::to_string(i) + " scratch " + std::to_string(scratch_bytes));
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mote::kernels
