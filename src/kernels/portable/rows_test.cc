@@ -317,5 +317,152 @@ TEST(DepthwiseConv2dRows, RandomShapesStreamedEqualWholeTensor) {
   }
 }
 
+// ---- average_pool_rows, max_pool_rows ----
+
+TEST(PoolRows, RandomShapesStreamedEqualWholeTensor) {
+  Rng rng(1503);
+  for (int i = 0; i < 150; ++i) {
+    const int32_t h = rng.Uniform(1, 14), w = rng.Uniform(1, 9), c = rng.Uniform(1, 11);
+    const int32_t fh = rng.Uniform(1, 5), fw = rng.Uniform(1, 5);
+    const int32_t sh = rng.Uniform(1, 3), sw = rng.Uniform(1, 3);
+    const bool same = rng.Chance(50) || h < fh || w < fw;
+    const int32_t act_min = rng.Chance(30) ? rng.Uniform(-128, 0) : -128;
+    const int32_t act_max = rng.Chance(30) ? rng.Uniform(0, 127) : 127;
+    const PoolParams p = prepare_pool(1, h, w, c, fh, fw, sh, sw, same, act_min, act_max);
+    if (p.output_h < 1 || p.output_w < 1) continue;
+    const std::vector<int8_t> input = rng.Int8s(static_cast<size_t>(h) * w * c);
+    const size_t out_bytes = static_cast<size_t>(p.output_h) * p.output_w * c;
+    std::vector<int8_t> want_avg(out_bytes), want_max(out_bytes);
+    average_pool(p, input.data(), want_avg.data(), Scratch{nullptr, 0});
+    max_pool(p, input.data(), want_max.data());
+    RowOp op{h, p.output_h, static_cast<size_t>(w) * c, static_cast<size_t>(p.output_w) * c,
+             fh, sh, p.pad_h, 1,
+             [&](const int8_t* in, RowRing ir, int8_t* out, RowRing orr, int32_t b, int32_t e) {
+               average_pool_rows(p, in, ir, out, orr, b, e, Scratch{nullptr, 0});
+             }};
+    StreamAll(op, input, want_avg, rng, "average pool case " + std::to_string(i));
+    if (HasFatalFailure()) return;
+    op.call = [&](const int8_t* in, RowRing ir, int8_t* out, RowRing orr, int32_t b, int32_t e) {
+      max_pool_rows(p, in, ir, out, orr, b, e);
+    };
+    StreamAll(op, input, want_max, rng, "max pool case " + std::to_string(i));
+    if (HasFatalFailure()) return;
+  }
+}
+
+// ---- the streamed global average pool ----
+
+TEST(GlobalAveragePoolRows, StreamedEqualsAveragePool) {
+  Rng rng(1504);
+  for (int i = 0; i < 200; ++i) {
+    const int32_t h = rng.Uniform(1, 20), w = rng.Uniform(1, 20), c = rng.Uniform(1, 40);
+    const int32_t act_min = rng.Chance(30) ? rng.Uniform(-128, 0) : -128;
+    const int32_t act_max = rng.Chance(30) ? rng.Uniform(0, 127) : 127;
+    const PoolParams p = prepare_pool(1, h, w, c, h, w, 1, 1, false, act_min, act_max);
+    ASSERT_TRUE(global_average_pool_streams(p));
+    // Inputs leaning one way, so that sums are large and rounding of both signs is exercised.
+    std::vector<int8_t> input = rng.Int8s(static_cast<size_t>(h) * w * c);
+    const int lean = rng.Uniform(-1, 1);
+    for (auto& v : input) v = static_cast<int8_t>(std::clamp(v + lean * 100, -128, 127));
+    std::vector<int8_t> want(c);
+    average_pool(p, input.data(), want.data(), Scratch{nullptr, 0});
+    const auto ranges = RandomRanges(rng, h);
+    int32_t ring = 0;
+    for (const auto& [b, e] : ranges) ring = std::max(ring, e - b);
+    if (rng.Chance(30)) ring = 0;  // the whole map
+    const size_t row_bytes = static_cast<size_t>(w) * c;
+    Guarded in(static_cast<size_t>(ring > 0 ? ring : h) * row_bytes);
+    std::vector<int32_t> sums(c, 0x12345678);  // never cleared by the caller
+    for (const auto& [b, e] : ranges) {
+      std::fill(in.data(), in.data() + in.size(), static_cast<int8_t>(rng.Uniform(-128, 127)));
+      for (int32_t r = b; r < e; ++r) {
+        std::copy_n(input.begin() + r * row_bytes, row_bytes,
+                    in.data() + (ring > 0 ? r % ring : r) * row_bytes);
+      }
+      global_average_pool_accumulate(p, in.data(), RowRing{ring}, b, e, sums.data());
+    }
+    Guarded out(static_cast<size_t>(c));
+    global_average_pool_finish(p, sums.data(), out.data());
+    ASSERT_EQ(out.contents(), want) << "case " << i << " " << h << "x" << w << "x" << c;
+    ASSERT_TRUE(out.Intact());
+  }
+}
+
+TEST(GlobalAveragePoolRows, RefusesOtherPools) {
+  std::vector<int32_t> sums(4, 7);
+  const std::vector<int8_t> input(64, 1);
+  PoolParams p = prepare_pool(1, 4, 4, 4, 3, 3, 1, 1, false, -128, 127);  // not global
+  EXPECT_FALSE(global_average_pool_streams(p));
+  global_average_pool_accumulate(p, input.data(), RowRing{0}, 0, 4, sums.data());
+  EXPECT_EQ(sums, std::vector<int32_t>(4, 7));
+  p = prepare_pool(2, 2, 2, 4, 2, 2, 1, 1, false, -128, 127);  // two batches
+  EXPECT_FALSE(global_average_pool_streams(p));
+  p = prepare_pool(1, 4, 2, 2, 4, 2, 1, 1, false, -128, 127);
+  EXPECT_TRUE(global_average_pool_streams(p));
+  // A ring smaller than the range, and a range past the input.
+  global_average_pool_accumulate(p, input.data(), RowRing{2}, 0, 3, sums.data());
+  global_average_pool_accumulate(p, input.data(), RowRing{0}, 2, 5, sums.data());
+  EXPECT_EQ(sums, std::vector<int32_t>(4, 7));
+}
+
+// ---- refusals ----
+
+TEST(RowCalls, RefuseWithoutWriting) {
+  Rng rng(1505);
+  DepthwiseShape s{1, 8, 4, 2, 3, 3, 8, 4, 2, 1, 1, 1, 1, 1, 1};
+  const std::vector<int8_t> input = rng.Int8s(8 * 4 * 2), filter = rng.Int8s(9 * 2);
+  const std::vector<int32_t> mult = rng.Multipliers(2), shift = rng.Shifts(2, -8, -4);
+  DepthwiseConvParams p{s, 0, 0, -128, 127, mult.data(), shift.data()};
+  Guarded out(8 * 4 * 2, kSentinel);
+  const auto refused = [&](const DepthwiseConvParams& params, RowRing ir, RowRing orr, int32_t b,
+                           int32_t e) {
+    depthwise_conv2d_rows(params, input.data(), ir, filter.data(), nullptr, out.data(), orr, b, e,
+                          Scratch{nullptr, 0});
+    const auto c = out.contents();
+    return out.Intact() && std::all_of(c.begin(), c.end(), [](int8_t v) { return v == kSentinel; });
+  };
+  EXPECT_TRUE(refused(p, RowRing{0}, RowRing{0}, 3, 3)) << "empty range";
+  EXPECT_TRUE(refused(p, RowRing{0}, RowRing{0}, -1, 2)) << "negative start";
+  EXPECT_TRUE(refused(p, RowRing{0}, RowRing{0}, 6, 9)) << "past the output";
+  EXPECT_TRUE(refused(p, RowRing{0}, RowRing{2}, 0, 3)) << "output ring smaller than the range";
+  EXPECT_TRUE(refused(p, RowRing{3}, RowRing{0}, 2, 4)) << "input ring smaller than the window";
+  DepthwiseConvParams two = p;
+  two.shape.batches = 2;
+  EXPECT_TRUE(refused(two, RowRing{0}, RowRing{0}, 0, 1)) << "two batches";
+  DepthwiseConvParams tall = p;  // 17 filter rows: too many to look up in a ring
+  tall.shape.filter_h = kMaxRingWindowRows + 1;
+  tall.shape.pad_h = 8;
+  const std::vector<int8_t> tall_filter = rng.Int8s(static_cast<size_t>(17) * 3 * 2);
+  depthwise_conv2d_rows(tall, input.data(), RowRing{8}, tall_filter.data(), nullptr, out.data(),
+                        RowRing{0}, 0, 1, Scratch{nullptr, 0});
+  auto c = out.contents();
+  EXPECT_TRUE(std::all_of(c.begin(), c.end(), [](int8_t v) { return v == kSentinel; }));
+  // The same filter on the whole input runs (a whole map takes any filter height).
+  depthwise_conv2d_rows(tall, input.data(), RowRing{0}, tall_filter.data(), nullptr, out.data(),
+                        RowRing{0}, 0, 1, Scratch{nullptr, 0});
+  c = out.contents();
+  EXPECT_FALSE(std::all_of(c.begin(), c.begin() + 8, [](int8_t v) { return v == kSentinel; }));
+  // Conv and pool refuse likewise.
+  ConvShape cs{1, 8, 4, 2, 3, 3, 2, 8, 4, 2, 1, 1, 1, 1, 1, 1};
+  const std::vector<int8_t> conv_filter = rng.Int8s(2 * 9 * 2);
+  ConvParams cp{};
+  cp.shape = cs;
+  cp.act_min = -128;
+  cp.act_max = 127;
+  cp.output_multiplier = mult.data();
+  cp.output_shift = shift.data();
+  Guarded out2(8 * 4 * 2, kSentinel);
+  conv2d_rows(cp, input.data(), RowRing{2}, conv_filter.data(), nullptr, out2.data(), RowRing{0},
+              1, 2, Scratch{nullptr, 0});
+  c = out2.contents();
+  EXPECT_TRUE(std::all_of(c.begin(), c.end(), [](int8_t v) { return v == kSentinel; }));
+  const PoolParams pp = prepare_pool(1, 8, 4, 2, 3, 3, 1, 1, true, -128, 127);
+  max_pool_rows(pp, input.data(), RowRing{0}, out2.data(), RowRing{1}, 0, 2);
+  average_pool_rows(pp, input.data(), RowRing{2}, out2.data(), RowRing{0}, 3, 4,
+                    Scratch{nullptr, 0});
+  c = out2.contents();
+  EXPECT_TRUE(std::all_of(c.begin(), c.end(), [](int8_t v) { return v == kSentinel; }));
+}
+
 }  // namespace
 }  // namespace mote::kernels
