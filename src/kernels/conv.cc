@@ -44,6 +44,14 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
       .kernel(params, input, filter, bias, output, scratch);
 }
 
+// Rows run on the portable kernel in every build (mote/kernels/rows.h).
+void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                 const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
+                 int32_t y_begin, int32_t y_end, Scratch scratch) {
+  portable_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
+                       y_end, scratch);
+}
+
 bool conv_runs_backward(const ConvShape& s) {
   return s.batches > 0 && s.input_h > 0 && s.input_w > 0 && s.input_c > 0 && s.output_c > 0 &&
          s.filter_h == 1 && s.filter_w == 1 && s.filter_c == s.input_c && s.stride_h == 1 &&

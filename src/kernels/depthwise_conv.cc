@@ -43,6 +43,15 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
       .kernel(params, input, filter, bias, output, scratch);
 }
 
+// Rows run on the portable kernel in every build (mote/kernels/rows.h).
+void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
+                           RowRing input_ring, const int8_t* filter, const int32_t* bias,
+                           int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
+                           Scratch scratch) {
+  portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
+                                 y_begin, y_end, scratch);
+}
+
 bool depthwise_conv_runs_in_place(const DepthwiseShape& s) {
   return s.batches > 0 && s.input_h > 0 && s.input_w > 0 && s.input_c > 0 &&
          s.output_c == s.input_c && s.output_h > 0 && s.output_w > 0 && s.filter_h > 0 &&

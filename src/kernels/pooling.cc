@@ -55,5 +55,18 @@ void average_pool(const PoolParams& params, const int8_t* input, int8_t* output,
   internal::built_variant(kAveragePoolVariants, params).kernel(params, input, output, scratch);
 }
 
+// Rows run on the portable kernels in every build (mote/kernels/rows.h).
+void max_pool_rows(const PoolParams& params, const int8_t* input, RowRing input_ring,
+                   int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end) {
+  portable_max_pool_rows(params, input, input_ring, output, output_ring, y_begin, y_end);
+}
+
+void average_pool_rows(const PoolParams& params, const int8_t* input, RowRing input_ring,
+                       int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
+                       Scratch scratch) {
+  portable_average_pool_rows(params, input, input_ring, output, output_ring, y_begin, y_end,
+                             scratch);
+}
+
 }  // namespace kernels
 }  // namespace mote

@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/common.h"
+#include "mote/kernels/rows.h"
 #include "mote/kernels/scratch.h"
 
 namespace mote {
@@ -42,6 +43,19 @@ inline constexpr int32_t kBackwardFirstChunk = 2;
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
 
+// Row-streamed stages (mote/kernels/rows.h): output rows [y_begin, y_end) of a batch-1 convolution,
+// its input rows read through `input_ring` and its output rows written through `output_ring`
+// (rows <= 0: the whole map). Writes only those output rows' bytes and reads only input rows of
+// their windows (window_input_rows); the result is conv2d's, bit for bit. Scratch as conv2d's
+// portable kernel (the im2col columns when they fit, else direct). Returns without writing on
+// nonsense as conv2d does, and also for batches != 1, a range not inside [0, output_h) or empty,
+// an output ring of fewer rows than the range, an input ring of fewer rows than the range reads,
+// or an input ring with filter_h > kMaxRingWindowRows.
+// Every build runs the portable kernel for it (dsp and mve builds too: correct, not faster).
+void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                 const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
+                 int32_t y_begin, int32_t y_end, Scratch scratch);
+
 // Backward runs (mote/kernels/overlap.h, conv_backward_overlap): a pointwise convolution (1x1,
 // stride 1, no padding, not grouped, output pixels = input pixels) computes each output pixel from
 // its input pixel alone, so it may run in chunks of pixels (batches flattened), from the last
@@ -66,6 +80,9 @@ void conv2d_backward(const ConvParams& params, const int8_t* input, const int8_t
 void portable_conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output, Scratch scratch);
 size_t portable_conv_scratch_bytes(const ConvShape& shape);
+void portable_conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                          const int8_t* filter, const int32_t* bias, int8_t* output,
+                          RowRing output_ring, int32_t y_begin, int32_t y_end, Scratch scratch);
 
 }  // namespace kernels
 }  // namespace mote

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/common.h"
+#include "mote/kernels/rows.h"
 #include "mote/kernels/scratch.h"
 
 namespace mote {
@@ -33,6 +34,20 @@ struct DepthwiseConvParams {
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
 
+// Row-streamed stages (mote/kernels/rows.h): output rows [y_begin, y_end) of a batch-1 depthwise
+// convolution, input rows read through `input_ring`, output rows written through `output_ring`
+// (rows <= 0: the whole map). Writes only those output rows' bytes and reads only input rows of
+// their windows (window_input_rows); the result is depthwise_conv2d's, bit for bit. Needs no
+// scratch. Returns without writing on nonsense as depthwise_conv2d does, and also for
+// batches != 1, a range not inside [0, output_h) or empty, an output ring of fewer rows than the
+// range, an input ring of fewer rows than the range reads, or an input ring with
+// filter_h > kMaxRingWindowRows.
+// Every build runs the portable kernel for it (dsp and mve builds too: correct, not faster).
+void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
+                           RowRing input_ring, const int8_t* filter, const int32_t* bias,
+                           int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
+                           Scratch scratch);
+
 // In-place runs (schema Operator.in_place): with depth multiplier 1 the work may go one channel
 // of one image at a time. The kernel copies input channel c into scratch, as a plane of the rows
 // and columns the windows read with the padding filled with the input's zero point (for a 3x3
@@ -56,6 +71,10 @@ void depthwise_conv2d_in_place(const DepthwiseConvParams& params, const int8_t* 
 void portable_depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input,
                                const int8_t* filter, const int32_t* bias, int8_t* output,
                                Scratch scratch);
+void portable_depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
+                                    RowRing input_ring, const int8_t* filter, const int32_t* bias,
+                                    int8_t* output, RowRing output_ring, int32_t y_begin,
+                                    int32_t y_end, Scratch scratch);
 
 }  // namespace kernels
 }  // namespace mote

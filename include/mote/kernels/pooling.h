@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/common.h"
+#include "mote/kernels/rows.h"
 #include "mote/kernels/scratch.h"
 
 namespace mote {
@@ -46,6 +47,42 @@ void max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
 void portable_max_pool(const PoolParams& params, const int8_t* input, int8_t* output);
 const char* built_max_pool_kernel_variant(const PoolParams& params);
 const char* max_pool_kernel_variant(const PoolParams& params, Extension extension);
+
+// Row-streamed stages (mote/kernels/rows.h): output rows [y_begin, y_end) of a batch-1 pool, input
+// rows read through `input_ring`, output rows written through `output_ring` (rows <= 0: the whole
+// map). Writes only those output rows' bytes and reads only input rows of their windows
+// (window_input_rows with dilation 1); the result is average_pool's / max_pool's, bit for bit.
+// Returns without writing for a non-positive stride or channel count, batches != 1, a range not
+// inside [0, output_h) or empty, an output ring of fewer rows than the range, an input ring of
+// fewer rows than the range reads, or an input ring with filter_h > kMaxRingWindowRows (a global
+// pool streams through global_average_pool_accumulate instead). Needs no scratch.
+// Every build runs the portable kernels for them (dsp and mve builds too: correct, not faster).
+void average_pool_rows(const PoolParams& params, const int8_t* input, RowRing input_ring,
+                       int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
+                       Scratch scratch);
+void max_pool_rows(const PoolParams& params, const int8_t* input, RowRing input_ring,
+                   int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end);
+void portable_average_pool_rows(const PoolParams& params, const int8_t* input, RowRing input_ring,
+                                int8_t* output, RowRing output_ring, int32_t y_begin,
+                                int32_t y_end, Scratch scratch);
+void portable_max_pool_rows(const PoolParams& params, const int8_t* input, RowRing input_ring,
+                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end);
+
+// A streamed global average pool: an AVERAGE_POOL_2D whose window is the whole input (filter =
+// input size, no padding, output 1x1, batch 1, at most 2^23 input pixels so that the sums fit)
+// run over input rows as they come. global_average_pool_accumulate adds input rows
+// [y_begin, y_end) (read through `input_ring`, which must hold them all) into `sums`
+// (`channels` int32, e.g. in the operator's scratch); a call with y_begin == 0 zeroes the sums
+// first, so the caller never clears them and the rows must be accumulated in order from row 0.
+// global_average_pool_finish, once every row is in, writes the output's `channels` bytes exactly
+// as average_pool rounds and clamps (sum / (input_h * input_w), half away from zero). Both return
+// without writing for a shape global_average_pool_streams refuses, a range not inside
+// [0, input_h) or empty, or a ring of fewer rows than the range.
+bool global_average_pool_streams(const PoolParams& params);
+void global_average_pool_accumulate(const PoolParams& params, const int8_t* input,
+                                    RowRing input_ring, int32_t y_begin, int32_t y_end,
+                                    int32_t* sums);
+void global_average_pool_finish(const PoolParams& params, const int32_t* sums, int8_t* output);
 
 }  // namespace kernels
 }  // namespace mote
