@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "compiler/passes/row_stages.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
 #include "compiler/tflite/reader.h"
@@ -234,39 +233,47 @@ TEST(SharedModelArena, BelowTheActivationPeakAndStillTfLites) {
   }
 }
 
-// Issue 15's analysis (passes/row_stages.h; nothing runs stages yet): the best row-streamed
-// stage of each shared model and the arena a plan with it needs on cortex-m4. Visual wake words
-// streams its first four operators into 31,600 bytes (36,880 without), the issue's figure;
-// image classification's first eight reach 18,864 (33,872 without; the issue's 17,024 also needs
-// the residual additions written over their shortcut's rows); keyword spotting gains nothing
-// until its global average pool streams too.
-TEST(SharedModelStreaming, TheAnalysisPricesTheFirstStages) {
+// Issue 15: the shared models compiled with row-streamed stages (PlanRequest::stream) on each
+// CPU, their outputs still TFLite's. Visual wake words streams its first four operators into
+// 31,600 bytes (36,880 without; the issue's target 32,000), 14,320 with its input outside the
+// arena (target 14,500); image classification its first eight into 18,864 (33,872 without; the
+// issue's 17,500 also needs the residual additions written over their shortcut's rows); keyword
+// spotting gains nothing until its global average pool streams, so nothing streams there.
+TEST(SharedModelStreaming, StagesShrinkTheArenaAndKeepTfLitesOutputs) {
   const struct {
     const char* name;
-    int32_t first, last;
-    uint64_t arena;
-  } expected[] = {{"mlperf_tiny_vww_mobilenetv1_025_96_int8", 0, 3, 31600},
-                  {"mlperf_tiny_ic_resnet8_int8", 0, 7, 18864}};
+    uint64_t arena;          // 0: nothing streams
+    uint64_t outside_arena;  // with the input outside the arena (0: not checked)
+  } expected[] = {{"mlperf_tiny_vww_mobilenetv1_025_96_int8", 31600, 14320},
+                  {"mlperf_tiny_ic_resnet8_int8", 18864, 0},
+                  {"mlperf_tiny_kws_dscnn_int8", 0, 0}};
   for (const auto& e : expected) {
     const std::string name = e.name;
     if (!fs::exists(models_dir() / (name + ".tflite"))) {
       GTEST_SKIP() << "no shared models at " << models_dir();
     }
-    SCOPED_TRACE(name);
     const ir::Graph graph = tflite::read_model_file(models_dir() / (name + ".tflite"));
-    const std::vector<passes::StreamCandidate> candidates =
-        passes::stream_candidates(graph, kernels::Extension::kDsp, 16);
-    ASSERT_FALSE(candidates.empty());
-    EXPECT_EQ(candidates.front().stage.first, e.first);
-    EXPECT_EQ(candidates.front().stage.last, e.last);
-    EXPECT_EQ(candidates.front().arena, e.arena);
+    const fs::path dir = models_dir() / "expected";
+    const std::vector<uint8_t> input = read_bytes(dir / (name + ".input.bin"));
+    const std::vector<uint8_t> output = read_bytes(dir / (name + ".output.bin"));
+    for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+      SCOPED_TRACE(name + " on " + cpu);
+      pipeline::CompileOptions options;
+      options.plan.cpu = cpu;
+      options.plan.stream = true;
+      const pipeline::Compiled compiled = pipeline::compile(graph, options);
+      EXPECT_EQ(compiled.planned.stages.empty(), e.arena == 0);
+      if (e.arena != 0) EXPECT_EQ(compiled.planned.plan().arena_bytes, e.arena);
+      const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {input});
+      ASSERT_EQ(run.outputs.size(), 1u);
+      EXPECT_EQ(run.outputs[0], output);
+      if (e.outside_arena == 0) continue;
+      options.plan.inputs_outside_arena = true;
+      const pipeline::Compiled outside = pipeline::compile(graph, options);
+      EXPECT_LE(outside.planned.plan().arena_bytes, e.outside_arena);
+      EXPECT_EQ(pipeline::run_on_host(outside.program, {input}).outputs.at(0), output);
+    }
   }
-  const std::string kws = "mlperf_tiny_kws_dscnn_int8";
-  const ir::Graph graph = tflite::read_model_file(models_dir() / (kws + ".tflite"));
-  const std::vector<passes::StreamCandidate> candidates =
-      passes::stream_candidates(graph, kernels::Extension::kDsp, 16);
-  ASSERT_FALSE(candidates.empty());
-  EXPECT_GT(candidates.front().arena, 8384u);  // its plan without in-place kernels or stages
 }
 
 std::vector<std::string> params() {

@@ -65,16 +65,7 @@ std::string variant_counts(const std::vector<planner::StepKernel>& kernels) {
 // How many of the largest contributors a budget message lists.
 constexpr size_t kBudgetItems = 5;
 
-std::string with_commas(uint64_t n) {
-  // Built piecewise: gcc 12 warns falsely (-Wrestrict) on string::insert here.
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
+using planner::grouped;
 
 // "" when the plan and the program fit the budgets; else what does not fit and what took the
 // space: the largest buffers live at the plan's peak step (RAM), the largest constants (flash).
@@ -89,9 +80,9 @@ std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
     const auto& buffers = planned.memory.problem.buffers;
     std::stable_sort(live.begin(), live.end(),
                      [&](size_t a, size_t b) { return buffers[a].size > buffers[b].size; });
-    out += "the arena needs " + with_commas(plan.arena_bytes) + " bytes, over --ram-limit " +
-           with_commas(s.ram_limit) + " by " + with_commas(plan.arena_bytes - s.ram_limit) +
-           " (lower bound " + with_commas(planned.bound.bytes) + "); live at its peak, step " +
+    out += "the arena needs " + grouped(plan.arena_bytes) + " bytes, over --ram-limit " +
+           grouped(s.ram_limit) + " by " + grouped(plan.arena_bytes - s.ram_limit) +
+           " (lower bound " + grouped(planned.bound.bytes) + "); live at its peak, step " +
            std::to_string(f.peak_step);
     if (f.peak_step >= 0 && static_cast<size_t>(f.peak_step) < graph.operators.size()) {
       out += " (" + std::string(ir::to_string(graph.operators[static_cast<size_t>(f.peak_step)].type)) + ")";
@@ -100,7 +91,7 @@ std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
     for (size_t i = 0; i < std::min(live.size(), kBudgetItems); ++i) {
       const planner::Buffer& b = buffers[live[i]];
       out += "\n  " + std::string(planner::to_string(b.kind)) + " " +
-             planner::short_buffer_name(b.name, 60) + ": " + with_commas(b.size) + " bytes";
+             planner::short_buffer_name(b.name, 60) + ": " + grouped(b.size) + " bytes";
     }
     if (live.size() > kBudgetItems) out += "\n  ... " + std::to_string(live.size() - kBudgetItems) + " more";
   }
@@ -124,14 +115,14 @@ std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
                          "operator " + std::to_string(o) + " (" +
                              std::string(ir::to_string(graph.operators[o].type)) + ") " +
                              planner::short_buffer_name(tensor.name, 60) + ": " +
-                             with_commas(tensor.data.size()) + " bytes"});
+                             grouped(tensor.data.size()) + " bytes"});
       }
     }
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.bytes > b.bytes; });
     if (!out.empty()) out += "\n";
-    out += "the program is " + with_commas(compiled.program.size()) + " bytes, over --flash-limit " +
-           with_commas(s.flash_limit) + " by " + with_commas(compiled.program.size() - s.flash_limit) +
-           " (" + with_commas(constant_total) + " of the model's constants); the largest:";
+    out += "the program is " + grouped(compiled.program.size()) + " bytes, over --flash-limit " +
+           grouped(s.flash_limit) + " by " + grouped(compiled.program.size() - s.flash_limit) +
+           " (" + grouped(constant_total) + " of the model's constants); the largest:";
     for (size_t i = 0; i < std::min(items.size(), kBudgetItems); ++i) out += "\n  " + items[i].text;
   }
   return out;
@@ -273,6 +264,7 @@ void add_compile_command(CLI::App& app) {
   add_order_option(cmd, s->order);
   add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
   add_inputs_outside_arena_flag(cmd, s->options.plan.inputs_outside_arena);
+  add_stream_flag(cmd, s->options.plan.stream);
   cmd->add_flag("--keep-names", s->options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");
   cmd->callback([s] {

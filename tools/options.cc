@@ -111,6 +111,15 @@ CLI::Option* add_inputs_outside_arena_flag(CLI::App* cmd, bool& outside) {
       "apart. Without it an input sits in the arena and a run may overwrite it");
 }
 
+CLI::Option* add_stream_flag(CLI::App* cmd, bool& stream) {
+  return cmd->add_flag(
+      "--stream", stream,
+      "Run the first operators that compute a few output rows at a time (convolutions, pools,\n"
+      "additions) as one row-streamed stage, their inner tensors held as rings of rows, where\n"
+      "that gives a smaller arena (the report says which stage and what it saved). Same results;\n"
+      "the stage runs the portable kernels on every CPU for now, so it is slower on dsp and Helium");
+}
+
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what) {
   return cmd->add_option("--json", path, what + " to FILE, or - (or --json alone) for stdout")
       ->expected(0, 1)

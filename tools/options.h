@@ -28,6 +28,8 @@ CLI::Option* add_order_option(CLI::App* cmd, std::string& order);
 CLI::Option* add_time_limit_option(CLI::App* cmd, double& time_limit_ms, const std::string& what);
 /// --inputs-outside-arena, for the commands that plan a model.
 CLI::Option* add_inputs_outside_arena_flag(CLI::App* cmd, bool& outside);
+/// --stream: run the first stage of row-local operators row by row where that saves arena bytes.
+CLI::Option* add_stream_flag(CLI::App* cmd, bool& stream);
 /// --json FILE, "-" for stdout; given without a value it means stdout too.
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what);
 

@@ -79,6 +79,7 @@ void add_plan_command(CLI::App& app) {
     bool no_in_place = false;
     std::string order = "search";
     bool inputs_outside_arena = false;
+    bool stream = false;
     PlanOutputs outputs;
   };
   auto settings = std::make_shared<Settings>();
@@ -111,6 +112,7 @@ void add_plan_command(CLI::App& app) {
                 "(not on Helium); the arena may grow, the kernels stay the fastest");
   add_order_option(cmd, settings->order);
   add_inputs_outside_arena_flag(cmd, settings->inputs_outside_arena)->excludes(problem);
+  add_stream_flag(cmd, settings->stream)->excludes(problem);
   cmd->callback([settings] {
     const uint32_t align = settings->align;  // checked by add_align_option
     PlanOutputs outputs = settings->outputs;
@@ -129,6 +131,7 @@ void add_plan_command(CLI::App& app) {
       request.in_place = !settings->no_in_place;
       request.order = *pipeline::order_from_string(settings->order);  // checked by the option
       request.inputs_outside_arena = settings->inputs_outside_arena;
+      request.stream = settings->stream;
       pipeline::PlannedGraph planned;
       ir::Graph graph;
       try {
@@ -167,6 +170,10 @@ void add_plan_command(CLI::App& app) {
                     static_cast<unsigned long long>(planned.plan().arena_bytes),
                     static_cast<unsigned long long>(apart.plan().arena_bytes),
                     static_cast<unsigned long long>(apart.bound.bytes));
+        emit::flush_stdout();
+      }
+      if (request.stream && outputs.json_path != "-") {
+        std::printf("%s\n", pipeline::stream_sentence(planned).c_str());
         emit::flush_stdout();
       }
       return;

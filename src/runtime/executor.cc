@@ -6,6 +6,7 @@
 
 #include "mote/runtime/decimal.h"
 #include "runtime/internal.h"
+#include "runtime/stages.h"
 
 namespace mote {
 namespace runtime {
@@ -158,7 +159,9 @@ Error Executor::run_operator(size_t index) {
   const size_t planned = op.scratch() != nullptr ? op.scratch()->size() : 0;
   if (planned < internal::required_scratch_bytes(p, op)) return Error::kScratchTooSmall;
 #endif
-  return internal::run_operator(internal::OpEnv{&p, arena_, program_.constants(), external_}, op);
+  (void)op;
+  return internal::run_step(internal::OpEnv{&p, arena_, program_.constants(), external_},
+                            static_cast<uint32_t>(index));
 }
 
 MemoryStatus Executor::memory_status() const {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "runtime/internal.h"
+#include "runtime/stages.h"
 #include "runtime/ops/registry.h"
 
 static_assert(mote::runtime::kMaxTensors == 16384 && mote::runtime::kMaxOperators == 16384,
@@ -75,6 +76,7 @@ class Loader {
     MOTE_TRY(check_tensors());
     MOTE_TRY(check_graph_io());
     MOTE_TRY(check_operators());
+    MOTE_TRY(check_stages());
     MOTE_TRY(check_plan());
     return Error::kOk;
   }
@@ -138,6 +140,14 @@ class Loader {
         if (n <= 0) return tensor_error(i, "dimension not positive");
         count *= static_cast<uint64_t>(n);
         if (count > 0xFFFFFFFFu) return tensor_error(i, "element count overflows");
+      }
+      if (t.ring_rows() != 0) {
+        // A ring of rows inside a row-streamed stage (check_stages says whose).
+        if (r != 4 || internal::dim(t, 0) != 1 || t.ring_rows() > uint32_t(internal::dim(t, 1)) ||
+            t.location() != Location::Arena) {
+          return tensor_error(i, "ring of rows not of a [1, H, W, C] arena tensor");
+        }
+        count = count / static_cast<uint64_t>(internal::dim(t, 1)) * t.ring_rows();
       }
       if (count * elem != t.size()) return tensor_error(i, "size differs from shape and type");
       if (t.size() > kMaxTensorBytes) return tensor_error(i, "larger than 2^31 - 1 bytes");
@@ -323,6 +333,29 @@ class Loader {
     return Error::kOk;
   }
 
+  // Row-streamed stages: in order and apart, each one's rings, lifetimes and schedule sound
+  // (internal::check_stage), and every ring made inside one.
+  Error check_stages() {
+    uint32_t rings = 0;
+    for (const schema::Tensor* t : *p_.tensors()) rings += t->ring_rows() != 0 ? 1 : 0;
+    if (p_.stages() == nullptr) {
+      return rings == 0 ? Error::kOk : program_error("ring of rows outside any stage");
+    }
+    uint32_t made = 0;
+    for (uint32_t k = 0; k < p_.stages()->size(); ++k) {
+      const schema::Stage& stage = *p_.stages()->Get(k);
+      if (k > 0 && stage.first() <= p_.stages()->Get(k - 1)->last()) {
+        return program_error("stages out of order or overlapping");
+      }
+      Error error = Error::kOk;
+      if (const char* reason = internal::check_stage(p_, stage, &error)) {
+        return fail(diagnostic_, error, Where::kOperator, stage.first(), reason);
+      }
+      made += stage.last() - stage.first();  // every member but the last makes a ring
+    }
+    return made == rings ? Error::kOk : program_error("ring of rows outside any stage");
+  }
+
   // No two arena buffers that are live at a common step may share a byte, unless one is an alias
   // of the other; an operator's output may share its input's bytes only where its kernel runs in
   // place. Tensor pairs first, then the in-place rule, then scratch regions, so a program with
@@ -395,6 +428,13 @@ class Loader {
     const schema::Operator& op = *p_.operators()->Get(step);
     if (op.outputs()->size() != 1 || op.outputs()->Get(0) != static_cast<int32_t>(out)) {
       return false;
+    }
+    // In a stage only its output over its input from outside, by the stage's own rule.
+    if (const schema::Stage* stage = internal::stage_holding(p_, step)) {
+      if (step != stage->last()) return false;
+      const kernels::OverlapRule rule =
+          internal::stage_output_overlap(p_, *stage, static_cast<int32_t>(in));
+      return kernels::overlap_allows(rule, to.offset(), ti.offset());
     }
     const internal::OpEntry* entry = internal::op_entry(op.kind());
     if (entry == nullptr || entry->op == nullptr || entry->op->overlap == nullptr) return false;

@@ -85,7 +85,9 @@ class Executor {
   /// has no buffer bound.
   [[nodiscard]] Error run();
   /// Operators in execution order; run_operator(0), ..., run_operator(num_operators() - 1) is
-  /// exactly run(). Lets a caller time or trace each operator (the firmware runner does).
+  /// exactly run(). Lets a caller time or trace each operator (the firmware runner does). The
+  /// operators of a row-streamed stage (a program compiled with --stream) run together, all at
+  /// the stage's first index; the others of the stage then run nothing.
   size_t num_operators() const { return program_.num_operators(); }
   /// Runs operator `index` alone; Error::kInvalidArgument when `index` is out of range,
   /// Error::kInputNotBound as run().

@@ -6,6 +6,7 @@
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/shapes.h"
 #include "compiler/ops/tflite_options.h"
+#include "mote/kernels/rows.h"
 
 namespace mote::ops {
 namespace {
@@ -61,7 +62,9 @@ kernels::OverlapRule back_overlap(const ir::Graph& g, const ir::Operator& op, si
 // Rows of input 0 (batch 1): the window's rows.
 std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
   const kernels::ConvShape s = conv_shape(g, op);
-  if (input != 0 || s.batches != 1) return std::nullopt;
+  if (input != 0 || s.batches != 1 || s.filter_h > kernels::kMaxRingWindowRows) {
+    return std::nullopt;
+  }
   return RowReach{s.filter_h, s.stride_h, s.pad_h, s.dilation_h};
 }
 

@@ -67,7 +67,9 @@ kernels::OverlapRule max_overlap(const ir::Graph& g, const ir::Operator& op, siz
 // Rows of the input (batch 1): the window's rows.
 std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
   const kernels::PoolParams p = pool_params(g, op);
-  if (input != 0 || p.batches != 1) return std::nullopt;
+  if (input != 0 || p.batches != 1 || p.filter_h > kernels::kMaxRingWindowRows) {
+    return std::nullopt;
+  }
   return RowReach{p.filter_h, p.stride_h, p.pad_h, 1};
 }
 

@@ -176,7 +176,11 @@ planner::Problem streamed_problem(const ir::Graph& graph, const MemoryProblem& b
 
 std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph,
                                                kernels::Extension extension, uint32_t alignment) {
-  const MemoryProblem base = build_memory_problem(graph, extension, alignment);
+  return stream_candidates(graph, build_memory_problem(graph, extension, alignment));
+}
+
+std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph, const MemoryProblem& base,
+                                               double time_limit_ms) {
   const int32_t ops = static_cast<int32_t>(graph.operators.size());
   std::vector<StreamCandidate> out;
   for (int32_t first = 0; first < ops; ++first) {
@@ -191,7 +195,7 @@ std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph,
         continue;
       }
       planner::PlanOptions options;
-      options.time_limit_ms = 100;
+      options.time_limit_ms = time_limit_ms;
       const planner::Plan plan =
           planner::plan(streamed_problem(graph, base, *stage), planner::Algorithm::kAuto, options);
       out.push_back({std::move(*stage), plan.arena_bytes});

@@ -60,7 +60,12 @@ struct StreamCandidate {
   uint64_t arena = 0;
 };
 // Every stage [first, last] of two or more operators that starts where a run of streamable
-// operators starts, priced on `extension` (no in-place kernels, the model's order), best first.
+// operators starts, priced by streamed_problem of `base` (the auto plan, `time_limit_ms` each),
+// best first.
+std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph, const MemoryProblem& base,
+                                               double time_limit_ms = 100);
+// The same from build_memory_problem(graph, extension, alignment): no in-place kernels, graph
+// inputs in the arena.
 std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph,
                                                kernels::Extension extension, uint32_t alignment);
 

@@ -6,10 +6,13 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/stats.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/planner/report.h"
 #include "compiler/target/target.h"
 
 namespace mote::pipeline {
 namespace {
+
+using planner::grouped;
 
 std::string shape_text(const std::vector<int32_t>& shape, const char* separator) {
   std::string out;
@@ -24,16 +27,6 @@ std::string bracketed(const std::vector<int32_t>& shape) {
   return out;
 }
 
-std::string grouped(uint64_t n) {
-  // Built piecewise: gcc 12 warns falsely (-Wrestrict) on string::insert here.
-  const std::string digits = std::to_string(n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 }  // namespace
 

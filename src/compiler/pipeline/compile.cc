@@ -55,6 +55,52 @@ std::vector<std::vector<bool>> in_place_candidates(const PlannedGraph& planned,
 
 }  // namespace
 
+namespace {
+
+// The best row-streamed stage of the planned order, kept where its plan is smaller. The stage's
+// operators then run the row kernels (no in-place or backward ones in the whole plan: the problem
+// is built without in-place kernels, and a stage's tensors take part in no other overlap).
+void stream_first_stage(PlannedGraph& planned, const PlanRequest& request,
+                        const planner::PlanOptions& options) {
+  passes::MemoryProblem base =
+      passes::build_memory_problem(planned.graph, planned.cpu.extension, request.alignment,
+                                   request.overlap, {}, {}, request.inputs_outside_arena);
+  std::vector<passes::StreamCandidate> candidates =
+      passes::stream_candidates(planned.graph, base, options.time_limit_ms);
+  planned.unstreamed_arena = planned.plan().arena_bytes;
+  if (candidates.empty() || candidates.front().arena >= planned.unstreamed_arena) return;
+  passes::RowStage stage = std::move(candidates.front().stage);
+  base.problem = passes::streamed_problem(planned.graph, base, stage);
+  std::vector<planner::Plan> plans =
+      planner::plan_with_details(base.problem, request.algorithm, options);
+  for (const planner::Plan& plan : plans) {
+    if (auto error = planner::verify(base.problem, plan)) {
+      throw std::logic_error("streamed plan by " + plan.algorithm +
+                             " failed verification: " + *error);
+    }
+  }
+  if (plans.front().arena_bytes >= planned.unstreamed_arena) return;
+  planned.memory = std::move(base);
+  planned.bound = planner::lower_bound(planned.memory.problem);
+  planned.plans = std::move(plans);
+  planned.stages.push_back(std::move(stage));
+}
+
+}  // namespace
+
+std::string stream_sentence(const PlannedGraph& planned) {
+  const auto bytes = [](uint64_t n) { return planner::grouped(n); };
+  if (planned.stages.empty()) {
+    return "row streaming: no stage gives a smaller arena than " +
+           bytes(planned.unstreamed_arena) + " bytes; nothing streams";
+  }
+  const passes::RowStage& s = planned.stages.front();
+  return "row streaming: operators " + std::to_string(s.first) + "-" + std::to_string(s.last) +
+         " as one stage (rings " + bytes(static_cast<uint64_t>(s.ring_bytes())) + " bytes), arena " +
+         bytes(planned.plan().arena_bytes) + " bytes (" + bytes(planned.unstreamed_arena) +
+         " without)";
+}
+
 PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
   const std::optional<target::Cpu> cpu = target::find_cpu(request.cpu);
   if (!cpu) {
@@ -127,6 +173,7 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
     }
   }
   planned.order = std::move(order);
+  if (request.stream) stream_first_stage(planned, request, options);
   return planned;
 }
 
@@ -138,9 +185,21 @@ Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
   lower_options.keep_names = options.keep_names;
   // The planned graph: the program runs the operators in the order the plan was made for.
   passes::LoweredProgram lowered = passes::lower(planned.graph, planned.memory, lower_options);
-  compiled.program = emit::emit_program(emit::assemble_program(
+  schema::ProgramT program = emit::assemble_program(
       std::move(lowered.parts), planned.cpu, planned.memory.problem, planned.plan(),
-      planned.bound));
+      planned.bound);
+  // Stages: their rings (the plan sized them) and their operator ranges.
+  for (const passes::RowStage& stage : planned.stages) {
+    for (const passes::StageRing& ring : stage.rings) {
+      const int32_t t = lowered.tensor_index[static_cast<size_t>(ring.tensor)];
+      schema::TensorT& tensor = *program.tensors[static_cast<size_t>(t)];
+      tensor.ring_rows = static_cast<uint32_t>(ring.rows);
+      tensor.size = static_cast<uint32_t>(ring.bytes());
+    }
+    program.stages.emplace_back(static_cast<uint32_t>(stage.first),
+                                static_cast<uint32_t>(stage.last));
+  }
+  compiled.program = emit::emit_program(std::move(program));
   compiled.tensor_index = std::move(lowered.tensor_index);
   return compiled;
 }

@@ -11,6 +11,7 @@
 
 #include "compiler/ir/graph.h"
 #include "compiler/passes/memory_problem.h"
+#include "compiler/passes/row_stages.h"
 #include "compiler/planner/lower_bound.h"
 #include "compiler/planner/planner.h"
 #include "compiler/planner/report.h"
@@ -38,6 +39,11 @@ struct PlanRequest {
   // Graph inputs get no arena bytes: the program marks them external and the caller binds a
   // buffer to each (Executor::bind_input), which no operator writes.
   bool inputs_outside_arena = false;
+  // Row-streamed stages (issue 15): the first run of operators that can compute a few output
+  // rows at a time may run as one stage, its inner tensors held as rings of rows, where that
+  // gives a smaller arena (passes/row_stages.h). Off by default for now: the row kernels are the
+  // portable ones on every CPU, slower than the dsp and Helium kernels they replace.
+  bool stream = false;
 };
 
 // "model" or "search" (the --order values); nullopt for anything else.
@@ -55,7 +61,14 @@ struct PlannedGraph {
   // The plan used first, then (for auto) every algorithm auto ran, each verified.
   std::vector<planner::Plan> plans;
   const planner::Plan& plan() const { return plans.front(); }
+  // With PlanRequest::stream: the stage the plan holds (at most one), and the arena without it.
+  std::vector<passes::RowStage> stages;
+  uint64_t unstreamed_arena = 0;
 };
+
+// "row streaming: operators 0-3 as one stage (rings 3,840 bytes), arena 31,600 bytes (36,880
+// without)" or why nothing streams; for PlanRequest::stream.
+std::string stream_sentence(const PlannedGraph& planned);
 
 // Decides the operators' order (the one place that does), builds the problem for the request's
 // CPU and plans it. For a graph with branches and PlanRequest::Order::kSearch, the orders are

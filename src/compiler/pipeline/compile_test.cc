@@ -23,6 +23,8 @@
 namespace mote::pipeline {
 namespace {
 
+using ::testing::AnyOf;
+
 TEST(Compile, RejectsUnknownTargetAndBadAlignment) {
   CompileOptions options;
   options.plan.cpu = "cortex-a53";
@@ -620,6 +622,99 @@ TEST(HostRun, DefaultInputIsXorshift32FromStateOne) {
 TEST(HostRun, RejectsInputsOfTheWrongSize) {
   const Compiled compiled = compile(builder::kws_dscnn_like(), {});
   EXPECT_THROW(run_on_host(compiled.program, {{1, 2, 3}}), InputError);
+}
+
+// Row-streamed stages (PlanRequest::stream): where a stage gives a smaller arena the program
+// holds it (its inner tensors as rings) and computes what the unstreamed program computes, on
+// every CPU's kernels; otherwise nothing streams.
+TEST(Compile, StreamedStagesComputeTheSameInLessArena) {
+  int streamed = 0;
+  for (const builder::NamedModel& model : builder::all_named_models()) {
+    for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+      SCOPED_TRACE(model.name + " on " + cpu);
+      CompileOptions options;
+      options.plan.cpu = cpu;
+      options.plan.time_limit_ms = 50;
+      const Compiled whole = compile(model.graph, options);
+      options.plan.stream = true;
+      const Compiled compiled = compile(model.graph, options);
+      const auto* program = schema::GetProgram(compiled.program.data());
+      const PlannedGraph& planned = compiled.planned;
+      if (planned.stages.empty()) {
+        EXPECT_EQ(program->stages(), nullptr);
+        EXPECT_EQ(planned.plan().arena_bytes, planned.unstreamed_arena);
+      } else {
+        ++streamed;
+        EXPECT_LT(planned.plan().arena_bytes, planned.unstreamed_arena);
+        ASSERT_NE(program->stages(), nullptr);
+        ASSERT_EQ(program->stages()->size(), 1u);
+        const passes::RowStage& stage = planned.stages.front();
+        EXPECT_EQ(program->stages()->Get(0)->first(), static_cast<uint32_t>(stage.first));
+        EXPECT_EQ(program->stages()->Get(0)->last(), static_cast<uint32_t>(stage.last));
+        uint32_t rings = 0;
+        for (const schema::Tensor* t : *program->tensors()) rings += t->ring_rows() != 0;
+        EXPECT_EQ(rings, static_cast<uint32_t>(stage.last - stage.first));
+      }
+      std::vector<std::vector<uint8_t>> inputs;
+      for (int32_t t : *program->inputs()) {
+        std::vector<uint8_t> bytes(program->tensors()->Get(static_cast<uint32_t>(t))->size());
+        for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 61 + 5);
+        inputs.push_back(std::move(bytes));
+      }
+      EXPECT_EQ(run_on_host(compiled.program, inputs).outputs,
+                run_on_host(whole.program, inputs).outputs);
+    }
+  }
+  EXPECT_GT(streamed, 3);
+}
+
+// The loader checks a streamed program: each change below is refused.
+TEST(Compile, StreamedProgramsAreChecked) {
+  CompileOptions options;
+  options.plan.cpu = "cortex-m4";
+  options.plan.time_limit_ms = 50;
+  options.plan.stream = true;
+  const Compiled compiled = compile(builder::vww_mobilenet_like(), options);
+  ASSERT_FALSE(compiled.planned.stages.empty());
+  const auto* program = schema::GetProgram(compiled.program.data());
+  std::vector<std::vector<uint8_t>> inputs = {std::vector<uint8_t>(
+      program->tensors()->Get(static_cast<uint32_t>(program->inputs()->Get(0)))->size(), 3)};
+  auto refusal = [&](const std::function<void(schema::ProgramT&)>& change) {
+    return tampered_refusal(*program, inputs, change);
+  };
+  using ::testing::HasSubstr;
+  const uint32_t first = program->stages()->Get(0)->first();
+  const uint32_t last = program->stages()->Get(0)->last();
+  // The first ring (the first member's output) and a row of it.
+  const auto ring = static_cast<size_t>(program->operators()->Get(first)->outputs()->Get(0));
+  const schema::Tensor& r = *program->tensors()->Get(static_cast<uint32_t>(ring));
+  const uint32_t row = r.size() / r.ring_rows();
+  EXPECT_EQ(refusal([](schema::ProgramT&) {}), "");
+  // One row short of what the schedule holds.
+  EXPECT_THAT(refusal([&](schema::ProgramT& p) {
+                p.tensors[ring]->ring_rows -= 1;
+                p.tensors[ring]->size -= row;
+              }),
+              HasSubstr("fewer rows"));
+  // Rows and size that disagree.
+  EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.tensors[ring]->ring_rows += 1; }),
+              HasSubstr("size differs"));
+  // The stage taken away, or cut short: its rings are nobody's.
+  EXPECT_THAT(refusal([](schema::ProgramT& p) { p.stages.clear(); }),
+              HasSubstr("outside any stage"));
+  EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.stages[0] = schema::Stage(first, first); }),
+              HasSubstr("out of order"));
+  // A ring live for only part of its stage.
+  EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.tensors[ring]->last_step = first + 1; }),
+              HasSubstr("not live through"));
+  // The stage's output held as a ring.
+  EXPECT_THAT(refusal([&](schema::ProgramT& p) {
+                const auto out = static_cast<size_t>(p.operators[last]->outputs[0]);
+                schema::TensorT& t = *p.tensors[out];
+                t.size /= static_cast<uint32_t>(t.shape[1]);
+                t.ring_rows = 1;
+              }),
+              AnyOf(HasSubstr("ring"), HasSubstr("shares bytes")));
 }
 
 }  // namespace

@@ -12,16 +12,6 @@ using target::extension_name;
 
 namespace {
 
-// 1234567 -> "1,234,567"
-std::string grouped(uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 std::string format(const char* pattern, double value) {
   char text[64];
@@ -151,6 +141,17 @@ bool OrderSummary::model_order() const {
     if (order[step] != static_cast<int32_t>(step)) return false;
   }
   return true;
+}
+
+// 1234567 -> "1,234,567"
+std::string grouped(uint64_t value) {
+  std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 std::string order_sentence(const OrderSummary& order) {

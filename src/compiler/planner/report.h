@@ -43,6 +43,9 @@ struct OrderSummary {
   bool model_order() const;
 };
 
+// 1234567 -> "1,234,567": how every report prints bytes.
+std::string grouped(uint64_t value);
+
 // "operator order: model's order kept (...)" or "operator order: searched N orders (all), saved
 // X bytes (A -> B)", without a newline.
 std::string order_sentence(const OrderSummary& order);

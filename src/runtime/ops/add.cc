@@ -56,12 +56,43 @@ kernels::OverlapRule add_overlap(const schema::Program& p, const schema::Operato
                                     static_cast<int32_t>(k));
 }
 
+// Inside a row-streamed stage: inputs of the output's shape, [1, H, W, C], row y of the output
+// from row y of each.
+bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
+               StageRowReach* reach) {
+  const Tensor &a = input_of(p, op, 0), &b = input_of(p, op, 1), &y = output_of(p, op);
+  if (k > 1 || rank(y) != 4 || dim(y, 0) != 1 || !same_shape(a, y) || !same_shape(b, y)) {
+    return false;
+  }
+  *reach = {1, 1, 0, 1};
+  return true;
+}
+
+// Row y of a [1, H, W, C] map of `width` = W * C bytes per row, held whole or as a ring.
+template <typename T>
+T* row_of(T* base, kernels::RowRing ring, int32_t y, int32_t width) {
+  return base + static_cast<ptrdiff_t>(ring.rows > 0 ? y % ring.rows : y) * width;
+}
+
+// Row by row, each a one-dimensional sum of W * C elements.
+void invoke_rows(const Op& op, int32_t y_begin, int32_t y_end) {
+  const kernels::AddParams params = params_of(op.options<schema::AddOptions>());
+  const int32_t width = dim(op.out(), 2) * dim(op.out(), 3);
+  const kernels::BroadcastShape row{1, {width}, {width}, {width}};
+  for (int32_t y = y_begin; y < y_end; ++y) {
+    kernels::add(params, row, row_of(op.in_data<int8_t>(0), op.in_ring(0), y, width),
+                 row_of(op.in_data<int8_t>(1), op.in_ring(1), y, width),
+                 row_of(op.out_data<int8_t>(), op.out_ring(), y, width));
+  }
+}
+
 }  // namespace
 
 extern const OpRegistration kAddOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).broadcasting(), &check,
     &invoke<kernels::add>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,
-    &add_overlap};
+    &add_overlap, /*invoke_backward=*/nullptr, /*invoke_in_place=*/nullptr, &row_reach,
+    &invoke_rows};
 extern const OpRegistration kSubOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).broadcasting(), &check,
     &invoke<kernels::sub>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,

@@ -49,10 +49,20 @@ kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& o
                        : kernels::built_conv_overlap(conv_shape(p, op));
 }
 
+bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
+               StageRowReach* reach) {
+  return window_row_reach(conv_shape(p, op), k, reach);
+}
+
+constexpr auto invoke_rows =
+    &invoke_convolution_rows<kernels::ConvParams, schema::ConvOptions, &conv_shape,
+                             &kernels::conv2d_rows>;
+
 }  // namespace
 
 extern const OpRegistration kConv2DOp{
     takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc(), &check, invoke, &required_scratch,
-    /*runs_in_place=*/false, &overlap, invoke_backward};
+    /*runs_in_place=*/false, &overlap, invoke_backward, /*invoke_in_place=*/nullptr, &row_reach,
+    invoke_rows};
 
 }  // namespace mote::runtime::internal

@@ -46,8 +46,8 @@ Error check_convolution_quantization(const OpChecker& c, const Options& o, int32
 // The invoke of a convolution: its kernel's parameters (the shape from `kShape`, then offsets,
 // clamp and per-channel requantization), then `kKernel` on input 0, filter 1, the optional bias 2
 // and the operator's scratch.
-template <typename Params, typename Options, auto kShape, auto kKernel>
-void invoke_convolution(const Op& op) {
+template <typename Params, typename Options, auto kShape>
+Params convolution_params(const Op& op) {
   const Options& o = op.options<Options>();
   Params p{};
   p.shape = kShape(op.program(), op.op());
@@ -57,8 +57,32 @@ void invoke_convolution(const Op& op) {
   p.act_max = o.activation_max();
   p.output_multiplier = op.constant_i32(o.multipliers());
   p.output_shift = op.constant_i32(o.shifts());
-  kKernel(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2),
-          op.out_data<int8_t>(), op.scratch());
+  return p;
+}
+
+template <typename Params, typename Options, auto kShape, auto kKernel>
+void invoke_convolution(const Op& op) {
+  kKernel(convolution_params<Params, Options, kShape>(op), op.in_data<int8_t>(0),
+          op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2), op.out_data<int8_t>(),
+          op.scratch());
+}
+
+// Inside a row-streamed stage: output rows [y_begin, y_end) through the rings (kKernel: the
+// kernel's _rows entry).
+template <typename Params, typename Options, auto kShape, auto kKernel>
+void invoke_convolution_rows(const Op& op, int32_t y_begin, int32_t y_end) {
+  kKernel(convolution_params<Params, Options, kShape>(op), op.in_data<int8_t>(0), op.in_ring(0),
+          op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2), op.out_data<int8_t>(),
+          op.out_ring(), y_begin, y_end, op.scratch());
+}
+
+// The rows a window's output rows read (row_reach of CONV_2D and DEPTHWISE_CONV_2D): input 0 of
+// a batch-1 shape whose filter a ring can hold.
+template <typename Shape>
+bool window_row_reach(const Shape& s, size_t k, StageRowReach* reach) {
+  if (k != 0 || s.batches != 1 || s.filter_h > kernels::kMaxRingWindowRows) return false;
+  *reach = {s.filter_h, s.stride_h, s.pad_h, s.dilation_h};
+  return true;
 }
 
 }  // namespace mote::runtime::internal

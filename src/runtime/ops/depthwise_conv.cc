@@ -54,11 +54,20 @@ kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& o
                        : kernels::built_depthwise_conv_overlap(depthwise_shape(p, op));
 }
 
+bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
+               StageRowReach* reach) {
+  return window_row_reach(depthwise_shape(p, op), k, reach);
+}
+
+constexpr auto invoke_rows =
+    &invoke_convolution_rows<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                             &depthwise_shape, &kernels::depthwise_conv2d_rows>;
+
 }  // namespace
 
 extern const OpRegistration kDepthwiseConv2DOp{
     takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).nhwc(), &check, invoke,
     &required_scratch, /*runs_in_place=*/false, &overlap, /*invoke_backward=*/nullptr,
-    invoke_in_place};
+    invoke_in_place, &row_reach, invoke_rows};
 
 }  // namespace mote::runtime::internal

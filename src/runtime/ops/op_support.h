@@ -10,6 +10,7 @@
 #include "mote/kernels/broadcast.h"
 #include "mote/kernels/common.h"
 #include "mote/kernels/quantization.h"
+#include "mote/kernels/rows.h"
 #include "mote/kernels/scratch.h"
 #include "runtime/internal.h"
 #include "runtime/ops/registry.h"
@@ -188,6 +189,10 @@ class Op {
                ? reinterpret_cast<const int32_t*>(env_.constants + region->offset())
                : nullptr;
   }
+  // How input `k` and the output are held: a ring of Tensor.ring_rows rows inside a row-streamed
+  // stage, else whole (rows 0).
+  kernels::RowRing in_ring(size_t k) const { return {static_cast<int32_t>(in(k).ring_rows())}; }
+  kernels::RowRing out_ring() const { return {static_cast<int32_t>(out().ring_rows())}; }
   kernels::Scratch scratch() const {
     const schema::Region* r = op_.scratch();
     if (r == nullptr || r->size() == 0) return kernels::Scratch{nullptr, 0};

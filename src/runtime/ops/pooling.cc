@@ -58,6 +58,25 @@ void invoke_max(const Op& op) {
   kernels::max_pool(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>());
 }
 
+// Inside a row-streamed stage: the window's rows of a batch-1 input.
+bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
+               StageRowReach* reach) {
+  const kernels::PoolParams params = pool_params(p, op);
+  if (k != 0 || params.batches != 1 || params.filter_h > kernels::kMaxRingWindowRows) return false;
+  *reach = {params.filter_h, params.stride_h, params.pad_h, 1};
+  return true;
+}
+
+void invoke_average_rows(const Op& op, int32_t y_begin, int32_t y_end) {
+  kernels::average_pool_rows(pool_params(op), op.in_data<int8_t>(0), op.in_ring(0),
+                             op.out_data<int8_t>(), op.out_ring(), y_begin, y_end, op.scratch());
+}
+
+void invoke_max_rows(const Op& op, int32_t y_begin, int32_t y_end) {
+  kernels::max_pool_rows(pool_params(op), op.in_data<int8_t>(0), op.in_ring(0),
+                         op.out_data<int8_t>(), op.out_ring(), y_begin, y_end);
+}
+
 size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
   return kernels::average_pool_scratch_bytes(dim(output_of(p, op), 3), extension_of(p));
 }
@@ -66,9 +85,11 @@ size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
 
 extern const OpRegistration kAveragePool2DOp{
     takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_average,
-    &average_scratch, /*runs_in_place=*/false, &average_overlap};
+    &average_scratch, /*runs_in_place=*/false, &average_overlap, /*invoke_backward=*/nullptr,
+    /*invoke_in_place=*/nullptr, &row_reach, &invoke_average_rows};
 extern const OpRegistration kMaxPool2DOp{
     takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_max,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap,
+    /*invoke_backward=*/nullptr, /*invoke_in_place=*/nullptr, &row_reach, &invoke_max_rows};
 
 }  // namespace mote::runtime::internal

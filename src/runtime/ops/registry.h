@@ -10,6 +10,7 @@
 #include "mote/kernels/overlap.h"
 #include "mote/runtime/error.h"
 #include "mote/schema/mote_generated.h"
+#include "runtime/stage_schedule.h"
 
 // Every operator kind comes from MOTE_OPERATORS (mote/operators.h), the one list the compiler
 // and the runtime share. The file that defines a kind holds `extern const OpRegistration
@@ -97,6 +98,14 @@ struct OpRegistration {
   // the kind never runs so, and a program that says it does is refused. Its check refuses the
   // shapes it cannot run so, `required_scratch` and `overlap` give that kernel's.
   void (*invoke_in_place)(const Op& op) = nullptr;
+  // Row-streamed stages (schema Stage, runtime/stage_schedule.h): how the output rows read the
+  // rows of input `k`, where the kind and shape can run by rows (false: they cannot, and a stage
+  // holding the operator is refused). Null: the kind never runs in a stage.
+  bool (*row_reach)(const schema::Program& program, const schema::Operator& op, size_t k,
+                    StageRowReach* reach) = nullptr;
+  // Run time, inside a stage: output rows [y_begin, y_end), each tensor read and written through
+  // its ring where the program holds it so (Tensor.ring_rows).
+  void (*invoke_rows)(const Op& op, int32_t y_begin, int32_t y_end) = nullptr;
 };
 
 // `overlap` of the elementwise kinds: over an int8 input of the int8 output's element count

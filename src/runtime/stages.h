@@ -1,0 +1,44 @@
+#pragma once
+// Row-streamed stages at run and load time (schema Stage; the schedule is
+// runtime/stage_schedule.h). A stage's operators run together when the executor reaches its
+// first one: Executor::run_operator(first) runs the whole stage and the other members' indices
+// run nothing, so run() is still run_operator(0), ..., run_operator(n - 1).
+
+#include <stdint.h>
+
+#include "mote/kernels/overlap.h"
+#include "mote/runtime/error.h"
+#include "mote/schema/mote_generated.h"
+#include "runtime/internal.h"
+#include "runtime/stage_schedule.h"
+
+namespace mote {
+namespace runtime {
+namespace internal {
+
+// The stage that holds operator `index`, or null.
+const schema::Stage* stage_holding(const schema::Program& program, uint32_t index);
+
+// The stage's members and how each reads its inputs (the registrations' row_reach), into
+// members[kMaxStageMembers]; null, or why the operators cannot run as one stage.
+const char* stage_members(const schema::Program& program, const schema::Stage& stage,
+                          StageMember* members, int32_t* count);
+
+// The loader's check of one stage (after every operator's own check): its members can run by
+// rows, every tensor made inside it is a ring read only inside it and live through it, its
+// inputs live through it, each ring holds what the replayed schedule needs, and no member's
+// scratch meets a tensor of the stage. Null, or the reason (and *error).
+const char* check_stage(const schema::Program& program, const schema::Stage& stage, Error* error);
+
+// Where the stage's output may overlap `input`, its one input from outside (not read by its last
+// member): the forward rule the replayed schedule allows. kNoOverlap otherwise.
+kernels::OverlapRule stage_output_overlap(const schema::Program& program,
+                                          const schema::Stage& stage, int32_t input);
+
+// Runs operator `index`, or its whole stage at the stage's first operator (nothing at the
+// others).
+Error run_step(const OpEnv& env, uint32_t index);
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote
