@@ -127,9 +127,25 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
   return stage;
 }
 
+int32_t shared_scratch_op(const MemoryProblem& base, const RowStage& stage) {
+  int32_t op = -1;
+  uint64_t most = 0;
+  for (int32_t k = stage.first; k <= stage.last; ++k) {
+    const int32_t b = base.op_scratch_buffer[static_cast<size_t>(k)];
+    if (b == kNoBuffer) continue;
+    const uint64_t size = base.problem.buffers[static_cast<size_t>(b)].size;
+    if (size > most) {
+      most = size;
+      op = k;
+    }
+  }
+  return op;
+}
+
 planner::Problem streamed_problem(const ir::Graph& graph, const MemoryProblem& base,
                                   const RowStage& stage) {
   planner::Problem p = base.problem;
+  const int32_t shared = shared_scratch_op(base, stage);
   const auto buffer_of = [&](int32_t t) { return base.tensor_buffer[static_cast<size_t>(t)]; };
   std::vector<bool> touched(p.buffers.size(), false);
   for (const StageRing& r : stage.rings) {
@@ -151,8 +167,13 @@ planner::Problem streamed_problem(const ir::Graph& graph, const MemoryProblem& b
     }
     const int32_t scratch = base.op_scratch_buffer[static_cast<size_t>(k)];
     if (scratch != kNoBuffer) {
-      p.buffers[static_cast<size_t>(scratch)].first_step = stage.first;
-      p.buffers[static_cast<size_t>(scratch)].last_step = stage.last;
+      planner::Buffer& buf = p.buffers[static_cast<size_t>(scratch)];
+      if (k == shared) {
+        buf.first_step = stage.first;
+        buf.last_step = stage.last;
+      } else {
+        buf.size = 0;  // the operator uses the shared region (the program says so)
+      }
       touched[static_cast<size_t>(scratch)] = true;
     }
   }

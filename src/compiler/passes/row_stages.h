@@ -47,10 +47,16 @@ struct RowStage {
 // read outside (or a graph output) before `last`, several outputs, not 4-D of batch 1.
 std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t last);
 
+// The operator of `stage` whose scratch buffer (in `base`) is the largest, or -1 when none needs
+// scratch. Its region serves every operator of the stage: they run one call at a time, and no
+// row kernel keeps anything in scratch from one call to the next.
+int32_t shared_scratch_op(const MemoryProblem& base, const RowStage& stage);
+
 // The memory problem of `base` (build_memory_problem of the same graph, its own order) with
 // `stage` streamed: its rings live through the whole stage at their ring size, its inputs from
-// outside until its end, every scratch of its operators through it, its output over its input
-// where output_lead allows, and no other overlap touching its tensors.
+// outside until its end, the shared scratch (shared_scratch_op's) through it and the other
+// operators' none, its output over its input where output_lead allows, and no other overlap
+// touching its tensors.
 planner::Problem streamed_problem(const ir::Graph& graph, const MemoryProblem& base,
                                   const RowStage& stage);
 

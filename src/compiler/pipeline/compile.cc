@@ -198,6 +198,15 @@ Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
     }
     program.stages.emplace_back(static_cast<uint32_t>(stage.first),
                                 static_cast<uint32_t>(stage.last));
+    // One scratch region for the stage's operators (passes::shared_scratch_op).
+    const int32_t shared = passes::shared_scratch_op(planned.memory, stage);
+    if (shared < 0) continue;
+    const schema::Region region = *program.operators[static_cast<size_t>(shared)]->scratch;
+    for (int32_t k = stage.first; k <= stage.last; ++k) {
+      if (program.operators[static_cast<size_t>(k)]->scratch) {
+        program.operators[static_cast<size_t>(k)]->scratch = std::make_unique<schema::Region>(region);
+      }
+    }
   }
   compiled.program = emit::emit_program(std::move(program));
   compiled.tensor_index = std::move(lowered.tensor_index);
