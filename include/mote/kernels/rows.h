@@ -50,14 +50,15 @@ inline RowRange window_input_rows(int32_t input_h, int32_t filter_h, int32_t str
   if (input_h <= 0 || filter_h <= 0 || stride_h <= 0 || dilation_h <= 0 || y_begin < 0) return r;
   bool any = false;
   for (int32_t y = y_begin; y < y_end; ++y) {
-    const int64_t iy0 = int64_t{y} * stride_h - pad_h;
+    // int32 like the kernels' own window arithmetic (no 64-bit division on the device).
+    const int32_t iy0 = y * stride_h - pad_h;
     // The first and last taps inside [0, input_h).
-    int64_t k0 = iy0 >= 0 ? 0 : (-iy0 + dilation_h - 1) / dilation_h;
-    int64_t k1 = iy0 >= input_h ? -1 : (input_h - 1 - iy0) / dilation_h;
+    const int32_t k0 = iy0 >= 0 ? 0 : (-iy0 + dilation_h - 1) / dilation_h;
+    int32_t k1 = iy0 >= input_h ? -1 : (input_h - 1 - iy0) / dilation_h;
     if (k1 > filter_h - 1) k1 = filter_h - 1;
     if (k0 > k1) continue;
-    const int32_t first = static_cast<int32_t>(iy0 + k0 * dilation_h);
-    const int32_t last = static_cast<int32_t>(iy0 + k1 * dilation_h);
+    const int32_t first = iy0 + k0 * dilation_h;
+    const int32_t last = iy0 + k1 * dilation_h;
     if (!any || first < r.first) r.first = first;
     if (!any || last + 1 > r.end) r.end = last + 1;
     any = true;
