@@ -24,11 +24,11 @@ struct RowRing {
   int32_t rows;
 };
 
-// The most filter rows a window may have when its input is a ring (rows > 0): the row kernels
-// look up the input rows of one output row's window once per output row, in a table of this many
-// pointers on the stack. A ring call with a taller filter returns without writing (the compiler
-// does not stream such an operator); a whole input (rows <= 0) takes any filter height.
-inline constexpr int32_t kMaxRingWindowRows = 16;
+// The most filter rows a row call's window may have: the row kernels look up the input rows of
+// one output row's window once per output row, in a table of this many pointers on the stack. A
+// row call with a taller filter returns without writing, ring or whole map (the compiler does not
+// stream such an operator; a global average pool streams through global_average_pool_accumulate).
+inline constexpr int32_t kMaxRowWindowRows = 16;
 
 // Input rows [first, end) of a window operator's input.
 struct RowRange {

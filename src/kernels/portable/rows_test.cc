@@ -322,16 +322,21 @@ TEST(RowCalls, RefuseWithoutWriting) {
   DepthwiseConvParams two = p;
   two.shape.batches = 2;
   EXPECT_TRUE(refused(two, RowRing{0}, RowRing{0}, 0, 1)) << "two batches";
-  DepthwiseConvParams tall = p;  // 17 filter rows: too many to look up in a ring
-  tall.shape.filter_h = kMaxRingWindowRows + 1;
+  DepthwiseConvParams tall = p;  // 17 filter rows: too many to look up, ring or whole map
+  tall.shape.filter_h = kMaxRowWindowRows + 1;
   tall.shape.pad_h = 8;
   const std::vector<int8_t> tall_filter = rng.Int8s(static_cast<size_t>(17) * 3 * 2);
   depthwise_conv2d_rows(tall, input.data(), RowRing{8}, tall_filter.data(), nullptr, out.data(),
                         RowRing{0}, 0, 1, Scratch{nullptr, 0});
   auto c = out.contents();
   EXPECT_TRUE(std::all_of(c.begin(), c.end(), [](int8_t v) { return v == kSentinel; }));
-  // The same filter on the whole input runs (a whole map takes any filter height).
   depthwise_conv2d_rows(tall, input.data(), RowRing{0}, tall_filter.data(), nullptr, out.data(),
+                        RowRing{0}, 0, 1, Scratch{nullptr, 0});
+  c = out.contents();
+  EXPECT_TRUE(std::all_of(c.begin(), c.end(), [](int8_t v) { return v == kSentinel; }));
+  // 16 rows are fine.
+  tall.shape.filter_h = kMaxRowWindowRows;
+  depthwise_conv2d_rows(tall, input.data(), RowRing{8}, tall_filter.data(), nullptr, out.data(),
                         RowRing{0}, 0, 1, Scratch{nullptr, 0});
   c = out.contents();
   EXPECT_FALSE(std::all_of(c.begin(), c.begin() + 8, [](int8_t v) { return v == kSentinel; }));
