@@ -50,7 +50,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
 // portable kernel (the im2col columns when they fit, else direct). Returns without writing on
 // nonsense as conv2d does, and also for batches != 1, a range not inside [0, output_h) or empty,
 // an output ring of fewer rows than the range, an input ring of fewer rows than the range reads,
-// or an input ring with filter_h > kMaxRingWindowRows.
+// or filter_h > kMaxRowWindowRows.
 // Every build runs the portable kernel for it (dsp and mve builds too: correct, not faster).
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,

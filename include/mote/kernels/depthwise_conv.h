@@ -40,9 +40,11 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 // their windows (window_input_rows); the result is depthwise_conv2d's, bit for bit. Needs no
 // scratch. Returns without writing on nonsense as depthwise_conv2d does, and also for
 // batches != 1, a range not inside [0, output_h) or empty, an output ring of fewer rows than the
-// range, an input ring of fewer rows than the range reads, or an input ring with
-// filter_h > kMaxRingWindowRows.
-// Every build runs the portable kernel for it (dsp and mve builds too: correct, not faster).
+// range, an input ring of fewer rows than the range reads, or filter_h > kMaxRowWindowRows.
+// A dsp build runs the dsp row kernel (dsp/kernels.h: the dsp loop on output rows whose window
+// rows are equally spaced in memory, portable on rows whose window wraps past the ring's last
+// slot, so a ring larger than the minimum makes more rows fast); every other build the portable
+// kernel (mve builds too: correct, not faster).
 void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,

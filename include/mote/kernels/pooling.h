@@ -54,7 +54,7 @@ const char* max_pool_kernel_variant(const PoolParams& params, Extension extensio
 // (window_input_rows with dilation 1); the result is average_pool's / max_pool's, bit for bit.
 // Returns without writing for a non-positive stride or channel count, batches != 1, a range not
 // inside [0, output_h) or empty, an output ring of fewer rows than the range, an input ring of
-// fewer rows than the range reads, or an input ring with filter_h > kMaxRingWindowRows (a global
+// fewer rows than the range reads, or filter_h > kMaxRowWindowRows (a global
 // pool streams through global_average_pool_accumulate instead). Needs no scratch.
 // Every build runs the portable kernels for them (dsp and mve builds too: correct, not faster).
 void average_pool_rows(const PoolParams& params, const int8_t* input, RowRing input_ring,

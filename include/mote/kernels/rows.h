@@ -7,9 +7,10 @@
 // bit for bit. (A 1x1 convolution of stride 1 and the elementwise operators read one contiguous
 // input row per output row, so they need no ring kernel: the existing kernels run on 1-row shapes.)
 //
-// Which variant computes rows: the portable kernels, in every build. A dsp or mve library runs
-// the same portable row kernels (correct, bit-exact, without the extension's speed); only the
-// whole-tensor entries pick a variant. Embeddable C++17, header only.
+// Which variant computes rows: the portable kernels, in every build, except depthwise in a dsp
+// build (the dsp row kernel, which runs the portable one on output rows whose window wraps past
+// the ring's last slot). Otherwise a dsp or mve library runs the same portable row kernels
+// (correct, bit-exact, without the extension's speed). Embeddable C++17, header only.
 
 #include <stdint.h>
 
@@ -23,11 +24,11 @@ struct RowRing {
   int32_t rows;
 };
 
-// The most filter rows a window may have when its input is a ring (rows > 0): the row kernels
-// look up the input rows of one output row's window once per output row, in a table of this many
-// pointers on the stack. A ring call with a taller filter returns without writing (the compiler
-// does not stream such an operator); a whole input (rows <= 0) takes any filter height.
-inline constexpr int32_t kMaxRingWindowRows = 16;
+// The most filter rows a row call's window may have: the row kernels look up the input rows of
+// one output row's window once per output row, in a table of this many pointers on the stack. A
+// row call with a taller filter returns without writing, ring or whole map (the compiler does not
+// stream such an operator; a global average pool streams through global_average_pool_accumulate).
+inline constexpr int32_t kMaxRowWindowRows = 16;
 
 // Input rows [first, end) of a window operator's input.
 struct RowRange {
@@ -49,14 +50,15 @@ inline RowRange window_input_rows(int32_t input_h, int32_t filter_h, int32_t str
   if (input_h <= 0 || filter_h <= 0 || stride_h <= 0 || dilation_h <= 0 || y_begin < 0) return r;
   bool any = false;
   for (int32_t y = y_begin; y < y_end; ++y) {
-    const int64_t iy0 = int64_t{y} * stride_h - pad_h;
+    // int32 like the kernels' own window arithmetic (no 64-bit division on the device).
+    const int32_t iy0 = y * stride_h - pad_h;
     // The first and last taps inside [0, input_h).
-    int64_t k0 = iy0 >= 0 ? 0 : (-iy0 + dilation_h - 1) / dilation_h;
-    int64_t k1 = iy0 >= input_h ? -1 : (input_h - 1 - iy0) / dilation_h;
+    const int32_t k0 = iy0 >= 0 ? 0 : (-iy0 + dilation_h - 1) / dilation_h;
+    int32_t k1 = iy0 >= input_h ? -1 : (input_h - 1 - iy0) / dilation_h;
     if (k1 > filter_h - 1) k1 = filter_h - 1;
     if (k0 > k1) continue;
-    const int32_t first = static_cast<int32_t>(iy0 + k0 * dilation_h);
-    const int32_t last = static_cast<int32_t>(iy0 + k1 * dilation_h);
+    const int32_t first = iy0 + k0 * dilation_h;
+    const int32_t last = iy0 + k1 * dilation_h;
     if (!any || first < r.first) r.first = first;
     if (!any || last + 1 > r.end) r.end = last + 1;
     any = true;

@@ -13,6 +13,7 @@
 #include "dsp/intrinsics.h"
 #include "dsp/kernels.h"
 #include "dsp/requantize.h"
+#include "portable/row_window.h"
 #include "portable/window.h"
 
 namespace mote {
@@ -241,6 +242,95 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
         }
         for (; c < c_all; ++c) out[c] = rq(one_channel(win, c, offset, bias_or_zero(bias, c)), c);
       }
+    }
+  }
+}
+
+// Row calls (mote/kernels/rows.h). An output row whose window rows are equally spaced in memory
+// (the whole map, or a ring whose window does not wrap past its last slot) runs the loop above on
+// them; an output row whose window wraps runs the portable row kernel (bit for bit the same). With
+// a ring of R rows and a window spanning S rows, (S - 1) of every R output rows of stride 1 wrap:
+// a ring larger than the minimum makes more rows fast. The pixel loop is the whole-tensor one, kept
+// apart so that the whole-tensor kernel's code stays as it was.
+void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
+                           RowRing input_ring, const int8_t* filter, const int32_t* bias,
+                           int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
+                           Scratch scratch) {
+  const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
+      s.dilation_w <= 0 || s.input_c <= 0 ||
+      !multipliers_non_negative(params.output_multiplier, s.output_c)) {
+    portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
+                                   y_begin, y_end, scratch);
+    return;
+  }
+  if (s.output_c < s.input_c ||
+      !internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,
+                             s.dilation_h, input_ring, output_ring, y_begin, y_end)) {
+    return;
+  }
+  const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
+                                          params.output_offset, params.act_min, params.act_max);
+  const int16_t offset = static_cast<int16_t>(params.input_offset);
+  const uint32_t offset2 = pack16(offset, offset);
+  const int32_t c_all = s.input_c;
+  const int32_t c4 = c_all & ~3;
+  const int32_t m = s.output_c / s.input_c;  // depth multiplier
+  const bool is3x3 = s.filter_h == 3 && s.filter_w == 3;
+  const ptrdiff_t in_row = static_cast<ptrdiff_t>(s.input_w) * c_all;
+  const int32_t ring = input_ring.rows;
+  const internal::OutputRows out_rows{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
+                                      output_ring.rows};
+  Window win{};
+  win.x_row = static_cast<ptrdiff_t>(s.dilation_h) * in_row;
+  win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
+  win.w_row = static_cast<ptrdiff_t>(s.filter_w) * s.output_c;
+  win.w_tap = s.output_c;
+  internal::PixelWindow pw;
+  for (int32_t y = y_begin; y < y_end; ++y) {
+    internal::window_rows(s, y, pw);
+    const int32_t rows = pw.ky_end > pw.ky_begin ? pw.ky_end - pw.ky_begin : 0;
+    // The window's first row, the others every x_row bytes after it.
+    const int8_t* first_row = input;
+    if (rows > 0) {
+      const int32_t iy = pw.iy0 + pw.ky_begin * s.dilation_h;
+      const int32_t slot = ring > 0 ? iy % ring : iy;
+      if (ring > 0 && slot + (rows - 1) * s.dilation_h >= ring) {
+        portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output,
+                                       output_ring, y, y + 1, scratch);
+        continue;
+      }
+      first_row = input + slot * in_row;
+    }
+    int8_t* out = out_rows.row(y);
+    for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
+      internal::window_columns(s, x, pw);
+      win.rows = rows;
+      win.taps = pw.kx_end > pw.kx_begin ? pw.kx_end - pw.kx_begin : 0;
+      if (win.rows == 0 || win.taps == 0) win.rows = win.taps = 0;  // all padding: bias only
+      const int32_t ix = pw.ix0 + pw.kx_begin * s.dilation_w;
+      win.x = win.rows == 0 ? input : first_row + static_cast<ptrdiff_t>(ix) * c_all;
+      win.w = filter + static_cast<ptrdiff_t>(pw.ky_begin * s.filter_w + pw.kx_begin) * s.output_c;
+      if (m > 1) {
+        depth_multiplied_pixel(win, c_all, m, offset, bias, rq, out);
+        continue;
+      }
+      const bool whole3x3 = is3x3 && win.rows == 3 && win.taps == 3;
+      int32_t c = 0;
+      for (; c < c4; c += 4) {
+        int32_t a[4] = {bias_or_zero(bias, c), bias_or_zero(bias, c + 1), bias_or_zero(bias, c + 2),
+                        bias_or_zero(bias, c + 3)};
+        if (whole3x3) {
+          four_channels_3x3(win, c, offset2, a);
+        } else {
+          four_channels(win, c, offset2, a);
+        }
+        out[c] = rq(a[0], c);
+        out[c + 1] = rq(a[1], c + 1);
+        out[c + 2] = rq(a[2], c + 2);
+        out[c + 3] = rq(a[3], c + 3);
+      }
+      for (; c < c_all; ++c) out[c] = rq(one_channel(win, c, offset, bias_or_zero(bias, c)), c);
     }
   }
 }

@@ -260,10 +260,8 @@ void conv_direct(const Geometry& g, const int8_t* input, const int8_t* filter, c
   }
 }
 
-// im2col for row calls: output pixel (y, x) of one image, its window's rows found through
-// `rows` (LinearRows or RingRows).
-template <typename Rows>
-void im2col_rows(const Geometry& g, Rows& rows, int32_t y, int32_t x, int32_t group,
+// im2col for row calls: output pixel (y, x) of one image, its window's rows looked up in `rows`.
+void im2col_rows(const Geometry& g, internal::RowTable& rows, int32_t y, int32_t x, int32_t group,
                  int16_t offset, int16_t* col) {
   const ConvShape s = g.s;  // a local copy: output stores (int8) could alias a referenced shape
   const int32_t cf = s.filter_c;
@@ -273,7 +271,7 @@ void im2col_rows(const Geometry& g, Rows& rows, int32_t y, int32_t x, int32_t gr
   const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
   const bool contiguous = s.dilation_w == 1 && cf == s.input_c;
   // Asked for here rather than held by the caller: fewer live values around the dot loops.
-  const typename Rows::Window window = rows.window(y, iy0, s.dilation_h, pw.ky_begin, pw.ky_end);
+  const internal::RowTable::Window window = rows.window(y, iy0, s.dilation_h, pw.ky_begin, pw.ky_end);
   for (int32_t ky = 0; ky < s.filter_h; ++ky, col += row_len) {
     const int32_t iy = iy0 + ky * s.dilation_h;
     if (iy < 0 || iy >= s.input_h || kx_begin >= kx_end) {
@@ -300,12 +298,11 @@ void im2col_rows(const Geometry& g, Rows& rows, int32_t y, int32_t x, int32_t gr
 
 // conv_im2col for row calls: output rows [y_begin, y_end) of one image, the pixels in pairs (a
 // pair may straddle two rows).
-// The whole-tensor functions above stay as they were rather than become these templates on
-// LinearRows: gcc's inlining and vectorisation of the dot loops in portable_conv2d proved fragile
-// (routed through the templates, 1 to 13% more instructions under callgrind on the host bench's
+// The whole-tensor functions above stay as they were rather than become these row functions on
+// the whole map: gcc's inlining and vectorisation of the dot loops in portable_conv2d proved fragile
+// (routed through row code, 1 to 13% more instructions under callgrind on the host bench's
 // im2col layers), and their speed is what the whole-tensor path must keep.
-template <typename Rows>
-void conv_im2col_rows(const Geometry& g, Rows& rows, const int8_t* filter, const int32_t* bias,
+void conv_im2col_rows(const Geometry& g, internal::RowTable& rows, const int8_t* filter, const int32_t* bias,
                       const internal::OutputRows& out_rows, int32_t y_begin, int32_t y_end,
                       int16_t offset, int16_t* col0, int16_t* col1, const Requantizer& rq) {
   const internal::OutputRows out = out_rows;  // local copies: output stores (int8) could alias
@@ -331,8 +328,7 @@ void conv_im2col_rows(const Geometry& g, Rows& rows, const int8_t* filter, const
 }
 
 // conv_direct for row calls: output rows [y_begin, y_end) of one image.
-template <typename Rows>
-void conv_direct_rows(const Geometry& g, Rows& rows, const int8_t* filter, const int32_t* bias,
+void conv_direct_rows(const Geometry& g, internal::RowTable& rows, const int8_t* filter, const int32_t* bias,
                       const internal::OutputRows& out_rows, int32_t y_begin, int32_t y_end,
                       int16_t offset, const Requantizer& rq_in) {
   const Requantizer rq = rq_in;  // a local copy: output stores (int8) could alias anything
@@ -343,7 +339,7 @@ void conv_direct_rows(const Geometry& g, Rows& rows, const int8_t* filter, const
   internal::PixelWindow pw;
   for (int32_t y = y_begin; y < y_end; ++y) {
     internal::window_rows(s, y, pw);
-    const typename Rows::Window window = rows.window(y, pw.iy0, s.dilation_h, pw.ky_begin, pw.ky_end);
+    const internal::RowTable::Window window = rows.window(y, pw.iy0, s.dilation_h, pw.ky_begin, pw.ky_end);
     int8_t* out = out_rows.row(y);
     for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
       internal::window_columns(s, x, pw);
@@ -411,8 +407,7 @@ Columns columns_in(const Geometry& g, Scratch scratch) {
 }
 
 // Output rows [y_begin, y_end) of one image through the columns or directly.
-template <typename Rows>
-void conv_window_rows(const Geometry& g, Rows& rows, const int8_t* filter, const int32_t* bias,
+void conv_window_rows(const Geometry& g, internal::RowTable& rows, const int8_t* filter, const int32_t* bias,
                       const internal::OutputRows& out_rows, int32_t y_begin, int32_t y_end,
                       int16_t offset, const Columns& cols, const Requantizer& rq) {
   if (cols.col0 != nullptr) {
@@ -520,13 +515,8 @@ void portable_conv2d_rows(const ConvParams& params, const int8_t* input, RowRing
     return;
   }
   const Columns cols = columns_in(g, scratch);
-  if (input_ring.rows > 0) {
-    internal::RingRows rows(input, in_row, input_ring.rows);
-    conv_window_rows(g, rows, filter, bias, out_rows, y_begin, y_end, offset, cols, rq);
-  } else {
-    internal::LinearRows rows{input, in_row};
-    conv_window_rows(g, rows, filter, bias, out_rows, y_begin, y_end, offset, cols, rq);
-  }
+  internal::RowTable rows(input, in_row, input_ring.rows);
+  conv_window_rows(g, rows, filter, bias, out_rows, y_begin, y_end, offset, cols, rq);
 }
 
 }  // namespace kernels

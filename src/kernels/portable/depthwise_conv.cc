@@ -61,9 +61,9 @@ inline void block_mult1(const int8_t* row0, ptrdiff_t row_stride, ptrdiff_t tap_
 }
 
 // block_mult1 for row calls: filter rows [ky_begin, ky_end) of a window whose rows are looked up
-// (LinearRows or RingRows), `col` bytes into each row.
-template <int kLanes, typename Window>
-inline void block_mult1_rows(const Window& window, int32_t ky_begin, int32_t ky_end, ptrdiff_t col,
+// in a RowTable, `col` bytes into each row.
+template <int kLanes>
+inline void block_mult1_rows(const internal::RowTable::Window& window, int32_t ky_begin, int32_t ky_end, ptrdiff_t col,
                              ptrdiff_t tap_stride, const int8_t* w0, ptrdiff_t w_row_stride,
                              ptrdiff_t w_tap_stride, int32_t taps, int16_t offset,
                              int32_t* out_acc) {
@@ -83,8 +83,7 @@ inline void block_mult1_rows(const Window& window, int32_t ky_begin, int32_t ky_
 // Output rows [y_begin, y_end) of one image, as portable_depthwise_conv2d computes them, the input
 // rows looked up once per output row. Kept apart from the whole-tensor loop so that its code (and
 // instruction count) stays as it was.
-template <typename Rows>
-void depthwise_rows(const DepthwiseConvParams& params, Rows& rows, const int8_t* filter,
+void depthwise_rows(const DepthwiseConvParams& params, internal::RowTable& rows, const int8_t* filter,
                     const int32_t* bias, const internal::OutputRows& out_rows_in, int32_t y_begin,
                     int32_t y_end) {
   const DepthwiseShape s = params.shape;  // local copies: output stores (int8) could alias
@@ -100,7 +99,7 @@ void depthwise_rows(const DepthwiseConvParams& params, Rows& rows, const int8_t*
   internal::PixelWindow pw;
   for (int32_t y = y_begin; y < y_end; ++y) {
     internal::window_rows(s, y, pw);
-    const typename Rows::Window window = rows.window(y, pw.iy0, s.dilation_h, pw.ky_begin, pw.ky_end);
+    const internal::RowTable::Window window = rows.window(y, pw.iy0, s.dilation_h, pw.ky_begin, pw.ky_end);
     int8_t* out = out_rows.row(y);
     for (int32_t x = 0; x < s.output_w; ++x, out += co) {
       internal::window_columns(s, x, pw);
@@ -241,13 +240,8 @@ void portable_depthwise_conv2d_rows(const DepthwiseConvParams& params, const int
   const ptrdiff_t in_row = static_cast<ptrdiff_t>(s.input_w) * s.input_c;
   const internal::OutputRows out_rows{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
                                       output_ring.rows};
-  if (input_ring.rows > 0) {
-    internal::RingRows rows(input, in_row, input_ring.rows);
-    depthwise_rows(params, rows, filter, bias, out_rows, y_begin, y_end);
-  } else {
-    internal::LinearRows rows{input, in_row};
-    depthwise_rows(params, rows, filter, bias, out_rows, y_begin, y_end);
-  }
+  internal::RowTable rows(input, in_row, input_ring.rows);
+  depthwise_rows(params, rows, filter, bias, out_rows, y_begin, y_end);
 }
 
 }  // namespace kernels

@@ -22,16 +22,16 @@ void pool_geometry(int32_t in, int32_t filter, int32_t stride, bool same, int32_
 }
 
 // for_each_window for row calls: output rows [y_begin, y_end) of one image, each output row's
-// window rows looked up once (LinearRows or RingRows). Calls body(window, fy0, fy1, fx0, fx1, in_x0,
+// window rows looked up once in a RowTable. Calls body(window, fy0, fy1, fx0, fx1, in_x0,
 // out) or empty(out). The whole-tensor kernels keep for_each_window (shared with dsp).
-template <typename Rows, typename Body, typename Empty>
-void for_each_window_rows(const PoolParams& p, Rows& rows, const internal::OutputRows& out_rows,
+template <typename Body, typename Empty>
+void for_each_window_rows(const PoolParams& p, internal::RowTable& rows, const internal::OutputRows& out_rows,
                           int32_t y_begin, int32_t y_end, const Body& body, const Empty& empty) {
   for (int32_t oy = y_begin; oy < y_end; ++oy) {
     const int32_t in_y0 = oy * p.stride_h - p.pad_h;
     const int32_t fy0 = max32(0, -in_y0);
     const int32_t fy1 = min32(p.filter_h, p.input_h - in_y0);
-    const typename Rows::Window window = rows.window(oy, in_y0, 1, fy0, fy1);
+    const internal::RowTable::Window window = rows.window(oy, in_y0, 1, fy0, fy1);
     int8_t* out = out_rows.row(oy);
     for (int32_t ox = 0; ox < p.output_w; ++ox, out += p.channels) {
       const int32_t in_x0 = ox * p.stride_w - p.pad_w;
@@ -54,13 +54,8 @@ void pool_rows(const PoolParams& p, const int8_t* input, RowRing input_ring, int
   const ptrdiff_t in_row = static_cast<ptrdiff_t>(p.input_w) * p.channels;
   const internal::OutputRows out_rows{output, static_cast<ptrdiff_t>(p.output_w) * p.channels,
                                       output_ring.rows};
-  if (input_ring.rows > 0) {
-    internal::RingRows rows(input, in_row, input_ring.rows);
-    for_each_window_rows(p, rows, out_rows, y_begin, y_end, body, empty);
-  } else {
-    internal::LinearRows rows{input, in_row};
-    for_each_window_rows(p, rows, out_rows, y_begin, y_end, body, empty);
-  }
+  internal::RowTable rows(input, in_row, input_ring.rows);
+  for_each_window_rows(p, rows, out_rows, y_begin, y_end, body, empty);
 }
 
 bool pool_row_call_ok(const PoolParams& p, RowRing input_ring, RowRing output_ring,
