@@ -17,9 +17,12 @@ inline constexpr int32_t kMaxStageReads = 2;  // activation inputs of one member
 inline constexpr int32_t kNoRow = INT32_MAX;
 
 // Output row y of a member reads rows y * stride - pad + k * dilation (k < filter) of an input,
-// those inside it.
+// those inside it. An accumulating member (a streamed global average pool, always a stage's
+// last) takes its input one row at a time into sums and writes its output once, after the last
+// row: its rows are its input's ({1, 1, 0, 1}), its output whole at the end.
 struct StageRowReach {
   int32_t filter, stride, pad, dilation;
+  int32_t accumulate = 0;
 };
 
 struct StageRead {
@@ -156,8 +159,10 @@ struct StageReplay {
     } else if (outside >= 0) {
       const int32_t low = stage_lowest_needed(members, n, done, outside);
       const int64_t dead = low == kNoRow ? outside_bytes : low * outside_row_bytes;
-      const int64_t need = (int64_t{y} + 1) * output_row_bytes - dead;
-      if (need > lead) lead = need;
+      const bool once = members[m].num_reads > 0 && members[m].reads[0].reach.accumulate != 0;
+      const int64_t written = once ? (y + 1 == members[m].height ? output_row_bytes : 0)
+                                   : (int64_t{y} + 1) * output_row_bytes;
+      if (written - dead > lead) lead = written - dead;
     }
   }
   void call(int32_t, int32_t, int32_t) {}

@@ -74,6 +74,11 @@ const char* stage_members(const schema::Program& program, const schema::Stage& s
         if (members[j].output == t) maker = static_cast<int32_t>(j);
       }
       me.reads[me.num_reads++] = {t, maker, reach, dim(in, 1)};
+      // An accumulating member counts its input's rows, and ends the stage.
+      if (reach.accumulate != 0) {
+        if (m + 1 != n || me.num_reads != 1) return "accumulating member not the stage's last";
+        me.height = dim(in, 1);
+      }
     }
   }
   *count = static_cast<int32_t>(n);
@@ -143,6 +148,25 @@ const char* check_stage(const schema::Program& program, const schema::Stage& sta
     if (static_cast<int32_t>(t.ring_rows()) < replay.held[m]) {
       *error = Error::kInvalidPlan;
       return "ring holds fewer rows than its stage's schedule needs";
+    }
+  }
+  // An accumulating last member keeps its int32 sums in its own scratch from call to call.
+  const StageMember& tail = members[n - 1];
+  if (tail.num_reads == 1 && tail.reads[0].reach.accumulate != 0) {
+    const schema::Region* sums = ops.Get(last)->scratch();
+    const int32_t channels = dim(tensor_at(program, tail.output), 3);
+    if (sums == nullptr || sums->size() < 4u * static_cast<uint32_t>(channels)) {
+      *error = Error::kScratchTooSmall;
+      return "accumulating member's scratch smaller than its sums";
+    }
+    for (uint32_t m = first; m < last; ++m) {
+      const schema::Region* other = ops.Get(m)->scratch();
+      if (other != nullptr && other->size() != 0 &&
+          other->offset() < uint64_t{sums->offset()} + sums->size() &&
+          sums->offset() < uint64_t{other->offset()} + other->size()) {
+        *error = Error::kInvalidPlan;
+        return "accumulating member's sums share bytes with another member's scratch";
+      }
     }
   }
   // A member's scratch is used while any tensor of the stage lives: it shares no byte with one.

@@ -62,7 +62,7 @@ kernels::OverlapRule back_overlap(const ir::Graph& g, const ir::Operator& op, si
 // Rows of input 0 (batch 1): the window's rows.
 std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
   const kernels::ConvShape s = conv_shape(g, op);
-  if (input != 0 || s.batches != 1 || s.filter_h > kernels::kMaxRingWindowRows) {
+  if (input != 0 || s.batches != 1 || s.filter_h > kernels::kMaxRowWindowRows) {
     return std::nullopt;
   }
   return RowReach{s.filter_h, s.stride_h, s.pad_h, s.dilation_h};

@@ -67,10 +67,19 @@ kernels::OverlapRule max_overlap(const ir::Graph& g, const ir::Operator& op, siz
 // Rows of the input (batch 1): the window's rows.
 std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
   const kernels::PoolParams p = pool_params(g, op);
-  if (input != 0 || p.batches != 1 || p.filter_h > kernels::kMaxRingWindowRows) {
+  if (input != 0 || p.batches != 1 || p.filter_h > kernels::kMaxRowWindowRows) {
     return std::nullopt;
   }
   return RowReach{p.filter_h, p.stride_h, p.pad_h, 1};
+}
+
+// A global average pool streams: its input's rows summed as they come.
+std::optional<RowReach> average_row_reach(const ir::Graph& g, const ir::Operator& op,
+                                          size_t input) {
+  if (input == 0 && kernels::global_average_pool_streams(pool_params(g, op))) {
+    return RowReach{1, 1, 0, 1, true};
+  }
+  return row_reach(g, op, input);
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
@@ -105,7 +114,7 @@ extern const OpDef average_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator:
                                    .scratch_bytes = average_scratch,
                                    .kernel_variant = average_variant, .lower = lower,
                                    .overlap = average_overlap, .describe = describe,
-                                   .row_reach = row_reach};
+                                   .row_reach = average_row_reach};
 
 extern const OpDef max_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::MAX_POOL_2D),
                                .read_options = Window::read, .write_options = Window::write,

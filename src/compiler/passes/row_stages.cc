@@ -63,9 +63,15 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
       if (!reach || !by_rows(tensor(t)) || me.num_reads == runtime::internal::kMaxStageReads) {
         return std::nullopt;
       }
-      me.reads[me.num_reads++] = {t, maker[static_cast<size_t>(t)],
-                                  {reach->filter, reach->stride, reach->pad, reach->dilation},
-                                  tensor(t).shape[1]};
+      me.reads[me.num_reads++] = {
+          t, maker[static_cast<size_t>(t)],
+          {reach->filter, reach->stride, reach->pad, reach->dilation, reach->accumulate ? 1 : 0},
+          tensor(t).shape[1]};
+      // An accumulating operator counts its input's rows, and ends the stage.
+      if (reach->accumulate) {
+        if (m + 1 != n || me.num_reads != 1) return std::nullopt;
+        me.height = tensor(t).shape[1];
+      }
     }
     maker[static_cast<size_t>(op.outputs[0])] = m;
   }
@@ -102,6 +108,7 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
   RowStage stage;
   stage.first = first;
   stage.last = last;
+  stage.accumulates = members.back().num_reads == 1 && members.back().reads[0].reach.accumulate;
   Recorder replay;
   replay.members = members.data();
   replay.n = n;
@@ -132,7 +139,7 @@ int32_t shared_scratch_op(const MemoryProblem& base, const RowStage& stage) {
   uint64_t most = 0;
   for (int32_t k = stage.first; k <= stage.last; ++k) {
     const int32_t b = base.op_scratch_buffer[static_cast<size_t>(k)];
-    if (b == kNoBuffer) continue;
+    if (b == kNoBuffer || (stage.accumulates && k == stage.last)) continue;
     const uint64_t size = base.problem.buffers[static_cast<size_t>(b)].size;
     if (size > most) {
       most = size;
@@ -142,9 +149,10 @@ int32_t shared_scratch_op(const MemoryProblem& base, const RowStage& stage) {
   return op;
 }
 
-planner::Problem streamed_problem(const ir::Graph& graph, const MemoryProblem& base,
-                                  const RowStage& stage) {
-  planner::Problem p = base.problem;
+MemoryProblem streamed_memory(const ir::Graph& graph, const MemoryProblem& base,
+                              const RowStage& stage) {
+  MemoryProblem result = base;
+  planner::Problem& p = result.problem;
   const int32_t shared = shared_scratch_op(base, stage);
   const auto buffer_of = [&](int32_t t) { return base.tensor_buffer[static_cast<size_t>(t)]; };
   std::vector<bool> touched(p.buffers.size(), false);
@@ -168,7 +176,7 @@ planner::Problem streamed_problem(const ir::Graph& graph, const MemoryProblem& b
     const int32_t scratch = base.op_scratch_buffer[static_cast<size_t>(k)];
     if (scratch != kNoBuffer) {
       planner::Buffer& buf = p.buffers[static_cast<size_t>(scratch)];
-      if (k == shared) {
+      if (k == shared || (stage.accumulates && k == stage.last)) {
         buf.first_step = stage.first;
         buf.last_step = stage.last;
       } else {
@@ -176,6 +184,24 @@ planner::Problem streamed_problem(const ir::Graph& graph, const MemoryProblem& b
       }
       touched[static_cast<size_t>(scratch)] = true;
     }
+  }
+  // An accumulating last operator's sums: channels int32 through the stage, its own.
+  if (stage.accumulates) {
+    const ir::Operator& op = graph.operators[static_cast<size_t>(stage.last)];
+    const uint64_t sums = 4u * static_cast<uint64_t>(graph.tensors[static_cast<size_t>(op.outputs[0])].shape.back());
+    int32_t& b = result.op_scratch_buffer[static_cast<size_t>(stage.last)];
+    if (b == kNoBuffer) {
+      planner::Buffer buf;
+      buf.name = "sums of operator " + std::to_string(stage.last);
+      buf.kind = planner::BufferKind::kScratch;
+      b = static_cast<int32_t>(p.buffers.size());
+      p.buffers.push_back(buf);
+      touched.push_back(true);
+    }
+    planner::Buffer& buf = p.buffers[static_cast<size_t>(b)];
+    buf.size = std::max(buf.size, sums);
+    buf.first_step = stage.first;
+    buf.last_step = stage.last;
   }
   // The output is written from the stage's start, but every buffer of the stage lives at its
   // last step, so being born there keeps it apart from all of them as well. Its own readers
@@ -192,7 +218,7 @@ planner::Problem streamed_problem(const ir::Graph& graph, const MemoryProblem& b
                             *stage.output_lead, std::nullopt, false});
     }
   }
-  return p;
+  return result;
 }
 
 std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph,
@@ -217,8 +243,8 @@ std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph, const Mem
       }
       planner::PlanOptions options;
       options.time_limit_ms = time_limit_ms;
-      const planner::Plan plan =
-          planner::plan(streamed_problem(graph, base, *stage), planner::Algorithm::kAuto, options);
+      const planner::Plan plan = planner::plan(streamed_memory(graph, base, *stage).problem,
+                                               planner::Algorithm::kAuto, options);
       out.push_back({std::move(*stage), plan.arena_bytes});
     }
   }

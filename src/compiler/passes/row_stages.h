@@ -39,6 +39,9 @@ struct RowStage {
   // schedule consumes it: the forward rule of mote/kernels/overlap.h. Empty: keep them apart.
   std::optional<int64_t> output_lead;
   int32_t input = ir::kNoTensor;
+  // The last operator accumulates (a global average pool): its int32 sums live in its own
+  // scratch through the stage.
+  bool accumulates = false;
   int64_t ring_bytes() const;
 };
 
@@ -48,17 +51,17 @@ struct RowStage {
 std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t last);
 
 // The operator of `stage` whose scratch buffer (in `base`) is the largest, or -1 when none needs
-// scratch. Its region serves every operator of the stage: they run one call at a time, and no
-// row kernel keeps anything in scratch from one call to the next.
+// scratch. Its region serves every operator of the stage but an accumulating last one: they run
+// one call at a time, and no other row kernel keeps anything in scratch between calls.
 int32_t shared_scratch_op(const MemoryProblem& base, const RowStage& stage);
 
-// The memory problem of `base` (build_memory_problem of the same graph, its own order) with
-// `stage` streamed: its rings live through the whole stage at their ring size, its inputs from
-// outside until its end, the shared scratch (shared_scratch_op's) through it and the other
-// operators' none, its output over its input where output_lead allows, and no other overlap
-// touching its tensors.
-planner::Problem streamed_problem(const ir::Graph& graph, const MemoryProblem& base,
-                                  const RowStage& stage);
+// `base` (build_memory_problem of the same graph, its own order) with `stage` streamed: its
+// rings live through the whole stage at their ring size, its inputs from outside until its end,
+// the shared scratch (shared_scratch_op's) through it and the other operators' none (an
+// accumulating last operator's sums, channels * 4 bytes, through it apart), its output over its
+// input where output_lead allows, and no other overlap touching its tensors.
+MemoryProblem streamed_memory(const ir::Graph& graph, const MemoryProblem& base,
+                              const RowStage& stage);
 
 // A stage worth pricing and its arena (auto plan), next to the arena without streaming.
 struct StreamCandidate {
@@ -66,7 +69,7 @@ struct StreamCandidate {
   uint64_t arena = 0;
 };
 // Every stage [first, last] of two or more operators that starts where a run of streamable
-// operators starts, priced by streamed_problem of `base` (the auto plan, `time_limit_ms` each),
+// operators starts, priced by streamed_memory of `base` (the auto plan, `time_limit_ms` each),
 // best first.
 std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph, const MemoryProblem& base,
                                                double time_limit_ms = 100);

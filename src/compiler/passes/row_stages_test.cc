@@ -35,7 +35,7 @@ std::string replay(const ir::Graph& graph, const RowStage& stage, int32_t shrink
         if (ring == slots.end()) continue;
         const ops::RowReach r = *ops::op_def(op.type).row_reach(graph, op, i);
         const int32_t rows = graph.tensors[static_cast<size_t>(op.inputs[i])].shape[1];
-        for (int32_t k = 0; k < r.filter; ++k) {
+        for (int32_t k = 0; k < r.filter; ++k) {  // an accumulating reader: row y, once
           const int32_t row = y * r.stride - r.pad + k * r.dilation;
           if (row < 0 || row >= rows) continue;
           const std::vector<int32_t>& held = ring->second;
@@ -51,9 +51,13 @@ std::string replay(const ir::Graph& graph, const RowStage& stage, int32_t shrink
     }
     made[call.op] = call.end;
   }
-  // The stage's output whole; the others at most whole (rows no window reads are skipped).
+  // The stage's output whole; the others at most whole (rows no window reads are skipped). An
+  // accumulating last operator counts its input's rows.
   for (int32_t k = stage.first; k <= stage.last; ++k) {
-    const int32_t rows = graph.tensors[static_cast<size_t>(graph.operators[k].outputs[0])].shape[1];
+    const ir::Operator& op = graph.operators[static_cast<size_t>(k)];
+    const std::optional<ops::RowReach> reach = ops::op_def(op.type).row_reach(graph, op, 0);
+    const int32_t rows = graph.tensors[static_cast<size_t>(
+        reach && reach->accumulate ? op.inputs[0] : op.outputs[0])].shape[1];
     if (made[k] > rows || (k == stage.last && made[k] != rows)) {
       return "operator " + std::to_string(k) + " made " + std::to_string(made[k]);
     }
@@ -123,7 +127,7 @@ TEST(RowStages, CandidatesArePricedByValidPlans) {
     EXPECT_LE(candidates[i - 1].arena, candidates[i].arena);
   }
   for (const StreamCandidate& c : candidates) {
-    const planner::Problem p = streamed_problem(graph, base, c.stage);
+    const planner::Problem p = streamed_memory(graph, base, c.stage).problem;
     EXPECT_NO_THROW(planner::validate(p));
     for (const StageRing& r : c.stage.rings) {
       const planner::Buffer& b = p.buffers[static_cast<size_t>(base.tensor_buffer[r.tensor])];

@@ -70,7 +70,7 @@ void stream_first_stage(PlannedGraph& planned, const PlanRequest& request,
   planned.unstreamed_arena = planned.plan().arena_bytes;
   if (candidates.empty() || candidates.front().arena >= planned.unstreamed_arena) return;
   passes::RowStage stage = std::move(candidates.front().stage);
-  base.problem = passes::streamed_problem(planned.graph, base, stage);
+  base = passes::streamed_memory(planned.graph, base, stage);
   std::vector<planner::Plan> plans =
       planner::plan_with_details(base.problem, request.algorithm, options);
   for (const planner::Plan& plan : plans) {
@@ -203,6 +203,7 @@ Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
     if (shared < 0) continue;
     const schema::Region region = *program.operators[static_cast<size_t>(shared)]->scratch;
     for (int32_t k = stage.first; k <= stage.last; ++k) {
+      if (stage.accumulates && k == stage.last) continue;  // its sums, apart
       if (program.operators[static_cast<size_t>(k)]->scratch) {
         program.operators[static_cast<size_t>(k)]->scratch = std::make_unique<schema::Region>(region);
       }

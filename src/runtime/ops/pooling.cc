@@ -62,13 +62,35 @@ void invoke_max(const Op& op) {
 bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
                StageRowReach* reach) {
   const kernels::PoolParams params = pool_params(p, op);
-  if (k != 0 || params.batches != 1 || params.filter_h > kernels::kMaxRingWindowRows) return false;
+  if (k != 0 || params.batches != 1 || params.filter_h > kernels::kMaxRowWindowRows) return false;
   *reach = {params.filter_h, params.stride_h, params.pad_h, 1};
   return true;
 }
 
+// A global average pool streams: its input rows summed as they come (the sums in its scratch),
+// its output written after the last.
+bool average_row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
+                       StageRowReach* reach) {
+  if (k == 0 && kernels::global_average_pool_streams(pool_params(p, op))) {
+    *reach = {1, 1, 0, 1, /*accumulate=*/1};
+    return true;
+  }
+  return row_reach(p, op, k, reach);
+}
+
 void invoke_average_rows(const Op& op, int32_t y_begin, int32_t y_end) {
-  kernels::average_pool_rows(pool_params(op), op.in_data<int8_t>(0), op.in_ring(0),
+  const kernels::PoolParams params = pool_params(op);
+  if (kernels::global_average_pool_streams(params)) {
+    // Input rows [y_begin, y_end) into the sums; the output after the last.
+    int32_t* sums = reinterpret_cast<int32_t*>(op.scratch().data);
+    kernels::global_average_pool_accumulate(params, op.in_data<int8_t>(0), op.in_ring(0), y_begin,
+                                            y_end, sums);
+    if (y_end == params.input_h) {
+      kernels::global_average_pool_finish(params, sums, op.out_data<int8_t>());
+    }
+    return;
+  }
+  kernels::average_pool_rows(params, op.in_data<int8_t>(0), op.in_ring(0),
                              op.out_data<int8_t>(), op.out_ring(), y_begin, y_end, op.scratch());
 }
 
@@ -86,7 +108,7 @@ size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
 extern const OpRegistration kAveragePool2DOp{
     takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_average,
     &average_scratch, /*runs_in_place=*/false, &average_overlap, /*invoke_backward=*/nullptr,
-    /*invoke_in_place=*/nullptr, &row_reach, &invoke_average_rows};
+    /*invoke_in_place=*/nullptr, &average_row_reach, &invoke_average_rows};
 extern const OpRegistration kMaxPool2DOp{
     takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_max,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap,
