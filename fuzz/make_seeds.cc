@@ -135,6 +135,14 @@ int main(int argc, char** argv) {
         write(program_dir / (name + "_" + cpu + "_inputs_outside.mote"),
               mote::pipeline::compile(graph, options).program);
         ++files;
+        // Row-streamed (rings, a stage, a shared scratch, a streamed pool), where it pays.
+        options.plan.inputs_outside_arena = false;
+        options.plan.stream = true;
+        const mote::pipeline::Compiled streamed = mote::pipeline::compile(graph, options);
+        if (!streamed.planned.stages.empty()) {
+          write(program_dir / (name + "_" + cpu + "_streamed.mote"), streamed.program);
+          ++files;
+        }
         const mote::planner::Problem& problem = compiled.planned.memory.problem;
         write(planner_dir / (name + "_" + cpu + ".bin"), mote::fuzz::encode_problem(problem, 2000));
         std::ostringstream csv;

@@ -89,7 +89,12 @@ class Mutator {
 
   void tensor(const schema::ProgramT& p, schema::TensorT& t) {
     const int64_t arena = p.arena_size;
-    switch (below(11)) {
+    switch (below(12)) {
+      case 10:
+        // A ring of rows, or a different one (the size may then disagree, or the stage's
+        // schedule need more rows).
+        u32(t.ring_rows, 4);
+        break;
       case 0: u32(t.offset, arena); break;
       case 1: u32(t.size, arena); break;
       case 2: ints(t.shape, 64); break;
@@ -221,7 +226,24 @@ class Mutator {
   }
 
   void program(schema::ProgramT& p) {
-    switch (below(5)) {
+    switch (below(6)) {
+      case 5: {
+        // Row-streamed stages: moved, grown, cut, added or removed.
+        const int64_t ops = static_cast<int64_t>(p.operators.size());
+        if (!p.stages.empty() && below(4) == 0) {
+          p.stages.erase(p.stages.begin() + static_cast<ptrdiff_t>(below(p.stages.size())));
+        } else if (p.stages.empty() || below(4) == 0) {
+          p.stages.emplace_back(static_cast<uint32_t>(near(0, ops)), static_cast<uint32_t>(near(1, ops)));
+        } else {
+          schema::Stage& s = p.stages[below(p.stages.size())];
+          if (below(2) != 0) {
+            s.mutate_first(static_cast<uint32_t>(near(s.first(), ops)));
+          } else {
+            s.mutate_last(static_cast<uint32_t>(near(s.last(), ops)));
+          }
+        }
+        break;
+      }
       case 0: u32(p.arena_size, p.arena_size); break;
       case 1: u32(p.arena_alignment); break;
       case 2: ints(p.inputs, static_cast<int64_t>(p.tensors.size())); break;

@@ -4,7 +4,7 @@
 // needs, so that every row is computed once and as late as a reader needs it. One definition for
 // the executor (which runs it), the loader (which replays it to check each ring and the stage
 // output's overlap with its input) and the compiler (which sizes the rings with it).
-// Embeddable C++17: no heap; the recursion is at most kMaxStageMembers deep.
+// Embeddable C++17: no heap, no recursion.
 
 #include <stdint.h>
 
@@ -101,15 +101,36 @@ class StageSchedule {
   }
 
  private:
-  void compute(int32_t m, int32_t rows) {
-    const StageMember& me = members_[m];
-    if (rows > me.height) rows = me.height;
-    while (done_[m] < rows) {
-      const int32_t y = done_[m];
-      for (int32_t i = 0; i < me.num_reads; ++i) {
-        const StageRead& r = me.reads[i];
-        if (r.maker >= 0 && r.maker < m) compute(r.maker, stage_last_read(r.reach, y, r.rows) + 1);
+  // Member m's rows up to `rows`, each right after the input rows its window needs: an
+  // explicit stack of (member, rows) instead of recursion, at most kMaxStageMembers deep (a
+  // member waits only on makers before it).
+  void compute(int32_t m0, int32_t rows0) {
+    int32_t wait_m[kMaxStageMembers], wait_rows[kMaxStageMembers];
+    int32_t depth = 0;
+    wait_m[depth] = m0;
+    wait_rows[depth++] = rows0;
+    while (depth > 0) {
+      const int32_t m = wait_m[depth - 1];
+      const StageMember& me = members_[m];
+      const int32_t rows = wait_rows[depth - 1] < me.height ? wait_rows[depth - 1] : me.height;
+      if (done_[m] >= rows) {
+        --depth;
+        continue;
       }
+      const int32_t y = done_[m];
+      bool waits = false;
+      for (int32_t i = 0; i < me.num_reads && !waits; ++i) {
+        const StageRead& r = me.reads[i];
+        if (r.maker < 0 || r.maker >= m) continue;
+        int32_t need = stage_last_read(r.reach, y, r.rows) + 1;
+        if (need > members_[r.maker].height) need = members_[r.maker].height;
+        if (done_[r.maker] < need && depth < kMaxStageMembers) {
+          wait_m[depth] = r.maker;
+          wait_rows[depth++] = need;
+          waits = true;
+        }
+      }
+      if (waits) continue;
       visitor_.row(m, y, done_);
       if (pending_ == m && pending_end_ == y) {
         pending_end_ = y + 1;

@@ -18,6 +18,7 @@
 #include "compiler/pipeline/host_run.h"
 #include "compiler/planner/verify.h"
 #include "mote/kernels/overlap.h"
+#include "mote/runtime/executor.h"
 #include "mote/schema/mote_generated.h"
 
 namespace mote::pipeline {
@@ -707,6 +708,21 @@ TEST(Compile, StreamedProgramsAreChecked) {
   // A ring live for only part of its stage.
   EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.tensors[ring]->last_step = first + 1; }),
               HasSubstr("not live through"));
+  // An accumulating last member's sums one int32 short.
+  {
+    CompileOptions kws = options;
+    const Compiled pooled = compile(builder::kws_dscnn_like(), kws);
+    ASSERT_FALSE(pooled.planned.stages.empty());
+    ASSERT_TRUE(pooled.planned.stages.front().accumulates);
+    const auto* p = schema::GetProgram(pooled.program.data());
+    const size_t pool = static_cast<size_t>(p->stages()->Get(0)->last());
+    std::vector<std::vector<uint8_t>> in = {std::vector<uint8_t>(
+        p->tensors()->Get(static_cast<uint32_t>(p->inputs()->Get(0)))->size(), 1)};
+    EXPECT_EQ(tampered_refusal(*p, in, [](schema::ProgramT&) {}), "");
+    EXPECT_THAT(tampered_refusal(*p, in,
+                                 [&](schema::ProgramT& q) { q.operators[pool]->scratch->mutate_size(q.operators[pool]->scratch->size() - 4); }),
+                HasSubstr("smaller than its sums"));
+  }
   // The stage's output held as a ring.
   EXPECT_THAT(refusal([&](schema::ProgramT& p) {
                 const auto out = static_cast<size_t>(p.operators[last]->outputs[0]);
@@ -715,6 +731,50 @@ TEST(Compile, StreamedProgramsAreChecked) {
                 t.ring_rows = 1;
               }),
               AnyOf(HasSubstr("ring"), HasSubstr("shares bytes")));
+}
+
+// A streamed program (a stage, rings, a shared scratch, a streamed pool) with any byte of its
+// metadata inverted either fails to load or loads and runs inside its exact arena (the sanitized
+// build checks the bytes it touches).
+TEST(Compile, StreamedProgramsSurviveEveryMetadataByteInverted) {
+  CompileOptions options;
+  options.plan.cpu = "cortex-m4";
+  options.plan.time_limit_ms = 20;
+  options.plan.stream = true;
+  const Compiled compiled = compile(builder::kws_dscnn_like(), options);
+  ASSERT_FALSE(compiled.planned.stages.empty());
+  const std::vector<uint8_t>& bytes = compiled.program;
+  const auto* program = schema::GetProgram(bytes.data());
+  const size_t constants_begin = static_cast<size_t>(program->constants()->data() - bytes.data());
+  const size_t constants_end = constants_begin + program->constants()->size();
+  size_t rejected = 0, ran = 0;
+  std::vector<uint8_t> damaged = bytes;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i >= constants_begin && i < constants_end) continue;  // weights: any value runs
+    damaged[i] = static_cast<uint8_t>(~bytes[i]);
+    emit::AlignedBuffer storage{std::span<const uint8_t>(damaged)};
+    const auto loaded = runtime::Program::load(storage.data(), damaged.size());
+    if (!loaded.ok()) {
+      ++rejected;
+    } else if (loaded->arena_size() <= (1u << 20)) {
+      emit::AlignedBuffer arena(loaded->arena_size(), loaded->arena_alignment());
+      auto executor = runtime::Executor::create(*loaded, arena.data(), arena.size());
+      if (executor.ok()) {
+        for (size_t k = 0; k < executor->num_inputs(); ++k) {
+          const runtime::TensorView in = executor->input(k);
+          if (in.data != nullptr) std::memset(in.data, 7, in.size);
+        }
+        const runtime::Error e = executor->run();
+        EXPECT_TRUE(e == runtime::Error::kOk || e == runtime::Error::kUnsupported ||
+                    e == runtime::Error::kInputNotBound)
+            << "byte " << i << ": " << runtime::to_string(e);
+        ++ran;
+      }
+    }
+    damaged[i] = bytes[i];
+  }
+  EXPECT_GT(rejected, 0u);
+  EXPECT_GT(ran, 0u);
 }
 
 }  // namespace
