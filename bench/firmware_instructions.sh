@@ -57,6 +57,10 @@ echo "  29,864,320; anomaly detection 583,160."
 echo "- Each model is the one the QEMU tests run: inputs from \`shared/models/expected\` (or the builder's"
 echo "  deterministic input), outputs equal to the host's \`mote run\` byte for byte."
 echo "- \`load\` is Program::load (full verification of the program) plus Executor::create."
+echo "- \`_streamed\`: the same model compiled with \`--stream\` (a row-streamed first stage, its"
+echo "  inner tensors as rings). The stage's operators run the portable row kernels on both CPUs"
+echo "  (the dsp depthwise row kernel on the M4), hence the extra instructions; the stage schedule"
+echo "  and its load-time replay add to the stack."
 echo
 echo "## Instructions per inference"
 echo

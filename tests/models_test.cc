@@ -170,6 +170,18 @@ TEST_P(SharedModel, EveryLayerEqualsTfLiteReference) {
   }
 }
 
+// A shared model with TensorFlow Lite's default input and output for it.
+struct SharedCase {
+  ir::Graph graph;
+  std::vector<uint8_t> input, output;
+};
+SharedCase shared_case(const std::string& name) {
+  const fs::path expected = models_dir() / "expected";
+  return {tflite::read_model_file(models_dir() / (name + ".tflite")),
+          read_bytes(expected / (name + ".input.bin")),
+          read_bytes(expected / (name + ".output.bin"))};
+}
+
 // Issue 14: ResNet-8 with its residual branches run in the searched order needs at most 33,888
 // bytes on cortex-m0plus and cortex-m4 (33,920 in the model's order, where the second stage's 1x1
 // shortcut runs after both 3x3 convolutions and keeps the stage's 16 KiB input alive through
@@ -179,10 +191,7 @@ TEST(SharedModelOrder, ImageClassificationNeedsLessInTheSearchedOrder) {
   if (!fs::exists(models_dir() / (name + ".tflite"))) {
     GTEST_SKIP() << "no shared models at " << models_dir();
   }
-  const ir::Graph graph = tflite::read_model_file(models_dir() / (name + ".tflite"));
-  const fs::path expected = models_dir() / "expected";
-  const std::vector<uint8_t> input = read_bytes(expected / (name + ".input.bin"));
-  const std::vector<uint8_t> output = read_bytes(expected / (name + ".output.bin"));
+  const auto [graph, input, output] = shared_case(name);
   for (const char* cpu : {"cortex-m0plus", "cortex-m4"}) {
     SCOPED_TRACE(cpu);
     pipeline::CompileOptions options;
@@ -216,10 +225,7 @@ TEST(SharedModelArena, BelowTheActivationPeakAndStillTfLites) {
     if (!fs::exists(models_dir() / (name + ".tflite"))) {
       GTEST_SKIP() << "no shared models at " << models_dir();
     }
-    const ir::Graph graph = tflite::read_model_file(models_dir() / (name + ".tflite"));
-    const fs::path expected = models_dir() / "expected";
-    const std::vector<uint8_t> input = read_bytes(expected / (name + ".input.bin"));
-    const std::vector<uint8_t> output = read_bytes(expected / (name + ".output.bin"));
+    const auto [graph, input, output] = shared_case(name);
     for (const char* cpu : {"cortex-m0plus", "cortex-m4"}) {
       SCOPED_TRACE(name + " on " + cpu);
       pipeline::CompileOptions options;
@@ -250,10 +256,7 @@ TEST(SharedModelStreaming, StagesShrinkTheArenaAndKeepTfLitesOutputs) {
     if (!fs::exists(models_dir() / (name + ".tflite"))) {
       GTEST_SKIP() << "no shared models at " << models_dir();
     }
-    const ir::Graph graph = tflite::read_model_file(models_dir() / (name + ".tflite"));
-    const fs::path dir = models_dir() / "expected";
-    const std::vector<uint8_t> input = read_bytes(dir / (name + ".input.bin"));
-    const std::vector<uint8_t> output = read_bytes(dir / (name + ".output.bin"));
+    const auto [graph, input, output] = shared_case(name);
     for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
       SCOPED_TRACE(name + " on " + cpu);
       const bool helium = std::string(cpu) == "cortex-m55";

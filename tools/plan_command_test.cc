@@ -318,4 +318,36 @@ TEST_F(PlanCommandTest, InputsOutsideTheArenaArePricedApart) {
   EXPECT_EQ(outputs(b.out), outputs(a.out));
 }
 
+// --stream: taught by --help; plan names the stage kept and every stage priced, compile writes a
+// program whose outputs are the unstreamed program's (mote run).
+TEST_F(PlanCommandTest, StreamingReportsItsStagesAndKeepsTheOutputs) {
+  for (const char* command : {"plan", "compile"}) {
+    EXPECT_THAT(mote(std::string(command) + " --help").out, HasSubstr("--stream")) << command;
+  }
+  const std::vector<uint8_t> bytes = mote::builder::write_model(mote::builder::vww_mobilenet_like());
+  const std::string model = (dir_ / "vww_like.tflite").string();
+  std::ofstream(model, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  CommandResult run = mote("plan " + model + " --target cortex-m4 --stream");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, ContainsRegex("row streaming: operators 0-[0-9]+ as one stage \\(rings "
+                                     "[0-9,]+ bytes\\), arena [0-9,]+ bytes \\([0-9,]+ without\\); "
+                                     "stages priced:\n  operators 0-[0-9]+: [0-9,]+ bytes"));
+  EXPECT_THAT(mote("plan " + model + " --target cortex-m4").out, Not(HasSubstr("row streaming")));
+  const std::string whole = (dir_ / "whole.mote").string();
+  const std::string streamed = (dir_ / "streamed.mote").string();
+  ASSERT_EQ(mote("compile " + model + " --target cortex-m4 -o " + whole).exit_code, 0);
+  ASSERT_EQ(mote("compile " + model + " --target cortex-m4 --stream -o " + streamed).exit_code, 0);
+  const CommandResult a = mote("run " + whole);
+  const CommandResult b = mote("run " + streamed);
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  auto outputs = [](const std::string& text) {
+    const size_t begin = text.find("output 0");
+    return text.substr(begin, text.find("time:") - begin);
+  };
+  EXPECT_EQ(outputs(b.out), outputs(a.out));
+  EXPECT_THAT(mote("plan --problem x.csv --stream").out, HasSubstr("--stream"));
+}
+
 }  // namespace

@@ -6,16 +6,6 @@
 namespace mote {
 namespace runtime {
 namespace internal {
-namespace {
-
-// Null for a kind outside the enum or not built in, which a loaded program does not have (unless
-// its bytes changed after the load).
-const OpRegistration* built_in(schema::OpKind kind) {
-  const OpEntry* entry = op_entry(kind);
-  return entry != nullptr ? entry->op : nullptr;
-}
-
-}  // namespace
 
 Error validate_operator(const OpCheckContext& context, const schema::Operator& op) {
   const OpEntry* entry = op_entry(op.kind());
@@ -49,14 +39,14 @@ Error validate_operator(const OpCheckContext& context, const schema::Operator& o
 }
 
 size_t required_scratch_bytes(const schema::Program& program, const schema::Operator& op) {
-  const OpRegistration* registration = built_in(op.kind());
+  const OpRegistration* registration = built_in_op(op.kind());
   return registration != nullptr && registration->required_scratch != nullptr
              ? registration->required_scratch(program, op)
              : 0;
 }
 
 Error run_operator(const OpEnv& env, const schema::Operator& op) {
-  const OpRegistration* registration = built_in(op.kind());
+  const OpRegistration* registration = built_in_op(op.kind());
   if (registration == nullptr) return Error::kUnsupported;
   if (op.backward()) {
     registration->invoke_backward(Op(env, op));  // validate_operator: not null

@@ -10,11 +10,6 @@ namespace runtime {
 namespace internal {
 namespace {
 
-const OpRegistration* built_in(schema::OpKind kind) {
-  const OpEntry* entry = op_entry(kind);
-  return entry != nullptr ? entry->op : nullptr;
-}
-
 // Bytes of one row of a [1, H, W, C] tensor.
 int64_t row_bytes(const schema::Tensor& t) {
   return int64_t{dim(t, 2)} * dim(t, 3) * static_cast<int64_t>(element_size(t.type()));
@@ -28,7 +23,7 @@ struct Runner {
   void row(int32_t, int32_t, const int32_t*) {}
   void call(int32_t m, int32_t begin, int32_t end) {
     const schema::Operator& op = *program->operators()->Get(first + static_cast<uint32_t>(m));
-    built_in(op.kind())->invoke_rows(Op(*env, op), begin, end);
+    built_in_op(op.kind())->invoke_rows(Op(*env, op), begin, end);
   }
 };
 
@@ -52,7 +47,7 @@ const char* stage_members(const schema::Program& program, const schema::Stage& s
   if (n > static_cast<uint32_t>(kMaxStageMembers)) return "stage of more than 16 operators";
   for (uint32_t m = 0; m < n; ++m) {
     const schema::Operator& op = *ops.Get(stage.first() + m);
-    const OpRegistration* r = built_in(op.kind());
+    const OpRegistration* r = built_in_op(op.kind());
     if (r == nullptr || r->row_reach == nullptr || r->invoke_rows == nullptr) {
       return "operator kind cannot run in a stage";
     }

@@ -68,6 +68,9 @@ void stream_first_stage(PlannedGraph& planned, const PlanRequest& request,
   std::vector<passes::StreamCandidate> candidates =
       passes::stream_candidates(planned.graph, base, options.time_limit_ms);
   planned.unstreamed_arena = planned.plan().arena_bytes;
+  for (const passes::StreamCandidate& c : candidates) {
+    planned.stream_options.push_back({c.stage.first, c.stage.last, c.arena});
+  }
   if (candidates.empty() || candidates.front().arena >= planned.unstreamed_arena) return;
   passes::RowStage stage = std::move(candidates.front().stage);
   base = passes::streamed_memory(planned.graph, base, stage);
@@ -90,15 +93,23 @@ void stream_first_stage(PlannedGraph& planned, const PlanRequest& request,
 
 std::string stream_sentence(const PlannedGraph& planned) {
   const auto bytes = [](uint64_t n) { return planner::grouped(n); };
+  std::string out;
   if (planned.stages.empty()) {
-    return "row streaming: no stage gives a smaller arena than " +
-           bytes(planned.unstreamed_arena) + " bytes; nothing streams";
+    out = "row streaming: no stage gives a smaller arena than " +
+          bytes(planned.unstreamed_arena) + " bytes; nothing streams";
+  } else {
+    const passes::RowStage& s = planned.stages.front();
+    out = "row streaming: operators " + std::to_string(s.first) + "-" + std::to_string(s.last) +
+          " as one stage (rings " + bytes(static_cast<uint64_t>(s.ring_bytes())) +
+          " bytes), arena " + bytes(planned.plan().arena_bytes) + " bytes (" +
+          bytes(planned.unstreamed_arena) + " without)";
   }
-  const passes::RowStage& s = planned.stages.front();
-  return "row streaming: operators " + std::to_string(s.first) + "-" + std::to_string(s.last) +
-         " as one stage (rings " + bytes(static_cast<uint64_t>(s.ring_bytes())) + " bytes), arena " +
-         bytes(planned.plan().arena_bytes) + " bytes (" + bytes(planned.unstreamed_arena) +
-         " without)";
+  out += planned.stream_options.empty() ? "" : "; stages priced:";
+  for (const PlannedGraph::StreamOption& o : planned.stream_options) {
+    out += "\n  operators " + std::to_string(o.first) + "-" + std::to_string(o.last) + ": " +
+           bytes(o.arena) + " bytes";
+  }
+  return out;
 }
 
 PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {

@@ -61,13 +61,20 @@ struct PlannedGraph {
   // The plan used first, then (for auto) every algorithm auto ran, each verified.
   std::vector<planner::Plan> plans;
   const planner::Plan& plan() const { return plans.front(); }
-  // With PlanRequest::stream: the stage the plan holds (at most one), and the arena without it.
+  // With PlanRequest::stream: the stage the plan holds (at most one), and the arena without it;
+  // every stage priced, best first (operators [first, last] and the arena with it).
   std::vector<passes::RowStage> stages;
   uint64_t unstreamed_arena = 0;
+  struct StreamOption {
+    int32_t first, last;
+    uint64_t arena;
+  };
+  std::vector<StreamOption> stream_options;
 };
 
 // "row streaming: operators 0-3 as one stage (rings 3,840 bytes), arena 31,600 bytes (36,880
-// without)" or why nothing streams; for PlanRequest::stream.
+// without)" or why nothing streams, then a line per stage priced ("  operators 0-4: 31,984
+// bytes"); for PlanRequest::stream.
 std::string stream_sentence(const PlannedGraph& planned);
 
 // Decides the operators' order (the one place that does), builds the problem for the request's

@@ -647,6 +647,8 @@ TEST(Compile, StreamedStagesComputeTheSameInLessArena) {
       } else {
         ++streamed;
         EXPECT_LT(planned.plan().arena_bytes, planned.unstreamed_arena);
+        ASSERT_FALSE(planned.stream_options.empty());
+        EXPECT_EQ(planned.stream_options.front().first, planned.stages.front().first);
         ASSERT_NE(program->stages(), nullptr);
         ASSERT_EQ(program->stages()->size(), 1u);
         const passes::RowStage& stage = planned.stages.front();

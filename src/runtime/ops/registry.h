@@ -127,6 +127,13 @@ struct OpEntry {
 // The entry of `kind`, or null for a value outside schema::OpKind.
 const OpEntry* op_entry(schema::OpKind kind);
 
+// The registration of `kind` built into this image, or null (outside the enum, or not built in:
+// a loaded program has neither unless its bytes changed after the load).
+inline const OpRegistration* built_in_op(schema::OpKind kind) {
+  const OpEntry* entry = op_entry(kind);
+  return entry != nullptr ? entry->op : nullptr;
+}
+
 }  // namespace internal
 }  // namespace runtime
 }  // namespace mote
