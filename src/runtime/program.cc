@@ -334,15 +334,11 @@ class Loader {
   }
 
   // Row-streamed stages: in order and apart, each one's rings, lifetimes and schedule sound
-  // (internal::check_stage), and every ring made inside one.
+  // (internal::check_stage), and every ring made by a stage's operator other than its last
+  // (a whole-map kernel must never meet one).
   Error check_stages() {
-    uint32_t rings = 0;
-    for (const schema::Tensor* t : *p_.tensors()) rings += t->ring_rows() != 0 ? 1 : 0;
-    if (p_.stages() == nullptr) {
-      return rings == 0 ? Error::kOk : program_error("ring of rows outside any stage");
-    }
-    uint32_t made = 0;
-    for (uint32_t k = 0; k < p_.stages()->size(); ++k) {
+    const uint32_t num_stages = p_.stages() != nullptr ? p_.stages()->size() : 0;
+    for (uint32_t k = 0; k < num_stages; ++k) {
       const schema::Stage& stage = *p_.stages()->Get(k);
       if (k > 0 && stage.first() <= p_.stages()->Get(k - 1)->last()) {
         return program_error("stages out of order or overlapping");
@@ -351,9 +347,19 @@ class Loader {
       if (const char* reason = internal::check_stage(p_, stage, &error)) {
         return fail(diagnostic_, error, Where::kOperator, stage.first(), reason);
       }
-      made += stage.last() - stage.first();  // every member but the last makes a ring
     }
-    return made == rings ? Error::kOk : program_error("ring of rows outside any stage");
+    for (uint32_t i = 0; i < p_.tensors()->size(); ++i) {
+      if (p_.tensors()->Get(i)->ring_rows() == 0) continue;
+      bool made_in_stage = false;
+      for (uint32_t k = 0; k < num_stages && !made_in_stage; ++k) {
+        const schema::Stage& stage = *p_.stages()->Get(k);
+        for (uint32_t op = stage.first(); op < stage.last() && !made_in_stage; ++op) {
+          made_in_stage = p_.operators()->Get(op)->outputs()->Get(0) == static_cast<int32_t>(i);
+        }
+      }
+      if (!made_in_stage) return tensor_error(i, "ring of rows outside any stage");
+    }
+    return Error::kOk;
   }
 
   // No two arena buffers that are live at a common step may share a byte, unless one is an alias

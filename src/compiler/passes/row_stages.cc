@@ -23,7 +23,6 @@ using runtime::internal::StageRead;
 
 // The replay that also records the calls.
 struct Recorder : runtime::internal::StageReplay {
-  const ir::Graph* graph;
   int32_t first;
   std::vector<StageCall>* calls;
   void call(int32_t m, int32_t begin, int32_t end) { calls->push_back({first + m, begin, end}); }
@@ -118,7 +117,6 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
     replay.outside_bytes = tensor(outside).num_bytes();
   }
   replay.output_row_bytes = row_bytes(tensor(members.back().output));
-  replay.graph = &graph;
   replay.first = first;
   replay.calls = &stage.schedule;
   runtime::internal::StageSchedule<Recorder>(members.data(), n, replay).run();
