@@ -53,10 +53,6 @@ std::vector<std::vector<bool>> in_place_candidates(const PlannedGraph& planned,
   return sets;
 }
 
-}  // namespace
-
-namespace {
-
 // The best row-streamed stage of the planned order, kept where its plan is smaller. The stage's
 // operators then run the row kernels (no in-place or backward ones in the whole plan: the problem
 // is built without in-place kernels, and a stage's tensors take part in no other overlap).
