@@ -43,6 +43,15 @@ inline int32_t load_i32(const uint8_t* p) {
   return v;
 }
 
+// Whether arena byte ranges [a_offset, +a_size) and [b_offset, +b_size) share a byte (an empty
+// range shares none).
+inline bool ranges_overlap(uint32_t a_offset, uint32_t a_size, uint32_t b_offset,
+                           uint32_t b_size) {
+  const uint64_t a_end = uint64_t{a_offset} + a_size;
+  const uint64_t b_end = uint64_t{b_offset} + b_size;
+  return a_size != 0 && b_size != 0 && a_offset < b_end && b_offset < a_end;
+}
+
 inline size_t num_inputs(const schema::Operator& op) { return op.inputs() ? op.inputs()->size() : 0; }
 inline size_t num_outputs(const schema::Operator& op) { return op.outputs() ? op.outputs()->size() : 0; }
 inline int32_t input_index(const schema::Operator& op, size_t i) {

@@ -18,6 +18,7 @@ namespace runtime {
 namespace {
 
 using internal::element_size;
+using internal::ranges_overlap;
 using schema::Location;
 
 static_assert(static_cast<int>(DataType::kBool) == static_cast<int>(schema::DataType::Bool), "");
@@ -40,12 +41,6 @@ Error fail(LoadDiagnostic* diagnostic, Error error, LoadDiagnostic::Where where,
     diagnostic->op_name = "";
   }
   return error;
-}
-
-bool ranges_overlap(uint32_t a_offset, uint32_t a_size, uint32_t b_offset, uint32_t b_size) {
-  const uint64_t a_end = uint64_t{a_offset} + a_size;
-  const uint64_t b_end = uint64_t{b_offset} + b_size;
-  return a_size != 0 && b_size != 0 && a_offset < b_end && b_offset < a_end;
 }
 
 bool lifetimes_overlap(const schema::Tensor& a, const schema::Tensor& b) {

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "mote/kernels/rows.h"
+
 namespace mote {
 namespace runtime {
 namespace internal {
@@ -39,21 +41,17 @@ struct StageMember {
   StageRead reads[kMaxStageReads];
 };
 
-// The first and last input rows output row y reads, or kNoRow and -1 when its window lies in the
-// padding. Shapes are checked: positive filter, stride and dilation.
+// The first and last input rows output row y reads (the row kernels' own window_input_rows),
+// or kNoRow and -1 when its window lies in the padding.
+inline kernels::RowRange stage_window(const StageRowReach& r, int32_t y, int32_t rows) {
+  return kernels::window_input_rows(rows, r.filter, r.stride, r.pad, r.dilation, y, y + 1);
+}
 inline int32_t stage_first_read(const StageRowReach& r, int32_t y, int32_t rows) {
-  const int64_t top = int64_t{y} * r.stride - r.pad;
-  const int64_t k = top >= 0 ? 0 : (-top + r.dilation - 1) / r.dilation;
-  const int64_t row = top + k * r.dilation;
-  return k < r.filter && row < rows ? static_cast<int32_t>(row) : kNoRow;
+  const kernels::RowRange w = stage_window(r, y, rows);
+  return w.count() > 0 ? w.first : kNoRow;
 }
 inline int32_t stage_last_read(const StageRowReach& r, int32_t y, int32_t rows) {
-  const int64_t top = int64_t{y} * r.stride - r.pad;
-  if (top >= rows) return -1;
-  int64_t k = (rows - 1 - top) / r.dilation;
-  if (k > r.filter - 1) k = r.filter - 1;
-  const int64_t row = top + k * r.dilation;
-  return row >= 0 && row < rows ? static_cast<int32_t>(row) : -1;
+  return stage_window(r, y, rows).end - 1;  // -1 when empty ({0, 0})
 }
 
 // The lowest row of `tensor` that a member will still read (the window of its next output
@@ -77,6 +75,21 @@ inline int32_t stage_lowest_needed(const StageMember* members, int32_t n, const 
     }
   }
   return low;
+}
+
+// The stage's one input from outside (read by some member, made by none) when its output may
+// be written over it: one such tensor, which the last member does not read. Else -1.
+inline int32_t stage_outside_input(const StageMember* members, int32_t n) {
+  int32_t outside = -1;
+  for (int32_t m = 0; m < n; ++m) {
+    for (int32_t i = 0; i < members[m].num_reads; ++i) {
+      const StageRead& r = members[m].reads[i];
+      if (r.maker >= 0) continue;
+      if (m + 1 == n || (outside >= 0 && outside != r.tensor)) return -1;
+      outside = r.tensor;
+    }
+  }
+  return outside;
 }
 
 // Runs the schedule of members[0, n) (makers before readers; member n - 1 the stage's last).
@@ -187,6 +200,9 @@ struct StageReplay {
     }
   }
   void call(int32_t, int32_t, int32_t) {}
+  // The lead after run(): an output that never meets a live byte of `outside` may start
+  // anywhere inside it.
+  int64_t output_lead() const { return lead > -outside_bytes ? lead : -outside_bytes; }
 };
 
 }  // namespace internal

@@ -156,9 +156,8 @@ const char* check_stage(const schema::Program& program, const schema::Stage& sta
     }
     for (uint32_t m = first; m < last; ++m) {
       const schema::Region* other = ops.Get(m)->scratch();
-      if (other != nullptr && other->size() != 0 &&
-          other->offset() < uint64_t{sums->offset()} + sums->size() &&
-          sums->offset() < uint64_t{other->offset()} + other->size()) {
+      if (other != nullptr &&
+          ranges_overlap(other->offset(), other->size(), sums->offset(), sums->size())) {
         *error = Error::kInvalidPlan;
         return "accumulating member's sums share bytes with another member's scratch";
       }
@@ -167,14 +166,13 @@ const char* check_stage(const schema::Program& program, const schema::Stage& sta
   // A member's scratch is used while any tensor of the stage lives: it shares no byte with one.
   for (uint32_t m = first; m <= last; ++m) {
     const schema::Region* scratch = ops.Get(m)->scratch();
-    if (scratch == nullptr || scratch->size() == 0) continue;
+    if (scratch == nullptr) continue;
     for (const schema::Tensor* t : *program.tensors()) {
       if (t->location() != schema::Location::Arena || t->last_step() < first ||
           t->first_step() > last) {
         continue;
       }
-      if (scratch->offset() < uint64_t{t->offset()} + t->size() &&
-          t->offset() < uint64_t{scratch->offset()} + scratch->size()) {
+      if (ranges_overlap(scratch->offset(), scratch->size(), t->offset(), t->size())) {
         *error = Error::kInvalidPlan;
         return "stage member's scratch overlaps a tensor of its stage";
       }
@@ -189,14 +187,7 @@ kernels::OverlapRule stage_output_overlap(const schema::Program& program,
   StageMember members[kMaxStageMembers];
   int32_t n = 0;
   if (stage_members(program, stage, members, &n) != nullptr) return kernels::kNoOverlap;
-  // The one input from outside, not read by the last member.
-  for (int32_t m = 0; m < n; ++m) {
-    for (int32_t i = 0; i < members[m].num_reads; ++i) {
-      const StageRead& r = members[m].reads[i];
-      if (r.maker >= 0) continue;
-      if (r.tensor != input || m + 1 == n) return kernels::kNoOverlap;
-    }
-  }
+  if (stage_outside_input(members, n) != input) return kernels::kNoOverlap;
   const schema::Tensor& in = tensor_at(program, input);
   StageReplay replay;
   replay.members = members;
@@ -206,8 +197,7 @@ kernels::OverlapRule stage_output_overlap(const schema::Program& program,
   replay.outside_bytes = in.size();
   replay.output_row_bytes = row_bytes(tensor_at(program, members[n - 1].output));
   StageSchedule<StageReplay>(members, n, replay).run();
-  const int64_t lead = replay.lead > -int64_t{in.size()} ? replay.lead : -int64_t{in.size()};
-  return {true, lead};
+  return {true, replay.output_lead()};
 }
 
 Error run_step(const OpEnv& env, uint32_t index) {

@@ -87,22 +87,9 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
       if (std::find(ins.begin(), ins.end(), made) != ins.end()) return std::nullopt;
     }
   }
-  // The stage's one input from outside (the output may then be written over it), unless the
-  // last member reads it itself.
-  int32_t outside = ir::kNoTensor;
-  bool one_outside = true;
-  for (const StageMember& me : members) {
-    for (int32_t i = 0; i < me.num_reads; ++i) {
-      if (me.reads[i].maker >= 0) continue;
-      if (outside != ir::kNoTensor && outside != me.reads[i].tensor) one_outside = false;
-      outside = me.reads[i].tensor;
-    }
-  }
-  bool last_reads_outside = false;
-  for (int32_t i = 0; i < members.back().num_reads; ++i) {
-    last_reads_outside |= members.back().reads[i].maker < 0;
-  }
-  const bool overlap = outside != ir::kNoTensor && one_outside && !last_reads_outside;
+  // The stage's one input from outside, when the output may be written over it.
+  const int32_t outside = runtime::internal::stage_outside_input(members.data(), n);
+  const bool overlap = outside >= 0;
 
   RowStage stage;
   stage.first = first;
@@ -127,7 +114,7 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
   }
   if (overlap) {
     stage.input = outside;
-    stage.output_lead = std::max(replay.lead, -tensor(outside).num_bytes());
+    stage.output_lead = replay.output_lead();
   }
   return stage;
 }
@@ -217,11 +204,6 @@ MemoryProblem streamed_memory(const ir::Graph& graph, const MemoryProblem& base,
     }
   }
   return result;
-}
-
-std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph,
-                                               kernels::Extension extension, uint32_t alignment) {
-  return stream_candidates(graph, build_memory_problem(graph, extension, alignment));
 }
 
 std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph, const MemoryProblem& base,

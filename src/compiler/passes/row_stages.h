@@ -73,9 +73,5 @@ struct StreamCandidate {
 // best first.
 std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph, const MemoryProblem& base,
                                                double time_limit_ms = 100);
-// The same from build_memory_problem(graph, extension, alignment): no in-place kernels, graph
-// inputs in the arena.
-std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph,
-                                               kernels::Extension extension, uint32_t alignment);
 
 }  // namespace mote::passes

@@ -121,7 +121,7 @@ TEST(RowStages, RefusesWhatCannotStream) {
 TEST(RowStages, CandidatesArePricedByValidPlans) {
   const ir::Graph graph = builder::vww_mobilenet_like();
   const MemoryProblem base = build_memory_problem(graph, kDsp, 16);
-  const std::vector<StreamCandidate> candidates = stream_candidates(graph, kDsp, 16);
+  const std::vector<StreamCandidate> candidates = stream_candidates(graph, base);
   ASSERT_FALSE(candidates.empty());
   for (size_t i = 1; i < candidates.size(); ++i) {
     EXPECT_LE(candidates[i - 1].arena, candidates[i].arena);
