@@ -56,7 +56,8 @@ const char* stage_members(const schema::Program& program, const schema::Stage& s
     const schema::Tensor& out = output_of(program, op);
     if (rank(out) != 4 || dim(out, 0) != 1) return "stage member's output not [1, H, W, C]";
     StageMember& me = members[m];
-    me = {op.outputs()->Get(0), dim(out, 1), 0, {}};
+    if (!stage_rows_fit(dim(out, 1))) return "stage member's output taller than 32,767 rows";
+    me = {op.outputs()->Get(0), static_cast<int16_t>(dim(out, 1)), 0, {}};
     for (uint32_t k = 0; k < op.inputs()->size(); ++k) {
       const int32_t t = op.inputs()->Get(k);
       if (t < 0 || tensor_at(program, t).location() == schema::Location::Constant) continue;
@@ -64,15 +65,16 @@ const char* stage_members(const schema::Program& program, const schema::Stage& s
       if (!r->row_reach(program, op, k, &reach)) return "stage member cannot run by rows";
       if (me.num_reads == kMaxStageReads) return "stage member reads more than two inputs";
       const schema::Tensor& in = tensor_at(program, t);
-      int32_t maker = -1;
+      if (!stage_rows_fit(dim(in, 1))) return "stage member's input taller than 32,767 rows";
+      int16_t maker = -1;
       for (uint32_t j = 0; j < m; ++j) {
-        if (members[j].output == t) maker = static_cast<int32_t>(j);
+        if (members[j].output == t) maker = static_cast<int16_t>(j);
       }
-      me.reads[me.num_reads++] = {t, maker, reach, dim(in, 1)};
+      me.reads[me.num_reads++] = {t, maker, static_cast<int16_t>(dim(in, 1)), reach};
       // An accumulating member counts its input's rows, and ends the stage.
       if (reach.accumulate != 0) {
         if (m + 1 != n || me.num_reads != 1) return "accumulating member not the stage's last";
-        me.height = dim(in, 1);
+        me.height = static_cast<int16_t>(dim(in, 1));
       }
     }
   }

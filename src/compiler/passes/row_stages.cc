@@ -10,16 +10,17 @@
 namespace mote::passes {
 namespace {
 
-// An activation read or written by rows: [1, H, W, C].
+// An activation read or written by rows: [1, H, W, C], H within the schedule's int16 rows.
 bool by_rows(const ir::Tensor& t) {
   return !t.is_constant && !t.is_variable && t.shape.size() == 4 && t.shape[0] == 1 &&
-         t.shape[1] > 0 && t.num_bytes() > 0;
+         runtime::internal::stage_rows_fit(t.shape[1]) && t.num_bytes() > 0;
 }
 
 int64_t row_bytes(const ir::Tensor& t) { return t.num_bytes() / t.shape[1]; }
 
 using runtime::internal::StageMember;
 using runtime::internal::StageRead;
+using runtime::internal::StageRowReach;
 
 // The replay that also records the calls.
 struct Recorder : runtime::internal::StageReplay {
@@ -54,7 +55,7 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
       return std::nullopt;
     }
     StageMember& me = members[static_cast<size_t>(m)];
-    me = {op.outputs[0], tensor(op.outputs[0]).shape[1], 0, {}};
+    me = {op.outputs[0], static_cast<int16_t>(tensor(op.outputs[0]).shape[1]), 0, {}};
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const int32_t t = op.inputs[i];
       if (t == ir::kNoTensor || tensor(t).is_constant) continue;
@@ -62,14 +63,18 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
       if (!reach || !by_rows(tensor(t)) || me.num_reads == runtime::internal::kMaxStageReads) {
         return std::nullopt;
       }
-      me.reads[me.num_reads++] = {
-          t, maker[static_cast<size_t>(t)],
-          {reach->filter, reach->stride, reach->pad, reach->dilation, reach->accumulate ? 1 : 0},
-          tensor(t).shape[1]};
+      StageRowReach fits = runtime::internal::kStageAccumulate;
+      if (!reach->accumulate && !runtime::internal::stage_window_reach(
+                                    reach->filter, reach->stride, reach->pad, reach->dilation,
+                                    &fits)) {
+        return std::nullopt;
+      }
+      me.reads[me.num_reads++] = {t, static_cast<int16_t>(maker[static_cast<size_t>(t)]),
+                                  static_cast<int16_t>(tensor(t).shape[1]), fits};
       // An accumulating operator counts its input's rows, and ends the stage.
       if (reach->accumulate) {
         if (m + 1 != n || me.num_reads != 1) return std::nullopt;
-        me.height = tensor(t).shape[1];
+        me.height = static_cast<int16_t>(tensor(t).shape[1]);
       }
     }
     maker[static_cast<size_t>(op.outputs[0])] = m;

@@ -114,6 +114,13 @@ TEST(RowStages, RefusesWhatCannotStream) {
   EXPECT_FALSE(row_stage(graph, 2, 1));        // empty
   EXPECT_FALSE(row_stage(graph, 0, ops));      // past the end
   EXPECT_FALSE(row_stage(graph, 0, ops - 1));  // reaches the fully connected layer
+  // The schedule's row numbers are int16: a map of more rows does not stream.
+  ASSERT_TRUE(row_stage(graph, 0, 2));
+  ir::Graph tall = graph;
+  tall.tensors[static_cast<size_t>(tall.operators[1].outputs[0])].shape[1] = 32'768;
+  EXPECT_FALSE(row_stage(tall, 0, 2));
+  tall.tensors[static_cast<size_t>(tall.operators[1].outputs[0])].shape[1] = 32'767;
+  EXPECT_TRUE(row_stage(tall, 0, 2));
 }
 
 // A streamed problem is a valid problem whose plans the verifier accepts, and the stage's

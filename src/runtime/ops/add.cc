@@ -64,8 +64,7 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
   if (k > 1 || rank(y) != 4 || dim(y, 0) != 1 || !same_shape(a, y) || !same_shape(b, y)) {
     return false;
   }
-  *reach = {1, 1, 0, 1};
-  return true;
+  return stage_window_reach(1, 1, 0, 1, reach);
 }
 
 // Row y of a [1, H, W, C] map of `width` = W * C bytes per row, held whole or as a ring.

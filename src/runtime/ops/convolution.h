@@ -80,9 +80,8 @@ void invoke_convolution_rows(const Op& op, int32_t y_begin, int32_t y_end) {
 // a batch-1 shape whose filter a ring can hold.
 template <typename Shape>
 bool window_row_reach(const Shape& s, size_t k, StageRowReach* reach) {
-  if (k != 0 || s.batches != 1 || s.filter_h > kernels::kMaxRowWindowRows) return false;
-  *reach = {s.filter_h, s.stride_h, s.pad_h, s.dilation_h};
-  return true;
+  return k == 0 && s.batches == 1 &&
+         stage_window_reach(s.filter_h, s.stride_h, s.pad_h, s.dilation_h, reach);
 }
 
 }  // namespace mote::runtime::internal

@@ -62,9 +62,8 @@ void invoke_max(const Op& op) {
 bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
                StageRowReach* reach) {
   const kernels::PoolParams params = pool_params(p, op);
-  if (k != 0 || params.batches != 1 || params.filter_h > kernels::kMaxRowWindowRows) return false;
-  *reach = {params.filter_h, params.stride_h, params.pad_h, 1};
-  return true;
+  return k == 0 && params.batches == 1 &&
+         stage_window_reach(params.filter_h, params.stride_h, params.pad_h, 1, reach);
 }
 
 // A global average pool streams: its input rows summed as they come (the sums in its scratch),
@@ -72,7 +71,7 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
 bool average_row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
                        StageRowReach* reach) {
   if (k == 0 && kernels::global_average_pool_streams(pool_params(p, op))) {
-    *reach = {1, 1, 0, 1, /*accumulate=*/1};
+    *reach = kStageAccumulate;
     return true;
   }
   return row_reach(p, op, k, reach);
