@@ -74,6 +74,16 @@ class Search {
     prepare();
   }
 
+  // One decision search (see Decide) for decide_exact().
+  DecisionResult decide_once(uint64_t capacity, int ordering, uint64_t budget) {
+    DecisionResult result;
+    const Status status = Decide(capacity, ordering % kNumOrderings, budget);
+    result.nodes = nodes_;
+    result.infeasible = status == Status::kFail;
+    if (status == Status::kFound) result.offsets = std::move(best_offsets_);
+    return result;
+  }
+
   ExactResult run(const std::vector<uint64_t>& seed) {
     ExactResult result;
     const uint64_t alignment = arena_alignment(problem_);
@@ -789,6 +799,12 @@ class Search {
 };
 
 }  // namespace
+
+DecisionResult decide_exact(const Problem& problem, uint64_t capacity, int ordering,
+                            uint64_t node_budget, Clock::time_point deadline) {
+  Search search(problem, PlanOptions{.time_limit_ms = 0, .node_limit = node_budget}, deadline);
+  return search.decide_once(capacity, ordering, node_budget);
+}
 
 ExactResult place_exact(const Problem& problem, const std::vector<uint64_t>* seed,
                         const PlanOptions& options, Clock::time_point deadline) {
