@@ -122,5 +122,24 @@ TEST(LnsTest, StopsAtTheBound) {
   EXPECT_EQ(result.moves, 0u);
 }
 
+TEST(LnsTest, AutoRunsItOnLargeProblemsOnly) {
+  PlanOptions options;
+  options.time_limit_ms = 600'000;  // the node limit binds
+  options.node_limit = 30'000;
+  const Problem large = random_tight_problem(600, 1, nullptr, Density::kDense);
+  const std::vector<Plan> plans = plan_with_details(large, Algorithm::kAuto, options);
+  ASSERT_EQ(plans.size(), 6u);
+  EXPECT_EQ(plans.back().algorithm, "lns");
+  EXPECT_LE(plans.back().arena_bytes, plans[4].arena_bytes);  // never worse than exact's
+  EXPECT_EQ(plans[0].arena_bytes, std::min(plans[4].arena_bytes, plans[5].arena_bytes));
+  EXPECT_LE(plans[0].nodes, options.node_limit);
+  EXPECT_EQ(verify(large, plans[0]), std::nullopt);
+  // The same plan again: the budget splits by nodes, not by the clock.
+  EXPECT_EQ(plan(large, Algorithm::kAuto, options).offsets, plans[0].offsets);
+
+  const Problem small = random_tight_problem(200, 1, nullptr, Density::kDense);
+  EXPECT_EQ(plan_with_details(small, Algorithm::kAuto, options).size(), 5u);
+}
+
 }  // namespace
 }  // namespace mote::planner
