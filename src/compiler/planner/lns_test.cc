@@ -44,11 +44,6 @@ uint64_t check_lns(const Problem& problem, const std::vector<uint64_t>& start, u
       EXPECT_EQ(result.offsets[i], start[i]) << what << ": buffer " << i;
     }
   }
-  if (std::getenv("LNS_TEST_PRINT")) {
-    std::printf("%s: %llu -> %llu (bound %llu), %llu moves %llu nodes\n", what.c_str(),
-                (unsigned long long)internal::arena_bytes(problem, start), (unsigned long long)plan.arena_bytes,
-                (unsigned long long)lower_bound(problem).bytes, (unsigned long long)result.moves, (unsigned long long)result.nodes);
-  }
   return plan.arena_bytes;
 }
 
