@@ -38,6 +38,42 @@ struct ExactResult {
 ExactResult place_exact(const Problem& problem, const std::vector<uint64_t>* seed,
                         const PlanOptions& options, Clock::time_point deadline);
 
+// One decision search of the exact algorithm: a plan of problem (which has no overlaps) whose
+// non-fixed buffers all end at or below capacity, found within node_budget nodes (and before the
+// deadline) with the child ordering `ordering` (0..3), or none. infeasible: the search finished
+// and proved there is none.
+struct DecisionResult {
+  std::optional<std::vector<uint64_t>> offsets;
+  bool infeasible = false;
+  uint64_t nodes = 0;
+};
+DecisionResult decide_exact(const Problem& problem, uint64_t capacity, int ordering,
+                            uint64_t node_budget, Clock::time_point deadline);
+
+// Large-neighbourhood search (lns.cc): improves start, a valid plan of problem (which has no
+// overlaps), towards lower, a lower bound of its arena. Frees a few dozen buffers at a time
+// around one that ends high, keeps the others where they are, and places the freed ones again
+// with a small decision search of the exact algorithm. The plan returned is valid, keeps fixed
+// buffers (and zero-size ones) where start has them, and is never larger than start. Counted in
+// nodes and seeded: the same on every machine until the deadline ends it.
+struct LnsOptions {
+  uint64_t node_limit = 0;  // decision search nodes in all; 0: no limit
+  uint64_t seed = 1;
+  size_t min_free = 30, max_free = 90;  // buffers freed per move
+  uint64_t sub_nodes = 700;             // nodes per move
+  uint64_t patience = 64;               // failed repairs before aiming less low
+  uint64_t gravity_percent = 67;        // share of gravity moves
+  uint64_t lower_top_percent = 30;      // share of gravity moves that ask for a lower top
+};
+struct LnsResult {
+  std::vector<uint64_t> offsets;
+  uint64_t nodes = 0;
+  uint64_t moves = 0;
+  uint64_t improvements = 0;  // times the best plan got smaller
+};
+LnsResult improve_lns(const Problem& problem, const std::vector<uint64_t>& start, uint64_t lower,
+                      const LnsOptions& options, Clock::time_point deadline);
+
 // align_up(max(offset + aligned size), arena alignment).
 uint64_t arena_bytes(const Problem& problem, const std::vector<uint64_t>& offsets);
 

@@ -74,6 +74,16 @@ class Search {
     prepare();
   }
 
+  // One decision search (see Decide) for decide_exact().
+  DecisionResult decide_once(uint64_t capacity, int ordering, uint64_t budget) {
+    DecisionResult result;
+    const Status status = Decide(capacity, ordering % kNumOrderings, budget);
+    result.nodes = nodes_;
+    result.infeasible = status == Status::kFail;
+    if (status == Status::kFound) result.offsets = std::move(best_offsets_);
+    return result;
+  }
+
   ExactResult run(const std::vector<uint64_t>& seed) {
     ExactResult result;
     const uint64_t alignment = arena_alignment(problem_);
@@ -228,6 +238,8 @@ class Search {
           fixed_neighbours_[i].push_back({*b.fixed_offset, *b.fixed_offset + aligned_size(b)});
         }
       }
+      std::sort(fixed_neighbours_[i].begin(), fixed_neighbours_[i].end(),
+                [](const Obstacle& x, const Obstacle& y) { return x.offset < y.offset; });
     }
     // Items with the same lifetime and alignment (but another size).
     twins_.assign(n, {});
@@ -253,6 +265,20 @@ class Search {
           std::lower_bound(points.begin(), points.end(), b.first_step) - points.begin());
       for (int32_t p = first; p <= point_index(b.last_step); ++p) {
         fixed_at_point_[static_cast<size_t>(p)].push_back({*b.fixed_offset, *b.fixed_offset + aligned_size(b)});
+      }
+    }
+    // Per time point, the fixed buffers by offset and the running total of their sizes, for
+    // fixed_bytes(). Fixed buffers living together are apart (validate), unless a declared
+    // overlap let two of them share bytes: then the plain sum over them is used.
+    fixed_prefix_.assign(num_points, {});
+    fixed_disjoint_ = true;
+    for (size_t q = 0; q < num_points; ++q) {
+      auto& at = fixed_at_point_[q];
+      std::sort(at.begin(), at.end(), [](const Obstacle& x, const Obstacle& y) { return x.offset < y.offset; });
+      fixed_prefix_[q].assign(at.size() + 1, 0);
+      for (size_t k = 0; k < at.size(); ++k) {
+        if (k > 0 && at[k - 1].end > at[k].offset) fixed_disjoint_ = false;
+        fixed_prefix_[q][k + 1] = fixed_prefix_[q][k] + (at[k].end - at[k].offset);
       }
     }
     remaining_.assign(num_points, 0);
@@ -314,9 +340,6 @@ class Search {
   // lives with.
   uint64_t lowest_free(size_t i, uint64_t from) {
     obstacles_.clear();
-    for (const Obstacle& o : fixed_neighbours_[i]) {
-      if (o.end > from) obstacles_.push_back(o);
-    }
     for (size_t j : neighbours_[i]) {
       if (placed_[j] && offset_[j] + items_[j].size > from) {
         obstacles_.push_back({offset_[j], offset_[j] + items_[j].size});
@@ -327,11 +350,43 @@ class Search {
     const uint64_t size = items_[i].size;
     const uint64_t alignment = items_[i].alignment;
     uint64_t x = align_up(from, alignment);
-    for (const Obstacle& o : obstacles_) {
+    // The placed neighbours and the fixed ones (sorted once in prepare()), merged by offset.
+    const std::vector<Obstacle>& fixed = fixed_neighbours_[i];
+    size_t a = 0, b = 0;
+    while (a < obstacles_.size() || b < fixed.size()) {
+      const bool take_fixed =
+          a == obstacles_.size() || (b < fixed.size() && fixed[b].offset < obstacles_[a].offset);
+      const Obstacle& o = take_fixed ? fixed[b++] : obstacles_[a++];
       if (o.offset >= x + size) break;
       if (o.end > x) x = align_up(o.end, alignment);
     }
     return x;
+  }
+
+  // Bytes of the fixed buffers living at time point q that lie within [low, high).
+  uint64_t fixed_bytes(size_t q, uint64_t low, uint64_t high) const {
+    const std::vector<Obstacle>& at = fixed_at_point_[q];
+    if (at.empty() || low >= high) return 0;
+    if (!fixed_disjoint_) {
+      uint64_t sum = 0;
+      for (const Obstacle& o : at) {
+        const uint64_t l = std::max(o.offset, low), h = std::min(o.end, high);
+        if (l < h) sum += h - l;
+      }
+      return sum;
+    }
+    // Apart and sorted by offset, so sorted by end too.
+    const size_t first = static_cast<size_t>(
+        std::upper_bound(at.begin(), at.end(), low, [](uint64_t v, const Obstacle& o) { return v < o.end; }) -
+        at.begin());
+    const size_t last = static_cast<size_t>(
+        std::lower_bound(at.begin(), at.end(), high, [](const Obstacle& o, uint64_t v) { return o.offset < v; }) -
+        at.begin());
+    if (first >= last) return 0;
+    uint64_t sum = fixed_prefix_[q][last] - fixed_prefix_[q][first];
+    if (at[first].offset < low) sum -= low - at[first].offset;
+    if (at[last - 1].end > high) sum -= at[last - 1].end - high;
+    return sum;
   }
 
   // The undo log.
@@ -652,11 +707,7 @@ class Search {
       if (remaining_[q] == 0) continue;
       uint64_t needed = floor_[q] + remaining_[q];
       // Fixed buffers between the floor and the capacity take room there too.
-      for (const Obstacle& o : fixed_at_point_[q]) {
-        const uint64_t low = std::max(o.offset, floor_[q]);
-        const uint64_t high = std::min(o.end, capacity);
-        if (low < high) needed += high - low;
-      }
+      needed += fixed_bytes(q, floor_[q], capacity);
       if (needed > capacity) return Status::kFail;
     }
     // Children: the first unplaced item of each class that comes after the last placed one in
@@ -712,7 +763,9 @@ class Search {
   std::vector<std::vector<size_t>> neighbours_;
   std::vector<std::vector<Obstacle>> fixed_neighbours_;
   std::vector<std::vector<size_t>> twins_;
-  std::vector<std::vector<Obstacle>> fixed_at_point_;  // per time point
+  std::vector<std::vector<Obstacle>> fixed_at_point_;  // per time point, by offset
+  std::vector<std::vector<uint64_t>> fixed_prefix_;    // per time point: running size totals
+  bool fixed_disjoint_ = true;
   std::vector<uint64_t> total_;              // per item: most bytes live at one of its points
   std::vector<std::vector<uint32_t>> rank_;  // per ordering, per item
   std::vector<Obstacle> obstacles_;          // LowestFree's scratch
@@ -746,6 +799,12 @@ class Search {
 };
 
 }  // namespace
+
+DecisionResult decide_exact(const Problem& problem, uint64_t capacity, int ordering,
+                            uint64_t node_budget, Clock::time_point deadline) {
+  Search search(problem, PlanOptions{.time_limit_ms = 0, .node_limit = node_budget}, deadline);
+  return search.decide_once(capacity, ordering, node_budget);
+}
 
 ExactResult place_exact(const Problem& problem, const std::vector<uint64_t>* seed,
                         const PlanOptions& options, Clock::time_point deadline) {

@@ -1,5 +1,6 @@
 #include "compiler/planner/planner.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "compiler/planner/algorithms.h"
@@ -30,6 +31,11 @@ std::optional<Algorithm> algorithm_from_string(std::string_view text) {
 namespace {
 
 using internal::Clock;
+
+// Problems with at least this many movable buffers (and no overlaps) get the large-neighbourhood
+// search in auto, after the exact search has had about this many milliseconds.
+constexpr size_t kLnsMinBuffers = 500;
+constexpr double kLnsExactMs = 500;
 
 double elapsed_ms(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -98,10 +104,40 @@ std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
   for (size_t i = 2; i < details.size(); ++i) {
     if (details[i].arena_bytes < seed->arena_bytes) seed = &details[i];
   }
+  // On large problems without overlaps, the exact search gets only a share of what is left (the
+  // share fixed by the budget alone, so node limits split the same way on every machine), and
+  // if it proves nothing, the large-neighbourhood search improves its plan in the rest.
+  size_t movable = 0;
+  for (const Buffer& b : problem.buffers) movable += !b.fixed_offset && aligned_size(b) > 0;
+  const bool large = problem.overlaps.empty() && movable >= kLnsMinBuffers;
+  const double exact_share =
+      large ? std::clamp(kLnsExactMs / std::max(options.time_limit_ms, 1.0), 0.1, 0.5) : 1.0;
   PlanOptions exact_options = options;
-  exact_options.time_limit_ms = std::max(0.0, options.time_limit_ms - elapsed_ms(start));
+  exact_options.time_limit_ms =
+      std::max(0.0, options.time_limit_ms - elapsed_ms(start)) * exact_share;
+  if (large && options.node_limit != 0) {
+    exact_options.node_limit =
+        std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(options.node_limit) * exact_share));
+  }
   Plan exact = run_one(problem, bound, Algorithm::kExact, exact_options, &seed->offsets);
+  const uint64_t exact_nodes = exact.nodes;
+  const bool exact_proved = exact.optimal;
+  const bool improve = large && !exact.optimal && elapsed_ms(start) < options.time_limit_ms &&
+                       (options.node_limit == 0 || exact_nodes < options.node_limit);
   details.push_back(std::move(exact));
+  if (improve) {
+    const Clock::time_point lns_start = Clock::now();
+    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double, std::milli>(options.time_limit_ms));
+    internal::LnsOptions lns_options;
+    if (options.node_limit != 0) lns_options.node_limit = options.node_limit - exact_nodes;
+    internal::LnsResult improved = internal::improve_lns(problem, details.back().offsets, bound,
+                                                         lns_options, deadline);
+    Plan lns = finish(problem, bound, std::move(improved.offsets), Algorithm::kExact, false, lns_start);
+    lns.algorithm = lns.chosen = "lns";
+    lns.nodes = improved.nodes;
+    details.push_back(std::move(lns));
+  }
 
   const Plan* best = &details[1];
   for (size_t i = 2; i < details.size(); ++i) {
@@ -111,9 +147,9 @@ std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
   chosen.algorithm = "auto";
   chosen.chosen = best->chosen;
   // The exact search's proof covers every plan of the same size.
-  chosen.optimal = details.back().optimal || chosen.arena_bytes <= bound;
+  chosen.optimal = exact_proved || chosen.arena_bytes <= bound;
   chosen.milliseconds = elapsed_ms(start);
-  chosen.nodes = details.back().nodes;
+  chosen.nodes = exact_nodes + (improve ? details.back().nodes : 0);
   details.insert(details.begin(), std::move(chosen));
   return details;
 }

@@ -20,7 +20,9 @@ enum class Algorithm : uint8_t {
   kFirstFit,  // largest first, lowest gap that fits: TensorFlow Lite Micro's GreedyMemoryPlanner
   kBestFit,   // largest first, smallest gap that fits
   kExact,     // branch and bound over canonical placements, within a time budget
-  kAuto,      // the greedy ones, then exact seeded with the best of them
+  kAuto,      // the greedy ones, then exact seeded with the best of them (on large problems,
+              // 500 movable buffers or more, exact for a share of the budget and a
+              // large-neighbourhood search in the rest)
   kChainFit,  // first/best fit with each chain of overlaps placed as one unit
 };
 
@@ -47,7 +49,8 @@ struct Plan {
   bool optimal = false;           // arena_bytes is proven minimal (it meets the lower bound, or
                                   // the exact search finished)
   double milliseconds = 0;
-  uint64_t nodes = 0;             // exact search nodes explored (0 for the greedy algorithms)
+  uint64_t nodes = 0;             // search nodes explored (0 for the greedy algorithms; auto:
+                                  // exact and the large-neighbourhood search together)
 };
 
 // Plans problem (which must pass validate(); this throws mote::InputError otherwise). Throws
@@ -55,7 +58,7 @@ struct Plan {
 Plan plan(const Problem& problem, Algorithm algorithm, const PlanOptions& options = {});
 
 // What a report shows: for kAuto, the auto plan followed by each algorithm it ran (naive, the
-// greedy ones and exact, each as it came out); otherwise the one plan.
+// greedy ones and exact, each as it came out, then "lns" where it ran); otherwise the one plan.
 std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
                                     const PlanOptions& options = {});
 
