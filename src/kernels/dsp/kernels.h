@@ -49,9 +49,9 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 // multiplier, outputs c*m .. c*m+m-1 after reading input channel c (as portable): the portable
 // rule.
 OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape);
-// Row calls (mote/kernels/rows.h, depthwise_conv2d_rows): the same loop on the output rows whose
-// window rows are equally spaced in memory (a whole map, or a ring window that does not wrap past
-// the ring's last slot); an output row whose window wraps runs the portable row kernel.
+// Row calls (mote/kernels/rows.h, depthwise_conv2d_rows): the same pixel code on every output row,
+// its window's rows looked up in a table; a whole 3x3 window that wraps past the ring's last slot
+// takes the assembly with two row steps. Shapes depthwise_conv2d hands to portable run portable.
 void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
