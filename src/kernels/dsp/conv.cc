@@ -14,6 +14,7 @@
 #include "dsp/intrinsics.h"
 #include "dsp/kernels.h"
 #include "dsp/requantize.h"
+#include "portable/row_window.h"
 #include "portable/window.h"
 
 namespace mote {
@@ -275,26 +276,27 @@ inline int32_t reordered(int32_t k, int32_t n4) {
   return k < n4 ? k ^ (((k ^ (k >> 1)) & 1) * 3) : k;
 }
 
-// Gathers (x + offset) of output pixel (b, y, x) into col[col_len], reordered; padding is 0.
-void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32_t x,
-            int16_t offset, int32_t col_len, int16_t* col) {
+// Gathers (x + offset) of output pixel (y, x) into col[col_len], reordered; padding is 0. Its
+// window's input rows come from `rows` (internal::RowTable: a whole map or a ring).
+void im2col(const ConvShape& s, internal::RowTable& rows, int32_t y, int32_t x, int16_t offset,
+            int32_t col_len, int16_t* col) {
   const int32_t cf = s.filter_c;
   const int32_t n4 = col_len & ~3;
   const internal::PixelWindow pw = internal::pixel_window(s, y, x);
-  const int32_t iy0 = pw.iy0, ix0 = pw.ix0;
+  const int32_t ix0 = pw.ix0;
   const int32_t ky_begin = pw.ky_begin, ky_end = pw.ky_end;
   const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
   if (ky_begin != 0 || ky_end != s.filter_h || kx_begin != 0 || kx_end != s.filter_w) {
     for (int32_t i = 0; i < col_len; ++i) col[i] = 0;  // a window over the edge: padding
   }
+  const internal::RowTable::Window window = rows.window(y, pw.iy0, s.dilation_h, ky_begin, ky_end);
   const uint32_t offset2 = pack16(offset, offset);
   // Runs of whole groups of four (every run starts at a multiple of 4 when cf is one) are widened
   // a word at a time; other channel counts go element by element.
   const bool words = (cf & 3) == 0;
   const bool contiguous = s.dilation_w == 1;
   for (int32_t ky = ky_begin; ky < ky_end; ++ky) {
-    const int32_t iy = iy0 + ky * s.dilation_h;
-    const int8_t* row = input + (static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w * s.input_c;
+    const int8_t* row = window.row(ky);
     const int32_t k_row = ky * s.filter_w * cf;
     const int32_t runs = contiguous ? 1 : kx_end - kx_begin;
     const int32_t run_len = contiguous ? (kx_end - kx_begin) * cf : cf;
@@ -318,30 +320,48 @@ void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32
   }
 }
 
-void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter, const int32_t* bias,
-                 int8_t* output, int16_t offset, int16_t* col0, int16_t* col1, const Requantizer& rq) {
+// Output rows [y_begin, y_end) of one image, the pixels in pairs (a pair may straddle two rows):
+// the input rows through `rows`, the output rows through `out_rows` (whole maps or rings). The
+// whole-tensor kernel runs it on each image's whole map.
+void conv_im2col(const ConvShape& shape, internal::RowTable& rows, const int8_t* filter,
+                 const int32_t* bias, const internal::OutputRows& out_rows, int32_t y_begin,
+                 int32_t y_end, int16_t offset, int16_t* col0, int16_t* col1,
+                 const Requantizer& rq_in) {
+  // Local copies: output stores (int8) could alias what a reference reaches.
+  const ConvShape s = shape;
+  const Requantizer rq = rq_in;
+  const internal::OutputRows out = out_rows;
   const int32_t n = s.filter_h * s.filter_w * s.filter_c;
-  const int32_t pixels = s.output_h * s.output_w;
   const int32_t co = s.output_c;
-  for (int32_t b = 0; b < s.batches; ++b) {
-    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
-    for (int32_t p = 0; p < pixels; p += 2) {
-      const bool pair = p + 1 < pixels;
-      const int32_t y0 = p / s.output_w, x0 = p - y0 * s.output_w;
-      im2col(s, input, b, y0, x0, offset, n, col0);
-      if (pair) {
-        const int32_t y1 = (p + 1) / s.output_w, x1 = (p + 1) - y1 * s.output_w;
-        im2col(s, input, b, y1, x1, offset, n, col1);
-      }
-      int8_t* out0 = out_batch + static_cast<ptrdiff_t>(p) * co;
-      const auto row = [&](int32_t o) { return filter + static_cast<ptrdiff_t>(o) * n; };
-      block_outputs(
-          co, pair, bias, rq, out0, out0 + co,
-          [&](int32_t o, int32_t* a) { dot_2x2_col_rows(col0, col1, row(o), n, a); },
-          [&](int32_t o, int32_t acc) { return dot_1x1_col(col0, row(o), n, acc); },
-          [&](int32_t o, int32_t acc) { return dot_1x1_col(col1, row(o), n, acc); });
-    }
+  const int32_t p_end = y_end * s.output_w;
+  for (int32_t p = y_begin * s.output_w; p < p_end; p += 2) {
+    const bool pair = p + 1 < p_end;
+    const int32_t y0 = p / s.output_w, x0 = p - y0 * s.output_w;
+    const int32_t y1 = (p + 1) / s.output_w, x1 = (p + 1) - y1 * s.output_w;
+    im2col(s, rows, y0, x0, offset, n, col0);
+    if (pair) im2col(s, rows, y1, x1, offset, n, col1);
+    int8_t* out0 = out.row(y0) + static_cast<ptrdiff_t>(x0) * co;
+    int8_t* out1 = pair ? out.row(y1) + static_cast<ptrdiff_t>(x1) * co : out0;
+    const auto row = [&](int32_t o) { return filter + static_cast<ptrdiff_t>(o) * n; };
+    block_outputs(
+        co, pair, bias, rq, out0, out1,
+        [&](int32_t o, int32_t* a) { dot_2x2_col_rows(col0, col1, row(o), n, a); },
+        [&](int32_t o, int32_t acc) { return dot_1x1_col(col0, row(o), n, acc); },
+        [&](int32_t o, int32_t acc) { return dot_1x1_col(col1, row(o), n, acc); });
   }
+}
+
+// What conv2d and conv2d_rows share: the shapes the dsp paths take (else portable runs), and the
+// requantizer and zero point.
+bool dsp_runs(const ConvParams& params, size_t needed, Scratch scratch) {
+  const ConvShape& s = params.shape;
+  // Outside what this kernel is for (or given less than it asks, or a negative multiplier, which
+  // requantize() excludes): the portable kernel, which copes with anything. Columns need 2-byte
+  // alignment; the plan aligns scratch at 16 bytes, but keep to the contract.
+  return conv_handles(s) && s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 &&
+         s.dilation_w > 0 && s.filter_c > 0 && scratch.size >= needed &&
+         multipliers_non_negative(params.output_multiplier, s.output_c) &&
+         (needed == 0 || (reinterpret_cast<uintptr_t>(scratch.data) & 1u) == 0);
 }
 
 }  // namespace
@@ -350,11 +370,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
             int8_t* output, Scratch scratch) {
   const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
   const size_t needed = conv_scratch_bytes(s);
-  // Outside what this kernel is for (or given less than it asks, or a negative multiplier, which
-  // requantize() excludes): the portable kernel, which copes with anything.
-  if (!conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
-      s.dilation_w <= 0 || s.filter_c <= 0 || scratch.size < needed ||
-      !multipliers_non_negative(params.output_multiplier, s.output_c)) {
+  if (!dsp_runs(params, needed, scratch)) {
     portable_conv2d(params, input, filter, bias, output, scratch);
     return;
   }
@@ -389,14 +405,59 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
     }
     return;
   }
-  // Columns need 2-byte alignment; the plan aligns scratch at 16 bytes, but keep to the contract.
-  if ((reinterpret_cast<uintptr_t>(scratch.data) & 1u) != 0) {
-    portable_conv2d(params, input, filter, bias, output, scratch);
+  int16_t* col0 = reinterpret_cast<int16_t*>(scratch.data);
+  int16_t* col1 = col0 + s.filter_h * s.filter_w * s.filter_c;
+  const ptrdiff_t in_image = static_cast<ptrdiff_t>(s.input_h) * s.input_w * s.input_c;
+  const ptrdiff_t out_row = static_cast<ptrdiff_t>(s.output_w) * s.output_c;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    internal::RowTable rows(input + b * in_image, static_cast<ptrdiff_t>(s.input_w) * s.input_c, 0);
+    const internal::OutputRows out_rows{output + b * s.output_h * out_row, out_row, 0};
+    conv_im2col(s, rows, filter, bias, out_rows, 0, s.output_h, offset, col0, col1, rq);
+  }
+}
+
+// Row calls: the same two paths. 1x1: output row y is the pointwise loop on input row
+// y * stride_h (pairs inside a row, so `adjacent` needs only stride_w 1). im2col: the loop above
+// on the call's rows, through the rings.
+void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                 const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
+                 int32_t y_begin, int32_t y_end, Scratch scratch) {
+  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  const size_t needed = conv_scratch_bytes(s);
+  if (!dsp_runs(params, needed, scratch)) {
+    portable_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
+                         y_end, scratch);
+    return;
+  }
+  if (!internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,
+                             s.dilation_h, input_ring, output_ring, y_begin, y_end)) {
+    return;
+  }
+  const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
+                                          params.output_offset, params.act_min, params.act_max);
+  const int16_t offset = static_cast<int16_t>(params.input_offset);
+  const ptrdiff_t in_row = static_cast<ptrdiff_t>(s.input_w) * s.input_c;
+  const internal::OutputRows out_rows{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
+                                      output_ring.rows};
+  if (needed == 0) {
+    ConvShape row = s;
+    row.input_h = row.output_h = 1;
+    const bool adjacent = s.stride_w == 1 && s.input_c >= 32;
+    for (int32_t y = y_begin; y < y_end; ++y) {
+      const int32_t iy = y * s.stride_h;
+      const int8_t* in = input + (input_ring.rows > 0 ? iy % input_ring.rows : iy) * in_row;
+      if (adjacent) {
+        conv_pointwise<true>(row, in, filter, bias, out_rows.row(y), offset, rq);
+      } else {
+        conv_pointwise<false>(row, in, filter, bias, out_rows.row(y), offset, rq);
+      }
+    }
     return;
   }
   int16_t* col0 = reinterpret_cast<int16_t*>(scratch.data);
   int16_t* col1 = col0 + s.filter_h * s.filter_w * s.filter_c;
-  conv_im2col(s, input, filter, bias, output, offset, col0, col1, rq);
+  internal::RowTable rows(input, in_row, input_ring.rows);
+  conv_im2col(s, rows, filter, bias, out_rows, y_begin, y_end, offset, col0, col1, rq);
 }
 
 }  // namespace dsp

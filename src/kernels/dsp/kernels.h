@@ -34,6 +34,13 @@ bool conv_handles(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
+// Row calls (mote/kernels/rows.h, conv2d_rows): portable_conv2d_rows' contract and results on the
+// same two paths, every output row on dsp code, wrapped ring windows too (im2col reads its rows
+// through a row table, a pair of pixels may straddle two rows; 1x1 runs the pointwise loop one
+// output row at a time). Shapes conv2d hands to portable run portable_conv2d_rows.
+void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                 const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
+                 int32_t y_begin, int32_t y_end, Scratch scratch);
 // The portable rule: the same blocks of two pixels (1x1: two channels of both per step, or one
 // channel when odd, the top byte last; im2col: both columns gathered first).
 OverlapRule conv_overlap(const ConvShape& shape);
