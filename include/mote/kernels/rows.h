@@ -7,10 +7,11 @@
 // bit for bit. (A 1x1 convolution of stride 1 and the elementwise operators read one contiguous
 // input row per output row, so they need no ring kernel: the existing kernels run on 1-row shapes.)
 //
-// Which variant computes rows: the portable kernels, in every build, except depthwise in a dsp
-// build (the dsp row kernel, which runs the portable one on output rows whose window wraps past
-// the ring's last slot). Otherwise a dsp or mve library runs the same portable row kernels
-// (correct, bit-exact, without the extension's speed). Embeddable C++17, header only.
+// Which variant computes rows: in a dsp build, conv and depthwise run the dsp row kernels (every
+// output row on dsp code, windows that wrap past the ring's last slot too; shapes the dsp kernels
+// hand to portable run portable). Everything else (pools; every operator in portable and mve
+// builds) runs the portable row kernels (correct, bit-exact, without the extension's speed).
+// Embeddable C++17, header only.
 
 #include <stdint.h>
 

@@ -14,6 +14,7 @@
 #include "dsp/intrinsics.h"
 #include "dsp/kernels.h"
 #include "dsp/requantize.h"
+#include "portable/row_window.h"
 #include "portable/window.h"
 
 namespace mote {
@@ -208,11 +209,89 @@ inline int32_t dot_1x1_col(const int16_t* c, const int8_t* w, int32_t n, int32_t
   return acc;
 }
 
+// Two sums of one pixel (the lone pixel of a block: an odd pixel count, or each row of an odd
+// width in row calls): a[0] = x.w0, a[1] = x.w1, filter row 1 `ci` bytes after row 0, over n
+// inputs. On Arm the groups of eight go through inline assembly (28 instructions per 16
+// multiply-accumulates; one channel at a time in C takes about 11 per 4).
+inline void dot_1x2_int8(const int8_t* x, const int8_t* w, int32_t ci, int32_t n, uint32_t offset2,
+                         int16_t offset, int32_t* a) {
+  int32_t s0 = a[0], s1 = a[1];
+#if defined(__ARM_FEATURE_DSP)
+  const int32_t n8 = n & ~7;
+  if (n8 >= 16) {
+    const int8_t* const w_end = w + n8;
+    uint32_t t0, t1, t2, t3, t4, t5;
+    // Per group of four: both filter words widened (t2, t1 row 0 bytes 0/2 and 1/3; t3, t0 row 1),
+    // the pixel's word widened with the zero point (t5, t4), four SMLADs.
+#define MOTE_DSP_MAC_1X2_GROUP                  \
+  "ldr     %[t0], [%[w], %[ci]]\n\t"            \
+  "ldr     %[t1], [%[w]], #4\n\t"               \
+  "sxtb16  %[t2], %[t1]\n\t"                    \
+  "sxtb16  %[t1], %[t1], ror #8\n\t"            \
+  "sxtb16  %[t3], %[t0]\n\t"                    \
+  "sxtb16  %[t0], %[t0], ror #8\n\t"            \
+  "ldr     %[t4], [%[x]], #4\n\t"               \
+  "sxtab16 %[t5], %[off], %[t4]\n\t"            \
+  "sxtab16 %[t4], %[off], %[t4], ror #8\n\t"    \
+  "smlad   %[s0], %[t5], %[t2], %[s0]\n\t"      \
+  "smlad   %[s1], %[t5], %[t3], %[s1]\n\t"      \
+  "smlad   %[s0], %[t4], %[t1], %[s0]\n\t"      \
+  "smlad   %[s1], %[t4], %[t0], %[s1]\n\t"
+    __asm__ volatile(
+        "1:\n\t"
+        MOTE_DSP_MAC_1X2_GROUP
+        MOTE_DSP_MAC_1X2_GROUP
+        "cmp     %[w], %[end]\n\t"
+        "bne     1b\n\t"
+        : [s0] "+r"(s0), [s1] "+r"(s1), [x] "+r"(x), [w] "+r"(w), [t0] "=&r"(t0),
+          [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
+        : [ci] "r"(ci), [off] "r"(offset2), [end] "r"(w_end)
+        : "cc", "memory");
+#undef MOTE_DSP_MAC_1X2_GROUP
+    n -= n8;
+  }
+#endif
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t xa = load4(x + i), wa = load4(w + i), wb = load4(w + ci + i);
+    const uint32_t xe = sxtab16(offset2, xa), xo = sxtab16_ror8(offset2, xa);
+    s0 = smlad(xe, sxtb16(wa), smlad(xo, sxtb16_ror8(wa), s0));
+    s1 = smlad(xe, sxtb16(wb), smlad(xo, sxtb16_ror8(wb), s1));
+  }
+  for (; i < n; ++i) {
+    const int32_t v = x[i] + offset;
+    s0 += v * w[i];
+    s1 += v * w[ci + i];
+  }
+  a[0] = s0;
+  a[1] = s1;
+}
+
+// The same over a reordered int16 column, filter row 1 n bytes after row 0.
+inline void dot_1x2_col(const int16_t* c, const int8_t* w, int32_t n, int32_t* a) {
+  int32_t s0 = a[0], s1 = a[1];
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t wa = load4(w + i), wb = load4(w + n + i);
+    const uint32_t ce = load4(c + i), c_odd = load4(c + i + 2);
+    s0 = smlad(ce, sxtb16(wa), smlad(c_odd, sxtb16_ror8(wa), s0));
+    s1 = smlad(ce, sxtb16(wb), smlad(c_odd, sxtb16_ror8(wb), s1));
+  }
+  for (; i < n; ++i) {
+    s0 += c[i] * w[i];
+    s1 += c[i] * w[n + i];
+  }
+  a[0] = s0;
+  a[1] = s1;
+}
+
 // Writes channels [0, co) of one or two pixels; `sums(o, a)` fills a[4] as dot_2x2_* does
-// (starting from the biases it is given), `sum1(o, acc)` one channel of pixel 0, `sum1b` of pixel 1.
-template <typename Sums, typename Sum1, typename Sum1b>
+// (starting from the biases it is given), `sums1(o, a)` a[2] as dot_1x2_* does for a lone pixel 0,
+// `sum1(o, acc)` one channel of pixel 0, `sum1b` of pixel 1.
+template <typename Sums, typename Sums1, typename Sum1, typename Sum1b>
 inline void block_outputs(int32_t co, bool pair, const int32_t* bias, const Requantizer& rq,
-                          int8_t* out0, int8_t* out1, Sums sums, Sum1 sum1, Sum1b sum1b) {
+                          int8_t* out0, int8_t* out1, Sums sums, Sums1 sums1, Sum1 sum1,
+                          Sum1b sum1b) {
   int32_t o = 0;
   if (pair) {
     for (; o + 2 <= co; o += 2) {
@@ -230,7 +309,13 @@ inline void block_outputs(int32_t co, bool pair, const int32_t* bias, const Requ
     }
     return;
   }
-  for (; o < co; ++o) out0[o] = rq(sum1(o, bias_or_zero(bias, o)), o);
+  for (; o + 2 <= co; o += 2) {
+    int32_t a[2] = {bias_or_zero(bias, o), bias_or_zero(bias, o + 1)};
+    sums1(o, a);
+    out0[o] = rq(a[0], o);
+    out0[o + 1] = rq(a[1], o + 1);
+  }
+  if (o < co) out0[o] = rq(sum1(o, bias_or_zero(bias, o)), o);
 }
 
 // `adjacent`: stride 1, so pixel p + 1 is ci after pixel p (the input is the output's size).
@@ -264,6 +349,7 @@ void conv_pointwise(const ConvShape& shape, const int8_t* input, const int8_t* f
               dot_2x2_int8(x0, x1, row(o), row(o + 1), ci, offset2, offset, a);
             }
           },
+          [&](int32_t o, int32_t* a) { dot_1x2_int8(x0, row(o), ci, ci, offset2, offset, a); },
           [&](int32_t o, int32_t acc) { return dot_1x1_int8(x0, row(o), ci, offset2, offset, acc); },
           [&](int32_t o, int32_t acc) { return dot_1x1_int8(x1, row(o), ci, offset2, offset, acc); });
     }
@@ -275,26 +361,27 @@ inline int32_t reordered(int32_t k, int32_t n4) {
   return k < n4 ? k ^ (((k ^ (k >> 1)) & 1) * 3) : k;
 }
 
-// Gathers (x + offset) of output pixel (b, y, x) into col[col_len], reordered; padding is 0.
-void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32_t x,
-            int16_t offset, int32_t col_len, int16_t* col) {
+// Gathers (x + offset) of output pixel (y, x) into col[col_len], reordered; padding is 0. Its
+// window's input rows come from `rows` (internal::RowTable: a whole map or a ring).
+void im2col(const ConvShape& s, internal::RowTable& rows, int32_t y, int32_t x, int16_t offset,
+            int32_t col_len, int16_t* col) {
   const int32_t cf = s.filter_c;
   const int32_t n4 = col_len & ~3;
   const internal::PixelWindow pw = internal::pixel_window(s, y, x);
-  const int32_t iy0 = pw.iy0, ix0 = pw.ix0;
+  const int32_t ix0 = pw.ix0;
   const int32_t ky_begin = pw.ky_begin, ky_end = pw.ky_end;
   const int32_t kx_begin = pw.kx_begin, kx_end = pw.kx_end;
   if (ky_begin != 0 || ky_end != s.filter_h || kx_begin != 0 || kx_end != s.filter_w) {
     for (int32_t i = 0; i < col_len; ++i) col[i] = 0;  // a window over the edge: padding
   }
+  const internal::RowTable::Window window = rows.window(y, pw.iy0, s.dilation_h, ky_begin, ky_end);
   const uint32_t offset2 = pack16(offset, offset);
   // Runs of whole groups of four (every run starts at a multiple of 4 when cf is one) are widened
   // a word at a time; other channel counts go element by element.
   const bool words = (cf & 3) == 0;
   const bool contiguous = s.dilation_w == 1;
   for (int32_t ky = ky_begin; ky < ky_end; ++ky) {
-    const int32_t iy = iy0 + ky * s.dilation_h;
-    const int8_t* row = input + (static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w * s.input_c;
+    const int8_t* row = window.row(ky);
     const int32_t k_row = ky * s.filter_w * cf;
     const int32_t runs = contiguous ? 1 : kx_end - kx_begin;
     const int32_t run_len = contiguous ? (kx_end - kx_begin) * cf : cf;
@@ -318,30 +405,49 @@ void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32
   }
 }
 
-void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter, const int32_t* bias,
-                 int8_t* output, int16_t offset, int16_t* col0, int16_t* col1, const Requantizer& rq) {
+// Output rows [y_begin, y_end) of one image, the pixels in pairs (a pair may straddle two rows):
+// the input rows through `rows`, the output rows through `out_rows` (whole maps or rings). The
+// whole-tensor kernel runs it on each image's whole map.
+void conv_im2col(const ConvShape& shape, internal::RowTable& rows, const int8_t* filter,
+                 const int32_t* bias, const internal::OutputRows& out_rows, int32_t y_begin,
+                 int32_t y_end, int16_t offset, int16_t* col0, int16_t* col1,
+                 const Requantizer& rq_in) {
+  // Local copies: output stores (int8) could alias what a reference reaches.
+  const ConvShape s = shape;
+  const Requantizer rq = rq_in;
+  const internal::OutputRows out = out_rows;
   const int32_t n = s.filter_h * s.filter_w * s.filter_c;
-  const int32_t pixels = s.output_h * s.output_w;
   const int32_t co = s.output_c;
-  for (int32_t b = 0; b < s.batches; ++b) {
-    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
-    for (int32_t p = 0; p < pixels; p += 2) {
-      const bool pair = p + 1 < pixels;
-      const int32_t y0 = p / s.output_w, x0 = p - y0 * s.output_w;
-      im2col(s, input, b, y0, x0, offset, n, col0);
-      if (pair) {
-        const int32_t y1 = (p + 1) / s.output_w, x1 = (p + 1) - y1 * s.output_w;
-        im2col(s, input, b, y1, x1, offset, n, col1);
-      }
-      int8_t* out0 = out_batch + static_cast<ptrdiff_t>(p) * co;
-      const auto row = [&](int32_t o) { return filter + static_cast<ptrdiff_t>(o) * n; };
-      block_outputs(
-          co, pair, bias, rq, out0, out0 + co,
-          [&](int32_t o, int32_t* a) { dot_2x2_col_rows(col0, col1, row(o), n, a); },
-          [&](int32_t o, int32_t acc) { return dot_1x1_col(col0, row(o), n, acc); },
-          [&](int32_t o, int32_t acc) { return dot_1x1_col(col1, row(o), n, acc); });
-    }
+  const int32_t p_end = y_end * s.output_w;
+  for (int32_t p = y_begin * s.output_w; p < p_end; p += 2) {
+    const bool pair = p + 1 < p_end;
+    const int32_t y0 = p / s.output_w, x0 = p - y0 * s.output_w;
+    const int32_t y1 = (p + 1) / s.output_w, x1 = (p + 1) - y1 * s.output_w;
+    im2col(s, rows, y0, x0, offset, n, col0);
+    if (pair) im2col(s, rows, y1, x1, offset, n, col1);
+    int8_t* out0 = out.row(y0) + static_cast<ptrdiff_t>(x0) * co;
+    int8_t* out1 = pair ? out.row(y1) + static_cast<ptrdiff_t>(x1) * co : out0;
+    const auto row = [&](int32_t o) { return filter + static_cast<ptrdiff_t>(o) * n; };
+    block_outputs(
+        co, pair, bias, rq, out0, out1,
+        [&](int32_t o, int32_t* a) { dot_2x2_col_rows(col0, col1, row(o), n, a); },
+        [&](int32_t o, int32_t* a) { dot_1x2_col(col0, row(o), n, a); },
+        [&](int32_t o, int32_t acc) { return dot_1x1_col(col0, row(o), n, acc); },
+        [&](int32_t o, int32_t acc) { return dot_1x1_col(col1, row(o), n, acc); });
   }
+}
+
+// What conv2d and conv2d_rows share: the shapes the dsp paths take (else portable runs), and the
+// requantizer and zero point.
+bool dsp_runs(const ConvParams& params, size_t needed, Scratch scratch) {
+  const ConvShape& s = params.shape;
+  // Outside what this kernel is for (or given less than it asks, or a negative multiplier, which
+  // requantize() excludes): the portable kernel, which copes with anything. Columns need 2-byte
+  // alignment; the plan aligns scratch at 16 bytes, but keep to the contract.
+  return conv_handles(s) && s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 &&
+         s.dilation_w > 0 && s.filter_c > 0 && scratch.size >= needed &&
+         multipliers_non_negative(params.output_multiplier, s.output_c) &&
+         (needed == 0 || (reinterpret_cast<uintptr_t>(scratch.data) & 1u) == 0);
 }
 
 }  // namespace
@@ -350,11 +456,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
             int8_t* output, Scratch scratch) {
   const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
   const size_t needed = conv_scratch_bytes(s);
-  // Outside what this kernel is for (or given less than it asks, or a negative multiplier, which
-  // requantize() excludes): the portable kernel, which copes with anything.
-  if (!conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
-      s.dilation_w <= 0 || s.filter_c <= 0 || scratch.size < needed ||
-      !multipliers_non_negative(params.output_multiplier, s.output_c)) {
+  if (!dsp_runs(params, needed, scratch)) {
     portable_conv2d(params, input, filter, bias, output, scratch);
     return;
   }
@@ -389,14 +491,59 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
     }
     return;
   }
-  // Columns need 2-byte alignment; the plan aligns scratch at 16 bytes, but keep to the contract.
-  if ((reinterpret_cast<uintptr_t>(scratch.data) & 1u) != 0) {
-    portable_conv2d(params, input, filter, bias, output, scratch);
+  int16_t* col0 = reinterpret_cast<int16_t*>(scratch.data);
+  int16_t* col1 = col0 + s.filter_h * s.filter_w * s.filter_c;
+  const ptrdiff_t in_image = static_cast<ptrdiff_t>(s.input_h) * s.input_w * s.input_c;
+  const ptrdiff_t out_row = static_cast<ptrdiff_t>(s.output_w) * s.output_c;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    internal::RowTable rows(input + b * in_image, static_cast<ptrdiff_t>(s.input_w) * s.input_c, 0);
+    const internal::OutputRows out_rows{output + b * s.output_h * out_row, out_row, 0};
+    conv_im2col(s, rows, filter, bias, out_rows, 0, s.output_h, offset, col0, col1, rq);
+  }
+}
+
+// Row calls: the same two paths. 1x1: output row y is the pointwise loop on input row
+// y * stride_h (pairs inside a row, so `adjacent` needs only stride_w 1). im2col: the loop above
+// on the call's rows, through the rings.
+void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                 const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
+                 int32_t y_begin, int32_t y_end, Scratch scratch) {
+  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  const size_t needed = conv_scratch_bytes(s);
+  if (!dsp_runs(params, needed, scratch)) {
+    portable_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
+                         y_end, scratch);
+    return;
+  }
+  if (!internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,
+                             s.dilation_h, input_ring, output_ring, y_begin, y_end)) {
+    return;
+  }
+  const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
+                                          params.output_offset, params.act_min, params.act_max);
+  const int16_t offset = static_cast<int16_t>(params.input_offset);
+  const ptrdiff_t in_row = static_cast<ptrdiff_t>(s.input_w) * s.input_c;
+  const internal::OutputRows out_rows{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
+                                      output_ring.rows};
+  if (needed == 0) {
+    ConvShape row = s;
+    row.input_h = row.output_h = 1;
+    const bool adjacent = s.stride_w == 1 && s.input_c >= 32;
+    for (int32_t y = y_begin; y < y_end; ++y) {
+      const int32_t iy = y * s.stride_h;
+      const int8_t* in = input + (input_ring.rows > 0 ? iy % input_ring.rows : iy) * in_row;
+      if (adjacent) {
+        conv_pointwise<true>(row, in, filter, bias, out_rows.row(y), offset, rq);
+      } else {
+        conv_pointwise<false>(row, in, filter, bias, out_rows.row(y), offset, rq);
+      }
+    }
     return;
   }
   int16_t* col0 = reinterpret_cast<int16_t*>(scratch.data);
   int16_t* col1 = col0 + s.filter_h * s.filter_w * s.filter_c;
-  conv_im2col(s, input, filter, bias, output, offset, col0, col1, rq);
+  internal::RowTable rows(input, in_row, input_ring.rows);
+  conv_im2col(s, rows, filter, bias, out_rows, y_begin, y_end, offset, col0, col1, rq);
 }
 
 }  // namespace dsp

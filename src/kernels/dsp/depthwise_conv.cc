@@ -23,11 +23,44 @@ namespace {
 
 using internal::bias_or_zero;
 
-struct Window {
+// The input rows of a window. Whole-tensor calls step a constant stride from the first row
+// (StridedRows); row calls look them up in a table, since a ring's window may wrap past its last
+// slot (TableRows). Both give the same loops; the strided one compiles as before the row calls.
+struct StridedRows {
   const int8_t* x;  // input of the first in-bounds tap, channel 0
-  const int8_t* w;  // its filter taps, channel 0
+  ptrdiff_t x_row;  // bytes between the window's rows
+  struct Cursor {
+    const int8_t* p;
+    ptrdiff_t step;
+    const int8_t* get() const { return p; }
+    void next() { p += step; }
+  };
+  Cursor from(int32_t c) const { return Cursor{x + c, x_row}; }
+  // The byte distances from row 0 to row 1 and from row 1 to row 2.
+  ptrdiff_t delta1() const { return x_row; }
+  ptrdiff_t delta2() const { return x_row; }
+};
+
+struct TableRows {
+  const int8_t* const* rows;  // the window's first in-bounds row, then the others
+  ptrdiff_t x;                // bytes from a row's start to the first in-bounds tap
+  struct Cursor {
+    const int8_t* const* t;
+    ptrdiff_t off;
+    const int8_t* get() const { return *t + off; }
+    void next() { ++t; }
+  };
+  Cursor from(int32_t c) const { return Cursor{rows, x + c}; }
+  ptrdiff_t delta1() const { return rows[1] - rows[0]; }
+  ptrdiff_t delta2() const { return rows[2] - rows[1]; }
+};
+
+template <typename Rows>
+struct Window {
+  Rows in;
+  const int8_t* w;  // the filter taps of the first in-bounds tap, channel 0
   int32_t rows, taps;
-  ptrdiff_t x_row, x_tap;  // input strides between rows and taps of the window
+  ptrdiff_t x_tap;  // input stride between taps of the window
   ptrdiff_t w_row, w_tap;
 };
 
@@ -44,12 +77,13 @@ inline void tap(uint32_t xv, uint32_t wv, uint32_t offset2, int32_t& a0, int32_t
 }
 
 // Channels [c, c + 4) of one output pixel over its window.
-inline void four_channels(const Window& win, int32_t c, uint32_t offset2, int32_t* a) {
+template <typename Rows>
+inline void four_channels(const Window<Rows>& win, int32_t c, uint32_t offset2, int32_t* a) {
   int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-  const int8_t* xr = win.x + c;
+  typename Rows::Cursor xr = win.in.from(c);
   const int8_t* wr = win.w + c;
-  for (int32_t r = 0; r < win.rows; ++r, xr += win.x_row, wr += win.w_row) {
-    const int8_t* x = xr;
+  for (int32_t r = 0; r < win.rows; ++r, xr.next(), wr += win.w_row) {
+    const int8_t* x = xr.get();
     const int8_t* w = wr;
     for (int32_t t = 0; t < win.taps; ++t, x += win.x_tap, w += win.w_tap) {
       tap(load4(x), load4(w), offset2, a0, a1, a2, a3);
@@ -61,14 +95,17 @@ inline void four_channels(const Window& win, int32_t c, uint32_t offset2, int32_
 // The same with the 3x3 window whole (the common interior pixel), its taps unrolled. On Arm,
 // without dilation (input taps as far apart as filter taps), in inline assembly: gcc 12 keeps the
 // eighteen tap addresses live across the channel loop and spills them (about 170 instructions per
-// four channels; the assembly takes 96).
-inline void four_channels_3x3(const Window& win, int32_t c, uint32_t offset2, int32_t* a) {
+// four channels; the assembly takes 96). Rows 1 and 2 are d1 and d1 + d2 bytes after row 0; with
+// `two_deltas` false d2 must equal d1 (equally spaced rows: a whole map, a ring window that does
+// not wrap), with it true d2 comes from memory (the fourteen registers are taken), one instruction
+// more per four channels.
+template <bool two_deltas>
+inline void four_channels_3x3(const int8_t* x, const int8_t* w, ptrdiff_t d1, ptrdiff_t d2,
+                              ptrdiff_t x_tap, ptrdiff_t w_tap, uint32_t offset2, int32_t* a) {
   int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-  const int8_t* x = win.x + c;
-  const int8_t* w = win.w + c;
 #if defined(__ARM_FEATURE_DSP)
-  if (win.x_tap == win.w_tap) {
-    const ptrdiff_t tap1 = win.w_tap, tap2 = 2 * win.w_tap;
+  if (x_tap == w_tap) {
+    const ptrdiff_t tap1 = w_tap, tap2 = 2 * w_tap;
     uint32_t t0, t1, t2, t3;
     // One tap: input word widened with the zero point (t2 bytes 0/2, t0 bytes 1/3), weight word
     // widened (t3, t1), each channel's 16x16 product into its accumulator.
@@ -87,28 +124,47 @@ inline void four_channels_3x3(const Window& win, int32_t c, uint32_t offset2, in
   MOTE_DSP_DW_TAP("[%[x]]", "[%[w]]")                \
   MOTE_DSP_DW_TAP("[%[x], %[tap1]]", "[%[w], %[tap1]]") \
   MOTE_DSP_DW_TAP("[%[x], %[tap2]]", "[%[w], %[tap2]]")
-#define MOTE_DSP_DW_NEXT_ROW                        \
-  "add     %[x], %[x], %[xrow]\n\t"                  \
+#define MOTE_DSP_DW_NEXT_W                          \
   "add     %[w], %[w], %[tap2]\n\t"                  \
   "add     %[w], %[w], %[tap1]\n\t"
-    __asm__ volatile(MOTE_DSP_DW_ROW MOTE_DSP_DW_NEXT_ROW MOTE_DSP_DW_ROW MOTE_DSP_DW_NEXT_ROW
-                         MOTE_DSP_DW_ROW
-                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
-                       [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3)
-                     : [tap1] "r"(tap1), [tap2] "r"(tap2), [xrow] "r"(win.x_row), [off] "r"(offset2)
-                     : "memory");
-#undef MOTE_DSP_DW_NEXT_ROW
+    if (two_deltas) {
+      __asm__ volatile(MOTE_DSP_DW_ROW
+                       "add     %[x], %[x], %[xrow]\n\t" MOTE_DSP_DW_NEXT_W
+                       MOTE_DSP_DW_ROW
+                       "ldr     %[t0], %[xrow2]\n\t"
+                       "add     %[x], %[x], %[t0]\n\t" MOTE_DSP_DW_NEXT_W
+                       MOTE_DSP_DW_ROW
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+                         [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
+                         [t3] "=&r"(t3)
+                       : [tap1] "r"(tap1), [tap2] "r"(tap2), [xrow] "r"(d1), [xrow2] "m"(d2),
+                         [off] "r"(offset2)
+                       : "memory");
+    } else {
+      __asm__ volatile(MOTE_DSP_DW_ROW
+                       "add     %[x], %[x], %[xrow]\n\t" MOTE_DSP_DW_NEXT_W
+                       MOTE_DSP_DW_ROW
+                       "add     %[x], %[x], %[xrow]\n\t" MOTE_DSP_DW_NEXT_W
+                       MOTE_DSP_DW_ROW
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+                         [w] "+r"(w), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
+                         [t3] "=&r"(t3)
+                       : [tap1] "r"(tap1), [tap2] "r"(tap2), [xrow] "r"(d1), [off] "r"(offset2)
+                       : "memory");
+    }
+#undef MOTE_DSP_DW_NEXT_W
 #undef MOTE_DSP_DW_ROW
 #undef MOTE_DSP_DW_TAP
     store_sums(a, a0, a1, a2, a3);
     return;
   }
 #endif
+  const int8_t* const xs[3] = {x, x + d1, x + d1 + (two_deltas ? d2 : d1)};
 #pragma GCC unroll 3
-  for (int32_t r = 0; r < 3; ++r, x += win.x_row, w += win.w_row) {
+  for (int32_t r = 0; r < 3; ++r, w += 3 * w_tap) {
 #pragma GCC unroll 3
     for (int32_t t = 0; t < 3; ++t) {
-      tap(load4(x + t * win.x_tap), load4(w + t * win.w_tap), offset2, a0, a1, a2, a3);
+      tap(load4(xs[r] + t * x_tap), load4(w + t * w_tap), offset2, a0, a1, a2, a3);
     }
   }
   store_sums(a, a0, a1, a2, a3);
@@ -116,13 +172,14 @@ inline void four_channels_3x3(const Window& win, int32_t c, uint32_t offset2, in
 
 // Outputs [o, o + 4) of input channel c (depth multiplier > 1): the window's input value of that
 // channel (zero point added) in both halves of a word, against four consecutive weights.
-inline void four_outputs_of_channel(const Window& win, int32_t c, int32_t o, int16_t offset,
+template <typename Rows>
+inline void four_outputs_of_channel(const Window<Rows>& win, int32_t c, int32_t o, int16_t offset,
                                     int32_t* a) {
   int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-  const int8_t* xr = win.x + c;
+  typename Rows::Cursor xr = win.in.from(c);
   const int8_t* wr = win.w + o;
-  for (int32_t r = 0; r < win.rows; ++r, xr += win.x_row, wr += win.w_row) {
-    const int8_t* x = xr;
+  for (int32_t r = 0; r < win.rows; ++r, xr.next(), wr += win.w_row) {
+    const int8_t* x = xr.get();
     const int8_t* w = wr;
     for (int32_t t = 0; t < win.taps; ++t, x += win.x_tap, w += win.w_tap) {
       const int32_t xv = *x + offset;
@@ -139,18 +196,23 @@ inline void four_outputs_of_channel(const Window& win, int32_t c, int32_t o, int
 }
 
 // Output o (filter column o) from input channel c over the window.
-inline int32_t one_output(const Window& win, int32_t c, int32_t o, int16_t offset, int32_t acc) {
-  const int8_t* xr = win.x + c;
+template <typename Rows>
+inline int32_t one_output(const Window<Rows>& win, int32_t c, int32_t o, int16_t offset,
+                          int32_t acc) {
+  typename Rows::Cursor xr = win.in.from(c);
   const int8_t* wr = win.w + o;
-  for (int32_t r = 0; r < win.rows; ++r, xr += win.x_row, wr += win.w_row) {
-    for (int32_t t = 0; t < win.taps; ++t) acc += (xr[t * win.x_tap] + offset) * wr[t * win.w_tap];
+  for (int32_t r = 0; r < win.rows; ++r, xr.next(), wr += win.w_row) {
+    const int8_t* x = xr.get();
+    for (int32_t t = 0; t < win.taps; ++t) acc += (x[t * win.x_tap] + offset) * wr[t * win.w_tap];
   }
   return acc;
 }
 
 // Every output channel of one pixel with depth multiplier m > 1.
-inline void depth_multiplied_pixel(const Window& win, int32_t input_c, int32_t m, int16_t offset,
-                                   const int32_t* bias, const Requantizer& rq, int8_t* out) {
+template <typename Rows>
+inline void depth_multiplied_pixel(const Window<Rows>& win, int32_t input_c, int32_t m,
+                                   int16_t offset, const int32_t* bias, const Requantizer& rq,
+                                   int8_t* out) {
   const int32_t m4 = m & ~3;
   for (int32_t c = 0; c < input_c; ++c) {
     const int32_t first = c * m;
@@ -172,15 +234,45 @@ inline void depth_multiplied_pixel(const Window& win, int32_t input_c, int32_t m
   }
 }
 
-inline int32_t one_channel(const Window& win, int32_t c, int16_t offset, int32_t acc) {
-  const int8_t* xr = win.x + c;
+template <typename Rows>
+inline int32_t one_channel(const Window<Rows>& win, int32_t c, int16_t offset, int32_t acc) {
+  typename Rows::Cursor xr = win.in.from(c);
   const int8_t* wr = win.w + c;
-  for (int32_t r = 0; r < win.rows; ++r, xr += win.x_row, wr += win.w_row) {
-    for (int32_t t = 0; t < win.taps; ++t) acc += (xr[t * win.x_tap] + offset) * wr[t * win.w_tap];
+  for (int32_t r = 0; r < win.rows; ++r, xr.next(), wr += win.w_row) {
+    const int8_t* x = xr.get();
+    for (int32_t t = 0; t < win.taps; ++t) acc += (x[t * win.x_tap] + offset) * wr[t * win.w_tap];
   }
   return acc;
 }
 
+// All output channels of one pixel whose window `win` gives (the whole-tensor and row loops).
+// `two_deltas`: a whole 3x3 window's rows may be unequally spaced (a ring window that wraps).
+template <bool two_deltas, typename Rows>
+inline __attribute__((always_inline)) void pixel(const Window<Rows>& win, bool is3x3, int32_t c_all, int32_t m, int16_t offset,
+                  uint32_t offset2, const int32_t* bias, const Requantizer& rq, int8_t* out) {
+  if (m > 1) {
+    depth_multiplied_pixel(win, c_all, m, offset, bias, rq, out);
+    return;
+  }
+  const int32_t c4 = c_all & ~3;
+  const bool whole3x3 = is3x3 && win.rows == 3 && win.taps == 3;
+  int32_t c = 0;
+  for (; c < c4; c += 4) {
+    int32_t a[4] = {bias_or_zero(bias, c), bias_or_zero(bias, c + 1), bias_or_zero(bias, c + 2),
+                    bias_or_zero(bias, c + 3)};
+    if (whole3x3) {
+      four_channels_3x3<two_deltas>(win.in.from(c).get(), win.w + c, win.in.delta1(),
+                                    win.in.delta2(), win.x_tap, win.w_tap, offset2, a);
+    } else {
+      four_channels(win, c, offset2, a);
+    }
+    out[c] = rq(a[0], c);
+    out[c + 1] = rq(a[1], c + 1);
+    out[c + 2] = rq(a[2], c + 2);
+    out[c + 3] = rq(a[3], c + 3);
+  }
+  for (; c < c_all; ++c) out[c] = rq(one_channel(win, c, offset, bias_or_zero(bias, c)), c);
+}
 }  // namespace
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
@@ -197,11 +289,10 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
   const int16_t offset = static_cast<int16_t>(params.input_offset);
   const uint32_t offset2 = pack16(offset, offset);
   const int32_t c_all = s.input_c;
-  const int32_t c4 = c_all & ~3;
   const int32_t m = s.output_c / s.input_c;  // depth multiplier
   const bool is3x3 = s.filter_h == 3 && s.filter_w == 3;
-  Window win{};
-  win.x_row = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_all;
+  Window<StridedRows> win{};
+  win.in.x_row = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_all;
   win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
   win.w_row = static_cast<ptrdiff_t>(s.filter_w) * s.output_c;
   win.w_tap = s.output_c;
@@ -217,41 +308,20 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
         if (win.rows == 0 || win.taps == 0) win.rows = win.taps = 0;  // all padding: bias only
         const int32_t iy = pw.iy0 + pw.ky_begin * s.dilation_h;
         const int32_t ix = pw.ix0 + pw.kx_begin * s.dilation_w;
-        win.x = win.rows == 0
-                    ? input
-                    : input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w + ix) * c_all;
+        win.in.x = win.rows == 0 ? input
+                                 : input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w +
+                                            ix) * c_all;
         win.w = filter + static_cast<ptrdiff_t>(pw.ky_begin * s.filter_w + pw.kx_begin) * s.output_c;
-        if (m > 1) {
-          depth_multiplied_pixel(win, c_all, m, offset, bias, rq, out);
-          continue;
-        }
-        const bool whole3x3 = is3x3 && win.rows == 3 && win.taps == 3;
-        int32_t c = 0;
-        for (; c < c4; c += 4) {
-          int32_t a[4] = {bias_or_zero(bias, c), bias_or_zero(bias, c + 1), bias_or_zero(bias, c + 2),
-                          bias_or_zero(bias, c + 3)};
-          if (whole3x3) {
-            four_channels_3x3(win, c, offset2, a);
-          } else {
-            four_channels(win, c, offset2, a);
-          }
-          out[c] = rq(a[0], c);
-          out[c + 1] = rq(a[1], c + 1);
-          out[c + 2] = rq(a[2], c + 2);
-          out[c + 3] = rq(a[3], c + 3);
-        }
-        for (; c < c_all; ++c) out[c] = rq(one_channel(win, c, offset, bias_or_zero(bias, c)), c);
+        pixel<false>(win, is3x3, c_all, m, offset, offset2, bias, rq, out);
       }
     }
   }
 }
 
-// Row calls (mote/kernels/rows.h). An output row whose window rows are equally spaced in memory
-// (the whole map, or a ring whose window does not wrap past its last slot) runs the loop above on
-// them; an output row whose window wraps runs the portable row kernel (bit for bit the same). With
-// a ring of R rows and a window spanning S rows, (S - 1) of every R output rows of stride 1 wrap:
-// a ring larger than the minimum makes more rows fast. The pixel loop is the whole-tensor one, kept
-// apart so that the whole-tensor kernel's code stays as it was.
+// Row calls (mote/kernels/rows.h): the same pixels, each output row's window rows looked up in a
+// table (internal::RowTable: one modulo per filter row per output row), so that a window wrapping
+// past the ring's last slot runs the dsp code too. Whole 3x3 windows whose rows are equally spaced
+// (all but the wrapping ones) take the assembly with one row step, the others its two-step form.
 void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
@@ -274,15 +344,12 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
   const int16_t offset = static_cast<int16_t>(params.input_offset);
   const uint32_t offset2 = pack16(offset, offset);
   const int32_t c_all = s.input_c;
-  const int32_t c4 = c_all & ~3;
   const int32_t m = s.output_c / s.input_c;  // depth multiplier
   const bool is3x3 = s.filter_h == 3 && s.filter_w == 3;
-  const ptrdiff_t in_row = static_cast<ptrdiff_t>(s.input_w) * c_all;
-  const int32_t ring = input_ring.rows;
   const internal::OutputRows out_rows{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
                                       output_ring.rows};
-  Window win{};
-  win.x_row = static_cast<ptrdiff_t>(s.dilation_h) * in_row;
+  internal::RowTable table(input, static_cast<ptrdiff_t>(s.input_w) * c_all, input_ring.rows);
+  Window<TableRows> win{};
   win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
   win.w_row = static_cast<ptrdiff_t>(s.filter_w) * s.output_c;
   win.w_tap = s.output_c;
@@ -290,47 +357,24 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
   for (int32_t y = y_begin; y < y_end; ++y) {
     internal::window_rows(s, y, pw);
     const int32_t rows = pw.ky_end > pw.ky_begin ? pw.ky_end - pw.ky_begin : 0;
-    // The window's first row, the others every x_row bytes after it.
-    const int8_t* first_row = input;
-    if (rows > 0) {
-      const int32_t iy = pw.iy0 + pw.ky_begin * s.dilation_h;
-      const int32_t slot = ring > 0 ? iy % ring : iy;
-      if (ring > 0 && slot + (rows - 1) * s.dilation_h >= ring) {
-        portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output,
-                                       output_ring, y, y + 1, scratch);
-        continue;
-      }
-      first_row = input + slot * in_row;
-    }
+    const internal::RowTable::Window rows_of_y =
+        table.window(y, pw.iy0, s.dilation_h, pw.ky_begin, pw.ky_end);
+    win.in.rows = rows_of_y.table + pw.ky_begin;
+    // Equally spaced rows (always but where a ring window wraps): the one-step assembly.
+    const bool even = rows < 3 || win.in.delta1() == win.in.delta2();
     int8_t* out = out_rows.row(y);
     for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
       internal::window_columns(s, x, pw);
       win.rows = rows;
       win.taps = pw.kx_end > pw.kx_begin ? pw.kx_end - pw.kx_begin : 0;
       if (win.rows == 0 || win.taps == 0) win.rows = win.taps = 0;  // all padding: bias only
-      const int32_t ix = pw.ix0 + pw.kx_begin * s.dilation_w;
-      win.x = win.rows == 0 ? input : first_row + static_cast<ptrdiff_t>(ix) * c_all;
+      win.in.x = static_cast<ptrdiff_t>(pw.ix0 + pw.kx_begin * s.dilation_w) * c_all;
       win.w = filter + static_cast<ptrdiff_t>(pw.ky_begin * s.filter_w + pw.kx_begin) * s.output_c;
-      if (m > 1) {
-        depth_multiplied_pixel(win, c_all, m, offset, bias, rq, out);
-        continue;
+      if (even) {
+        pixel<false>(win, is3x3, c_all, m, offset, offset2, bias, rq, out);
+      } else {
+        pixel<true>(win, is3x3, c_all, m, offset, offset2, bias, rq, out);
       }
-      const bool whole3x3 = is3x3 && win.rows == 3 && win.taps == 3;
-      int32_t c = 0;
-      for (; c < c4; c += 4) {
-        int32_t a[4] = {bias_or_zero(bias, c), bias_or_zero(bias, c + 1), bias_or_zero(bias, c + 2),
-                        bias_or_zero(bias, c + 3)};
-        if (whole3x3) {
-          four_channels_3x3(win, c, offset2, a);
-        } else {
-          four_channels(win, c, offset2, a);
-        }
-        out[c] = rq(a[0], c);
-        out[c + 1] = rq(a[1], c + 1);
-        out[c + 2] = rq(a[2], c + 2);
-        out[c + 3] = rq(a[3], c + 3);
-      }
-      for (; c < c_all; ++c) out[c] = rq(one_channel(win, c, offset, bias_or_zero(bias, c)), c);
     }
   }
 }

@@ -34,6 +34,13 @@ bool conv_handles(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
+// Row calls (mote/kernels/rows.h, conv2d_rows): portable_conv2d_rows' contract and results on the
+// same two paths, every output row on dsp code, wrapped ring windows too (im2col reads its rows
+// through a row table, a pair of pixels may straddle two rows; 1x1 runs the pointwise loop one
+// output row at a time). Shapes conv2d hands to portable run portable_conv2d_rows.
+void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                 const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
+                 int32_t y_begin, int32_t y_end, Scratch scratch);
 // The portable rule: the same blocks of two pixels (1x1: two channels of both per step, or one
 // channel when odd, the top byte last; im2col: both columns gathered first).
 OverlapRule conv_overlap(const ConvShape& shape);
@@ -49,9 +56,9 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 // multiplier, outputs c*m .. c*m+m-1 after reading input channel c (as portable): the portable
 // rule.
 OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape);
-// Row calls (mote/kernels/rows.h, depthwise_conv2d_rows): the same loop on the output rows whose
-// window rows are equally spaced in memory (a whole map, or a ring window that does not wrap past
-// the ring's last slot); an output row whose window wraps runs the portable row kernel.
+// Row calls (mote/kernels/rows.h, depthwise_conv2d_rows): the same pixel code on every output row,
+// its window's rows looked up in a table; a whole 3x3 window that wraps past the ring's last slot
+// takes the assembly with two row steps. Shapes depthwise_conv2d hands to portable run portable.
 void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
