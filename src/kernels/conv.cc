@@ -44,10 +44,17 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
       .kernel(params, input, filter, bias, output, scratch);
 }
 
-// Rows run on the portable kernel in every build (mote/kernels/rows.h).
+// Rows (mote/kernels/rows.h): the mve row kernel where the table runs mve, else portable.
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
                  int32_t y_begin, int32_t y_end, Scratch scratch) {
+#if defined(MOTE_KERNELS_WITH_MVE)
+  if (internal::built_variant(kConvVariants, params.shape).variant == Variant::kMve) {
+    mve::conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin, y_end,
+                     scratch);
+    return;
+  }
+#endif
   portable_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
                        y_end, scratch);
 }
