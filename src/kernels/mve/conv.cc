@@ -39,26 +39,27 @@ inline int32x4_t sums(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t ba
   return vaddq_n_s32(acc, base);
 }
 
-// out[offsets[k] + o] for rows k < rows (1..4) and every output channel o < co:
-// requantize(bias[o] + sum_i (x_k[i] + io) * filter[o, i]), i < depth. Rows past `rows` are
-// computed, not stored (callers point them at the last row). The offsets (bytes from out) are
-// per pixel: a block's pixels may straddle output rows, which a ring need not keep adjacent.
-// kFull: rows == 4 (an unpredicated scatter). kRight: every shift < 0 (the requantization without
-// the left shift). kSmall: depth <= 16, the rows' one vector each loaded once for every channel.
-// kTail: depth is not a multiple of 16 (a last, predicated step).
-template <bool kFull, bool kRight, bool kSmall, bool kTail>
+// out[offsets[k] + o] for rows k < kRows (1..4) and every output channel o < co:
+// requantize(bias[o] + sum_i (x_k[i] + io) * filter[o, i]), i < depth. Only the kRows rows are
+// computed (a block of fewer pixels, e.g. the last of a narrow output row, costs less); the
+// vector's other lanes repeat row 0 and are not stored. The offsets (bytes from out) are per
+// pixel: a block's pixels may straddle output rows, which a ring need not keep adjacent.
+// kRight: every shift < 0 (the requantization without the left shift). kSmall: depth <= 16, the
+// rows' one vector each loaded once for every channel. kTail: depth is not a multiple of 16 (a
+// last, predicated step).
+template <int kRows, bool kRight, bool kSmall, bool kTail>
 void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
-               int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
-               int32_t io, const Quant& q_in, int8_t* out, const uint32_t* out_offsets) {
+               const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias, int32_t io,
+               const Quant& q_in, int8_t* out, const uint32_t* out_offsets) {
   const Quant q = q_in;  // a local copy: output stores (int8) could alias anything
-  const mve_pred16_t store = vctp32q(static_cast<uint32_t>(rows));
+  const mve_pred16_t store = vctp32q(static_cast<uint32_t>(kRows));
   const uint32x4_t offsets = vldrwq_u32(out_offsets);
   const int32_t full = kSmall ? 0 : depth & ~15;
   const int32_t tail = depth - full;
   const mve_pred16_t tail_pred = vctp8q(static_cast<uint32_t>(tail));
   const auto finish = [&](int32_t o, int32x4_t acc) {
     const int32x4_t v = q.stage.apply_n<!kRight>(acc, q.multiplier[o], q.shift[o]);
-    if (kFull) {
+    if (kRows == 4) {
       vstrbq_scatter_offset_s32(out + o, offsets, v);
     } else {
       vstrbq_scatter_offset_p_s32(out + o, offsets, v, store);
@@ -67,13 +68,18 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
   const int8_t* w = filter;
   if (kSmall) {
     // Zeroed lanes add nothing to the sums.
-    const int8x16_t v0 = vldrbq_z_s8(x0, tail_pred), v1 = vldrbq_z_s8(x1, tail_pred);
-    const int8x16_t v2 = vldrbq_z_s8(x2, tail_pred), v3 = vldrbq_z_s8(x3, tail_pred);
+    const int8x16_t v0 = vldrbq_z_s8(x0, tail_pred);
+    const int8x16_t v1 = kRows > 1 ? vldrbq_z_s8(x1, tail_pred) : v0;
+    const int8x16_t v2 = kRows > 2 ? vldrbq_z_s8(x2, tail_pred) : v0;
+    const int8x16_t v3 = kRows > 3 ? vldrbq_z_s8(x3, tail_pred) : v0;
     for (int32_t o = 0; o < co; ++o, w += depth) {
       const int8x16_t wv = vldrbq_z_s8(w, tail_pred);
       const int32_t base = (bias != nullptr ? bias[o] : 0) + io * vaddvq_s8(wv);
-      finish(o, sums(vmladavq_s8(v0, wv), vmladavq_s8(v1, wv), vmladavq_s8(v2, wv),
-                     vmladavq_s8(v3, wv), base));
+      const int32_t a0 = vmladavq_s8(v0, wv);
+      const int32_t a1 = kRows > 1 ? vmladavq_s8(v1, wv) : a0;
+      const int32_t a2 = kRows > 2 ? vmladavq_s8(v2, wv) : a0;
+      const int32_t a3 = kRows > 3 ? vmladavq_s8(v3, wv) : a0;
+      finish(o, sums(a0, a1, a2, a3, base));
     }
     return;
   }
@@ -89,55 +95,61 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
     const int8x16_t w0 = vldrbq_s8(w);
     int32_t ws = vaddvq_s8(w0);
     int32_t a0 = vmladavq_s8(vldrbq_s8(x0), w0);
-    int32_t a1 = vmladavq_s8(vldrbq_s8(x1), w0);
-    int32_t a2 = vmladavq_s8(vldrbq_s8(x2), w0);
-    int32_t a3 = vmladavq_s8(vldrbq_s8(x3), w0);
+    int32_t a1 = kRows > 1 ? vmladavq_s8(vldrbq_s8(x1), w0) : 0;
+    int32_t a2 = kRows > 2 ? vmladavq_s8(vldrbq_s8(x2), w0) : 0;
+    int32_t a3 = kRows > 3 ? vmladavq_s8(vldrbq_s8(x3), w0) : 0;
     for (int32_t i = more; i > 0; --i) {
       const int8x16_t wv = vldrbq_s8(pw);
       pw += 16;
       ws = vaddvaq_s8(ws, wv);
       a0 = vmladavaq_s8(a0, vldrbq_s8(p0), wv);
       p0 += 16;
-      a1 = vmladavaq_s8(a1, vldrbq_s8(p1), wv);
-      p1 += 16;
-      a2 = vmladavaq_s8(a2, vldrbq_s8(p2), wv);
-      p2 += 16;
-      a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
-      p3 += 16;
+      if (kRows > 1) {
+        a1 = vmladavaq_s8(a1, vldrbq_s8(p1), wv);
+        p1 += 16;
+      }
+      if (kRows > 2) {
+        a2 = vmladavaq_s8(a2, vldrbq_s8(p2), wv);
+        p2 += 16;
+      }
+      if (kRows > 3) {
+        a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
+        p3 += 16;
+      }
     }
     if (kTail) {
       // Zeroed lanes add nothing to the sums.
       const int8x16_t wv = vldrbq_z_s8(pw, tail_pred);
       ws = vaddvaq_s8(ws, wv);
       a0 = vmladavaq_s8(a0, vldrbq_z_s8(p0, tail_pred), wv);
-      a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, tail_pred), wv);
-      a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, tail_pred), wv);
-      a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, tail_pred), wv);
+      if (kRows > 1) a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, tail_pred), wv);
+      if (kRows > 2) a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, tail_pred), wv);
+      if (kRows > 3) a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, tail_pred), wv);
     }
-    finish(o, sums(a0, a1, a2, a3, (bias != nullptr ? bias[o] : 0) + io * ws));
+    finish(o, sums(a0, kRows > 1 ? a1 : a0, kRows > 2 ? a2 : a0, kRows > 3 ? a3 : a0,
+                   (bias != nullptr ? bias[o] : 0) + io * ws));
   }
 }
 
-// four_rows with its specializations chosen.
+// four_rows with its specializations chosen (rows: 1..4).
 void rows_block(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
                 int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
                 int32_t io, const Quant& q, bool right, int8_t* out, const uint32_t* out_offsets) {
-  using Kernel = void (*)(const int8_t*, const int8_t*, const int8_t*, const int8_t*, int32_t,
+  using Kernel = void (*)(const int8_t*, const int8_t*, const int8_t*, const int8_t*,
                           const int8_t*, int32_t, int32_t, const int32_t*, int32_t, const Quant&,
                           int8_t*, const uint32_t*);
-  // Index bits: full rows, right shifts, depth <= 16, a depth tail.
-  static constexpr Kernel kKernels[16] = {
-      &four_rows<false, false, false, false>, &four_rows<false, false, false, true>,
-      &four_rows<false, false, true, false>,  &four_rows<false, false, true, true>,
-      &four_rows<false, true, false, false>,  &four_rows<false, true, false, true>,
-      &four_rows<false, true, true, false>,   &four_rows<false, true, true, true>,
-      &four_rows<true, false, false, false>,  &four_rows<true, false, false, true>,
-      &four_rows<true, false, true, false>,   &four_rows<true, false, true, true>,
-      &four_rows<true, true, false, false>,   &four_rows<true, true, false, true>,
-      &four_rows<true, true, true, false>,    &four_rows<true, true, true, true>};
-  const int index = (rows == 4 ? 8 : 0) + (right ? 4 : 0) + (depth <= 16 ? 2 : 0) +
+#define MOTE_MVE_FOUR_ROWS(r)                                                                  \
+  &four_rows<r, false, false, false>, &four_rows<r, false, false, true>,                       \
+      &four_rows<r, false, true, false>, &four_rows<r, false, true, true>,                     \
+      &four_rows<r, true, false, false>, &four_rows<r, true, false, true>,                     \
+      &four_rows<r, true, true, false>, &four_rows<r, true, true, true>
+  // Index: (rows - 1) * 8 + bits right shifts, depth <= 16, a depth tail.
+  static constexpr Kernel kKernels[32] = {MOTE_MVE_FOUR_ROWS(1), MOTE_MVE_FOUR_ROWS(2),
+                                          MOTE_MVE_FOUR_ROWS(3), MOTE_MVE_FOUR_ROWS(4)};
+#undef MOTE_MVE_FOUR_ROWS
+  const int index = (rows - 1) * 8 + (right ? 4 : 0) + (depth <= 16 ? 2 : 0) +
                     ((depth & 15) != 0 ? 1 : 0);
-  kKernels[index](x0, x1, x2, x3, rows, filter, depth, co, bias, io, q, out, out_offsets);
+  kKernels[index](x0, x1, x2, x3, filter, depth, co, bias, io, q, out, out_offsets);
 }
 
 // Whether every channel's shift is negative (requantize_n<false> applies).

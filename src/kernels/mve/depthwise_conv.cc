@@ -60,26 +60,27 @@ inline void store4(int8_t* p, int32x4_t v, mve_pred16_t lanes) {
   }
 }
 
-// Channels [c, c + 4) of kPixels output pixels (x, x + 1, ...) of one row, all of whose windows
-// are whole in x; filter rows [ky_begin, ky_end), filter row ky's taps of pixel x at rows[ky] + at.
-// kFilterW: the filter width when fixed (3), else 0. kTail: the last, partial block of channels.
+// Channels [c, c + 4) of kPixels output pixels (x, x + 1, ...) of one row, batch b, all of whose
+// windows are whole in x; filter rows [ky_begin, ky_end), row0 the input of tap (ky_begin, 0). kFilterW: the filter width when fixed
+// (3), else 0. kTail: the last, partial block of channels.
 template <int kPixels, int kFilterW, bool kTail>
-inline void pixels_block(const Layer& l, const int8_t* const* rows, ptrdiff_t at, int32_t ky_begin,
-                         int32_t ky_end, int32_t c, int8_t* out) {
+inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
+                         int32_t c, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   const int32_t fw = kFilterW != 0 ? kFilterW : s.filter_w;
   const ptrdiff_t step = static_cast<ptrdiff_t>(s.stride_w) * c_count;  // pixel to pixel
   const ptrdiff_t tap = static_cast<ptrdiff_t>(s.dilation_w) * c_count;
+  const ptrdiff_t row_step = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_count;
   const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
   const int32x4_t start = l.bias != nullptr ? load4w<kTail>(l.bias + c, p) : vdupq_n_s32(0);
   int32x4_t a[kPixels];
   for (int k = 0; k < kPixels; ++k) a[k] = start;
   int32x4_t ws = vdupq_n_s32(0);
-  const ptrdiff_t at_c = at + c;
+  const int8_t* px_row = row0 + c;
   const int8_t* pw_row = l.filter + static_cast<ptrdiff_t>(ky_begin) * fw * c_count + c;
-  for (int32_t ky = ky_begin; ky < ky_end; ++ky, pw_row += fw * c_count) {
-    const int8_t* px = rows[ky] + at_c;
+  for (int32_t ky = ky_begin; ky < ky_end; ++ky, px_row += row_step, pw_row += fw * c_count) {
+    const int8_t* px = px_row;
     const int8_t* pw = pw_row;
 #pragma GCC unroll 3
     for (int32_t kx = 0; kx < fw; ++kx, px += tap, pw += c_count) {
@@ -95,34 +96,35 @@ inline void pixels_block(const Layer& l, const int8_t* const* rows, ptrdiff_t at
   }
 }
 
-// kPixels output pixels (x, x + 1, ...) of a row whose windows are whole in x: every channel.
-// rows[ky]: the input row of filter row ky (those inside the input).
+// kPixels output pixels (x, x + 1, ...) of row y whose windows are whole in x: every channel.
+// first_row: the input row of filter row ky_begin, the others dilation_h rows apart after it.
 template <int kPixels, int kFilterW>
-void pixels(const Layer& l, const int8_t* const* rows, int32_t ky_begin, int32_t ky_end, int32_t x,
+void pixels(const Layer& l, const int8_t* first_row, int32_t ky_begin, int32_t ky_end, int32_t x,
             int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
-  // Tap (ky, 0) of pixel x in its input row.
-  const ptrdiff_t at = static_cast<ptrdiff_t>(x * s.stride_w - s.pad_w) * c_count;
+  // Input of tap (ky_begin, 0) of pixel x, the first row inside the input.
+  const int8_t* row0 = first_row + static_cast<ptrdiff_t>(x * s.stride_w - s.pad_w) * c_count;
   int32_t c = 0;
   for (; c + 4 <= c_count; c += 4) {
-    pixels_block<kPixels, kFilterW, false>(l, rows, at, ky_begin, ky_end, c, out);
+    pixels_block<kPixels, kFilterW, false>(l, row0, ky_begin, ky_end, c, out);
   }
-  if (c < c_count) pixels_block<kPixels, kFilterW, true>(l, rows, at, ky_begin, ky_end, c, out);
+  if (c < c_count) pixels_block<kPixels, kFilterW, true>(l, row0, ky_begin, ky_end, c, out);
 }
 
 template <int kFilterW>
-void run_pixels(int32_t count, const Layer& l, const int8_t* const* rows, int32_t ky_begin,
+void run_pixels(int32_t count, const Layer& l, const int8_t* first_row, int32_t ky_begin,
                 int32_t ky_end, int32_t x, int8_t* out) {
   switch (count) {
-    case 4: pixels<4, kFilterW>(l, rows, ky_begin, ky_end, x, out); break;
-    case 3: pixels<3, kFilterW>(l, rows, ky_begin, ky_end, x, out); break;
-    case 2: pixels<2, kFilterW>(l, rows, ky_begin, ky_end, x, out); break;
-    default: pixels<1, kFilterW>(l, rows, ky_begin, ky_end, x, out); break;
+    case 4: pixels<4, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
+    case 3: pixels<3, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
+    case 2: pixels<2, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
+    default: pixels<1, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
   }
 }
 
-// One output pixel with its in-bounds taps only (the borders).
+// One output pixel with its in-bounds taps only (the borders, and every pixel of a row whose
+// window wraps past a ring's last slot); rows[ky]: the input row of filter row ky.
 template <bool kTail>
 inline void one_pixel_block(const Layer& l, const int8_t* const* rows,
                             const internal::PixelWindow& w, int32_t c, int8_t* out) {
@@ -162,22 +164,22 @@ void one_pixel(const Layer& l, const int8_t* const* rows, const internal::PixelW
 // skipped (kBorder: a test per position) and border pixels need no path of their own.
 // Channels [c, c + 4); kTail: the last, partial block.
 template <int kP, int kStride, bool kBorder, bool kTail>
-inline void row3_block(const Layer& l, const int8_t* const* rows, ptrdiff_t at, int32_t ky_begin,
-                       int32_t ky_end, uint32_t valid, int32_t c, int8_t* out) {
+inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
+                       uint32_t valid, int32_t c, int8_t* out) {
   constexpr int kPositions = (kP - 1) * kStride + 3;
   const DepthwiseShape& s = l.s;
   // Local copies: output stores (int8) could alias the layer's fields.
   const OutputStage stage = l.stage;
   const int32_t io = l.io;
   const int32_t c_count = s.input_c;
+  const ptrdiff_t row_step = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_count;
   const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
   const int32x4_t start = l.bias != nullptr ? load4w<kTail>(l.bias + c, p) : vdupq_n_s32(0);
   int32x4_t a[kP];
   for (int k = 0; k < kP; ++k) a[k] = start;
-  const ptrdiff_t at_c = at + c;
+  const int8_t* px = row0 + c;
   const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky_begin) * 3 * c_count + c;
-  for (int32_t ky = ky_begin; ky < ky_end; ++ky, pw += 3 * c_count) {
-    const int8_t* px = rows[ky] + at_c;
+  for (int32_t ky = ky_begin; ky < ky_end; ++ky, px += row_step, pw += 3 * c_count) {
     const int32x4_t w0 = load4<kTail>(pw, p);
     const int32x4_t w1 = load4<kTail>(pw + c_count, p);
     const int32x4_t w2 = load4<kTail>(pw + 2 * c_count, p);
@@ -204,24 +206,24 @@ inline void row3_block(const Layer& l, const int8_t* const* rows, ptrdiff_t at, 
 // kP pixels of row y from x (see row3_block), every channel. `valid`: bit j set when position j
 // is inside the input.
 template <int kP, int kStride, bool kBorder>
-__attribute__((noinline)) void row3_pixels(const Layer& l, const int8_t* const* rows,
+__attribute__((noinline)) void row3_pixels(const Layer& l, const int8_t* first_row,
                                            const internal::PixelWindow& pw, int32_t x,
                                            uint32_t valid, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
-  // Position 0 in its input row (the column may be -1: never loaded).
-  const ptrdiff_t at = static_cast<ptrdiff_t>(x * kStride - s.pad_w) * c_count;
+  // Position 0 of the first filter row inside the input (the column may be -1: never loaded).
+  const int8_t* row0 = first_row + static_cast<ptrdiff_t>(x * kStride - s.pad_w) * c_count;
   int32_t c = 0;
   for (; c + 4 <= c_count; c += 4) {
-    row3_block<kP, kStride, kBorder, false>(l, rows, at, pw.ky_begin, pw.ky_end, valid, c, out);
+    row3_block<kP, kStride, kBorder, false>(l, row0, pw.ky_begin, pw.ky_end, valid, c, out);
   }
   if (c < c_count) {
-    row3_block<kP, kStride, kBorder, true>(l, rows, at, pw.ky_begin, pw.ky_end, valid, c, out);
+    row3_block<kP, kStride, kBorder, true>(l, row0, pw.ky_begin, pw.ky_end, valid, c, out);
   }
 }
 
 template <int kStride>
-void row3(const Layer& l, const int8_t* const* rows, const internal::PixelWindow& pw, int32_t x,
+void row3(const Layer& l, const int8_t* first_row, const internal::PixelWindow& pw, int32_t x,
           int32_t count, int8_t* out) {
   const DepthwiseShape& s = l.s;
   constexpr int kMaxPositions = 2 * kStride + 3;
@@ -234,14 +236,14 @@ void row3(const Layer& l, const int8_t* const* rows, const internal::PixelWindow
   const bool border = valid != (1u << positions) - 1;
   static_assert(kMaxPositions <= 16, "positions fit the mask");
   if (count == 3) {
-    border ? row3_pixels<3, kStride, true>(l, rows, pw, x, valid, out)
-           : row3_pixels<3, kStride, false>(l, rows, pw, x, valid, out);
+    border ? row3_pixels<3, kStride, true>(l, first_row, pw, x, valid, out)
+           : row3_pixels<3, kStride, false>(l, first_row, pw, x, valid, out);
   } else if (count == 2) {
-    border ? row3_pixels<2, kStride, true>(l, rows, pw, x, valid, out)
-           : row3_pixels<2, kStride, false>(l, rows, pw, x, valid, out);
+    border ? row3_pixels<2, kStride, true>(l, first_row, pw, x, valid, out)
+           : row3_pixels<2, kStride, false>(l, first_row, pw, x, valid, out);
   } else {
-    border ? row3_pixels<1, kStride, true>(l, rows, pw, x, valid, out)
-           : row3_pixels<1, kStride, false>(l, rows, pw, x, valid, out);
+    border ? row3_pixels<1, kStride, true>(l, first_row, pw, x, valid, out)
+           : row3_pixels<1, kStride, false>(l, first_row, pw, x, valid, out);
   }
 }
 
@@ -284,12 +286,11 @@ struct InputRows {
   const int8_t* data;
   ptrdiff_t row_bytes;
   int32_t rows;
-  const int8_t* row(int32_t iy) const {
-    return data + static_cast<ptrdiff_t>(rows > 0 ? iy % rows : iy) * row_bytes;
-  }
+  int32_t slot(int32_t iy) const { return rows > 0 ? iy % rows : iy; }
+  const int8_t* row(int32_t iy) const { return data + static_cast<ptrdiff_t>(slot(iy)) * row_bytes; }
 };
 
-// Depth multiplier above 1: output row y, one pixel at a time.
+// Depth multiplier above 1: one output row, one pixel at a time.
 void multiplier_row(const Layer& l, const int8_t* const* rows, internal::PixelWindow& pw,
                     int8_t* out) {
   const DepthwiseShape& s = l.s;
@@ -303,8 +304,11 @@ void multiplier_row(const Layer& l, const int8_t* const* rows, internal::PixelWi
   }
 }
 
-// Depth multiplier 1: output row y (window rows in pw), its input rows in rows[].
-void one_row(const Layer& l, const int8_t* const* rows, internal::PixelWindow& pw, int8_t* out) {
+// Depth multiplier 1, one output row (window rows in pw) whose window rows are equally spaced in
+// memory (dilation_h rows apart from first_row, the input row of filter row ky_begin: a whole
+// map, or a ring window that does not wrap); rows[ky] the same rows, for the border pixels.
+void spaced_row(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
+                internal::PixelWindow& pw, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   if (s.filter_w == 3 && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
@@ -316,9 +320,9 @@ void one_row(const Layer& l, const int8_t* const* rows, internal::PixelWindow& p
         internal::window_columns(s, x, pw);
         for (int32_t k = 0; k < count; ++k) one_pixel(l, rows, pw, out + k * c_count);
       } else if (s.stride_w == 1) {
-        row3<1>(l, rows, pw, x, count, out);
+        row3<1>(l, first_row, pw, x, count, out);
       } else {
-        row3<2>(l, rows, pw, x, count, out);
+        row3<2>(l, first_row, pw, x, count, out);
       }
       out += count * c_count;
     }
@@ -340,15 +344,18 @@ void one_row(const Layer& l, const int8_t* const* rows, internal::PixelWindow& p
       --count;
     }
     // (3-wide filters mostly take the row3 path above; the rest share the general width.)
-    run_pixels<0>(count, l, rows, pw.ky_begin, pw.ky_end, x, out);
+    run_pixels<0>(count, l, first_row, pw.ky_begin, pw.ky_end, x, out);
     x += count;
     out += count * c_count;
   }
 }
 
-// Output rows [y_begin, y_end) of one image: each row's window rows looked up once (one modulo
-// per filter row for a ring), so that a window wrapping past a ring's last slot runs the same code.
-// Needs filter_h <= kMaxRowWindowRows (depthwise_conv_handles).
+// Output rows [y_begin, y_end) of one image. Each row's window rows are looked up once into a
+// table (one modulo per filter row for a ring). A row whose window rows are equally spaced runs
+// the blocks of pixels above; a row whose window wraps past a ring's last slot (S - 1 of every R
+// rows of stride 1, for a window of S rows in a ring of R) runs one pixel at a time through the
+// table, its in-bounds taps only, also on mve (about the same instructions per pixel as the
+// blocks of three). Needs filter_h <= kMaxRowWindowRows (depthwise_conv_handles).
 void depthwise_rows(const Layer& l, const InputRows& in, const internal::OutputRows& out,
                     int32_t y_begin, int32_t y_end) {
   const DepthwiseShape& s = l.s;
@@ -357,13 +364,28 @@ void depthwise_rows(const Layer& l, const InputRows& in, const internal::OutputR
   internal::PixelWindow pw;
   for (int32_t y = y_begin; y < y_end; ++y) {
     internal::window_rows(s, y, pw);
-    for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) {
-      rows[ky] = in.row(pw.iy0 + ky * s.dilation_h);
+    int8_t* o = out.row(y);
+    bool spaced = true;
+    const int8_t* first_row = nullptr;
+    if (pw.ky_begin < pw.ky_end) {
+      const int32_t iy = pw.iy0 + pw.ky_begin * s.dilation_h;
+      const int32_t slot = in.slot(iy);
+      first_row = in.data + static_cast<ptrdiff_t>(slot) * in.row_bytes;
+      spaced = in.rows <= 0 ||
+               slot + (pw.ky_end - pw.ky_begin - 1) * s.dilation_h < in.rows;
+      for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) {
+        rows[ky] = in.row(pw.iy0 + ky * s.dilation_h);
+      }
     }
     if (multiplier) {
-      multiplier_row(l, rows, pw, out.row(y));
+      multiplier_row(l, rows, pw, o);
+    } else if (spaced) {
+      spaced_row(l, first_row, rows, pw, o);
     } else {
-      one_row(l, rows, pw, out.row(y));
+      for (int32_t x = 0; x < s.output_w; ++x, o += s.input_c) {
+        internal::window_columns(s, x, pw);
+        one_pixel(l, rows, pw, o);
+      }
     }
   }
 }
