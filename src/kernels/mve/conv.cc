@@ -195,6 +195,17 @@ inline void for_blocks(const ConvShape& s, const internal::OutputRows& out, int3
   Block b;
   for (int32_t p = p_begin; p < p_end; p += 4) {
     b.count = internal::min_i32(4, p_end - p);
+    if (b.count == 4 && x + 4 < ow) {
+      // Four pixels inside the row (the common case): no row change to look for.
+      for (int32_t k = 0; k < 4; ++k) {
+        b.y[k] = y;
+        b.x[k] = x + k;
+        b.out[k] = row + static_cast<uint32_t>((x + k) * co);
+      }
+      x += 4;
+      run(b);
+      continue;
+    }
     for (int32_t k = 0; k < 4; ++k) {
       if (k >= b.count) {
         b.y[k] = b.y[k - 1];
@@ -224,7 +235,12 @@ void conv_pointwise(const ConvShape& s, const InputRows& in, const int8_t* filte
   const ptrdiff_t step = static_cast<ptrdiff_t>(s.stride_w) * ci;
   for_blocks(s, out, p_begin, p_end, [&](const Block& b) {
     const int8_t* x[4];
-    for (int32_t k = 0; k < 4; ++k) x[k] = in.row(b.y[k] * s.stride_h) + b.x[k] * step;
+    if (b.y[0] == b.y[3]) {  // one input row
+      const int8_t* row = in.row(b.y[0] * s.stride_h);
+      for (int32_t k = 0; k < 4; ++k) x[k] = row + b.x[k] * step;
+    } else {
+      for (int32_t k = 0; k < 4; ++k) x[k] = in.row(b.y[k] * s.stride_h) + b.x[k] * step;
+    }
     rows_block(x[0], x[1], x[2], x[3], b.count, filter, ci, co, bias, io, q, right, out.data,
                b.out);
   });
@@ -382,9 +398,16 @@ void conv_im2col(const ConvShape& s, const InputRows& in, const int8_t* filter,
   const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
   Windows windows;
   for_blocks(s, out, p_begin, p_end, [&](const Block& b) {
-    for (int32_t k = 0; k < b.count; ++k) {
-      im2col<false>(s, windows.of(s, in, b.y[k]), b.x[k], pad,
-                    cols + static_cast<ptrdiff_t>(k) * n);
+    if (b.y[0] == b.y[3]) {  // one output row: one window lookup
+      const WindowRows& w = windows.of(s, in, b.y[0]);
+      for (int32_t k = 0; k < b.count; ++k) {
+        im2col<false>(s, w, b.x[k], pad, cols + static_cast<ptrdiff_t>(k) * n);
+      }
+    } else {
+      for (int32_t k = 0; k < b.count; ++k) {
+        im2col<false>(s, windows.of(s, in, b.y[k]), b.x[k], pad,
+                      cols + static_cast<ptrdiff_t>(k) * n);
+      }
     }
     const auto col = [&](int32_t k) {
       return cols + static_cast<ptrdiff_t>(internal::min_i32(k, b.count - 1)) * n;
