@@ -7,10 +7,11 @@
 // bit for bit. (A 1x1 convolution of stride 1 and the elementwise operators read one contiguous
 // input row per output row, so they need no ring kernel: the existing kernels run on 1-row shapes.)
 //
-// Which variant computes rows: the portable kernels, in every build, except depthwise in a dsp
-// build (the dsp row kernel, which runs the portable one on output rows whose window wraps past
-// the ring's last slot). Otherwise a dsp or mve library runs the same portable row kernels
-// (correct, bit-exact, without the extension's speed). Embeddable C++17, header only.
+// Which variant computes rows: in an mve build conv and depthwise run their mve kernels on every
+// output row (the whole-tensor kernels are the same code on rows [0, output_h)); in a dsp build
+// depthwise runs the dsp row kernel (portable on output rows whose window wraps past the ring's
+// last slot). The pools, and conv in a dsp build, run the portable row kernels (correct,
+// bit-exact, without the extension's speed). Embeddable C++17, header only.
 
 #include <stdint.h>
 
