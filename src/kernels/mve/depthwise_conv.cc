@@ -163,9 +163,11 @@ void one_pixel(const Layer& l, const int8_t* const* rows, const internal::PixelW
 // the loaded values ((x + io) * w, no sum of weights), so a position outside the input is simply
 // skipped (kBorder: a test per position) and border pixels need no path of their own.
 // Channels [c, c + 4); kTail: the last, partial block.
-template <int kP, int kStride, bool kBorder, bool kTail>
-inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
-                       uint32_t valid, int32_t c, int8_t* out) {
+// kTable: filter row ky's position 0 at starts[ky] (a window wrapping past a ring's last slot),
+// else row0 and dilation_h rows after each other.
+template <int kP, int kStride, bool kBorder, bool kTail, bool kTable>
+inline void row3_block(const Layer& l, const int8_t* row0, const int8_t* const* starts,
+                       int32_t ky_begin, int32_t ky_end, uint32_t valid, int32_t c, int8_t* out) {
   constexpr int kPositions = (kP - 1) * kStride + 3;
   const DepthwiseShape& s = l.s;
   // Local copies: output stores (int8) could alias the layer's fields.
@@ -180,6 +182,7 @@ inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int
   const int8_t* px = row0 + c;
   const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky_begin) * 3 * c_count + c;
   for (int32_t ky = ky_begin; ky < ky_end; ++ky, px += row_step, pw += 3 * c_count) {
+    const int8_t* pr = kTable ? starts[ky] + c : px;
     const int32x4_t w0 = load4<kTail>(pw, p);
     const int32x4_t w1 = load4<kTail>(pw + c_count, p);
     const int32x4_t w2 = load4<kTail>(pw + 2 * c_count, p);
@@ -187,7 +190,7 @@ inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int
     for (int j = 0; j < kPositions; ++j) {
       // A position outside the input adds nothing (and is never read).
       if (kBorder && ((valid >> j) & 1u) == 0) continue;
-      const int32x4_t x = vaddq_n_s32(load4<kTail>(px + j * c_count, p), io);
+      const int32x4_t x = vaddq_n_s32(load4<kTail>(pr + j * c_count, p), io);
 #pragma GCC unroll 4
       for (int k = 0; k < kP; ++k) {
         const int kx = j - k * kStride;
@@ -204,27 +207,37 @@ inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int
 }
 
 // kP pixels of row y from x (see row3_block), every channel. `valid`: bit j set when position j
-// is inside the input.
-template <int kP, int kStride, bool kBorder>
+// is inside the input. kTable: the window's rows in rows[ky] (first_row unused).
+template <int kP, int kStride, bool kBorder, bool kTable>
 __attribute__((noinline)) void row3_pixels(const Layer& l, const int8_t* first_row,
+                                           const int8_t* const* rows,
                                            const internal::PixelWindow& pw, int32_t x,
                                            uint32_t valid, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   // Position 0 of the first filter row inside the input (the column may be -1: never loaded).
-  const int8_t* row0 = first_row + static_cast<ptrdiff_t>(x * kStride - s.pad_w) * c_count;
+  const ptrdiff_t at = static_cast<ptrdiff_t>(x * kStride - s.pad_w) * c_count;
+  const int8_t* row0 = kTable ? nullptr : first_row + at;
+  const int8_t* starts[kTable ? kMaxRowWindowRows : 1];
+  if (kTable) {
+    for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) starts[ky] = rows[ky] + at;
+  }
   int32_t c = 0;
   for (; c + 4 <= c_count; c += 4) {
-    row3_block<kP, kStride, kBorder, false>(l, row0, pw.ky_begin, pw.ky_end, valid, c, out);
+    row3_block<kP, kStride, kBorder, false, kTable>(l, row0, starts, pw.ky_begin, pw.ky_end, valid,
+                                                    c, out);
   }
   if (c < c_count) {
-    row3_block<kP, kStride, kBorder, true>(l, row0, pw.ky_begin, pw.ky_end, valid, c, out);
+    row3_block<kP, kStride, kBorder, true, kTable>(l, row0, starts, pw.ky_begin, pw.ky_end, valid,
+                                                   c, out);
   }
 }
 
-template <int kStride>
-void row3(const Layer& l, const int8_t* first_row, const internal::PixelWindow& pw, int32_t x,
-          int32_t count, int8_t* out) {
+// kTable: the window wraps past a ring's last slot, its rows in rows[ky]; only the border
+// variants (any mask of valid positions), to keep flash down.
+template <int kStride, bool kTable>
+void row3(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
+          const internal::PixelWindow& pw, int32_t x, int32_t count, int8_t* out) {
   const DepthwiseShape& s = l.s;
   constexpr int kMaxPositions = 2 * kStride + 3;
   const int32_t positions = (count - 1) * kStride + 3;
@@ -236,14 +249,17 @@ void row3(const Layer& l, const int8_t* first_row, const internal::PixelWindow& 
   const bool border = valid != (1u << positions) - 1;
   static_assert(kMaxPositions <= 16, "positions fit the mask");
   if (count == 3) {
-    border ? row3_pixels<3, kStride, true>(l, first_row, pw, x, valid, out)
-           : row3_pixels<3, kStride, false>(l, first_row, pw, x, valid, out);
+    border || kTable
+        ? row3_pixels<3, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
+        : row3_pixels<3, kStride, false, false>(l, first_row, rows, pw, x, valid, out);
   } else if (count == 2) {
-    border ? row3_pixels<2, kStride, true>(l, first_row, pw, x, valid, out)
-           : row3_pixels<2, kStride, false>(l, first_row, pw, x, valid, out);
+    border || kTable
+        ? row3_pixels<2, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
+        : row3_pixels<2, kStride, false, false>(l, first_row, rows, pw, x, valid, out);
   } else {
-    border ? row3_pixels<1, kStride, true>(l, first_row, pw, x, valid, out)
-           : row3_pixels<1, kStride, false>(l, first_row, pw, x, valid, out);
+    border || kTable
+        ? row3_pixels<1, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
+        : row3_pixels<1, kStride, false, false>(l, first_row, rows, pw, x, valid, out);
   }
 }
 
@@ -320,9 +336,9 @@ void spaced_row(const Layer& l, const int8_t* first_row, const int8_t* const* ro
         internal::window_columns(s, x, pw);
         for (int32_t k = 0; k < count; ++k) one_pixel(l, rows, pw, out + k * c_count);
       } else if (s.stride_w == 1) {
-        row3<1>(l, first_row, pw, x, count, out);
+        row3<1, false>(l, first_row, rows, pw, x, count, out);
       } else {
-        row3<2>(l, first_row, pw, x, count, out);
+        row3<2, false>(l, first_row, rows, pw, x, count, out);
       }
       out += count * c_count;
     }
@@ -381,6 +397,16 @@ void depthwise_rows(const Layer& l, const InputRows& in, const internal::OutputR
       multiplier_row(l, rows, pw, o);
     } else if (spaced) {
       spaced_row(l, first_row, rows, pw, o);
+    } else if (s.filter_w == 3 && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
+      // The blocks of three through the table (a wrapped window has rows inside the input).
+      for (int32_t x = 0; x < s.output_w; x += 3, o += 3 * s.input_c) {
+        const int32_t count = internal::min_i32(3, s.output_w - x);
+        if (s.stride_w == 1) {
+          row3<1, true>(l, nullptr, rows, pw, x, count, o);
+        } else {
+          row3<2, true>(l, nullptr, rows, pw, x, count, o);
+        }
+      }
     } else {
       for (int32_t x = 0; x < s.output_w; ++x, o += s.input_c) {
         internal::window_columns(s, x, pw);
