@@ -69,8 +69,8 @@ size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
 // Its row call (portable_depthwise_conv2d_rows' contract and results): the same code, each output
-// row's window rows looked up once; a row whose window wraps past a ring's last slot runs one
-// pixel at a time through those rows (in-bounds taps), still on mve.
+// row's window rows looked up once; a row whose window wraps past a ring's last slot runs through
+// those rows (3-wide filters in blocks of three, others one pixel at a time), still on mve.
 void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
