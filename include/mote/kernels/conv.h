@@ -51,7 +51,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
 // nonsense as conv2d does, and also for batches != 1, a range not inside [0, output_h) or empty,
 // an output ring of fewer rows than the range, an input ring of fewer rows than the range reads,
 // or filter_h > kMaxRowWindowRows.
-// Every build runs the portable kernel for it (dsp and mve builds too: correct, not faster).
+// An mve build runs the mve row kernel (mve/kernels.h); other builds the portable one.
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
                  int32_t y_begin, int32_t y_end, Scratch scratch);

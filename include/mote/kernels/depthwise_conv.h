@@ -43,8 +43,8 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 // range, an input ring of fewer rows than the range reads, or filter_h > kMaxRowWindowRows.
 // A dsp build runs the dsp row kernel (dsp/kernels.h: the dsp loop on output rows whose window
 // rows are equally spaced in memory, portable on rows whose window wraps past the ring's last
-// slot, so a ring larger than the minimum makes more rows fast); every other build the portable
-// kernel (mve builds too: correct, not faster).
+// slot, so a ring larger than the minimum makes more rows fast); an mve build the mve row kernel
+// (every row, wrapped windows too: mve/kernels.h); every other build the portable kernel.
 void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
