@@ -173,12 +173,16 @@ struct InputRows {
 
 // Up to four output pixels in raster order: their (y, x) and first output bytes from the output
 // rows' base (a block may straddle output rows, which a ring need not keep adjacent). Lanes past
-// `count` repeat the last pixel.
+// `count` repeat the last pixel. one_row: four pixels (y[0], x[0] + k) of one row, the rest of
+// y and x not set (the common case, without the per-pixel bookkeeping).
 struct Block {
   int32_t count;
+  bool one_row;
   int32_t y[4];
   int32_t x[4];
   uint32_t out[4];
+  int32_t x_of(int32_t k) const { return one_row ? x[0] + k : x[k]; }
+  int32_t y_of(int32_t k) const { return one_row ? y[0] : y[k]; }
 };
 
 // Output pixels [p_begin, p_end) of one image (p = y * output_w + x) in blocks of four, each
@@ -195,17 +199,22 @@ inline void for_blocks(const ConvShape& s, const internal::OutputRows& out, int3
   Block b;
   for (int32_t p = p_begin; p < p_end; p += 4) {
     b.count = internal::min_i32(4, p_end - p);
-    if (b.count == 4 && x + 4 < ow) {
-      // Four pixels inside the row (the common case): no row change to look for.
-      for (int32_t k = 0; k < 4; ++k) {
-        b.y[k] = y;
-        b.x[k] = x + k;
-        b.out[k] = row + static_cast<uint32_t>((x + k) * co);
-      }
+    if (b.count == 4 && x + 4 <= ow) {
+      // Four pixels inside the row (the common case).
+      b.one_row = true;
+      b.y[0] = y;
+      b.x[0] = x;
+      for (int32_t k = 0; k < 4; ++k) b.out[k] = row + static_cast<uint32_t>((x + k) * co);
       x += 4;
       run(b);
+      if (x == ow) {
+        x = 0;
+        ++y;
+        row = static_cast<uint32_t>(out.row(y) - out.data);
+      }
       continue;
     }
+    b.one_row = false;
     for (int32_t k = 0; k < 4; ++k) {
       if (k >= b.count) {
         b.y[k] = b.y[k - 1];
@@ -235,9 +244,9 @@ void conv_pointwise(const ConvShape& s, const InputRows& in, const int8_t* filte
   const ptrdiff_t step = static_cast<ptrdiff_t>(s.stride_w) * ci;
   for_blocks(s, out, p_begin, p_end, [&](const Block& b) {
     const int8_t* x[4];
-    if (b.y[0] == b.y[3]) {  // one input row
+    if (b.one_row || b.y[0] == b.y[3]) {  // one input row
       const int8_t* row = in.row(b.y[0] * s.stride_h);
-      for (int32_t k = 0; k < 4; ++k) x[k] = row + b.x[k] * step;
+      for (int32_t k = 0; k < 4; ++k) x[k] = row + b.x_of(k) * step;
     } else {
       for (int32_t k = 0; k < 4; ++k) x[k] = in.row(b.y[k] * s.stride_h) + b.x[k] * step;
     }
@@ -398,7 +407,12 @@ void conv_im2col(const ConvShape& s, const InputRows& in, const int8_t* filter,
   const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
   Windows windows;
   for_blocks(s, out, p_begin, p_end, [&](const Block& b) {
-    if (b.y[0] == b.y[3]) {  // one output row: one window lookup
+    if (b.one_row) {  // one output row: one window lookup
+      const WindowRows& w = windows.of(s, in, b.y[0]);
+      for (int32_t k = 0; k < 4; ++k) {
+        im2col<false>(s, w, b.x[0] + k, pad, cols + static_cast<ptrdiff_t>(k) * n);
+      }
+    } else if (b.y[0] == b.y[3]) {
       const WindowRows& w = windows.of(s, in, b.y[0]);
       for (int32_t k = 0; k < b.count; ++k) {
         im2col<false>(s, w, b.x[k], pad, cols + static_cast<ptrdiff_t>(k) * n);
@@ -437,7 +451,7 @@ __attribute__((noinline)) void conv_im2col_grouped(const ConvShape& s, const Inp
     };
     for (int32_t g = 0; g < groups; ++g) {
       for (int32_t k = 0; k < b.count; ++k) {
-        im2col<true>(s, windows.of(s, in, b.y[k]), b.x[k], pad,
+        im2col<true>(s, windows.of(s, in, b.y_of(k)), b.x_of(k), pad,
                      cols + static_cast<ptrdiff_t>(k) * n, g * s.filter_c);
       }
       const Group gr = group_of(s, g, filter, bias, q);
