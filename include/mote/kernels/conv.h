@@ -51,7 +51,8 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
 // nonsense as conv2d does, and also for batches != 1, a range not inside [0, output_h) or empty,
 // an output ring of fewer rows than the range, an input ring of fewer rows than the range reads,
 // or filter_h > kMaxRowWindowRows.
-// A dsp build runs the dsp row kernel where conv2d runs dsp; other builds the portable one.
+// A dsp or mve build runs its variant's row kernel where conv2d runs that variant (every output
+// row on its code, windows that wrap past the ring's last slot too); other builds the portable one.
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
                  int32_t y_begin, int32_t y_end, Scratch scratch);

@@ -41,9 +41,9 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 // scratch. Returns without writing on nonsense as depthwise_conv2d does, and also for
 // batches != 1, a range not inside [0, output_h) or empty, an output ring of fewer rows than the
 // range, an input ring of fewer rows than the range reads, or filter_h > kMaxRowWindowRows.
-// A dsp build runs the dsp row kernel (dsp/kernels.h: every output row on dsp code, windows that
-// wrap past the ring's last slot too); every other build the portable kernel (mve builds too:
-// correct, not faster).
+// A dsp or mve build runs its variant's row kernel (dsp/kernels.h, mve/kernels.h: every output
+// row on its code, windows that wrap past the ring's last slot too); every other build the
+// portable kernel.
 void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,

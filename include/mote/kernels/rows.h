@@ -4,14 +4,13 @@
 // still needs, and each window operator computes a range of its output rows per call:
 // conv2d_rows (conv.h), depthwise_conv2d_rows (depthwise_conv.h), average_pool_rows, max_pool_rows
 // and the streamed global average pool (pooling.h). Their results are the whole-tensor kernels',
-// bit for bit. (A 1x1 convolution of stride 1 and the elementwise operators read one contiguous
-// input row per output row, so they need no ring kernel: the existing kernels run on 1-row shapes.)
+// bit for bit. (The elementwise operators read one contiguous row of each input per output row,
+// so they need no ring kernel: the existing kernels run on 1-row shapes.)
 //
-// Which variant computes rows: in a dsp build, conv and depthwise run the dsp row kernels (every
-// output row on dsp code, windows that wrap past the ring's last slot too; shapes the dsp kernels
-// hand to portable run portable). Everything else (pools; every operator in portable and mve
-// builds) runs the portable row kernels (correct, bit-exact, without the extension's speed).
-// Embeddable C++17, header only.
+// Which variant computes rows: in a dsp or mve build, conv and depthwise run that variant's row
+// kernels (every output row on its code, windows that wrap past the ring's last slot too; shapes
+// the variant hands to portable run portable). The pools, and every operator of a portable
+// build, run the portable row kernels. Embeddable C++17, header only.
 
 #include <stdint.h>
 

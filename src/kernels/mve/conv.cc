@@ -16,6 +16,7 @@
 
 #include "mve/kernels.h"
 #include "mve/requantize.h"
+#include "portable/row_window.h"
 #include "portable/window.h"
 
 namespace mote {
@@ -38,25 +39,27 @@ inline int32x4_t sums(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t ba
   return vaddq_n_s32(acc, base);
 }
 
-// out[k * out_stride + o] for rows k < rows (1..4) and every output channel o < co:
-// requantize(bias[o] + sum_i (x_k[i] + io) * filter[o, i]), i < depth. Rows past `rows` are
-// computed, not stored (callers point them at the last row).
-// kFull: rows == 4 (an unpredicated scatter). kRight: every shift < 0 (the requantization without
-// the left shift). kSmall: depth <= 16, the rows' one vector each loaded once for every channel.
-// kTail: depth is not a multiple of 16 (a last, predicated step).
-template <bool kFull, bool kRight, bool kSmall, bool kTail>
+// out[offsets[k] + o] for rows k < kRows (1..4) and every output channel o < co:
+// requantize(bias[o] + sum_i (x_k[i] + io) * filter[o, i]), i < depth. Only the kRows rows are
+// computed (a block of fewer pixels, e.g. the last of a narrow output row, costs less); the
+// vector's other lanes repeat row 0 and are not stored. The offsets (bytes from out) are per
+// pixel: a block's pixels may straddle output rows, which a ring need not keep adjacent.
+// kRight: every shift < 0 (the requantization without the left shift). kSmall: depth <= 16, the
+// rows' one vector each loaded once for every channel. kTail: depth is not a multiple of 16 (a
+// last, predicated step).
+template <int kRows, bool kRight, bool kSmall, bool kTail>
 void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
-               int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
-               int32_t io, const Quant& q_in, int8_t* out, int32_t out_stride) {
+               const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias, int32_t io,
+               const Quant& q_in, int8_t* out, const uint32_t* out_offsets) {
   const Quant q = q_in;  // a local copy: output stores (int8) could alias anything
-  const mve_pred16_t store = vctp32q(static_cast<uint32_t>(rows));
-  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(out_stride));
+  const mve_pred16_t store = vctp32q(static_cast<uint32_t>(kRows));
+  const uint32x4_t offsets = vldrwq_u32(out_offsets);
   const int32_t full = kSmall ? 0 : depth & ~15;
   const int32_t tail = depth - full;
   const mve_pred16_t tail_pred = vctp8q(static_cast<uint32_t>(tail));
   const auto finish = [&](int32_t o, int32x4_t acc) {
     const int32x4_t v = q.stage.apply_n<!kRight>(acc, q.multiplier[o], q.shift[o]);
-    if (kFull) {
+    if (kRows == 4) {
       vstrbq_scatter_offset_s32(out + o, offsets, v);
     } else {
       vstrbq_scatter_offset_p_s32(out + o, offsets, v, store);
@@ -65,13 +68,18 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
   const int8_t* w = filter;
   if (kSmall) {
     // Zeroed lanes add nothing to the sums.
-    const int8x16_t v0 = vldrbq_z_s8(x0, tail_pred), v1 = vldrbq_z_s8(x1, tail_pred);
-    const int8x16_t v2 = vldrbq_z_s8(x2, tail_pred), v3 = vldrbq_z_s8(x3, tail_pred);
+    const int8x16_t v0 = vldrbq_z_s8(x0, tail_pred);
+    const int8x16_t v1 = kRows > 1 ? vldrbq_z_s8(x1, tail_pred) : v0;
+    const int8x16_t v2 = kRows > 2 ? vldrbq_z_s8(x2, tail_pred) : v0;
+    const int8x16_t v3 = kRows > 3 ? vldrbq_z_s8(x3, tail_pred) : v0;
     for (int32_t o = 0; o < co; ++o, w += depth) {
       const int8x16_t wv = vldrbq_z_s8(w, tail_pred);
       const int32_t base = (bias != nullptr ? bias[o] : 0) + io * vaddvq_s8(wv);
-      finish(o, sums(vmladavq_s8(v0, wv), vmladavq_s8(v1, wv), vmladavq_s8(v2, wv),
-                     vmladavq_s8(v3, wv), base));
+      const int32_t a0 = vmladavq_s8(v0, wv);
+      const int32_t a1 = kRows > 1 ? vmladavq_s8(v1, wv) : a0;
+      const int32_t a2 = kRows > 2 ? vmladavq_s8(v2, wv) : a0;
+      const int32_t a3 = kRows > 3 ? vmladavq_s8(v3, wv) : a0;
+      finish(o, sums(a0, a1, a2, a3, base));
     }
     return;
   }
@@ -87,55 +95,61 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
     const int8x16_t w0 = vldrbq_s8(w);
     int32_t ws = vaddvq_s8(w0);
     int32_t a0 = vmladavq_s8(vldrbq_s8(x0), w0);
-    int32_t a1 = vmladavq_s8(vldrbq_s8(x1), w0);
-    int32_t a2 = vmladavq_s8(vldrbq_s8(x2), w0);
-    int32_t a3 = vmladavq_s8(vldrbq_s8(x3), w0);
+    int32_t a1 = kRows > 1 ? vmladavq_s8(vldrbq_s8(x1), w0) : 0;
+    int32_t a2 = kRows > 2 ? vmladavq_s8(vldrbq_s8(x2), w0) : 0;
+    int32_t a3 = kRows > 3 ? vmladavq_s8(vldrbq_s8(x3), w0) : 0;
     for (int32_t i = more; i > 0; --i) {
       const int8x16_t wv = vldrbq_s8(pw);
       pw += 16;
       ws = vaddvaq_s8(ws, wv);
       a0 = vmladavaq_s8(a0, vldrbq_s8(p0), wv);
       p0 += 16;
-      a1 = vmladavaq_s8(a1, vldrbq_s8(p1), wv);
-      p1 += 16;
-      a2 = vmladavaq_s8(a2, vldrbq_s8(p2), wv);
-      p2 += 16;
-      a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
-      p3 += 16;
+      if (kRows > 1) {
+        a1 = vmladavaq_s8(a1, vldrbq_s8(p1), wv);
+        p1 += 16;
+      }
+      if (kRows > 2) {
+        a2 = vmladavaq_s8(a2, vldrbq_s8(p2), wv);
+        p2 += 16;
+      }
+      if (kRows > 3) {
+        a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
+        p3 += 16;
+      }
     }
     if (kTail) {
       // Zeroed lanes add nothing to the sums.
       const int8x16_t wv = vldrbq_z_s8(pw, tail_pred);
       ws = vaddvaq_s8(ws, wv);
       a0 = vmladavaq_s8(a0, vldrbq_z_s8(p0, tail_pred), wv);
-      a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, tail_pred), wv);
-      a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, tail_pred), wv);
-      a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, tail_pred), wv);
+      if (kRows > 1) a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, tail_pred), wv);
+      if (kRows > 2) a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, tail_pred), wv);
+      if (kRows > 3) a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, tail_pred), wv);
     }
-    finish(o, sums(a0, a1, a2, a3, (bias != nullptr ? bias[o] : 0) + io * ws));
+    finish(o, sums(a0, kRows > 1 ? a1 : a0, kRows > 2 ? a2 : a0, kRows > 3 ? a3 : a0,
+                   (bias != nullptr ? bias[o] : 0) + io * ws));
   }
 }
 
-// four_rows with its specializations chosen.
+// four_rows with its specializations chosen (rows: 1..4).
 void rows_block(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
                 int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
-                int32_t io, const Quant& q, bool right, int8_t* out, int32_t out_stride) {
-  using Kernel = void (*)(const int8_t*, const int8_t*, const int8_t*, const int8_t*, int32_t,
+                int32_t io, const Quant& q, bool right, int8_t* out, const uint32_t* out_offsets) {
+  using Kernel = void (*)(const int8_t*, const int8_t*, const int8_t*, const int8_t*,
                           const int8_t*, int32_t, int32_t, const int32_t*, int32_t, const Quant&,
-                          int8_t*, int32_t);
-  // Index bits: full rows, right shifts, depth <= 16, a depth tail.
-  static constexpr Kernel kKernels[16] = {
-      &four_rows<false, false, false, false>, &four_rows<false, false, false, true>,
-      &four_rows<false, false, true, false>,  &four_rows<false, false, true, true>,
-      &four_rows<false, true, false, false>,  &four_rows<false, true, false, true>,
-      &four_rows<false, true, true, false>,   &four_rows<false, true, true, true>,
-      &four_rows<true, false, false, false>,  &four_rows<true, false, false, true>,
-      &four_rows<true, false, true, false>,   &four_rows<true, false, true, true>,
-      &four_rows<true, true, false, false>,   &four_rows<true, true, false, true>,
-      &four_rows<true, true, true, false>,    &four_rows<true, true, true, true>};
-  const int index = (rows == 4 ? 8 : 0) + (right ? 4 : 0) + (depth <= 16 ? 2 : 0) +
+                          int8_t*, const uint32_t*);
+#define MOTE_MVE_FOUR_ROWS(r)                                                                  \
+  &four_rows<r, false, false, false>, &four_rows<r, false, false, true>,                       \
+      &four_rows<r, false, true, false>, &four_rows<r, false, true, true>,                     \
+      &four_rows<r, true, false, false>, &four_rows<r, true, false, true>,                     \
+      &four_rows<r, true, true, false>, &four_rows<r, true, true, true>
+  // Index: (rows - 1) * 8 + bits right shifts, depth <= 16, a depth tail.
+  static constexpr Kernel kKernels[32] = {MOTE_MVE_FOUR_ROWS(1), MOTE_MVE_FOUR_ROWS(2),
+                                          MOTE_MVE_FOUR_ROWS(3), MOTE_MVE_FOUR_ROWS(4)};
+#undef MOTE_MVE_FOUR_ROWS
+  const int index = (rows - 1) * 8 + (right ? 4 : 0) + (depth <= 16 ? 2 : 0) +
                     ((depth & 15) != 0 ? 1 : 0);
-  kKernels[index](x0, x1, x2, x3, rows, filter, depth, co, bias, io, q, out, out_stride);
+  kKernels[index](x0, x1, x2, x3, filter, depth, co, bias, io, q, out, out_offsets);
 }
 
 // Whether every channel's shift is negative (requantize_n<false> applies).
@@ -146,30 +160,99 @@ bool right_shifts_only(const int32_t* shift, int32_t count) {
   return true;
 }
 
-void conv_pointwise(const ConvShape& s, const int8_t* input, const int8_t* filter,
-                    const int32_t* bias, int8_t* output, int32_t io, const Quant& q,
-                    int32_t backward_chunk, int32_t backward_split) {
-  const int32_t ci = s.input_c;
+// The input rows of a call: row iy at data + iy * row_bytes (the whole map of one image,
+// rows <= 0) or at data + (iy mod rows) * row_bytes (a ring).
+struct InputRows {
+  const int8_t* data;
+  ptrdiff_t row_bytes;
+  int32_t rows;
+  const int8_t* row(int32_t iy) const {
+    return data + static_cast<ptrdiff_t>(rows > 0 ? iy % rows : iy) * row_bytes;
+  }
+};
+
+// Up to four output pixels in raster order: their (y, x) and first output bytes from the output
+// rows' base (a block may straddle output rows, which a ring need not keep adjacent). Lanes past
+// `count` repeat the last pixel. one_row: four pixels (y[0], x[0] + k) of one row, the rest of
+// y and x not set (the common case, without the per-pixel bookkeeping).
+struct Block {
+  int32_t count;
+  bool one_row;
+  int32_t y[4];
+  int32_t x[4];
+  uint32_t out[4];
+  int32_t x_of(int32_t k) const { return one_row ? x[0] + k : x[k]; }
+  int32_t y_of(int32_t k) const { return one_row ? y[0] : y[k]; }
+};
+
+// Output pixels [p_begin, p_end) of one image (p = y * output_w + x) in blocks of four, each
+// handed to run(block); an output row's place is looked up once (one modulo for a ring).
+template <typename Run>
+inline void for_blocks(const ConvShape& s, const internal::OutputRows& out, int32_t p_begin,
+                       int32_t p_end, const Run& run) {
+  if (p_begin >= p_end) return;
+  const int32_t ow = s.output_w;
   const int32_t co = s.output_c;
-  const int32_t pixels = s.output_h * s.output_w;
-  const bool right = right_shifts_only(q.shift, co);
-  for (int32_t b = 0; b < s.batches; ++b) {
-    const int8_t* in_batch = input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * ci;
-    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
-    const internal::PixelChunks chunks{pixels, backward_chunk, backward_split};
-    for (int32_t c = chunks.first(); c >= 0; c = chunks.before(c)) {
-      const int32_t end = chunks.end(c);
-      for (int32_t p = c; p < end; p += 4) {
-        const int32_t rows = internal::min_i32(4, end - p);
-        const int8_t* x[4];
-        for (int32_t k = 0; k < 4; ++k) {
-          x[k] = internal::pointwise_input(s, in_batch, p + internal::min_i32(k, rows - 1));
-        }
-        rows_block(x[0], x[1], x[2], x[3], rows, filter, ci, co, bias, io, q, right,
-                   out_batch + static_cast<ptrdiff_t>(p) * co, co);
+  int32_t y = p_begin / ow;
+  int32_t x = p_begin - y * ow;
+  uint32_t row = static_cast<uint32_t>(out.row(y) - out.data);
+  Block b;
+  for (int32_t p = p_begin; p < p_end; p += 4) {
+    b.count = internal::min_i32(4, p_end - p);
+    if (b.count == 4 && x + 4 <= ow) {
+      // Four pixels inside the row (the common case).
+      b.one_row = true;
+      b.y[0] = y;
+      b.x[0] = x;
+      for (int32_t k = 0; k < 4; ++k) b.out[k] = row + static_cast<uint32_t>((x + k) * co);
+      x += 4;
+      run(b);
+      if (x == ow) {
+        x = 0;
+        ++y;
+        row = static_cast<uint32_t>(out.row(y) - out.data);
+      }
+      continue;
+    }
+    b.one_row = false;
+    for (int32_t k = 0; k < 4; ++k) {
+      if (k >= b.count) {
+        b.y[k] = b.y[k - 1];
+        b.x[k] = b.x[k - 1];
+        b.out[k] = b.out[k - 1];
+        continue;
+      }
+      b.y[k] = y;
+      b.x[k] = x;
+      b.out[k] = row + static_cast<uint32_t>(x * co);
+      if (++x == ow) {
+        x = 0;
+        ++y;
+        row = static_cast<uint32_t>(out.row(y) - out.data);
       }
     }
+    run(b);
   }
+}
+
+// 1x1 without padding: output pixel (y, x) reads input pixel (y * stride_h, x * stride_w).
+void conv_pointwise(const ConvShape& s, const InputRows& in, const int8_t* filter,
+                    const int32_t* bias, const internal::OutputRows& out, int32_t p_begin,
+                    int32_t p_end, int32_t io, const Quant& q, bool right) {
+  const int32_t ci = s.input_c;
+  const int32_t co = s.output_c;
+  const ptrdiff_t step = static_cast<ptrdiff_t>(s.stride_w) * ci;
+  for_blocks(s, out, p_begin, p_end, [&](const Block& b) {
+    const int8_t* x[4];
+    if (b.one_row || b.y[0] == b.y[3]) {  // one input row
+      const int8_t* row = in.row(b.y[0] * s.stride_h);
+      for (int32_t k = 0; k < 4; ++k) x[k] = row + b.x_of(k) * step;
+    } else {
+      for (int32_t k = 0; k < 4; ++k) x[k] = in.row(b.y[k] * s.stride_h) + b.x[k] * step;
+    }
+    rows_block(x[0], x[1], x[2], x[3], b.count, filter, ci, co, bias, io, q, right, out.data,
+               b.out);
+  });
 }
 
 // The output channels [g * per_group, (g + 1) * per_group) of group g: its filter rows, bias and
@@ -205,33 +288,50 @@ inline void fill_bytes(int8_t* dst, int32_t n, int8x16_t value) {
   if (i < n) vstrbq_p_s8(dst + i, value, vctp8q(static_cast<uint32_t>(n - i)));
 }
 
-// A column row by row: the rows inside the input from `copy_row(row, col)`, the others the zero
-// point.
-// kGrouped: the batch pointer points at a group's first channel, a column row is filter_w *
-// filter_c bytes.
-template <bool kGrouped, typename CopyRow>
-inline void gather(const ConvShape& s, const int8_t* batch, int32_t iy0, int8x16_t pad,
-                   int8_t* col, const CopyRow& copy_row) {
-  const int32_t row_len = s.filter_w * (kGrouped ? s.filter_c : s.input_c);
-  for (int32_t ky = 0; ky < s.filter_h; ++ky, col += row_len) {
-    const int32_t iy = iy0 + ky * s.dilation_h;
-    if (iy < 0 || iy >= s.input_h) {
-      fill_bytes(col, row_len, pad);
-    } else {
-      copy_row(batch + static_cast<ptrdiff_t>(iy) * s.input_w * s.input_c, col);
-    }
+// The input rows of output row y's window, looked up when y changes (not per pixel or tap):
+// filter rows [ky_begin, ky_end) are inside the input, filter row ky at row[ky]. Needs
+// filter_h <= kMaxRowWindowRows (conv_handles).
+struct WindowRows {
+  int32_t y;
+  int32_t ky_begin;
+  int32_t ky_end;
+  const int8_t* row[kMaxRowWindowRows];
+};
+
+inline const WindowRows& window_rows(const ConvShape& s, const InputRows& in, int32_t y,
+                                     WindowRows& w) {
+  if (w.y != y) {
+    w.y = y;
+    const int32_t iy0 = y * s.stride_h - s.pad_h;
+    w.ky_begin = internal::first_inside(iy0, s.dilation_h, s.filter_h);
+    w.ky_end = internal::end_inside(iy0, s.dilation_h, s.filter_h, s.input_h);
+    for (int32_t ky = w.ky_begin; ky < w.ky_end; ++ky) w.row[ky] = in.row(iy0 + ky * s.dilation_h);
   }
+  return w;
+}
+
+// A column row by row: the filter rows inside the input from copy_row(input row + c0, col row),
+// the others the zero point.
+// kGrouped: c0 is a group's first channel, a column row is filter_w * filter_c bytes.
+template <bool kGrouped, typename CopyRow>
+inline void gather(const ConvShape& s, const WindowRows& w, int32_t c0, int8x16_t pad, int8_t* col,
+                   const CopyRow& copy_row) {
+  const int32_t row_len = s.filter_w * (kGrouped ? s.filter_c : s.input_c);
+  int32_t ky = 0;
+  for (; ky < w.ky_begin; ++ky, col += row_len) fill_bytes(col, row_len, pad);
+  for (; ky < w.ky_end; ++ky, col += row_len) copy_row(w.row[ky] + c0, col);
+  for (; ky < s.filter_h; ++ky, col += row_len) fill_bytes(col, row_len, pad);
 }
 
 // A pixel whose taps are inside the input in x, without dilation in x: each filter row is one
 // run of bytes (kGrouped: one run of filter_c bytes per tap).
 template <bool kGrouped>
-void im2col_whole(const ConvShape& s, const int8_t* batch, int32_t iy0, int32_t ix0, int8x16_t pad,
+void im2col_whole(const ConvShape& s, const WindowRows& w, int32_t c0, int32_t ix0, int8x16_t pad,
                   int8_t* col) {
   const ptrdiff_t start = static_cast<ptrdiff_t>(ix0) * s.input_c;
   if (kGrouped) {
     const int32_t fc = s.filter_c;
-    gather<kGrouped>(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
+    gather<kGrouped>(s, w, c0, pad, col, [&](const int8_t* row, int8_t* dst) {
       for (int32_t kx = 0; kx < s.filter_w; ++kx) {
         copy_bytes(row + start + static_cast<ptrdiff_t>(kx) * s.input_c, dst + kx * fc, fc);
       }
@@ -239,21 +339,21 @@ void im2col_whole(const ConvShape& s, const int8_t* batch, int32_t iy0, int32_t 
     return;
   }
   const int32_t row_len = s.filter_w * s.input_c;
-  gather<kGrouped>(s, batch, iy0, pad, col,
-         [&](const int8_t* row, int8_t* dst) { copy_bytes(row + start, dst, row_len); });
+  gather<kGrouped>(s, w, c0, pad, col,
+                   [&](const int8_t* row, int8_t* dst) { copy_bytes(row + start, dst, row_len); });
 }
 
 // Any other pixel: the taps [kx_begin, kx_end) inside, zero points before and after them. Input
 // pixels are input_c bytes apart, the column's taps filter_c (fewer when grouped).
 template <bool kGrouped>
-__attribute__((noinline)) void im2col_border(const ConvShape& s, const int8_t* batch, int32_t iy0,
-                                             int32_t x, int8x16_t pad, int8_t* col) {
+__attribute__((noinline)) void im2col_border(const ConvShape& s, const WindowRows& rows,
+                                             int32_t c0, int32_t x, int8x16_t pad, int8_t* col) {
   const int32_t c = s.input_c;
   const int32_t fc = kGrouped ? s.filter_c : c;
   const int32_t row_len = s.filter_w * fc;
   internal::PixelWindow w;
   internal::window_columns(s, x, w);
-  gather<kGrouped>(s, batch, iy0, pad, col, [&](const int8_t* row, int8_t* dst) {
+  gather<kGrouped>(s, rows, c0, pad, col, [&](const int8_t* row, int8_t* dst) {
     if (w.kx_begin >= w.kx_end) {
       fill_bytes(dst, row_len, pad);
       return;
@@ -271,110 +371,182 @@ __attribute__((noinline)) void im2col_border(const ConvShape& s, const int8_t* b
   });
 }
 
-// The column of output pixel (b, y, x): the window's x, the zero point for padding; grouped, the
-// channels [c0, c0 + filter_c) of each tap.
+// The column of output pixel (y, x), its window's rows in w: the window's x, the zero point for
+// padding; grouped, the channels [c0, c0 + filter_c) of each tap.
 template <bool kGrouped>
-inline void im2col(const ConvShape& s, const int8_t* input, int32_t b, int32_t y, int32_t x,
-                   int8x16_t pad, int8_t* col, int32_t c0 = 0) {
-  const int8_t* batch =
-      input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * s.input_c + (kGrouped ? c0 : 0);
-  const int32_t iy0 = y * s.stride_h - s.pad_h;
+inline void im2col(const ConvShape& s, const WindowRows& w, int32_t x, int8x16_t pad, int8_t* col,
+                   int32_t c0 = 0) {
   const int32_t ix0 = x * s.stride_w - s.pad_w;
   if (s.dilation_w == 1 && ix0 >= 0 && ix0 + s.filter_w <= s.input_w) {
-    im2col_whole<kGrouped>(s, batch, iy0, ix0, pad, col);
+    im2col_whole<kGrouped>(s, w, c0, ix0, pad, col);
   } else {
-    im2col_border<kGrouped>(s, batch, iy0, x, pad, col);
+    im2col_border<kGrouped>(s, w, c0, x, pad, col);
   }
 }
 
-void conv_im2col(const ConvShape& s, const int8_t* input, const int8_t* filter,
-                 const int32_t* bias, int8_t* output, int32_t io, const Quant& q, int8_t* cols) {
+// The rows' windows of a call: two, so that a block straddling two output rows (and, grouped,
+// revisiting the first for each group) finds both without a new lookup.
+struct Windows {
+  WindowRows w[2];
+  Windows() {
+    w[0].y = -1;
+    w[1].y = -1;
+  }
+  const WindowRows& of(const ConvShape& s, const InputRows& in, int32_t y) {
+    return window_rows(s, in, y, w[y & 1]);
+  }
+};
+
+// im2col: for each block of four pixels, their four columns, then every output channel.
+void conv_im2col(const ConvShape& s, const InputRows& in, const int8_t* filter,
+                 const int32_t* bias, const internal::OutputRows& out, int32_t p_begin,
+                 int32_t p_end, int32_t io, const Quant& q, bool right, int8_t* cols) {
   const int32_t n = s.filter_h * s.filter_w * s.filter_c;
   const int32_t co = s.output_c;
-  const int32_t pixels = s.output_h * s.output_w;
   // The zero point: x + io = 0 in the padding. |io| <= 128 for int8 inputs' zero points.
   const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
-  const bool right = right_shifts_only(q.shift, co);
-  for (int32_t b = 0; b < s.batches; ++b) {
-    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
-    for (int32_t p = 0; p < pixels; p += 4) {
-      const int32_t rows = internal::min_i32(4, pixels - p);
-      for (int32_t k = 0; k < rows; ++k) {
-        const int32_t y = (p + k) / s.output_w;
-        im2col<false>(s, input, b, y, p + k - y * s.output_w, pad,
+  Windows windows;
+  for_blocks(s, out, p_begin, p_end, [&](const Block& b) {
+    if (b.one_row) {  // one output row: one window lookup
+      const WindowRows& w = windows.of(s, in, b.y[0]);
+      for (int32_t k = 0; k < 4; ++k) {
+        im2col<false>(s, w, b.x[0] + k, pad, cols + static_cast<ptrdiff_t>(k) * n);
+      }
+    } else if (b.y[0] == b.y[3]) {
+      const WindowRows& w = windows.of(s, in, b.y[0]);
+      for (int32_t k = 0; k < b.count; ++k) {
+        im2col<false>(s, w, b.x[k], pad, cols + static_cast<ptrdiff_t>(k) * n);
+      }
+    } else {
+      for (int32_t k = 0; k < b.count; ++k) {
+        im2col<false>(s, windows.of(s, in, b.y[k]), b.x[k], pad,
                       cols + static_cast<ptrdiff_t>(k) * n);
       }
-      const auto col = [&](int32_t k) {
-        return cols + static_cast<ptrdiff_t>(internal::min_i32(k, rows - 1)) * n;
-      };
-      rows_block(col(0), col(1), col(2), col(3), rows, filter, n, co, bias, io, q, right,
-                 out_batch + static_cast<ptrdiff_t>(p) * co, co);
     }
-  }
+    const auto col = [&](int32_t k) {
+      return cols + static_cast<ptrdiff_t>(internal::min_i32(k, b.count - 1)) * n;
+    };
+    rows_block(col(0), col(1), col(2), col(3), b.count, filter, n, co, bias, io, q, right,
+               out.data, b.out);
+  });
 }
 
 // Grouped im2col: each block of four pixels group after group, the four columns of a group
 // gathered before its outputs are written.
-// (Out of line, so that conv2d's other paths compile as without it.)
-__attribute__((noinline)) void conv_im2col_grouped(const ConvShape& s, const int8_t* input,
+// (Out of line, so that the other paths compile as without it.)
+__attribute__((noinline)) void conv_im2col_grouped(const ConvShape& s, const InputRows& in,
                                                    const int8_t* filter, const int32_t* bias,
-                                                   int8_t* output, int32_t io, const Quant& q,
-                                                   int8_t* cols) {
+                                                   const internal::OutputRows& out,
+                                                   int32_t p_begin, int32_t p_end, int32_t io,
+                                                   const Quant& q, bool right, int8_t* cols) {
   const int32_t n = s.filter_h * s.filter_w * s.filter_c;
   const int32_t co = s.output_c;
   const int32_t groups = s.input_c / s.filter_c;
   const int32_t per_group = co / groups;
-  const int32_t pixels = s.output_h * s.output_w;
   const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
-  const bool right = right_shifts_only(q.shift, co);
-  for (int32_t b = 0; b < s.batches; ++b) {
-    int8_t* out_batch = output + static_cast<ptrdiff_t>(b) * pixels * co;
-    for (int32_t p = 0; p < pixels; p += 4) {
-      const int32_t rows = internal::min_i32(4, pixels - p);
-      const auto col = [&](int32_t k) {
-        return cols + static_cast<ptrdiff_t>(internal::min_i32(k, rows - 1)) * n;
-      };
-      int8_t* out = out_batch + static_cast<ptrdiff_t>(p) * co;
-      for (int32_t g = 0; g < groups; ++g) {
-        for (int32_t k = 0; k < rows; ++k) {
-          const int32_t y = (p + k) / s.output_w;
-          im2col<true>(s, input, b, y, p + k - y * s.output_w, pad,
-                       cols + static_cast<ptrdiff_t>(k) * n, g * s.filter_c);
-        }
-        const Group gr = group_of(s, g, filter, bias, q);
-        rows_block(col(0), col(1), col(2), col(3), rows, gr.filter, n, per_group, gr.bias, io,
-                   gr.q, right, out + static_cast<ptrdiff_t>(g) * per_group, co);
+  Windows windows;
+  for_blocks(s, out, p_begin, p_end, [&](const Block& b) {
+    const auto col = [&](int32_t k) {
+      return cols + static_cast<ptrdiff_t>(internal::min_i32(k, b.count - 1)) * n;
+    };
+    for (int32_t g = 0; g < groups; ++g) {
+      for (int32_t k = 0; k < b.count; ++k) {
+        im2col<true>(s, windows.of(s, in, b.y_of(k)), b.x_of(k), pad,
+                     cols + static_cast<ptrdiff_t>(k) * n, g * s.filter_c);
       }
+      const Group gr = group_of(s, g, filter, bias, q);
+      rows_block(col(0), col(1), col(2), col(3), b.count, gr.filter, n, per_group, gr.bias, io,
+                 gr.q, right, out.data + static_cast<ptrdiff_t>(g) * per_group, b.out);
     }
+  });
+}
+
+// What conv2d and conv2d_rows share: the parameters of one call.
+struct Call {
+  ConvShape s;
+  Quant q;
+  int32_t io;
+  bool right;
+  size_t needed;
+};
+
+// Whether the mve paths take the call (else portable): the column's pad value needs the zero point
+// in int8; shapes the table did not pick and anything odd go to the reference.
+bool mve_takes(const ConvParams& params, Scratch scratch, size_t needed) {
+  const ConvShape& s = params.shape;
+  return s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 && s.dilation_w > 0 &&
+         s.filter_c > 0 && conv_handles(s) && params.input_offset >= -127 &&
+         params.input_offset <= 128 && scratch.size >= needed &&
+         (needed == 0 || scratch.data != nullptr);
+}
+
+// Output pixels [p_begin, p_end) of one image on the path of its shape. (Out of line: one copy
+// for conv2d and conv2d_rows.)
+__attribute__((noinline)) void conv_pixels(const Call& c, const InputRows& in, const int8_t* filter, const int32_t* bias,
+                 const internal::OutputRows& out, int32_t p_begin, int32_t p_end, int8_t* cols) {
+  // (A grouped convolution is never pointwise: portable's test, which sizes the scratch.)
+  if (c.needed == 0) {
+    conv_pointwise(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right);
+  } else if (c.s.filter_c != c.s.input_c) {
+    conv_im2col_grouped(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right, cols);
+  } else {
+    conv_im2col(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right, cols);
   }
+}
+
+Call call_of(const ConvParams& params, size_t needed) {
+  const ConvShape& s = params.shape;
+  const Quant q{params.output_multiplier, params.output_shift,
+                make_output_stage(params.output_offset, params.act_min, params.act_max)};
+  return Call{s, q, params.input_offset, right_shifts_only(q.shift, s.output_c), needed};
 }
 
 }  // namespace
 
+// The whole tensor: each image's rows [0, output_h), its whole map as the rows (and a pointwise
+// convolution run backward in its chunks of pixels).
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {
-  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
-  const size_t needed = conv_scratch_bytes(s);
-  // The column's pad value needs the zero point in int8; shapes the table did not pick and
-  // anything odd go to the reference.
-  if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 ||
-      s.filter_c <= 0 || (s.filter_c != s.input_c && !conv_handles(s)) ||
-      params.input_offset < -127 || params.input_offset > 128 || scratch.size < needed ||
-      (needed > 0 && scratch.data == nullptr)) {
+  const size_t needed = conv_scratch_bytes(params.shape);
+  if (!mve_takes(params, scratch, needed)) {
     portable_conv2d(params, input, filter, bias, output, scratch);
     return;
   }
-  const Quant q{params.output_multiplier, params.output_shift,
-                make_output_stage(params.output_offset, params.act_min, params.act_max)};
-  // (A grouped convolution is never pointwise: portable's test, which sizes the scratch.)
-  if (needed == 0) {
-    conv_pointwise(s, input, filter, bias, output, params.input_offset, q, params.backward_chunk,
-                   params.backward_split);
-  } else if (s.filter_c != s.input_c) {
-    conv_im2col_grouped(s, input, filter, bias, output, params.input_offset, q, scratch.data);
-  } else {
-    conv_im2col(s, input, filter, bias, output, params.input_offset, q, scratch.data);
+  const Call c = call_of(params, needed);  // a local copy: output stores (int8) could alias params
+  const ConvShape& s = c.s;
+  const int32_t pixels = s.output_h * s.output_w;
+  const ptrdiff_t in_row = static_cast<ptrdiff_t>(s.input_w) * s.input_c;
+  const ptrdiff_t out_row = static_cast<ptrdiff_t>(s.output_w) * s.output_c;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    const InputRows in{input + b * s.input_h * in_row, in_row, 0};
+    const internal::OutputRows out{output + b * s.output_h * out_row, out_row, 0};
+    const internal::PixelChunks chunks{pixels, params.backward_chunk, params.backward_split};
+    for (int32_t p = chunks.first(); p >= 0; p = chunks.before(p)) {
+      conv_pixels(c, in, filter, bias, out, p, chunks.end(p), scratch.data);
+    }
   }
+}
+
+void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                 const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
+                 int32_t y_begin, int32_t y_end, Scratch scratch) {
+  const size_t needed = conv_scratch_bytes(params.shape);
+  if (!mve_takes(params, scratch, needed)) {
+    portable_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
+                         y_end, scratch);
+    return;
+  }
+  const Call c = call_of(params, needed);  // a local copy: output stores (int8) could alias params
+  const ConvShape& s = c.s;
+  // Where portable refuses (mve_takes covered the rest of its checks).
+  if (!internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,
+                             s.dilation_h, input_ring, output_ring, y_begin, y_end)) {
+    return;
+  }
+  const InputRows in{input, static_cast<ptrdiff_t>(s.input_w) * s.input_c, input_ring.rows};
+  const internal::OutputRows out{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
+                                 output_ring.rows};
+  conv_pixels(c, in, filter, bias, out, y_begin * s.output_w, y_end * s.output_w, scratch.data);
 }
 
 }  // namespace mve

@@ -6,8 +6,10 @@ namespace kernels {
 namespace mve {
 
 // Grouped convolution too: input_c a multiple of filter_c (the groups), output_c a multiple of
-// the groups.
+// the groups. Filters of at most kMaxRowWindowRows rows: the kernel looks up a window's input
+// rows in a table of that many (the same code serves whole maps and rings).
 bool conv_handles(const ConvShape& shape) {
+  if (shape.filter_h > kMaxRowWindowRows) return false;
   if (shape.filter_c == shape.input_c) return true;  // not grouped (the cheap test first)
   if (shape.filter_c <= 0 || shape.input_c < shape.filter_c || shape.input_c % shape.filter_c != 0) {
     return false;

@@ -11,6 +11,7 @@
 
 #include "mve/kernels.h"
 #include "mve/requantize.h"
+#include "portable/row_window.h"
 #include "portable/window.h"
 
 namespace mote {
@@ -20,7 +21,6 @@ namespace {
 
 struct Layer {
   DepthwiseShape s;
-  const int8_t* input;
   const int8_t* filter;
   const int32_t* bias;
   const int32_t* multiplier;
@@ -97,15 +97,14 @@ inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, i
 }
 
 // kPixels output pixels (x, x + 1, ...) of row y whose windows are whole in x: every channel.
+// first_row: the input row of filter row ky_begin, the others dilation_h rows apart after it.
 template <int kPixels, int kFilterW>
-void pixels(const Layer& l, int32_t b, int32_t iy0, int32_t ky_begin, int32_t ky_end, int32_t x,
+void pixels(const Layer& l, const int8_t* first_row, int32_t ky_begin, int32_t ky_end, int32_t x,
             int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   // Input of tap (ky_begin, 0) of pixel x, the first row inside the input.
-  const int8_t* row0 =
-      l.input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy0 + ky_begin * s.dilation_h) * s.input_w +
-                 x * s.stride_w - s.pad_w) * c_count;
+  const int8_t* row0 = first_row + static_cast<ptrdiff_t>(x * s.stride_w - s.pad_w) * c_count;
   int32_t c = 0;
   for (; c + 4 <= c_count; c += 4) {
     pixels_block<kPixels, kFilterW, false>(l, row0, ky_begin, ky_end, c, out);
@@ -114,29 +113,29 @@ void pixels(const Layer& l, int32_t b, int32_t iy0, int32_t ky_begin, int32_t ky
 }
 
 template <int kFilterW>
-void run_pixels(int32_t count, const Layer& l, int32_t b, int32_t iy0, int32_t ky_begin,
+void run_pixels(int32_t count, const Layer& l, const int8_t* first_row, int32_t ky_begin,
                 int32_t ky_end, int32_t x, int8_t* out) {
   switch (count) {
-    case 4: pixels<4, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
-    case 3: pixels<3, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
-    case 2: pixels<2, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
-    default: pixels<1, kFilterW>(l, b, iy0, ky_begin, ky_end, x, out); break;
+    case 4: pixels<4, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
+    case 3: pixels<3, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
+    case 2: pixels<2, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
+    default: pixels<1, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
   }
 }
 
-// One output pixel with its in-bounds taps only (the borders).
+// One output pixel with its in-bounds taps only (the borders, and every pixel of a row whose
+// window wraps past a ring's last slot); rows[ky]: the input row of filter row ky.
 template <bool kTail>
-inline void one_pixel_block(const Layer& l, const int8_t* batch, const internal::PixelWindow& w,
-                            int32_t c, int8_t* out) {
+inline void one_pixel_block(const Layer& l, const int8_t* const* rows,
+                            const internal::PixelWindow& w, int32_t c, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
   int32x4_t a = l.bias != nullptr ? load4w<kTail>(l.bias + c, p) : vdupq_n_s32(0);
   int32x4_t ws = vdupq_n_s32(0);
+  const ptrdiff_t at = static_cast<ptrdiff_t>(w.ix0 + w.kx_begin * s.dilation_w) * c_count + c;
   for (int32_t ky = w.ky_begin; ky < w.ky_end; ++ky) {
-    const int32_t iy = w.iy0 + ky * s.dilation_h;
-    const int8_t* px =
-        batch + (static_cast<ptrdiff_t>(iy) * s.input_w + w.ix0 + w.kx_begin * s.dilation_w) * c_count + c;
+    const int8_t* px = rows[ky] + at;
     const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky * s.filter_w + w.kx_begin) * c_count + c;
     for (int32_t kx = w.kx_begin; kx < w.kx_end; ++kx, px += s.dilation_w * c_count, pw += c_count) {
       const int32x4_t f = load4<kTail>(pw, p);
@@ -149,13 +148,12 @@ inline void one_pixel_block(const Layer& l, const int8_t* batch, const internal:
   store4<kTail>(out + c, l.stage.apply(a, m, split_shifts(load4w<kTail>(l.shift + c, p))), p);
 }
 
-void one_pixel(const Layer& l, int32_t b, const internal::PixelWindow& w, int8_t* out) {
-  const DepthwiseShape& s = l.s;
-  const int32_t c_count = s.input_c;
-  const int8_t* batch = l.input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * c_count;
+void one_pixel(const Layer& l, const int8_t* const* rows, const internal::PixelWindow& w,
+               int8_t* out) {
+  const int32_t c_count = l.s.input_c;
   int32_t c = 0;
-  for (; c + 4 <= c_count; c += 4) one_pixel_block<false>(l, batch, w, c, out);
-  if (c < c_count) one_pixel_block<true>(l, batch, w, c, out);
+  for (; c + 4 <= c_count; c += 4) one_pixel_block<false>(l, rows, w, c, out);
+  if (c < c_count) one_pixel_block<true>(l, rows, w, c, out);
 }
 
 // Filter width 3, dilation 1 in x, stride kStride (1 or 2) in x: kP pixels (x, x + 1, ...) of a
@@ -165,9 +163,11 @@ void one_pixel(const Layer& l, int32_t b, const internal::PixelWindow& w, int8_t
 // the loaded values ((x + io) * w, no sum of weights), so a position outside the input is simply
 // skipped (kBorder: a test per position) and border pixels need no path of their own.
 // Channels [c, c + 4); kTail: the last, partial block.
-template <int kP, int kStride, bool kBorder, bool kTail>
-inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
-                       uint32_t valid, int32_t c, int8_t* out) {
+// kTable: filter row ky's position 0 at starts[ky] (a window wrapping past a ring's last slot),
+// else row0 and dilation_h rows after each other.
+template <int kP, int kStride, bool kBorder, bool kTail, bool kTable>
+inline void row3_block(const Layer& l, const int8_t* row0, const int8_t* const* starts,
+                       int32_t ky_begin, int32_t ky_end, uint32_t valid, int32_t c, int8_t* out) {
   constexpr int kPositions = (kP - 1) * kStride + 3;
   const DepthwiseShape& s = l.s;
   // Local copies: output stores (int8) could alias the layer's fields.
@@ -182,6 +182,7 @@ inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int
   const int8_t* px = row0 + c;
   const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky_begin) * 3 * c_count + c;
   for (int32_t ky = ky_begin; ky < ky_end; ++ky, px += row_step, pw += 3 * c_count) {
+    const int8_t* pr = kTable ? starts[ky] + c : px;
     const int32x4_t w0 = load4<kTail>(pw, p);
     const int32x4_t w1 = load4<kTail>(pw + c_count, p);
     const int32x4_t w2 = load4<kTail>(pw + 2 * c_count, p);
@@ -189,7 +190,7 @@ inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int
     for (int j = 0; j < kPositions; ++j) {
       // A position outside the input adds nothing (and is never read).
       if (kBorder && ((valid >> j) & 1u) == 0) continue;
-      const int32x4_t x = vaddq_n_s32(load4<kTail>(px + j * c_count, p), io);
+      const int32x4_t x = vaddq_n_s32(load4<kTail>(pr + j * c_count, p), io);
 #pragma GCC unroll 4
       for (int k = 0; k < kP; ++k) {
         const int kx = j - k * kStride;
@@ -206,28 +207,37 @@ inline void row3_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int
 }
 
 // kP pixels of row y from x (see row3_block), every channel. `valid`: bit j set when position j
-// is inside the input.
-template <int kP, int kStride, bool kBorder>
-__attribute__((noinline)) void row3_pixels(const Layer& l, int32_t b, const internal::PixelWindow& pw, int32_t x,
-                 uint32_t valid, int8_t* out) {
+// is inside the input. kTable: the window's rows in rows[ky] (first_row unused).
+template <int kP, int kStride, bool kBorder, bool kTable>
+__attribute__((noinline)) void row3_pixels(const Layer& l, const int8_t* first_row,
+                                           const int8_t* const* rows,
+                                           const internal::PixelWindow& pw, int32_t x,
+                                           uint32_t valid, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   // Position 0 of the first filter row inside the input (the column may be -1: never loaded).
-  const int8_t* row0 =
-      l.input + ((static_cast<ptrdiff_t>(b) * s.input_h + pw.iy0 + pw.ky_begin * s.dilation_h) *
-                     s.input_w + x * kStride - s.pad_w) * c_count;
+  const ptrdiff_t at = static_cast<ptrdiff_t>(x * kStride - s.pad_w) * c_count;
+  const int8_t* row0 = kTable ? nullptr : first_row + at;
+  const int8_t* starts[kTable ? kMaxRowWindowRows : 1];
+  if (kTable) {
+    for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) starts[ky] = rows[ky] + at;
+  }
   int32_t c = 0;
   for (; c + 4 <= c_count; c += 4) {
-    row3_block<kP, kStride, kBorder, false>(l, row0, pw.ky_begin, pw.ky_end, valid, c, out);
+    row3_block<kP, kStride, kBorder, false, kTable>(l, row0, starts, pw.ky_begin, pw.ky_end, valid,
+                                                    c, out);
   }
   if (c < c_count) {
-    row3_block<kP, kStride, kBorder, true>(l, row0, pw.ky_begin, pw.ky_end, valid, c, out);
+    row3_block<kP, kStride, kBorder, true, kTable>(l, row0, starts, pw.ky_begin, pw.ky_end, valid,
+                                                   c, out);
   }
 }
 
-template <int kStride>
-void row3(const Layer& l, int32_t b, const internal::PixelWindow& pw, int32_t x, int32_t count,
-          int8_t* out) {
+// kTable: the window wraps past a ring's last slot, its rows in rows[ky]; only the border
+// variants (any mask of valid positions), to keep flash down.
+template <int kStride, bool kTable>
+void row3(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
+          const internal::PixelWindow& pw, int32_t x, int32_t count, int8_t* out) {
   const DepthwiseShape& s = l.s;
   constexpr int kMaxPositions = 2 * kStride + 3;
   const int32_t positions = (count - 1) * kStride + 3;
@@ -239,14 +249,17 @@ void row3(const Layer& l, int32_t b, const internal::PixelWindow& pw, int32_t x,
   const bool border = valid != (1u << positions) - 1;
   static_assert(kMaxPositions <= 16, "positions fit the mask");
   if (count == 3) {
-    border ? row3_pixels<3, kStride, true>(l, b, pw, x, valid, out)
-           : row3_pixels<3, kStride, false>(l, b, pw, x, valid, out);
+    border || kTable
+        ? row3_pixels<3, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
+        : row3_pixels<3, kStride, false, false>(l, first_row, rows, pw, x, valid, out);
   } else if (count == 2) {
-    border ? row3_pixels<2, kStride, true>(l, b, pw, x, valid, out)
-           : row3_pixels<2, kStride, false>(l, b, pw, x, valid, out);
+    border || kTable
+        ? row3_pixels<2, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
+        : row3_pixels<2, kStride, false, false>(l, first_row, rows, pw, x, valid, out);
   } else {
-    border ? row3_pixels<1, kStride, true>(l, b, pw, x, valid, out)
-           : row3_pixels<1, kStride, false>(l, b, pw, x, valid, out);
+    border || kTable
+        ? row3_pixels<1, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
+        : row3_pixels<1, kStride, false, false>(l, first_row, rows, pw, x, valid, out);
   }
 }
 
@@ -255,8 +268,8 @@ void row3(const Layer& l, int32_t b, const internal::PixelWindow& pw, int32_t x,
 // input channel, all four lanes read the same byte). One output pixel at a time, its in-bounds
 // taps only; output channels in blocks of four, the last predicated.
 template <bool kTail>
-inline void multiplier_block(const Layer& l, const int8_t* batch, const internal::PixelWindow& w,
-                             int32_t m, int32_t oc, int8_t* out) {
+inline void multiplier_block(const Layer& l, const int8_t* const* rows,
+                             const internal::PixelWindow& w, int32_t m, int32_t oc, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t co = s.output_c;
   const int32_t ci = s.input_c;
@@ -268,10 +281,10 @@ inline void multiplier_block(const Layer& l, const int8_t* batch, const internal
   const int32_t io = l.io;
   int32x4_t a = l.bias != nullptr ? load4w<kTail>(l.bias + oc, p) : vdupq_n_s32(0);
   for (int32_t ky = w.ky_begin; ky < w.ky_end; ++ky) {
-    const int32_t iy = w.iy0 + ky * s.dilation_h;
+    const int8_t* row = rows[ky] + ic0;
     for (int32_t kx = w.kx_begin; kx < w.kx_end; ++kx) {
       const int32_t ix = w.ix0 + kx * s.dilation_w;
-      const int8_t* px = batch + (static_cast<ptrdiff_t>(iy) * s.input_w + ix) * ci + ic0;
+      const int8_t* px = row + static_cast<ptrdiff_t>(ix) * ci;
       const int32x4_t x = kTail ? vldrbq_gather_offset_z_s32(px, offsets, p)
                                 : vldrbq_gather_offset_s32(px, offsets);
       const int32x4_t f =
@@ -283,94 +296,182 @@ inline void multiplier_block(const Layer& l, const int8_t* batch, const internal
   store4<kTail>(out + oc, l.stage.apply(a, mult, split_shifts(load4w<kTail>(l.shift + oc, p))), p);
 }
 
-void depthwise_multiplier(const Layer& l, int8_t* output) {
+// The input rows of a call: row iy at data + iy * row_bytes (the whole map of one image,
+// rows <= 0) or at data + (iy mod rows) * row_bytes (a ring).
+struct InputRows {
+  const int8_t* data;
+  ptrdiff_t row_bytes;
+  int32_t rows;
+  int32_t slot(int32_t iy) const { return rows > 0 ? iy % rows : iy; }
+  const int8_t* row(int32_t iy) const { return data + static_cast<ptrdiff_t>(slot(iy)) * row_bytes; }
+};
+
+// Depth multiplier above 1: one output row, one pixel at a time.
+void multiplier_row(const Layer& l, const int8_t* const* rows, internal::PixelWindow& pw,
+                    int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t co = s.output_c;
   const int32_t m = co / s.input_c;
-  internal::PixelWindow pw;
-  int8_t* out = output;
-  for (int32_t b = 0; b < s.batches; ++b) {
-    const int8_t* batch = l.input + static_cast<ptrdiff_t>(b) * s.input_h * s.input_w * s.input_c;
-    for (int32_t y = 0; y < s.output_h; ++y) {
-      internal::window_rows(s, y, pw);
-      for (int32_t x = 0; x < s.output_w; ++x, out += co) {
+  for (int32_t x = 0; x < s.output_w; ++x, out += co) {
+    internal::window_columns(s, x, pw);
+    int32_t oc = 0;
+    for (; oc + 4 <= co; oc += 4) multiplier_block<false>(l, rows, pw, m, oc, out);
+    if (oc < co) multiplier_block<true>(l, rows, pw, m, oc, out);
+  }
+}
+
+// Depth multiplier 1, one output row (window rows in pw) whose window rows are equally spaced in
+// memory (dilation_h rows apart from first_row, the input row of filter row ky_begin: a whole
+// map, or a ring window that does not wrap); rows[ky] the same rows, for the border pixels.
+void spaced_row(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
+                internal::PixelWindow& pw, int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t c_count = s.input_c;
+  if (s.filter_w == 3 && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
+    // Blocks of three pixels, borders included.
+    for (int32_t x = 0; x < s.output_w; x += 3) {
+      const int32_t count = internal::min_i32(3, s.output_w - x);
+      if (pw.ky_begin >= pw.ky_end) {
+        // No filter row inside the input: the bias alone (as portable's empty sums).
         internal::window_columns(s, x, pw);
-        int32_t oc = 0;
-        for (; oc + 4 <= co; oc += 4) multiplier_block<false>(l, batch, pw, m, oc, out);
-        if (oc < co) multiplier_block<true>(l, batch, pw, m, oc, out);
+        for (int32_t k = 0; k < count; ++k) one_pixel(l, rows, pw, out + k * c_count);
+      } else if (s.stride_w == 1) {
+        row3<1, false>(l, first_row, rows, pw, x, count, out);
+      } else {
+        row3<2, false>(l, first_row, rows, pw, x, count, out);
+      }
+      out += count * c_count;
+    }
+    return;
+  }
+  int32_t x = 0;
+  while (x < s.output_w) {
+    internal::window_columns(s, x, pw);
+    if (pw.kx_begin != 0 || pw.kx_end != s.filter_w) {
+      one_pixel(l, rows, pw, out);
+      ++x;
+      out += c_count;
+      continue;
+    }
+    // Up to four pixels whose windows are whole in x (the last one decides it).
+    int32_t count = internal::min_i32(4, s.output_w - x);
+    while (count > 1 &&
+           (x + count - 1) * s.stride_w - s.pad_w + (s.filter_w - 1) * s.dilation_w >= s.input_w) {
+      --count;
+    }
+    // (3-wide filters mostly take the row3 path above; the rest share the general width.)
+    run_pixels<0>(count, l, first_row, pw.ky_begin, pw.ky_end, x, out);
+    x += count;
+    out += count * c_count;
+  }
+}
+
+// Output rows [y_begin, y_end) of one image. Each row's window rows are looked up once into a
+// table (one modulo per filter row for a ring). A row whose window rows are equally spaced runs
+// the blocks of pixels above; a row whose window wraps past a ring's last slot (S - 1 of every R
+// rows of stride 1, for a window of S rows in a ring of R) runs one pixel at a time through the
+// table, its in-bounds taps only, also on mve (about the same instructions per pixel as the
+// blocks of three). Needs filter_h <= kMaxRowWindowRows (depthwise_conv_handles).
+void depthwise_rows(const Layer& l, const InputRows& in, const internal::OutputRows& out,
+                    int32_t y_begin, int32_t y_end) {
+  const DepthwiseShape& s = l.s;
+  const bool multiplier = s.output_c != s.input_c;
+  const int8_t* rows[kMaxRowWindowRows];
+  internal::PixelWindow pw;
+  for (int32_t y = y_begin; y < y_end; ++y) {
+    internal::window_rows(s, y, pw);
+    int8_t* o = out.row(y);
+    bool spaced = true;
+    const int8_t* first_row = nullptr;
+    if (pw.ky_begin < pw.ky_end) {
+      const int32_t iy = pw.iy0 + pw.ky_begin * s.dilation_h;
+      const int32_t slot = in.slot(iy);
+      first_row = in.data + static_cast<ptrdiff_t>(slot) * in.row_bytes;
+      spaced = in.rows <= 0 ||
+               slot + (pw.ky_end - pw.ky_begin - 1) * s.dilation_h < in.rows;
+      for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) {
+        rows[ky] = in.row(pw.iy0 + ky * s.dilation_h);
+      }
+    }
+    if (multiplier) {
+      multiplier_row(l, rows, pw, o);
+    } else if (spaced) {
+      spaced_row(l, first_row, rows, pw, o);
+    } else if (s.filter_w == 3 && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
+      // The blocks of three through the table (a wrapped window has rows inside the input).
+      for (int32_t x = 0; x < s.output_w; x += 3, o += 3 * s.input_c) {
+        const int32_t count = internal::min_i32(3, s.output_w - x);
+        if (s.stride_w == 1) {
+          row3<1, true>(l, nullptr, rows, pw, x, count, o);
+        } else {
+          row3<2, true>(l, nullptr, rows, pw, x, count, o);
+        }
+      }
+    } else {
+      for (int32_t x = 0; x < s.output_w; ++x, o += s.input_c) {
+        internal::window_columns(s, x, pw);
+        one_pixel(l, rows, pw, o);
       }
     }
   }
 }
 
+bool mve_takes(const DepthwiseShape& s) {
+  return s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 && s.dilation_w > 0 &&
+         s.input_c > 0 && depthwise_conv_handles(s);
+}
+
+Layer layer_of(const DepthwiseConvParams& params, const int8_t* filter, const int32_t* bias) {
+  return Layer{params.shape,
+               filter,
+               bias,
+               params.output_multiplier,
+               params.output_shift,
+               params.input_offset,
+               make_output_stage(params.output_offset, params.act_min, params.act_max)};
+}
+
 }  // namespace
 
+// The whole tensor: each image's rows [0, output_h), its whole map as the rows.
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
-  const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
-  if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 ||
-      s.input_c <= 0 || !depthwise_conv_handles(s)) {
+  if (!mve_takes(params.shape)) {
     portable_depthwise_conv2d(params, input, filter, bias, output, scratch);
     return;
   }
-  const Layer l{s,
-                input,
-                filter,
-                bias,
-                params.output_multiplier,
-                params.output_shift,
-                params.input_offset,
-                make_output_stage(params.output_offset, params.act_min, params.act_max)};
-  if (s.output_c != s.input_c) {
-    depthwise_multiplier(l, output);
+  // A local copy: output stores (int8) could alias params.
+  const Layer l = layer_of(params, filter, bias);
+  const DepthwiseShape& s = l.s;
+  const ptrdiff_t in_row = static_cast<ptrdiff_t>(s.input_w) * s.input_c;
+  const ptrdiff_t out_row = static_cast<ptrdiff_t>(s.output_w) * s.output_c;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    const InputRows in{input + b * s.input_h * in_row, in_row, 0};
+    const internal::OutputRows out{output + b * s.output_h * out_row, out_row, 0};
+    depthwise_rows(l, in, out, 0, s.output_h);
+  }
+}
+
+void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
+                           RowRing input_ring, const int8_t* filter, const int32_t* bias,
+                           int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
+                           Scratch scratch) {
+  if (!mve_takes(params.shape)) {
+    portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
+                                   y_begin, y_end, scratch);
     return;
   }
-  const int32_t c_count = s.input_c;
-  internal::PixelWindow pw;
-  int8_t* out = output;
-  const bool row3_path = s.filter_w == 3 && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2);
-  for (int32_t b = 0; b < s.batches; ++b) {
-    for (int32_t y = 0; y < s.output_h; ++y) {
-      internal::window_rows(s, y, pw);
-      if (row3_path) {
-        // Blocks of three pixels, borders included.
-        for (int32_t x = 0; x < s.output_w; x += 3) {
-          const int32_t count = internal::min_i32(3, s.output_w - x);
-          if (pw.ky_begin >= pw.ky_end) {
-            // No filter row inside the input: the bias alone (as portable's empty sums).
-            internal::window_columns(s, x, pw);
-            for (int32_t k = 0; k < count; ++k) one_pixel(l, b, pw, out + k * c_count);
-          } else if (s.stride_w == 1) {
-            row3<1>(l, b, pw, x, count, out);
-          } else {
-            row3<2>(l, b, pw, x, count, out);
-          }
-          out += count * c_count;
-        }
-        continue;
-      }
-      int32_t x = 0;
-      while (x < s.output_w) {
-        internal::window_columns(s, x, pw);
-        if (pw.kx_begin != 0 || pw.kx_end != s.filter_w) {
-          one_pixel(l, b, pw, out);
-          ++x;
-          out += c_count;
-          continue;
-        }
-        // Up to four pixels whose windows are whole in x (the last one decides it).
-        int32_t count = internal::min_i32(4, s.output_w - x);
-        while (count > 1 &&
-               (x + count - 1) * s.stride_w - s.pad_w + (s.filter_w - 1) * s.dilation_w >= s.input_w) {
-          --count;
-        }
-        // (3-wide filters mostly take the row3 path above; the rest share the general width.)
-        run_pixels<0>(count, l, b, pw.iy0, pw.ky_begin, pw.ky_end, x, out);
-        x += count;
-        out += count * c_count;
-      }
-    }
+  const Layer l = layer_of(params, filter, bias);  // a local copy, as above
+  const DepthwiseShape& s = l.s;
+  // Where portable refuses (mve_takes covered the rest of its checks).
+  if (!internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,
+                             s.dilation_h, input_ring, output_ring, y_begin, y_end)) {
+    return;
   }
+  const InputRows in{input, static_cast<ptrdiff_t>(s.input_w) * s.input_c, input_ring.rows};
+  const internal::OutputRows out{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
+                                 output_ring.rows};
+  depthwise_rows(l, in, out, y_begin, y_end);
 }
 
 }  // namespace mve

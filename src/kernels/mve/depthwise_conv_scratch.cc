@@ -6,9 +6,12 @@ namespace mote {
 namespace kernels {
 namespace mve {
 
-// Any depth multiplier (output_c a multiple of input_c).
+// Any depth multiplier (output_c a multiple of input_c). Filters of at most kMaxRowWindowRows
+// rows: the kernel looks up a window's input rows in a table of that many (the same code serves
+// whole maps and rings).
 bool depthwise_conv_handles(const DepthwiseShape& shape) {
-  return shape.input_c > 0 && shape.output_c >= shape.input_c && shape.output_c % shape.input_c == 0;
+  return shape.input_c > 0 && shape.output_c >= shape.input_c &&
+         shape.output_c % shape.input_c == 0 && shape.filter_h <= kMaxRowWindowRows;
 }
 
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape&) { return 0; }

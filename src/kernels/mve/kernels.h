@@ -38,14 +38,22 @@ namespace mote {
 namespace kernels {
 namespace mve {
 
-// CONV_2D, grouped too (input_c a multiple of filter_c, output_c of the groups). 1x1 without
-// padding needs no scratch; every other shape gathers four int8 columns (4 * filter_h * filter_w *
-// filter_c bytes, the bytes of portable's two int16 columns; one group's when grouped), padding
-// filled with the input zero point.
+// CONV_2D, grouped too (input_c a multiple of filter_c, output_c of the groups), filters of up
+// to kMaxRowWindowRows rows. 1x1 without padding needs no scratch; every other shape gathers four
+// int8 columns (4 * filter_h * filter_w * filter_c bytes, the bytes of portable's two int16
+// columns; one group's when grouped), padding filled with the input zero point.
 bool conv_handles(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
+// Its row call (mote/kernels/rows.h; portable_conv2d_rows' contract and results): the same code,
+// conv2d being each image's rows [0, output_h) on its whole map. Input rows through a lookup per
+// output row (a ring's wrapped windows too), output pixels through their rows' places (a block
+// of four may straddle rows); the same order and scratch. Shapes conv2d hands to portable run
+// portable_conv2d_rows.
+void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                 const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
+                 int32_t y_begin, int32_t y_end, Scratch scratch);
 // Its overlap rule (mote/kernels/overlap.h), from its own order (conv_own_overlap: 1x1 in blocks
 // of four pixels, the last channel of the block written after its last read; im2col in blocks of
 // four columns gathered first; grouped im2col none) joined with portable's (conv_overlap: what
@@ -53,12 +61,20 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
 OverlapRule conv_own_overlap(const ConvShape& shape);
 OverlapRule conv_overlap(const ConvShape& shape);
 
-// DEPTHWISE_CONV_2D, any depth multiplier, kernel size, stride, dilation, padding; no scratch.
-// Multiplier 1 is the fast path; above 1 one output pixel at a time with gathered inputs.
+// DEPTHWISE_CONV_2D, any depth multiplier, kernel width, stride, dilation, padding, filters of
+// up to kMaxRowWindowRows rows; no scratch. Multiplier 1 is the fast path; above 1 one output
+// pixel at a time with gathered inputs.
 bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
+// Its row call (portable_depthwise_conv2d_rows' contract and results): the same code, each output
+// row's window rows looked up once; a row whose window wraps past a ring's last slot runs through
+// those rows (3-wide filters in blocks of three, others one pixel at a time), still on mve.
+void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
+                           RowRing input_ring, const int8_t* filter, const int32_t* bias,
+                           int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
+                           Scratch scratch);
 // Its overlap rule from its own order (multiplier 1 by its groups of pixels of a row and blocks
 // of four channels; above 1 one pixel at a time, blocks of four outputs after their inputs:
 // portable's rule holds), and joined with portable's (the table's).

@@ -15,6 +15,7 @@
 #include "mote/kernels/mul.h"
 #include "mote/kernels/overlap.h"
 #include "mote/kernels/pooling.h"
+#include "mote/kernels/rows.h"
 #include "mote/kernels/scratch.h"
 #include "mve/kernels.h"
 #include "mve/requantize.h"
@@ -438,6 +439,241 @@ void check_pooling(Tally& t) {
   }
 }
 
+// Row calls (mote/kernels/rows.h): a case's output rows computed in ranges (single rows, up to
+// three, or random lengths up to the whole map) through input rings of the minimal size for its
+// ranges (wrapped windows on most rows), larger rings and whole maps, and output rings likewise;
+// compared byte for byte with the whole-tensor portable kernel. Before each call the input
+// slots the call must not read hold random bytes, and every output byte outside the call's rows
+// must stay untouched. An input ring one row short must leave the output untouched.
+struct RowGeometry {
+  int32_t input_h, output_h, filter_h, stride_h, pad_h, dilation_h;
+  int32_t in_row, out_row;  // bytes of one input and one output row
+};
+
+int8_t ring_in[2 * 12 * 12 * kMaxChannels];
+int8_t ring_out[2 * 16 * 16 * kMaxChannels + kGuard];
+
+k::RowRange rows_read(const RowGeometry& g, int32_t y0, int32_t y1) {
+  return k::window_input_rows(g.input_h, g.filter_h, g.stride_h, g.pad_h, g.dilation_h, y0, y1);
+}
+
+// The input ring for output rows [y0, y1): the rows they read in their slots, random bytes in the
+// others.
+void load_ring(const RowGeometry& g, const int8_t* input, int32_t ring_rows, int32_t y0, int32_t y1) {
+  const int32_t slots = ring_rows > 0 ? ring_rows : g.input_h;
+  fill(ring_in, slots * g.in_row, -128, 127);
+  const k::RowRange r = rows_read(g, y0, y1);
+  for (int32_t iy = r.first; iy < r.end; ++iy) {
+    const int32_t slot = ring_rows > 0 ? iy % ring_rows : iy;
+    memcpy(ring_in + slot * g.in_row, input + iy * g.in_row, static_cast<size_t>(g.in_row));
+  }
+}
+
+// run(input, input_ring, output, output_ring, y0, y1) over the case's ranges; the first failure
+// (a byte offset into the whole output, or -2 for a write outside the call's rows), -1 if none.
+template <typename Run>
+int32_t stream_rows(const RowGeometry& g, const int8_t* input, const int8_t* want, const Run& run) {
+  constexpr int32_t kMaxRanges = 64;
+  int32_t begins[kMaxRanges + 1];
+  int32_t ranges = 0;
+  const int32_t mode = uniform(0, 2);  // single rows, up to three, any length
+  for (int32_t y = 0; y < g.output_h && ranges < kMaxRanges; ++ranges) {
+    begins[ranges] = y;
+    const int32_t len = mode == 0 ? 1 : uniform(1, mode == 1 ? 3 : g.output_h);
+    y = y + len < g.output_h ? y + len : g.output_h;
+  }
+  begins[ranges] = g.output_h;
+  int32_t need_in = 1, need_out = 1;
+  for (int32_t i = 0; i < ranges; ++i) {
+    const int32_t in = rows_read(g, begins[i], begins[i + 1]).count();
+    need_in = in > need_in ? in : need_in;
+    const int32_t out = begins[i + 1] - begins[i];
+    need_out = out > need_out ? out : need_out;
+  }
+  // Mostly minimal rings (most windows wrap), sometimes larger, sometimes the whole map.
+  const int32_t pick_in = uniform(0, 9), pick_out = uniform(0, 9);
+  const int32_t in_rows = pick_in < 6 ? need_in : pick_in < 9 ? need_in + uniform(1, 3) : 0;
+  const int32_t out_rows = pick_out < 6 ? need_out : pick_out < 9 ? need_out + uniform(1, 2) : 0;
+  const int32_t out_bytes = (out_rows > 0 ? out_rows : g.output_h) * g.out_row;
+  // An input ring one row short of the first range's rows: refused, nothing written.
+  const int32_t first_need = rows_read(g, begins[0], begins[1]).count();
+  if (first_need > 1) {
+    load_ring(g, input, first_need - 1, begins[0], begins[1]);
+    memset(ring_out, 0x5a, static_cast<size_t>(out_bytes + kGuard));
+    run(ring_in, k::RowRing{first_need - 1}, ring_out, k::RowRing{out_rows}, begins[0], begins[1]);
+    for (int32_t i = 0; i < out_bytes + kGuard; ++i) {
+      if (ring_out[i] != 0x5a) return -2;
+    }
+  }
+  for (int32_t i = 0; i < ranges; ++i) {
+    const int32_t y0 = begins[i], y1 = begins[i + 1];
+    load_ring(g, input, in_rows, y0, y1);
+    memset(ring_out, 0x5a, static_cast<size_t>(out_bytes + kGuard));
+    run(ring_in, k::RowRing{in_rows}, ring_out, k::RowRing{out_rows}, y0, y1);
+    int32_t written = 0;
+    for (int32_t y = y0; y < y1; ++y) {
+      const int32_t slot = out_rows > 0 ? y % out_rows : y;
+      const int32_t at = first_difference(ring_out + slot * g.out_row, want + y * g.out_row, g.out_row);
+      if (at >= 0) return y * g.out_row + at;
+      written += g.out_row;
+    }
+    // Every other byte untouched (the rows' slots are distinct: out_rows >= y1 - y0).
+    int32_t untouched = 0;
+    for (int32_t j = 0; j < out_bytes + kGuard; ++j) untouched += ring_out[j] == 0x5a ? 1 : 0;
+    int32_t sentinel_in_rows = 0;
+    for (int32_t y = y0; y < y1; ++y) {
+      const int8_t* row = ring_out + (out_rows > 0 ? y % out_rows : y) * g.out_row;
+      for (int32_t j = 0; j < g.out_row; ++j) sentinel_in_rows += row[j] == 0x5a ? 1 : 0;
+    }
+    if (untouched - sentinel_in_rows != out_bytes + kGuard - written) return -2;
+  }
+  return -1;
+}
+
+void check_conv_rows(Tally& t) {
+  for (int32_t index = 0; index < 160; ++index) {
+    k::ConvParams p{};
+    k::ConvShape& s = p.shape;
+    // 1x1 s1 and s2, 3x3 s1 and s2, 10x4 s2 (keyword spotting's first layer), random, grouped.
+    const int32_t kind = uniform(0, 6);
+    s.batches = 1;
+    s.input_c = s.filter_c = coin(20) ? 16 * uniform(1, 2) : uniform(1, 40);
+    s.dilation_h = s.dilation_w = 1;
+    s.stride_h = s.stride_w = 1;
+    s.pad_h = s.pad_w = 0;
+    s.input_h = uniform(1, 12);
+    s.input_w = uniform(1, 12);
+    int32_t groups = 1;
+    if (kind <= 1) {
+      s.filter_h = s.filter_w = 1;
+      s.stride_h = s.stride_w = kind + 1;
+    } else if (kind <= 3) {
+      s.filter_h = s.filter_w = 3;
+      s.stride_h = s.stride_w = kind - 1;
+      s.pad_h = s.pad_w = uniform(0, 1);
+    } else if (kind == 4) {
+      s.input_c = s.filter_c = uniform(1, 3);
+      s.filter_h = 10;
+      s.filter_w = 4;
+      s.stride_h = s.stride_w = 2;
+      s.pad_h = uniform(0, 4);
+      s.pad_w = uniform(0, 1);
+      s.input_h = uniform(10, 25);
+      s.input_w = uniform(4, 11);
+    } else {
+      s.filter_h = uniform(1, 5);
+      s.filter_w = uniform(1, 5);
+      s.stride_h = uniform(1, 2);
+      s.stride_w = uniform(1, 2);
+      s.dilation_h = coin(25) ? 2 : 1;
+      s.dilation_w = coin(25) ? 2 : 1;
+      s.pad_h = uniform(0, s.filter_h - 1);
+      s.pad_w = uniform(0, s.filter_w - 1);
+      if (kind == 6) {
+        groups = uniform(2, 5);
+        s.filter_c = uniform(1, 8);
+        s.input_c = groups * s.filter_c;
+      }
+    }
+    const int32_t min_h = 1 + s.dilation_h * (s.filter_h - 1) - 2 * s.pad_h;
+    const int32_t min_w = 1 + s.dilation_w * (s.filter_w - 1) - 2 * s.pad_w;
+    if (s.input_h < min_h) s.input_h = min_h;
+    if (s.input_w < min_w) s.input_w = min_w;
+    s.output_h = (s.input_h + 2 * s.pad_h - s.dilation_h * (s.filter_h - 1) - 1) / s.stride_h + 1;
+    s.output_w = (s.input_w + 2 * s.pad_w - s.dilation_w * (s.filter_w - 1) - 1) / s.stride_w + 1;
+    s.output_c = groups * uniform(1, 21 / groups);
+    const Clamp c = random_clamp();
+    p.input_offset = uniform(-127, 128);
+    p.output_offset = c.offset;
+    p.act_min = c.min;
+    p.act_max = c.max;
+    p.output_multiplier = mult_buf;
+    p.output_shift = shift_buf;
+    fill_quant(s.output_c);
+    fill(input_buf, s.input_h * s.input_w * s.input_c, -128, 127);
+    fill(filter_buf, s.output_c * s.filter_h * s.filter_w * s.filter_c, -127, 127);
+    const int32_t* bias = coin(85) ? bias_buf : nullptr;
+    k::portable_conv2d(p, input_buf, filter_buf, bias, want_buf,
+                       k::Scratch{portable_scratch, sizeof(portable_scratch)});
+    const size_t planned = k::built_conv_scratch_bytes(s);
+    const RowGeometry g{s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h,
+                        s.input_w * s.input_c, s.output_w * s.output_c};
+    memset(scratch_buf, 0x5a, sizeof(scratch_buf));
+    const int32_t at = stream_rows(g, input_buf, want_buf,
+        [&](const int8_t* in, k::RowRing in_ring, int8_t* out, k::RowRing out_ring, int32_t y0, int32_t y1) {
+          k::conv2d_rows(p, in, in_ring, filter_buf, bias, out, out_ring, y0, y1,
+                         k::Scratch{scratch_buf, planned});
+        });
+    ++t.cases;
+    if (strcmp(k::built_conv_kernel_variant(s), "mve") == 0) ++t.variant_cases;
+    if (at != -1 || !guard_intact(scratch_buf + planned)) {
+      if (t.failed++ < 4) fail_line("conv rows", index, at);
+    }
+  }
+}
+
+void check_depthwise_rows(Tally& t) {
+  for (int32_t index = 0; index < 160; ++index) {
+    k::DepthwiseConvParams p{};
+    k::DepthwiseShape& s = p.shape;
+    // 3x3 s1 and s2, random, depth multipliers above 1.
+    const int32_t kind = uniform(0, 3);
+    s.batches = 1;
+    s.input_c = coin(20) ? 8 * uniform(1, 4) : uniform(1, 40);
+    s.output_c = s.input_c;
+    s.dilation_h = s.dilation_w = 1;
+    if (kind <= 1) {
+      s.filter_h = s.filter_w = 3;
+      s.stride_h = s.stride_w = kind + 1;
+      s.pad_h = s.pad_w = uniform(0, 1);
+    } else {
+      s.filter_h = uniform(1, 5);
+      s.filter_w = uniform(1, 5);
+      s.stride_h = uniform(1, 2);
+      s.stride_w = uniform(1, 2);
+      s.dilation_h = coin(25) ? 2 : 1;
+      s.dilation_w = coin(25) ? 2 : 1;
+      s.pad_h = uniform(0, s.filter_h - 1);
+      s.pad_w = uniform(0, s.filter_w - 1);
+      if (kind == 3) {
+        const int32_t m = uniform(2, 5);
+        s.input_c = uniform(1, 9);
+        s.output_c = s.input_c * m;
+      }
+    }
+    const int32_t min_h = 1 + s.dilation_h * (s.filter_h - 1) - 2 * s.pad_h;
+    const int32_t min_w = 1 + s.dilation_w * (s.filter_w - 1) - 2 * s.pad_w;
+    s.input_h = uniform(min_h > 1 ? min_h : 1, 12);
+    s.input_w = uniform(min_w > 1 ? min_w : 1, 12);
+    s.output_h = (s.input_h + 2 * s.pad_h - s.dilation_h * (s.filter_h - 1) - 1) / s.stride_h + 1;
+    s.output_w = (s.input_w + 2 * s.pad_w - s.dilation_w * (s.filter_w - 1) - 1) / s.stride_w + 1;
+    const Clamp c = random_clamp();
+    p.input_offset = uniform(-127, 128);
+    p.output_offset = c.offset;
+    p.act_min = c.min;
+    p.act_max = c.max;
+    p.output_multiplier = mult_buf;
+    p.output_shift = shift_buf;
+    fill_quant(s.output_c);
+    fill(input_buf, s.input_h * s.input_w * s.input_c, -128, 127);
+    fill(filter_buf, s.filter_h * s.filter_w * s.output_c, -127, 127);
+    const int32_t* bias = coin(85) ? bias_buf : nullptr;
+    k::portable_depthwise_conv2d(p, input_buf, filter_buf, bias, want_buf, k::Scratch{nullptr, 0});
+    const RowGeometry g{s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h,
+                        s.input_w * s.input_c, s.output_w * s.output_c};
+    const int32_t at = stream_rows(g, input_buf, want_buf,
+        [&](const int8_t* in, k::RowRing in_ring, int8_t* out, k::RowRing out_ring, int32_t y0, int32_t y1) {
+          k::depthwise_conv2d_rows(p, in, in_ring, filter_buf, bias, out, out_ring, y0, y1,
+                                   k::Scratch{nullptr, 0});
+        });
+    ++t.cases;
+    if (strcmp(k::built_depthwise_conv_kernel_variant(s), "mve") == 0) ++t.variant_cases;
+    if (at != -1) {
+      if (t.failed++ < 4) fail_line("depthwise rows", index, at);
+    }
+  }
+}
+
 // Overlap rules (mote/kernels/overlap.h) of the mve rows on real bytes: each case runs with
 // separate buffers, then with its output placed `lead` bytes before its input in one arena (and
 // 1, 16 and 64 bytes further away), and must match bit for bit, at the kernel's own lead and at
@@ -717,16 +953,20 @@ int main() {
   Line().text("mve kernels against portable").end();
   Tally requantize{"requantize"}, conv{"conv"}, depthwise{"depthwise"}, fc{"fully connected"};
   Tally add{"add"}, mul{"mul"}, pool{"average and max pool"}, overlap{"overlap rules"};
+  Tally conv_rows{"conv rows"}, depthwise_rows{"depthwise rows"};
   check_requantize(requantize);
   check_conv(conv);
   check_depthwise(depthwise);
+  check_conv_rows(conv_rows);
+  check_depthwise_rows(depthwise_rows);
   check_fully_connected(fc);
   check_add(add);
   check_mul(mul);
   check_pooling(pool);
   check_overlap(overlap);
   int32_t failed = 0;
-  const Tally* tallies[] = {&requantize, &conv, &depthwise, &fc, &add, &mul, &pool, &overlap};
+  const Tally* tallies[] = {&requantize, &conv, &depthwise, &conv_rows, &depthwise_rows,
+                            &fc, &add, &mul, &pool, &overlap};
   for (const Tally* t : tallies) {
     t->report();
     // Every kernel must have run on mve for most cases (the tables may keep a few portable).
