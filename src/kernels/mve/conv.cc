@@ -153,11 +153,15 @@ void rows_block(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8
 }
 
 // Whether every channel's shift is negative (requantize_n<false> applies).
+// (Four at a time: row calls ask it on every call.)
 bool right_shifts_only(const int32_t* shift, int32_t count) {
-  for (int32_t i = 0; i < count; ++i) {
+  int32x4_t most = vdupq_n_s32(-1);
+  int32_t i = 0;
+  for (; i + 4 <= count; i += 4) most = vmaxq_s32(most, vldrwq_s32(shift + i));
+  for (; i < count; ++i) {
     if (shift[i] >= 0) return false;
   }
-  return true;
+  return vmaxvq_s32(INT32_MIN, most) < 0;
 }
 
 // The input rows of a call: row iy at data + iy * row_bytes (the whole map of one image,
