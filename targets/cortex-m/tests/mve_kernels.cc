@@ -590,6 +590,11 @@ void check_conv_rows(Tally& t) {
     if (kind <= 1) {
       s.filter_h = s.filter_w = 1;
       s.stride_h = s.stride_w = kind + 1;
+      if (coin(40)) {
+        // Rows of 5 or 9 pixels deeper than 16: a row call's last five pixels as one block.
+        s.input_c = s.filter_c = uniform(17, 40);
+        s.input_w = (coin(50) ? 5 : 9) * s.stride_w - uniform(0, s.stride_w - 1);
+      }
     } else if (kind <= 3) {
       s.filter_h = s.filter_w = 3;
       s.stride_h = s.stride_w = kind - 1;
