@@ -83,6 +83,11 @@ void global_average_pool_accumulate(const PoolParams& params, const int8_t* inpu
                                     RowRing input_ring, int32_t y_begin, int32_t y_end,
                                     int32_t* sums);
 void global_average_pool_finish(const PoolParams& params, const int32_t* sums, int8_t* output);
+// The portable accumulate (global_average_pool_accumulate runs the mve one where the average
+// pool's table runs mve).
+void portable_global_average_pool_accumulate(const PoolParams& params, const int8_t* input,
+                                             RowRing input_ring, int32_t y_begin, int32_t y_end,
+                                             int32_t* sums);
 
 }  // namespace kernels
 }  // namespace mote

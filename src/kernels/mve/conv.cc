@@ -47,9 +47,12 @@ inline int32x4_t sums(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t ba
 // kRight: every shift < 0 (the requantization without the left shift). kSmall: depth <= 16, the
 // rows' one vector each loaded once for every channel. kTail: depth is not a multiple of 16 (a
 // last, predicated step).
+// kRows 5 (not kSmall): a fifth row x4 shares the filter loads (a row call's output row of five
+// pixels, else a block of four and a block of one that reloads every filter row), its output at
+// out_offsets[4], requantized apart.
 template <int kRows, bool kRight, bool kSmall, bool kTail>
 void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
-               const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias, int32_t io,
+               const int8_t* x4, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias, int32_t io,
                const Quant& q_in, int8_t* out, const uint32_t* out_offsets) {
   const Quant q = q_in;  // a local copy: output stores (int8) could alias anything
   const mve_pred16_t store = vctp32q(static_cast<uint32_t>(kRows));
@@ -59,7 +62,7 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
   const mve_pred16_t tail_pred = vctp8q(static_cast<uint32_t>(tail));
   const auto finish = [&](int32_t o, int32x4_t acc) {
     const int32x4_t v = q.stage.apply_n<!kRight>(acc, q.multiplier[o], q.shift[o]);
-    if (kRows == 4) {
+    if (kRows >= 4) {
       vstrbq_scatter_offset_s32(out + o, offsets, v);
     } else {
       vstrbq_scatter_offset_p_s32(out + o, offsets, v, store);
@@ -91,6 +94,7 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
     const int8_t* p1 = x1 + 16;
     const int8_t* p2 = x2 + 16;
     const int8_t* p3 = x3 + 16;
+    const int8_t* p4 = x4 + 16;
     const int8_t* pw = w + 16;
     const int8x16_t w0 = vldrbq_s8(w);
     int32_t ws = vaddvq_s8(w0);
@@ -98,6 +102,7 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
     int32_t a1 = kRows > 1 ? vmladavq_s8(vldrbq_s8(x1), w0) : 0;
     int32_t a2 = kRows > 2 ? vmladavq_s8(vldrbq_s8(x2), w0) : 0;
     int32_t a3 = kRows > 3 ? vmladavq_s8(vldrbq_s8(x3), w0) : 0;
+    int32_t a4 = kRows > 4 ? vmladavq_s8(vldrbq_s8(x4), w0) : 0;
     for (int32_t i = more; i > 0; --i) {
       const int8x16_t wv = vldrbq_s8(pw);
       pw += 16;
@@ -116,6 +121,10 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
         a3 = vmladavaq_s8(a3, vldrbq_s8(p3), wv);
         p3 += 16;
       }
+      if (kRows > 4) {
+        a4 = vmladavaq_s8(a4, vldrbq_s8(p4), wv);
+        p4 += 16;
+      }
     }
     if (kTail) {
       // Zeroed lanes add nothing to the sums.
@@ -125,19 +134,35 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
       if (kRows > 1) a1 = vmladavaq_s8(a1, vldrbq_z_s8(p1, tail_pred), wv);
       if (kRows > 2) a2 = vmladavaq_s8(a2, vldrbq_z_s8(p2, tail_pred), wv);
       if (kRows > 3) a3 = vmladavaq_s8(a3, vldrbq_z_s8(p3, tail_pred), wv);
+      if (kRows > 4) a4 = vmladavaq_s8(a4, vldrbq_z_s8(p4, tail_pred), wv);
     }
-    finish(o, sums(a0, kRows > 1 ? a1 : a0, kRows > 2 ? a2 : a0, kRows > 3 ? a3 : a0,
-                   (bias != nullptr ? bias[o] : 0) + io * ws));
+    const int32_t base = (bias != nullptr ? bias[o] : 0) + io * ws;
+    finish(o, sums(a0, kRows > 1 ? a1 : a0, kRows > 2 ? a2 : a0, kRows > 3 ? a3 : a0, base));
+    if (kRows > 4) {
+      const int32x4_t v = q.stage.apply_n<!kRight>(vdupq_n_s32(a4 + base), q.multiplier[o], q.shift[o]);
+      out[out_offsets[4] + static_cast<uint32_t>(o)] = static_cast<int8_t>(vgetq_lane_s32(v, 0));
+    }
   }
 }
 
-// four_rows with its specializations chosen (rows: 1..4).
+// four_rows with its specializations chosen (rows: 1..4, or 5 when depth > 16).
 void rows_block(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
-                int32_t rows, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias,
-                int32_t io, const Quant& q, bool right, int8_t* out, const uint32_t* out_offsets) {
+                const int8_t* x4, int32_t rows, const int8_t* filter, int32_t depth, int32_t co,
+                const int32_t* bias, int32_t io, const Quant& q, bool right, int8_t* out,
+                const uint32_t* out_offsets) {
   using Kernel = void (*)(const int8_t*, const int8_t*, const int8_t*, const int8_t*,
-                          const int8_t*, int32_t, int32_t, const int32_t*, int32_t, const Quant&,
-                          int8_t*, const uint32_t*);
+                          const int8_t*, const int8_t*, int32_t, int32_t, const int32_t*, int32_t,
+                          const Quant&, int8_t*, const uint32_t*);
+  // Index: bits right shifts, a depth tail.
+  static constexpr Kernel kFive[4] = {&four_rows<5, false, false, false>,
+                                      &four_rows<5, false, false, true>,
+                                      &four_rows<5, true, false, false>,
+                                      &four_rows<5, true, false, true>};
+  if (rows == 5) {
+    kFive[(right ? 2 : 0) + ((depth & 15) != 0 ? 1 : 0)](x0, x1, x2, x3, x4, filter, depth, co,
+                                                         bias, io, q, out, out_offsets);
+    return;
+  }
 #define MOTE_MVE_FOUR_ROWS(r)                                                                  \
   &four_rows<r, false, false, false>, &four_rows<r, false, false, true>,                       \
       &four_rows<r, false, true, false>, &four_rows<r, false, true, true>,                     \
@@ -149,15 +174,19 @@ void rows_block(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8
 #undef MOTE_MVE_FOUR_ROWS
   const int index = (rows - 1) * 8 + (right ? 4 : 0) + (depth <= 16 ? 2 : 0) +
                     ((depth & 15) != 0 ? 1 : 0);
-  kKernels[index](x0, x1, x2, x3, filter, depth, co, bias, io, q, out, out_offsets);
+  kKernels[index](x0, x1, x2, x3, x4, filter, depth, co, bias, io, q, out, out_offsets);
 }
 
 // Whether every channel's shift is negative (requantize_n<false> applies).
+// (Four at a time: row calls ask it on every call.)
 bool right_shifts_only(const int32_t* shift, int32_t count) {
-  for (int32_t i = 0; i < count; ++i) {
+  int32x4_t most = vdupq_n_s32(-1);
+  int32_t i = 0;
+  for (; i + 4 <= count; i += 4) most = vmaxq_s32(most, vldrwq_s32(shift + i));
+  for (; i < count; ++i) {
     if (shift[i] >= 0) return false;
   }
-  return true;
+  return vmaxvq_s32(INT32_MIN, most) < 0;
 }
 
 // The input rows of a call: row iy at data + iy * row_bytes (the whole map of one image,
@@ -174,22 +203,24 @@ struct InputRows {
 // Up to four output pixels in raster order: their (y, x) and first output bytes from the output
 // rows' base (a block may straddle output rows, which a ring need not keep adjacent). Lanes past
 // `count` repeat the last pixel. one_row: four pixels (y[0], x[0] + k) of one row, the rest of
-// y and x not set (the common case, without the per-pixel bookkeeping).
+// y and x not set (the common case, without the per-pixel bookkeeping); or five (count 5).
 struct Block {
   int32_t count;
   bool one_row;
   int32_t y[4];
   int32_t x[4];
-  uint32_t out[4];
+  uint32_t out[5];
   int32_t x_of(int32_t k) const { return one_row ? x[0] + k : x[k]; }
   int32_t y_of(int32_t k) const { return one_row ? y[0] : y[k]; }
 };
 
 // Output pixels [p_begin, p_end) of one image (p = y * output_w + x) in blocks of four, each
 // handed to run(block); an output row's place is looked up once (one modulo for a ring).
+// five: the last five pixels, when inside one row, are one block (only row calls: the whole
+// tensor's blocks, which its overlap rules follow, stay those of four).
 template <typename Run>
 inline void for_blocks(const ConvShape& s, const internal::OutputRows& out, int32_t p_begin,
-                       int32_t p_end, const Run& run) {
+                       int32_t p_end, bool five, const Run& run) {
   if (p_begin >= p_end) return;
   const int32_t ow = s.output_w;
   const int32_t co = s.output_c;
@@ -198,6 +229,15 @@ inline void for_blocks(const ConvShape& s, const internal::OutputRows& out, int3
   uint32_t row = static_cast<uint32_t>(out.row(y) - out.data);
   Block b;
   for (int32_t p = p_begin; p < p_end; p += 4) {
+    if (five && p_end - p == 5 && x + 5 <= ow) {
+      b.count = 5;
+      b.one_row = true;
+      b.y[0] = y;
+      b.x[0] = x;
+      for (int32_t k = 0; k < 5; ++k) b.out[k] = row + static_cast<uint32_t>((x + k) * co);
+      run(b);
+      return;
+    }
     b.count = internal::min_i32(4, p_end - p);
     if (b.count == 4 && x + 4 <= ow) {
       // Four pixels inside the row (the common case).
@@ -236,22 +276,25 @@ inline void for_blocks(const ConvShape& s, const internal::OutputRows& out, int3
 }
 
 // 1x1 without padding: output pixel (y, x) reads input pixel (y * stride_h, x * stride_w).
+// rows_call: a row call (blocks of five: for_blocks; four_rows has them for depth > 16).
 void conv_pointwise(const ConvShape& s, const InputRows& in, const int8_t* filter,
                     const int32_t* bias, const internal::OutputRows& out, int32_t p_begin,
-                    int32_t p_end, int32_t io, const Quant& q, bool right) {
+                    int32_t p_end, int32_t io, const Quant& q, bool right, bool rows_call) {
   const int32_t ci = s.input_c;
   const int32_t co = s.output_c;
   const ptrdiff_t step = static_cast<ptrdiff_t>(s.stride_w) * ci;
-  for_blocks(s, out, p_begin, p_end, [&](const Block& b) {
-    const int8_t* x[4];
+  for_blocks(s, out, p_begin, p_end, rows_call && ci > 16, [&](const Block& b) {
+    const int8_t* x[5];
     if (b.one_row || b.y[0] == b.y[3]) {  // one input row
       const int8_t* row = in.row(b.y[0] * s.stride_h);
       for (int32_t k = 0; k < 4; ++k) x[k] = row + b.x_of(k) * step;
+      x[4] = b.count == 5 ? x[3] + step : x[3];
     } else {
       for (int32_t k = 0; k < 4; ++k) x[k] = in.row(b.y[k] * s.stride_h) + b.x[k] * step;
+      x[4] = x[3];
     }
-    rows_block(x[0], x[1], x[2], x[3], b.count, filter, ci, co, bias, io, q, right, out.data,
-               b.out);
+    rows_block(x[0], x[1], x[2], x[3], x[4], b.count, filter, ci, co, bias, io, q, right,
+               out.data, b.out);
   });
 }
 
@@ -406,7 +449,7 @@ void conv_im2col(const ConvShape& s, const InputRows& in, const int8_t* filter,
   // The zero point: x + io = 0 in the padding. |io| <= 128 for int8 inputs' zero points.
   const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
   Windows windows;
-  for_blocks(s, out, p_begin, p_end, [&](const Block& b) {
+  for_blocks(s, out, p_begin, p_end, false, [&](const Block& b) {
     if (b.one_row) {  // one output row: one window lookup
       const WindowRows& w = windows.of(s, in, b.y[0]);
       for (int32_t k = 0; k < 4; ++k) {
@@ -426,7 +469,7 @@ void conv_im2col(const ConvShape& s, const InputRows& in, const int8_t* filter,
     const auto col = [&](int32_t k) {
       return cols + static_cast<ptrdiff_t>(internal::min_i32(k, b.count - 1)) * n;
     };
-    rows_block(col(0), col(1), col(2), col(3), b.count, filter, n, co, bias, io, q, right,
+    rows_block(col(0), col(1), col(2), col(3), col(3), b.count, filter, n, co, bias, io, q, right,
                out.data, b.out);
   });
 }
@@ -445,7 +488,7 @@ __attribute__((noinline)) void conv_im2col_grouped(const ConvShape& s, const Inp
   const int32_t per_group = co / groups;
   const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
   Windows windows;
-  for_blocks(s, out, p_begin, p_end, [&](const Block& b) {
+  for_blocks(s, out, p_begin, p_end, false, [&](const Block& b) {
     const auto col = [&](int32_t k) {
       return cols + static_cast<ptrdiff_t>(internal::min_i32(k, b.count - 1)) * n;
     };
@@ -455,7 +498,7 @@ __attribute__((noinline)) void conv_im2col_grouped(const ConvShape& s, const Inp
                      cols + static_cast<ptrdiff_t>(k) * n, g * s.filter_c);
       }
       const Group gr = group_of(s, g, filter, bias, q);
-      rows_block(col(0), col(1), col(2), col(3), b.count, gr.filter, n, per_group, gr.bias, io,
+      rows_block(col(0), col(1), col(2), col(3), col(3), b.count, gr.filter, n, per_group, gr.bias, io,
                  gr.q, right, out.data + static_cast<ptrdiff_t>(g) * per_group, b.out);
     }
   });
@@ -483,10 +526,11 @@ bool mve_takes(const ConvParams& params, Scratch scratch, size_t needed) {
 // Output pixels [p_begin, p_end) of one image on the path of its shape. (Out of line: one copy
 // for conv2d and conv2d_rows.)
 __attribute__((noinline)) void conv_pixels(const Call& c, const InputRows& in, const int8_t* filter, const int32_t* bias,
-                 const internal::OutputRows& out, int32_t p_begin, int32_t p_end, int8_t* cols) {
+                 const internal::OutputRows& out, int32_t p_begin, int32_t p_end, int8_t* cols,
+                 bool rows_call) {
   // (A grouped convolution is never pointwise: portable's test, which sizes the scratch.)
   if (c.needed == 0) {
-    conv_pointwise(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right);
+    conv_pointwise(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right, rows_call);
   } else if (c.s.filter_c != c.s.input_c) {
     conv_im2col_grouped(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right, cols);
   } else {
@@ -522,7 +566,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
     const internal::OutputRows out{output + b * s.output_h * out_row, out_row, 0};
     const internal::PixelChunks chunks{pixels, params.backward_chunk, params.backward_split};
     for (int32_t p = chunks.first(); p >= 0; p = chunks.before(p)) {
-      conv_pixels(c, in, filter, bias, out, p, chunks.end(p), scratch.data);
+      conv_pixels(c, in, filter, bias, out, p, chunks.end(p), scratch.data, false);
     }
   }
 }
@@ -546,7 +590,8 @@ void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ri
   const InputRows in{input, static_cast<ptrdiff_t>(s.input_w) * s.input_c, input_ring.rows};
   const internal::OutputRows out{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
                                  output_ring.rows};
-  conv_pixels(c, in, filter, bias, out, y_begin * s.output_w, y_end * s.output_w, scratch.data);
+  conv_pixels(c, in, filter, bias, out, y_begin * s.output_w, y_end * s.output_w, scratch.data,
+              true);
 }
 
 }  // namespace mve

@@ -90,6 +90,11 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
 // at a time, after reading its window.
 bool average_pool_handles(const PoolParams& params);
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
+// The streamed global average pool's accumulate (mote/kernels/pooling.h), four channels' int32
+// sums at a time; the same refusals as portable's.
+void global_average_pool_accumulate(const PoolParams& params, const int8_t* input,
+                                    RowRing input_ring, int32_t y_begin, int32_t y_end,
+                                    int32_t* sums);
 
 // MAX_POOL_2D, every shape (an activation range outside int8 runs the portable kernel inside);
 // no scratch. One output pixel at a time, sixteen channels at a time, after reading their window.

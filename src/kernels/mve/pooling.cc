@@ -87,6 +87,50 @@ void max_pool(const PoolParams& params, const int8_t* input, int8_t* output) {
   });
 }
 
+namespace {
+template <bool kTail>
+struct Tail {
+  static constexpr bool kValue = kTail;
+};
+}  // namespace
+
+void global_average_pool_accumulate(const PoolParams& params, const int8_t* input,
+                                    RowRing input_ring, int32_t y_begin, int32_t y_end,
+                                    int32_t* sums) {
+  const PoolParams p = params;  // a local copy: the sums (int32) could alias params
+  if (!global_average_pool_streams(p) || sums == nullptr || y_begin < 0 || y_end > p.input_h ||
+      y_begin >= y_end || (input_ring.rows > 0 && y_end - y_begin > input_ring.rows)) {
+    return;
+  }
+  const int32_t channels = p.channels;
+  const int32_t width = p.input_w;
+  const ptrdiff_t row_bytes = static_cast<ptrdiff_t>(width) * channels;
+  // Each block of four channels' sums loaded and stored once per call, every pixel of the rows
+  // added in between (integer adds: the same sums as portable's in any order). Whole blocks load
+  // unpredicated (gcc 12 puts a VPST before every predicated load), the last one predicated.
+  const auto block = [&](int32_t c, auto tail) {
+    constexpr bool kTail = decltype(tail)::kValue;
+    const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(channels - c));
+    int32x4_t acc = vdupq_n_s32(0);
+    if (y_begin != 0) acc = kTail ? vldrwq_z_s32(sums + c, lanes) : vldrwq_s32(sums + c);
+    for (int32_t y = y_begin; y < y_end; ++y) {
+      const int8_t* src = input + c +
+          static_cast<ptrdiff_t>(input_ring.rows > 0 ? y % input_ring.rows : y) * row_bytes;
+      for (int32_t x = 0; x < width; ++x, src += channels) {
+        acc = vaddq_s32(acc, kTail ? vldrbq_z_s32(src, lanes) : vldrbq_s32(src));
+      }
+    }
+    if (kTail) {
+      vstrwq_p_s32(sums + c, acc, lanes);
+    } else {
+      vstrwq_s32(sums + c, acc);
+    }
+  };
+  int32_t c = 0;
+  for (; c + 4 <= channels; c += 4) block(c, Tail<false>{});
+  if (c < channels) block(c, Tail<true>{});
+}
+
 }  // namespace mve
 }  // namespace kernels
 }  // namespace mote

@@ -185,9 +185,9 @@ bool global_average_pool_streams(const PoolParams& p) {
          int64_t{p.input_h} * p.input_w <= (int64_t{1} << 23);  // |sum| <= 2^30
 }
 
-void global_average_pool_accumulate(const PoolParams& params, const int8_t* input,
-                                    RowRing input_ring, int32_t y_begin, int32_t y_end,
-                                    int32_t* sums) {
+void portable_global_average_pool_accumulate(const PoolParams& params, const int8_t* input,
+                                             RowRing input_ring, int32_t y_begin, int32_t y_end,
+                                             int32_t* sums) {
   const PoolParams p = params;  // a local copy: the sums (int32) could alias params
   if (!global_average_pool_streams(p) || sums == nullptr || y_begin < 0 || y_end > p.input_h ||
       y_begin >= y_end || (input_ring.rows > 0 && y_end - y_begin > input_ring.rows)) {

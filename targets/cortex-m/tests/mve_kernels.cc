@@ -530,6 +530,49 @@ int32_t stream_rows(const RowGeometry& g, const int8_t* input, const int8_t* wan
   return -1;
 }
 
+// The streamed global average pool: random shapes' rows accumulated in random ranges through a
+// ring that holds the range (or the whole map), the sums compared with portable's accumulate
+// after every call and the finished output with portable's whole-tensor average pool.
+void check_global_pool_rows(Tally& t) {
+  static int32_t want_sums[kMaxChannels];
+  for (int32_t index = 0; index < 120; ++index) {
+    const int32_t h = uniform(1, 12), w = uniform(1, 12);
+    const int32_t channels = coin(30) ? 4 * uniform(1, 12) : uniform(1, kMaxChannels);
+    const Clamp c = random_clamp();
+    const k::PoolParams p = k::prepare_pool(1, h, w, channels, h, w, 1, 1, false, c.min, c.max);
+    fill(input_buf, h * w * channels, -128, 127);
+    const int32_t row = w * channels;
+    const int32_t longest = uniform(1, h);
+    const int32_t ring = coin(25) ? 0 : longest;
+    // Stale sums: the call with y_begin 0 must zero them.
+    for (int32_t i = 0; i < kMaxChannels; ++i) sums_buf[i] = want_sums[i] = uniform(-99, 99);
+    bool same = true;
+    for (int32_t y0 = 0; y0 < h;) {
+      const int32_t end = y0 + uniform(1, longest);
+      const int32_t y1 = end < h ? end : h;
+      const int8_t* in = input_buf;
+      if (ring > 0) {
+        fill(ring_in, ring * row, -128, 127);
+        for (int32_t y = y0; y < y1; ++y) memcpy(ring_in + (y % ring) * row, input_buf + y * row, row);
+        in = ring_in;
+      }
+      k::global_average_pool_accumulate(p, in, k::RowRing{ring}, y0, y1, sums_buf);
+      k::portable_global_average_pool_accumulate(p, in, k::RowRing{ring}, y0, y1, want_sums);
+      for (int32_t i = 0; i < kMaxChannels; ++i) same = same && sums_buf[i] == want_sums[i];
+      y0 = y1;
+    }
+    memset(got_buf, 0x5a, sizeof(got_buf));
+    k::global_average_pool_finish(p, sums_buf, got_buf);
+    k::portable_average_pool(p, input_buf, want_buf, k::Scratch{nullptr, 0});
+    ++t.cases;
+    if (strcmp(k::built_average_pool_kernel_variant(p), "mve") == 0) ++t.variant_cases;
+    const int32_t at = first_difference(got_buf, want_buf, channels);
+    if (!same || at >= 0 || !guard_intact(got_buf + channels)) {
+      if (t.failed++ < 4) fail_line("global pool rows", index, same ? at : -3);
+    }
+  }
+}
+
 void check_conv_rows(Tally& t) {
   for (int32_t index = 0; index < 160; ++index) {
     k::ConvParams p{};
@@ -547,6 +590,11 @@ void check_conv_rows(Tally& t) {
     if (kind <= 1) {
       s.filter_h = s.filter_w = 1;
       s.stride_h = s.stride_w = kind + 1;
+      if (coin(40)) {
+        // Rows of 5 or 9 pixels deeper than 16: a row call's last five pixels as one block.
+        s.input_c = s.filter_c = uniform(17, 40);
+        s.input_w = (coin(50) ? 5 : 9) * s.stride_w - uniform(0, s.stride_w - 1);
+      }
     } else if (kind <= 3) {
       s.filter_h = s.filter_w = 3;
       s.stride_h = s.stride_w = kind - 1;
@@ -954,11 +1002,13 @@ int main() {
   Tally requantize{"requantize"}, conv{"conv"}, depthwise{"depthwise"}, fc{"fully connected"};
   Tally add{"add"}, mul{"mul"}, pool{"average and max pool"}, overlap{"overlap rules"};
   Tally conv_rows{"conv rows"}, depthwise_rows{"depthwise rows"};
+  Tally global_pool_rows{"global pool rows"};
   check_requantize(requantize);
   check_conv(conv);
   check_depthwise(depthwise);
   check_conv_rows(conv_rows);
   check_depthwise_rows(depthwise_rows);
+  check_global_pool_rows(global_pool_rows);
   check_fully_connected(fc);
   check_add(add);
   check_mul(mul);
@@ -966,7 +1016,7 @@ int main() {
   check_overlap(overlap);
   int32_t failed = 0;
   const Tally* tallies[] = {&requantize, &conv, &depthwise, &conv_rows, &depthwise_rows,
-                            &fc, &add, &mul, &pool, &overlap};
+                            &global_pool_rows, &fc, &add, &mul, &pool, &overlap};
   for (const Tally* t : tallies) {
     t->report();
     // Every kernel must have run on mve for most cases (the tables may keep a few portable).
