@@ -116,8 +116,8 @@ CLI::Option* add_stream_flag(CLI::App* cmd, bool& stream) {
       "--stream", stream,
       "Run the first operators that compute a few output rows at a time (convolutions, pools,\n"
       "additions) as one row-streamed stage, their inner tensors held as rings of rows, where\n"
-      "that gives a smaller arena (the report says which stage and what it saved). Same results;\n"
-      "the stage runs the portable kernels on every CPU for now, so it is slower on dsp and Helium");
+      "that gives a smaller arena (the report says which stage and what it saved). Same results,\n"
+      "on the CPU's own row kernels; a few percent more instructions (bench/firmware_instructions.md)");
 }
 
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what) {
