@@ -132,6 +132,26 @@ TEST(DspConvRows, KeywordSpottingFirstLayer) {
   testing::Stream(op, input, want, ranges, 11, 2, rng, "kws 11-row ring");
 }
 
+// A filter taller than the row table (kMaxRowWindowRows) goes to portable, whole tensor too (an
+// audio model's 1-D convolution over time, say): the im2col path would write past its table.
+TEST(DspConvRows, TallFiltersRunPortable) {
+  Rng rng(1525);
+  constexpr int32_t kTall = kMaxRowWindowRows + 4;
+  ConvShape s{1, 30, 3, 4, kTall, 2, 4, 11, 2, 5, 1, 1, 0, 0, 1, 1};
+  EXPECT_FALSE(dsp::conv_handles(s));
+  const std::vector<int8_t> input = rng.Int8s(30 * 3 * 4);
+  const std::vector<int8_t> filter = rng.Int8s(5 * kTall * 2 * 4);
+  const std::vector<int32_t> bias = rng.Int32s(5, -5000, 5000);
+  const std::vector<int32_t> mult = rng.Multipliers(5), shift = rng.Shifts(5, -9, -5);
+  const ConvParams p{s, 7, -3, -128, 127, mult.data(), shift.data()};
+  std::vector<int16_t> scratch_mem(dsp::conv_scratch_bytes(s) / 2 + 1);
+  const Scratch scratch{reinterpret_cast<int8_t*>(scratch_mem.data()), scratch_mem.size() * 2};
+  std::vector<int8_t> want(11 * 2 * 5), got(11 * 2 * 5, kSentinel);
+  portable_conv2d(p, input.data(), filter.data(), bias.data(), want.data(), scratch);
+  dsp::conv2d(p, input.data(), filter.data(), bias.data(), got.data(), scratch);
+  EXPECT_EQ(got, want);
+}
+
 // Where portable refuses, the dsp kernel writes nothing either, on its own paths (enough scratch).
 TEST(DspConvRows, RefuseWithoutWriting) {
   Rng rng(1524);

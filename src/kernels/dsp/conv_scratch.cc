@@ -5,8 +5,11 @@ namespace mote {
 namespace kernels {
 namespace dsp {
 
-// Grouped convolution stays portable.
-bool conv_handles(const ConvShape& shape) { return shape.filter_c == shape.input_c; }
+// Grouped convolution stays portable, and so do filters of more than kMaxRowWindowRows rows: the
+// im2col path looks a window's input rows up in a table of that many (whole maps and rings alike).
+bool conv_handles(const ConvShape& shape) {
+  return shape.filter_c == shape.input_c && shape.filter_h <= kMaxRowWindowRows;
+}
 
 // The same as portable: nothing on the 1x1 path, else two int16 columns.
 size_t conv_scratch_bytes(const ConvShape& shape) { return portable_conv_scratch_bytes(shape); }
