@@ -1,5 +1,6 @@
 #pragma once
-// The window walk and the average's rounding shared by the pooling kernels (portable and dsp).
+// The window walk, the average's rounding and the streamed pool's call check shared by the pooling
+// kernels (portable, dsp, mve).
 // Embeddable C++17, header only, internal to src/kernels.
 
 #include <stdint.h>
@@ -11,6 +12,14 @@ namespace kernels {
 namespace internal {
 
 inline int32_t min32(int32_t a, int32_t b) { return a < b ? a : b; }
+
+// Whether a streamed global average pool's accumulate call runs (portable and mve alike): a pool
+// that streams, sums to add to, a range of input rows inside the input, an input ring holding it.
+inline bool accumulate_call_ok(const PoolParams& p, const int32_t* sums, RowRing input_ring,
+                               int32_t y_begin, int32_t y_end) {
+  return global_average_pool_streams(p) && sums != nullptr && y_begin >= 0 && y_end <= p.input_h &&
+         y_begin < y_end && (input_ring.rows <= 0 || y_end - y_begin <= input_ring.rows);
+}
 inline int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
 
 // Calls body(batch, filter_y_start, filter_y_end, filter_x_start, filter_x_end, in_y0, in_x0, out)

@@ -189,10 +189,7 @@ void portable_global_average_pool_accumulate(const PoolParams& params, const int
                                              RowRing input_ring, int32_t y_begin, int32_t y_end,
                                              int32_t* sums) {
   const PoolParams p = params;  // a local copy: the sums (int32) could alias params
-  if (!global_average_pool_streams(p) || sums == nullptr || y_begin < 0 || y_end > p.input_h ||
-      y_begin >= y_end || (input_ring.rows > 0 && y_end - y_begin > input_ring.rows)) {
-    return;
-  }
+  if (!internal::accumulate_call_ok(p, sums, input_ring, y_begin, y_end)) return;
   const int32_t channels = p.channels;
   const ptrdiff_t row_bytes = static_cast<ptrdiff_t>(p.input_w) * channels;
   if (y_begin == 0) {
