@@ -63,17 +63,24 @@ struct StageMember {
   StageRead reads[kMaxStageReads];
 };
 
-// The first and last input rows output row y reads (the row kernels' own window_input_rows),
-// or kNoRow and -1 when its window lies in the padding.
-inline kernels::RowRange stage_window(const StageRowReach& r, int32_t y, int32_t rows) {
-  return kernels::window_input_rows(rows, r.filter, r.stride, r.pad, r.dilation, y, y + 1);
-}
+// The first and last input rows output row y reads, or kNoRow and -1 when its window lies in
+// the padding: the row kernels' window_input_rows for one row (stage_schedule_test.cc checks
+// they agree), in closed form because the schedule asks at every row of every member it runs.
+// Row y's taps are rows iy0 + k * dilation, k < filter, iy0 = y * stride - pad (int32: the
+// numbers are int16).
 inline int32_t stage_first_read(const StageRowReach& r, int32_t y, int32_t rows) {
-  const kernels::RowRange w = stage_window(r, y, rows);
-  return w.count() > 0 ? w.first : kNoRow;
+  const int32_t iy0 = y * r.stride - r.pad;
+  // The first tap at or below row 0.
+  const int32_t first = iy0 >= 0 ? iy0 : iy0 + (-iy0 + r.dilation - 1) / r.dilation * r.dilation;
+  return first < rows && first <= iy0 + (r.filter - 1) * r.dilation ? first : kNoRow;
 }
 inline int32_t stage_last_read(const StageRowReach& r, int32_t y, int32_t rows) {
-  return stage_window(r, y, rows).end - 1;  // -1 when empty ({0, 0})
+  const int32_t iy0 = y * r.stride - r.pad;
+  if (iy0 >= rows) return -1;
+  int32_t last = iy0 + (r.filter - 1) * r.dilation;
+  // The last tap inside the input.
+  if (last >= rows) last = iy0 + (rows - 1 - iy0) / r.dilation * r.dilation;
+  return last >= 0 ? last : -1;
 }
 
 // The lowest row of `tensor` that a member will still read (the window of its next output

@@ -1,0 +1,43 @@
+// The schedule's closed forms of a window's first and last input row against the row kernels'
+// window_input_rows (the definition the kernels and the loader's ring checks rest on).
+
+#include "runtime/stage_schedule.h"
+
+#include <gtest/gtest.h>
+
+namespace mote::runtime::internal {
+namespace {
+
+TEST(StageSchedule, WindowRowsMatchTheRowKernels) {
+  int checked = 0, empty = 0;
+  for (int16_t filter = 1; filter <= 6; ++filter) {
+    for (int16_t stride = 1; stride <= 3; ++stride) {
+      for (int16_t pad = 0; pad <= 7; ++pad) {
+        for (int16_t dilation = 1; dilation <= 4; ++dilation) {
+          for (int32_t rows = 1; rows <= 12; ++rows) {
+            const StageRowReach r{filter, stride, pad, dilation, 0};
+            for (int32_t y = 0; y <= 16; ++y) {
+              const kernels::RowRange w =
+                  kernels::window_input_rows(rows, filter, stride, pad, dilation, y, y + 1);
+              const bool inside = w.count() > 0;
+              ASSERT_EQ(stage_first_read(r, y, rows), inside ? w.first : kNoRow)
+                  << "filter " << filter << " stride " << stride << " pad " << pad
+                  << " dilation " << dilation << " rows " << rows << " y " << y;
+              ASSERT_EQ(stage_last_read(r, y, rows), inside ? w.end - 1 : -1)
+                  << "filter " << filter << " stride " << stride << " pad " << pad
+                  << " dilation " << dilation << " rows " << rows << " y " << y;
+              ++checked;
+              empty += inside ? 0 : 1;
+            }
+          }
+        }
+      }
+    }
+  }
+  // Windows in the padding above, below and between dilated taps were all among them.
+  EXPECT_GT(empty, 1000);
+  EXPECT_EQ(checked, 6 * 3 * 8 * 4 * 12 * 17);
+}
+
+}  // namespace
+}  // namespace mote::runtime::internal
