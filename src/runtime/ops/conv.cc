@@ -7,12 +7,17 @@
 namespace mote::runtime::internal {
 namespace {
 
+// Each shape read once (a row-streamed stage builds this at every row of the operator).
+kernels::ConvShape shape_of(const schema::ConvOptions& o, const Tensor& x, const Tensor& w,
+                            const Tensor& y) {
+  const int32_t *xs = shape_data(x), *ws = shape_data(w), *ys = shape_data(y);
+  return kernels::ConvShape{xs[0], xs[1], xs[2], xs[3], ws[1], ws[2], ws[3], ys[1], ys[2], ys[3],
+                            o.stride_h(), o.stride_w(), o.pad_h(), o.pad_w(), o.dilation_h(),
+                            o.dilation_w()};
+}
 kernels::ConvShape conv_shape(const schema::Program& p, const schema::Operator& op) {
-  const auto& o = *op.options_as_ConvOptions();
-  const Tensor &x = input_of(p, op, 0), &w = input_of(p, op, 1), &y = output_of(p, op);
-  return kernels::ConvShape{dim(x, 0), dim(x, 1), dim(x, 2), dim(x, 3), dim(w, 1), dim(w, 2),
-                            dim(w, 3), dim(y, 1), dim(y, 2), dim(y, 3), o.stride_h(),
-                            o.stride_w(), o.pad_h(), o.pad_w(), o.dilation_h(), o.dilation_w()};
+  return shape_of(*op.options_as_ConvOptions(), input_of(p, op, 0), input_of(p, op, 1),
+                  output_of(p, op));
 }
 
 Error check(const OpChecker& c) {
@@ -55,7 +60,7 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
 }
 
 constexpr auto invoke_rows =
-    &invoke_convolution_rows<kernels::ConvParams, schema::ConvOptions, &conv_shape,
+    &invoke_convolution_rows<kernels::ConvParams, schema::ConvOptions, &shape_of,
                              &kernels::conv2d_rows>;
 
 }  // namespace

@@ -46,11 +46,10 @@ Error check_convolution_quantization(const OpChecker& c, const Options& o, int32
 // The invoke of a convolution: its kernel's parameters (the shape from `kShape`, then offsets,
 // clamp and per-channel requantization), then `kKernel` on input 0, filter 1, the optional bias 2
 // and the operator's scratch.
-template <typename Params, typename Options, auto kShape>
-Params convolution_params(const Op& op) {
-  const Options& o = op.options<Options>();
+template <typename Params, typename Options, typename Shape>
+Params convolution_params(const Op& op, const Options& o, const Shape& shape) {
   Params p{};
-  p.shape = kShape(op.program(), op.op());
+  p.shape = shape;
   p.input_offset = o.input_offset();
   p.output_offset = o.output_offset();
   p.act_min = o.activation_min();
@@ -62,18 +61,21 @@ Params convolution_params(const Op& op) {
 
 template <typename Params, typename Options, auto kShape, auto kKernel>
 void invoke_convolution(const Op& op) {
-  kKernel(convolution_params<Params, Options, kShape>(op), op.in_data<int8_t>(0),
-          op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2), op.out_data<int8_t>(),
-          op.scratch());
+  kKernel(convolution_params<Params>(op, op.options<Options>(), kShape(op.program(), op.op())),
+          op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2),
+          op.out_data<int8_t>(), op.scratch());
 }
 
 // Inside a row-streamed stage: output rows [y_begin, y_end) through the rings (kKernel: the
-// kernel's _rows entry).
-template <typename Params, typename Options, auto kShape, auto kKernel>
+// kernel's _rows entry; kShapeOf: the shape from the options, input, filter and output). A stage
+// runs this at every row of the operator, so each tensor is looked up once.
+template <typename Params, typename Options, auto kShapeOf, auto kKernel>
 void invoke_convolution_rows(const Op& op, int32_t y_begin, int32_t y_end) {
-  kKernel(convolution_params<Params, Options, kShape>(op), op.in_data<int8_t>(0), op.in_ring(0),
-          op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2), op.out_data<int8_t>(),
-          op.out_ring(), y_begin, y_end, op.scratch());
+  const Options& o = op.options<Options>();
+  const Tensor &x = op.in(0), &w = op.in(1), &y = op.out();
+  kKernel(convolution_params<Params>(op, o, kShapeOf(o, x, w, y)), op.in_data<int8_t>(0, x),
+          Op::ring_of(x), op.in_data<int8_t>(1, w), op.optional_in_data<int32_t>(2),
+          op.out_data<int8_t>(y), Op::ring_of(y), y_begin, y_end, op.scratch());
 }
 
 // The rows a window's output rows read (row_reach of CONV_2D and DEPTHWISE_CONV_2D): input 0 of

@@ -75,12 +75,13 @@ Error check_binary_offsets(const OpChecker& c, const Options& o);
 // The NHWC dimensions of an input `x` and output `y` that the spatial kernels' parameters share.
 template <typename Params>
 void set_nhwc_dims(Params& p, const schema::Tensor& x, const schema::Tensor& y) {
-  p.batches = dim(x, 0);
-  p.input_h = dim(x, 1);
-  p.input_w = dim(x, 2);
-  p.channels = dim(x, 3);
-  p.output_h = dim(y, 1);
-  p.output_w = dim(y, 2);
+  const int32_t *xs = shape_data(x), *ys = shape_data(y);  // each read once
+  p.batches = xs[0];
+  p.input_h = xs[1];
+  p.input_w = xs[2];
+  p.channels = xs[3];
+  p.output_h = ys[1];
+  p.output_w = ys[2];
 }
 
 // An operator at load time, its tensors and constants already checked by the loader.
@@ -172,6 +173,15 @@ class Op {
   T* out_data(size_t k = 0) const {
     return reinterpret_cast<T*>(env_.arena + out(k).offset());
   }
+  // The same, with input k's or the output's tensor already at hand.
+  template <typename T>
+  const T* in_data(size_t k, const schema::Tensor& t) const {
+    return reinterpret_cast<const T*>(bytes(t, input_index(op_, k)));
+  }
+  template <typename T>
+  T* out_data(const schema::Tensor& t) const {
+    return reinterpret_cast<T*>(env_.arena + t.offset());
+  }
   // A state input (its operator's check verified it is a state: arena bytes the operator
   // updates, kept between runs).
   template <typename T>
@@ -191,8 +201,11 @@ class Op {
   }
   // How input `k` and the output are held: a ring of Tensor.ring_rows rows inside a row-streamed
   // stage, else whole (rows 0).
-  kernels::RowRing in_ring(size_t k) const { return {static_cast<int32_t>(in(k).ring_rows())}; }
-  kernels::RowRing out_ring() const { return {static_cast<int32_t>(out().ring_rows())}; }
+  kernels::RowRing in_ring(size_t k) const { return ring_of(in(k)); }
+  kernels::RowRing out_ring() const { return ring_of(out()); }
+  static kernels::RowRing ring_of(const schema::Tensor& t) {
+    return {static_cast<int32_t>(t.ring_rows())};
+  }
   kernels::Scratch scratch() const {
     const schema::Region* r = op_.scratch();
     if (r == nullptr || r->size() == 0) return kernels::Scratch{nullptr, 0};
@@ -203,8 +216,8 @@ class Op {
   const schema::Operator& op() const { return op_; }
 
  private:
-  const uint8_t* bytes(int32_t index) const {
-    const schema::Tensor& t = tensor_at(*env_.program, index);
+  const uint8_t* bytes(int32_t index) const { return bytes(tensor_at(*env_.program, index), index); }
+  const uint8_t* bytes(const schema::Tensor& t, int32_t index) const {
     switch (t.location()) {
       case schema::Location::Arena: return env_.arena + t.offset();
       case schema::Location::External:
