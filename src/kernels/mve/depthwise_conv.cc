@@ -233,8 +233,10 @@ __attribute__((noinline)) void row3_pixels(const Layer& l, const int8_t* first_r
   }
 }
 
-// kTable: the window wraps past a ring's last slot, its rows in rows[ky]; only the border
-// variants (any mask of valid positions), to keep flash down.
+// kTable: the window wraps past a ring's last slot, its rows in rows[ky]. Blocks of three
+// inside the row have their own table variant (most of a wrapped row's pixels: a ring of three
+// rows wraps two rows in three); the rest take the border variants (any mask of valid
+// positions), to keep flash down.
 template <int kStride, bool kTable>
 void row3(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
           const internal::PixelWindow& pw, int32_t x, int32_t count, int8_t* out) {
@@ -249,9 +251,8 @@ void row3(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
   const bool border = valid != (1u << positions) - 1;
   static_assert(kMaxPositions <= 16, "positions fit the mask");
   if (count == 3) {
-    border || kTable
-        ? row3_pixels<3, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
-        : row3_pixels<3, kStride, false, false>(l, first_row, rows, pw, x, valid, out);
+    border ? row3_pixels<3, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
+           : row3_pixels<3, kStride, false, kTable>(l, first_row, rows, pw, x, valid, out);
   } else if (count == 2) {
     border || kTable
         ? row3_pixels<2, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
