@@ -44,12 +44,13 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
       .kernel(params, input, filter, bias, output, scratch);
 }
 
-// Rows (mote/kernels/rows.h): the dsp or mve row kernel where the table runs that variant, else
-// portable.
+// Rows (mote/kernels/rows.h): the build's extension row kernel, which tests its table line's
+// handles itself and hands what it does not take to portable, as built_variant would choose (no
+// walk of the table at every row call of a stage); a build with both extensions asks the table.
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
                  int32_t y_begin, int32_t y_end, Scratch scratch) {
-#if defined(MOTE_KERNELS_WITH_DSP)
+#if defined(MOTE_KERNELS_WITH_MVE) && defined(MOTE_KERNELS_WITH_DSP)
   if (internal::built_variant(kConvVariants, params.shape).variant == Variant::kDsp) {
     dsp::conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin, y_end,
                      scratch);
@@ -57,14 +58,15 @@ void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ri
   }
 #endif
 #if defined(MOTE_KERNELS_WITH_MVE)
-  if (internal::built_variant(kConvVariants, params.shape).variant == Variant::kMve) {
-    mve::conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin, y_end,
-                     scratch);
-    return;
-  }
-#endif
+  mve::conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin, y_end,
+                   scratch);
+#elif defined(MOTE_KERNELS_WITH_DSP)
+  dsp::conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin, y_end,
+                   scratch);
+#else
   portable_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
                        y_end, scratch);
+#endif
 }
 
 bool conv_runs_backward(const ConvShape& s) {

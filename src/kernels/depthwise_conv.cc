@@ -43,27 +43,30 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
       .kernel(params, input, filter, bias, output, scratch);
 }
 
-// Rows (mote/kernels/rows.h): the dsp or mve row kernel where the table runs it, else portable.
+// Rows (mote/kernels/rows.h): the build's extension row kernel, which tests its table line's
+// handles itself and hands what it does not take to portable, as built_variant would choose (no
+// walk of the table at every row call of a stage); a build with both extensions asks the table.
 void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
                            Scratch scratch) {
-#if defined(MOTE_KERNELS_WITH_MVE)
-  if (internal::built_variant(kDepthwiseVariants, params.shape).variant == Variant::kMve) {
-    mve::depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
-                               y_begin, y_end, scratch);
-    return;
-  }
-#endif
-#if defined(MOTE_KERNELS_WITH_DSP)
+#if defined(MOTE_KERNELS_WITH_MVE) && defined(MOTE_KERNELS_WITH_DSP)
   if (internal::built_variant(kDepthwiseVariants, params.shape).variant == Variant::kDsp) {
     dsp::depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
                                y_begin, y_end, scratch);
     return;
   }
 #endif
+#if defined(MOTE_KERNELS_WITH_MVE)
+  mve::depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
+                             y_end, scratch);
+#elif defined(MOTE_KERNELS_WITH_DSP)
+  dsp::depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
+                             y_end, scratch);
+#else
   portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
                                  y_begin, y_end, scratch);
+#endif
 }
 
 bool depthwise_conv_runs_in_place(const DepthwiseShape& s) {
