@@ -121,6 +121,11 @@ function(mote_add_runtime_library)
     mote_runtime_target(mote_runtime_objects)
     # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses.
     target_compile_options(mote_runtime_objects PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-array-bounds>)
+    # On the device, warnings are errors (the host build's own warnings stay warnings): the
+    # runtime_cross_compile checks rest on this build of it.
+    if(CMAKE_CROSSCOMPILING)
+      target_compile_options(mote_runtime_objects PRIVATE -Werror)
+    endif()
     if(MOTE_DEBUG_CHECKS)
       target_compile_definitions(mote_runtime_objects PRIVATE MOTE_DEBUG_CHECKS=1)
     endif()
