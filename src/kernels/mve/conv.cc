@@ -441,9 +441,13 @@ struct Windows {
 };
 
 // im2col: for each block of four pixels, their four columns, then every output channel.
-void conv_im2col(const ConvShape& s, const InputRows& in, const int8_t* filter,
-                 const int32_t* bias, const internal::OutputRows& out, int32_t p_begin,
-                 int32_t p_end, int32_t io, const Quant& q, bool right, int8_t* cols) {
+// (Inlined into conv_pixels, its one caller: gcc's own choice there cost the whole tensor's
+// convolutions about 0.4 % once conv_pixels also called conv_im2col_last_five.)
+__attribute__((always_inline)) inline void conv_im2col(const ConvShape& s, const InputRows& in,
+                                                       const int8_t* filter, const int32_t* bias,
+                                                       const internal::OutputRows& out,
+                                                       int32_t p_begin, int32_t p_end, int32_t io,
+                                                       const Quant& q, bool right, int8_t* cols) {
   const int32_t n = s.filter_h * s.filter_w * s.filter_c;
   const int32_t co = s.output_c;
   // The zero point: x + io = 0 in the padding. |io| <= 128 for int8 inputs' zero points.
@@ -472,6 +476,31 @@ void conv_im2col(const ConvShape& s, const InputRows& in, const int8_t* filter,
     rows_block(col(0), col(1), col(2), col(3), col(3), b.count, filter, n, co, bias, io, q, right,
                out.data, b.out);
   });
+}
+
+// The last five pixels of output row y as one block (a row call's row of 4k + 1 pixels, which
+// would otherwise end in a lone pixel that reloads every filter row for one column; cols holds
+// five columns, conv_five_columns). Apart from conv_im2col, whose code stays as without it.
+__attribute__((noinline)) void conv_im2col_last_five(const ConvShape& s, const InputRows& in,
+                                                     const int8_t* filter, const int32_t* bias,
+                                                     const internal::OutputRows& out, int32_t y,
+                                                     int32_t io, const Quant& q, bool right,
+                                                     int8_t* cols) {
+  const int32_t n = s.filter_h * s.filter_w * s.filter_c;
+  const int32_t co = s.output_c;
+  const int8x16_t pad = vdupq_n_s8(static_cast<int8_t>(-io));
+  WindowRows w;
+  w.y = -1;
+  window_rows(s, in, y, w);
+  const int32_t x0 = s.output_w - 5;
+  const uint32_t row = static_cast<uint32_t>(out.row(y) - out.data);
+  uint32_t offsets[5];
+  for (int32_t k = 0; k < 5; ++k) {
+    im2col<false>(s, w, x0 + k, pad, cols + static_cast<ptrdiff_t>(k) * n);
+    offsets[k] = row + static_cast<uint32_t>((x0 + k) * co);
+  }
+  rows_block(cols, cols + n, cols + 2 * n, cols + 3 * n, cols + 4 * n, 5, filter, n, co, bias, io,
+             q, right, out.data, offsets);
 }
 
 // Grouped im2col: each block of four pixels group after group, the four columns of a group
@@ -534,7 +563,17 @@ __attribute__((noinline)) void conv_pixels(const Call& c, const InputRows& in, c
   } else if (c.s.filter_c != c.s.input_c) {
     conv_im2col_grouped(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right, cols);
   } else {
-    conv_im2col(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right, cols);
+    // A row call whose rows end in five pixels: row by row (its pixels are whole rows), blocks
+    // of four, then the last five. (One call of conv_im2col: gcc compiles it as without this.)
+    const bool five = rows_call && conv_five_columns(c.s);
+    const int32_t step = five ? c.s.output_w : p_end - p_begin;
+    for (int32_t p = p_begin; p < p_end; p += step) {
+      conv_im2col(c.s, in, filter, bias, out, p, p + step - (five ? 5 : 0), c.io, c.q, c.right,
+                  cols);
+      if (five) {
+        conv_im2col_last_five(c.s, in, filter, bias, out, p / step, c.io, c.q, c.right, cols);
+      }
+    }
   }
 }
 

@@ -17,11 +17,19 @@ bool conv_handles(const ConvShape& shape) {
   return shape.output_c % (shape.input_c / shape.filter_c) == 0;
 }
 
+bool conv_five_columns(const ConvShape& shape) {
+  const int64_t depth = int64_t{shape.filter_h} * shape.filter_w * shape.filter_c;
+  return shape.filter_c == shape.input_c && depth > 16 && shape.output_w >= 5 &&
+         shape.output_w % 4 == 1;
+}
+
 // Nothing on the 1x1 path (portable's test decides it), else four int8 columns (of one group
-// when grouped): the same bytes as portable's two int16 columns.
+// when grouped): the same bytes as portable's two int16 columns; five where a row call's rows
+// end in five pixels (conv_five_columns).
 size_t conv_scratch_bytes(const ConvShape& shape) {
   if (portable_conv_scratch_bytes(shape) == 0) return 0;
-  return 4 * static_cast<size_t>(shape.filter_h) * shape.filter_w * shape.filter_c;
+  const size_t columns = conv_five_columns(shape) ? 5 : 4;
+  return columns * static_cast<size_t>(shape.filter_h) * shape.filter_w * shape.filter_c;
 }
 
 // The blocks of four pixels of conv2d (conv.cc). A shape conv2d hands to portable (an offset

@@ -41,8 +41,11 @@ namespace mve {
 // CONV_2D, grouped too (input_c a multiple of filter_c, output_c of the groups), filters of up
 // to kMaxRowWindowRows rows. 1x1 without padding needs no scratch; every other shape gathers four
 // int8 columns (4 * filter_h * filter_w * filter_c bytes, the bytes of portable's two int16
-// columns; one group's when grouped), padding filled with the input zero point.
+// columns; one group's when grouped), padding filled with the input zero point; five columns
+// where rows of 4k + 1 pixels would leave a row call a lone last pixel (conv_five_columns:
+// not grouped, a column of more than 16 bytes).
 bool conv_handles(const ConvShape& shape);
+bool conv_five_columns(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
