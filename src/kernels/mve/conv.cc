@@ -564,7 +564,7 @@ __attribute__((noinline)) void conv_pixels(const Call& c, const InputRows& in, c
     conv_im2col_grouped(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right, cols);
   } else {
     // A row call whose rows end in five pixels: row by row (its pixels are whole rows), blocks
-    // of four, then the last five. (One call of conv_im2col: gcc compiles it as without this.)
+    // of four, then the last five.
     const bool five = rows_call && conv_five_columns(c.s);
     const int32_t step = five ? c.s.output_w : p_end - p_begin;
     for (int32_t p = p_begin; p < p_end; p += step) {

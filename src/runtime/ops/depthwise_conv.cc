@@ -11,10 +11,9 @@ namespace {
 kernels::DepthwiseShape shape_of(const schema::DepthwiseConvOptions& o, const Tensor& x,
                                  const Tensor& w, const Tensor& y) {
   const int32_t *xs = shape_data(x), *ws = shape_data(w), *ys = shape_data(y);
-  return kernels::DepthwiseShape{xs[0],        xs[1],        xs[2],     xs[3],     ws[1],
-                                 ws[2],        ys[1],        ys[2],     ys[3],     o.stride_h(),
-                                 o.stride_w(), o.pad_h(),    o.pad_w(), o.dilation_h(),
-                                 o.dilation_w()};
+  return kernels::DepthwiseShape{xs[0], xs[1], xs[2], xs[3], ws[1], ws[2], ys[1], ys[2], ys[3],
+                                 o.stride_h(), o.stride_w(), o.pad_h(), o.pad_w(),
+                                 o.dilation_h(), o.dilation_w()};
 }
 kernels::DepthwiseShape depthwise_shape(const schema::Program& p, const schema::Operator& op) {
   return shape_of(*op.options_as_DepthwiseConvOptions(), input_of(p, op, 0), input_of(p, op, 1),
