@@ -94,6 +94,14 @@ struct SweepResult {
 SweepResult decide_sweep(const Problem& problem, uint64_t capacity, const SweepOptions& options,
                          Clock::time_point deadline);
 
+// Guillotine decomposition (cuts.cc): only where every step from the first to the last is
+// exactly full at capacity and no buffer is fixed; cuts the rectangle in time where no buffer
+// crosses, or in bytes along a subset of buffers whose live bytes are the same at every step,
+// and packs the parts the same way. Finds only packings made by such cuts; never claims
+// infeasibility. Counted in nodes.
+SweepResult decide_cuts(const Problem& problem, uint64_t capacity, const SweepOptions& options,
+                        Clock::time_point deadline);
+
 // align_up(max(offset + aligned size), arena alignment).
 uint64_t arena_bytes(const Problem& problem, const std::vector<uint64_t>& offsets);
 

@@ -63,6 +63,8 @@ constexpr int kNumOrderings = 4;
 constexpr uint64_t kSweepNodesPerItem = 32;
 constexpr uint64_t kSweepMinNodes = 2000;
 constexpr uint64_t kSweepShare = 6;
+// The guillotine decomposition at the bound (cuts_at): at most this many nodes per item.
+constexpr uint64_t kCutsNodesPerItem = 256;
 // Nodes one decision search may get at most.
 constexpr uint64_t kMaxBudget = uint64_t{1} << 40;
 
@@ -96,6 +98,12 @@ class Search {
     best_offsets_ = seed;
     best_arena_ = arena_bytes(problem_, seed);
     bool swept = false;
+    if (best_arena_ > low && cuts_at(low)) {
+      result.offsets = best_offsets_;
+      result.optimal = true;
+      result.nodes = nodes_;
+      return result;
+    }
     // Round r gives each decision search base << r nodes. A round asks first for the lower
     // bound itself, then climbs a ladder of targets from halfway between the bounds towards the
     // best plan, stopping at the first success or proof (after which the next round starts
@@ -572,6 +580,26 @@ class Search {
     copy.last_step = b.last_step;
     copy.fixed_offset = b.fixed_offset;
     return copy;
+  }
+
+  // The guillotine decomposition (decide_cuts) at the lower bound, where every step is full
+  // there (it gives up at once otherwise), with at most half of the nodes and of the time left.
+  // True if it found a plan of that size.
+  bool cuts_at(uint64_t capacity) {
+    uint64_t budget = std::max<uint64_t>(kSweepMinNodes, kCutsNodesPerItem * items_.size());
+    if (node_limit_ != kNone) budget = std::min(budget, (node_limit_ - std::min(nodes_, node_limit_)) / 2);
+    if (budget == 0) return false;
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline_) return false;
+    SweepOptions options;
+    options.node_limit = budget;
+    SweepResult cut = decide_cuts(problem_, capacity, options, now + (deadline_ - now) / 2);
+    nodes_ += cut.nodes;
+    if (nodes_ >= node_limit_) aborted_ = true;
+    if (!cut.offsets || arena_bytes(problem_, *cut.offsets) > capacity) return false;
+    best_arena_ = arena_bytes(problem_, *cut.offsets);
+    best_offsets_ = std::move(*cut.offsets);
+    return true;
   }
 
   // The chronological search (decide_sweep) at the lower bound, with a small share of the nodes
