@@ -12,7 +12,8 @@
 // start at the rectangle's first step and the starters of a crowded boundary (more than
 // kMaxStarters), which are decided at their end (a crowded boundary then only has to stay
 // balanced up to a subset sum of its undecided starters). Choices with fewer buffers in A come
-// first; one buffer is put in A to rule out the empty set (A and the rest may swap). After each
+// first (a second attempt, with the other half of the budget, takes those with more first);
+// one buffer is put in A to rule out the empty set (A and the rest may swap). After each
 // choice the boundaries where the newly decided buffers end (or started) are checked by subset
 // sums, and a failure jumps back to the latest boundary whose choices it depends on
 // (conflict-directed backjumping). When a part cannot be packed, the search goes on to the next
@@ -47,15 +48,28 @@ class Cuts {
   Cuts(const Problem& problem, uint64_t capacity, Clock::time_point deadline)
       : problem_(problem), capacity_(capacity), deadline_(deadline) {}
 
+  // Two attempts, each with half of the nodes and of the time: choices with fewer buffers in A
+  // first, then with more first (so that the smaller side comes first either way).
   SweepResult run(const SweepOptions& options) {
     SweepResult result;
-    node_limit_ = options.node_limit == 0 ? kNever : options.node_limit;
     std::vector<int32_t> all;
     if (!prepare(all)) return result;
-    if (pack(all, 0, capacity_) == Status::kFound) {
-      result.offsets = offsets_;
+    const uint64_t limit = options.node_limit == 0 ? kNever : options.node_limit;
+    const Clock::time_point start = Clock::now(), end = deadline_;
+    for (int attempt = 0; attempt < 2 && result.nodes < limit && Clock::now() < end; ++attempt) {
+      fewest_first_ = attempt == 0;
+      nodes_ = 0;
+      aborted_ = false;
+      node_limit_ = attempt == 0 && limit != kNever ? limit / 2 : limit - result.nodes;
+      deadline_ = attempt == 0 && end > start ? start + (end - start) / 2 : end;
+      const Status status = pack(all, 0, capacity_);
+      result.nodes += nodes_;
+      if (status == Status::kFound) {
+        result.offsets = offsets_;
+        break;
+      }
+      if (status == Status::kFail) break;  // the search ended: the other order would too
     }
-    result.nodes = nodes_;
     return result;
   }
 
@@ -272,6 +286,7 @@ class Cuts {
         }
       }
     }
+    if (!fewest_first_) std::reverse(masks.begin(), masks.end());
     for (uint64_t m : masks) {
       for (size_t j = 0; j < free.size(); ++j) in_[static_cast<size_t>(free[j])] = (m >> j) & 1;
       // Forward checks: the boundaries where the starters just decided end, and those where
@@ -492,6 +507,7 @@ class Cuts {
   uint64_t unit_ = 0;
   uint64_t nodes_ = 0, node_limit_ = kNever, since_clock_ = 0;
   bool aborted_ = false;
+  bool fewest_first_ = true;
 };
 
 }  // namespace
