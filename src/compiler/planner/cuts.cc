@@ -13,7 +13,8 @@
 // kMaxStarters), which are decided at their end (a crowded boundary then only has to stay
 // balanced up to a subset sum of its undecided starters). Choices with fewer buffers in A come
 // first (a second attempt, with the other half of the budget, takes those with more first);
-// one buffer is put in A to rule out the empty set (A and the rest may swap). After each
+// one buffer of the first step (the anchor) is put in A to rule out the empty set (A and the
+// rest may swap), each in turn with a node budget that doubles every round. After each
 // choice the boundaries where the newly decided buffers end (or started) are checked by subset
 // sums, and a failure jumps back to the latest boundary whose choices it depends on
 // (conflict-directed backjumping). When a part cannot be packed, the search goes on to the next
@@ -42,6 +43,8 @@ constexpr size_t kMaxChoice = 16;
 constexpr size_t kMaxOptions = 1 << 16;
 // Boundaries with more starters than this decide them at their ends.
 constexpr size_t kMaxStarters = 12;
+// The first node budget of an anchor, per buffer of the rectangle.
+constexpr uint64_t kAnchorNodesPerItem = 4;
 
 class Cuts {
  public:
@@ -60,6 +63,7 @@ class Cuts {
       fewest_first_ = attempt == 0;
       nodes_ = 0;
       aborted_ = false;
+      local_limit_ = kNever;
       node_limit_ = attempt == 0 && limit != kNever ? limit / 2 : limit - result.nodes;
       deadline_ = attempt == 0 && end > start ? start + (end - start) / 2 : end;
       const Status status = pack(all, 0, capacity_);
@@ -108,6 +112,7 @@ class Cuts {
   int32_t first(int32_t i) const { return problem_.buffers[static_cast<size_t>(i)].first_step; }
   int32_t last(int32_t i) const { return problem_.buffers[static_cast<size_t>(i)].last_step; }
 
+  // The caller's limits (aborted_) or the budget of the anchor being tried (local_limit_).
   bool out_of_budget() {
     if (aborted_) return true;
     if (++nodes_ >= node_limit_) aborted_ = true;
@@ -115,7 +120,7 @@ class Cuts {
       since_clock_ = 0;
       if (Clock::now() >= deadline_) aborted_ = true;
     }
-    return aborted_;
+    return aborted_ || nodes_ >= local_limit_;
   }
 
   // Packs `items` (a full rectangle of `height` bytes over their steps) at base and up.
@@ -203,14 +208,35 @@ class Cuts {
     split.window_first = window_first;
     split.window_last = window_last;
     for (int32_t i : items) in_[static_cast<size_t>(i)] = -1;
-    // Rule out the empty set: the first buffer (of the first step) that ends first is in A.
-    int32_t anchor = -1;
+    // Rule out the empty set: one buffer of the first step (the anchor) is in A. Every cut has
+    // the anchor on one side, and the sides may swap, so a search that fails for one anchor
+    // fails for all. The smallest A that holds an anchor is found soonest, and it is small
+    // only if the anchor lies on the smaller side: anchors in turn (those that end first
+    // first), each with a node budget that doubles every round.
+    std::vector<int32_t> anchors;
     for (int32_t i : items) {
-      if (first(i) == window_first && (anchor < 0 || last(i) < last(anchor))) anchor = i;
+      if (first(i) == window_first) anchors.push_back(i);
     }
-    in_[static_cast<size_t>(anchor)] = 1;
-    Conflict conflict;
-    return choose(split, 0, conflict);
+    std::sort(anchors.begin(), anchors.end(), [&](int32_t a, int32_t b) {
+      return last(a) != last(b) ? last(a) < last(b) : a < b;
+    });
+    for (uint64_t budget = kAnchorNodesPerItem * items.size();; budget *= 2) {
+      bool cut_short = false;
+      for (int32_t anchor : anchors) {
+        for (int32_t i : items) in_[static_cast<size_t>(i)] = -1;
+        in_[static_cast<size_t>(anchor)] = 1;
+        const uint64_t outer = local_limit_;
+        split.outer_limit = outer;
+        local_limit_ = std::min(outer, nodes_ + budget);
+        Conflict conflict;
+        const Status status = choose(split, 0, conflict);
+        local_limit_ = outer;
+        if (status != Status::kAbort) return status;
+        if (aborted_ || nodes_ >= outer) return Status::kAbort;
+        cut_short = true;
+      }
+      if (!cut_short) return Status::kFail;
+    }
   }
 
   using Conflict = std::vector<uint64_t>;  // a set of boundaries
@@ -222,6 +248,7 @@ class Cuts {
     std::vector<Boundary> boundaries;
     uint64_t base = 0, height = 0;
     int32_t window_first = 0, window_last = 0;
+    uint64_t outer_limit = kNever;  // the node budget of the search this rectangle is part of
   };
 
   // Decides the buffers of boundary k: its undecided enders (those of the first step, and the
@@ -482,8 +509,13 @@ class Cuts {
       const auto i = static_cast<size_t>(split.items[j]);
       saved[j] = {in_[i], start_boundary_[i], end_boundary_[i], deferred_[i]};
     }
+    // The parts are packed within the budget of the search this rectangle is part of, not
+    // within that of the anchor.
+    const uint64_t anchor_limit = local_limit_;
+    local_limit_ = split.outer_limit;
     Status status = pack(below, split.base, h);
     if (status == Status::kFound) status = pack(above, split.base + h, split.height - h);
+    local_limit_ = anchor_limit;
     for (size_t j = 0; j < split.items.size(); ++j) {
       const auto i = static_cast<size_t>(split.items[j]);
       in_[i] = saved[j].in;
@@ -508,6 +540,7 @@ class Cuts {
   uint64_t nodes_ = 0, node_limit_ = kNever, since_clock_ = 0;
   bool aborted_ = false;
   bool fewest_first_ = true;
+  uint64_t local_limit_ = kNever;
 };
 
 }  // namespace

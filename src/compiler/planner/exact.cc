@@ -32,6 +32,12 @@
 //    problems: each is solved on its own (with its own canonical order), and a failure of one
 //    fails the node without retrying the other (no thrashing between unrelated parts).
 //
+// Where every step is exactly full at the lower bound (a perfect packing), the exact algorithm
+// first tries the guillotine decomposition (cuts.cc) there, with at most half of the nodes and
+// of the time; and where at least half of the time points are full at the bound, once the first
+// round of searches at the bound has failed, the chronological search (sweep.cc) with a sixth.
+// A plan either finds is at the bound, so optimal.
+//
 // The exact algorithm runs such decision searches in rounds with doubling node limits and
 // several orderings (restarts), first at the lower bound (where pruning is strongest, and
 // a success proves optimality), then at targets climbing from halfway between the bounds
