@@ -74,33 +74,20 @@ struct LnsResult {
 LnsResult improve_lns(const Problem& problem, const std::vector<uint64_t>& start, uint64_t lower,
                       const LnsOptions& options, Clock::time_point deadline);
 
-// Chronological decision search (sweep.cc): a plan of problem (which has no overlaps) whose
-// non-fixed buffers all end at or below capacity, built time point by time point (each point's
-// starting buffers at the lowest free offsets, the bytes left empty at a point at most its
-// slack). Strongest where the capacity leaves points exactly full (cut packings at their bound).
-// Restarts with doubling node limits (from first_budget) over a few candidate orderings until a
-// plan is found, the node limit is spent or the deadline passes. Never claims infeasibility.
-// Seeded and counted in nodes.
-struct SweepOptions {
-  uint64_t node_limit = 0;  // 0: no limit
-  uint64_t seed = 1;
-  uint64_t first_budget = 2000;
-};
-struct SweepResult {
-  std::optional<std::vector<uint64_t>> offsets;
-  uint64_t nodes = 0;
-  int32_t deepest_point = 0;  // the furthest time point any search entered
-};
-SweepResult decide_sweep(const Problem& problem, uint64_t capacity, const SweepOptions& options,
-                         Clock::time_point deadline);
-
 // Guillotine decomposition (cuts.cc): only where every step from the first to the last is
 // exactly full at capacity and no buffer is fixed; cuts the rectangle in time where no buffer
 // crosses, or in bytes along a subset of buffers whose live bytes are the same at every step,
 // and packs the parts the same way. Finds only packings made by such cuts; never claims
 // infeasibility. Counted in nodes.
-SweepResult decide_cuts(const Problem& problem, uint64_t capacity, const SweepOptions& options,
-                        Clock::time_point deadline);
+struct CutsOptions {
+  uint64_t node_limit = 0;  // 0: no limit
+};
+struct CutsResult {
+  std::optional<std::vector<uint64_t>> offsets;
+  uint64_t nodes = 0;
+};
+CutsResult decide_cuts(const Problem& problem, uint64_t capacity, const CutsOptions& options,
+                       Clock::time_point deadline);
 
 // align_up(max(offset + aligned size), arena alignment).
 uint64_t arena_bytes(const Problem& problem, const std::vector<uint64_t>& offsets);

@@ -53,8 +53,8 @@ class Cuts {
 
   // Two attempts, each with half of the nodes and of the time: choices with fewer buffers in A
   // first, then with more first (so that the smaller side comes first either way).
-  SweepResult run(const SweepOptions& options) {
-    SweepResult result;
+  CutsResult run(const CutsOptions& options) {
+    CutsResult result;
     std::vector<int32_t> all;
     if (!prepare(all)) return result;
     const uint64_t limit = options.node_limit == 0 ? kNever : options.node_limit;
@@ -545,7 +545,7 @@ class Cuts {
 
 }  // namespace
 
-SweepResult decide_cuts(const Problem& problem, uint64_t capacity, const SweepOptions& options,
+CutsResult decide_cuts(const Problem& problem, uint64_t capacity, const CutsOptions& options,
                         Clock::time_point deadline) {
   return Cuts(problem, capacity, deadline).run(options);
 }

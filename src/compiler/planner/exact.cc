@@ -34,9 +34,7 @@
 //
 // Where every step is exactly full at the lower bound (a perfect packing), the exact algorithm
 // first tries the guillotine decomposition (cuts.cc) there, with at most half of the nodes and
-// of the time; and where at least half of the time points are full at the bound, once the first
-// round of searches at the bound has failed, the chronological search (sweep.cc) with a sixth.
-// A plan either finds is at the bound, so optimal.
+// of the time. A plan it finds is at the bound, so optimal.
 //
 // The exact algorithm runs such decision searches in rounds with doubling node limits and
 // several orderings (restarts), first at the lower bound (where pruning is strongest, and
@@ -64,13 +62,10 @@ constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 constexpr uint64_t kClockInterval = 256;
 // Child orderings the restarts cycle through (see before()).
 constexpr int kNumOrderings = 4;
-// The chronological search at the bound (sweep_at): at most this many nodes per item (and
-// kSweepMinNodes at least), and at most a kSweepShare-th of the nodes and of the time left.
-constexpr uint64_t kSweepNodesPerItem = 32;
-constexpr uint64_t kSweepMinNodes = 2000;
-constexpr uint64_t kSweepShare = 6;
-// The guillotine decomposition at the bound (cuts_at): at most this many nodes per item.
+// The guillotine decomposition at the bound (cuts_at): at most this many nodes per item (and
+// kCutsMinNodes at least).
 constexpr uint64_t kCutsNodesPerItem = 256;
+constexpr uint64_t kCutsMinNodes = 2000;
 // Nodes one decision search may get at most.
 constexpr uint64_t kMaxBudget = uint64_t{1} << 40;
 
@@ -103,7 +98,6 @@ class Search {
     uint64_t low = lower_bound(problem_).bytes;
     best_offsets_ = seed;
     best_arena_ = arena_bytes(problem_, seed);
-    bool swept = false;
     if (best_arena_ > low && cuts_at(low)) {
       result.offsets = best_offsets_;
       result.optimal = true;
@@ -141,14 +135,6 @@ class Search {
         // works: each success doubles the step below the best plan, a failure goes back to one
         // alignment step, and a failure there ends the repairs.
         if (target == low) {
-          // Once, where most time points are full at the bound: the chronological search.
-          if (!swept) {
-            swept = true;
-            if (sweep_at(low)) {
-              changed = true;
-              break;
-            }
-          }
           uint64_t step = alignment;
           while (!aborted_ && best_arena_ > low) {
             const uint64_t capacity = best_arena_ - std::min(step, best_arena_ - low);
@@ -592,46 +578,19 @@ class Search {
   // there (it gives up at once otherwise), with at most half of the nodes and of the time left.
   // True if it found a plan of that size.
   bool cuts_at(uint64_t capacity) {
-    uint64_t budget = std::max<uint64_t>(kSweepMinNodes, kCutsNodesPerItem * items_.size());
+    uint64_t budget = std::max<uint64_t>(kCutsMinNodes, kCutsNodesPerItem * items_.size());
     if (node_limit_ != kNone) budget = std::min(budget, (node_limit_ - std::min(nodes_, node_limit_)) / 2);
     if (budget == 0) return false;
     const Clock::time_point now = Clock::now();
     if (now >= deadline_) return false;
-    SweepOptions options;
+    CutsOptions options;
     options.node_limit = budget;
-    SweepResult cut = decide_cuts(problem_, capacity, options, now + (deadline_ - now) / 2);
+    CutsResult cut = decide_cuts(problem_, capacity, options, now + (deadline_ - now) / 2);
     nodes_ += cut.nodes;
     if (nodes_ >= node_limit_) aborted_ = true;
     if (!cut.offsets || arena_bytes(problem_, *cut.offsets) > capacity) return false;
     best_arena_ = arena_bytes(problem_, *cut.offsets);
     best_offsets_ = std::move(*cut.offsets);
-    return true;
-  }
-
-  // The chronological search (decide_sweep) at the lower bound, with a small share of the nodes
-  // and of the time, where at least half of the time points are full at the bound (so that its
-  // starters must tile the bytes freed there exactly): on cut packings it often finds such a
-  // plan within a few thousand nodes where the searches here do not. True if it did.
-  bool sweep_at(uint64_t capacity) {
-    size_t full = 0;
-    for (size_t q = 0; q < remaining_.size(); ++q) {
-      full += remaining_[q] + fixed_prefix_[q].back() == capacity;
-    }
-    if (2 * full < remaining_.size()) return false;
-    uint64_t budget = std::max<uint64_t>(kSweepMinNodes, kSweepNodesPerItem * items_.size());
-    if (node_limit_ != kNone) budget = std::min(budget, (node_limit_ - std::min(nodes_, node_limit_)) / kSweepShare);
-    if (budget == 0) return false;
-    const Clock::time_point now = Clock::now();
-    if (now >= deadline_) return false;
-    const Clock::time_point deadline = now + (deadline_ - now) / kSweepShare;
-    SweepOptions options;
-    options.node_limit = budget;
-    SweepResult swept = decide_sweep(problem_, capacity, options, deadline);
-    nodes_ += swept.nodes;
-    if (nodes_ >= node_limit_) aborted_ = true;
-    if (!swept.offsets || arena_bytes(problem_, *swept.offsets) >= best_arena_) return false;
-    best_arena_ = arena_bytes(problem_, *swept.offsets);
-    best_offsets_ = std::move(*swept.offsets);
     return true;
   }
 

@@ -122,7 +122,7 @@ TEST(LnsTest, AutoRunsItOnLargeProblemsOnly) {
   options.time_limit_ms = 600'000;  // the node limit binds
   options.node_limit = 30'000;
   // A dense cut packing with one buffer 16 bytes larger: no longer a perfect packing (exact's
-  // guillotine decomposition and sweep at the bound do not apply), and exact proves nothing.
+  // guillotine decomposition at the bound does not apply), and exact proves nothing.
   Problem large = random_tight_problem(600, 1, nullptr, Density::kDense);
   large.buffers[0].size += 16;
   const std::vector<Plan> plans = plan_with_details(large, Algorithm::kAuto, options);
