@@ -88,6 +88,9 @@ struct CutsResult {
 };
 CutsResult decide_cuts(const Problem& problem, uint64_t capacity, const CutsOptions& options,
                        Clock::time_point deadline);
+// Whether every step from the first buffer's to the last's holds exactly `bound` bytes (each
+// buffer at its aligned size): the perfect packings decide_cuts handles.
+bool every_step_full(const Problem& problem, uint64_t bound);
 
 // align_up(max(offset + aligned size), arena alignment).
 uint64_t arena_bytes(const Problem& problem, const std::vector<uint64_t>& offsets);

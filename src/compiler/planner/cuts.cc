@@ -84,7 +84,6 @@ class Cuts {
     if (!problem_.overlaps.empty()) return false;
     const auto& buffers = problem_.buffers;
     offsets_.assign(buffers.size(), 0);
-    std::map<int32_t, int64_t> delta;
     for (size_t i = 0; i < buffers.size(); ++i) {
       const Buffer& b = buffers[i];
       const uint64_t size = aligned_size(b);
@@ -95,17 +94,8 @@ class Cuts {
       if (b.fixed_offset) return false;
       all.push_back(static_cast<int32_t>(i));
       unit_ = std::gcd(unit_, size);
-      delta[b.first_step] += static_cast<int64_t>(size);
-      delta[b.last_step + 1] -= static_cast<int64_t>(size);
     }
-    if (all.empty()) return false;
-    // Every step from the first to the last is full.
-    int64_t live = 0;
-    for (auto it = delta.begin(); it != delta.end(); ++it) {
-      live += it->second;
-      if (std::next(it) != delta.end() && live != static_cast<int64_t>(capacity_)) return false;
-    }
-    return true;
+    return !all.empty() && every_step_full(problem_, capacity_);
   }
 
   uint64_t size(int32_t i) const { return aligned_size(problem_.buffers[static_cast<size_t>(i)]); }
@@ -544,6 +534,25 @@ class Cuts {
 };
 
 }  // namespace
+
+bool every_step_full(const Problem& problem, uint64_t bound) {
+  std::vector<int64_t> delta(static_cast<size_t>(problem.num_steps) + 1, 0);
+  int32_t first = problem.num_steps, last = -1;
+  for (const Buffer& b : problem.buffers) {
+    const uint64_t size = aligned_size(b);
+    if (size == 0) continue;
+    delta[static_cast<size_t>(b.first_step)] += static_cast<int64_t>(size);
+    delta[static_cast<size_t>(b.last_step) + 1] -= static_cast<int64_t>(size);
+    first = std::min(first, b.first_step);
+    last = std::max(last, b.last_step);
+  }
+  int64_t live = 0;
+  for (int32_t s = 0; s <= last; ++s) {
+    live += delta[static_cast<size_t>(s)];
+    if (s >= first && live != static_cast<int64_t>(bound)) return false;
+  }
+  return last >= 0;
+}
 
 CutsResult decide_cuts(const Problem& problem, uint64_t capacity, const CutsOptions& options,
                         Clock::time_point deadline) {

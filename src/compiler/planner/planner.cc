@@ -40,26 +40,6 @@ constexpr double kLnsExactMs = 500;
 // guillotine decomposition gets half of it).
 constexpr double kLnsExactPerfectMs = 2000;
 
-// Whether every step from the first buffer's to the last's holds exactly `bound` bytes.
-bool every_step_full(const Problem& problem, uint64_t bound) {
-  std::vector<int64_t> delta(static_cast<size_t>(problem.num_steps) + 1, 0);
-  int32_t first = problem.num_steps, last = -1;
-  for (const Buffer& b : problem.buffers) {
-    const uint64_t size = aligned_size(b);
-    if (size == 0) continue;
-    delta[static_cast<size_t>(b.first_step)] += static_cast<int64_t>(size);
-    delta[static_cast<size_t>(b.last_step) + 1] -= static_cast<int64_t>(size);
-    first = std::min(first, b.first_step);
-    last = std::max(last, b.last_step);
-  }
-  int64_t live = 0;
-  for (int32_t s = 0; s <= last; ++s) {
-    live += delta[static_cast<size_t>(s)];
-    if (s >= first && live != static_cast<int64_t>(bound)) return false;
-  }
-  return last >= 0;
-}
-
 double elapsed_ms(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -133,7 +113,7 @@ std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
   size_t movable = 0;
   for (const Buffer& b : problem.buffers) movable += !b.fixed_offset && aligned_size(b) > 0;
   const bool large = problem.overlaps.empty() && movable >= kLnsMinBuffers;
-  const double exact_ms = large && every_step_full(problem, bound) ? kLnsExactPerfectMs : kLnsExactMs;
+  const double exact_ms = large && internal::every_step_full(problem, bound) ? kLnsExactPerfectMs : kLnsExactMs;
   const double exact_share =
       large ? std::clamp(exact_ms / std::max(options.time_limit_ms, 1.0), 0.1, 0.5) : 1.0;
   PlanOptions exact_options = options;
