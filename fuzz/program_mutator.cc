@@ -225,15 +225,44 @@ class Mutator {
     }
   }
 
+  // A stage's calls (one uint16 each: member << 12 | rows): an entry's member or rows moved,
+  // two swapped, one dropped or repeated.
+  void stage_calls(std::vector<uint16_t>& calls) {
+    if (calls.empty()) {
+      calls.push_back(static_cast<uint16_t>(rng_()));
+      return;
+    }
+    const size_t i = below(calls.size());
+    switch (below(5)) {
+      case 0: calls[i] = static_cast<uint16_t>(calls[i] ^ (1u << (12 + below(4)))); break;
+      case 1: calls[i] = static_cast<uint16_t>((calls[i] & 0xF000) | (near(calls[i] & 0xFFF) & 0xFFF)); break;
+      case 2: std::swap(calls[i], calls[below(calls.size())]); break;
+      case 3: calls.erase(calls.begin() + static_cast<ptrdiff_t>(i)); break;
+      default: calls.insert(calls.begin() + static_cast<ptrdiff_t>(i), calls[i]); break;
+    }
+  }
+
   void program(schema::ProgramT& p) {
     switch (below(6)) {
       case 5: {
-        // Row-streamed stages: moved, grown, cut, added or removed.
+        // Row-streamed stages: moved, grown, cut, added or removed (with their calls, or not),
+        // or their calls changed.
         const int64_t ops = static_cast<int64_t>(p.operators.size());
-        if (!p.stages.empty() && below(4) == 0) {
-          p.stages.erase(p.stages.begin() + static_cast<ptrdiff_t>(below(p.stages.size())));
+        if (!p.stage_calls.empty() && below(2) == 0) {
+          stage_calls(p.stage_calls[below(p.stage_calls.size())]->calls);
+        } else if (!p.stages.empty() && below(4) == 0) {
+          const size_t k = below(p.stages.size());
+          p.stages.erase(p.stages.begin() + static_cast<ptrdiff_t>(k));
+          if (k < p.stage_calls.size() && below(8) != 0) {
+            p.stage_calls.erase(p.stage_calls.begin() + static_cast<ptrdiff_t>(k));
+          }
         } else if (p.stages.empty() || below(4) == 0) {
           p.stages.emplace_back(static_cast<uint32_t>(near(0, ops)), static_cast<uint32_t>(near(1, ops)));
+          if (below(8) != 0) {
+            auto calls = std::make_unique<schema::StageCallsT>();
+            for (size_t i = below(64); i > 0; --i) calls->calls.push_back(static_cast<uint16_t>(rng_()));
+            p.stage_calls.push_back(std::move(calls));
+          }
         } else {
           schema::Stage& s = p.stages[below(p.stages.size())];
           if (below(2) != 0) {

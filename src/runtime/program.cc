@@ -333,13 +333,15 @@ class Loader {
   // (a whole-map kernel must never meet one).
   Error check_stages() {
     const uint32_t num_stages = p_.stages() != nullptr ? p_.stages()->size() : 0;
+    const uint32_t num_calls = p_.stage_calls() != nullptr ? p_.stage_calls()->size() : 0;
+    if (num_calls != num_stages) return program_error("stage_calls not one per stage");
     for (uint32_t k = 0; k < num_stages; ++k) {
       const schema::Stage& stage = *p_.stages()->Get(k);
       if (k > 0 && stage.first() <= p_.stages()->Get(k - 1)->last()) {
         return program_error("stages out of order or overlapping");
       }
       Error error = Error::kOk;
-      if (const char* reason = internal::check_stage(p_, stage, &error)) {
+      if (const char* reason = internal::check_stage(p_, k, &error)) {
         return fail(diagnostic_, error, Where::kOperator, stage.first(), reason);
       }
     }

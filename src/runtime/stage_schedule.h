@@ -2,8 +2,9 @@
 // The schedule of a row-streamed stage (schema Stage): the last member's output rows one at a
 // time, each member computing its rows one at a time, right after the input rows its window
 // needs, so that every row is computed once and as late as a reader needs it. One definition for
-// the executor (which runs it), the loader (which replays it to check each ring and the stage
-// output's overlap with its input) and the compiler (which sizes the rings with it).
+// the compiler (which sizes the rings with it and writes its calls into the program) and the
+// loader (which replays it to check those calls, each ring and the stage output's overlap with
+// its input); the executor only reads the calls.
 // Embeddable C++17: no heap, no recursion.
 
 #include <stdint.h>
@@ -197,6 +198,21 @@ class StageSchedule {
   int32_t done_[kMaxStageMembers];
   int32_t pending_ = -1, pending_begin_ = 0, pending_end_ = 0;
 };
+
+// A call of the schedule as the program writes it (Program.stage_calls): one uint16 per run of
+// at most kStageCallRowsMax rows, the member in the top four bits; `emit` gets each entry.
+// One definition for the compiler, which writes them, and the loader, which requires them.
+inline constexpr int32_t kStageCallRowsMax = 0xFFF;
+static_assert(kMaxStageMembers <= 16, "a member fits four bits");
+template <typename Emit>
+void stage_call_entries(int32_t m, int32_t begin, int32_t end, const Emit& emit) {
+  for (int32_t y = begin; y < end; y += kStageCallRowsMax) {
+    const int32_t rows = end - y < kStageCallRowsMax ? end - y : kStageCallRowsMax;
+    emit(static_cast<uint16_t>((m << 12) | rows));
+  }
+}
+inline int32_t stage_call_member(uint16_t entry) { return entry >> 12; }
+inline int32_t stage_call_rows(uint16_t entry) { return entry & kStageCallRowsMax; }
 
 // What a replay of the schedule finds (the loader checks a program with it, the compiler sizes
 // a stage with it): the rows each member's output ring must hold (the most rows a write finds

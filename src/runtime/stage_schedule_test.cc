@@ -1,9 +1,12 @@
 // The schedule's closed forms of a window's first and last input row against the row kernels'
-// window_input_rows (the definition the kernels and the loader's ring checks rest on).
+// window_input_rows (the definition the kernels and the loader's ring checks rest on), and the
+// entries a program writes its calls as.
 
 #include "runtime/stage_schedule.h"
 
 #include <gtest/gtest.h>
+
+#include <vector>
 
 namespace mote::runtime::internal {
 namespace {
@@ -37,6 +40,27 @@ TEST(StageSchedule, WindowRowsMatchTheRowKernels) {
   // Windows in the padding above, below and between dilated taps were all among them.
   EXPECT_GT(empty, 1000);
   EXPECT_EQ(checked, 6 * 3 * 8 * 4 * 12 * 17);
+}
+
+// A call is one entry, a run longer than twelve bits of rows several; member and rows read back.
+TEST(StageSchedule, CallEntriesSplitLongRuns) {
+  const auto entries = [](int32_t m, int32_t begin, int32_t end) {
+    std::vector<uint16_t> out;
+    stage_call_entries(m, begin, end, [&](uint16_t e) { out.push_back(e); });
+    return out;
+  };
+  EXPECT_EQ(entries(0, 5, 6), std::vector<uint16_t>{1});
+  EXPECT_EQ(entries(15, 0, 2), std::vector<uint16_t>{0xF002});
+  EXPECT_EQ(entries(3, 0, 10000),
+            (std::vector<uint16_t>{0x3FFF, 0x3FFF, static_cast<uint16_t>(0x3000 | 1810)}));
+  EXPECT_EQ(entries(2, 7, 7), std::vector<uint16_t>{});
+  int32_t rows = 0;
+  for (uint16_t e : entries(9, 100, 20000)) {
+    EXPECT_EQ(stage_call_member(e), 9);
+    EXPECT_GT(stage_call_rows(e), 0);
+    rows += stage_call_rows(e);
+  }
+  EXPECT_EQ(rows, 19900);
 }
 
 }  // namespace

@@ -15,24 +15,37 @@ int64_t row_bytes(const schema::Tensor& t) {
   return int64_t{dim(t, 2)} * dim(t, 3) * static_cast<int64_t>(element_size(t.type()));
 }
 
-// Runs each call of the schedule on the member's kernel.
-struct Runner {
-  const OpEnv* env;
-  const schema::Program* program;
-  uint32_t first;
-  void row(int32_t, int32_t, const int32_t*) {}
+// A replay that requires the program's entries (Program.stage_calls) to be the schedule's calls.
+struct CallsCheck : StageReplay {
+  const flatbuffers::Vector<uint16_t>* calls = nullptr;
+  uint32_t next = 0;
+  bool same = true;
   void call(int32_t m, int32_t begin, int32_t end) {
-    const schema::Operator& op = *program->operators()->Get(first + static_cast<uint32_t>(m));
-    built_in_op(op.kind())->invoke_rows(Op(*env, op), begin, end);
+    stage_call_entries(m, begin, end, [&](uint16_t entry) {
+      same = same && next < calls->size() && calls->Get(next) == entry;
+      ++next;
+    });
   }
 };
 
+// Stage k's entries, or null.
+const flatbuffers::Vector<uint16_t>* calls_of(const schema::Program& program, uint32_t k) {
+  const auto* all = program.stage_calls();
+  if (all == nullptr || k >= all->size()) return nullptr;
+  return all->Get(k)->calls();
+}
+
 }  // namespace
 
-const schema::Stage* stage_holding(const schema::Program& program, uint32_t index) {
+const schema::Stage* stage_holding(const schema::Program& program, uint32_t index,
+                                   uint32_t* k) {
   if (program.stages() == nullptr) return nullptr;
-  for (const schema::Stage* s : *program.stages()) {
-    if (index >= s->first() && index <= s->last()) return s;
+  for (uint32_t i = 0; i < program.stages()->size(); ++i) {
+    const schema::Stage* s = program.stages()->Get(i);
+    if (index >= s->first() && index <= s->last()) {
+      if (k != nullptr) *k = i;
+      return s;
+    }
   }
   return nullptr;
 }
@@ -82,20 +95,31 @@ const char* stage_members(const schema::Program& program, const schema::Stage& s
   return nullptr;
 }
 
-void run_stage(const OpEnv& env, const schema::Stage& stage) {
-  StageMember members[kMaxStageMembers];
-  int32_t n = 0;
-  if (stage_members(*env.program, stage, members, &n) != nullptr) return;  // checked at load
-  Runner runner{&env, env.program, stage.first()};
-  StageSchedule<Runner>(members, n, runner).run();
+// Each entry of the stage's calls (the loader checked them against the schedule) on its
+// member's row kernel, from the rows that member has computed so far.
+void run_stage(const OpEnv& env, const schema::Stage& stage,
+               const flatbuffers::Vector<uint16_t>& calls) {
+  int32_t done[kMaxStageMembers] = {};
+  const auto& ops = *env.program->operators();
+  for (const uint16_t entry : calls) {
+    const int32_t m = stage_call_member(entry);
+    const int32_t begin = done[m];
+    done[m] += stage_call_rows(entry);
+    const schema::Operator& op = *ops.Get(stage.first() + static_cast<uint32_t>(m));
+    built_in_op(op.kind())->invoke_rows(Op(env, op), begin, done[m]);
+  }
 }
 
-const char* check_stage(const schema::Program& program, const schema::Stage& stage,
-                        Error* error) {
+const char* check_stage(const schema::Program& program, uint32_t k, Error* error) {
   *error = Error::kInvalidProgram;
+  const schema::Stage& stage = *program.stages()->Get(k);
   StageMember members[kMaxStageMembers];
   int32_t n = 0;
   if (const char* reason = stage_members(program, stage, members, &n)) return reason;
+  const flatbuffers::Vector<uint16_t>* calls = calls_of(program, k);
+  if (calls == nullptr) {
+    return "stage without its calls (Program.stage_calls; compile the model again)";
+  }
   const auto& ops = *program.operators();
   const uint32_t first = stage.first(), last = stage.last();
   // Rings: what each member but the last makes, read inside the stage only, live through it.
@@ -135,11 +159,14 @@ const char* check_stage(const schema::Program& program, const schema::Stage& sta
       }
     }
   }
-  // Each ring holds every row the schedule still needs when it writes one.
-  StageReplay replay;
+  // The calls the runtime will run are exactly the schedule's, and each ring holds every row
+  // the schedule still needs when it writes one.
+  CallsCheck replay;
   replay.members = members;
   replay.n = n;
-  StageSchedule<StageReplay>(members, n, replay).run();
+  replay.calls = calls;
+  StageSchedule<CallsCheck>(members, n, replay).run();
+  if (!replay.same || replay.next != calls->size()) return "stage's calls differ from its schedule";
   for (int32_t m = 0; m + 1 < n; ++m) {
     const schema::Tensor& t = tensor_at(program, members[m].output);
     if (static_cast<int32_t>(t.ring_rows()) < replay.held[m]) {
@@ -203,8 +230,10 @@ kernels::OverlapRule stage_output_overlap(const schema::Program& program,
 }
 
 Error run_step(const OpEnv& env, uint32_t index) {
-  if (const schema::Stage* stage = stage_holding(*env.program, index)) {
-    if (index == stage->first()) run_stage(env, *stage);
+  uint32_t k = 0;
+  if (const schema::Stage* stage = stage_holding(*env.program, index, &k)) {
+    // (The loader refused a stage without its calls.)
+    if (index == stage->first()) run_stage(env, *stage, *calls_of(*env.program, k));
     return Error::kOk;  // the rest of the stage ran at its first operator
   }
   return run_operator(env, *env.program->operators()->Get(index));

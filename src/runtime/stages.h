@@ -16,19 +16,21 @@ namespace mote {
 namespace runtime {
 namespace internal {
 
-// The stage that holds operator `index`, or null.
-const schema::Stage* stage_holding(const schema::Program& program, uint32_t index);
+// The stage that holds operator `index` (its position in Program.stages in *k), or null.
+const schema::Stage* stage_holding(const schema::Program& program, uint32_t index,
+                                   uint32_t* k = nullptr);
 
 // The stage's members and how each reads its inputs (the registrations' row_reach), into
 // members[kMaxStageMembers]; null, or why the operators cannot run as one stage.
 const char* stage_members(const schema::Program& program, const schema::Stage& stage,
                           StageMember* members, int32_t* count);
 
-// The loader's check of one stage (after every operator's own check): its members can run by
-// rows, every tensor made inside it is a ring read only inside it and live through it, its
-// inputs live through it, each ring holds what the replayed schedule needs, and no member's
-// scratch meets a tensor of the stage. Null, or the reason (and *error).
-const char* check_stage(const schema::Program& program, const schema::Stage& stage, Error* error);
+// The loader's check of stage k (after every operator's own check): its members can run by
+// rows, its calls (Program.stage_calls[k]) are exactly the replayed schedule's, every tensor
+// made inside it is a ring read only inside it and live through it, its inputs live through it,
+// each ring holds what the schedule needs, and no member's scratch meets a tensor of the stage.
+// Null, or the reason (and *error).
+const char* check_stage(const schema::Program& program, uint32_t k, Error* error);
 
 // Where the stage's output may overlap `input`, its one input from outside (not read by its last
 // member): the forward rule the replayed schedule allows. kNoOverlap otherwise.
@@ -36,7 +38,7 @@ kernels::OverlapRule stage_output_overlap(const schema::Program& program,
                                           const schema::Stage& stage, int32_t input);
 
 // Runs operator `index`, or its whole stage at the stage's first operator (nothing at the
-// others).
+// others): the stage's calls as the program lists them, no schedule computed.
 Error run_step(const OpEnv& env, uint32_t index);
 
 }  // namespace internal

@@ -10,6 +10,7 @@
 #include "compiler/passes/lower.h"
 #include "compiler/passes/operator_order.h"
 #include "compiler/planner/verify.h"
+#include "runtime/stage_schedule.h"
 
 namespace mote::pipeline {
 
@@ -205,6 +206,13 @@ Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
     }
     program.stages.emplace_back(static_cast<uint32_t>(stage.first),
                                 static_cast<uint32_t>(stage.last));
+    // Its schedule written out, so that the runtime reads its calls instead of computing them.
+    auto calls = std::make_unique<schema::StageCallsT>();
+    for (const passes::StageCall& call : stage.schedule) {
+      runtime::internal::stage_call_entries(call.op - stage.first, call.begin, call.end,
+                                            [&](uint16_t entry) { calls->calls.push_back(entry); });
+    }
+    program.stage_calls.push_back(std::move(calls));
     // One scratch region for the stage's operators (passes::shared_scratch_op).
     const int32_t shared = passes::shared_scratch_op(planned.memory, stage);
     if (shared < 0) continue;

@@ -20,6 +20,7 @@
 #include "mote/kernels/overlap.h"
 #include "mote/runtime/executor.h"
 #include "mote/schema/mote_generated.h"
+#include "runtime/stage_schedule.h"
 
 namespace mote::pipeline {
 namespace {
@@ -660,6 +661,18 @@ TEST(Compile, StreamedStagesComputeTheSameInLessArena) {
         const passes::RowStage& stage = planned.stages.front();
         EXPECT_EQ(program->stages()->Get(0)->first(), static_cast<uint32_t>(stage.first));
         EXPECT_EQ(program->stages()->Get(0)->last(), static_cast<uint32_t>(stage.last));
+        // Its calls: the schedule's, one entry per call.
+        std::vector<uint16_t> entries;
+        for (const passes::StageCall& call : stage.schedule) {
+          runtime::internal::stage_call_entries(call.op - stage.first, call.begin, call.end,
+                                                [&](uint16_t e) { entries.push_back(e); });
+        }
+        ASSERT_NE(program->stage_calls(), nullptr);
+        ASSERT_EQ(program->stage_calls()->size(), 1u);
+        const auto* calls = program->stage_calls()->Get(0)->calls();
+        ASSERT_NE(calls, nullptr);
+        EXPECT_EQ(std::vector<uint16_t>(calls->begin(), calls->end()), entries);
+        EXPECT_EQ(entries.size(), stage.schedule.size());
         uint32_t rings = 0;
         for (const schema::Tensor* t : *program->tensors()) rings += t->ring_rows() != 0;
         EXPECT_EQ(rings, static_cast<uint32_t>(stage.last - stage.first));
@@ -709,13 +722,45 @@ TEST(Compile, StreamedProgramsAreChecked) {
   EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.tensors[ring]->ring_rows += 1; }),
               HasSubstr("size differs"));
   // The stage taken away, or cut short: its rings are nobody's.
-  EXPECT_THAT(refusal([](schema::ProgramT& p) { p.stages.clear(); }),
+  EXPECT_THAT(refusal([](schema::ProgramT& p) {
+                p.stages.clear();
+                p.stage_calls.clear();
+              }),
               HasSubstr("outside any stage"));
   EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.stages[0] = schema::Stage(first, first); }),
               HasSubstr("out of order"));
   // A ring live for only part of its stage.
   EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.tensors[ring]->last_step = first + 1; }),
               HasSubstr("not live through"));
+  // Calls that are not the schedule's: the runtime runs the entries as they are.
+  EXPECT_THAT(refusal([](schema::ProgramT& p) { p.stage_calls.clear(); }),
+              HasSubstr("one per stage"));
+  EXPECT_THAT(refusal([](schema::ProgramT& p) { p.stage_calls[0]->calls.clear(); }),
+              HasSubstr("without its calls"));
+  EXPECT_THAT(refusal([](schema::ProgramT& p) {
+                p.stage_calls.push_back(std::make_unique<schema::StageCallsT>(*p.stage_calls[0]));
+              }),
+              HasSubstr("one per stage"));
+  EXPECT_THAT(refusal([](schema::ProgramT& p) { p.stage_calls[0]->calls.pop_back(); }),
+              HasSubstr("calls differ"));
+  EXPECT_THAT(refusal([](schema::ProgramT& p) {
+                p.stage_calls[0]->calls.push_back(p.stage_calls[0]->calls.back());
+              }),
+              HasSubstr("calls differ"));
+  EXPECT_THAT(refusal([](schema::ProgramT& p) { p.stage_calls[0]->calls[0] += 1; }),
+              HasSubstr("calls differ"));
+  EXPECT_THAT(refusal([](schema::ProgramT& p) { p.stage_calls[0]->calls[0] ^= 1u << 12; }),
+              HasSubstr("calls differ"));
+  EXPECT_THAT(refusal([](schema::ProgramT& p) {
+                std::vector<uint16_t>& calls = p.stage_calls[0]->calls;
+                for (size_t i = 0; i + 1 < calls.size(); ++i) {
+                  if (calls[i] >> 12 != calls[i + 1] >> 12) {
+                    std::swap(calls[i], calls[i + 1]);
+                    return;
+                  }
+                }
+              }),
+              HasSubstr("calls differ"));
   // An accumulating last member's sums one int32 short.
   {
     CompileOptions kws = options;
