@@ -6,6 +6,7 @@
 #include <float.h>
 #include <stdint.h>
 
+#include "mote/kernels/overlap.h"
 #include "runtime/internal.h"
 #include "runtime/stages.h"
 #include "runtime/ops/registry.h"
@@ -340,8 +341,12 @@ class Loader {
       if (k > 0 && stage.first() <= p_.stages()->Get(k - 1)->last()) {
         return program_error("stages out of order or overlapping");
       }
+      // The members' table in the workspace, which the plan check uses only later.
+      static_assert(internal::kStageTableBytes <= kLoadStackWorkspaceWords * sizeof(uint32_t),
+                    "load's own workspace holds a stage's table");
       Error error = Error::kOk;
-      if (const char* reason = internal::check_stage(p_, k, &error)) {
+      if (const char* reason = internal::check_stage(p_, k, workspace_,
+                                                     workspace_words_ * sizeof(uint32_t), &error)) {
         return fail(diagnostic_, error, Where::kOperator, stage.first(), reason);
       }
     }
@@ -432,12 +437,11 @@ class Loader {
     if (op.outputs()->size() != 1 || op.outputs()->Get(0) != static_cast<int32_t>(out)) {
       return false;
     }
-    // In a stage only its output over its input from outside, by the stage's own rule.
+    // In a stage only its output over its input from outside, whose offsets check_stage held
+    // to the stage's own rule.
     if (const schema::Stage* stage = internal::stage_holding(p_, step)) {
-      if (step != stage->last()) return false;
-      const kernels::OverlapRule rule =
-          internal::stage_output_overlap(p_, *stage, static_cast<int32_t>(in));
-      return kernels::overlap_allows(rule, to.offset(), ti.offset());
+      return step == stage->last() &&
+             internal::stage_outside_tensor(p_, *stage) == static_cast<int32_t>(in);
     }
     const internal::OpEntry* entry = internal::op_entry(op.kind());
     if (entry == nullptr || entry->op == nullptr || entry->op->overlap == nullptr) return false;

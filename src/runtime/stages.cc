@@ -3,6 +3,9 @@
 
 #include "runtime/stages.h"
 
+#include <new>
+
+#include "mote/kernels/overlap.h"
 #include "runtime/ops/op_support.h"
 
 namespace mote {
@@ -110,10 +113,13 @@ void run_stage(const OpEnv& env, const schema::Stage& stage,
   }
 }
 
-const char* check_stage(const schema::Program& program, uint32_t k, Error* error) {
+namespace {
+
+// check_stage with its members' table in `members` (kMaxStageMembers of them).
+const char* check_stage_in(const schema::Program& program, uint32_t k, StageMember* members,
+                           Error* error) {
   *error = Error::kInvalidProgram;
   const schema::Stage& stage = *program.stages()->Get(k);
-  StageMember members[kMaxStageMembers];
   int32_t n = 0;
   if (const char* reason = stage_members(program, stage, members, &n)) return reason;
   const flatbuffers::Vector<uint16_t>* calls = calls_of(program, k);
@@ -159,12 +165,23 @@ const char* check_stage(const schema::Program& program, uint32_t k, Error* error
       }
     }
   }
-  // The calls the runtime will run are exactly the schedule's, and each ring holds every row
-  // the schedule still needs when it writes one.
+  // The calls the runtime will run are exactly the schedule's, each ring holds every row the
+  // schedule still needs when it writes one, and the stage's output shares bytes with its input
+  // from outside only by the lead the schedule allows (the plan check accepts that pair's
+  // overlap on this verdict, stage_outside_input).
   CallsCheck replay;
   replay.members = members;
   replay.n = n;
   replay.calls = calls;
+  const schema::Tensor& output = tensor_at(program, members[n - 1].output);
+  const int32_t outside = stage_outside_input(members, n);
+  if (outside >= 0) {
+    const schema::Tensor& in = tensor_at(program, outside);
+    replay.outside = outside;
+    replay.outside_row_bytes = row_bytes(in);
+    replay.outside_bytes = in.size();
+    replay.output_row_bytes = row_bytes(output);
+  }
   StageSchedule<CallsCheck>(members, n, replay).run();
   if (!replay.same || replay.next != calls->size()) return "stage's calls differ from its schedule";
   for (int32_t m = 0; m + 1 < n; ++m) {
@@ -172,6 +189,15 @@ const char* check_stage(const schema::Program& program, uint32_t k, Error* error
     if (static_cast<int32_t>(t.ring_rows()) < replay.held[m]) {
       *error = Error::kInvalidPlan;
       return "ring holds fewer rows than its stage's schedule needs";
+    }
+  }
+  if (outside >= 0) {
+    const schema::Tensor& in = tensor_at(program, outside);
+    if (output.location() == schema::Location::Arena && in.location() == schema::Location::Arena &&
+        ranges_overlap(output.offset(), output.size(), in.offset(), in.size()) &&
+        !kernels::overlap_allows({true, replay.output_lead()}, output.offset(), in.offset())) {
+      *error = Error::kInvalidPlan;
+      return "stage's output shares bytes with its input beyond what its schedule allows";
     }
   }
   // An accumulating last member keeps its int32 sums in its own scratch from call to call.
@@ -211,22 +237,45 @@ const char* check_stage(const schema::Program& program, uint32_t k, Error* error
   return nullptr;
 }
 
-kernels::OverlapRule stage_output_overlap(const schema::Program& program,
-                                          const schema::Stage& stage, int32_t input) {
+// The same with the table on the stack, in a frame of its own (only a loader without workspace
+// pays for it).
+__attribute__((noinline)) const char* check_stage_on_stack(const schema::Program& program,
+                                                           uint32_t k, Error* error) {
   StageMember members[kMaxStageMembers];
-  int32_t n = 0;
-  if (stage_members(program, stage, members, &n) != nullptr) return kernels::kNoOverlap;
-  if (stage_outside_input(members, n) != input) return kernels::kNoOverlap;
-  const schema::Tensor& in = tensor_at(program, input);
-  StageReplay replay;
-  replay.members = members;
-  replay.n = n;
-  replay.outside = input;
-  replay.outside_row_bytes = row_bytes(in);
-  replay.outside_bytes = in.size();
-  replay.output_row_bytes = row_bytes(tensor_at(program, members[n - 1].output));
-  StageSchedule<StageReplay>(members, n, replay).run();
-  return {true, replay.output_lead()};
+  return check_stage_in(program, k, members, error);
+}
+
+}  // namespace
+
+const char* check_stage(const schema::Program& program, uint32_t k, void* table,
+                        size_t table_bytes, Error* error) {
+  if (table == nullptr || table_bytes < kStageTableBytes ||
+      reinterpret_cast<uintptr_t>(table) % alignof(StageMember) != 0) {
+    return check_stage_on_stack(program, k, error);
+  }
+  StageMember* members = static_cast<StageMember*>(table);
+  for (int32_t m = 0; m < kMaxStageMembers; ++m) new (&members[m]) StageMember{};
+  return check_stage_in(program, k, members, error);
+}
+
+int32_t stage_outside_tensor(const schema::Program& program, const schema::Stage& stage) {
+  // stage_outside_input's rule on the operators themselves (the loader's check_stage has
+  // verified that every non-constant input is a read): made by no earlier member.
+  const auto& ops = *program.operators();
+  int32_t outside = -1;
+  for (uint32_t m = stage.first(); m <= stage.last(); ++m) {
+    for (const int32_t t : *ops.Get(m)->inputs()) {
+      if (t < 0 || tensor_at(program, t).location() == schema::Location::Constant) continue;
+      bool made_inside = false;
+      for (uint32_t j = stage.first(); j < m && !made_inside; ++j) {
+        made_inside = ops.Get(j)->outputs()->Get(0) == t;
+      }
+      if (made_inside) continue;
+      if (m == stage.last() || (outside >= 0 && outside != t)) return -1;
+      outside = t;
+    }
+  }
+  return outside;
 }
 
 Error run_step(const OpEnv& env, uint32_t index) {

@@ -4,9 +4,9 @@
 // first one: Executor::run_operator(first) runs the whole stage and the other members' indices
 // run nothing, so run() is still run_operator(0), ..., run_operator(n - 1).
 
+#include <stddef.h>
 #include <stdint.h>
 
-#include "mote/kernels/overlap.h"
 #include "mote/runtime/error.h"
 #include "mote/schema/mote_generated.h"
 #include "runtime/internal.h"
@@ -25,17 +25,23 @@ const schema::Stage* stage_holding(const schema::Program& program, uint32_t inde
 const char* stage_members(const schema::Program& program, const schema::Stage& stage,
                           StageMember* members, int32_t* count);
 
+// Bytes of the members' table check_stage needs.
+inline constexpr size_t kStageTableBytes = sizeof(StageMember) * kMaxStageMembers;
+
 // The loader's check of stage k (after every operator's own check): its members can run by
 // rows, its calls (Program.stage_calls[k]) are exactly the replayed schedule's, every tensor
 // made inside it is a ring read only inside it and live through it, its inputs live through it,
-// each ring holds what the schedule needs, and no member's scratch meets a tensor of the stage.
-// Null, or the reason (and *error).
-const char* check_stage(const schema::Program& program, uint32_t k, Error* error);
+// each ring holds what the schedule needs, no member's scratch meets a tensor of the stage, and
+// its output shares bytes with its input from outside (stage_outside_tensor) only by the lead
+// the schedule allows. `table`: memory for the members' table (the loader's workspace, idle
+// then; kStageTableBytes, 4-byte aligned), or null: a stack frame of its own. Null, or the
+// reason (and *error).
+const char* check_stage(const schema::Program& program, uint32_t k, void* table,
+                        size_t table_bytes, Error* error);
 
-// Where the stage's output may overlap `input`, its one input from outside (not read by its last
-// member): the forward rule the replayed schedule allows. kNoOverlap otherwise.
-kernels::OverlapRule stage_output_overlap(const schema::Program& program,
-                                          const schema::Stage& stage, int32_t input);
+// The stage's one input from outside when its output may be written over it (the tensor
+// check_stage checked that overlap against), else -1. No table: the plan check asks it.
+int32_t stage_outside_tensor(const schema::Program& program, const schema::Stage& stage);
 
 // Runs operator `index`, or its whole stage at the stage's first operator (nothing at the
 // others): the stage's calls as the program lists them, no schedule computed.

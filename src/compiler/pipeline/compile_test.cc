@@ -786,6 +786,63 @@ TEST(Compile, StreamedProgramsAreChecked) {
               AnyOf(HasSubstr("ring"), HasSubstr("shares bytes")));
 }
 
+// The loader holds a stage's output over its input from outside to the lead its schedule
+// allows, with the members' table in its workspace or (none, or too small) on its own stack:
+// the same verdicts either way, at the lead and one alignment step past it.
+TEST(Compile, StreamedOutputOverItsInputIsHeldToItsLead) {
+  CompileOptions options;
+  options.plan.cpu = "cortex-m4";
+  options.plan.time_limit_ms = 50;
+  options.plan.stream = true;
+  const Compiled compiled = compile(builder::vww_mobilenet_like(), options);
+  ASSERT_FALSE(compiled.planned.stages.empty());
+  const passes::RowStage& stage = compiled.planned.stages.front();
+  ASSERT_TRUE(stage.output_lead.has_value());
+  const int64_t lead = *stage.output_lead;
+  const auto in = static_cast<size_t>(compiled.tensor_index[static_cast<size_t>(stage.input)]);
+  const auto* program = schema::GetProgram(compiled.program.data());
+  const auto out = static_cast<size_t>(
+      program->operators()->Get(static_cast<uint32_t>(stage.last))->outputs()->Get(0));
+  // The input moved above everything else, the output `past` bytes below where the lead
+  // allows (rounded down to the alignment).
+  const auto placed = [&](int64_t past) {
+    schema::ProgramT p;
+    program->UnPackTo(&p);
+    schema::TensorT& ti = *p.tensors[in];
+    schema::TensorT& to = *p.tensors[out];
+    const int64_t room = 2 * (int64_t{ti.size} + to.size + (lead < 0 ? -lead : lead)) + 64;
+    const int64_t x = (p.arena_size + room + 15) / 16 * 16;
+    ti.offset = static_cast<uint32_t>(x);
+    to.offset = static_cast<uint32_t>((x - lead) / 16 * 16 + past);
+    EXPECT_LT(to.offset, ti.offset + ti.size);  // they share bytes
+    EXPECT_LT(ti.offset, to.offset + to.size);
+    p.arena_size = static_cast<uint32_t>(x + room);
+    flatbuffers::FlatBufferBuilder builder;
+    builder.Finish(schema::Program::Pack(builder, &p), schema::ProgramIdentifier());
+    return std::vector<uint8_t>(builder.GetBufferPointer(),
+                                builder.GetBufferPointer() + builder.GetSize());
+  };
+  const auto verdicts = [](const std::vector<uint8_t>& bytes) {
+    const emit::AlignedBuffer copy(bytes);
+    std::vector<uint32_t> workspace(runtime::kLoadStackWorkspaceWords);
+    std::vector<std::string> out;
+    for (const size_t words : {workspace.size(), size_t{8}, size_t{0}}) {
+      runtime::LoadDiagnostic diagnostic;
+      const auto loaded = runtime::Program::load(copy.data(), copy.size(),
+                                                 words != 0 ? workspace.data() : nullptr, words,
+                                                 &diagnostic);
+      out.push_back(loaded.ok() ? "" : diagnostic.reason);
+    }
+    return out;
+  };
+  const std::vector<std::string> at_lead = verdicts(placed(0));
+  EXPECT_EQ(at_lead, std::vector<std::string>(3, ""));
+  const std::vector<std::string> past_lead = verdicts(placed(16));
+  EXPECT_THAT(past_lead[0], ::testing::HasSubstr("beyond what its schedule allows"));
+  EXPECT_EQ(past_lead[1], past_lead[0]);
+  EXPECT_EQ(past_lead[2], past_lead[0]);
+}
+
 // A streamed program (a stage, rings, a shared scratch, a streamed pool) with any byte of its
 // metadata inverted either fails to load or loads and runs inside its exact arena (the sanitized
 // build checks the bytes it touches).
