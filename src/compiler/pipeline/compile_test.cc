@@ -690,12 +690,18 @@ TEST(Compile, StreamedStagesComputeTheSameInLessArena) {
   EXPECT_GT(streamed, 3);
 }
 
-// The loader checks a streamed program: each change below is refused.
-TEST(Compile, StreamedProgramsAreChecked) {
+// The options of the streamed programs the loader's tests below tamper with.
+CompileOptions streamed_m4() {
   CompileOptions options;
   options.plan.cpu = "cortex-m4";
   options.plan.time_limit_ms = 50;
   options.plan.stream = true;
+  return options;
+}
+
+// The loader checks a streamed program: each change below is refused.
+TEST(Compile, StreamedProgramsAreChecked) {
+  const CompileOptions options = streamed_m4();
   const Compiled compiled = compile(builder::vww_mobilenet_like(), options);
   ASSERT_FALSE(compiled.planned.stages.empty());
   const auto* program = schema::GetProgram(compiled.program.data());
@@ -790,11 +796,7 @@ TEST(Compile, StreamedProgramsAreChecked) {
 // allows, with the members' table in its workspace or (none, or too small) on its own stack:
 // the same verdicts either way, at the lead and one alignment step past it.
 TEST(Compile, StreamedOutputOverItsInputIsHeldToItsLead) {
-  CompileOptions options;
-  options.plan.cpu = "cortex-m4";
-  options.plan.time_limit_ms = 50;
-  options.plan.stream = true;
-  const Compiled compiled = compile(builder::vww_mobilenet_like(), options);
+  const Compiled compiled = compile(builder::vww_mobilenet_like(), streamed_m4());
   ASSERT_FALSE(compiled.planned.stages.empty());
   const passes::RowStage& stage = compiled.planned.stages.front();
   ASSERT_TRUE(stage.output_lead.has_value());
