@@ -102,14 +102,15 @@ const char* stage_members(const schema::Program& program, const schema::Stage& s
 // member's row kernel, from the rows that member has computed so far.
 void run_stage(const OpEnv& env, const schema::Stage& stage,
                const flatbuffers::Vector<uint16_t>& calls) {
-  int32_t done[kMaxStageMembers] = {};
+  int16_t done[kMaxStageMembers] = {};  // a stage's rows fit int16 (stage_rows_fit)
   const auto& ops = *env.program->operators();
   for (const uint16_t entry : calls) {
     const int32_t m = stage_call_member(entry);
     const int32_t begin = done[m];
-    done[m] += stage_call_rows(entry);
+    const int32_t end = begin + stage_call_rows(entry);
+    done[m] = static_cast<int16_t>(end);
     const schema::Operator& op = *ops.Get(stage.first() + static_cast<uint32_t>(m));
-    built_in_op(op.kind())->invoke_rows(Op(env, op), begin, done[m]);
+    built_in_op(op.kind())->invoke_rows(Op(env, op), begin, end);
   }
 }
 
