@@ -12,12 +12,12 @@
 // start at the rectangle's first step and the starters of a crowded boundary (more than
 // kMaxStarters), which are decided at their end (a crowded boundary then only has to stay
 // balanced up to a subset sum of its undecided starters). Choices with fewer buffers in A come
-// first (a second attempt, with the other half of the budget, takes those with more first);
-// one buffer of the first step (the anchor) is put in A to rule out the empty set (A and the
-// rest may swap), each in turn with a node budget that doubles every round. After each
-// choice the boundaries where the newly decided buffers end (or started) are checked by subset
-// sums, and a failure jumps back to the latest boundary whose choices it depends on
-// (conflict-directed backjumping). When a part cannot be packed, the search goes on to the next
+// first (the next attempt takes those with more first; the search restarts in Luby-sequence
+// lengths, later attempts in orders varied at random, seeded); one buffer of the first step
+// (the anchor) is put in A to rule out the empty set (A and the rest may swap), each in turn
+// with a node budget that doubles every round. After each choice the boundaries where the newly
+// decided buffers end (or started) are checked by subset sums, and a failure jumps back to the
+// latest boundary whose choices it depends on (conflict-directed backjumping). When a part cannot be packed, the search goes on to the next
 // subset. A single buffer spanning the whole rectangle goes to its bottom.
 //
 // Every packing found this way is valid. Packings that no sequence of such cuts makes (not
@@ -45,45 +45,73 @@ constexpr size_t kMaxOptions = 1 << 16;
 constexpr size_t kMaxStarters = 12;
 // The first node budget of an anchor, per buffer of the rectangle.
 constexpr uint64_t kAnchorNodesPerItem = 4;
+// Restart lengths: this many nodes per buffer (at least kMinRestartNodes) times the Luby
+// sequence.
+constexpr uint64_t kRestartNodesPerItem = 50;
+constexpr uint64_t kMinRestartNodes = 2000;
 
 class Cuts {
  public:
   Cuts(const Problem& problem, uint64_t capacity, Clock::time_point deadline)
       : problem_(problem), capacity_(capacity), deadline_(deadline) {}
 
-  // Two attempts, each with half of the nodes and of the time: choices with fewer buffers in A
-  // first, then with more first (so that the smaller side comes first either way).
+  // Attempts (restarts) of Luby-sequence lengths until one finds a packing, one ends the search
+  // (every order would), or the limits are reached. They alternate the order of the choices:
+  // fewer buffers in A first, then more first (so that the smaller side comes first either
+  // way); from the third on, the anchors are shuffled and neighbouring choices swapped at
+  // random. A search that chose wrong near its root rarely recovers within its budget, while a
+  // fresh start in another order often finds a packing at once (heavy-tailed run lengths).
   CutsResult run(const CutsOptions& options) {
     CutsResult result;
     std::vector<int32_t> all;
     if (!prepare(all)) return result;
     const uint64_t limit = options.node_limit == 0 ? kNever : options.node_limit;
-    const Clock::time_point start = Clock::now(), end = deadline_;
-    for (int attempt = 0; attempt < 2 && result.nodes < limit && Clock::now() < end; ++attempt) {
-      fewest_first_ = attempt == 0;
+    const Clock::time_point end = deadline_;
+    for (uint64_t attempt = 0; result.nodes < limit && Clock::now() < end; ++attempt) {
+      fewest_first_ = attempt % 2 == 0;
+      shuffle_ = attempt >= 2;
+      random_ = 0x9e3779b97f4a7c15ULL * (attempt + 1);
       nodes_ = 0;
       aborted_ = false;
       local_limit_ = kNever;
-      node_limit_ = attempt == 0 && limit != kNever ? limit / 2 : limit - result.nodes;
-      deadline_ = attempt == 0 && end > start ? start + (end - start) / 2 : end;
+      const uint64_t restart = std::max(kMinRestartNodes, kRestartNodesPerItem * all.size());
+      node_limit_ = std::min(limit - result.nodes, restart * luby(attempt + 1));
       const Status status = pack(all, 0, capacity_);
       result.nodes += nodes_;
       if (status == Status::kFound) {
         result.offsets = offsets_;
         break;
       }
-      if (status == Status::kFail) break;  // the search ended: the other order would too
+      if (status == Status::kFail) break;  // the search ended: another order would too
     }
     return result;
   }
 
  private:
   enum class Status { kFound, kFail, kAbort };
+  // The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, ... (i from 1): restart lengths within a constant
+  // factor of the best fixed length, whatever the distribution of run lengths.
+  static uint64_t luby(uint64_t i) {
+    for (uint64_t k = 1;; ++k) {
+      const uint64_t end = (uint64_t{1} << k) - 1;
+      if (i == end) return uint64_t{1} << (k - 1);
+      if (i < end) return luby(i - (end >> 1));
+    }
+  }
+  // xorshift64, seeded by the attempt: the same run on every machine.
+  uint64_t next_random() {
+    random_ ^= random_ << 13;
+    random_ ^= random_ >> 7;
+    random_ ^= random_ << 17;
+    return random_;
+  }
 
   bool prepare(std::vector<int32_t>& all) {
     if (!problem_.overlaps.empty()) return false;
     const auto& buffers = problem_.buffers;
     offsets_.assign(buffers.size(), 0);
+    sizes_.resize(buffers.size());
+    for (size_t i = 0; i < buffers.size(); ++i) sizes_[i] = aligned_size(buffers[i]);
     for (size_t i = 0; i < buffers.size(); ++i) {
       const Buffer& b = buffers[i];
       const uint64_t size = aligned_size(b);
@@ -98,7 +126,7 @@ class Cuts {
     return !all.empty() && every_step_full(problem_, capacity_);
   }
 
-  uint64_t size(int32_t i) const { return aligned_size(problem_.buffers[static_cast<size_t>(i)]); }
+  uint64_t size(int32_t i) const { return sizes_[static_cast<size_t>(i)]; }
   int32_t first(int32_t i) const { return problem_.buffers[static_cast<size_t>(i)].first_step; }
   int32_t last(int32_t i) const { return problem_.buffers[static_cast<size_t>(i)].last_step; }
 
@@ -193,6 +221,7 @@ class Cuts {
         deferred_[static_cast<size_t>(i)] = crowded && last(i) < window_last;
       }
     }
+    split.starter_sums.resize(split.boundaries.size());
     split.base = base;
     split.height = height;
     split.window_first = window_first;
@@ -210,6 +239,9 @@ class Cuts {
     std::sort(anchors.begin(), anchors.end(), [&](int32_t a, int32_t b) {
       return last(a) != last(b) ? last(a) < last(b) : a < b;
     });
+    if (shuffle_) {
+      for (size_t j = anchors.size(); j > 1; --j) std::swap(anchors[j - 1], anchors[next_random() % j]);
+    }
     for (uint64_t budget = kAnchorNodesPerItem * items.size();; budget *= 2) {
       bool cut_short = false;
       for (int32_t anchor : anchors) {
@@ -239,6 +271,7 @@ class Cuts {
     uint64_t base = 0, height = 0;
     int32_t window_first = 0, window_last = 0;
     uint64_t outer_limit = kNever;  // the node budget of the search this rectangle is part of
+    mutable std::vector<std::vector<uint64_t>> starter_sums;  // by boundary (feasible)
   };
 
   // Decides the buffers of boundary k: its undecided enders (those of the first step, and the
@@ -285,25 +318,59 @@ class Cuts {
     for (int32_t i : deferred) deferred_total += size(i);
     std::vector<uint64_t> deferred_sums;
     if (!deferred.empty()) sums(deferred, deferred_total / unit_, deferred_sums);
+    // Each assignment u of the free enders once: how many it puts in A, and what it asks of the
+    // starters.
+    struct EnderChoice {
+      uint64_t u;
+      size_t count;
+      uint64_t target;
+    };
+    std::vector<EnderChoice> choices;
+    choices.reserve(size_t{1} << free_enders);
+    for (uint64_t u = 0; u < (uint64_t{1} << free_enders); ++u) {
+      uint64_t target = known;
+      for (size_t j = 0; j < free_enders; ++j) {
+        if ((u >> j) & 1) target += size(free[j]);
+      }
+      choices.push_back({u, static_cast<size_t>(__builtin_popcountll(u)), target});
+    }
     // The assignments that keep the boundary balanced, fewest buffers in A first (so that a
-    // list cut off at kMaxOptions keeps the smallest).
+    // list cut off at kMaxOptions keeps the smallest): every count at once, then sorted by
+    // count, unless there are too many to list; then count by count.
     std::vector<uint64_t> masks;
-    for (size_t count = 0; count <= free.size() && masks.size() < kMaxOptions; ++count) {
-      for (uint64_t u = 0; u < (uint64_t{1} << free_enders) && masks.size() < kMaxOptions; ++u) {
-        const auto in_enders = static_cast<size_t>(__builtin_popcountll(u));
-        if (in_enders > count) continue;
-        uint64_t target = known;
-        for (size_t j = 0; j < free_enders; ++j) {
-          if ((u >> j) & 1) target += size(free[j]);
-        }
+    bool listed = false;
+    if (deferred.empty()) {
+      counted_.clear();
+      bool overflow = false;
+      for (const EnderChoice& c : choices) {
+        all_subsets(starters, after, 0, c.target, c.count, c.u, free_enders, overflow);
+        if (overflow) break;
+      }
+      if (!overflow) {
+        std::stable_sort(counted_.begin(), counted_.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (size_t j = 0; j < counted_.size() && j < kMaxOptions; ++j) masks.push_back(counted_[j].second);
+        listed = true;
+      }
+    }
+    for (size_t count = 0; !listed && count <= free.size() && masks.size() < kMaxOptions; ++count) {
+      for (const EnderChoice& c : choices) {
+        if (masks.size() >= kMaxOptions) break;
+        if (c.count > count) continue;
         if (deferred.empty()) {
-          subsets(starters, after, 0, target, count - in_enders, u, free_enders, masks);
+          subsets(starters, after, 0, c.target, count - c.count, c.u, free_enders, masks);
         } else {
-          pick(starters, deferred_sums, 0, target, count - in_enders, u, free_enders, masks);
+          pick(starters, deferred_sums, 0, c.target, count - c.count, c.u, free_enders, masks);
         }
       }
     }
     if (!fewest_first_) std::reverse(masks.begin(), masks.end());
+    if (shuffle_) {
+      // A third of the neighbours swapped: the order stays roughly by count.
+      for (size_t j = masks.size(); j > 1; --j) {
+        if (next_random() % 3 == 0) std::swap(masks[j - 1], masks[j - 2]);
+      }
+    }
     for (uint64_t m : masks) {
       for (size_t j = 0; j < free.size(); ++j) in_[static_cast<size_t>(free[j])] = (m >> j) & 1;
       // Forward checks: the boundaries where the starters just decided end, and those where
@@ -430,14 +497,17 @@ class Cuts {
     if (known > total_starters) return false;
     const uint64_t units = total_starters / unit_;
     if (units > (uint64_t{1} << 16)) return true;
-    sums(boundary.starters, units, starter_sums_);
+    // The starters' subset sums, the same every time all of them are undecided: kept.
+    std::vector<uint64_t>& starter_sums = split.starter_sums[k];
+    if (starter_sums.empty()) sums(boundary.starters, units, starter_sums);
     // Shift by known, then or in the free enders.
     const uint64_t k0 = known / unit_;
-    ender_sums_.assign(starter_sums_.size(), 0);
+    if (free_.empty()) return (starter_sums[static_cast<size_t>(k0 / 64)] >> (k0 % 64)) & 1;
+    ender_sums_.assign(starter_sums.size(), 0);
     ender_sums_[static_cast<size_t>(k0 / 64)] |= uint64_t{1} << (k0 % 64);
     add_all(free_, units, ender_sums_);
-    for (size_t w = 0; w < starter_sums_.size(); ++w) {
-      if (starter_sums_[w] & ender_sums_[w]) return true;
+    for (size_t w = 0; w < starter_sums.size(); ++w) {
+      if (starter_sums[w] & ender_sums_[w]) return true;
     }
     return false;
   }
@@ -475,6 +545,25 @@ class Cuts {
       subsets(starters, after, j + 1, target - s, count - 1, mask | (uint64_t{1} << (shift + j)), shift, masks);
     }
     subsets(starters, after, j + 1, target, count, mask, shift, masks);
+  }
+
+  // Adds to counted_ every subset of starters[j..] summing to target, with its size (count
+  // buffers so far) and mask (bits from `shift` on, over `mask`); sets overflow past
+  // 4 * kMaxOptions of them.
+  void all_subsets(const std::vector<int32_t>& starters, const std::vector<uint64_t>& after, size_t j,
+                   uint64_t target, size_t count, uint64_t mask, size_t shift, bool& overflow) {
+    if (overflow) return;
+    if (target == 0) {
+      counted_.emplace_back(count, mask);
+      overflow = counted_.size() > 4 * kMaxOptions;
+      return;
+    }
+    if (j == starters.size() || after[j] < target) return;
+    const uint64_t s = size(starters[j]);
+    if (s <= target) {
+      all_subsets(starters, after, j + 1, target - s, count + 1, mask | (uint64_t{1} << (shift + j)), shift, overflow);
+    }
+    all_subsets(starters, after, j + 1, target, count, mask, shift, overflow);
   }
 
   // Every buffer decided: pack A below, the rest above, unless A is all or nothing.
@@ -520,6 +609,8 @@ class Cuts {
   uint64_t capacity_;
   Clock::time_point deadline_;
   std::vector<uint64_t> offsets_;
+  std::vector<uint64_t> sizes_;  // aligned sizes, by buffer
+  std::vector<std::pair<size_t, uint64_t>> counted_;  // all_subsets' (count, mask)
   std::vector<int8_t> in_ = std::vector<int8_t>(problem_.buffers.size(), -1);
   std::vector<int32_t> end_boundary_ = std::vector<int32_t>(problem_.buffers.size(), -1);
   std::vector<int32_t> start_boundary_ = std::vector<int32_t>(problem_.buffers.size(), -1);
@@ -530,6 +621,8 @@ class Cuts {
   uint64_t nodes_ = 0, node_limit_ = kNever, since_clock_ = 0;
   bool aborted_ = false;
   bool fewest_first_ = true;
+  bool shuffle_ = false;  // restarts after the first two: anchors and choices varied at random
+  uint64_t random_ = 1;
   uint64_t local_limit_ = kNever;
 };
 

@@ -64,7 +64,7 @@ constexpr uint64_t kClockInterval = 256;
 constexpr int kNumOrderings = 4;
 // The guillotine decomposition at the bound (cuts_at): at most this many nodes per item (and
 // kCutsMinNodes at least).
-constexpr uint64_t kCutsNodesPerItem = 256;
+constexpr uint64_t kCutsNodesPerItem = 4096;
 constexpr uint64_t kCutsMinNodes = 2000;
 // Nodes one decision search may get at most.
 constexpr uint64_t kMaxBudget = uint64_t{1} << 40;

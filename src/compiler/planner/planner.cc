@@ -36,9 +36,11 @@ using internal::Clock;
 // search in auto, after the exact search has had about this many milliseconds.
 constexpr size_t kLnsMinBuffers = 500;
 constexpr double kLnsExactMs = 500;
-// ... or this many where every step is exactly full at the bound (a perfect packing: exact's
-// guillotine decomposition gets half of it).
-constexpr double kLnsExactPerfectMs = 2000;
+// Where every step is exactly full at the bound (a perfect packing), the exact search gets this
+// share of the budget instead (its guillotine decomposition half of it): only that
+// decomposition reaches the bound there, and the large-neighbourhood search hardly improves a
+// plan it did not find.
+constexpr double kLnsExactPerfectShare = 0.9;
 
 double elapsed_ms(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -113,9 +115,12 @@ std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
   size_t movable = 0;
   for (const Buffer& b : problem.buffers) movable += !b.fixed_offset && aligned_size(b) > 0;
   const bool large = problem.overlaps.empty() && movable >= kLnsMinBuffers;
-  const double exact_ms = large && internal::every_step_full(problem, bound) ? kLnsExactPerfectMs : kLnsExactMs;
-  const double exact_share =
-      large ? std::clamp(exact_ms / std::max(options.time_limit_ms, 1.0), 0.1, 0.5) : 1.0;
+  double exact_share = 1.0;
+  if (large) {
+    exact_share = internal::every_step_full(problem, bound)
+                      ? kLnsExactPerfectShare
+                      : std::clamp(kLnsExactMs / std::max(options.time_limit_ms, 1.0), 0.1, 0.5);
+  }
   PlanOptions exact_options = options;
   exact_options.time_limit_ms =
       std::max(0.0, options.time_limit_ms - elapsed_ms(start)) * exact_share;
