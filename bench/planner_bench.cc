@@ -174,7 +174,7 @@ void csv_problems(const std::vector<std::string>& files, uint32_t alignment, dou
 
 int main(int argc, char** argv) {
   int instances = 5;
-  int acceptance_instances = 5;
+  int acceptance_instances = 16;
   bool run_table = true, run_acceptance = true;
   double time_limit_ms = 1000;
   std::vector<size_t> sizes = {50, 200, 1000};
