@@ -13,12 +13,13 @@
 // kMaxStarters), which are decided at their end (a crowded boundary then only has to stay
 // balanced up to a subset sum of its undecided starters). Choices with fewer buffers in A come
 // first (the next attempt takes those with more first; the search restarts in Luby-sequence
-// lengths, later attempts in orders varied at random, seeded); one buffer of the first step
-// (the anchor) is put in A to rule out the empty set (A and the rest may swap), each in turn
-// with a node budget that doubles every round. After each choice the boundaries where the newly
-// decided buffers end (or started) are checked by subset sums, and a failure jumps back to the
-// latest boundary whose choices it depends on (conflict-directed backjumping). When a part cannot be packed, the search goes on to the next
-// subset. A single buffer spanning the whole rectangle goes to its bottom.
+// lengths, later attempts in orders varied at random, seeded, some backward in time); one
+// buffer of the first step (the anchor) is put in A to rule out the empty set (A and the rest
+// may swap), each in turn with a node budget that doubles every round. After each choice the
+// boundaries where the newly decided buffers end (or started) are checked by subset sums, and a
+// failure jumps back to the latest boundary whose choices it depends on (conflict-directed
+// backjumping). When a part cannot be packed, the search goes on to the next subset. A single
+// buffer spanning the whole rectangle goes to its bottom.
 //
 // Every packing found this way is valid. Packings that no sequence of such cuts makes (not
 // guillotine) are not found, and choices are cut off at kMaxOptions per boundary, so the search
@@ -59,8 +60,10 @@ class Cuts {
   // (every order would), or the limits are reached. They alternate the order of the choices:
   // fewer buffers in A first, then more first (so that the smaller side comes first either
   // way); from the third on, the anchors are shuffled and neighbouring choices swapped at
-  // random. A search that chose wrong near its root rarely recovers within its budget, while a
-  // fresh start in another order often finds a packing at once (heavy-tailed run lengths).
+  // random, and from the fifth on every other pair runs backward in time (a packing of the
+  // mirrored steps is one of the problem's). A search that chose wrong near its root rarely
+  // recovers within its budget, while a fresh start in another order often finds a packing at
+  // once (heavy-tailed run lengths).
   CutsResult run(const CutsOptions& options) {
     CutsResult result;
     std::vector<int32_t> all;
@@ -70,6 +73,7 @@ class Cuts {
     for (uint64_t attempt = 0; result.nodes < limit && Clock::now() < end; ++attempt) {
       fewest_first_ = attempt % 2 == 0;
       shuffle_ = attempt >= 2;
+      mirror_ = attempt % 4 >= 2 && attempt >= 4 ? last_step_ : -1;
       random_ = 0x9e3779b97f4a7c15ULL * (attempt + 1);
       nodes_ = 0;
       aborted_ = false;
@@ -111,7 +115,10 @@ class Cuts {
     const auto& buffers = problem_.buffers;
     offsets_.assign(buffers.size(), 0);
     sizes_.resize(buffers.size());
-    for (size_t i = 0; i < buffers.size(); ++i) sizes_[i] = aligned_size(buffers[i]);
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      sizes_[i] = aligned_size(buffers[i]);
+      last_step_ = std::max(last_step_, buffers[i].last_step);
+    }
     for (size_t i = 0; i < buffers.size(); ++i) {
       const Buffer& b = buffers[i];
       const uint64_t size = aligned_size(b);
@@ -127,8 +134,15 @@ class Cuts {
   }
 
   uint64_t size(int32_t i) const { return sizes_[static_cast<size_t>(i)]; }
-  int32_t first(int32_t i) const { return problem_.buffers[static_cast<size_t>(i)].first_step; }
-  int32_t last(int32_t i) const { return problem_.buffers[static_cast<size_t>(i)].last_step; }
+  // A buffer's steps, reversed in time (step s becomes mirror_ - s) when mirror_ >= 0.
+  int32_t first(int32_t i) const {
+    const Buffer& b = problem_.buffers[static_cast<size_t>(i)];
+    return mirror_ < 0 ? b.first_step : mirror_ - b.last_step;
+  }
+  int32_t last(int32_t i) const {
+    const Buffer& b = problem_.buffers[static_cast<size_t>(i)];
+    return mirror_ < 0 ? b.last_step : mirror_ - b.first_step;
+  }
 
   // The caller's limits (aborted_) or the budget of the anchor being tried (local_limit_).
   bool out_of_budget() {
@@ -622,6 +636,8 @@ class Cuts {
   bool aborted_ = false;
   bool fewest_first_ = true;
   bool shuffle_ = false;  // restarts after the first two: anchors and choices varied at random
+  int32_t mirror_ = -1;   // >= 0: the attempt runs backward in time (see first())
+  int32_t last_step_ = 0;
   uint64_t random_ = 1;
   uint64_t local_limit_ = kNever;
 };
