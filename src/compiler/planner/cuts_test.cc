@@ -86,15 +86,14 @@ TEST(CutsTest, RestartsFindWhatTheFirstOrdersMiss) {
 }
 
 TEST(CutsTest, RestartsBackwardInTimeFindWhatForwardOnesMiss) {
-  // Dense cut packings where no forward attempt, however shuffled, finds the bound in 5,000,000
-  // nodes: the first attempt backward in time (the seventh) finds it after about 400,000.
-  for (uint64_t seed : {4, 17}) {
-    const Problem dense = random_tight_problem(1000, seed, nullptr, Density::kDense);
-    const uint64_t bound = lower_bound(dense).bytes;
-    const internal::CutsResult result = cuts(dense, bound, 1'000'000);
-    ASSERT_TRUE(result.offsets.has_value()) << "dense 1000 seed " << seed;
-    check_plan(dense, *result.offsets, bound, "dense 1000 seed " + std::to_string(seed));
-  }
+  // A dense cut packing where no forward attempt, however shuffled, finds the bound in 5,000,000
+  // nodes: the first attempt backward in time (the seventh) finds it after about 400,000 (seed
+  // 17 behaves alike).
+  const Problem dense = random_tight_problem(1000, 4, nullptr, Density::kDense);
+  const uint64_t bound = lower_bound(dense).bytes;
+  const internal::CutsResult result = cuts(dense, bound, 1'000'000);
+  ASSERT_TRUE(result.offsets.has_value());
+  check_plan(dense, *result.offsets, bound, "dense 1000 seed 4");
 }
 
 TEST(CutsTest, OnlyPerfectPackingsWithoutFixedBuffers) {
