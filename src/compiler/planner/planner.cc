@@ -38,9 +38,9 @@ constexpr size_t kLnsMinBuffers = 500;
 constexpr double kLnsExactMs = 500;
 // Where every step is exactly full at the bound (a perfect packing), the exact search gets this
 // share of the budget instead (its guillotine decomposition half of it): only that
-// decomposition reaches the bound there. On dense 1,000-buffer problems in 10 s, 0.9 solves no
-// more than 0.6 (20 of 32), and the plans it does not solve end higher (the large-neighbourhood
-// search then has 1 s, not 4).
+// decomposition reaches the bound there. On dense 1,000-buffer problems in 10 s, 0.9 solved no
+// more than 0.6 (20 of 32 each, bench/planner.md), and the plans it did not solve ended higher
+// (the large-neighbourhood search then has 1 s, not 4).
 constexpr double kLnsExactPerfectShare = 0.6;
 
 double elapsed_ms(Clock::time_point start) {
