@@ -40,6 +40,16 @@ internal::CutsResult cuts(const Problem& problem, uint64_t capacity, uint64_t no
   return internal::decide_cuts(problem, capacity, options, far_away());
 }
 
+// The decomposition finds the bound of the dense 1,000-buffer cut packing of `seed` within
+// `node_limit` nodes.
+void expect_dense_1000_at_bound(uint64_t seed, uint64_t node_limit) {
+  const Problem dense = random_tight_problem(1000, seed, nullptr, Density::kDense);
+  const uint64_t bound = lower_bound(dense).bytes;
+  const internal::CutsResult result = cuts(dense, bound, node_limit);
+  ASSERT_TRUE(result.offsets.has_value()) << "dense 1000 seed " << seed;
+  check_plan(dense, *result.offsets, bound, "dense 1000 seed " + std::to_string(seed));
+}
+
 TEST(CutsTest, ExactProvesTightProblemsWithIt) {
   // Cut packings of 1,000 buffers: the decomposition at the bound inside the exact search
   // finds the optimum (the bound) within the node limit.
@@ -65,34 +75,21 @@ TEST(CutsTest, FindsTheBoundOfDenseCutPackings) {
     EXPECT_LE(result.nodes, 20'000u);
   }
   for (uint64_t seed : {1, 5}) {  // exact alone does not get there (bench/planner.md)
-    const Problem dense = random_tight_problem(1000, seed, nullptr, Density::kDense);
-    const uint64_t bound = lower_bound(dense).bytes;
-    const internal::CutsResult result = cuts(dense, bound, 100'000);
-    ASSERT_TRUE(result.offsets.has_value()) << "dense 1000 seed " << seed;
-    check_plan(dense, *result.offsets, bound, "dense 1000 seed " + std::to_string(seed));
+    expect_dense_1000_at_bound(seed, 100'000);
   }
 }
 
 TEST(CutsTest, RestartsFindWhatTheFirstOrdersMiss) {
-  // A dense cut packing of 1,000 buffers where the first two orders (fewest buffers in A first,
-  // then most first) get lost below a wrong choice: with half of 2,000,000 nodes each they
-  // find nothing. Restarts in orders varied at random find the bound in about 116,000.
-  const Problem dense = random_tight_problem(1000, 16, nullptr, Density::kDense);
-  const uint64_t bound = lower_bound(dense).bytes;
-  const internal::CutsResult result = cuts(dense, bound, 1'000'000);
-  ASSERT_TRUE(result.offsets.has_value());
-  check_plan(dense, *result.offsets, bound, "dense 1000 seed 16");
+  // The first two orders (fewest buffers in A first, then most first) get lost below a wrong
+  // choice: with half of 2,000,000 nodes each they find nothing. Restarts in orders varied at
+  // random find the bound in about 116,000.
+  expect_dense_1000_at_bound(16, 1'000'000);
 }
 
 TEST(CutsTest, RestartsBackwardInTimeFindWhatForwardOnesMiss) {
-  // A dense cut packing where no forward attempt, however shuffled, finds the bound in 5,000,000
-  // nodes: the first attempt backward in time (the seventh) finds it after about 400,000 (seed
-  // 17 behaves alike).
-  const Problem dense = random_tight_problem(1000, 4, nullptr, Density::kDense);
-  const uint64_t bound = lower_bound(dense).bytes;
-  const internal::CutsResult result = cuts(dense, bound, 1'000'000);
-  ASSERT_TRUE(result.offsets.has_value());
-  check_plan(dense, *result.offsets, bound, "dense 1000 seed 4");
+  // No forward attempt, however shuffled, finds the bound in 5,000,000 nodes: the first attempt
+  // backward in time (the seventh) finds it after about 400,000 (seed 17 behaves alike).
+  expect_dense_1000_at_bound(4, 1'000'000);
 }
 
 TEST(CutsTest, OnlyPerfectPackingsWithoutFixedBuffers) {
