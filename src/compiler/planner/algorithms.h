@@ -13,6 +13,27 @@ namespace mote::planner::internal {
 
 using Clock = std::chrono::steady_clock;
 
+// xorshift64: small and fully specified, so randomized searches repeat on every machine.
+class Random {
+ public:
+  // From a state directly (never 0, xorshift's fixed point).
+  explicit Random(uint64_t state) : state_(state) {}
+  // From any seed, 0 included (mixed into a state).
+  static Random seeded(uint64_t seed) {
+    return Random(seed * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL);
+  }
+  uint64_t next() {
+    state_ ^= state_ << 13;
+    state_ ^= state_ >> 7;
+    state_ ^= state_ << 17;
+    return state_;
+  }
+  uint64_t below(uint64_t n) { return n == 0 ? 0 : next() % n; }
+
+ private:
+  uint64_t state_;
+};
+
 // Each returns one offset per buffer. Fixed buffers keep their offsets; zero-size buffers that
 // are not fixed sit at 0.
 std::vector<uint64_t> place_naive(const Problem& problem);

@@ -70,15 +70,15 @@ class Cuts {
     if (!prepare(all)) return result;
     const uint64_t limit = options.node_limit == 0 ? kNever : options.node_limit;
     const Clock::time_point end = deadline_;
+    const uint64_t restart = std::max(kMinRestartNodes, kRestartNodesPerItem * all.size());
     for (uint64_t attempt = 0; result.nodes < limit && Clock::now() < end; ++attempt) {
       fewest_first_ = attempt % 2 == 0;
       shuffle_ = attempt >= 2;
       mirror_ = attempt % 4 >= 2 && attempt >= 4 ? last_step_ : -1;
-      random_ = 0x9e3779b97f4a7c15ULL * (attempt + 1);
+      random_ = Random(0x9e3779b97f4a7c15ULL * (attempt + 1));  // seeded by the attempt
       nodes_ = 0;
       aborted_ = false;
       local_limit_ = kNever;
-      const uint64_t restart = std::max(kMinRestartNodes, kRestartNodesPerItem * all.size());
       node_limit_ = std::min(limit - result.nodes, restart * luby(attempt + 1));
       const Status status = pack(all, 0, capacity_);
       result.nodes += nodes_;
@@ -102,13 +102,6 @@ class Cuts {
       if (i < end) return luby(i - (end >> 1));
     }
   }
-  // xorshift64, seeded by the attempt: the same run on every machine.
-  uint64_t next_random() {
-    random_ ^= random_ << 13;
-    random_ ^= random_ >> 7;
-    random_ ^= random_ << 17;
-    return random_;
-  }
 
   bool prepare(std::vector<int32_t>& all) {
     if (!problem_.overlaps.empty()) return false;
@@ -121,7 +114,7 @@ class Cuts {
     }
     for (size_t i = 0; i < buffers.size(); ++i) {
       const Buffer& b = buffers[i];
-      const uint64_t size = aligned_size(b);
+      const uint64_t size = sizes_[i];
       if (size == 0) {
         if (b.fixed_offset) offsets_[i] = *b.fixed_offset;
         continue;
@@ -254,7 +247,7 @@ class Cuts {
       return last(a) != last(b) ? last(a) < last(b) : a < b;
     });
     if (shuffle_) {
-      for (size_t j = anchors.size(); j > 1; --j) std::swap(anchors[j - 1], anchors[next_random() % j]);
+      for (size_t j = anchors.size(); j > 1; --j) std::swap(anchors[j - 1], anchors[random_.below(j)]);
     }
     for (uint64_t budget = kAnchorNodesPerItem * items.size();; budget *= 2) {
       bool cut_short = false;
@@ -382,7 +375,7 @@ class Cuts {
     if (shuffle_) {
       // A third of the neighbours swapped: the order stays roughly by count.
       for (size_t j = masks.size(); j > 1; --j) {
-        if (next_random() % 3 == 0) std::swap(masks[j - 1], masks[j - 2]);
+        if (random_.below(3) == 0) std::swap(masks[j - 1], masks[j - 2]);
       }
     }
     for (uint64_t m : masks) {
@@ -638,7 +631,7 @@ class Cuts {
   bool shuffle_ = false;  // restarts after the first two: anchors and choices varied at random
   int32_t mirror_ = -1;   // >= 0: the attempt runs backward in time (see first())
   int32_t last_step_ = 0;
-  uint64_t random_ = 1;
+  Random random_{1};
   uint64_t local_limit_ = kNever;
 };
 

@@ -37,22 +37,6 @@ namespace {
 
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 
-// xorshift64: small and fully specified, so runs repeat on every machine.
-class Random {
- public:
-  explicit Random(uint64_t seed) : state_(seed * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL) {}
-  uint64_t next() {
-    state_ ^= state_ << 13;
-    state_ ^= state_ >> 7;
-    state_ ^= state_ << 17;
-    return state_;
-  }
-  uint64_t below(uint64_t n) { return n == 0 ? 0 : next() % n; }
-
- private:
-  uint64_t state_;
-};
-
 Buffer unnamed(const Buffer& b) {
   Buffer copy;
   copy.size = b.size;
@@ -71,7 +55,7 @@ class Lns {
         lower_(lower),
         options_(options),
         deadline_(deadline),
-        random_(options.seed),
+        random_(Random::seeded(options.seed)),
         offsets_(start),
         score_(buffers_.size()),
         is_freed_(buffers_.size(), 0) {
