@@ -31,11 +31,30 @@ struct CallsCheck : StageReplay {
   }
 };
 
-// Stage k's entries, or null.
-const flatbuffers::Vector<uint16_t>* calls_of(const schema::Program& program, uint32_t k) {
+// Stage k's calls, or null.
+const schema::StageCalls* calls_of(const schema::Program& program, uint32_t k) {
   const auto* all = program.stage_calls();
   if (all == nullptr || k >= all->size()) return nullptr;
-  return all->Get(k)->calls();
+  return all->Get(k);
+}
+
+// Whether the stage's words (StageCalls.args) are its members' row_args, in member order;
+// `words`: room for kMaxRowWords.
+bool args_match(const schema::Program& program, const schema::Stage& stage,
+                const flatbuffers::Vector<int32_t>& args, int32_t* words) {
+  const auto& ops = *program.operators();
+  uint32_t at = 0;
+  for (uint32_t k = stage.first(); k <= stage.last(); ++k) {
+    const schema::Operator& op = *ops.Get(k);
+    const OpRegistration* r = built_in_op(op.kind());  // (stage_members checked the kind)
+    const uint32_t n = r->row_words;
+    if (n > kMaxRowWords || !r->row_args(program, op, words) || n > args.size() - at ||
+        memcmp(args.data() + at, words, n * sizeof(int32_t)) != 0) {
+      return false;
+    }
+    at += n;
+  }
+  return at == args.size();
 }
 
 }  // namespace
@@ -64,7 +83,8 @@ const char* stage_members(const schema::Program& program, const schema::Stage& s
   for (uint32_t m = 0; m < n; ++m) {
     const schema::Operator& op = *ops.Get(stage.first() + m);
     const OpRegistration* r = built_in_op(op.kind());
-    if (r == nullptr || r->row_reach == nullptr || r->invoke_rows == nullptr) {
+    if (r == nullptr || r->row_reach == nullptr || r->row_args == nullptr ||
+        r->invoke_rows == nullptr) {
       return "operator kind cannot run in a stage";
     }
     if (op.backward() || op.in_place()) return "stage member marked backward or in place";
@@ -99,18 +119,28 @@ const char* stage_members(const schema::Program& program, const schema::Stage& s
 }
 
 // Each entry of the stage's calls (the loader checked them against the schedule) on its
-// member's row kernel, from the rows that member has computed so far.
-void run_stage(const OpEnv& env, const schema::Stage& stage,
-               const flatbuffers::Vector<uint16_t>& calls) {
-  int16_t done[kMaxStageMembers] = {};  // a stage's rows fit int16 (stage_rows_fit)
+// member's row kernel, from the rows that member has computed so far and its words
+// (StageCalls.args, which the loader checked against the operators).
+void run_stage(const OpEnv& env, const schema::Stage& stage, const schema::StageCalls& calls) {
+  struct Member {
+    void (*invoke_rows)(const OpEnv&, const int32_t*, int32_t, int32_t);
+    const int32_t* words;
+  };
+  Member members[kMaxStageMembers];
   const auto& ops = *env.program->operators();
-  for (const uint16_t entry : calls) {
+  const int32_t* words = calls.args()->data();
+  for (uint32_t m = 0; m <= stage.last() - stage.first(); ++m) {
+    const OpRegistration* r = built_in_op(ops.Get(stage.first() + m)->kind());
+    members[m] = {r->invoke_rows, words};
+    words += r->row_words;
+  }
+  int16_t done[kMaxStageMembers] = {};  // a stage's rows fit int16 (stage_rows_fit)
+  for (const uint16_t entry : *calls.calls()) {
     const int32_t m = stage_call_member(entry);
     const int32_t begin = done[m];
     const int32_t end = begin + stage_call_rows(entry);
     done[m] = static_cast<int16_t>(end);
-    const schema::Operator& op = *ops.Get(stage.first() + static_cast<uint32_t>(m));
-    built_in_op(op.kind())->invoke_rows(Op(env, op), begin, end);
+    members[m].invoke_rows(env, members[m].words, begin, end);
   }
 }
 
@@ -118,15 +148,17 @@ namespace {
 
 // check_stage with its members' table in `members` (kMaxStageMembers of them).
 const char* check_stage_in(const schema::Program& program, uint32_t k, StageMember* members,
-                           Error* error) {
+                           int32_t* row_words, Error* error) {
   *error = Error::kInvalidProgram;
   const schema::Stage& stage = *program.stages()->Get(k);
   int32_t n = 0;
   if (const char* reason = stage_members(program, stage, members, &n)) return reason;
-  const flatbuffers::Vector<uint16_t>* calls = calls_of(program, k);
+  const schema::StageCalls* entry = calls_of(program, k);
+  const flatbuffers::Vector<uint16_t>* calls = entry != nullptr ? entry->calls() : nullptr;
   if (calls == nullptr) {
     return "stage without its calls (Program.stage_calls; compile the model again)";
   }
+
   const auto& ops = *program.operators();
   const uint32_t first = stage.first(), last = stage.last();
   // Rings: what each member but the last makes, read inside the stage only, live through it.
@@ -234,6 +266,12 @@ const char* check_stage_in(const schema::Program& program, uint32_t k, StageMemb
       }
     }
   }
+  // Last, so that a change the checks above name is named by them: the words the runtime reads
+  // instead of the operators' tables are the operators'.
+  if (entry->args() == nullptr) {
+    return "stage without its members' words (StageCalls.args; compile the model again)";
+  }
+  if (!args_match(program, stage, *entry->args(), row_words)) return kStageWordsDiffer;
   *error = Error::kOk;
   return nullptr;
 }
@@ -243,7 +281,8 @@ const char* check_stage_in(const schema::Program& program, uint32_t k, StageMemb
 __attribute__((noinline)) const char* check_stage_on_stack(const schema::Program& program,
                                                            uint32_t k, Error* error) {
   StageMember members[kMaxStageMembers];
-  return check_stage_in(program, k, members, error);
+  int32_t row_words[kMaxRowWords];
+  return check_stage_in(program, k, members, row_words, error);
 }
 
 }  // namespace
@@ -256,7 +295,8 @@ const char* check_stage(const schema::Program& program, uint32_t k, void* table,
   }
   StageMember* members = static_cast<StageMember*>(table);
   for (int32_t m = 0; m < kMaxStageMembers; ++m) new (&members[m]) StageMember{};
-  return check_stage_in(program, k, members, error);
+  return check_stage_in(program, k, members,
+                        reinterpret_cast<int32_t*>(members + kMaxStageMembers), error);
 }
 
 int32_t stage_outside_tensor(const schema::Program& program, const schema::Stage& stage) {

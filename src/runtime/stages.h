@@ -10,6 +10,7 @@
 #include "mote/runtime/error.h"
 #include "mote/schema/mote_generated.h"
 #include "runtime/internal.h"
+#include "runtime/ops/registry.h"
 #include "runtime/stage_schedule.h"
 
 namespace mote {
@@ -25,13 +26,19 @@ const schema::Stage* stage_holding(const schema::Program& program, uint32_t inde
 const char* stage_members(const schema::Program& program, const schema::Stage& stage,
                           StageMember* members, int32_t* count);
 
-// Bytes of the members' table check_stage needs.
-inline constexpr size_t kStageTableBytes = sizeof(StageMember) * kMaxStageMembers;
+// Bytes of the members' table check_stage needs, and after it one member's row-call words.
+inline constexpr size_t kStageTableBytes =
+    sizeof(StageMember) * kMaxStageMembers + sizeof(int32_t) * kMaxRowWords;
+static_assert(sizeof(StageMember) % sizeof(int32_t) == 0, "the words after the table aligned");
+
+// check_stage's reason when a stage's words are not its members' row_args (the compiler fills
+// them in when the loader stops there).
+inline constexpr char kStageWordsDiffer[] = "stage's words (StageCalls.args) differ from its operators'";
 
 // The loader's check of stage k (after every operator's own check): its members can run by
-// rows, its calls (Program.stage_calls[k]) are exactly the replayed schedule's, every tensor
-// made inside it is a ring read only inside it and live through it, its inputs live through it,
-// each ring holds what the schedule needs, no member's scratch meets a tensor of the stage, and
+// rows, its words (StageCalls.args) are its members' row_args, its calls (Program.stage_calls[k])
+// are exactly the replayed schedule's, every tensor made inside it is a ring read only inside it
+// and live through it, its inputs live through it, each ring holds what the schedule needs, no member's scratch meets a tensor of the stage, and
 // its output shares bytes with its input from outside (stage_outside_tensor) only by the lead
 // the schedule allows. `table`: memory for the members' table (the loader's workspace, idle
 // then; kStageTableBytes, 4-byte aligned), or null: a stack frame of its own. Null, or the

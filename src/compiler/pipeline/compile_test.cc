@@ -767,6 +767,19 @@ TEST(Compile, StreamedProgramsAreChecked) {
                 }
               }),
               HasSubstr("calls differ"));
+  // Words that are not the operators' (the runtime reads them instead of the operators'
+  // tables): missing, one short, one more, or one changed.
+  EXPECT_THAT(refusal([](schema::ProgramT& p) { p.stage_calls[0]->args.clear(); }),
+              HasSubstr("without its members' words"));
+  EXPECT_THAT(refusal([](schema::ProgramT& p) { p.stage_calls[0]->args.pop_back(); }),
+              HasSubstr("words (StageCalls.args) differ"));
+  EXPECT_THAT(refusal([](schema::ProgramT& p) { p.stage_calls[0]->args.push_back(0); }),
+              HasSubstr("words (StageCalls.args) differ"));
+  for (const size_t word : {size_t{0}, size_t{17}, size_t{30}}) {
+    EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.stage_calls[0]->args[word] += 1; }),
+                HasSubstr("words (StageCalls.args) differ"))
+        << "word " << word;
+  }
   // An accumulating last member's sums one int32 short.
   {
     CompileOptions kws = options;
@@ -821,6 +834,7 @@ TEST(Compile, StreamedOutputOverItsInputIsHeldToItsLead) {
     p.arena_size = static_cast<uint32_t>(x + room);
     flatbuffers::FlatBufferBuilder builder;
     builder.Finish(schema::Program::Pack(builder, &p), schema::ProgramIdentifier());
+    emit::write_stage_words(builder.GetBufferPointer());  // the moved offsets
     return std::vector<uint8_t>(builder.GetBufferPointer(),
                                 builder.GetBufferPointer() + builder.GetSize());
   };

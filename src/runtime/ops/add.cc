@@ -69,19 +69,37 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
 
 // Row y of a [1, H, W, C] map of `width` = W * C bytes per row, held whole or as a ring.
 template <typename T>
-T* row_of(T* base, kernels::RowRing ring, int32_t y, int32_t width) {
-  return base + static_cast<ptrdiff_t>(ring.rows > 0 ? y % ring.rows : y) * width;
+T* row_of(T* base, int32_t ring_rows, int32_t y, int32_t width) {
+  return base + static_cast<ptrdiff_t>(ring_rows > 0 ? y % ring_rows : y) * width;
 }
 
-// Row by row, each a one-dimensional sum of W * C elements.
-void invoke_rows(const Op& op, int32_t y_begin, int32_t y_end) {
-  const kernels::AddParams params = params_of(op.options<schema::AddOptions>());
-  const int32_t width = dim(op.out(), 2) * dim(op.out(), 3);
-  const kernels::BroadcastShape row{1, {width}, {width}, {width}};
+// Inside a row-streamed stage: the row-call words (OpRegistration::row_args), each row a
+// one-dimensional sum of width = W * C elements.
+struct AddRowArgs {
+  kernels::AddParams params;
+  int32_t width;
+  RowOperand a, b, output;
+};
+
+bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* words) {
+  AddRowArgs r{};
+  r.params = params_of(*op.options_as_AddOptions());
+  const Tensor& y = output_of(p, op);
+  r.width = dim(y, 2) * dim(y, 3);
+  if (!row_operand(p, input_index(op, 0), &r.a) || !row_operand(p, input_index(op, 1), &r.b) ||
+      !row_operand(p, output_index(op, 0), &r.output) || r.output.at < 0) {
+    return false;
+  }
+  return write_row_args(r, words);
+}
+
+void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
+  const AddRowArgs& r = row_args_of<AddRowArgs>(words);
+  const kernels::BroadcastShape row{1, {r.width}, {r.width}, {r.width}};
   for (int32_t y = y_begin; y < y_end; ++y) {
-    kernels::add(params, row, row_of(op.in_data<int8_t>(0), op.in_ring(0), y, width),
-                 row_of(op.in_data<int8_t>(1), op.in_ring(1), y, width),
-                 row_of(op.out_data<int8_t>(), op.out_ring(), y, width));
+    kernels::add(r.params, row, row_of(row_input(env, r.a), r.a.rows, y, r.width),
+                 row_of(row_input(env, r.b), r.b.rows, y, r.width),
+                 row_of(row_output(env, r.output), r.output.rows, y, r.width));
   }
 }
 
@@ -91,7 +109,7 @@ extern const OpRegistration kAddOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).broadcasting(), &check,
     &invoke<kernels::add>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,
     &add_overlap, /*invoke_backward=*/nullptr, /*invoke_in_place=*/nullptr, &row_reach,
-    &invoke_rows};
+    &row_args, kRowWords<AddRowArgs>, &invoke_rows};
 extern const OpRegistration kSubOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).broadcasting(), &check,
     &invoke<kernels::sub>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,

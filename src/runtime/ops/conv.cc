@@ -7,7 +7,6 @@
 namespace mote::runtime::internal {
 namespace {
 
-// Each shape read once (a row-streamed stage builds this at every row of the operator).
 kernels::ConvShape shape_of(const schema::ConvOptions& o, const Tensor& x, const Tensor& w,
                             const Tensor& y) {
   const int32_t *xs = shape_data(x), *ws = shape_data(w), *ys = shape_data(y);
@@ -59,15 +58,16 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
   return window_row_reach(conv_shape(p, op), k, reach);
 }
 
+using RowArgs = WindowRowArgs<kernels::ConvShape>;
+constexpr auto row_args = &window_row_args<kernels::ConvShape, schema::ConvOptions, &shape_of>;
 constexpr auto invoke_rows =
-    &invoke_convolution_rows<kernels::ConvParams, schema::ConvOptions, &shape_of,
-                             &kernels::conv2d_rows>;
+    &invoke_window_rows<kernels::ConvParams, kernels::ConvShape, &kernels::conv2d_rows>;
 
 }  // namespace
 
 extern const OpRegistration kConv2DOp{
     takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc(), &check, invoke, &required_scratch,
     /*runs_in_place=*/false, &overlap, invoke_backward, /*invoke_in_place=*/nullptr, &row_reach,
-    invoke_rows};
+    row_args, kRowWords<RowArgs>, invoke_rows};
 
 }  // namespace mote::runtime::internal

@@ -66,16 +66,53 @@ void invoke_convolution(const Op& op) {
           op.out_data<int8_t>(), op.scratch());
 }
 
-// Inside a row-streamed stage: output rows [y_begin, y_end) through the rings (kKernel: the
-// kernel's _rows entry; kShapeOf: the shape from the options, input, filter and output). A stage
-// runs this at every row of the operator, so each tensor is looked up once.
-template <typename Params, typename Options, auto kShapeOf, auto kKernel>
-void invoke_convolution_rows(const Op& op, int32_t y_begin, int32_t y_end) {
-  const Options& o = op.options<Options>();
-  const Tensor &x = op.in(0), &w = op.in(1), &y = op.out();
-  kKernel(convolution_params<Params>(op, o, kShapeOf(o, x, w, y)), op.in_data<int8_t>(0, x),
-          Op::ring_of(x), op.in_data<int8_t>(1, w), op.optional_in_data<int32_t>(2),
-          op.out_data<int8_t>(y), Op::ring_of(y), y_begin, y_end, op.scratch());
+// Inside a row-streamed stage: a window operator's row-call words (OpRegistration::row_args).
+template <typename Shape>
+struct WindowRowArgs {
+  Shape shape;
+  int32_t input_offset, output_offset, act_min, act_max;
+  int32_t multipliers, shifts, filter, bias;  // offsets in the constant blob (bias -1: none)
+  RowOperand input, output;
+  int32_t scratch, scratch_size;  // arena offset and bytes (size 0: none)
+};
+
+// kShapeOf: the kernel's shape from the options, input, filter and output.
+template <typename Shape, typename Options, auto kShapeOf>
+bool window_row_args(const schema::Program& p, const schema::Operator& op, int32_t* words) {
+  const Options& o = *op.template options_as<Options>();
+  WindowRowArgs<Shape> a{};
+  a.shape = kShapeOf(o, input_of(p, op, 0), input_of(p, op, 1), output_of(p, op));
+  a.input_offset = o.input_offset();
+  a.output_offset = o.output_offset();
+  a.act_min = o.activation_min();
+  a.act_max = o.activation_max();
+  if (!row_constant(o.multipliers(), &a.multipliers) || !row_constant(o.shifts(), &a.shifts) ||
+      !row_constant(p, op, 1, &a.filter) || a.filter < 0 || !row_constant(p, op, 2, &a.bias) ||
+      !row_operand(p, input_index(op, 0), &a.input) ||
+      !row_operand(p, output_index(op, 0), &a.output) || a.output.at < 0 ||
+      !row_scratch_words(op, &a.scratch, &a.scratch_size)) {
+    return false;
+  }
+  return write_row_args(a, words);
+}
+
+// Output rows [y_begin, y_end) through the rings (kKernel: the kernel's _rows entry), from the
+// words alone.
+template <typename Params, typename Shape, auto kKernel>
+void invoke_window_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
+  const WindowRowArgs<Shape>& a = row_args_of<WindowRowArgs<Shape>>(words);
+  Params p{};
+  p.shape = a.shape;
+  p.input_offset = a.input_offset;
+  p.output_offset = a.output_offset;
+  p.act_min = a.act_min;
+  p.act_max = a.act_max;
+  p.output_multiplier = row_constant_data<int32_t>(env, a.multipliers);
+  p.output_shift = row_constant_data<int32_t>(env, a.shifts);
+  kKernel(p, row_input(env, a.input), kernels::RowRing{a.input.rows},
+          row_constant_data<int8_t>(env, a.filter), row_constant_data<int32_t>(env, a.bias),
+          row_output(env, a.output), kernels::RowRing{a.output.rows}, y_begin, y_end,
+          row_scratch(env, a.scratch, a.scratch_size));
 }
 
 // The rows a window's output rows read (row_reach of CONV_2D and DEPTHWISE_CONV_2D): input 0 of

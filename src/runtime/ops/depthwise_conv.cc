@@ -7,7 +7,6 @@
 namespace mote::runtime::internal {
 namespace {
 
-// Each shape read once (a row-streamed stage builds this at every row of the operator).
 kernels::DepthwiseShape shape_of(const schema::DepthwiseConvOptions& o, const Tensor& x,
                                  const Tensor& w, const Tensor& y) {
   const int32_t *xs = shape_data(x), *ws = shape_data(w), *ys = shape_data(y);
@@ -63,15 +62,18 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
   return window_row_reach(depthwise_shape(p, op), k, reach);
 }
 
+using RowArgs = WindowRowArgs<kernels::DepthwiseShape>;
+constexpr auto row_args =
+    &window_row_args<kernels::DepthwiseShape, schema::DepthwiseConvOptions, &shape_of>;
 constexpr auto invoke_rows =
-    &invoke_convolution_rows<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
-                             &shape_of, &kernels::depthwise_conv2d_rows>;
+    &invoke_window_rows<kernels::DepthwiseConvParams, kernels::DepthwiseShape,
+                        &kernels::depthwise_conv2d_rows>;
 
 }  // namespace
 
 extern const OpRegistration kDepthwiseConv2DOp{
     takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).nhwc(), &check, invoke,
     &required_scratch, /*runs_in_place=*/false, &overlap, /*invoke_backward=*/nullptr,
-    invoke_in_place, &row_reach, invoke_rows};
+    invoke_in_place, &row_reach, row_args, kRowWords<RowArgs>, invoke_rows};
 
 }  // namespace mote::runtime::internal

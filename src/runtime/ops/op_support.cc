@@ -28,6 +28,53 @@ bool same_shape(const Tensor& a, const Tensor& b) {
   return true;
 }
 
+bool row_operand(const schema::Program& program, int32_t index, RowOperand* operand) {
+  if (index < 0) return false;
+  const Tensor& t = tensor_at(program, index);
+  operand->rows = static_cast<int32_t>(t.ring_rows());
+  if (t.ring_rows() > INT32_MAX) return false;
+  switch (t.location()) {
+    case Location::Arena:
+      if (t.offset() > INT32_MAX) return false;
+      operand->at = static_cast<int32_t>(t.offset());
+      return true;
+    case Location::External: {
+      const int32_t slot = external_slot(program, index);
+      operand->at = -1 - slot;
+      return slot >= 0;
+    }
+    default: return false;
+  }
+}
+
+bool row_constant(const schema::Region* region, int32_t* at) {
+  if (region == nullptr || region->size() == 0) {
+    *at = -1;
+    return true;
+  }
+  *at = static_cast<int32_t>(region->offset());
+  return region->offset() <= INT32_MAX;
+}
+
+bool row_constant(const schema::Program& program, const schema::Operator& op, size_t k,
+                  int32_t* at) {
+  *at = -1;
+  if (k >= num_inputs(op) || input_index(op, k) < 0) return true;
+  const Tensor& t = input_of(program, op, k);
+  *at = static_cast<int32_t>(t.offset());
+  return t.location() == Location::Constant && t.offset() <= INT32_MAX;
+}
+
+bool row_scratch_words(const schema::Operator& op, int32_t* at, int32_t* size) {
+  const schema::Region* r = op.scratch();
+  *at = 0;
+  *size = 0;
+  if (r == nullptr || r->size() == 0) return true;
+  *at = static_cast<int32_t>(r->offset());
+  *size = static_cast<int32_t>(r->size());
+  return r->offset() <= INT32_MAX && r->size() <= INT32_MAX;
+}
+
 bool window_ok(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad) {
   if (stride < 1 || stride > kMaxStride || k < 1 || pad < 0 || pad > k - 1) return false;
   const int64_t trailing = (out - 1) * stride + k - in - pad;

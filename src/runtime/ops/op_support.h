@@ -231,6 +231,61 @@ class Op {
   const schema::Operator& op_;
 };
 
+// Row-streamed stages, prepared (OpRegistration::row_args): a tensor as a row call's words. `at`:
+// its arena offset, or -1 - its external slot (a graph input outside the arena, read only);
+// `rows`: the ring it is held as (Tensor.ring_rows, 0: whole).
+struct RowOperand {
+  int32_t at;
+  int32_t rows;
+};
+
+// Tensor `index` as an operand; false where a stage cannot hold it (a constant, or not
+// addressable in int32).
+bool row_operand(const schema::Program& program, int32_t index, RowOperand* operand);
+
+// A constant's offset in the constant blob as a word (-1: absent region or tensor), false when it
+// does not fit one.
+bool row_constant(const schema::Region* region, int32_t* at);
+bool row_constant(const schema::Program& program, const schema::Operator& op, size_t k,
+                  int32_t* at);
+
+// A kind's row-call words: `Args` is a struct of int32 fields only, laid out the same on every
+// target (the compiler writes it on the host, the device reads it).
+template <typename Args>
+inline constexpr uint8_t kRowWords = static_cast<uint8_t>(sizeof(Args) / sizeof(int32_t));
+template <typename Args>
+bool write_row_args(const Args& args, int32_t* words) {
+  static_assert(sizeof(Args) % sizeof(int32_t) == 0 && alignof(Args) == alignof(int32_t) &&
+                    kRowWords<Args> <= kMaxRowWords,
+                "row-call words are int32 fields");
+  memcpy(words, &args, sizeof(Args));
+  return true;
+}
+// The words in place: the program's int32 vector (4-byte aligned).
+template <typename Args>
+inline const Args& row_args_of(const int32_t* words) {
+  return *reinterpret_cast<const Args*>(words);
+}
+
+// At run time: an input's bytes, an output's, a constant (null: -1), the scratch.
+inline const int8_t* row_input(const OpEnv& env, RowOperand o) {
+  return reinterpret_cast<const int8_t*>(o.at >= 0 ? env.arena + o.at : env.external[-1 - o.at]);
+}
+inline int8_t* row_output(const OpEnv& env, RowOperand o) {
+  return reinterpret_cast<int8_t*>(env.arena + o.at);
+}
+template <typename T>
+inline const T* row_constant_data(const OpEnv& env, int32_t at) {
+  return at >= 0 ? reinterpret_cast<const T*>(env.constants + at) : nullptr;
+}
+inline kernels::Scratch row_scratch(const OpEnv& env, int32_t at, int32_t size) {
+  return size > 0 ? kernels::Scratch{reinterpret_cast<int8_t*>(env.arena + at),
+                                     static_cast<size_t>(size)}
+                  : kernels::Scratch{nullptr, 0};
+}
+// An operator's scratch region as words (offset, size), false when they do not fit.
+bool row_scratch_words(const schema::Operator& op, int32_t* at, int32_t* size);
+
 // The broadcast of an elementwise operator's two inputs (checked at load: ranks <= 6 and
 // compatible dimensions).
 kernels::BroadcastShape broadcast_shape(const schema::Tensor& a, const schema::Tensor& b);

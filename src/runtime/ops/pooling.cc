@@ -77,25 +77,51 @@ bool average_row_reach(const schema::Program& p, const schema::Operator& op, siz
   return row_reach(p, op, k, reach);
 }
 
-void invoke_average_rows(const Op& op, int32_t y_begin, int32_t y_end) {
-  const kernels::PoolParams params = pool_params(op);
-  if (kernels::global_average_pool_streams(params)) {
-    // Input rows [y_begin, y_end) into the sums; the output after the last.
-    int32_t* sums = reinterpret_cast<int32_t*>(op.scratch().data);
-    kernels::global_average_pool_accumulate(params, op.in_data<int8_t>(0), op.in_ring(0), y_begin,
-                                            y_end, sums);
-    if (y_end == params.input_h) {
-      kernels::global_average_pool_finish(params, sums, op.out_data<int8_t>());
+// Inside a row-streamed stage: a pool's row-call words (OpRegistration::row_args). global: a
+// global average pool whose sums stream (kernels::global_average_pool_streams).
+struct PoolRowArgs {
+  kernels::PoolParams params;
+  RowOperand input, output;
+  int32_t scratch, scratch_size;  // arena offset and bytes (size 0: none)
+  int32_t global;
+};
+
+bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* words) {
+  PoolRowArgs a{};
+  a.params = pool_params(p, op);
+  a.global = kernels::global_average_pool_streams(a.params) ? 1 : 0;
+  if (!row_operand(p, input_index(op, 0), &a.input) ||
+      !row_operand(p, output_index(op, 0), &a.output) || a.output.at < 0 ||
+      !row_scratch_words(op, &a.scratch, &a.scratch_size)) {
+    return false;
+  }
+  return write_row_args(a, words);
+}
+
+void invoke_average_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
+  const PoolRowArgs& a = row_args_of<PoolRowArgs>(words);
+  const kernels::Scratch scratch = row_scratch(env, a.scratch, a.scratch_size);
+  if (a.global != 0) {
+    // Input rows [y_begin, y_end) into the sums; the output after the last. (A global pool
+    // counts the rows of its input, which row_reach set as its height.)
+    int32_t* sums = reinterpret_cast<int32_t*>(scratch.data);
+    kernels::global_average_pool_accumulate(a.params, row_input(env, a.input),
+                                            kernels::RowRing{a.input.rows}, y_begin, y_end, sums);
+    if (y_end == a.params.input_h) {
+      kernels::global_average_pool_finish(a.params, sums, row_output(env, a.output));
     }
     return;
   }
-  kernels::average_pool_rows(params, op.in_data<int8_t>(0), op.in_ring(0),
-                             op.out_data<int8_t>(), op.out_ring(), y_begin, y_end, op.scratch());
+  kernels::average_pool_rows(a.params, row_input(env, a.input), kernels::RowRing{a.input.rows},
+                             row_output(env, a.output), kernels::RowRing{a.output.rows}, y_begin,
+                             y_end, scratch);
 }
 
-void invoke_max_rows(const Op& op, int32_t y_begin, int32_t y_end) {
-  kernels::max_pool_rows(pool_params(op), op.in_data<int8_t>(0), op.in_ring(0),
-                         op.out_data<int8_t>(), op.out_ring(), y_begin, y_end);
+void invoke_max_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
+  const PoolRowArgs& a = row_args_of<PoolRowArgs>(words);
+  kernels::max_pool_rows(a.params, row_input(env, a.input), kernels::RowRing{a.input.rows},
+                         row_output(env, a.output), kernels::RowRing{a.output.rows}, y_begin,
+                         y_end);
 }
 
 size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
@@ -107,10 +133,12 @@ size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
 extern const OpRegistration kAveragePool2DOp{
     takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_average,
     &average_scratch, /*runs_in_place=*/false, &average_overlap, /*invoke_backward=*/nullptr,
-    /*invoke_in_place=*/nullptr, &average_row_reach, &invoke_average_rows};
+    /*invoke_in_place=*/nullptr, &average_row_reach, &row_args, kRowWords<PoolRowArgs>,
+    &invoke_average_rows};
 extern const OpRegistration kMaxPool2DOp{
     takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_max,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap,
-    /*invoke_backward=*/nullptr, /*invoke_in_place=*/nullptr, &row_reach, &invoke_max_rows};
+    /*invoke_backward=*/nullptr, /*invoke_in_place=*/nullptr, &row_reach, &row_args,
+    kRowWords<PoolRowArgs>, &invoke_max_rows};
 
 }  // namespace mote::runtime::internal

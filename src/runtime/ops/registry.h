@@ -23,6 +23,7 @@ namespace internal {
 
 class OpChecker;  // ops/op_support.h
 class Op;         // ops/op_support.h
+struct OpEnv;     // internal.h
 
 // What the loader checks of every operator before its own check, the part most operators share:
 // how many inputs and outputs (one output unless said), its options table, and the int8
@@ -103,10 +104,24 @@ struct OpRegistration {
   // holding the operator is refused). Null: the kind never runs in a stage.
   bool (*row_reach)(const schema::Program& program, const schema::Operator& op, size_t k,
                     StageRowReach* reach) = nullptr;
-  // Run time, inside a stage: output rows [y_begin, y_end), each tensor read and written through
-  // its ring where the program holds it so (Tensor.ring_rows).
-  void (*invoke_rows)(const Op& op, int32_t y_begin, int32_t y_end) = nullptr;
+  // Row-streamed stages, prepared: the words of the operator's row calls, its kernel's
+  // parameters and where its tensors sit (offsets, RowOperand in ops/op_support.h), exactly
+  // row_words of them into words[row_words]; false: the operator's tensors are not where a
+  // stage can have them. The compiler writes them into the program (StageCalls.args), the loader
+  // requires them equal to these, and invoke_rows reads nothing else: a stage calls each member
+  // at every few rows, and finding its parameters in the operator's tables cost more than the
+  // rows of a small map.
+  bool (*row_args)(const schema::Program& program, const schema::Operator& op,
+                   int32_t* words) = nullptr;
+  uint8_t row_words = 0;
+  // Run time, inside a stage: output rows [y_begin, y_end) from the row_args words, each tensor
+  // read and written through its ring where the program holds it so (Tensor.ring_rows).
+  void (*invoke_rows)(const OpEnv& env, const int32_t* words, int32_t y_begin,
+                      int32_t y_end) = nullptr;
 };
+
+// The most words any kind's row_args writes.
+inline constexpr size_t kMaxRowWords = 32;
 
 // `overlap` of the elementwise kinds: over an int8 input of the int8 output's element count
 // (not broadcast).
