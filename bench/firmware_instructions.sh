@@ -59,8 +59,10 @@ echo "  deterministic input), outputs equal to the host's \`mote run\` byte for 
 echo "- \`load\` is Program::load (full verification of the program) plus Executor::create."
 echo "- \`_streamed\`: the same model compiled with \`--stream\` (a row-streamed first stage, its"
 echo "  inner tensors as rings). Conv and depthwise run their variant's row kernels (dsp on the M4,"
-echo "  mve on the M55), the pools portable row kernels; the stage schedule and its load-time replay"
-echo "  add to the stack."
+echo "  mve on the M55), the pools portable row kernels (a streamed global average pool's sums mve"
+echo "  on the M55); each call reads its member's words in the program (kernel parameters and"
+echo "  tensor offsets, checked at load), not the operator's tables. The stage schedule and its"
+echo "  load-time replay add to the stack."
 echo
 echo "## Instructions per inference"
 echo
