@@ -102,30 +102,32 @@ void global_average_pool_accumulate(const PoolParams& params, const int8_t* inpu
   const int32_t channels = p.channels;
   const int32_t width = p.input_w;
   const ptrdiff_t row_bytes = static_cast<ptrdiff_t>(width) * channels;
-  // Each block of four channels' sums loaded and stored once per call, every pixel of the rows
-  // added in between (integer adds: the same sums as portable's in any order). Whole blocks load
-  // unpredicated (gcc 12 puts a VPST before every predicated load), the last one predicated.
-  const auto block = [&](int32_t c, auto tail) {
-    constexpr bool kTail = decltype(tail)::kValue;
-    const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(channels - c));
-    int32x4_t acc = vdupq_n_s32(0);
-    if (y_begin != 0) acc = kTail ? vldrwq_z_s32(sums + c, lanes) : vldrwq_s32(sums + c);
-    for (int32_t y = y_begin; y < y_end; ++y) {
-      const int8_t* src = input + c +
-          static_cast<ptrdiff_t>(input_ring.rows > 0 ? y % input_ring.rows : y) * row_bytes;
+  // Row by row (a stage's calls add one row each), each block of four channels' sums loaded,
+  // the row's pixels added, stored (integer adds: the same sums as portable's in any order).
+  // Whole blocks load unpredicated (gcc 12 puts a VPST before every predicated load), the last
+  // one predicated.
+  for (int32_t y = y_begin; y < y_end; ++y) {
+    const int8_t* row =
+        input + static_cast<ptrdiff_t>(input_ring.rows > 0 ? y % input_ring.rows : y) * row_bytes;
+    const auto block = [&](int32_t c, auto tail) {
+      constexpr bool kTail = decltype(tail)::kValue;
+      const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(channels - c));
+      int32x4_t acc = vdupq_n_s32(0);
+      if (y != 0) acc = kTail ? vldrwq_z_s32(sums + c, lanes) : vldrwq_s32(sums + c);
+      const int8_t* src = row + c;
       for (int32_t x = 0; x < width; ++x, src += channels) {
         acc = vaddq_s32(acc, kTail ? vldrbq_z_s32(src, lanes) : vldrbq_s32(src));
       }
-    }
-    if (kTail) {
-      vstrwq_p_s32(sums + c, acc, lanes);
-    } else {
-      vstrwq_s32(sums + c, acc);
-    }
-  };
-  int32_t c = 0;
-  for (; c + 4 <= channels; c += 4) block(c, Tail<false>{});
-  if (c < channels) block(c, Tail<true>{});
+      if (kTail) {
+        vstrwq_p_s32(sums + c, acc, lanes);
+      } else {
+        vstrwq_s32(sums + c, acc);
+      }
+    };
+    int32_t c = 0;
+    for (; c + 4 <= channels; c += 4) block(c, Tail<false>{});
+    if (c < channels) block(c, Tail<true>{});
+  }
 }
 
 }  // namespace mve
