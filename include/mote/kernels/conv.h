@@ -24,6 +24,10 @@ struct ConvParams {
   // kBackwardFirstChunk, the rest in chunks of backward_chunk; the result is the same.
   int32_t backward_chunk = 0;
   int32_t backward_split = 0;
+  // 1: the caller has checked that every output_shift is negative (a right shift); 0: unknown,
+  // the kernel looks where it has a faster path for it. A row-streamed stage calls a kernel at
+  // every few rows, so its words carry the answer (checked when the program is loaded).
+  int32_t right_shifts_only = 0;
 };
 
 // The chunk size of a backward run's first pixels: its first chunk's input is all the room

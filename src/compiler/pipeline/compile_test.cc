@@ -20,6 +20,8 @@
 #include "mote/kernels/overlap.h"
 #include "mote/runtime/executor.h"
 #include "mote/schema/mote_generated.h"
+#include "runtime/ops/convolution.h"
+#include "runtime/stages.h"
 #include "runtime/stage_schedule.h"
 
 namespace mote::pipeline {
@@ -803,6 +805,62 @@ TEST(Compile, StreamedProgramsAreChecked) {
                 t.ring_rows = 1;
               }),
               AnyOf(HasSubstr("ring"), HasSubstr("shares bytes")));
+}
+
+// A convolution's words say whether every shift is negative (the mve kernel then skips its own
+// look at every row): the shifts' own answer, and a program whose shifts change without its
+// words is refused.
+TEST(Compile, StageWordsSayWhetherEveryShiftIsNegative) {
+  const Compiled compiled = compile(builder::kws_dscnn_like(), streamed_m4());
+  ASSERT_FALSE(compiled.planned.stages.empty());
+  const auto* program = schema::GetProgram(compiled.program.data());
+  const uint32_t first = program->stages()->Get(0)->first();
+  const uint32_t last = program->stages()->Get(0)->last();
+  // The words of member `k`'s convolution in a packed program, and whether its shifts are all
+  // negative, read from the constants.
+  using Words = runtime::internal::WindowRowArgs<kernels::ConvShape>;
+  const auto words_of = [](const schema::Program& p, uint32_t k) {
+    int32_t words[runtime::internal::kMaxRowWords] = {};
+    const auto* r = runtime::internal::built_in_op(schema::OpKind::Conv2D);
+    EXPECT_TRUE(r->row_args(p, *p.operators()->Get(k), words));
+    return runtime::internal::row_args_of<Words>(words);
+  };
+  const auto negative = [](const schema::Program& p, const Words& w) {
+    for (int32_t c = 0; c < w.shape.output_c; ++c) {
+      int32_t shift = 0;
+      memcpy(&shift, p.constants()->data() + w.shifts + 4 * c, 4);
+      if (shift >= 0) return false;
+    }
+    return true;
+  };
+  int32_t convolutions = 0, right = 0;
+  for (uint32_t k = first; k <= last; ++k) {
+    if (program->operators()->Get(k)->kind() != schema::OpKind::Conv2D) continue;
+    const Words w = words_of(*program, k);
+    EXPECT_EQ(w.right_shifts_only, negative(*program, w) ? 1 : 0) << "operator " << k;
+    ++convolutions;
+    right += w.right_shifts_only;
+  }
+  ASSERT_GT(convolutions, 0);
+  ASSERT_GT(right, 0);  // the model has one to change
+  // A shift of the first such convolution made positive: the words no longer the operator's.
+  uint32_t changed = first;
+  while (program->operators()->Get(changed)->kind() != schema::OpKind::Conv2D ||
+         words_of(*program, changed).right_shifts_only == 0) {
+    ++changed;
+  }
+  const int32_t at = words_of(*program, changed).shifts;
+  schema::ProgramT copy;
+  program->UnPackTo(&copy);
+  const int32_t positive = 1;
+  memcpy(copy.constants.data() + at, &positive, 4);
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(schema::Program::Pack(builder, &copy), schema::ProgramIdentifier());
+  const emit::AlignedBuffer bytes({builder.GetBufferPointer(), builder.GetSize()});
+  runtime::LoadDiagnostic diagnostic;
+  EXPECT_FALSE(emit::load_program(bytes.span(), &diagnostic).ok());
+  EXPECT_STREQ(diagnostic.reason, runtime::internal::kStageWordsDiffer);
+  EXPECT_EQ(words_of(*schema::GetProgram(bytes.data()), changed).right_shifts_only, 0);
 }
 
 // The loader holds a stage's output over its input from outside to the lead its schedule

@@ -2,6 +2,8 @@
 // What CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV share: their quantization at load time and
 // their kernel parameters at run time, read from options tables with the same fields.
 
+#include "mote/kernels/conv.h"
+#include "mote/kernels/depthwise_conv.h"
 #include "runtime/ops/op_support.h"
 
 namespace mote::runtime::internal {
@@ -71,10 +73,28 @@ template <typename Shape>
 struct WindowRowArgs {
   Shape shape;
   int32_t input_offset, output_offset, act_min, act_max;
-  int32_t multipliers, shifts, filter, bias;  // offsets in the constant blob (bias -1: none)
+  int32_t multipliers, shifts, filter, bias;  // offsets in the constant blob (only bias -1: none)
   RowOperand input, output;
   int32_t scratch, scratch_size;  // arena offset and bytes (size 0: none)
+  int32_t right_shifts_only;      // every shift negative (ConvParams::right_shifts_only)
 };
+
+// Whether all `count` int32 shifts at `at` in the constant blob (a region the loader checked)
+// are negative.
+inline bool shifts_all_negative(const schema::Program& program, int32_t at, int32_t count) {
+  const uint8_t* bytes = program.constants()->data() + at;
+  for (int32_t k = 0; k < count; ++k) {
+    int32_t shift;
+    memcpy(&shift, bytes + sizeof(int32_t) * static_cast<size_t>(k), sizeof shift);
+    if (shift >= 0) return false;
+  }
+  return true;
+}
+
+inline void set_right_shifts_only(kernels::ConvParams& p, int32_t known) {
+  p.right_shifts_only = known;
+}
+inline void set_right_shifts_only(kernels::DepthwiseConvParams&, int32_t) {}
 
 // kShapeOf: the kernel's shape from the options, input, filter and output.
 template <typename Shape, typename Options, auto kShapeOf>
@@ -86,13 +106,15 @@ bool window_row_args(const schema::Program& p, const schema::Operator& op, int32
   a.output_offset = o.output_offset();
   a.act_min = o.activation_min();
   a.act_max = o.activation_max();
-  if (!row_constant(o.multipliers(), &a.multipliers) || !row_constant(o.shifts(), &a.shifts) ||
+  if (!row_constant(o.multipliers(), &a.multipliers) || a.multipliers < 0 ||
+      !row_constant(o.shifts(), &a.shifts) || a.shifts < 0 ||
       !row_constant(p, op, 1, &a.filter) || a.filter < 0 || !row_constant(p, op, 2, &a.bias) ||
       !row_operand(p, input_index(op, 0), &a.input) ||
       !row_operand(p, output_index(op, 0), &a.output) || a.output.at < 0 ||
       !row_scratch_words(op, &a.scratch, &a.scratch_size)) {
     return false;
   }
+  a.right_shifts_only = shifts_all_negative(p, a.shifts, a.shape.output_c) ? 1 : 0;
   return write_row_args(a, words);
 }
 
@@ -101,16 +123,20 @@ bool window_row_args(const schema::Program& p, const schema::Operator& op, int32
 template <typename Params, typename Shape, auto kKernel>
 void invoke_window_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
   const WindowRowArgs<Shape>& a = row_args_of<WindowRowArgs<Shape>>(words);
+  // (row_args wrote the multipliers, shifts and filter only when present.)
+  const auto constant = [&](int32_t at) { return env.constants + at; };
   Params p{};
   p.shape = a.shape;
   p.input_offset = a.input_offset;
   p.output_offset = a.output_offset;
   p.act_min = a.act_min;
   p.act_max = a.act_max;
-  p.output_multiplier = row_constant_data<int32_t>(env, a.multipliers);
-  p.output_shift = row_constant_data<int32_t>(env, a.shifts);
+  p.output_multiplier = reinterpret_cast<const int32_t*>(constant(a.multipliers));
+  p.output_shift = reinterpret_cast<const int32_t*>(constant(a.shifts));
+  set_right_shifts_only(p, a.right_shifts_only);
   kKernel(p, row_input(env, a.input), kernels::RowRing{a.input.rows},
-          row_constant_data<int8_t>(env, a.filter), row_constant_data<int32_t>(env, a.bias),
+          reinterpret_cast<const int8_t*>(constant(a.filter)),
+          row_constant_data<int32_t>(env, a.bias),
           row_output(env, a.output), kernels::RowRing{a.output.rows}, y_begin, y_end,
           row_scratch(env, a.scratch, a.scratch_size));
 }

@@ -638,6 +638,12 @@ void check_conv_rows(Tally& t) {
     p.output_multiplier = mult_buf;
     p.output_shift = shift_buf;
     fill_quant(s.output_c);
+    // Every shift negative, and half of those calls saying so (right_shifts_only, which a
+    // stage's words carry): the same bytes.
+    if (coin(30)) {
+      for (int32_t i = 0; i < s.output_c; ++i) shift_buf[i] = uniform(-14, -1);
+      p.right_shifts_only = coin(50) ? 1 : 0;
+    }
     fill(input_buf, s.input_h * s.input_w * s.input_c, -128, 127);
     fill(filter_buf, s.output_c * s.filter_h * s.filter_w * s.filter_c, -127, 127);
     const int32_t* bias = coin(85) ? bias_buf : nullptr;
