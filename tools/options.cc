@@ -117,8 +117,9 @@ CLI::Option* add_stream_flag(CLI::App* cmd, bool& stream) {
       "Run the first operators that compute a few output rows at a time (convolutions, pools,\n"
       "additions) as one row-streamed stage, their inner tensors held as rings of rows, where\n"
       "that gives a smaller arena (the report says which stage and what it saved). Same results,\n"
-      "on the CPU's own row kernels, at a cost in instructions: at most 2 % on a Cortex-M4; on a\n"
-      "Cortex-M55 5 % for vision models, 14 % for keyword spotting (bench/firmware_instructions.md)");
+      "on the CPU's own row kernels, at a cost in instructions of at most 1 % on a Cortex-M4 and\n"
+      "5 % on a Cortex-M55 for the MLPerf Tiny models (bench/firmware_instructions.md), and about\n"
+      "1 KiB of flash for the kernels' parameters");
 }
 
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what) {

@@ -158,7 +158,6 @@ const char* check_stage_in(const schema::Program& program, uint32_t k, StageMemb
   if (calls == nullptr) {
     return "stage without its calls (Program.stage_calls; compile the model again)";
   }
-
   const auto& ops = *program.operators();
   const uint32_t first = stage.first(), last = stage.last();
   // Rings: what each member but the last makes, read inside the stage only, live through it.

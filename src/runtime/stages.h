@@ -33,16 +33,17 @@ static_assert(sizeof(StageMember) % sizeof(int32_t) == 0, "the words after the t
 
 // check_stage's reason when a stage's words are not its members' row_args (the compiler fills
 // them in when the loader stops there).
-inline constexpr char kStageWordsDiffer[] = "stage's words (StageCalls.args) differ from its operators'";
+inline constexpr char kStageWordsDiffer[] =
+    "stage's words (StageCalls.args) differ from its operators'";
 
-// The loader's check of stage k (after every operator's own check): its members can run by
-// rows, its words (StageCalls.args) are its members' row_args, its calls (Program.stage_calls[k])
-// are exactly the replayed schedule's, every tensor made inside it is a ring read only inside it
-// and live through it, its inputs live through it, each ring holds what the schedule needs, no member's scratch meets a tensor of the stage, and
-// its output shares bytes with its input from outside (stage_outside_tensor) only by the lead
-// the schedule allows. `table`: memory for the members' table (the loader's workspace, idle
-// then; kStageTableBytes, 4-byte aligned), or null: a stack frame of its own. Null, or the
-// reason (and *error).
+// The loader's check of stage k (after every operator's own check): its members can run by rows,
+// its words (StageCalls.args) are its members' row_args, its calls (Program.stage_calls[k]) are
+// exactly the replayed schedule's, every tensor made inside it is a ring read only inside it and
+// live through it, its inputs live through it, each ring holds what the schedule needs, no member's
+// scratch meets a tensor of the stage, and its output shares bytes with its input from outside
+// (stage_outside_tensor) only by the lead the schedule allows. `table`: memory for the members'
+// table (the loader's workspace, idle then; kStageTableBytes, 4-byte aligned), or null: a stack
+// frame of its own. Null, or the reason (and *error).
 const char* check_stage(const schema::Program& program, uint32_t k, void* table,
                         size_t table_bytes, Error* error);
 
