@@ -173,15 +173,6 @@ class Op {
   T* out_data(size_t k = 0) const {
     return reinterpret_cast<T*>(env_.arena + out(k).offset());
   }
-  // The same, with input k's or the output's tensor already at hand.
-  template <typename T>
-  const T* in_data(size_t k, const schema::Tensor& t) const {
-    return reinterpret_cast<const T*>(bytes(t, input_index(op_, k)));
-  }
-  template <typename T>
-  T* out_data(const schema::Tensor& t) const {
-    return reinterpret_cast<T*>(env_.arena + t.offset());
-  }
   // A state input (its operator's check verified it is a state: arena bytes the operator
   // updates, kept between runs).
   template <typename T>
@@ -198,13 +189,6 @@ class Op {
     return region != nullptr && region->size() != 0
                ? reinterpret_cast<const int32_t*>(env_.constants + region->offset())
                : nullptr;
-  }
-  // How input `k` and the output are held: a ring of Tensor.ring_rows rows inside a row-streamed
-  // stage, else whole (rows 0).
-  kernels::RowRing in_ring(size_t k) const { return ring_of(in(k)); }
-  kernels::RowRing out_ring() const { return ring_of(out()); }
-  static kernels::RowRing ring_of(const schema::Tensor& t) {
-    return {static_cast<int32_t>(t.ring_rows())};
   }
   kernels::Scratch scratch() const {
     const schema::Region* r = op_.scratch();
