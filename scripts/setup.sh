@@ -10,6 +10,7 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler   # .tflite reading and the .mote format
   libgtest-dev libgmock-dev googletest      # tests
   libbenchmark-dev valgrind                 # benchmarks and instruction counts
+  ccache                                    # a clean clone reuses earlier builds' objects
   libcli11-dev nlohmann-json3-dev           # command line and JSON
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib  # Cortex-M firmware
   qemu-system-arm                           # running that firmware
