@@ -77,7 +77,7 @@ done
 echo
 echo "## What row streaming costs"
 echo
-echo "Issue 15 allows at most 5 % more instructions with streaming than without: each \`_streamed\`"
+echo "Streaming may cost at most 5 % more instructions than running without it: each \`_streamed\`"
 echo "runner against the same model's plain one."
 echo
 echo "| model | Cortex-M55 | streamed | ratio | Cortex-M4 | streamed | ratio |"

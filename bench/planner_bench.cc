@@ -1,6 +1,6 @@
 // Planner benchmark: random problems of 50, 200 and 1000 buffers, loose, tight and dense, and for
 // each algorithm the median gap above the lower bound and the median time. Prints a Markdown
-// table, then issue 14's acceptance figure: auto on dense 1,000-buffer problems within 10 s, the
+// table, then the acceptance figure: auto on dense 1,000-buffer problems within 10 s, the
 // median gap to the best known arena, the median time and how many plans are proven optimal.
 // Recorded in bench/planner.md.
 //
@@ -96,7 +96,7 @@ void table(int instances, double time_limit_ms, const std::vector<size_t>& sizes
   }
 }
 
-// Issue 14's acceptance: "on 1,000-buffer dense problems the auto plan's median gap to the best
+// The acceptance: "on 1,000-buffer dense problems the auto plan's median gap to the best
 // known arena <= 1 % within 10 s, proven optimal where it claims it". A dense cut packing fills
 // its rectangle, so the best known arena is its lower bound, which is also the optimum: a claim
 // of optimality above it is a wrong proof. Returns the number of wrong proofs.
@@ -105,7 +105,7 @@ int acceptance(int instances) {
   constexpr double kBudgetMs = 10'000;
   mote::planner::PlanOptions options;
   options.time_limit_ms = kBudgetMs;
-  std::printf("Acceptance (issue 14): auto on dense %zu-buffer problems, %.0f s each, seeds 1..%d.\n\n",
+  std::printf("Acceptance: auto on dense %zu-buffer problems, %.0f s each, seeds 1..%d.\n\n",
               kBuffers, kBudgetMs / 1000, instances);
   std::printf("| seed | best known arena | auto arena | gap | proven optimal | ms |\n");
   std::printf("|---:|---:|---:|---:|---|---:|\n");

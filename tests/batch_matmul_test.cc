@@ -1,4 +1,4 @@
-// BATCH_MATMUL end to end (issue 16): builder models with a constant rhs (weights) and with an
+// BATCH_MATMUL end to end: builder models with a constant rhs (weights) and with an
 // activation rhs, adj_x / adj_y and broadcast batch dimensions, written as .tflite, read back,
 // compiled for a scalar, a DSP and an MVE CPU, run on the host and compared byte for byte with a
 // slow reference written here from TensorFlow Lite's definition (reference_ops::BatchMatMul and

@@ -1,4 +1,4 @@
-// What int8 models from the field contain (issue 16), end to end: builder models written as
+// What int8 models from the field contain, end to end: builder models written as
 // .tflite, read back, compiled for a scalar, a DSP and an MVE CPU, run on the host and compared
 // byte for byte with slow references written here from TensorFlow Lite's definitions.
 

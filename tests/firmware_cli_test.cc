@@ -1,4 +1,4 @@
-// What a firmware project asks of `mote` (issue 17): `compile --emit c` (a .c/.h pair that a C
+// What a firmware project asks of `mote`: `compile --emit c` (a .c/.h pair that a C
 // compiler takes as it is, with the plan's figures as constants), run as a user would.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

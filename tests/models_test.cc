@@ -182,7 +182,7 @@ SharedCase shared_case(const std::string& name) {
           read_bytes(expected / (name + ".output.bin"))};
 }
 
-// Issue 14: ResNet-8 with its residual branches run in the searched order needs at most 33,888
+// ResNet-8 with its residual branches run in the searched order needs at most 33,888
 // bytes on cortex-m0plus and cortex-m4 (33,920 in the model's order, where the second stage's 1x1
 // shortcut runs after both 3x3 convolutions and keeps the stage's 16 KiB input alive through
 // them), and its output is still TFLite's.
@@ -209,7 +209,7 @@ TEST(SharedModelOrder, ImageClassificationNeedsLessInTheSearchedOrder) {
   }
 }
 
-// Issue 14's arenas (auto plan) on cortex-m0plus and cortex-m4, each program still TFLite's:
+// The arenas (auto plan) on cortex-m0plus and cortex-m4, each program still TFLite's:
 // overlap, in-place depthwise, backward pointwise runs (visual wake words' first 8 -> 16 one
 // starts 16 bytes above its input) and the order search together.
 TEST(SharedModelArena, BelowTheActivationPeakAndStillTfLites) {
@@ -239,8 +239,8 @@ TEST(SharedModelArena, BelowTheActivationPeakAndStillTfLites) {
   }
 }
 
-// Issue 15: the shared models compiled with row-streamed stages (PlanRequest::stream) on each
-// CPU, their outputs still TFLite's, the arenas within the issue's targets on cortex-m0plus and
+// The shared models compiled with row-streamed stages (PlanRequest::stream) on each
+// CPU, their outputs still TFLite's, the arenas within the targets set for them on cortex-m0plus and
 // cortex-m4 (visual wake words 32,000, 14,500 with its input outside the arena; image
 // classification 17,500; keyword spotting 6,500, its global average pool streamed).
 TEST(SharedModelStreaming, StagesShrinkTheArenaAndKeepTfLitesOutputs) {

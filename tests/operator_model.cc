@@ -167,7 +167,7 @@ std::vector<int8_t> extremum(const ir::Graph& g, const ir::Operator& op,
   return out;
 }
 
-// The reductions of issue 16 over input `shape` along `axes`: for every input element, the
+// The reductions over input `shape` along `axes`: for every input element, the
 // output element it reduces into, and the count per output.
 std::vector<size_t> reduced_into(const std::vector<int32_t>& shape,
                                  const std::vector<int32_t>& axes, size_t* outputs,
@@ -535,7 +535,7 @@ ir::Graph operator_model() {
   const TensorId rs = b.add_operator(ir::OpType::kRsqrt, {r}, std::monostate{}, shape,
                                      1.0f / (std::sqrt(t_scale * 0.5f) * 100.0f), -128);
   for (const TensorId y : {r, r6, th, pr, sd, rs}) b.mark_output(y);
-  // Issue 16's reductions and resize: SUM, REDUCE_MAX, ARG_MAX, ARG_MIN, RESIZE_BILINEAR.
+  // The field models' reductions and resize: SUM, REDUCE_MAX, ARG_MAX, ARG_MIN, RESIZE_BILINEAR.
   const TensorId su = b.add_sum(l, {1}, false, l_scale * 4.0f, 5);  // [1,8,4]
   b.mark_output(su);
   b.mark_output(b.add_reduce_max(l, {2}, true));               // [1,8,1,4]

@@ -1,5 +1,5 @@
 // The operators that came with the operator registry, end to end: a builder model using
-// TRANSPOSE_CONV, LEAKY_RELU, SUB, MAXIMUM and MINIMUM (and issue 16's activations, reductions,
+// TRANSPOSE_CONV, LEAKY_RELU, SUB, MAXIMUM and MINIMUM (and activations, reductions,
 // data-movement operators and BATCH_MATMUL) is written as .tflite, read back, compiled
 // for a scalar, a DSP and an MVE CPU, run on the host, and compared byte for byte with slow
 // references of TFLite's kernels (operator_model.cc). The firmware runs the same model under QEMU

@@ -1,4 +1,4 @@
-// SUM, REDUCE_MAX, ARG_MAX, ARG_MIN and RESIZE_BILINEAR end to end (issue 16): builder models
+// SUM, REDUCE_MAX, ARG_MAX, ARG_MIN and RESIZE_BILINEAR end to end: builder models
 // written as .tflite, read back, compiled for a scalar, a DSP and an MVE CPU, run on the host
 // and compared byte for byte with slow references written here from TensorFlow Lite's
 // definitions; and the models their definitions refuse, with the reason.

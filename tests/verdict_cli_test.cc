@@ -1,7 +1,7 @@
 // One supportedness verdict: `mote inspect`, `mote plan` and `mote compile` accept and refuse the
 // same models, because every refusal is in the operator definitions' check (ops::validate, run on
 // every model read) and lowering never refuses. Runs the `mote` executable on every model of the
-// test suite (the builder's named models, the operator model, the field models of issue 16, the
+// test suite (the builder's named models, the operator model, the field models, the
 // SVDF and LSTM models with state, and the shared models when present) and on models each
 // refused for a different reason.
 #include <gmock/gmock.h>
@@ -95,7 +95,7 @@ void expect_one_verdict(const fs::path& file, bool supported) {
   }
 }
 
-// The field models of issue 16 (tests/field_test.cc checks their arithmetic).
+// The field models (tests/field_test.cc checks their arithmetic).
 std::vector<std::pair<std::string, ir::Graph>> field_models() {
   std::vector<std::pair<std::string, ir::Graph>> models;
   {

@@ -1,5 +1,5 @@
 #pragma once
-// Row-streamed stages (issue 15): the first, high-resolution layers of a vision model may run row
+// Row-streamed stages: the first, high-resolution layers of a vision model may run row
 // by row. Each intermediate feature map of such a stage is held as a ring of the rows its consumer
 // still needs, and each window operator computes a range of its output rows per call:
 // conv2d_rows (conv.h), depthwise_conv2d_rows (depthwise_conv.h), average_pool_rows, max_pool_rows

@@ -1,5 +1,5 @@
 #pragma once
-// Row-streamed stages (issue 15), the compiler's analysis: a run of consecutive operators that
+// Row-streamed stages, the compiler's analysis: a run of consecutive operators that
 // can compute their outputs a few rows at a time (OpDef::row_reach) may run as one stage, output
 // row by output row of its last operator, each tensor made and read inside the stage held as a
 // ring of the rows its readers still need. This pass finds the stages a graph allows, runs the

@@ -39,7 +39,7 @@ struct PlanRequest {
   // Graph inputs get no arena bytes: the program marks them external and the caller binds a
   // buffer to each (Executor::bind_input), which no operator writes.
   bool inputs_outside_arena = false;
-  // Row-streamed stages (issue 15): the first run of operators that can compute a few output
+  // Row-streamed stages: the first run of operators that can compute a few output
   // rows at a time may run as one stage, its inner tensors held as rings of rows, where that
   // gives a smaller arena (passes/row_stages.h). Asked for: it costs instructions (at most 5 %
   // on the shared models, bench/firmware_instructions.md) and changes the program written.

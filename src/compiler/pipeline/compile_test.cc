@@ -413,7 +413,7 @@ TEST(Compile, Conv2dX3ReportsItsMemory) {
   EXPECT_EQ(run.status.temp_allocator, 0u);
 }
 
-// Operator order (issue 14, item 3): interleaved branches need a smaller arena when one runs to
+// Operator order: interleaved branches need a smaller arena when one runs to
 // its end first. The search finds such an order, the program runs it (each step computes what
 // the model's operator at that step computes, byte for byte), and the outputs do not change.
 TEST(OperatorOrder, SearchedOrderNeedsLessAndTheProgramRunsItExactly) {

@@ -1,4 +1,4 @@
-/* A C firmware as a user writes it (issue 17): only mote/runtime/mote.h and the header that
+/* A C firmware as a user writes it: only mote/runtime/mote.h and the header that
  * mote_add_model() generates, an arena sized and aligned by that header's constants, and the
  * board's console. The input and the host's output (`mote run`) are embedded beside it; the
  * outputs must equal the host's byte for byte. */
