@@ -103,7 +103,8 @@ class Qdq:
             self.nodes, self.name,
             [helper.make_tensor_value_info("input", elem, self.input_shape)],
             [helper.make_tensor_value_info(out_name, elem, output_shape)], self.inits)
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset)],
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset),
+                                                        helper.make_opsetid("com.microsoft", 1)],
                                   producer_name="mote-tests")
         model.ir_version = self.ir_version
         onnx.save(model, os.path.join(out_dir, self.name + ".onnx"))
@@ -166,6 +167,119 @@ def branches(out_dir):
     g.save(out_dir, x, g.scale, [1, 64, 8])
 
 
+def more_operators(out_dir):
+    """One model per further operator, each after a convolution: Sigmoid, Tanh, HardSwish,
+    LeakyRelu, PRelu, Sub, Pad, Resize (nearest and linear). One operator each, because a chain
+    would pile up the one-step differences of TFLite's rounding (see the README)."""
+    def sub(g, x):
+        return g.op("Sub", [x, g.x])
+
+    def prelu(g, x):
+        slope, _ = g.weights((8, 1, 1), 1, per_channel=False)
+        return g.op("PRelu", [x, slope])
+
+    def pad(g, x):
+        pads = g.const(np.array([0, 0, 1, 2, 0, 0, 1, 0], np.int64), "pads")
+        return g.op("Pad", [x, pads])
+
+    def resize(mode, coordinates, **attrs):
+        def build(g, x):
+            roi = g.const(np.array([], np.float32), "roi")
+            scales = g.const(np.array([1, 1, 2, 2], np.float32), "scales")
+            return g.op("Resize", [x, roi, scales], mode=mode,
+                        coordinate_transformation_mode=coordinates, **attrs)
+        return build
+
+    cases = {
+        "sigmoid": (lambda g, x: g.op("Sigmoid", [x], scale=1.0 / 256), 1.0 / 256, [1, 8, 6, 6]),
+        "tanh": (lambda g, x: g.op("Tanh", [x], scale=1.0 / 128), 1.0 / 128, [1, 8, 6, 6]),
+        "hardswish": (lambda g, x: g.op("HardSwish", [x]), None, [1, 8, 6, 6]),
+        "leakyrelu": (lambda g, x: g.op("LeakyRelu", [x], alpha=0.13), None, [1, 8, 6, 6]),
+        "prelu": (prelu, None, [1, 8, 6, 6]),
+        "sub": (sub, None, [1, 8, 6, 6]),
+        "pad": (pad, None, [1, 8, 8, 8]),
+        "resize_nearest": (resize("nearest", "asymmetric", nearest_mode="floor"), None,
+                           [1, 8, 12, 12]),
+        "resize_linear": (resize("linear", "half_pixel"), None, [1, 8, 12, 12]),
+    }
+    for name, (build, scale, shape) in cases.items():
+        g = Qdq("qdq_op_" + name, [1, 8, 6, 6], opset=14)
+        x = build(g, g.conv(g.x, 8, 8, 3))
+        g.save(out_dir, x, scale or g.scale, shape)
+
+
+class QOperator(Qdq):
+    """ONNX Runtime's QOperator form: QLinearConv, QLinearMatMul and com.microsoft's QLinearAdd,
+    QLinearGlobalAveragePool, QGemm on uint8 activations; byte-moving operators (MaxPool,
+    Flatten) straight on the quantized tensors."""
+
+    def __init__(self, name, shape):
+        super().__init__(name, shape, uint8=True)
+        self.nodes.clear()
+        self.inits.clear()
+        s, z = self.qparams(self.scale)
+        self.x = self.fresh("q")
+        self.nodes.append(helper.make_node("QuantizeLinear", ["input", s, z], [self.x]))
+
+    def qweights(self, shape, fan_in):
+        w = self.rng.uniform(-1, 1, shape).astype(np.float32) * np.float32(np.sqrt(3.0 / fan_in))
+        scales = (np.abs(w).reshape(shape[0], -1).max(axis=1) / 127).astype(np.float32)
+        q = np.clip(np.round(w / scales.reshape((-1,) + (1,) * (len(shape) - 1))), -127, 127)
+        return (self.const(q.astype(np.int8), "w"), self.const(scales, "w_scale"),
+                self.const(np.zeros(shape[0], np.int8), "w_zp"), scales)
+
+    def qop(self, op_type, inputs, domain=None, **attrs):
+        y = self.fresh(op_type.lower())
+        kw = {"domain": domain} if domain else {}
+        self.nodes.append(helper.make_node(op_type, inputs, [y], **kw, **attrs))
+        return y
+
+    def qconv(self, x, cin, cout, k, stride=1, group=1):
+        xs, xz = self.qparams(self.scale)
+        w, ws, wz, scales = self.qweights((cout, cin // group, k, k), cin // group * k * k)
+        b = self.const(self.rng.integers(-2000, 2000, cout).astype(np.int32), "b")
+        ys, yz = self.qparams(self.scale)
+        return self.qop("QLinearConv", [x, xs, xz, w, ws, wz, ys, yz, b], kernel_shape=[k, k],
+                        strides=[stride, stride], pads=[k // 2] * 4, group=group)
+
+    def qbinary(self, op_type, a, b):
+        sa, za = self.qparams(self.scale)
+        sb, zb = self.qparams(self.scale)
+        sy, zy = self.qparams(self.scale)
+        return self.qop(op_type, [a, sa, za, b, sb, zb, sy, zy], domain="com.microsoft")
+
+    def save_q(self, out_dir, y, output_shape):
+        s, z = self.qparams(self.scale)
+        d = self.fresh("dq")
+        self.nodes.append(helper.make_node("DequantizeLinear", [y, s, z], [d]))
+        self.save(out_dir, d, self.scale, output_shape)
+
+
+def qoperator(out_dir):
+    g = QOperator("qop_cnn", [1, 3, 12, 12])
+    x = g.qconv(g.x, 3, 8, 3)
+    x = g.qop("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    y = g.qconv(x, 8, 8, 3, group=8)
+    x = g.qbinary("QLinearAdd", x, y)
+    x = g.qbinary("QLinearMul", x, x)
+    xs, xz = g.qparams(g.scale)
+    ys, yz = g.qparams(g.scale)
+    p = g.qop("QLinearGlobalAveragePool", [x, xs, xz, ys, yz], domain="com.microsoft",
+              channels_last=0)
+    p = g.qop("Flatten", [p], axis=1)
+    w, ws, wz, scales = g.qweights((10, 8), 8)
+    b = g.const(g.rng.integers(-2000, 2000, 10).astype(np.int32), "b")
+    ps, pz = g.qparams(g.scale)
+    ys, yz = g.qparams(g.scale)
+    y = g.qop("QGemm", [p, ps, pz, w, ws, wz, b, ys, yz], domain="com.microsoft", transB=1)
+    ws2, wz2 = g.const(np.array(0.02, np.float32), "w_scale"), g.const(np.array(0, np.int8), "w_zp")
+    w2 = g.const(g.rng.integers(-100, 100, (10, 6)).astype(np.int8), "w")
+    ys2, yz2 = g.qparams(g.scale)
+    ys1, yz1 = g.qparams(g.scale)
+    y = g.qop("QLinearMatMul", [y, ys1, yz1, w2, ws2, wz2, ys2, yz2])
+    g.save_q(out_dir, y, [1, 6])
+
+
 def float_model(out_dir):
     """A float model without quantization: the reader must refuse it."""
     w = numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "w")
@@ -184,6 +298,8 @@ def main():
     cnn(out, "qdq_cnn_uint8", uint8=True)
     kws(out)
     branches(out)
+    more_operators(out)
+    qoperator(out)
     float_model(out)
 
 

@@ -176,8 +176,15 @@ struct QuantParams {
 // What an ONNX value stands for: an IR tensor (int8 activation, or a float graph input) whose
 // dimension i holds the ONNX value's dimension perm[i] (empty: the same order).
 struct Value {
+  Value() = default;
+  Value(int32_t t, std::vector<int32_t> p, std::vector<int32_t> hwc = {})
+      : tensor(t), perm(std::move(p)), flattened_hwc(std::move(hwc)) {}
   int32_t tensor = -1;
   std::vector<int32_t> perm;
+  // A Flatten of an NHWC tensor [N, H, W, C] taken in NHWC order: {H, W, C}, else empty. A fully
+  // connected layer reads it as it is, its weight columns re-laid (the transpose folded away);
+  // any other operator gets ONNX's order (activation()).
+  std::vector<int32_t> flattened_hwc;
 };
 
 // A constant operand that a DequantizeLinear (or a QLinear operator) gives its meaning: the
@@ -423,7 +430,7 @@ class Reader {
 
   // The int8 activation behind input k: the output of a DequantizeLinear (an alias of its
   // quantized input), or a value another operator left quantized.
-  Value activation(int k) {
+  Value activation(int k, bool flattened_ok = false) {
     const std::string& name = input_name(k);
     auto it = values_.find(name);
     if (it == values_.end()) {
@@ -435,7 +442,23 @@ class Reader {
           "' is float, not dequantized from int8: the model must be quantized around this "
           "operator (QuantizeLinear and DequantizeLinear before it)");
     }
+    if (!it->second.flattened_hwc.empty() && !flattened_ok) return unflatten(it->second);
     return it->second;
+  }
+
+  // A flattened NHWC value in ONNX's order: [N, H*W*C] -> [N, H, W, C] -> [N, C, H, W] ->
+  // [N, C*H*W], the reshapes free; made once per tensor.
+  Value unflatten(const Value& v) {
+    if (auto it = unflattened_.find(v.tensor); it != unflattened_.end()) return {it->second, {}, {}};
+    const ir::Tensor flat = tensor(v.tensor);
+    const std::vector<int32_t>& hwc = v.flattened_hwc;
+    const int32_t four = add_activation(flat.name + "/nhwc", {flat.shape[0], hwc[0], hwc[1], hwc[2]}, flat.quantization);
+    add_op(OpType::kReshape, {v.tensor, add_int32_constant(flat.name + "/nhwc/shape", tensor(four).shape)}, four, ir::ReshapeOptions{});
+    const Value nchw = as_plain({four, kNhwc, {}});
+    const int32_t out = add_activation(flat.name + "/nchw", flat.shape, flat.quantization);
+    add_op(OpType::kReshape, {nchw.tensor, add_int32_constant(flat.name + "/nchw/shape", flat.shape)}, out, ir::ReshapeOptions{});
+    unflattened_[v.tensor] = out;
+    return {out, {}, {}};
   }
   bool is_activation(int k) const { return has_input(k) && values_.count(node_->input(k)) != 0; }
 
@@ -504,6 +527,7 @@ class Reader {
     return q;
   }
   Sink sink(const std::string& output, bool fuse = true) {
+    if (auto it = stated_sinks_.find(output); it != stated_sinks_.end()) return it->second;
     Sink s;
     s.name = output;
     int next = only_consumer(output);
@@ -608,7 +632,7 @@ class Reader {
       const std::string name = printable(out.name());
       auto it = values_.find(out.name());
       if (it == values_.end()) fail("graph output '" + name + "' is produced by no node Mote read");
-      Value v = it->second;
+      Value v = it->second.flattened_hwc.empty() ? it->second : unflatten(it->second);
       const size_t rank = tensor(v.tensor).shape.size();
       v = relayout(v, options_.output_nhwc && rank == 4 ? kNhwc : std::vector<int32_t>{}, name);
       const int32_t elem = out.type().tensor_type().elem_type();
@@ -633,9 +657,13 @@ class Reader {
     if (!domain.empty() && domain != "ai.onnx" && domain != "com.microsoft") {
       bad("operator domain '" + printable(domain) + "' not supported");
     }
-    if (domain == "com.microsoft") {
-      bad("not supported");
+    if (op.rfind("QLinear", 0) == 0 || op == "QGemm") return qlinear();
+    if (op == "ConvInteger" || op == "MatMulInteger" || op == "DynamicQuantizeLinear") {
+      bad("dynamic quantization (int32 results rescaled in float at run time) is not supported: "
+          "quantize the model statically, with activation scales fixed ahead of time "
+          "(onnxruntime.quantization.quantize_static)");
     }
+    if (domain == "com.microsoft") bad("not supported (mote inspect --check lists what Mote can compile)");
     if (op == "QuantizeLinear") return quantize_linear();
     if (op == "DequantizeLinear") return dequantize_linear();
     if (op == "Conv") return conv();
@@ -654,8 +682,221 @@ class Reader {
     if (op == "Softmax") return softmax();
     if (op == "Concat") return concat();
     if (op == "Identity" || op == "Dropout") return identity_node();
+    if (op == "Sigmoid") return sigmoid();
+    if (op == "Tanh") return unary(OpType::kTanh, ir::Quantization{{1.0f / 128}, {0}, 0});
+    if (op == "HardSwish") return unary(OpType::kHardSwish);
+    if (op == "LeakyRelu") return leaky_relu();
+    if (op == "PRelu") return prelu();
+    if (op == "Pad") return pad();
+    if (op == "Resize" || op == "Upsample") return resize();
     if (op == "Constant") return constant_node();
     bad("not supported (mote inspect --check lists what Mote can compile)");
+  }
+
+  // ---- the QOperator form: each QLinear node is read as the QDQ form of its float operator,
+  // its operands stated by scale and zero point inputs instead of DequantizeLinear nodes.
+
+  // Input k, quantized by inputs scale_k and zp_k, under a name of its own for the QDQ reader.
+  std::string stated_operand(int k, int scale_k, int zp_k, int64_t axis = 0) {
+    const std::string name = node_->output(0) + "/input" + std::to_string(k);
+    QuantParams q = quant_params(scale_k, zp_k, axis);
+    if (const Constant* c = constant(input_name(k))) {
+      dq_constants_[name] = {*c, q};
+      return name;
+    }
+    if (q.scale.size() != 1) bad("a per-axis quantized activation is not supported");
+    Value v = activation(k, true);
+    ir::Tensor& t = g_.tensors[static_cast<size_t>(v.tensor)];
+    if (t.quantization.empty()) t.quantization = q.ir();  // an int8 or uint8 graph input
+    bind(name, v, q);
+    return name;
+  }
+  // The int32 bias (input k) of a QLinearConv or QGemm: scale input x weight, zero point 0.
+  std::string stated_bias(int k, const std::string& input, const std::string& weights) {
+    const std::string name = node_->output(0) + "/input" + std::to_string(k);
+    const float input_scale = tensor(values_.at(input).tensor).quantization.scale[0];
+    QuantConstant b{constant_input(k), {}};
+    for (float ws : dq_constants_.at(weights).q.scale) b.q.scale.push_back(input_scale * ws);
+    b.q.zero_point.assign(b.q.scale.size(), 0);
+    dq_constants_[name] = b;
+    return name;
+  }
+
+  void qlinear() {
+    const ::onnx::NodeProto& original = *node_;
+    const std::string& op = original.op_type();
+    ::onnx::NodeProto node = original;  // keeps name, domain, type and attributes for messages
+    node.clear_input();
+    node.clear_output();
+    const std::string output = original.output(0) + "/float";
+    node.add_output(output);
+    auto out_quant = [&](int scale_k, int zp_k) {
+      if (!has_input(scale_k)) bad("a float output (no output scale) is not supported");
+      Sink s;
+      s.q = quant_params(scale_k, zp_k);
+      s.name = original.output(0);
+      stated_sinks_[output] = s;
+    };
+    void (Reader::*read)() = nullptr;
+    if (op == "QLinearConv") {
+      const std::string x = stated_operand(0, 1, 2), w = stated_operand(3, 4, 5, 0);
+      for (const std::string& in : {x, w}) node.add_input(in);
+      if (has_input(8)) node.add_input(stated_bias(8, x, w));
+      out_quant(6, 7);
+      read = &Reader::conv;
+    } else if (op == "QLinearMatMul") {
+      node.add_input(stated_operand(0, 1, 2));
+      node.add_input(stated_operand(3, 4, 5, 1));
+      out_quant(6, 7);
+      read = &Reader::matmul;
+    } else if (op == "QGemm") {
+      const std::string a = stated_operand(0, 1, 2);
+      const std::string b = stated_operand(3, 4, 5, int_attr("transB", 0) != 0 ? 0 : 1);
+      node.add_input(a);
+      node.add_input(b);
+      if (has_input(6)) node.add_input(stated_bias(6, a, b));
+      out_quant(7, 8);
+      read = &Reader::gemm;
+    } else if (op == "QLinearAdd" || op == "QLinearMul") {
+      node.add_input(stated_operand(0, 1, 2));
+      node.add_input(stated_operand(3, 4, 5));
+      out_quant(6, 7);
+      read = op == "QLinearAdd" ? &Reader::add : &Reader::mul;
+    } else if (op == "QLinearAveragePool" || op == "QLinearGlobalAveragePool") {
+      if (int_attr("channels_last", 0) != 0) bad("channels_last 1 not supported");
+      node.add_input(stated_operand(0, 1, 2));
+      out_quant(3, 4);
+      read = op == "QLinearAveragePool" ? &Reader::average_pool : &Reader::global_average_pool;
+    } else if (op == "QLinearSigmoid") {
+      node.add_input(stated_operand(0, 1, 2));
+      out_quant(3, 4);
+      read = &Reader::sigmoid;
+    } else if (op == "QLinearLeakyRelu") {
+      node.add_input(stated_operand(0, 1, 2));
+      out_quant(3, 4);
+      read = &Reader::leaky_relu;
+    } else if (op == "QLinearConcat") {
+      for (int k = 2; k + 2 < original.input_size(); k += 3) node.add_input(stated_operand(k, k + 1, k + 2));
+      out_quant(0, 1);
+      read = &Reader::concat;
+    } else {
+      bad("not supported (mote inspect --check lists what Mote can compile)");
+    }
+    node_ = &node;
+    (this->*read)();
+    node_ = &original;
+  }
+  void add() { binary(OpType::kAdd); }
+  void mul() { binary(OpType::kMul); }
+  void average_pool() { pool(OpType::kAveragePool2D); }
+
+  // An elementwise operator of one input: the output quantization is the QuantizeLinear's, or a
+  // fixed one the int8 kernel writes (requantized to the QuantizeLinear's where they differ).
+  void unary(OpType type, std::optional<ir::Quantization> fixed = std::nullopt, ir::Options options = {}) {
+    const Value x = activation(0);
+    const Sink s = sink(node_->output(0), false);
+    const ir::Quantization q = fixed ? *fixed : required(s, node_->output(0)).ir();
+    const int32_t out = add_activation(fixed ? node_->output(0) : s.name, tensor(x.tensor).shape, q);
+    add_op(type, {x.tensor}, out, std::move(options));
+    bind(s.name, {out, x.perm, {}}, s.q);
+  }
+  void sigmoid() { unary(OpType::kLogistic, ir::Quantization{{1.0f / 256}, {-128}, 0}); }
+  void leaky_relu() { unary(OpType::kLeakyRelu, std::nullopt, ir::LeakyReluOptions{float_attr("alpha", 0.01f)}); }
+
+  void prelu() {
+    const Value x = activation(0);
+    const size_t rank = tensor(x.tensor).shape.size();
+    // ONNX's slope broadcasts from the right; PyTorch writes [C, 1, 1] for NCHW.
+    const int32_t alpha = binary_constant(1, x, rank);
+    const Sink s = sink(node_->output(0), false);
+    const int32_t out = output_tensor(s, tensor(x.tensor).shape, required(s, node_->output(0)));
+    add_op(OpType::kPrelu, {x.tensor, alpha}, out);
+    values_[s.name] = {out, x.perm, {}};
+  }
+
+  void pad() {
+    const Value x = activation(0);
+    if (string_attr("mode", "constant") != "constant") bad("mode '" + printable(string_attr("mode", "")) + "' not supported (constant only)");
+    const std::vector<int64_t> pads = opset_ >= 11 ? ints_input(1) : ints_attr("pads");
+    const size_t rank = tensor(x.tensor).shape.size();
+    if (pads.size() != 2 * rank) bad("pads do not match the input's rank");
+    if (opset_ >= 11 && has_input(2)) {
+      const QuantConstant value = quant_constant(2);
+      double real = value.data.at(0);
+      if (!value.q.scale.empty()) real = (real - (value.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0) - static_cast<double>(value.q.zero_point[0])) * value.q.scale[0];
+      if (real != 0) bad("a constant value other than 0 is not supported");
+    } else if (float_attr("value", 0) != 0) {
+      bad("a constant value other than 0 is not supported");
+    }
+    if (has_input(3)) bad("the axes input is not supported");
+    std::vector<int32_t> paddings;
+    std::vector<int32_t> shape = tensor(x.tensor).shape;
+    for (size_t i = 0; i < rank; ++i) {
+      const size_t d = x.perm.empty() ? i : static_cast<size_t>(x.perm[i]);
+      if (pads[d] < 0 || pads[d + rank] < 0) bad("negative pads (cropping) not supported");
+      paddings.push_back(static_cast<int32_t>(pads[d]));
+      paddings.push_back(static_cast<int32_t>(pads[d + rank]));
+      shape[i] += static_cast<int32_t>(pads[d] + pads[d + rank]);
+    }
+    const Sink s = sink(node_->output(0), false);
+    const int32_t p = add_int32_constant(node_->output(0) + "/paddings", paddings, {static_cast<int32_t>(rank), 2});
+    const int32_t out = add_activation(node_->output(0), shape, tensor(x.tensor).quantization);
+    add_op(OpType::kPad, {x.tensor, p}, out);
+    bind(s.name, {out, x.perm, {}}, s.q);
+  }
+
+  void resize() {
+    const Value x = spatial_input(0);
+    const std::vector<int64_t> xs = onnx_shape(x);
+    const std::string mode = string_attr("mode", "nearest");
+    const std::string coordinates = string_attr("coordinate_transformation_mode", opset_ >= 11 ? "half_pixel" : "asymmetric");
+    // The output size: the sizes input, else the scales (input 1 before opset 11, 2 from it).
+    std::vector<int64_t> out = xs;
+    const int scales_k = opset_ >= 11 ? 2 : 1;
+    if (opset_ >= 11 && has_input(3) && constant(node_->input(3)) != nullptr && constant(node_->input(3))->count() > 0) {
+      out = ints_input(3);
+    } else if (has_input(scales_k) && constant(node_->input(scales_k)) != nullptr && constant(node_->input(scales_k))->count() > 0) {
+      const std::vector<double> scales = constant_input(scales_k).values();
+      if (scales.size() != 4) bad("scales do not match the input's rank");
+      for (size_t i = 0; i < 4; ++i) out[i] = static_cast<int64_t>(std::floor(static_cast<double>(xs[i]) * scales[i]));
+    } else {
+      bad("needs constant scales or sizes");
+    }
+    if (out.size() != 4 || out[0] != xs[0] || out[1] != xs[1]) bad("only the spatial dimensions may be resized");
+    ir::ResizeNearestNeighborOptions o;
+    OpType type;
+    if (mode == "nearest") {
+      type = OpType::kResizeNearestNeighbor;
+      const std::string rounding = string_attr("nearest_mode", "round_prefer_floor");
+      // TFLite's nearest neighbour: floor(out * scale), or floor((out + 0.5) * scale) with
+      // half_pixel_centers, which ONNX's half_pixel with round_prefer_ceil computes too.
+      if (coordinates == "asymmetric" && (rounding == "floor" || opset_ < 11)) {
+      } else if ((coordinates == "half_pixel" || coordinates == "tf_half_pixel_for_nn") && rounding == "round_prefer_ceil") {
+        o.half_pixel_centers = true;
+      } else if (out[2] % xs[2] == 0 && out[3] % xs[3] == 0 && coordinates != "align_corners") {
+        // An integer factor: every ONNX rounding picks floor(out / factor).
+      } else {
+        bad("nearest resize with coordinate_transformation_mode '" + printable(coordinates) + "' and nearest_mode '" + printable(rounding) + "' not supported");
+      }
+    } else if (mode == "linear" || mode == "bilinear") {
+      type = OpType::kResizeBilinear;
+      if (coordinates == "half_pixel" || coordinates == "pytorch_half_pixel") {
+        o.half_pixel_centers = true;
+      } else if (coordinates == "align_corners") {
+        o.align_corners = true;
+      } else if (coordinates != "asymmetric") {
+        bad("linear resize with coordinate_transformation_mode '" + printable(coordinates) + "' not supported");
+      }
+    } else {
+      bad("mode '" + printable(mode) + "' not supported");
+    }
+    const Sink s = sink(node_->output(0), false);
+    const std::vector<int32_t> size = {static_cast<int32_t>(out[2]), static_cast<int32_t>(out[3])};
+    const int32_t sz = add_int32_constant(node_->output(0) + "/size", size);
+    const ir::Tensor in = tensor(x.tensor);
+    const int32_t y = add_activation(node_->output(0), {in.shape[0], size[0], size[1], in.shape[3]}, in.quantization);
+    add_op(type, {x.tensor, sz}, y, o);
+    bind(s.name, {y, kNhwc, {}}, s.q);
   }
 
   void constant_node() {
@@ -998,7 +1239,8 @@ class Reader {
 
   // A fully connected layer: input [.., K], weights given [K, N] (`transposed` false) or [N, K].
   void fully_connected(Value x, const QuantConstant& w, bool transposed, int bias_input) {
-    x = as_plain(x);
+    const std::vector<int32_t> hwc = x.flattened_hwc;
+    x = hwc.empty() ? as_plain(x) : x;
     const std::vector<int64_t> xs = onnx_shape(x);
     if (w.data.dims.size() != 2) bad("weights of rank " + std::to_string(w.data.dims.size()) + " not supported (2-D)");
     const int64_t n = transposed ? w.data.dims[0] : w.data.dims[1];
@@ -1008,10 +1250,19 @@ class Reader {
     const QuantParams q = required(s, node_->output(0));
     const std::vector<int8_t> data = int8_weights(w, "weights");
     const std::vector<float> scales = channel_scales(w, n, transposed ? 0 : 1);
+    // Column i of the IR weights multiplies input element i; for a flattened NHWC input that is
+    // ONNX's column c*H*W + h*W + w where i = (h*W + w)*C + c.
+    auto column = [&](int64_t i) -> int64_t {
+      if (hwc.empty()) return i;
+      const int64_t hw = static_cast<int64_t>(hwc[0]) * hwc[1], c = i % hwc[2];
+      return c * hw + i / hwc[2];
+    };
     std::vector<int8_t> laid(data.size());
     for (int64_t r = 0; r < n; ++r)
-      for (int64_t c = 0; c < k; ++c)
-        laid[static_cast<size_t>(r * k + c)] = transposed ? data[static_cast<size_t>(r * k + c)] : data[static_cast<size_t>(c * n + r)];
+      for (int64_t i = 0; i < k; ++i) {
+        const int64_t c = column(i);
+        laid[static_cast<size_t>(r * k + i)] = transposed ? data[static_cast<size_t>(r * k + c)] : data[static_cast<size_t>(c * n + r)];
+      }
     const std::string name = node_->output(0);
     const int32_t weights = weights_tensor(name + "/weights", {static_cast<int32_t>(n), static_cast<int32_t>(k)}, laid, scales, 0);
     std::vector<int32_t> inputs = {x.tensor, weights};
@@ -1034,14 +1285,14 @@ class Reader {
   void gemm() {
     if (int_attr("transA", 0) != 0) bad("transA 1 not supported");
     if (float_attr("alpha", 1) != 1 || float_attr("beta", 1) != 1) bad("alpha and beta other than 1 not supported");
-    const Value x = activation(0);
+    const Value x = activation(0, true);
     if (tensor(x.tensor).shape.size() != 2) bad("input of rank " + std::to_string(tensor(x.tensor).shape.size()) + " (Gemm takes 2-D)");
     fully_connected(x, quant_constant(1), int_attr("transB", 0) != 0, 2);
   }
 
   void matmul() {
     if (is_activation(1)) bad("a product of two activations is not supported (the second input must be constant weights)");
-    fully_connected(activation(0), quant_constant(1), false, -1);
+    fully_connected(activation(0, true), quant_constant(1), false, -1);
   }
 
   // A constant operand of a binary operator as an int8 IR tensor laid out like `like`.
@@ -1232,9 +1483,9 @@ class Reader {
 
   void reshape() {
     const std::string& op = node_->op_type();
-    const Value x = as_plain(activation(0));
-    const std::vector<int64_t> xs = onnx_shape(x);
-    const int64_t count = tensor(x.tensor).num_elements();
+    const Value read = activation(0);
+    const std::vector<int64_t> xs = onnx_shape(read);
+    const int64_t count = tensor(read.tensor).num_elements();
     std::vector<int64_t> shape;
     const auto rank = static_cast<int64_t>(xs.size());
     if (op == "Reshape") {
@@ -1279,10 +1530,16 @@ class Reader {
     }
     std::vector<int32_t> s32(shape.begin(), shape.end());
     const Sink s = sink(node_->output(0), false);
+    // [N, C, H, W] -> [N, C*H*W] of an NHWC tensor: flattened as it lies (see Value).
+    const bool keep_nhwc = read.perm == kNhwc && shape.size() == 2 && shape[0] == xs[0] &&
+                           xs[1] > 1 && xs[2] * xs[3] > 1;
+    const Value x = keep_nhwc ? read : as_plain(read);
     const int32_t sh = add_int32_constant(node_->output(0) + "/shape", s32);
     const int32_t out = add_activation(node_->output(0), s32, tensor(x.tensor).quantization);
     add_op(OpType::kReshape, {x.tensor, sh}, out, ir::ReshapeOptions{});
-    bind(s.name, {out, {}}, s.q);
+    Value result{out, {}, {}};
+    if (keep_nhwc) result.flattened_hwc = {static_cast<int32_t>(xs[2]), static_cast<int32_t>(xs[3]), static_cast<int32_t>(xs[1])};
+    bind(s.name, result, s.q);
   }
 
   void transpose() {
@@ -1380,6 +1637,8 @@ class Reader {
   std::map<std::string, QuantConstant> dq_constants_;      // DequantizeLinear of a constant
   std::map<std::string, QuantConstant> pending_quantized_;  // QuantizeLinear of a float constant
   std::map<std::string, Value> values_;
+  std::map<std::string, Sink> stated_sinks_;  // a QOperator node's output quantization
+  std::map<int32_t, int32_t> unflattened_;  // flattened NHWC tensor -> its ONNX-order copy
   std::map<std::pair<int32_t, std::vector<int32_t>>, int32_t> relaid_;  // (tensor, layout) -> tensor
   std::map<std::string, std::vector<int>> consumers_;
   std::set<std::string> graph_outputs_;
