@@ -95,13 +95,13 @@ class Qdq:
                        strides=[stride, stride], pads=pads if pads is not None else [p, p, p, p],
                        group=group)
 
-    def save(self, out_dir, outputs, output_scale, output_shape):
+    def save(self, out_dir, outputs, output_scale, output_shape, declared_input=None):
         out_name = "output"
         self.nodes.append(helper.make_node("Identity", [outputs], [out_name]))
         elem = TensorProto.FLOAT
         graph = helper.make_graph(
             self.nodes, self.name,
-            [helper.make_tensor_value_info("input", elem, self.input_shape)],
+            [helper.make_tensor_value_info("input", elem, declared_input or self.input_shape)],
             [helper.make_tensor_value_info(out_name, elem, output_shape)], self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset),
                                                         helper.make_opsetid("com.microsoft", 1)],
@@ -280,6 +280,25 @@ def qoperator(out_dir):
     g.save_q(out_dir, y, [1, 6])
 
 
+def bad_models(out_dir):
+    """Models Mote must refuse with a clear message: an operator it lacks, a symbolic batch
+    size (which --input-shape fixes). They have no NAME.json: the reference run skips them."""
+    g = Qdq("bad_unsupported", [1, 8, 6, 6])
+    x = g.op("Cos", [g.conv(g.x, 8, 8, 3)])
+    g.save(out_dir, x, g.scale, [1, 8, 6, 6])
+    os.remove(os.path.join(out_dir, "bad_unsupported.json"))
+    g = Qdq("bad_dynamic", [1, 8, 6, 6])
+    g.save(out_dir, g.conv(g.x, 8, 8, 3), g.scale, ["batch", 8, 6, 6],
+           declared_input=["batch", 8, 6, 6])
+    os.remove(os.path.join(out_dir, "bad_dynamic.json"))
+    with open(os.path.join(out_dir, "bad_text.onnx"), "w") as f:
+        f.write("not a model\n")
+    with open(os.path.join(out_dir, "qdq_cnn.onnx"), "rb") as f:
+        whole = f.read()
+    with open(os.path.join(out_dir, "bad_truncated.onnx"), "wb") as f:
+        f.write(whole[: len(whole) // 2])
+
+
 def float_model(out_dir):
     """A float model without quantization: the reader must refuse it."""
     w = numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "w")
@@ -301,6 +320,7 @@ def main():
     more_operators(out)
     qoperator(out)
     float_model(out)
+    bad_models(out)
 
 
 if __name__ == "__main__":

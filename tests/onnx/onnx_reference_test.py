@@ -87,6 +87,36 @@ def check_model(args, module, name):
     return ok
 
 
+# Refused models: (file, extra arguments, what the message must say).
+REFUSED = [
+    ("float_conv.onnx", [], "Mote compiles int8 models; quantize it first"),
+    ("bad_unsupported.onnx", [], "(Cos, domain ai.onnx, opset 13): not supported"),
+    ("bad_dynamic.onnx", [], "--input-shape input=1,8,6,6"),
+    ("bad_truncated.onnx", [], "not a readable ONNX model"),
+    ("bad_text.onnx", [], "not a readable ONNX model"),
+]
+
+
+def check_refusals(args):
+    """Each bad model: exit status 2, the message, nothing written; a fixed shape compiles."""
+    ok = True
+    for name, extra, said in REFUSED:
+        program = os.path.join(args.work, name + ".mote")
+        if os.path.exists(program):
+            os.remove(program)
+        r = subprocess.run([args.mote, "compile", os.path.join(args.work, name), "-o", program]
+                           + extra, capture_output=True, text=True)
+        good = r.returncode == 2 and said in r.stderr and not os.path.exists(program)
+        print(f"{name}: exit {r.returncode}: {r.stderr.strip()}")
+        ok = ok and good
+    fixed = os.path.join(args.work, "bad_dynamic-fixed.mote")
+    r = subprocess.run([args.mote, "compile", os.path.join(args.work, "bad_dynamic.onnx"),
+                        "--input-shape", "input=1,8,6,6", "-o", fixed], capture_output=True,
+                       text=True)
+    print(f"bad_dynamic.onnx --input-shape input=1,8,6,6: exit {r.returncode}")
+    return ok and r.returncode == 0 and os.path.exists(fixed)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--mote", required=True)
@@ -118,6 +148,8 @@ def main():
                                  if f.endswith(".json") and os.path.exists(
                                      os.path.join(args.work, f[:-5] + ".onnx")))
     failed = [n for n in names if not check_model(args, module, n)]
+    if not args.torch and not args.model and not check_refusals(args):
+        failed.append("refusals")
     if failed:
         print("FAILED: " + ", ".join(failed))
         return 1

@@ -29,7 +29,15 @@ using ir::OpType;
 constexpr int64_t kCheckedIrVersion = 8;
 constexpr int64_t kCheckedOpset = 17;
 
-const std::vector<int32_t> kNhwc = {0, 2, 3, 1};  // IR dimension i holds NCHW dimension kNhwc[i]
+const std::vector<int32_t> kNhwc = {0, 2, 3, 1};
+
+const char* const kUnsupported =
+    "not supported; Mote reads QuantizeLinear, DequantizeLinear, Conv, Gemm, MatMul, Add, Sub, "
+    "Mul, MaxPool, AveragePool, GlobalAveragePool, ReduceMean, Relu, Clip, Sigmoid, Tanh, "
+    "HardSwish, LeakyRelu, PRelu, Softmax, Concat, Reshape, Flatten, Squeeze, Unsqueeze, "
+    "Transpose, Pad, Resize, Identity, Dropout, Constant, and the QOperator forms QLinearConv, "
+    "QLinearMatMul, QGemm, QLinearAdd, QLinearMul, QLinearAveragePool, "
+    "QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat";  // IR dimension i holds NCHW dimension kNhwc[i]
 
 std::string printable(const std::string& s) {
   std::string out = s;
@@ -257,9 +265,12 @@ class Reader {
 
   std::string where() const {
     if (node_ == nullptr) return "";
-    std::string domain = node_->domain().empty() ? "" : node_->domain() + ".";
-    return "node " + std::to_string(node_index_) + " '" + printable(node_->name()) + "' (" +
-           domain + node_->op_type() + ", opset " +
+    const std::string domain = node_->domain().empty() ? "ai.onnx" : printable(node_->domain());
+    const std::string name = !node_->name().empty() ? " '" + printable(node_->name()) + "'"
+                              : node_->output_size() > 0 ? " (output '" + printable(node_->output(0)) + "')"
+                                                         : "";
+    return "node " + std::to_string(node_index_) + name + " (" + printable(node_->op_type()) +
+           ", domain " + domain + ", opset " +
            std::to_string(node_->domain() == "com.microsoft" ? ms_opset_ : opset_) + "): ";
   }
   [[noreturn]] void bad(const std::string& why) const { fail(where() + why); }
@@ -599,9 +610,11 @@ class Reader {
         }
       }
       if (dynamic) {
+        std::string example;
+        for (int64_t d : shape) example += (example.empty() ? "" : ",") + std::to_string(d > 0 ? d : 1);
         fail("graph input '" + name + "' has a dynamic shape " + shape_text(shape) +
-             " (-1: symbolic); Mote plans fixed shapes: give them with --input-shape " + name +
-             "=1,3,96,96 (one number per dimension)");
+             " (-1: symbolic); Mote plans fixed shapes: give them, e.g. --input-shape " + name +
+             "=" + example + " (one size per dimension)");
       }
       if (shape.size() > ir::kMaxRank) fail("graph input '" + name + "' has rank " + std::to_string(shape.size()));
       DataType type;
@@ -663,7 +676,7 @@ class Reader {
           "quantize the model statically, with activation scales fixed ahead of time "
           "(onnxruntime.quantization.quantize_static)");
     }
-    if (domain == "com.microsoft") bad("not supported (mote inspect --check lists what Mote can compile)");
+    if (domain == "com.microsoft") bad(kUnsupported);
     if (op == "QuantizeLinear") return quantize_linear();
     if (op == "DequantizeLinear") return dequantize_linear();
     if (op == "Conv") return conv();
@@ -690,7 +703,7 @@ class Reader {
     if (op == "Pad") return pad();
     if (op == "Resize" || op == "Upsample") return resize();
     if (op == "Constant") return constant_node();
-    bad("not supported (mote inspect --check lists what Mote can compile)");
+    bad(kUnsupported);
   }
 
   // ---- the QOperator form: each QLinear node is read as the QDQ form of its float operator,
@@ -780,7 +793,7 @@ class Reader {
       out_quant(0, 1);
       read = &Reader::concat;
     } else {
-      bad("not supported (mote inspect --check lists what Mote can compile)");
+      bad(kUnsupported);
     }
     node_ = &node;
     (this->*read)();
@@ -849,6 +862,10 @@ class Reader {
     const Value x = spatial_input(0);
     const std::vector<int64_t> xs = onnx_shape(x);
     const std::string mode = string_attr("mode", "nearest");
+    // Opset 18's additions change the result when set.
+    if (int_attr("antialias", 0) != 0) bad("antialias 1 not supported");
+    if (attribute("axes") != nullptr) bad("the axes attribute is not supported");
+    if (string_attr("keep_aspect_ratio_policy", "stretch") != "stretch") bad("keep_aspect_ratio_policy other than stretch not supported");
     const std::string coordinates = string_attr("coordinate_transformation_mode", opset_ >= 11 ? "half_pixel" : "asymmetric");
     // The output size: the sizes input, else the scales (input 1 before opset 11, 2 from it).
     std::vector<int64_t> out = xs;
