@@ -84,6 +84,11 @@ def check_model(args, module, name):
               f"{max(worst, 0):.2f} steps outside; its two results differ by up to {spread} steps)")
         if np.any(outside):
             ok = False
+    for cpu in args.firmware:
+        r = subprocess.run([args.mote, "validate", model, "--target", cpu], capture_output=True,
+                           text=True)
+        print(f"{name} {cpu} under QEMU: {(r.stdout + r.stderr).strip().splitlines()[-1]}")
+        ok = ok and r.returncode == 0
     return ok
 
 
@@ -124,6 +129,9 @@ def main():
     parser.add_argument("--torch", action="store_true")
     parser.add_argument("--target", action="append")
     parser.add_argument("--model", action="append")
+    parser.add_argument("--firmware", action="append", default=[],
+                        help="also run each program under QEMU on this CPU (mote validate: every "
+                             "operator's output equal to the host's)")
     args = parser.parse_args()
     args.target = args.target or ["cortex-m0plus", "cortex-m4", "cortex-m55"]
     try:
