@@ -18,14 +18,18 @@ class Qdq:
     """A graph built as ONNX Runtime's quantize_static writes it: DequantizeLinear before, and
     QuantizeLinear after, every float operator."""
 
-    def __init__(self, name, shape, uint8=False, opset=13, ir_version=7, seed=1):
+    def __init__(self, name, shape, uint8=False, opset=13, ir_version=7, seed=1, first=None):
         self.name, self.uint8, self.opset, self.ir_version = name, uint8, opset, ir_version
         self.rng = np.random.default_rng(seed)
         self.nodes, self.inits, self.count = [], [], 0
         self.scale = 0.025
         self.zp = 128 if uint8 else 0
         self.input_shape = shape
-        self.x = self.quantize("input", self.scale)
+        x = "input"
+        if first is not None:  # a float operator before the first QuantizeLinear
+            x = self.fresh(first[0].lower())
+            self.nodes.append(helper.make_node(first[0], ["input"], [x], **first[1]))
+        self.x = self.quantize(x, self.scale)
 
     def fresh(self, base):
         self.count += 1
@@ -280,6 +284,20 @@ def qoperator(out_dir):
     g.save_q(out_dir, y, [1, 6])
 
 
+def nhwc_input(out_dir):
+    """tf2onnx's form: an NHWC float input transposed to NCHW before its QuantizeLinear (the
+    reader folds the transpose: the convolution reads the input as it is)."""
+    g = Qdq("qdq_nhwc_input", [1, 8, 8, 3], first=("Transpose", {"perm": [0, 3, 1, 2]}))
+    x = g.conv(g.x, 3, 8, 3, activation="relu")
+    x = g.op("GlobalAveragePool", [x])
+    g.save(out_dir, x, g.scale, [1, 8, 1, 1])
+    with open(os.path.join(out_dir, "qdq_nhwc_input.json")) as f:
+        meta = json.load(f)
+    meta["transposes"] = 0
+    with open(os.path.join(out_dir, "qdq_nhwc_input.json"), "w") as f:
+        json.dump(meta, f)
+
+
 def bad_models(out_dir):
     """Models Mote must refuse with a clear message: an operator it lacks, a symbolic batch
     size (which --input-shape fixes). They have no NAME.json: the reference run skips them."""
@@ -318,6 +336,7 @@ def main():
     kws(out)
     branches(out)
     more_operators(out)
+    nhwc_input(out)
     qoperator(out)
     float_model(out)
     bad_models(out)

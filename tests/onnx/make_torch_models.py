@@ -114,7 +114,7 @@ def fuse(model):
             tq.fuse_modules(module, [["0", "1"]], inplace=True)
 
 
-def export(model, shape, name, out_dir, per_channel):
+def export(model, shape, name, out_dir, per_channel, transposes):
     torch.manual_seed(1)
     model.eval()
     fuse(model)
@@ -134,7 +134,7 @@ def export(model, shape, name, out_dir, per_channel):
     scale = float(last_activation_scale(model))
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
         json.dump({"input_shape": list(shape), "input_type": "float32", "input_range": [-1.0, 1.0],
-                   "output_scale": scale}, f)
+                   "output_scale": scale, "transposes": transposes}, f)
 
 
 def scalar_quantization(path):
@@ -167,9 +167,11 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     torch.manual_seed(0)
-    export(DsCnn(), (1, 1, 49, 10), "torch_dscnn", out, per_channel=True)
-    export(MobileNetV2(), (1, 3, 32, 32), "torch_mobilenetv2", out, per_channel=True)
-    export(CnnGemm(), (1, 1, 16, 16), "torch_cnn_gemm", out, per_channel=False)
+    # Transposes: none where the input has one channel (a free reshape makes it NHWC) and the
+    # Flatten before Gemm re-lays the weights; one for MobileNetV2's 3-channel NCHW input.
+    export(DsCnn(), (1, 1, 49, 10), "torch_dscnn", out, per_channel=True, transposes=0)
+    export(MobileNetV2(), (1, 3, 32, 32), "torch_mobilenetv2", out, per_channel=True, transposes=1)
+    export(CnnGemm(), (1, 1, 16, 16), "torch_cnn_gemm", out, per_channel=False, transposes=0)
 
 
 if __name__ == "__main__":

@@ -59,11 +59,17 @@ def check_model(args, module, name):
                MOTE_ORT_INPUT_SHAPE=json.dumps(meta["input_shape"]))
     run(["node", os.path.join(HERE, "ort_run.js"), model, input_path, ort_default, ort_plain],
         env=env)
+    ok = True
+    if "transposes" in meta:
+        # The layout's cost: transposes only where the graph's NCHW input or output needs one.
+        ops = json.loads(run([args.mote, "inspect", model, "--json", "-"]))["operators"]
+        count = sum(1 for op in ops if op["type"] == "TRANSPOSE")
+        print(f"{name}: {count} TRANSPOSE operators (expected {meta['transposes']})")
+        ok = count == meta["transposes"]
     a = np.fromfile(ort_default, np.float32)
     b = np.fromfile(ort_plain, np.float32)
     step = meta["output_scale"]
     low, high = np.minimum(a, b), np.maximum(a, b)
-    ok = True
     for target in args.target:
         program = os.path.join(work, f"{name}-{target}.mote")
         out = os.path.join(work, f"{name}-{target}.out.bin")

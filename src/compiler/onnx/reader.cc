@@ -1568,7 +1568,12 @@ class Reader {
   }
 
   void transpose() {
-    const Value x = activation(0);
+    // A float graph input may be transposed before its QuantizeLinear (tf2onnx's NHWC -> NCHW):
+    // only the layout changes, folded like any other.
+    auto float_input = values_.find(input_name(0));
+    const bool is_float = float_input != values_.end() &&
+                          tensor(float_input->second.tensor).type == DataType::kFloat32;
+    const Value x = is_float ? float_input->second : activation(0);
     const size_t rank = tensor(x.tensor).shape.size();
     std::vector<int64_t> perm = ints_attr("perm");
     if (perm.empty()) {
