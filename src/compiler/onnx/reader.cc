@@ -635,6 +635,7 @@ class Reader {
       const bool nhwc = options_.input_nhwc && shape.size() == 4;
       const std::vector<int32_t> perm = nhwc ? kNhwc : std::vector<int32_t>{};
       const int32_t t = add_activation(in.name(), ir_shape(shape, perm), {}, type);
+      g_.input_layouts.push_back(shape.size() == 4 ? (nhwc ? "NHWC" : "NCHW") : "");
       if (shape.size() == 4) {
         g_.notes.push_back("graph input '" + name + "' " + ir::shape_string(tensor(t).shape) +
                            (nhwc ? " is NHWC (--input-layout nhwc)" : " is NCHW, as the model declares it (--input-layout nhwc takes NHWC)"));
@@ -652,6 +653,7 @@ class Reader {
       Value v = it->second.flattened_hwc.empty() ? it->second : unflatten(it->second);
       const size_t rank = tensor(v.tensor).shape.size();
       v = relayout(v, options_.output_nhwc && rank == 4 ? kNhwc : std::vector<int32_t>{}, name);
+      g_.output_layouts.push_back(rank == 4 ? (options_.output_nhwc ? "NHWC" : "NCHW") : "");
       if (rank == 4) {
         g_.notes.push_back("graph output '" + name + "' " + ir::shape_string(tensor(v.tensor).shape) +
                            (options_.output_nhwc ? " is NHWC (--output-layout nhwc)" : " is NCHW, as the model declares it (--output-layout nhwc gives NHWC)"));

@@ -160,6 +160,8 @@ TEST(OnnxReader, FusesQdqConvWithReluAndReLaysWeightsForNhwc) {
   EXPECT_THAT(y.shape, ElementsAre(1, 4, 4, 3));
   EXPECT_EQ(y.quantization.zero_point[0], -128);
   EXPECT_THAT(g.tensors[static_cast<size_t>(g.outputs[0])].shape, ElementsAre(1, 3, 4, 4));
+  EXPECT_THAT(g.input_layouts, ElementsAre("NCHW"));
+  EXPECT_THAT(g.output_layouts, ElementsAre("NCHW"));
 }
 
 TEST(OnnxReader, NhwcLayoutsLeaveOutTheTransposes) {
@@ -169,6 +171,8 @@ TEST(OnnxReader, NhwcLayoutsLeaveOutTheTransposes) {
   EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kConv2D,
                                     ir::OpType::kDequantize));
   EXPECT_THAT(g.tensors[static_cast<size_t>(g.inputs[0])].shape, ElementsAre(1, 4, 4, 2));
+  EXPECT_THAT(g.input_layouts, ElementsAre("NHWC"));
+  EXPECT_THAT(g.output_layouts, ElementsAre("NHWC"));
 }
 
 TEST(OnnxReader, DynamicShapesNeedInputShape) {
