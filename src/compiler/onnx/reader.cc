@@ -325,7 +325,9 @@ class Reader {
   }
 
   // Scale and zero point given as inputs `scale_k` and `zp_k` (QuantizeLinear's 1 and 2).
-  QuantParams quant_params(int scale_k, int zp_k, int64_t axis = 1) const {
+  // `signed_data`: without a zero point input, the quantized data is int8 (a DequantizeLinear of
+  // int8 data); else ONNX's default, uint8.
+  QuantParams quant_params(int scale_k, int zp_k, int64_t axis = 1, bool signed_data = false) const {
     QuantParams q;
     q.axis = axis;
     for (double s : constant_input(scale_k).values()) {
@@ -342,6 +344,8 @@ class Reader {
       }
       for (double z : zp.values()) q.zero_point.push_back(static_cast<int64_t>(z) - (q.from_uint8 ? 128 : 0));
       if (q.zero_point.size() != q.scale.size()) bad("scale and zero point differ in length");
+    } else if (signed_data) {
+      q.zero_point.assign(q.scale.size(), 0);
     } else {
       // An absent zero point is uint8 zero.
       q.from_uint8 = true;
@@ -620,7 +624,10 @@ class Reader {
       DataType type;
       switch (tt.elem_type()) {
         case ::onnx::TensorProto::FLOAT: type = DataType::kFloat32; break;
-        case ::onnx::TensorProto::INT8: type = DataType::kInt8; break;
+        case ::onnx::TensorProto::INT8:
+          type = DataType::kInt8;
+          signed_inputs_.insert(in.name());
+          break;
         case ::onnx::TensorProto::UINT8:
           type = DataType::kInt8;
           g_.notes.push_back("graph input '" + name + "' is uint8 in the model; the program takes "
@@ -722,8 +729,10 @@ class Reader {
   // Input k, quantized by inputs scale_k and zp_k, under a name of its own for the QDQ reader.
   std::string stated_operand(int k, int scale_k, int zp_k, int64_t axis = 0) {
     const std::string name = node_->output(0) + "/input" + std::to_string(k);
-    QuantParams q = quant_params(scale_k, zp_k, axis);
-    if (const Constant* c = constant(input_name(k))) {
+    const Constant* c = constant(input_name(k));
+    QuantParams q = quant_params(scale_k, zp_k, axis,
+                                 c != nullptr && c->elem_type != ::onnx::TensorProto::UINT8);
+    if (c != nullptr) {
       dq_constants_[name] = {*c, q};
       return name;
     }
@@ -992,7 +1001,8 @@ class Reader {
       QuantConstant qc;
       if (c != nullptr) {
         qc.data = *c;
-        qc.q = quant_params(1, 2, axis < 0 ? axis + static_cast<int64_t>(c->dims.size()) : axis);
+        qc.q = quant_params(1, 2, axis < 0 ? axis + static_cast<int64_t>(c->dims.size()) : axis,
+                            c->elem_type != ::onnx::TensorProto::UINT8);
         if (c->elem_type == ::onnx::TensorProto::INT32) {
           qc.q.from_uint8 = false;  // a bias: its zero point is zero whatever the absent input's type
           std::fill(qc.q.zero_point.begin(), qc.q.zero_point.end(), 0);
@@ -1005,7 +1015,7 @@ class Reader {
     }
     auto it = values_.find(in);
     if (it == values_.end()) bad("input '" + printable(in) + "' is produced by no node Mote read");
-    const QuantParams q = quant_params(1, 2, axis);
+    const QuantParams q = quant_params(1, 2, axis, signed_inputs_.count(in) != 0);
     if (q.scale.size() != 1) bad("a per-axis quantized activation is not supported");
     ir::Tensor& t = g_.tensors[static_cast<size_t>(it->second.tensor)];
     if (t.quantization.empty()) t.quantization = q.ir();  // an int8 or uint8 graph input
@@ -1669,6 +1679,7 @@ class Reader {
   std::map<std::string, QuantConstant> dq_constants_;      // DequantizeLinear of a constant
   std::map<std::string, QuantConstant> pending_quantized_;  // QuantizeLinear of a float constant
   std::map<std::string, Value> values_;
+  std::set<std::string> signed_inputs_;  // int8 graph inputs (their zero point defaults to int8 0)
   std::map<std::string, Sink> stated_sinks_;  // a QOperator node's output quantization
   std::map<int32_t, int32_t> unflattened_;  // flattened NHWC tensor -> its ONNX-order copy
   std::map<std::pair<int32_t, std::vector<int32_t>>, int32_t> relaid_;  // (tensor, layout) -> tensor
