@@ -69,9 +69,6 @@ struct Constant {
       case ::onnx::TensorProto::INT8:
       case ::onnx::TensorProto::UINT8:
       case ::onnx::TensorProto::BOOL: return 1;
-      case ::onnx::TensorProto::INT16:
-      case ::onnx::TensorProto::UINT16:
-      case ::onnx::TensorProto::FLOAT16: return 2;
       case ::onnx::TensorProto::INT32:
       case ::onnx::TensorProto::FLOAT: return 4;
       case ::onnx::TensorProto::INT64:
