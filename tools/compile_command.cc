@@ -215,7 +215,7 @@ void add_compile_command(CLI::App& app) {
   auto s = std::make_shared<CompileSettings>();
   auto* cmd = app.add_subcommand(
       "compile",
-      "Compile an int8 .tflite model into a .mote program for one Cortex-M CPU: import, lower,\n"
+      "Compile an int8 .tflite (or quantized .onnx) model into a .mote program for one Cortex-M CPU: import, lower,\n"
       "plan one arena (activations and every kernel's scratch), verify the plan, emit.\n"
       "Example: mote compile kws.tflite --target cortex-m4 -o kws.mote --json kws-plan.json");
   cmd->add_option("model", s->model, "The model: .tflite, or quantized .onnx")->required();

@@ -500,6 +500,8 @@ class Reader {
     if (graph_outputs_.count(value) != 0) return -1;
     auto it = consumers_.find(value);
     if (it == consumers_.end() || it->second.size() != 1) return -1;
+    // A node without outputs is left to read_node, which refuses it.
+    if (graph_.node(it->second[0]).output_size() < 1) return -1;
     return it->second[0];
   }
   // Clip's bounds (attributes before opset 11, inputs from it); nullopt when not constant.
@@ -679,6 +681,7 @@ class Reader {
   // ---- nodes
 
   void read_node() {
+    if (node_->output_size() < 1 || node_->output(0).empty()) bad("has no output");
     const std::string& op = node_->op_type();
     const std::string& domain = node_->domain();
     if (!domain.empty() && domain != "ai.onnx" && domain != "com.microsoft") {
