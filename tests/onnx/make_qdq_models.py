@@ -182,6 +182,11 @@ def more_operators(out_dir):
         slope, _ = g.weights((8, 1, 1), 1, per_channel=False)
         return g.op("PRelu", [x, slope])
 
+    def hard_swish_opset13(g, x):  # PyTorch's nn.Hardswish exported at opset 13
+        y = g.fresh("hardsigmoid")
+        g.nodes.append(helper.make_node("HardSigmoid", [x], [y], alpha=1.0 / 6, beta=0.5))
+        return g.op("Mul", [x, y])
+
     def pad(g, x):
         pads = g.const(np.array([0, 0, 1, 2, 0, 0, 1, 0], np.int64), "pads")
         return g.op("Pad", [x, pads])
@@ -198,6 +203,7 @@ def more_operators(out_dir):
         "sigmoid": (lambda g, x: g.op("Sigmoid", [x], scale=1.0 / 256), 1.0 / 256, [1, 8, 6, 6]),
         "tanh": (lambda g, x: g.op("Tanh", [x], scale=1.0 / 128), 1.0 / 128, [1, 8, 6, 6]),
         "hardswish": (lambda g, x: g.op("HardSwish", [x]), None, [1, 8, 6, 6]),
+        "hardsigmoid_mul": (hard_swish_opset13, None, [1, 8, 6, 6]),
         "leakyrelu": (lambda g, x: g.op("LeakyRelu", [x], alpha=0.13), None, [1, 8, 6, 6]),
         "prelu": (prelu, None, [1, 8, 6, 6]),
         "sub": (sub, None, [1, 8, 6, 6]),

@@ -34,7 +34,8 @@ const std::vector<int32_t> kNhwc = {0, 2, 3, 1};
 const char* const kUnsupported =
     "not supported; Mote reads QuantizeLinear, DequantizeLinear, Conv, Gemm, MatMul, Add, Sub, "
     "Mul, MaxPool, AveragePool, GlobalAveragePool, ReduceMean, Relu, Clip, Sigmoid, Tanh, "
-    "HardSwish, LeakyRelu, PRelu, Softmax, Concat, Reshape, Flatten, Squeeze, Unsqueeze, "
+    "HardSwish, HardSigmoid (times its input), LeakyRelu, PRelu, Softmax, Concat, Reshape, "
+    "Flatten, Squeeze, Unsqueeze, "
     "Transpose, Pad, Resize, Identity, Dropout, Constant, and the QOperator forms QLinearConv, "
     "QLinearMatMul, QGemm, QLinearAdd, QLinearMul, QLinearAveragePool, "
     "QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat";  // IR dimension i holds NCHW dimension kNhwc[i]
@@ -715,6 +716,7 @@ class Reader {
     if (op == "Sigmoid") return sigmoid();
     if (op == "Tanh") return unary(OpType::kTanh, ir::Quantization{{1.0f / 128}, {0}, 0});
     if (op == "HardSwish") return unary(OpType::kHardSwish);
+    if (op == "HardSigmoid") return hard_sigmoid();
     if (op == "LeakyRelu") return leaky_relu();
     if (op == "PRelu") return prelu();
     if (op == "Pad") return pad();
@@ -832,6 +834,29 @@ class Reader {
     add_op(type, {x.tensor}, out, std::move(options));
     bind(s.name, {out, x.perm, {}}, s.q);
   }
+  // x * HardSigmoid(x) with alpha 1/6, beta 1/2: HardSwish as exported before opset 14 (PyTorch's
+  // nn.Hardswish at opset 13), the product quantized once.
+  void hard_sigmoid() {
+    const int mul = only_consumer(node_->output(0));
+    const bool swish_parameters = std::abs(float_attr("alpha", 0.2f) - 1.0f / 6) < 1e-6f &&
+                                  float_attr("beta", 0.5f) == 0.5f;
+    if (mul < 0 || !swish_parameters || graph_.node(mul).op_type() != "Mul" ||
+        graph_.node(mul).input_size() != 2) {
+      bad("HardSigmoid alone is not supported (only x * HardSigmoid(x) with alpha 1/6 and beta "
+          "1/2, which is HardSwish)");
+    }
+    const ::onnx::NodeProto& product = graph_.node(mul);
+    const std::string& other = product.input(0) == node_->output(0) ? product.input(1) : product.input(0);
+    if (other != input_name(0)) bad("HardSigmoid alone is not supported (its Mul multiplies another value than its input)");
+    consumed_[static_cast<size_t>(mul)] = true;
+    ::onnx::NodeProto swish = *node_;
+    swish.set_output(0, product.output(0));
+    const ::onnx::NodeProto* original = node_;
+    node_ = &swish;
+    unary(OpType::kHardSwish);
+    node_ = original;
+  }
+
   void sigmoid() { unary(OpType::kLogistic, ir::Quantization{{1.0f / 256}, {-128}, 0}); }
   void leaky_relu() { unary(OpType::kLeakyRelu, std::nullopt, ir::LeakyReluOptions{float_attr("alpha", 0.01f)}); }
 
