@@ -29,16 +29,16 @@ using ir::OpType;
 constexpr int64_t kCheckedIrVersion = 8;
 constexpr int64_t kCheckedOpset = 17;
 
-const std::vector<int32_t> kNhwc = {0, 2, 3, 1};
+const std::vector<int32_t> kNhwc = {0, 2, 3, 1};  // IR dimension i holds NCHW dimension kNhwc[i]
 
 const char* const kUnsupported =
     "not supported; Mote reads QuantizeLinear, DequantizeLinear, Conv, Gemm, MatMul, Add, Sub, "
     "Mul, MaxPool, AveragePool, GlobalAveragePool, ReduceMean, Relu, Clip, Sigmoid, Tanh, "
     "HardSwish, HardSigmoid (times its input), LeakyRelu, PRelu, Softmax, Concat, Reshape, "
-    "Flatten, Squeeze, Unsqueeze, "
-    "Transpose, Pad, Resize, Identity, Dropout, Constant, and the QOperator forms QLinearConv, "
+    "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, Identity, Dropout, Constant, and the "
+    "QOperator forms QLinearConv, "
     "QLinearMatMul, QGemm, QLinearAdd, QLinearMul, QLinearAveragePool, "
-    "QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat";  // IR dimension i holds NCHW dimension kNhwc[i]
+    "QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat";
 
 std::string printable(const std::string& s) {
   std::string out = s;
