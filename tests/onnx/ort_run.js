@@ -1,8 +1,9 @@
 // Runs an ONNX model with ONNX Runtime (the npm package onnxruntime-node) twice: default session
 // options, and graph optimisation disabled. Usage:
 //   node ort_run.js MODEL INPUT.bin OUT_DEFAULT.bin OUT_NO_OPT.bin
-// INPUT.bin holds the first input's elements as ONNX declares them (float32 or int8/uint8, in the
-// model's layout); each output file gets every output's raw elements, concatenated.
+// INPUT.bin holds the first input's elements as ONNX declares them (MOTE_ORT_INPUT_TYPE: float32,
+// the default, int8 or uint8; shape MOTE_ORT_INPUT_SHAPE as JSON, in the model's layout); each
+// output file gets every output's raw elements, concatenated.
 'use strict';
 const fs = require('fs');
 const ort = require(process.env.MOTE_ORT_MODULE || 'onnxruntime-node');
@@ -11,7 +12,6 @@ const kinds = {float32: Float32Array, int8: Int8Array, uint8: Uint8Array};
 
 async function run(model, input, optimisation, out) {
   const session = await ort.InferenceSession.create(model, {graphOptimizationLevel: optimisation});
-  const meta = session.inputMetadata ? session.inputMetadata[0] : null;
   const name = session.inputNames[0];
   const type = process.env.MOTE_ORT_INPUT_TYPE || 'float32';
   const dims = JSON.parse(process.env.MOTE_ORT_INPUT_SHAPE);
@@ -24,7 +24,6 @@ async function run(model, input, optimisation, out) {
     return Buffer.from(d.buffer, d.byteOffset, d.byteLength);
   });
   fs.writeFileSync(out, Buffer.concat(parts));
-  void meta;
 }
 
 (async () => {
