@@ -14,6 +14,9 @@ packages=(
   libcli11-dev nlohmann-json3-dev           # command line and JSON
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib  # Cortex-M firmware
   qemu-system-arm                           # running that firmware
+  libonnx-dev libprotobuf-dev               # .onnx reading (ONNX's protobuf schema, checker)
+  python3-onnx python3-numpy python3-torch  # ONNX test models (QDQ graphs, PyTorch exports)
+  nodejs npm                                # ONNX Runtime as the tests' reference
 )
 
 sudo_cmd=()
@@ -27,6 +30,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# ONNX Runtime's Node.js package (CPU build inside; its install script would fetch GPU binaries).
+if [ ! -d build/onnxruntime/node_modules/onnxruntime-node ]; then
+  npm install --ignore-scripts --no-audit --no-fund --prefix build/onnxruntime onnxruntime-node
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release

@@ -29,6 +29,7 @@ struct AnalyzeSettings {
   std::string firmware_dir;  // default: beside the mote executable
   int timeout_seconds = 120;
   pipeline::CompileOptions options;
+  import::ImportOptions import;
 };
 
 namespace fs = std::filesystem;
@@ -70,7 +71,7 @@ void measure(const AnalyzeSettings& s, const std::vector<uint8_t>& program,
 }
 
 void analyze_model(const AnalyzeSettings& s) {
-  const auto [graph, compiled] = compile_model_file(s.model, s.options);
+  const auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
   pipeline::Analysis analysis;
   try {
     analysis = pipeline::analyze(s.model, compiled);
@@ -103,7 +104,8 @@ void add_analyze_command(CLI::App& app) {
       "plan's arena (the largest arena figure of any step). --measure adds instructions per\n"
       "operator, measured under QEMU.\n"
       "Example: mote analyze kws.tflite --target cortex-m4 --csv kws-layers.csv");
-  cmd->add_option("model", s->model, "The .tflite model")->required();
+  cmd->add_option("model", s->model, "The model: .tflite, or quantized .onnx")->required();
+  add_import_options(cmd, s->import);
   add_target_option(cmd, s->options.plan.cpu,
                     "The CPU; scratch sizes and kernel variants depend on its extension");
   add_algorithm_option(cmd, s->algorithm);

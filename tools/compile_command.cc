@@ -32,6 +32,7 @@ struct CompileSettings {
   uint64_t ram_limit = 0;                    // --ram-limit: most arena bytes (0: none)
   uint64_t flash_limit = 0;                  // --flash-limit: most program bytes (0: none)
   pipeline::CompileOptions options;
+  import::ImportOptions import;
 };
 
 bool emits(const CompileSettings& s, const std::string& kind) {
@@ -129,7 +130,7 @@ std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
 }
 
 void compile_model(const CompileSettings& s) {
-  const auto [model_graph, compiled] = compile_model_file(s.model, s.options);
+  const auto [model_graph, compiled] = compile_model_file(s.model, s.options, s.import);
   // Steps are the program's: the model's operators in the order the plan chose.
   const ir::Graph& graph = compiled.planned.graph;
   if (const std::string overrun = budget_overrun(s, graph, compiled); !overrun.empty()) {
@@ -214,10 +215,11 @@ void add_compile_command(CLI::App& app) {
   auto s = std::make_shared<CompileSettings>();
   auto* cmd = app.add_subcommand(
       "compile",
-      "Compile an int8 .tflite model into a .mote program for one Cortex-M CPU: import, lower,\n"
+      "Compile an int8 .tflite (or quantized .onnx) model into a .mote program for one Cortex-M CPU: import, lower,\n"
       "plan one arena (activations and every kernel's scratch), verify the plan, emit.\n"
       "Example: mote compile kws.tflite --target cortex-m4 -o kws.mote --json kws-plan.json");
-  cmd->add_option("model", s->model, "The .tflite model")->required();
+  cmd->add_option("model", s->model, "The model: .tflite, or quantized .onnx")->required();
+  add_import_options(cmd, s->import);
   cmd->add_option("-o,--output", s->output,
                   "The program to write (default: MODEL with .mote; - for stdout); with --emit c\n"
                   "its stem names the C pair: -o kws.c (or kws.mote) writes kws.c and kws.h");

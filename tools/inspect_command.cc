@@ -28,6 +28,7 @@ using nlohmann::json;
 
 struct InspectOptions {
   std::string model;
+  import::ImportOptions import;
   std::string json_path;  // "-": stdout
   bool check = false;     // --check: each operator's verdict instead of the model's contents
 };
@@ -238,7 +239,7 @@ void print_check(const std::string& path, const tflite::SupportReport& report) {
 void run_check(const InspectOptions& options) {
   tflite::SupportReport report;
   try {
-    report = tflite::check_model_file(options.model);
+    report = import::check_model_file(options.model, options.import);
   } catch (const InputError& e) {
     throw InputError(options.model + ": " + e.what());
   }
@@ -257,7 +258,7 @@ void run_inspect(const InspectOptions& options) {
   if (options.check) return run_check(options);
   Graph g;
   try {
-    g = read_model_for_command(options.model);
+    g = read_model_for_command(options.model, options.import);
   } catch (const InputError& e) {
     throw InputError(options.model + ": " + e.what());
   }
@@ -276,9 +277,10 @@ void run_inspect(const InspectOptions& options) {
 void add_inspect_command(CLI::App& app) {
   auto options = std::make_shared<InspectOptions>();
   auto* cmd = app.add_subcommand(
-      "inspect", "Print a .tflite model's operators, shapes, quantization, MACs and sizes");
+      "inspect", "Print a .tflite or .onnx model's operators, shapes, quantization, MACs and sizes");
   // Not required here: the old switch spelling `--json MODEL` hands the model to --json.
-  cmd->add_option("model", options->model, "the .tflite file");
+  cmd->add_option("model", options->model, "the model: .tflite, or quantized .onnx");
+  add_import_options(cmd, options->import);
   add_json_option(cmd, options->json_path, "write the same as JSON");
   cmd->add_flag("--check", options->check,
                 "list every operator with whether Mote can compile it and why not, without "

@@ -128,4 +128,47 @@ CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string
       ->default_str("-");
 }
 
+void add_import_options(CLI::App* cmd, import::ImportOptions& import) {
+  auto layout = [](bool& nhwc) {
+    return [&nhwc](const std::string& v) {
+      nhwc = v == "nhwc";
+      return std::string();
+    };
+  };
+  cmd->add_option_function<std::string>(
+         "--input-layout", layout(import.input_nhwc),
+         ".onnx: the layout the program's 4-D inputs take: nchw (the model's own, the default:\n"
+         "a transpose starts the program, or a free reshape where C or H*W is 1) or nhwc\n"
+         "(the kernels' own: no transpose, the caller feeds NHWC)")
+      ->check(CLI::IsMember({"nchw", "nhwc"}));
+  cmd->add_option_function<std::string>(
+         "--output-layout", layout(import.output_nhwc),
+         ".onnx: the layout of the program's 4-D outputs: nchw (the model's, the default) or nhwc")
+      ->check(CLI::IsMember({"nchw", "nhwc"}));
+  cmd->add_option_function<std::vector<std::string>>(
+      "--input-shape",
+      [&import](const std::vector<std::string>& shapes) {
+        for (const std::string& text : shapes) {
+          const size_t eq = text.find('=');
+          std::pair<std::string, std::vector<int32_t>> given;
+          given.first = eq == std::string::npos ? "" : text.substr(0, eq);
+          std::string dims = eq == std::string::npos ? text : text.substr(eq + 1);
+          size_t start = 0;
+          while (start <= dims.size()) {
+            const size_t comma = dims.find(',', start);
+            const std::string d = dims.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+            if (d.empty() || d.size() > 9 || d.find_first_not_of("0123456789") != std::string::npos || std::stoi(d) < 1) {
+              throw CLI::ValidationError("--input-shape", "'" + text + "' is not NAME=D,D,... (positive sizes)");
+            }
+            given.second.push_back(std::stoi(d));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+          }
+          import.input_shapes.push_back(std::move(given));
+        }
+      },
+      ".onnx: fixed sizes for an input with symbolic dimensions, NAME=1,3,96,96 (NAME= may be\n"
+      "left out when the model has one input); repeat it for several inputs");
+}
+
 }  // namespace mote::tools

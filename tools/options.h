@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/import/model_file.h"
 #include "compiler/planner/planner.h"
 
 namespace mote::tools {
@@ -32,6 +33,9 @@ CLI::Option* add_inputs_outside_arena_flag(CLI::App* cmd, bool& outside);
 CLI::Option* add_stream_flag(CLI::App* cmd, bool& stream);
 /// --json FILE, "-" for stdout; given without a value it means stdout too.
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what);
+
+/// --input-layout, --output-layout and --input-shape: what an ONNX model leaves open.
+void add_import_options(CLI::App* cmd, import::ImportOptions& import);
 
 /// The Levenshtein distance, for "did you mean".
 size_t edit_distance(std::string_view a, std::string_view b);

@@ -69,6 +69,7 @@ void add_plan_command(CLI::App& app) {
       "         mote plan --problem buffers.csv --json -");
   struct Settings {
     std::string model_path;
+    import::ImportOptions import;
     std::string problem_path;
     std::string target = "cortex-m55";
     std::string algorithm = "auto";
@@ -83,7 +84,8 @@ void add_plan_command(CLI::App& app) {
     PlanOutputs outputs;
   };
   auto settings = std::make_shared<Settings>();
-  auto* model = cmd->add_option("model", settings->model_path, "The .tflite model to plan");
+  auto* model = cmd->add_option("model", settings->model_path, "The model to plan: .tflite, or quantized .onnx");
+  add_import_options(cmd, settings->import);
   auto* problem = cmd->add_option(
       "--problem", settings->problem_path,
       "Plan buffers from CSV instead of a model: id,lower,upper,size[,alignment][,kind][,offset] "
@@ -135,7 +137,7 @@ void add_plan_command(CLI::App& app) {
       pipeline::PlannedGraph planned;
       ir::Graph graph;
       try {
-        graph = read_model_for_command(settings->model_path);
+        graph = read_model_for_command(settings->model_path, settings->import);
         announce_planning(settings->model_path, request.cpu, request.algorithm,
                           request.time_limit_ms);
         planned = pipeline::plan_graph(graph, request);

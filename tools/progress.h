@@ -10,7 +10,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/planner/planner.h"
-#include "compiler/tflite/reader.h"
+#include "compiler/import/model_file.h"
 
 namespace mote::tools {
 
@@ -27,11 +27,12 @@ inline void announce_planning(const std::string& model, const std::string& cpu,
   std::fflush(stderr);
 }
 
-// A .tflite file read for a command (the caller names the file in its error). When the first
-// problem is an operator's or a tensor's, the message says how to list every one.
-inline ir::Graph read_model_for_command(const std::string& model) {
+// A .tflite or .onnx file read for a command (the caller names the file in its error). When the
+// first problem is an operator's or a tensor's, the message says how to list every one.
+inline ir::Graph read_model_for_command(const std::string& model,
+                                        const import::ImportOptions& import = {}) {
   try {
-    return tflite::read_model_file(model);
+    return import::read_model_file(model, import);
   } catch (const InputError& e) {
     std::string why = e.what();
     if (why.rfind("operator ", 0) == 0 || why.rfind("tensor ", 0) == 0) {
@@ -41,7 +42,7 @@ inline ir::Graph read_model_for_command(const std::string& model) {
   }
 }
 
-// A .tflite file read and compiled, as compile, analyze and validate do it: the planning
+// A model file read and compiled, as compile, analyze and validate do it: the planning
 // announced, and a refusal (mote::InputError) named by the file.
 struct CompiledModel {
   ir::Graph graph;
@@ -49,10 +50,11 @@ struct CompiledModel {
 };
 
 inline CompiledModel compile_model_file(const std::string& model,
-                                        const pipeline::CompileOptions& options) {
+                                        const pipeline::CompileOptions& options,
+                                        const import::ImportOptions& import = {}) {
   try {
     CompiledModel m;
-    m.graph = read_model_for_command(model);
+    m.graph = read_model_for_command(model, import);
     announce_planning(model, options.plan.cpu, options.plan.algorithm, options.plan.time_limit_ms);
     m.compiled = pipeline::compile(m.graph, options);
     return m;

@@ -47,6 +47,7 @@ constexpr size_t kTopK = 5;
 // integer tensor, the value itself otherwise).
 struct OutputValues {
   const schema::TensorT* tensor;
+  std::string layout;  // "NCHW" or "NHWC" where the model stated one (ONNX), else ""
   std::vector<double> values;
   std::vector<int64_t> raw;  // the stored integers (empty for float32)
 };
@@ -59,7 +60,7 @@ T load(const uint8_t* p) {
 }
 
 OutputValues decode(const schema::TensorT& t, const std::vector<uint8_t>& bytes) {
-  OutputValues out{&t, {}, {}};
+  OutputValues out{&t, "", {}, {}};
   const auto integers = [&](auto tag, size_t width) {
     using T = decltype(tag);
     for (size_t i = 0; i + width <= bytes.size(); i += width) {
@@ -125,7 +126,8 @@ std::string shape_text(const std::vector<int32_t>& shape) {
 std::string describe(size_t index, const OutputValues& o) {
   const schema::TensorT& t = *o.tensor;
   std::string text = "output " + std::to_string(index) + ": " +
-                     type_name(t.type) + " " + shape_text(t.shape);
+                     type_name(t.type) + " " + shape_text(t.shape) +
+                     (o.layout.empty() ? "" : " " + o.layout);
   if (t.scale != 0.0f && !o.raw.empty()) {
     text += ", scale " + number(t.scale) + ", zero point " + std::to_string(t.zero_point) +
             " (values dequantized)";
@@ -269,6 +271,7 @@ void run(const RunOptions& options) {
   std::vector<OutputValues> decoded;
   for (size_t i = 0; i < result.outputs.size(); ++i) {
     decoded.push_back(decode(*unpacked->tensors.at(unpacked->outputs.at(i)), result.outputs[i]));
+    if (i < unpacked->output_layouts.size()) decoded.back().layout = unpacked->output_layouts[i];
   }
   emit::OutputFiles files;
   if (!options.output.empty()) {
@@ -281,6 +284,13 @@ void run(const RunOptions& options) {
   char status[384];  // format_memory_status: enough for any 32-bit figures
   const size_t n = runtime::format_memory_status(result.status, status, sizeof(status));
   std::string text(status, n);
+  // The layout each input was fed in, where the model states one (an ONNX model's 4-D inputs).
+  for (size_t i = 0; i < unpacked->input_layouts.size() && i < unpacked->inputs.size(); ++i) {
+    if (unpacked->input_layouts[i].empty()) continue;
+    const schema::TensorT& t = *unpacked->tensors.at(unpacked->inputs[i]);
+    text += "input " + std::to_string(i) + ": " + type_name(t.type) + " " + shape_text(t.shape) +
+            " " + unpacked->input_layouts[i] + "\n";
+  }
   for (size_t i = 0; i < decoded.size(); ++i) text += describe(i, decoded[i]);
   char timing[160];
   std::snprintf(timing, sizeof(timing),

@@ -38,6 +38,7 @@ struct ValidateSettings {
   std::string runner;        // --runner IMAGE
   std::string firmware_dir;  // default: beside the mote executable
   pipeline::CompileOptions options;
+  import::ImportOptions import;
 };
 
 // The element at `index` of a layer as a number (integers as they are stored, floats as floats).
@@ -111,7 +112,7 @@ std::string number(double v) {
 }
 
 void validate(const ValidateSettings& s) {
-  const auto [graph, compiled] = compile_model_file(s.model, s.options);
+  const auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
   const std::string cpu = compiled.planned.cpu.name;
   const std::optional<std::string> board = cortex_m::qemu_board(cpu);
   if (!board) {
@@ -211,7 +212,8 @@ void add_validate_command(CLI::App& app) {
       "compare every operator's outputs. Exit 0 when all are equal, 1 naming the first\n"
       "mismatching operator and the largest difference, 2 when it cannot run.\n"
       "Example: mote validate kws.tflite --target cortex-m4 --inputs 10");
-  cmd->add_option("model", s->model, "The .tflite model")->required();
+  cmd->add_option("model", s->model, "The model: .tflite, or quantized .onnx")->required();
+  add_import_options(cmd, s->import);
   add_target_option(cmd, s->options.plan.cpu, "The CPU whose kernels to check");
   add_algorithm_option(cmd, s->algorithm);
   cmd->add_option("--inputs", s->inputs,

@@ -46,10 +46,11 @@ std::string shape_text(const std::vector<int32_t>& shape) {
 
 // The constants of one graph input or output: <NAME>_INPUT0_BYTES and its quantization.
 void describe_tensor(std::string& h, const std::string& prefix, const char* kind, size_t index,
-                     const schema::TensorT& t) {
+                     const schema::TensorT& t, const std::vector<std::string>& layouts) {
   const std::string name = prefix + "_" + upper(kind) + std::to_string(index);
   h += "/* " + std::string(kind) + " " + std::to_string(index) + ": " + type_name(t.type) + " " +
        shape_text(t.shape);
+  if (index < layouts.size() && !layouts[index].empty()) h += " " + layouts[index];
   if (t.scale != 0.0f) {
     char scale[32];
     std::snprintf(scale, sizeof(scale), "%.9g", static_cast<double>(t.scale));
@@ -113,10 +114,10 @@ CSource c_source(std::span<const uint8_t> program, const std::string& symbol,
   h += "#define " + prefix + "_NUM_INPUTS " + std::to_string(p->inputs.size()) + "\n";
   h += "#define " + prefix + "_NUM_OUTPUTS " + std::to_string(p->outputs.size()) + "\n";
   for (size_t i = 0; i < p->inputs.size(); ++i) {
-    describe_tensor(h, prefix, "input", i, *p->tensors.at(p->inputs[i]));
+    describe_tensor(h, prefix, "input", i, *p->tensors.at(p->inputs[i]), p->input_layouts);
   }
   for (size_t i = 0; i < p->outputs.size(); ++i) {
-    describe_tensor(h, prefix, "output", i, *p->tensors.at(p->outputs[i]));
+    describe_tensor(h, prefix, "output", i, *p->tensors.at(p->outputs[i]), p->output_layouts);
   }
   h += "/* The name older code uses (embed.cmake's header). */\n";
   h += "#define " + symbol + "_size ((size_t)" + prefix + "_BYTES)\n\n";

@@ -260,6 +260,10 @@ struct Graph {
   std::vector<Operator> operators;
   std::vector<int32_t> inputs;
   std::vector<int32_t> outputs;
+  // Per input and output, the layout of its data where the model states one ("NCHW", "NHWC"; an
+  // ONNX model's 4-D tensors), "" otherwise; empty when the model states none (.tflite).
+  std::vector<std::string> input_layouts;
+  std::vector<std::string> output_layouts;
   // What the reader accepted other than as written, one sentence each ("tensor 5 (bias):
   // quantized_dimension 3 ... ignored"); `mote inspect` lists them.
   std::vector<std::string> notes;

@@ -26,6 +26,8 @@ class Lowering {
     }
     for (int32_t t : graph_.inputs) parts_.program.inputs.push_back(use(t));
     for (int32_t t : graph_.outputs) parts_.program.outputs.push_back(use(t));
+    parts_.program.input_layouts = graph_.input_layouts;
+    parts_.program.output_layouts = graph_.output_layouts;
     return {std::move(parts_), std::move(remap_)};
   }
 

@@ -463,6 +463,8 @@ auto read_aligned(std::span<const uint8_t> bytes, Read read) {
   return read(reader);
 }
 
+}  // namespace
+
 std::vector<uint8_t> read_file(const std::filesystem::path& path) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
@@ -483,8 +485,6 @@ std::vector<uint8_t> read_file(const std::filesystem::path& path) {
   }
   return bytes;
 }
-
-}  // namespace
 
 ir::Graph read_model(std::span<const uint8_t> bytes) {
   return read_aligned(bytes, [](Reader& r) { return r.run(); });

@@ -23,6 +23,10 @@ ir::Graph read_model(std::span<const uint8_t> bytes);
 // print "error: <file>: <message>"); an unreadable file is an InputError too.
 ir::Graph read_model_file(const std::filesystem::path& path);
 
+// A model file's bytes; InputError (without the file name) when it cannot be read or is 2 GiB or
+// larger.
+std::vector<uint8_t> read_file(const std::filesystem::path& path);
+
 // Whether Mote can compile each operator, for `mote inspect --check`: the same rules as
 // read_model (so the same verdict as `mote compile`), but every operator is judged on its own
 // instead of stopping at the first problem. An operator Mote lacks or cannot read is refused and

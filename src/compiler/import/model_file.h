@@ -1,0 +1,31 @@
+#pragma once
+// The one place that decides how a model file is read: .tflite (TensorFlow Lite's flatbuffer)
+// or .onnx (quantized ONNX), by the file's contents and name. Every command that takes a model
+// reads it through here.
+
+#include <filesystem>
+
+#include "compiler/ir/graph.h"
+#include "compiler/onnx/reader.h"
+#include "compiler/tflite/reader.h"
+
+namespace mote::import {
+
+using onnx::ImportOptions;
+
+enum class ModelFormat { kTflite, kOnnx };
+
+// TFLite when the bytes carry the TFL3 identifier; ONNX when the name ends in .onnx or the
+// bytes start like an ONNX model; else TFLite (whose reader then says what is wrong).
+ModelFormat detect_format(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+
+// The model as Mote's IR, or mote::InputError with the reader's one-line reason (no file name:
+// callers print "error: <file>: <message>").
+ir::Graph read_model_file(const std::filesystem::path& path, const ImportOptions& options = {});
+
+// `mote inspect --check`: each operator's verdict. An ONNX model is judged whole: its operators
+// once it reads, else the first problem (which names the node).
+tflite::SupportReport check_model_file(const std::filesystem::path& path,
+                                       const ImportOptions& options = {});
+
+}  // namespace mote::import

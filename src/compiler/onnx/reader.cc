@@ -1,0 +1,1756 @@
+#include "compiler/onnx/reader.h"
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+
+#include "compiler/ir/error.h"
+#include "compiler/ir/validate.h"
+#include "compiler/ops/validate.h"
+
+namespace mote::onnx {
+namespace {
+
+using ir::DataType;
+using ir::OpType;
+
+[[noreturn]] void fail(const std::string& message) { throw InputError(message); }
+
+// The newest IR and operator set Debian's ONNX library (1.12) knows: its checker runs on models
+// up to these; newer ones are read operator by operator, each by the meaning Mote knows.
+constexpr int64_t kCheckedIrVersion = 8;
+constexpr int64_t kCheckedOpset = 17;
+
+const std::vector<int32_t> kNhwc = {0, 2, 3, 1};  // IR dimension i holds NCHW dimension kNhwc[i]
+
+const char* const kUnsupported =
+    "not supported; Mote reads QuantizeLinear, DequantizeLinear, Conv, Gemm, MatMul, Add, Sub, "
+    "Mul, MaxPool, AveragePool, GlobalAveragePool, ReduceMean, Relu, Clip, Sigmoid, Tanh, "
+    "HardSwish, HardSigmoid (times its input), LeakyRelu, PRelu, Softmax, Concat, Reshape, "
+    "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, Identity, Dropout, Constant, and the "
+    "QOperator forms QLinearConv, "
+    "QLinearMatMul, QGemm, QLinearAdd, QLinearMul, QLinearAveragePool, "
+    "QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat";
+
+std::string printable(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return out;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+// A constant's contents (an initializer or a Constant node's value), as ONNX stores it.
+struct Constant {
+  int32_t elem_type = 0;  // TensorProto::DataType
+  std::vector<int64_t> dims;
+  std::vector<uint8_t> bytes;  // little-endian elements
+
+  int64_t count() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+  size_t elem_size() const {
+    switch (elem_type) {
+      case ::onnx::TensorProto::INT8:
+      case ::onnx::TensorProto::UINT8:
+      case ::onnx::TensorProto::BOOL: return 1;
+      case ::onnx::TensorProto::INT32:
+      case ::onnx::TensorProto::FLOAT: return 4;
+      case ::onnx::TensorProto::INT64:
+      case ::onnx::TensorProto::DOUBLE: return 8;
+      default: return 0;
+    }
+  }
+  // Every element as a double (exact for all the integer types Mote meets).
+  double at(int64_t i) const {
+    const uint8_t* p = bytes.data() + static_cast<size_t>(i) * elem_size();
+    switch (elem_type) {
+      case ::onnx::TensorProto::INT8: return static_cast<int8_t>(*p);
+      case ::onnx::TensorProto::UINT8:
+      case ::onnx::TensorProto::BOOL: return *p;
+      case ::onnx::TensorProto::INT32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+      }
+      case ::onnx::TensorProto::INT64: {
+        int64_t v;
+        std::memcpy(&v, p, 8);
+        return static_cast<double>(v);
+      }
+      case ::onnx::TensorProto::FLOAT: {
+        float v;
+        std::memcpy(&v, p, 4);
+        return v;
+      }
+      case ::onnx::TensorProto::DOUBLE: {
+        double v;
+        std::memcpy(&v, p, 8);
+        return v;
+      }
+      default: return 0;
+    }
+  }
+  std::vector<double> values() const {
+    std::vector<double> out(static_cast<size_t>(count()));
+    for (int64_t i = 0; i < count(); ++i) out[static_cast<size_t>(i)] = at(i);
+    return out;
+  }
+};
+
+Constant read_constant(const ::onnx::TensorProto& t, const std::string& where) {
+  Constant c;
+  c.elem_type = t.data_type();
+  c.dims.assign(t.dims().begin(), t.dims().end());
+  const size_t size = c.elem_size();
+  if (size == 0) {
+    fail(where + "constant '" + printable(t.name()) + "' has element type " +
+         ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(t.data_type())) +
+         ", not supported");
+  }
+  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    fail(where + "constant '" + printable(t.name()) +
+         "' is stored in an external file; save the model with its weights inside "
+         "(onnx.save_model(model, path, save_as_external_data=False))");
+  }
+  for (int64_t d : c.dims) {
+    if (d < 0 || d > (int64_t{1} << 31)) fail(where + "constant '" + printable(t.name()) + "' has shape " + shape_text(c.dims));
+  }
+  const auto n = static_cast<size_t>(c.count());
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != n * size) {
+      fail(where + "constant '" + printable(t.name()) + "' holds " +
+           std::to_string(t.raw_data().size()) + " bytes, its shape " + shape_text(c.dims) +
+           " needs " + std::to_string(n * size));
+    }
+    c.bytes.assign(t.raw_data().begin(), t.raw_data().end());
+    return c;
+  }
+  c.bytes.resize(n * size);
+  auto put = [&](auto source, auto convert) {
+    if (static_cast<size_t>(source.size()) != n) {
+      fail(where + "constant '" + printable(t.name()) + "' holds " + std::to_string(source.size()) +
+           " values, its shape " + shape_text(c.dims) + " needs " + std::to_string(n));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const auto v = convert(source[static_cast<int>(i)]);
+      std::memcpy(c.bytes.data() + i * size, &v, size);
+    }
+  };
+  switch (c.elem_type) {
+    case ::onnx::TensorProto::FLOAT: put(t.float_data(), [](float v) { return v; }); break;
+    case ::onnx::TensorProto::INT8: put(t.int32_data(), [](int32_t v) { return static_cast<int8_t>(v); }); break;
+    case ::onnx::TensorProto::UINT8:
+    case ::onnx::TensorProto::BOOL: put(t.int32_data(), [](int32_t v) { return static_cast<uint8_t>(v); }); break;
+    case ::onnx::TensorProto::INT32: put(t.int32_data(), [](int32_t v) { return v; }); break;
+    case ::onnx::TensorProto::INT64: put(t.int64_data(), [](int64_t v) { return v; }); break;
+    case ::onnx::TensorProto::DOUBLE: put(t.double_data(), [](double v) { return v; }); break;
+    default:
+      fail(where + "constant '" + printable(t.name()) + "' stores its element type in a way Mote does not read");
+  }
+  return c;
+}
+
+// Per-tensor or per-axis affine quantization as QuantizeLinear / DequantizeLinear state it.
+struct QuantParams {
+  std::vector<float> scale;
+  std::vector<int64_t> zero_point;  // already moved to int8 for uint8 (zp - 128)
+  int64_t axis = 1;
+  bool from_uint8 = false;
+
+  ir::Quantization ir(int32_t dimension = 0) const {
+    return {scale, zero_point, scale.size() > 1 ? dimension : 0};
+  }
+};
+
+// What an ONNX value stands for: an IR tensor (int8 activation, or a float graph input) whose
+// dimension i holds the ONNX value's dimension perm[i] (empty: the same order).
+struct Value {
+  Value() = default;
+  Value(int32_t t, std::vector<int32_t> p, std::vector<int32_t> hwc = {})
+      : tensor(t), perm(std::move(p)), flattened_hwc(std::move(hwc)) {}
+  int32_t tensor = -1;
+  std::vector<int32_t> perm;
+  // A Flatten of an NHWC tensor [N, H, W, C] taken in NHWC order: {H, W, C}, else empty. A fully
+  // connected layer reads it as it is, its weight columns re-laid (the transpose folded away);
+  // any other operator gets ONNX's order (activation()).
+  std::vector<int32_t> flattened_hwc;
+};
+
+// A constant operand that a DequantizeLinear (or a QLinear operator) gives its meaning: the
+// quantized data and its parameters.
+struct QuantConstant {
+  Constant data;
+  QuantParams q;
+};
+
+bool is_identity(const std::vector<int32_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<int32_t>(i)) return false;
+  }
+  return true;
+}
+
+std::vector<int32_t> identity(size_t rank) {
+  std::vector<int32_t> p(rank);
+  std::iota(p.begin(), p.end(), 0);
+  return p;
+}
+
+class Reader {
+ public:
+  Reader(const ::onnx::ModelProto& model, const ImportOptions& options)
+      : model_(model), graph_(model.graph()), options_(options) {}
+
+  ir::Graph run() {
+    for (const auto& opset : model_.opset_import()) {
+      if (opset.domain().empty() || opset.domain() == "ai.onnx") opset_ = opset.version();
+      if (opset.domain() == "com.microsoft") ms_opset_ = opset.version();
+    }
+    for (const auto& init : graph_.initializer()) {
+      constants_[init.name()] = read_constant(init, "");
+    }
+    for (int i = 0; i < graph_.node_size(); ++i) {
+      for (const std::string& in : graph_.node(i).input()) consumers_[in].push_back(i);
+    }
+    for (const auto& out : graph_.output()) graph_outputs_.insert(out.name());
+    bool quantized = false;
+    for (const auto& node : graph_.node()) {
+      const std::string& op = node.op_type();
+      if (op == "QuantizeLinear" || op == "DequantizeLinear" || op.rfind("QLinear", 0) == 0 ||
+          op == "QGemm" || op == "ConvInteger" || op == "MatMulInteger") {
+        quantized = true;
+      }
+    }
+    if (!quantized) {
+      fail("a float model (no QuantizeLinear, DequantizeLinear or QLinear operator): Mote "
+           "compiles int8 models; quantize it first, e.g. export a fake-quantized "
+           "(quantization-aware) PyTorch model with torch.onnx.export, or run ONNX Runtime's "
+           "onnxruntime.quantization.quantize_static(..., quant_format=QuantFormat.QDQ)");
+    }
+    read_inputs();
+    consumed_.assign(static_cast<size_t>(graph_.node_size()), false);
+    for (int i = 0; i < graph_.node_size(); ++i) {
+      if (consumed_[static_cast<size_t>(i)]) continue;
+      node_ = &graph_.node(i);
+      node_index_ = i;
+      read_node();
+    }
+    node_ = nullptr;
+    write_outputs();
+    ops::validate(g_);
+    return std::move(g_);
+  }
+
+ private:
+  // ---- places and messages
+
+  std::string where() const {
+    if (node_ == nullptr) return "";
+    const std::string domain = node_->domain().empty() ? "ai.onnx" : printable(node_->domain());
+    const std::string name = !node_->name().empty() ? " '" + printable(node_->name()) + "'"
+                              : node_->output_size() > 0 ? " (output '" + printable(node_->output(0)) + "')"
+                                                         : "";
+    return "node " + std::to_string(node_index_) + name + " (" + printable(node_->op_type()) +
+           ", domain " + domain + ", opset " +
+           std::to_string(node_->domain() == "com.microsoft" ? ms_opset_ : opset_) + "): ";
+  }
+  [[noreturn]] void bad(const std::string& why) const { fail(where() + why); }
+
+  // ---- attributes and inputs
+
+  const ::onnx::AttributeProto* attribute(const std::string& name) const {
+    for (const auto& a : node_->attribute()) {
+      if (a.name() == name) return &a;
+    }
+    return nullptr;
+  }
+  int64_t int_attr(const std::string& name, int64_t fallback) const {
+    const auto* a = attribute(name);
+    return a == nullptr ? fallback : a->i();
+  }
+  float float_attr(const std::string& name, float fallback) const {
+    const auto* a = attribute(name);
+    return a == nullptr ? fallback : a->f();
+  }
+  std::string string_attr(const std::string& name, const std::string& fallback) const {
+    const auto* a = attribute(name);
+    return a == nullptr ? fallback : a->s();
+  }
+  std::vector<int64_t> ints_attr(const std::string& name) const {
+    const auto* a = attribute(name);
+    if (a == nullptr) return {};
+    return {a->ints().begin(), a->ints().end()};
+  }
+
+  bool has_input(int k) const {
+    return k < node_->input_size() && !node_->input(k).empty();
+  }
+  const std::string& input_name(int k) const {
+    if (!has_input(k)) bad("input " + std::to_string(k) + " is required but absent");
+    return node_->input(k);
+  }
+  const Constant* constant(const std::string& name) const {
+    auto it = constants_.find(name);
+    return it == constants_.end() ? nullptr : &it->second;
+  }
+  const Constant& constant_input(int k) const {
+    const Constant* c = constant(input_name(k));
+    if (c == nullptr) bad("input " + std::to_string(k) + " '" + printable(input_name(k)) + "' must be a constant");
+    return *c;
+  }
+  // Integer parameters (axes, shapes, pads) given as a constant input.
+  std::vector<int64_t> ints_input(int k) const {
+    std::vector<int64_t> out;
+    for (double v : constant_input(k).values()) out.push_back(static_cast<int64_t>(v));
+    return out;
+  }
+
+  // Scale and zero point given as inputs `scale_k` and `zp_k` (QuantizeLinear's 1 and 2).
+  // `signed_data`: without a zero point input, the quantized data is int8 (a DequantizeLinear of
+  // int8 data); else ONNX's default, uint8.
+  QuantParams quant_params(int scale_k, int zp_k, int64_t axis = 1, bool signed_data = false) const {
+    QuantParams q;
+    q.axis = axis;
+    for (double s : constant_input(scale_k).values()) {
+      if (!(s > 0) || !std::isfinite(s)) bad("scale " + std::to_string(s) + " must be positive and finite");
+      q.scale.push_back(static_cast<float>(s));
+    }
+    if (has_input(zp_k)) {
+      const Constant& zp = constant_input(zp_k);
+      if (zp.elem_type == ::onnx::TensorProto::UINT8) {
+        q.from_uint8 = true;
+      } else if (zp.elem_type != ::onnx::TensorProto::INT8 && zp.elem_type != ::onnx::TensorProto::INT32) {
+        bad("zero point of type " + ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(zp.elem_type)) +
+            " not supported (int8 or uint8)");
+      }
+      for (double z : zp.values()) q.zero_point.push_back(static_cast<int64_t>(z) - (q.from_uint8 ? 128 : 0));
+      if (q.zero_point.size() != q.scale.size()) bad("scale and zero point differ in length");
+    } else if (signed_data) {
+      q.zero_point.assign(q.scale.size(), 0);
+    } else {
+      // An absent zero point is uint8 zero.
+      q.from_uint8 = true;
+      q.zero_point.assign(q.scale.size(), -128);
+    }
+    return q;
+  }
+
+  // ---- IR construction
+
+  int32_t add_tensor(ir::Tensor t) {
+    g_.tensors.push_back(std::move(t));
+    return static_cast<int32_t>(g_.tensors.size() - 1);
+  }
+  int32_t add_activation(const std::string& name, std::vector<int32_t> shape, ir::Quantization q,
+                         DataType type = DataType::kInt8) {
+    ir::Tensor t;
+    t.name = name;
+    t.type = type;
+    t.shape = std::move(shape);
+    t.quantization = std::move(q);
+    return add_tensor(std::move(t));
+  }
+  int32_t add_int32_constant(const std::string& name, const std::vector<int32_t>& values,
+                             std::vector<int32_t> shape = {}) {
+    ir::Tensor t;
+    t.name = name;
+    t.type = DataType::kInt32;
+    t.shape = shape.empty() ? std::vector<int32_t>{static_cast<int32_t>(values.size())} : shape;
+    t.data.resize(values.size() * 4);
+    if (!values.empty()) std::memcpy(t.data.data(), values.data(), t.data.size());
+    t.is_constant = true;
+    return add_tensor(std::move(t));
+  }
+  void add_op(OpType type, std::vector<int32_t> inputs, int32_t output, ir::Options options = {}) {
+    g_.operators.push_back({type, std::move(inputs), {output}, std::move(options)});
+  }
+  const ir::Tensor& tensor(int32_t t) const { return g_.tensors[static_cast<size_t>(t)]; }
+
+  // The ONNX shape of a value.
+  std::vector<int64_t> onnx_shape(const Value& v) const {
+    const auto& s = tensor(v.tensor).shape;
+    std::vector<int64_t> out(s.size());
+    for (size_t i = 0; i < s.size(); ++i) {
+      out[v.perm.empty() ? i : static_cast<size_t>(v.perm[i])] = s[i];
+    }
+    return out;
+  }
+  static std::vector<int32_t> ir_shape(const std::vector<int64_t>& onnx, const std::vector<int32_t>& perm) {
+    std::vector<int32_t> out(onnx.size());
+    for (size_t i = 0; i < onnx.size(); ++i) {
+      out[i] = static_cast<int32_t>(onnx[perm.empty() ? i : static_cast<size_t>(perm[i])]);
+    }
+    return out;
+  }
+
+  // The same value laid out as `target` (kNhwc, or empty for ONNX's own order): free when only
+  // dimensions of size 1 move (a reshape), else a transpose.
+  Value relayout(const Value& v, const std::vector<int32_t>& target, const std::string& name) {
+    const size_t rank = tensor(v.tensor).shape.size();
+    const std::vector<int32_t> from = v.perm.empty() ? identity(rank) : v.perm;
+    const std::vector<int32_t> to = target.empty() ? identity(rank) : target;
+    if (from == to) return v;
+    // Each layout of a tensor is made once, however many operators read it.
+    const auto key = std::make_pair(v.tensor, to);
+    if (auto it = relaid_.find(key); it != relaid_.end()) return {it->second, target};
+    std::vector<int32_t> position(rank);
+    for (size_t i = 0; i < rank; ++i) position[static_cast<size_t>(from[i])] = static_cast<int32_t>(i);
+    std::vector<int32_t> transpose(rank);
+    for (size_t j = 0; j < rank; ++j) transpose[j] = position[static_cast<size_t>(to[j])];
+    const ir::Tensor& in = tensor(v.tensor);
+    std::vector<int32_t> shape(rank);
+    for (size_t j = 0; j < rank; ++j) shape[j] = in.shape[static_cast<size_t>(transpose[j])];
+    // Only size-1 dimensions move when the others keep their order.
+    std::vector<int32_t> kept_from, kept_to;
+    for (size_t i = 0; i < rank; ++i) {
+      if (in.shape[i] != 1) kept_from.push_back(static_cast<int32_t>(i));
+      if (shape[i] != 1) kept_to.push_back(transpose[i]);
+    }
+    const int32_t out = add_activation(name, shape, in.quantization, in.type);
+    const std::string suffix = target.empty() ? "/to_nchw" : "/to_nhwc";
+    g_.tensors[static_cast<size_t>(out)].name = tensor(v.tensor).name + suffix;
+    if (kept_from == kept_to) {
+      const int32_t s = add_int32_constant(tensor(out).name + "/shape", shape);
+      add_op(OpType::kReshape, {v.tensor, s}, out, ir::ReshapeOptions{});
+    } else {
+      const int32_t p = add_int32_constant(tensor(out).name + "/perm", transpose);
+      add_op(OpType::kTranspose, {v.tensor, p}, out);
+    }
+    relaid_[key] = out;
+    return {out, target};
+  }
+  Value as_nhwc(const Value& v) { return relayout(v, kNhwc, ""); }
+  Value as_plain(const Value& v) { return relayout(v, {}, ""); }
+
+  // ---- reading values
+
+  // The int8 activation behind input k: the output of a DequantizeLinear (an alias of its
+  // quantized input), or a value another operator left quantized.
+  Value activation(int k, bool flattened_ok = false) {
+    const std::string& name = input_name(k);
+    auto it = values_.find(name);
+    if (it == values_.end()) {
+      if (constant(name) != nullptr) bad("input " + std::to_string(k) + " '" + printable(name) + "' is a constant where Mote expects an activation");
+      bad("input " + std::to_string(k) + " '" + printable(name) + "' is produced by no node Mote read");
+    }
+    if (tensor(it->second.tensor).type != DataType::kInt8) {
+      bad("input " + std::to_string(k) + " '" + printable(name) +
+          "' is float, not dequantized from int8: the model must be quantized around this "
+          "operator (QuantizeLinear and DequantizeLinear before it)");
+    }
+    if (!it->second.flattened_hwc.empty() && !flattened_ok) return unflatten(it->second);
+    return it->second;
+  }
+
+  // A flattened NHWC value in ONNX's order: [N, H*W*C] -> [N, H, W, C] -> [N, C, H, W] ->
+  // [N, C*H*W], the reshapes free; made once per tensor.
+  Value unflatten(const Value& v) {
+    if (auto it = unflattened_.find(v.tensor); it != unflattened_.end()) return {it->second, {}, {}};
+    const ir::Tensor flat = tensor(v.tensor);
+    const std::vector<int32_t>& hwc = v.flattened_hwc;
+    const int32_t four = add_activation(flat.name + "/nhwc", {flat.shape[0], hwc[0], hwc[1], hwc[2]}, flat.quantization);
+    add_op(OpType::kReshape, {v.tensor, add_int32_constant(flat.name + "/nhwc/shape", tensor(four).shape)}, four, ir::ReshapeOptions{});
+    const Value nchw = as_plain({four, kNhwc, {}});
+    const int32_t out = add_activation(flat.name + "/nchw", flat.shape, flat.quantization);
+    add_op(OpType::kReshape, {nchw.tensor, add_int32_constant(flat.name + "/nchw/shape", flat.shape)}, out, ir::ReshapeOptions{});
+    unflattened_[v.tensor] = out;
+    return {out, {}, {}};
+  }
+  bool is_activation(int k) const { return has_input(k) && values_.count(node_->input(k)) != 0; }
+
+  // The constant behind input k, through its DequantizeLinear.
+  QuantConstant quant_constant(int k) const {
+    const std::string& name = input_name(k);
+    auto it = dq_constants_.find(name);
+    if (it != dq_constants_.end()) return it->second;
+    if (const Constant* c = constant(name)) {
+      QuantConstant qc;
+      qc.data = *c;
+      return qc;  // a float constant, scale empty
+    }
+    bad("input " + std::to_string(k) + " '" + printable(name) + "' must be a (dequantized) constant");
+  }
+
+  // ---- what follows an operator: the QuantizeLinear that fixes its output's quantization,
+  // perhaps through a Relu or Clip that then fuses into it.
+
+  struct Sink {
+    std::optional<QuantParams> q;
+    ir::Activation activation = ir::Activation::kNone;
+    std::string name;  // the ONNX value the operator's int8 output stands for
+  };
+
+  int only_consumer(const std::string& value) const {
+    if (graph_outputs_.count(value) != 0) return -1;
+    auto it = consumers_.find(value);
+    if (it == consumers_.end() || it->second.size() != 1) return -1;
+    // A node without outputs is left to read_node, which refuses it.
+    if (graph_.node(it->second[0]).output_size() < 1) return -1;
+    return it->second[0];
+  }
+  // Clip's bounds (attributes before opset 11, inputs from it); nullopt when not constant.
+  std::optional<std::pair<float, float>> clip_bounds(const ::onnx::NodeProto& n) const {
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "min") lo = a.f();
+      if (a.name() == "max") hi = a.f();
+    }
+    for (int k = 1; k < 3 && k < n.input_size(); ++k) {
+      if (n.input(k).empty()) continue;
+      const Constant* c = constant(n.input(k));
+      if (c == nullptr || c->count() != 1) return std::nullopt;
+      (k == 1 ? lo : hi) = static_cast<float>(c->at(0));
+    }
+    return std::make_pair(lo, hi);
+  }
+  std::optional<ir::Activation> fusable_activation(const ::onnx::NodeProto& n) const {
+    if (n.op_type() == "Relu") return ir::Activation::kRelu;
+    if (n.op_type() != "Clip") return std::nullopt;
+    const auto bounds = clip_bounds(n);
+    if (!bounds) return std::nullopt;
+    if (bounds->first == 0 && bounds->second == 6) return ir::Activation::kRelu6;
+    if (bounds->first == 0 && std::isinf(bounds->second)) return ir::Activation::kRelu;
+    if (bounds->first == -1 && bounds->second == 1) return ir::Activation::kReluN1To1;
+    return std::nullopt;
+  }
+  QuantParams quantize_node_params(int index) {
+    const ::onnx::NodeProto* saved = node_;
+    const int saved_index = node_index_;
+    node_ = &graph_.node(index);
+    node_index_ = index;
+    QuantParams q = quant_params(1, 2, int_attr("axis", 1));
+    if (q.scale.size() != 1) bad("a per-axis quantized activation is not supported");
+    node_ = saved;
+    node_index_ = saved_index;
+    return q;
+  }
+  Sink sink(const std::string& output, bool fuse = true) {
+    if (auto it = stated_sinks_.find(output); it != stated_sinks_.end()) return it->second;
+    Sink s;
+    s.name = output;
+    int next = only_consumer(output);
+    if (next < 0) return s;
+    if (fuse) {
+      if (const auto act = fusable_activation(graph_.node(next))) {
+        const int after = only_consumer(graph_.node(next).output(0));
+        if (after >= 0 && graph_.node(after).op_type() == "QuantizeLinear") {
+          s.activation = *act;
+          consumed_[static_cast<size_t>(next)] = true;
+          next = after;
+        }
+      }
+    }
+    if (graph_.node(next).op_type() != "QuantizeLinear") return s;
+    s.q = quantize_node_params(next);
+    s.name = graph_.node(next).output(0);
+    consumed_[static_cast<size_t>(next)] = true;
+    return s;
+  }
+  // The output quantization an operator that computes new values needs.
+  QuantParams required(const Sink& s, const std::string& output) const {
+    if (!s.q) {
+      bad("output '" + printable(output) + "' is not quantized (no QuantizeLinear follows it); "
+          "Mote runs only int8 operators: quantize the model around this operator");
+    }
+    return *s.q;
+  }
+
+  // Binds `name` to an int8 result: when `wanted` differs from the tensor's quantization, a
+  // QUANTIZE requantizes it.
+  void bind(const std::string& name, Value v, const std::optional<QuantParams>& wanted) {
+    if (wanted && tensor(v.tensor).quantization != wanted->ir()) {
+      const ir::Tensor& in = tensor(v.tensor);
+      const int32_t out = add_activation(name, in.shape, wanted->ir());
+      add_op(OpType::kQuantize, {v.tensor}, out);
+      v.tensor = out;
+    }
+    values_[name] = v;
+  }
+
+  // An operator's int8 output tensor, named after the value it stands for.
+  int32_t output_tensor(const Sink& s, const std::vector<int32_t>& shape, const QuantParams& q) {
+    return add_activation(s.name, shape, q.ir());
+  }
+
+  // ---- the graph's inputs and outputs
+
+  void read_inputs() {
+    for (const auto& in : graph_.input()) {
+      if (constants_.count(in.name()) != 0) continue;  // an initializer listed as an input
+      const std::string name = printable(in.name());
+      if (!in.type().has_tensor_type()) fail("graph input '" + name + "' is not a tensor");
+      const auto& tt = in.type().tensor_type();
+      std::vector<int64_t> shape;
+      bool dynamic = false;
+      for (const auto& d : tt.shape().dim()) {
+        shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+        if (!d.has_dim_value() || d.dim_value() <= 0) dynamic = true;
+      }
+      for (const auto& [given_name, given] : options_.input_shapes) {
+        if (given_name == in.name() || (given_name.empty() && graph_.input_size() - graph_.initializer_size() <= 1)) {
+          if (given.size() != shape.size()) {
+            fail("--input-shape for '" + name + "' has " + std::to_string(given.size()) +
+                 " dimensions, the model's input has " + std::to_string(shape.size()));
+          }
+          shape.assign(given.begin(), given.end());
+          dynamic = false;
+        }
+      }
+      if (dynamic) {
+        std::string example;
+        for (int64_t d : shape) example += (example.empty() ? "" : ",") + std::to_string(d > 0 ? d : 1);
+        fail("graph input '" + name + "' has a dynamic shape " + shape_text(shape) +
+             " (-1: symbolic); Mote plans fixed shapes: give them, e.g. --input-shape " + name +
+             "=" + example + " (one size per dimension)");
+      }
+      if (shape.size() > ir::kMaxRank) fail("graph input '" + name + "' has rank " + std::to_string(shape.size()));
+      DataType type;
+      switch (tt.elem_type()) {
+        case ::onnx::TensorProto::FLOAT: type = DataType::kFloat32; break;
+        case ::onnx::TensorProto::INT8:
+          type = DataType::kInt8;
+          signed_inputs_.insert(in.name());
+          break;
+        case ::onnx::TensorProto::UINT8:
+          type = DataType::kInt8;
+          g_.notes.push_back("graph input '" + name + "' is uint8 in the model; the program takes "
+                             "it as int8 with the zero point moved by -128: flip each byte's top "
+                             "bit (x ^ 0x80) before writing it");
+          break;
+        default:
+          fail("graph input '" + name + "' has element type " +
+               ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(tt.elem_type())) +
+               " (Mote takes float, int8 or uint8 inputs)");
+      }
+      const bool nhwc = options_.input_nhwc && shape.size() == 4;
+      const std::vector<int32_t> perm = nhwc ? kNhwc : std::vector<int32_t>{};
+      const int32_t t = add_activation(in.name(), ir_shape(shape, perm), {}, type);
+      g_.input_layouts.push_back(shape.size() == 4 ? (nhwc ? "NHWC" : "NCHW") : "");
+      if (shape.size() == 4) {
+        g_.notes.push_back("graph input '" + name + "' " + ir::shape_string(tensor(t).shape) +
+                           (nhwc ? " is NHWC (--input-layout nhwc)" : " is NCHW, as the model declares it (--input-layout nhwc takes NHWC)"));
+      }
+      g_.inputs.push_back(t);
+      values_[in.name()] = {t, perm};
+    }
+  }
+
+  void write_outputs() {
+    for (const auto& out : graph_.output()) {
+      const std::string name = printable(out.name());
+      auto it = values_.find(out.name());
+      if (it == values_.end()) fail("graph output '" + name + "' is produced by no node Mote read");
+      Value v = it->second.flattened_hwc.empty() ? it->second : unflatten(it->second);
+      const size_t rank = tensor(v.tensor).shape.size();
+      v = relayout(v, options_.output_nhwc && rank == 4 ? kNhwc : std::vector<int32_t>{}, name);
+      g_.output_layouts.push_back(rank == 4 ? (options_.output_nhwc ? "NHWC" : "NCHW") : "");
+      if (rank == 4) {
+        g_.notes.push_back("graph output '" + name + "' " + ir::shape_string(tensor(v.tensor).shape) +
+                           (options_.output_nhwc ? " is NHWC (--output-layout nhwc)" : " is NCHW, as the model declares it (--output-layout nhwc gives NHWC)"));
+      }
+      const int32_t elem = out.type().tensor_type().elem_type();
+      if (elem == ::onnx::TensorProto::FLOAT && tensor(v.tensor).type == DataType::kInt8) {
+        const int32_t f = add_activation(out.name(), tensor(v.tensor).shape, {}, DataType::kFloat32);
+        add_op(OpType::kDequantize, {v.tensor}, f);
+        v.tensor = f;
+      } else if (elem == ::onnx::TensorProto::UINT8) {
+        g_.notes.push_back("graph output '" + name + "' is uint8 in the model; the program gives "
+                           "it as int8 with the zero point moved by -128: flip each byte's top "
+                           "bit (x ^ 0x80) to read it as uint8");
+      }
+      g_.outputs.push_back(v.tensor);
+    }
+  }
+
+  // ---- nodes
+
+  void read_node() {
+    if (node_->output_size() < 1 || node_->output(0).empty()) bad("has no output");
+    const std::string& op = node_->op_type();
+    const std::string& domain = node_->domain();
+    if (!domain.empty() && domain != "ai.onnx" && domain != "com.microsoft") {
+      bad("operator domain '" + printable(domain) + "' not supported");
+    }
+    if (op.rfind("QLinear", 0) == 0 || op == "QGemm") return qlinear();
+    if (op == "ConvInteger" || op == "MatMulInteger" || op == "DynamicQuantizeLinear") {
+      bad("dynamic quantization (int32 results rescaled in float at run time) is not supported: "
+          "quantize the model statically, with activation scales fixed ahead of time "
+          "(onnxruntime.quantization.quantize_static)");
+    }
+    if (domain == "com.microsoft") bad(kUnsupported);
+    if (op == "QuantizeLinear") return quantize_linear();
+    if (op == "DequantizeLinear") return dequantize_linear();
+    if (op == "Conv") return conv();
+    if (op == "Gemm") return gemm();
+    if (op == "MatMul") return matmul();
+    if (op == "Add") return binary(OpType::kAdd);
+    if (op == "Sub") return binary(OpType::kSub);
+    if (op == "Mul") return binary(OpType::kMul);
+    if (op == "MaxPool") return pool(OpType::kMaxPool2D);
+    if (op == "AveragePool") return pool(OpType::kAveragePool2D);
+    if (op == "GlobalAveragePool") return global_average_pool();
+    if (op == "ReduceMean") return reduce_mean();
+    if (op == "Relu" || op == "Clip") return activation_node();
+    if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") return reshape();
+    if (op == "Transpose") return transpose();
+    if (op == "Softmax") return softmax();
+    if (op == "Concat") return concat();
+    if (op == "Identity" || op == "Dropout") return identity_node();
+    if (op == "Sigmoid") return sigmoid();
+    if (op == "Tanh") return unary(OpType::kTanh, ir::Quantization{{1.0f / 128}, {0}, 0});
+    if (op == "HardSwish") return unary(OpType::kHardSwish);
+    if (op == "HardSigmoid") return hard_sigmoid();
+    if (op == "LeakyRelu") return leaky_relu();
+    if (op == "PRelu") return prelu();
+    if (op == "Pad") return pad();
+    if (op == "Resize" || op == "Upsample") return resize();
+    if (op == "Constant") return constant_node();
+    bad(kUnsupported);
+  }
+
+  // ---- the QOperator form: each QLinear node is read as the QDQ form of its float operator,
+  // its operands stated by scale and zero point inputs instead of DequantizeLinear nodes.
+
+  // Input k, quantized by inputs scale_k and zp_k, under a name of its own for the QDQ reader.
+  std::string stated_operand(int k, int scale_k, int zp_k, int64_t axis = 0) {
+    const std::string name = node_->output(0) + "/input" + std::to_string(k);
+    const Constant* c = constant(input_name(k));
+    QuantParams q = quant_params(scale_k, zp_k, axis,
+                                 c != nullptr && c->elem_type != ::onnx::TensorProto::UINT8);
+    if (c != nullptr) {
+      dq_constants_[name] = {*c, q};
+      return name;
+    }
+    if (q.scale.size() != 1) bad("a per-axis quantized activation is not supported");
+    Value v = activation(k, true);
+    ir::Tensor& t = g_.tensors[static_cast<size_t>(v.tensor)];
+    if (t.quantization.empty()) t.quantization = q.ir();  // an int8 or uint8 graph input
+    bind(name, v, q);
+    return name;
+  }
+  // The int32 bias (input k) of a QLinearConv or QGemm: scale input x weight, zero point 0.
+  std::string stated_bias(int k, const std::string& input, const std::string& weights) {
+    const std::string name = node_->output(0) + "/input" + std::to_string(k);
+    const float input_scale = tensor(values_.at(input).tensor).quantization.scale[0];
+    QuantConstant b{constant_input(k), {}};
+    for (float ws : dq_constants_.at(weights).q.scale) b.q.scale.push_back(input_scale * ws);
+    b.q.zero_point.assign(b.q.scale.size(), 0);
+    dq_constants_[name] = b;
+    return name;
+  }
+
+  void qlinear() {
+    const ::onnx::NodeProto& original = *node_;
+    const std::string& op = original.op_type();
+    ::onnx::NodeProto node = original;  // keeps name, domain, type and attributes for messages
+    node.clear_input();
+    node.clear_output();
+    const std::string output = original.output(0) + "/float";
+    node.add_output(output);
+    auto out_quant = [&](int scale_k, int zp_k) {
+      if (!has_input(scale_k)) bad("a float output (no output scale) is not supported");
+      Sink s;
+      s.q = quant_params(scale_k, zp_k);
+      s.name = original.output(0);
+      stated_sinks_[output] = s;
+    };
+    void (Reader::*read)() = nullptr;
+    if (op == "QLinearConv") {
+      const std::string x = stated_operand(0, 1, 2), w = stated_operand(3, 4, 5, 0);
+      for (const std::string& in : {x, w}) node.add_input(in);
+      if (has_input(8)) node.add_input(stated_bias(8, x, w));
+      out_quant(6, 7);
+      read = &Reader::conv;
+    } else if (op == "QLinearMatMul") {
+      node.add_input(stated_operand(0, 1, 2));
+      node.add_input(stated_operand(3, 4, 5, 1));
+      out_quant(6, 7);
+      read = &Reader::matmul;
+    } else if (op == "QGemm") {
+      const std::string a = stated_operand(0, 1, 2);
+      const std::string b = stated_operand(3, 4, 5, int_attr("transB", 0) != 0 ? 0 : 1);
+      node.add_input(a);
+      node.add_input(b);
+      if (has_input(6)) node.add_input(stated_bias(6, a, b));
+      out_quant(7, 8);
+      read = &Reader::gemm;
+    } else if (op == "QLinearAdd" || op == "QLinearMul") {
+      node.add_input(stated_operand(0, 1, 2));
+      node.add_input(stated_operand(3, 4, 5));
+      out_quant(6, 7);
+      read = op == "QLinearAdd" ? &Reader::add : &Reader::mul;
+    } else if (op == "QLinearAveragePool" || op == "QLinearGlobalAveragePool") {
+      if (int_attr("channels_last", 0) != 0) bad("channels_last 1 not supported");
+      node.add_input(stated_operand(0, 1, 2));
+      out_quant(3, 4);
+      read = op == "QLinearAveragePool" ? &Reader::average_pool : &Reader::global_average_pool;
+    } else if (op == "QLinearSigmoid") {
+      node.add_input(stated_operand(0, 1, 2));
+      out_quant(3, 4);
+      read = &Reader::sigmoid;
+    } else if (op == "QLinearLeakyRelu") {
+      node.add_input(stated_operand(0, 1, 2));
+      out_quant(3, 4);
+      read = &Reader::leaky_relu;
+    } else if (op == "QLinearConcat") {
+      for (int k = 2; k + 2 < original.input_size(); k += 3) node.add_input(stated_operand(k, k + 1, k + 2));
+      out_quant(0, 1);
+      read = &Reader::concat;
+    } else {
+      bad(kUnsupported);
+    }
+    node_ = &node;
+    (this->*read)();
+    node_ = &original;
+  }
+  void add() { binary(OpType::kAdd); }
+  void mul() { binary(OpType::kMul); }
+  void average_pool() { pool(OpType::kAveragePool2D); }
+
+  // An elementwise operator of one input: the output quantization is the QuantizeLinear's, or a
+  // fixed one the int8 kernel writes (requantized to the QuantizeLinear's where they differ).
+  void unary(OpType type, std::optional<ir::Quantization> fixed = std::nullopt, ir::Options options = {}) {
+    const Value x = activation(0);
+    const Sink s = sink(node_->output(0), false);
+    const ir::Quantization q = fixed ? *fixed : required(s, node_->output(0)).ir();
+    const int32_t out = add_activation(fixed ? node_->output(0) : s.name, tensor(x.tensor).shape, q);
+    add_op(type, {x.tensor}, out, std::move(options));
+    bind(s.name, {out, x.perm, {}}, s.q);
+  }
+  // x * HardSigmoid(x) with alpha 1/6, beta 1/2: HardSwish as exported before opset 14 (PyTorch's
+  // nn.Hardswish at opset 13), the product quantized once.
+  void hard_sigmoid() {
+    const int mul = only_consumer(node_->output(0));
+    const bool swish_parameters = std::abs(float_attr("alpha", 0.2f) - 1.0f / 6) < 1e-6f &&
+                                  float_attr("beta", 0.5f) == 0.5f;
+    if (mul < 0 || !swish_parameters || graph_.node(mul).op_type() != "Mul" ||
+        graph_.node(mul).input_size() != 2) {
+      bad("HardSigmoid alone is not supported (only x * HardSigmoid(x) with alpha 1/6 and beta "
+          "1/2, which is HardSwish)");
+    }
+    const ::onnx::NodeProto& product = graph_.node(mul);
+    const std::string& other = product.input(0) == node_->output(0) ? product.input(1) : product.input(0);
+    if (other != input_name(0)) bad("HardSigmoid alone is not supported (its Mul multiplies another value than its input)");
+    consumed_[static_cast<size_t>(mul)] = true;
+    ::onnx::NodeProto swish = *node_;
+    swish.set_output(0, product.output(0));
+    const ::onnx::NodeProto* original = node_;
+    node_ = &swish;
+    unary(OpType::kHardSwish);
+    node_ = original;
+  }
+
+  void sigmoid() { unary(OpType::kLogistic, ir::Quantization{{1.0f / 256}, {-128}, 0}); }
+  void leaky_relu() { unary(OpType::kLeakyRelu, std::nullopt, ir::LeakyReluOptions{float_attr("alpha", 0.01f)}); }
+
+  void prelu() {
+    const Value x = activation(0);
+    const size_t rank = tensor(x.tensor).shape.size();
+    // ONNX's slope broadcasts from the right; PyTorch writes [C, 1, 1] for NCHW.
+    const int32_t alpha = binary_constant(1, x, rank);
+    const Sink s = sink(node_->output(0), false);
+    const int32_t out = output_tensor(s, tensor(x.tensor).shape, required(s, node_->output(0)));
+    add_op(OpType::kPrelu, {x.tensor, alpha}, out);
+    values_[s.name] = {out, x.perm, {}};
+  }
+
+  void pad() {
+    const Value x = activation(0);
+    if (string_attr("mode", "constant") != "constant") bad("mode '" + printable(string_attr("mode", "")) + "' not supported (constant only)");
+    const std::vector<int64_t> pads = opset_ >= 11 ? ints_input(1) : ints_attr("pads");
+    const size_t rank = tensor(x.tensor).shape.size();
+    if (pads.size() != 2 * rank) bad("pads do not match the input's rank");
+    if (opset_ >= 11 && has_input(2)) {
+      const QuantConstant value = quant_constant(2);
+      double real = value.data.at(0);
+      if (!value.q.scale.empty()) real = (real - (value.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0) - static_cast<double>(value.q.zero_point[0])) * value.q.scale[0];
+      if (real != 0) bad("a constant value other than 0 is not supported");
+    } else if (float_attr("value", 0) != 0) {
+      bad("a constant value other than 0 is not supported");
+    }
+    if (has_input(3)) bad("the axes input is not supported");
+    std::vector<int32_t> paddings;
+    std::vector<int32_t> shape = tensor(x.tensor).shape;
+    for (size_t i = 0; i < rank; ++i) {
+      const size_t d = x.perm.empty() ? i : static_cast<size_t>(x.perm[i]);
+      if (pads[d] < 0 || pads[d + rank] < 0) bad("negative pads (cropping) not supported");
+      paddings.push_back(static_cast<int32_t>(pads[d]));
+      paddings.push_back(static_cast<int32_t>(pads[d + rank]));
+      shape[i] += static_cast<int32_t>(pads[d] + pads[d + rank]);
+    }
+    const Sink s = sink(node_->output(0), false);
+    const int32_t p = add_int32_constant(node_->output(0) + "/paddings", paddings, {static_cast<int32_t>(rank), 2});
+    const int32_t out = add_activation(node_->output(0), shape, tensor(x.tensor).quantization);
+    add_op(OpType::kPad, {x.tensor, p}, out);
+    bind(s.name, {out, x.perm, {}}, s.q);
+  }
+
+  void resize() {
+    const Value x = spatial_input(0);
+    const std::vector<int64_t> xs = onnx_shape(x);
+    const std::string mode = string_attr("mode", "nearest");
+    // Opset 18's additions change the result when set.
+    if (int_attr("antialias", 0) != 0) bad("antialias 1 not supported");
+    if (attribute("axes") != nullptr) bad("the axes attribute is not supported");
+    if (string_attr("keep_aspect_ratio_policy", "stretch") != "stretch") bad("keep_aspect_ratio_policy other than stretch not supported");
+    const std::string coordinates = string_attr("coordinate_transformation_mode", opset_ >= 11 ? "half_pixel" : "asymmetric");
+    // The output size: the sizes input, else the scales (input 1 before opset 11, 2 from it).
+    std::vector<int64_t> out = xs;
+    const int scales_k = opset_ >= 11 ? 2 : 1;
+    if (opset_ >= 11 && has_input(3) && constant(node_->input(3)) != nullptr && constant(node_->input(3))->count() > 0) {
+      out = ints_input(3);
+    } else if (has_input(scales_k) && constant(node_->input(scales_k)) != nullptr && constant(node_->input(scales_k))->count() > 0) {
+      const std::vector<double> scales = constant_input(scales_k).values();
+      if (scales.size() != 4) bad("scales do not match the input's rank");
+      for (size_t i = 0; i < 4; ++i) out[i] = static_cast<int64_t>(std::floor(static_cast<double>(xs[i]) * scales[i]));
+    } else {
+      bad("needs constant scales or sizes");
+    }
+    if (out.size() != 4 || out[0] != xs[0] || out[1] != xs[1]) bad("only the spatial dimensions may be resized");
+    ir::ResizeNearestNeighborOptions o;
+    OpType type;
+    if (mode == "nearest") {
+      type = OpType::kResizeNearestNeighbor;
+      const std::string rounding = string_attr("nearest_mode", "round_prefer_floor");
+      // TFLite's nearest neighbour: floor(out * scale), or floor((out + 0.5) * scale) with
+      // half_pixel_centers, which ONNX's half_pixel with round_prefer_ceil computes too.
+      if (coordinates == "asymmetric" && (rounding == "floor" || opset_ < 11)) {
+      } else if ((coordinates == "half_pixel" || coordinates == "tf_half_pixel_for_nn") && rounding == "round_prefer_ceil") {
+        o.half_pixel_centers = true;
+      } else if (out[2] % xs[2] == 0 && out[3] % xs[3] == 0 && coordinates != "align_corners") {
+        // An integer factor: every ONNX rounding picks floor(out / factor).
+      } else {
+        bad("nearest resize with coordinate_transformation_mode '" + printable(coordinates) + "' and nearest_mode '" + printable(rounding) + "' not supported");
+      }
+    } else if (mode == "linear" || mode == "bilinear") {
+      type = OpType::kResizeBilinear;
+      if (coordinates == "half_pixel" || coordinates == "pytorch_half_pixel") {
+        o.half_pixel_centers = true;
+      } else if (coordinates == "align_corners") {
+        o.align_corners = true;
+      } else if (coordinates != "asymmetric") {
+        bad("linear resize with coordinate_transformation_mode '" + printable(coordinates) + "' not supported");
+      }
+    } else {
+      bad("mode '" + printable(mode) + "' not supported");
+    }
+    const Sink s = sink(node_->output(0), false);
+    const std::vector<int32_t> size = {static_cast<int32_t>(out[2]), static_cast<int32_t>(out[3])};
+    const int32_t sz = add_int32_constant(node_->output(0) + "/size", size);
+    const ir::Tensor in = tensor(x.tensor);
+    const int32_t y = add_activation(node_->output(0), {in.shape[0], size[0], size[1], in.shape[3]}, in.quantization);
+    add_op(type, {x.tensor, sz}, y, o);
+    bind(s.name, {y, kNhwc, {}}, s.q);
+  }
+
+  void constant_node() {
+    const auto* value = attribute("value");
+    if (value == nullptr || !value->has_t()) bad("only a Constant with a 'value' tensor is supported");
+    constants_[node_->output(0)] = read_constant(value->t(), where());
+  }
+
+  void identity_node() {
+    const std::string& in = input_name(0);
+    if (auto it = values_.find(in); it != values_.end()) {
+      values_[node_->output(0)] = it->second;
+    } else if (auto c = dq_constants_.find(in); c != dq_constants_.end()) {
+      dq_constants_[node_->output(0)] = c->second;
+    } else if (const Constant* k = constant(in)) {
+      constants_[node_->output(0)] = *k;
+    } else {
+      bad("input '" + printable(in) + "' is produced by no node Mote read");
+    }
+  }
+
+  void quantize_linear() {
+    const std::string& in = input_name(0);
+    QuantParams q = quant_params(1, 2, int_attr("axis", 1));
+    if (const Constant* c = constant(in)) {
+      // A float constant quantized in the graph (weights stored as float): quantize it here.
+      QuantConstant qc;
+      qc.q = q;
+      qc.data.elem_type = ::onnx::TensorProto::INT8;
+      qc.data.dims = c->dims;
+      const int64_t n = c->count();
+      qc.data.bytes.resize(static_cast<size_t>(n));
+      const int64_t per = q.scale.size() > 1 ? inner_count(c->dims, q.axis) : n;
+      for (int64_t i = 0; i < n; ++i) {
+        const size_t ch = q.scale.size() > 1 ? static_cast<size_t>((i / per) % static_cast<int64_t>(q.scale.size())) : 0;
+        const double v = std::nearbyint(c->at(i) / q.scale[ch]) + static_cast<double>(q.zero_point[ch]);
+        qc.data.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(v, -128.0, 127.0)));
+      }
+      pending_quantized_[node_->output(0)] = qc;
+      return;
+    }
+    if (q.scale.size() != 1) bad("a per-axis quantized activation is not supported");
+    auto it = values_.find(in);
+    if (it == values_.end()) bad("input '" + printable(in) + "' is produced by no node Mote read");
+    const Value v = it->second;
+    const ir::Tensor& t = tensor(v.tensor);
+    if (t.type == DataType::kFloat32) {
+      const int32_t out = add_activation(node_->output(0), t.shape, q.ir());
+      add_op(OpType::kQuantize, {v.tensor}, out);
+      values_[node_->output(0)] = {out, v.perm};
+      return;
+    }
+    bind(node_->output(0), v, q);
+  }
+
+  static int64_t inner_count(const std::vector<int64_t>& dims, int64_t axis) {
+    int64_t n = 1;
+    for (size_t i = static_cast<size_t>(axis) + 1; i < dims.size(); ++i) n *= dims[i];
+    return n;
+  }
+
+  void dequantize_linear() {
+    const std::string& in = input_name(0);
+    const int64_t axis = int_attr("axis", 1);
+    if (const Constant* c = constant(in); c != nullptr || pending_quantized_.count(in) != 0) {
+      QuantConstant qc;
+      if (c != nullptr) {
+        qc.data = *c;
+        qc.q = quant_params(1, 2, axis < 0 ? axis + static_cast<int64_t>(c->dims.size()) : axis,
+                            c->elem_type != ::onnx::TensorProto::UINT8);
+        if (c->elem_type == ::onnx::TensorProto::INT32) {
+          qc.q.from_uint8 = false;  // a bias: its zero point is zero whatever the absent input's type
+          std::fill(qc.q.zero_point.begin(), qc.q.zero_point.end(), 0);
+        }
+      } else {
+        qc = pending_quantized_[in];
+      }
+      dq_constants_[node_->output(0)] = qc;
+      return;
+    }
+    auto it = values_.find(in);
+    if (it == values_.end()) bad("input '" + printable(in) + "' is produced by no node Mote read");
+    const QuantParams q = quant_params(1, 2, axis, signed_inputs_.count(in) != 0);
+    if (q.scale.size() != 1) bad("a per-axis quantized activation is not supported");
+    ir::Tensor& t = g_.tensors[static_cast<size_t>(it->second.tensor)];
+    if (t.quantization.empty()) t.quantization = q.ir();  // an int8 or uint8 graph input
+    if (t.quantization != q.ir()) {
+      bad("dequantizes '" + printable(in) + "' with scale " + std::to_string(q.scale[0]) +
+          " and zero point " + std::to_string(q.zero_point[0]) +
+          ", not the quantization it was written with");
+    }
+    values_[node_->output(0)] = it->second;
+  }
+
+  // ---- weights and biases
+
+  // Weights as int8 with zero point 0 (uint8 weights are moved to int8 when they fit).
+  std::vector<int8_t> int8_weights(const QuantConstant& w, const std::string& what) const {
+    if (w.q.scale.empty()) {
+      bad(what + " '" + printable(input_name(1)) + "' is float, not quantized: quantize the weights "
+          "too (a DequantizeLinear of int8 weights)");
+    }
+    const auto values = w.data.values();
+    const int64_t per = w.q.scale.size() > 1 ? inner_count(w.data.dims, w.q.axis) : 1;
+    std::vector<int8_t> out(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      const size_t ch = w.q.scale.size() > 1 ? static_cast<size_t>((static_cast<int64_t>(i) / per) % static_cast<int64_t>(w.q.scale.size())) : 0;
+      // The stored zero point is moved by -128 for uint8; the raw value by the same.
+      const double raw = values[i] - (w.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0);
+      const double v = raw - static_cast<double>(w.q.zero_point[ch]);
+      if (v < -128 || v > 127) {
+        bad(what + " have a zero point of " + std::to_string(w.q.zero_point[ch]) +
+            " that puts them outside int8; Mote's kernels take symmetric int8 weights "
+            "(quantize_static(..., weight_type=QuantType.QInt8))");
+      }
+      out[i] = static_cast<int8_t>(v);
+    }
+    return out;
+  }
+
+  // Per output channel weight scales (one repeated when per-tensor).
+  std::vector<float> channel_scales(const QuantConstant& w, int64_t channels, int64_t axis) const {
+    if (w.q.scale.size() == 1) return std::vector<float>(static_cast<size_t>(channels), w.q.scale[0]);
+    if (static_cast<int64_t>(w.q.scale.size()) != channels || w.q.axis != axis) {
+      bad("weights have " + std::to_string(w.q.scale.size()) + " scales on axis " +
+          std::to_string(w.q.axis) + ", expected one per output channel (" +
+          std::to_string(channels) + ") on axis " + std::to_string(axis));
+    }
+    return w.q.scale;
+  }
+
+  // The int32 bias of scale input_scale * weight_scale[c], as TFLite's kernels take it. A bias
+  // quantized with another scale is rescaled; a float bias is quantized.
+  int32_t bias_tensor(int k, float input_scale, const std::vector<float>& weight_scales,
+                      const std::string& name) {
+    const QuantConstant b = quant_constant(k);
+    const size_t channels = weight_scales.size();
+    if (static_cast<size_t>(b.data.count()) != channels) {
+      bad("bias has " + std::to_string(b.data.count()) + " values, expected " + std::to_string(channels));
+    }
+    std::vector<int32_t> values(channels);
+    for (size_t c = 0; c < channels; ++c) {
+      const double expected = static_cast<double>(input_scale) * weight_scales[c];
+      double real = b.data.at(static_cast<int64_t>(c));
+      if (!b.q.scale.empty()) {
+        const size_t bc = b.q.scale.size() > 1 ? c : 0;
+        const float bs = b.q.scale[bc];
+        const double ratio = bs / expected;
+        if (std::abs(ratio - 1) < 1e-6) {
+          values[c] = static_cast<int32_t>(real - static_cast<double>(b.q.zero_point[bc]));
+          continue;
+        }
+        real = (real - static_cast<double>(b.q.zero_point[bc])) * bs;
+      }
+      const double q = std::nearbyint(real / expected);
+      if (q < INT32_MIN || q > INT32_MAX) bad("bias overflows int32 at scale input x weight");
+      values[c] = static_cast<int32_t>(q);
+    }
+    ir::Tensor t;
+    t.name = name;
+    t.type = DataType::kInt32;
+    t.shape = {static_cast<int32_t>(channels)};
+    t.data.resize(channels * 4);
+    std::memcpy(t.data.data(), values.data(), t.data.size());
+    t.is_constant = true;
+    std::vector<float> scales;
+    for (size_t c = 0; c < channels; ++c) scales.push_back(input_scale * weight_scales[c]);
+    t.quantization = symmetric(scales, 0);
+    return add_tensor(std::move(t));
+  }
+
+  // Zero points 0; one scale when every channel has the same (per-tensor weights).
+  static ir::Quantization symmetric(const std::vector<float>& scales, int32_t dimension) {
+    const bool same = std::all_of(scales.begin(), scales.end(), [&](float s) { return s == scales[0]; });
+    ir::Quantization q;
+    q.scale = same ? std::vector<float>{scales[0]} : scales;
+    q.zero_point.assign(q.scale.size(), 0);
+    q.quantized_dimension = same ? 0 : dimension;
+    return q;
+  }
+
+  int32_t weights_tensor(const std::string& name, std::vector<int32_t> shape, std::vector<int8_t> data,
+                         const std::vector<float>& scales, int32_t dimension) {
+    ir::Tensor t;
+    t.name = name;
+    t.type = DataType::kInt8;
+    t.shape = std::move(shape);
+    t.data.assign(reinterpret_cast<const uint8_t*>(data.data()),
+                  reinterpret_cast<const uint8_t*>(data.data()) + data.size());
+    t.is_constant = true;
+    t.quantization = symmetric(scales, dimension);
+    return add_tensor(std::move(t));
+  }
+
+  // ---- windows (convolutions and pools)
+
+  struct Window {
+    std::vector<int64_t> kernel, strides, dilations, pads;  // pads: begins then ends
+  };
+  Window window(const std::vector<int64_t>& spatial, std::vector<int64_t> kernel) const {
+    Window w;
+    const size_t n = spatial.size();
+    w.kernel = std::move(kernel);
+    w.strides = ints_attr("strides");
+    w.dilations = ints_attr("dilations");
+    w.pads = ints_attr("pads");
+    if (w.strides.empty()) w.strides.assign(n, 1);
+    if (w.dilations.empty()) w.dilations.assign(n, 1);
+    if (w.pads.empty()) w.pads.assign(2 * n, 0);
+    if (w.kernel.size() != n || w.strides.size() != n || w.dilations.size() != n || w.pads.size() != 2 * n) {
+      bad("kernel_shape, strides, dilations or pads do not match the input's rank");
+    }
+    const std::string auto_pad = string_attr("auto_pad", "NOTSET");
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t effective = (w.kernel[i] - 1) * w.dilations[i] + 1;
+      if (auto_pad == "VALID") {
+        w.pads[i] = w.pads[i + n] = 0;
+      } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+        const int64_t out = (spatial[i] + w.strides[i] - 1) / w.strides[i];
+        const int64_t total = std::max<int64_t>((out - 1) * w.strides[i] + effective - spatial[i], 0);
+        const int64_t small = total / 2;
+        w.pads[i] = auto_pad == "SAME_UPPER" ? small : total - small;
+        w.pads[i + n] = total - w.pads[i];
+      } else if (auto_pad != "NOTSET") {
+        bad("auto_pad '" + printable(auto_pad) + "' not supported");
+      }
+      if (spatial[i] + w.pads[i] + w.pads[i + n] < effective) bad("the window is larger than its padded input");
+    }
+    if (int_attr("ceil_mode", 0) != 0) bad("ceil_mode 1 not supported (output sizes rounded up)");
+    return w;
+  }
+  // TFLite's SAME or VALID when the window's pads are those; nullopt when only an explicit PAD
+  // gives them.
+  static std::optional<ir::Padding> tflite_padding(const Window& w, const std::vector<int64_t>& spatial) {
+    const size_t n = spatial.size();
+    bool zero = true, same = true;
+    for (size_t i = 0; i < n; ++i) {
+      if (w.pads[i] != 0 || w.pads[i + n] != 0) zero = false;
+      const int64_t before = ir::window_padding_before(spatial[i], w.kernel[i], w.strides[i], w.dilations[i], ir::Padding::kSame);
+      const int64_t out = ir::window_output_size(spatial[i], w.kernel[i], w.strides[i], w.dilations[i], ir::Padding::kSame);
+      const int64_t effective = (w.kernel[i] - 1) * w.dilations[i] + 1;
+      const int64_t total = std::max<int64_t>((out - 1) * w.strides[i] + effective - spatial[i], 0);
+      if (w.pads[i] != before || w.pads[i + n] != total - before) same = false;
+    }
+    if (zero) return ir::Padding::kValid;
+    if (same) return ir::Padding::kSame;
+    return std::nullopt;
+  }
+  static std::vector<int64_t> window_output(const Window& w, const std::vector<int64_t>& spatial) {
+    std::vector<int64_t> out;
+    const size_t n = spatial.size();
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t effective = (w.kernel[i] - 1) * w.dilations[i] + 1;
+      out.push_back((spatial[i] + w.pads[i] + w.pads[i + n] - effective) / w.strides[i] + 1);
+    }
+    return out;
+  }
+  // An NHWC int8 value padded explicitly with its zero point (a real 0), for pads TFLite's SAME
+  // does not express; the window then runs VALID.
+  Value explicit_pad(const Value& x, Window& w) {
+    // A copy: adding tensors moves the graph's.
+    const ir::Tensor in = tensor(x.tensor);
+    std::vector<int32_t> pads = {0, 0, static_cast<int32_t>(w.pads[0]), static_cast<int32_t>(w.pads[2]),
+                                 static_cast<int32_t>(w.pads[1]), static_cast<int32_t>(w.pads[3]), 0, 0};
+    std::vector<int32_t> shape = in.shape;
+    shape[1] += pads[2] + pads[3];
+    shape[2] += pads[4] + pads[5];
+    const std::string name = node_->output(0) + "/pad";
+    const int32_t p = add_int32_constant(name + "/paddings", pads, {4, 2});
+    const int32_t out = add_activation(name, shape, in.quantization);
+    add_op(OpType::kPad, {x.tensor, p}, out);
+    std::fill(w.pads.begin(), w.pads.end(), 0);
+    return {out, kNhwc};
+  }
+
+  // An NHWC input of rank 4; ONNX's spatial dimensions of a 1-D window (rank 3) are not taken.
+  Value spatial_input(int k) {
+    Value x = activation(k);
+    if (tensor(x.tensor).shape.size() != 4) {
+      bad("input of rank " + std::to_string(tensor(x.tensor).shape.size()) +
+          " not supported (2-D windows over [N,C,H,W])");
+    }
+    return as_nhwc(x);
+  }
+
+  void conv() {
+    Value x = spatial_input(0);
+    const std::vector<int64_t> xs = onnx_shape(x);  // N, C, H, W
+    const QuantConstant w = quant_constant(1);
+    if (w.data.dims.size() != 4) bad("weights of rank " + std::to_string(w.data.dims.size()) + " not supported");
+    const int64_t co = w.data.dims[0], cig = w.data.dims[1], kh = w.data.dims[2], kw = w.data.dims[3];
+    const int64_t group = int_attr("group", 1);
+    if (group < 1 || xs[1] != cig * group || co % group != 0) {
+      bad("weights " + shape_text(w.data.dims) + " and group " + std::to_string(group) +
+          " do not match the input's " + std::to_string(xs[1]) + " channels");
+    }
+    std::vector<int64_t> kernel = ints_attr("kernel_shape");
+    if (kernel.empty()) kernel = {kh, kw};
+    Window win = window({xs[2], xs[3]}, kernel);
+    const Sink s = sink(node_->output(0));
+    const QuantParams q = required(s, node_->output(0));
+    std::optional<ir::Padding> padding = tflite_padding(win, {xs[2], xs[3]});
+    if (!padding) {
+      x = explicit_pad(x, win);
+      padding = ir::Padding::kValid;
+    }
+    const std::vector<int64_t> hw = window_output(win, {onnx_shape(x)[2], onnx_shape(x)[3]});
+    const std::vector<int8_t> data = int8_weights(w, "weights");
+    const std::vector<float> scales = channel_scales(w, co, 0);
+    const float input_scale = tensor(x.tensor).quantization.scale[0];
+    const std::string name = node_->output(0);
+    const bool depthwise = group > 1 && cig == 1;
+    std::vector<int8_t> laid(data.size());
+    int32_t weights;
+    if (depthwise) {
+      // [Co, 1, Kh, Kw] -> [1, Kh, Kw, Co]
+      for (int64_t o = 0; o < co; ++o)
+        for (int64_t y = 0; y < kh * kw; ++y) laid[static_cast<size_t>(y * co + o)] = data[static_cast<size_t>(o * kh * kw + y)];
+      weights = weights_tensor(name + "/weights", {1, static_cast<int32_t>(kh), static_cast<int32_t>(kw), static_cast<int32_t>(co)}, laid, scales, 3);
+    } else {
+      // [Co, Ci, Kh, Kw] -> [Co, Kh, Kw, Ci]
+      for (int64_t o = 0; o < co; ++o)
+        for (int64_t i = 0; i < cig; ++i)
+          for (int64_t y = 0; y < kh * kw; ++y)
+            laid[static_cast<size_t>((o * kh * kw + y) * cig + i)] = data[static_cast<size_t>((o * cig + i) * kh * kw + y)];
+      weights = weights_tensor(name + "/weights", {static_cast<int32_t>(co), static_cast<int32_t>(kh), static_cast<int32_t>(kw), static_cast<int32_t>(cig)}, laid, scales, 0);
+    }
+    std::vector<int32_t> inputs = {x.tensor, weights};
+    if (has_input(2)) inputs.push_back(bias_tensor(2, input_scale, scales, name + "/bias"));
+    const int32_t out = output_tensor(s, {static_cast<int32_t>(xs[0]), static_cast<int32_t>(hw[0]), static_cast<int32_t>(hw[1]), static_cast<int32_t>(co)}, q);
+    const auto sh = static_cast<int32_t>(win.strides[0]), sw = static_cast<int32_t>(win.strides[1]);
+    const auto dh = static_cast<int32_t>(win.dilations[0]), dw = static_cast<int32_t>(win.dilations[1]);
+    if (depthwise) {
+      add_op(OpType::kDepthwiseConv2D, inputs, out,
+             ir::DepthwiseConv2DOptions{*padding, sw, sh, static_cast<int32_t>(co / group), dw, dh, s.activation});
+    } else {
+      add_op(OpType::kConv2D, inputs, out, ir::Conv2DOptions{*padding, sw, sh, dw, dh, s.activation});
+    }
+    values_[s.name] = {out, kNhwc};
+  }
+
+  // A fully connected layer: input [.., K], weights given [K, N] (`transposed` false) or [N, K].
+  void fully_connected(Value x, const QuantConstant& w, bool transposed, int bias_input) {
+    const std::vector<int32_t> hwc = x.flattened_hwc;
+    x = hwc.empty() ? as_plain(x) : x;
+    const std::vector<int64_t> xs = onnx_shape(x);
+    if (w.data.dims.size() != 2) bad("weights of rank " + std::to_string(w.data.dims.size()) + " not supported (2-D)");
+    const int64_t n = transposed ? w.data.dims[0] : w.data.dims[1];
+    const int64_t k = transposed ? w.data.dims[1] : w.data.dims[0];
+    if (xs.empty() || xs.back() != k) bad("input " + shape_text(xs) + " does not match weights " + shape_text(w.data.dims));
+    const Sink s = sink(node_->output(0));
+    const QuantParams q = required(s, node_->output(0));
+    const std::vector<int8_t> data = int8_weights(w, "weights");
+    const std::vector<float> scales = channel_scales(w, n, transposed ? 0 : 1);
+    // Column i of the IR weights multiplies input element i; for a flattened NHWC input that is
+    // ONNX's column c*H*W + h*W + w where i = (h*W + w)*C + c.
+    auto column = [&](int64_t i) -> int64_t {
+      if (hwc.empty()) return i;
+      const int64_t hw = static_cast<int64_t>(hwc[0]) * hwc[1], c = i % hwc[2];
+      return c * hw + i / hwc[2];
+    };
+    std::vector<int8_t> laid(data.size());
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t i = 0; i < k; ++i) {
+        const int64_t c = column(i);
+        laid[static_cast<size_t>(r * k + i)] = transposed ? data[static_cast<size_t>(r * k + c)] : data[static_cast<size_t>(c * n + r)];
+      }
+    const std::string name = node_->output(0);
+    const int32_t weights = weights_tensor(name + "/weights", {static_cast<int32_t>(n), static_cast<int32_t>(k)}, laid, scales, 0);
+    std::vector<int32_t> inputs = {x.tensor, weights};
+    if (bias_input >= 0 && has_input(bias_input)) {
+      inputs.push_back(bias_tensor(bias_input, tensor(x.tensor).quantization.scale[0], scales, name + "/bias"));
+    }
+    std::vector<int32_t> shape(tensor(x.tensor).shape);
+    shape.back() = static_cast<int32_t>(n);
+    const bool keep = shape.size() > 2;
+    if (!keep) {
+      int64_t rows = 1;
+      for (size_t i = 0; i + 1 < xs.size(); ++i) rows *= xs[i];
+      shape = {static_cast<int32_t>(rows), static_cast<int32_t>(n)};
+    }
+    const int32_t out = output_tensor(s, shape, q);
+    add_op(OpType::kFullyConnected, inputs, out, ir::FullyConnectedOptions{s.activation, keep});
+    values_[s.name] = {out, {}};
+  }
+
+  void gemm() {
+    if (int_attr("transA", 0) != 0) bad("transA 1 not supported");
+    if (float_attr("alpha", 1) != 1 || float_attr("beta", 1) != 1) bad("alpha and beta other than 1 not supported");
+    const Value x = activation(0, true);
+    if (tensor(x.tensor).shape.size() != 2) bad("input of rank " + std::to_string(tensor(x.tensor).shape.size()) + " (Gemm takes 2-D)");
+    fully_connected(x, quant_constant(1), int_attr("transB", 0) != 0, 2);
+  }
+
+  void matmul() {
+    if (is_activation(1)) bad("a product of two activations is not supported (the second input must be constant weights)");
+    fully_connected(activation(0, true), quant_constant(1), false, -1);
+  }
+
+  // A constant operand of a binary operator as an int8 IR tensor laid out like `like`.
+  int32_t binary_constant(int k, const Value& like, size_t rank) {
+    const QuantConstant c = quant_constant(k);
+    if (c.q.scale.size() != 1) bad("input " + std::to_string(k) + " must be a per-tensor quantized constant");
+    QuantConstant broadcast = c;
+    std::vector<int64_t> dims = c.data.dims;
+    while (dims.size() < rank) dims.insert(dims.begin(), 1);
+    const std::vector<int8_t> data = [&] {
+      std::vector<int8_t> out;
+      for (double v : c.data.values()) {
+        out.push_back(static_cast<int8_t>(v - (c.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0)));
+      }
+      return out;
+    }();
+    std::vector<int32_t> shape = ir_shape(dims, like.perm);
+    std::vector<int8_t> laid(data.size());
+    if (like.perm.empty()) {
+      laid = data;
+    } else {
+      // ONNX [N, C, H, W] order -> IR order.
+      std::vector<int64_t> strides(dims.size(), 1);
+      for (size_t i = dims.size() - 1; i > 0; --i) strides[i - 1] = strides[i] * dims[i];
+      std::vector<int32_t> index(shape.size(), 0);
+      for (size_t flat = 0; flat < laid.size(); ++flat) {
+        int64_t source = 0;
+        for (size_t i = 0; i < shape.size(); ++i) source += index[i] * strides[static_cast<size_t>(like.perm[i])];
+        laid[flat] = data[static_cast<size_t>(source)];
+        for (size_t i = shape.size(); i-- > 0;) {
+          if (++index[i] < shape[i]) break;
+          index[i] = 0;
+        }
+      }
+    }
+    ir::Tensor t;
+    t.name = input_name(k);
+    t.type = DataType::kInt8;
+    t.shape = shape;
+    t.data.assign(reinterpret_cast<const uint8_t*>(laid.data()), reinterpret_cast<const uint8_t*>(laid.data()) + laid.size());
+    t.is_constant = true;
+    t.quantization = c.q.ir();
+    return add_tensor(std::move(t));
+  }
+
+  void binary(OpType type) {
+    std::vector<Value> operands;
+    size_t rank = 0;
+    bool nhwc = false;
+    for (int k = 0; k < 2; ++k) {
+      if (is_activation(k)) {
+        operands.push_back(activation(k));
+        rank = std::max(rank, tensor(operands.back().tensor).shape.size());
+        if (operands.back().perm == kNhwc) nhwc = true;
+      }
+    }
+    if (operands.empty()) bad("both inputs are constants");
+    std::vector<int32_t> layout = nhwc ? kNhwc : std::vector<int32_t>{};
+    std::vector<int32_t> inputs;
+    Value laid_like{-1, layout};
+    for (int k = 0; k < 2; ++k) {
+      if (is_activation(k)) {
+        Value v = activation(k);
+        if (tensor(v.tensor).shape.size() != rank) bad("inputs of different rank not supported");
+        v = relayout(v, layout, "");
+        inputs.push_back(v.tensor);
+      } else {
+        inputs.push_back(binary_constant(k, laid_like, rank));
+      }
+    }
+    const Sink s = sink(node_->output(0));
+    const QuantParams q = required(s, node_->output(0));
+    std::vector<int32_t> shape(rank, 1);
+    for (int32_t t : inputs) {
+      const auto& ts = tensor(t).shape;
+      for (size_t i = 0; i < ts.size(); ++i) {
+        const size_t j = rank - ts.size() + i;
+        if (ts[i] != 1) {
+          if (shape[j] != 1 && shape[j] != ts[i]) bad("inputs do not broadcast");
+          shape[j] = ts[i];
+        }
+      }
+    }
+    const int32_t out = output_tensor(s, shape, q);
+    add_op(type, inputs, out, ir::ElementwiseOptions{s.activation});
+    values_[s.name] = {out, layout};
+  }
+
+  void pool(OpType type) {
+    if (int_attr("storage_order", 0) != 0) bad("storage_order 1 not supported");
+    Value x = spatial_input(0);
+    const std::vector<int64_t> xs = onnx_shape(x);
+    Window win = window({xs[2], xs[3]}, ints_attr("kernel_shape"));
+    if (win.dilations[0] != 1 || win.dilations[1] != 1) bad("dilated pooling not supported");
+    std::optional<ir::Padding> padding = tflite_padding(win, {xs[2], xs[3]});
+    // TFLite's average pool leaves the padding out of the count, ONNX's only when
+    // count_include_pad is 0; a max pool's padding never wins.
+    const bool counts_pad = type == OpType::kAveragePool2D && int_attr("count_include_pad", 0) != 0;
+    if (counts_pad && padding == ir::Padding::kSame) padding.reset();
+    if (!padding) {
+      if (type == OpType::kMaxPool2D || !counts_pad) bad("pads " + shape_text(win.pads) + " other than TFLite's SAME not supported");
+      x = explicit_pad(x, win);
+      padding = ir::Padding::kValid;
+    }
+    const std::vector<int64_t> hw = window_output(win, {onnx_shape(x)[2], onnx_shape(x)[3]});
+    const Sink s = sink(node_->output(0), false);
+    const ir::Tensor& in = tensor(x.tensor);
+    const int32_t out = add_activation(node_->output(0), {in.shape[0], static_cast<int32_t>(hw[0]), static_cast<int32_t>(hw[1]), in.shape[3]}, in.quantization);
+    ir::Pool2DOptions o;
+    o.padding = *padding;
+    o.stride_h = static_cast<int32_t>(win.strides[0]);
+    o.stride_w = static_cast<int32_t>(win.strides[1]);
+    o.filter_h = static_cast<int32_t>(win.kernel[0]);
+    o.filter_w = static_cast<int32_t>(win.kernel[1]);
+    add_op(type, {x.tensor}, out, o);
+    bind(s.name, {out, kNhwc}, s.q);
+  }
+
+  // MEAN over IR axes of an int8 value, requantized to the sink's quantization.
+  void mean(const Value& x, const std::vector<int64_t>& onnx_axes, bool keep_dims) {
+    const Sink s = sink(node_->output(0), false);
+    const QuantParams q = s.q ? *s.q : QuantParams{tensor(x.tensor).quantization.scale, tensor(x.tensor).quantization.zero_point};
+    const size_t rank = tensor(x.tensor).shape.size();
+    std::vector<int32_t> axes;
+    std::vector<bool> reduced(rank, false);
+    for (int64_t a : onnx_axes) {
+      const int64_t axis = a < 0 ? a + static_cast<int64_t>(rank) : a;
+      if (axis < 0 || axis >= static_cast<int64_t>(rank)) bad("axis " + std::to_string(a) + " out of range");
+      // The IR dimension holding ONNX dimension `axis`.
+      int32_t ir_axis = static_cast<int32_t>(axis);
+      if (!x.perm.empty()) ir_axis = static_cast<int32_t>(std::find(x.perm.begin(), x.perm.end(), axis) - x.perm.begin());
+      axes.push_back(ir_axis);
+      reduced[static_cast<size_t>(ir_axis)] = true;
+    }
+    std::sort(axes.begin(), axes.end());
+    std::vector<int32_t> shape;
+    std::vector<int32_t> perm;
+    for (size_t i = 0; i < rank; ++i) {
+      if (reduced[i] && !keep_dims) continue;
+      shape.push_back(reduced[i] ? 1 : tensor(x.tensor).shape[i]);
+    }
+    Value result{-1, {}};
+    if (keep_dims) {
+      result.perm = x.perm;
+    } else if (!x.perm.empty()) {
+      // The remaining ONNX dimensions, renumbered, in IR order.
+      std::vector<int32_t> kept;
+      for (size_t i = 0; i < rank; ++i) {
+        if (!reduced[i]) kept.push_back(x.perm[i]);
+      }
+      std::vector<int32_t> sorted = kept;
+      std::sort(sorted.begin(), sorted.end());
+      for (int32_t d : kept) perm.push_back(static_cast<int32_t>(std::find(sorted.begin(), sorted.end(), d) - sorted.begin()));
+      result.perm = is_identity(perm) ? std::vector<int32_t>{} : perm;
+    }
+    const int32_t a = add_int32_constant(node_->output(0) + "/axes", axes);
+    result.tensor = output_tensor(s, shape, q);
+    add_op(OpType::kMean, {x.tensor, a}, result.tensor, ir::MeanOptions{keep_dims});
+    values_[s.name] = result;
+  }
+
+  void global_average_pool() {
+    const Value x = spatial_input(0);
+    mean(x, {2, 3}, true);
+  }
+
+  void reduce_mean() {
+    const Value x = activation(0);
+    std::vector<int64_t> axes = opset_ >= 18 && has_input(1) ? ints_input(1) : ints_attr("axes");
+    if (axes.empty()) {
+      if (int_attr("noop_with_empty_axes", 0) != 0) return identity_node();
+      for (size_t i = 0; i < tensor(x.tensor).shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+    }
+    mean(x, axes, int_attr("keepdims", 1) != 0);
+  }
+
+  void activation_node() {
+    const Value x = activation(0);
+    const auto act = fusable_activation(*node_);
+    if (!act || *act == ir::Activation::kReluN1To1) bad("only Relu and Clip(0, 6) are supported here");
+    const Sink s = sink(node_->output(0), false);
+    const ir::Tensor& in = tensor(x.tensor);
+    const ir::Quantization q = s.q ? s.q->ir() : in.quantization;
+    const int32_t out = add_activation(s.name, in.shape, q);
+    add_op(*act == ir::Activation::kRelu6 ? OpType::kRelu6 : OpType::kRelu, {x.tensor}, out);
+    values_[s.name] = {out, x.perm};
+  }
+
+  void reshape() {
+    const std::string& op = node_->op_type();
+    const Value read = activation(0);
+    const std::vector<int64_t> xs = onnx_shape(read);
+    const int64_t count = tensor(read.tensor).num_elements();
+    std::vector<int64_t> shape;
+    const auto rank = static_cast<int64_t>(xs.size());
+    if (op == "Reshape") {
+      shape = ints_input(1);
+      int64_t known = 1;
+      int unknown = -1;
+      for (size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] == 0 && int_attr("allowzero", 0) == 0) shape[i] = i < xs.size() ? xs[i] : 0;
+        if (shape[i] == -1) {
+          unknown = static_cast<int>(i);
+        } else {
+          known *= shape[i];
+        }
+      }
+      if (unknown >= 0 && known > 0) shape[static_cast<size_t>(unknown)] = count / known;
+    } else if (op == "Flatten") {
+      int64_t axis = int_attr("axis", 1);
+      if (axis < 0) axis += rank;
+      int64_t outer = 1;
+      for (int64_t i = 0; i < axis; ++i) outer *= xs[static_cast<size_t>(i)];
+      shape = {outer, count / outer};
+    } else {
+      std::vector<int64_t> axes = opset_ >= 13 && has_input(1) ? ints_input(1) : ints_attr("axes");
+      const int64_t out_rank = op == "Squeeze" ? rank - static_cast<int64_t>(axes.size()) : rank + static_cast<int64_t>(axes.size());
+      for (int64_t& a : axes) a = a < 0 ? a + (op == "Squeeze" ? rank : out_rank) : a;
+      if (op == "Squeeze") {
+        for (int64_t i = 0; i < rank; ++i) {
+          const bool listed = std::find(axes.begin(), axes.end(), i) != axes.end();
+          if (axes.empty() ? xs[static_cast<size_t>(i)] != 1 : !listed) shape.push_back(xs[static_cast<size_t>(i)]);
+        }
+      } else {
+        size_t next = 0;
+        for (int64_t i = 0; i < out_rank; ++i) {
+          shape.push_back(std::find(axes.begin(), axes.end(), i) != axes.end() ? 1 : xs[next++]);
+        }
+      }
+    }
+    int64_t product = 1;
+    for (int64_t d : shape) product *= d;
+    if (product != count || shape.empty() || shape.size() > ir::kMaxRank) {
+      bad("cannot reshape " + shape_text(xs) + " to " + shape_text(shape));
+    }
+    std::vector<int32_t> s32(shape.begin(), shape.end());
+    const Sink s = sink(node_->output(0), false);
+    // [N, C, H, W] -> [N, C*H*W] of an NHWC tensor: flattened as it lies (see Value).
+    const bool keep_nhwc = read.perm == kNhwc && shape.size() == 2 && shape[0] == xs[0] &&
+                           xs[1] > 1 && xs[2] * xs[3] > 1;
+    const Value x = keep_nhwc ? read : as_plain(read);
+    const int32_t sh = add_int32_constant(node_->output(0) + "/shape", s32);
+    const int32_t out = add_activation(node_->output(0), s32, tensor(x.tensor).quantization);
+    add_op(OpType::kReshape, {x.tensor, sh}, out, ir::ReshapeOptions{});
+    Value result{out, {}, {}};
+    if (keep_nhwc) result.flattened_hwc = {static_cast<int32_t>(xs[2]), static_cast<int32_t>(xs[3]), static_cast<int32_t>(xs[1])};
+    bind(s.name, result, s.q);
+  }
+
+  void transpose() {
+    // A float graph input may be transposed before its QuantizeLinear (tf2onnx's NHWC -> NCHW):
+    // only the layout changes, folded like any other.
+    auto float_input = values_.find(input_name(0));
+    const bool is_float = float_input != values_.end() &&
+                          tensor(float_input->second.tensor).type == DataType::kFloat32;
+    const Value x = is_float ? float_input->second : activation(0);
+    const size_t rank = tensor(x.tensor).shape.size();
+    std::vector<int64_t> perm = ints_attr("perm");
+    if (perm.empty()) {
+      for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
+    }
+    if (perm.size() != rank) bad("perm does not match the input's rank");
+    // Output ONNX dimension j is input ONNX dimension perm[j]: as a layout of the input's
+    // value, the output is the input with perm as its dimension order.
+    const std::vector<int32_t> from = x.perm.empty() ? identity(rank) : x.perm;
+    std::vector<int32_t> inverse(rank);
+    for (size_t j = 0; j < rank; ++j) inverse[static_cast<size_t>(perm[j])] = static_cast<int32_t>(j);
+    // The input tensor seen as a layout of the output: IR dimension i holds output dimension
+    // inverse[from[i]].
+    std::vector<int32_t> as_output(rank);
+    for (size_t i = 0; i < rank; ++i) as_output[i] = inverse[static_cast<size_t>(from[i])];
+    Value seen{x.tensor, is_identity(as_output) ? std::vector<int32_t>{} : as_output};
+    // Keep the result NHWC when it is the NCHW of an NHWC tensor, else lay it out plainly.
+    const Sink s = sink(node_->output(0), false);
+    if (seen.perm == kNhwc) {
+      bind(s.name, seen, s.q);
+      return;
+    }
+    bind(s.name, relayout(seen, {}, s.name), s.q);
+  }
+
+  void softmax() {
+    const Value x = as_plain(activation(0));
+    const auto rank = static_cast<int64_t>(tensor(x.tensor).shape.size());
+    int64_t axis = int_attr("axis", opset_ >= 13 ? -1 : 1);
+    if (axis < 0) axis += rank;
+    // Before opset 13 Softmax flattens from `axis` on; the same as TFLite's when that is the last.
+    bool last = axis == rank - 1;
+    if (!last && opset_ < 13) {
+      last = true;
+      for (int64_t i = axis; i < rank - 1; ++i) last = last && tensor(x.tensor).shape[static_cast<size_t>(i)] == 1;
+    }
+    if (!last) bad("softmax over axis " + std::to_string(axis) + " of rank " + std::to_string(rank) + " not supported (the last axis only)");
+    const Sink s = sink(node_->output(0), false);
+    // TFLite's int8 softmax writes scale 1/256, zero point -128; other output quantization is
+    // reached by requantizing.
+    ir::Quantization fixed{{1.0f / 256}, {-128}, 0};
+    const int32_t out = add_activation(node_->output(0), tensor(x.tensor).shape, fixed);
+    add_op(OpType::kSoftmax, {x.tensor}, out, ir::SoftmaxOptions{1.0f});
+    bind(s.name, {out, {}}, s.q);
+  }
+
+  void concat() {
+    std::vector<Value> in;
+    bool nhwc = false;
+    for (int k = 0; k < node_->input_size(); ++k) {
+      in.push_back(activation(k));
+      if (in.back().perm == kNhwc) nhwc = true;
+    }
+    const size_t rank = tensor(in[0].tensor).shape.size();
+    const std::vector<int32_t> layout = nhwc && rank == 4 ? kNhwc : std::vector<int32_t>{};
+    int64_t axis = int_attr("axis", 1);
+    if (axis < 0) axis += static_cast<int64_t>(rank);
+    const Sink s = sink(node_->output(0), false);
+    const ir::Quantization q = s.q ? s.q->ir() : tensor(in[0].tensor).quantization;
+    std::vector<int32_t> inputs;
+    int32_t ir_axis = static_cast<int32_t>(axis);
+    if (!layout.empty()) ir_axis = static_cast<int32_t>(std::find(layout.begin(), layout.end(), axis) - layout.begin());
+    std::vector<int32_t> shape;
+    for (Value v : in) {
+      v = relayout(v, layout, "");
+      if (tensor(v.tensor).quantization != q) {
+        // TFLite's int8 concatenation copies bytes: inputs are requantized to the output's.
+        const int32_t r = add_activation(tensor(v.tensor).name + "/requantized", tensor(v.tensor).shape, q);
+        add_op(OpType::kQuantize, {v.tensor}, r);
+        v.tensor = r;
+      }
+      if (shape.empty()) {
+        shape = tensor(v.tensor).shape;
+      } else {
+        shape[static_cast<size_t>(ir_axis)] += tensor(v.tensor).shape[static_cast<size_t>(ir_axis)];
+      }
+      inputs.push_back(v.tensor);
+    }
+    const int32_t out = add_activation(s.name, shape, q);
+    add_op(OpType::kConcatenation, inputs, out, ir::ConcatenationOptions{ir_axis, ir::Activation::kNone});
+    values_[s.name] = {out, layout};
+  }
+
+  const ::onnx::ModelProto& model_;
+  const ::onnx::GraphProto& graph_;
+  const ImportOptions& options_;
+  int64_t opset_ = 1;
+  int64_t ms_opset_ = 1;
+  ir::Graph g_;
+  std::map<std::string, Constant> constants_;
+  std::map<std::string, QuantConstant> dq_constants_;      // DequantizeLinear of a constant
+  std::map<std::string, QuantConstant> pending_quantized_;  // QuantizeLinear of a float constant
+  std::map<std::string, Value> values_;
+  std::set<std::string> signed_inputs_;  // int8 graph inputs (their zero point defaults to int8 0)
+  std::map<std::string, Sink> stated_sinks_;  // a QOperator node's output quantization
+  std::map<int32_t, int32_t> unflattened_;  // flattened NHWC tensor -> its ONNX-order copy
+  std::map<std::pair<int32_t, std::vector<int32_t>>, int32_t> relaid_;  // (tensor, layout) -> tensor
+  std::map<std::string, std::vector<int>> consumers_;
+  std::set<std::string> graph_outputs_;
+  std::vector<bool> consumed_;
+  const ::onnx::NodeProto* node_ = nullptr;
+  int node_index_ = -1;
+};
+
+}  // namespace
+
+bool looks_like_onnx(std::span<const uint8_t> bytes) {
+  // Field 1 (ir_version), wire type 0: the tag byte 0x08, then a small version.
+  return bytes.size() >= 2 && bytes[0] == 0x08 && bytes[1] > 0 && bytes[1] < 64;
+}
+
+ir::Graph read_model(std::span<const uint8_t> bytes, const ImportOptions& options) {
+  ::onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    fail("not a readable ONNX model (the protobuf does not parse: a truncated file, or not ONNX)");
+  }
+  if (!model.has_graph() || model.ir_version() <= 0) {
+    fail("not an ONNX model (no ir_version or no graph)");
+  }
+  int64_t opset = 0;
+  for (const auto& o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  }
+  if (model.ir_version() <= kCheckedIrVersion && opset <= kCheckedOpset) {
+    try {
+      ::onnx::checker::check_model(model);
+    } catch (const std::exception& e) {
+      std::string why = e.what();
+      if (const size_t line = why.find('\n'); line != std::string::npos) why.resize(line);
+      fail("not a valid ONNX model (ONNX's checker: " + printable(why) + ")");
+    }
+  }
+  ir::Graph g = Reader(model, options).run();
+  if (model.ir_version() > kCheckedIrVersion || opset > kCheckedOpset) {
+    g.notes.push_back("IR version " + std::to_string(model.ir_version()) + ", opset " +
+                      std::to_string(opset) + ": newer than ONNX 1.12's checker knows; read " +
+                      "operator by operator with the meaning each has in that opset");
+  }
+  return g;
+}
+
+}  // namespace mote::onnx

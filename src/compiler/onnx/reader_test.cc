@@ -1,0 +1,231 @@
+#include "compiler/onnx/reader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/error.h"
+
+namespace mote::onnx {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A QDQ graph written in code, as ONNX Runtime's quantize_static writes one.
+class Model {
+ public:
+  explicit Model(int64_t opset = 13) {
+    model_.set_ir_version(7);
+    auto* o = model_.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+    model_.mutable_graph()->set_name("test");
+  }
+
+  void input(const std::string& name, std::vector<int64_t> shape, bool symbolic_batch = false) {
+    value_info(model_.mutable_graph()->add_input(), name, shape, symbolic_batch);
+  }
+  void output(const std::string& name, std::vector<int64_t> shape) {
+    value_info(model_.mutable_graph()->add_output(), name, shape, false);
+  }
+  template <typename T>
+  void constant(const std::string& name, std::vector<int64_t> dims, const std::vector<T>& values,
+                int32_t type) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : dims) t->add_dims(d);
+    t->set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T)));
+  }
+  void scale(const std::string& name, float s, int8_t zp) {
+    constant<float>(name + "_s", {}, {s}, ::onnx::TensorProto::FLOAT);
+    constant<int8_t>(name + "_z", {}, {zp}, ::onnx::TensorProto::INT8);
+  }
+  ::onnx::NodeProto* node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
+    auto* n = model_.mutable_graph()->add_node();
+    n->set_op_type(op);
+    n->set_name(op + "_" + out[0]);
+    for (const auto& i : in) n->add_input(i);
+    for (const auto& o : out) n->add_output(o);
+    return n;
+  }
+  // QuantizeLinear then DequantizeLinear of `x` with the quantization `q` (see scale()).
+  void qdq(const std::string& x, const std::string& q, const std::string& out) {
+    node("QuantizeLinear", {x, q + "_s", q + "_z"}, {out + "_q"});
+    node("DequantizeLinear", {out + "_q", q + "_s", q + "_z"}, {out});
+  }
+  static void ints(::onnx::NodeProto* n, const std::string& name, std::vector<int64_t> v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
+  }
+  static void integer(::onnx::NodeProto* n, const std::string& name, int64_t v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+
+  std::vector<uint8_t> bytes() const {
+    std::string s;
+    model_.SerializeToString(&s);
+    return {s.begin(), s.end()};
+  }
+
+ private:
+  static void value_info(::onnx::ValueInfoProto* v, const std::string& name,
+                         const std::vector<int64_t>& shape, bool symbolic_batch) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    for (size_t i = 0; i < shape.size(); ++i) {
+      auto* d = t->mutable_shape()->add_dim();
+      if (i == 0 && symbolic_batch) {
+        d->set_dim_param("N");
+      } else {
+        d->set_dim_value(shape[i]);
+      }
+    }
+  }
+  ::onnx::ModelProto model_;
+};
+
+// x [1,2,4,4] -> Conv 3x3 (3 output channels, pads 1) -> Relu -> output [1,3,4,4].
+Model conv_model(bool symbolic_batch = false) {
+  Model m;
+  m.input("x", {1, 2, 4, 4}, symbolic_batch);
+  m.output("y", {1, 3, 4, 4});
+  m.scale("in", 0.05f, 0);
+  m.scale("out", 0.1f, -128);
+  m.qdq("x", "in", "xd");
+  std::vector<int8_t> w(3 * 2 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(i);  // w[o][i][y][x] = index
+  m.constant<int8_t>("w", {3, 2, 3, 3}, w, ::onnx::TensorProto::INT8);
+  m.constant<float>("w_s", {3}, {0.01f, 0.02f, 0.03f}, ::onnx::TensorProto::FLOAT);
+  m.constant<int8_t>("w_z", {3}, {0, 0, 0}, ::onnx::TensorProto::INT8);
+  Model::integer(m.node("DequantizeLinear", {"w", "w_s", "w_z"}, {"wd"}), "axis", 0);
+  m.constant<int32_t>("b", {3}, {100, -200, 300}, ::onnx::TensorProto::INT32);
+  m.constant<float>("b_s", {3}, {0.05f * 0.01f, 0.05f * 0.02f, 0.05f * 0.03f}, ::onnx::TensorProto::FLOAT);
+  m.constant<int32_t>("b_z", {3}, {0, 0, 0}, ::onnx::TensorProto::INT32);
+  Model::integer(m.node("DequantizeLinear", {"b", "b_s", "b_z"}, {"bd"}), "axis", 0);
+  auto* conv = m.node("Conv", {"xd", "wd", "bd"}, {"c"});
+  Model::ints(conv, "kernel_shape", {3, 3});
+  Model::ints(conv, "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"r"});
+  m.qdq("r", "out", "y");
+  return m;
+}
+
+std::vector<ir::OpType> types(const ir::Graph& g) {
+  std::vector<ir::OpType> out;
+  for (const auto& op : g.operators) out.push_back(op.type);
+  return out;
+}
+
+std::string error_of(const std::vector<uint8_t>& bytes, const ImportOptions& options = {}) {
+  try {
+    read_model(bytes, options);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(OnnxReader, FusesQdqConvWithReluAndReLaysWeightsForNhwc) {
+  const ir::Graph g = read_model(conv_model().bytes());
+  // The 2-channel NCHW input becomes NHWC by a transpose, the 3-channel output back to NCHW.
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kTranspose,
+                                    ir::OpType::kConv2D, ir::OpType::kTranspose,
+                                    ir::OpType::kDequantize));
+  const ir::Operator& conv = g.operators[2];
+  const auto& options = std::get<ir::Conv2DOptions>(conv.options);
+  EXPECT_EQ(options.padding, ir::Padding::kSame);
+  EXPECT_EQ(options.activation, ir::Activation::kRelu);
+  const ir::Tensor& w = g.tensors[static_cast<size_t>(conv.inputs[1])];
+  EXPECT_THAT(w.shape, ElementsAre(3, 3, 3, 2));  // OHWI
+  // OHWI [o=1][y=2][x=0][i=1] holds ONNX's [o=1][i=1][y=2][x=0] = 18 + 9 + 6.
+  EXPECT_EQ(static_cast<int8_t>(w.data[((1 * 3 + 2) * 3 + 0) * 2 + 1]), 33);
+  EXPECT_THAT(w.quantization.scale, ElementsAre(0.01f, 0.02f, 0.03f));
+  const ir::Tensor& b = g.tensors[static_cast<size_t>(conv.inputs[2])];
+  int32_t bias[3];
+  std::memcpy(bias, b.data.data(), sizeof bias);
+  EXPECT_THAT(bias, ElementsAre(100, -200, 300));
+  const ir::Tensor& y = g.tensors[static_cast<size_t>(conv.outputs[0])];
+  EXPECT_THAT(y.shape, ElementsAre(1, 4, 4, 3));
+  EXPECT_EQ(y.quantization.zero_point[0], -128);
+  EXPECT_THAT(g.tensors[static_cast<size_t>(g.outputs[0])].shape, ElementsAre(1, 3, 4, 4));
+  EXPECT_THAT(g.input_layouts, ElementsAre("NCHW"));
+  EXPECT_THAT(g.output_layouts, ElementsAre("NCHW"));
+}
+
+TEST(OnnxReader, NhwcLayoutsLeaveOutTheTransposes) {
+  ImportOptions options;
+  options.input_nhwc = options.output_nhwc = true;
+  const ir::Graph g = read_model(conv_model().bytes(), options);
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kConv2D,
+                                    ir::OpType::kDequantize));
+  EXPECT_THAT(g.tensors[static_cast<size_t>(g.inputs[0])].shape, ElementsAre(1, 4, 4, 2));
+  EXPECT_THAT(g.input_layouts, ElementsAre("NHWC"));
+  EXPECT_THAT(g.output_layouts, ElementsAre("NHWC"));
+}
+
+TEST(OnnxReader, DynamicShapesNeedInputShape) {
+  EXPECT_THAT(error_of(conv_model(true).bytes()),
+              HasSubstr("graph input 'x' has a dynamic shape [-1,2,4,4]"));
+  EXPECT_THAT(error_of(conv_model(true).bytes()), HasSubstr("--input-shape x=1,2,4,4"));
+  ImportOptions options;
+  options.input_shapes = {{"x", {1, 2, 4, 4}}};
+  EXPECT_EQ(error_of(conv_model(true).bytes(), options), "accepted");
+}
+
+TEST(OnnxReader, RefusesFloatModelsUnsupportedOperatorsAndBadFiles) {
+  Model f;
+  f.input("x", {1, 4});
+  f.output("y", {1, 4});
+  f.node("Relu", {"x"}, {"y"});
+  EXPECT_THAT(error_of(f.bytes()), HasSubstr("quantize it first"));
+
+  Model u;
+  u.input("x", {1, 4});
+  u.output("y", {1, 4});
+  u.scale("q", 0.1f, 0);
+  u.qdq("x", "q", "xd");
+  u.node("Cos", {"xd"}, {"c"});
+  u.qdq("c", "q", "y");
+  EXPECT_THAT(error_of(u.bytes()), HasSubstr("node 2 'Cos_c' (Cos, domain ai.onnx, opset 13): not supported"));
+
+  std::vector<uint8_t> truncated = conv_model().bytes();
+  truncated.resize(truncated.size() / 2);
+  EXPECT_THAT(error_of(truncated), HasSubstr("not a readable ONNX model"));
+  const std::string text = "hello";
+  EXPECT_THAT(error_of({text.begin(), text.end()}), HasSubstr("not a readable ONNX model"));
+}
+
+TEST(OnnxReader, ExplicitPadsTfliteSameCannotGiveBecomeAPad) {
+  // Stride 2 over 4 columns with pads 1, 1: TFLite's SAME pads 0 before and 1 after.
+  Model m = conv_model();
+  ::onnx::ModelProto proto;
+  const std::vector<uint8_t> bytes = m.bytes();
+  ASSERT_TRUE(proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())));
+  for (auto& n : *proto.mutable_graph()->mutable_node()) {
+    if (n.op_type() == "Conv") Model::ints(&n, "strides", {2, 2});
+  }
+  proto.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2)->set_dim_value(2);
+  proto.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(3)->set_dim_value(2);
+  std::string s;
+  proto.SerializeToString(&s);
+  const ir::Graph g = read_model(std::vector<uint8_t>(s.begin(), s.end()));
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kTranspose,
+                                    ir::OpType::kPad, ir::OpType::kConv2D,
+                                    ir::OpType::kTranspose, ir::OpType::kDequantize));
+  EXPECT_EQ(std::get<ir::Conv2DOptions>(g.operators[3].options).padding, ir::Padding::kValid);
+}
+
+}  // namespace
+}  // namespace mote::onnx

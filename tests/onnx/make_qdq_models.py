@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""Writes small quantized ONNX test graphs in QDQ form with python3-onnx (Debian's python3-onnx).
+
+Usage: make_qdq_models.py OUT_DIR   (writes NAME.onnx and NAME.json per model: input shape and
+type, output scale). Weights are pseudo-random from a fixed seed, sized so that every layer
+keeps its input's magnitude; activations keep one scale, so nothing saturates much.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+class Qdq:
+    """A graph built as ONNX Runtime's quantize_static writes it: DequantizeLinear before, and
+    QuantizeLinear after, every float operator."""
+
+    def __init__(self, name, shape, uint8=False, opset=13, ir_version=7, seed=1, first=None):
+        self.name, self.uint8, self.opset, self.ir_version = name, uint8, opset, ir_version
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.count = [], [], 0
+        self.scale = 0.025
+        self.zp = 128 if uint8 else 0
+        self.input_shape = shape
+        x = "input"
+        if first is not None:  # a float operator before the first QuantizeLinear
+            x = self.fresh(first[0].lower())
+            self.nodes.append(helper.make_node(first[0], ["input"], [x], **first[1]))
+        self.x = self.quantize(x, self.scale)
+
+    def fresh(self, base):
+        self.count += 1
+        return f"{base}_{self.count}"
+
+    def const(self, array, base):
+        name = self.fresh(base)
+        self.inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    def qparams(self, scale):
+        zp = np.array(self.zp, np.uint8 if self.uint8 else np.int8)
+        return self.const(np.array(scale, np.float32), "scale"), self.const(zp, "zp")
+
+    def quantize(self, x, scale):
+        """Q then DQ of float value x: returns the dequantized float name."""
+        s, z = self.qparams(scale)
+        q, d = self.fresh("q"), self.fresh("dq")
+        self.nodes.append(helper.make_node("QuantizeLinear", [x, s, z], [q]))
+        self.nodes.append(helper.make_node("DequantizeLinear", [q, s, z], [d]))
+        return d
+
+    def weights(self, shape, fan_in, per_channel=True):
+        w = self.rng.uniform(-1, 1, shape).astype(np.float32) * np.float32(np.sqrt(3.0 / fan_in))
+        axis_values = np.abs(w).reshape(shape[0], -1).max(axis=1) if per_channel else np.abs(w).max()
+        scales = (np.maximum(axis_values, 1e-6) / 127).astype(np.float32)
+        bshape = (-1,) + (1,) * (len(shape) - 1) if per_channel else ()
+        q = np.clip(np.round(w / scales.reshape(bshape)), -127, 127).astype(np.int8)
+        qn = self.const(q, "w")
+        sn = self.const(scales, "w_scale")
+        zn = self.const(np.zeros(scales.shape, np.int8), "w_zp")
+        d = self.fresh("w_dq")
+        attrs = {"axis": 0} if per_channel else {}
+        self.nodes.append(helper.make_node("DequantizeLinear", [qn, sn, zn], [d], **attrs))
+        return d, scales
+
+    def bias(self, channels, w_scales):
+        s = (np.float32(self.scale) * w_scales).astype(np.float32)
+        b = self.rng.integers(-2000, 2000, channels).astype(np.int32)
+        qn, sn = self.const(b, "b"), self.const(s, "b_scale")
+        zn = self.const(np.zeros(s.shape, np.int32), "b_zp")
+        d = self.fresh("b_dq")
+        attrs = {"axis": 0} if s.ndim else {}
+        self.nodes.append(helper.make_node("DequantizeLinear", [qn, sn, zn], [d], **attrs))
+        return d
+
+    def op(self, op_type, inputs, scale=None, activation=None, **attrs):
+        y = self.fresh(op_type.lower())
+        self.nodes.append(helper.make_node(op_type, inputs, [y], **attrs))
+        if activation == "relu":
+            r = self.fresh("relu")
+            self.nodes.append(helper.make_node("Relu", [y], [r]))
+            y = r
+        elif activation == "relu6":
+            r = self.fresh("clip")
+            lo = self.const(np.array(0, np.float32), "min")
+            hi = self.const(np.array(6, np.float32), "max")
+            self.nodes.append(helper.make_node("Clip", [y, lo, hi], [r]))
+            y = r
+        return self.quantize(y, self.scale if scale is None else scale)
+
+    def conv(self, x, cin, cout, k, stride=1, pads=None, group=1, activation=None, per_channel=True):
+        p = k // 2
+        w, ws = self.weights((cout, cin // group, k, k), cin // group * k * k, per_channel)
+        b = self.bias(cout, ws if per_channel else np.full(cout, ws, np.float32))
+        return self.op("Conv", [x, w, b], activation=activation, kernel_shape=[k, k],
+                       strides=[stride, stride], pads=pads if pads is not None else [p, p, p, p],
+                       group=group)
+
+    def save(self, out_dir, outputs, output_scale, output_shape, declared_input=None):
+        out_name = "output"
+        self.nodes.append(helper.make_node("Identity", [outputs], [out_name]))
+        elem = TensorProto.FLOAT
+        graph = helper.make_graph(
+            self.nodes, self.name,
+            [helper.make_tensor_value_info("input", elem, declared_input or self.input_shape)],
+            [helper.make_tensor_value_info(out_name, elem, output_shape)], self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset),
+                                                        helper.make_opsetid("com.microsoft", 1)],
+                                  producer_name="mote-tests")
+        model.ir_version = self.ir_version
+        onnx.save(model, os.path.join(out_dir, self.name + ".onnx"))
+        with open(os.path.join(out_dir, self.name + ".json"), "w") as f:
+            json.dump({"input_shape": self.input_shape, "input_type": "float32",
+                       "input_range": [-1.0, 1.0], "output_scale": output_scale}, f)
+
+
+def cnn(out_dir, name, uint8=False):
+    """Convolutions (plain, depthwise with pads TFLite's SAME does not give, grouped), fused
+    Relu and Clip(0, 6), a residual Add, pools, Flatten, Gemm, Softmax."""
+    g = Qdq(name, [1, 3, 16, 16], uint8=uint8)
+    x = g.conv(g.x, 3, 8, 3, activation="relu")
+    x = g.conv(x, 8, 8, 3, stride=2, group=8, activation="relu6")  # depthwise, pads 1 1 1 1
+    y = g.conv(x, 8, 8, 1)
+    y = g.conv(y, 8, 8, 3, group=2, activation="relu")  # grouped
+    x = g.op("Add", [x, y])
+    x = g.op("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    x = g.op("AveragePool", [x], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1],
+             count_include_pad=0)
+    x = g.op("Flatten", [x], axis=1)
+    w, ws = g.weights((10, 8 * 4 * 4), 8 * 4 * 4, per_channel=False)
+    b = g.bias(10, np.full(10, ws, np.float32))
+    x = g.op("Gemm", [x, w, b], transB=1)
+    x = g.op("Softmax", [x], scale=1.0 / 256, axis=1)
+    g.save(out_dir, x, 1.0 / 256, [1, 10])
+
+
+def kws(out_dir):
+    """A DS-CNN-like keyword model: a 1-channel [1,1,49,10] input, depthwise separable blocks,
+    GlobalAveragePool, MatMul + Add as the classifier; opset 18 and IR 9 (ReduceMean's axes an
+    input), newer than Debian's ONNX library."""
+    g = Qdq("qdq_kws_opset18", [1, 1, 49, 10], opset=18, ir_version=9)
+    x = g.conv(g.x, 1, 16, 3, stride=2, activation="relu", pads=[1, 1, 1, 1])
+    for _ in range(2):
+        x = g.conv(x, 16, 16, 3, group=16, activation="relu")
+        x = g.conv(x, 16, 16, 1, activation="relu")
+    axes = g.const(np.array([2, 3], np.int64), "axes")
+    x = g.op("ReduceMean", [x, axes], keepdims=1)
+    shape = g.const(np.array([1, 16], np.int64), "shape")
+    x = g.op("Reshape", [x, shape])
+    w, _ = g.weights((16, 12), 16, per_channel=False)
+    x = g.op("MatMul", [x, w])
+    c, _ = g.weights((1, 12), 1, per_channel=False)
+    x = g.op("Add", [x, c])
+    g.save(out_dir, x, g.scale, [1, 12])
+
+
+def branches(out_dir):
+    """Concat of two branches, a Transpose the reader folds, Reshape and Mul by a constant."""
+    g = Qdq("qdq_branches", [1, 4, 8, 8], uint8=True)
+    a = g.conv(g.x, 4, 6, 3)
+    b = g.conv(g.x, 4, 2, 1, activation="relu")
+    x = g.op("Concat", [a, b], axis=1)
+    x = g.op("Transpose", [x], perm=[0, 2, 3, 1])  # NHWC: what the kernels hold already
+    c, _ = g.weights((1, 1, 1, 8), 3, per_channel=False)
+    x = g.op("Mul", [x, c])
+    shape = g.const(np.array([1, 64, 8], np.int64), "shape")
+    x = g.op("Reshape", [x, shape])
+    g.save(out_dir, x, g.scale, [1, 64, 8])
+
+
+def more_operators(out_dir):
+    """One model per further operator, each after a convolution: Sigmoid, Tanh, HardSwish,
+    LeakyRelu, PRelu, Sub, Pad, Resize (nearest and linear). One operator each, because a chain
+    would pile up the one-step differences of TFLite's rounding (see the README)."""
+    def sub(g, x):
+        return g.op("Sub", [x, g.x])
+
+    def prelu(g, x):
+        slope, _ = g.weights((8, 1, 1), 1, per_channel=False)
+        return g.op("PRelu", [x, slope])
+
+    def hard_swish_opset13(g, x):  # PyTorch's nn.Hardswish exported at opset 13
+        y = g.fresh("hardsigmoid")
+        g.nodes.append(helper.make_node("HardSigmoid", [x], [y], alpha=1.0 / 6, beta=0.5))
+        return g.op("Mul", [x, y])
+
+    def pad(g, x):
+        pads = g.const(np.array([0, 0, 1, 2, 0, 0, 1, 0], np.int64), "pads")
+        return g.op("Pad", [x, pads])
+
+    def resize(mode, coordinates, **attrs):
+        def build(g, x):
+            roi = g.const(np.array([], np.float32), "roi")
+            scales = g.const(np.array([1, 1, 2, 2], np.float32), "scales")
+            return g.op("Resize", [x, roi, scales], mode=mode,
+                        coordinate_transformation_mode=coordinates, **attrs)
+        return build
+
+    cases = {
+        "sigmoid": (lambda g, x: g.op("Sigmoid", [x], scale=1.0 / 256), 1.0 / 256, [1, 8, 6, 6]),
+        "tanh": (lambda g, x: g.op("Tanh", [x], scale=1.0 / 128), 1.0 / 128, [1, 8, 6, 6]),
+        "hardswish": (lambda g, x: g.op("HardSwish", [x]), None, [1, 8, 6, 6]),
+        "hardsigmoid_mul": (hard_swish_opset13, None, [1, 8, 6, 6]),
+        "leakyrelu": (lambda g, x: g.op("LeakyRelu", [x], alpha=0.13), None, [1, 8, 6, 6]),
+        "prelu": (prelu, None, [1, 8, 6, 6]),
+        "sub": (sub, None, [1, 8, 6, 6]),
+        "pad": (pad, None, [1, 8, 8, 8]),
+        "resize_nearest": (resize("nearest", "asymmetric", nearest_mode="floor"), None,
+                           [1, 8, 12, 12]),
+        "resize_linear": (resize("linear", "half_pixel"), None, [1, 8, 12, 12]),
+    }
+    for name, (build, scale, shape) in cases.items():
+        g = Qdq("qdq_op_" + name, [1, 8, 6, 6], opset=14)
+        x = build(g, g.conv(g.x, 8, 8, 3))
+        g.save(out_dir, x, scale or g.scale, shape)
+
+
+class QOperator(Qdq):
+    """ONNX Runtime's QOperator form: QLinearConv, QLinearMatMul and com.microsoft's QLinearAdd,
+    QLinearGlobalAveragePool, QGemm on uint8 activations; byte-moving operators (MaxPool,
+    Flatten) straight on the quantized tensors."""
+
+    def __init__(self, name, shape):
+        super().__init__(name, shape, uint8=True)
+        self.nodes.clear()
+        self.inits.clear()
+        s, z = self.qparams(self.scale)
+        self.x = self.fresh("q")
+        self.nodes.append(helper.make_node("QuantizeLinear", ["input", s, z], [self.x]))
+
+    def qweights(self, shape, fan_in):
+        w = self.rng.uniform(-1, 1, shape).astype(np.float32) * np.float32(np.sqrt(3.0 / fan_in))
+        scales = (np.abs(w).reshape(shape[0], -1).max(axis=1) / 127).astype(np.float32)
+        q = np.clip(np.round(w / scales.reshape((-1,) + (1,) * (len(shape) - 1))), -127, 127)
+        return (self.const(q.astype(np.int8), "w"), self.const(scales, "w_scale"),
+                self.const(np.zeros(shape[0], np.int8), "w_zp"), scales)
+
+    def qop(self, op_type, inputs, domain=None, **attrs):
+        y = self.fresh(op_type.lower())
+        kw = {"domain": domain} if domain else {}
+        self.nodes.append(helper.make_node(op_type, inputs, [y], **kw, **attrs))
+        return y
+
+    def qconv(self, x, cin, cout, k, stride=1, group=1):
+        xs, xz = self.qparams(self.scale)
+        w, ws, wz, scales = self.qweights((cout, cin // group, k, k), cin // group * k * k)
+        b = self.const(self.rng.integers(-2000, 2000, cout).astype(np.int32), "b")
+        ys, yz = self.qparams(self.scale)
+        return self.qop("QLinearConv", [x, xs, xz, w, ws, wz, ys, yz, b], kernel_shape=[k, k],
+                        strides=[stride, stride], pads=[k // 2] * 4, group=group)
+
+    def qbinary(self, op_type, a, b):
+        sa, za = self.qparams(self.scale)
+        sb, zb = self.qparams(self.scale)
+        sy, zy = self.qparams(self.scale)
+        return self.qop(op_type, [a, sa, za, b, sb, zb, sy, zy], domain="com.microsoft")
+
+    def save_q(self, out_dir, y, output_shape):
+        s, z = self.qparams(self.scale)
+        d = self.fresh("dq")
+        self.nodes.append(helper.make_node("DequantizeLinear", [y, s, z], [d]))
+        self.save(out_dir, d, self.scale, output_shape)
+
+
+def qoperator(out_dir):
+    g = QOperator("qop_cnn", [1, 3, 12, 12])
+    x = g.qconv(g.x, 3, 8, 3)
+    x = g.qop("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+    y = g.qconv(x, 8, 8, 3, group=8)
+    x = g.qbinary("QLinearAdd", x, y)
+    x = g.qbinary("QLinearMul", x, x)
+    xs, xz = g.qparams(g.scale)
+    ys, yz = g.qparams(g.scale)
+    p = g.qop("QLinearGlobalAveragePool", [x, xs, xz, ys, yz], domain="com.microsoft",
+              channels_last=0)
+    p = g.qop("Flatten", [p], axis=1)
+    w, ws, wz, scales = g.qweights((10, 8), 8)
+    b = g.const(g.rng.integers(-2000, 2000, 10).astype(np.int32), "b")
+    ps, pz = g.qparams(g.scale)
+    ys, yz = g.qparams(g.scale)
+    y = g.qop("QGemm", [p, ps, pz, w, ws, wz, b, ys, yz], domain="com.microsoft", transB=1)
+    ws2, wz2 = g.const(np.array(0.02, np.float32), "w_scale"), g.const(np.array(0, np.int8), "w_zp")
+    w2 = g.const(g.rng.integers(-100, 100, (10, 6)).astype(np.int8), "w")
+    ys2, yz2 = g.qparams(g.scale)
+    ys1, yz1 = g.qparams(g.scale)
+    y = g.qop("QLinearMatMul", [y, ys1, yz1, w2, ws2, wz2, ys2, yz2])
+    g.save_q(out_dir, y, [1, 6])
+
+
+def nhwc_input(out_dir):
+    """tf2onnx's form: an NHWC float input transposed to NCHW before its QuantizeLinear (the
+    reader folds the transpose: the convolution reads the input as it is)."""
+    g = Qdq("qdq_nhwc_input", [1, 8, 8, 3], first=("Transpose", {"perm": [0, 3, 1, 2]}))
+    x = g.conv(g.x, 3, 8, 3, activation="relu")
+    x = g.op("GlobalAveragePool", [x])
+    g.save(out_dir, x, g.scale, [1, 8, 1, 1])
+    with open(os.path.join(out_dir, "qdq_nhwc_input.json")) as f:
+        meta = json.load(f)
+    meta["transposes"] = 0
+    with open(os.path.join(out_dir, "qdq_nhwc_input.json"), "w") as f:
+        json.dump(meta, f)
+
+
+def bad_models(out_dir):
+    """Models Mote must refuse with a clear message: an operator it lacks, a symbolic batch
+    size (which --input-shape fixes). They have no NAME.json: the reference run skips them."""
+    g = Qdq("bad_unsupported", [1, 8, 6, 6])
+    x = g.op("Cos", [g.conv(g.x, 8, 8, 3)])
+    g.save(out_dir, x, g.scale, [1, 8, 6, 6])
+    os.remove(os.path.join(out_dir, "bad_unsupported.json"))
+    g = Qdq("bad_dynamic", [1, 8, 6, 6])
+    g.save(out_dir, g.conv(g.x, 8, 8, 3), g.scale, ["batch", 8, 6, 6],
+           declared_input=["batch", 8, 6, 6])
+    os.remove(os.path.join(out_dir, "bad_dynamic.json"))
+    with open(os.path.join(out_dir, "bad_text.onnx"), "w") as f:
+        f.write("not a model\n")
+    with open(os.path.join(out_dir, "qdq_cnn.onnx"), "rb") as f:
+        whole = f.read()
+    with open(os.path.join(out_dir, "bad_truncated.onnx"), "wb") as f:
+        f.write(whole[: len(whole) // 2])
+
+
+def float_model(out_dir):
+    """A float model without quantization: the reader must refuse it."""
+    w = numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "w")
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["input", "w"], ["output"], pads=[1, 1, 1, 1])], "float",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4, 8, 8])], [w])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+              os.path.join(out_dir, "float_conv.onnx"))
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    cnn(out, "qdq_cnn")
+    cnn(out, "qdq_cnn_uint8", uint8=True)
+    kws(out)
+    branches(out)
+    more_operators(out)
+    nhwc_input(out)
+    qoperator(out)
+    float_model(out)
+    bad_models(out)
+
+
+if __name__ == "__main__":
+    main()

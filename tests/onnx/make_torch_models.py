@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Writes fake-quantized (quantization-aware) PyTorch models as ONNX with torch.onnx.export
+(opset 13), as a PyTorch user does before `mote compile`: a DS-CNN keyword model, a
+MobileNetV2-style network with residual additions, and a small CNN ending in Gemm.
+
+Usage: make_torch_models.py OUT_DIR   (NAME.onnx and NAME.json per model, as
+make_qdq_models.py). Eager-mode QAT (torch.ao.quantization): Conv+ReLU fused, uint8 activations,
+int8 weights (per channel or per tensor), observers run on random batches, then frozen.
+"""
+import json
+import os
+import sys
+
+import onnx
+import torch
+from torch import nn
+from torch.ao import quantization as tq
+
+
+def qconfig(per_channel):
+    weight_observer = (tq.MovingAveragePerChannelMinMaxObserver if per_channel
+                       else tq.MovingAverageMinMaxObserver)
+    return tq.QConfig(
+        activation=tq.FakeQuantize.with_args(observer=tq.MovingAverageMinMaxObserver,
+                                             quant_min=0, quant_max=255, dtype=torch.quint8),
+        weight=tq.FakeQuantize.with_args(
+            observer=weight_observer, quant_min=-128, quant_max=127, dtype=torch.qint8,
+            qscheme=torch.per_channel_symmetric if per_channel else torch.per_tensor_symmetric))
+
+
+class ConvReLU(nn.Sequential):
+    def __init__(self, cin, cout, kernel, stride=1, padding=0, groups=1, relu=True):
+        layers = [nn.Conv2d(cin, cout, kernel, stride, padding, groups=groups)]
+        if relu:
+            layers.append(nn.ReLU())
+        super().__init__(*layers)
+
+
+class DsCnn(nn.Module):
+    """MLPerf Tiny's DS-CNN shape (smaller): [1,1,49,10] MFCC features, 12 keywords."""
+
+    def __init__(self, width=32, blocks=3):
+        super().__init__()
+        self.quant, self.dequant = tq.QuantStub(), tq.DeQuantStub()
+        self.stem = ConvReLU(1, width, (10, 4), stride=2, padding=(5, 1))
+        self.blocks = nn.Sequential(*[nn.Sequential(
+            ConvReLU(width, width, 3, padding=1, groups=width), ConvReLU(width, width, 1))
+            for _ in range(blocks)])
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(width, 12)
+
+    def forward(self, x):
+        x = self.blocks(self.stem(self.quant(x)))
+        return self.dequant(self.fc(torch.flatten(self.pool(x), 1)))
+
+
+class InvertedResidual(nn.Module):
+    def __init__(self, cin, cout, stride, expand):
+        super().__init__()
+        hidden = cin * expand
+        self.residual = stride == 1 and cin == cout
+        self.body = nn.Sequential(
+            ConvReLU(cin, hidden, 1), ConvReLU(hidden, hidden, 3, stride, 1, groups=hidden),
+            ConvReLU(hidden, cout, 1, relu=False))
+        self.add = nn.quantized.FloatFunctional()
+
+    def forward(self, x):
+        return self.add.add(x, self.body(x)) if self.residual else self.body(x)
+
+
+class MobileNetV2(nn.Module):
+    """MobileNetV2's inverted residual blocks (1x1 expand, 3x3 depthwise, 1x1 project, residual
+    additions) on a [1,3,32,32] image, 10 classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant, self.dequant = tq.QuantStub(), tq.DeQuantStub()
+        self.stem = ConvReLU(3, 16, 3, 2, 1)
+        self.blocks = nn.Sequential(
+            InvertedResidual(16, 16, 1, 1), InvertedResidual(16, 24, 2, 4),
+            InvertedResidual(24, 24, 1, 4), InvertedResidual(24, 32, 2, 4),
+            InvertedResidual(32, 32, 1, 4))
+        self.head = ConvReLU(32, 64, 1)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(64, 10)
+
+    def forward(self, x):
+        x = self.pool(self.head(self.blocks(self.stem(self.quant(x)))))
+        return self.dequant(self.fc(torch.flatten(x, 1)))
+
+
+class CnnGemm(nn.Module):
+    """Two Conv+ReLU+MaxPool stages, Flatten over a 4x4 map, two Linear layers (Gemm)."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant, self.dequant = tq.QuantStub(), tq.DeQuantStub()
+        self.features = nn.Sequential(ConvReLU(1, 8, 3, padding=1), nn.MaxPool2d(2),
+                                      ConvReLU(8, 16, 3, padding=1), nn.MaxPool2d(2))
+        self.fc1 = nn.Sequential(nn.Linear(16 * 4 * 4, 32), nn.ReLU())
+        self.fc2 = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = torch.flatten(self.features(self.quant(x)), 1)
+        return self.dequant(self.fc2(self.fc1(x)))
+
+
+def fuse(model):
+    for module in list(model.modules()):
+        if isinstance(module, ConvReLU) and len(module) == 2:
+            tq.fuse_modules(module, [["0", "1"]], inplace=True)
+        if type(module) is nn.Sequential and len(module) == 2 and \
+                isinstance(module[0], nn.Linear) and isinstance(module[1], nn.ReLU):
+            tq.fuse_modules(module, [["0", "1"]], inplace=True)
+
+
+def export(model, shape, name, out_dir, per_channel, transposes):
+    torch.manual_seed(1)
+    model.eval()
+    fuse(model)
+    model.train()
+    model.qconfig = qconfig(per_channel)
+    tq.prepare_qat(model, inplace=True)
+    with torch.no_grad():
+        for _ in range(8):
+            model(torch.rand(shape) * 2 - 1)
+    model.apply(tq.disable_observer)
+    model.eval()
+    path = os.path.join(out_dir, name + ".onnx")
+    torch.onnx.export(model, torch.rand(shape), path, opset_version=13,
+                      input_names=["input"], output_names=["output"])
+    scalar_quantization(path)
+    # The output's step: the scale of the last fake quantizer before DeQuantStub.
+    scale = float(last_activation_scale(model))
+    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+        json.dump({"input_shape": list(shape), "input_type": "float32", "input_range": [-1.0, 1.0],
+                   "output_scale": scale, "transposes": transposes}, f)
+
+
+def scalar_quantization(path):
+    """PyTorch writes per-tensor scales and zero points as [1] tensors; ONNX Runtime's optimiser
+    (QLinearAdd fusion) refuses those, so make them scalars, as ONNX Runtime's quantizer writes."""
+    model = onnx.load(path)
+    tensors = {t.name: t for t in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type == "Constant":
+            tensors[node.output[0]] = node.attribute[0].t
+    for node in model.graph.node:
+        if node.op_type not in ("QuantizeLinear", "DequantizeLinear"):
+            continue
+        for name in node.input[1:]:
+            t = tensors.get(name)
+            if t is not None and list(t.dims) == [1]:
+                del t.dims[:]
+    onnx.save(model, path)
+
+
+def last_activation_scale(model):
+    last = None
+    for module in model.modules():
+        if isinstance(module, tq.FakeQuantize) and module.dtype == torch.quint8:
+            last = module
+    return last.scale.item()
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(0)
+    # Transposes: none where the input has one channel (a free reshape makes it NHWC) and the
+    # Flatten before Gemm re-lays the weights; one for MobileNetV2's 3-channel NCHW input.
+    export(DsCnn(), (1, 1, 49, 10), "torch_dscnn", out, per_channel=True, transposes=0)
+    export(MobileNetV2(), (1, 3, 32, 32), "torch_mobilenetv2", out, per_channel=True, transposes=1)
+    export(CnnGemm(), (1, 1, 16, 16), "torch_cnn_gemm", out, per_channel=False, transposes=0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Mote against ONNX Runtime on quantized ONNX models written at test time.
+
+Writes the QDQ test graphs (make_qdq_models.py) and, with --torch, PyTorch's fake-quantized
+exports (make_torch_models.py); for each model runs ONNX Runtime (onnxruntime-node, ort_run.js)
+with default session options and with graph optimisation disabled, compiles the model with
+`mote compile` for every --target, runs each program with `mote run` on the host, and checks
+that every output element lies within one output quantization step of the range ONNX Runtime's
+two results span. Prints, per model, how many elements differ at all. Exit 77 (skipped) when
+python3-onnx, Node.js or onnxruntime-node is missing.
+
+Usage: onnx_reference_test.py --mote BUILD/mote --work DIR [--torch] [--target cortex-m4 ...]
+       [--model NAME ...]
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SKIP = 77
+
+
+def ort_module():
+    """The onnxruntime-node package: MOTE_ORT_MODULE, else where scripts/setup.sh installs it."""
+    for candidate in [os.environ.get("MOTE_ORT_MODULE", ""),
+                      os.path.join(HERE, "..", "..", "build", "onnxruntime", "node_modules",
+                                   "onnxruntime-node"),
+                      "/opt/mote/onnxruntime/node_modules/onnxruntime-node"]:
+        if candidate and os.path.isdir(candidate):
+            return os.path.abspath(candidate)
+    return None
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}{r.stderr}")
+    return r.stdout
+
+
+def check_model(args, module, name):
+    work = args.work
+    model = os.path.join(work, name + ".onnx")
+    with open(os.path.join(work, name + ".json")) as f:
+        meta = json.load(f)
+    rng = np.random.default_rng(7)
+    lo, hi = meta["input_range"]
+    x = rng.uniform(lo, hi, meta["input_shape"]).astype(np.float32)
+    input_path = os.path.join(work, name + ".input.bin")
+    x.tofile(input_path)
+    ort_default = os.path.join(work, name + ".ort-default.bin")
+    ort_plain = os.path.join(work, name + ".ort-disabled.bin")
+    env = dict(os.environ, MOTE_ORT_MODULE=module,
+               MOTE_ORT_INPUT_SHAPE=json.dumps(meta["input_shape"]))
+    run(["node", os.path.join(HERE, "ort_run.js"), model, input_path, ort_default, ort_plain],
+        env=env)
+    ok = True
+    if "transposes" in meta:
+        # The layout's cost: transposes only where the graph's NCHW input or output needs one.
+        ops = json.loads(run([args.mote, "inspect", model, "--json", "-"]))["operators"]
+        count = sum(1 for op in ops if op["type"] == "TRANSPOSE")
+        print(f"{name}: {count} TRANSPOSE operators (expected {meta['transposes']})")
+        ok = count == meta["transposes"]
+    a = np.fromfile(ort_default, np.float32)
+    b = np.fromfile(ort_plain, np.float32)
+    step = meta["output_scale"]
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    for target in args.target:
+        program = os.path.join(work, f"{name}-{target}.mote")
+        out = os.path.join(work, f"{name}-{target}.out.bin")
+        run([args.mote, "compile", model, "--target", target, "-o", program])
+        run([args.mote, "run", program, "--input", input_path, "--output", out])
+        m = np.fromfile(out, np.float32)
+        if m.shape != a.shape:
+            print(f"{name} {target}: {m.size} output elements, ONNX Runtime gives {a.size}")
+            ok = False
+            continue
+        tolerance = step * 1.001
+        outside = (m < low - tolerance) | (m > high + tolerance)
+        differ = int(np.count_nonzero((m != a) | (m != b)))
+        spread = int(np.round(np.max(high - low) / step)) if a.size else 0
+        worst = float(np.max(np.maximum(low - m, m - high)) / step) if a.size else 0.0
+        print(f"{name} {target}: {a.size} elements, {differ} differ from ONNX Runtime at all, "
+              f"{int(np.count_nonzero(outside))} beyond one step of its range (worst "
+              f"{max(worst, 0):.2f} steps outside; its two results differ by up to {spread} steps)")
+        if np.any(outside):
+            ok = False
+    for cpu in args.firmware:
+        r = subprocess.run([args.mote, "validate", model, "--target", cpu], capture_output=True,
+                           text=True)
+        print(f"{name} {cpu} under QEMU: {(r.stdout + r.stderr).strip().splitlines()[-1]}")
+        ok = ok and r.returncode == 0
+    return ok
+
+
+# Refused models: (file, extra arguments, what the message must say).
+REFUSED = [
+    ("float_conv.onnx", [], "Mote compiles int8 models; quantize it first"),
+    ("bad_unsupported.onnx", [], "(Cos, domain ai.onnx, opset 13): not supported"),
+    ("bad_dynamic.onnx", [], "--input-shape input=1,8,6,6"),
+    ("bad_truncated.onnx", [], "not a readable ONNX model"),
+    ("bad_text.onnx", [], "not a readable ONNX model"),
+]
+
+
+def check_refusals(args):
+    """Each bad model: exit status 2, the message, nothing written; a fixed shape compiles."""
+    ok = True
+    for name, extra, said in REFUSED:
+        program = os.path.join(args.work, name + ".mote")
+        if os.path.exists(program):
+            os.remove(program)
+        r = subprocess.run([args.mote, "compile", os.path.join(args.work, name), "-o", program]
+                           + extra, capture_output=True, text=True)
+        good = r.returncode == 2 and said in r.stderr and not os.path.exists(program)
+        print(f"{name}: exit {r.returncode}: {r.stderr.strip()}")
+        ok = ok and good
+    fixed = os.path.join(args.work, "bad_dynamic-fixed.mote")
+    r = subprocess.run([args.mote, "compile", os.path.join(args.work, "bad_dynamic.onnx"),
+                        "--input-shape", "input=1,8,6,6", "-o", fixed], capture_output=True,
+                       text=True)
+    print(f"bad_dynamic.onnx --input-shape input=1,8,6,6: exit {r.returncode}")
+    return ok and r.returncode == 0 and os.path.exists(fixed)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mote", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--torch", action="store_true")
+    parser.add_argument("--target", action="append")
+    parser.add_argument("--model", action="append")
+    parser.add_argument("--firmware", action="append", default=[],
+                        help="also run each program under QEMU on this CPU (mote validate: every "
+                             "operator's output equal to the host's)")
+    args = parser.parse_args()
+    args.target = args.target or ["cortex-m0plus", "cortex-m4", "cortex-m55"]
+    try:
+        import onnx  # noqa: F401
+    except ImportError:
+        print("skipped: python3-onnx is not installed")
+        return SKIP
+    module = ort_module()
+    if shutil.which("node") is None or module is None:
+        print("skipped: Node.js or onnxruntime-node is missing (scripts/setup.sh installs them)")
+        return SKIP
+    os.makedirs(args.work, exist_ok=True)
+    run([sys.executable, os.path.join(HERE, "make_qdq_models.py"), args.work])
+    if args.torch:
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            print("skipped: python3-torch is not installed")
+            return SKIP
+        run([sys.executable, os.path.join(HERE, "make_torch_models.py"), args.work])
+    names = args.model or sorted(f[:-5] for f in os.listdir(args.work)
+                                 if f.endswith(".json") and os.path.exists(
+                                     os.path.join(args.work, f[:-5] + ".onnx")))
+    failed = [n for n in names if not check_model(args, module, n)]
+    if not args.torch and not args.model and not check_refusals(args):
+        failed.append("refusals")
+    if failed:
+        print("FAILED: " + ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+// Runs an ONNX model with ONNX Runtime (the npm package onnxruntime-node) twice: default session
+// options, and graph optimisation disabled. Usage:
+//   node ort_run.js MODEL INPUT.bin OUT_DEFAULT.bin OUT_NO_OPT.bin
+// INPUT.bin holds the first input's elements as ONNX declares them (MOTE_ORT_INPUT_TYPE: float32,
+// the default, int8 or uint8; shape MOTE_ORT_INPUT_SHAPE as JSON, in the model's layout); each
+// output file gets every output's raw elements, concatenated.
+'use strict';
+const fs = require('fs');
+const ort = require(process.env.MOTE_ORT_MODULE || 'onnxruntime-node');
+
+const kinds = {float32: Float32Array, int8: Int8Array, uint8: Uint8Array};
+
+async function run(model, input, optimisation, out) {
+  const session = await ort.InferenceSession.create(model, {graphOptimizationLevel: optimisation});
+  const name = session.inputNames[0];
+  const type = process.env.MOTE_ORT_INPUT_TYPE || 'float32';
+  const dims = JSON.parse(process.env.MOTE_ORT_INPUT_SHAPE);
+  const Kind = kinds[type];
+  const data = new Kind(input.buffer, input.byteOffset, input.byteLength / Kind.BYTES_PER_ELEMENT);
+  const feeds = {[name]: new ort.Tensor(type, data, dims)};
+  const results = await session.run(feeds);
+  const parts = session.outputNames.map((n) => {
+    const d = results[n].data;
+    return Buffer.from(d.buffer, d.byteOffset, d.byteLength);
+  });
+  fs.writeFileSync(out, Buffer.concat(parts));
+}
+
+(async () => {
+  const [model, inputPath, outDefault, outNoOpt] = process.argv.slice(2);
+  const input = fs.readFileSync(inputPath);
+  await run(model, input, 'all', outDefault);
+  await run(model, input, 'disabled', outNoOpt);
+})().catch((e) => {
+  console.error(String(e));
+  process.exit(1);
+});
