@@ -16,8 +16,12 @@ packages=(
   qemu-system-arm                           # running that firmware
   libonnx-dev libprotobuf-dev               # .onnx reading (ONNX's protobuf schema, checker)
   python3-onnx python3-numpy python3-torch  # ONNX test models (QDQ graphs, PyTorch exports)
-  nodejs npm                                # ONNX Runtime as the tests' reference
 )
+# Node.js and npm run ONNX Runtime, the ONNX tests' reference: Debian's, unless a Node.js with
+# its own npm is installed already (a second npm package would conflict with it).
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
