@@ -49,6 +49,29 @@ struct WindowQuantization {
   const int32_t* shift;
 };
 
+// Calls tap(ky, kx, iy, ix) for each tap of output pixel (oy, ox)'s window inside the input
+// (padding contributes nothing).
+template <typename Shape, typename Tap>
+void for_each_tap(const Shape& s, int32_t oy, int32_t ox, Tap&& tap) {
+  for (int32_t ky = 0; ky < s.filter_h; ++ky) {
+    const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
+    if (iy < 0 || iy >= s.input_h) continue;
+    for (int32_t kx = 0; kx < s.filter_w; ++kx) {
+      const int32_t ix = ox * s.stride_w - s.pad_w + kx * s.dilation_w;
+      if (ix < 0 || ix >= s.input_w) continue;
+      tap(ky, kx, iy, ix);
+    }
+  }
+}
+
+// clamp(requantize(acc + bias) + output_offset) for output channel oc.
+template <typename Acc>
+int32_t finish(Acc acc, const Acc* bias, int32_t oc, const WindowQuantization& q) {
+  if (bias != nullptr) acc += bias[oc];
+  const int32_t v = requantize(acc, q.multiplier[oc], q.shift[oc]) + q.output_offset;
+  return clamp(v, q.act_min, q.act_max);
+}
+
 // CONV_2D; grouped when filter_c < input_c. Returns without writing on a non-positive stride,
 // dilation or filter_c, or input_c not a multiple of filter_c.
 template <typename Acc, typename Input, typename Filter, typename Output>
@@ -68,25 +91,17 @@ void conv(const ConvShape& s, const WindowQuantization& q, const Input* input, F
         for (int32_t oc = 0; oc < s.output_c; ++oc) {
           const int32_t first_c = (oc / per_group) * s.filter_c;
           Acc acc = 0;
-          for (int32_t ky = 0; ky < s.filter_h; ++ky) {
-            const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
-            if (iy < 0 || iy >= s.input_h) continue;
-            for (int32_t kx = 0; kx < s.filter_w; ++kx) {
-              const int32_t ix = ox * s.stride_w - s.pad_w + kx * s.dilation_w;
-              if (ix < 0 || ix >= s.input_w) continue;
-              const Input* x =
-                  input + ((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix) * s.input_c +
-                  first_c;
-              const size_t w = ((static_cast<size_t>(oc) * s.filter_h + ky) * s.filter_w + kx) *
-                               s.filter_c;
-              for (int32_t c = 0; c < s.filter_c; ++c) {
-                acc += static_cast<Acc>(static_cast<int32_t>(x[c]) + q.input_offset) * filter[w + c];
-              }
+          for_each_tap(s, oy, ox, [&](int32_t ky, int32_t kx, int32_t iy, int32_t ix) {
+            const Input* x =
+                input + ((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix) * s.input_c +
+                first_c;
+            const size_t w =
+                ((static_cast<size_t>(oc) * s.filter_h + ky) * s.filter_w + kx) * s.filter_c;
+            for (int32_t c = 0; c < s.filter_c; ++c) {
+              acc += static_cast<Acc>(static_cast<int32_t>(x[c]) + q.input_offset) * filter[w + c];
             }
-          }
-          if (bias != nullptr) acc += bias[oc];
-          const int32_t v = requantize(acc, q.multiplier[oc], q.shift[oc]) + q.output_offset;
-          output[out++] = static_cast<Output>(clamp(v, q.act_min, q.act_max));
+          });
+          output[out++] = static_cast<Output>(finish(acc, bias, oc, q));
         }
       }
     }
@@ -110,21 +125,13 @@ void depthwise_conv(const DepthwiseShape& s, const WindowQuantization& q, const 
         for (int32_t oc = 0; oc < s.output_c; ++oc) {
           const int32_t ic = oc / multiplier;
           Acc acc = 0;
-          for (int32_t ky = 0; ky < s.filter_h; ++ky) {
-            const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
-            if (iy < 0 || iy >= s.input_h) continue;
-            for (int32_t kx = 0; kx < s.filter_w; ++kx) {
-              const int32_t ix = ox * s.stride_w - s.pad_w + kx * s.dilation_w;
-              if (ix < 0 || ix >= s.input_w) continue;
-              const int32_t x =
-                  input[((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix) * s.input_c + ic];
-              const size_t w = (static_cast<size_t>(ky) * s.filter_w + kx) * s.output_c + oc;
-              acc += static_cast<Acc>(x + q.input_offset) * filter[w];
-            }
-          }
-          if (bias != nullptr) acc += bias[oc];
-          const int32_t v = requantize(acc, q.multiplier[oc], q.shift[oc]) + q.output_offset;
-          output[out++] = static_cast<Output>(clamp(v, q.act_min, q.act_max));
+          for_each_tap(s, oy, ox, [&](int32_t ky, int32_t kx, int32_t iy, int32_t ix) {
+            const int32_t x =
+                input[((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix) * s.input_c + ic];
+            const size_t w = (static_cast<size_t>(ky) * s.filter_w + kx) * s.output_c + oc;
+            acc += static_cast<Acc>(x + q.input_offset) * filter[w];
+          });
+          output[out++] = static_cast<Output>(finish(acc, bias, oc, q));
         }
       }
     }
