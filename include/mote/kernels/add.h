@@ -62,5 +62,10 @@ OverlapRule built_add_overlap(const BroadcastShape& shape, int32_t input);
 void sub(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output);
 
+// int16 ADD of two same-shape tensors of `count` elements (TFLite's general int16 add: the same
+// formula, left_shift 15, offsets 0). Portable in every build.
+void add(const AddParams& params, int32_t count, const int16_t* input1, const int16_t* input2,
+         int16_t* output);
+
 }  // namespace kernels
 }  // namespace mote

@@ -77,5 +77,14 @@ void portable_depthwise_conv2d_rows(const DepthwiseConvParams& params, const int
                                     int8_t* output, RowRing output_ring, int32_t y_begin,
                                     int32_t y_end, Scratch scratch);
 
+// 16x8: TFLite's reference int16 DepthwiseConvPerChannel (int64 bias and sums, the 64-bit
+// requantization; offsets not read). int4: int8 activations, the [1, filter_h, filter_w,
+// output_c] weights packed two per byte, low nibble first (see conv2d_int4). Direct loops in every
+// build, no scratch.
+void depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* input,
+                           const int8_t* filter, const int64_t* bias, int16_t* output);
+void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,
+                           const uint8_t* filter, const int32_t* bias, int8_t* output);
+
 }  // namespace kernels
 }  // namespace mote

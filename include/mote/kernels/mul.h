@@ -41,5 +41,10 @@ void portable_mul(const MulParams& params, const BroadcastShape& shape, const in
 const char* mul_kernel_variant(const BroadcastShape& shape, Extension extension);
 const char* built_mul_kernel_variant(const BroadcastShape& shape);
 
+// int16 MUL of two same-shape tensors of `count` elements (TFLite's int16 MulElementwise: the
+// same formula, offsets 0). Portable in every build.
+void mul(const MulParams& params, int32_t count, const int16_t* input1, const int16_t* input2,
+         int16_t* output);
+
 }  // namespace kernels
 }  // namespace mote

@@ -89,5 +89,11 @@ void portable_global_average_pool_accumulate(const PoolParams& params, const int
                                              RowRing input_ring, int32_t y_begin, int32_t y_end,
                                              int32_t* sums);
 
+// int16 (16x8 models): the same pools on int16 tensors, bit exact with TFLite's reference int16
+// AveragePool (int32 sums, the same rounding) and MaxPool (-32768 if no element). Portable in
+// every build, no scratch.
+void average_pool(const PoolParams& params, const int16_t* input, int16_t* output);
+void max_pool(const PoolParams& params, const int16_t* input, int16_t* output);
+
 }  // namespace kernels
 }  // namespace mote

@@ -34,6 +34,21 @@ inline int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, i
                                 right_shift);
 }
 
+// TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator (16x8 kernels with an int64
+// bias): the multiplier rounded to 16 bits, one rounding shift by 15 - shift, arithmetic. TFLite
+// asserts |x| < 2^47 and shift in [-31, 7]; here the shift is clamped to [-31, 14] and the result
+// saturates to int32, so no input is undefined.
+inline int32_t multiply_by_quantized_multiplier_64(int64_t x, int32_t multiplier, int shift) {
+  const int64_t reduced = multiplier < 0x7FFF0000 ? (int64_t{multiplier} + (1 << 15)) >> 16 : 0x7FFF;
+  const int total_shift = 15 - (shift < -31 ? -31 : (shift > 14 ? 14 : shift));
+  const int64_t limit = int64_t{1} << 47;
+  const int64_t bounded = x < -limit ? -limit : (x > limit ? limit : x);
+  const int64_t result = (bounded * reduced + (int64_t{1} << (total_shift - 1))) >> total_shift;
+  if (result > INT32_MAX) return INT32_MAX;
+  if (result < INT32_MIN) return INT32_MIN;
+  return static_cast<int32_t>(result);
+}
+
 // Largest |accumulator| a kernel may reach before requantization, leaving room to add an
 // output offset without overflowing int32.
 inline constexpr int64_t kAccLimit = 2147483647 - 256;

@@ -24,5 +24,19 @@ SoftmaxParams prepare_softmax(int32_t rows, int32_t row_size, float input_scale,
 void softmax(const SoftmaxParams& params, const int8_t* input, int8_t* output);
 void softmax(const SoftmaxParams& params, const int8_t* input, int16_t* output);
 
+// int16 SOFTMAX (TFLite's reference SoftmaxInt16): x - max(row) scaled onto [-10, 0] by
+// input_multiplier/input_left_shift, exp and 1/(1+x) by interpolation in two 513-entry tables
+// (TFLite's gen_lut on [-10, 0] and [0, 1]), output scale 1/32768, zero point 0.
+struct Softmax16Params {
+  int32_t rows;
+  int32_t row_size;
+  int32_t input_multiplier;
+  int32_t input_left_shift;
+  const int16_t* exp_lut;         // [513]
+  const int16_t* one_over_one_plus_x_lut;  // [513]
+};
+inline constexpr int32_t kSoftmax16LutSize = 513;
+void softmax(const Softmax16Params& params, const int16_t* input, int16_t* output);
+
 }  // namespace kernels
 }  // namespace mote
