@@ -27,7 +27,7 @@ namespace mote::ops {
 //   per output channel, bias scale == input scale * weight scale, equal input and output
 //   quantization where the kernel moves bytes without requantizing, fixed 1/256 output scale
 //   for SOFTMAX and LOGISTIC).
-void validate(const ir::Graph& graph);
+std::vector<std::string> validate(const ir::Graph& graph);
 
 // The same rules, every operator judged on its own, for `mote inspect --check`: one problem per
 // operator of `graph` ("" when it passes) and the problems that belong to no operator (graph
@@ -39,6 +39,7 @@ void validate(const ir::Graph& graph);
 struct ValidationReport {
   std::vector<std::string> operators;
   std::vector<std::string> graph;
+  std::vector<std::string> notes;  // what was taken although unusual (Checker::note)
 };
 ValidationReport validate_each(const ir::Graph& graph,
                                const std::vector<std::string>& tensor_problems = {},
