@@ -84,32 +84,6 @@ void check_tensor(const Graph& g, int32_t index) {
   if (t.is_variable && t.is_constant) bad("a variable tensor cannot be constant");
 }
 
-// A float (or partly quantized) model: one operator besides the QUANTIZE and DEQUANTIZE at its
-// edges computes in float32. One message that says how to quantize it, rather than a type error
-// at every operator.
-std::string float_model_problem(const Graph& g) {
-  for (size_t i = 0; i < g.operators.size(); ++i) {
-    const Operator& op = g.operators[i];
-    if (op.type == ir::OpType::kQuantize || op.type == ir::OpType::kDequantize) continue;
-    for (const std::vector<int32_t>* list : {&op.inputs, &op.outputs}) {
-      for (int32_t t : *list) {
-        if (t < 0 || static_cast<size_t>(t) >= g.tensors.size() ||
-            g.tensors[t].type != DataType::kFloat32) {
-          continue;
-        }
-        return "operator " + std::to_string(i) + " (" + std::string(to_string(op.type)) +
-               ") computes in float32: Mote runs int8 (full integer) models only. Quantize the "
-               "model with the TFLite converter: converter.optimizations = "
-               "[tf.lite.Optimize.DEFAULT], converter.representative_dataset = a function "
-               "yielding about 100 typical inputs, converter.target_spec.supported_ops = "
-               "[tf.lite.OpsSet.TFLITE_BUILTINS_INT8] (and inference_input_type / "
-               "inference_output_type = tf.int8 for int8 inputs and outputs)";
-      }
-    }
-  }
-  return "";
-}
-
 // Where the rules' verdicts go: validate() throws at the first, validate_each() collects them.
 class Verdicts {
  public:
@@ -312,6 +286,30 @@ ValidationReport validate_each(const Graph& g, const std::vector<std::string>& t
   Collect verdicts(report);
   check_graph(g, tensor_problems, produced_elsewhere, verdicts, report.notes);
   return report;
+}
+
+// One message that says how to quantize the model, rather than a type error at every operator.
+std::string float_model_problem(const Graph& g) {
+  for (size_t i = 0; i < g.operators.size(); ++i) {
+    const Operator& op = g.operators[i];
+    if (op.type == ir::OpType::kQuantize || op.type == ir::OpType::kDequantize) continue;
+    for (const std::vector<int32_t>* list : {&op.inputs, &op.outputs}) {
+      for (int32_t t : *list) {
+        if (t < 0 || static_cast<size_t>(t) >= g.tensors.size() ||
+            g.tensors[t].type != DataType::kFloat32) {
+          continue;
+        }
+        return "operator " + std::to_string(i) + " (" + std::string(to_string(op.type)) +
+               ") computes in float32: Mote runs int8 (full integer) models only. Quantize the "
+               "model with the TFLite converter: converter.optimizations = "
+               "[tf.lite.Optimize.DEFAULT], converter.representative_dataset = a function "
+               "yielding about 100 typical inputs, converter.target_spec.supported_ops = "
+               "[tf.lite.OpsSet.TFLITE_BUILTINS_INT8] (and inference_input_type / "
+               "inference_output_type = tf.int8 for int8 inputs and outputs)";
+      }
+    }
+  }
+  return "";
 }
 
 }  // namespace mote::ops

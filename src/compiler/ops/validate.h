@@ -29,6 +29,10 @@ namespace mote::ops {
 //   for SOFTMAX and LOGISTIC).
 std::vector<std::string> validate(const ir::Graph& graph);
 
+// Why `graph` is a float (or partly quantized) model, with how to quantize it, or "" when no
+// operator besides the QUANTIZE and DEQUANTIZE at its edges computes in float32.
+std::string float_model_problem(const ir::Graph& graph);
+
 // The same rules, every operator judged on its own, for `mote inspect --check`: one problem per
 // operator of `graph` ("" when it passes) and the problems that belong to no operator (graph
 // inputs and outputs, a tensor no operator touches). An operator that reads or writes a tensor

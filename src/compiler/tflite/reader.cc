@@ -181,6 +181,7 @@ class Reader {
       report.operators[in_graph[k]].problem = std::move(problem);
     }
     report.model = checked.graph;
+    report.float_model = !ops::float_model_problem(g).empty();
     report.notes = g.notes;
     report.notes.insert(report.notes.end(), checked.notes.begin(), checked.notes.end());
     return report;
