@@ -17,6 +17,7 @@
 #include "compiler/builder/model_builder.h"
 #include "compiler/builder/models.h"
 #include "compiler/builder/writer.h"
+#include "compiler/emit/emit.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/planner/csv.h"
 #include "compiler/planner/random_problems.h"
@@ -97,6 +98,45 @@ std::vector<mote::builder::NamedModel> small_models() {
   return models;
 }
 
+// Inputs on which the fuzzers once found undefined behaviour, written again at every run so the
+// replay tests keep running them (each is refused now, with a reason).
+size_t write_regression_seeds(const fs::path& tflite_dir, const fs::path& program_dir) {
+  {  // an average pool whose filter's area overflows int32 (620756995 * 7)
+    ModelBuilder b(1);
+    TensorId x = b.add_input({1, 4, 4, 2}, DataType::kInt8, 0.1f, 0);
+    b.mark_output(b.add_average_pool(x, 620756995, 7, 1, Padding::kSame));
+    write(tflite_dir / "regression_pool_filter_overflow.tflite",
+          mote::builder::write_model(b.build()));
+  }
+  {  // a hard swish whose scales' ratio is infinite in float
+    ModelBuilder b(1);
+    TensorId x = b.add_input({1, 4}, DataType::kInt8, 0.1f, 0);
+    const TensorId y = b.add_hard_swish(x);
+    b.mark_output(y);
+    mote::ir::Graph g = b.build();
+    g.tensors[x].quantization.scale = {3e38f};
+    g.tensors[y].quantization.scale = {1e-38f};
+    write(tflite_dir / "regression_hard_swish_infinite_scale.tflite", mote::builder::write_model(g));
+  }
+  {  // an LSTM whose cell scale power overflows the tanh shift (15 + 2147483636)
+    ModelBuilder b(3);
+    TensorId x = b.add_input({2, 1, 3}, DataType::kInt8, 0.05f, 2);
+    b.mark_output(b.add_lstm(x, 5, /*time_major=*/true, /*cell_clip=*/0.0f));
+    mote::pipeline::CompileOptions options;
+    options.plan.cpu = "cortex-m0";
+    const std::unique_ptr<mote::schema::ProgramT> program =
+        mote::emit::read_program(mote::pipeline::compile(b.build(), options).program);
+    for (auto& op : program->operators) {
+      if (auto* o = op->options.AsLstmOptions()) o->cell_scale_power = 2147483636;
+    }
+    flatbuffers::FlatBufferBuilder fb;
+    fb.Finish(mote::schema::Program::Pack(fb, program.get()), mote::schema::ProgramIdentifier());
+    write(program_dir / "regression_lstm_cell_scale_power.mote",
+          std::vector<uint8_t>(fb.GetBufferPointer(), fb.GetBufferPointer() + fb.GetSize()));
+  }
+  return 3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -168,6 +208,7 @@ int main(int argc, char** argv) {
       write(planner_dir / ("small_" + n + ".csv"), std::vector<uint8_t>(text.begin(), text.end()));
       files += 4;
     }
+    files += write_regression_seeds(tflite_dir, program_dir);
     std::cout << "make_seeds: " << files << " files in " << out.string() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "make_seeds: " << e.what() << "\n";

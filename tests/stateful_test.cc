@@ -11,8 +11,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <vector>
@@ -23,6 +28,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ops/validate.h"
 #include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/host_run.h"
 #include "compiler/planner/verify.h"
 #include "compiler/tflite/reader.h"
 #include "mote/kernels/quantization.h"
@@ -35,6 +41,7 @@
 namespace mote {
 namespace {
 
+namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 constexpr int32_t kFeatures = 40;  // one frame of filterbank features
@@ -705,6 +712,69 @@ TEST(Stateful, ValidatorKeepsStateWhereAnOperatorDeclaresIt) {
   output.outputs.push_back(output.operators[0].inputs[4]);
   EXPECT_THAT(refusal(output), HasSubstr("graph output 1"));
 }
+
+// ---- Real recurrent models: TFLM's examples (keyword_scrambled_8bit, mnist_lstm's
+// trained_lstm_int8, micro_speech_lstm, dtln_noise_suppression), from the folder
+// $MOTE_RECURRENT_MODELS or ../shared/models/recurrent, each <name>.tflite beside
+// <name>.expected.bin: TFLM's reference kernels' outputs of three invocations, state carried, the
+// inputs one xorshift32 stream (state 1) across them. Skipped when the folder is absent.
+
+fs::path recurrent_models_dir() {
+  if (const char* dir = std::getenv("MOTE_RECURRENT_MODELS")) return dir;
+  return fs::path(MOTE_SHARED_DIR) / "models" / "recurrent";
+}
+
+std::vector<std::string> recurrent_models() {
+  std::vector<std::string> names;
+  if (!fs::is_directory(recurrent_models_dir())) return {""};
+  for (const auto& entry : fs::directory_iterator(recurrent_models_dir())) {
+    const fs::path expected = fs::path(entry.path()).replace_extension(".expected.bin");
+    if (entry.path().extension() == ".tflite" && fs::exists(expected)) {
+      names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names.empty() ? std::vector<std::string>{""} : names;
+}
+
+class RecurrentModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RecurrentModel, EqualsTflmAcrossInvocationsAndResets) {
+  if (GetParam().empty()) GTEST_SKIP() << "no recurrent models in " << recurrent_models_dir();
+  const fs::path dir = recurrent_models_dir();
+  const ir::Graph graph = tflite::read_model_file(dir / (GetParam() + ".tflite"));
+  std::ifstream in(dir / (GetParam() + ".expected.bin"), std::ios::binary);
+  const std::vector<uint8_t> expected{std::istreambuf_iterator<char>(in),
+                                      std::istreambuf_iterator<char>()};
+  constexpr int kRuns = 3;
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+    SCOPED_TRACE(cpu);
+    Device device(compile_for(graph, cpu).program);
+    const size_t in_bytes = device.executor->input(0).size;
+    const size_t out_bytes = device.executor->output(0).size;
+    ASSERT_EQ(expected.size(), kRuns * out_bytes);
+    pipeline::DefaultInput stream;
+    std::vector<std::vector<int8_t>> inputs;
+    for (int k = 0; k < kRuns; ++k) {
+      std::vector<uint8_t> frame(in_bytes);
+      stream.fill(frame);
+      inputs.emplace_back(frame.begin(), frame.end());
+      const std::vector<int8_t> out = device.run(inputs.back());
+      const std::vector<int8_t> want(expected.begin() + k * out_bytes,
+                                     expected.begin() + (k + 1) * out_bytes);
+      EXPECT_EQ(out, want) << "invocation " << k;
+    }
+    device.executor->reset_state();
+    const std::vector<int8_t> again = device.run(inputs[0]);
+    EXPECT_EQ(again, std::vector<int8_t>(expected.begin(), expected.begin() + out_bytes))
+        << "after reset_state";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tflm, RecurrentModel, ::testing::ValuesIn(recurrent_models()),
+                         [](const auto& info) {
+                           return info.param.empty() ? std::string("none") : info.param;
+                         });
 
 }  // namespace
 }  // namespace mote

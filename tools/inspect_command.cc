@@ -260,6 +260,18 @@ void run_inspect(const InspectOptions& options) {
   try {
     g = read_model_for_command(options.model, options.import);
   } catch (const InputError& e) {
+    // A float model is refused for one reason; its structure still helps (which operators it
+    // has, to quantize): the per-operator table, then the error.
+    if (options.json_path.empty()) {
+      try {
+        const tflite::SupportReport report = tflite::check_model_file(options.model);
+        if (report.float_model) {
+          print_check(options.model, report);
+          emit::flush_stdout();
+        }
+      } catch (const InputError&) {
+      }
+    }
     throw InputError(options.model + ": " + e.what());
   }
   if (options.json_path.empty()) {

@@ -68,6 +68,10 @@ struct QuantizedMultiplier {
   int32_t multiplier;
   int32_t shift;
 };
+// A multiplier that is infinite or NaN (a ratio of extreme scales, computed in float) comes back
+// with shift kNonFiniteShift, beyond any double's exponent, which every caller's range check
+// refuses; the multiplier's sign is kept. The shift stays small enough to add constants to.
+constexpr int32_t kNonFiniteShift = 1100;
 QuantizedMultiplier quantize_multiplier(double real_multiplier);
 
 // The quantized clamp range of a fused activation for an output with this scale and zero point.

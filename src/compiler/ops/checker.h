@@ -32,8 +32,7 @@ using ir::Tensor;
 // concatenation scales exactly; scales written by converters are bit-identical in practice).
 constexpr double kSameScaleTolerance = 1e-5;
 // Relative tolerance between a bias scale and input scale * weight scale. Converters compute the
-// product in float, so a correct model is within a few ulps; anything larger would shift every
-// accumulator.
+// product in float, so a correct model is within a few ulps; a larger difference gets a note.
 constexpr double kBiasScaleTolerance = 1e-4;
 
 inline std::string num(double v) {
@@ -59,7 +58,9 @@ inline std::vector<int32_t> int32_values(const Tensor& t) {
 
 class Checker {
  public:
-  Checker(const ir::Graph& g, size_t index) : g_(g), index_(index), op_(g.operators[index]) {}
+  // `notes` collects what the checks accepted although it differs from the usual form.
+  Checker(const ir::Graph& g, size_t index, std::vector<std::string>* notes = nullptr)
+      : g_(g), index_(index), op_(g.operators[index]), notes_(notes) {}
 
   const ir::Graph& graph() const { return g_; }
   const ir::Operator& op() const { return op_; }
@@ -67,6 +68,11 @@ class Checker {
   [[noreturn]] void fail(const std::string& why) const {
     throw InputError("operator " + std::to_string(index_) + " (" + std::string(to_string(op_.type)) +
                      "): " + why);
+  }
+  void note(const std::string& what) const {
+    if (notes_ == nullptr) return;
+    notes_->push_back("operator " + std::to_string(index_) + " (" +
+                      std::string(to_string(op_.type)) + "): " + what);
   }
 
   // Operators list their inputs and outputs; indices were range-checked by the caller.
@@ -298,10 +304,16 @@ class Checker {
       if (bq.zero_point[c] != 0) {
         fail(in_label(bias_index) + " (bias) zero_point[" + std::to_string(c) + "] must be 0");
       }
+    }
+    // TFLite's kernels add the bias in the accumulator's units and never read its scale, so a
+    // bias scale off input scale * weight scale changes nothing: taken, with a note (the first).
+    for (size_t c = 0; c < bq.scale.size(); ++c) {
       const double expected = input_scale * static_cast<double>(wq.scale[c]);
       if (!close(bq.scale[c], expected, kBiasScaleTolerance)) {
-        fail(in_label(bias_index) + " (bias) scale[" + std::to_string(c) + "] " + num(bq.scale[c]) +
-             " differs from input scale * weight scale " + num(expected));
+        note(in_label(bias_index) + " (bias) scale[" + std::to_string(c) + "] " +
+             num(bq.scale[c]) + " differs from input scale * weight scale " + num(expected) +
+             "; ignored, as TFLite ignores the bias scale");
+        break;
       }
     }
   }
@@ -319,6 +331,7 @@ class Checker {
   const ir::Graph& g_;
   size_t index_;
   const ir::Operator& op_;
+  std::vector<std::string>* notes_;
 };
 
 }  // namespace mote::ops

@@ -117,7 +117,8 @@ class Collect : public Verdicts {
 // tensor with a problem is refused with that problem, and a refused operator's outputs count as
 // produced for the operators after it.
 void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems,
-                 const std::vector<int32_t>& produced_elsewhere, Verdicts& verdicts) {
+                 const std::vector<int32_t>& produced_elsewhere, Verdicts& verdicts,
+                 std::vector<std::string>& notes) {
   const int64_t num_tensors = static_cast<int64_t>(g.tensors.size());
   if (num_tensors > std::numeric_limits<int32_t>::max()) {
     verdicts.graph("too many tensors");
@@ -140,6 +141,8 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
 
   auto in_range = [&](int32_t t) { return t >= 0 && t < num_tensors; };
   if (g.operators.empty()) verdicts.graph("graph has no operators");
+  const std::string float_model = float_model_problem(g);
+  if (!float_model.empty()) verdicts.graph(float_model);
   if (g.outputs.empty()) verdicts.graph("graph has no outputs");
 
   // Tensors readable so far: constants, graph inputs, then each operator's outputs.
@@ -237,7 +240,7 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
     if (problem.empty()) problem = tensors_problem(op.outputs, "output", true);
     if (problem.empty()) {
       try {
-        Checker checker(g, i);
+        Checker checker(g, i, &notes);
         checker.arity(def.inputs.min, def.inputs.max, def.inputs.first_optional, def.outputs.min,
                       def.outputs.max);
         def.check(checker);
@@ -269,9 +272,11 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
 
 }  // namespace
 
-void validate(const Graph& g) {
+std::vector<std::string> validate(const Graph& g) {
   ThrowFirst verdicts;
-  check_graph(g, {}, {}, verdicts);
+  std::vector<std::string> notes;
+  check_graph(g, {}, {}, verdicts, notes);
+  return notes;
 }
 
 ValidationReport validate_each(const Graph& g, const std::vector<std::string>& tensor_problems,
@@ -279,8 +284,32 @@ ValidationReport validate_each(const Graph& g, const std::vector<std::string>& t
   ValidationReport report;
   report.operators.assign(g.operators.size(), "");
   Collect verdicts(report);
-  check_graph(g, tensor_problems, produced_elsewhere, verdicts);
+  check_graph(g, tensor_problems, produced_elsewhere, verdicts, report.notes);
   return report;
+}
+
+// One message that says how to quantize the model, rather than a type error at every operator.
+std::string float_model_problem(const Graph& g) {
+  for (size_t i = 0; i < g.operators.size(); ++i) {
+    const Operator& op = g.operators[i];
+    if (op.type == ir::OpType::kQuantize || op.type == ir::OpType::kDequantize) continue;
+    for (const std::vector<int32_t>* list : {&op.inputs, &op.outputs}) {
+      for (int32_t t : *list) {
+        if (t < 0 || static_cast<size_t>(t) >= g.tensors.size() ||
+            g.tensors[t].type != DataType::kFloat32) {
+          continue;
+        }
+        return "operator " + std::to_string(i) + " (" + std::string(to_string(op.type)) +
+               ") computes in float32: Mote runs int8 (full integer) models only. Quantize the "
+               "model with the TFLite converter: converter.optimizations = "
+               "[tf.lite.Optimize.DEFAULT], converter.representative_dataset = a function "
+               "yielding about 100 typical inputs, converter.target_spec.supported_ops = "
+               "[tf.lite.OpsSet.TFLITE_BUILTINS_INT8] (and inference_input_type / "
+               "inference_output_type = tf.int8 for int8 inputs and outputs)";
+      }
+    }
+  }
+  return "";
 }
 
 }  // namespace mote::ops

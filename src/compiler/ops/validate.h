@@ -27,7 +27,11 @@ namespace mote::ops {
 //   per output channel, bias scale == input scale * weight scale, equal input and output
 //   quantization where the kernel moves bytes without requantizing, fixed 1/256 output scale
 //   for SOFTMAX and LOGISTIC).
-void validate(const ir::Graph& graph);
+std::vector<std::string> validate(const ir::Graph& graph);
+
+// Why `graph` is a float (or partly quantized) model, with how to quantize it, or "" when no
+// operator besides the QUANTIZE and DEQUANTIZE at its edges computes in float32.
+std::string float_model_problem(const ir::Graph& graph);
 
 // The same rules, every operator judged on its own, for `mote inspect --check`: one problem per
 // operator of `graph` ("" when it passes) and the problems that belong to no operator (graph
@@ -39,6 +43,7 @@ void validate(const ir::Graph& graph);
 struct ValidationReport {
   std::vector<std::string> operators;
   std::vector<std::string> graph;
+  std::vector<std::string> notes;  // what was taken although unusual (Checker::note)
 };
 ValidationReport validate_each(const ir::Graph& graph,
                                const std::vector<std::string>& tensor_problems = {},

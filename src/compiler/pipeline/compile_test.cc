@@ -14,6 +14,7 @@
 #include "compiler/builder/models.h"
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
+#include "compiler/ops/validate.h"
 #include "compiler/passes/operator_order.h"
 #include "compiler/pipeline/host_run.h"
 #include "compiler/planner/verify.h"
@@ -108,6 +109,23 @@ TEST(Compile, ActivationScalesTheKernelsCannotTakeAreBadInputNotABug) {
             std::string::npos);
   EXPECT_NE(message(kHardSwish, 3.5e-12f).find("outside what the int8 kernel supports"),
             std::string::npos);
+  {  // Found by fuzz_tflite_reader: a ratio of scales infinite in float (UBSan: infinity
+     // converted to an integer in quantize_multiplier).
+    builder::ModelBuilder b(1);
+    const builder::TensorId x = b.add_input({1, 10}, ir::DataType::kInt8, 0.1f, 0);
+    const builder::TensorId y = b.add_hard_swish(x);
+    b.mark_output(y);
+    ir::Graph graph = b.build();
+    graph.tensors[x].quantization.scale = {3e38f};
+    graph.tensors[y].quantization.scale = {1e-38f};
+    try {
+      ops::validate(graph);  // as read_model does
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("output scale too small"), std::string::npos)
+          << e.what();
+    }
+  }
   // Just inside: they compile and run.
   for (const auto& [kind, scale] : {std::pair{kSoftmax, 1e-6f}, std::pair{kLogistic, 1e-10f},
                                     std::pair{kLogistic, 7.9f}, std::pair{kHardSwish, 1e-10f}}) {

@@ -98,9 +98,10 @@ class Reader {
     const fb::SubGraph& sg = open();
     ir::Graph g;
     const auto* tensors = sg.tensors();
+    const std::vector<bool> used = used_tensors(sg);
     g.tensors.reserve(tensors->size());
     for (uint32_t i = 0; i < tensors->size(); ++i) {
-      g.tensors.push_back(read_tensor(*tensors->Get(i), static_cast<int32_t>(i), g.notes));
+      g.tensors.push_back(read_tensor_if_used(*tensors->Get(i), i, used, g.notes));
     }
     const std::vector<Folding> folded = fold_shapes(sg, g, {});
 
@@ -115,7 +116,7 @@ class Reader {
     }
     g.inputs = to_vector(sg.inputs());
     g.outputs = to_vector(sg.outputs());
-    ops::validate(g);
+    for (std::string& note : ops::validate(g)) g.notes.push_back(std::move(note));
     return g;
   }
 
@@ -126,9 +127,10 @@ class Reader {
     std::vector<std::string> tensor_problems;
     {
       const auto* tensors = sg.tensors();
+      const std::vector<bool> used = used_tensors(sg);
       for (uint32_t i = 0; i < tensors->size(); ++i) {
         try {
-          g.tensors.push_back(read_tensor(*tensors->Get(i), static_cast<int32_t>(i), g.notes));
+          g.tensors.push_back(read_tensor_if_used(*tensors->Get(i), i, used, g.notes));
         } catch (const InputError& e) {
           tensor_problems.resize(i + 1);
           tensor_problems[i] = e.what();
@@ -179,7 +181,9 @@ class Reader {
       report.operators[in_graph[k]].problem = std::move(problem);
     }
     report.model = checked.graph;
+    report.float_model = !ops::float_model_problem(g).empty();
     report.notes = g.notes;
+    report.notes.insert(report.notes.end(), checked.notes.begin(), checked.notes.end());
     return report;
   }
 
@@ -356,6 +360,46 @@ class Reader {
     }
     if (data == nullptr) return {};
     return {data->data(), data->size()};
+  }
+
+  // The tensors an operator reads or writes, or the graph takes or gives.
+  static std::vector<bool> used_tensors(const fb::SubGraph& sg) {
+    std::vector<bool> used(sg.tensors()->size(), false);
+    auto mark = [&](const flatbuffers::Vector<int32_t>* list) {
+      if (list == nullptr) return;
+      for (int32_t t : *list) {
+        if (t >= 0 && static_cast<size_t>(t) < used.size()) used[t] = true;
+      }
+    };
+    mark(sg.inputs());
+    mark(sg.outputs());
+    if (const auto* operators = sg.operators()) {
+      for (const fb::Operator* op : *operators) {
+        mark(op->inputs());
+        mark(op->outputs());
+      }
+    }
+    return used;
+  }
+
+  // A tensor nothing uses cannot change a result: the converter leaves some behind (an LSTM's
+  // intermediates, shape [0], which TFLM ignores too). One Mote cannot read becomes an unused
+  // placeholder, with a note.
+  ir::Tensor read_tensor_if_used(const fb::Tensor& t, uint32_t index, const std::vector<bool>& used,
+                                 std::vector<std::string>& notes) const {
+    if (used[index]) return read_tensor(t, static_cast<int32_t>(index), notes);
+    try {
+      return read_tensor(t, static_cast<int32_t>(index), notes);
+    } catch (const InputError& e) {
+      notes.push_back(std::string(e.what()) + ": ignored, as no operator uses the tensor");
+      ir::Tensor placeholder;
+      placeholder.name = printable(t.name());
+      placeholder.type = ir::DataType::kInt8;
+      placeholder.shape = {1};
+      placeholder.quantization.scale = {1.0f};
+      placeholder.quantization.zero_point = {0};
+      return placeholder;
+    }
   }
 
   ir::Tensor read_tensor(const fb::Tensor& t, int32_t index, std::vector<std::string>& notes) const {

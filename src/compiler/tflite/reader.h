@@ -40,6 +40,7 @@ struct SupportReport {
   std::vector<OperatorVerdict> operators;
   std::vector<std::string> model;  // problems of no one operator (graph inputs, outputs, ...)
   std::vector<std::string> notes;  // what the reader ignored, as read_model's Graph::notes
+  bool float_model = false;        // an operator computes in float32 (ops::float_model_problem)
   bool compiles() const;           // no problem at all: read_model would accept the model
 };
 // Throws InputError, as read_model, only when the file is no readable TFLite model at all

@@ -212,6 +212,18 @@ TEST(Reader, TensorChecks) {
             "tensor 0 (input): shape_signature [1,8] does not match shape [1,8,8,3]");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 1).shape = {1, 8, 0, 3}; })),
             "tensor 1 (quantize_0): shape [1,8,0,3] has no elements");
+  // A tensor no operator uses cannot change a result: the converter leaves an LSTM's
+  // intermediates behind with shape [0] (TFLM ignores them too).
+  const ir::Graph with_unused = read_model(edited(model(), [](fb::ModelT& m) {
+    auto t = std::make_unique<fb::TensorT>();
+    t->shape = {0};
+    t->type = 9;  // INT8
+    t->name = "input_to_input_intermediate";
+    main_graph(m).tensors.push_back(std::move(t));
+  }));
+  EXPECT_THAT(with_unused.notes,
+              ::testing::Contains(HasSubstr("(input_to_input_intermediate): shape [0] has no "
+                                            "elements: ignored, as no operator uses the tensor")));
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
               tensor(m, 1).quantization->zero_point.clear();
             })),

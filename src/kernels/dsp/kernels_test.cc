@@ -243,6 +243,11 @@ TEST(DspAveragePool, EqualsPortableOnRandomShapes) {
   big.filter_h = 16;  // 256
   EXPECT_TRUE(dsp::average_pool_handles(big));
   EXPECT_STREQ(built_average_pool_kernel_variant(big), "dsp");
+  // A window whose area wraps to 0 in 32 bits is not small (a hostile model's filter).
+  PoolParams huge = big;
+  huge.filter_h = 65536;
+  huge.filter_w = 65536;
+  EXPECT_FALSE(dsp::average_pool_handles(huge));
 }
 
 TEST(DspMaxPool, EqualsPortableOnRandomShapes) {

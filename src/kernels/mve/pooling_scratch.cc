@@ -6,7 +6,9 @@ namespace kernels {
 namespace mve {
 
 bool average_pool_handles(const PoolParams& params) {
-  return params.filter_h > 0 && params.filter_w > 0 && params.filter_h * params.filter_w <= 256;
+  // A model's filter may be any int32: the window's size is formed in 64 bits.
+  return params.filter_h > 0 && params.filter_w > 0 &&
+         int64_t{params.filter_h} * params.filter_w <= 256;
 }
 
 }  // namespace mve

@@ -111,8 +111,8 @@ bool lstm_params_ok(const LstmParams& p) {
   if (p.input_offset < -127 || p.input_offset > 128) return false;
   if (p.hidden_zero_point < -128 || p.hidden_zero_point > 127) return false;
   if (p.cell_clip < 0 || p.cell_clip > 32767) return false;
-  const int32_t cell_tanh_shift = 15 + p.cell_scale_power - 3;
-  if (p.cell_scale_power < -60 || cell_tanh_shift < -31 || cell_tanh_shift > 14) return false;
+  const int64_t cell_tanh_shift = int64_t{15} + p.cell_scale_power - 3;
+  if (cell_tanh_shift < -31 || cell_tanh_shift > 14) return false;
   constexpr int64_t kLimit = 2147483647;
   for (const LstmGateParams& g : p.gates) {
     if (g.input_weights == nullptr || g.hidden_weights == nullptr) return false;

@@ -280,6 +280,10 @@ TEST(LstmTest, RefusesWhatItCannotRun) {
   p = good;
   p.cell_scale_power = 3;  // the cell's tanh would shift by 15
   EXPECT_FALSE(lstm_params_ok(p));
+  for (int32_t power : {INT32_MAX - 11, INT32_MIN}) {  // the shift is formed in 64 bits (UBSan)
+    p.cell_scale_power = power;
+    EXPECT_FALSE(lstm_params_ok(p)) << power;
+  }
   p = good;
   p.cell_clip = 40000;
   EXPECT_FALSE(lstm_params_ok(p));

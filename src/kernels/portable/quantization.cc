@@ -11,6 +11,10 @@ namespace kernels {
 
 QuantizedMultiplier quantize_multiplier(double real_multiplier) {
   if (real_multiplier == 0.0) return {0, 0};
+  // frexp of infinity or NaN has no exponent, and converting it to an integer is undefined.
+  if (!isfinite(real_multiplier)) {
+    return {real_multiplier < 0 ? -(int32_t{1} << 30) : (int32_t{1} << 30), kNonFiniteShift};
+  }
   int exponent = 0;
   // real = fraction * 2^exponent with |fraction| in [0.5, 1).
   const double fraction = frexp(real_multiplier, &exponent);

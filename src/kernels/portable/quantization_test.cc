@@ -67,6 +67,16 @@ TEST(QuantizeMultiplier, PowersOfTwo) {
   EXPECT_EQ(quantize_multiplier(3.5).shift, 2);
 }
 
+// A ratio of extreme scales can be infinite: the shift says so, and every range check refuses it
+// (converting infinity to an integer would be undefined).
+TEST(QuantizeMultiplier, NonFiniteGetsAnOutOfRangeShift) {
+  EXPECT_EQ(quantize_multiplier(HUGE_VAL).shift, kNonFiniteShift);
+  EXPECT_GT(quantize_multiplier(HUGE_VAL).multiplier, 0);
+  EXPECT_EQ(quantize_multiplier(-HUGE_VAL).shift, kNonFiniteShift);
+  EXPECT_LT(quantize_multiplier(-HUGE_VAL).multiplier, 0);
+  EXPECT_EQ(quantize_multiplier(NAN).shift, kNonFiniteShift);
+}
+
 TEST(QuantizeMultiplier, Rounding) {
   // 1/255 = 0.50196... * 2^-7; 0.50196... * 2^31 = 1077952576.25 -> 1077952576.
   EXPECT_EQ(quantize_multiplier(1.0 / 255.0).multiplier, 1077952576);

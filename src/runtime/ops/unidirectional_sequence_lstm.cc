@@ -83,8 +83,9 @@ Error check(const OpChecker& c) {
     return c.bad("zero point outside int8");
   }
   if (!in_range(p.cell_clip, 0, 32767)) return c.bad("cell clip outside [0, 32767]");
-  const int32_t cell_tanh_shift = 15 + p.cell_scale_power - 3;
-  if (p.cell_scale_power < -60 || !in_range(cell_tanh_shift, -31, 14)) {
+  // A program's field may hold any int32: the shift is formed in 64 bits.
+  const int64_t cell_tanh_shift = int64_t{15} + p.cell_scale_power - 3;
+  if (!in_range(cell_tanh_shift, -31, 14)) {
     return c.bad("cell scale power out of range", Error::kUnsupported);
   }
   // Every requantization within int32 for any sum the kernel can form (lstm_params_ok's rule).
