@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/pipeline/compile.h"
 #include "compiler/planner/planner.h"
 
 namespace mote::tools {
@@ -32,6 +33,23 @@ CLI::Option* add_inputs_outside_arena_flag(CLI::App* cmd, bool& outside);
 CLI::Option* add_stream_flag(CLI::App* cmd, bool& stream);
 /// --json FILE, "-" for stdout; given without a value it means stdout too.
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what);
+
+/// How a command that compiles a model plans it. `compile`, `analyze` and `validate` take the
+/// same options (add_planning_options), so the program a user ships can be validated and
+/// profiled exactly as it was compiled.
+struct PlanningSettings {
+  pipeline::CompileOptions options;
+  std::string algorithm = "auto";
+  std::string order = "search";
+  /// `options` with --algorithm and --order applied (both checked by their options).
+  pipeline::CompileOptions resolved() const;
+};
+/// --target (with `target_help`), --algorithm, --order, --align, --time-limit-ms,
+/// --no-overlap, --no-in-place, --inputs-outside-arena, --stream, --keep-names.
+void add_planning_options(CLI::App* cmd, PlanningSettings& settings, const std::string& target_help);
+/// --no-overlap and --no-in-place, which `plan` takes too.
+CLI::Option* add_no_overlap_flag(CLI::App* cmd, bool& overlap);
+CLI::Option* add_no_in_place_flag(CLI::App* cmd, bool& in_place);
 
 /// The Levenshtein distance, for "did you mean".
 size_t edit_distance(std::string_view a, std::string_view b);

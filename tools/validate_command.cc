@@ -32,12 +32,12 @@ constexpr int kMaxInputs = 1000;
 
 struct ValidateSettings {
   std::string model;
-  std::string algorithm = "auto";
   int inputs = 1;
   int timeout_seconds = 120;
   std::string runner;        // --runner IMAGE
   std::string firmware_dir;  // default: beside the mote executable
-  pipeline::CompileOptions options;
+  PlanningSettings planning;
+  pipeline::CompileOptions options;  // planning.resolved(), once parsed
 };
 
 // The element at `index` of a layer as a number (integers as they are stored, floats as floats).
@@ -212,8 +212,7 @@ void add_validate_command(CLI::App& app) {
       "mismatching operator and the largest difference, 2 when it cannot run.\n"
       "Example: mote validate kws.tflite --target cortex-m4 --inputs 10");
   cmd->add_option("model", s->model, "The .tflite model")->required();
-  add_target_option(cmd, s->options.plan.cpu, "The CPU whose kernels to check");
-  add_algorithm_option(cmd, s->algorithm);
+  add_planning_options(cmd, s->planning, "The CPU whose kernels to check");
   cmd->add_option("--inputs", s->inputs,
                   "How many inputs: the first is mote run's default stream, the others streams\n"
                   "of the same kind with other seeds")
@@ -227,7 +226,7 @@ void add_validate_command(CLI::App& app) {
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
   cmd->callback([s] {
-    s->options.plan.algorithm = *planner::algorithm_from_string(s->algorithm);
+    s->options = s->planning.resolved();
     validate(*s);
   });
 }
