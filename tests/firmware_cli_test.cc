@@ -420,5 +420,23 @@ TEST_F(FirmwareCli, ValidateSaysWhatItLacks) {
   EXPECT_EQ(files(), (std::vector<fs::path>{"conv2d_x3.tflite"}));
 }
 
+// A .mote program is validated as it was compiled: its own CPU, and a --target that differs is
+// refused naming both (the QEMU run of a shipped program is firmware.<cpu>.validate.shipped_program).
+TEST_F(FirmwareCli, ValidateTakesAProgramForItsOwnCpu) {
+  const fs::path model = write("conv2d_x3.tflite", builder::write_model(builder::conv2d_x3()));
+  ASSERT_EQ(run("compile " + quoted(model) + " --target cortex-m4 -o " + quoted(dir_ / "m.mote")).status, 0);
+  Result r = run("validate " + quoted(dir_ / "m.mote") + " --runner " + quoted(dir_ / "none.elf"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("none.elf: no runner image for cortex-m4"));
+  r = run("validate " + quoted(dir_ / "m.mote") + " --target cortex-m55");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("m.mote: a program compiled for cortex-m4, not --target cortex-m55"));
+  const std::string bytes = cli_testing::read_text(dir_ / "m.mote");
+  write("cut.mote", std::vector<uint8_t>(bytes.begin(), bytes.begin() + 64));
+  r = run("validate " + quoted(dir_ / "cut.mote"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("cut.mote: invalid program"));
+}
+
 }  // namespace
 }  // namespace mote

@@ -188,6 +188,42 @@ TEST_F(OutputCli, TargetsAreExactNamesWithASuggestion) {
   }
 }
 
+// The program a user ships can be analyzed and validated as it was compiled: every planning
+// option of `compile` is one of `analyze` and `validate` too, with the same effect.
+TEST_F(OutputCli, AnalyzeAndValidateTakeEveryPlanningOptionOfCompile) {
+  const std::vector<uint8_t> bytes = builder::write_model(builder::kws_dscnn_like());
+  std::ofstream(dir_ / "kws.tflite", std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  for (const std::string option :
+       {"--stream", "--no-in-place", "--no-overlap", "--order model", "--align 32",
+        "--algorithm best-fit", "--time-limit-ms 100", "--inputs-outside-arena", "--keep-names"}) {
+    const Result compile = mote("compile kws.tflite --target cortex-m4 -o kws.mote --json c.json " + option);
+    const Result analyze = mote("analyze kws.tflite --target cortex-m4 --json a.json " + option);
+    ASSERT_EQ(compile.status, 0) << option << ": " << compile.err;
+    ASSERT_EQ(analyze.status, 0) << option << ": " << analyze.err;
+    const auto compiled = nlohmann::json::parse(read_text(dir_ / "c.json"));
+    const auto analyzed = nlohmann::json::parse(read_text(dir_ / "a.json"));
+    nlohmann::json chosen;
+    for (const auto& result : compiled["results"]) {
+      if (result["algorithm"] == compiled["plan"]["algorithm"]) chosen = result;
+    }
+    EXPECT_EQ(analyzed["totals"]["arena_bytes"], chosen["arena_bytes"]) << option;
+    EXPECT_EQ(analyzed["totals"]["program_bytes"], compiled["program"]["bytes"]) << option;
+    // Parsed (the missing runner is what stops it), not refused as an unknown option.
+    const Result validate =
+        mote("validate kws.tflite --target cortex-m4 --runner missing.elf " + option);
+    EXPECT_EQ(validate.status, 2) << option;
+    EXPECT_THAT(validate.err, HasSubstr("missing.elf")) << option << ": " << validate.err;
+  }
+  // The options change the plan, so the comparison above means something.
+  const Result plain = mote("analyze kws.tflite --target cortex-m4 --json p.json");
+  const Result streamed = mote("analyze kws.tflite --target cortex-m4 --json s.json --stream");
+  ASSERT_EQ(plain.status, 0);
+  ASSERT_EQ(streamed.status, 0);
+  EXPECT_LT(nlohmann::json::parse(read_text(dir_ / "s.json"))["totals"]["arena_bytes"],
+            nlohmann::json::parse(read_text(dir_ / "p.json"))["totals"]["arena_bytes"]);
+}
+
 TEST_F(OutputCli, RepeatZeroGivesASaneRange) {
   ASSERT_EQ(mote("compile m.tflite -o m.mote").status, 0);
   const Result r = mote("run m.mote --repeat 0");

@@ -22,13 +22,12 @@ struct AnalyzeSettings {
   std::string model;
   std::string json_path;  // "-": stdout, and then no text
   std::string csv_path;   // "-": stdout, and then no text
-  std::string algorithm = "auto";
-  std::string order = "search";
   bool measure = false;      // --measure: instructions per operator under QEMU
   std::string runner;        // --runner IMAGE
   std::string firmware_dir;  // default: beside the mote executable
   int timeout_seconds = 120;
-  pipeline::CompileOptions options;
+  PlanningSettings planning;
+  pipeline::CompileOptions options;  // planning.resolved(), once parsed
   import::ImportOptions import;
 };
 
@@ -106,14 +105,10 @@ void add_analyze_command(CLI::App& app) {
       "Example: mote analyze kws.tflite --target cortex-m4 --csv kws-layers.csv");
   cmd->add_option("model", s->model, "The model: .tflite, or quantized .onnx")->required();
   add_import_options(cmd, s->import);
-  add_target_option(cmd, s->options.plan.cpu,
-                    "The CPU; scratch sizes and kernel variants depend on its extension");
-  add_algorithm_option(cmd, s->algorithm);
+  add_planning_options(cmd, s->planning, "The CPU whose kernels and scratch sizes to analyze");
   add_json_option(cmd, s->json_path, "Write the rows and totals as JSON");
   cmd->add_option("--csv", s->csv_path,
                   "Write the rows and a total line as CSV to FILE, or - for stdout");
-  add_order_option(cmd, s->order);
-  add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
   cmd->add_flag("--measure", s->measure,
                 "Also run the program once under QEMU in the CPU's generic runner\n"
                 "(firmware-<cpu>/validate_runner.elf) and add each operator's instructions");
@@ -127,8 +122,7 @@ void add_analyze_command(CLI::App& app) {
     if (s->json_path == "-" && s->csv_path == "-") {
       throw CLI::ValidationError("--json, --csv", "only one of them can go to standard output");
     }
-    s->options.plan.algorithm = *planner::algorithm_from_string(s->algorithm);
-    s->options.plan.order = *pipeline::order_from_string(s->order);  // checked by the option
+    s->options = s->planning.resolved();
     analyze_model(*s);
   });
 }

@@ -25,13 +25,12 @@ struct CompileSettings {
   std::string json_path;    // --json FILE ("-": stdout)
   std::string report_path;  // --report FILE, the old spelling of --json FILE
   std::string svg_path;
-  std::string algorithm = "auto";
-  std::string order = "search";
   std::vector<std::string> emit = {"mote"};  // --emit: mote, c (or both)
   std::string name;                          // --name: the C symbol of --emit c
   uint64_t ram_limit = 0;                    // --ram-limit: most arena bytes (0: none)
   uint64_t flash_limit = 0;                  // --flash-limit: most program bytes (0: none)
-  pipeline::CompileOptions options;
+  PlanningSettings planning;
+  pipeline::CompileOptions options;  // planning.resolved(), once parsed
   import::ImportOptions import;
 };
 
@@ -240,9 +239,8 @@ void add_compile_command(CLI::App& app) {
                                             : "'" + v + "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*)";
           },
           "SYMBOL"));
-  add_target_option(cmd, s->options.plan.cpu,
-                    "The CPU; scratch sizes, and so the plan, depend on its extension");
-  add_algorithm_option(cmd, s->algorithm);
+  add_planning_options(cmd, s->planning,
+                       "The CPU; scratch sizes, and so the plan, depend on its extension");
   auto* json = add_json_option(cmd, s->json_path, "Write the plan report as JSON");
   cmd->add_option("--report", s->report_path,
                   "Old spelling of --json FILE, kept for one release")
@@ -256,19 +254,6 @@ void add_compile_command(CLI::App& app) {
                   "Fail (exit 2, nothing written) when the program exceeds BYTES; the message\n"
                   "lists the largest constants (weights, biases) and their operators")
       ->check(CLI::PositiveNumber);
-  add_align_option(cmd, s->options.plan.alignment, "Alignment of every buffer, in bytes");
-  cmd->add_flag("--no-overlap{false}", s->options.plan.overlap,
-                "Keep every operator's output apart from its inputs (no overlap rules)");
-  cmd->add_flag("--no-in-place{false}", s->options.plan.in_place,
-                "Never run a depthwise convolution in place (one channel plane at a time\n"
-                "through scratch), which the plan otherwise does where it saves bytes\n"
-                "(not on Helium); the arena may grow, the kernels stay the fastest");
-  add_order_option(cmd, s->order);
-  add_time_limit_option(cmd, s->options.plan.time_limit_ms, "Time budget of the exact search");
-  add_inputs_outside_arena_flag(cmd, s->options.plan.inputs_outside_arena);
-  add_stream_flag(cmd, s->options.plan.stream);
-  cmd->add_flag("--keep-names", s->options.keep_names,
-                "Keep tensor names in the program (costs flash; helps debugging)");
   cmd->callback([s] {
     if (emits(*s, "c") && s->output == "-") {
       throw CLI::ValidationError("--emit c", "writes a .c/.h pair, not standard output; give -o FILE.c");
@@ -283,8 +268,7 @@ void add_compile_command(CLI::App& app) {
     if (!s->name.empty() && !emits(*s, "c")) {
       throw CLI::ValidationError("--name", "names the array of --emit c; add --emit c");
     }
-    s->options.plan.algorithm = *planner::algorithm_from_string(s->algorithm);
-    s->options.plan.order = *pipeline::order_from_string(s->order);  // checked by the option
+    s->options = s->planning.resolved();
     compile_model(*s);
   });
 }

@@ -122,6 +122,39 @@ CLI::Option* add_stream_flag(CLI::App* cmd, bool& stream) {
       "1 KiB of flash for the kernels' parameters");
 }
 
+CLI::Option* add_no_overlap_flag(CLI::App* cmd, bool& overlap) {
+  return cmd->add_flag("--no-overlap{false}", overlap,
+                       "Keep every operator's output apart from its inputs (no overlap rules)");
+}
+
+CLI::Option* add_no_in_place_flag(CLI::App* cmd, bool& in_place) {
+  return cmd->add_flag("--no-in-place{false}", in_place,
+                       "Never run a depthwise convolution in place (one channel plane at a time\n"
+                       "through scratch), which the plan otherwise does where it saves bytes\n"
+                       "(not on Helium); the arena may grow, the kernels stay the fastest");
+}
+
+pipeline::CompileOptions PlanningSettings::resolved() const {
+  pipeline::CompileOptions out = options;
+  out.plan.algorithm = *planner::algorithm_from_string(algorithm);
+  out.plan.order = *pipeline::order_from_string(order);
+  return out;
+}
+
+void add_planning_options(CLI::App* cmd, PlanningSettings& s, const std::string& target_help) {
+  add_target_option(cmd, s.options.plan.cpu, target_help);
+  add_algorithm_option(cmd, s.algorithm);
+  add_order_option(cmd, s.order);
+  add_align_option(cmd, s.options.plan.alignment, "Alignment of every buffer, in bytes");
+  add_time_limit_option(cmd, s.options.plan.time_limit_ms, "Time budget of the exact search");
+  add_no_overlap_flag(cmd, s.options.plan.overlap);
+  add_no_in_place_flag(cmd, s.options.plan.in_place);
+  add_inputs_outside_arena_flag(cmd, s.options.plan.inputs_outside_arena);
+  add_stream_flag(cmd, s.options.plan.stream);
+  cmd->add_flag("--keep-names", s.options.keep_names,
+                "Keep tensor names in the program (costs flash; helps debugging)");
+}
+
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what) {
   return cmd->add_option("--json", path, what + " to FILE, or - (or --json alone) for stdout")
       ->expected(0, 1)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/import/model_file.h"
+#include "compiler/pipeline/compile.h"
 #include "compiler/planner/planner.h"
 
 namespace mote::tools {
@@ -36,6 +37,22 @@ CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string
 
 /// --input-layout, --output-layout and --input-shape: what an ONNX model leaves open.
 void add_import_options(CLI::App* cmd, import::ImportOptions& import);
+/// How a command that compiles a model plans it. `compile`, `analyze` and `validate` take the
+/// same options (add_planning_options), so the program a user ships can be validated and
+/// profiled exactly as it was compiled.
+struct PlanningSettings {
+  pipeline::CompileOptions options;
+  std::string algorithm = "auto";
+  std::string order = "search";
+  /// `options` with --algorithm and --order applied (both checked by their options).
+  pipeline::CompileOptions resolved() const;
+};
+/// --target (with `target_help`), --algorithm, --order, --align, --time-limit-ms,
+/// --no-overlap, --no-in-place, --inputs-outside-arena, --stream, --keep-names.
+void add_planning_options(CLI::App* cmd, PlanningSettings& settings, const std::string& target_help);
+/// --no-overlap and --no-in-place, which `plan` takes too.
+CLI::Option* add_no_overlap_flag(CLI::App* cmd, bool& overlap);
+CLI::Option* add_no_in_place_flag(CLI::App* cmd, bool& in_place);
 
 /// The Levenshtein distance, for "did you mean".
 size_t edit_distance(std::string_view a, std::string_view b);

@@ -210,6 +210,10 @@ std::string refusal(const emit::AlignedBuffer& bytes) {
       where = "graph output " + std::to_string(diagnostic.index) + ": ";
       break;
   }
+  if (*diagnostic.program_cpu != '\0') {
+    where += std::string("a program for ") + diagnostic.program_cpu + " on a runtime with " +
+             diagnostic.runtime_kernels + " kernels: ";
+  }
   const std::string detail = where + diagnostic.reason + " (" +
                              runtime::to_string(loaded.error()) + ")";
   if (loaded.error() == runtime::Error::kUnsupportedVersion) {

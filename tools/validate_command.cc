@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "compiler/emit/emit.h"
@@ -32,13 +33,14 @@ constexpr int kMaxInputs = 1000;
 
 struct ValidateSettings {
   std::string model;
-  std::string algorithm = "auto";
   int inputs = 1;
   int timeout_seconds = 120;
   std::string runner;        // --runner IMAGE
   std::string firmware_dir;  // default: beside the mote executable
-  pipeline::CompileOptions options;
+  PlanningSettings planning;
+  pipeline::CompileOptions options;  // planning.resolved(), once parsed
   import::ImportOptions import;
+  bool target_given = false;         // --target on the command line
 };
 
 // The element at `index` of a layer as a number (integers as they are stored, floats as floats).
@@ -111,9 +113,46 @@ std::string number(double v) {
   return text;
 }
 
+// A .mote program holds "MOTE" at bytes 4-7 (its FlatBuffers file identifier).
+bool is_program_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  char head[8] = {};
+  return file.read(head, sizeof head) && std::memcmp(head + 4, "MOTE", 4) == 0;
+}
+
+// What validate runs: the program and the CPU it is for, compiled from the model with the
+// command's options, or a .mote file as it is (the program a user ships).
+struct ProgramToValidate {
+  std::vector<uint8_t> bytes;
+  std::string cpu;
+  size_t operators = 0;
+};
+
+ProgramToValidate program_to_validate(const ValidateSettings& s) {
+  if (!is_program_file(s.model)) {
+    auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
+    return {std::move(compiled.program), compiled.planned.cpu.name, graph.operators.size()};
+  }
+  const emit::AlignedBuffer file = emit::read_file_aligned(s.model);
+  std::unique_ptr<schema::ProgramT> program;
+  try {
+    program = emit::read_program(file.span());
+  } catch (const InputError& e) {
+    throw InputError(s.model + ": " + e.what());
+  }
+  const std::string cpu = program->target ? program->target->cpu : "";
+  if (s.target_given && cpu != s.options.plan.cpu) {
+    throw InputError(s.model + ": a program compiled for " + cpu + ", not --target " +
+                     s.options.plan.cpu + "; leave out --target, or compile the model again "
+                     "with --target " + s.options.plan.cpu);
+  }
+  return {std::vector<uint8_t>(file.data(), file.data() + file.size()), cpu,
+          program->operators.size()};
+}
+
 void validate(const ValidateSettings& s) {
-  const auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
-  const std::string cpu = compiled.planned.cpu.name;
+  const ProgramToValidate compiled = program_to_validate(s);
+  const std::string cpu = compiled.cpu;
   const std::optional<std::string> board = cortex_m::qemu_board(cpu);
   if (!board) {
     throw InputError("--target " + cpu + ": no QEMU board runs it; validate on cortex-m4, "
@@ -134,8 +173,8 @@ void validate(const ValidateSettings& s) {
   }
 
   TempDir dir;
-  emit::write_file_atomically(dir.path / "program.mote", compiled.program);
-  pipeline::HostProgram host(compiled.program);
+  emit::write_file_atomically(dir.path / "program.mote", compiled.bytes);
+  pipeline::HostProgram host(compiled.bytes);
   double largest_overall = 0;
   for (int k = 0; k < s.inputs; ++k) {
     // Input 0 is mote run's default stream; the others, streams with other seeds.
@@ -195,7 +234,7 @@ void validate(const ValidateSettings& s) {
   }
   std::printf("mote validate: %s on %s (%s): every output of all %zu operators equals the host's "
               "portable kernels, for %d input%s\n",
-              s.model.c_str(), cpu.c_str(), board->c_str(), graph.operators.size(), s.inputs,
+              s.model.c_str(), cpu.c_str(), board->c_str(), compiled.operators, s.inputs,
               s.inputs == 1 ? "" : "s");
   emit::flush_stdout();
 }
@@ -211,11 +250,15 @@ void add_validate_command(CLI::App& app) {
       "build's generic runner, firmware-<cpu>/validate_runner.elf, which loads any program), and\n"
       "compare every operator's outputs. Exit 0 when all are equal, 1 naming the first\n"
       "mismatching operator and the largest difference, 2 when it cannot run.\n"
-      "Example: mote validate kws.tflite --target cortex-m4 --inputs 10");
-  cmd->add_option("model", s->model, "The model: .tflite, or quantized .onnx")->required();
+      "Example: mote validate kws.tflite --target cortex-m4 --inputs 10\n"
+      "         mote validate kws.mote --inputs 10");
+  cmd->add_option("model", s->model,
+                  "The model (.tflite, or quantized .onnx), or a .mote program (validated as it\n"
+                  "is, compiled with whatever options: the program you ship)")
+      ->required();
   add_import_options(cmd, s->import);
-  add_target_option(cmd, s->options.plan.cpu, "The CPU whose kernels to check");
-  add_algorithm_option(cmd, s->algorithm);
+  add_planning_options(cmd, s->planning,
+                       "The CPU whose kernels to check (a .mote program: the CPU it was compiled for)");
   cmd->add_option("--inputs", s->inputs,
                   "How many inputs: the first is mote run's default stream, the others streams\n"
                   "of the same kind with other seeds")
@@ -228,8 +271,9 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--timeout", s->timeout_seconds, "Seconds one QEMU run may take")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
-  cmd->callback([s] {
-    s->options.plan.algorithm = *planner::algorithm_from_string(s->algorithm);
+  cmd->callback([s, cmd] {
+    s->options = s->planning.resolved();
+    s->target_given = cmd->count("--target") > 0;
     validate(*s);
   });
 }

@@ -120,6 +120,8 @@ mote_status mote_load(mote_program* program, const uint8_t* data, size_t size,
     diagnostic->index = d.index;
     diagnostic->reason = d.reason;
     diagnostic->op_name = d.op_name;
+    diagnostic->program_cpu = d.program_cpu;
+    diagnostic->runtime_kernels = d.runtime_kernels;
   }
   if (!loaded.ok()) return mote::runtime::status(loaded.error());
   new (program->opaque) Program(*loaded);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "mote/kernels/overlap.h"
+#include "mote/kernels/scratch.h"
 #include "runtime/internal.h"
 #include "runtime/stages.h"
 #include "runtime/ops/registry.h"
@@ -32,6 +33,29 @@ constexpr size_t kMaxProgramSize = 0x7FFFFFFF;
 constexpr uint32_t kMaxArenaAlignment = 4096;
 // Kernels index tensors with int32 (the compiler's IR has the same limit).
 constexpr uint64_t kMaxTensorBytes = 0x7FFFFFFF;
+
+// The extension whose kernels this runtime was built with (kScalar: the portable ones alone,
+// which run a program planned for any extension, as the host does).
+kernels::Extension built_extension() {
+  if (kernels::variant_built(kernels::Variant::kMve)) return kernels::Extension::kMve;
+  if (kernels::variant_built(kernels::Variant::kDsp)) return kernels::Extension::kDsp;
+  return kernels::Extension::kScalar;
+}
+
+// A program planned for another extension's kernels fails a scratch or overlap check of this
+// runtime's kernels; its refusal then names both sides and the fix instead of the check.
+void name_other_target(const schema::Program& program, LoadDiagnostic* diagnostic) {
+  if (diagnostic == nullptr || program.target() == nullptr) return;
+  const kernels::Extension built = built_extension();
+  const auto planned = static_cast<kernels::Extension>(program.target()->extension());
+  if (built == kernels::Extension::kScalar || planned == built) return;
+  diagnostic->reason =
+      "the program was compiled for another CPU's kernels: compile the model again with "
+      "--target set to this CPU";
+  diagnostic->program_cpu =
+      program.target()->cpu() != nullptr ? program.target()->cpu()->c_str() : "";
+  diagnostic->runtime_kernels = kernels::to_string(built);
+}
 
 Error fail(LoadDiagnostic* diagnostic, Error error, LoadDiagnostic::Where where, uint32_t index,
            const char* reason) {
@@ -736,7 +760,11 @@ Result<Program> Program::load(const uint8_t* data, size_t size, uint32_t* worksp
   }
   const schema::Program* root = schema::GetProgram(data);
   Loader loader(*root, diagnostic, workspace, workspace_words);
-  MOTE_TRY(loader.run(data));
+  const Error error = loader.run(data);
+  if (error != Error::kOk) {
+    name_other_target(*root, diagnostic);
+    return error;
+  }
   return Program(data, static_cast<uint32_t>(size));
 }
 

@@ -107,6 +107,10 @@ typedef struct mote_diagnostic {
   uint32_t index;      /* of the tensor, operator, input or output */
   const char* reason;  /* a static string, never null */
   const char* op_name; /* MOTE_WHERE_OPERATOR: its kind ("CONV_2D"), "" if unknown */
+  /* A program planned for another CPU's kernels: the CPU it names and the kernels this runtime
+     runs ("dsp", "mve"); "" otherwise. */
+  const char* program_cpu;
+  const char* runtime_kernels;
 } mote_diagnostic;
 
 /* A short fixed description ("arena too small"); never null, also for unknown values. */

@@ -80,7 +80,14 @@ int main() {
   LoadDiagnostic diagnostic;
   const Result<Program> program =
       Program::load(base, program_size, workspace, workspace_words, &diagnostic);
-  if (!program.ok()) return fail("load: ", diagnostic.reason);
+  if (!program.ok()) {
+    if (*diagnostic.program_cpu != '\0') {
+      Line().text("error: load: a program for ").text(diagnostic.program_cpu).text(" on a runtime with ")
+          .text(diagnostic.runtime_kernels).text(" kernels: ").text(diagnostic.reason).end();
+      return kExitError;
+    }
+    return fail("load: ", diagnostic.reason);
+  }
   used = align_up(used, program->arena_alignment());
   uint8_t* const arena = base + used;
   used += align_up(program->arena_size(), 16);
