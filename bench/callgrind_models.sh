@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Instructions per inference (valgrind --tool=callgrind, host build, portable kernels) and RAM
 # (arena + runtime_state) of the shared MLPerf Tiny models, next to TensorFlow Lite Micro with
-# CMSIS-NN kernels on the same kind of machine (FACTS.md section 3). Writes Markdown to stdout,
-# or to the file given with -o (bench/models.md in the repository).
+# CMSIS-NN kernels on the same kind of machine (measured once by the project; the TFLM build is
+# not part of this repository). Writes Markdown to stdout, or to the file given with -o
+# (bench/models.md in the repository).
 #   bench/callgrind_models.sh [-o FILE] [build-dir] [shared-dir]
 # Each inference runs on the model's expected/<name>.input.bin and must reproduce
 # expected/<name>.output.bin; the programs are compiled for cortex-m4 (DSP scratch sizes) and
@@ -66,7 +67,8 @@ build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
   echo "Instructions: one Executor::run on the host (x86-64, $("${cxx:-c++}" --version | head -1 | sed 's/ (.*)//'), CMake $build_type build),"
   echo "counted by callgrind with --toggle-collect=mote_bench_inference, on expected/<model>.input.bin; every"
   echo "run reproduced expected/<model>.output.bin. TFLM: its host build with CMSIS-NN kernels (plain C),"
-  echo "gcc 12 -O2, one Invoke (FACTS.md section 3). RAM: Mote's planned arena plus runtime_state as the"
+  echo "gcc 12 -O2, one Invoke (measured once by the project; the TFLM build is not part of this"
+  echo "repository). RAM: Mote's planned arena plus runtime_state as the"
   echo "host measures it (64-bit; half on Cortex-M) against TFLM's arena total (head + tail)."
 } >"$tmp/table"
 

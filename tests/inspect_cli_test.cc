@@ -210,6 +210,13 @@ TEST_F(InspectCli, CheckListsEveryOperatorsVerdict) {
   model->operator_codes.back()->deprecated_builtin_code = 52;
   // Operator 3 gets a stride the kernels cannot take (valid TFLite).
   ops[3]->builtin_options.AsConv2DOptions()->stride_h = INT32_MAX;
+  // Operator 4 becomes a custom operator: the table names its custom code, as the JSON does.
+  model->operator_codes.push_back(std::make_unique<tflite::fb::OperatorCodeT>());
+  model->operator_codes.back()->builtin_code = 32;  // CUSTOM
+  model->operator_codes.back()->deprecated_builtin_code = 32;
+  model->operator_codes.back()->custom_code = "SignalWindow";
+  ops[4]->opcode_index = static_cast<uint32_t>(model->operator_codes.size() - 1);
+  ops[4]->builtin_options.Reset();
   const std::string file = quoted(write("check.tflite", builder::pack_model(*model)));
 
   const Result text = run("inspect --check " + file);
@@ -220,8 +227,8 @@ TEST_F(InspectCli, CheckListsEveryOperatorsVerdict) {
   // Judged on its own although its input comes from the operator Mote lacks.
   EXPECT_THAT(text.out, HasSubstr("  2  CONV_2D                      ok\n"));
   EXPECT_THAT(text.out, HasSubstr("  3  CONV_2D                      cannot compile: "));
-  EXPECT_THAT(text.out, HasSubstr("  4  DEQUANTIZE                   ok\n"));
-  EXPECT_THAT(text.out, HasSubstr("verdict: 2 of 5 operators cannot compile"));
+  EXPECT_THAT(text.out, HasSubstr("  4  CUSTOM 'SignalWindow'        cannot compile: "));
+  EXPECT_THAT(text.out, HasSubstr("verdict: 3 of 5 operators cannot compile"));
 
   const Result j = run("inspect --check " + file + " --json -");
   EXPECT_EQ(j.status, 2);
@@ -234,6 +241,8 @@ TEST_F(InspectCli, CheckListsEveryOperatorsVerdict) {
   EXPECT_EQ(report["operators"][3]["type"], "CONV_2D");
   EXPECT_FALSE(report["operators"][3]["compiles"].get<bool>());
   EXPECT_THAT(report["operators"][3]["problem"].get<std::string>(), HasSubstr("operator 3 (CONV_2D): "));
+  EXPECT_THAT(report["operators"][4]["problem"].get<std::string>(),
+              HasSubstr("operator 4 (CUSTOM 'SignalWindow'): "));
 
   // Plain inspect stops at the first problem and says how to see them all.
   const Result plain = run("inspect " + file);
@@ -249,7 +258,11 @@ TEST_F(InspectCli, CheckListsEveryOperatorsVerdict) {
 
 TEST_F(InspectCli, UsageErrorsAndHelp) {
   EXPECT_EQ(run("inspect").status, 2);
-  EXPECT_EQ(run("inspect --no-such-flag x").status, 2);
+  const Result unknown = run("inspect --no-such-flag x");
+  EXPECT_EQ(unknown.status, 2);
+  // Parse errors carry the prefix of every other error and say where the options are.
+  EXPECT_THAT(unknown.err, StartsWith("error: "));
+  EXPECT_THAT(unknown.err, HasSubstr("mote inspect --help"));
   const Result help = run("inspect --help");
   EXPECT_EQ(help.status, 0);
   EXPECT_THAT(help.out, HasSubstr("mote inspect model.tflite"));

@@ -8,15 +8,21 @@
 //     builds with firmware);
 //   - docs/demo-plan.svg is the picture `mote demo` draws now;
 //   - the operator list names every operator the compiler imports;
-//   - the memory table equals what mote_memory_bench prints (when the shared models are there).
+//   - the memory table equals what mote_memory_bench prints (when the shared models are there);
+//   - in README.md, targets/cortex-m/README.md and bench/*.md, every block marked
+//     <!-- output of: COMMAND --> is exactly what COMMAND prints now (run by bash in a scratch
+//     folder, with $MOTE the mote binary, $SHARED the shared models folder, $SRC the checkout).
+//     `MOTE_REFRESH_DOCS=1 ctest -R ReadmeFigures` rewrites the blocks instead (one command).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/graph.h"
@@ -282,6 +288,78 @@ TEST_F(Readme, MemoryTableIsWhatTheBenchmarkPrints) {
         << row;
   }
   EXPECT_GE(checked, 3);
+}
+
+// The documents whose figures the marked blocks check.
+std::vector<fs::path> documents_with_figures() {
+  const fs::path source(MOTE_SOURCE_DIR);
+  std::vector<fs::path> files = {source / "README.md",
+                                 source / "targets" / "cortex-m" / "README.md"};
+  for (const auto& entry : fs::directory_iterator(source / "bench")) {
+    if (entry.path().extension() == ".md") files.push_back(entry.path());
+  }
+  return files;
+}
+
+// "<!-- output of: build/mote ... -->" -> "build/mote ...".
+std::string output_command(const std::string& comment) {
+  const std::string prefix = "<!-- output of:";
+  if (!comment.starts_with(prefix)) return "";
+  return trim(comment.substr(prefix.size(), comment.size() - prefix.size() - 3));
+}
+
+// What `command` prints (stdout) in a fresh scratch folder, and its exit status.
+std::pair<int, std::string> run_in_scratch(const std::string& command) {
+  const fs::path folder = fs::path(MOTE_TEST_TMP_DIR) / "figures";
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  std::ofstream(folder / "command.sh") << command << "\n";
+  const std::string shell = "cd '" + folder.string() + "' && MOTE='" + MOTE_BINARY_DIR +
+                            "/mote' SHARED='" + MOTE_SHARED_DIR + "' SRC='" + MOTE_SOURCE_DIR +
+                            "' timeout 600 bash -e -o pipefail command.sh";
+  FILE* pipe = popen(shell.c_str(), "r");
+  if (pipe == nullptr) return {-1, ""};
+  std::string output;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(ReadmeFigures, MarkedBlocksAreWhatTheirCommandsPrintNow) {
+  const bool refresh = std::getenv("MOTE_REFRESH_DOCS") != nullptr;
+  const bool shared = fs::is_directory(fs::path(MOTE_SHARED_DIR) / "models");
+  int checked = 0;
+  for (const fs::path& file : documents_with_figures()) {
+    std::string text = read_text(file);
+    bool changed = false;
+    // Last block first: a refreshed block may change the line numbers of those after it.
+    const std::vector<Block> blocks = parse_blocks(text);
+    for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+      const Block& block = *it;
+      const std::string command = output_command(block.comment);
+      if (command.empty()) continue;
+      if (!shared && command.find("$SHARED") != std::string::npos) continue;
+      const auto [status, printed] = run_in_scratch(command);
+      ASSERT_EQ(status, 0) << file << " line " << block.line << ": " << command << "\n" << printed;
+      ++checked;
+      if (printed == block.text) continue;
+      if (refresh) {
+        // The block's text follows its opening fence line.
+        size_t at = 0;
+        for (int line = 1; line <= block.line; ++line) at = text.find('\n', at) + 1;
+        text.replace(at, block.text.size(), printed);
+        changed = true;
+        continue;
+      }
+      ADD_FAILURE() << file << " line " << block.line << " is stale; `" << command
+                    << "` prints now:\n"
+                    << printed << "(MOTE_REFRESH_DOCS=1 ctest -R ReadmeFigures rewrites it)";
+    }
+    if (changed) std::ofstream(file, std::ios::binary) << text;
+  }
+  EXPECT_GE(checked, shared ? 2 : 0);
 }
 
 }  // namespace

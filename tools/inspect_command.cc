@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/emit/emit.h"
@@ -190,12 +191,13 @@ void print_text(const std::string& path, const Graph& g) {
               static_cast<long long>(ir::activation_bytes(g)));
 }
 
-// A verdict's reason without the "operator 3 (TANH): " that the table's columns already say.
-std::string reason(const tflite::OperatorVerdict& op) {
+// A refused operator's name and reason, from the problem's "operator 3 (TANH): <reason>": the
+// name there says more than the type (a custom operator's code, "CUSTOM 'SignalWindow'").
+std::pair<std::string, std::string> name_and_reason(const tflite::OperatorVerdict& op) {
   const std::string prefix = "operator " + std::to_string(op.index) + " (";
-  if (op.problem.rfind(prefix, 0) != 0) return op.problem;
   const size_t end = op.problem.find("): ");
-  return end == std::string::npos ? op.problem : op.problem.substr(end + 3);
+  if (op.problem.rfind(prefix, 0) != 0 || end == std::string::npos) return {op.type, op.problem};
+  return {op.problem.substr(prefix.size(), end - prefix.size()), op.problem.substr(end + 3)};
 }
 
 std::string check_json(const std::string& path, const tflite::SupportReport& report) {
@@ -222,7 +224,8 @@ void print_check(const std::string& path, const tflite::SupportReport& report) {
       std::printf("%3u  %-28s ok\n", op.index, op.type.c_str());
     } else {
       ++refused;
-      std::printf("%3u  %-28s cannot compile: %s\n", op.index, op.type.c_str(), reason(op).c_str());
+      const auto [name, why] = name_and_reason(op);
+      std::printf("%3u  %-28s cannot compile: %s\n", op.index, name.c_str(), why.c_str());
     }
   }
   for (const std::string& problem : report.model) std::printf("model  %s\n", problem.c_str());

@@ -12,6 +12,13 @@ int main(int argc, char** argv) {
       "Start with: mote demo\n"
       "Example: mote inspect model.tflite"};
   app.require_subcommand(1);
+  // Parse errors read as every other error: "error: ...", then where the options are explained.
+  app.failure_message([](const CLI::App* top, const CLI::Error& e) {
+    const auto chosen = top->get_subcommands();
+    const std::string help =
+        chosen.empty() ? "mote --help" : "mote " + chosen.front()->get_name() + " --help";
+    return "error: " + std::string(e.what()) + "\nRun `" + help + "` for the options.\n";
+  });
   app.set_version_flag("--version", "mote 0.1.0");
   mote::tools::add_inspect_command(app);
   mote::tools::add_plan_command(app);

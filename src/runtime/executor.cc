@@ -197,7 +197,10 @@ class Writer {
     for (size_t i = 0; i < n; ++i) put(digits[i]);
   }
   size_t finish() {
-    if (length_ >= capacity_) return 0;  // no room for the terminator
+    if (length_ >= capacity_) {  // no room for the terminator: a cut text, still terminated
+      if (capacity_ != 0) out_[capacity_ - 1] = '\0';
+      return 0;
+    }
     out_[length_] = '\0';
     return length_;
   }
@@ -247,6 +250,51 @@ size_t format_memory_status(const MemoryStatus& s, char* out, size_t capacity) {
     w.text("I mote: inputs_outside_arena: ");
     w.number(s.inputs_outside);
     w.text(" bytes (the caller's buffers)\n");
+  }
+  return w.finish();
+}
+
+size_t format_load_error(Error error, const LoadDiagnostic& d, char* out, size_t capacity) {
+  if (out == nullptr) return 0;
+  using Where = LoadDiagnostic::Where;
+  static constexpr const char* kPlaces[] = {"", "tensor ", "operator ", "graph input ",
+                                            "graph output "};
+  Writer w(out, capacity);
+  w.text(to_string(error));
+  w.text(": ");
+  const size_t place = static_cast<size_t>(d.where);
+  if (d.where != Where::kProgram && place < sizeof(kPlaces) / sizeof(kPlaces[0])) {
+    w.text(kPlaces[place]);
+    w.number(d.index);
+    if (d.where == Where::kOperator && d.op_name[0] != '\0') {
+      w.text(" (");
+      w.text(d.op_name);
+      w.text(")");
+    }
+    w.text(": ");
+  }
+  w.text(d.reason);
+  return w.finish();
+}
+
+size_t format_create_error(Error error, const Program& program, const uint8_t* arena,
+                           size_t arena_size, char* out, size_t capacity) {
+  if (out == nullptr) return 0;
+  Writer w(out, capacity);
+  w.text(to_string(error));
+  if (error == Error::kArenaTooSmall) {
+    w.text(": the program needs ");
+    w.number(program.arena_size());
+    w.text(" bytes, the arena has ");
+    w.number(arena_size);
+  } else if (error == Error::kArenaMisaligned) {
+    const size_t alignment = program.arena_alignment();
+    w.text(": the program needs ");
+    w.number(alignment);
+    w.text("-byte alignment, the arena's address % ");
+    w.number(alignment);
+    w.text(" is ");
+    w.number(reinterpret_cast<uintptr_t>(arena) % alignment);
   }
   return w.finish();
 }

@@ -37,6 +37,40 @@ TEST_F(ExecutorTest, ChecksArenaSizeAndAlignment) {
   EXPECT_TRUE(Executor::create(program(), arena_.data(), 288).ok());
 }
 
+TEST_F(ExecutorTest, CreateErrorsGiveTheFiguresToActOn) {
+  char text[96];
+  EXPECT_EQ(std::string(text, format_create_error(Error::kArenaTooSmall, program(), arena_.data(),
+                                                  287, text, sizeof(text))),
+            "arena too small: the program needs 288 bytes, the arena has 287");
+  emit::AlignedBuffer big(512);
+  EXPECT_EQ(std::string(text, format_create_error(Error::kArenaMisaligned, program(),
+                                                  big.data() + 8, 300, text, sizeof(text))),
+            "arena misaligned: the program needs 16-byte alignment, the arena's address % 16 "
+            "is 8");
+  EXPECT_EQ(std::string(text, format_create_error(Error::kInvalidArgument, program(), nullptr, 0,
+                                                  text, sizeof(text))),
+            "invalid argument");
+  EXPECT_EQ(format_create_error(Error::kArenaTooSmall, program(), arena_.data(), 287, text, 20),
+            0u);
+}
+
+TEST(FormatLoadError, NamesThePlaceAndTheReason) {
+  char text[160];
+  LoadDiagnostic d;
+  d.where = LoadDiagnostic::Where::kOperator;
+  d.index = 3;
+  d.reason = "scratch region outside the arena";
+  d.op_name = "CONV_2D";
+  EXPECT_EQ(std::string(text, format_load_error(Error::kInvalidProgram, d, text, sizeof(text))),
+            "invalid program: operator 3 (CONV_2D): scratch region outside the arena");
+  d.where = LoadDiagnostic::Where::kInput;
+  EXPECT_EQ(std::string(text, format_load_error(Error::kInvalidProgram, d, text, sizeof(text))),
+            "invalid program: graph input 3: scratch region outside the arena");
+  // Too small: 0, and still a terminated (cut) text.
+  EXPECT_EQ(format_load_error(Error::kInvalidProgram, d, text, 10), 0u);
+  EXPECT_STREQ(text, "invalid p");
+}
+
 TEST_F(ExecutorTest, ViewsPointIntoTheArena) {
   auto executor = Executor::create(program(), arena_.data(), arena_.size());
   ASSERT_TRUE(executor.ok());

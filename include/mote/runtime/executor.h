@@ -117,5 +117,19 @@ class Executor {
 /// usable on firmware.
 size_t format_memory_status(const MemoryStatus& status, char* out, size_t capacity);
 
+/// Writes what Program::load's `error` and `diagnostic` say into `out` and returns the length, or
+/// 0 if `capacity` is too small (the reason plus 64 bytes suffice), e.g. "invalid program:
+/// operator 3 (CONV_2D): scratch region outside the arena". No printf: usable on firmware.
+size_t format_load_error(Error error, const LoadDiagnostic& diagnostic, char* out,
+                         size_t capacity);
+
+/// Writes what Executor::create's `error` means for this program and arena into `out` and returns
+/// the length, or 0 if `capacity` is too small (96 bytes suffice): the figures to act on, e.g.
+/// "arena too small: the program needs 8448 bytes, the arena has 8000" or "arena misaligned: the
+/// program needs 16-byte alignment, the arena's address % 16 is 4"; other errors
+/// are their to_string(). No printf: usable on firmware.
+size_t format_create_error(Error error, const Program& program, const uint8_t* arena,
+                           size_t arena_size, char* out, size_t capacity);
+
 }  // namespace runtime
 }  // namespace mote

@@ -6,23 +6,6 @@
 #include "mote/schema/mote_generated.h"
 
 namespace mote::pipeline {
-namespace {
-
-std::string describe(const runtime::LoadDiagnostic& d) {
-  using Where = runtime::LoadDiagnostic::Where;
-  switch (d.where) {
-    case Where::kProgram: return d.reason;
-    case Where::kTensor: return "tensor " + std::to_string(d.index) + ": " + d.reason;
-    case Where::kOperator:
-      return "operator " + std::to_string(d.index) + (*d.op_name ? std::string(" (") + d.op_name + ")" : "") +
-             ": " + d.reason;
-    case Where::kInput: return "graph input " + std::to_string(d.index) + ": " + d.reason;
-    case Where::kOutput: return "graph output " + std::to_string(d.index) + ": " + d.reason;
-  }
-  return d.reason;
-}
-
-}  // namespace
 
 uint8_t DefaultInput::next() {
   state_ ^= state_ << 13;
@@ -46,12 +29,18 @@ HostProgram::HostProgram(std::span<const uint8_t> program) : bytes_(program) {
   runtime::LoadDiagnostic diagnostic;
   const auto loaded = emit::load_program(bytes_.span(), &diagnostic);
   if (!loaded.ok()) {
-    throw InputError(std::string(runtime::to_string(loaded.error())) + ": " +
-                     describe(diagnostic));
+    std::string text(256 + std::strlen(diagnostic.reason), '\0');
+    text.resize(runtime::format_load_error(loaded.error(), diagnostic, text.data(), text.size()));
+    throw InputError(text);
   }
   arena_ = emit::AlignedBuffer(loaded.value().arena_size(), loaded.value().arena_alignment());
   const auto executor = runtime::Executor::create(loaded.value(), arena_.data(), arena_.size());
-  if (!executor.ok()) throw InputError(runtime::to_string(executor.error()));
+  if (!executor.ok()) {
+    char text[128];
+    const size_t n = runtime::format_create_error(executor.error(), loaded.value(), arena_.data(),
+                                                  arena_.size(), text, sizeof(text));
+    throw InputError(std::string(text, n));
+  }
   executor_ = executor.value();
 }
 

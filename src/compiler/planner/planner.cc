@@ -69,7 +69,10 @@ Plan run_one(const Problem& problem, uint64_t bound, Algorithm algorithm,
     case Algorithm::kNaive:
       return finish(problem, bound, internal::place_naive(problem), algorithm, false, start);
     case Algorithm::kFirstFit:
-      return finish(problem, bound, internal::place_first_fit(problem), algorithm, false, start);
+      // TensorFlow Lite Micro's rule on its own problem: every output apart from its inputs.
+      // Those plans hold with the overlaps too.
+      return finish(problem, bound, internal::place_first_fit(without_overlaps(problem)),
+                    algorithm, false, start);
     case Algorithm::kBestFit:
       return finish(problem, bound, internal::place_best_fit(problem), algorithm, false, start);
     case Algorithm::kChainFit:
@@ -91,13 +94,10 @@ Plan run_one(const Problem& problem, uint64_t bound, Algorithm algorithm,
 
 }  // namespace
 
-std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
-                                    const PlanOptions& options) {
-  validate(problem);
-  const uint64_t bound = lower_bound(problem).bytes;
-  if (algorithm != Algorithm::kAuto) {
-    return {run_one(problem, bound, algorithm, options, nullptr)};
-  }
+namespace {
+
+// Auto's run: the auto plan, then each algorithm it ran (see plan_with_details).
+std::vector<Plan> plan_auto(const Problem& problem, uint64_t bound, const PlanOptions& options) {
   const Clock::time_point start = Clock::now();
   std::vector<Plan> details;
   // Chain-fit only where there are overlaps (without, it is first-fit or best-fit).
@@ -109,6 +109,15 @@ std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
   const Plan* seed = &details[1];
   for (size_t i = 2; i < details.size(); ++i) {
     if (details[i].arena_bytes < seed->arena_bytes) seed = &details[i];
+  }
+  // The first-fit row keeps outputs apart (TensorFlow Lite Micro's problem); the same rule with
+  // the overlaps is a seed candidate too, though no row of its own.
+  std::vector<uint64_t> seed_offsets = seed->offsets;
+  if (!problem.overlaps.empty()) {
+    std::vector<uint64_t> first_fit = internal::place_first_fit(problem);
+    if (internal::arena_bytes(problem, first_fit) < seed->arena_bytes) {
+      seed_offsets = std::move(first_fit);
+    }
   }
   // On large problems without overlaps, the exact search gets only a share of what is left (the
   // share fixed by the budget alone, so node limits split the same way on every machine), and
@@ -129,7 +138,7 @@ std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
     exact_options.node_limit =
         std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<double>(options.node_limit) * exact_share));
   }
-  Plan exact = run_one(problem, bound, Algorithm::kExact, exact_options, &seed->offsets);
+  Plan exact = run_one(problem, bound, Algorithm::kExact, exact_options, &seed_offsets);
   const uint64_t exact_nodes = exact.nodes;
   const bool exact_proved = exact.optimal;
   const bool improve = large && !exact.optimal && elapsed_ms(start) < options.time_limit_ms &&
@@ -162,6 +171,24 @@ std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
   chosen.nodes = exact_nodes + (improve ? details.back().nodes : 0);
   details.insert(details.begin(), std::move(chosen));
   return details;
+}
+
+}  // namespace
+
+std::vector<Plan> plan_with_details(const Problem& problem, Algorithm algorithm,
+                                    const PlanOptions& options) {
+  validate(problem);
+  const uint64_t bound = lower_bound(problem).bytes;
+  if (algorithm == Algorithm::kAuto) return plan_auto(problem, bound, options);
+  if (algorithm == Algorithm::kExact) {
+    // The exact search starts where auto starts it (the best greedy plan, chain-fit among them,
+    // and on large problems the large-neighbourhood search after it): unseeded, on a problem
+    // with overlaps, it would search only plans without them and never beat auto.
+    Plan exact = plan_auto(problem, bound, options).front();
+    exact.algorithm = std::string(to_string(Algorithm::kExact));
+    return {std::move(exact)};
+  }
+  return {run_one(problem, bound, algorithm, options, nullptr)};
 }
 
 Plan plan(const Problem& problem, Algorithm algorithm, const PlanOptions& options) {

@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mote/runtime/decimal.h"
 #include "mote/runtime/error.h"
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
@@ -27,12 +26,20 @@ class Model {
     runtime::LoadDiagnostic where;
     const runtime::Result<runtime::Program> loaded =
         runtime::Program::load(program.data, program.size, &where);
-    if (!loaded.ok()) return failed(loaded.error(), &where);
+    if (!loaded.ok()) {
+      runtime::format_load_error(loaded.error(), where, message_, sizeof(message_));
+      return {static_cast<int>(loaded.error()), message_};
+    }
     const size_t alignment = loaded->arena_alignment();
     const size_t skip = (alignment - reinterpret_cast<uintptr_t>(arena.data) % alignment) % alignment;
-    if (skip > arena.size) return failed(runtime::Error::kArenaTooSmall, nullptr);
-    executor_ = runtime::Executor::create(*loaded, arena.data + skip, arena.size - skip);
-    if (!executor_.ok()) return failed(executor_.error(), nullptr);
+    // The bytes needed and given, so the message says how much the runner's arena lacks.
+    const size_t usable = skip > arena.size ? 0 : arena.size - skip;
+    executor_ = runtime::Executor::create(*loaded, arena.data + skip, usable);
+    if (!executor_.ok()) {
+      runtime::format_create_error(executor_.error(), *loaded, arena.data + skip, usable, message_,
+                                   sizeof(message_));
+      return {static_cast<int>(executor_.error()), message_};
+    }
     return kOk;
   }
 
@@ -60,7 +67,7 @@ class Model {
 
   Status run_operator(size_t i) {
     const runtime::Error error = executor_->run_operator(i);
-    if (error != runtime::Error::kOk) return failed(error, nullptr);
+    if (error != runtime::Error::kOk) return {static_cast<int>(error), runtime::to_string(error)};
     return kOk;
   }
 
@@ -75,37 +82,9 @@ class Model {
   }
 
  private:
-  // "invalid program: operator 3: <reason>" into message_, for the runner's error line.
-  Status failed(runtime::Error error, const runtime::LoadDiagnostic* where) {
-    size_t n = 0;
-    append(n, runtime::to_string(error));
-    if (where != nullptr) {
-      using Where = runtime::LoadDiagnostic::Where;
-      static constexpr const char* kPlaces[] = {"", "tensor ", "operator ", "input ", "output "};
-      const size_t place = static_cast<size_t>(where->where);
-      append(n, ": ");
-      if (where->where != Where::kProgram && place < sizeof(kPlaces) / sizeof(kPlaces[0])) {
-        append(n, kPlaces[place]);
-        append_unsigned(n, where->index);
-        append(n, ": ");
-      }
-      append(n, where->reason);
-    }
-    message_[n] = '\0';
-    return {static_cast<int>(error), message_};
-  }
-
-  void append(size_t& n, const char* text) {
-    while (*text != '\0' && n + 1 < sizeof(message_)) message_[n++] = *text++;
-  }
-  void append_unsigned(size_t& n, uint32_t value) {
-    char digits[kMaxDecimalDigits];
-    const size_t count = decimal_digits(value, digits);
-    for (size_t i = 0; i < count && n + 1 < sizeof(message_); ++i) message_[n++] = digits[i];
-  }
-
   runtime::Result<runtime::Executor> executor_ = runtime::Error::kInternal;
-  char message_[96] = {};
+  // "invalid program: operator 3 (CONV_2D): <reason>", "arena too small: the program needs...".
+  char message_[160] = {};
 };
 
 }  // namespace runner
