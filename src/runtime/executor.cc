@@ -262,6 +262,13 @@ size_t format_load_error(Error error, const LoadDiagnostic& d, char* out, size_t
   Writer w(out, capacity);
   w.text(to_string(error));
   w.text(": ");
+  if (d.program_cpu[0] != '\0') {
+    w.text("a program for ");
+    w.text(d.program_cpu);
+    w.text(" on a runtime with ");
+    w.text(d.runtime_kernels);
+    w.text(" kernels: ");
+  }
   const size_t place = static_cast<size_t>(d.where);
   if (d.where != Where::kProgram && place < sizeof(kPlaces) / sizeof(kPlaces[0])) {
     w.text(kPlaces[place]);

@@ -81,12 +81,9 @@ int main() {
   const Result<Program> program =
       Program::load(base, program_size, workspace, workspace_words, &diagnostic);
   if (!program.ok()) {
-    if (*diagnostic.program_cpu != '\0') {
-      Line().text("error: load: a program for ").text(diagnostic.program_cpu).text(" on a runtime with ")
-          .text(diagnostic.runtime_kernels).text(" kernels: ").text(diagnostic.reason).end();
-      return kExitError;
-    }
-    return fail("load: ", diagnostic.reason);
+    char why[256];
+    why[format_load_error(program.error(), diagnostic, why, sizeof(why))] = '\0';
+    return fail("load: ", why);
   }
   used = align_up(used, program->arena_alignment());
   uint8_t* const arena = base + used;
