@@ -1,7 +1,8 @@
 # ctest script (label install): `cmake --install` into a fresh prefix, then separate projects that
 # find Mote there: app/ builds a Cortex-M firmware from a builder model, which QEMU runs, and
 # host_app/ a host program from the same model; the outputs of both must equal the installed
-# `mote run`'s.
+# `mote run`'s. The firmware is configured with the user's own -Wshadow in CMAKE_C_FLAGS and
+# CMAKE_CXX_FLAGS, which must neither drop the toolchain's CPU flags nor meet a -Werror of ours.
 # Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR, CPU, BOARD, WRITE_BUILDER_MODEL.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -38,9 +39,15 @@ run(${prefix}/bin/mote run ${WORK_DIR}/host.mote --input ${WORK_DIR}/input.bin
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/app -B ${WORK_DIR}/app -G Ninja
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DMOTE_CPU=${CPU}
     -DCMAKE_TOOLCHAIN_FILE=${prefix}/share/mote/targets/cortex-m/toolchain-arm-none-eabi.cmake
+    "-DCMAKE_C_FLAGS=-Wshadow" "-DCMAKE_CXX_FLAGS=-Wshadow"
     -DAPP_SOURCE=${SOURCE_DIR}/targets/cortex-m/tests/c_app.c -DMODEL=${WORK_DIR}/conv2d_x3.tflite
     -DINPUT=${WORK_DIR}/input.bin -DEXPECTED=${WORK_DIR}/expected.bin)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/app -j2)
+# Mote's warnings never fail a user's build: no -Werror of ours among the user's flags.
+file(READ ${WORK_DIR}/app/build.ninja app_rules)
+if(app_rules MATCHES "-Werror")
+  message(FATAL_ERROR "the user's firmware build compiles Mote with -Werror")
+endif()
 run(${prefix}/share/mote/targets/cortex-m/run-qemu.sh --timeout 60
     --expect-output "^c_app: outputs match the host's$" ${BOARD} ${WORK_DIR}/app/app.elf)
 message(STATUS "${run_output}")
