@@ -19,7 +19,9 @@ set(prefix ${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 foreach(file bin/mote bin/mote_program_ops lib/cmake/Mote/MoteConfig.cmake
              share/mote/include/mote/runtime/mote.h share/mote/targets/cortex-m/mote_firmware.cmake
-             share/mote/schema/include/mote/schema/mote_generated.h)
+             share/mote/schema/include/mote/schema/mote_generated.h
+             share/mote/schema/include/flatbuffers/flatbuffers.h
+             share/mote/schema/include/flatbuffers/LICENSE)
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "cmake --install did not install ${file}")
   endif()
@@ -60,6 +62,16 @@ run(${WORK_DIR}/host_app/host_app)
 if(NOT run_output MATCHES "host_app: outputs match mote run's")
   message(FATAL_ERROR "host_app: ${run_output}")
 endif()
+# The kit is self-contained: the users' builds read FlatBuffers' headers from the prefix.
+file(STRINGS ${WORK_DIR}/app/CMakeCache.txt fb_dir REGEX "^MOTE_FLATBUFFERS_INCLUDE_DIR:")
+file(STRINGS ${WORK_DIR}/host_app/CMakeCache.txt fb_root REGEX "^MOTE_FLATBUFFERS_ROOT:")
+foreach(line "${fb_dir}" "${fb_root}")
+  string(REGEX REPLACE "^[^=]*=" "" dir "${line}")
+  cmake_path(IS_PREFIX prefix "${dir}" NORMALIZE in_prefix)
+  if(NOT in_prefix)
+    message(FATAL_ERROR "a user's build reads FlatBuffers' headers outside the kit: ${line}")
+  endif()
+endforeach()
 # Nothing of the users' builds points into Mote's source tree.
 foreach(app app host_app)
   file(READ ${WORK_DIR}/${app}/CMakeCache.txt cache)
