@@ -267,6 +267,9 @@ void add_compile_command(CLI::App& app) {
   add_stream_flag(cmd, s->options.plan.stream);
   cmd->add_flag("--keep-names", s->options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");
+  cmd->add_flag("--checksum", s->options.checksum,
+                "Record a CRC-32 of the constants (a few bytes of flash): the runtime then refuses\n"
+                "corrupted weights at load (MOTE_CORRUPT_CONSTANTS) instead of running them");
   cmd->callback([s] {
     if (emits(*s, "c") && s->output == "-") {
       throw CLI::ValidationError("--emit c", "writes a .c/.h pair, not standard output; give -o FILE.c");
