@@ -2,13 +2,7 @@
 # file for the cortex-m4 and a user's own -DCMAKE_C_FLAGS / -DCMAKE_CXX_FLAGS, then reconfigures;
 # the sources compile only if the toolchain's CPU flags survived both.
 # Variables: SOURCE_DIR (Mote's), WORK_DIR.
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " command "${ARGN}")
-    message(FATAL_ERROR "failed (${rc}): ${command}\n${out}\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../run_command.cmake)
 
 file(REMOVE_RECURSE ${WORK_DIR})
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/toolchain_flags -B ${WORK_DIR}
