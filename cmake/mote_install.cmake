@@ -4,7 +4,9 @@
 #   P/share/mote/include/                     the public headers (mote/runtime/mote.h, ...)
 #   P/share/mote/src/kernels/, src/runtime/   the device sources, built by the user's project
 #   P/share/mote/cmake/mote_libraries.cmake   how they are built (the host build uses it too)
-#   P/share/mote/schema/                      mote.fbs and its generated header (reader API)
+#   P/share/mote/schema/                      mote.fbs and its generated header (reader API), with
+#                                             FlatBuffers' headers (include/flatbuffers/) and their
+#                                             licence, so the kit needs no libflatbuffers-dev
 #   P/share/mote/targets/cortex-m/            mote_firmware.cmake, boards, start-up, console
 #   P/lib/cmake/Mote/                         MoteConfig.cmake, MoteConfigVersion.cmake
 include(CMakePackageConfigHelpers)
@@ -25,6 +27,18 @@ install(FILES cmake/mote_libraries.cmake DESTINATION ${mote_kit}/cmake)
 install(FILES schema/mote.fbs DESTINATION ${mote_kit}/schema)
 install(FILES ${CMAKE_BINARY_DIR}/schema/reader/mote/schema/mote_generated.h
         DESTINATION ${mote_kit}/schema/include/mote/schema)
+# The generated reader includes FlatBuffers' headers (header-only, Apache-2.0): the kit carries
+# those the build used, so a user's machine needs no FlatBuffers of its own.
+get_target_property(mote_fb_dirs flatbuffers::flatbuffers INTERFACE_INCLUDE_DIRECTORIES)
+find_path(MOTE_FLATBUFFERS_HEADERS flatbuffers/flatbuffers.h HINTS ${mote_fb_dirs} NO_CACHE REQUIRED)
+install(DIRECTORY ${MOTE_FLATBUFFERS_HEADERS}/flatbuffers/ DESTINATION ${mote_kit}/schema/include/flatbuffers
+        FILES_MATCHING PATTERN "*.h")
+foreach(licence /usr/share/doc/libflatbuffers-dev/copyright ${MOTE_FLATBUFFERS_HEADERS}/../LICENSE)
+  if(EXISTS ${licence})
+    install(FILES ${licence} DESTINATION ${mote_kit}/schema/include/flatbuffers RENAME LICENSE)
+    break()
+  endif()
+endforeach()
 set(cortex_m targets/cortex-m)
 install(FILES ${cortex_m}/mote_firmware.cmake ${cortex_m}/mote_model.cmake ${cortex_m}/embed.cmake
               ${cortex_m}/toolchain-arm-none-eabi.cmake ${cortex_m}/README.md

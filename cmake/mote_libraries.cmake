@@ -121,9 +121,10 @@ function(mote_add_runtime_library)
     mote_runtime_target(mote_runtime_objects)
     # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses.
     target_compile_options(mote_runtime_objects PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-array-bounds>)
-    # On the device, warnings are errors (the host build's own warnings stay warnings): the
-    # runtime_cross_compile checks rest on this build of it.
-    if(CMAKE_CROSSCOMPILING)
+    # Warnings are errors only in Mote's own firmware builds (MOTE_WARNINGS_AS_ERRORS, set by
+    # targets/cortex-m/cross/): the runtime_cross_compile checks rest on them. A user's firmware
+    # build, with its own compiler version and warning flags, must never fail on our warnings.
+    if(CMAKE_CROSSCOMPILING AND MOTE_WARNINGS_AS_ERRORS)
       target_compile_options(mote_runtime_objects PRIVATE -Werror)
     endif()
     if(MOTE_DEBUG_CHECKS)

@@ -153,6 +153,9 @@ void add_planning_options(CLI::App* cmd, PlanningSettings& s, const std::string&
   add_stream_flag(cmd, s.options.plan.stream);
   cmd->add_flag("--keep-names", s.options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");
+  cmd->add_flag("--checksum", s.options.checksum,
+                "Record a CRC-32 of the constants (a few bytes of flash): the runtime then refuses\n"
+                "corrupted weights at load (MOTE_CORRUPT_CONSTANTS) instead of running them");
 }
 
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what) {

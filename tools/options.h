@@ -48,7 +48,7 @@ struct PlanningSettings {
   pipeline::CompileOptions resolved() const;
 };
 /// --target (with `target_help`), --algorithm, --order, --align, --time-limit-ms,
-/// --no-overlap, --no-in-place, --inputs-outside-arena, --stream, --keep-names.
+/// --no-overlap, --no-in-place, --inputs-outside-arena, --stream, --keep-names, --checksum.
 void add_planning_options(CLI::App* cmd, PlanningSettings& settings, const std::string& target_help);
 /// --no-overlap and --no-in-place, which `plan` takes too.
 CLI::Option* add_no_overlap_flag(CLI::App* cmd, bool& overlap);

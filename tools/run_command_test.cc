@@ -188,6 +188,35 @@ TEST_F(RunCommandTest, ACorruptedProgramIsReportedAsDamagedNotAsAModelLimit) {
       << r.text;
 }
 
+// `mote compile --checksum` (CompileOptions::checksum): the program carries the CRC-32 of its
+// constants, and `mote run` refuses it once four bytes of its weights are flipped. Without the
+// option the program is byte for byte the one compiled before the option existed.
+TEST_F(RunCommandTest, AChecksumRefusesFlippedWeights) {
+  builder::ModelBuilder b;
+  const builder::TensorId x = b.add_input({1, 4, 4, 8}, ir::DataType::kInt8, 0.05f, 0);
+  b.mark_output(b.add_conv2d(x, 8, 3, 3));
+  const ir::Graph graph = b.build();
+  pipeline::CompileOptions options;
+  const std::vector<uint8_t> plain = pipeline::compile(graph, options).program;
+  options.checksum = true;
+  std::vector<uint8_t> checked = pipeline::compile(graph, options).program;
+  const auto loaded = runtime::testing::load(checked);
+  ASSERT_TRUE(loaded.program->root()->constants_crc32().has_value());
+  EXPECT_FALSE(runtime::testing::load(plain).program->root()->constants_crc32().has_value());
+  EXPECT_LE(checked.size(), plain.size() + 16);
+  const size_t at =
+      static_cast<size_t>(loaded.program->root()->constants()->data() - loaded.bytes.data());
+  write_all(dir_ / "intact.mote", checked);
+  Output r = mote("run " + (dir_ / "intact.mote").string());
+  EXPECT_EQ(r.status, 0) << r.text;
+  for (size_t i = 0; i < 4; ++i) checked[at + 5 * i] ^= 0xFF;
+  write_all(dir_ / "flipped.mote", checked);
+  r = mote("run " + (dir_ / "flipped.mote").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.text.find("constants differ from their CRC-32"), std::string::npos) << r.text;
+  EXPECT_NE(mote("compile --help").text.find("--checksum"), std::string::npos);
+}
+
 TEST_F(RunCommandTest, HelpShowsAnExample) {
   const Output r = mote("run --help");
   EXPECT_EQ(r.status, 0);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "mote/runtime/crc32.h"
 #include "mote/runtime/executor.h"
 #include "runtime/testing/test_programs.h"
 
@@ -175,6 +176,49 @@ TEST_F(CorruptionTest, ArenaSweepBelowThePlanFailsCleanly) {
     EXPECT_EQ(Executor::create(*loaded.program, arena.data(), size).error(),
               Error::kArenaTooSmall);
   }
+}
+
+TEST(ConstantsCrcTest, IsTheStandardCrc32) {
+  const char* text = "123456789";  // the CRC-32 check value of zlib and IEEE 802.3
+  EXPECT_EQ(crc32(reinterpret_cast<const uint8_t*>(text), 9), 0xCBF43926u);
+  EXPECT_EQ(crc32(nullptr, 0), 0u);
+}
+
+// Four flipped bytes in the constants (weights) load and run silently without a checksum; with
+// Program.constants_crc32 (mote compile --checksum) the load refuses them with its own status.
+TEST(ConstantsCrcTest, FourFlippedConstantBytesAreRefusedWithAChecksumOnly) {
+  schema::ProgramT plain = testing::conv_add_program();
+  ASSERT_GE(plain.constants.size(), 16u);
+  schema::ProgramT checked = testing::conv_add_program();
+  checked.constants_crc32 = crc32(checked.constants.data(), checked.constants.size());
+  for (schema::ProgramT* source : {&plain, &checked}) {
+    const bool has_crc = source->constants_crc32.has_value();
+    std::vector<uint8_t> bytes = emit::emit_program(*source);
+    emit::AlignedBuffer storage;
+    const auto intact = load_exact(bytes.data(), bytes.size(), storage);
+    ASSERT_TRUE(intact.ok()) << to_string(intact.error());
+    const size_t at = static_cast<size_t>(intact->root()->constants()->data() - storage.data());
+    for (size_t i = 0; i < 4; ++i) bytes[at + 3 * i] ^= 0x5A;
+    LoadDiagnostic diagnostic;
+    emit::AlignedBuffer damaged_storage(std::span<const uint8_t>(bytes.data(), bytes.size()));
+    const auto damaged = Program::load(damaged_storage.data(), bytes.size(), &diagnostic);
+    if (!has_crc) {
+      EXPECT_TRUE(damaged.ok()) << "without a checksum the constants are not checked";
+      continue;
+    }
+    ASSERT_FALSE(damaged.ok());
+    EXPECT_EQ(damaged.error(), Error::kCorruptConstants);
+    EXPECT_STREQ(to_string(damaged.error()), "constants corrupted (CRC-32 mismatch)");
+    EXPECT_NE(std::strstr(diagnostic.reason, "CRC-32"), nullptr) << diagnostic.reason;
+  }
+}
+
+// Without --checksum the field is absent: not one byte more than a program without it.
+TEST(ConstantsCrcTest, AChecksumCostsOnlyItsField) {
+  schema::ProgramT checked = testing::conv_add_program();
+  checked.constants_crc32 = crc32(checked.constants.data(), checked.constants.size());
+  const size_t plain_size = emit::emit_program(testing::conv_add_program()).size();
+  EXPECT_LE(emit::emit_program(checked).size(), plain_size + 16);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 # ctest script: compiles the runtime's sources with arm-none-eabi-g++ for one Cortex-M CPU
-# (C++17, no exceptions, no RTTI, warnings as errors) and fails if the objects reference the heap
+# (C++17, no exceptions, no RTTI, warnings as errors, with -Wshadow as users may build with it) and fails if the objects reference the heap
 # or exceptions. Variables: CXX, NM, CPU, SOURCE_DIR, SCHEMA_DIR, FLATBUFFERS_DIR, WORK_DIR; or
 # LIBRARY and NM: the runtime library a firmware build already compiled for the CPU (with the same
 # flags and warnings as errors, cmake/mote_libraries.cmake), whose objects are checked instead of
@@ -23,7 +23,7 @@ else()
     set(object ${WORK_DIR}/${name}-${CPU}.o)
     execute_process(
       COMMAND ${CXX} -std=c++17 -fno-exceptions -fno-rtti -Os -mcpu=${CPU} -mthumb
-              -Wall -Wextra -Werror -Wno-unused-parameter -Wno-array-bounds
+              -Wall -Wextra -Wshadow -Werror -Wno-unused-parameter -Wno-array-bounds
               -I${SOURCE_DIR}/include -I${SOURCE_DIR}/src -I${SCHEMA_DIR} -isystem ${WORK_DIR}/include
               -c ${source} -o ${object}
       RESULT_VARIABLE rc)

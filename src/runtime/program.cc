@@ -8,6 +8,7 @@
 
 #include "mote/kernels/overlap.h"
 #include "mote/kernels/scratch.h"
+#include "mote/runtime/crc32.h"
 #include "runtime/internal.h"
 #include "runtime/stages.h"
 #include "runtime/ops/registry.h"
@@ -93,6 +94,7 @@ class Loader {
 
   Error run(const uint8_t* data) {
     MOTE_TRY(check_header(data));
+    MOTE_TRY(check_constants_crc());
     MOTE_TRY(check_tensors());
     MOTE_TRY(check_graph_io());
     MOTE_TRY(check_operators());
@@ -141,6 +143,18 @@ class Loader {
       if (static_cast<size_t>(constants_ - data) % kConstantAlignment != 0) {
         return program_error("constant blob not 16-byte aligned");
       }
+    }
+    return Error::kOk;
+  }
+
+  // A program compiled with --checksum carries the CRC-32 of its constants: flipped bits in
+  // flash (or a damaged download) are refused here instead of running with wrong weights.
+  Error check_constants_crc() {
+    const flatbuffers::Optional<uint32_t> expected = p_.constants_crc32();
+    if (!expected.has_value()) return Error::kOk;
+    if (crc32(constants_, constants_size_) != *expected) {
+      return program_error("constants differ from their CRC-32 (corrupted weights: flash the "
+                           "program again)", Error::kCorruptConstants);
     }
     return Error::kOk;
   }

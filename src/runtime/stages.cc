@@ -173,9 +173,9 @@ const char* check_stage_in(const schema::Program& program, uint32_t k, StageMemb
       *error = Error::kInvalidPlan;
       return "ring not live through its stage";
     }
-    for (uint32_t k = 0; k < ops.size(); ++k) {
-      if (k >= first && k <= last) continue;
-      const schema::Operator& op = *ops.Get(k);
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      if (i >= first && i <= last) continue;
+      const schema::Operator& op = *ops.Get(i);
       for (int32_t in : *op.inputs()) {
         if (in == members[m].output) return "ring read outside its stage";
       }

@@ -112,7 +112,12 @@ if(MOTE_FIRMWARE_WITH_RUNTIME)
   # mote_schema as the host build defines it (schema/CMakeLists.txt): the schema header (from the
   # host build, or generated here with flatc), and flatbuffers' headers alone (not the host's
   # whole /usr/include, whose libc headers would shadow newlib's).
-  set(MOTE_FLATBUFFERS_INCLUDE_DIR "/usr/include/flatbuffers" CACHE PATH "flatbuffers' headers")
+  # An installed kit carries them beside the schema header (cmake/mote_install.cmake).
+  set(flatbuffers_default "/usr/include/flatbuffers")
+  if(MOTE_SCHEMA_INCLUDE_DIR AND EXISTS "${MOTE_SCHEMA_INCLUDE_DIR}/flatbuffers/flatbuffers.h")
+    set(flatbuffers_default "${MOTE_SCHEMA_INCLUDE_DIR}/flatbuffers")
+  endif()
+  set(MOTE_FLATBUFFERS_INCLUDE_DIR "${flatbuffers_default}" CACHE PATH "flatbuffers' headers")
   set(flatbuffers_root ${CMAKE_BINARY_DIR}/flatbuffers-include)
   file(MAKE_DIRECTORY ${flatbuffers_root})
   if(NOT EXISTS ${flatbuffers_root}/flatbuffers)

@@ -1,16 +1,10 @@
 # ctest script (label install): `cmake --install` into a fresh prefix, then separate projects that
 # find Mote there: app/ builds a Cortex-M firmware from a builder model, which QEMU runs, and
 # host_app/ a host program from the same model; the outputs of both must equal the installed
-# `mote run`'s.
+# `mote run`'s. The firmware is configured with the user's own -Wshadow in CMAKE_C_FLAGS and
+# CMAKE_CXX_FLAGS, which must neither drop the toolchain's CPU flags nor meet a -Werror of ours.
 # Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR, CPU, BOARD, WRITE_BUILDER_MODEL.
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " command "${ARGN}")
-    message(FATAL_ERROR "failed (${rc}): ${command}\n${out}\n${err}")
-  endif()
-  set(run_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../run_command.cmake)
 
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -18,7 +12,9 @@ set(prefix ${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 foreach(file bin/mote bin/mote_program_ops lib/cmake/Mote/MoteConfig.cmake
              share/mote/include/mote/runtime/mote.h share/mote/targets/cortex-m/mote_firmware.cmake
-             share/mote/schema/include/mote/schema/mote_generated.h)
+             share/mote/schema/include/mote/schema/mote_generated.h
+             share/mote/schema/include/flatbuffers/flatbuffers.h
+             share/mote/schema/include/flatbuffers/LICENSE)
   if(NOT EXISTS ${prefix}/${file})
     message(FATAL_ERROR "cmake --install did not install ${file}")
   endif()
@@ -38,9 +34,15 @@ run(${prefix}/bin/mote run ${WORK_DIR}/host.mote --input ${WORK_DIR}/input.bin
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/app -B ${WORK_DIR}/app -G Ninja
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix} -DMOTE_CPU=${CPU}
     -DCMAKE_TOOLCHAIN_FILE=${prefix}/share/mote/targets/cortex-m/toolchain-arm-none-eabi.cmake
+    "-DCMAKE_C_FLAGS=-Wshadow" "-DCMAKE_CXX_FLAGS=-Wshadow"
     -DAPP_SOURCE=${SOURCE_DIR}/targets/cortex-m/tests/c_app.c -DMODEL=${WORK_DIR}/conv2d_x3.tflite
     -DINPUT=${WORK_DIR}/input.bin -DEXPECTED=${WORK_DIR}/expected.bin)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/app -j2)
+# Mote's warnings never fail a user's build: no -Werror of ours among the user's flags.
+file(READ ${WORK_DIR}/app/build.ninja app_rules)
+if(app_rules MATCHES "-Werror")
+  message(FATAL_ERROR "the user's firmware build compiles Mote with -Werror")
+endif()
 run(${prefix}/share/mote/targets/cortex-m/run-qemu.sh --timeout 60
     --expect-output "^c_app: outputs match the host's$" ${BOARD} ${WORK_DIR}/app/app.elf)
 message(STATUS "${run_output}")
@@ -53,6 +55,16 @@ run(${WORK_DIR}/host_app/host_app)
 if(NOT run_output MATCHES "host_app: outputs match mote run's")
   message(FATAL_ERROR "host_app: ${run_output}")
 endif()
+# The kit is self-contained: the users' builds read FlatBuffers' headers from the prefix.
+file(STRINGS ${WORK_DIR}/app/CMakeCache.txt fb_dir REGEX "^MOTE_FLATBUFFERS_INCLUDE_DIR:")
+file(STRINGS ${WORK_DIR}/host_app/CMakeCache.txt fb_root REGEX "^MOTE_FLATBUFFERS_ROOT:")
+foreach(line "${fb_dir}" "${fb_root}")
+  string(REGEX REPLACE "^[^=]*=" "" dir "${line}")
+  cmake_path(IS_PREFIX prefix "${dir}" NORMALIZE in_prefix)
+  if(NOT in_prefix)
+    message(FATAL_ERROR "a user's build reads FlatBuffers' headers outside the kit: ${line}")
+  endif()
+endforeach()
 # Nothing of the users' builds points into Mote's source tree.
 foreach(app app host_app)
   file(READ ${WORK_DIR}/${app}/CMakeCache.txt cache)

@@ -19,6 +19,7 @@ enum class Error : uint8_t {
   kUnsupportedVersion = 0x11,  // a Mote program of another format version
   kProgramMisaligned = 0x12,   // program bytes not 16-byte aligned (constants are read in place)
   kInvalidPlan = 0x13,         // the memory plan lets two live buffers share bytes
+  kCorruptConstants = 0x14,    // the constants differ from the CRC-32 compiled in (--checksum)
 
   kArenaTooSmall = 0x20,     // the arena is smaller than the program's planned arena
   kArenaMisaligned = 0x21,   // the arena does not have the program's arena alignment
@@ -38,6 +39,7 @@ constexpr const char* to_string(Error error) {
     case Error::kUnsupportedVersion: return "unsupported program version";
     case Error::kProgramMisaligned: return "program not 16-byte aligned";
     case Error::kInvalidPlan: return "invalid memory plan";
+    case Error::kCorruptConstants: return "constants corrupted (CRC-32 mismatch)";
     case Error::kArenaTooSmall: return "arena too small";
     case Error::kArenaMisaligned: return "arena misaligned";
     case Error::kScratchTooSmall: return "scratch region too small";

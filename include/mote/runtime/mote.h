@@ -36,6 +36,7 @@ typedef enum mote_status {
   MOTE_UNSUPPORTED_VERSION = 0x11, /* a Mote program of another format version */
   MOTE_PROGRAM_MISALIGNED = 0x12,  /* program bytes not 16-byte aligned */
   MOTE_INVALID_PLAN = 0x13,        /* the memory plan lets two live buffers share bytes */
+  MOTE_CORRUPT_CONSTANTS = 0x14,   /* the constants differ from their CRC-32 (--checksum) */
   MOTE_ARENA_TOO_SMALL = 0x20,     /* smaller than the program's arena (mote_arena_bytes) */
   MOTE_ARENA_MISALIGNED = 0x21,    /* not at the program's arena alignment */
   MOTE_SCRATCH_TOO_SMALL = 0x22,   /* debug checks: a scratch region below the kernel's need */

@@ -10,6 +10,7 @@
 #include "compiler/passes/lower.h"
 #include "compiler/passes/operator_order.h"
 #include "compiler/planner/verify.h"
+#include "mote/runtime/crc32.h"
 #include "runtime/stage_schedule.h"
 
 namespace mote::pipeline {
@@ -223,6 +224,9 @@ Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
         program.operators[static_cast<size_t>(k)]->scratch = std::make_unique<schema::Region>(region);
       }
     }
+  }
+  if (options.checksum) {
+    program.constants_crc32 = runtime::crc32(program.constants.data(), program.constants.size());
   }
   compiled.program = emit::emit_program(std::move(program));
   compiled.tensor_index = std::move(lowered.tensor_index);

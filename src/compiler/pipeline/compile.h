@@ -90,6 +90,8 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request);
 struct CompileOptions {
   PlanRequest plan;
   bool keep_names = false;
+  // Record the CRC-32 of the constants (Program.constants_crc32), which the runtime checks at load.
+  bool checksum = false;
 };
 
 struct Compiled {
