@@ -69,8 +69,26 @@ using planner::grouped;
 
 // "" when the plan and the program fit the budgets; else what does not fit and what took the
 // space: the largest buffers live at the plan's peak step (RAM), the largest constants (flash).
-std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
-                           const pipeline::Compiled& compiled) {
+// The option that would make the arena fit limit, as a sentence ("" if none would): --stream
+// where the streamed plan fits; another algorithm only where the lower bound leaves room.
+std::string ram_remedy(const CompileSettings& s, const ir::Graph& model_graph,
+                       const pipeline::PlannedGraph& planned, uint64_t limit) {
+  if (!s.options.plan.stream) {
+    pipeline::PlanRequest streamed = s.options.plan;
+    streamed.stream = true;
+    const uint64_t arena = pipeline::plan_graph(model_graph, streamed).plan().arena_bytes;
+    if (arena <= limit) return "--stream fits: its arena is " + grouped(arena) + " bytes";
+  }
+  if (planned.bound.bytes <= limit && s.options.plan.algorithm != planner::Algorithm::kAuto &&
+      s.options.plan.algorithm != planner::Algorithm::kExact) {
+    return "the lower bound fits: try --algorithm auto";
+  }
+  if (planned.bound.bytes <= limit) return "the lower bound fits: try a larger --time-limit-ms";
+  return "";
+}
+
+std::string budget_overrun(const CompileSettings& s, const ir::Graph& model_graph,
+                           const ir::Graph& graph, const pipeline::Compiled& compiled) {
   const pipeline::PlannedGraph& planned = compiled.planned;
   const planner::Plan& plan = planned.plan();
   std::string out;
@@ -82,10 +100,21 @@ std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
                      [&](size_t a, size_t b) { return buffers[a].size > buffers[b].size; });
     out += "the arena needs " + grouped(plan.arena_bytes) + " bytes, over --ram-limit " +
            grouped(s.ram_limit) + " by " + grouped(plan.arena_bytes - s.ram_limit) +
-           " (lower bound " + grouped(planned.bound.bytes) + "); live at its peak, step " +
-           std::to_string(f.peak_step);
+           " (lower bound " + grouped(planned.bound.bytes) + ")";
+    if (const std::string remedy = ram_remedy(s, model_graph, planned, s.ram_limit); !remedy.empty()) {
+      out += "; " + remedy;
+    }
+    uint64_t live_bytes = 0;
+    for (size_t i : live) live_bytes += buffers[i].size;
+    out += "; live at its peak, step " + std::to_string(f.peak_step);
     if (f.peak_step >= 0 && static_cast<size_t>(f.peak_step) < graph.operators.size()) {
       out += " (" + std::string(ir::to_string(graph.operators[static_cast<size_t>(f.peak_step)].type)) + ")";
+    }
+    out += ", " + grouped(live_bytes) + " bytes in " + planner::counted(live.size(), "buffer");
+    // Outputs written over the inputs they replace share bytes: the list sums to more.
+    if (live_bytes > plan.arena_bytes) {
+      out += " (" + grouped(live_bytes - plan.arena_bytes) +
+             " or more of them shared: outputs over the inputs they replace)";
     }
     out += ":";
     for (size_t i = 0; i < std::min(live.size(), kBudgetItems); ++i) {
@@ -128,13 +157,20 @@ std::string budget_overrun(const CompileSettings& s, const ir::Graph& graph,
   return out;
 }
 
+// The closing advice: what is left besides the options the overrun already named (no other
+// --algorithm changes flash).
+std::string budget_advice(const CompileSettings& s) {
+  return s.ram_limit != 0 ? "the option named above if any, a smaller model, or a larger budget"
+                          : "a smaller model (fewer or smaller constants) or a larger --flash-limit";
+}
+
 void compile_model(const CompileSettings& s) {
   const auto [model_graph, compiled] = compile_model_file(s.model, s.options, s.import);
   // Steps are the program's: the model's operators in the order the plan chose.
   const ir::Graph& graph = compiled.planned.graph;
-  if (const std::string overrun = budget_overrun(s, graph, compiled); !overrun.empty()) {
+  if (const std::string overrun = budget_overrun(s, model_graph, graph, compiled); !overrun.empty()) {
     throw InputError(s.model + ": does not fit for " + compiled.planned.cpu.name + ": " + overrun +
-                     "\nnothing written; a smaller model, another --algorithm, or a larger budget");
+                     "\nnothing written; " + budget_advice(s));
   }
   const std::string output = s.output.empty() ? default_output(s.model) : s.output;
   const bool emit_mote = emits(s, "mote");

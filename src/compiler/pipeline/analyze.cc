@@ -72,15 +72,9 @@ Analysis analyze(const std::string& source, const Compiled& compiled) {
     a.scratch_bytes = std::max(a.scratch_bytes, row.scratch_bytes);
     a.rows.push_back(std::move(row));
   }
-  // The first step whose buffers reach the top is the peak.
-  uint64_t top = 0;
-  for (const OperatorRow& row : a.rows) top = std::max(top, row.arena_bytes);
-  for (const OperatorRow& row : a.rows) {
-    if (row.arena_bytes == top) {
-      a.peak_step = row.step;
-      break;
-    }
-  }
+  // The peak is the plan report's (the step whose buffers end highest, before the rounding up
+  // to the alignment, which can tie an earlier step with it).
+  a.peak_step = planner::plan_figures(problem, planned.bound, plan).peak_step;
   return a;
 }
 
@@ -123,7 +117,7 @@ std::string analysis_text(const Analysis& a) {
     out += line;
   }
   std::snprintf(line, sizeof(line), "%5s  %-24s %-16s %12s %10s %10s %10s %8s%s\n", "total",
-                (std::to_string(a.rows.size()) + " operators").c_str(), "",
+                planner::counted(a.rows.size(), "operator").c_str(), "",
                 grouped(static_cast<uint64_t>(a.macs)).c_str(),
                 grouped(static_cast<uint64_t>(a.constant_bytes)).c_str(),
                 grouped(a.lower_bound).c_str(), grouped(a.arena_bytes).c_str(),

@@ -40,7 +40,7 @@ struct Analysis {
   uint64_t lower_bound = 0;
   uint64_t scratch_bytes = 0;  // the largest scratch of any operator
   uint64_t program_bytes = 0;
-  int32_t peak_step = 0;       // the first step at which the arena in use is the whole arena
+  int32_t peak_step = 0;       // the plan report's peak step (PlanFigures::peak_step)
   bool measured = false;       // rows hold instructions (and `instructions` their total)
   uint64_t instructions = 0;
   std::string measured_on;     // the QEMU board

@@ -154,6 +154,10 @@ std::string grouped(uint64_t value) {
   return out;
 }
 
+std::string counted(uint64_t count, std::string_view noun) {
+  return grouped(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
+}
+
 std::string order_sentence(const OrderSummary& order) {
   std::string out = "operator order: ";
   switch (order.kept) {
@@ -207,15 +211,16 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
                         const std::vector<Plan>& plans, const ReportContext& context) {
   std::string out;
   out += "plan: " + (context.source.empty() ? std::string("problem") : context.source) + " (" +
-         std::to_string(problem.buffers.size()) + " buffers, " + std::to_string(problem.num_steps) +
-         " steps, alignment " + std::to_string(arena_alignment(problem));
+         counted(problem.buffers.size(), "buffer") + ", " +
+         counted(static_cast<uint64_t>(problem.num_steps), "step") + ", alignment " +
+         std::to_string(arena_alignment(problem));
   if (context.target) out += ", target " + *context.target;
   if (context.extension) out += ", " + std::string(extension_name(*context.extension)) + " extension";
   out += ")\n";
   out += "lower bound: " + grouped(bound.bytes) + " bytes";
   if (!problem.buffers.empty()) {
     out += " (step " + std::to_string(bound.step) + ": " + grouped(bound.live_bytes) +
-           " bytes live in " + std::to_string(bound.live.size()) + " buffers: " +
+           " bytes live in " + counted(bound.live.size(), "buffer") + ": " +
            names_of(problem, bound.live, 8) + ")";
   }
   out += "\n";

@@ -46,6 +46,9 @@ struct OrderSummary {
 // 1234567 -> "1,234,567": how every report prints bytes.
 std::string grouped(uint64_t value);
 
+// (1, "step") -> "1 step", (3, "step") -> "3 steps": a grouped count with its noun.
+std::string counted(uint64_t count, std::string_view noun);
+
 // "operator order: model's order kept (...)" or "operator order: searched N orders (all), saved
 // X bytes (A -> B)", without a newline.
 std::string order_sentence(const OrderSummary& order);
