@@ -32,18 +32,6 @@ set(CMAKE_C_FLAGS_INIT "${mote_cpu_flags} -ffunction-sections -fdata-sections")
 set(CMAKE_CXX_FLAGS_INIT
     "${mote_cpu_flags} -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti -fno-threadsafe-statics -fno-use-cxa-atexit")
 set(CMAKE_ASM_FLAGS_INIT "${mote_cpu_flags}")
-# A user's -DCMAKE_<LANG>_FLAGS=... replaces the *_INIT values above; the CPU flags must survive
-# it (without them the code is built for no particular core, and the kernels chosen for the CPU
-# do not compile), so they are put in front of the user's flags once.
-foreach(var CMAKE_C_FLAGS CMAKE_CXX_FLAGS CMAKE_ASM_FLAGS CMAKE_EXE_LINKER_FLAGS)
-  if(DEFINED CACHE{${var}})
-    string(FIND " $CACHE{${var}} " " ${mote_cpu_flags} " at)
-    if(at EQUAL -1)
-      get_property(help CACHE ${var} PROPERTY HELPSTRING)
-      set(${var} "${mote_cpu_flags} $CACHE{${var}}" CACHE STRING "${help}" FORCE)
-    endif()
-  endif()
-endforeach()
 # -O2 rather than CMake's -O3: what firmware usually ships, and instruction counts depend on it.
 # Cache entries, because CMake appends its own defaults (-O3 for Release) to the *_INIT values
 # and gcc obeys the last -O. mote_firmware.cmake builds the kernels at -O3, as the host does.
@@ -55,6 +43,19 @@ foreach(lang C CXX ASM)
 endforeach()
 # newlib-nano for the few libc functions the compiler calls (memcpy, memset); no stdio, no heap.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "${mote_cpu_flags} --specs=nano.specs -Wl,--gc-sections")
+# A user's -DCMAKE_<LANG>_FLAGS=... replaces the *_INIT values above; they must survive it
+# (without the CPU flags the code is built for no particular core and the kernels chosen for the
+# CPU do not compile; without -fno-use-cxa-atexit the link needs __dso_handle), so they are put
+# in front of the user's flags once.
+foreach(var CMAKE_C_FLAGS CMAKE_CXX_FLAGS CMAKE_ASM_FLAGS CMAKE_EXE_LINKER_FLAGS)
+  if(DEFINED CACHE{${var}})
+    string(FIND " $CACHE{${var}} " " ${${var}_INIT} " at)
+    if(at EQUAL -1)
+      get_property(help CACHE ${var} PROPERTY HELPSTRING)
+      set(${var} "${${var}_INIT} $CACHE{${var}}" CACHE STRING "${help}" FORCE)
+    endif()
+  endif()
+endforeach()
 
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
