@@ -43,8 +43,10 @@ kernels::Extension built_extension() {
   return kernels::Extension::kScalar;
 }
 
-// A program planned for another extension's kernels fails a scratch or overlap check of this
-// runtime's kernels; its refusal then names both sides and the fix instead of the check.
+// A program planned for another extension's kernels runs where this runtime's kernels fit its
+// plan (the checks below make sure); where one does not, the refusal names both sides and the fix
+// instead of the check that caught it. (A runtime of the portable kernels alone, the host's,
+// never names them: it runs plans for every extension.)
 void name_other_target(const schema::Program& program, LoadDiagnostic* diagnostic) {
   if (diagnostic == nullptr || program.target() == nullptr) return;
   const kernels::Extension built = built_extension();

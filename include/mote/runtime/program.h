@@ -51,9 +51,9 @@ struct LoadDiagnostic {
   uint32_t index = 0;           // tensor, operator, input or output index
   const char* reason = "";      // a static string, never null
   const char* op_name = "";     // kOperator: the operator's kind ("CONV_2D"), "" if unknown
-  // Set when the program was planned for another extension's kernels than this runtime's (its
-  // scratch and overlaps then fail a check): the CPU the program names (in the program's bytes)
-  // and the kernels this runtime runs ("dsp", "mve"); the reason then says to recompile.
+  // Set when a program planned for another extension's kernels than this runtime's fails a check
+  // (its scratch sizes and overlaps are theirs): the CPU the program names (in the program's
+  // bytes) and the kernels this runtime runs ("dsp", "mve"); the reason then says to recompile.
   const char* program_cpu = "";
   const char* runtime_kernels = "";
 };

@@ -159,7 +159,7 @@ TEST(ReportTest, TextShortensLongNamesAndJsonKeepsThem) {
   plan.arena_bytes = 64;
   const std::string text = text_report(p, bound, {plan}, {});
   EXPECT_EQ(text.find(name), std::string::npos) << text;
-  EXPECT_THAT(text, HasSubstr("in 1 buffers: ...conv2d_3/BiasAdd)"));
+  EXPECT_THAT(text, HasSubstr("in 1 buffer: ...conv2d_3/BiasAdd)"));
   EXPECT_EQ(json_report(p, bound, {plan}, {}).at("lower_bound_live")[0], name);
   // The tooltip has the whole name.
   EXPECT_THAT(svg_report(p, bound, plan, {}), HasSubstr("<title>" + name + " (input)"));

@@ -1,6 +1,6 @@
 // Build-time helper of kernel_variant_test: compiles the builder's conv2d_x3 with Mote's compiler
 // (planned for the portable kernels, as every host and M4 build runs them) and runs it on the
-// host runtime, writing <dir>/conv2d_x3.mote, .input and .output (and conv2d_x3-cortex-m0plus.mote). The test links a runtime built
+// host runtime, writing <dir>/conv2d_x3.mote, .input and .output (and kws_dscnn_like-cortex-m0plus.mote). The test links a runtime built
 // with another convolution variant and so cannot link the compiler (two kernels libraries).
 #include <cstdio>
 #include <fstream>
@@ -40,10 +40,10 @@ int main(int argc, char** argv) {
   write_file(stem + ".mote", compiled.program);
   write_file(stem + ".input", input);
   write_file(stem + ".output", run.outputs.at(0));
-  // For other_target_test: the same model planned for a CPU without DSP (portable kernels).
+  // For other_target_test: a model with an average pool planned for a CPU without DSP.
   mote::pipeline::CompileOptions scalar;
   scalar.plan.cpu = "cortex-m0plus";
-  write_file(stem + "-cortex-m0plus.mote",
-             mote::pipeline::compile(mote::builder::conv2d_x3(), scalar).program);
+  write_file(std::string(argv[1]) + "/kws_dscnn_like-cortex-m0plus.mote",
+             mote::pipeline::compile(mote::builder::kws_dscnn_like(), scalar).program);
   return 0;
 }
