@@ -76,8 +76,8 @@ void add_plan_command(CLI::App& app) {
     uint32_t align = planner::kDefaultAlignment;
     double time_limit_ms = 1000;
     uint64_t node_limit = 0;
-    bool no_overlap = false;
-    bool no_in_place = false;
+    bool overlap = true;   // --no-overlap clears it
+    bool in_place = true;  // --no-in-place clears it
     std::string order = "search";
     bool inputs_outside_arena = false;
     bool stream = false;
@@ -106,12 +106,8 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("--node-limit", settings->node_limit,
                   "Also stop the exact search after N nodes (0: no limit); a binding node limit "
                   "makes results identical on every machine");
-  cmd->add_flag("--no-overlap", settings->no_overlap,
-                 "Keep every operator's output apart from its inputs (no overlap rules)");
-  cmd->add_flag("--no-in-place", settings->no_in_place,
-                "Never run a depthwise convolution in place (one channel plane at a time\n"
-                "through scratch), which the plan otherwise does where it saves bytes\n"
-                "(not on Helium); the arena may grow, the kernels stay the fastest");
+  add_no_overlap_flag(cmd, settings->overlap);
+  add_no_in_place_flag(cmd, settings->in_place);
   add_order_option(cmd, settings->order);
   add_inputs_outside_arena_flag(cmd, settings->inputs_outside_arena)->excludes(problem);
   add_stream_flag(cmd, settings->stream)->excludes(problem);
@@ -129,8 +125,8 @@ void add_plan_command(CLI::App& app) {
       request.alignment = align;
       request.time_limit_ms = settings->time_limit_ms;
       request.node_limit = settings->node_limit;
-      request.overlap = !settings->no_overlap;
-      request.in_place = !settings->no_in_place;
+      request.overlap = settings->overlap;
+      request.in_place = settings->in_place;
       request.order = *pipeline::order_from_string(settings->order);  // checked by the option
       request.inputs_outside_arena = settings->inputs_outside_arena;
       request.stream = settings->stream;
