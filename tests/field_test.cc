@@ -450,5 +450,59 @@ TEST(FieldReshaping, ShapesTfLiteRefusesAreRefused) {
               HasSubstr("shape"));
 }
 
+// A camera's uint8 frame into an int8 model (a first QUANTIZE uint8 -> int8) and a uint8 result
+// out (a last QUANTIZE int8 -> uint8), as TFLite's converter writes with
+// inference_input_type/inference_output_type uint8. The same network with int8 edges is the
+// reference: the frame shifted by 128 in, its result shifted by 128 out.
+ir::Graph camera_model(bool uint8_edges) {
+  builder::ModelBuilder b(7);
+  const float scale = 1.0f / 255;
+  builder::TensorId x = uint8_edges ? b.add_input({1, 8, 8, 3}, ir::DataType::kUInt8, scale, 0)
+                                    : b.add_input({1, 8, 8, 3}, ir::DataType::kInt8, scale, -128);
+  if (uint8_edges) x = b.add_quantize(x, scale, -128);
+  x = b.add_conv2d(x, 8, 3, 3, 2, ir::Padding::kSame, ir::Activation::kRelu);
+  x = b.add_depthwise(x, 3, 3);
+  const ir::Tensor& y = b.graph().tensors[x];
+  const float out_scale = y.quantization.scale[0];
+  const int32_t out_zero_point = static_cast<int32_t>(y.quantization.zero_point[0]);
+  if (uint8_edges) x = b.add_quantize(x, out_scale, out_zero_point + 128, ir::DataType::kUInt8);
+  b.mark_output(x);
+  return b.build();
+}
+
+TEST(FieldUint8Edges, Uint8InAndOutEqualTheInt8NetworkShiftedBy128) {
+  const ir::Graph with_uint8 = camera_model(true);
+  const ir::Graph with_int8 = camera_model(false);
+  ASSERT_EQ(with_uint8.tensors[with_uint8.inputs[0]].type, ir::DataType::kUInt8);
+  ASSERT_EQ(with_uint8.tensors[with_uint8.outputs[0]].type, ir::DataType::kUInt8);
+  const std::vector<uint8_t> frame = random_bytes(8 * 8 * 3, 11);
+  std::vector<uint8_t> shifted = frame;
+  for (uint8_t& v : shifted) v = static_cast<uint8_t>(v - 128);  // the same pixel as int8
+  for (const char* cpu : kCpus) {
+    const std::vector<uint8_t> got = compile_and_run(with_uint8, cpu, frame);
+    std::vector<uint8_t> want = compile_and_run(with_int8, cpu, shifted);
+    for (uint8_t& v : want) v = static_cast<uint8_t>(v + 128);
+    EXPECT_EQ(got, want) << cpu;
+    EXPECT_GT(std::set<uint8_t>(got.begin(), got.end()).size(), 8u) << cpu;  // not trivial
+  }
+}
+
+TEST(FieldUint8Edges, Uint8ElsewhereIsRefusedNamingTheOperator) {
+  builder::ModelBuilder b;
+  const builder::TensorId x = b.add_input({1, 4, 4, 2}, ir::DataType::kInt8, 0.1f, 0);
+  b.mark_output(b.add_depthwise(x, 3, 3));
+  ir::Graph graph = b.build();
+  ir::Tensor& input = graph.tensors[graph.inputs[0]];
+  input.type = ir::DataType::kUInt8;  // the builder writes no such model
+  input.quantization.zero_point = {128};
+  try {
+    pipeline::compile(tflite::read_model(builder::write_model(graph)), {});
+    ADD_FAILURE() << "a depthwise convolution of uint8 was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("operator 0 (DEPTHWISE_CONV_2D)"));
+    EXPECT_THAT(e.what(), HasSubstr("has type uint8, expected int8"));
+  }
+}
+
 }  // namespace
 }  // namespace mote

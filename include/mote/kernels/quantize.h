@@ -1,6 +1,7 @@
 #pragma once
-// QUANTIZE (float -> int8, and int8 -> int8 requantization) and DEQUANTIZE (int8 -> float), bit
-// exact with TFLite's reference kernels (AffineQuantize, Requantize, Dequantize).
+// QUANTIZE (float -> int8, and int8 -> int8, uint8 -> int8, int8 -> uint8 requantization) and
+// DEQUANTIZE (int8 -> float), bit exact with TFLite's reference kernels (AffineQuantize,
+// Requantize, Dequantize).
 // Embeddable C++17: float math only where the data is float.
 
 #include <stddef.h>
@@ -18,7 +19,8 @@ QuantizeParams prepare_quantize(float output_scale, int32_t output_zero_point);
 // The output may start at the input's address (in-place narrowing, front to back).
 void quantize(const QuantizeParams& params, const float* input, int8_t* output, size_t count);
 
-// int8 -> int8 with another scale / zero point.
+// int8 -> int8 with another scale / zero point; uint8 <-> int8 (a camera's uint8 frame into an
+// int8 model, an int8 result out as uint8), where each zero point is in its own type's range.
 struct RequantizeParams {
   int32_t input_zero_point;
   int32_t output_zero_point;
@@ -29,6 +31,10 @@ RequantizeParams prepare_requantize(float input_scale, int32_t input_zero_point,
                                     float output_scale, int32_t output_zero_point);
 // The output may be the input buffer.
 void requantize(const RequantizeParams& params, const int8_t* input, int8_t* output,
+                size_t count);
+void requantize(const RequantizeParams& params, const uint8_t* input, int8_t* output,
+                size_t count);
+void requantize(const RequantizeParams& params, const int8_t* input, uint8_t* output,
                 size_t count);
 
 // int8 -> float: scale * (q - zero_point). TFLite multiplies in double and rounds to float; the

@@ -214,32 +214,38 @@ TensorId ModelBuilder::add_input(const std::vector<int32_t>& shape, DataType typ
   t.type = type;
   t.shape = shape;
   Range range;
-  if (type == DataType::kInt8) {
-    if (!(scale > 0.0f)) bad_argument("int8 input needs a positive scale");
+  if (type == DataType::kInt8 || type == DataType::kUInt8) {
+    if (!(scale > 0.0f)) bad_argument("int8 and uint8 inputs need a positive scale");
+    const int32_t lowest = type == DataType::kInt8 ? -128 : 0;
     t.quantization.scale = {scale};
     t.quantization.zero_point = {zero_point};
-    range.lo = scale * static_cast<float>(-128 - zero_point);
-    range.hi = scale * static_cast<float>(127 - zero_point);
+    range.lo = scale * static_cast<float>(lowest - zero_point);
+    range.hi = scale * static_cast<float>(lowest + 255 - zero_point);
     range.rms = uniform_rms(range.lo, range.hi);
   } else if (type != DataType::kFloat32 && type != DataType::kInt32) {
-    bad_argument("inputs are float32, int8 or int32 (GATHER's indices)");
+    bad_argument("inputs are float32, int8, uint8 (then quantized to int8) or int32 (GATHER's indices)");
   }
   const TensorId id = add_tensor(std::move(t), range);
   graph_.inputs.push_back(id);
   return id;
 }
 
-TensorId ModelBuilder::add_quantize(TensorId input, float scale, int32_t zero_point) {
+TensorId ModelBuilder::add_quantize(TensorId input, float scale, int32_t zero_point,
+                                    DataType type) {
   const Tensor& in = checked(input, "add_quantize");
   if (!(scale > 0.0f)) bad_argument("add_quantize needs a positive scale");
+  if (type != DataType::kInt8 && type != DataType::kUInt8) {
+    bad_argument("add_quantize writes int8 or uint8");
+  }
   Tensor t;
   t.name = op_name("quantize");
-  t.type = DataType::kInt8;
+  t.type = type;
   t.shape = in.shape;
   t.quantization.scale = {scale};
   t.quantization.zero_point = {zero_point};
-  Range range{scale * static_cast<float>(-128 - zero_point),
-              scale * static_cast<float>(127 - zero_point), 0.0f};
+  const int32_t lowest = type == DataType::kInt8 ? -128 : 0;
+  Range range{scale * static_cast<float>(lowest - zero_point),
+              scale * static_cast<float>(lowest + 255 - zero_point), 0.0f};
   // A float input is assumed to fill the range it is quantized to; a requantized int8 tensor
   // keeps its values.
   range.rms = in.type == DataType::kFloat32 ? uniform_rms(range.lo, range.hi) : ranges_[input].rms;

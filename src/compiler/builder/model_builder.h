@@ -55,13 +55,16 @@ class ModelBuilder {
  public:
   explicit ModelBuilder(uint32_t seed = 1);
 
-  // A graph input. int8 inputs take their quantization here; float32 inputs have none (follow
-  // them with add_quantize); int32 inputs (GATHER's indices) have none.
+  // A graph input. int8 and uint8 inputs take their quantization here (follow uint8 with
+  // add_quantize to int8); float32 inputs have none (follow them with add_quantize); int32
+  // inputs (GATHER's indices) have none.
   TensorId add_input(const std::vector<int32_t>& shape, ir::DataType type = ir::DataType::kFloat32,
                      float scale = 0.0f, int32_t zero_point = 0);
 
-  // float32 -> int8, or int8 -> int8 with new quantization.
-  TensorId add_quantize(TensorId input, float scale, int32_t zero_point);
+  // float32 -> int8, int8 -> int8 with new quantization, uint8 -> int8, or (`type` uint8)
+  // int8 -> uint8.
+  TensorId add_quantize(TensorId input, float scale, int32_t zero_point,
+                        ir::DataType type = ir::DataType::kInt8);
   // int8 -> float32.
   TensorId add_dequantize(TensorId input);
 

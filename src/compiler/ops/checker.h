@@ -166,12 +166,12 @@ class Checker {
     const Tensor& t = in(k);
     expect_type(k, type);
     if (t.is_constant) fail(in_label(k) + " is a constant; expected an activation");
-    if (type == DataType::kInt8) expect_per_tensor(k);
+    if (type == DataType::kInt8 || type == DataType::kUInt8) expect_per_tensor(k);
     return t;
   }
   const Tensor& data_output(DataType type = DataType::kInt8) const {
     expect_type(kOutput, type);
-    if (type == DataType::kInt8) expect_per_tensor(kOutput);
+    if (type == DataType::kInt8 || type == DataType::kUInt8) expect_per_tensor(kOutput);
     return out();
   }
   // A constant parameter input (weights, bias, shape, axes ...).

@@ -1,5 +1,5 @@
-// QUANTIZE (float32 -> int8, or int8 -> int8 with new quantization) and DEQUANTIZE (int8 ->
-// float32).
+// QUANTIZE (float32 -> int8, int8 -> int8 with new quantization, and uint8 <-> int8 at a graph's
+// edges: a camera's uint8 frame in, a uint8 result out) and DEQUANTIZE (int8 -> float32).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -12,12 +12,15 @@ namespace {
 void check_quantize(Checker& c) {
   c.no_options();
   const Tensor& input = c.in(0);
-  if (input.type != DataType::kFloat32 && input.type != DataType::kInt8) {
+  if (input.type != DataType::kFloat32 && input.type != DataType::kInt8 &&
+      input.type != DataType::kUInt8) {
     c.fail(c.in_label(0) + " has type " + std::string(to_string(input.type)) +
-           ", expected float32 or int8");
+           ", expected float32, int8 or uint8");
   }
   c.data_input(0, input.type);
-  c.data_output();
+  // uint8 only on one side, as TFLite: uint8 -> int8 and int8 -> uint8.
+  const bool uint8_out = input.type == DataType::kInt8 && c.out().type == DataType::kUInt8;
+  c.data_output(uint8_out ? DataType::kUInt8 : DataType::kInt8);
   c.expect_output_shape(input.shape);
 }
 
@@ -33,7 +36,7 @@ void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
   const ir::Tensor& output = ctx.out();
   schema::QuantizeOptionsT q;
   q.output_offset = zero_point_of(output);
-  if (input.type == ir::DataType::kInt8) {
+  if (input.type == ir::DataType::kInt8 || input.type == ir::DataType::kUInt8) {
     const auto p = kernels::prepare_requantize(scale_of(input), zero_point_of(input),
                                                scale_of(output), zero_point_of(output));
     q.input_offset = -zero_point_of(input);

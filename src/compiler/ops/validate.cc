@@ -24,8 +24,11 @@ void check_tensor(const Graph& g, int32_t index) {
   // int16 only as a constant or a state (SVDF's weights_time and state); the operators that
   // read it check its type.
   const bool int16_ok = t.type == DataType::kInt16 && (t.is_constant || t.is_variable);
+  // uint8 as an activation only (QUANTIZE reads and writes it; every other operator checks
+  // for int8).
+  const bool uint8_ok = t.type == DataType::kUInt8 && !t.is_constant;
   if (t.type != DataType::kFloat32 && t.type != DataType::kInt8 && t.type != DataType::kInt32 &&
-      !int16_ok) {
+      !int16_ok && !uint8_ok) {
     bad("type " + std::string(to_string(t.type)) + " not supported");
   }
   int64_t bytes = static_cast<int64_t>(element_size(t.type));
@@ -42,7 +45,9 @@ void check_tensor(const Graph& g, int32_t index) {
   }
   if (q.scale.empty()) {
     if (q.quantized_dimension != 0) bad("quantized_dimension set without quantization");
-    if (t.type == DataType::kInt8) bad("int8 tensor without quantization");
+    if (t.type == DataType::kInt8 || t.type == DataType::kUInt8) {
+      bad(std::string(to_string(t.type)) + " tensor without quantization");
+    }
   } else {
     const int32_t rank = static_cast<int32_t>(t.shape.size());
     const int32_t qd = q.quantized_dimension;
@@ -61,7 +66,8 @@ void check_tensor(const Graph& g, int32_t index) {
       }
       const int64_t zp = q.zero_point[c];
       const bool in_range =
-          t.type == DataType::kInt8 ? (zp >= -128 && zp <= 127)
+          t.type == DataType::kInt8    ? (zp >= -128 && zp <= 127)
+          : t.type == DataType::kUInt8 ? (zp >= 0 && zp <= 255)
           : t.type == DataType::kInt32
               ? (zp >= std::numeric_limits<int32_t>::min() && zp <= std::numeric_limits<int32_t>::max())
               : true;

@@ -38,6 +38,7 @@ std::optional<ir::DataType> data_type_from_tensor_type(int8_t type) {
     case kTensorInt32: return ir::DataType::kInt32;
     case kTensorInt8: return ir::DataType::kInt8;
     case 7: return ir::DataType::kInt16;  // INT16: SVDF's weights_time and state
+    case 3: return ir::DataType::kUInt8;  // UINT8: a camera frame into a first QUANTIZE
     default: return std::nullopt;
   }
 }

@@ -36,14 +36,32 @@ RequantizeParams prepare_requantize(float input_scale, int32_t input_zero_point,
   return p;
 }
 
-void requantize(const RequantizeParams& p, const int8_t* input, int8_t* output, size_t count) {
+namespace {
+
+// Element by element, front to back: the output may be the input buffer (both one byte wide).
+template <typename In, typename Out, int32_t kMin, int32_t kMax>
+void requantize_elements(const RequantizeParams& p, const In* input, Out* output, size_t count) {
   for (size_t i = 0; i < count; ++i) {
-    int32_t q = multiply_by_quantized_multiplier(input[i] - p.input_zero_point, p.multiplier,
-                                                 p.shift) +
+    int32_t q = multiply_by_quantized_multiplier(static_cast<int32_t>(input[i]) - p.input_zero_point,
+                                                 p.multiplier, p.shift) +
                 p.output_zero_point;
-    q = q < -128 ? -128 : (q > 127 ? 127 : q);
-    output[i] = static_cast<int8_t>(q);
+    q = q < kMin ? kMin : (q > kMax ? kMax : q);
+    output[i] = static_cast<Out>(q);
   }
+}
+
+}  // namespace
+
+void requantize(const RequantizeParams& p, const int8_t* input, int8_t* output, size_t count) {
+  requantize_elements<int8_t, int8_t, -128, 127>(p, input, output, count);
+}
+
+void requantize(const RequantizeParams& p, const uint8_t* input, int8_t* output, size_t count) {
+  requantize_elements<uint8_t, int8_t, -128, 127>(p, input, output, count);
+}
+
+void requantize(const RequantizeParams& p, const int8_t* input, uint8_t* output, size_t count) {
+  requantize_elements<int8_t, uint8_t, 0, 255>(p, input, output, count);
 }
 
 DequantizeParams prepare_dequantize(float input_scale, int32_t input_zero_point) {

@@ -73,6 +73,48 @@ TEST(RequantizeTest, HandCheckedAndRandomized) {
   }
 }
 
+// uint8 <-> int8, as a camera's uint8 frame enters an int8 model: the same scale with zero points
+// 128 apart is a shift by 128 (TFLite's converter writes exactly that); other scales requantize.
+TEST(RequantizeTest, Uint8ToInt8AndBack) {
+  std::vector<uint8_t> all_u(256);
+  std::vector<int8_t> all_s(256);
+  for (int i = 0; i < 256; ++i) {
+    all_u[i] = static_cast<uint8_t>(i);
+    all_s[i] = static_cast<int8_t>(i - 128);
+  }
+  const RequantizeParams shift_down = prepare_requantize(0.5f, 128, 0.5f, 0);
+  Guarded<int8_t> s(256);
+  requantize(shift_down, all_u.data(), s.data(), all_u.size());
+  ASSERT_TRUE(s.intact());
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(s[i], static_cast<int8_t>(i - 128)) << i;
+
+  const RequantizeParams shift_up = prepare_requantize(0.5f, 0, 0.5f, 128);
+  Guarded<uint8_t> u(256);
+  requantize(shift_up, all_s.data(), u.data(), all_s.size());
+  ASSERT_TRUE(u.intact());
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(u[i], static_cast<uint8_t>(i)) << i;
+
+  Random rng(5);
+  for (int iter = 0; iter < 100; ++iter) {
+    const float s_in = rng.Scale(), s_out = rng.Scale();
+    const int32_t z_u = rng.Int(0, 255), z_s = rng.Int(-128, 127);
+    const RequantizeParams in_u = prepare_requantize(s_in, z_u, s_out, z_s);
+    Guarded<int8_t> o(256);
+    requantize(in_u, all_u.data(), o.data(), 256);
+    ASSERT_TRUE(o.intact());
+    const RequantizeParams out_u = prepare_requantize(s_in, z_s, s_out, z_u);
+    Guarded<uint8_t> ou(256);
+    requantize(out_u, all_s.data(), ou.data(), 256);
+    ASSERT_TRUE(ou.intact());
+    for (int i = 0; i < 256; ++i) {
+      const int64_t v = ops_testing::RefMultiply(all_u[i] - z_u, in_u.multiplier, in_u.shift) + z_s;
+      ASSERT_EQ(o[i], static_cast<int8_t>(ops_testing::Clamp(v, -128, 127)));
+      const int64_t w = ops_testing::RefMultiply(all_s[i] - z_s, out_u.multiplier, out_u.shift) + z_u;
+      ASSERT_EQ(ou[i], static_cast<uint8_t>(ops_testing::Clamp(w, 0, 255)));
+    }
+  }
+}
+
 TEST(DequantizeTest, FloatProductEqualsTfLitesDoubleProductForEveryInput) {
   Random rng(6);
   std::vector<int8_t> all(256);
