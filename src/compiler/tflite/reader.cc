@@ -73,6 +73,20 @@ class Place {
   const fb::OperatorCode* code_;
 };
 
+// What to do about an operator Mote does not have, where the operator tells: a Vela command
+// stream only an Ethos-U NPU runs, a custom operator the application would have to supply.
+std::string unsupported_hint(int32_t builtin, const fb::OperatorCode& code) {
+  if (builtin != kBuiltinCustom) return "";
+  const std::string name = code.custom_code() == nullptr ? "" : code.custom_code()->str();
+  if (name == "ethos-u") {
+    return ": this model was compiled by Vela for an Arm Ethos-U NPU, whose command stream only "
+           "the NPU runs; give Mote the model as the TFLite converter wrote it, before Vela";
+  }
+  return ": a custom operator, which the application registers in TFLite Micro; Mote compiles "
+         "TFLite's built-in operators only (run the custom part, such as an audio front end, "
+         "outside the model)";
+}
+
 // quantized_dimension names the axis of per-channel scales. With one scale, or on a rank-1
 // tensor (a per-channel bias), an out-of-range value cannot mean anything else than 0: TOCO
 // wrote 3 on the biases of some models, TensorFlow Lite Micro ignores it (its kernels never read
@@ -478,7 +492,7 @@ class Reader {
     const int32_t builtin = std::max<int32_t>(code.deprecated_builtin_code(), code.builtin_code());
     const Place where = Place::op(index, &code);
     const auto type = ops::op_type_for_builtin(builtin);
-    if (!type) fail(where.str() + "not supported");
+    if (!type) fail(where.str() + "not supported" + unsupported_hint(builtin, code));
 
     ir::Operator r;
     r.type = *type;

@@ -142,7 +142,17 @@ TEST(Reader, RejectsUnsupportedOperators) {
               code_of(m, 1).builtin_code = kBuiltinCustom;
               code_of(m, 1).custom_code = "MyOp";
             })),
-            "operator 1 (CUSTOM 'MyOp'): not supported");
+            "operator 1 (CUSTOM 'MyOp'): not supported: a custom operator, which the application "
+            "registers in TFLite Micro; Mote compiles TFLite's built-in operators only (run the "
+            "custom part, such as an audio front end, outside the model)");
+  // A model Vela compiled for an Ethos-U NPU: say so, and which model to give instead.
+  EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) {
+                code_of(m, 1).deprecated_builtin_code = kBuiltinCustom;
+                code_of(m, 1).builtin_code = kBuiltinCustom;
+                code_of(m, 1).custom_code = "ethos-u";
+              })),
+              ::testing::HasSubstr("operator 1 (CUSTOM 'ethos-u'): not supported: this model was "
+                                   "compiled by Vela for an Arm Ethos-U NPU"));
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { code_of(m, 4).builtin_code = 999; })),
             "operator 4 (BUILTIN_999): not supported");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { op(m, 0).opcode_index = 9; })),
@@ -150,8 +160,11 @@ TEST(Reader, RejectsUnsupportedOperators) {
 }
 
 TEST(Reader, RejectsUnsupportedTypes) {
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).type = 5; })),
+            "tensor 3 (conv2d_0): type STRING not supported");
+  // uint8 is read (a camera frame into a first QUANTIZE); an operator of int8 refuses it.
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).type = 3; })),
-            "tensor 3 (conv2d_0): type UINT8 not supported");
+            "operator 1 (CONV_2D): output (tensor 3) has type uint8, expected int8");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).type = 100; })),
             "tensor 3 (conv2d_0): type TYPE_100 not supported");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 2).type = kTensorFloat32; })),
@@ -243,9 +256,9 @@ TEST(Reader, TensorChecks) {
   // Names are printed on one line whatever they hold.
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
               tensor(m, 3).name = "a\nb";
-              tensor(m, 3).type = 3;
+              tensor(m, 3).type = 5;
             })),
-            "tensor 3 (a?b): type UINT8 not supported");
+            "tensor 3 (a?b): type STRING not supported");
   // A float tensor with an empty quantization table is plain float.
   EXPECT_EQ(read_model(edited(model(), [](fb::ModelT& m) {
               tensor(m, 0).quantization = std::make_unique<fb::QuantizationParametersT>();
