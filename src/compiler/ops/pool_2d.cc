@@ -3,6 +3,7 @@
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/shapes.h"
 #include "compiler/ops/tflite_options.h"
 #include "mote/kernels/pooling.h"
 
@@ -42,11 +43,19 @@ const char* average_variant(const ir::Graph& g, const ir::Operator& op,
 // The kernel's window geometry, as the runtime builds it from the lowered options.
 kernels::PoolParams pool_params(const ir::Graph& g, const ir::Operator& op) {
   const auto& o = std::get<ir::Pool2DOptions>(op.options);
-  const ir::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
-  return kernels::prepare_pool(static_cast<int32_t>(x.shape[0]), static_cast<int32_t>(x.shape[1]),
-                               static_cast<int32_t>(x.shape[2]), static_cast<int32_t>(x.shape[3]),
-                               o.filter_h, o.filter_w, o.stride_h, o.stride_w,
-                               o.padding == ir::Padding::kSame, -128, 127);
+  const ir::Tensor &x = g.tensors[static_cast<size_t>(op.inputs[0])],
+                   &y = g.tensors[static_cast<size_t>(op.outputs[0])];
+  kernels::PoolParams p = kernels::prepare_pool(x.shape[0], x.shape[1], x.shape[2], x.shape[3],
+                                                o.filter_h, o.filter_w, o.stride_h, o.stride_w,
+                                                o.padding == ir::Padding::kSame, -128, 127);
+  // A folded PAD: the leading padding grows, the output is the padded input's.
+  p.pad_h = window_pad_before(x.shape[1], o.folded.top, o.folded.bottom, o.filter_h, o.stride_h, 1,
+                              o.padding);
+  p.pad_w = window_pad_before(x.shape[2], o.folded.left, o.folded.right, o.filter_w, o.stride_w,
+                              1, o.padding);
+  p.output_h = y.shape[1];
+  p.output_w = y.shape[2];
+  return p;
 }
 
 kernels::OverlapRule average_overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
@@ -90,10 +99,10 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   p.stride_w = o.stride_w;
   p.filter_h = o.filter_h;
   p.filter_w = o.filter_w;
-  p.pad_h = static_cast<int32_t>(
-      ir::window_padding_before(input.shape[1], o.filter_h, o.stride_h, 1, o.padding));
-  p.pad_w = static_cast<int32_t>(
-      ir::window_padding_before(input.shape[2], o.filter_w, o.stride_w, 1, o.padding));
+  p.pad_h = window_pad_before(input.shape[1], o.folded.top, o.folded.bottom, o.filter_h,
+                              o.stride_h, 1, o.padding);
+  p.pad_w = window_pad_before(input.shape[2], o.folded.left, o.folded.right, o.filter_w,
+                              o.stride_w, 1, o.padding);
   const auto range = ctx.activation_range(o.activation);
   p.activation_min = range.min;
   p.activation_max = range.max;
@@ -103,6 +112,7 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
 void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   const auto& o = std::get<ir::Pool2DOptions>(op.options);
   d.window("filter", o.filter_h, o.filter_w, o.stride_h, o.stride_w, o.padding);
+  d.folded(o.folded);
   d.activation(o.activation);
 }
 

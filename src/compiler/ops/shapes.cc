@@ -11,10 +11,6 @@ const ir::Tensor& input_at(const ir::Graph& graph, const ir::Operator& op, size_
 const ir::Tensor& output_of(const ir::Graph& graph, const ir::Operator& op) {
   return graph.tensors[static_cast<size_t>(op.outputs[0])];
 }
-int32_t padding_before(int32_t input, int32_t filter, int32_t stride, int32_t dilation,
-                       ir::Padding padding) {
-  return static_cast<int32_t>(ir::window_padding_before(input, filter, stride, dilation, padding));
-}
 
 // The dimensions every window shape holds, from its input, filter and output tensors.
 template <typename Shape>
@@ -43,12 +39,26 @@ Shape window_shape(const ir::Graph& graph, const ir::Operator& op) {
   s.stride_w = options.stride_w;
   s.dilation_h = options.dilation_h;
   s.dilation_w = options.dilation_w;
-  s.pad_h = padding_before(s.input_h, s.filter_h, s.stride_h, s.dilation_h, options.padding);
-  s.pad_w = padding_before(s.input_w, s.filter_w, s.stride_w, s.dilation_w, options.padding);
+  const ir::FoldedPad& f = options.folded;
+  s.pad_h = window_pad_before(s.input_h, f.top, f.bottom, s.filter_h, s.stride_h, s.dilation_h,
+                              options.padding);
+  s.pad_w = window_pad_before(s.input_w, f.left, f.right, s.filter_w, s.stride_w, s.dilation_w,
+                              options.padding);
   return s;
 }
 
 }  // namespace
+
+int32_t padding_before(int32_t input, int32_t filter, int32_t stride, int32_t dilation,
+                       ir::Padding padding) {
+  return static_cast<int32_t>(ir::window_padding_before(input, filter, stride, dilation, padding));
+}
+
+int32_t window_pad_before(int32_t input, int32_t folded_before, int32_t folded_after,
+                          int32_t filter, int32_t stride, int32_t dilation, ir::Padding padding) {
+  return folded_before + padding_before(input + folded_before + folded_after, filter, stride,
+                                        dilation, padding);
+}
 
 kernels::ConvShape conv_shape(const ir::Graph& graph, const ir::Operator& op) {
   kernels::ConvShape s = window_shape<kernels::ConvShape, ir::Conv2DOptions>(graph, op);
