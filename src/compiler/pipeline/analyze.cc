@@ -130,8 +130,9 @@ std::string analysis_text(const Analysis& a) {
          "in use then (total: the plan's arena)\n";
   if (a.folded_pads > 0) {
     out += "folded: " + std::to_string(a.folded_pads) +
-           (a.folded_pads == 1 ? " PAD runs" : " PADs run") +
-           " as its reader's padding (no step, no padded copy; JSON model_index skips it)\n";
+           (a.folded_pads == 1 ? " PAD runs as its reader's padding"
+                               : " PADs run as their readers' padding") +
+           " (no step, no padded copy; JSON model_index skips them)\n";
   }
   if (!std::is_sorted(a.rows.begin(), a.rows.end(), [](const OperatorRow& x, const OperatorRow& y) {
         return x.model_index < y.model_index;
