@@ -288,6 +288,25 @@ std::vector<FoldedAxis> folded_axes(int32_t in, int32_t extent, int32_t stride) 
   return axes;
 }
 
+// A k x k window of `stride` over an in_h x in_w input (batch 1) with the axes' padding and
+// output sizes; channels left to the caller.
+template <typename Shape>
+Shape folded_window(int32_t in_h, int32_t in_w, int32_t k, int32_t stride, const FoldedAxis& ah,
+                    const FoldedAxis& aw) {
+  Shape s{};
+  s.batches = 1;
+  s.input_h = in_h;
+  s.input_w = in_w;
+  s.filter_h = s.filter_w = k;
+  s.stride_h = s.stride_w = stride;
+  s.dilation_h = s.dilation_w = 1;
+  s.pad_h = ah.pad;
+  s.pad_w = aw.pad;
+  s.output_h = ah.output;
+  s.output_w = aw.output;
+  return s;
+}
+
 // Asymmetric padding (more before than after, or after only: PyTorch's and Keras's explicit PADs
 // before stride-2 layers), 3x3 to 7x7 windows, strides 1 and 2: every variant as portable.
 TEST(DspKernels, EqualsPortableWithFoldedPadding) {
@@ -299,18 +318,8 @@ TEST(DspKernels, EqualsPortableWithFoldedPadding) {
         for (const FoldedAxis& aw : folded_axes(in_w, k, stride)) {
           if ((ah.pad + aw.pad + ran) % 3 != 0) continue;  // a third of the pairs, all leads
           ++ran;
-          DepthwiseShape d{};
-          d.batches = 1;
-          d.input_h = in_h;
-          d.input_w = in_w;
+          auto d = folded_window<DepthwiseShape>(in_h, in_w, k, stride, ah, aw);
           d.input_c = d.output_c = 1 + ran % 9;
-          d.filter_h = d.filter_w = k;
-          d.stride_h = d.stride_w = stride;
-          d.dilation_h = d.dilation_w = 1;
-          d.pad_h = ah.pad;
-          d.pad_w = aw.pad;
-          d.output_h = ah.output;
-          d.output_w = aw.output;
           const RandomCase<DepthwiseConvParams> dc(d, ran);
           const auto dw = random_values<int8_t>(size_t(k) * k * d.output_c, -128, 127);
           const size_t dn = size_t(d.output_h) * d.output_w * d.output_c;
@@ -323,19 +332,9 @@ TEST(DspKernels, EqualsPortableWithFoldedPadding) {
                                << ah.pad << "," << aw.pad << " out " << ah.output << "x"
                                << aw.output;
 
-          ConvShape c{};
-          c.batches = 1;
-          c.input_h = in_h;
-          c.input_w = in_w;
+          auto c = folded_window<ConvShape>(in_h, in_w, k, stride, ah, aw);
           c.input_c = c.filter_c = 1 + ran % 5;
           c.output_c = 1 + ran % 7;
-          c.filter_h = c.filter_w = k;
-          c.stride_h = c.stride_w = stride;
-          c.dilation_h = c.dilation_w = 1;
-          c.pad_h = ah.pad;
-          c.pad_w = aw.pad;
-          c.output_h = ah.output;
-          c.output_w = aw.output;
           const RandomCase<ConvParams> cc(c, ran);
           const auto cw = random_values<int8_t>(size_t(c.output_c) * k * k * c.filter_c, -128, 127);
           const size_t cn = size_t(c.output_h) * c.output_w * c.output_c;
