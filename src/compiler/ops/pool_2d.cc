@@ -40,24 +40,6 @@ const char* average_variant(const ir::Graph& g, const ir::Operator& op,
   return kernels::average_pool_kernel_variant(p, extension);
 }
 
-// The kernel's window geometry, as the runtime builds it from the lowered options.
-kernels::PoolParams pool_params(const ir::Graph& g, const ir::Operator& op) {
-  const auto& o = std::get<ir::Pool2DOptions>(op.options);
-  const ir::Tensor &x = g.tensors[static_cast<size_t>(op.inputs[0])],
-                   &y = g.tensors[static_cast<size_t>(op.outputs[0])];
-  kernels::PoolParams p = kernels::prepare_pool(x.shape[0], x.shape[1], x.shape[2], x.shape[3],
-                                                o.filter_h, o.filter_w, o.stride_h, o.stride_w,
-                                                o.padding == ir::Padding::kSame, -128, 127);
-  // A folded PAD: the leading padding grows, the output is the padded input's.
-  p.pad_h = window_pad_before(x.shape[1], o.folded.top, o.folded.bottom, o.filter_h, o.stride_h, 1,
-                              o.padding);
-  p.pad_w = window_pad_before(x.shape[2], o.folded.left, o.folded.right, o.filter_w, o.stride_w,
-                              1, o.padding);
-  p.output_h = y.shape[1];
-  p.output_w = y.shape[2];
-  return p;
-}
-
 kernels::OverlapRule average_overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
                                      kernels::Extension extension) {
   return kernels::average_pool_overlap(pool_params(g, op), extension);
@@ -93,16 +75,14 @@ std::optional<RowReach> average_row_reach(const ir::Graph& g, const ir::Operator
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::Pool2DOptions>(ctx.op().options);
-  const ir::Tensor& input = ctx.in(0);
   schema::PoolOptionsT p;
   p.stride_h = o.stride_h;
   p.stride_w = o.stride_w;
   p.filter_h = o.filter_h;
   p.filter_w = o.filter_w;
-  p.pad_h = window_pad_before(input.shape[1], o.folded.top, o.folded.bottom, o.filter_h,
-                              o.stride_h, 1, o.padding);
-  p.pad_w = window_pad_before(input.shape[2], o.folded.left, o.folded.right, o.filter_w,
-                              o.stride_w, 1, o.padding);
+  const kernels::PoolParams window = pool_params(ctx.graph(), ctx.op());
+  p.pad_h = window.pad_h;
+  p.pad_w = window.pad_w;
   const auto range = ctx.activation_range(o.activation);
   p.activation_min = range.min;
   p.activation_max = range.max;

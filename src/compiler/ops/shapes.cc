@@ -83,4 +83,20 @@ kernels::TransposeConvShape transpose_conv_shape(const ir::Graph& graph, const i
   return s;
 }
 
+kernels::PoolParams pool_params(const ir::Graph& graph, const ir::Operator& op) {
+  const auto& o = std::get<ir::Pool2DOptions>(op.options);
+  const ir::Tensor &x = input_at(graph, op, 0), &y = output_of(graph, op);
+  kernels::PoolParams p = kernels::prepare_pool(x.shape[0], x.shape[1], x.shape[2], x.shape[3],
+                                                o.filter_h, o.filter_w, o.stride_h, o.stride_w,
+                                                o.padding == ir::Padding::kSame, -128, 127);
+  // A folded PAD: the leading padding grows, the output is the padded input's.
+  p.pad_h = window_pad_before(x.shape[1], o.folded.top, o.folded.bottom, o.filter_h, o.stride_h, 1,
+                              o.padding);
+  p.pad_w = window_pad_before(x.shape[2], o.folded.left, o.folded.right, o.filter_w, o.stride_w,
+                              1, o.padding);
+  p.output_h = y.shape[1];
+  p.output_w = y.shape[2];
+  return p;
+}
+
 }  // namespace mote::ops

@@ -4,6 +4,7 @@
 // always see the same geometry.
 #include "compiler/ir/graph.h"
 #include "compiler/ops/lower_context.h"
+#include "mote/kernels/pooling.h"
 #include "mote/kernels/scratch.h"
 
 namespace mote::ops {
@@ -19,6 +20,9 @@ int32_t window_pad_before(int32_t input, int32_t folded_before, int32_t folded_a
 
 kernels::ConvShape conv_shape(const ir::Graph& graph, const ir::Operator& op);
 kernels::DepthwiseShape depthwise_shape(const ir::Graph& graph, const ir::Operator& op);
+// AVERAGE_POOL_2D and MAX_POOL_2D: the kernel's window geometry, as the runtime builds it from the
+// lowered options (the clamp left open).
+kernels::PoolParams pool_params(const ir::Graph& graph, const ir::Operator& op);
 // TRANSPOSE_CONV's inputs: (output shape, filter [Co,Kh,Kw,Ci], input, bias).
 kernels::TransposeConvShape transpose_conv_shape(const ir::Graph& graph, const ir::Operator& op);
 

@@ -36,16 +36,9 @@ std::optional<std::pair<Axis, Axis>> window_axes(const ir::Graph& g, const ir::O
     case ir::OpType::kDepthwiseConv2D:
       return axes(ops::depthwise_shape(g, op));
     case ir::OpType::kMaxPool2D: {
-      const auto& o = std::get<ir::Pool2DOptions>(op.options);
-      const ir::Tensor &x = g.tensors[static_cast<size_t>(op.inputs[0])],
-                       &y = g.tensors[static_cast<size_t>(op.outputs[0])];
-      return std::pair{
-          Axis{x.shape[1], y.shape[1], o.filter_h, o.stride_h,
-               ops::window_pad_before(x.shape[1], o.folded.top, o.folded.bottom, o.filter_h,
-                                      o.stride_h, 1, o.padding)},
-          Axis{x.shape[2], y.shape[2], o.filter_w, o.stride_w,
-               ops::window_pad_before(x.shape[2], o.folded.left, o.folded.right, o.filter_w,
-                                      o.stride_w, 1, o.padding)}};
+      const kernels::PoolParams p = ops::pool_params(g, op);
+      return std::pair{Axis{p.input_h, p.output_h, p.filter_h, p.stride_h, p.pad_h},
+                       Axis{p.input_w, p.output_w, p.filter_w, p.stride_w, p.pad_w}};
     }
     default:
       return std::nullopt;
