@@ -144,6 +144,12 @@ void add_plan_command(CLI::App& app) {
                                            planned.cpu.extension, planned.memory.kernels,
                                            planned.order, planned.memory.outside_arena};
       Report(planned.memory.problem, planned.bound, planned.plans, context, outputs);
+      if (planned.folded_pads > 0 && outputs.json_path != "-") {
+        std::printf("folded: %d %s as the padding of the convolution or pool reading it (no "
+                    "padded copy in the arena)\n",
+                    planned.folded_pads, planned.folded_pads == 1 ? "PAD runs" : "PADs run");
+        emit::flush_stdout();
+      }
       if (!planned.memory.problem.overlaps.empty() && outputs.json_path != "-") {
         // The same graph with every output apart from its inputs (and no kernel run in place),
         // for comparison.

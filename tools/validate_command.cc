@@ -131,7 +131,8 @@ struct ProgramToValidate {
 ProgramToValidate program_to_validate(const ValidateSettings& s) {
   if (!is_program_file(s.model)) {
     auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
-    return {std::move(compiled.program), compiled.planned.cpu.name, graph.operators.size()};
+    return {std::move(compiled.program), compiled.planned.cpu.name,
+            compiled.planned.graph.operators.size()};
   }
   const emit::AlignedBuffer file = emit::read_file_aligned(s.model);
   std::unique_ptr<schema::ProgramT> program;

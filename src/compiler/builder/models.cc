@@ -122,6 +122,24 @@ ir::Graph tiny_all_ops(uint32_t seed) {
   return b.build();
 }
 
+ir::Graph explicit_pads(uint32_t seed) {
+  ModelBuilder b(seed);
+  TensorId x = b.add_input({1, 24, 24, 8}, DataType::kInt8, 0.05f, -3);
+  // (before, after) rows and columns around the height and width.
+  const auto pad = [&b](TensorId t, int32_t before, int32_t after) {
+    return b.add_pad(t, {{0, 0}, {before, after}, {before, after}, {0, 0}});
+  };
+  x = b.add_conv2d(pad(x, 0, 1), 16, 3, 3, 2, Padding::kValid, Activation::kRelu6);  // 12x12
+  x = b.add_depthwise(pad(x, 1, 1), 3, 3, 1, Padding::kValid, Activation::kRelu);
+  x = b.add_depthwise(pad(x, 0, 1), 3, 3, 2, Padding::kValid, Activation::kRelu6);  // 6x6
+  x = b.add_depthwise(pad(x, 2, 2), 5, 5, 1, Padding::kValid, Activation::kRelu6);
+  x = b.add_depthwise(pad(x, 3, 3), 7, 7, 1, Padding::kValid, Activation::kRelu);
+  x = b.add_max_pool(pad(x, 1, 1), 3, 3, 2);  // 3x3
+  x = b.add_average_pool(pad(x, 1, 1), 3, 3, 1);
+  b.mark_output(x);
+  return b.build();
+}
+
 ir::Graph interleaved_branches(uint32_t seed) {
   ModelBuilder b(seed);
   const TensorId x = b.add_input({1, 16, 16, 8}, DataType::kInt8, 0.05f, 0);
@@ -142,6 +160,7 @@ std::vector<NamedModel> all_named_models() {
   models.push_back({"ad_autoencoder_like", ad_autoencoder_like()});
   models.push_back({"conv_chain_10", conv_chain(10)});
   models.push_back({"tiny_all_ops", tiny_all_ops()});
+  models.push_back({"explicit_pads", explicit_pads()});
   return models;
 }
 

@@ -37,6 +37,13 @@ ir::Graph conv_chain(int n, uint32_t seed = 1);
 // RESHAPE -> FULLY_CONNECTED -> SOFTMAX -> DEQUANTIZE -> float output 1x10.
 ir::Graph tiny_all_ops(uint32_t seed = 1);
 
+// An explicit PAD before each window kernel, as PyTorch and Keras exports write them: int8 input
+// 1x24x24x8 -> PAD 0/1 -> 3x3 stride-2 VALID CONV_2D (16) -> PAD 1 -> 3x3 DEPTHWISE -> PAD 0/1 ->
+// 3x3 stride-2 DEPTHWISE -> PAD 2 -> 5x5 DEPTHWISE -> PAD 3 -> 7x7 DEPTHWISE -> PAD 1 -> 3x3
+// stride-2 MAX_POOL_2D -> PAD 1 -> 3x3 AVERAGE_POOL_2D -> int8 output 1x3x3x16 (every window
+// VALID, every activation a ReLU or ReLU6).
+ir::Graph explicit_pads(uint32_t seed = 1);
+
 // Two branches from one int8 input 1x16x16x8, each a 1x1 convolution up to 32 channels (8 KiB)
 // then one down to 2 (512 bytes), added into the output. The operators are in the order of the
 // builder calls, which interleaves the branches (both 8 KiB tensors live together); running one

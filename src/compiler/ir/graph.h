@@ -74,11 +74,21 @@ enum class Activation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6 };
 std::string_view to_string(Padding padding);
 std::string_view to_string(Activation activation);
 
+// A PAD folded into its window consumer (passes/fold_pads.h): rows and columns of the input's zero
+// point the consumer reads around its input, before its own `padding` (which then applies to the
+// padded size). Never read from or written to a model file.
+struct FoldedPad {
+  int32_t top = 0, bottom = 0, left = 0, right = 0;
+  bool empty() const { return top == 0 && bottom == 0 && left == 0 && right == 0; }
+  bool operator==(const FoldedPad&) const = default;
+};
+
 struct Conv2DOptions {
   Padding padding = Padding::kSame;
   int32_t stride_w = 1, stride_h = 1;
   int32_t dilation_w = 1, dilation_h = 1;
   Activation activation = Activation::kNone;
+  FoldedPad folded;
   bool operator==(const Conv2DOptions&) const = default;
 };
 
@@ -88,6 +98,7 @@ struct DepthwiseConv2DOptions {
   int32_t depth_multiplier = 1;
   int32_t dilation_w = 1, dilation_h = 1;
   Activation activation = Activation::kNone;
+  FoldedPad folded;
   bool operator==(const DepthwiseConv2DOptions&) const = default;
 };
 
@@ -102,6 +113,7 @@ struct Pool2DOptions {
   int32_t stride_w = 1, stride_h = 1;
   int32_t filter_w = 1, filter_h = 1;
   Activation activation = Activation::kNone;
+  FoldedPad folded;
   bool operator==(const Pool2DOptions&) const = default;
 };
 

@@ -240,9 +240,11 @@ class Checker {
       dw = o.dilation_w;
     }
     check_window(o.stride_h, o.stride_w, dh, dw);
-    expect_output_shape(
-        {input.shape[0], output_size(input.shape[1], fh, o.stride_h, dh, o.padding, "height"),
-         output_size(input.shape[2], fw, o.stride_w, dw, o.padding, "width"), channels});
+    // A folded PAD: the window runs over the padded input.
+    const ir::FoldedPad& f = o.folded;
+    const int32_t h = input.shape[1] + f.top + f.bottom, w = input.shape[2] + f.left + f.right;
+    expect_output_shape({input.shape[0], output_size(h, fh, o.stride_h, dh, o.padding, "height"),
+                         output_size(w, fw, o.stride_w, dw, o.padding, "width"), channels});
   }
   // A 4-D activation input, and a 4-D int8 constant filter.
   const Tensor& nhwc_input(size_t k) const {

@@ -49,6 +49,7 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   const ir::Tensor& w = g.tensors[op.inputs[1]];
   d.window("kernel", w.shape[1], w.shape[2], o.stride_h, o.stride_w, o.padding);
   d.add("dilation " + std::to_string(o.dilation_h) + "x" + std::to_string(o.dilation_w));
+  d.folded(o.folded);
   d.json["dilation"] = {o.dilation_h, o.dilation_w};
   d.json["output_channels"] = w.shape[0];
   d.activation(o.activation);

@@ -51,6 +51,7 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.window("kernel", w.shape[1], w.shape[2], o.stride_h, o.stride_w, o.padding);
   d.add("dilation " + std::to_string(o.dilation_h) + "x" + std::to_string(o.dilation_w) +
         " multiplier " + std::to_string(o.depth_multiplier));
+  d.folded(o.folded);
   d.json["dilation"] = {o.dilation_h, o.dilation_w};
   d.json["depth_multiplier"] = o.depth_multiplier;
   d.activation(o.activation);

@@ -106,6 +106,14 @@ void Description::window(const char* what, int32_t h, int32_t w, int32_t stride_
   json["padding"] = std::string(to_string(padding));
 }
 
+void Description::folded(const ir::FoldedPad& pad) {
+  if (pad.empty()) return;
+  add("with a PAD folded in (top " + std::to_string(pad.top) + " bottom " +
+      std::to_string(pad.bottom) + " left " + std::to_string(pad.left) + " right " +
+      std::to_string(pad.right) + ")");
+  json["folded_pad"] = {pad.top, pad.bottom, pad.left, pad.right};
+}
+
 void describe_activation(const ir::Graph&, const ir::Operator& op, Description& d) {
   d.activation(std::get<ir::ElementwiseOptions>(op.options).activation);
 }

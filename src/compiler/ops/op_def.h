@@ -38,6 +38,8 @@ struct Description {
   void activation(ir::Activation a);
   void window(const char* what, int32_t h, int32_t w, int32_t stride_h, int32_t stride_w,
               ir::Padding padding);
+  // A folded PAD's rows and columns (nothing when there is none).
+  void folded(const ir::FoldedPad& pad);
 };
 
 // How an operator's output rows read the rows of one input (row-streamed stages,

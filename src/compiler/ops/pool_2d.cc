@@ -3,6 +3,7 @@
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/shapes.h"
 #include "compiler/ops/tflite_options.h"
 #include "mote/kernels/pooling.h"
 
@@ -37,16 +38,6 @@ const char* average_variant(const ir::Graph& g, const ir::Operator& op,
   p.filter_h = o.filter_h;
   p.filter_w = o.filter_w;
   return kernels::average_pool_kernel_variant(p, extension);
-}
-
-// The kernel's window geometry, as the runtime builds it from the lowered options.
-kernels::PoolParams pool_params(const ir::Graph& g, const ir::Operator& op) {
-  const auto& o = std::get<ir::Pool2DOptions>(op.options);
-  const ir::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
-  return kernels::prepare_pool(static_cast<int32_t>(x.shape[0]), static_cast<int32_t>(x.shape[1]),
-                               static_cast<int32_t>(x.shape[2]), static_cast<int32_t>(x.shape[3]),
-                               o.filter_h, o.filter_w, o.stride_h, o.stride_w,
-                               o.padding == ir::Padding::kSame, -128, 127);
 }
 
 kernels::OverlapRule average_overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
@@ -84,16 +75,14 @@ std::optional<RowReach> average_row_reach(const ir::Graph& g, const ir::Operator
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::Pool2DOptions>(ctx.op().options);
-  const ir::Tensor& input = ctx.in(0);
   schema::PoolOptionsT p;
   p.stride_h = o.stride_h;
   p.stride_w = o.stride_w;
   p.filter_h = o.filter_h;
   p.filter_w = o.filter_w;
-  p.pad_h = static_cast<int32_t>(
-      ir::window_padding_before(input.shape[1], o.filter_h, o.stride_h, 1, o.padding));
-  p.pad_w = static_cast<int32_t>(
-      ir::window_padding_before(input.shape[2], o.filter_w, o.stride_w, 1, o.padding));
+  const kernels::PoolParams window = pool_params(ctx.graph(), ctx.op());
+  p.pad_h = window.pad_h;
+  p.pad_w = window.pad_w;
   const auto range = ctx.activation_range(o.activation);
   p.activation_min = range.min;
   p.activation_max = range.max;
@@ -103,6 +92,7 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
 void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   const auto& o = std::get<ir::Pool2DOptions>(op.options);
   d.window("filter", o.filter_h, o.filter_w, o.stride_h, o.stride_w, o.padding);
+  d.folded(o.folded);
   d.activation(o.activation);
 }
 

@@ -4,12 +4,25 @@
 // always see the same geometry.
 #include "compiler/ir/graph.h"
 #include "compiler/ops/lower_context.h"
+#include "mote/kernels/pooling.h"
 #include "mote/kernels/scratch.h"
 
 namespace mote::ops {
 
+// The padding TFLite computes before an input of `input` rows (or columns).
+int32_t padding_before(int32_t input, int32_t filter, int32_t stride, int32_t dilation,
+                       ir::Padding padding);
+// The kernel's leading padding of a window whose input has a folded PAD's `folded_before` and
+// `folded_after` rows around it: those, plus the operator's own padding of the padded size. The
+// trailing padding follows from the output size.
+int32_t window_pad_before(int32_t input, int32_t folded_before, int32_t folded_after,
+                          int32_t filter, int32_t stride, int32_t dilation, ir::Padding padding);
+
 kernels::ConvShape conv_shape(const ir::Graph& graph, const ir::Operator& op);
 kernels::DepthwiseShape depthwise_shape(const ir::Graph& graph, const ir::Operator& op);
+// AVERAGE_POOL_2D and MAX_POOL_2D: the kernel's window geometry, as the runtime builds it from the
+// lowered options (the clamp left open).
+kernels::PoolParams pool_params(const ir::Graph& graph, const ir::Operator& op);
 // TRANSPOSE_CONV's inputs: (output shape, filter [Co,Kh,Kw,Ci], input, bias).
 kernels::TransposeConvShape transpose_conv_shape(const ir::Graph& graph, const ir::Operator& op);
 

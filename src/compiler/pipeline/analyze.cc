@@ -44,6 +44,7 @@ Analysis analyze(const std::string& source, const Compiled& compiled) {
   a.arena_bytes = plan.arena_bytes;
   a.lower_bound = planned.bound.bytes;
   a.program_bytes = compiled.program.size();
+  a.folded_pads = planned.folded_pads;
   a.peak_step = -1;
   for (size_t i = 0; i < graph.operators.size(); ++i) {
     const ir::Operator& op = graph.operators[i];
@@ -127,8 +128,15 @@ std::string analysis_text(const Analysis& a) {
          "counts); program " + grouped(a.program_bytes) + " bytes\n";
   out += "live: bytes of the buffers live at the step (total: the lower bound); arena: the arena "
          "in use then (total: the plan's arena)\n";
-  if (std::any_of(a.rows.begin(), a.rows.end(),
-                  [](const OperatorRow& r) { return r.model_index != r.step; })) {
+  if (a.folded_pads > 0) {
+    out += "folded: " + std::to_string(a.folded_pads) +
+           (a.folded_pads == 1 ? " PAD runs as its reader's padding"
+                               : " PADs run as their readers' padding") +
+           " (no step, no padded copy; JSON model_index skips them)\n";
+  }
+  if (!std::is_sorted(a.rows.begin(), a.rows.end(), [](const OperatorRow& x, const OperatorRow& y) {
+        return x.model_index < y.model_index;
+      })) {
     out += "steps: the operators in the order that needs the smallest arena, not the model's (JSON "
            "model_index: each one's index in the model; --order=model keeps the model's order)\n";
   }
@@ -166,6 +174,7 @@ nlohmann::json analysis_json(const Analysis& a) {
             {"lower_bound_bytes", a.lower_bound},
             {"max_scratch_bytes", a.scratch_bytes},
             {"program_bytes", a.program_bytes},
+            {"folded_pads", a.folded_pads},
             {"peak_step", a.peak_step}}}};
   if (a.measured) {
     j["totals"]["instructions"] = a.instructions;

@@ -41,6 +41,7 @@ struct Analysis {
   uint64_t scratch_bytes = 0;  // the largest scratch of any operator
   uint64_t program_bytes = 0;
   int32_t peak_step = 0;       // the plan report's peak step (PlanFigures::peak_step)
+  int32_t folded_pads = 0;     // PADs run as their reader's padding (no step of their own)
   bool measured = false;       // rows hold instructions (and `instructions` their total)
   uint64_t instructions = 0;
   std::string measured_on;     // the QEMU board

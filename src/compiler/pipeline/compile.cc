@@ -7,6 +7,7 @@
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/passes/fold_pads.h"
 #include "compiler/passes/lower.h"
 #include "compiler/passes/operator_order.h"
 #include "compiler/planner/verify.h"
@@ -110,7 +111,10 @@ std::string stream_sentence(const PlannedGraph& planned) {
   return out;
 }
 
-PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
+PlannedGraph plan_graph(const ir::Graph& model, const PlanRequest& request) {
+  passes::FoldedPads folded;
+  if (request.fold_pads) folded = passes::fold_pads(model);
+  const ir::Graph& graph = request.fold_pads ? folded.graph : model;
   const std::optional<target::Cpu> cpu = target::find_cpu(request.cpu);
   if (!cpu) {
     throw InputError("unknown target '" + request.cpu + "'; known: " + target::cpu_names());
@@ -181,7 +185,12 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request) {
       }
     }
   }
+  // Steps name the model's operators, folded PADs counted.
+  if (request.fold_pads) {
+    for (int32_t& k : order.order) k = folded.model_index[static_cast<size_t>(k)];
+  }
   planned.order = std::move(order);
+  planned.folded_pads = folded.folded;
   if (request.stream) stream_first_stage(planned, request, options);
   return planned;
 }

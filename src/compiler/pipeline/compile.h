@@ -44,14 +44,19 @@ struct PlanRequest {
   // gives a smaller arena (passes/row_stages.h). Asked for: it costs instructions (at most 5 %
   // on the shared models, bench/firmware_instructions.md) and changes the program written.
   bool stream = false;
+  // A PAD whose only reader is a convolution, depthwise convolution or max pool becomes that
+  // operator's own padding where that is exact (passes/fold_pads.h); false: every PAD runs as
+  // written (the reference the folded programs are compared with).
+  bool fold_pads = true;
 };
 
 // "model" or "search" (the --order values); nullopt for anything else.
 std::optional<PlanRequest::Order> order_from_string(std::string_view text);
 
 struct PlannedGraph {
-  // The graph as planned and emitted: the model's operators in the order the program runs them
-  // (order.order[step] is the model's index of the operator at that step; tensors keep theirs).
+  // The graph as planned and emitted: the model's operators in the order the program runs them,
+  // without the PADs folded into their readers (order.order[step] is the model's index of the
+  // operator at that step; tensors keep theirs).
   // Step indices of the plan, the reports and the program refer to this graph.
   ir::Graph graph;
   planner::OrderSummary order;
@@ -70,6 +75,8 @@ struct PlannedGraph {
     uint64_t arena;
   };
   std::vector<StreamOption> stream_options;
+  // PADs that became their reader's padding (PlanRequest::fold_pads).
+  int32_t folded_pads = 0;
 };
 
 // "row streaming: operators 0-3 as one stage (rings 3,840 bytes), arena 31,600 bytes (36,880

@@ -271,6 +271,100 @@ TEST(DspMaxPool, EqualsPortableOnRandomShapes) {
   EXPECT_STREQ(max_pool_kernel_variant(PoolParams{}, Extension::kScalar), "portable");
 }
 
+// Every leading and trailing padding of one window axis that a folded PAD can give (a PAD of any
+// rows before and after, then VALID or SAME): leading in [0, extent), trailing in (-stride,
+// extent), as the runtime's load check accepts; the output size each gives over `in` rows.
+struct FoldedAxis {
+  int32_t pad, output;
+};
+std::vector<FoldedAxis> folded_axes(int32_t in, int32_t extent, int32_t stride) {
+  std::vector<FoldedAxis> axes;
+  for (int32_t lead = 0; lead < extent; ++lead) {
+    for (int32_t trail = 1 - stride; trail < extent; ++trail) {
+      const int32_t span = in + lead + trail - extent;
+      if (span >= 0 && span % stride == 0) axes.push_back({lead, span / stride + 1});
+    }
+  }
+  return axes;
+}
+
+// A k x k window of `stride` over an in_h x in_w input (batch 1) with the axes' padding and
+// output sizes; channels left to the caller.
+template <typename Shape>
+Shape folded_window(int32_t in_h, int32_t in_w, int32_t k, int32_t stride, const FoldedAxis& ah,
+                    const FoldedAxis& aw) {
+  Shape s{};
+  s.batches = 1;
+  s.input_h = in_h;
+  s.input_w = in_w;
+  s.filter_h = s.filter_w = k;
+  s.stride_h = s.stride_w = stride;
+  s.dilation_h = s.dilation_w = 1;
+  s.pad_h = ah.pad;
+  s.pad_w = aw.pad;
+  s.output_h = ah.output;
+  s.output_w = aw.output;
+  return s;
+}
+
+// Asymmetric padding (more before than after, or after only: PyTorch's and Keras's explicit PADs
+// before stride-2 layers), 3x3 to 7x7 windows, strides 1 and 2: every variant as portable.
+TEST(DspKernels, EqualsPortableWithFoldedPadding) {
+  int ran = 0;
+  for (const int32_t k : {3, 5, 7}) {
+    for (const int32_t stride : {1, 2}) {
+      const int32_t in_h = 9, in_w = 8;
+      for (const FoldedAxis& ah : folded_axes(in_h, k, stride)) {
+        for (const FoldedAxis& aw : folded_axes(in_w, k, stride)) {
+          if ((ah.pad + aw.pad + ran) % 3 != 0) continue;  // a third of the pairs, all leads
+          ++ran;
+          auto d = folded_window<DepthwiseShape>(in_h, in_w, k, stride, ah, aw);
+          d.input_c = d.output_c = 1 + ran % 9;
+          const RandomCase<DepthwiseConvParams> dc(d, ran);
+          const auto dw = random_values<int8_t>(size_t(k) * k * d.output_c, -128, 127);
+          const size_t dn = size_t(d.output_h) * d.output_w * d.output_c;
+          std::vector<int8_t> want(dn), got(dn, 0x55);
+          portable_depthwise_conv2d(dc.p, dc.input.data(), dw.data(), dc.bias.data(), want.data(),
+                                    Scratch{nullptr, 0});
+          depthwise_conv2d(dc.p, dc.input.data(), dw.data(), dc.bias.data(), got.data(),
+                           Scratch{nullptr, 0});
+          ASSERT_EQ(got, want) << "depthwise " << k << "x" << k << " stride " << stride << " pad "
+                               << ah.pad << "," << aw.pad << " out " << ah.output << "x"
+                               << aw.output;
+
+          auto c = folded_window<ConvShape>(in_h, in_w, k, stride, ah, aw);
+          c.input_c = c.filter_c = 1 + ran % 5;
+          c.output_c = 1 + ran % 7;
+          const RandomCase<ConvParams> cc(c, ran);
+          const auto cw = random_values<int8_t>(size_t(c.output_c) * k * k * c.filter_c, -128, 127);
+          const size_t cn = size_t(c.output_h) * c.output_w * c.output_c;
+          std::vector<int8_t> cwant(cn), cgot(cn, 0x55);
+          std::vector<int8_t> scratch(dsp::conv_scratch_bytes(c) + 16);
+          portable_conv2d(cc.p, cc.input.data(), cw.data(), cc.bias.data(), cwant.data(),
+                          Scratch{nullptr, 0});
+          dsp::conv2d(cc.p, cc.input.data(), cw.data(), cc.bias.data(), cgot.data(),
+                      Scratch{scratch.data(), dsp::conv_scratch_bytes(c)});
+          ASSERT_EQ(cgot, cwant) << "conv " << k << "x" << k << " stride " << stride << " pad "
+                                 << ah.pad << "," << aw.pad;
+
+          PoolParams p = prepare_pool(1, in_h, in_w, d.input_c, k, k, stride, stride, false, -128,
+                                      127);
+          p.pad_h = ah.pad;
+          p.pad_w = aw.pad;
+          p.output_h = ah.output;
+          p.output_w = aw.output;
+          const size_t pn = size_t(p.output_h) * p.output_w * p.channels;
+          std::vector<int8_t> pwant(pn), pgot(pn, 0x55);
+          portable_max_pool(p, dc.input.data(), pwant.data());
+          dsp::max_pool(p, dc.input.data(), pgot.data());
+          ASSERT_EQ(pgot, pwant) << "max pool " << k << "x" << k << " stride " << stride;
+        }
+      }
+    }
+  }
+  EXPECT_GT(ran, 200);
+}
+
 // One same-shape case of an elementwise kernel against portable: up to 70 elements (every input
 // at -128 or 127 throughout every fifth iteration), then the same in place (output = input 1), as
 // the runtime runs it.

@@ -26,6 +26,22 @@ int8_t* pad_dimension(const PadParams& p, const int32_t* out_inner, const int32_
   return output + after;
 }
 
+// The same padding over fewer dimensions: the dimensions after the last padded one fold into it
+// (NHWC padded in height and width: a row of width * channels bytes), so the innermost level
+// copies whole rows at once instead of one pixel at a time.
+PadParams merged_inner_dims(const PadParams& p) {
+  int32_t last = p.rank - 1;
+  while (last > 0 && p.before[last] == 0 && p.after[last] == 0) --last;
+  PadParams q = p;
+  q.rank = last + 1;
+  for (int32_t d = last + 1; d < p.rank; ++d) {
+    q.input_dims[last] *= p.input_dims[d];
+    q.before[last] *= p.input_dims[d];
+    q.after[last] *= p.input_dims[d];
+  }
+  return q;
+}
+
 }  // namespace
 
 PadParams prepare_pad(int32_t rank, const int32_t* input_dims, const int32_t* before,
@@ -41,11 +57,12 @@ PadParams prepare_pad(int32_t rank, const int32_t* input_dims, const int32_t* be
   return p;
 }
 
-void pad(const PadParams& params, const int8_t* input, int8_t* output) {
-  if (params.rank <= 0) {
+void pad(const PadParams& unmerged, const int8_t* input, int8_t* output) {
+  if (unmerged.rank <= 0) {
     output[0] = input[0];
     return;
   }
+  const PadParams params = merged_inner_dims(unmerged);
   // Elements per index of each dimension, in the output and in the input.
   int32_t out_inner[kMaxPadRank];
   int32_t in_inner[kMaxPadRank];

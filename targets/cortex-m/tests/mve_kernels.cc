@@ -39,6 +39,32 @@ int32_t uniform(int32_t lo, int32_t hi) {
 }
 bool coin(int32_t percent) { return uniform(0, 99) < percent; }
 
+// A folded PAD's geometry: a random output size over `in` rows whose trailing padding may differ
+// from the leading `pad` (anything the runtime accepts: in (-stride, extent)); 0 when none fits.
+int32_t asymmetric_output(int32_t in, int32_t extent, int32_t stride, int32_t pad) {
+  int32_t choices[16];
+  int32_t n = 0;
+  for (int32_t out = 1; out <= 16; ++out) {
+    const int32_t trailing = (out - 1) * stride + extent - in - pad;
+    if (trailing > -stride && trailing <= extent - 1) choices[n++] = out;
+  }
+  return n == 0 ? 0 : choices[uniform(0, n - 1)];
+}
+
+// In a third of the cases, the output sizes of `s` (its padding kept) as a folded PAD gives them.
+template <typename Shape>
+void maybe_asymmetric(Shape& s) {
+  if (!coin(35)) return;
+  const int32_t h = asymmetric_output(s.input_h, s.dilation_h * (s.filter_h - 1) + 1, s.stride_h,
+                                      s.pad_h);
+  const int32_t w = asymmetric_output(s.input_w, s.dilation_w * (s.filter_w - 1) + 1, s.stride_w,
+                                      s.pad_w);
+  if (h > 0 && w > 0) {
+    s.output_h = h;
+    s.output_w = w;
+  }
+}
+
 constexpr int32_t kMaxChannels = 48;
 constexpr int32_t kGuard = 64;
 int8_t input_buf[2 * 12 * 12 * kMaxChannels];
@@ -189,6 +215,7 @@ void check_conv(Tally& t) {
                         12);
     s.output_h = (s.input_h + 2 * s.pad_h - s.dilation_h * (s.filter_h - 1) - 1) / s.stride_h + 1;
     s.output_w = (s.input_w + 2 * s.pad_w - s.dilation_w * (s.filter_w - 1) - 1) / s.stride_w + 1;
+    maybe_asymmetric(s);
     s.output_c = grouped ? groups * uniform(1, 24 / groups) : uniform(1, 21);
     const Clamp c = random_clamp();
     p.input_offset = uniform(-127, 128);
@@ -246,6 +273,7 @@ void check_depthwise(Tally& t) {
     s.input_w = uniform(min_w > 1 ? min_w : 1, 12);
     s.output_h = (s.input_h + 2 * s.pad_h - s.dilation_h * (s.filter_h - 1) - 1) / s.stride_h + 1;
     s.output_w = (s.input_w + 2 * s.pad_w - s.dilation_w * (s.filter_w - 1) - 1) / s.stride_w + 1;
+    maybe_asymmetric(s);
     const Clamp c = random_clamp();
     p.input_offset = uniform(-127, 128);
     p.output_offset = c.offset;
@@ -415,8 +443,19 @@ void check_pooling(Tally& t) {
     const bool same = coin(50);
     if (!same && (fh > h || fw > w)) continue;
     const Clamp c = random_clamp();
-    const k::PoolParams p = k::prepare_pool(batches, h, w, channels, fh, fw, uniform(1, 3),
-                                            uniform(1, 3), same, c.min, c.max);
+    k::PoolParams p = k::prepare_pool(batches, h, w, channels, fh, fw, uniform(1, 3),
+                                      uniform(1, 3), same, c.min, c.max);
+    if (coin(35)) {  // a folded PAD's leading padding and output size
+      const int32_t pad_h = uniform(0, fh - 1), pad_w = uniform(0, fw - 1);
+      const int32_t oh = asymmetric_output(h, fh, p.stride_h, pad_h);
+      const int32_t ow = asymmetric_output(w, fw, p.stride_w, pad_w);
+      if (oh > 0 && ow > 0) {
+        p.pad_h = pad_h;
+        p.pad_w = pad_w;
+        p.output_h = oh;
+        p.output_w = ow;
+      }
+    }
     fill(input_buf, batches * h * w * channels, -128, 127);
     const int32_t n = batches * p.output_h * p.output_w * channels;
     memset(got_buf, 0x5a, sizeof(got_buf));
