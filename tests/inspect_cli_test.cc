@@ -282,6 +282,11 @@ TEST_F(InspectCli, ShowsAProgramsTargetArenaAndOperators) {
   // --check judges models; a program is already compiled.
   EXPECT_EQ(run("inspect --check " + quoted(program)).status, 2);
 
+  // analyze needs the model, and says where the program's figures are.
+  const Result analyzed = run("analyze " + quoted(program));
+  EXPECT_EQ(analyzed.status, 2);
+  EXPECT_THAT(analyzed.err, HasSubstr("a .mote program; analyze compiles the model"));
+
   // `mote run` says which CPU the program is for.
   EXPECT_THAT(run("run " + quoted(program)).out,
               HasSubstr("\ntarget: cortex-m4 (dsp kernels); run here with the portable kernels\n"));

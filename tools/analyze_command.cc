@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "compiler/emit/emit.h"
+#include "compiler/emit/program_file.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/analyze.h"
 #include "compiler/pipeline/compile.h"
@@ -58,6 +59,13 @@ void measure(const AnalyzeSettings& s, const std::vector<uint8_t>& program,
 }
 
 void analyze_model(const AnalyzeSettings& s) {
+  // The per-operator rows need the model (MACs, kernel variants); a program holds neither.
+  if (emit::is_program_file(s.model)) {
+    throw InputError(s.model + ": a .mote program; analyze compiles the model: give the .tflite "
+                     "or .onnx with the options it was compiled with (mote inspect " + s.model +
+                     " shows the program's target, arena and operators; mote validate " + s.model +
+                     " runs it on its CPU)");
+  }
   const auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
   pipeline::Analysis analysis;
   try {

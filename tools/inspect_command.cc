@@ -318,20 +318,15 @@ void print_program(const std::string& path, const schema::ProgramT& p, size_t by
 
 // A .mote program as it is: what it was compiled for and what it holds.
 void inspect_program(const InspectOptions& options) {
-  const emit::AlignedBuffer file = emit::read_file_aligned(options.model);
-  std::unique_ptr<schema::ProgramT> program;
-  try {
-    program = emit::read_program(file.span());
-  } catch (const InputError& e) {
-    throw InputError(options.model + ": " + e.what());
-  }
+  const emit::ProgramFile file = emit::read_program_file(options.model);
   if (options.json_path.empty()) {
-    print_program(options.model, *program, file.size());
+    print_program(options.model, *file.program, file.bytes.size());
     emit::flush_stdout();
     return;
   }
   emit::OutputFiles files;
-  files.add(options.json_path, program_json(options.model, *program, file.size()).dump(2) + "\n");
+  files.add(options.json_path,
+            program_json(options.model, *file.program, file.bytes.size()).dump(2) + "\n");
   files.commit();
 }
 

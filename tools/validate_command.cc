@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "compiler/emit/emit.h"
@@ -126,20 +125,15 @@ ProgramToValidate program_to_validate(const ValidateSettings& s) {
     return {std::move(compiled.program), compiled.planned.cpu.name, graph.operators.size(),
             default_target_note(s.planning.target_option)};
   }
-  const emit::AlignedBuffer file = emit::read_file_aligned(s.model);
-  std::unique_ptr<schema::ProgramT> program;
-  try {
-    program = emit::read_program(file.span());
-  } catch (const InputError& e) {
-    throw InputError(s.model + ": " + e.what());
-  }
+  const emit::ProgramFile file = emit::read_program_file(s.model);
+  const std::unique_ptr<schema::ProgramT>& program = file.program;
   const std::string cpu = program->target ? program->target->cpu : "";
   if (s.planning.target_given() && cpu != s.options.plan.cpu) {
     throw InputError(s.model + ": a program compiled for " + cpu + ", not --target " +
                      s.options.plan.cpu + "; leave out --target, or compile the model again "
                      "with --target " + s.options.plan.cpu);
   }
-  return {std::vector<uint8_t>(file.data(), file.data() + file.size()), cpu,
+  return {std::vector<uint8_t>(file.bytes.data(), file.bytes.data() + file.bytes.size()), cpu,
           program->operators.size()};
 }
 

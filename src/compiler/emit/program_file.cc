@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "compiler/ir/error.h"
 #include "compiler/target/target.h"
 
 namespace mote::emit {
@@ -13,6 +14,16 @@ bool is_program_file(const std::filesystem::path& path) {
   char head[8] = {};
   return file.read(head, sizeof head) &&
          std::memcmp(head + 4, schema::ProgramIdentifier(), 4) == 0;
+}
+
+ProgramFile read_program_file(const std::filesystem::path& path) {
+  ProgramFile file{read_file_aligned(path), nullptr};
+  try {
+    file.program = read_program(file.bytes.span());
+  } catch (const InputError& e) {
+    throw InputError(path.string() + ": " + e.what());
+  }
+  return file;
 }
 
 std::string target_kernels(const schema::ProgramT& program) {

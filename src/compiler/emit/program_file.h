@@ -3,8 +3,10 @@
 // target and types as every command spells them.
 
 #include <filesystem>
+#include <memory>
 #include <string>
 
+#include "compiler/emit/emit.h"
 #include "mote/schema/mote_generated.h"
 
 namespace mote::emit {
@@ -13,6 +15,14 @@ namespace mote::emit {
 /// 4-7), so that a command taking a model or a program can tell which it was given. False for a
 /// file it cannot read.
 bool is_program_file(const std::filesystem::path& path);
+
+/// A .mote file read and verified: its bytes and what they hold.
+struct ProgramFile {
+  AlignedBuffer bytes;
+  std::unique_ptr<schema::ProgramT> program;
+};
+/// Throws mote::InputError "<path>: <reason>" for a file that is not a valid program.
+ProgramFile read_program_file(const std::filesystem::path& path);
 
 /// The kernels a program was planned for ("scalar", "dsp", "mve": their scratch sizes and
 /// overlaps are in its plan); "" when it names no target.

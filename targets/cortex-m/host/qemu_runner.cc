@@ -191,9 +191,9 @@ std::string missing_runner_reason(std::string_view cpu, const RunnerSearch& sear
   std::stringstream names(built);
   for (std::string name; std::getline(names, name, ',');) has_cpu = has_cpu || name == cpu;
   if (has_cpu) {
-    reason += "this Mote's build makes them for " + built +
-              ": install them with the tool (cmake --install BUILD --prefix PREFIX puts them in "
-              "PREFIX/lib/mote/firmware), or give --firmware-dir DIR";
+    reason += "this Mote's build makes them for " + built + ": build them (target firmware-" +
+              std::string(cpu) + "), install them with the tool (cmake --install BUILD --prefix "
+              "PREFIX puts them in PREFIX/lib/mote/firmware), or give --firmware-dir DIR";
   } else {
     std::string cpus = built.empty() ? "" : built + ";";
     std::replace(cpus.begin(), cpus.end(), ',', ';');
