@@ -51,10 +51,10 @@ foreach(dir cmake ld platform runner)
   install(DIRECTORY ${cortex_m}/${dir} DESTINATION ${mote_kit}/${cortex_m})
 endforeach()
 
-# validate_runner.elf for every MOTE_FIRMWARE_CPUS build; run_kws_dscnn_like.elf (the demo's)
-# where the firmware tests made it.
+# validate_runner.elf of every firmware build (MOTE_FIRMWARE_RUNNER_CPUS, targets/cortex-m);
+# run_kws_dscnn_like.elf (the demo's) where the firmware tests made it.
 if(MOTE_BUILD_FIRMWARE AND MOTE_FIRMWARE_WITH_RUNTIME)
-  foreach(cpu ${MOTE_FIRMWARE_CPUS})
+  foreach(cpu ${MOTE_FIRMWARE_RUNNER_CPUS})
     install(FILES ${CMAKE_BINARY_DIR}/firmware-${cpu}/validate_runner.elf
             DESTINATION lib/mote/firmware/firmware-${cpu})
     install(FILES ${CMAKE_BINARY_DIR}/firmware-${cpu}/run_kws_dscnn_like.elf

@@ -217,7 +217,9 @@ void add_import_options(CLI::App* cmd, import::ImportOptions& import) {
 std::filesystem::path RunnerSettings::image(const std::string& cpu) const {
   namespace fs = std::filesystem;
   if (!runner.empty()) {
-    if (!fs::is_regular_file(runner)) throw InputError(runner + ": --runner: no such image");
+    if (!fs::is_regular_file(runner)) {
+      throw InputError(runner + ": no runner image for " + cpu + " (--runner names no file)");
+    }
     return fs::absolute(runner);
   }
   const cortex_m::RunnerSearch search = cortex_m::find_generic_runner(cpu, firmware_dir);
