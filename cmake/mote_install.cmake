@@ -9,6 +9,9 @@
 #                                             licence, so the kit needs no libflatbuffers-dev
 #   P/share/mote/targets/cortex-m/            mote_firmware.cmake, boards, start-up, console
 #   P/lib/cmake/Mote/                         MoteConfig.cmake, MoteConfigVersion.cmake
+#   P/lib/mote/firmware/firmware-<cpu>/       the runner images of the firmware build, where the
+#                                             installed `mote validate`, `analyze --measure` and
+#                                             `demo` find them (targets/cortex-m/host/qemu_runner)
 include(CMakePackageConfigHelpers)
 set(mote_kit share/mote)
 
@@ -47,6 +50,17 @@ install(PROGRAMS ${cortex_m}/run-qemu.sh DESTINATION ${mote_kit}/${cortex_m})
 foreach(dir cmake ld platform runner)
   install(DIRECTORY ${cortex_m}/${dir} DESTINATION ${mote_kit}/${cortex_m})
 endforeach()
+
+# validate_runner.elf of every firmware build (MOTE_FIRMWARE_RUNNER_CPUS, targets/cortex-m);
+# run_kws_dscnn_like.elf (the demo's) where the firmware tests made it.
+if(MOTE_BUILD_FIRMWARE AND MOTE_FIRMWARE_WITH_RUNTIME)
+  foreach(cpu ${MOTE_FIRMWARE_RUNNER_CPUS})
+    install(FILES ${CMAKE_BINARY_DIR}/firmware-${cpu}/validate_runner.elf
+            DESTINATION lib/mote/firmware/firmware-${cpu})
+    install(FILES ${CMAKE_BINARY_DIR}/firmware-${cpu}/run_kws_dscnn_like.elf
+            DESTINATION lib/mote/firmware/firmware-${cpu} OPTIONAL)
+  endforeach()
+endif()
 
 configure_package_config_file(cmake/MoteConfig.cmake.in
   ${CMAKE_BINARY_DIR}/MoteConfig.cmake INSTALL_DESTINATION lib/cmake/Mote)

@@ -409,7 +409,7 @@ TEST_F(FirmwareCli, ValidateSaysWhatItLacks) {
   Result r = run("validate " + quoted(model) + " --target cortex-m4 --runner " +
                  quoted(dir_ / "none.elf"));
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, HasSubstr("none.elf: no runner image for cortex-m4; build Mote with the firmware"));
+  EXPECT_THAT(r.err, HasSubstr("none.elf: no runner image for cortex-m4 (--runner names no file)"));
   r = run("validate " + quoted(model) + " --target cortex-m0");
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr("--target cortex-m0: no QEMU board runs it"));

@@ -24,6 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 using Result = cli_testing::CliResult;
@@ -254,6 +255,54 @@ TEST_F(InspectCli, CheckListsEveryOperatorsVerdict) {
                           quoted(write("good.tflite", builder::write_model(builder::conv2d_x3()))));
   EXPECT_EQ(good.status, 0) << good.err;
   EXPECT_THAT(good.out, HasSubstr("verdict: all 5 operators compile"));
+}
+
+// A .mote program: what it was compiled for (the CPU, its kernels), its arena, its operators.
+TEST_F(InspectCli, ShowsAProgramsTargetArenaAndOperators) {
+  const fs::path model = write("kws.tflite", builder::write_model(builder::kws_dscnn_like()));
+  const fs::path program = path("kws-m4.mote");
+  const Result compiled =
+      run("compile " + quoted(model) + " --target cortex-m4 -o " + quoted(program));
+  ASSERT_EQ(compiled.status, 0) << compiled.err;
+  EXPECT_THAT(compiled.out, Not(HasSubstr("the default")));
+
+  const Result r = run("inspect " + quoted(program));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("program: " + program.string() + " ("));
+  EXPECT_THAT(r.out, HasSubstr("\ntarget: cortex-m4 (dsp kernels"));
+  EXPECT_THAT(r.out, HasSubstr("\narena: "));
+  EXPECT_THAT(r.out, HasSubstr("\ninput   t"));
+  EXPECT_THAT(r.out, HasSubstr("\n  0  CONV_2D"));
+  EXPECT_THAT(r.out, HasSubstr("\n  operators        13 ("));
+  const json j = json::parse(run("inspect " + quoted(program) + " --json -").out);
+  EXPECT_EQ(j["target"]["cpu"], "cortex-m4");
+  EXPECT_EQ(j["target"]["kernels"], "dsp");
+  EXPECT_EQ(j["operators"].size(), 13u);
+  EXPECT_EQ(j["program_bytes"], fs::file_size(program));
+  // --check judges models; a program is already compiled.
+  EXPECT_EQ(run("inspect --check " + quoted(program)).status, 2);
+
+  // analyze needs the model, and says where the program's figures are.
+  const Result analyzed = run("analyze " + quoted(program));
+  EXPECT_EQ(analyzed.status, 2);
+  EXPECT_THAT(analyzed.err, HasSubstr("a .mote program; analyze compiles the model"));
+
+  // `mote run` says which CPU the program is for.
+  EXPECT_THAT(run("run " + quoted(program)).out,
+              HasSubstr("\ntarget: cortex-m4 (dsp kernels); run here with the portable kernels\n"));
+
+  // Without --target the CPU that the result depends on is said to be the default.
+  const Result by_default = run("compile " + quoted(model) + " -o " + quoted(path("kws.mote")));
+  ASSERT_EQ(by_default.status, 0) << by_default.err;
+  EXPECT_THAT(by_default.out,
+              HasSubstr(" for cortex-m55 (mve) (the default; choose with --target), 13 operators"));
+  EXPECT_THAT(run("plan " + quoted(model)).out,
+              StartsWith("target: cortex-m55 (the default; choose with --target)\nplan: "));
+  EXPECT_THAT(run("analyze " + quoted(model)).out,
+              StartsWith("mote analyze: " + model.string() +
+                         " for cortex-m55 (mve) (the default; choose with --target)\n"));
+  EXPECT_THAT(run("plan " + quoted(model) + " --target cortex-m55").out,
+              Not(HasSubstr("the default")));
 }
 
 TEST_F(InspectCli, UsageErrorsAndHelp) {

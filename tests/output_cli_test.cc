@@ -224,6 +224,29 @@ TEST_F(OutputCli, AnalyzeAndValidateTakeEveryPlanningOptionOfCompile) {
             nlohmann::json::parse(read_text(dir_ / "p.json"))["totals"]["arena_bytes"]);
 }
 
+TEST_F(OutputCli, EveryParseErrorStartsWithErrorAndNamesAnUnknownOptionFirst) {
+  // Before the missing model: the option the user mistyped is what to fix.
+  Result r = mote("compile --bogus");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "error: unknown option --bogus\nRun `mote compile --help` for the options.\n");
+  r = mote("plan m.tflite --target cortex-m4 --bogus=3");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "error: unknown option --bogus\nRun `mote plan --help` for the options.\n");
+  r = mote("--bogus");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "error: unknown option --bogus\nRun `mote --help` for the options.\n");
+  r = mote("bogus m.tflite");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "error: unknown command 'bogus'; the commands: inspect, plan, compile, run, "
+                   "analyze, validate, demo\nRun `mote --help` for the options.\n");
+  // Known options keep CLI11's own reason, with the prefix.
+  r = mote("compile");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, ::testing::StartsWith("error: model is required"));
+  // A value that looks like an option is a value ("-" is stdout).
+  EXPECT_EQ(mote("inspect m.tflite --json -").status, 0);
+}
+
 TEST_F(OutputCli, RepeatZeroGivesASaneRange) {
   ASSERT_EQ(mote("compile m.tflite -o m.mote").status, 0);
   const Result r = mote("run m.mote --repeat 0");

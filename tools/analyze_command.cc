@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "compiler/emit/emit.h"
+#include "compiler/emit/program_file.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/analyze.h"
 #include "compiler/pipeline/compile.h"
@@ -23,9 +24,7 @@ struct AnalyzeSettings {
   std::string json_path;  // "-": stdout, and then no text
   std::string csv_path;   // "-": stdout, and then no text
   bool measure = false;      // --measure: instructions per operator under QEMU
-  std::string runner;        // --runner IMAGE
-  std::string firmware_dir;  // default: beside the mote executable
-  int timeout_seconds = 120;
+  RunnerSettings runner;
   PlanningSettings planning;
   pipeline::CompileOptions options;  // planning.resolved(), once parsed
   import::ImportOptions import;
@@ -41,17 +40,7 @@ void measure(const AnalyzeSettings& s, const std::vector<uint8_t>& program,
   if (!board) throw InputError("--measure: no QEMU board runs " + analysis.cpu);
   const std::optional<fs::path> qemu = cortex_m::find_qemu();
   if (!qemu) throw InputError("--measure: qemu-system-arm is not installed");
-  const fs::path image = fs::absolute(
-      !s.runner.empty() ? fs::path(s.runner)
-                        : cortex_m::generic_runner_image(s.firmware_dir.empty()
-                                                             ? cortex_m::executable_dir()
-                                                             : fs::path(s.firmware_dir),
-                                                         analysis.cpu));
-  if (!fs::is_regular_file(image)) {
-    throw InputError(image.string() + ": no runner image for " + analysis.cpu + "; build Mote " +
-                     "with the firmware for it (-DMOTE_FIRMWARE_CPUS=\"" + analysis.cpu +
-                     "\") or give --runner IMAGE");
-  }
+  const fs::path image = s.runner.image(analysis.cpu);
   TempDir dir;
   emit::write_file_atomically(dir.path / "program.mote", program);
   std::vector<uint8_t> input;
@@ -60,7 +49,7 @@ void measure(const AnalyzeSettings& s, const std::vector<uint8_t>& program,
   }
   emit::write_file_atomically(dir.path / "input.bin", input);
   const std::optional<cortex_m::QemuRun> run =
-      cortex_m::run_qemu(*qemu, *board, image, s.timeout_seconds, dir.path);
+      cortex_m::run_qemu(*qemu, *board, image, s.runner.timeout_seconds, dir.path);
   if (!run || run->exit_status != 0) {
     const cortex_m::RunnerOutput parsed = cortex_m::parse_runner_output(run ? run->output : "");
     throw InputError("--measure: " + image.filename().string() + " on " + *board + " failed" +
@@ -70,10 +59,18 @@ void measure(const AnalyzeSettings& s, const std::vector<uint8_t>& program,
 }
 
 void analyze_model(const AnalyzeSettings& s) {
+  // The per-operator rows need the model (MACs, kernel variants); a program holds neither.
+  if (emit::is_program_file(s.model)) {
+    throw InputError(s.model + ": a .mote program; analyze compiles the model: give the .tflite "
+                     "or .onnx with the options it was compiled with (mote inspect " + s.model +
+                     " shows the program's target, arena and operators; mote validate " + s.model +
+                     " runs it on its CPU)");
+  }
   const auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
   pipeline::Analysis analysis;
   try {
     analysis = pipeline::analyze(s.model, compiled);
+    analysis.target_note = default_target_note(s.planning.target_option);
     if (s.measure) measure(s, compiled.program, analysis);
   } catch (const InputError& e) {
     throw InputError(s.model + ": " + e.what());
@@ -112,12 +109,7 @@ void add_analyze_command(CLI::App& app) {
   cmd->add_flag("--measure", s->measure,
                 "Also run the program once under QEMU in the CPU's generic runner\n"
                 "(firmware-<cpu>/validate_runner.elf) and add each operator's instructions");
-  cmd->add_option("--runner", s->runner, "--measure: the runner image (default: from --firmware-dir)");
-  cmd->add_option("--firmware-dir", s->firmware_dir,
-                  "--measure: the build folder holding firmware-<cpu>/ (default: this mote's)");
-  cmd->add_option("--timeout", s->timeout_seconds, "--measure: seconds the QEMU run may take")
-      ->check(CLI::Range(1, 3600))
-      ->capture_default_str();
+  add_runner_options(cmd, s->runner, "--measure: ");
   cmd->callback([s] {
     if (s->json_path == "-" && s->csv_path == "-") {
       throw CLI::ValidationError("--json, --csv", "only one of them can go to standard output");

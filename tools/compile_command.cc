@@ -218,10 +218,10 @@ void compile_model(const CompileSettings& s) {
   FILE* summary = output == "-" || json_path == "-" ? stderr : stdout;
   const std::string written =
       emit_mote ? output + (emit_c ? ", " + c_files : "") : c_files;
-  std::fprintf(summary, "mote: %s -> %s for %s (%s), %zu operators\n", s.model.c_str(),
+  std::fprintf(summary, "mote: %s -> %s for %s (%s)%s, %zu operators\n", s.model.c_str(),
                written.c_str(), planned.cpu.name.c_str(),
                std::string(target::extension_name(planned.cpu.extension)).c_str(),
-               graph.operators.size());
+               default_target_note(s.planning.target_option).c_str(), graph.operators.size());
   std::fprintf(summary, "  program: %zu bytes\n", compiled.program.size());
   std::fprintf(summary,
                "  arena:   %llu bytes (activations %llu, scratch %llu), lower bound %llu, %s\n",

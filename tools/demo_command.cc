@@ -75,12 +75,6 @@ void progress(const std::string& what) {
   std::fflush(stderr);
 }
 
-fs::path executable_dir() {
-  std::error_code error;
-  const fs::path self = fs::read_symlink("/proc/self/exe", error);
-  return error ? fs::current_path() : self.parent_path();
-}
-
 // ---- firmware under QEMU ----------------------------------------------------------------------
 
 struct FirmwareRun {
@@ -108,23 +102,24 @@ FirmwareRun run_firmware(const DemoOptions& options, const std::string& cpu) {
     run.reason = "qemu-system-arm is not installed (./scripts/setup.sh installs it)";
     return run;
   }
-  const fs::path firmware_dir =
-      options.firmware_dir.empty() ? executable_dir() : fs::path(options.firmware_dir);
-  const std::optional<fs::path> image =
-      cortex_m::find_runner_image(firmware_dir, cpu, kRunnerModel);
-  if (!image) {
-    const fs::path expected = cortex_m::expected_runner_image(firmware_dir, cpu, kRunnerModel);
-    const fs::path relative = fs::proximate(expected);
-    const bool inside = !relative.empty() && *relative.begin() != "..";
-    run.reason = "no firmware runner " + (inside ? relative : expected).string() +
-                 " (the firmware build makes it)";
+  const cortex_m::RunnerSearch search =
+      cortex_m::find_model_runner(cpu, kRunnerModel, options.firmware_dir);
+  if (!search.image) {
+    // Paths inside the working folder as the user would type them.
+    cortex_m::RunnerSearch shown_search = search;
+    for (fs::path& path : shown_search.looked_at) {
+      const fs::path relative = fs::proximate(path);
+      if (!relative.empty() && *relative.begin() != "..") path = relative;
+    }
+    run.reason = cortex_m::missing_runner_reason(cpu, shown_search);
     return run;
   }
-  run.image = image->string();
+  const fs::path& image = *search.image;
+  run.image = image.string();
   run.board = *board;
-  progress("running " + image->filename().string() + " on QEMU " + *board + " (" + cpu + ")");
+  progress("running " + image.filename().string() + " on QEMU " + *board + " (" + cpu + ")");
   const std::optional<cortex_m::QemuRun> qemu_run =
-      cortex_m::run_qemu(*qemu, *board, *image, kQemuTimeoutSeconds);
+      cortex_m::run_qemu(*qemu, *board, image, kQemuTimeoutSeconds);
   if (!qemu_run) {
     run.state = "failed";
     run.reason = "could not start qemu-system-arm";
@@ -522,8 +517,8 @@ void add_demo_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--no-firmware", options->no_firmware, "Do not run the firmware under QEMU");
   cmd->add_option("--firmware-dir", options->firmware_dir,
-                  "Build folder holding firmware-<cpu>/ runner images (default: the folder of "
-                  "the mote executable)");
+                  "Folder holding firmware-<cpu>/ runner images (default: the build folder of\n"
+                  "this mote, else the install's <prefix>/lib/mote/firmware)");
   add_time_limit_option(cmd, options->time_limit_ms, "Time budget of each exact search");
   cmd->callback([options] { run_demo(*options); });
 }

@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "compiler/emit/emit.h"
+#include "compiler/emit/program_file.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/stats.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/planner/report.h"
 #include "compiler/tflite/reader.h"
 #include "tools/commands.h"
 #include "tools/options.h"
@@ -191,6 +193,143 @@ void print_text(const std::string& path, const Graph& g) {
               static_cast<long long>(ir::activation_bytes(g)));
 }
 
+// ---- a .mote program ----------------------------------------------------------------------------
+
+std::string program_tensor_line(const schema::ProgramT& p, int32_t index, const std::string& layout) {
+  const schema::TensorT& t = *p.tensors.at(static_cast<size_t>(index));
+  char head[96];
+  std::snprintf(head, sizeof head, "t%-4d %-7s %-16s", index, emit::data_type_name(t.type).c_str(),
+                ir::shape_string(t.shape).c_str());
+  std::string line = head;
+  if (t.scale != 0) line += " scale " + format("%.6g", t.scale) + " zp " + std::to_string(t.zero_point);
+  if (t.location == schema::Location::Constant) line += "  const " + std::to_string(t.size) + " B";
+  if (!layout.empty()) line += " " + layout;
+  if (!t.name.empty()) line += "  \"" + short_name(t.name) + "\"";
+  return line;
+}
+
+std::string layout_of(const std::vector<std::string>& layouts, size_t i) {
+  return i < layouts.size() ? layouts[i] : "";
+}
+
+json program_tensor_json(const schema::ProgramT& p, int32_t index, const std::string& layout) {
+  const schema::TensorT& t = *p.tensors.at(static_cast<size_t>(index));
+  json j = {{"index", index}, {"name", t.name}, {"type", emit::data_type_name(t.type)},
+            {"shape", t.shape}, {"bytes", t.size}};
+  if (t.scale != 0) {
+    j["scale"] = t.scale;
+    j["zero_point"] = t.zero_point;
+  }
+  if (!layout.empty()) j["layout"] = layout;
+  return j;
+}
+
+json program_json(const std::string& path, const schema::ProgramT& p, size_t bytes) {
+  json inputs = json::array(), outputs = json::array(), ops = json::array();
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    inputs.push_back(program_tensor_json(p, p.inputs[i], layout_of(p.input_layouts, i)));
+  }
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    outputs.push_back(program_tensor_json(p, p.outputs[i], layout_of(p.output_layouts, i)));
+  }
+  std::map<std::string, int> counts;
+  for (size_t i = 0; i < p.operators.size(); ++i) {
+    const schema::OperatorT& op = *p.operators[i];
+    const std::string kind(ir::to_string(static_cast<ir::OpType>(op.kind)));
+    ops.push_back({{"index", i}, {"kind", kind}, {"inputs", op.inputs}, {"outputs", op.outputs},
+                   {"scratch_bytes", op.scratch ? op.scratch->size() : 0},
+                   {"in_place", op.in_place}, {"backward", op.backward}});
+    ++counts[kind];
+  }
+  json doc = {{"program", path},
+              {"program_bytes", bytes},
+              {"format_version", p.version},
+              {"target", {{"cpu", p.target ? p.target->cpu : ""}, {"kernels", emit::target_kernels(p)}}},
+              {"arena_bytes", p.arena_size},
+              {"arena_alignment", p.arena_alignment},
+              {"constant_bytes", p.constants.size()},
+              {"constants_crc32", p.constants_crc32.has_value()},
+              {"inputs", inputs},
+              {"outputs", outputs},
+              {"operators", ops},
+              {"operator_counts", counts},
+              {"stages", p.stages.size()}};
+  if (p.plan) {
+    doc["plan"] = {{"algorithm", p.plan->algorithm}, {"lower_bound", p.plan->lower_bound},
+                   {"optimal", p.plan->optimal}, {"activation_bytes", p.plan->activation_bytes},
+                   {"scratch_bytes", p.plan->scratch_bytes}};
+  }
+  return doc;
+}
+
+void print_program(const std::string& path, const schema::ProgramT& p, size_t bytes) {
+  std::printf("program: %s (%s bytes, format version %u)\n", path.c_str(),
+              planner::grouped(bytes).c_str(), p.version);
+  std::printf("target: %s (%s kernels: its scratch sizes and overlaps are planned for them; the "
+              "runtime of another kernel build refuses it where they differ)\n",
+              p.target ? p.target->cpu.c_str() : "?", emit::target_kernels(p).c_str());
+  std::printf("arena: %s bytes (alignment %u)", planner::grouped(p.arena_size).c_str(),
+              p.arena_alignment);
+  if (p.plan) {
+    std::printf(", planned by %s: lower bound %s bytes%s", p.plan->algorithm.c_str(),
+                planner::grouped(p.plan->lower_bound).c_str(),
+                p.plan->optimal ? ", proven optimal" : "");
+  }
+  std::printf("\nconstants: %s bytes%s\n", planner::grouped(p.constants.size()).c_str(),
+              p.constants_crc32 ? " (CRC-32 checked at load)" : "");
+  if (!p.stages.empty()) {
+    std::printf("row-streamed stages: %zu\n", p.stages.size());
+  }
+  std::printf("tensors: %zu  operators: %zu\n", p.tensors.size(), p.operators.size());
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    std::printf("input   %s\n", program_tensor_line(p, p.inputs[i], layout_of(p.input_layouts, i)).c_str());
+  }
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    std::printf("output  %s\n",
+                program_tensor_line(p, p.outputs[i], layout_of(p.output_layouts, i)).c_str());
+  }
+  std::printf("\n");
+  std::vector<std::pair<std::string, int>> counts;
+  for (size_t i = 0; i < p.operators.size(); ++i) {
+    const schema::OperatorT& op = *p.operators[i];
+    const std::string kind(ir::to_string(static_cast<ir::OpType>(op.kind)));
+    std::string extra;
+    if (op.scratch && op.scratch->size() > 0) {
+      extra += "  scratch " + planner::grouped(op.scratch->size()) + " B";
+    }
+    if (op.in_place) extra += "  in place";
+    if (op.backward) extra += "  backward";
+    std::printf("%3zu  %s%s\n", i, kind.c_str(), extra.c_str());
+    for (int32_t t : op.inputs) {
+      if (t >= 0) std::printf("       in   %s\n", program_tensor_line(p, t, "").c_str());
+    }
+    for (int32_t t : op.outputs) std::printf("       out  %s\n", program_tensor_line(p, t, "").c_str());
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == kind; });
+    if (it == counts.end()) {
+      counts.emplace_back(kind, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  std::string by_kind;
+  for (const auto& [kind, n] : counts) by_kind += (by_kind.empty() ? "" : ", ") + kind + " " + std::to_string(n);
+  std::printf("\ntotals\n  operators        %zu (%s)\n", p.operators.size(), by_kind.c_str());
+}
+
+// A .mote program as it is: what it was compiled for and what it holds.
+void inspect_program(const InspectOptions& options) {
+  const emit::ProgramFile file = emit::read_program_file(options.model);
+  if (options.json_path.empty()) {
+    print_program(options.model, *file.program, file.bytes.size());
+    emit::flush_stdout();
+    return;
+  }
+  emit::OutputFiles files;
+  files.add(options.json_path,
+            program_json(options.model, *file.program, file.bytes.size()).dump(2) + "\n");
+  files.commit();
+}
+
 // A refused operator's name and reason, from the problem's "operator 3 (TANH): <reason>": the
 // name there says more than the type (a custom operator's code, "CUSTOM 'SignalWindow'").
 std::pair<std::string, std::string> name_and_reason(const tflite::OperatorVerdict& op) {
@@ -258,6 +397,13 @@ void run_check(const InspectOptions& options) {
 }
 
 void run_inspect(const InspectOptions& options) {
+  if (emit::is_program_file(options.model)) {
+    if (options.check) {
+      throw InputError(options.model + ": a .mote program, already compiled; --check takes the "
+                       "model (.tflite, .onnx)");
+    }
+    return inspect_program(options);
+  }
   if (options.check) return run_check(options);
   Graph g;
   try {
@@ -292,9 +438,13 @@ void run_inspect(const InspectOptions& options) {
 void add_inspect_command(CLI::App& app) {
   auto options = std::make_shared<InspectOptions>();
   auto* cmd = app.add_subcommand(
-      "inspect", "Print a .tflite or .onnx model's operators, shapes, quantization, MACs and sizes");
+      "inspect",
+      "Print a .tflite or .onnx model's operators, shapes, quantization, MACs and sizes, or what\n"
+      "a .mote program holds: the CPU and kernels it was compiled for, arena, operators, inputs\n"
+      "and outputs");
   // Not required here: the old switch spelling `--json MODEL` hands the model to --json.
-  cmd->add_option("model", options->model, "the model: .tflite, or quantized .onnx");
+  cmd->add_option("model", options->model,
+                  "the model: .tflite, or quantized .onnx; or a .mote program");
   add_import_options(cmd, options->import);
   add_json_option(cmd, options->json_path, "write the same as JSON");
   cmd->add_flag("--check", options->check,
@@ -308,6 +458,8 @@ void add_inspect_command(CLI::App& app) {
       "  mote inspect model.tflite --json -            # the same on stdout\n"
       "  mote inspect --check model.tflite             # each operator: ok, or why Mote cannot "
       "compile it\n"
+      "  mote inspect model.mote                       # the program: its target CPU, arena, "
+      "operators\n"
       "The old switch `mote inspect --json model.tflite` (JSON on stdout) still works for one "
       "release.\n"
       "Exit status: 0 success, 2 bad input (unreadable, invalid or unsupported model; with "

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "compiler/ir/error.h"
+#include "targets/cortex-m/host/qemu_runner.h"
+
 namespace mote::tools {
 
 const std::vector<std::string>& target_names() {
@@ -66,6 +69,10 @@ CLI::Option* add_target_option(CLI::App* cmd, std::string& target, const std::st
   return cmd->add_option("--target", target, what + ": " + list)
       ->check(CLI::Validator(check_target, "CPU"))
       ->capture_default_str();
+}
+
+std::string default_target_note(const CLI::Option* target) {
+  return target != nullptr && target->count() > 0 ? "" : " (the default; choose with --target)";
 }
 
 CLI::Option* add_align_option(CLI::App* cmd, uint32_t& align, const std::string& what) {
@@ -142,7 +149,7 @@ pipeline::CompileOptions PlanningSettings::resolved() const {
 }
 
 void add_planning_options(CLI::App* cmd, PlanningSettings& s, const std::string& target_help) {
-  add_target_option(cmd, s.options.plan.cpu, target_help);
+  s.target_option = add_target_option(cmd, s.options.plan.cpu, target_help);
   add_algorithm_option(cmd, s.algorithm);
   add_order_option(cmd, s.order);
   add_align_option(cmd, s.options.plan.alignment, "Alignment of every buffer, in bytes");
@@ -205,6 +212,31 @@ void add_import_options(CLI::App* cmd, import::ImportOptions& import) {
       },
       ".onnx: fixed sizes for an input with symbolic dimensions, NAME=1,3,96,96 (NAME= may be\n"
       "left out when the model has one input); repeat it for several inputs");
+}
+
+std::filesystem::path RunnerSettings::image(const std::string& cpu) const {
+  namespace fs = std::filesystem;
+  if (!runner.empty()) {
+    if (!fs::is_regular_file(runner)) {
+      throw InputError(runner + ": no runner image for " + cpu + " (--runner names no file)");
+    }
+    return fs::absolute(runner);
+  }
+  const cortex_m::RunnerSearch search = cortex_m::find_generic_runner(cpu, firmware_dir);
+  if (!search.image) {
+    throw InputError(cortex_m::missing_runner_reason(cpu, search) + "; or give --runner IMAGE");
+  }
+  return fs::absolute(*search.image);
+}
+
+void add_runner_options(CLI::App* cmd, RunnerSettings& s, const std::string& when) {
+  cmd->add_option("--runner", s.runner, when + "the runner image (default: from --firmware-dir)");
+  cmd->add_option("--firmware-dir", s.firmware_dir,
+                  when + "the folder holding firmware-<cpu>/validate_runner.elf (default: the\n"
+                  "build folder of this mote, else the install's <prefix>/lib/mote/firmware)");
+  cmd->add_option("--timeout", s.timeout_seconds, when + "seconds one QEMU run may take")
+      ->check(CLI::Range(1, 3600))
+      ->capture_default_str();
 }
 
 }  // namespace mote::tools

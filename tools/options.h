@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,9 @@ std::string check_target(const std::string& name);
 std::string check_align(const std::string& text);
 
 CLI::Option* add_target_option(CLI::App* cmd, std::string& target, const std::string& what);
+/// " (the default; choose with --target)" when --target was not given, else "": every command
+/// whose result depends on the CPU says so where it names the CPU it used.
+std::string default_target_note(const CLI::Option* target);
 CLI::Option* add_align_option(CLI::App* cmd, uint32_t& align, const std::string& what);
 CLI::Option* add_algorithm_option(CLI::App* cmd, std::string& algorithm);
 /// --order search|model (pipeline::order_from_string reads it).
@@ -46,6 +50,8 @@ struct PlanningSettings {
   std::string order = "search";
   /// `options` with --algorithm and --order applied (both checked by their options).
   pipeline::CompileOptions resolved() const;
+  CLI::Option* target_option = nullptr;  // set by add_planning_options
+  bool target_given() const { return target_option != nullptr && target_option->count() > 0; }
 };
 /// --target (with `target_help`), --algorithm, --order, --align, --time-limit-ms,
 /// --no-overlap, --no-in-place, --inputs-outside-arena, --stream, --keep-names, --checksum.
@@ -53,6 +59,21 @@ void add_planning_options(CLI::App* cmd, PlanningSettings& settings, const std::
 /// --no-overlap and --no-in-place, which `plan` takes too.
 CLI::Option* add_no_overlap_flag(CLI::App* cmd, bool& overlap);
 CLI::Option* add_no_in_place_flag(CLI::App* cmd, bool& in_place);
+
+/// --runner, --firmware-dir and --timeout: the CPU's generic runner image that `validate` and
+/// `analyze --measure` run under QEMU, and how long a run may take.
+struct RunnerSettings {
+  std::string runner;        // --runner IMAGE
+  std::string firmware_dir;  // --firmware-dir; default: the build's or the install's folder
+  int timeout_seconds = 120;
+  /// The image for `cpu`, absolute (QEMU runs in a temporary folder): --runner, else
+  /// firmware-<cpu>/validate_runner.elf in --firmware-dir, or in the build folder of this mote,
+  /// or in the install's <prefix>/lib/mote/firmware. Throws InputError naming where it looked
+  /// and what to do.
+  std::filesystem::path image(const std::string& cpu) const;
+};
+/// `when` prefixes the help of each ("--measure: "), for a command that runs QEMU only on request.
+void add_runner_options(CLI::App* cmd, RunnerSettings& settings, const std::string& when);
 
 /// The Levenshtein distance, for "did you mean".
 size_t edit_distance(std::string_view a, std::string_view b);

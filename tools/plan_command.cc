@@ -92,7 +92,8 @@ void add_plan_command(CLI::App& app) {
       "with the half-open step range [lower, upper)");
   model->excludes(problem);
   problem->excludes(model);
-  add_target_option(cmd, settings->target, "The CPU whose kernels' scratch sizes to plan for");
+  const CLI::Option* target =
+      add_target_option(cmd, settings->target, "The CPU whose kernels' scratch sizes to plan for");
   add_algorithm_option(cmd, settings->algorithm);
   add_json_option(cmd, settings->outputs.json_path,
                   "Write a JSON report (then the text report is not printed when it is stdout)");
@@ -111,7 +112,7 @@ void add_plan_command(CLI::App& app) {
   add_order_option(cmd, settings->order);
   add_inputs_outside_arena_flag(cmd, settings->inputs_outside_arena)->excludes(problem);
   add_stream_flag(cmd, settings->stream)->excludes(problem);
-  cmd->callback([settings] {
+  cmd->callback([settings, target] {
     const uint32_t align = settings->align;  // checked by add_align_option
     PlanOutputs outputs = settings->outputs;
     outputs.algorithm = *planner::algorithm_from_string(settings->algorithm);
@@ -143,6 +144,9 @@ void add_plan_command(CLI::App& app) {
       const planner::ReportContext context{settings->model_path, planned.cpu.name,
                                            planned.cpu.extension, planned.memory.kernels,
                                            planned.order, planned.memory.outside_arena};
+      if (outputs.json_path != "-" && target->count() == 0) {
+        std::printf("target: %s%s\n", planned.cpu.name.c_str(), default_target_note(target).c_str());
+      }
       Report(planned.memory.problem, planned.bound, planned.plans, context, outputs);
       if (planned.folded_pads > 0 && outputs.json_path != "-") {
         std::printf("folded: %d %s as the padding of the convolution or pool reading it (no "

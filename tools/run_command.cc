@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/emit/emit.h"
+#include "compiler/emit/program_file.h"
 #include "compiler/ir/error.h"
+#include "compiler/ir/graph.h"
 #include "compiler/pipeline/host_run.h"
 #include "mote/schema/mote_generated.h"
 #include "mote/runtime/executor.h"
@@ -110,23 +112,11 @@ std::string number(double v) {
   return text;
 }
 
-// As mote inspect spells types: "int8", "float32".
-std::string type_name(schema::DataType type) {
-  std::string name = schema::EnumNameDataType(type);
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
-}
-
-std::string shape_text(const std::vector<int32_t>& shape) {
-  std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
-  return out + "]";
-}
 
 std::string describe(size_t index, const OutputValues& o) {
   const schema::TensorT& t = *o.tensor;
   std::string text = "output " + std::to_string(index) + ": " +
-                     type_name(t.type) + " " + shape_text(t.shape) +
+                     emit::data_type_name(t.type) + " " + ir::shape_string(t.shape) +
                      (o.layout.empty() ? "" : " " + o.layout);
   if (t.scale != 0.0f && !o.raw.empty()) {
     text += ", scale " + number(t.scale) + ", zero point " + std::to_string(t.zero_point) +
@@ -152,7 +142,7 @@ std::string describe(size_t index, const OutputValues& o) {
 nlohmann::json output_json(size_t index, const OutputValues& o) {
   const schema::TensorT& t = *o.tensor;
   nlohmann::json j = {{"index", index},
-                      {"type", type_name(t.type)},
+                      {"type", emit::data_type_name(t.type)},
                       {"shape", t.shape},
                       {"values", nlohmann::json::array()}};
   for (double v : o.values) j["values"].push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
@@ -288,11 +278,16 @@ void run(const RunOptions& options) {
   char status[384];  // format_memory_status: enough for any 32-bit figures
   const size_t n = runtime::format_memory_status(result.status, status, sizeof(status));
   std::string text(status, n);
+  // The CPU the program was compiled for: its plan fits that CPU's kernels; the host runs the
+  // portable ones, which fit every plan.
+  const std::string cpu = unpacked->target ? unpacked->target->cpu : "";
+  const std::string kernels = emit::target_kernels(*unpacked);
+  text += "target: " + cpu + " (" + kernels + " kernels); run here with the portable kernels\n";
   // The layout each input was fed in, where the model states one (an ONNX model's 4-D inputs).
   for (size_t i = 0; i < unpacked->input_layouts.size() && i < unpacked->inputs.size(); ++i) {
     if (unpacked->input_layouts[i].empty()) continue;
     const schema::TensorT& t = *unpacked->tensors.at(unpacked->inputs[i]);
-    text += "input " + std::to_string(i) + ": " + type_name(t.type) + " " + shape_text(t.shape) +
+    text += "input " + std::to_string(i) + ": " + emit::data_type_name(t.type) + " " + ir::shape_string(t.shape) +
             " " + unpacked->input_layouts[i] + "\n";
   }
   for (size_t i = 0; i < decoded.size(); ++i) text += describe(i, decoded[i]);
@@ -306,6 +301,7 @@ void run(const RunOptions& options) {
     report["program"] = options.program;
     report["repeat"] = options.repeat;
     report["ms_per_inference"] = ms_per_inference;
+    report["target"] = {{"cpu", cpu}, {"kernels", kernels}};
     const runtime::MemoryStatus& m = result.status;
     report["memory_status"] = {{"program_size", m.program_size},
                                {"constant_data", m.constant_data},

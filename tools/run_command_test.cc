@@ -83,14 +83,16 @@ TEST_F(RunCommandTest, PrintsTheMemoryStatusAndWritesOutputs) {
   ASSERT_EQ(r.status, 0) << r.text;
   const auto loaded = runtime::testing::load(program_bytes_);
   const size_t state = sizeof(runtime::Program) + sizeof(runtime::Executor);
-  // The status first, then the outputs and the time (firmware_cli_test checks those).
+  // The status first, then the program's target, then the outputs and the time
+  // (firmware_cli_test checks those).
   EXPECT_EQ(r.text.substr(0, r.text.find("output 0: ")),
             "I mote: program_size: " + std::to_string(program_bytes_.size()) + " bytes\n" +
                 "I mote: constant_data: " + std::to_string(loaded.program->constants_size()) +
                 " bytes\n" +
                 "I mote: arena_planned: 288 bytes (activations 208, scratch 80, lower bound 240)\n" +
                 "I mote: runtime_state: " + std::to_string(state) + " bytes\n" +
-                "I mote: temp_allocator: 0 bytes\n");
+                "I mote: temp_allocator: 0 bytes\n" +
+                "target: cortex-m3 (scalar kernels); run here with the portable kernels\n");
   const std::vector<int8_t> expected = runtime::testing::conv_add_expected(xorshift_bytes(50));
   const std::vector<uint8_t> got = read_all(out);
   ASSERT_EQ(got.size(), expected.size());

@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "compiler/emit/emit.h"
+#include "compiler/emit/program_file.h"
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
@@ -34,13 +34,10 @@ constexpr int kMaxInputs = 1000;
 struct ValidateSettings {
   std::string model;
   int inputs = 1;
-  int timeout_seconds = 120;
-  std::string runner;        // --runner IMAGE
-  std::string firmware_dir;  // default: beside the mote executable
+  RunnerSettings runner;
   PlanningSettings planning;
   pipeline::CompileOptions options;  // planning.resolved(), once parsed
   import::ImportOptions import;
-  bool target_given = false;         // --target on the command line
 };
 
 // The element at `index` of a layer as a number (integers as they are stored, floats as floats).
@@ -113,41 +110,30 @@ std::string number(double v) {
   return text;
 }
 
-// A .mote program holds "MOTE" at bytes 4-7 (its FlatBuffers file identifier).
-bool is_program_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  char head[8] = {};
-  return file.read(head, sizeof head) && std::memcmp(head + 4, "MOTE", 4) == 0;
-}
-
 // What validate runs: the program and the CPU it is for, compiled from the model with the
 // command's options, or a .mote file as it is (the program a user ships).
 struct ProgramToValidate {
   std::vector<uint8_t> bytes;
   std::string cpu;
   size_t operators = 0;
+  std::string target_note;  // a model compiled for the default CPU says so
 };
 
 ProgramToValidate program_to_validate(const ValidateSettings& s) {
-  if (!is_program_file(s.model)) {
+  if (!emit::is_program_file(s.model)) {
     auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
     return {std::move(compiled.program), compiled.planned.cpu.name,
-            compiled.planned.graph.operators.size()};
+            compiled.planned.graph.operators.size(), default_target_note(s.planning.target_option)};
   }
-  const emit::AlignedBuffer file = emit::read_file_aligned(s.model);
-  std::unique_ptr<schema::ProgramT> program;
-  try {
-    program = emit::read_program(file.span());
-  } catch (const InputError& e) {
-    throw InputError(s.model + ": " + e.what());
-  }
+  const emit::ProgramFile file = emit::read_program_file(s.model);
+  const std::unique_ptr<schema::ProgramT>& program = file.program;
   const std::string cpu = program->target ? program->target->cpu : "";
-  if (s.target_given && cpu != s.options.plan.cpu) {
+  if (s.planning.target_given() && cpu != s.options.plan.cpu) {
     throw InputError(s.model + ": a program compiled for " + cpu + ", not --target " +
                      s.options.plan.cpu + "; leave out --target, or compile the model again "
                      "with --target " + s.options.plan.cpu);
   }
-  return {std::vector<uint8_t>(file.data(), file.data() + file.size()), cpu,
+  return {std::vector<uint8_t>(file.bytes.data(), file.bytes.data() + file.bytes.size()), cpu,
           program->operators.size()};
 }
 
@@ -161,17 +147,7 @@ void validate(const ValidateSettings& s) {
   }
   const std::optional<fs::path> qemu = cortex_m::find_qemu();
   if (!qemu) throw InputError("qemu-system-arm is not installed (apt-get install qemu-system-arm)");
-  // Absolute: QEMU runs in the temporary folder.
-  const fs::path image = fs::absolute(
-      !s.runner.empty() ? fs::path(s.runner)
-                        : cortex_m::generic_runner_image(s.firmware_dir.empty()
-                                                             ? cortex_m::executable_dir()
-                                                             : fs::path(s.firmware_dir),
-                                                         cpu));
-  if (!fs::is_regular_file(image)) {
-    throw InputError(image.string() + ": no runner image for " + cpu + "; build Mote with the " +
-                     "firmware for it (-DMOTE_FIRMWARE_CPUS=\"" + cpu + "\") or give --runner IMAGE");
-  }
+  const fs::path image = s.runner.image(cpu);
 
   TempDir dir;
   emit::write_file_atomically(dir.path / "program.mote", compiled.bytes);
@@ -188,12 +164,12 @@ void validate(const ValidateSettings& s) {
     const std::vector<pipeline::HostProgram::Layer> layers = host.run_layers(inputs);
 
     const std::optional<cortex_m::QemuRun> run =
-        cortex_m::run_qemu(*qemu, *board, image, s.timeout_seconds, dir.path);
+        cortex_m::run_qemu(*qemu, *board, image, s.runner.timeout_seconds, dir.path);
     if (!run || run->exit_status != 0) {
       const cortex_m::RunnerOutput parsed = cortex_m::parse_runner_output(run ? run->output : "");
       throw InputError(image.filename().string() + " on " + *board + " failed" +
                        (run && run->exit_status == cortex_m::kTimedOut
-                            ? " (no end after " + std::to_string(s.timeout_seconds) + " s)"
+                            ? " (no end after " + std::to_string(s.runner.timeout_seconds) + " s)"
                             : "") +
                        (parsed.error_line.empty() ? (run ? ": " + last_line(run->output) : "")
                                                   : ": " + parsed.error_line));
@@ -233,9 +209,10 @@ void validate(const ValidateSettings& s) {
       throw CommandExit{kExitMismatch};
     }
   }
-  std::printf("mote validate: %s on %s (%s): every output of all %zu operators equals the host's "
+  std::printf("mote validate: %s on %s%s (%s): every output of all %zu operators equals the host's "
               "portable kernels, for %d input%s\n",
-              s.model.c_str(), cpu.c_str(), board->c_str(), compiled.operators, s.inputs,
+              s.model.c_str(), cpu.c_str(), compiled.target_note.c_str(), board->c_str(),
+              compiled.operators, s.inputs,
               s.inputs == 1 ? "" : "s");
   emit::flush_stdout();
 }
@@ -265,16 +242,9 @@ void add_validate_command(CLI::App& app) {
                   "of the same kind with other seeds")
       ->check(CLI::Range(1, kMaxInputs))
       ->capture_default_str();
-  cmd->add_option("--runner", s->runner, "The runner image (default: from --firmware-dir)");
-  cmd->add_option("--firmware-dir", s->firmware_dir,
-                  "The build folder holding firmware-<cpu>/validate_runner.elf (default: the "
-                  "folder of this mote)");
-  cmd->add_option("--timeout", s->timeout_seconds, "Seconds one QEMU run may take")
-      ->check(CLI::Range(1, 3600))
-      ->capture_default_str();
-  cmd->callback([s, cmd] {
+  add_runner_options(cmd, s->runner, "");
+  cmd->callback([s] {
     s->options = s->planning.resolved();
-    s->target_given = cmd->count("--target") > 0;
     validate(*s);
   });
 }

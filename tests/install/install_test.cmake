@@ -1,7 +1,8 @@
 # ctest script (label install): `cmake --install` into a fresh prefix, then separate projects that
 # find Mote there: app/ builds a Cortex-M firmware from a builder model, which QEMU runs, and
 # host_app/ a host program from the same model; the outputs of both must equal the installed
-# `mote run`'s. The firmware is configured with the user's own -Wshadow in CMAKE_C_FLAGS and
+# `mote run`'s. The installed `mote validate`, `analyze --measure` and `demo` run the installed
+# runner images on QEMU. The firmware is configured with the user's own -Wshadow in CMAKE_C_FLAGS and
 # CMAKE_CXX_FLAGS, which must neither drop the toolchain's CPU flags nor meet a -Werror of ours.
 # Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR, CPU, BOARD, WRITE_BUILDER_MODEL.
 include(${CMAKE_CURRENT_LIST_DIR}/../run_command.cmake)
@@ -19,6 +20,12 @@ foreach(file bin/mote bin/mote_program_ops lib/cmake/Mote/MoteConfig.cmake
     message(FATAL_ERROR "cmake --install did not install ${file}")
   endif()
 endforeach()
+# The runner images of the firmware build, where the installed mote looks for them.
+foreach(image validate_runner run_kws_dscnn_like)
+  if(NOT EXISTS ${prefix}/lib/mote/firmware/firmware-${CPU}/${image}.elf)
+    message(FATAL_ERROR "cmake --install did not install the runner image ${image}.elf for ${CPU}")
+  endif()
+endforeach()
 file(GLOB_RECURSE tests ${prefix}/*_test.cc)
 if(tests)
   message(FATAL_ERROR "cmake --install installed tests: ${tests}")
@@ -29,6 +36,34 @@ run(${WRITE_BUILDER_MODEL} conv2d_x3 ${WORK_DIR}/conv2d_x3.tflite ${WORK_DIR}/in
 run(${prefix}/bin/mote compile ${WORK_DIR}/conv2d_x3.tflite --target ${CPU} -o ${WORK_DIR}/host.mote)
 run(${prefix}/bin/mote run ${WORK_DIR}/host.mote --input ${WORK_DIR}/input.bin
     --output ${WORK_DIR}/expected.bin)
+
+# The installed tool runs the installed runner images under QEMU, from any working folder.
+set(elsewhere ${WORK_DIR}/elsewhere)
+file(MAKE_DIRECTORY ${elsewhere})
+execute_process(COMMAND ${prefix}/bin/mote validate ${WORK_DIR}/conv2d_x3.tflite --target ${CPU}
+                WORKING_DIRECTORY ${elsewhere} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "on ${CPU} \\(${BOARD}\\): every output of all 5 operators")
+  message(FATAL_ERROR "the installed mote validate (${rc}): ${out}${err}")
+endif()
+execute_process(COMMAND ${prefix}/bin/mote analyze ${WORK_DIR}/conv2d_x3.tflite --target ${CPU} --measure
+                WORKING_DIRECTORY ${elsewhere} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "instructions: each operator's, measured under QEMU")
+  message(FATAL_ERROR "the installed mote analyze --measure (${rc}): ${out}${err}")
+endif()
+execute_process(COMMAND ${prefix}/bin/mote demo --output-dir ${WORK_DIR}/demo
+                WORKING_DIRECTORY ${elsewhere} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "firmware     ok on QEMU ${BOARD} \\(run_kws_dscnn_like.elf\\)")
+  message(FATAL_ERROR "the installed mote demo did not run the ${CPU} firmware (${rc}): ${out}${err}")
+endif()
+# Without the images, the error says where it looked, and that this build makes them for the CPU
+# (not to rebuild with the option that was set).
+execute_process(COMMAND ${prefix}/bin/mote validate ${WORK_DIR}/conv2d_x3.tflite --target ${CPU}
+                        --firmware-dir ${elsewhere}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "no runner image for ${CPU} at ${elsewhere}/firmware-${CPU}/validate_runner.elf; this Mote's build makes them"
+   OR err MATCHES "-DMOTE_FIRMWARE_CPUS")
+  message(FATAL_ERROR "the installed mote validate without images (${rc}): ${err}")
+endif()
 
 # The user's project knows only the prefix (and its own sources).
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/app -B ${WORK_DIR}/app -G Ninja

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "compiler/ir/error.h"
+#include "compiler/ir/label.h"
 #include "mote/runtime/program.h"
 #include "runtime/ops/registry.h"
 #include "runtime/stages.h"
@@ -26,10 +27,9 @@ std::string describe(const runtime::LoadDiagnostic& d, const schema::ProgramT& p
   switch (d.where) {
     case Where::kProgram: place = "program"; break;
     case Where::kTensor:
-      place = "tensor " + std::to_string(d.index);
-      if (d.index < program.tensors.size() && !program.tensors[d.index]->name.empty()) {
-        place += " (" + program.tensors[d.index]->name + ")";
-      }
+      place = ir::tensor_label(d.index, d.index < program.tensors.size()
+                                            ? program.tensors[d.index]->name
+                                            : std::string());
       break;
     case Where::kOperator:
       place = "operator " + std::to_string(d.index);

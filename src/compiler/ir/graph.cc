@@ -1,4 +1,5 @@
 #include "compiler/ir/graph.h"
+#include "compiler/ir/label.h"
 
 namespace mote::ir {
 
@@ -43,6 +44,12 @@ std::string_view to_string(OpType type) {
 #undef MOTE_OP_NAME
   }
   return "UNKNOWN";
+}
+
+std::string tensor_label(size_t index, std::string_view name) {
+  std::string label = "tensor " + std::to_string(index);
+  if (!name.empty()) label += " (" + std::string(name) + ")";
+  return label;
 }
 
 std::string shape_string(const std::vector<int32_t>& shape) {

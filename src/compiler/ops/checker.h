@@ -15,6 +15,7 @@
 
 #include "compiler/ir/error.h"
 #include "compiler/ir/graph.h"
+#include "compiler/ir/label.h"
 #include "compiler/ir/validate.h"
 #include "mote/kernels/common.h"
 
@@ -42,7 +43,7 @@ inline std::string num(double v) {
 }
 
 inline std::string tensor_label(const ir::Graph& g, int32_t index) {
-  return "tensor " + std::to_string(index) + " (" + g.tensors[index].name + ")";
+  return ir::tensor_label(static_cast<size_t>(index), g.tensors[index].name);
 }
 
 inline bool close(double a, double b, double tolerance) {

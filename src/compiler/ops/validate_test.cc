@@ -89,6 +89,12 @@ TEST(Validate, TensorRules) {
   expect_rejected(g, [](Graph& g) { output(g).data = {1}; }, "holds data but is not marked constant");
   expect_rejected(g, [](Graph& g) { output(g).type = DataType::kInt16; },
                   "type int16 not supported");
+  // A tensor without a name (models often strip them) is named by its index alone.
+  const std::string unnamed = "tensor " + std::to_string(g.operators[0].outputs[0]) + ": type bool";
+  expect_rejected(g, [](Graph& g) {
+    output(g).type = DataType::kBool;
+    output(g).name.clear();
+  }, unnamed);
   expect_rejected(g, [](Graph& g) { output(g).shape[1] = 0; }, "has a dimension below 1");
   expect_rejected(g, [](Graph& g) { output(g).shape = {1, 1, 1, 1, 1, 1, 1}; }, "rank 7 exceeds 6");
   expect_rejected(g, [](Graph& g) { output(g).shape = {65536, 65536, 1, 1}; },

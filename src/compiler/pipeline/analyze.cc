@@ -95,7 +95,8 @@ void add_instructions(Analysis& a, const std::vector<uint64_t>& per_operator,
 }
 
 std::string analysis_text(const Analysis& a) {
-  std::string out = "mote analyze: " + a.source + " for " + a.cpu + " (" + a.extension + ")\n";
+  std::string out =
+      "mote analyze: " + a.source + " for " + a.cpu + " (" + a.extension + ")" + a.target_note + "\n";
   char line[256];
   const auto measured = [&](uint64_t n) {
     char cell[24];

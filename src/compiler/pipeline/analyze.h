@@ -32,6 +32,7 @@ struct Analysis {
   std::string source;  // the model's file
   std::string cpu;
   std::string extension;
+  std::string target_note;  // the text's words after the CPU (that it is the default)
   std::vector<OperatorRow> rows;
   // Totals: as `mote inspect` counts them (every constant once) and as the plan has them.
   int64_t macs = 0;

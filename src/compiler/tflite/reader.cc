@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/ir/error.h"
+#include "compiler/ir/label.h"
 #include "compiler/ir/validate.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
@@ -57,7 +58,7 @@ class Place {
   static Place op(uint32_t index, const fb::OperatorCode* code) { return {index, nullptr, code}; }
 
   std::string str() const {
-    if (code_ == nullptr) return "tensor " + std::to_string(index_) + " (" + *name_ + "): ";
+    if (code_ == nullptr) return ir::tensor_label(index_, *name_) + ": ";
     const int32_t builtin =
         std::max<int32_t>(code_->deprecated_builtin_code(), code_->builtin_code());
     std::string name = builtin_operator_name(builtin);

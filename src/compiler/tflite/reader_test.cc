@@ -169,6 +169,12 @@ TEST(Reader, RejectsUnsupportedTypes) {
             "tensor 3 (conv2d_0): type TYPE_100 not supported");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 2).type = kTensorFloat32; })),
             "tensor 2 (conv2d_0/weights): constant holds 216 bytes, float32 [8,3,3,3] needs 864");
+  // A tensor without a name is named by its index alone.
+  EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) {
+              tensor(m, 3).type = 5;
+              tensor(m, 3).name.clear();
+            })),
+            "tensor 3: type STRING not supported");
 }
 
 TEST(Reader, RejectsIndicesOutOfRange) {

@@ -144,6 +144,66 @@ fs::path generic_runner_image(const fs::path& firmware_dir, std::string_view cpu
   return firmware_dir / ("firmware-" + std::string(cpu)) / "validate_runner.elf";
 }
 
+std::vector<fs::path> firmware_dirs(const fs::path& firmware_dir) {
+  if (!firmware_dir.empty()) return {firmware_dir};
+  const fs::path self = executable_dir();
+  return {self, (self / ".." / "lib" / "mote" / "firmware").lexically_normal()};
+}
+
+RunnerSearch find_generic_runner(std::string_view cpu, const fs::path& firmware_dir) {
+  RunnerSearch search;
+  for (const fs::path& dir : firmware_dirs(firmware_dir)) {
+    const fs::path image = generic_runner_image(dir, cpu);
+    search.looked_at.push_back(image);
+    if (fs::is_regular_file(image)) {
+      search.image = image;
+      break;
+    }
+  }
+  return search;
+}
+
+RunnerSearch find_model_runner(std::string_view cpu, std::string_view model,
+                               const fs::path& firmware_dir) {
+  RunnerSearch search;
+  for (const fs::path& dir : firmware_dirs(firmware_dir)) {
+    search.looked_at.push_back(expected_runner_image(dir, cpu, model));
+    search.image = find_runner_image(dir, cpu, model);
+    if (search.image) break;
+  }
+  return search;
+}
+
+std::string missing_runner_reason(std::string_view cpu, const RunnerSearch& search) {
+  std::string looked;
+  for (const fs::path& path : search.looked_at) {
+    looked += (looked.empty() ? "" : " or ") + path.string();
+  }
+  std::string reason = "no runner image for " + std::string(cpu) + " at " + looked + "; ";
+  // MOTE_FIRMWARE_CPUS_BUILT: the CPUs this Mote's build made runner images for, ","-separated
+  // (targets/cortex-m/CMakeLists.txt); undefined when it built no firmware.
+#if defined(MOTE_FIRMWARE_CPUS_BUILT)
+  const std::string built = MOTE_FIRMWARE_CPUS_BUILT;
+#else
+  const std::string built;
+#endif
+  bool has_cpu = false;
+  std::stringstream names(built);
+  for (std::string name; std::getline(names, name, ',');) has_cpu = has_cpu || name == cpu;
+  if (has_cpu) {
+    reason += "this Mote's build makes them for " + built + ": build them (target firmware-" +
+              std::string(cpu) + "), install them with the tool (cmake --install BUILD --prefix "
+              "PREFIX puts them in PREFIX/lib/mote/firmware), or give --firmware-dir DIR";
+  } else {
+    std::string cpus = built.empty() ? "" : built + ";";
+    std::replace(cpus.begin(), cpus.end(), ',', ';');
+    reason += "build Mote with the firmware for it (-DMOTE_BUILD_FIRMWARE=ON "
+              "-DMOTE_FIRMWARE_CPUS=\"" + cpus + std::string(cpu) + "\"; this build made " +
+              (built.empty() ? "no firmware" : "runner images for " + built + " only") + ")";
+  }
+  return reason;
+}
+
 std::vector<uint64_t> parse_operator_instructions(std::string_view output) {
   std::vector<uint64_t> counts;
   std::stringstream lines{std::string(output)};

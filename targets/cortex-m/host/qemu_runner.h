@@ -71,6 +71,27 @@ std::filesystem::path executable_dir();
 std::filesystem::path generic_runner_image(const std::filesystem::path& firmware_dir,
                                            std::string_view cpu);
 
+// The folders that may hold the firmware-<cpu>/ folders of runner images, in the order the
+// commands look: `firmware_dir` alone when given (--firmware-dir), else the build folder (the
+// executable's own) and the installed one, <prefix>/lib/mote/firmware beside <prefix>/bin
+// (cmake/mote_install.cmake puts them there).
+std::vector<std::filesystem::path> firmware_dirs(const std::filesystem::path& firmware_dir = {});
+
+// Where a runner image was looked for, and what was found.
+struct RunnerSearch {
+  std::optional<std::filesystem::path> image;
+  std::vector<std::filesystem::path> looked_at;  // the paths tried, in order
+};
+// The generic runner for `cpu` in the first of firmware_dirs(firmware_dir) that has one.
+RunnerSearch find_generic_runner(std::string_view cpu, const std::filesystem::path& firmware_dir = {});
+// A model's runner image (find_runner_image) in the first of firmware_dirs(firmware_dir).
+RunnerSearch find_model_runner(std::string_view cpu, std::string_view model,
+                               const std::filesystem::path& firmware_dir = {});
+
+// Why `cpu` has no runner image and what to do: where it looked, and, from what this Mote was
+// built with (-DMOTE_FIRMWARE_CPUS), whether to install or give the images or to rebuild.
+std::string missing_runner_reason(std::string_view cpu, const RunnerSearch& search);
+
 // Per operator, from the "I mote: op <i> <kind>: <n> instructions" lines, in operator order;
 // empty when a line is missing or out of order.
 std::vector<uint64_t> parse_operator_instructions(std::string_view output);

@@ -57,6 +57,35 @@ TEST(FindRunnerImage, PrefersTheFirmwareBuildsNameThenRunnerThenAnyWithTheModels
   EXPECT_EQ(expected_runner_image(dir, "cortex-m4", "kws_like"), images / "run_kws_like.elf");
 }
 
+TEST(FindGenericRunner, LooksInTheBuildFolderThenTheInstallsAndSaysWhere) {
+  const fs::path self = executable_dir();
+  EXPECT_EQ(firmware_dirs(), (std::vector<fs::path>{
+                                 self, (self / ".." / "lib" / "mote" / "firmware").lexically_normal()}));
+  const fs::path dir = fresh_dir("generic");
+  EXPECT_EQ(firmware_dirs(dir), std::vector<fs::path>{dir});
+
+  RunnerSearch search = find_generic_runner("cortex-m4", dir);
+  EXPECT_EQ(search.image, std::nullopt);
+  EXPECT_EQ(search.looked_at, std::vector<fs::path>{dir / "firmware-cortex-m4" / "validate_runner.elf"});
+  // No build makes firmware for cortex-m85: the reason is to build it, naming the option.
+  EXPECT_THAT(missing_runner_reason("cortex-m85", find_generic_runner("cortex-m85", dir)),
+              HasSubstr("no runner image for cortex-m85 at " + dir.string() +
+                        "/firmware-cortex-m85/validate_runner.elf; build Mote with the firmware for "
+                        "it (-DMOTE_BUILD_FIRMWARE=ON -DMOTE_FIRMWARE_CPUS=\""));
+
+  fs::create_directories(dir / "firmware-cortex-m4");
+  write_file(dir / "firmware-cortex-m4" / "validate_runner.elf", "");
+  search = find_generic_runner("cortex-m4", dir);
+  EXPECT_EQ(search.image, dir / "firmware-cortex-m4" / "validate_runner.elf");
+}
+
+TEST(FindModelRunner, NamesTheFirmwareBuildsNameWhereItLooked) {
+  const fs::path dir = fresh_dir("model");
+  const RunnerSearch search = find_model_runner("cortex-m4", "kws_like", dir);
+  EXPECT_EQ(search.image, std::nullopt);
+  EXPECT_EQ(search.looked_at, std::vector<fs::path>{dir / "firmware-cortex-m4" / "run_kws_like.elf"});
+}
+
 TEST(RunQemu, PassesMachineAndImageAndReturnsOutputAndExitStatus) {
   const fs::path dir = fresh_dir("run");
   const fs::path qemu = fake_qemu(dir, "echo \"$@\"; echo to-stderr >&2; exit 3");
