@@ -1,5 +1,5 @@
 // Program::load: the FlatBuffers verifier, then every semantic rule of the format. Nothing is
-// copied: a loaded Program is the verified bytes.
+// copied: a loaded Program is the verified bytes. The memory plan is checked in plan_check.cc.
 
 #include "mote/runtime/program.h"
 
