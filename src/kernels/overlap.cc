@@ -1,7 +1,9 @@
 // The overlap rules the kernel variants share, from their read and write order (see
 // mote/kernels/overlap.h). Each computes the smallest lead that keeps every write below every
-// input byte still to be read: it walks the output pixels once, tracking the lowest input byte
-// that any later pixel reads. Linear in output pixels, no memory.
+// input byte still to be read, as a walk over the output pixels from the last would (tracking
+// the lowest input byte that any later pixel reads), but in closed form: linear in output rows
+// and columns, not in pixels, no memory. The runtime's load check computes them for every
+// overlap a plan declares (overlap_test.cc holds the walks and checks they agree).
 #include "mote/kernels/overlap.h"
 
 #include "mote/kernels/conv.h"
@@ -18,24 +20,14 @@ constexpr int64_t kNoRead = INT64_MAX;
 int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-// The lowest input byte (channel 0) of the window of output pixel q (batches flattened), or
-// kNoRead when the window lies in the padding.
-int64_t window_start(const WindowGeometry& g, int64_t q) {
-  const int64_t per_image = int64_t{g.output_h} * g.output_w;
-  const int64_t b = q / per_image;
-  const int32_t y = static_cast<int32_t>((q % per_image) / g.output_w);
-  const int32_t x = static_cast<int32_t>(q % g.output_w);
-  const int32_t iy0 = y * g.stride_h - g.pad_h;
-  const int32_t ix0 = x * g.stride_w - g.pad_w;
-  const int32_t ky = first_inside(iy0, g.dilation_h, g.filter_h);
-  const int32_t kx = first_inside(ix0, g.dilation_w, g.filter_w);
-  if (ky >= end_inside(iy0, g.dilation_h, g.filter_h, g.input_h) ||
-      kx >= end_inside(ix0, g.dilation_w, g.filter_w, g.input_w)) {
-    return kNoRead;
-  }
-  const int64_t iy = iy0 + int64_t{ky} * g.dilation_h;
-  const int64_t ix = ix0 + int64_t{kx} * g.dilation_w;
-  return ((b * g.input_h + iy) * g.input_w + ix) * g.input_c;
+// The first input row (or column) that output row (or column) `i` of a window reads, or -1 when
+// the window lies in the padding.
+int64_t first_read(int32_t i, int32_t stride, int32_t pad, int32_t dilation, int32_t filter,
+                   int32_t input) {
+  const int32_t i0 = i * stride - pad;
+  const int32_t k = first_inside(i0, dilation, filter);
+  if (k >= end_inside(i0, dilation, filter, input)) return -1;
+  return i0 + int64_t{k} * dilation;
 }
 
 bool valid(const WindowGeometry& g) {
@@ -56,27 +48,81 @@ WindowGeometry conv_geometry(const ConvShape& s) {
           s.pad_w,    s.dilation_h, s.dilation_w};
 }
 
+// A sum of two maxima, each kNone when taken over nothing.
+constexpr int64_t kNone = INT64_MIN;
+int64_t plus(int64_t a, int64_t b) { return a == kNone || b == kNone ? kNone : a + b; }
+
+// Every rule below is a maximum, over the output pixels q whose window reads something, of
+//     q * co - window_start(q)   (plus a term of the pixel's block)
+// where window_start(q) is the lowest input byte of q's window (channel 0 of its first tap).
+// For q = row * output_w + x (row = b * output_h + y) that is a row part plus a column part:
+//     row * output_w * co - (b * input_h + iy) * input_w * input_c  +  x * co - ix * input_c
+// (iy, ix the window's first rows and columns inside), and a pixel reads something exactly when
+// its row and its column do: so the maximum over pixels is the row parts' plus the columns', in
+// O(rows + columns) instead of a walk over every pixel. `all` is the maximum over every row (or
+// column, or group of columns) that reads something, `rest` the same without the first one.
+struct Maxima {
+  int64_t all = kNone;
+  int64_t rest = kNone;
+  void add(int64_t value, bool first) {
+    all = max64(all, value);
+    if (!first) rest = max64(rest, value);
+  }
+};
+
+// The row parts of every row (batches included) whose windows read something.
+Maxima row_parts(const WindowGeometry& g, int64_t co) {
+  Maxima rows;
+  const int64_t row_bytes = int64_t{g.input_w} * g.input_c;
+  for (int32_t y = 0; y < g.output_h; ++y) {
+    const int64_t iy = first_read(y, g.stride_h, g.pad_h, g.dilation_h, g.filter_h, g.input_h);
+    if (iy < 0) continue;
+    for (int64_t b = 0; b < g.batches; ++b) {
+      const int64_t row = b * g.output_h + y;
+      rows.add(row * g.output_w * co - (b * g.input_h + iy) * row_bytes, row == 0);
+    }
+  }
+  return rows;
+}
+
+// The column part of column x, or kNone when its windows lie in the padding.
+int64_t column_part(const WindowGeometry& g, int64_t co, int32_t x) {
+  const int64_t ix = first_read(x, g.stride_w, g.pad_w, g.dilation_w, g.filter_w, g.input_w);
+  return ix < 0 ? kNone : x * co - ix * g.input_c;
+}
+
+// The maximum over the pixels that read something but the first pixel of all, of row part plus
+// column part (`rows` and `columns` with `rest` leaving out the first row and first column).
+int64_t all_but_first(const Maxima& rows, const Maxima& columns) {
+  return max64(plus(rows.rest, columns.all), plus(rows.all, columns.rest));
+}
+
 }  // namespace
 
+// Walking the pixels from the last: pixel q written whole leaves nothing below the lowest read
+// of the pixels after it needed, lead >= (q + 1) * co - window_start(q') for every q' > q, the
+// largest at q = q' - 1; and channel k of pixel q is written while channels above k (reading
+// input channel (k + 1) / m and up) are still to come, k = co - 2 the tightest.
 OverlapRule window_raster_overlap(const WindowGeometry& g) {
   if (!valid(g)) return kNoOverlap;
   const int64_t co = g.output_c;
   const int64_t m = g.output_c / g.input_c;
-  const int64_t pixels = int64_t{g.batches} * g.output_h * g.output_w;
-  int64_t lead = INT64_MIN;
-  int64_t later = kNoRead;  // lowest input byte read by the pixels after q
-  for (int64_t q = pixels - 1; q >= 0; --q) {
-    const int64_t start = window_start(g, q);
-    // Pixel q written whole: nothing below `later` is needed any more.
-    if (later != kNoRead) lead = max64(lead, (q + 1) * co - later);
-    // Channel k of pixel q written while channels above k (reading input channel (k + 1) / m
-    // and up) are still to come; k = co - 2 is the tightest.
-    if (start != kNoRead && co >= 2) lead = max64(lead, q * co + co - 1 - (start + (co - 1) / m));
-    later = min64(later, start);
+  const Maxima rows = row_parts(g, co);
+  Maxima columns;
+  for (int32_t x = 0; x < g.output_w; ++x) {
+    const int64_t part = column_part(g, co, x);
+    if (part != kNone) columns.add(part, x == 0);
   }
+  int64_t lead = all_but_first(rows, columns);
+  const int64_t any = plus(rows.all, columns.all);
+  if (any != kNone && co >= 2) lead = max64(lead, any + co - 1 - (co - 1) / m);
   return finish(lead, int64_t{g.batches} * g.input_h * g.input_w * g.input_c);
 }
 
+// The same walk over groups of pixels (a group reads from its lowest window start and is
+// written whole): lead >= q0 * co - start for every group but the first (q0 its first pixel,
+// the previous group ending there), and with blocks after, (q0 + n - 1) * co - start for every
+// group. A group's column part: x0 * co - (its lowest first column) * input_c.
 OverlapRule window_group_overlap(const WindowGeometry& g, const PixelGroups& groups,
                                  int32_t channel_block) {
   if (!valid(g) || g.output_c != g.input_c || channel_block <= 0 || groups.size <= 0) {
@@ -84,31 +130,38 @@ OverlapRule window_group_overlap(const WindowGeometry& g, const PixelGroups& gro
   }
   const int64_t co = g.output_c;
   const bool blocks_after = co > channel_block;  // a block written while later blocks are read
-  int64_t lead = INT64_MIN;
-  int64_t later = kNoRead;  // lowest input byte read by the groups after the current one
-  // Groups walked backwards: the one holding column x starts at x0.
-  for (int64_t row = int64_t{g.batches} * g.output_h - 1; row >= 0; --row) {
-    for (int32_t x = g.output_w - 1; x >= 0;) {
-      int32_t x0 = x;
-      if (x >= groups.first && x <= groups.last) {
-        x0 = groups.first + (x - groups.first) / groups.size * groups.size;
-      }
-      const int64_t q0 = row * g.output_w + x0;
-      const int64_t n = x - x0 + 1;
-      int64_t start = kNoRead;  // the group's lowest read
-      for (int64_t k = 0; k < n; ++k) start = min64(start, window_start(g, q0 + k));
-      // The group written whole: nothing below `later` is needed any more.
-      if (later != kNoRead) lead = max64(lead, (q0 + n) * co - later);
-      // A channel block c of the group's last pixel written while block c + 1 of its first
-      // reading pixel is still to be read: (q0 + n - 1) * co + c + block <= start + c + block.
-      if (start != kNoRead && blocks_after) lead = max64(lead, (q0 + n - 1) * co - start);
-      later = min64(later, start);
-      x = x0 - 1;
+  const Maxima rows = row_parts(g, co);
+  Maxima starts;                 // x0 * co - lowest start
+  int64_t ends = kNone;          // (x0 + n - 1) * co - lowest start
+  for (int32_t x0 = 0; x0 < g.output_w;) {
+    int32_t x1 = x0;  // the group's last column
+    if (x0 >= groups.first && x0 <= groups.last) {
+      x1 = static_cast<int32_t>(min64(int64_t{x0} + groups.size - 1, groups.last));
     }
+    int64_t low = kNoRead;  // the lowest first column read
+    for (int32_t x = x0; x <= x1; ++x) {
+      const int64_t ix = first_read(x, g.stride_w, g.pad_w, g.dilation_w, g.filter_w, g.input_w);
+      if (ix >= 0) low = min64(low, ix);
+    }
+    if (low != kNoRead) {
+      const int64_t part = int64_t{x0} * co - low * g.input_c;
+      starts.add(part, x0 == 0);
+      ends = max64(ends, part + int64_t{x1 - x0} * co);
+    }
+    x0 = x1 + 1;
   }
+  int64_t lead = all_but_first(rows, starts);
+  if (blocks_after) lead = max64(lead, plus(rows.all, ends));
   return finish(lead, int64_t{g.batches} * g.input_h * g.input_w * g.input_c);
 }
 
+// Blocks of `block` pixels (restarting at each image): before the block's last read it has
+// written all but its top `tail` bytes, and the block's own first input pixel is still needed
+// then (the lowest byte still needed): lead >= (b * pixels + p + n) * co - tail - first_read for
+// every block [p, p + n) of image b. The batch term and the in-image term part: the first is
+// largest at the first or the last image; the second, for the block starts of one row (every
+// block-th column from the first), is linear in the column but for the last block (n shorter),
+// so the first, the last and the one before the last of each row decide.
 OverlapRule pointwise_block_overlap(const ConvShape& s, int32_t block, int32_t tail) {
   if (s.batches <= 0 || s.output_h <= 0 || s.output_w <= 0 || s.output_c <= 0 || s.input_c <= 0 ||
       block <= 0) {
@@ -117,39 +170,86 @@ OverlapRule pointwise_block_overlap(const ConvShape& s, int32_t block, int32_t t
   const int64_t ci = s.input_c, co = s.output_c;
   const int64_t pixels = int64_t{s.output_h} * s.output_w;
   const int64_t image = int64_t{s.input_h} * s.input_w * ci;
+  const int64_t per_batch = pixels * co - image;
+  const int64_t batch_term = per_batch > 0 ? (s.batches - 1) * per_batch : 0;
+  // The block at column x of row y.
+  const auto at = [&](int64_t y, int64_t x) {
+    const int64_t p = y * s.output_w + x;
+    const int64_t n = min64(block, pixels - p);
+    const int64_t first_read = (y * s.stride_h * s.input_w + x * s.stride_w) * ci;
+    return (p + n) * co - tail - first_read;
+  };
   int64_t lead = INT64_MIN;
-  for (int64_t b = 0; b < s.batches; ++b) {
-    for (int64_t p = 0; p < pixels; p += block) {
-      const int64_t n = min64(block, pixels - p);
-      const int64_t y = p / s.output_w, x = p % s.output_w;
-      const int64_t first_read = b * image + (y * s.stride_h * s.input_w + x * s.stride_w) * ci;
-      // Before the block's last read it has written all but its top `tail` bytes; the block's
-      // own first input pixel is still needed then (and is the lowest byte still needed).
-      const int64_t written = (b * pixels + p + n) * co - tail;
-      lead = max64(lead, written - first_read);
+  const int32_t row_shift = s.output_w % block;  // (y * output_w) % block from row to row
+  int32_t before = 0;                            // (y * output_w) % block
+  for (int64_t y = 0; y < s.output_h; ++y) {
+    const int32_t first = before == 0 ? 0 : block - before;
+    if (first < s.output_w) {
+      const int32_t last = first + (s.output_w - 1 - first) / block * block;
+      lead = max64(lead, max64(at(y, first), at(y, last)));
+      if (last - block >= first) lead = max64(lead, at(y, last - block));
     }
+    before += row_shift;
+    if (before >= block) before -= block;
   }
-  return finish(lead, int64_t{s.batches} * image);
+  return finish(lead + batch_term, int64_t{s.batches} * image);
 }
 
+// Blocks of `block` output pixels (restarting at each image) whose columns are gathered before
+// any of the block's outputs is written: walking the blocks from the last, a block written whole
+// leaves nothing below the lowest read of the blocks after it needed, so lead >= B * co -
+// window_start(q) for every pixel q outside the first block, B the first pixel of q's block
+// (the previous block ends there): q * co - window_start(q) (row part plus column part) less
+// (q's place in its block) * co. That place is (y * output_w + x) % block: rows are taken in
+// classes of (y * output_w) % block, and for each class the best column (place included).
+// The rows of the first image that hold the first block's pixels go pixel by pixel.
 OverlapRule im2col_block_overlap(const ConvShape& s, int32_t block) {
   if (s.filter_c != s.input_c || block <= 0) return kNoOverlap;  // grouped: read per group
   const WindowGeometry g = conv_geometry(s);
   if (!valid(g) || s.output_c <= 0) return kNoOverlap;
   const int64_t co = s.output_c;
-  const int64_t per_image = int64_t{s.output_h} * s.output_w;
+  const int64_t row_bytes = int64_t{s.input_w} * s.input_c;
+  // Rows y of image 0 with y * output_w < block hold pixels of the first block.
+  const int64_t pixel_rows = min64(s.output_h, (int64_t{block} - 1) / s.output_w + 1);
   int64_t lead = INT64_MIN;
-  int64_t later = kNoRead;
-  // Blocks restart at each image; walk them backwards, `later` the lowest byte the blocks after
-  // the current one read.
-  for (int64_t b = s.batches - 1; b >= 0; --b) {
-    const int64_t last_block = (per_image - 1) / block * block;
-    for (int64_t p = last_block; p >= 0; p -= block) {
-      const int64_t n = min64(block, per_image - p);
-      const int64_t end = (b * per_image + p + n) * co;
-      if (later != kNoRead) lead = max64(lead, end - later);
-      for (int64_t k = 0; k < n; ++k) later = min64(later, window_start(g, b * per_image + p + k));
+  for (int64_t y = 0; y < pixel_rows; ++y) {
+    const int64_t iy = first_read(static_cast<int32_t>(y), g.stride_h, g.pad_h, g.dilation_h,
+                                  g.filter_h, g.input_h);
+    if (iy < 0) continue;
+    const int64_t row_part = y * s.output_w * co - iy * row_bytes;
+    for (int32_t x = 0; x < s.output_w; ++x) {
+      const int64_t p = y * s.output_w + x;
+      const int64_t part = column_part(g, co, x);
+      if (p < block || part == kNone) continue;
+      lead = max64(lead, row_part + part - static_cast<int32_t>(p) % block * co);
     }
+  }
+  const int32_t row_shift = s.output_w % block;  // (y * output_w) % block from row to row
+  for (int32_t place = 0; place < block; ++place) {
+    // The rows of this class, but the pixel rows of image 0.
+    int64_t best_row = kNone;
+    int32_t row_place = 0;  // (y * output_w) % block
+    for (int64_t y = 0; y < s.output_h; ++y) {
+      const int64_t iy = row_place == place ? first_read(static_cast<int32_t>(y), g.stride_h,
+                                                         g.pad_h, g.dilation_h, g.filter_h,
+                                                         g.input_h)
+                                            : -1;
+      for (int64_t b = y < pixel_rows ? 1 : 0; iy >= 0 && b < s.batches; ++b) {
+        const int64_t row = b * s.output_h + y;
+        best_row = max64(best_row, row * s.output_w * co - (b * s.input_h + iy) * row_bytes);
+      }
+      row_place += row_shift;
+      if (row_place >= block) row_place -= block;
+    }
+    if (best_row == kNone) continue;
+    int64_t best_column = kNone;
+    int32_t column_place = place;  // (place + x) % block
+    for (int32_t x = 0; x < s.output_w; ++x) {
+      const int64_t part = column_part(g, co, x);
+      if (part != kNone) best_column = max64(best_column, part - column_place * co);
+      if (++column_place == block) column_place = 0;
+    }
+    lead = max64(lead, plus(best_row, best_column));
   }
   return finish(lead, int64_t{s.batches} * s.input_h * s.input_w * s.input_c);
 }

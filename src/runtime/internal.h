@@ -74,6 +74,18 @@ inline int32_t external_slot(const schema::Program& program, int32_t tensor) {
   return -1;
 }
 
+// A load check's failure: fills `diagnostic` (when not null) and returns `error`.
+inline Error fail(LoadDiagnostic* diagnostic, Error error, LoadDiagnostic::Where where,
+                  uint32_t index, const char* reason) {
+  if (diagnostic != nullptr) {
+    diagnostic->where = where;
+    diagnostic->index = index;
+    diagnostic->reason = reason;
+    diagnostic->op_name = "";
+  }
+  return error;
+}
+
 // What operator `index` of a program is checked against: its tensors, graph inputs/outputs and
 // constants are already checked (program.cc).
 struct OpCheckContext {

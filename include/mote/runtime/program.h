@@ -29,10 +29,11 @@ inline constexpr size_t kMaxOperators = 16384;
 inline constexpr size_t kMaxExternalInputs = 4;
 
 /// 32-bit words of workspace with which Program::load checks the plan of a program with these
-/// counts in O(n log n): one index per arena buffer (tensor or scratch region) and a segment tree
-/// over the operator steps. load_workspace_words(kMaxTensors, kMaxOperators) fits any program.
+/// counts in O(n log n): four per arena buffer (tensor or scratch region; the check needs them
+/// only for those in the arena with a size) and a segment tree over the operator steps.
+/// load_workspace_words(kMaxTensors, kMaxOperators) fits any program.
 constexpr size_t load_workspace_words(size_t num_tensors, size_t num_operators) {
-  return num_tensors + num_operators + 3 * (num_operators > 0 ? num_operators : 1);
+  return 4 * (num_tensors + num_operators) + 3 * (num_operators > 0 ? num_operators : 1);
 }
 /// Program::load without a workspace uses this many words of its own stack (1 KiB); a program
 /// that needs more is checked pair by pair instead (O(n^2), no memory, the same verdicts).

@@ -37,9 +37,7 @@ Error check_convolution_quantization(const OpChecker& c, const Options& o, int32
     if (!c.int32_array(kernel_sums, co)) {
       return c.bad("kernel sums must be one int32 per output channel");
     }
-    for (int32_t k = 0; k < co; ++k) {
-      acc_bound = max64(acc_bound, abs64(c.int32_at(kernel_sums, k)) + taps * 128 * 128);
-    }
+    acc_bound = max64(acc_bound, c.max_abs_at(kernel_sums, co) + taps * 128 * 128);
   }
   if (acc_bound > kAccLimit) return c.bad("accumulator could overflow int32", Error::kUnsupported);
   return c.per_channel(o.multipliers(), o.shifts(), co, acc_bound);

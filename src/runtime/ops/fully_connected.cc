@@ -29,10 +29,7 @@ Error check(const OpChecker& c) {
       bias_max + int64_t{depth} * (kMaxCenteredInput * 128 + 256 * abs64(o.filter_offset()));
   if (const schema::Region* sums = o.kernel_sums(); sums != nullptr && sums->size() != 0) {
     if (!c.int32_array(sums, co)) return c.bad("kernel sums must be one int32 per output channel");
-    for (int32_t k = 0; k < co; ++k) {
-      acc_bound =
-          max64(acc_bound, abs64(c.int32_at(sums, k)) + int64_t{depth} * 128 * weight_bound);
-    }
+    acc_bound = max64(acc_bound, c.max_abs_at(sums, co) + int64_t{depth} * 128 * weight_bound);
   }
   if (acc_bound > kAccLimit) return c.bad("accumulator could overflow int32", Error::kUnsupported);
   const bool has_arrays = (o.multipliers() != nullptr && o.multipliers()->size() != 0) ||

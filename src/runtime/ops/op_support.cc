@@ -172,9 +172,7 @@ Error OpChecker::bias(const Tensor* b, int32_t channels, int64_t* max_abs) const
     return bad("bias must be int32 with one value per output channel");
   }
   if (b->location() != Location::Constant) return bad("bias must be constant", Error::kUnsupported);
-  for (int32_t k = 0; k < channels; ++k) {
-    *max_abs = max64(*max_abs, abs64(load_i32(c_.constants + b->offset() + 4 * k)));
-  }
+  *max_abs = max_abs_i32(c_.constants + b->offset(), channels);
   return Error::kOk;
 }
 
