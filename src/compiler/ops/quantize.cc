@@ -1,5 +1,5 @@
-// QUANTIZE (float32 -> int8, or int8 -> int8 with new quantization) and DEQUANTIZE (int8 ->
-// float32).
+// QUANTIZE (float32 -> int8, or int8 / int16 -> int8 / int16 with new quantization) and
+// DEQUANTIZE (int8 -> float32).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -12,12 +12,15 @@ namespace {
 void check_quantize(Checker& c) {
   c.no_options();
   const Tensor& input = c.in(0);
-  if (input.type != DataType::kFloat32 && input.type != DataType::kInt8) {
+  if (input.type != DataType::kFloat32 && input.type != DataType::kInt8 &&
+      input.type != DataType::kInt16) {
     c.fail(c.in_label(0) + " has type " + std::string(to_string(input.type)) +
-           ", expected float32 or int8");
+           ", expected float32, int8 or int16");
   }
   c.data_input(0, input.type);
-  c.data_output();
+  // int16 output: requantized from int8 or int16 (16x8 models), not quantized from float.
+  const bool int16_output = c.out().type == DataType::kInt16 && input.type != DataType::kFloat32;
+  c.data_output(int16_output ? DataType::kInt16 : DataType::kInt8);
   c.expect_output_shape(input.shape);
 }
 
@@ -33,7 +36,7 @@ void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
   const ir::Tensor& output = ctx.out();
   schema::QuantizeOptionsT q;
   q.output_offset = zero_point_of(output);
-  if (input.type == ir::DataType::kInt8) {
+  if (input.type != ir::DataType::kFloat32) {  // int8 or int16: a requantization
     const auto p = kernels::prepare_requantize(scale_of(input), zero_point_of(input),
                                                scale_of(output), zero_point_of(output));
     q.input_offset = -zero_point_of(input);
@@ -49,7 +52,7 @@ extern const OpDef quantize{.builtin_code = builtin(tfl::BuiltinOperator::QUANTI
                             .write_options = write_empty<tfl::QuantizeOptionsT>, .inputs = {1, 1},
                             .check = check_quantize, .lower = lower_quantize,
                             // int8 -> int8 requantizes element by element, in order.
-                            .overlap = elementwise_overlap};
+                            .overlap = elementwise_overlap, .int16_activations = true};
 
 extern const OpDef dequantize{.builtin_code = builtin(tfl::BuiltinOperator::DEQUANTIZE),
                               .read_options = read_empty<tfl::BuiltinOptions::DequantizeOptions>,

@@ -21,11 +21,12 @@ void check_tensor(const Graph& g, int32_t index) {
   if (t.shape.size() > kMaxRank) {
     bad("rank " + std::to_string(t.shape.size()) + " exceeds " + std::to_string(kMaxRank));
   }
-  // int16 only as a constant or a state (SVDF's weights_time and state); the operators that
-  // read it check its type.
-  const bool int16_ok = t.type == DataType::kInt16 && (t.is_constant || t.is_variable);
+  // int16: an activation (16x8 models; only operators with OpDef::int16_activations take
+  // one), a constant or a state. int64 only as a constant (16x8 biases, slice parameters).
+  // The operators that read them check their types.
+  const bool int64_ok = t.type == DataType::kInt64 && t.is_constant;
   if (t.type != DataType::kFloat32 && t.type != DataType::kInt8 && t.type != DataType::kInt32 &&
-      !int16_ok) {
+      t.type != DataType::kInt16 && !int64_ok) {
     bad("type " + std::string(to_string(t.type)) + " not supported");
   }
   int64_t bytes = static_cast<int64_t>(element_size(t.type));
@@ -43,6 +44,9 @@ void check_tensor(const Graph& g, int32_t index) {
   if (q.scale.empty()) {
     if (q.quantized_dimension != 0) bad("quantized_dimension set without quantization");
     if (t.type == DataType::kInt8) bad("int8 tensor without quantization");
+    if (t.type == DataType::kInt16 && !t.is_constant && !t.is_variable) {
+      bad("int16 activation without quantization");
+    }
   } else {
     const int32_t rank = static_cast<int32_t>(t.shape.size());
     const int32_t qd = q.quantized_dimension;
@@ -61,7 +65,8 @@ void check_tensor(const Graph& g, int32_t index) {
       }
       const int64_t zp = q.zero_point[c];
       const bool in_range =
-          t.type == DataType::kInt8 ? (zp >= -128 && zp <= 127)
+          t.type == DataType::kInt8    ? (zp >= -128 && zp <= 127)
+          : t.type == DataType::kInt16 ? (zp >= -32768 && zp <= 32767)
           : t.type == DataType::kInt32
               ? (zp >= std::numeric_limits<int32_t>::min() && zp <= std::numeric_limits<int32_t>::max())
               : true;
@@ -82,6 +87,25 @@ void check_tensor(const Graph& g, int32_t index) {
     bad("holds data but is not marked constant");
   }
   if (t.is_variable && t.is_constant) bad("a variable tensor cannot be constant");
+}
+
+// An operator without a 16x8 kernel that reads or writes an int16 activation (not a constant,
+// not a state): one refusal naming it, rather than a type error of its own check.
+std::string int16_problem(const Graph& g, size_t index) {
+  const Operator& op = g.operators[index];
+  for (const std::vector<int32_t>* list : {&op.inputs, &op.outputs}) {
+    for (int32_t t : *list) {
+      if (t == kNoTensor) continue;
+      const Tensor& tensor = g.tensors[t];
+      if (tensor.type != DataType::kInt16 || tensor.is_constant || tensor.is_variable) continue;
+      return "operator " + std::to_string(index) + " (" + std::string(to_string(op.type)) +
+             "): int16 activations (" + tensor_label(g, t) + ") are not yet supported for " +
+             std::string(to_string(op.type)) +
+             "; quantize the model with int8 activations (TFLITE_BUILTINS_INT8), or without "
+             "this operator";
+    }
+  }
+  return "";
 }
 
 // Where the rules' verdicts go: validate() throws at the first, validate_each() collects them.
@@ -238,6 +262,7 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
     std::string problem = tensors_problem(op.inputs, "input", false);
     if (problem.empty()) problem = state_problem();
     if (problem.empty()) problem = tensors_problem(op.outputs, "output", true);
+    if (problem.empty() && !def.int16_activations) problem = int16_problem(g, i);
     if (problem.empty()) {
       try {
         Checker checker(g, i, &notes);

@@ -1,4 +1,4 @@
-// QUANTIZE (float32 -> int8, and int8 -> int8 requantization) and DEQUANTIZE (int8 ->
+// QUANTIZE (float32 -> int8, and int8 / int16 -> int8 / int16 requantization) and DEQUANTIZE (int8 ->
 // float32). Both run in place: quantize front to back, dequantize back to front.
 
 #include "mote/kernels/quantize.h"
@@ -20,7 +20,20 @@ Error check_quantize(const OpChecker& c) {
     MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
     return c.requant(o.requant(), kMaxCenteredInput);
   }
-  return c.bad("quantize supports float32 -> int8 and int8 -> int8", Error::kUnsupported);
+  const bool int16_in = x.type() == DataType::Int16, int16_out = y.type() == DataType::Int16;
+  if ((int16_in || int16_out) && (x.type() == DataType::Int8 || int16_in) &&
+      (y.type() == DataType::Int8 || int16_out)) {
+    // Between int8 and int16 (16x8 models): int16 zero points are 0.
+    if (o.input_offset() != 0 && (int16_in || !in_range(o.input_offset(), -127, 128))) {
+      return c.bad("input zero point out of range");
+    }
+    if (o.output_offset() != 0 && (int16_out || !in_range(o.output_offset(), -128, 127))) {
+      return c.bad("output zero point out of range");
+    }
+    return c.requant(o.requant(), int16_in ? 32768 : kMaxCenteredInput);
+  }
+  return c.bad("quantize supports float32 -> int8 and int8 / int16 -> int8 / int16",
+               Error::kUnsupported);
 }
 
 void invoke_quantize(const Op& op) {
@@ -37,7 +50,16 @@ void invoke_quantize(const Op& op) {
   p.output_zero_point = o.output_offset();
   p.multiplier = o.requant()->multiplier();
   p.shift = o.requant()->shift();
-  kernels::requantize(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
+  const bool int16_in = x.type() == DataType::Int16, int16_out = y.type() == DataType::Int16;
+  if (int16_in && int16_out) {
+    kernels::requantize(p, op.in_data<int16_t>(0), op.out_data<int16_t>(), count);
+  } else if (int16_in) {
+    kernels::requantize(p, op.in_data<int16_t>(0), op.out_data<int8_t>(), count);
+  } else if (int16_out) {
+    kernels::requantize(p, op.in_data<int8_t>(0), op.out_data<int16_t>(), count);
+  } else {
+    kernels::requantize(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
+  }
 }
 
 Error check_dequantize(const OpChecker& c) {
