@@ -74,7 +74,23 @@ AddParams prepare_with_shift(float input1_scale, int32_t input1_zero_point, floa
 }  // namespace
 
 bool add_fits(const AddParams& p) { return fits_within(p, int64_t{255} << p.left_shift); }
-bool add_int16_fits(const AddParams& p) { return fits_within(p, int64_t{32768} << p.left_shift); }
+// int16 inputs shifted by 15 reach 2^30, past fits_within's 2^30 - 128 for each rescaled input;
+// the rescaled values themselves stay near 2^29 (multipliers below 1), so bound them from the
+// multipliers before the sum's requantization.
+bool add_int16_fits(const AddParams& p) {
+  const int64_t shifted = int64_t{32768} << p.left_shift;
+  if (!requant_fits(shifted, p.input1_multiplier, p.input1_shift) ||
+      !requant_fits(shifted, p.input2_multiplier, p.input2_shift)) {
+    return false;
+  }
+  auto rescaled = [&](int32_t multiplier, int32_t shift) {
+    const int64_t v = (shifted * multiplier) >> 31;
+    return (shift > 0 ? v << shift : v >> -shift) + 1;
+  };
+  return requant_fits(rescaled(p.input1_multiplier, p.input1_shift) +
+                          rescaled(p.input2_multiplier, p.input2_shift),
+                      p.output_multiplier, p.output_shift);
+}
 
 AddParams prepare_add(float input1_scale, int32_t input1_zero_point, float input2_scale,
                       int32_t input2_zero_point, float output_scale, int32_t output_zero_point,
