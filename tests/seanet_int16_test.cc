@@ -66,12 +66,12 @@ TEST(SeanetInt16, EveryModelEqualsTflmGoldenOutput) {
       inputs.push_back(int16_csv(dir / (name + "_input" + std::to_string(k) + "_int16.csv")));
     }
     ++models;
-    const ir::Graph graph = tflite::read_model_file(model);
     for (const char* cpu : kCpus) {
       pipeline::CompileOptions options;
       options.plan.cpu = cpu;
       try {
-        const pipeline::Compiled compiled = pipeline::compile(graph, options);
+        const pipeline::Compiled compiled =
+            pipeline::compile(tflite::read_model_file(model), options);
         const pipeline::HostRun run = pipeline::run_on_host(compiled.program, inputs);
         EXPECT_EQ(run.outputs.at(0), int16_csv(golden)) << model << " on " << cpu;
       } catch (const InputError& e) {
