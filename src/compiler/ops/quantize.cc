@@ -17,7 +17,14 @@ void check_quantize(Checker& c) {
     c.fail(c.in_label(0) + " has type " + std::string(to_string(input.type)) +
            ", expected float32, int8 or int16");
   }
-  c.data_input(0, input.type);
+  // An int16 input may have any zero point: the requantization subtracts it (keyword spotting
+  // models quantize a softmax's int16 output, zero point -32768, to int8).
+  if (input.type == DataType::kInt16) {
+    if (input.is_constant) c.fail(c.in_label(0) + " is a constant; expected an activation");
+    c.expect_per_tensor(0);
+  } else {
+    c.data_input(0, input.type);
+  }
   // int16 output: requantized from int8 or int16 (16x8 models), not quantized from float.
   const bool int16_output = c.out().type == DataType::kInt16 && input.type != DataType::kFloat32;
   c.data_output(int16_output ? DataType::kInt16 : DataType::kInt8);

@@ -23,14 +23,15 @@ Error check_quantize(const OpChecker& c) {
   const bool int16_in = x.type() == DataType::Int16, int16_out = y.type() == DataType::Int16;
   if ((int16_in || int16_out) && (x.type() == DataType::Int8 || int16_in) &&
       (y.type() == DataType::Int8 || int16_out)) {
-    // Between int8 and int16 (16x8 models): int16 zero points are 0.
-    if (o.input_offset() != 0 && (int16_in || !in_range(o.input_offset(), -127, 128))) {
+    // Between int8 and int16 (16x8 models): an int16 output's zero point is 0, an int16
+    // input's any int16 value.
+    if (!in_range(o.input_offset(), int16_in ? -32767 : -127, int16_in ? 32768 : 128)) {
       return c.bad("input zero point out of range");
     }
     if (o.output_offset() != 0 && (int16_out || !in_range(o.output_offset(), -128, 127))) {
       return c.bad("output zero point out of range");
     }
-    return c.requant(o.requant(), int16_in ? 32768 : kMaxCenteredInput);
+    return c.requant(o.requant(), int16_in ? 65535 : kMaxCenteredInput);
   }
   return c.bad("quantize supports float32 -> int8 and int8 / int16 -> int8 / int16",
                Error::kUnsupported);
