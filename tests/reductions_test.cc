@@ -388,7 +388,7 @@ TEST(Reductions, DefinitionsRefuseWhatTheKernelsCannotRun) {
     g.tensors[g.outputs[0]].quantization.scale = {0.2f};
     expect_refused(g, "operator 0 (REDUCE_MAX): output (tensor 2) quantization (scale 0.200000003");
   }
-  {  // ARG_MAX's int64 indices: an INT64 tensor is refused as it is read; output_type INT64
+  {  // ARG_MAX's int64 indices: an int64 activation is refused by validate; output_type INT64
      // on an int32 output by the operator's definition.
     builder::ModelBuilder b;
     const builder::TensorId x = b.add_input({1, 10}, ir::DataType::kInt8, 0.1f, 0);
@@ -398,7 +398,7 @@ TEST(Reductions, DefinitionsRefuseWhatTheKernelsCannotRun) {
     expect_refused(g, "operator 0 (ARG_MAX): output (tensor 2): int64 indices (output_type "
                       "INT64) are not supported");
     g.tensors[g.outputs[0]].type = ir::DataType::kInt64;
-    expect_refused(g, "tensor 2 (arg_max_0): type INT64 not supported");
+    expect_refused(g, "tensor 2 (arg_max_0): type int64 not supported");
   }
   {  // ARG_MIN along an axis the input does not have.
     builder::ModelBuilder b;

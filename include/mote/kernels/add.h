@@ -62,6 +62,19 @@ OverlapRule built_add_overlap(const BroadcastShape& shape, int32_t input);
 void sub(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output);
 
+// int16 (16x8 models): TFLite's int16 ADD and SUB (the same arithmetic with 15 bits of
+// headroom, zero points 0), broadcasting as above; portable in every build, no scratch, and the
+// output may be an input of its shape. prepare_add_int16 is prepare_add with left_shift 15;
+// add_int16_fits is add_fits for int16 inputs.
+AddParams prepare_add_int16(float input1_scale, int32_t input1_zero_point, float input2_scale,
+                            int32_t input2_zero_point, float output_scale,
+                            int32_t output_zero_point, int32_t act_min, int32_t act_max);
+bool add_int16_fits(const AddParams& params);
+void add(const AddParams& params, const BroadcastShape& shape, const int16_t* input1,
+         const int16_t* input2, int16_t* output);
+void sub(const AddParams& params, const BroadcastShape& shape, const int16_t* input1,
+         const int16_t* input2, int16_t* output);
+
 // int16 ADD of two same-shape tensors of `count` elements (TFLite's general int16 add: the same
 // formula, left_shift 15, offsets 0). Portable in every build.
 void add(const AddParams& params, int32_t count, const int16_t* input1, const int16_t* input2,

@@ -34,18 +34,32 @@ inline LeakyReluParams prepare_leaky_relu(float input_scale, int32_t input_zero_
           identity.shift,    scaled_alpha.multiplier, scaled_alpha.shift};
 }
 
-// The output may be the input buffer. Shifts must keep 255 << shift inside int32 (<= 23).
-inline void leaky_relu(const LeakyReluParams& p, const int8_t* input, int8_t* output,
-                       size_t count) {
+namespace internal {
+template <typename T>
+void leaky_relu(const LeakyReluParams& p, const T* input, T* output, size_t count, int32_t lo,
+                int32_t hi) {
   for (size_t i = 0; i < count; ++i) {
     const int32_t x = input[i] + p.input_offset;
     int32_t y = x >= 0 ? multiply_by_quantized_multiplier(x, p.identity_multiplier, p.identity_shift)
                        : multiply_by_quantized_multiplier(x, p.alpha_multiplier, p.alpha_shift);
     y += p.output_offset;
-    y = y < -128 ? -128 : y;
-    y = y > 127 ? 127 : y;
-    output[i] = static_cast<int8_t>(y);
+    y = y < lo ? lo : y;
+    y = y > hi ? hi : y;
+    output[i] = static_cast<T>(y);
   }
+}
+}  // namespace internal
+
+// The output may be the input buffer. Shifts must keep 255 << shift inside int32 (<= 23).
+inline void leaky_relu(const LeakyReluParams& p, const int8_t* input, int8_t* output,
+                       size_t count) {
+  internal::leaky_relu(p, input, output, count, -128, 127);
+}
+// int16 (16x8 models, TFLite's QuantizeLeakyRelu<int16_t>): the same arithmetic, clamped to
+// int16; shifts must keep 32768 << shift inside int32.
+inline void leaky_relu(const LeakyReluParams& p, const int16_t* input, int16_t* output,
+                       size_t count) {
+  internal::leaky_relu(p, input, output, count, -32768, 32767);
 }
 
 }  // namespace kernels

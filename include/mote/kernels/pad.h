@@ -22,6 +22,8 @@ PadParams prepare_pad(int32_t rank, const int32_t* input_dims, const int32_t* be
 
 // Output dims are input_dims[i] + before[i] + after[i]. No scratch.
 void pad(const PadParams& params, const int8_t* input, int8_t* output);
+// int16 (16x8 models, whose zero point is 0): pads with 0; pad_value is not read.
+void pad(const PadParams& params, const int16_t* input, int16_t* output);
 
 }  // namespace kernels
 }  // namespace mote

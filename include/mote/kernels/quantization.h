@@ -82,6 +82,9 @@ struct ActivationRange {
 enum class FusedActivation : uint8_t { kNone, kRelu, kReluN1To1, kRelu6 };
 ActivationRange activation_range_int8(FusedActivation activation, float output_scale,
                                       int32_t output_zero_point);
+// The same for an int16 output (16x8 operators).
+ActivationRange activation_range_int16(FusedActivation activation, float output_scale,
+                                       int32_t output_zero_point);
 
 }  // namespace kernels
 }  // namespace mote

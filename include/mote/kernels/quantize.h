@@ -36,6 +36,15 @@ void requantize(const RequantizeParams& params, const uint8_t* input, int8_t* ou
                 size_t count);
 void requantize(const RequantizeParams& params, const int8_t* input, uint8_t* output,
                 size_t count);
+// Between int8 and int16 (16x8 models), and int16 -> int16: TFLite's Requantize, clamped to the
+// output type. The output may start at the input's address (a wider output is written back to
+// front).
+void requantize(const RequantizeParams& params, const int8_t* input, int16_t* output,
+                size_t count);
+void requantize(const RequantizeParams& params, const int16_t* input, int8_t* output,
+                size_t count);
+void requantize(const RequantizeParams& params, const int16_t* input, int16_t* output,
+                size_t count);
 
 // int8 -> float: scale * (q - zero_point). TFLite multiplies in double and rounds to float; the
 // exact product of a float and an int of at most 9 bits fits a double, so a single-precision

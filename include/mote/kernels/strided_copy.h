@@ -33,6 +33,8 @@ void strided_copy_extent(const StridedCopyParams& params, bool input, int64_t* l
 
 // Works with any params (simplified or not); the touched ranges must not overlap.
 void strided_copy(const StridedCopyParams& params, const int8_t* input, int8_t* output);
+// The same on int16 elements (16x8 models); strides still count elements.
+void strided_copy(const StridedCopyParams& params, const int16_t* input, int16_t* output);
 
 }  // namespace kernels
 }  // namespace mote

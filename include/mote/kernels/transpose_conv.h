@@ -32,5 +32,11 @@ struct TransposeConvParams {
 void transpose_conv2d(const TransposeConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
 
+// 16x8 (int16 input and output, zero points 0, int8 filter, int64 bias or nullptr): TFLite's
+// reference int16 TransposeConv (int64 sums, the 64-bit requantization). Portable in every
+// build, no scratch; returns without writing on a non-positive stride.
+void transpose_conv2d_16x8(const TransposeConvParams& params, const int16_t* input,
+                           const int8_t* filter, const int64_t* bias, int16_t* output);
+
 }  // namespace kernels
 }  // namespace mote

@@ -14,7 +14,7 @@ kernels::OverlapRule add_overlap(const ir::Graph& g, const ir::Operator& op, siz
   const ir::Tensor& a = g.tensors[op.inputs[0]];
   const ir::Tensor& b = g.tensors[op.inputs[1]];
   kernels::BroadcastShape shape{};
-  if (input > 1 ||
+  if (input > 1 || a.type == ir::DataType::kInt16 ||  // 16x8: the portable kernel, apart
       !kernels::prepare_broadcast_shape(a.shape.data(), static_cast<int32_t>(a.shape.size()),
                                         b.shape.data(), static_cast<int32_t>(b.shape.size()),
                                         &shape)) {
@@ -27,7 +27,9 @@ kernels::OverlapRule add_overlap(const ir::Graph& g, const ir::Operator& op, siz
 std::optional<RowReach> same_shape_rows(const ir::Graph& g, const ir::Operator& op,
                                         size_t input) {
   const ir::Tensor& out = g.tensors[op.outputs[0]];
-  if (input > 1 || out.shape.size() != 4 || out.shape[0] != 1) return std::nullopt;
+  if (input > 1 || out.type != ir::DataType::kInt8 || out.shape.size() != 4 || out.shape[0] != 1) {
+    return std::nullopt;
+  }
   for (size_t k = 0; k < 2; ++k) {
     if (g.tensors[op.inputs[k]].shape != out.shape) return std::nullopt;
   }
@@ -44,12 +46,14 @@ constexpr OpDef with_rows(OpDef def) {
 extern const OpDef add = with_rows(with_overlap(
     with_broadcast_variants<&kernels::add_kernel_variant>(
         binary_arithmetic<tfl::AddOptions, tfl::BuiltinOptions::AddOptions, &kernels::prepare_add,
-                          &kernels::add_fits>(tfl::BuiltinOperator::ADD)),
+                          &kernels::add_fits, &kernels::prepare_add_int16,
+                          &kernels::add_int16_fits>(tfl::BuiltinOperator::ADD)),
     add_overlap));
 
 extern const OpDef sub = with_overlap(
     binary_arithmetic<tfl::SubOptions, tfl::BuiltinOptions::SubOptions, &kernels::prepare_add,
-                      &kernels::add_fits>(tfl::BuiltinOperator::SUB),
+                      &kernels::add_fits, &kernels::prepare_add_int16, &kernels::add_int16_fits>(
+        tfl::BuiltinOperator::SUB),
     elementwise_overlap);
 
 }  // namespace mote::ops

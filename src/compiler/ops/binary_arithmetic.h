@@ -3,6 +3,8 @@
 // fused activation. Their definitions differ only in the kernel's prepare function (the scales
 // and zero points of both inputs and the output, and the activation's clamp) and the options
 // table it fills.
+#include <type_traits>
+
 #include "compiler/emit/kernel_options.h"
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
@@ -13,37 +15,56 @@ namespace mote::ops {
 
 // Either operand may be a constant; the scales must leave the kernel's int32 rescaling room
 // (`kFits`, the runtime's own bound).
-template <auto kPrepare, auto kFits>
+// The 16x8 form (int16 operands) where kPrepare16 and kFits16 are given.
+template <auto kPrepare, auto kFits, auto kPrepare16 = nullptr, auto kFits16 = nullptr>
 void check_binary_arithmetic(Checker& c) {
   c.options<ir::ElementwiseOptions>();
-  c.expect_binary_elementwise(/*constants=*/true);
+  constexpr bool kHas16 = !std::is_null_pointer_v<decltype(kPrepare16)>;
+  const DataType type = kHas16 ? c.activation_type() : DataType::kInt8;
+  c.expect_binary_elementwise(/*constants=*/true, type);
   const ir::Tensor &a = c.in(0), &b = c.in(1), &y = c.out();
-  if (!kFits(kPrepare(scale_of(a), zero_point_of(a), scale_of(b), zero_point_of(b), scale_of(y),
-                      zero_point_of(y), -128, 127))) {
+  bool fits = false;
+  if constexpr (kHas16) {
+    if (type == DataType::kInt16) {
+      fits = kFits16(kPrepare16(scale_of(a), zero_point_of(a), scale_of(b), zero_point_of(b),
+                                scale_of(y), zero_point_of(y), -32768, 32767));
+    }
+  }
+  if (type == DataType::kInt8) {
+    fits = kFits(kPrepare(scale_of(a), zero_point_of(a), scale_of(b), zero_point_of(b),
+                          scale_of(y), zero_point_of(y), -128, 127));
+  }
+  if (!fits) {
     c.fail("input scales " + num(scale_of(a)) + " and " + num(scale_of(b)) + " with output scale " +
            num(scale_of(y)) + " overflow the int32 rescaling (the output scale is too small)");
   }
 }
 
-template <auto kPrepare>
+template <auto kPrepare, auto kPrepare16 = nullptr>
 void lower_binary_arithmetic(LowerContext& ctx, schema::OperatorT& out) {
   const auto& o = std::get<ir::ElementwiseOptions>(ctx.op().options);
   const ir::Tensor &a = ctx.in(0), &b = ctx.in(1), &y = ctx.out();
   const kernels::ActivationRange range = ctx.activation_range(o.activation);
-  out.options.Set(emit::program_options(kPrepare(scale_of(a), zero_point_of(a), scale_of(b),
-                                                 zero_point_of(b), scale_of(y), zero_point_of(y),
-                                                 range.min, range.max)));
+  auto prepare = kPrepare;
+  if constexpr (!std::is_null_pointer_v<decltype(kPrepare16)>) {
+    if (y.type == ir::DataType::kInt16) prepare = kPrepare16;
+  }
+  out.options.Set(emit::program_options(prepare(scale_of(a), zero_point_of(a), scale_of(b),
+                                                zero_point_of(b), scale_of(y), zero_point_of(y),
+                                                range.min, range.max)));
 }
 
 // The definition of one of them: its TFLite code and options table (fused activation only), the
 // kernel's prepare function and its bound.
-template <typename Table, tfl::BuiltinOptions kTable, auto kPrepare, auto kFits>
+template <typename Table, tfl::BuiltinOptions kTable, auto kPrepare, auto kFits,
+          auto kPrepare16 = nullptr, auto kFits16 = nullptr>
 constexpr OpDef binary_arithmetic(tfl::BuiltinOperator code) {
   return OpDef{.builtin_code = builtin(code),
                .read_options = read_fused_activation<Table, kTable>,
                .write_options = write_fused_activation<typename Table::NativeTableType>,
-               .check = check_binary_arithmetic<kPrepare, kFits>,
-               .lower = lower_binary_arithmetic<kPrepare>,
+               .check = check_binary_arithmetic<kPrepare, kFits, kPrepare16, kFits16>,
+               .lower = lower_binary_arithmetic<kPrepare, kPrepare16>,
+               .int16_activations = !std::is_null_pointer_v<decltype(kPrepare16)>,
                .describe = describe_activation};
 }
 

@@ -162,18 +162,37 @@ class Checker {
     }
   }
 
-  // An int8 activation input: not constant, one scale.
+  // The activation type of an operator with a 16x8 form (OpDef::int16_activations): int16 when
+  // its output is, else int8.
+  DataType activation_type() const {
+    return out().type == DataType::kInt16 ? DataType::kInt16 : DataType::kInt8;
+  }
+  // An int8 (or int16) activation input: not constant, one scale; int16 symmetric (zero point
+  // 0, as TFLite's 16x8 kernels require).
   const Tensor& data_input(size_t k, DataType type = DataType::kInt8) const {
     const Tensor& t = in(k);
     expect_type(k, type);
     if (t.is_constant) fail(in_label(k) + " is a constant; expected an activation");
-    if (type == DataType::kInt8 || type == DataType::kUInt8) expect_per_tensor(k);
+    if (type == DataType::kInt8 || type == DataType::kUInt8 || type == DataType::kInt16) {
+      expect_per_tensor(k);
+    }
+    if (type == DataType::kInt16) expect_symmetric16(k);
     return t;
   }
   const Tensor& data_output(DataType type = DataType::kInt8) const {
     expect_type(kOutput, type);
-    if (type == DataType::kInt8 || type == DataType::kUInt8) expect_per_tensor(kOutput);
+    if (type == DataType::kInt8 || type == DataType::kUInt8 || type == DataType::kInt16) {
+      expect_per_tensor(kOutput);
+    }
+    if (type == DataType::kInt16) expect_symmetric16(kOutput);
     return out();
+  }
+  void expect_symmetric16(size_t k) const {
+    const int64_t zp = operand(k).quantization.zero_point[0];
+    if (zp != 0) {
+      fail(label(k) + " is int16 with zero point " + std::to_string(zp) +
+           "; int16 activations must be symmetric (zero point 0)");
+    }
   }
   // A constant parameter input (weights, bias, shape, axes ...).
   const Tensor& param_input(size_t k, DataType type) const {
@@ -248,8 +267,8 @@ class Checker {
                          output_size(w, fw, o.stride_w, dw, o.padding, "width"), channels});
   }
   // A 4-D activation input, and a 4-D int8 constant filter.
-  const Tensor& nhwc_input(size_t k) const {
-    const Tensor& t = data_input(k);
+  const Tensor& nhwc_input(size_t k, DataType type = DataType::kInt8) const {
+    const Tensor& t = data_input(k, type);
     expect_rank(k, 4);
     return t;
   }
@@ -292,7 +311,10 @@ class Checker {
       }
     }
     if (!has_input(bias_index)) return;
-    const Tensor& bias = param_input(bias_index, DataType::kInt32);
+    // 16x8: an int64 bias (the converter's) or an int32 one; int8: int32.
+    const bool int64_bias = input.type == DataType::kInt16 && in(bias_index).type == DataType::kInt64;
+    const Tensor& bias =
+        param_input(bias_index, int64_bias ? DataType::kInt64 : DataType::kInt32);
     if (bias.shape != std::vector<int32_t>{out_channels}) {
       fail(in_label(bias_index) + " (bias) has shape " + shape_string(bias.shape) + ", expected [" +
            std::to_string(out_channels) + "]");
@@ -326,9 +348,10 @@ class Checker {
   // Two int8 operands in, one out, broadcast (the binary arithmetic and extremum operators).
   // With `constants`, either operand may be a constant (not both): TFLite's binary arithmetic
   // operators take one as they take an activation.
-  void expect_binary_elementwise(bool constants = false);
-  // One int8 activation in, one out of its shape (the elementwise activations).
-  void expect_unary_elementwise();
+  // `type`: int16 for the 16x8 form.
+  void expect_binary_elementwise(bool constants = false, DataType type = DataType::kInt8);
+  // One int8 (or `type`) activation in, one out of its shape (the elementwise activations).
+  void expect_unary_elementwise(DataType type = DataType::kInt8);
 
  private:
   const ir::Graph& g_;

@@ -16,8 +16,9 @@ using Window =
 
 void check(Checker& c) {
   const auto& o = c.options<ir::Conv2DOptions>();
-  const Tensor &input = c.nhwc_input(0), &weights = c.filter(1);
-  c.data_output();
+  const DataType type = c.activation_type();
+  const Tensor &input = c.nhwc_input(0, type), &weights = c.filter(1);
+  c.data_output(type);
   const int32_t co = weights.shape[0], kh = weights.shape[1], kw = weights.shape[2];
   const int32_t cf = weights.shape[3], ci = input.shape[3];
   if (ci % cf != 0) {
@@ -55,15 +56,34 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.activation(o.activation);
 }
 
+// 16x8 (int16 activations): the portable direct kernel, on every extension; no scratch, no
+// overlap, no backward runs, no row stages.
+bool int16(const ir::Graph& g, const ir::Operator& op) {
+  return g.tensors[op.inputs[0]].type == ir::DataType::kInt16;
+}
+uint64_t scratch_bytes(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
+  return int16(g, op) ? 0 : variant_scratch<&conv_shape, &kernels::conv_scratch_bytes>(g, op, e);
+}
+const char* kernel_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
+  return int16(g, op) ? "portable 16x8"
+                      : variant_name<&conv_shape, &kernels::conv_kernel_variant>(g, op, e);
+}
+kernels::OverlapRule overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
+                             kernels::Extension e) {
+  return int16(g, op) ? kernels::kNoOverlap
+                      : variant_overlap<&conv_shape, &kernels::conv_overlap>(g, op, input, e);
+}
+
 // A pointwise convolution of stride 1 may run backward (the same rule for every variant).
 kernels::OverlapRule back_overlap(const ir::Graph& g, const ir::Operator& op, size_t input) {
-  return input == 0 ? kernels::conv_backward_overlap(conv_shape(g, op)) : kernels::kNoOverlap;
+  return input == 0 && !int16(g, op) ? kernels::conv_backward_overlap(conv_shape(g, op))
+                                      : kernels::kNoOverlap;
 }
 
 // Rows of input 0 (batch 1): the window's rows.
 std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
   const kernels::ConvShape s = conv_shape(g, op);
-  if (input != 0 || s.batches != 1 || s.filter_h > kernels::kMaxRowWindowRows) {
+  if (input != 0 || int16(g, op) || s.batches != 1 || s.filter_h > kernels::kMaxRowWindowRows) {
     return std::nullopt;
   }
   return RowReach{s.filter_h, s.stride_h, s.pad_h, s.dilation_h};
@@ -74,9 +94,8 @@ std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, si
 extern const OpDef conv_2d{
     .builtin_code = builtin(tfl::BuiltinOperator::CONV_2D), .read_options = Window::read,
     .write_options = Window::write, .inputs = {2, 3, 2}, .check = check, .macs = macs,
-    .scratch_bytes = variant_scratch<&conv_shape, &kernels::conv_scratch_bytes>,
-    .kernel_variant = variant_name<&conv_shape, &kernels::conv_kernel_variant>, .lower = lower,
-    .overlap = variant_overlap<&conv_shape, &kernels::conv_overlap>, .back_overlap = back_overlap,
+    .scratch_bytes = scratch_bytes, .kernel_variant = kernel_variant, .lower = lower,
+    .overlap = overlap, .back_overlap = back_overlap, .int16_activations = true,
     .describe = describe, .row_reach = row_reach};
 
 }  // namespace mote::ops

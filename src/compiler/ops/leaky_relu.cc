@@ -1,4 +1,4 @@
-// LEAKY_RELU int8: TFLite's two multipliers, input/output scale for x >= 0 and alpha times it for
+// LEAKY_RELU int8 or int16: TFLite's two multipliers, input/output scale for x >= 0 and alpha times it for
 // x < 0.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
@@ -14,7 +14,7 @@ using Options = OneFieldOptions<tfl::BuiltinOptions::LeakyReluOptions, &tfl::Lea
 
 void check(Checker& c) {
   const auto& o = c.options<ir::LeakyReluOptions>();
-  c.expect_unary_elementwise();
+  c.expect_unary_elementwise(c.activation_type());
   // A negative alpha would make the int8 multiplier negative, which TFLite's kernel does not
   // define either.
   if (!std::isfinite(o.alpha) || o.alpha < 0.0f) {
@@ -46,6 +46,7 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 
 extern const OpDef leaky_relu{
     .builtin_code = builtin(tfl::BuiltinOperator::LEAKY_RELU), .read_options = Options::read,
-    .write_options = Options::write, .check = check, .lower = lower, .describe = describe};
+    .write_options = Options::write, .check = check, .lower = lower, .int16_activations = true,
+    .describe = describe};
 
 }  // namespace mote::ops

@@ -133,25 +133,26 @@ void Checker::expect_broadcast_output() const {
   expect_output_shape(std::vector<int32_t>(shape.output, shape.output + shape.rank));
 }
 
-void Checker::expect_binary_elementwise(bool constants) {
+void Checker::expect_binary_elementwise(bool constants, DataType type) {
   arity(2, 2);
   if (constants && (in(0).is_constant != in(1).is_constant)) {
     const size_t k = in(0).is_constant ? 0 : 1;
-    expect_type(k, DataType::kInt8);
+    expect_type(k, type);
     expect_per_tensor(k);
-    data_input(1 - k);
+    if (type == DataType::kInt16) expect_symmetric16(k);
+    data_input(1 - k, type);
   } else {
-    data_input(0);
-    data_input(1);
+    data_input(0, type);
+    data_input(1, type);
   }
-  data_output();
+  data_output(type);
   expect_broadcast_output();
 }
 
-void Checker::expect_unary_elementwise() {
+void Checker::expect_unary_elementwise(DataType type) {
   arity(1, 1);
-  const Tensor& input = data_input(0);
-  data_output();
+  const Tensor& input = data_input(0, type);
+  data_output(type);
   expect_output_shape(input.shape);
 }
 
@@ -220,6 +221,10 @@ kernels::FusedActivation fused(ir::Activation activation) {
 }
 
 kernels::ActivationRange LowerContext::activation_range(ir::Activation activation) const {
+  if (out().type == ir::DataType::kInt16) {
+    return kernels::activation_range_int16(fused(activation), scale_of(out()),
+                                           zero_point_of(out()));
+  }
   return kernels::activation_range_int8(fused(activation), scale_of(out()), zero_point_of(out()));
 }
 

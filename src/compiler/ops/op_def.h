@@ -103,6 +103,9 @@ struct OpDef {
   // exact overlap rule of mote/kernels/overlap.h; the program marks it `in_place`), which works
   // alike on every extension. Null or 0: it never runs so.
   uint64_t (*in_place_scratch)(const ir::Graph& graph, const ir::Operator& op) = nullptr;
+  // It takes int16 activations (16x8 models: int16 inputs and outputs, int8 weights) where its
+  // check allows; false: validate refuses any int16 activation it reads or writes.
+  bool int16_activations = false;
   // The output is input 0's bytes under another shape (no kernel work; the planner aliases them).
   bool output_aliases_input = false;
   void (*describe)(const ir::Graph& graph, const ir::Operator& op, Description& d) = nullptr;

@@ -1,4 +1,4 @@
-// PAD with the output's zero point (TFLite's PAD on int8: padding is real 0).
+// PAD with the output's zero point (TFLite's PAD on int8 and int16: padding is real 0).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -9,8 +9,9 @@ namespace {
 
 void check(Checker& c) {
   c.no_options();
-  const Tensor& input = c.data_input(0);
-  c.data_output();
+  const DataType type = c.activation_type();
+  const Tensor& input = c.data_input(0, type);
+  c.data_output(type);
   const Tensor& paddings = c.param_input(1, DataType::kInt32);
   const std::vector<int32_t> expected_shape = {static_cast<int32_t>(input.shape.size()), 2};
   if (paddings.shape != expected_shape) {
@@ -49,6 +50,7 @@ constexpr int8_t kProgramInputs[] = {0};  // the paddings are options
 extern const OpDef pad{.builtin_code = builtin(tfl::BuiltinOperator::PAD),
                        .read_options = read_empty<tfl::BuiltinOptions::PadOptions>,
                        .write_options = write_empty<tfl::PadOptionsT>, .inputs = {2, 2},
-                       .check = check, .lower = lower, .program_inputs = kProgramInputs};
+                       .check = check, .lower = lower, .program_inputs = kProgramInputs,
+                       .int16_activations = true};
 
 }  // namespace mote::ops

@@ -1,5 +1,6 @@
-// QUANTIZE (float32 -> int8, int8 -> int8 with new quantization, and uint8 <-> int8 at a graph's
-// edges: a camera's uint8 frame in, a uint8 result out) and DEQUANTIZE (int8 -> float32).
+// QUANTIZE (float32 -> int8, int8 / int16 -> int8 / int16 with new quantization, and uint8 <->
+// int8 at a graph's edges: a camera's uint8 frame in, a uint8 result out) and DEQUANTIZE (int8 ->
+// float32).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -13,14 +14,26 @@ void check_quantize(Checker& c) {
   c.no_options();
   const Tensor& input = c.in(0);
   if (input.type != DataType::kFloat32 && input.type != DataType::kInt8 &&
-      input.type != DataType::kUInt8) {
+      input.type != DataType::kInt16 && input.type != DataType::kUInt8) {
     c.fail(c.in_label(0) + " has type " + std::string(to_string(input.type)) +
-           ", expected float32, int8 or uint8");
+           ", expected float32, int8, int16 or uint8");
   }
-  c.data_input(0, input.type);
-  // uint8 only on one side, as TFLite: uint8 -> int8 and int8 -> uint8.
-  const bool uint8_out = input.type == DataType::kInt8 && c.out().type == DataType::kUInt8;
-  c.data_output(uint8_out ? DataType::kUInt8 : DataType::kInt8);
+  // An int16 input may have any zero point: the requantization subtracts it (keyword spotting
+  // models quantize a softmax's int16 output, zero point -32768, to int8).
+  if (input.type == DataType::kInt16) {
+    if (input.is_constant) c.fail(c.in_label(0) + " is a constant; expected an activation");
+    c.expect_per_tensor(0);
+  } else {
+    c.data_input(0, input.type);
+  }
+  // int16 output: requantized from int8 or int16 (16x8 models), not quantized from float. uint8
+  // only on one side, as TFLite: uint8 -> int8 and int8 -> uint8.
+  const bool int16_output = c.out().type == DataType::kInt16 && input.type != DataType::kFloat32 &&
+                            input.type != DataType::kUInt8;
+  const bool uint8_output = c.out().type == DataType::kUInt8 && input.type == DataType::kInt8;
+  c.data_output(int16_output   ? DataType::kInt16
+                : uint8_output ? DataType::kUInt8
+                               : DataType::kInt8);
   c.expect_output_shape(input.shape);
 }
 
@@ -36,7 +49,7 @@ void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
   const ir::Tensor& output = ctx.out();
   schema::QuantizeOptionsT q;
   q.output_offset = zero_point_of(output);
-  if (input.type == ir::DataType::kInt8 || input.type == ir::DataType::kUInt8) {
+  if (input.type != ir::DataType::kFloat32) {  // int8, int16 or uint8: a requantization
     const auto p = kernels::prepare_requantize(scale_of(input), zero_point_of(input),
                                                scale_of(output), zero_point_of(output));
     q.input_offset = -zero_point_of(input);
@@ -52,7 +65,7 @@ extern const OpDef quantize{.builtin_code = builtin(tfl::BuiltinOperator::QUANTI
                             .write_options = write_empty<tfl::QuantizeOptionsT>, .inputs = {1, 1},
                             .check = check_quantize, .lower = lower_quantize,
                             // int8 -> int8 requantizes element by element, in order.
-                            .overlap = elementwise_overlap};
+                            .overlap = elementwise_overlap, .int16_activations = true};
 
 extern const OpDef dequantize{.builtin_code = builtin(tfl::BuiltinOperator::DEQUANTIZE),
                               .read_options = read_empty<tfl::BuiltinOptions::DequantizeOptions>,

@@ -207,7 +207,8 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 }
 
 ResolvedSlice resolved(Checker& c) {
-  const Tensor& input = c.data_input(0);
+  const DataType type = c.activation_type();
+  const Tensor& input = c.data_input(0, type);
   ResolvedSlice r;
   const std::string why = resolve_strided_slice(
       input.shape, constant_vector(c, 1, "begin"), constant_vector(c, 2, "end"),
@@ -218,7 +219,7 @@ ResolvedSlice resolved(Checker& c) {
 
 void check(Checker& c) {
   const ResolvedSlice r = resolved(c);
-  c.data_output();
+  c.data_output(c.activation_type());
   c.expect_output_shape(r.output_shape);
   c.expect_same_quantization(0);
 }
@@ -255,6 +256,6 @@ constexpr int8_t kProgramInputs[] = {0};  // begin, end and strides are options
 extern const OpDef strided_slice{.builtin_code = builtin(tfl::BuiltinOperator::STRIDED_SLICE),
                                  .read_options = read, .write_options = write, .inputs = {4, 4},
                                  .check = check, .lower = lower, .program_inputs = kProgramInputs,
-                                 .describe = describe};
+                                 .int16_activations = true, .describe = describe};
 
 }  // namespace mote::ops

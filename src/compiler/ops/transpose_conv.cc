@@ -1,4 +1,4 @@
-// TRANSPOSE_CONV: int8 transposed convolution, per-channel weights. TFLite's inputs are (output
+// TRANSPOSE_CONV: int8 (or 16x8) transposed convolution, per-channel weights. TFLite's inputs are (output
 // shape, filter [Co,Kh,Kw,Ci], input, optional bias); the program's are (input, filter, bias).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
@@ -17,8 +17,9 @@ constexpr size_t kOutputShape = 0, kFilter = 1, kInput = 2, kBias = 3;
 void check(Checker& c) {
   const auto& o = c.options<ir::TransposeConvOptions>();
   const Tensor& output_shape = c.param_input(kOutputShape, DataType::kInt32);
-  const Tensor &weights = c.filter(kFilter), &input = c.nhwc_input(kInput);
-  const Tensor& output = c.data_output();
+  const DataType type = c.activation_type();
+  const Tensor &weights = c.filter(kFilter), &input = c.nhwc_input(kInput, type);
+  const Tensor& output = c.data_output(type);
   if (output_shape.shape != std::vector<int32_t>{4}) {
     c.fail(c.in_label(kOutputShape) + " (output shape) has shape " +
            shape_string(output_shape.shape) + ", expected [4]");
@@ -41,6 +42,10 @@ void check(Checker& c) {
            " is larger than the input, stride and filter can produce");
   }
   c.check_weights_and_bias(input, weights, 0, co, kFilter, kBias);
+  if (type == DataType::kInt16 && c.has_input(kBias) && c.in(kBias).type != DataType::kInt64) {
+    c.fail(c.in_label(kBias) + " (bias) is int32; int16 TRANSPOSE_CONV takes an int64 bias (as "
+           "the TFLite converter writes it)");
+  }
 }
 
 // Every input element meets kh * kw * co filter taps.
@@ -50,6 +55,7 @@ int64_t macs(const ir::Graph& g, const ir::Operator& op) {
 }
 
 uint64_t scratch(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
+  if (g.tensors[op.inputs[kInput]].type == ir::DataType::kInt16) return 0;  // 16x8: none
   return kernels::transpose_conv_scratch_bytes(transpose_conv_shape(g, op), extension).total();
 }
 
@@ -82,6 +88,7 @@ extern const OpDef transpose_conv{.builtin_code = builtin(tfl::BuiltinOperator::
                                   .read_options = Window::read, .write_options = Window::write,
                                   .inputs = {3, 4, kBias}, .check = check, .macs = macs,
                                   .scratch_bytes = scratch, .lower = lower,
-                                  .program_inputs = kProgramInputs, .describe = describe};
+                                  .program_inputs = kProgramInputs, .int16_activations = true,
+                                  .describe = describe};
 
 }  // namespace mote::ops

@@ -21,14 +21,14 @@ void check_tensor(const Graph& g, int32_t index) {
   if (t.shape.size() > kMaxRank) {
     bad("rank " + std::to_string(t.shape.size()) + " exceeds " + std::to_string(kMaxRank));
   }
-  // int16 only as a constant or a state (SVDF's weights_time and state); the operators that
-  // read it check its type.
-  const bool int16_ok = t.type == DataType::kInt16 && (t.is_constant || t.is_variable);
-  // uint8 as an activation only (QUANTIZE reads and writes it; every other operator checks
-  // for int8).
+  // int16: an activation (16x8 models; only operators with OpDef::int16_activations take
+  // one), a constant or a state. int64 only as a constant (16x8 biases, slice parameters).
+  // uint8 as an activation only (QUANTIZE reads and writes it; every other operator checks for
+  // int8). The operators that read them check their types.
+  const bool int64_ok = t.type == DataType::kInt64 && t.is_constant;
   const bool uint8_ok = t.type == DataType::kUInt8 && !t.is_constant;
   if (t.type != DataType::kFloat32 && t.type != DataType::kInt8 && t.type != DataType::kInt32 &&
-      !int16_ok && !uint8_ok) {
+      t.type != DataType::kInt16 && !int64_ok && !uint8_ok) {
     bad("type " + std::string(to_string(t.type)) + " not supported");
   }
   int64_t bytes = static_cast<int64_t>(element_size(t.type));
@@ -47,6 +47,9 @@ void check_tensor(const Graph& g, int32_t index) {
     if (q.quantized_dimension != 0) bad("quantized_dimension set without quantization");
     if (t.type == DataType::kInt8 || t.type == DataType::kUInt8) {
       bad(std::string(to_string(t.type)) + " tensor without quantization");
+    }
+    if (t.type == DataType::kInt16 && !t.is_constant && !t.is_variable) {
+      bad("int16 activation without quantization");
     }
   } else {
     const int32_t rank = static_cast<int32_t>(t.shape.size());
@@ -68,6 +71,7 @@ void check_tensor(const Graph& g, int32_t index) {
       const bool in_range =
           t.type == DataType::kInt8    ? (zp >= -128 && zp <= 127)
           : t.type == DataType::kUInt8 ? (zp >= 0 && zp <= 255)
+          : t.type == DataType::kInt16 ? (zp >= -32768 && zp <= 32767)
           : t.type == DataType::kInt32
               ? (zp >= std::numeric_limits<int32_t>::min() && zp <= std::numeric_limits<int32_t>::max())
               : true;
@@ -88,6 +92,25 @@ void check_tensor(const Graph& g, int32_t index) {
     bad("holds data but is not marked constant");
   }
   if (t.is_variable && t.is_constant) bad("a variable tensor cannot be constant");
+}
+
+// An operator without a 16x8 kernel that reads or writes an int16 activation (not a constant,
+// not a state): one refusal naming it, rather than a type error of its own check.
+std::string int16_problem(const Graph& g, size_t index) {
+  const Operator& op = g.operators[index];
+  for (const std::vector<int32_t>* list : {&op.inputs, &op.outputs}) {
+    for (int32_t t : *list) {
+      if (t == kNoTensor) continue;
+      const Tensor& tensor = g.tensors[t];
+      if (tensor.type != DataType::kInt16 || tensor.is_constant || tensor.is_variable) continue;
+      return "operator " + std::to_string(index) + " (" + std::string(to_string(op.type)) +
+             "): int16 activations (" + tensor_label(g, t) + ") are not yet supported for " +
+             std::string(to_string(op.type)) +
+             "; quantize the model with int8 activations (TFLITE_BUILTINS_INT8), or without "
+             "this operator";
+    }
+  }
+  return "";
 }
 
 // Where the rules' verdicts go: validate() throws at the first, validate_each() collects them.
@@ -244,6 +267,7 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
     std::string problem = tensors_problem(op.inputs, "input", false);
     if (problem.empty()) problem = state_problem();
     if (problem.empty()) problem = tensors_problem(op.outputs, "output", true);
+    if (problem.empty() && !def.int16_activations) problem = int16_problem(g, i);
     if (problem.empty()) {
       try {
         Checker checker(g, i, &notes);

@@ -87,8 +87,11 @@ TEST(Validate, TensorRules) {
                   "quantized_dimension 7 out of range");
   expect_rejected(g, [](Graph& g) { weights(g).data.pop_back(); }, "constant holds 71 bytes");
   expect_rejected(g, [](Graph& g) { output(g).data = {1}; }, "holds data but is not marked constant");
+  // An int16 output makes the convolution a 16x8 one, whose input must be int16 too.
   expect_rejected(g, [](Graph& g) { output(g).type = DataType::kInt16; },
-                  "type int16 not supported");
+                  "has type int8, expected int16");
+  expect_rejected(g, [](Graph& g) { output(g).type = DataType::kInt64; },
+                  "type int64 not supported");
   // A tensor without a name (models often strip them) is named by its index alone.
   const std::string unnamed = "tensor " + std::to_string(g.operators[0].outputs[0]) + ": type bool";
   expect_rejected(g, [](Graph& g) {

@@ -37,7 +37,8 @@ std::optional<ir::DataType> data_type_from_tensor_type(int8_t type) {
     case kTensorFloat32: return ir::DataType::kFloat32;
     case kTensorInt32: return ir::DataType::kInt32;
     case kTensorInt8: return ir::DataType::kInt8;
-    case 7: return ir::DataType::kInt16;  // INT16: SVDF's weights_time and state
+    case 7: return ir::DataType::kInt16;  // INT16: 16x8 activations, SVDF's weights_time and state
+    case 4: return ir::DataType::kInt64;  // INT64: 16x8 biases, slice parameters
     case 3: return ir::DataType::kUInt8;  // UINT8: a camera frame into a first QUANTIZE
     default: return std::nullopt;
   }

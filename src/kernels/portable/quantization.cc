@@ -29,10 +29,11 @@ QuantizedMultiplier quantize_multiplier(double real_multiplier) {
   return {static_cast<int32_t>(q), exponent};
 }
 
-ActivationRange activation_range_int8(FusedActivation activation, float output_scale,
-                                      int32_t output_zero_point) {
-  constexpr int32_t kMin = -128;
-  constexpr int32_t kMax = 127;
+namespace {
+
+// The clamp inside [kMin, kMax], the output type's range.
+ActivationRange activation_range(FusedActivation activation, float output_scale,
+                                 int32_t output_zero_point, int32_t kMin, int32_t kMax) {
   // TFLite quantizes the bound in float: zero_point + round(f / scale).
   auto quantize = [&](float f) -> int32_t {
     const float q = roundf(f / output_scale);
@@ -56,6 +57,18 @@ ActivationRange activation_range_int8(FusedActivation activation, float output_s
       break;
   }
   return {kMin, kMax};
+}
+
+}  // namespace
+
+ActivationRange activation_range_int8(FusedActivation activation, float output_scale,
+                                      int32_t output_zero_point) {
+  return activation_range(activation, output_scale, output_zero_point, -128, 127);
+}
+
+ActivationRange activation_range_int16(FusedActivation activation, float output_scale,
+                                       int32_t output_zero_point) {
+  return activation_range(activation, output_scale, output_zero_point, -32768, 32767);
 }
 
 }  // namespace kernels

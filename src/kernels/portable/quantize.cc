@@ -38,30 +38,44 @@ RequantizeParams prepare_requantize(float input_scale, int32_t input_zero_point,
 
 namespace {
 
-// Element by element, front to back: the output may be the input buffer (both one byte wide).
-template <typename In, typename Out, int32_t kMin, int32_t kMax>
-void requantize_elements(const RequantizeParams& p, const In* input, Out* output, size_t count) {
-  for (size_t i = 0; i < count; ++i) {
-    int32_t q = multiply_by_quantized_multiplier(static_cast<int32_t>(input[i]) - p.input_zero_point,
-                                                 p.multiplier, p.shift) +
-                p.output_zero_point;
-    q = q < kMin ? kMin : (q > kMax ? kMax : q);
-    output[i] = static_cast<Out>(q);
+template <typename In, typename Out>
+Out requantize_one(const RequantizeParams& p, In x, int32_t lo, int32_t hi) {
+  int32_t q = multiply_by_quantized_multiplier(x - p.input_zero_point, p.multiplier, p.shift) +
+              p.output_zero_point;
+  q = q < lo ? lo : (q > hi ? hi : q);
+  return static_cast<Out>(q);
+}
+
+// Front to back, or back to front where the output is wider (in-place widening).
+template <typename In, typename Out>
+void requantize_all(const RequantizeParams& p, const In* input, Out* output, size_t count,
+                    int32_t lo, int32_t hi) {
+  if (sizeof(Out) > sizeof(In)) {
+    for (size_t i = count; i-- > 0;) output[i] = requantize_one<In, Out>(p, input[i], lo, hi);
+  } else {
+    for (size_t i = 0; i < count; ++i) output[i] = requantize_one<In, Out>(p, input[i], lo, hi);
   }
 }
 
 }  // namespace
 
 void requantize(const RequantizeParams& p, const int8_t* input, int8_t* output, size_t count) {
-  requantize_elements<int8_t, int8_t, -128, 127>(p, input, output, count);
+  requantize_all(p, input, output, count, -128, 127);
 }
-
+void requantize(const RequantizeParams& p, const int8_t* input, int16_t* output, size_t count) {
+  requantize_all(p, input, output, count, -32768, 32767);
+}
+void requantize(const RequantizeParams& p, const int16_t* input, int8_t* output, size_t count) {
+  requantize_all(p, input, output, count, -128, 127);
+}
+void requantize(const RequantizeParams& p, const int16_t* input, int16_t* output, size_t count) {
+  requantize_all(p, input, output, count, -32768, 32767);
+}
 void requantize(const RequantizeParams& p, const uint8_t* input, int8_t* output, size_t count) {
-  requantize_elements<uint8_t, int8_t, -128, 127>(p, input, output, count);
+  requantize_all(p, input, output, count, -128, 127);
 }
-
 void requantize(const RequantizeParams& p, const int8_t* input, uint8_t* output, size_t count) {
-  requantize_elements<int8_t, uint8_t, 0, 255>(p, input, output, count);
+  requantize_all(p, input, output, count, 0, 255);
 }
 
 DequantizeParams prepare_dequantize(float input_scale, int32_t input_zero_point) {

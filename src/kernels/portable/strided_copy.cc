@@ -52,7 +52,10 @@ void strided_copy_extent(const StridedCopyParams& params, bool input, int64_t* l
   }
 }
 
-void strided_copy(const StridedCopyParams& params, const int8_t* input, int8_t* output) {
+namespace {
+
+template <typename T>
+void copy(const StridedCopyParams& params, const T* input, T* output) {
   const int32_t rank = params.rank;
   const int32_t last = rank - 1;
   const int32_t run = params.dims[last];
@@ -60,14 +63,14 @@ void strided_copy(const StridedCopyParams& params, const int8_t* input, int8_t* 
   const int32_t out_step = params.output_strides[last];
   const bool contiguous = in_step == 1 && out_step == 1;
   int32_t index[kMaxStridedCopyRank] = {0};
-  const int8_t* in = input;
-  int8_t* out = output;
+  const T* in = input;
+  T* out = output;
   for (;;) {
     if (contiguous) {
-      memcpy(out, in, static_cast<size_t>(run));
+      memcpy(out, in, static_cast<size_t>(run) * sizeof(T));
     } else {
-      const int8_t* src = in;
-      int8_t* dst = out;
+      const T* src = in;
+      T* dst = out;
       for (int32_t i = 0; i < run; ++i) {
         *dst = *src;
         src += in_step;
@@ -86,6 +89,16 @@ void strided_copy(const StridedCopyParams& params, const int8_t* input, int8_t* 
     }
     if (d < 0) return;
   }
+}
+
+}  // namespace
+
+void strided_copy(const StridedCopyParams& params, const int8_t* input, int8_t* output) {
+  copy(params, input, output);
+}
+
+void strided_copy(const StridedCopyParams& params, const int16_t* input, int16_t* output) {
+  copy(params, input, output);
 }
 
 }  // namespace kernels

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "conv_internal.h"
+#include "mote/kernels/quantization.h"
 
 namespace mote {
 namespace kernels {
@@ -75,6 +76,48 @@ void transpose_conv2d(const TransposeConvParams& params, const int8_t* input, co
           for (int32_t k = 0; k < count; ++k) {
             out[oc + k] = rq(a[k] + internal::bias_or_zero(bias, oc + k), oc + k);
           }
+        }
+      }
+    }
+  }
+}
+
+// 16x8: the same gather in int64, as TFLite's reference int16 TransposeConv scatters into an
+// int64 buffer and requantizes with the 64-bit multiplier.
+void transpose_conv2d_16x8(const TransposeConvParams& params, const int16_t* input,
+                           const int8_t* filter, const int64_t* bias, int16_t* output) {
+  const TransposeConvShape s = params.shape;
+  if (s.stride_h <= 0 || s.stride_w <= 0) return;
+  const int32_t ci = s.input_c, co = s.output_c;
+  const ptrdiff_t channel_stride = static_cast<ptrdiff_t>(s.filter_h) * s.filter_w * ci;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    for (int32_t y = 0; y < s.output_h; ++y) {
+      const int32_t ty = y + s.pad_h;
+      int32_t iy_lo, iy_hi;
+      input_range(ty, s.stride_h, s.filter_h, s.input_h, &iy_lo, &iy_hi);
+      for (int32_t x = 0; x < s.output_w; ++x) {
+        const int32_t tx = x + s.pad_w;
+        int32_t ix_lo, ix_hi;
+        input_range(tx, s.stride_w, s.filter_w, s.input_w, &ix_lo, &ix_hi);
+        int16_t* out = output + ((static_cast<ptrdiff_t>(b) * s.output_h + y) * s.output_w + x) * co;
+        for (int32_t oc = 0; oc < co; ++oc) {
+          int64_t acc = 0;
+          for (int32_t iy = iy_lo; iy <= iy_hi; ++iy) {
+            const int32_t ky = ty - iy * s.stride_h;
+            for (int32_t ix = ix_lo; ix <= ix_hi; ++ix) {
+              const int32_t kx = tx - ix * s.stride_w;
+              const int16_t* px =
+                  input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w + ix) * ci;
+              const int8_t* w = filter + oc * channel_stride +
+                                (static_cast<ptrdiff_t>(ky) * s.filter_w + kx) * ci;
+              for (int32_t c = 0; c < ci; ++c) acc += int32_t{px[c]} * w[c];
+            }
+          }
+          if (bias != nullptr) acc += bias[oc];
+          int32_t v = multiply_by_quantized_multiplier_64(acc, params.output_multiplier[oc],
+                                                          params.output_shift[oc]);
+          v = v < params.act_min ? params.act_min : (v > params.act_max ? params.act_max : v);
+          out[oc] = static_cast<int16_t>(v);
         }
       }
     }

@@ -35,23 +35,31 @@ Error check(const OpChecker& c) {
     return c.bad("negative multiplier");
   }
   // The compiler's bound (ops/add_sub.cc checks the same).
-  if (!kernels::add_fits(params_of(o))) {
+  const kernels::AddParams p = params_of(o);
+  if (c.int16() ? !kernels::add_int16_fits(p) : !kernels::add_fits(p)) {
     return c.bad("multipliers or shifts out of range", Error::kUnsupported);
   }
   return Error::kOk;
 }
 
-// ADD's kernel or SUB's.
-template <void (*kKernel)(const kernels::AddParams&, const kernels::BroadcastShape&, const int8_t*,
-                          const int8_t*, int8_t*)>
+// ADD's kernel or SUB's, int8 or int16 (16x8).
+template <typename T>
+using AddKernel = void (*)(const kernels::AddParams&, const kernels::BroadcastShape&, const T*,
+                           const T*, T*);
+template <AddKernel<int8_t> kKernel, AddKernel<int16_t> kKernel16>
 void invoke(const Op& op) {
-  kKernel(params_of(op.options<schema::AddOptions>()), broadcast_shape(op.in(0), op.in(1)),
-          op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.out_data<int8_t>());
+  const kernels::AddParams p = params_of(op.options<schema::AddOptions>());
+  const kernels::BroadcastShape shape = broadcast_shape(op.in(0), op.in(1));
+  if (op.out().type() == DataType::Int16) {
+    kKernel16(p, shape, op.in_data<int16_t>(0), op.in_data<int16_t>(1), op.out_data<int16_t>());
+  } else {
+    kKernel(p, shape, op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.out_data<int8_t>());
+  }
 }
 
 // The rule of the ADD variant this library runs (src/kernels/add.cc).
 kernels::OverlapRule add_overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
-  if (k > 1) return kernels::kNoOverlap;
+  if (k > 1 || output_of(p, op).type() == DataType::Int16) return kernels::kNoOverlap;
   return kernels::built_add_overlap(broadcast_shape(input_of(p, op, 0), input_of(p, op, 1)),
                                     static_cast<int32_t>(k));
 }
@@ -61,7 +69,8 @@ kernels::OverlapRule add_overlap(const schema::Program& p, const schema::Operato
 bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
                StageRowReach* reach) {
   const Tensor &a = input_of(p, op, 0), &b = input_of(p, op, 1), &y = output_of(p, op);
-  if (k > 1 || rank(y) != 4 || dim(y, 0) != 1 || !same_shape(a, y) || !same_shape(b, y)) {
+  if (k > 1 || y.type() != DataType::Int8 || rank(y) != 4 || dim(y, 0) != 1 ||
+      !same_shape(a, y) || !same_shape(b, y)) {
     return false;
   }
   return stage_window_reach(1, 1, 0, 1, reach);
@@ -106,13 +115,13 @@ void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_
 }  // namespace
 
 extern const OpRegistration kAddOp{
-    takes(2, 2, schema::OpOptions::AddOptions).int8(2).broadcasting(), &check,
-    &invoke<kernels::add>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,
+    takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
+    &invoke<kernels::add, kernels::add>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,
     &add_overlap, /*invoke_backward=*/nullptr, /*invoke_in_place=*/nullptr, &row_reach,
     &row_args, kRowWords<AddRowArgs>, &invoke_rows};
 extern const OpRegistration kSubOp{
-    takes(2, 2, schema::OpOptions::AddOptions).int8(2).broadcasting(), &check,
-    &invoke<kernels::sub>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,
+    takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
+    &invoke<kernels::sub, kernels::sub>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,
     &elementwise_overlap};
 
 }  // namespace mote::runtime::internal

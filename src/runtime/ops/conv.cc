@@ -27,15 +27,28 @@ Error check(const OpChecker& c) {
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return c.bad("output shape inconsistent");
   if (ci % cf != 0 || co % (ci / cf) != 0) return c.bad("channels inconsistent with groups");
   MOTE_TRY(check_dilated_window(c, o, x, w, y));
-  if (c.op().backward() && !kernels::conv_runs_backward(conv_shape(c.program(), c.op()))) {
-    return c.bad("only a pointwise convolution of stride 1 runs backward");
+  if (c.op().backward() &&
+      (c.int16() || !kernels::conv_runs_backward(conv_shape(c.program(), c.op())))) {
+    return c.bad("only a pointwise int8 convolution of stride 1 runs backward");
   }
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2) * cf,
                                         o.kernel_sums());
 }
 
-constexpr auto invoke =
-    &invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape, &kernels::conv2d>;
+void invoke(const Op& op) {
+  if (op.in(0).type() == DataType::Int16) {
+    using Kernel64 = void (*)(const kernels::ConvParams&, const int16_t*, const int8_t*,
+                              const int64_t*, int16_t*);
+    using Kernel32 = void (*)(const kernels::ConvParams&, const int16_t*, const int8_t*,
+                              const int32_t*, int16_t*);
+    invoke_convolution_16x8<kernels::ConvParams, schema::ConvOptions, &conv_shape,
+                            static_cast<Kernel64>(&kernels::conv2d_16x8),
+                            static_cast<Kernel32>(&kernels::conv2d_16x8)>(op);
+  } else {
+    invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape, &kernels::conv2d>(
+        op);
+  }
+}
 constexpr auto invoke_backward =
     &invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape,
                         &kernels::conv2d_backward>;
@@ -43,19 +56,21 @@ constexpr auto invoke_backward =
 // What the kernel built into this library needs, whatever extension the program was planned for:
 // a plan for other kernels may be too small for these.
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
+  if (input_of(p, op, 0).type() == DataType::Int16) return 0;  // 16x8: direct loops
   return kernels::built_conv_scratch_bytes(conv_shape(p, op));
 }
 
 // Run backward, the backward rule only: an output below its input would be overwritten.
 kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
-  if (k != 0) return kernels::kNoOverlap;
+  if (k != 0 || input_of(p, op, 0).type() == DataType::Int16) return kernels::kNoOverlap;
   return op.backward() ? kernels::conv_backward_overlap(conv_shape(p, op))
                        : kernels::built_conv_overlap(conv_shape(p, op));
 }
 
 bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
                StageRowReach* reach) {
-  return window_row_reach(conv_shape(p, op), k, reach);
+  return input_of(p, op, 0).type() != DataType::Int16 &&
+         window_row_reach(conv_shape(p, op), k, reach);
 }
 
 using RowArgs = WindowRowArgs<kernels::ConvShape>;
@@ -66,7 +81,7 @@ constexpr auto invoke_rows =
 }  // namespace
 
 extern const OpRegistration kConv2DOp{
-    takes(2, 3, schema::OpOptions::ConvOptions).int8(2).nhwc(), &check, invoke, &required_scratch,
+    takes(2, 3, schema::OpOptions::ConvOptions).int8(2).int16(1).nhwc(), &check, invoke, &required_scratch,
     /*runs_in_place=*/false, &overlap, invoke_backward, /*invoke_in_place=*/nullptr, &row_reach,
     row_args, kRowWords<RowArgs>, invoke_rows};
 

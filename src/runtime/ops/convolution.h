@@ -2,6 +2,8 @@
 // What CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV share: their quantization at load time and
 // their kernel parameters at run time, read from options tables with the same fields.
 
+#include <type_traits>
+
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "runtime/ops/op_support.h"
@@ -23,6 +25,25 @@ Error check_dilated_window(const OpChecker& c, const Options& o, const Tensor& x
   return Error::kOk;
 }
 
+// 16x8 (int16 input 0): an int64 bias sums in int64 (whose requantization takes any sum), an
+// int32 bias or none in int32, with |input| <= 32768 and |weight| <= 128. `taps` < 2^32 (a
+// filter's elements).
+template <typename Options>
+Error check_16x8_quantization(const OpChecker& c, const Options& o, int32_t co, int64_t taps,
+                              int64_t bias_max) {
+  const int64_t products = taps * 32768 * 128;
+  if (c.in(2) != nullptr && c.in(2)->type() == DataType::Int64) {
+    if (bias_max > (int64_t{1} << 62) - products) {
+      return c.bad("accumulator could overflow int64", Error::kUnsupported);
+    }
+    return c.per_channel(o.multipliers(), o.shifts(), co, 0);
+  }
+  if (bias_max + products > kAccLimit) {
+    return c.bad("accumulator could overflow int32", Error::kUnsupported);
+  }
+  return c.per_channel(o.multipliers(), o.shifts(), co, bias_max + products);
+}
+
 // Offsets, clamp, the bias (input 2) of `co` channels, the compiler's kernel sums (CONV_2D;
 // null elsewhere), and per-channel requantization of an accumulator of `taps` products.
 template <typename Options>
@@ -32,6 +53,7 @@ Error check_convolution_quantization(const OpChecker& c, const Options& o, int32
                                o.activation_max()));
   int64_t bias_max = 0;
   MOTE_TRY(c.bias(c.in(2), co, &bias_max));
+  if (c.int16()) return check_16x8_quantization(c, o, co, taps, bias_max);
   int64_t acc_bound = bias_max + taps * kMaxCenteredInput * 128;
   if (kernel_sums != nullptr && kernel_sums->size() != 0) {
     if (!c.int32_array(kernel_sums, co)) {
@@ -57,6 +79,24 @@ Params convolution_params(const Op& op, const Options& o, const Shape& shape) {
   p.output_multiplier = op.constant_i32(o.multipliers());
   p.output_shift = op.constant_i32(o.shifts());
   return p;
+}
+
+// The 16x8 form: int16 input 0 and output, int8 filter, the bias int64 (kKernel64) or int32 or
+// absent (kKernel32; nullptr: kKernel64 without a bias, int32 ones were refused at load).
+template <typename Params, typename Options, auto kShape, auto kKernel64, auto kKernel32>
+void invoke_convolution_16x8(const Op& op) {
+  const Params p =
+      convolution_params<Params>(op, op.options<Options>(), kShape(op.program(), op.op()));
+  if constexpr (std::is_null_pointer<decltype(kKernel32)>::value) {
+    kKernel64(p, op.in_data<int16_t>(0), op.in_data<int8_t>(1), op.optional_in_data<int64_t>(2),
+              op.out_data<int16_t>());
+  } else if (op.has_in(2) && op.in(2).type() == DataType::Int64) {
+    kKernel64(p, op.in_data<int16_t>(0), op.in_data<int8_t>(1), op.in_data<int64_t>(2),
+              op.out_data<int16_t>());
+  } else {
+    kKernel32(p, op.in_data<int16_t>(0), op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2),
+              op.out_data<int16_t>());
+  }
 }
 
 template <typename Params, typename Options, auto kShape, auto kKernel>

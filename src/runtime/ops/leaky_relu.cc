@@ -1,4 +1,4 @@
-// LEAKY_RELU: int8, TFLite's two multipliers (input/output scale for x >= 0, alpha times it
+// LEAKY_RELU: int8 or int16, TFLite's two multipliers (input/output scale for x >= 0, alpha times it
 // below); elementwise, so it may run in place.
 
 #include "mote/kernels/leaky_relu.h"
@@ -9,10 +9,14 @@ namespace {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::LeakyReluOptions>();
-  MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
-  // The kernel shifts a centred input (|x| <= 255) left by the shift before multiplying.
-  MOTE_TRY(c.requant(o.identity_requant(), kMaxCenteredInput));
-  return c.requant(o.alpha_requant(), kMaxCenteredInput);
+  const bool int16 = c.int16();
+  MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), int16 ? -32768 : -128,
+                               int16 ? 32767 : 127));
+  // The kernel shifts a centred input (|x| <= 255, int16 |x| <= 32768) left by the shift before
+  // multiplying.
+  const int64_t bound = int16 ? 32768 : kMaxCenteredInput;
+  MOTE_TRY(c.requant(o.identity_requant(), bound));
+  return c.requant(o.alpha_requant(), bound);
 }
 
 void invoke(const Op& op) {
@@ -24,13 +28,18 @@ void invoke(const Op& op) {
   p.identity_shift = o.identity_requant()->shift();
   p.alpha_multiplier = o.alpha_requant()->multiplier();
   p.alpha_shift = o.alpha_requant()->shift();
-  kernels::leaky_relu(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
+  if (op.in(0).type() == DataType::Int16) {
+    kernels::leaky_relu(p, op.in_data<int16_t>(0), op.out_data<int16_t>(),
+                        element_count(op.in(0)));
+  } else {
+    kernels::leaky_relu(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
+  }
 }
 
 }  // namespace
 
 extern const OpRegistration kLeakyReluOp{
-    takes(1, 1, schema::OpOptions::LeakyReluOptions).int8(1).one_to_one(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::LeakyReluOptions).int8(1).int16(1).one_to_one(), &check, &invoke,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -120,11 +120,17 @@ Error OpChecker::signature(const OpSignature& s) const {
   const size_t n_out = num_outputs(op_);
   const size_t outputs = s.max_outputs > 1 && n_out >= 1 && n_out <= s.max_outputs ? n_out : 1;
   MOTE_TRY(shape_of_op(s.required_inputs, s.max_inputs, outputs, s.options));
+  const bool int16 = s.int16_inputs > 0 && in(0) != nullptr && in(0)->type() == DataType::Int16;
   for (size_t k = 0; k < s.int8_inputs; ++k) {
-    if (in(k) == nullptr || in(k)->type() != DataType::Int8) return bad("inputs must be int8");
+    const DataType type = int16 && k < s.int16_inputs ? DataType::Int16 : DataType::Int8;
+    if (in(k) == nullptr || in(k)->type() != type) {
+      return bad(int16 ? "inputs must be int16 (weights int8)" : "inputs must be int8");
+    }
   }
   for (size_t j = 0; s.int8_inputs > 0 && j < outputs; ++j) {
-    if (out(j).type() != DataType::Int8) return bad("output must be int8");
+    if (out(j).type() != (int16 ? DataType::Int16 : DataType::Int8)) {
+      return bad(int16 ? "output must be int16" : "output must be int8");
+    }
   }
   if (s.rank4 && (rank(*in(0)) != 4 || rank(out()) != 4)) {
     return bad("input and output must be 4-D (NHWC)");
@@ -168,6 +174,21 @@ bool OpChecker::int32_array(const schema::Region* region, int64_t count) const {
 Error OpChecker::bias(const Tensor* b, int32_t channels, int64_t* max_abs) const {
   *max_abs = 0;
   if (b == nullptr) return Error::kOk;
+  if (b->type() == DataType::Int64 && int16()) {
+    if (element_count(*b) != static_cast<size_t>(channels)) {
+      return bad("bias must hold one value per output channel");
+    }
+    if (b->location() != Location::Constant) {
+      return bad("bias must be constant", Error::kUnsupported);
+    }
+    for (int32_t k = 0; k < channels; ++k) {
+      int64_t v;
+      memcpy(&v, c_.constants + b->offset() + 8 * static_cast<size_t>(k), sizeof v);
+      // |INT64_MIN| has no int64: held as INT64_MAX, which every bound refuses alike.
+      *max_abs = max64(*max_abs, v == INT64_MIN ? INT64_MAX : abs64(v));
+    }
+    return Error::kOk;
+  }
   if (b->type() != DataType::Int32 || element_count(*b) != static_cast<size_t>(channels)) {
     return bad("bias must be int32 with one value per output channel");
   }
@@ -191,6 +212,13 @@ Error OpChecker::per_channel(const schema::Region* multipliers, const schema::Re
 
 Error OpChecker::offsets_and_range(int32_t input_offset, int32_t output_offset, int32_t act_min,
                                    int32_t act_max) const {
+  if (int16()) {
+    if (input_offset != 0 || output_offset != 0) return bad("int16 zero point not 0");
+    if (!(act_min >= -32768 && act_min <= act_max && act_max <= 32767)) {
+      return bad("activation range outside int16");
+    }
+    return Error::kOk;
+  }
   if (!in_range(input_offset, -127, 128) || !in_range(output_offset, -128, 127)) {
     return bad("zero point outside int8");
   }

@@ -144,13 +144,17 @@ class OpChecker {
     return uint64_t{offset} + size <= c_.constants_size;
   }
 
-  // Bias: absent, or a constant int32 tensor of `channels` values. Returns max |bias| in `max_abs`.
+  // Whether input 0 is int16 (a 16x8 operator; the signature checked the other operands).
+  bool int16() const { return in(0) != nullptr && in(0)->type() == DataType::Int16; }
+  // Bias: absent, or a constant int32 tensor of `channels` values (int64 too, for a 16x8
+  // operator). Returns max |bias| in `max_abs`.
   Error bias(const schema::Tensor* b, int32_t channels, int64_t* max_abs) const;
   // A requantization, present, that takes any |x| <= `bound` within `limit`.
   Error requant(const schema::Requant* r, int64_t bound, int64_t limit = kAccLimit) const;
   // Per-channel requantization arrays, checked against the accumulator bound.
   Error per_channel(const schema::Region* multipliers, const schema::Region* shifts,
                     int32_t channels, int64_t acc_bound) const;
+  // int8 offsets and clamp; for a 16x8 operator, zero offsets and an int16 clamp.
   Error offsets_and_range(int32_t input_offset, int32_t output_offset, int32_t act_min,
                           int32_t act_max) const;
   // Strides and dilations: positive (else there is no window), and at most 256, beyond which

@@ -1,4 +1,4 @@
-// PAD: int8, ranks 1 to 5, constant padding before and after each dimension.
+// PAD: int8 or int16, ranks 1 to 5, constant padding before and after each dimension.
 
 #include "mote/kernels/pad.h"
 #include "runtime/ops/op_support.h"
@@ -24,7 +24,9 @@ Error check(const OpChecker& c) {
       return c.bad("output shape differs from input plus paddings");
     }
   }
-  if (!in_range(o.pad_value(), -128, 127)) return c.bad("pad value outside int8");
+  if (c.int16() ? o.pad_value() != 0 : !in_range(o.pad_value(), -128, 127)) {
+    return c.bad(c.int16() ? "int16 pad value not 0" : "pad value outside int8");
+  }
   return Error::kOk;
 }
 
@@ -40,13 +42,17 @@ void invoke(const Op& op) {
     p.after[k] = o.after()->Get(i);
   }
   p.pad_value = static_cast<int8_t>(o.pad_value());
-  kernels::pad(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
+  if (x.type() == DataType::Int16) {
+    kernels::pad(p, op.in_data<int16_t>(0), op.out_data<int16_t>());
+  } else {
+    kernels::pad(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
+  }
 }
 
 }  // namespace
 
 extern const OpRegistration kPadOp{
-    takes(1, 2, schema::OpOptions::PadOptions).int8(1), &check, &invoke,
+    takes(1, 2, schema::OpOptions::PadOptions).int8(1).int16(1), &check, &invoke,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -1,6 +1,6 @@
-// QUANTIZE (float32 -> int8, and int8 -> int8, uint8 -> int8, int8 -> uint8 requantization) and
-// DEQUANTIZE (int8 -> float32). Both run in place: quantize front to back, dequantize back to
-// front.
+// QUANTIZE (float32 -> int8, and int8 / int16 -> int8 / int16, uint8 -> int8, int8 -> uint8
+// requantization) and DEQUANTIZE (int8 -> float32). Both run in place: quantize front to back,
+// dequantize back to front.
 
 #include "mote/kernels/quantize.h"
 #include "runtime/ops/op_support.h"
@@ -17,22 +17,37 @@ Error check_quantize(const OpChecker& c) {
     }
     return Error::kOk;
   }
-  const bool u8_in = x.type() == DataType::UInt8 && y.type() == DataType::Int8;
-  const bool u8_out = x.type() == DataType::Int8 && y.type() == DataType::UInt8;
   if (x.type() == DataType::Int8 && y.type() == DataType::Int8) {
     MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
-  } else if (u8_in || u8_out) {
+    return c.requant(o.requant(), kMaxCenteredInput);
+  }
+  const bool u8_in = x.type() == DataType::UInt8 && y.type() == DataType::Int8;
+  const bool u8_out = x.type() == DataType::Int8 && y.type() == DataType::UInt8;
+  if (u8_in || u8_out) {
     // Each zero point in its own type's range: |x - zero point| stays within 255 either way.
     const bool in_ok = u8_in ? in_range(o.input_offset(), -255, 0)
                              : in_range(o.input_offset(), -127, 128);
     const bool out_ok = u8_out ? in_range(o.output_offset(), 0, 255)
                                : in_range(o.output_offset(), -128, 127);
     if (!in_ok || !out_ok) return c.bad("zero point outside the tensor's type");
-  } else {
-    return c.bad("quantize supports float32 -> int8, int8 -> int8, uint8 -> int8 and int8 -> uint8",
-                 Error::kUnsupported);
+    return c.requant(o.requant(), kMaxCenteredInput);
   }
-  return c.requant(o.requant(), kMaxCenteredInput);
+  const bool int16_in = x.type() == DataType::Int16, int16_out = y.type() == DataType::Int16;
+  if ((int16_in || int16_out) && (x.type() == DataType::Int8 || int16_in) &&
+      (y.type() == DataType::Int8 || int16_out)) {
+    // Between int8 and int16 (16x8 models): an int16 output's zero point is 0, an int16
+    // input's any int16 value.
+    if (!in_range(o.input_offset(), int16_in ? -32767 : -127, int16_in ? 32768 : 128)) {
+      return c.bad("input zero point out of range");
+    }
+    if (o.output_offset() != 0 && (int16_out || !in_range(o.output_offset(), -128, 127))) {
+      return c.bad("output zero point out of range");
+    }
+    return c.requant(o.requant(), int16_in ? 65535 : kMaxCenteredInput);
+  }
+  return c.bad("quantize supports float32 -> int8, int8 / int16 -> int8 / int16, uint8 -> int8 "
+               "and int8 -> uint8",
+               Error::kUnsupported);
 }
 
 void invoke_quantize(const Op& op) {
@@ -49,7 +64,14 @@ void invoke_quantize(const Op& op) {
   p.output_zero_point = o.output_offset();
   p.multiplier = o.requant()->multiplier();
   p.shift = o.requant()->shift();
-  if (x.type() == DataType::UInt8) {
+  const bool int16_in = x.type() == DataType::Int16, int16_out = y.type() == DataType::Int16;
+  if (int16_in && int16_out) {
+    kernels::requantize(p, op.in_data<int16_t>(0), op.out_data<int16_t>(), count);
+  } else if (int16_in) {
+    kernels::requantize(p, op.in_data<int16_t>(0), op.out_data<int8_t>(), count);
+  } else if (int16_out) {
+    kernels::requantize(p, op.in_data<int8_t>(0), op.out_data<int16_t>(), count);
+  } else if (x.type() == DataType::UInt8) {
     kernels::requantize(p, op.in_data<uint8_t>(0), op.out_data<int8_t>(), count);
   } else if (y.type() == DataType::UInt8) {
     kernels::requantize(p, op.in_data<int8_t>(0), op.out_data<uint8_t>(), count);

@@ -37,6 +37,9 @@ struct OpSignature {
   bool broadcast;       // inputs 0 and 1 broadcast to the output's shape (TFLite's rule)
   bool elementwise;     // input 0 and the output hold as many elements
   uint8_t max_outputs;  // 1 .. max_outputs outputs (1: exactly one)
+  // 16x8 form: when input 0 is int16, the first int16_inputs inputs and every output are int16
+  // instead, the other int8 inputs (weights) stay int8. 0: int8 only.
+  uint8_t int16_inputs;
 
   // The first `inputs` inputs and the outputs are int8.
   constexpr OpSignature int8(uint8_t inputs) const {
@@ -59,6 +62,12 @@ struct OpSignature {
     s.elementwise = true;
     return s;
   }
+  // Also a 16x8 form: the first `inputs` inputs and the outputs int16 where input 0 is.
+  constexpr OpSignature int16(uint8_t inputs) const {
+    OpSignature s = *this;
+    s.int16_inputs = inputs;
+    return s;
+  }
   // One to `max` outputs (SPLIT, SPLIT_V, UNPACK), each its own arena tensor.
   constexpr OpSignature outputs(uint8_t max) const {
     OpSignature s = *this;
@@ -68,7 +77,7 @@ struct OpSignature {
 };
 constexpr OpSignature takes(uint8_t required_inputs, uint8_t max_inputs,
                             schema::OpOptions options) {
-  return {required_inputs, max_inputs, options, 0, false, false, false, 1};
+  return {required_inputs, max_inputs, options, 0, false, false, false, 1, 0};
 }
 
 struct OpRegistration {

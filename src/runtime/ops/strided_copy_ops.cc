@@ -35,7 +35,10 @@ Error check_slice(const OpChecker& c) {
   return Error::kOk;
 }
 
-void invoke_slice(const Op& op) {
+namespace {
+
+template <typename T>
+void slice(const Op& op) {
   const auto& o = op.options<schema::SliceOptions>();
   const Tensor& x = op.in(0);
   const size_t r = rank(x);
@@ -51,8 +54,18 @@ void invoke_slice(const Op& op) {
     p.output_strides[i] = static_cast<int32_t>(out_stride);
     out_stride *= o.count()->Get(d);
   }
-  kernels::strided_copy(kernels::simplify_strided_copy(p), op.in_data<int8_t>(0) + first,
-                        op.out_data<int8_t>());
+  kernels::strided_copy(kernels::simplify_strided_copy(p), op.in_data<T>(0) + first,
+                        op.out_data<T>());
+}
+
+}  // namespace
+
+void invoke_slice(const Op& op) {
+  if (op.in(0).type() == DataType::Int16) {
+    slice<int16_t>(op);
+  } else {
+    slice<int8_t>(op);
+  }
 }
 
 Error check_parts(const OpChecker& c, bool keeps_axis) {

@@ -31,14 +31,24 @@ Error check(const OpChecker& c) {
       int64_t{dim(y, 2)} > int64_t{dim(x, 2)} * o.stride_w() + kw) {
     return c.bad("output size inconsistent with input, filter, stride and padding");
   }
+  if (c.int16() && c.in(2) != nullptr && c.in(2)->type() != DataType::Int64) {
+    return c.bad("int16 transpose convolution needs an int64 bias");
+  }
   return check_convolution_quantization(c, o, co, int64_t{kh} * kw * ci);
 }
 
-constexpr auto invoke =
-    &invoke_convolution<kernels::TransposeConvParams, schema::TransposeConvOptions,
-                        &transpose_conv_shape, &kernels::transpose_conv2d>;
+void invoke(const Op& op) {
+  if (op.in(0).type() == DataType::Int16) {
+    invoke_convolution_16x8<kernels::TransposeConvParams, schema::TransposeConvOptions,
+                            &transpose_conv_shape, &kernels::transpose_conv2d_16x8, nullptr>(op);
+  } else {
+    invoke_convolution<kernels::TransposeConvParams, schema::TransposeConvOptions,
+                       &transpose_conv_shape, &kernels::transpose_conv2d>(op);
+  }
+}
 
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
+  if (input_of(p, op, 0).type() == DataType::Int16) return 0;  // 16x8: none
   return kernels::transpose_conv_scratch_bytes(transpose_conv_shape(p, op), extension_of(p))
       .total();
 }
@@ -46,7 +56,7 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kTransposeConvOp{
-    takes(2, 3, schema::OpOptions::TransposeConvOptions).int8(2).nhwc(), &check, invoke,
+    takes(2, 3, schema::OpOptions::TransposeConvOptions).int8(2).int16(1).nhwc(), &check, invoke,
     &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal
