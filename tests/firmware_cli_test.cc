@@ -244,15 +244,25 @@ TEST_F(FirmwareCli, BudgetsFailNamingTheFiguresAndWhatTookTheSpaceAndWriteNothin
   ASSERT_EQ(r.status, 0) << r.err;
   const json plan = json::parse(cli_testing::read_text(dir_ / "plan.json"));
   const uint64_t arena = plan["results"][0]["arena_bytes"];
-  const uint64_t program = fs::file_size(dir_ / "fits.mote");
+  // The flash budget holds the program and the code it links (an estimate, for measured CPUs).
+  const json& code = plan["program"]["code_bytes_estimate"];
+  ASSERT_TRUE(code.is_object()) << plan["program"].dump();
+  const uint64_t program = fs::file_size(dir_ / "fits.mote") + code["runtime"].get<uint64_t>() +
+                           code["kernels"].get<uint64_t>();
+  EXPECT_GT(code["kernels"].get<uint64_t>(), 0u);
   fs::remove(dir_ / "plan.json");
   fs::remove(dir_ / "fits.mote");
 
-  // Exactly the figures fit.
+  // Exactly the figures fit; a byte less of flash does not.
   r = run("compile " + quoted(model) + " --target cortex-m4 -o exact.mote --ram-limit " +
           std::to_string(arena) + " --flash-limit " + std::to_string(program));
   ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  code:    about "));
   fs::remove(dir_ / "exact.mote");
+  r = run("compile " + quoted(model) + " --target cortex-m4 -o exact.mote --flash-limit " +
+          std::to_string(program - 1));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr(" by 1; the largest constants:"));
 
   r = run("compile " + quoted(model) + " --target cortex-m4 --emit mote,c --json p.json "
           "--ram-limit " + std::to_string(arena - 1) + " --flash-limit 1000");
@@ -263,6 +273,8 @@ TEST_F(FirmwareCli, BudgetsFailNamingTheFiguresAndWhatTookTheSpaceAndWriteNothin
   EXPECT_THAT(r.err, HasSubstr("live at its peak, step "));
   EXPECT_THAT(r.err, HasSubstr("\n  activation "));
   EXPECT_THAT(r.err, HasSubstr("the program is "));
+  EXPECT_THAT(r.err, HasSubstr(" and the code it links about "));
+  EXPECT_THAT(r.err, HasSubstr("an estimate from the firmware build's images"));
   EXPECT_THAT(r.err, HasSubstr("over --flash-limit 1,000 by "));
   // The keyword-spotting model's largest constant is a 64x64 pointwise filter (4,096 bytes).
   EXPECT_THAT(r.err, HasSubstr("(CONV_2D) "));
