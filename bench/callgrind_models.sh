@@ -5,11 +5,27 @@
 # not part of this repository). Writes Markdown to stdout, or to the file given with -o
 # (bench/models.md in the repository).
 #   bench/callgrind_models.sh [-o FILE] [build-dir] [shared-dir]
+#   bench/callgrind_models.sh --check [build-dir] [shared-dir]
+# --check compares the table of bench/models.md with what the runs give now and exits 1 naming
+# the rows that differ (valgrind is too slow for ctest; run it after a kernel or planner change).
 # Each inference runs on the model's expected/<name>.input.bin and must reproduce
 # expected/<name>.output.bin; the programs are compiled for cortex-m4 (DSP scratch sizes) and
 # cortex-m55 (MVE) for the RAM columns. Takes about a minute (valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--check" ]; then
+  shift
+  now=$(mktemp)
+  trap 'rm -f "$now"' EXIT
+  "$0" -o "$now" "$@"
+  if diff <(grep '^|' bench/models.md) <(grep '^|' "$now") >&2; then
+    echo "callgrind_models: bench/models.md is current" >&2
+    exit 0
+  fi
+  echo "callgrind_models: bench/models.md is stale (< recorded, > now); rewrite it with" \
+    "bench/callgrind_models.sh -o bench/models.md $*" >&2
+  exit 1
+fi
 out=-
 if [ "${1:-}" = "-o" ]; then out=$2; shift 2; fi
 build=${1:-build}
@@ -66,8 +82,9 @@ build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
   echo
   echo "Instructions: one Executor::run on the host (x86-64, $("${cxx:-c++}" --version | head -1 | sed 's/ (.*)//'), CMake $build_type build),"
   echo "counted by callgrind with --toggle-collect=mote_bench_inference, on expected/<model>.input.bin; every"
-  echo "run reproduced expected/<model>.output.bin. TFLM: its host build with CMSIS-NN kernels (plain C),"
-  echo "gcc 12 -O2, one Invoke (measured once by the project; the TFLM build is not part of this"
+  echo "run reproduced expected/<model>.output.bin. TFLM: a recorded peer measurement, not rerun by"
+  echo "this script: TFLM 90b983c's host build with CMSIS-NN 99f736a6 kernels (plain C), gcc 12 -O2,"
+  echo "one Invoke, measured by the project in July 2026 (that build is not part of this"
   echo "repository). RAM: Mote's planned arena plus runtime_state as the"
   echo "host measures it (64-bit; half on Cortex-M) against TFLM's arena total (head + tail)."
 } >"$tmp/table"

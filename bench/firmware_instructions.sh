@@ -1,12 +1,30 @@
 #!/usr/bin/env bash
 # Instructions per inference and per operator of every model runner on Cortex-M55 and Cortex-M4,
 # under QEMU with -icount shift=0 (SysTick counts instructions; targets/cortex-m/README.md), plus
-# the memory each run reports. Writes Markdown to stdout:
+# the memory each run reports and the size of each runner image. Writes Markdown to stdout:
 #   bench/firmware_instructions.sh [build-dir] > bench/firmware_instructions.md
+# or, with --check, compares every table row of bench/firmware_instructions.md with what the runs
+# print now and exits 1 naming the rows that differ (the QEMU runs take a minute or two, too slow
+# for ctest; run it after a change to the kernels, the runtime or the firmware):
+#   bench/firmware_instructions.sh --check [build-dir]
 # Needs a host build with firmware (build-dir/firmware-cortex-m55 and -cortex-m4, default build/).
 # Every runner must exit 0, i.e. its outputs equal the host's byte for byte.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+if [ "${1:-}" = "--check" ]; then
+  shift
+  now="$(mktemp)"
+  trap 'rm -f "$now"' EXIT
+  "$0" "$@" >"$now"
+  # Table rows only: the header names the commit it was generated at.
+  if diff <(grep '^|' "$here/firmware_instructions.md") <(grep '^|' "$now") >&2; then
+    echo "firmware_instructions: bench/firmware_instructions.md is current" >&2
+    exit 0
+  fi
+  echo "firmware_instructions: bench/firmware_instructions.md is stale (< recorded, > now);" \
+    "rewrite it with bench/firmware_instructions.sh ${1:-build} > bench/firmware_instructions.md" >&2
+  exit 1
+fi
 run_qemu="$here/../targets/cortex-m/run-qemu.sh"
 build="${1:-build}"
 cpus=(cortex-m55 cortex-m4)
@@ -51,8 +69,10 @@ echo "  depthwise, fully connected, average and max pool, add and mul without br
 echo "  intrinsics; the other operators portable). Both plan outputs overlapping dying inputs (each"
 echo "  variant declares its rules)."
 echo "  \`mote plan <model> --target <cpu>\` names the variant of every operator."
-echo "- Side by side on Cortex-M4 (TFLM + CMSIS-NN, measured the same way; ../shared/design/FACTS.md"
-echo "  section 3): keyword spotting 7,697,080; visual wake words 24,102,360; image classification"
+echo "- Side by side on Cortex-M4, a recorded peer measurement (not rerun by this script): TFLM"
+echo "  90b983c with CMSIS-NN 99f736a6 kernels, arm-none-eabi-gcc 12.2 -O2, QEMU 7.2 -icount shift=0,"
+echo "  SysTick around Invoke(), measured by the project in July 2026 (that build is not part of this"
+echo "  repository): keyword spotting 7,697,080; visual wake words 24,102,360; image classification"
 echo "  29,864,320; anomaly detection 583,160."
 echo "- Each model is the one the QEMU tests run: inputs from \`shared/models/expected\` (or the builder's"
 echo "  deterministic input), outputs equal to the host's \`mote run\` byte for byte."
@@ -107,6 +127,27 @@ for name in "${models[@]}"; do
   m55="$out/$name.cortex-m55"
   m4="$out/$name.cortex-m4"
   echo "| $name | $(field "$m55" program_size) / $(field "$m4" program_size) | $(field "$m55" arena_planned) / $(field "$m4" arena_planned) | $(field "$m55" runtime_state) | $(field "$m55" static_ram) | $(field "$m55" stack_peak) / $(field "$m4" stack_peak) |"
+done
+echo
+echo "## Image sizes (bytes)"
+echo
+echo "\`arm-none-eabi-size -A\` of each runner image (Release: -O2, kernels -O3; \`--gc-sections\`): the"
+echo "runtime, the kernels of the operators its program uses (mote_select_operators), the runner and"
+echo "the platform in \`.text\`; the program, input and expected outputs in \`.rodata\`; the stack"
+echo "(16 KiB) is a section of its own, not in \`.bss\`."
+echo
+echo "| runner | .text M55 / M4 | .rodata M55 / M4 | .data M55 / M4 | .bss M55 / M4 |"
+echo "|---|---:|---:|---:|---:|"
+# section <elf> <name>: the size of one section, 0 if absent.
+section() { arm-none-eabi-size -A "$1" | awk -v s="$2" '$1 == s { print $2; found = 1 } END { if (!found) print 0 }'; }
+for name in "${models[@]}"; do
+  row="| $name"
+  for s in .text .rodata .data .bss; do
+    m55="$(section "$build/firmware-cortex-m55/run_$name.elf" $s)"
+    m4="$(section "$build/firmware-cortex-m4/run_$name.elf" $s)"
+    row="$row | $m55 / $m4"
+  done
+  echo "$row |"
 done
 echo
 echo "## Per operator kind"

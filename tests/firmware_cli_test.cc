@@ -23,6 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Result = cli_testing::CliResult;
 
 std::string quoted(const fs::path& p) {
@@ -243,15 +244,25 @@ TEST_F(FirmwareCli, BudgetsFailNamingTheFiguresAndWhatTookTheSpaceAndWriteNothin
   ASSERT_EQ(r.status, 0) << r.err;
   const json plan = json::parse(cli_testing::read_text(dir_ / "plan.json"));
   const uint64_t arena = plan["results"][0]["arena_bytes"];
-  const uint64_t program = fs::file_size(dir_ / "fits.mote");
+  // The flash budget holds the program and the code it links (an estimate, for measured CPUs).
+  const json& code = plan["program"]["code_bytes_estimate"];
+  ASSERT_TRUE(code.is_object()) << plan["program"].dump();
+  const uint64_t program = fs::file_size(dir_ / "fits.mote") + code["runtime"].get<uint64_t>() +
+                           code["kernels"].get<uint64_t>();
+  EXPECT_GT(code["kernels"].get<uint64_t>(), 0u);
   fs::remove(dir_ / "plan.json");
   fs::remove(dir_ / "fits.mote");
 
-  // Exactly the figures fit.
+  // Exactly the figures fit; a byte less of flash does not.
   r = run("compile " + quoted(model) + " --target cortex-m4 -o exact.mote --ram-limit " +
           std::to_string(arena) + " --flash-limit " + std::to_string(program));
   ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  code:    about "));
   fs::remove(dir_ / "exact.mote");
+  r = run("compile " + quoted(model) + " --target cortex-m4 -o exact.mote --flash-limit " +
+          std::to_string(program - 1));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr(" by 1; the largest constants:"));
 
   r = run("compile " + quoted(model) + " --target cortex-m4 --emit mote,c --json p.json "
           "--ram-limit " + std::to_string(arena - 1) + " --flash-limit 1000");
@@ -262,11 +273,25 @@ TEST_F(FirmwareCli, BudgetsFailNamingTheFiguresAndWhatTookTheSpaceAndWriteNothin
   EXPECT_THAT(r.err, HasSubstr("live at its peak, step "));
   EXPECT_THAT(r.err, HasSubstr("\n  activation "));
   EXPECT_THAT(r.err, HasSubstr("the program is "));
+  EXPECT_THAT(r.err, HasSubstr(" and the code it links about "));
+  EXPECT_THAT(r.err, HasSubstr("an estimate from the firmware build's images"));
   EXPECT_THAT(r.err, HasSubstr("over --flash-limit 1,000 by "));
   // The keyword-spotting model's largest constant is a 64x64 pointwise filter (4,096 bytes).
   EXPECT_THAT(r.err, HasSubstr("(CONV_2D) "));
   EXPECT_THAT(r.err, HasSubstr(": 4,096 bytes"));
   EXPECT_THAT(r.err, HasSubstr("nothing written"));
+  EXPECT_EQ(files(), (std::vector<fs::path>{"kws.tflite"}));
+
+  // Below the lower bound (8,192) no algorithm fits: the message names --stream, whose arena
+  // fits, never --algorithm (nor for flash, which no algorithm changes); the peak list says what
+  // its buffers total and that outputs over the inputs they replace share some of it.
+  r = run("compile " + quoted(model) + " --target cortex-m4 --ram-limit 8000 --flash-limit 1000");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("(lower bound 8,192); --stream fits: its arena is 6,352 bytes;"));
+  EXPECT_THAT(r.err, Not(HasSubstr("--algorithm")));
+  EXPECT_THAT(r.err, HasSubstr("bytes in 3 buffers ("));
+  EXPECT_THAT(r.err, HasSubstr(" or more of them shared: outputs over the inputs they replace):"));
+  EXPECT_THAT(r.err, Not(HasSubstr("1 buffers")));
   EXPECT_EQ(files(), (std::vector<fs::path>{"kws.tflite"}));
 
   r = run("compile " + quoted(model) + " --ram-limit 0");
@@ -300,6 +325,7 @@ void expect_analysis_agrees(const fs::path& dir, const fs::path& model, const st
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("mote analyze: "));
   EXPECT_THAT(r.out, HasSubstr("<- peak"));
+  const std::string text = r.out;
   r = run("compile " + quoted(model) + " --target " + cpu + " -o m.mote --json plan.json");
   ASSERT_EQ(r.status, 0) << r.err;
   r = run("inspect " + quoted(model) + " --json inspect.json");
@@ -340,6 +366,10 @@ void expect_analysis_agrees(const fs::path& dir, const fs::path& model, const st
   if (planes == 0) EXPECT_EQ(max_live, apart["lower_bound_bytes"].get<uint64_t>());
   EXPECT_LE(plan["lower_bound_bytes"].get<uint64_t>(), max_live);
   EXPECT_EQ(a["totals"]["arena_bytes"], plan["results"][0]["arena_bytes"]);
+  // The step analyze marks as the peak is the plan report's.
+  EXPECT_EQ(a["totals"]["peak_step"], plan["results"][0]["peak_step"]);
+  const size_t peak_line = text.rfind('\n', text.find("<- peak")) + 1;
+  EXPECT_EQ(std::stoi(text.substr(peak_line, 5)), plan["results"][0]["peak_step"].get<int>());
   EXPECT_EQ(a["totals"]["macs"], inspect["macs"]);
   EXPECT_EQ(macs, inspect["macs"].get<int64_t>());
   EXPECT_EQ(a["totals"]["constant_bytes"], inspect["constant_bytes"]);

@@ -10,8 +10,10 @@
 #include "compiler/ir/error.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/planner/report.h"
+#include "compiler/target/code_size.h"
 #include "compiler/target/target.h"
 #include "compiler/tflite/reader.h"
+#include "mote/schema/mote_generated.h"
 #include "tools/commands.h"
 #include "tools/options.h"
 #include "tools/progress.h"
@@ -28,7 +30,7 @@ struct CompileSettings {
   std::vector<std::string> emit = {"mote"};  // --emit: mote, c (or both)
   std::string name;                          // --name: the C symbol of --emit c
   uint64_t ram_limit = 0;                    // --ram-limit: most arena bytes (0: none)
-  uint64_t flash_limit = 0;                  // --flash-limit: most program bytes (0: none)
+  uint64_t flash_limit = 0;  // --flash-limit: most program and code bytes (0: none)
   PlanningSettings planning;
   pipeline::CompileOptions options;  // planning.resolved(), once parsed
   import::ImportOptions import;
@@ -66,6 +68,32 @@ std::string variant_counts(const std::vector<planner::StepKernel>& kernels) {
 constexpr size_t kBudgetItems = 5;
 
 using planner::grouped;
+
+// The code the runtime and the kernels of the program's operator kinds bring into a firmware
+// image, as measured in the firmware build's runners (an estimate); nullopt for a CPU never
+// measured.
+std::optional<target::CodeEstimate> code_estimate(const pipeline::Compiled& compiled) {
+  const schema::Program* program = schema::GetProgram(compiled.program.data());
+  std::vector<std::string> kinds;
+  for (const schema::Operator* op : *program->operators()) {
+    kinds.emplace_back(schema::EnumNameOpKind(op->kind()));
+  }
+  return target::estimate_code(compiled.planned.cpu.name, kinds);
+}
+
+// "about 140,000 bytes of runtime and kernels (an estimate from ...)" for the summary and the
+// flash budget.
+std::string code_text(const target::CodeEstimate& code) {
+  std::string out = "about " + grouped(code.total()) + " bytes of runtime (" +
+                    grouped(code.runtime_bytes) + ") and kernels of its operators (" +
+                    grouped(code.kernel_bytes) +
+                    "), an estimate from the firmware build's images";
+  if (!code.unmeasured.empty()) {
+    out += "; not measured:";
+    for (const std::string& kind : code.unmeasured) out += " " + kind;
+  }
+  return out;
+}
 
 // "" when the plan and the program fit the budgets; else what does not fit and what took the
 // space: the largest buffers live at the plan's peak step (RAM), the largest constants (flash).
@@ -124,7 +152,9 @@ std::string budget_overrun(const CompileSettings& s, const ir::Graph& model_grap
     }
     if (live.size() > kBudgetItems) out += "\n  ... " + std::to_string(live.size() - kBudgetItems) + " more";
   }
-  if (s.flash_limit != 0 && compiled.program.size() > s.flash_limit) {
+  const std::optional<target::CodeEstimate> code = code_estimate(compiled);
+  const uint64_t flash = compiled.program.size() + (code ? code->total() : 0);
+  if (s.flash_limit != 0 && flash > s.flash_limit) {
     // Constants with the first operator that reads them, largest first.
     struct Item {
       uint64_t bytes;
@@ -149,9 +179,11 @@ std::string budget_overrun(const CompileSettings& s, const ir::Graph& model_grap
     }
     std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.bytes > b.bytes; });
     if (!out.empty()) out += "\n";
-    out += "the program is " + grouped(compiled.program.size()) + " bytes, over --flash-limit " +
-           grouped(s.flash_limit) + " by " + grouped(compiled.program.size() - s.flash_limit) +
-           " (" + grouped(constant_total) + " of the model's constants); the largest:";
+    out += "the program is " + grouped(compiled.program.size()) + " bytes (" +
+           grouped(constant_total) + " of the model's constants)";
+    if (code) out += " and the code it links " + code_text(*code);
+    out += ": " + grouped(flash) + " bytes, over --flash-limit " + grouped(s.flash_limit) +
+           " by " + grouped(flash - s.flash_limit) + "; the largest constants:";
     for (size_t i = 0; i < std::min(items.size(), kBudgetItems); ++i) out += "\n  " + items[i].text;
   }
   return out;
@@ -187,6 +219,10 @@ void compile_model(const CompileSettings& s) {
     nlohmann::json report = planner::json_report(planned.memory.problem, planned.bound,
                                                  planned.plans, context);
     report["program"] = {{"file", output}, {"bytes", compiled.program.size()}};
+    if (const auto code = code_estimate(compiled)) {
+      report["program"]["code_bytes_estimate"] = {{"runtime", code->runtime_bytes},
+                                                  {"kernels", code->kernel_bytes}};
+    }
     files.add(json_path, report.dump(2) + "\n");
   }
   if (!s.svg_path.empty()) {
@@ -218,11 +254,15 @@ void compile_model(const CompileSettings& s) {
   FILE* summary = output == "-" || json_path == "-" ? stderr : stdout;
   const std::string written =
       emit_mote ? output + (emit_c ? ", " + c_files : "") : c_files;
-  std::fprintf(summary, "mote: %s -> %s for %s (%s)%s, %zu operators\n", s.model.c_str(),
-               written.c_str(), planned.cpu.name.c_str(),
+  std::fprintf(summary, "mote: %s -> %s for %s (%s)%s, %s\n", s.model.c_str(), written.c_str(),
+               planned.cpu.name.c_str(),
                std::string(target::extension_name(planned.cpu.extension)).c_str(),
-               default_target_note(s.planning.target_option).c_str(), graph.operators.size());
+               default_target_note(s.planning.target_option).c_str(),
+               planner::counted(graph.operators.size(), "operator").c_str());
   std::fprintf(summary, "  program: %zu bytes\n", compiled.program.size());
+  if (const auto code = code_estimate(compiled)) {
+    std::fprintf(summary, "  code:    %s\n", code_text(*code).c_str());
+  }
   std::fprintf(summary,
                "  arena:   %llu bytes (activations %llu, scratch %llu), lower bound %llu, %s\n",
                static_cast<unsigned long long>(plan.arena_bytes),
@@ -287,8 +327,10 @@ void add_compile_command(CLI::App& app) {
                   "the largest buffers live at the plan's peak step")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--flash-limit", s->flash_limit,
-                  "Fail (exit 2, nothing written) when the program exceeds BYTES; the message\n"
-                  "lists the largest constants (weights, biases) and their operators")
+                  "Fail (exit 2, nothing written) when the program and the code it links (the\n"
+                  "runtime and its operators' kernels, an estimate measured on Mote's firmware\n"
+                  "images, for CPUs measured) exceed BYTES; the message lists the largest\n"
+                  "constants (weights, biases) and their operators")
       ->check(CLI::PositiveNumber);
   cmd->callback([s] {
     if (emits(*s, "c") && s->output == "-") {

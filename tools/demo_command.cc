@@ -215,14 +215,13 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
   result.optimal = plan.optimal;
   result.chosen = plan.chosen.empty() ? plan.algorithm : plan.chosen;
   result.figures = planner::plan_figures(planned.memory.problem, planned.bound, plan);
-  // First-fit is TensorFlow Lite Micro's GreedyMemoryPlanner rule, which keeps every output
-  // apart from its inputs: it runs on the problem without overlaps (nor kernels run in place),
-  // as --no-overlap plans it.
+  // First-fit is TensorFlow Lite Micro's GreedyMemoryPlanner rule, on its own problem.
   pipeline::PlanRequest apart_request = compile_options.plan;
   apart_request.overlap = false;
   const pipeline::PlannedGraph apart = pipeline::plan_graph(graph, apart_request);
   result.first_fit_arena =
-      planner::plan(apart.memory.problem, planner::Algorithm::kFirstFit).arena_bytes;
+      planner::plan(pipeline::tflm_problem(graph, apart_request), planner::Algorithm::kFirstFit)
+          .arena_bytes;
   result.apart_arena = apart.plan().arena_bytes;
   const planner::Plan* naive = find_plan(planned.plans, "naive");
   result.naive_arena = naive != nullptr
@@ -379,14 +378,13 @@ FirstFitContrast first_fit_contrast(const DemoOptions& options, const std::strin
   pipeline::PlanRequest request;
   request.cpu = cpu;
   request.time_limit_ms = options.time_limit_ms;
-  const pipeline::PlannedGraph planned =
-      pipeline::plan_graph(builder::vww_mobilenet_like(), request);
+  const ir::Graph graph = builder::vww_mobilenet_like();
+  const pipeline::PlannedGraph planned = pipeline::plan_graph(graph, request);
   FirstFitContrast contrast;
   contrast.model = "vww_mobilenet_like";
   contrast.cpu = planned.cpu.name;
-  // TensorFlow Lite Micro's rule keeps outputs apart from inputs.
   contrast.first_fit =
-      planner::plan(planner::without_overlaps(planned.memory.problem), planner::Algorithm::kFirstFit)
+      planner::plan(pipeline::tflm_problem(graph, request), planner::Algorithm::kFirstFit)
           .arena_bytes;
   contrast.mote = planned.plan().arena_bytes;
   contrast.lower_bound = planned.bound.bytes;

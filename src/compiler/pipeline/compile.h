@@ -94,6 +94,12 @@ std::string stream_sentence(const PlannedGraph& planned);
 // verification (a planner bug).
 PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request);
 
+// TensorFlow Lite Micro's problem for a graph, which its GreedyMemoryPlanner (first-fit) plans:
+// the model's order, every output apart from its inputs, no kernel in place, no stage streamed,
+// the graph inputs in the arena; scratch as the request's CPU's kernels need it. The first-fit
+// row of plan_graph's plans (after the plan used) is planned on it, whatever the request.
+planner::Problem tflm_problem(const ir::Graph& graph, const PlanRequest& request);
+
 struct CompileOptions {
   PlanRequest plan;
   bool keep_names = false;

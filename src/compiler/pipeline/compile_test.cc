@@ -208,6 +208,34 @@ TEST(Compile, ScratchIsPlannedPerExtension) {
   }
 }
 
+// The first-fit row is TensorFlow Lite Micro's rule on its own problem (model order, outputs
+// apart, no kernel in place, no stage, inputs in the arena), whatever Mote's plan used: on the
+// keyword-spotting model 16,000 bytes on every CPU, though the M4's plan runs depthwise in place
+// (its plane scratch is no part of TFLM's problem) and a streamed plan has rings.
+TEST(Compile, FirstFitRowIsTensorFlowLiteMicrosRuleOnItsProblem) {
+  const ir::Graph graph = builder::kws_dscnn_like();
+  for (const char* cpu : {"cortex-m4", "cortex-m55"}) {
+    for (const bool stream : {false, true}) {
+      PlanRequest request;
+      request.cpu = cpu;
+      request.stream = stream;
+      request.inputs_outside_arena = stream;
+      const PlannedGraph planned = plan_graph(graph, request);
+      const planner::Plan* first_fit = nullptr;
+      for (size_t k = 1; k < planned.plans.size(); ++k) {
+        if (planned.plans[k].algorithm == "first-fit") first_fit = &planned.plans[k];
+      }
+      ASSERT_NE(first_fit, nullptr) << cpu;
+      EXPECT_EQ(first_fit->arena_bytes, 16000u) << cpu << (stream ? " streamed" : "");
+      EXPECT_FALSE(first_fit->optimal) << "Mote's bound is below it";
+      const planner::Problem& problem = planner::problem_of(*first_fit, planned.memory.problem);
+      EXPECT_EQ(problem, tflm_problem(graph, request));
+      EXPECT_TRUE(problem.overlaps.empty());
+      EXPECT_EQ(planner::verify(problem, *first_fit), std::nullopt);
+    }
+  }
+}
+
 TEST(Compile, ReshapeSharesItsInputsBuffer) {
   const ir::Graph graph = builder::kws_dscnn_like();
   const PlannedGraph planned = plan_graph(graph, {});

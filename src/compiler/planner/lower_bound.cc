@@ -57,8 +57,11 @@ std::vector<uint64_t> live_bytes_per_step(const Problem& problem) {
   }
   // An output that may overlap an input shares at most min(output, input) bytes with it, and at
   // most output - lead (backward: input - back_lead) once offsets are multiples of the step's
-  // alignment (the lead rounded up to it). One operator, one output: its inputs are apart, so the
-  // savings add up.
+  // alignment (the lead rounded up to it). The inputs an output may overlap are apart, and so
+  // are the outputs over one input, so one output shares at most its own bytes with all its
+  // inputs together, and one input at most its own with all its outputs: an ADD whose output may
+  // overlap either input saves one tensor, not two (both inputs are live as it writes).
+  std::vector<uint64_t> by_output(problem.buffers.size(), 0), by_input(problem.buffers.size(), 0);
   for (const Overlap& o : problem.overlaps) {
     const Buffer& out = problem.buffers[o.output];
     const Buffer& in = problem.buffers[o.input];
@@ -78,7 +81,20 @@ std::vector<uint64_t> live_bytes_per_step(const Problem& problem) {
       saved = std::max(saved, std::min({out_bytes, in_bytes, in_bytes - round_up(*o.back_lead)}));
     }
     if (o.exact) saved = std::min(out_bytes, in_bytes);  // in place: one on the other
-    live[t] -= std::min<uint64_t>(live[t], static_cast<uint64_t>(saved));
+    by_output[o.output] = std::min(by_output[o.output] + static_cast<uint64_t>(saved),
+                                   static_cast<uint64_t>(out_bytes));
+    by_input[o.input] = std::min(by_input[o.input] + static_cast<uint64_t>(saved),
+                                 static_cast<uint64_t>(in_bytes));
+  }
+  // Each step saves at most what its outputs can share, and at most what its inputs can.
+  std::vector<uint64_t> saved_by_outputs(steps, 0), saved_by_inputs(steps, 0);
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const Buffer& b = problem.buffers[i];
+    if (by_output[i] != 0) saved_by_outputs[static_cast<size_t>(b.first_step)] += by_output[i];
+    if (by_input[i] != 0) saved_by_inputs[static_cast<size_t>(b.last_step)] += by_input[i];
+  }
+  for (size_t t = 0; t < steps; ++t) {
+    live[t] -= std::min({live[t], saved_by_outputs[t], saved_by_inputs[t]});
   }
   return live;
 }

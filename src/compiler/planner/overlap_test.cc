@@ -165,6 +165,28 @@ TEST(OverlapTest, ChainFitOnRandomProblemsWithBackwardLeadsIsValid) {
   }
 }
 
+// A two-input ADD whose output may overlap either input (in place on each): both inputs are live
+// as it writes, so the output saves one input's bytes, not both. The bound is the optimum, 2 x
+// 16,384, not 16,384.
+TEST(OverlapTest, LowerBoundSavesAnOutputOnceWhateverItsInputs) {
+  Problem p;
+  p.num_steps = 1;
+  p.buffers = {buffer("a", 16384, 0, 0, BufferKind::kInput), buffer("b", 16384, 0, 0, BufferKind::kInput),
+               buffer("sum", 16384, 0, 0, BufferKind::kOutput)};
+  p.overlaps = {{2, 0, 0}, {2, 1, 0}};
+  EXPECT_EQ(lower_bound(p).bytes, 32768u);
+  const Plan best = planner::plan(p, Algorithm::kAuto);
+  EXPECT_EQ(best.arena_bytes, 32768u);
+  EXPECT_TRUE(best.optimal);
+  // One input with two outputs over it (a split): the input is shared once too.
+  Problem split;
+  split.num_steps = 2;
+  split.buffers = {buffer("in", 2048, 0, 1), buffer("x", 2048, 1, 1), buffer("y", 2048, 1, 1)};
+  split.overlaps = {{1, 0, 0}, {2, 0, 0}};
+  EXPECT_EQ(lower_bound(split).bytes, 4096u);
+  EXPECT_EQ(planner::plan(split, Algorithm::kAuto).arena_bytes, 4096u);
+}
+
 // An in-place (exact) overlap: the output shares bytes with its input only at the input's own
 // offset; the bound counts them as one, chain-fit puts them there, and the others keep them
 // apart (never wrong, only larger).

@@ -6,6 +6,7 @@
 //   // best.offsets[i] is buffer i's arena offset; best.arena_bytes the arena size.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,7 +52,15 @@ struct Plan {
   double milliseconds = 0;
   uint64_t nodes = 0;             // search nodes explored (0 for the greedy algorithms; auto:
                                   // exact and the large-neighbourhood search together)
+  // The problem these offsets place when it is not the one reported with them (the first-fit
+  // row: TensorFlow Lite Micro's problem, without Mote's overlaps, in-place kernels or stages).
+  std::shared_ptr<const Problem> problem;
 };
+
+// The problem plan's offsets place: its own if it has one, else `reported`.
+inline const Problem& problem_of(const Plan& plan, const Problem& reported) {
+  return plan.problem ? *plan.problem : reported;
+}
 
 // Plans problem (which must pass validate(); this throws mote::InputError otherwise). Throws
 // std::logic_error if an algorithm ever produced a plan the verifier rejects (a bug).

@@ -253,7 +253,7 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
          pad("time", 12, true) + "  proof\n";
   std::vector<PlanFigures> figures;
   for (const Plan& plan : plans) {
-    figures.push_back(plan_figures(problem, bound, plan));
+    figures.push_back(plan_figures(problem_of(plan, problem), bound, plan));
     const PlanFigures& f = figures.back();
     out += pad(plan.algorithm, 11, false) + pad(plan.chosen, 11, false) +
            pad(grouped(plan.arena_bytes), 12, true) + pad(format("%.2f%%", f.gap_percent), 10, true) +
@@ -272,9 +272,10 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
     const auto& live = figures[k].peak_live;
     for (size_t j = 0; j < live.size() && j < 8; ++j) {
       const size_t i = live[j];
+      const Buffer& b = problem_of(plan, problem).buffers[i];
       if (j > 0) out += ", ";
-      out += short_buffer_name(problem.buffers[i].name, kTextNameChars) + " @" +
-             grouped(plan.offsets[i]) + "+" + grouped(problem.buffers[i].size);
+      out += short_buffer_name(b.name, kTextNameChars) + " @" + grouped(plan.offsets[i]) + "+" +
+             grouped(b.size);
     }
     if (live.size() > 8) out += ", ... (" + std::to_string(live.size() - 8) + " more)";
     out += "\n";
@@ -319,7 +320,7 @@ nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
   report["inputs_outside_arena"] = std::move(outside);
   nlohmann::json results = nlohmann::json::array();
   for (const Plan& plan : plans) {
-    const PlanFigures f = plan_figures(problem, bound, plan);
+    const PlanFigures f = plan_figures(problem_of(plan, problem), bound, plan);
     results.push_back({{"algorithm", plan.algorithm},
                        {"chosen", plan.chosen},
                        {"arena_bytes", plan.arena_bytes},
@@ -330,7 +331,7 @@ nlohmann::json json_report(const Problem& problem, const LowerBound& bound,
                        {"milliseconds", plan.milliseconds},
                        {"nodes", plan.nodes},
                        {"peak_step", f.peak_step},
-                       {"peak_live", name_list(problem, f.peak_live)}});
+                       {"peak_live", name_list(problem_of(plan, problem), f.peak_live)}});
   }
   report["results"] = std::move(results);
   if (!plans.empty()) {

@@ -85,6 +85,19 @@ TEST(ReportTest, TextHasOneRowPerPlanAndThePeaks) {
   EXPECT_THAT(text, HasSubstr("step 1: output @0+16, mid @96+48, op1/scratch<b> @144+96"));
 }
 
+TEST(ReportTest, CountsTakeTheSingularForOne) {
+  EXPECT_EQ(counted(1, "step"), "1 step");
+  EXPECT_EQ(counted(0, "step"), "0 steps");
+  EXPECT_EQ(counted(1234, "buffer"), "1,234 buffers");
+  Problem one;
+  one.num_steps = 1;
+  one.buffers = {buffer("only", 64, 0, 0)};
+  const std::string text = text_report(one, lower_bound(one), {planner::plan(one, Algorithm::kNaive)},
+                                       {"one.csv", std::nullopt, std::nullopt});
+  EXPECT_THAT(text, HasSubstr("plan: one.csv (1 buffer, 1 step, alignment 16)"));
+  EXPECT_THAT(text, HasSubstr("live in 1 buffer: only)"));
+}
+
 TEST(ReportTest, SvgDrawsEveryBufferAndEscapesNames) {
   const Problem p = small_model();
   const std::string svg = svg_report(p, lower_bound(p), hand_plan(), {"model.csv", std::nullopt, std::nullopt});
