@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "conv_test_util.h"
+#include "mote/kernels/quantization.h"
 
 namespace mote::kernels {
 namespace {
@@ -150,6 +151,74 @@ TEST(TransposeConv2d, RandomAgainstReference) {
     c.shift = rng.Shifts(s.output_c, -12, 0);
     CheckAllScratchSizes(c, "case " + std::to_string(i));
     if (HasFailure()) return;
+  }
+}
+
+// 16x8: int16 input and output (zero points 0), int64 bias, the 64-bit requantization; the
+// gather against TFLite's scatter into int64 sums.
+TEST(TransposeConv2d16x8, RandomAgainstScatterReference) {
+  Rng rng(1357);
+  for (int i = 0; i < 200; ++i) {
+    TransposeConvShape s{};
+    s.batches = rng.Uniform(1, 2);
+    s.input_h = rng.Uniform(1, 5);
+    s.input_w = rng.Uniform(1, 5);
+    s.input_c = rng.Uniform(1, 12);
+    s.output_c = rng.Uniform(1, 6);
+    s.filter_h = rng.Uniform(1, 4);
+    s.filter_w = rng.Uniform(1, 4);
+    s.stride_h = rng.Uniform(1, 3);
+    s.stride_w = rng.Uniform(1, 3);
+    const int32_t full_h = (s.input_h - 1) * s.stride_h + s.filter_h;
+    const int32_t full_w = (s.input_w - 1) * s.stride_w + s.filter_w;
+    s.output_h = rng.Uniform(std::max(1, full_h - s.filter_h + 1), full_h);
+    s.output_w = rng.Uniform(std::max(1, full_w - s.filter_w + 1), full_w);
+    s.pad_h = std::max(0, (full_h - s.output_h) / 2);
+    s.pad_w = std::max(0, (full_w - s.output_w) / 2);
+    std::vector<int16_t> input(static_cast<size_t>(s.batches) * s.input_h * s.input_w * s.input_c);
+    for (int16_t& v : input) v = static_cast<int16_t>(rng.Uniform(-32768, 32767));
+    const std::vector<int8_t> filter =
+        rng.Int8s(static_cast<size_t>(s.output_c) * s.filter_h * s.filter_w * s.input_c);
+    std::vector<int64_t> bias(s.output_c);
+    for (int64_t& v : bias) v = int64_t{rng.Uniform(-1 << 30, 1 << 30)} * 4;
+    const bool has_bias = rng.Chance(75);
+    const std::vector<int32_t> multiplier = rng.Multipliers(s.output_c);
+    const std::vector<int32_t> shift = rng.Shifts(s.output_c, -20, -8);
+    TransposeConvParams p{};
+    p.shape = s;
+    p.act_min = rng.Chance(30) ? rng.Uniform(-32768, 0) : -32768;
+    p.act_max = rng.Chance(30) ? rng.Uniform(0, 32767) : 32767;
+    p.output_multiplier = multiplier.data();
+    p.output_shift = shift.data();
+
+    const size_t out_size = static_cast<size_t>(s.batches) * s.output_h * s.output_w * s.output_c;
+    std::vector<int64_t> acc(out_size, 0);
+    for (int32_t b = 0; b < s.batches; ++b)
+      for (int32_t iy = 0; iy < s.input_h; ++iy)
+        for (int32_t ix = 0; ix < s.input_w; ++ix)
+          for (int32_t ky = 0; ky < s.filter_h; ++ky)
+            for (int32_t kx = 0; kx < s.filter_w; ++kx) {
+              const int32_t oy = iy * s.stride_h - s.pad_h + ky;
+              const int32_t ox = ix * s.stride_w - s.pad_w + kx;
+              if (oy < 0 || oy >= s.output_h || ox < 0 || ox >= s.output_w) continue;
+              for (int32_t oc = 0; oc < s.output_c; ++oc)
+                for (int32_t ic = 0; ic < s.input_c; ++ic) {
+                  acc[((b * s.output_h + oy) * s.output_w + ox) * s.output_c + oc] +=
+                      int64_t{input[((b * s.input_h + iy) * s.input_w + ix) * s.input_c + ic]} *
+                      filter[((oc * s.filter_h + ky) * s.filter_w + kx) * s.input_c + ic];
+                }
+            }
+    std::vector<int16_t> want(out_size);
+    for (size_t k = 0; k < out_size; ++k) {
+      const int32_t oc = static_cast<int32_t>(k % s.output_c);
+      const int32_t v = multiply_by_quantized_multiplier_64(acc[k] + (has_bias ? bias[oc] : 0),
+                                                            multiplier[oc], shift[oc]);
+      want[k] = static_cast<int16_t>(std::clamp(v, p.act_min, p.act_max));
+    }
+    std::vector<int16_t> got(out_size, 0x1111);
+    transpose_conv2d_16x8(p, input.data(), filter.data(), has_bias ? bias.data() : nullptr,
+                          got.data());
+    ASSERT_EQ(got, want) << "case " << i;
   }
 }
 
