@@ -407,6 +407,73 @@ TEST_F(FirmwareCli, AnalyzeAgreesWithThePlanAndInspectOnSharedModels) {
   EXPECT_GT(seen, 0);
 }
 
+// `mote analyze m.mote`: the program's own rows equal those of its model compiled the same way,
+// but for what a program does not keep (the model's operator indices, folded shape operands).
+void expect_program_analysis_agrees(const fs::path& dir, const fs::path& model,
+                                    const std::string& flags,
+                                    const std::function<Result(const std::string&)>& run) {
+  SCOPED_TRACE(model.filename().string() + " " + flags);
+  const bool streamed = flags.find("--stream") != std::string::npos;
+  Result r = run("analyze " + quoted(model) + " " + flags + " --json model.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run("compile " + quoted(model) + " " + flags + " -o p.mote");
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run("analyze " + quoted(dir / "p.mote") + " --json program.json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json m = json::parse(cli_testing::read_text(dir / "model.json"));
+  const json p = json::parse(cli_testing::read_text(dir / "program.json"));
+  EXPECT_EQ(p["target"], m["target"]);
+  EXPECT_EQ(p["extension"], m["extension"]);
+  ASSERT_EQ(p["operators"].size(), m["operators"].size());
+  for (size_t i = 0; i < m["operators"].size(); ++i) {
+    const json &a = m["operators"][i], &b = p["operators"][i];
+    SCOPED_TRACE("step " + std::to_string(i) + " " + a["type"].get<std::string>());
+    for (const char* key : {"step", "type", "output_shape", "macs", "kernel_variant"}) {
+      EXPECT_EQ(b[key], a[key]) << key;
+    }
+    // A stage's members run row kernels through scratch the stage shares (the program's); the
+    // model's rows keep the whole-map kernels' figures.
+    if (streamed) continue;
+    for (const char* key : {"live_bytes", "arena_bytes", "scratch_bytes"}) {
+      EXPECT_EQ(b[key], a[key]) << key;
+    }
+    EXPECT_EQ(b["model_index"], i);
+    // A program keeps the constants its kernels read; shape operands went into options.
+    EXPECT_LE(b["constant_bytes"].get<int64_t>(), a["constant_bytes"].get<int64_t>());
+    if (a["macs"].get<int64_t>() > 0) EXPECT_EQ(b["constant_bytes"], a["constant_bytes"]);
+  }
+  for (const char* key : {"operators", "macs", "arena_bytes", "lower_bound_bytes", "program_bytes"}) {
+    EXPECT_EQ(p["totals"][key], m["totals"][key]) << key;
+  }
+  if (!streamed) {
+    EXPECT_EQ(p["totals"]["max_scratch_bytes"], m["totals"]["max_scratch_bytes"]);
+    EXPECT_EQ(p["totals"]["peak_step"], m["totals"]["peak_step"]);
+  }
+}
+
+TEST_F(FirmwareCli, AnalyzeOfAProgramAgreesWithItsModel) {
+  const auto runner = [this](const std::string& args) { return run(args); };
+  std::vector<fs::path> models;
+  for (const builder::NamedModel& m : builder::all_named_models()) {
+    if (m.name == "kws_dscnn_like" || m.name == "resnet8_like" || m.name == "tiny_all_ops") {
+      models.push_back(write(m.name + ".tflite", builder::write_model(m.graph)));
+    }
+  }
+  const fs::path shared = fs::path(MOTE_SHARED_DIR) / "models";
+  if (fs::is_directory(shared)) {
+    for (const auto& e : fs::directory_iterator(shared)) {
+      if (e.path().extension() == ".tflite") models.push_back(e.path());
+    }
+  }
+  ASSERT_GE(models.size(), 3u);
+  for (const fs::path& model : models) {
+    for (const char* flags : {"--target cortex-m4", "--target cortex-m55",
+                              "--target cortex-m0plus", "--target cortex-m4 --stream"}) {
+      expect_program_analysis_agrees(dir_, model, flags, runner);
+    }
+  }
+}
+
 TEST_F(FirmwareCli, AnalyzeTextAndStdoutForms) {
   const fs::path model = write("conv2d_x3.tflite", builder::write_model(builder::conv2d_x3()));
   Result r = run("analyze " + quoted(model) + " --target cortex-m4");

@@ -282,10 +282,15 @@ TEST_F(InspectCli, ShowsAProgramsTargetArenaAndOperators) {
   // --check judges models; a program is already compiled.
   EXPECT_EQ(run("inspect --check " + quoted(program)).status, 2);
 
-  // analyze needs the model, and says where the program's figures are.
+  // analyze reads the program as compiled, on its own CPU (FirmwareCli.AnalyzeOfAProgram...
+  // checks every figure); options that shape a compilation mean nothing for it.
   const Result analyzed = run("analyze " + quoted(program));
-  EXPECT_EQ(analyzed.status, 2);
-  EXPECT_THAT(analyzed.err, HasSubstr("a .mote program; analyze compiles the model"));
+  EXPECT_EQ(analyzed.status, 0) << analyzed.err;
+  EXPECT_THAT(analyzed.out, StartsWith("mote analyze: " + program.string() + " for cortex-m4 (dsp)\n"));
+  const Result streamed = run("analyze " + quoted(program) + " --stream");
+  EXPECT_EQ(streamed.status, 2);
+  EXPECT_THAT(streamed.err, HasSubstr(".mote: --stream shapes how a model compiles, and a .mote "
+                                      "program is already compiled"));
 
   // `mote run` says which CPU the program is for.
   EXPECT_THAT(run("run " + quoted(program)).out,

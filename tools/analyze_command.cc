@@ -58,20 +58,32 @@ void measure(const AnalyzeSettings& s, const std::vector<uint8_t>& program,
   pipeline::add_instructions(analysis, cortex_m::parse_operator_instructions(run->output), *board);
 }
 
-void analyze_model(const AnalyzeSettings& s) {
-  // The per-operator rows need the model (MACs, kernel variants); a program holds neither.
-  if (emit::is_program_file(s.model)) {
-    throw InputError(s.model + ": a .mote program; analyze compiles the model: give the .tflite "
-                     "or .onnx with the options it was compiled with (mote inspect " + s.model +
-                     " shows the program's target, arena and operators; mote validate " + s.model +
-                     " runs it on its CPU)");
-  }
-  const auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
+// A program (.mote) is analyzed as it is, on the CPU it names; a model is compiled first.
+struct Analyzed {
   pipeline::Analysis analysis;
+  std::vector<uint8_t> program;
+};
+
+Analyzed analyze_program_file(const AnalyzeSettings& s) {
+  const emit::ProgramFile file = emit::read_program_file(s.model);
+  check_program_target(s.model, *file.program, s.planning);
+  return {pipeline::analyze_program(s.model, *file.program, file.bytes.size()),
+          std::vector<uint8_t>(file.bytes.data(), file.bytes.data() + file.bytes.size())};
+}
+
+void analyze_model(const AnalyzeSettings& s) {
+  Analyzed analyzed;
+  if (emit::is_program_file(s.model)) {
+    analyzed = analyze_program_file(s);
+  } else {
+    auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
+    analyzed.analysis = pipeline::analyze(s.model, compiled);
+    analyzed.analysis.target_note = default_target_note(s.planning.target_option);
+    analyzed.program = std::move(compiled.program);
+  }
+  pipeline::Analysis& analysis = analyzed.analysis;
   try {
-    analysis = pipeline::analyze(s.model, compiled);
-    analysis.target_note = default_target_note(s.planning.target_option);
-    if (s.measure) measure(s, compiled.program, analysis);
+    if (s.measure) measure(s, analyzed.program, analysis);
   } catch (const InputError& e) {
     throw InputError(s.model + ": " + e.what());
   }
@@ -92,15 +104,19 @@ void add_analyze_command(CLI::App& app) {
   auto s = std::make_shared<AnalyzeSettings>();
   auto* cmd = app.add_subcommand(
       "analyze",
-      "Compile a model for one CPU and report every operator: step, type, output shape, MACs,\n"
-      "flash (the constants it reads), live (bytes of the buffers live at its step, its scratch\n"
+      "Compile a model for one CPU (or read a .mote program) and report every operator: step,\n"
+      "type, output shape, MACs, flash (the constants it reads), live (bytes of the buffers live at its step, its scratch\n"
       "too; outputs that overlap a dying input share bytes, so this may exceed the arena), arena\n"
       "(the arena in use then), its scratch and the kernel variant that\n"
       "runs it; totals: MACs and constants as mote inspect counts them, the lower bound and the\n"
       "plan's arena (the largest arena figure of any step). --measure adds instructions per\n"
       "operator, measured under QEMU.\n"
-      "Example: mote analyze kws.tflite --target cortex-m4 --csv kws-layers.csv");
-  cmd->add_option("model", s->model, "The model: .tflite, or quantized .onnx")->required();
+      "A .mote program is analyzed as compiled, on the CPU it names (its rows keep no model\n"
+      "index and no folded PAD count).\n"
+      "Example: mote analyze kws.tflite --target cortex-m4 --csv kws-layers.csv\n"
+      "         mote analyze kws.mote --measure");
+  cmd->add_option("model", s->model, "The model: .tflite, quantized .onnx, or a .mote program")
+      ->required();
   add_import_options(cmd, s->import);
   add_planning_options(cmd, s->planning, "The CPU whose kernels and scratch sizes to analyze");
   add_json_option(cmd, s->json_path, "Write the rows and totals as JSON");

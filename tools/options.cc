@@ -148,7 +148,25 @@ pipeline::CompileOptions PlanningSettings::resolved() const {
   return out;
 }
 
+std::string check_program_target(const std::string& path, const schema::ProgramT& program,
+                                 const PlanningSettings& planning) {
+  const std::string cpu = program.target ? program.target->cpu : "";
+  if (planning.target_given() && cpu != planning.options.plan.cpu) {
+    throw InputError(path + ": a program compiled for " + cpu + ", not --target " +
+                     planning.options.plan.cpu + "; leave out --target, or compile the model "
+                     "again with --target " + planning.options.plan.cpu);
+  }
+  for (const CLI::Option* option : planning.compile_options) {
+    if (option->count() == 0) continue;
+    throw InputError(path + ": " + option->get_name() + " shapes how a model compiles, and a .mote "
+                     "program is already compiled; give the model with " + option->get_name() +
+                     ", or leave it out");
+  }
+  return cpu;
+}
+
 void add_planning_options(CLI::App* cmd, PlanningSettings& s, const std::string& target_help) {
+  const size_t first = cmd->get_options().size();
   s.target_option = add_target_option(cmd, s.options.plan.cpu, target_help);
   add_algorithm_option(cmd, s.algorithm);
   add_order_option(cmd, s.order);
@@ -163,6 +181,10 @@ void add_planning_options(CLI::App* cmd, PlanningSettings& s, const std::string&
   cmd->add_flag("--checksum", s.options.checksum,
                 "Record a CRC-32 of the constants (a few bytes of flash): the runtime then refuses\n"
                 "corrupted weights at load (MOTE_CORRUPT_CONSTANTS) instead of running them");
+  const std::vector<CLI::Option*> all = cmd->get_options();
+  for (size_t k = first; k < all.size(); ++k) {
+    if (all[k] != s.target_option) s.compile_options.push_back(all[k]);
+  }
 }
 
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what) {

@@ -13,6 +13,7 @@
 #include "compiler/import/model_file.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/planner/planner.h"
+#include "mote/schema/mote_generated.h"
 
 namespace mote::tools {
 
@@ -52,7 +53,14 @@ struct PlanningSettings {
   pipeline::CompileOptions resolved() const;
   CLI::Option* target_option = nullptr;  // set by add_planning_options
   bool target_given() const { return target_option != nullptr && target_option->count() > 0; }
+  /// The other options add_planning_options added: how to compile, meaningless for a program.
+  std::vector<CLI::Option*> compile_options;
 };
+/// A .mote program given where a command also takes a model: its CPU. Throws InputError with the
+/// fix when --target names another CPU, or when an option that only shapes a compilation was
+/// given (the program runs as it was compiled).
+std::string check_program_target(const std::string& path, const schema::ProgramT& program,
+                                 const PlanningSettings& planning);
 /// --target (with `target_help`), --algorithm, --order, --align, --time-limit-ms,
 /// --no-overlap, --no-in-place, --inputs-outside-arena, --stream, --keep-names, --checksum.
 void add_planning_options(CLI::App* cmd, PlanningSettings& settings, const std::string& target_help);

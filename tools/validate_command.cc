@@ -127,12 +127,7 @@ ProgramToValidate program_to_validate(const ValidateSettings& s) {
   }
   const emit::ProgramFile file = emit::read_program_file(s.model);
   const std::unique_ptr<schema::ProgramT>& program = file.program;
-  const std::string cpu = program->target ? program->target->cpu : "";
-  if (s.planning.target_given() && cpu != s.options.plan.cpu) {
-    throw InputError(s.model + ": a program compiled for " + cpu + ", not --target " +
-                     s.options.plan.cpu + "; leave out --target, or compile the model again "
-                     "with --target " + s.options.plan.cpu);
-  }
+  const std::string cpu = check_program_target(s.model, *program, s.planning);
   return {std::vector<uint8_t>(file.bytes.data(), file.bytes.data() + file.bytes.size()), cpu,
           program->operators.size()};
 }

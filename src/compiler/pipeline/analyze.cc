@@ -8,6 +8,9 @@
 #include "compiler/ops/op_def.h"
 #include "compiler/planner/report.h"
 #include "compiler/target/target.h"
+#include "mote/kernels/add.h"
+#include "mote/kernels/mul.h"
+#include "mote/kernels/pooling.h"
 
 namespace mote::pipeline {
 namespace {
@@ -28,7 +31,190 @@ std::string bracketed(const std::vector<int32_t>& shape) {
 }
 
 
+// --- a program's own rows -------------------------------------------------------------------
+
+const std::vector<int32_t>& shape_of(const schema::ProgramT& p, int32_t tensor) {
+  return p.tensors[static_cast<size_t>(tensor)]->shape;
+}
+
+// The window dimensions of CONV_2D and DEPTHWISE_CONV_2D from their tensors and options, as the
+// runtime builds the kernel's shape at load.
+template <typename Shape, typename Options>
+Shape window_shape(const schema::ProgramT& p, const schema::OperatorT& op, const Options& o) {
+  const std::vector<int32_t>&x = shape_of(p, op.inputs[0]), &w = shape_of(p, op.inputs[1]),
+                          &y = shape_of(p, op.outputs[0]);
+  Shape s{};
+  s.batches = x[0];
+  s.input_h = x[1];
+  s.input_w = x[2];
+  s.input_c = x[3];
+  s.filter_h = w[1];
+  s.filter_w = w[2];
+  s.output_h = y[1];
+  s.output_w = y[2];
+  s.output_c = y[3];
+  s.stride_h = o.stride_h;
+  s.stride_w = o.stride_w;
+  s.pad_h = o.pad_h;
+  s.pad_w = o.pad_w;
+  s.dilation_h = o.dilation_h;
+  s.dilation_w = o.dilation_w;
+  return s;
+}
+
+// The kernel variant that runs an operator of the program on its target's extension: the
+// kernels' own tables (the ones the compiler chose with), keyed by what the program holds.
+std::string program_kernel_variant(const schema::ProgramT& p, const schema::OperatorT& op,
+                                   kernels::Extension e) {
+  using schema::OpKind;
+  const std::string portable = kernels::to_string(kernels::Variant::kPortable);
+  if (op.in_place) return "in-place";
+  // The variant tables are int8's; other activations run the portable kernels.
+  if (op.inputs.empty() || op.inputs[0] < 0 ||
+      p.tensors[static_cast<size_t>(op.inputs[0])]->type != schema::DataType::Int8) {
+    return portable;
+  }
+  switch (op.kind) {
+    case OpKind::Conv2D: {
+      auto s = window_shape<kernels::ConvShape>(p, op, *op.options.AsConvOptions());
+      s.filter_c = shape_of(p, op.inputs[1])[3];
+      return kernels::conv_kernel_variant(s, e);
+    }
+    case OpKind::DepthwiseConv2D:
+      return kernels::depthwise_conv_kernel_variant(
+          window_shape<kernels::DepthwiseShape>(p, op, *op.options.AsDepthwiseConvOptions()), e);
+    case OpKind::FullyConnected:
+      return kernels::fully_connected_kernel_variant(shape_of(p, op.inputs[1])[0], e);
+    case OpKind::AveragePool2D:
+    case OpKind::MaxPool2D: {
+      const schema::PoolOptionsT& o = *op.options.AsPoolOptions();
+      const std::vector<int32_t>&x = shape_of(p, op.inputs[0]), &y = shape_of(p, op.outputs[0]);
+      const kernels::PoolParams params{x[0],       x[1],       x[2],    x[3],    y[1],
+                                       y[2],       o.filter_h, o.filter_w, o.stride_h, o.stride_w,
+                                       o.pad_h,    o.pad_w,    o.activation_min, o.activation_max};
+      return op.kind == OpKind::MaxPool2D ? kernels::max_pool_kernel_variant(params, e)
+                                            : kernels::average_pool_kernel_variant(params, e);
+    }
+    case OpKind::Add:
+    case OpKind::Mul: {
+      const std::vector<int32_t>&a = shape_of(p, op.inputs[0]), &b = shape_of(p, op.inputs[1]);
+      kernels::BroadcastShape shape{};
+      if (!kernels::prepare_broadcast_shape(a.data(), static_cast<int32_t>(a.size()), b.data(),
+                                            static_cast<int32_t>(b.size()), &shape)) {
+        return portable;
+      }
+      return op.kind == OpKind::Add ? kernels::add_kernel_variant(shape, e)
+                                    : kernels::mul_kernel_variant(shape, e);
+    }
+    default:
+      return portable;
+  }
+}
+
+// The program's tensors as an IR graph of shapes alone, for the operators' own MAC counts
+// (ops::operator_macs), which read shapes; BATCH_MATMUL's also its adjoints. The inputs a program
+// folded into options (OpDef::program_inputs leaves them out) are an empty tensor here.
+struct ShapeGraph {
+  ir::Graph graph;
+  int32_t empty = 0;
+
+  explicit ShapeGraph(const schema::ProgramT& p) {
+    graph.tensors.resize(p.tensors.size() + 1);
+    for (size_t t = 0; t < p.tensors.size(); ++t) graph.tensors[t].shape = p.tensors[t]->shape;
+    empty = static_cast<int32_t>(p.tensors.size());
+    graph.tensors.back().shape = {0};
+  }
+
+  int64_t macs(const schema::OperatorT& op) {
+    ir::Operator o;
+    o.type = static_cast<ir::OpType>(op.kind);
+    o.outputs = op.outputs;
+    const std::span<const int8_t> order = ops::op_def(o.type).program_inputs;
+    if (order.empty()) {
+      o.inputs = op.inputs;
+    } else {
+      o.inputs.assign(static_cast<size_t>(*std::max_element(order.begin(), order.end())) + 1,
+                      empty);
+      for (size_t j = 0; j < order.size() && j < op.inputs.size(); ++j) {
+        o.inputs[static_cast<size_t>(order[j])] = op.inputs[j];
+      }
+    }
+    for (int32_t& t : o.inputs) t = t < 0 ? empty : t;
+    if (const schema::BatchMatMulOptionsT* b = op.options.AsBatchMatMulOptions()) {
+      o.options = ir::BatchMatMulOptions{.adj_x = b->adj_x, .adj_y = b->adj_y};
+    }
+    return ops::operator_macs(graph, o);
+  }
+};
+
 }  // namespace
+
+Analysis analyze_program(const std::string& source, const schema::ProgramT& p,
+                         size_t program_bytes) {
+  Analysis a;
+  a.source = source;
+  a.from_program = true;
+  const auto extension = p.target ? static_cast<kernels::Extension>(p.target->extension)
+                                  : kernels::Extension::kScalar;
+  a.cpu = p.target ? p.target->cpu : "";
+  a.extension = std::string(target::extension_name(extension));
+  a.arena_bytes = p.arena_size;
+  a.lower_bound = p.plan ? p.plan->lower_bound : 0;
+  a.program_bytes = program_bytes;
+  ShapeGraph shapes(p);
+  std::vector<bool> counted(p.tensors.size(), false);
+  // The arena in use at a step before the rounding up (the plan report's peak is the first step
+  // whose buffers end highest).
+  uint64_t highest = 0;
+  for (size_t i = 0; i < p.operators.size(); ++i) {
+    const schema::OperatorT& op = *p.operators[i];
+    const auto step = static_cast<uint32_t>(i);
+    OperatorRow row;
+    row.step = static_cast<int32_t>(i);
+    row.model_index = row.step;
+    row.type = std::string(ir::to_string(static_cast<ir::OpType>(op.kind)));
+    if (!op.outputs.empty() && op.outputs[0] >= 0) row.output_shape = shape_of(p, op.outputs[0]);
+    row.macs = shapes.macs(op);
+    for (const int32_t t : op.inputs) {
+      if (t < 0 || p.tensors[static_cast<size_t>(t)]->location != schema::Location::Constant) {
+        continue;
+      }
+      const uint64_t size = p.tensors[static_cast<size_t>(t)]->size;
+      row.constant_bytes += static_cast<int64_t>(size);
+      if (!counted[static_cast<size_t>(t)]) a.constant_bytes += static_cast<int64_t>(size);
+      counted[static_cast<size_t>(t)] = true;
+    }
+    uint64_t end = 0;
+    const auto live = [&](const schema::TensorT& t) {
+      return t.location == schema::Location::Arena && t.size > 0 && t.first_step <= step &&
+             step <= t.last_step;
+    };
+    for (const auto& t : p.tensors) {
+      // An alias shares its target's bytes: counted once while both live.
+      if (!live(*t) || (t->alias >= 0 && live(*p.tensors[static_cast<size_t>(t->alias)]))) {
+        continue;
+      }
+      row.live_bytes += t->size;
+      end = std::max<uint64_t>(end, uint64_t{t->offset} + t->size);
+    }
+    if (op.scratch && op.scratch->size() > 0) {
+      row.scratch_bytes = op.scratch->size();
+      row.live_bytes += row.scratch_bytes;
+      end = std::max<uint64_t>(end, uint64_t{op.scratch->offset()} + op.scratch->size());
+    }
+    if (i == 0 || end > highest) {
+      highest = end;
+      a.peak_step = row.step;
+    }
+    const uint64_t align = std::max<uint32_t>(p.arena_alignment, 1);
+    row.arena_bytes = (end + align - 1) / align * align;
+    row.kernel_variant = program_kernel_variant(p, op, extension);
+    a.macs += row.macs;
+    a.scratch_bytes = std::max(a.scratch_bytes, row.scratch_bytes);
+    a.rows.push_back(std::move(row));
+  }
+  return a;
+}
 
 Analysis analyze(const std::string& source, const Compiled& compiled) {
   const PlannedGraph& planned = compiled.planned;
@@ -129,6 +315,10 @@ std::string analysis_text(const Analysis& a) {
          "counts); program " + grouped(a.program_bytes) + " bytes\n";
   out += "live: bytes of the buffers live at the step (total: the lower bound); arena: the arena "
          "in use then (total: the plan's arena)\n";
+  if (a.from_program) {
+    out += "program: the rows as compiled (no model operator indices, and shape operands are in the "
+           "operators' options, not in flash)\n";
+  }
   if (a.folded_pads > 0) {
     out += "folded: " + std::to_string(a.folded_pads) +
            (a.folded_pads == 1 ? " PAD runs as its reader's padding"

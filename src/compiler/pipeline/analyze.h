@@ -4,6 +4,7 @@
 // the command prints (text, JSON, CSV).
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 #include "compiler/ir/graph.h"
 #include "compiler/pipeline/compile.h"
+#include "mote/schema/mote_generated.h"
 
 namespace mote::pipeline {
 
@@ -46,6 +48,7 @@ struct Analysis {
   bool measured = false;       // rows hold instructions (and `instructions` their total)
   uint64_t instructions = 0;
   std::string measured_on;     // the QEMU board
+  bool from_program = false;   // read from a .mote program, not compiled from a model
 };
 
 // Adds measured instructions, one per operator in order (throws mote::InputError on a count
@@ -56,6 +59,12 @@ void add_instructions(Analysis& a, const std::vector<uint64_t>& per_operator,
 // One row per step of the program: the model's operators in the order compiled.planned.graph
 // has them (the order the plan chose).
 Analysis analyze(const std::string& source, const Compiled& compiled);
+
+// One row per step of a compiled program (a .mote file, already verified), from what it holds:
+// the same figures as `analyze` of its model, except what a program does not keep (each row's
+// model_index is its step; PADs folded into their readers are not counted).
+Analysis analyze_program(const std::string& source, const schema::ProgramT& program,
+                         size_t program_bytes);
 
 std::string analysis_text(const Analysis& a);
 nlohmann::json analysis_json(const Analysis& a);
