@@ -130,6 +130,11 @@ function(mote_add_runtime_library)
     if(MOTE_DEBUG_CHECKS)
       target_compile_definitions(mote_runtime_objects PRIVATE MOTE_DEBUG_CHECKS=1)
     endif()
+    # A cross build names its CPU (MOTE_CPU, from the toolchain file), so that a program compiled
+    # for another CPU is refused with both names and the --target that fixes it.
+    if(CMAKE_CROSSCOMPILING AND MOTE_CPU)
+      target_compile_definitions(mote_runtime_objects PRIVATE MOTE_RUNTIME_CPU="${MOTE_CPU}")
+    endif()
   endif()
   add_library(${name} STATIC $<TARGET_OBJECTS:mote_runtime_objects>)
   target_include_directories(${name} PUBLIC ${MOTE_LIBRARIES_ROOT}/include)

@@ -265,9 +265,17 @@ size_t format_load_error(Error error, const LoadDiagnostic& d, char* out, size_t
   if (d.program_cpu[0] != '\0') {
     w.text("a program for ");
     w.text(d.program_cpu);
-    w.text(" on a runtime with ");
-    w.text(d.runtime_kernels);
-    w.text(" kernels: ");
+    if (d.runtime_cpu[0] != '\0') {
+      w.text(" on a runtime for ");
+      w.text(d.runtime_cpu);
+      w.text(" (");
+      w.text(d.runtime_kernels);
+      w.text(" kernels): ");
+    } else {
+      w.text(" on a runtime with ");
+      w.text(d.runtime_kernels);
+      w.text(" kernels: ");
+    }
   }
   const size_t place = static_cast<size_t>(d.where);
   if (d.where != Where::kProgram && place < sizeof(kPlaces) / sizeof(kPlaces[0])) {
@@ -281,6 +289,11 @@ size_t format_load_error(Error error, const LoadDiagnostic& d, char* out, size_t
     w.text(": ");
   }
   w.text(d.reason);
+  if (d.program_cpu[0] != '\0' && d.runtime_cpu[0] != '\0') {
+    w.text(" (mote compile <model> --target ");
+    w.text(d.runtime_cpu);
+    w.text(")");
+  }
   return w.finish();
 }
 

@@ -66,6 +66,24 @@ TEST(FormatLoadError, NamesThePlaceAndTheReason) {
   d.where = LoadDiagnostic::Where::kInput;
   EXPECT_EQ(std::string(text, format_load_error(Error::kInvalidProgram, d, text, sizeof(text))),
             "invalid program: graph input 3: scratch region outside the arena");
+  // A program for another CPU: both CPUs, and the --target that fixes it where the runtime's
+  // build named its CPU (MOTE_RUNTIME_CPU).
+  d.where = LoadDiagnostic::Where::kOperator;
+  d.reason = "compile the model again";
+  d.program_cpu = "cortex-m4";
+  d.runtime_kernels = "mve";
+  char longer[240];
+  EXPECT_EQ(std::string(longer, format_load_error(Error::kInvalidPlan, d, longer, sizeof(longer))),
+            "invalid memory plan: a program for cortex-m4 on a runtime with mve kernels: operator 3 "
+            "(CONV_2D): compile the model again");
+  d.runtime_cpu = "cortex-m55";
+  EXPECT_EQ(std::string(longer, format_load_error(Error::kInvalidPlan, d, longer, sizeof(longer))),
+            "invalid memory plan: a program for cortex-m4 on a runtime for cortex-m55 (mve kernels): "
+            "operator 3 (CONV_2D): compile the model again (mote compile <model> --target cortex-m55)");
+  d = LoadDiagnostic{};
+  d.where = LoadDiagnostic::Where::kInput;
+  d.index = 3;
+  d.reason = "scratch region outside the arena";
   // Too small: 0, and still a terminated (cut) text.
   EXPECT_EQ(format_load_error(Error::kInvalidProgram, d, text, 10), 0u);
   EXPECT_STREQ(text, "invalid p");

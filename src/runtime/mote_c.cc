@@ -123,6 +123,7 @@ mote_status mote_load(mote_program* program, const uint8_t* data, size_t size,
     diagnostic->op_name = d.op_name;
     diagnostic->program_cpu = d.program_cpu;
     diagnostic->runtime_kernels = d.runtime_kernels;
+    diagnostic->runtime_cpu = d.runtime_cpu;
   }
   if (!loaded.ok()) return mote::runtime::status(loaded.error());
   new (program->opaque) Program(*loaded);
@@ -137,6 +138,11 @@ size_t mote_arena_bytes(const mote_program* program) {
 size_t mote_arena_align(const mote_program* program) {
   const Program* p = mote::runtime::program_of(program);
   return p != nullptr ? p->arena_alignment() : 0;
+}
+
+const char* mote_target_cpu(const mote_program* program) {
+  const Program* p = mote::runtime::program_of(program);
+  return p != nullptr ? p->target_cpu() : "";
 }
 
 mote_status mote_executor_init(mote_executor* executor, const mote_program* program,

@@ -104,6 +104,9 @@ TEST_F(CApiTest, ArenaFiguresAreTheProgramsAndOperatorsAreNamed) {
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(mote_arena_bytes(&program_), p->arena_size());
   EXPECT_EQ(mote_arena_align(&program_), p->arena_alignment());
+  EXPECT_STREQ(mote_target_cpu(&program_), p->target_cpu());
+  EXPECT_STREQ(p->target_cpu(), "cortex-m3");  // testing::conv_add_program()'s
+  EXPECT_STREQ(mote_target_cpu(nullptr), "");
   mote_executor e;
   ASSERT_EQ(mote_executor_init(&e, &program_, arena_.data(), arena_.size()), MOTE_OK);
   EXPECT_EQ(mote_num_operators(&e), p->num_operators());

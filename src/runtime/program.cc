@@ -58,6 +58,9 @@ void name_other_target(const schema::Program& program, LoadDiagnostic* diagnosti
   diagnostic->program_cpu =
       program.target()->cpu() != nullptr ? program.target()->cpu()->c_str() : "";
   diagnostic->runtime_kernels = kernels::to_string(built);
+#ifdef MOTE_RUNTIME_CPU
+  diagnostic->runtime_cpu = MOTE_RUNTIME_CPU;
+#endif
 }
 
 class Loader {
@@ -449,6 +452,11 @@ const char* Program::operator_name(size_t index) const {
 
 Extension Program::extension() const {
   return static_cast<Extension>(root()->target()->extension());
+}
+
+const char* Program::target_cpu() const {
+  const flatbuffers::String* cpu = root()->target()->cpu();
+  return cpu != nullptr ? cpu->c_str() : "";
 }
 
 }  // namespace runtime

@@ -112,6 +112,8 @@ typedef struct mote_diagnostic {
      runs ("dsp", "mve"); "" otherwise. */
   const char* program_cpu;
   const char* runtime_kernels;
+  /* The CPU this runtime was built for, "" when its build did not say. */
+  const char* runtime_cpu;
 } mote_diagnostic;
 
 /* A short fixed description ("arena too small"); never null, also for unknown values. */
@@ -127,6 +129,9 @@ mote_status mote_load(mote_program* program, const uint8_t* data, size_t size,
  * <NAME>_ARENA_BYTES and <NAME>_ARENA_ALIGN). 0 for a NULL program. */
 size_t mote_arena_bytes(const mote_program* program);
 size_t mote_arena_align(const mote_program* program);
+/* The CPU the program was compiled for ("cortex-m4"; `mote compile --target`), "" if it names
+ * none or for a NULL program. */
+const char* mote_target_cpu(const mote_program* program);
 
 /* Binds arena[0, arena_size) to the program: MOTE_ARENA_TOO_SMALL or MOTE_ARENA_MISALIGNED when
  * it does not hold mote_arena_bytes() at mote_arena_align(). The arena and the program bytes

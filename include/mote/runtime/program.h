@@ -54,9 +54,12 @@ struct LoadDiagnostic {
   const char* op_name = "";     // kOperator: the operator's kind ("CONV_2D"), "" if unknown
   // Set when a program planned for another extension's kernels than this runtime's fails a check
   // (its scratch sizes and overlaps are theirs): the CPU the program names (in the program's
-  // bytes) and the kernels this runtime runs ("dsp", "mve"); the reason then says to recompile.
+  // bytes), the kernels this runtime runs ("dsp", "mve") and the CPU it was built for ("" when
+  // its build did not say: MOTE_RUNTIME_CPU, which Mote's CMake sets from MOTE_CPU); the reason
+  // then says to recompile.
   const char* program_cpu = "";
   const char* runtime_kernels = "";
+  const char* runtime_cpu = "";
 };
 
 /// A handle to verified program bytes: two words, no copy of any metadata. The bytes must stay
@@ -95,6 +98,8 @@ class Program {
   const uint8_t* constants() const;
   size_t constants_size() const;
   Extension extension() const;
+  /// The CPU the program was compiled for (`mote compile --target`), "" if it names none.
+  const char* target_cpu() const;
   /// TFLite's name of operator `index`'s kind ("CONV_2D"); "" for an index out of range.
   const char* operator_name(size_t index) const;
 

@@ -81,7 +81,7 @@ int main() {
   const Result<Program> program =
       Program::load(base, program_size, workspace, workspace_words, &diagnostic);
   if (!program.ok()) {
-    char why[256];
+    char why[320];
     why[format_load_error(program.error(), diagnostic, why, sizeof(why))] = '\0';
     return fail("load: ", why);
   }
