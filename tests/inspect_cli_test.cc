@@ -272,12 +272,14 @@ TEST_F(InspectCli, ShowsAProgramsTargetArenaAndOperators) {
   EXPECT_THAT(r.out, HasSubstr("\ntarget: cortex-m4 (dsp kernels"));
   EXPECT_THAT(r.out, HasSubstr("\narena: "));
   EXPECT_THAT(r.out, HasSubstr("\ninput   t"));
-  EXPECT_THAT(r.out, HasSubstr("\n  0  CONV_2D"));
+  EXPECT_THAT(r.out, HasSubstr("\n  0  CONV_2D  dsp kernel  scratch "));
+  EXPECT_THAT(r.out, HasSubstr("\n  kernels          dsp 7, in-place 4, portable 2\n"));
   EXPECT_THAT(r.out, HasSubstr("\n  operators        13 ("));
   const json j = json::parse(run("inspect " + quoted(program) + " --json -").out);
   EXPECT_EQ(j["target"]["cpu"], "cortex-m4");
   EXPECT_EQ(j["target"]["kernels"], "dsp");
   EXPECT_EQ(j["operators"].size(), 13u);
+  EXPECT_EQ(j["operators"][0]["kernel_variant"], "dsp");
   EXPECT_EQ(j["program_bytes"], fs::file_size(program));
   // --check judges models; a program is already compiled.
   EXPECT_EQ(run("inspect --check " + quoted(program)).status, 2);

@@ -15,6 +15,7 @@
 #include "compiler/ir/graph.h"
 #include "compiler/ir/stats.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/pipeline/analyze.h"
 #include "compiler/planner/report.h"
 #include "compiler/tflite/reader.h"
 #include "tools/commands.h"
@@ -237,6 +238,7 @@ json program_json(const std::string& path, const schema::ProgramT& p, size_t byt
     const schema::OperatorT& op = *p.operators[i];
     const std::string kind(ir::to_string(static_cast<ir::OpType>(op.kind)));
     ops.push_back({{"index", i}, {"kind", kind}, {"inputs", op.inputs}, {"outputs", op.outputs},
+                   {"kernel_variant", pipeline::program_kernel_variant(p, op)},
                    {"scratch_bytes", op.scratch ? op.scratch->size() : 0},
                    {"in_place", op.in_place}, {"backward", op.backward}});
     ++counts[kind];
@@ -290,14 +292,16 @@ void print_program(const std::string& path, const schema::ProgramT& p, size_t by
   }
   std::printf("\n");
   std::vector<std::pair<std::string, int>> counts;
+  std::map<std::string, int> variants;
   for (size_t i = 0; i < p.operators.size(); ++i) {
     const schema::OperatorT& op = *p.operators[i];
     const std::string kind(ir::to_string(static_cast<ir::OpType>(op.kind)));
-    std::string extra;
+    const std::string variant = pipeline::program_kernel_variant(p, op);
+    ++variants[variant];
+    std::string extra = "  " + variant + " kernel";
     if (op.scratch && op.scratch->size() > 0) {
       extra += "  scratch " + planner::grouped(op.scratch->size()) + " B";
     }
-    if (op.in_place) extra += "  in place";
     if (op.backward) extra += "  backward";
     std::printf("%3zu  %s%s\n", i, kind.c_str(), extra.c_str());
     for (int32_t t : op.inputs) {
@@ -314,6 +318,11 @@ void print_program(const std::string& path, const schema::ProgramT& p, size_t by
   std::string by_kind;
   for (const auto& [kind, n] : counts) by_kind += (by_kind.empty() ? "" : ", ") + kind + " " + std::to_string(n);
   std::printf("\ntotals\n  operators        %zu (%s)\n", p.operators.size(), by_kind.c_str());
+  std::string by_variant;
+  for (const auto& [variant, n] : variants) {
+    by_variant += (by_variant.empty() ? "" : ", ") + variant + " " + std::to_string(n);
+  }
+  std::printf("  kernels          %s\n", by_variant.c_str());
 }
 
 // A .mote program as it is: what it was compiled for and what it holds.

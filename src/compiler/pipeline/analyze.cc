@@ -62,10 +62,49 @@ Shape window_shape(const schema::ProgramT& p, const schema::OperatorT& op, const
   return s;
 }
 
+// The program's tensors as an IR graph of shapes alone, for the operators' own MAC counts
+// (ops::operator_macs), which read shapes; BATCH_MATMUL's also its adjoints. The inputs a program
+// folded into options (OpDef::program_inputs leaves them out) are an empty tensor here.
+struct ShapeGraph {
+  ir::Graph graph;
+  int32_t empty = 0;
+
+  explicit ShapeGraph(const schema::ProgramT& p) {
+    graph.tensors.resize(p.tensors.size() + 1);
+    for (size_t t = 0; t < p.tensors.size(); ++t) graph.tensors[t].shape = p.tensors[t]->shape;
+    empty = static_cast<int32_t>(p.tensors.size());
+    graph.tensors.back().shape = {0};
+  }
+
+  int64_t macs(const schema::OperatorT& op) {
+    ir::Operator o;
+    o.type = static_cast<ir::OpType>(op.kind);
+    o.outputs = op.outputs;
+    const std::span<const int8_t> order = ops::op_def(o.type).program_inputs;
+    if (order.empty()) {
+      o.inputs = op.inputs;
+    } else {
+      o.inputs.assign(static_cast<size_t>(*std::max_element(order.begin(), order.end())) + 1,
+                      empty);
+      for (size_t j = 0; j < order.size() && j < op.inputs.size(); ++j) {
+        o.inputs[static_cast<size_t>(order[j])] = op.inputs[j];
+      }
+    }
+    for (int32_t& t : o.inputs) t = t < 0 ? empty : t;
+    if (const schema::BatchMatMulOptionsT* b = op.options.AsBatchMatMulOptions()) {
+      o.options = ir::BatchMatMulOptions{.adj_x = b->adj_x, .adj_y = b->adj_y};
+    }
+    return ops::operator_macs(graph, o);
+  }
+};
+
+}  // namespace
+
 // The kernel variant that runs an operator of the program on its target's extension: the
 // kernels' own tables (the ones the compiler chose with), keyed by what the program holds.
-std::string program_kernel_variant(const schema::ProgramT& p, const schema::OperatorT& op,
-                                   kernels::Extension e) {
+std::string program_kernel_variant(const schema::ProgramT& p, const schema::OperatorT& op) {
+  const auto e = p.target ? static_cast<kernels::Extension>(p.target->extension)
+                          : kernels::Extension::kScalar;
   using schema::OpKind;
   const std::string portable = kernels::to_string(kernels::Variant::kPortable);
   if (op.in_place) return "in-place";
@@ -110,44 +149,6 @@ std::string program_kernel_variant(const schema::ProgramT& p, const schema::Oper
       return portable;
   }
 }
-
-// The program's tensors as an IR graph of shapes alone, for the operators' own MAC counts
-// (ops::operator_macs), which read shapes; BATCH_MATMUL's also its adjoints. The inputs a program
-// folded into options (OpDef::program_inputs leaves them out) are an empty tensor here.
-struct ShapeGraph {
-  ir::Graph graph;
-  int32_t empty = 0;
-
-  explicit ShapeGraph(const schema::ProgramT& p) {
-    graph.tensors.resize(p.tensors.size() + 1);
-    for (size_t t = 0; t < p.tensors.size(); ++t) graph.tensors[t].shape = p.tensors[t]->shape;
-    empty = static_cast<int32_t>(p.tensors.size());
-    graph.tensors.back().shape = {0};
-  }
-
-  int64_t macs(const schema::OperatorT& op) {
-    ir::Operator o;
-    o.type = static_cast<ir::OpType>(op.kind);
-    o.outputs = op.outputs;
-    const std::span<const int8_t> order = ops::op_def(o.type).program_inputs;
-    if (order.empty()) {
-      o.inputs = op.inputs;
-    } else {
-      o.inputs.assign(static_cast<size_t>(*std::max_element(order.begin(), order.end())) + 1,
-                      empty);
-      for (size_t j = 0; j < order.size() && j < op.inputs.size(); ++j) {
-        o.inputs[static_cast<size_t>(order[j])] = op.inputs[j];
-      }
-    }
-    for (int32_t& t : o.inputs) t = t < 0 ? empty : t;
-    if (const schema::BatchMatMulOptionsT* b = op.options.AsBatchMatMulOptions()) {
-      o.options = ir::BatchMatMulOptions{.adj_x = b->adj_x, .adj_y = b->adj_y};
-    }
-    return ops::operator_macs(graph, o);
-  }
-};
-
-}  // namespace
 
 Analysis analyze_program(const std::string& source, const schema::ProgramT& p,
                          size_t program_bytes) {
@@ -208,7 +209,7 @@ Analysis analyze_program(const std::string& source, const schema::ProgramT& p,
     }
     const uint64_t align = std::max<uint32_t>(p.arena_alignment, 1);
     row.arena_bytes = (end + align - 1) / align * align;
-    row.kernel_variant = program_kernel_variant(p, op, extension);
+    row.kernel_variant = program_kernel_variant(p, op);
     a.macs += row.macs;
     a.scratch_bytes = std::max(a.scratch_bytes, row.scratch_bytes);
     a.rows.push_back(std::move(row));

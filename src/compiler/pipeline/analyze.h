@@ -60,6 +60,10 @@ void add_instructions(Analysis& a, const std::vector<uint64_t>& per_operator,
 // has them (the order the plan chose).
 Analysis analyze(const std::string& source, const Compiled& compiled);
 
+// The kernel variant that runs operator `op` of a compiled program on the CPU it names
+// ("portable", "dsp", "mve", "in-place"), as the compiler chose it.
+std::string program_kernel_variant(const schema::ProgramT& program, const schema::OperatorT& op);
+
 // One row per step of a compiled program (a .mote file, already verified), from what it holds:
 // the same figures as `analyze` of its model, except what a program does not keep (each row's
 // model_index is its step; PADs folded into their readers are not counted).
