@@ -4,9 +4,9 @@
 // median gap to the best known arena, the median time and how many plans are proven optimal.
 // Recorded in bench/planner.md.
 //
-//   build/bench/planner_bench [--instances N] [--time-limit-ms MS] [--sizes 50,200,1000]
-//                             [--kinds loose,tight,dense] [--acceptance-instances N]
-//                             [--acceptance-only | --no-acceptance]
+//   build/bench/planner_bench [--instances N] [--time-limit-ms MS | --node-limit N]
+//                             [--sizes 50,200,1000] [--kinds loose,tight,dense]
+//                             [--acceptance-instances N] [--acceptance-only | --no-acceptance]
 //   build/bench/planner_bench --csv a.csv,b.csv [--csv-alignment A] [--time-limit-ms MS]
 //
 // --csv plans problems read from CSV files instead (compiler/planner/csv.h, the format of
@@ -19,6 +19,10 @@
 //          buffers live per step): the bound is the optimum;
 //   dense  the same cut much finer in both directions (tens of buffers live per step): a
 //          harder puzzle than any model's plan, shown to mark the search's limits.
+//
+// --node-limit N stops the exact search (and auto's) after N nodes instead of a time budget:
+// the table then repeats exactly on every machine and load, and leaves out the times
+// (bench/planner.md's table, which the ReadmeFigures test reruns).
 //
 // Exit status 1 if the acceptance run meets a claim of optimality above the best known arena (a
 // wrong proof); the figures themselves never fail the run.
@@ -61,15 +65,21 @@ mote::planner::Problem make(const std::string& kind, size_t buffers, uint64_t se
 }
 
 // Every algorithm on every size and kind: one table row each.
-void table(int instances, double time_limit_ms, const std::vector<size_t>& sizes,
-           const std::vector<std::string>& kinds) {
-  mote::planner::PlanOptions options;
-  options.time_limit_ms = time_limit_ms;
-  std::printf("Planner benchmark: %d instances per row (seeds 1..%d), exact/auto budget %.0f ms.\n",
-              instances, instances, time_limit_ms);
+void table(int instances, const mote::planner::PlanOptions& options,
+           const std::vector<size_t>& sizes, const std::vector<std::string>& kinds) {
+  const bool timed = options.node_limit == 0;
+  if (timed) {
+    std::printf("Planner benchmark: %d instances per row (seeds 1..%d), exact/auto budget %.0f ms.\n",
+                instances, instances, options.time_limit_ms);
+  } else {
+    std::printf("Planner benchmark: %d instances per row (seeds 1..%d), exact/auto budget %llu search "
+                "nodes.\n", instances, instances,
+                static_cast<unsigned long long>(options.node_limit));
+  }
   std::printf("Gap = arena / lower bound - 1. Optimal = proven minimal (meets the bound, or the search finished).\n\n");
-  std::printf("| buffers | kind | algorithm | median gap | worst gap | optimal | median ms | worst ms |\n");
-  std::printf("|---:|---|---|---:|---:|---:|---:|---:|\n");
+  std::printf("| buffers | kind | algorithm | median gap | worst gap | optimal |%s\n",
+              timed ? " median ms | worst ms |" : "");
+  std::printf("|---:|---|---|---:|---:|---:|%s\n", timed ? "---:|---:|" : "");
   for (size_t buffers : sizes) {
     for (const std::string& kind : kinds) {
       for (Algorithm algorithm : mote::planner::kAllAlgorithms) {
@@ -86,10 +96,13 @@ void table(int instances, double time_limit_ms, const std::vector<size_t>& sizes
           times.push_back(ms);
           optimal += plan.optimal;
         }
-        std::printf("| %zu | %s | %s | %.2f%% | %.2f%% | %d/%d | %.1f | %.1f |\n", buffers, kind.c_str(),
+        std::printf("| %zu | %s | %s | %.2f%% | %.2f%% | %d/%d |", buffers, kind.c_str(),
                     std::string(mote::planner::to_string(algorithm)).c_str(), median(gaps),
-                    *std::max_element(gaps.begin(), gaps.end()), optimal, instances, median(times),
-                    *std::max_element(times.begin(), times.end()));
+                    *std::max_element(gaps.begin(), gaps.end()), optimal, instances);
+        if (timed) {
+          std::printf(" %.1f | %.1f |", median(times), *std::max_element(times.begin(), times.end()));
+        }
+        std::printf("\n");
         std::fflush(stdout);
       }
     }
@@ -177,6 +190,7 @@ int main(int argc, char** argv) {
   int acceptance_instances = 16;
   bool run_table = true, run_acceptance = true;
   double time_limit_ms = 1000;
+  uint64_t node_limit = 0;
   std::vector<size_t> sizes = {50, 200, 1000};
   std::vector<std::string> kinds = {"loose", "tight", "dense"};
   std::vector<std::string> csv_files;
@@ -187,6 +201,8 @@ int main(int argc, char** argv) {
       instances = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--time-limit-ms" && i + 1 < argc) {
       time_limit_ms = std::atof(argv[++i]);
+    } else if (arg == "--node-limit" && i + 1 < argc) {
+      node_limit = std::strtoull(argv[++i], nullptr, 10);
     } else if (arg == "--sizes" && i + 1 < argc) {
       sizes.clear();
       for (const std::string& size : split(argv[++i])) sizes.push_back(static_cast<size_t>(std::atol(size.c_str())));
@@ -204,7 +220,7 @@ int main(int argc, char** argv) {
       run_acceptance = false;
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--instances N] [--time-limit-ms MS] [--sizes 50,200,1000] "
+                   "usage: %s [--instances N] [--time-limit-ms MS | --node-limit N] [--sizes 50,200,1000] "
                    "[--kinds loose,tight,dense] [--acceptance-instances N] "
                    "[--acceptance-only | --no-acceptance] | --csv a.csv,b.csv [--csv-alignment A]\n",
                    argv[0]);
@@ -221,7 +237,14 @@ int main(int argc, char** argv) {
     csv_problems(csv_files, csv_alignment, time_limit_ms);
     return 0;
   }
-  if (run_table) table(instances, time_limit_ms, sizes, kinds);
+  mote::planner::PlanOptions options;
+  options.time_limit_ms = time_limit_ms;
+  if (node_limit > 0) {
+    // The node limit binds: no run may end at a wall-clock budget.
+    options.node_limit = node_limit;
+    options.time_limit_ms = 1e9;
+  }
+  if (run_table) table(instances, options, sizes, kinds);
   if (run_table && run_acceptance) std::printf("\n");
   return run_acceptance && acceptance(acceptance_instances) > 0 ? 1 : 0;
 }
