@@ -7,7 +7,8 @@
 #   bench/callgrind_models.sh [-o FILE] [build-dir] [shared-dir]
 #   bench/callgrind_models.sh --check [build-dir] [shared-dir]
 # --check compares the table of bench/models.md with what the runs give now and exits 1 naming
-# the rows that differ (valgrind is too slow for ctest; run it after a kernel or planner change).
+# the rows that differ (ctest's bench.models_table runs it; rewrite the file after a kernel or
+# planner change).
 # Each inference runs on the model's expected/<name>.input.bin and must reproduce
 # expected/<name>.output.bin; the programs are compiled for cortex-m4 (DSP scratch sizes) and
 # cortex-m55 (MVE) for the RAM columns. Takes about a minute (valgrind).

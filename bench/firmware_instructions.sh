@@ -4,8 +4,8 @@
 # the memory each run reports and the size of each runner image. Writes Markdown to stdout:
 #   bench/firmware_instructions.sh [build-dir] > bench/firmware_instructions.md
 # or, with --check, compares every table row of bench/firmware_instructions.md with what the runs
-# print now and exits 1 naming the rows that differ (the QEMU runs take a minute or two, too slow
-# for ctest; run it after a change to the kernels, the runtime or the firmware):
+# print now and exits 1 naming the rows that differ (ctest's firmware_instructions_table runs it;
+# rewrite the file after a change to the kernels, the runtime or the firmware):
 #   bench/firmware_instructions.sh --check [build-dir]
 # Needs a host build with firmware (build-dir/firmware-cortex-m55 and -cortex-m4, default build/).
 # Every runner must exit 0, i.e. its outputs equal the host's byte for byte.

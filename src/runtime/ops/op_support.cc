@@ -202,12 +202,28 @@ Error OpChecker::per_channel(const schema::Region* multipliers, const schema::Re
   if (!int32_array(multipliers, channels) || !int32_array(shifts, channels)) {
     return bad("multipliers and shifts must be constant int32 arrays, one per output channel");
   }
+  // requant_ok holds for every channel exactly when it holds for the smallest multiplier with the
+  // largest shift and for the smallest shift (its conditions are monotonic in each): one pass in
+  // 32-bit arithmetic finds them, and only a failure looks for the channel to blame.
+  const uint8_t* m = c_.constants + multipliers->offset();
+  const uint8_t* s = c_.constants + shifts->offset();
+  int32_t min_multiplier = INT32_MAX, min_shift = INT32_MAX, max_shift = INT32_MIN;
+  for (int32_t k = 0; k < channels; ++k) {
+    const int32_t mk = load_i32(m + 4 * k), sk = load_i32(s + 4 * k);
+    min_multiplier = mk < min_multiplier ? mk : min_multiplier;
+    min_shift = sk < min_shift ? sk : min_shift;
+    max_shift = sk > max_shift ? sk : max_shift;
+  }
+  if (channels == 0 || (requant_ok(acc_bound, min_multiplier, max_shift) &&
+                        requant_ok(acc_bound, min_multiplier, min_shift))) {
+    return Error::kOk;
+  }
   for (int32_t k = 0; k < channels; ++k) {
     if (!requant_ok(acc_bound, int32_at(multipliers, k), int32_at(shifts, k))) {
       return bad("multiplier or shift out of range", requant_error(int32_at(multipliers, k)));
     }
   }
-  return Error::kOk;
+  return Error::kInternal;
 }
 
 Error OpChecker::offsets_and_range(int32_t input_offset, int32_t output_offset, int32_t act_min,
