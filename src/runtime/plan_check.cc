@@ -91,15 +91,22 @@ bool entries_overlap(const Entry& a, const Entry& b) {
 }
 
 // Range "raise to at least v" and range maximum over steps [0, size), bottom up (tags on inner
-// nodes pushed down before a query): O(log steps) per call, 3 * size words.
+// nodes pushed down before a query): O(log steps) per call, 3 * size words. Up to kFlatSteps
+// steps, a plain array of each step's maximum instead: at most that many words per call, and
+// cheaper than the tree's walks for the few steps most buffers live.
 class StepTree {
  public:
+  static constexpr uint32_t kFlatSteps = 64;
   StepTree(uint32_t* words, uint32_t size) : t_(words), d_(words + 2 * size), n_(size) {
     for (uint32_t i = 0; i < 3 * size; ++i) words[i] = 0;
     while ((1u << h_) < n_) ++h_;
     ++h_;
   }
   void raise(uint32_t l, uint32_t r, uint32_t v) {  // [l, r)
+    if (n_ <= kFlatSteps) {
+      for (; l < r; ++l) t_[l] = larger(t_[l], v);
+      return;
+    }
     l += n_;
     r += n_;
     const uint32_t l0 = l, r0 = r;
@@ -111,6 +118,11 @@ class StepTree {
     build(r0 - 1);
   }
   uint32_t max(uint32_t l, uint32_t r) {  // [l, r)
+    if (n_ <= kFlatSteps) {
+      uint32_t best = 0;
+      for (; l < r; ++l) best = larger(best, t_[l]);
+      return best;
+    }
     l += n_;
     r += n_;
     push(l);
@@ -227,7 +239,7 @@ class PlanCheck {
       for (size_t k = begin; k < end; ++k) {
         const Entry& e = entries_[k];
         if (!takes_part(e) || tree.max(e.first(), e.last() + 1) <= e.offset) continue;
-        if (!only_declared_overlaps(e, with_scratch)) return overlap_error(e, with_scratch);
+        if (!only_declared_overlaps(e, begin, with_scratch)) return overlap_error(e, with_scratch);
       }
       for (size_t k = begin; k < end; ++k) {
         const Entry& e = entries_[k];
@@ -239,10 +251,11 @@ class PlanCheck {
   }
 
   // The sweep found that `e` overlaps an earlier buffer: fine if every buffer it overlaps is a
-  // declared overlap (those that start below its end; at most a few per operator).
-  bool only_declared_overlaps(const Entry& e, bool with_scratch) const {
+  // declared overlap. Only those before its group (`added`, in the tree already) are looked at:
+  // a later buffer that overlaps `e` finds `e` in the tree when its own turn comes.
+  bool only_declared_overlaps(const Entry& e, size_t added, bool with_scratch) const {
     if (e.id() >= num_tensors_) return false;
-    for (size_t k = 0; k < n_ && entries_[k].offset < e.end; ++k) {
+    for (size_t k = 0; k < added; ++k) {
       const Entry& other = entries_[k];
       if (other.id() >= num_tensors_ && !with_scratch) continue;
       if (other.id() == e.id() || !entries_overlap(e, other)) continue;
