@@ -2,7 +2,8 @@
 # the runtime for its own toolchain and CPU, found with find_package(Mote) (cmake/MoteConfig.cmake):
 #   P/bin/mote, P/bin/mote_program_ops        the host tools (mote_add_model runs them)
 #   P/share/mote/include/                     the public headers (mote/runtime/mote.h, ...)
-#   P/share/mote/src/kernels/, src/runtime/   the device sources, built by the user's project
+#   P/share/mote/src/kernels/, src/program/,  the device sources, built by the user's project
+#     src/runtime/
 #   P/share/mote/cmake/mote_libraries.cmake   how they are built (the host build uses it too)
 #   P/share/mote/schema/                      mote.fbs and its generated header (reader API), with
 #                                             FlatBuffers' headers (include/flatbuffers/) and their
@@ -21,7 +22,7 @@ if(TARGET mote_program_ops)
 endif()
 install(DIRECTORY include/ DESTINATION ${mote_kit}/include)
 # Device sources only: no tests, no reference vectors, no test variants.
-foreach(dir src/kernels src/runtime)
+foreach(dir src/kernels src/program src/runtime)
   install(DIRECTORY ${dir}/ DESTINATION ${mote_kit}/${dir}
           FILES_MATCHING PATTERN "*.h" PATTERN "*.cc"
           PATTERN "*_test.cc" EXCLUDE PATTERN "*_vectors.cc" EXCLUDE PATTERN "testing" EXCLUDE)

@@ -1,6 +1,6 @@
 #pragma once
 // Row-streamed stages at run and load time (schema Stage; the schedule is
-// runtime/stage_schedule.h). A stage's operators run together when the executor reaches its
+// program/stage_schedule.h). A stage's operators run together when the executor reaches its
 // first one: Executor::run_operator(first) runs the whole stage and the other members' indices
 // run nothing, so run() is still run_operator(0), ..., run_operator(n - 1).
 
@@ -11,7 +11,7 @@
 #include "mote/schema/mote_generated.h"
 #include "runtime/internal.h"
 #include "runtime/ops/registry.h"
-#include "runtime/stage_schedule.h"
+#include "program/stage_schedule.h"
 
 namespace mote {
 namespace runtime {

@@ -5,7 +5,7 @@
 
 #include "compiler/ops/op_def.h"
 #include "compiler/planner/planner.h"
-#include "runtime/stage_schedule.h"
+#include "program/stage_schedule.h"
 
 namespace mote::passes {
 namespace {
@@ -13,17 +13,17 @@ namespace {
 // An activation read or written by rows: [1, H, W, C], H within the schedule's int16 rows.
 bool by_rows(const ir::Tensor& t) {
   return !t.is_constant && !t.is_variable && t.shape.size() == 4 && t.shape[0] == 1 &&
-         runtime::internal::stage_rows_fit(t.shape[1]) && t.num_bytes() > 0;
+         program::stage_rows_fit(t.shape[1]) && t.num_bytes() > 0;
 }
 
 int64_t row_bytes(const ir::Tensor& t) { return t.num_bytes() / t.shape[1]; }
 
-using runtime::internal::StageMember;
-using runtime::internal::StageRead;
-using runtime::internal::StageRowReach;
+using program::StageMember;
+using program::StageRead;
+using program::StageRowReach;
 
 // The replay that also records the calls.
-struct Recorder : runtime::internal::StageReplay {
+struct Recorder : program::StageReplay {
   int32_t first;
   std::vector<StageCall>* calls;
   void call(int32_t m, int32_t begin, int32_t end) { calls->push_back({first + m, begin, end}); }
@@ -45,7 +45,7 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
     return graph.tensors[static_cast<size_t>(t)];
   };
   const int32_t n = last - first + 1;
-  if (n > runtime::internal::kMaxStageMembers) return std::nullopt;
+  if (n > program::kMaxStageMembers) return std::nullopt;
   std::vector<int32_t> maker(graph.tensors.size(), -1);  // member making each tensor
   std::vector<StageMember> members(static_cast<size_t>(n));
   for (int32_t m = 0; m < n; ++m) {
@@ -60,11 +60,11 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
       const int32_t t = op.inputs[i];
       if (t == ir::kNoTensor || tensor(t).is_constant) continue;
       const std::optional<ops::RowReach> reach = def.row_reach(graph, op, i);
-      if (!reach || !by_rows(tensor(t)) || me.num_reads == runtime::internal::kMaxStageReads) {
+      if (!reach || !by_rows(tensor(t)) || me.num_reads == program::kMaxStageReads) {
         return std::nullopt;
       }
-      StageRowReach fits = runtime::internal::kStageAccumulate;
-      if (!reach->accumulate && !runtime::internal::stage_window_reach(
+      StageRowReach fits = program::kStageAccumulate;
+      if (!reach->accumulate && !program::stage_window_reach(
                                     reach->filter, reach->stride, reach->pad, reach->dilation,
                                     &fits)) {
         return std::nullopt;
@@ -93,7 +93,7 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
     }
   }
   // The stage's one input from outside, when the output may be written over it.
-  const int32_t outside = runtime::internal::stage_outside_input(members.data(), n);
+  const int32_t outside = program::stage_outside_input(members.data(), n);
   const bool overlap = outside >= 0;
 
   RowStage stage;
@@ -111,7 +111,7 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
   replay.output_row_bytes = row_bytes(tensor(members.back().output));
   replay.first = first;
   replay.calls = &stage.schedule;
-  runtime::internal::StageSchedule<Recorder>(members.data(), n, replay).run();
+  program::StageSchedule<Recorder>(members.data(), n, replay).run();
   for (int32_t m = 0; m + 1 < n; ++m) {
     const ir::Tensor& t = tensor(members[static_cast<size_t>(m)].output);
     stage.rings.push_back({members[static_cast<size_t>(m)].output,

@@ -13,7 +13,7 @@
 #include "compiler/passes/operator_order.h"
 #include "compiler/planner/verify.h"
 #include "mote/runtime/crc32.h"
-#include "runtime/stage_schedule.h"
+#include "program/stage_schedule.h"
 
 namespace mote::pipeline {
 
@@ -239,7 +239,7 @@ Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
     // Its schedule written out, so that the runtime reads its calls instead of computing them.
     auto calls = std::make_unique<schema::StageCallsT>();
     for (const passes::StageCall& call : stage.schedule) {
-      runtime::internal::stage_call_entries(call.op - stage.first, call.begin, call.end,
+      program::stage_call_entries(call.op - stage.first, call.begin, call.end,
                                             [&](uint16_t entry) { calls->calls.push_back(entry); });
     }
     program.stage_calls.push_back(std::move(calls));

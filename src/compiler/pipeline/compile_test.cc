@@ -23,7 +23,7 @@
 #include "mote/schema/mote_generated.h"
 #include "runtime/ops/convolution.h"
 #include "runtime/stages.h"
-#include "runtime/stage_schedule.h"
+#include "program/stage_schedule.h"
 
 namespace mote::pipeline {
 namespace {
@@ -714,7 +714,7 @@ TEST(Compile, StreamedStagesComputeTheSameInLessArena) {
         // Its calls: the schedule's, one entry per call.
         std::vector<uint16_t> entries;
         for (const passes::StageCall& call : stage.schedule) {
-          runtime::internal::stage_call_entries(call.op - stage.first, call.begin, call.end,
+          program::stage_call_entries(call.op - stage.first, call.begin, call.end,
                                                 [&](uint16_t e) { entries.push_back(e); });
         }
         ASSERT_NE(program->stage_calls(), nullptr);

@@ -10,7 +10,7 @@
 #include "mote/kernels/overlap.h"
 #include "mote/runtime/error.h"
 #include "mote/schema/mote_generated.h"
-#include "runtime/stage_schedule.h"
+#include "program/stage_schedule.h"
 
 // Every operator kind comes from MOTE_OPERATORS (mote/operators.h), the one list the compiler
 // and the runtime share. The file that defines a kind holds `extern const OpRegistration
@@ -20,6 +20,9 @@
 namespace mote {
 namespace runtime {
 namespace internal {
+
+// The stage schedule is the program library's (src/program/), shared with the compiler.
+using namespace ::mote::program;
 
 class OpChecker;  // ops/op_support.h
 class Op;         // ops/op_support.h
@@ -108,7 +111,7 @@ struct OpRegistration {
   // the kind never runs so, and a program that says it does is refused. Its check refuses the
   // shapes it cannot run so, `required_scratch` and `overlap` give that kernel's.
   void (*invoke_in_place)(const Op& op) = nullptr;
-  // Row-streamed stages (schema Stage, runtime/stage_schedule.h): how the output rows read the
+  // Row-streamed stages (schema Stage, program/stage_schedule.h): how the output rows read the
   // rows of input `k`, where the kind and shape can run by rows (false: they cannot, and a stage
   // holding the operator is refused). Null: the kind never runs in a stage.
   bool (*row_reach)(const schema::Program& program, const schema::Operator& op, size_t k,

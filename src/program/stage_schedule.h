@@ -12,8 +12,7 @@
 #include "mote/kernels/rows.h"
 
 namespace mote {
-namespace runtime {
-namespace internal {
+namespace program {
 
 inline constexpr int32_t kMaxStageMembers = 16;
 inline constexpr int32_t kMaxStageReads = 2;  // activation inputs of one member (ADD: two)
@@ -250,6 +249,5 @@ struct StageReplay {
   int64_t output_lead() const { return lead > -outside_bytes ? lead : -outside_bytes; }
 };
 
-}  // namespace internal
-}  // namespace runtime
+}  // namespace program
 }  // namespace mote

@@ -2,13 +2,13 @@
 // window_input_rows (the definition the kernels and the loader's ring checks rest on), and the
 // entries a program writes its calls as.
 
-#include "runtime/stage_schedule.h"
+#include "program/stage_schedule.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-namespace mote::runtime::internal {
+namespace mote::program {
 namespace {
 
 TEST(StageSchedule, WindowRowsMatchTheRowKernels) {
@@ -64,4 +64,4 @@ TEST(StageSchedule, CallEntriesSplitLongRuns) {
 }
 
 }  // namespace
-}  // namespace mote::runtime::internal
+}  // namespace mote::program
