@@ -3,9 +3,12 @@
 
 #include "runtime/stages.h"
 
+#include <string.h>
+
 #include <new>
 
 #include "mote/kernels/overlap.h"
+#include "mote/runtime/stage_words.h"
 #include "runtime/ops/op_support.h"
 
 namespace mote {
@@ -329,5 +332,29 @@ Error run_step(const OpEnv& env, uint32_t index) {
 }
 
 }  // namespace internal
+
+size_t stage_row_word_count(schema::OpKind kind) {
+  const internal::OpRegistration* r = internal::built_in_op(kind);
+  return r != nullptr && r->row_args != nullptr ? r->row_words : 0;
+}
+
+bool stage_row_words(const schema::Program& program, uint32_t k, int32_t* words,
+                     size_t capacity) {
+  if (program.stages() == nullptr || k >= program.stages()->size()) return false;
+  const schema::Stage& stage = *program.stages()->Get(k);
+  if (stage.last() >= program.operators()->size()) return false;
+  size_t at = 0;
+  for (uint32_t op = stage.first(); op <= stage.last(); ++op) {
+    const schema::Operator& o = *program.operators()->Get(op);
+    const internal::OpRegistration* r = internal::built_in_op(o.kind());
+    if (r == nullptr || r->row_args == nullptr || r->row_words > capacity - at) return false;
+    int32_t member[internal::kMaxRowWords] = {};
+    if (!r->row_args(program, o, member)) return false;
+    memcpy(words + at, member, r->row_words * sizeof(int32_t));
+    at += r->row_words;
+  }
+  return true;
+}
+
 }  // namespace runtime
 }  // namespace mote

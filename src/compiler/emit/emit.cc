@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <new>
@@ -15,8 +16,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/label.h"
 #include "mote/runtime/program.h"
-#include "runtime/ops/registry.h"
-#include "runtime/stages.h"
+#include "mote/runtime/stage_words.h"
 
 namespace mote::emit {
 namespace {
@@ -43,19 +43,10 @@ std::string describe(const runtime::LoadDiagnostic& d, const schema::ProgramT& p
   return place + ": " + d.reason;
 }
 
-// Row-streamed stages: room for every member's row-call words (StageCalls.args), in member
-// order, zeros until write_stage_words.
-void size_stage_args(schema::ProgramT& program) {
-  for (size_t k = 0; k < program.stages.size() && k < program.stage_calls.size(); ++k) {
-    size_t words = 0;
-    for (uint32_t op = program.stages[k].first(); op <= program.stages[k].last(); ++op) {
-      if (op >= program.operators.size()) break;  // (the loader says what is wrong)
-      const runtime::internal::OpRegistration* r =
-          runtime::internal::built_in_op(program.operators[op]->kind);
-      if (r != nullptr) words += r->row_words;
-    }
-    program.stage_calls[k]->args.assign(words, 0);
-  }
+std::vector<uint8_t> pack(const schema::ProgramT& program) {
+  flatbuffers::FlatBufferBuilder builder(1024 + program.constants.size());
+  builder.Finish(schema::Program::Pack(builder, &program), schema::ProgramIdentifier());
+  return {builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize()};
 }
 
 }  // namespace
@@ -73,20 +64,11 @@ uint32_t ConstantPool::add(std::span<const uint8_t> bytes) {
 
 std::vector<uint8_t> emit_program(schema::ProgramT program) {
   program.version = runtime::kFormatVersion;
-  size_stage_args(program);
-  flatbuffers::FlatBufferBuilder builder(1024 + program.constants.size());
-  builder.Finish(schema::Program::Pack(builder, &program), schema::ProgramIdentifier());
-
+  write_stage_words(program);
   // Load it back exactly as a device would: from a 16-byte aligned copy.
-  AlignedBuffer bytes({builder.GetBufferPointer(), builder.GetSize()});
+  const AlignedBuffer bytes(pack(program));
   runtime::LoadDiagnostic diagnostic;
-  auto loaded = load_program(bytes.span(), &diagnostic);
-  if (!loaded.ok() && diagnostic.reason == runtime::internal::kStageWordsDiffer) {
-    // Refused at the stages' words, still zeros: every check before them passed (tensors,
-    // operators, and all else of the stage), so the operators' row_args can read the program.
-    write_stage_words(bytes.data());
-    loaded = load_program(bytes.span(), &diagnostic);
-  }
+  const auto loaded = load_program(bytes.span(), &diagnostic);
   if (!loaded.ok()) {
     const std::string message = std::string("emit: ") + describe(diagnostic, program) + " (" +
                                 runtime::to_string(loaded.error()) + ")";
@@ -96,22 +78,26 @@ std::vector<uint8_t> emit_program(schema::ProgramT program) {
   return {bytes.data(), bytes.data() + bytes.size()};
 }
 
-void write_stage_words(uint8_t* buffer) {
-  const schema::Program& program = *schema::GetProgram(buffer);
-  if (program.stages() == nullptr || program.stage_calls() == nullptr) return;
-  for (uint32_t k = 0; k < program.stages()->size() && k < program.stage_calls()->size(); ++k) {
-    const schema::Stage& stage = *program.stages()->Get(k);
-    const auto* args = program.stage_calls()->Get(k)->args();
-    if (args == nullptr || stage.last() >= program.operators()->size()) continue;
-    int32_t* out = const_cast<int32_t*>(args->data());
-    const int32_t* end = out + args->size();
-    for (uint32_t op = stage.first(); op <= stage.last(); ++op) {
-      const schema::Operator& o = *program.operators()->Get(op);
-      const runtime::internal::OpRegistration* r = runtime::internal::built_in_op(o.kind());
-      if (r == nullptr || r->row_args == nullptr || end - out < r->row_words) break;
-      int32_t words[runtime::internal::kMaxRowWords] = {};
-      if (r->row_args(program, o, words)) memcpy(out, words, r->row_words * sizeof(int32_t));
-      out += r->row_words;
+void write_stage_words(schema::ProgramT& program) {
+  const size_t stages = std::min(program.stages.size(), program.stage_calls.size());
+  if (stages == 0) return;
+  for (size_t k = 0; k < stages; ++k) {
+    size_t words = 0;
+    for (uint32_t op = program.stages[k].first();
+         op <= program.stages[k].last() && op < program.operators.size(); ++op) {
+      words += runtime::stage_row_word_count(program.operators[op]->kind);
+    }
+    program.stage_calls[k]->args.assign(words, 0);
+  }
+  // The operators compute their words from the packed form the runtime reads; the words' room
+  // is already there, so packing again moves nothing else.
+  const AlignedBuffer packed(pack(program));
+  const schema::Program& view = *schema::GetProgram(packed.data());
+  for (size_t k = 0; k < stages; ++k) {
+    std::vector<int32_t>& args = program.stage_calls[k]->args;
+    // A stage the runtime cannot run keeps zeros, which the loader refuses naming the stage.
+    if (!runtime::stage_row_words(view, static_cast<uint32_t>(k), args.data(), args.size())) {
+      std::fill(args.begin(), args.end(), 0);
     }
   }
 }

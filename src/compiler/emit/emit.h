@@ -53,12 +53,10 @@ class ConstantPool {
 /// operator and the reason.
 std::vector<uint8_t> emit_program(schema::ProgramT program);
 
-/// Row-streamed stages: writes every member's row-call words (StageCalls.args, already of their
-/// size) into a packed program, the runtime's row_args of its operators, whose offsets are final
-/// only once packed. Reads the program unchecked: only for a program whose tensors, operators
-/// and stages the loader accepts (emit_program calls it when the loader refused nothing but the
-/// words; a test that moves tensors of such a program calls it again).
-void write_stage_words(uint8_t* program);
+/// Row-streamed stages: sets every stage's row-call words (StageCalls.args) to what the runtime
+/// requires of them (runtime::stage_row_words: its operators' kernel parameters and tensor
+/// offsets). emit_program calls it; a test that moves tensors of a program calls it again.
+void write_stage_words(schema::ProgramT& program);
 
 /// runtime::Program::load with a workspace that fits any program, so the plan check is
 /// O(n log n) even for a program with thousands of tensors. `bytes` must be 16-byte aligned.

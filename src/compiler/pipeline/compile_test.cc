@@ -938,9 +938,9 @@ TEST(Compile, StreamedOutputOverItsInputIsHeldToItsLead) {
     EXPECT_LT(to.offset, ti.offset + ti.size);  // they share bytes
     EXPECT_LT(ti.offset, to.offset + to.size);
     p.arena_size = static_cast<uint32_t>(x + room);
+    emit::write_stage_words(p);  // the moved offsets
     flatbuffers::FlatBufferBuilder builder;
     builder.Finish(schema::Program::Pack(builder, &p), schema::ProgramIdentifier());
-    emit::write_stage_words(builder.GetBufferPointer());  // the moved offsets
     return std::vector<uint8_t>(builder.GetBufferPointer(),
                                 builder.GetBufferPointer() + builder.GetSize());
   };
