@@ -31,8 +31,8 @@ inline constexpr size_t kStageTableBytes =
     sizeof(StageMember) * kMaxStageMembers + sizeof(int32_t) * kMaxRowWords;
 static_assert(sizeof(StageMember) % sizeof(int32_t) == 0, "the words after the table aligned");
 
-// check_stage's reason when a stage's words are not its members' row_args (the compiler fills
-// them in when the loader stops there).
+// check_stage's reason when a stage's words are not its members' row_args (the compiler writes
+// them with stage_row_words, mote/runtime/stage_words.h).
 inline constexpr char kStageWordsDiffer[] =
     "stage's words (StageCalls.args) differ from its operators'";
 
