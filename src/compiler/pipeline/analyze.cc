@@ -128,9 +128,10 @@ std::string program_kernel_variant(const schema::ProgramT& p, const schema::Oper
     case OpKind::MaxPool2D: {
       const schema::PoolOptionsT& o = *op.options.AsPoolOptions();
       const std::vector<int32_t>&x = shape_of(p, op.inputs[0]), &y = shape_of(p, op.outputs[0]);
-      const kernels::PoolParams params{x[0],       x[1],       x[2],    x[3],    y[1],
-                                       y[2],       o.filter_h, o.filter_w, o.stride_h, o.stride_w,
-                                       o.pad_h,    o.pad_w,    o.activation_min, o.activation_max};
+      const kernels::PoolParams params{x[0],       x[1],       x[2],       x[3],
+                                       y[1],       y[2],       o.filter_h, o.filter_w,
+                                       o.stride_h, o.stride_w, o.pad_h,    o.pad_w,
+                                       o.activation_min,       o.activation_max};
       return op.kind == OpKind::MaxPool2D ? kernels::max_pool_kernel_variant(params, e)
                                             : kernels::average_pool_kernel_variant(params, e);
     }
