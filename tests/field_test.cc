@@ -18,6 +18,7 @@
 #include "compiler/pipeline/host_run.h"
 #include "compiler/tflite/reader.h"
 #include "mote/kernels/quantization.h"
+#include "mote/kernels/quantize.h"
 
 namespace mote {
 namespace {
@@ -484,6 +485,38 @@ TEST(FieldUint8Edges, Uint8InAndOutEqualTheInt8NetworkShiftedBy128) {
     for (uint8_t& v : want) v = static_cast<uint8_t>(v + 128);
     EXPECT_EQ(got, want) << cpu;
     EXPECT_GT(std::set<uint8_t>(got.begin(), got.end()).size(), 8u) << cpu;  // not trivial
+  }
+}
+
+// A raw int32 result, as TFLM's keyword_scrambled models end: QUANTIZE int8 -> int32 after the
+// network equals the int8 network's output requantized by TFLite's rule (kernels::requantize).
+TEST(FieldInt32Result, QuantizeIntoInt32EqualsTheInt8NetworkRequantized) {
+  const ir::Graph int8_net = camera_model(false);
+  ir::Graph with_int32;
+  {
+    builder::ModelBuilder b(7);
+    builder::TensorId x = b.add_input({1, 8, 8, 3}, ir::DataType::kInt8, 1.0f / 255, -128);
+    x = b.add_conv2d(x, 8, 3, 3, 2, ir::Padding::kSame, ir::Activation::kRelu);
+    x = b.add_depthwise(x, 3, 3);
+    const ir::Tensor& y = b.graph().tensors[x];
+    x = b.add_quantize(x, y.quantization.scale[0] / 3, 1000, ir::DataType::kInt32);
+    b.mark_output(x);
+    with_int32 = b.build();
+  }
+  const ir::Tensor& y = int8_net.tensors[int8_net.outputs[0]];
+  const kernels::RequantizeParams p = kernels::prepare_requantize(
+      y.quantization.scale[0], static_cast<int32_t>(y.quantization.zero_point[0]),
+      y.quantization.scale[0] / 3, 1000);
+  const std::vector<uint8_t> frame = random_bytes(8 * 8 * 3, 12);
+  for (const char* cpu : kCpus) {
+    const std::vector<uint8_t> int8_out = compile_and_run(int8_net, cpu, frame);
+    std::vector<int32_t> want(int8_out.size());
+    kernels::requantize(p, reinterpret_cast<const int8_t*>(int8_out.data()), want.data(),
+                        int8_out.size());
+    const std::vector<uint8_t> got = compile_and_run(with_int32, cpu, frame);
+    ASSERT_EQ(got.size(), want.size() * sizeof(int32_t)) << cpu;
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size()), 0) << cpu;
+    EXPECT_GT(std::set<int32_t>(want.begin(), want.end()).size(), 8u) << cpu;  // not trivial
   }
 }
 

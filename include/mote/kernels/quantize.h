@@ -45,6 +45,12 @@ void requantize(const RequantizeParams& params, const int16_t* input, int8_t* ou
                 size_t count);
 void requantize(const RequantizeParams& params, const int16_t* input, int16_t* output,
                 size_t count);
+// int8 / int16 -> int32 (TFLite's QUANTIZE into int32, a model's raw result), not clamped but to
+// int32's range. Back to front: the output may start at the input's address.
+void requantize(const RequantizeParams& params, const int8_t* input, int32_t* output,
+                size_t count);
+void requantize(const RequantizeParams& params, const int16_t* input, int32_t* output,
+                size_t count);
 
 // int8 -> float: scale * (q - zero_point). TFLite multiplies in double and rounds to float; the
 // exact product of a float and an int of at most 9 bits fits a double, so a single-precision

@@ -216,7 +216,8 @@ TensorId ModelBuilder::add_input(const std::vector<int32_t>& shape, DataType typ
   Range range;
   if (type == DataType::kInt8 || type == DataType::kUInt8) {
     if (!(scale > 0.0f)) bad_argument("int8 and uint8 inputs need a positive scale");
-    const int32_t lowest = type == DataType::kInt8 ? -128 : 0;
+    // (An int32 result's range: its values, as int8's.)
+  const int32_t lowest = type == DataType::kUInt8 ? 0 : -128;
     t.quantization.scale = {scale};
     t.quantization.zero_point = {zero_point};
     range.lo = scale * static_cast<float>(lowest - zero_point);
@@ -234,8 +235,8 @@ TensorId ModelBuilder::add_quantize(TensorId input, float scale, int32_t zero_po
                                     DataType type) {
   const Tensor& in = checked(input, "add_quantize");
   if (!(scale > 0.0f)) bad_argument("add_quantize needs a positive scale");
-  if (type != DataType::kInt8 && type != DataType::kUInt8) {
-    bad_argument("add_quantize writes int8 or uint8");
+  if (type != DataType::kInt8 && type != DataType::kUInt8 && type != DataType::kInt32) {
+    bad_argument("add_quantize writes int8, uint8 or int32");
   }
   Tensor t;
   t.name = op_name("quantize");

@@ -62,7 +62,7 @@ class ModelBuilder {
                      float scale = 0.0f, int32_t zero_point = 0);
 
   // float32 -> int8, int8 -> int8 with new quantization, uint8 -> int8, or (`type` uint8)
-  // int8 -> uint8.
+  // int8 -> uint8, or (`type` int32) int8 -> int32, a raw result.
   TensorId add_quantize(TensorId input, float scale, int32_t zero_point,
                         ir::DataType type = ir::DataType::kInt8);
   // int8 -> float32.

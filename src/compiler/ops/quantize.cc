@@ -1,6 +1,6 @@
-// QUANTIZE (float32 -> int8, int8 / int16 -> int8 / int16 with new quantization, and uint8 <->
-// int8 at a graph's edges: a camera's uint8 frame in, a uint8 result out) and DEQUANTIZE (int8 ->
-// float32).
+// QUANTIZE (float32 -> int8; int8 / int16 -> int8 / int16 / int32 with new quantization; uint8
+// <-> int8 at a graph's edges: a camera's uint8 frame in, a uint8 result out) and DEQUANTIZE
+// (int8 -> float32).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -31,8 +31,12 @@ void check_quantize(Checker& c) {
   const bool int16_output = c.out().type == DataType::kInt16 && input.type != DataType::kFloat32 &&
                             input.type != DataType::kUInt8;
   const bool uint8_output = c.out().type == DataType::kUInt8 && input.type == DataType::kInt8;
+  // int32 output: a raw result requantized from int8 or int16 (TFLM's keyword_scrambled models).
+  const bool int32_output = c.out().type == DataType::kInt32 &&
+                            (input.type == DataType::kInt8 || input.type == DataType::kInt16);
   c.data_output(int16_output   ? DataType::kInt16
                 : uint8_output ? DataType::kUInt8
+                : int32_output ? DataType::kInt32
                                : DataType::kInt8);
   c.expect_output_shape(input.shape);
 }

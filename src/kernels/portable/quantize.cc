@@ -57,8 +57,28 @@ void requantize_all(const RequantizeParams& p, const In* input, Out* output, siz
   }
 }
 
+// Into int32 (a model's raw int32 result): TFLite's Requantize adds the output zero point in
+// int32; here in 64 bits and clamped, the same wherever TFLite's sum is defined. Back to front.
+template <typename In>
+void requantize_to_int32(const RequantizeParams& p, const In* input, int32_t* output,
+                         size_t count) {
+  for (size_t i = count; i-- > 0;) {
+    const int64_t q =
+        int64_t{multiply_by_quantized_multiplier(input[i] - p.input_zero_point, p.multiplier,
+                                                 p.shift)} +
+        p.output_zero_point;
+    output[i] = static_cast<int32_t>(q < INT32_MIN ? INT32_MIN : (q > INT32_MAX ? INT32_MAX : q));
+  }
+}
+
 }  // namespace
 
+void requantize(const RequantizeParams& p, const int8_t* input, int32_t* output, size_t count) {
+  requantize_to_int32(p, input, output, count);
+}
+void requantize(const RequantizeParams& p, const int16_t* input, int32_t* output, size_t count) {
+  requantize_to_int32(p, input, output, count);
+}
 void requantize(const RequantizeParams& p, const int8_t* input, int8_t* output, size_t count) {
   requantize_all(p, input, output, count, -128, 127);
 }

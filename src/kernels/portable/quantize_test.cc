@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "ops_test_util.h"
@@ -111,6 +112,45 @@ TEST(RequantizeTest, Uint8ToInt8AndBack) {
       ASSERT_EQ(o[i], static_cast<int8_t>(ops_testing::Clamp(v, -128, 127)));
       const int64_t w = ops_testing::RefMultiply(all_s[i] - z_s, out_u.multiplier, out_u.shift) + z_u;
       ASSERT_EQ(ou[i], static_cast<uint8_t>(ops_testing::Clamp(w, 0, 255)));
+    }
+  }
+}
+
+// int8 / int16 -> int32, a model's raw result (TFLM's keyword_scrambled models end so): TFLite's
+// Requantize, the zero point added without a clamp but int32's; in place too (back to front).
+TEST(RequantizeTest, IntoInt32EveryInputAndInPlace) {
+  // 0.5 -> 0.25 with zero points 3 -> 1000: (q - 3) * 2 + 1000.
+  const RequantizeParams hand = prepare_requantize(0.5f, 3, 0.25f, 1000);
+  const std::vector<int16_t> in16 = {3, 4, -32768, 32767};
+  Guarded<int32_t> out(in16.size());
+  requantize(hand, in16.data(), out.data(), in16.size());
+  EXPECT_EQ(out.values(), (std::vector<int32_t>{1000, 1002, -64542, 66528}));
+  EXPECT_TRUE(out.intact());
+
+  Random rng(9);
+  std::vector<int16_t> all16(65536);
+  for (int i = 0; i < 65536; ++i) all16[i] = static_cast<int16_t>(i - 32768);
+  for (int iter = 0; iter < 20; ++iter) {
+    const float s_in = rng.Scale(), s_out = rng.Scale();
+    const int32_t z_in = rng.Int(-32768, 32767), z_out = rng.Int(-100000, 100000);
+    const RequantizeParams r = prepare_requantize(s_in, z_in, s_out, z_out);
+    // In place: the int16 values at the start of the int32 buffer.
+    std::vector<int32_t> buffer(all16.size());
+    std::memcpy(buffer.data(), all16.data(), all16.size() * sizeof(int16_t));
+    requantize(r, reinterpret_cast<const int16_t*>(buffer.data()), buffer.data(), all16.size());
+    for (size_t i = 0; i < all16.size(); ++i) {
+      const int64_t v = ops_testing::RefMultiply(all16[i] - z_in, r.multiplier, r.shift) + z_out;
+      ASSERT_EQ(buffer[i], ops_testing::Clamp(v, INT32_MIN, INT32_MAX)) << i;
+    }
+    std::vector<int8_t> all8(256);
+    for (int i = 0; i < 256; ++i) all8[i] = static_cast<int8_t>(i - 128);
+    const RequantizeParams r8 = prepare_requantize(s_in, z_in % 128, s_out, z_out);
+    Guarded<int32_t> out8(256);
+    requantize(r8, all8.data(), out8.data(), all8.size());
+    ASSERT_TRUE(out8.intact());
+    for (int i = 0; i < 256; ++i) {
+      const int64_t v = ops_testing::RefMultiply(all8[i] - z_in % 128, r8.multiplier, r8.shift) + z_out;
+      ASSERT_EQ(out8[i], ops_testing::Clamp(v, INT32_MIN, INT32_MAX)) << i;
     }
   }
 }

@@ -45,8 +45,15 @@ Error check_quantize(const OpChecker& c) {
     }
     return c.requant(o.requant(), int16_in ? 65535 : kMaxCenteredInput);
   }
-  return c.bad("quantize supports float32 -> int8, int8 / int16 -> int8 / int16, uint8 -> int8 "
-               "and int8 -> uint8",
+  if ((x.type() == DataType::Int8 || int16_in) && y.type() == DataType::Int32) {
+    // Into int32 (a raw result): any output zero point; the sum is taken in 64 bits.
+    if (!in_range(o.input_offset(), int16_in ? -32767 : -127, int16_in ? 32768 : 128)) {
+      return c.bad("input zero point out of range");
+    }
+    return c.requant(o.requant(), int16_in ? 65535 : kMaxCenteredInput);
+  }
+  return c.bad("quantize supports float32 -> int8, int8 / int16 -> int8 / int16 / int32, uint8 "
+               "-> int8 and int8 -> uint8",
                Error::kUnsupported);
 }
 
@@ -65,7 +72,13 @@ void invoke_quantize(const Op& op) {
   p.multiplier = o.requant()->multiplier();
   p.shift = o.requant()->shift();
   const bool int16_in = x.type() == DataType::Int16, int16_out = y.type() == DataType::Int16;
-  if (int16_in && int16_out) {
+  if (y.type() == DataType::Int32) {
+    if (int16_in) {
+      kernels::requantize(p, op.in_data<int16_t>(0), op.out_data<int32_t>(), count);
+    } else {
+      kernels::requantize(p, op.in_data<int8_t>(0), op.out_data<int32_t>(), count);
+    }
+  } else if (int16_in && int16_out) {
     kernels::requantize(p, op.in_data<int16_t>(0), op.out_data<int16_t>(), count);
   } else if (int16_in) {
     kernels::requantize(p, op.in_data<int16_t>(0), op.out_data<int8_t>(), count);
