@@ -123,6 +123,7 @@ std::vector<HostProgram::Layer> HostProgram::run_layers(
     }
     set_input(i, inputs[i]);
   }
+  executor.reset_state();
   const schema::Program& root = *executor.program().root();
   std::vector<Layer> layers;
   for (size_t i = 0; i < executor.num_operators(); ++i) {

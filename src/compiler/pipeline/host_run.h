@@ -56,7 +56,8 @@ class HostProgram {
 
   // One run, operator by operator: per operator, the bytes of its arena outputs right after it
   // ran (the arena reuses them later), in operator order; what `mote validate` compares with a
-  // target CPU. `inputs` as for run(), but given (one per graph input, exactly its size).
+  // target CPU. `inputs` as for run(), but given (one per graph input, exactly its size). It
+  // starts from the initial state, as the target's run of the same input does.
   struct Layer {
     std::string op;  // "CONV_2D"
     runtime::DataType type = runtime::DataType::kInt8;  // of its first output
