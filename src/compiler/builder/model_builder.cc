@@ -216,8 +216,7 @@ TensorId ModelBuilder::add_input(const std::vector<int32_t>& shape, DataType typ
   Range range;
   if (type == DataType::kInt8 || type == DataType::kUInt8) {
     if (!(scale > 0.0f)) bad_argument("int8 and uint8 inputs need a positive scale");
-    // (An int32 result's range: its values, as int8's.)
-  const int32_t lowest = type == DataType::kUInt8 ? 0 : -128;
+    const int32_t lowest = type == DataType::kInt8 ? -128 : 0;
     t.quantization.scale = {scale};
     t.quantization.zero_point = {zero_point};
     range.lo = scale * static_cast<float>(lowest - zero_point);
@@ -244,7 +243,8 @@ TensorId ModelBuilder::add_quantize(TensorId input, float scale, int32_t zero_po
   t.shape = in.shape;
   t.quantization.scale = {scale};
   t.quantization.zero_point = {zero_point};
-  const int32_t lowest = type == DataType::kInt8 ? -128 : 0;
+  // (An int32 result's range: its values, as int8's.)
+  const int32_t lowest = type == DataType::kUInt8 ? 0 : -128;
   Range range{scale * static_cast<float>(lowest - zero_point),
               scale * static_cast<float>(lowest + 255 - zero_point), 0.0f};
   // A float input is assumed to fill the range it is quantized to; a requantized int8 tensor

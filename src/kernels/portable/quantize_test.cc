@@ -144,12 +144,13 @@ TEST(RequantizeTest, IntoInt32EveryInputAndInPlace) {
     }
     std::vector<int8_t> all8(256);
     for (int i = 0; i < 256; ++i) all8[i] = static_cast<int8_t>(i - 128);
-    const RequantizeParams r8 = prepare_requantize(s_in, z_in % 128, s_out, z_out);
+    const int32_t z8 = z_in % 128;
+    const RequantizeParams r8 = prepare_requantize(s_in, z8, s_out, z_out);
     Guarded<int32_t> out8(256);
     requantize(r8, all8.data(), out8.data(), all8.size());
     ASSERT_TRUE(out8.intact());
     for (int i = 0; i < 256; ++i) {
-      const int64_t v = ops_testing::RefMultiply(all8[i] - z_in % 128, r8.multiplier, r8.shift) + z_out;
+      const int64_t v = ops_testing::RefMultiply(all8[i] - z8, r8.multiplier, r8.shift) + z_out;
       ASSERT_EQ(out8[i], ops_testing::Clamp(v, INT32_MIN, INT32_MAX)) << i;
     }
   }
