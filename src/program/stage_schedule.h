@@ -89,8 +89,9 @@ inline int32_t stage_last_read(const StageRowReach& r, int32_t y, int32_t rows) 
 inline int32_t stage_lowest_needed(const StageMember* members, int32_t n, const int32_t* done,
                                    int32_t tensor, uint32_t readers = 0xFFFFu) {
   int32_t low = kNoRow;
-  for (int32_t m = 0; m < n; ++m) {
-    if ((readers >> m & 1u) == 0 || done[m] >= members[m].height) continue;
+  for (uint32_t bits = readers & ((1u << n) - 1u); bits != 0; bits &= bits - 1u) {
+    const int32_t m = __builtin_ctz(bits);
+    if (done[m] >= members[m].height) continue;
     for (int32_t i = 0; i < members[m].num_reads; ++i) {
       const StageRead& r = members[m].reads[i];
       if (r.tensor != tensor) continue;
