@@ -119,6 +119,9 @@ function(mote_add_runtime_library)
       PRIVATE ${MOTE_LIBRARIES_ROOT}/src)
     target_link_libraries(mote_runtime_objects PRIVATE ${kernels} ${schema})
     mote_runtime_target(mote_runtime_objects)
+    # The loader's scans of per-channel constants, for the vectoriser as the kernels are.
+    set_property(SOURCE ${dir}/ops/constant_scans.cc TARGET_DIRECTORY mote_runtime_objects
+                 APPEND PROPERTY COMPILE_OPTIONS $<$<CONFIG:Release,RelWithDebInfo>:-O3>)
     # gcc 12 misreads FlatBuffers' zero-length Vector<T> objects as out-of-bounds accesses.
     target_compile_options(mote_runtime_objects PRIVATE $<$<CXX_COMPILER_ID:GNU>:-Wno-array-bounds>)
     # Warnings are errors only in Mote's own firmware builds (MOTE_WARNINGS_AS_ERRORS, set by

@@ -85,10 +85,12 @@ inline int32_t stage_last_read(const StageRowReach& r, int32_t y, int32_t rows) 
 
 // The lowest row of `tensor` that a member will still read (the window of its next output
 // row), or kNoRow when none will. `done`: the rows each member has computed.
+// `readers`: a bit per member that may read it (stage_readers); the others are skipped.
 inline int32_t stage_lowest_needed(const StageMember* members, int32_t n, const int32_t* done,
-                                   int32_t tensor) {
+                                   int32_t tensor, uint32_t readers = 0xFFFFu) {
   int32_t low = kNoRow;
-  for (int32_t m = 0; m < n; ++m) {
+  for (uint32_t bits = readers & ((1u << n) - 1u); bits != 0; bits &= bits - 1u) {
+    const int32_t m = __builtin_ctz(bits);
     if (done[m] >= members[m].height) continue;
     for (int32_t i = 0; i < members[m].num_reads; ++i) {
       const StageRead& r = members[m].reads[i];
@@ -104,6 +106,18 @@ inline int32_t stage_lowest_needed(const StageMember* members, int32_t n, const 
     }
   }
   return low;
+}
+
+// A bit per member that reads `tensor` (stage_lowest_needed looks at those alone: a replay asks
+// it at every row it computes).
+inline uint32_t stage_readers(const StageMember* members, int32_t n, int32_t tensor) {
+  uint32_t readers = 0;
+  for (int32_t m = 0; m < n; ++m) {
+    for (int32_t i = 0; i < members[m].num_reads; ++i) {
+      if (members[m].reads[i].tensor == tensor) readers |= 1u << m;
+    }
+  }
+  return readers;
 }
 
 // The stage's one input from outside (read by some member, made by none) when its output may
@@ -228,14 +242,27 @@ struct StageReplay {
   int64_t output_row_bytes = 0;
   int32_t held[kMaxStageMembers] = {};
   int64_t lead = INT64_MIN;
+  // Who reads each member's output (slot m) and `outside` (the last slot), found at the first
+  // row that asks.
+  uint32_t readers_of[kMaxStageMembers + 1] = {};
+  uint32_t readers_known = 0;  // a bit per slot
 
+  uint32_t readers(int32_t slot, int32_t tensor) {
+    if ((readers_known >> slot & 1u) == 0) {
+      readers_of[slot] = stage_readers(members, n, tensor);
+      readers_known |= 1u << slot;
+    }
+    return readers_of[slot];
+  }
   void row(int32_t m, int32_t y, const int32_t* done) {
     if (m + 1 < n) {
-      const int32_t low = stage_lowest_needed(members, n, done, members[m].output);
+      const int32_t output = members[m].output;
+      const int32_t low = stage_lowest_needed(members, n, done, output, readers(m, output));
       const int32_t need = low == kNoRow || low > y ? 1 : y - low + 1;
       if (need > held[m]) held[m] = need;
     } else if (outside >= 0) {
-      const int32_t low = stage_lowest_needed(members, n, done, outside);
+      const int32_t low =
+          stage_lowest_needed(members, n, done, outside, readers(kMaxStageMembers, outside));
       const int64_t dead = low == kNoRow ? outside_bytes : low * outside_row_bytes;
       const bool once = members[m].num_reads > 0 && members[m].reads[0].reach.accumulate != 0;
       const int64_t written = once ? (y + 1 == members[m].height ? output_row_bytes : 0)

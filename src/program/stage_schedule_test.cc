@@ -63,5 +63,28 @@ TEST(StageSchedule, CallEntriesSplitLongRuns) {
   EXPECT_EQ(rows, 19900);
 }
 
+// A replay's ring sizes and lead: a 3x3 conv, a 3x3 stride-2 conv and a 1x1 over an 8-row input
+// (tensor 10), so each ring is read by one later member only and the input by the first. The
+// replay asks who reads each tensor once; the figures are those of asking every member.
+TEST(StageSchedule, ReplayFindsRingRowsAndLead) {
+  const StageRowReach conv3{3, 1, 1, 1, 0}, conv3s2{3, 2, 1, 1, 0}, pointwise{1, 1, 0, 1, 0};
+  const StageMember members[3] = {
+      {11, 8, 1, {{10, -1, 8, conv3}, {}}},
+      {12, 4, 1, {{11, 0, 8, conv3s2}, {}}},
+      {13, 4, 1, {{12, 1, 4, pointwise}, {}}},
+  };
+  StageReplay replay;
+  replay.members = members;
+  replay.n = 3;
+  replay.outside = 10;
+  replay.outside_row_bytes = 16;
+  replay.outside_bytes = 8 * 16;
+  replay.output_row_bytes = 4;
+  StageSchedule<StageReplay>(members, 3, replay).run();
+  EXPECT_EQ(replay.held[0], 3);
+  EXPECT_EQ(replay.held[1], 1);
+  EXPECT_EQ(replay.output_lead(), -12);
+}
+
 }  // namespace
 }  // namespace mote::program

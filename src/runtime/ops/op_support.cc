@@ -205,17 +205,10 @@ Error OpChecker::per_channel(const schema::Region* multipliers, const schema::Re
   // requant_ok holds for every channel exactly when it holds for the smallest multiplier with the
   // largest shift and for the smallest shift (its conditions are monotonic in each): one pass in
   // 32-bit arithmetic finds them, and only a failure looks for the channel to blame.
-  const uint8_t* m = c_.constants + multipliers->offset();
-  const uint8_t* s = c_.constants + shifts->offset();
-  int32_t min_multiplier = INT32_MAX, min_shift = INT32_MAX, max_shift = INT32_MIN;
-  for (int32_t k = 0; k < channels; ++k) {
-    const int32_t mk = load_i32(m + 4 * k), sk = load_i32(s + 4 * k);
-    min_multiplier = mk < min_multiplier ? mk : min_multiplier;
-    min_shift = sk < min_shift ? sk : min_shift;
-    max_shift = sk > max_shift ? sk : max_shift;
-  }
-  if (channels == 0 || (requant_ok(acc_bound, min_multiplier, max_shift) &&
-                        requant_ok(acc_bound, min_multiplier, min_shift))) {
+  const ChannelExtremes e = channel_extremes(c_.constants + multipliers->offset(),
+                                              c_.constants + shifts->offset(), channels);
+  if (channels == 0 || (requant_ok(acc_bound, e.min_a, e.max_b) &&
+                        requant_ok(acc_bound, e.min_a, e.min_b))) {
     return Error::kOk;
   }
   for (int32_t k = 0; k < channels; ++k) {

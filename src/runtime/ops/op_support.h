@@ -31,18 +31,15 @@ inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 inline int64_t abs64(int64_t a) { return a < 0 ? -a : a; }
 inline bool in_range(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
-// The largest |v| of `count` int32 values at `p` (in the constant blob): one pass in 32-bit
-// arithmetic (|INT32_MIN| = 2^31 fits a uint32), as the loader runs it over every bias and
-// kernel sum.
-inline int64_t max_abs_i32(const uint8_t* p, int64_t count) {
-  uint32_t most = 0;
-  for (int64_t k = 0; k < count; ++k) {
-    const uint32_t v = static_cast<uint32_t>(load_i32(p + 4 * k));
-    const uint32_t magnitude = v >> 31 != 0 ? 0u - v : v;
-    most = magnitude > most ? magnitude : most;
-  }
-  return most;
-}
+// Scans of per-channel constants the loader makes over every bias, kernel sum and requantization
+// array (constant_scans.cc: one pass in 32-bit arithmetic, built for the vectoriser).
+// The largest |v| of `count` int32 values at `p` (in the constant blob).
+int64_t max_abs_i32(const uint8_t* p, int32_t count);
+// The smallest of `count` int32 values at `a`, and the smallest and largest at `b`.
+struct ChannelExtremes {
+  int32_t min_a, min_b, max_b;
+};
+ChannelExtremes channel_extremes(const uint8_t* a, const uint8_t* b, int32_t count);
 
 // MultiplyByQuantizedMultiplier(x, multiplier, shift) for |x| <= bound stays within `limit`.
 bool requant_ok(int64_t bound, int32_t multiplier, int32_t shift, int64_t limit = kAccLimit);
@@ -132,7 +129,7 @@ class OpChecker {
     return load_i32(c_.constants + region->offset() + 4 * k);
   }
   // The largest |v| of a region of `count` int32 (int32_array checked it).
-  int64_t max_abs_at(const schema::Region* region, int64_t count) const {
+  int64_t max_abs_at(const schema::Region* region, int32_t count) const {
     return max_abs_i32(c_.constants + region->offset(), count);
   }
   // Value `k` of a constant int32 tensor (in the constant blob, checked by the loader).
