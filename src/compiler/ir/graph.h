@@ -244,8 +244,8 @@ struct LstmOptions {
   bool operator==(const LstmOptions&) const = default;
 };
 
-// Operators without options (QUANTIZE, DEQUANTIZE, PAD, TRANSPOSE, LOGISTIC, HARD_SWISH,
-// MINIMUM, MAXIMUM, EXPAND_DIMS, SLICE) hold std::monostate.
+// Operators without options of their own (QUANTIZE, PAD, most elementwise kinds) hold
+// std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
                              FullyConnectedOptions, Pool2DOptions, ElementwiseOptions,
                              SoftmaxOptions, ReshapeOptions, ConcatenationOptions, MeanOptions,
