@@ -16,6 +16,7 @@
 // (a backward rule: the output starts at least `lead` bytes after the input; a larger lead is as
 // safe). Placements without shared bytes need no rule.
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mote/kernels/pooling.h"
@@ -44,6 +45,14 @@ inline bool overlap_allows(OverlapRule rule, int64_t output_offset, int64_t inpu
 // element count and size, and never read an element below i afterwards (elementwise operators
 // over a non-broadcast input, activations, int8 requantize).
 inline constexpr OverlapRule kElementwiseOverlap = {true, 0};
+
+// Kernels that convert element by element, front to back, into elements no larger than the
+// input's (QUANTIZE float32 -> int8, int16 -> int8): an output starting at or before its input
+// writes element i only over input elements up to i, all read by then. A float camera frame
+// quantized where it lies needs no second buffer.
+inline OverlapRule narrowing_elementwise_overlap(size_t input_element, size_t output_element) {
+  return output_element <= input_element ? kElementwiseOverlap : kNoOverlap;
+}
 
 // The variant a build for `extension` runs (what the compiler plans), and the variant this
 // library runs (what the runtime checks). Input 0 only; the filter and bias are constants.

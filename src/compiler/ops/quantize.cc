@@ -5,6 +5,7 @@
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
+#include "mote/kernels/overlap.h"
 #include "mote/kernels/quantize.h"
 
 namespace mote::ops {
@@ -62,14 +63,23 @@ void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
   out.options.Set(std::move(q));
 }
 
+// Every conversion runs front to back, element by element (the runtime's kernels): the output
+// may start on its input where its elements are no larger, a float frame quantized in place.
+kernels::OverlapRule quantize_overlap(const ir::Graph& graph, const ir::Operator& op, size_t input,
+                                      kernels::Extension) {
+  const ir::Tensor& in = graph.tensors[static_cast<size_t>(op.inputs[input])];
+  const ir::Tensor& out = graph.tensors[static_cast<size_t>(op.outputs[0])];
+  if (in.num_elements() != out.num_elements()) return kernels::kNoOverlap;
+  return kernels::narrowing_elementwise_overlap(ir::element_size(in.type), ir::element_size(out.type));
+}
+
 }  // namespace
 
 extern const OpDef quantize{.builtin_code = builtin(tfl::BuiltinOperator::QUANTIZE),
                             .read_options = read_empty<tfl::BuiltinOptions::QuantizeOptions>,
                             .write_options = write_empty<tfl::QuantizeOptionsT>, .inputs = {1, 1},
                             .check = check_quantize, .lower = lower_quantize,
-                            // int8 -> int8 requantizes element by element, in order.
-                            .overlap = elementwise_overlap, .int16_activations = true};
+                            .overlap = quantize_overlap, .int16_activations = true};
 
 extern const OpDef dequantize{.builtin_code = builtin(tfl::BuiltinOperator::DEQUANTIZE),
                               .read_options = read_empty<tfl::BuiltinOptions::DequantizeOptions>,

@@ -108,11 +108,21 @@ void invoke_dequantize(const Op& op) {
                       op.out_data<float>(), element_count(x));
 }
 
+// Every conversion runs front to back, element by element: the output may start on its input
+// where its elements are no larger (as many elements, checked by one_to_one).
+kernels::OverlapRule quantize_overlap(const schema::Program& program, const schema::Operator& op,
+                                      size_t k) {
+  const Tensor& x = input_of(program, op, k);
+  const Tensor& y = output_of(program, op);
+  if (element_count(x) != element_count(y)) return kernels::kNoOverlap;
+  return kernels::narrowing_elementwise_overlap(element_size(x.type()), element_size(y.type()));
+}
+
 }  // namespace
 
 extern const OpRegistration kQuantizeOp{
     takes(1, 1, schema::OpOptions::QuantizeOptions).one_to_one(), &check_quantize, &invoke_quantize,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, &quantize_overlap};
 extern const OpRegistration kDequantizeOp{
     takes(1, 1, schema::OpOptions::NONE).one_to_one(), &check_dequantize, &invoke_dequantize,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
