@@ -145,7 +145,9 @@ MemoryProblem streamed_memory(const ir::Graph& graph, const MemoryProblem& base,
   planner::Problem& p = result.problem;
   const int32_t shared = shared_scratch_op(base, stage);
   const auto buffer_of = [&](int32_t t) { return base.tensor_buffer[static_cast<size_t>(t)]; };
-  std::vector<bool> touched(p.buffers.size(), false);
+  // touched: the buffers the stage changes; made: those it writes (rings, scratch), apart from
+  // its inputs made before it, whose makers keep their overlaps (a frame quantized in place).
+  std::vector<bool> touched(p.buffers.size(), false), made(p.buffers.size(), false);
   for (const StageRing& r : stage.rings) {
     const int32_t b = buffer_of(r.tensor);
     if (b == kNoBuffer) continue;
@@ -153,7 +155,7 @@ MemoryProblem streamed_memory(const ir::Graph& graph, const MemoryProblem& base,
     buf.size = static_cast<uint64_t>(r.bytes());
     buf.first_step = stage.first;
     buf.last_step = stage.last;
-    touched[static_cast<size_t>(b)] = true;
+    touched[static_cast<size_t>(b)] = made[static_cast<size_t>(b)] = true;
   }
   for (int32_t k = stage.first; k <= stage.last; ++k) {
     const ir::Operator& op = graph.operators[static_cast<size_t>(k)];
@@ -172,7 +174,7 @@ MemoryProblem streamed_memory(const ir::Graph& graph, const MemoryProblem& base,
       } else {
         buf.size = 0;  // the operator uses the shared region (the program says so)
       }
-      touched[static_cast<size_t>(scratch)] = true;
+      touched[static_cast<size_t>(scratch)] = made[static_cast<size_t>(scratch)] = true;
     }
   }
   // An accumulating last operator's sums: channels int32 through the stage, its own.
@@ -187,6 +189,7 @@ MemoryProblem streamed_memory(const ir::Graph& graph, const MemoryProblem& base,
       b = static_cast<int32_t>(p.buffers.size());
       p.buffers.push_back(buf);
       touched.push_back(true);
+      made.push_back(true);
     }
     planner::Buffer& buf = p.buffers[static_cast<size_t>(b)];
     buf.size = std::max(buf.size, sums);
@@ -195,10 +198,11 @@ MemoryProblem streamed_memory(const ir::Graph& graph, const MemoryProblem& base,
   }
   // The output is written from the stage's start, but every buffer of the stage lives at its
   // last step, so being born there keeps it apart from all of them as well. Its own readers
-  // after the stage keep their overlaps with it.
+  // after the stage keep their overlaps with it. An input made before the stage keeps its
+  // maker's overlap: the maker's input dies at the maker's step, before the stage begins.
   const int32_t out = buffer_of(graph.operators[static_cast<size_t>(stage.last)].outputs[0]);
   std::erase_if(p.overlaps, [&](const planner::Overlap& o) {
-    return touched[o.input] || touched[o.output] || static_cast<int32_t>(o.output) == out;
+    return touched[o.input] || made[o.output] || static_cast<int32_t>(o.output) == out;
   });
   if (stage.output_lead && out != kNoBuffer && buffer_of(stage.input) != kNoBuffer) {
     const planner::Buffer& in = p.buffers[static_cast<size_t>(buffer_of(stage.input))];
@@ -211,13 +215,27 @@ MemoryProblem streamed_memory(const ir::Graph& graph, const MemoryProblem& base,
   return result;
 }
 
+namespace {
+
+bool reads_graph_input(const ir::Graph& graph, int32_t op) {
+  for (int32_t t : graph.operators[static_cast<size_t>(op)].inputs) {
+    if (std::find(graph.inputs.begin(), graph.inputs.end(), t) != graph.inputs.end()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph, const MemoryProblem& base,
                                                double time_limit_ms) {
   const int32_t ops = static_cast<int32_t>(graph.operators.size());
   std::vector<StreamCandidate> out;
   for (int32_t first = 0; first < ops; ++first) {
-    // Runs start where the previous operator could not join (or at 0).
-    if (first > 0 && row_stage(graph, first - 1, first)) continue;
+    // Runs start where the previous operator could not join (or at 0), and after an operator
+    // that reads a graph input (a float frame's QUANTIZE): a stage that began with it would
+    // keep the whole frame alive to its end.
+    const bool after_input = first > 0 && reads_graph_input(graph, first - 1);
+    if (first > 0 && !after_input && row_stage(graph, first - 1, first)) continue;
     for (int32_t last = first + 1; last < ops; ++last) {
       std::optional<RowStage> stage = row_stage(graph, first, last);
       if (!stage) {
