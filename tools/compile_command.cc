@@ -98,13 +98,13 @@ std::string code_text(const target::CodeEstimate& code) {
 // "" when the plan and the program fit the budgets; else what does not fit and what took the
 // space: the largest buffers live at the plan's peak step (RAM), the largest constants (flash).
 // The option that would make the arena fit limit, as a sentence ("" if none would): --stream
-// where the streamed plan fits; another algorithm only where the lower bound leaves room.
+// (--optimize ram) where its plan fits; another algorithm only where the lower bound leaves room.
 std::string ram_remedy(const CompileSettings& s, const ir::Graph& model_graph,
                        const pipeline::PlannedGraph& planned, uint64_t limit) {
-  if (!s.options.plan.stream) {
-    pipeline::PlanRequest streamed = s.options.plan;
-    streamed.stream = true;
-    const uint64_t arena = pipeline::plan_graph(model_graph, streamed).plan().arena_bytes;
+  if (s.planning.optimize != "ram") {  // the smallest arena, whatever it costs
+    pipeline::PlanRequest smallest = s.options.plan;
+    pipeline::apply_optimize(pipeline::Optimize::kRam, smallest);
+    const uint64_t arena = pipeline::plan_graph(model_graph, smallest).plan().arena_bytes;
     if (arena <= limit) return "--stream fits: its arena is " + grouped(arena) + " bytes";
   }
   if (planned.bound.bytes <= limit && s.options.plan.algorithm != planner::Algorithm::kAuto &&
@@ -278,6 +278,9 @@ void compile_model(const CompileSettings& s) {
                plan.chosen.empty() || plan.chosen == plan.algorithm
                    ? ""
                    : (" (" + plan.chosen + " won)").c_str());
+  if (const std::string chosen = optimize_summary(s.planning, planned, s.options.plan); !chosen.empty()) {
+    std::fprintf(summary, "  optimize: %s\n", chosen.c_str());
+  }
   std::fprintf(summary, "  kernels: %s\n", variant_counts(planned.memory.kernels).c_str());
   std::fprintf(summary, "  %s\n", planner::order_sentence(planned.order).c_str());
   emit::flush_stdout();

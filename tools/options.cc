@@ -118,15 +118,35 @@ CLI::Option* add_inputs_outside_arena_flag(CLI::App* cmd, bool& outside) {
       "apart. Without it an input sits in the arena and a run may overwrite it");
 }
 
-CLI::Option* add_stream_flag(CLI::App* cmd, bool& stream) {
-  return cmd->add_flag(
-      "--stream", stream,
-      "Run the first operators that compute a few output rows at a time (convolutions, pools,\n"
-      "additions) as one row-streamed stage, their inner tensors held as rings of rows, where\n"
-      "that gives a smaller arena (the report says which stage and what it saved). Same results,\n"
-      "on the CPU's own row kernels, at a cost in instructions of at most 1 % on a Cortex-M4 and\n"
-      "5 % on a Cortex-M55 for the MLPerf Tiny models (bench/firmware_instructions.md), and about\n"
-      "1 KiB of flash for the kernels' parameters");
+CLI::Option* add_optimize_options(CLI::App* cmd, std::string& preset) {
+  CLI::Option* optimize =
+      cmd->add_option(
+             "--optimize", preset,
+             "What the plan trades, as X-CUBE-AI's presets: balanced takes a\n"
+             "smaller arena where it costs at most 5 % more instructions on the target CPU, as\n"
+             "estimated from the kernels' measured costs (targets/cortex-m/instruction_costs.tsv;\n"
+             "on a CPU without measurements it takes none): row-streamed stages, in-place\n"
+             "depthwise kernels; ram takes the smallest arena whatever it costs; time takes\n"
+             "nothing that costs instructions. The report says what was chosen and its cost.\n"
+             "Without it: in-place kernels where they save bytes, no stage (earlier releases' plan)")
+          ->check(CLI::IsMember({"time", "balanced", "ram"}));
+  CLI::Option* stream = cmd->add_flag_callback(
+      "--stream", [&preset] { preset = "ram"; },
+      "The same as --optimize ram: run the first operators that compute a few output rows at a\n"
+      "time (convolutions, pools, additions) as one row-streamed stage, their inner tensors held\n"
+      "as rings of rows, where that gives a smaller arena; same results, on the CPU's own row\n"
+      "kernels (bench/firmware_instructions.md prices them)");
+  CLI::Option* no_stream = cmd->add_flag_callback(
+      "--no-stream", [&preset] { preset = "time"; }, "The same as --optimize time");
+  optimize->excludes(stream)->excludes(no_stream);
+  stream->excludes(optimize)->excludes(no_stream);
+  no_stream->excludes(optimize)->excludes(stream);
+  return optimize;
+}
+
+void apply_optimize(const std::string& preset, pipeline::PlanRequest& request) {
+  if (preset.empty()) return;  // none given: the request's own (in place where smaller, no stage)
+  pipeline::apply_optimize(*pipeline::optimize_from_string(preset), request);
 }
 
 CLI::Option* add_no_overlap_flag(CLI::App* cmd, bool& overlap) {
@@ -145,6 +165,7 @@ pipeline::CompileOptions PlanningSettings::resolved() const {
   pipeline::CompileOptions out = options;
   out.plan.algorithm = *planner::algorithm_from_string(algorithm);
   out.plan.order = *pipeline::order_from_string(order);
+  apply_optimize(optimize, out.plan);
   return out;
 }
 
@@ -165,6 +186,22 @@ std::string check_program_target(const std::string& path, const schema::ProgramT
   return cpu;
 }
 
+std::string optimize_summary(const PlanningSettings& settings, const pipeline::PlannedGraph& planned,
+                             const pipeline::PlanRequest& request) {
+  if (settings.optimize.empty()) return "";
+  std::string out = settings.optimize;
+  if (!planned.stages.empty()) {
+    const passes::RowStage& stage = planned.stages.front();
+    out += ": operators " + std::to_string(stage.first) + "-" + std::to_string(stage.last) +
+           " stream (" + std::to_string(stage.schedule.size()) + " row calls; " +
+           planner::grouped(planned.unstreamed_arena) + " bytes without)";
+  } else if (request.stream) {
+    out += ": nothing streams";
+  }
+  const std::string cost = pipeline::cost_sentence(planned, request);
+  return cost.empty() ? out : out + "; " + cost;
+}
+
 void add_planning_options(CLI::App* cmd, PlanningSettings& s, const std::string& target_help) {
   const size_t first = cmd->get_options().size();
   s.target_option = add_target_option(cmd, s.options.plan.cpu, target_help);
@@ -175,7 +212,7 @@ void add_planning_options(CLI::App* cmd, PlanningSettings& s, const std::string&
   add_no_overlap_flag(cmd, s.options.plan.overlap);
   add_no_in_place_flag(cmd, s.options.plan.in_place);
   add_inputs_outside_arena_flag(cmd, s.options.plan.inputs_outside_arena);
-  add_stream_flag(cmd, s.options.plan.stream);
+  add_optimize_options(cmd, s.optimize);
   cmd->add_flag("--keep-names", s.options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");
   cmd->add_flag("--checksum", s.options.checksum,

@@ -80,7 +80,7 @@ void add_plan_command(CLI::App& app) {
     bool in_place = true;  // --no-in-place clears it
     std::string order = "search";
     bool inputs_outside_arena = false;
-    bool stream = false;
+    std::string optimize;  // "" when none was given
     PlanOutputs outputs;
   };
   auto settings = std::make_shared<Settings>();
@@ -111,7 +111,9 @@ void add_plan_command(CLI::App& app) {
   add_no_in_place_flag(cmd, settings->in_place);
   add_order_option(cmd, settings->order);
   add_inputs_outside_arena_flag(cmd, settings->inputs_outside_arena)->excludes(problem);
-  add_stream_flag(cmd, settings->stream)->excludes(problem);
+  add_optimize_options(cmd, settings->optimize)->excludes(problem);
+  cmd->get_option("--stream")->excludes(problem);
+  cmd->get_option("--no-stream")->excludes(problem);
   cmd->callback([settings, target] {
     const uint32_t align = settings->align;  // checked by add_align_option
     PlanOutputs outputs = settings->outputs;
@@ -130,7 +132,7 @@ void add_plan_command(CLI::App& app) {
       request.in_place = settings->in_place;
       request.order = *pipeline::order_from_string(settings->order);  // checked by the option
       request.inputs_outside_arena = settings->inputs_outside_arena;
-      request.stream = settings->stream;
+      apply_optimize(settings->optimize, request);
       pipeline::PlannedGraph planned;
       ir::Graph graph;
       try {
@@ -180,8 +182,11 @@ void add_plan_command(CLI::App& app) {
                     static_cast<unsigned long long>(apart.bound.bytes));
         emit::flush_stdout();
       }
-      if (request.stream && outputs.json_path != "-") {
-        std::printf("%s\n", pipeline::stream_sentence(planned).c_str());
+      if (outputs.json_path != "-") {
+        if (!settings->optimize.empty()) std::printf("optimize: %s\n", settings->optimize.c_str());
+        if (request.stream) std::printf("%s\n", pipeline::stream_sentence(planned).c_str());
+        const std::string cost = pipeline::cost_sentence(planned, request);
+        if (!cost.empty()) std::printf("%s\n", cost.c_str());
         emit::flush_stdout();
       }
       return;

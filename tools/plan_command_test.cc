@@ -318,11 +318,15 @@ TEST_F(PlanCommandTest, InputsOutsideTheArenaArePricedApart) {
   EXPECT_EQ(outputs(b.out), outputs(a.out));
 }
 
-// --stream: taught by --help; plan names the stage kept and every stage priced, compile writes a
-// program whose outputs are the unstreamed program's (mote run).
+// --optimize (and --stream, --no-stream): taught by --help; plan names the preset, the stage kept
+// with its estimated cost and every stage priced; balanced streams where that costs little, time
+// never; compile writes programs whose outputs are equal (mote run).
 TEST_F(PlanCommandTest, StreamingReportsItsStagesAndKeepsTheOutputs) {
-  for (const char* command : {"plan", "compile"}) {
-    EXPECT_THAT(mote(std::string(command) + " --help").out, HasSubstr("--stream")) << command;
+  for (const char* command : {"plan", "compile", "analyze", "validate"}) {
+    const std::string help = mote(std::string(command) + " --help").out;
+    for (const char* option : {"--optimize", "--stream", "--no-stream"}) {
+      EXPECT_THAT(help, HasSubstr(option)) << command;
+    }
   }
   const std::vector<uint8_t> bytes = mote::builder::write_model(mote::builder::vww_mobilenet_like());
   const std::string model = (dir_ / "vww_like.tflite").string();
@@ -330,14 +334,31 @@ TEST_F(PlanCommandTest, StreamingReportsItsStagesAndKeepsTheOutputs) {
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   CommandResult run = mote("plan " + model + " --target cortex-m4 --stream");
   ASSERT_EQ(run.exit_code, 0) << run.out;
-  EXPECT_THAT(run.out, ContainsRegex("row streaming: operators 0-[0-9]+ as one stage \\(rings "
-                                     "[0-9,]+ bytes\\), arena [0-9,]+ bytes \\([0-9,]+ without\\); "
-                                     "stages priced:\n  operators 0-[0-9]+: [0-9,]+ bytes"));
+  EXPECT_THAT(run.out, HasSubstr("optimize: ram\n"));
+  EXPECT_THAT(run.out, ContainsRegex("row streaming: operators [0-9]+-[0-9]+ as one stage \\([0-9]+ "
+                                     "row calls, rings [0-9,]+ bytes\\), arena [0-9,]+ bytes "
+                                     "\\([0-9,]+ without\\); stages priced:\n  operators "
+                                     "[0-9]+-[0-9]+: [0-9,]+ bytes, \\+[0-9.]+ % instructions"));
+  EXPECT_THAT(run.out, ContainsRegex("instructions: \\+[0-9.]+ % estimated on cortex-m4"));
+  const CommandResult balanced = mote("plan " + model + " --target cortex-m4 --optimize balanced");
+  EXPECT_THAT(balanced.out, HasSubstr("optimize: balanced\n"));
+  EXPECT_THAT(balanced.out, HasSubstr("row streaming: operators"));
+  // Without a preset: the plan of earlier releases, no stage.
   EXPECT_THAT(mote("plan " + model + " --target cortex-m4").out, Not(HasSubstr("row streaming")));
+  for (const char* time : {"--optimize time", "--no-stream"}) {
+    const CommandResult t = mote("plan " + model + " --target cortex-m4 " + time);
+    EXPECT_THAT(t.out, HasSubstr("optimize: time\n")) << time;
+    EXPECT_THAT(t.out, Not(HasSubstr("row streaming"))) << time;
+  }
+  EXPECT_EQ(mote("plan " + model + " --optimize ram --stream").exit_code, 2);
+  EXPECT_THAT(mote("plan " + model + " --optimize fast").out, HasSubstr("time"));
   const std::string whole = (dir_ / "whole.mote").string();
   const std::string streamed = (dir_ / "streamed.mote").string();
-  ASSERT_EQ(mote("compile " + model + " --target cortex-m4 -o " + whole).exit_code, 0);
-  ASSERT_EQ(mote("compile " + model + " --target cortex-m4 --stream -o " + streamed).exit_code, 0);
+  ASSERT_EQ(mote("compile " + model + " --target cortex-m4 --optimize time -o " + whole).exit_code, 0);
+  const CommandResult compiled =
+      mote("compile " + model + " --target cortex-m4 --optimize balanced -o " + streamed);
+  ASSERT_EQ(compiled.exit_code, 0);
+  EXPECT_THAT(compiled.out, ContainsRegex("optimize: balanced: operators [0-9]+-[0-9]+ stream"));
   const CommandResult a = mote("run " + whole);
   const CommandResult b = mote("run " + streamed);
   ASSERT_EQ(a.exit_code, 0) << a.out;

@@ -333,6 +333,7 @@ std::string analysis_text(const Analysis& a) {
     out += "steps: the operators in the order that needs the smallest arena, not the model's (JSON "
            "model_index: each one's index in the model; --order=model keeps the model's order)\n";
   }
+  if (!a.optimize.empty()) out += "optimize: " + a.optimize + "\n";
   if (a.measured) {
     out += "instructions: each operator's, measured under QEMU " + a.measured_on +
            " with -icount (one inference, " + a.cpu + "'s kernels)\n";
@@ -368,6 +369,7 @@ nlohmann::json analysis_json(const Analysis& a) {
             {"max_scratch_bytes", a.scratch_bytes},
             {"program_bytes", a.program_bytes},
             {"folded_pads", a.folded_pads},
+            {"optimize", a.optimize},
             {"peak_step", a.peak_step}}}};
   if (a.measured) {
     j["totals"]["instructions"] = a.instructions;

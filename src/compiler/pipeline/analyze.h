@@ -49,6 +49,7 @@ struct Analysis {
   uint64_t instructions = 0;
   std::string measured_on;     // the QEMU board
   bool from_program = false;   // read from a .mote program, not compiled from a model
+  std::string optimize;        // the --optimize preset and what it chose ("" for a program)
 };
 
 // Adds measured instructions, one per operator in order (throws mote::InputError on a count

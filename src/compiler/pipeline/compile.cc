@@ -1,6 +1,8 @@
 #include "compiler/pipeline/compile.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 
@@ -11,6 +13,7 @@
 #include "compiler/passes/fold_pads.h"
 #include "compiler/passes/lower.h"
 #include "compiler/passes/operator_order.h"
+#include "compiler/pipeline/instruction_estimate.h"
 #include "compiler/planner/verify.h"
 #include "mote/runtime/crc32.h"
 #include "program/stage_schedule.h"
@@ -57,9 +60,32 @@ std::vector<std::vector<bool>> in_place_candidates(const PlannedGraph& planned,
   return sets;
 }
 
-// The best row-streamed stage of the planned order, kept where its plan is smaller. The stage's
-// operators then run the row kernels (no in-place or backward ones in the whole plan: the problem
-// is built without in-place kernels, and a stage's tensors take part in no other overlap).
+// "+0.7 %" (one decimal), "-1.2 %".
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%+.1f %%", fraction * 100);
+  return text;
+}
+
+// Whether a choice that costs `extra` instructions fits the request's budget against an
+// inference of `whole` (both estimated; an unmeasured cost fits only an unlimited budget).
+bool affordable(const PlanRequest& request, std::optional<double> whole,
+                std::optional<double> extra) {
+  if (std::isinf(request.cost_budget)) return true;
+  return whole && extra && *extra <= request.cost_budget * *whole;
+}
+
+// Keeps the smallest arena the budget refused, for the report.
+void note_refused(PlannedGraph& planned, uint64_t arena, std::optional<double> extra) {
+  if (planned.refused_arena != 0 && planned.refused_arena <= arena) return;
+  planned.refused_arena = arena;
+  planned.refused_extra = extra;
+}
+
+// The best row-streamed stage of the planned order the budget affords, kept where its plan is
+// smaller. The stage's operators then run the row kernels (no in-place or backward ones in the
+// whole plan: the problem is built without in-place kernels, and a stage's tensors take part in
+// no other overlap).
 void stream_first_stage(PlannedGraph& planned, const PlanRequest& request,
                         const planner::PlanOptions& options) {
   passes::MemoryProblem base =
@@ -68,11 +94,19 @@ void stream_first_stage(PlannedGraph& planned, const PlanRequest& request,
   std::vector<passes::StreamCandidate> candidates =
       passes::stream_candidates(planned.graph, base, options.time_limit_ms);
   planned.unstreamed_arena = planned.plan().arena_bytes;
+  const passes::StreamCandidate* chosen = nullptr;
   for (const passes::StreamCandidate& c : candidates) {
-    planned.stream_options.push_back({c.stage.first, c.stage.last, c.arena});
+    const std::optional<double> extra = stage_extra(c.stage, planned.cpu.extension);
+    planned.stream_options.push_back({c.stage.first, c.stage.last, c.arena, extra});
+    if (chosen != nullptr || c.arena >= planned.unstreamed_arena) continue;
+    if (affordable(request, planned.estimated_instructions, extra)) {
+      chosen = &c;
+    } else {
+      note_refused(planned, c.arena, extra);
+    }
   }
-  if (candidates.empty() || candidates.front().arena >= planned.unstreamed_arena) return;
-  passes::RowStage stage = std::move(candidates.front().stage);
+  if (chosen == nullptr) return;
+  passes::RowStage stage = chosen->stage;
   base = passes::streamed_memory(planned.graph, base, stage);
   std::vector<planner::Plan> plans =
       planner::plan_with_details(base.problem, request.algorithm, options);
@@ -86,10 +120,34 @@ void stream_first_stage(PlannedGraph& planned, const PlanRequest& request,
   planned.memory = std::move(base);
   planned.bound = planner::lower_bound(planned.memory.problem);
   planned.plans = std::move(plans);
+  planned.extra_instructions = stage_extra(stage, planned.cpu.extension);
   planned.stages.push_back(std::move(stage));
 }
 
 }  // namespace
+
+std::string_view to_string(Optimize optimize) {
+  switch (optimize) {
+    case Optimize::kTime: return "time";
+    case Optimize::kBalanced: return "balanced";
+    case Optimize::kRam: return "ram";
+  }
+  return "";
+}
+
+std::optional<Optimize> optimize_from_string(std::string_view text) {
+  for (Optimize o : {Optimize::kTime, Optimize::kBalanced, Optimize::kRam}) {
+    if (text == to_string(o)) return o;
+  }
+  return std::nullopt;
+}
+
+void apply_optimize(Optimize optimize, PlanRequest& request) {
+  request.stream = optimize != Optimize::kTime;
+  request.cost_budget = optimize == Optimize::kTime       ? 0
+                        : optimize == Optimize::kBalanced ? kBalancedBudget
+                                                          : std::numeric_limits<double>::infinity();
+}
 
 std::string stream_sentence(const PlannedGraph& planned) {
   const auto bytes = [](uint64_t n) { return planner::grouped(n); };
@@ -100,7 +158,8 @@ std::string stream_sentence(const PlannedGraph& planned) {
   } else {
     const passes::RowStage& s = planned.stages.front();
     out = "row streaming: operators " + std::to_string(s.first) + "-" + std::to_string(s.last) +
-          " as one stage (rings " + bytes(static_cast<uint64_t>(s.ring_bytes())) +
+          " as one stage (" + std::to_string(s.schedule.size()) + " row calls, rings " +
+          bytes(static_cast<uint64_t>(s.ring_bytes())) +
           " bytes), arena " + bytes(planned.plan().arena_bytes) + " bytes (" +
           bytes(planned.unstreamed_arena) + " without)";
   }
@@ -108,6 +167,32 @@ std::string stream_sentence(const PlannedGraph& planned) {
   for (const PlannedGraph::StreamOption& o : planned.stream_options) {
     out += "\n  operators " + std::to_string(o.first) + "-" + std::to_string(o.last) + ": " +
            bytes(o.arena) + " bytes";
+    if (o.extra_instructions && planned.estimated_instructions) {
+      out += ", " + percent(*o.extra_instructions / *planned.estimated_instructions) +
+             " instructions";
+    }
+  }
+  return out;
+}
+
+std::string cost_sentence(const PlannedGraph& planned, const PlanRequest& request) {
+  const std::string cpu = planned.cpu.name;
+  std::string out;
+  if (planned.extra_instructions && planned.estimated_instructions) {
+    out = "instructions: " + percent(*planned.extra_instructions / *planned.estimated_instructions) +
+          " estimated on " + cpu + " for " + (planned.stages.empty() ? "in-place kernels" : "the stage's row calls") +
+          " (measured kernel costs, targets/cortex-m/instruction_costs.tsv)";
+  }
+  if (planned.refused_arena != 0 && planned.refused_arena < planned.plan().arena_bytes) {
+    out += std::string(out.empty() ? "" : "; ") + "an arena of " +
+           planner::grouped(planned.refused_arena) + " bytes was not taken: ";
+    if (planned.refused_extra && planned.estimated_instructions) {
+      out += "it costs " + percent(*planned.refused_extra / *planned.estimated_instructions) +
+             " instructions, over the budget of " + percent(request.cost_budget);
+    } else {
+      out += "no measured kernel costs for " + cpu + " to weigh it by";
+    }
+    out += " (--optimize ram takes it)";
   }
   return out;
 }
@@ -146,16 +231,29 @@ PlannedGraph plan_graph(const ir::Graph& model, const PlanRequest& request) {
   };
   // An order planned as well as it goes: where kernels may run in place, planned with them too,
   // the smaller arena kept (the first on a tie: the raster kernels are the faster).
+  // The budget weighs costs against the inference run whole (the same for every order).
+  const std::optional<double> whole = estimated_instructions(graph, cpu->extension);
   auto plan_in = [&](ir::Graph ordered) {
     PlannedGraph planned = plan_once(std::move(ordered), {});
+    planned.estimated_instructions = whole;
     if (!request.overlap || !request.in_place || cpu->extension == kernels::Extension::kMve) {
       return planned;
     }
     for (const std::vector<bool>& in_place : in_place_candidates(planned, request.alignment)) {
       PlannedGraph with_in_place = plan_once(planned.graph, in_place);
-      if (with_in_place.plan().arena_bytes < planned.plan().arena_bytes) {
-        planned = std::move(with_in_place);
+      if (with_in_place.plan().arena_bytes >= planned.plan().arena_bytes) continue;
+      const std::optional<double> extra = in_place_extra(planned.graph, in_place, cpu->extension);
+      if (!affordable(request, whole, extra)) {
+        note_refused(planned, with_in_place.plan().arena_bytes, extra);
+        continue;
       }
+      const uint64_t refused = planned.refused_arena;
+      const std::optional<double> refused_extra = planned.refused_extra;
+      planned = std::move(with_in_place);
+      planned.estimated_instructions = whole;
+      planned.extra_instructions = extra;
+      planned.refused_arena = refused;
+      planned.refused_extra = refused_extra;
     }
     return planned;
   };

@@ -4,6 +4,7 @@
 // every program Mote writes has a verified plan.
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,11 +45,29 @@ struct PlanRequest {
   // gives a smaller arena (passes/row_stages.h). Asked for: it costs instructions (at most 5 %
   // on the shared models, bench/firmware_instructions.md) and changes the program written.
   bool stream = false;
+  // The most extra instructions in-place kernels or a streamed stage may cost, as a fraction of
+  // the inference's (estimated from measured kernel costs, instruction_estimate.h): a smaller
+  // arena that costs more is not taken, nor one whose cost the CPU has no measurements for.
+  // Infinity: the smallest arena whatever it costs.
+  double cost_budget = std::numeric_limits<double>::infinity();
   // A PAD whose only reader is a convolution, depthwise convolution or max pool becomes that
   // operator's own padding where that is exact (passes/fold_pads.h); false: every PAD runs as
   // written (the reference the folded programs are compared with).
   bool fold_pads = true;
 };
+
+// The presets of --optimize, as X-CUBE-AI's users know them. kTime: nothing that costs
+// instructions (no stage, no in-place kernel dearer than the whole one). kBalanced: a smaller
+// arena where its estimated cost is at most kBalancedBudget of the inference's. kRam: the
+// smallest arena whatever it costs.
+enum class Optimize : uint8_t { kTime, kBalanced, kRam };
+inline constexpr double kBalancedBudget = 0.05;
+// "time", "balanced", "ram" and back; nullopt for anything else.
+std::string_view to_string(Optimize optimize);
+std::optional<Optimize> optimize_from_string(std::string_view text);
+// Sets request.stream and request.cost_budget as the preset says (in_place stays the caller's:
+// --no-in-place narrows every preset).
+void apply_optimize(Optimize optimize, PlanRequest& request);
 
 // "model" or "search" (the --order values); nullopt for anything else.
 std::optional<PlanRequest::Order> order_from_string(std::string_view text);
@@ -73,16 +92,29 @@ struct PlannedGraph {
   struct StreamOption {
     int32_t first, last;
     uint64_t arena;
+    std::optional<double> extra_instructions;  // estimated (nullopt: unmeasured CPU)
   };
   std::vector<StreamOption> stream_options;
+  // One inference on the CPU's whole-tensor kernels, estimated (nullopt: unmeasured CPU), and
+  // what the plan's in-place kernels or stage add to it.
+  std::optional<double> estimated_instructions;
+  std::optional<double> extra_instructions;
+  // A smaller arena PlanRequest::cost_budget refused: its bytes and estimated extra cost (0
+  // bytes: none refused).
+  uint64_t refused_arena = 0;
+  std::optional<double> refused_extra;
   // PADs that became their reader's padding (PlanRequest::fold_pads).
   int32_t folded_pads = 0;
 };
 
-// "row streaming: operators 0-3 as one stage (rings 3,840 bytes), arena 31,600 bytes (36,880
-// without)" or why nothing streams, then a line per stage priced ("  operators 0-4: 31,984
-// bytes"); for PlanRequest::stream.
+// "row streaming: operators 0-3 as one stage (167 row calls, rings 3,840 bytes), arena 31,600
+// bytes (36,880 without)" or why nothing streams, then a line per stage priced ("  operators
+// 0-4: 31,984 bytes, +0.7 % instructions"); for PlanRequest::stream.
 std::string stream_sentence(const PlannedGraph& planned);
+// What the plan's in-place kernels and stage cost against running whole, and what the budget
+// refused: "instructions: +0.7 % estimated on cortex-m4 (row calls; 7.6 M whole)"; "" when the
+// plan takes nothing that costs and refused nothing.
+std::string cost_sentence(const PlannedGraph& planned, const PlanRequest& request);
 
 // Decides the operators' order (the one place that does), builds the problem for the request's
 // CPU and plans it. For a graph with branches and PlanRequest::Order::kSearch, the orders are
