@@ -42,12 +42,15 @@ void portable_fully_connected(const FullyConnectedParams& params, const int8_t* 
 void fully_connected_kernel_sums(const FullyConnectedParams& params, const int8_t* filter,
                                  const int32_t* bias, int32_t* sums);
 
-// 16x8: TFLite's reference int16 FullyConnected with an int64 bias (int64 sums, the 64-bit
-// requantization; input and output offsets not read, filter_offset is). int4: int8 activations,
+// 16x8: TFLite's reference int16 FullyConnected: with an int64 bias (or none) int64 sums and the
+// 64-bit requantization, with an int32 bias int32 sums and the 32-bit one, as TFLM picks by the
+// bias type (input and output offsets not read, filter_offset is). int4: int8 activations,
 // the [output_depth, input_depth] weights packed two per byte, low nibble first, over the whole
 // tensor. Direct loops in every build; kernel_sums is not read (the bias is).
 void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
                           const int8_t* filter, const int64_t* bias, int16_t* output);
+void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
+                          const int8_t* filter, const int32_t* bias, int16_t* output);
 void fully_connected_int4(const FullyConnectedParams& params, const int8_t* input,
                           const uint8_t* filter, const int32_t* bias, int8_t* output);
 

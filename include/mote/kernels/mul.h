@@ -42,9 +42,14 @@ const char* mul_kernel_variant(const BroadcastShape& shape, Extension extension)
 const char* built_mul_kernel_variant(const BroadcastShape& shape);
 
 // int16 MUL of two same-shape tensors of `count` elements (TFLite's int16 MulElementwise: the
-// same formula, offsets 0). Portable in every build.
+// same formula, offsets 0), and with broadcasting (TFLite's BroadcastMul). Portable in every
+// build; the broadcast one may run in place like the int8 kernel. mul_int16_fits is mul_fits for
+// products of int16 values.
 void mul(const MulParams& params, int32_t count, const int16_t* input1, const int16_t* input2,
          int16_t* output);
+void mul(const MulParams& params, const BroadcastShape& shape, const int16_t* input1,
+         const int16_t* input2, int16_t* output);
+bool mul_int16_fits(const MulParams& params);
 
 }  // namespace kernels
 }  // namespace mote

@@ -25,20 +25,25 @@ struct ReluParams {
 // float before widening (TensorFlow Lite Micro divides in double; the two multipliers can differ
 // in their last bit, and agree whenever input and output share a quantization, as converters
 // write them). The clamp is zero_point + round(0 / scale) and zero_point + round(6 / scale).
+// `int16`: the clamp in int16 (TFLM's int16 ReluX; its RELU6 only clamps, which is the same for
+// the equal input and output quantization converters write).
 ReluParams prepare_relu(float input_scale, int32_t input_zero_point, float output_scale,
-                        int32_t output_zero_point, bool relu6);
+                        int32_t output_zero_point, bool relu6, bool int16 = false);
 
-// Whether the requantization of any centred int8 input stays inside int32.
-inline bool relu_fits(const ReluParams& p) { return requant_fits(255, p.multiplier, p.shift); }
+// Whether the requantization of any centred int8 (or int16) input stays inside int32.
+inline bool relu_fits(const ReluParams& p, bool int16 = false) {
+  return requant_fits(int16 ? 32768 : 255, p.multiplier, p.shift);
+}
 
-// The output may be the input buffer.
-inline void relu(const ReluParams& p, const int8_t* input, int8_t* output, size_t count) {
+// The output may be the input buffer. int8 or int16.
+template <typename T>
+inline void relu(const ReluParams& p, const T* input, T* output, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     int32_t y = p.output_offset +
                 multiply_by_quantized_multiplier(input[i] + p.input_offset, p.multiplier, p.shift);
     y = y < p.act_min ? p.act_min : y;
     y = y > p.act_max ? p.act_max : y;
-    output[i] = static_cast<int8_t>(y);
+    output[i] = static_cast<T>(y);
   }
 }
 

@@ -78,6 +78,7 @@ constexpr OpDef with_overlap(OpDef def, decltype(OpDef::overlap) overlap) {
 template <auto kVariant>
 const char* broadcast_variant(const ir::Graph& g, const ir::Operator& op,
                               kernels::Extension extension) {
+  if (g.tensors[op.outputs[0]].type == ir::DataType::kInt16) return "portable 16x8";
   const ir::Tensor& a = g.tensors[op.inputs[0]];
   const ir::Tensor& b = g.tensors[op.inputs[1]];
   kernels::BroadcastShape shape{};

@@ -1,5 +1,5 @@
-// CONCATENATION of int8 tensors along one axis; inputs quantized unlike the output are
-// requantized.
+// CONCATENATION of int8 (or int16) tensors along one axis; int8 inputs quantized unlike the
+// output are requantized, int16 ones copied as TFLite does.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -28,7 +28,8 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 
 void check(Checker& c) {
   const auto& o = c.options<ir::ConcatenationOptions>();
-  const Tensor& output = c.data_output();
+  const DataType type = c.activation_type();
+  const Tensor& output = c.data_output(type);
   const int32_t rank = static_cast<int32_t>(output.shape.size());
   if (o.axis < -rank || o.axis >= rank) {
     c.fail("axis " + std::to_string(o.axis) + " out of range for rank " + std::to_string(rank));
@@ -37,7 +38,7 @@ void check(Checker& c) {
   std::vector<int32_t> expected;
   int64_t total = 0;
   for (size_t k = 0; k < c.op().inputs.size(); ++k) {
-    const Tensor& t = c.data_input(k);
+    const Tensor& t = c.data_input(k, type);
     if (t.shape.size() != output.shape.size()) {
       c.fail(c.in_label(k) + " has rank " + std::to_string(t.shape.size()) + ", expected " +
              std::to_string(rank));
@@ -75,7 +76,7 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
     requants.emplace_back(p.requantize, -p.input_zero_point,
                           schema::Requant(p.multiplier, p.shift));
   }
-  if (any_requant) c.requant = std::move(requants);
+  if (any_requant && output.type != ir::DataType::kInt16) c.requant = std::move(requants);
   out.options.Set(std::move(c));
 }
 
@@ -91,6 +92,6 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 extern const OpDef concatenation{.builtin_code = builtin(tfl::BuiltinOperator::CONCATENATION),
                                  .read_options = read, .write_options = write,
                                  .inputs = {1, SIZE_MAX}, .check = check, .lower = lower,
-                                 .describe = describe};
+                                 .int16_activations = true, .describe = describe};
 
 }  // namespace mote::ops

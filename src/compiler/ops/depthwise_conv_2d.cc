@@ -1,4 +1,4 @@
-// DEPTHWISE_CONV_2D: int8, any depth multiplier, stride, dilation and padding.
+// DEPTHWISE_CONV_2D: int8 or 16x8, any depth multiplier, stride, dilation and padding.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -16,8 +16,9 @@ using Window =
 
 void check(Checker& c) {
   const auto& o = c.options<ir::DepthwiseConv2DOptions>();
-  const Tensor &input = c.nhwc_input(0), &weights = c.filter(1);
-  c.data_output();
+  const DataType type = c.activation_type();
+  const Tensor &input = c.nhwc_input(0, type), &weights = c.filter(1);
+  c.data_output(type);
   if (weights.shape[0] != 1) {
     c.fail(c.in_label(1) + " has shape " + shape_string(weights.shape) +
            ", expected [1,h,w,channels]");
@@ -30,6 +31,11 @@ void check(Checker& c) {
   }
   c.expect_window_output(input, kh, kw, o, co);
   c.check_weights_and_bias(input, weights, 3, co);
+  // TFLite's 16x8 depthwise kernel sums into an int64 bias only.
+  if (type == DataType::kInt16 && c.has_input(2) && c.in(2).type != DataType::kInt64) {
+    c.fail(c.in_label(2) + " (bias) is " + std::string(to_string(c.in(2).type)) +
+           "; a 16x8 depthwise convolution takes an int64 bias, as TFLite's converter writes it");
+  }
 }
 
 int64_t macs(const ir::Graph& g, const ir::Operator& op) {
@@ -57,15 +63,38 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.activation(o.activation);
 }
 
+// 16x8 (int16 activations): the portable direct kernel on every extension; no scratch, no
+// overlap, not in place, no row stages.
+bool int16(const ir::Graph& g, const ir::Operator& op) {
+  return g.tensors[op.inputs[0]].type == ir::DataType::kInt16;
+}
+uint64_t scratch_bytes(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
+  return int16(g, op)
+             ? 0
+             : variant_scratch<&depthwise_shape, &kernels::depthwise_conv_scratch_bytes>(g, op, e);
+}
+const char* kernel_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
+  return int16(g, op)
+             ? "portable 16x8"
+             : variant_name<&depthwise_shape, &kernels::depthwise_conv_kernel_variant>(g, op, e);
+}
+kernels::OverlapRule overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
+                             kernels::Extension e) {
+  return int16(g, op) ? kernels::kNoOverlap
+                      : variant_overlap<&depthwise_shape, &kernels::depthwise_conv_overlap>(
+                            g, op, input, e);
+}
+
 // Depth multiplier 1: one channel plane at a time (depthwise_conv2d_in_place).
 uint64_t in_place_scratch(const ir::Graph& g, const ir::Operator& op) {
-  return kernels::depthwise_conv_in_place_scratch_bytes(depthwise_shape(g, op));
+  return int16(g, op) ? 0
+                      : kernels::depthwise_conv_in_place_scratch_bytes(depthwise_shape(g, op));
 }
 
 // Rows of input 0 (batch 1): the window's rows.
 std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
   const kernels::DepthwiseShape s = depthwise_shape(g, op);
-  if (input != 0 || s.batches != 1 || s.filter_h > kernels::kMaxRowWindowRows) {
+  if (input != 0 || int16(g, op) || s.batches != 1 || s.filter_h > kernels::kMaxRowWindowRows) {
     return std::nullopt;
   }
   return RowReach{s.filter_h, s.stride_h, s.pad_h, s.dilation_h};
@@ -83,10 +112,8 @@ constexpr auto write = &write_window<tfl::DepthwiseConv2DOptionsT, ir::Depthwise
 extern const OpDef depthwise_conv_2d{
     .builtin_code = builtin(tfl::BuiltinOperator::DEPTHWISE_CONV_2D), .read_options = Window::read,
     .write_options = Window::write, .inputs = {2, 3, 2}, .check = check, .macs = macs,
-    .scratch_bytes = variant_scratch<&depthwise_shape, &kernels::depthwise_conv_scratch_bytes>,
-    .kernel_variant = variant_name<&depthwise_shape, &kernels::depthwise_conv_kernel_variant>,
-    .lower = lower,
-    .overlap = variant_overlap<&depthwise_shape, &kernels::depthwise_conv_overlap>,
-    .in_place_scratch = in_place_scratch, .describe = describe, .row_reach = row_reach};
+    .scratch_bytes = scratch_bytes, .kernel_variant = kernel_variant, .lower = lower,
+    .overlap = overlap, .in_place_scratch = in_place_scratch, .int16_activations = true,
+    .describe = describe, .row_reach = row_reach};
 
 }  // namespace mote::ops

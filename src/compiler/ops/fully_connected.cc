@@ -1,4 +1,4 @@
-// FULLY_CONNECTED: int8, per-tensor or per-channel weights, any number of rows.
+// FULLY_CONNECTED: int8 or 16x8, per-tensor or per-channel weights, any number of rows.
 #include <cstring>
 
 #include "compiler/ops/checker.h"
@@ -36,10 +36,11 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 
 void check(Checker& c) {
   const auto& o = c.options<ir::FullyConnectedOptions>();
-  const Tensor& input = c.data_input(0);
+  const DataType type = c.activation_type();
+  const Tensor& input = c.data_input(0, type);
   const Tensor& weights = c.param_input(1, DataType::kInt8);
   c.expect_rank(1, 2);
-  c.data_output();
+  c.data_output(type);
   const int32_t units = weights.shape[0], depth = weights.shape[1];
   if (input.shape.empty()) c.fail(c.in_label(0) + " is a scalar");
   if (input.num_elements() % depth != 0) {
@@ -70,6 +71,17 @@ int32_t units(const ir::Graph& g, const ir::Operator& op) {
   return g.tensors[op.inputs[1]].shape[0];
 }
 
+// 16x8 (int16 activations): the portable direct kernel on every extension, no scratch.
+bool int16(const ir::Graph& g, const ir::Operator& op) {
+  return g.tensors[op.inputs[0]].type == ir::DataType::kInt16;
+}
+uint64_t scratch_bytes(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
+  return int16(g, op) ? 0 : kernels::fully_connected_scratch_bytes(units(g, op), e);
+}
+const char* kernel_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
+  return int16(g, op) ? "portable 16x8" : kernels::fully_connected_kernel_variant(units(g, op), e);
+}
+
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const ir::Operator& op = ctx.op();
   const auto& o = std::get<ir::FullyConnectedOptions>(op.options);
@@ -88,14 +100,21 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   if (filter.quantization.per_channel()) {
     ctx.set_channel_requant(f, output_depth);
   } else {
-    const auto q = kernels::quantize_multiplier(static_cast<double>(scale_of(input)) *
-                                                static_cast<double>(filter.quantization.scale[0]) /
+    // TFLite's GetQuantizedConvolutionMultipler: the scales multiplied in float, then divided in
+    // double (per channel, PopulateConvolutionQuantizationParams multiplies in double).
+    const float product = scale_of(input) * filter.quantization.scale[0];
+    const auto q = kernels::quantize_multiplier(static_cast<double>(product) /
                                                 static_cast<double>(scale_of(ctx.out())));
     f.output_requant = std::make_unique<schema::Requant>(q.multiplier, q.shift);
   }
 
   // Kernel sums: the bias and every input-independent term, so the kernel's inner loop is a
-  // plain dot product (and CMSIS-NN's MVE buffer becomes a constant).
+  // plain dot product (and CMSIS-NN's MVE buffer becomes a constant). The 16x8 kernel reads the
+  // bias itself.
+  if (int16(ctx.graph(), op)) {
+    out.options.Set(std::move(f));
+    return;
+  }
   kernels::FullyConnectedParams params{};
   params.batches = static_cast<int32_t>(input.num_elements() / input_depth);
   params.input_depth = input_depth;
@@ -130,8 +149,7 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 extern const OpDef fully_connected{
     .builtin_code = builtin(tfl::BuiltinOperator::FULLY_CONNECTED), .read_options = read,
     .write_options = write, .inputs = {2, 3, 2}, .check = check, .macs = macs,
-    .scratch_bytes = variant_scratch<&units, &kernels::fully_connected_scratch_bytes>,
-    .kernel_variant = variant_name<&units, &kernels::fully_connected_kernel_variant>,
-    .lower = lower, .describe = describe};
+    .scratch_bytes = scratch_bytes, .kernel_variant = kernel_variant, .lower = lower,
+    .int16_activations = true, .describe = describe};
 
 }  // namespace mote::ops

@@ -1,11 +1,12 @@
-// MUL: int8 with TFLite's broadcasting and fused activation; kernel variants
-// (src/kernels/elementwise.cc) chosen by the broadcast shape.
+// MUL: int8 or int16 with TFLite's broadcasting and fused activation; int8 kernel variants
+// (src/kernels/elementwise.cc) chosen by the broadcast shape, int16 the portable kernel.
 #include "compiler/ops/binary_arithmetic.h"
 
 namespace mote::ops {
 
 extern const OpDef mul = with_broadcast_variants<&kernels::mul_kernel_variant>(
     binary_arithmetic<tfl::MulOptions, tfl::BuiltinOptions::MulOptions, &kernels::prepare_mul,
-                      &kernels::mul_fits>(tfl::BuiltinOperator::MUL));
+                      &kernels::mul_fits, &kernels::prepare_mul, &kernels::mul_int16_fits>(
+        tfl::BuiltinOperator::MUL));
 
 }  // namespace mote::ops

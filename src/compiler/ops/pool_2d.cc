@@ -1,4 +1,4 @@
-// AVERAGE_POOL_2D and MAX_POOL_2D: int8, output quantized as the input.
+// AVERAGE_POOL_2D and MAX_POOL_2D: int8 or int16, output quantized as the input.
 #include "compiler/ir/validate.h"
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
@@ -15,8 +15,9 @@ using Window =
 
 void check(Checker& c) {
   const auto& o = c.options<ir::Pool2DOptions>();
-  const Tensor& input = c.nhwc_input(0);
-  c.data_output();
+  const DataType type = c.activation_type();
+  const Tensor& input = c.nhwc_input(0, type);
+  c.data_output(type);
   if (o.filter_h < 1 || o.filter_w < 1) {
     c.fail("filter " + std::to_string(o.filter_h) + "x" + std::to_string(o.filter_w) +
            " must be >= 1");
@@ -25,14 +26,21 @@ void check(Checker& c) {
   c.expect_same_quantization(0);
 }
 
+// int16: the portable direct loops on every extension; no scratch, no overlap, no row stages.
+bool int16(const ir::Graph& g, const ir::Operator& op) {
+  return g.tensors[op.inputs[0]].type == ir::DataType::kInt16;
+}
+
 uint64_t average_scratch(const ir::Graph& g, const ir::Operator& op,
                          kernels::Extension extension) {
+  if (int16(g, op)) return 0;
   return kernels::average_pool_scratch_bytes(g.tensors[op.outputs[0]].shape.back(), extension);
 }
 
 // The average pool variant depends on the window only (dsp: at most 256 elements).
 const char* average_variant(const ir::Graph& g, const ir::Operator& op,
                             kernels::Extension extension) {
+  if (int16(g, op)) return "portable 16x8";
   const auto& o = std::get<ir::Pool2DOptions>(op.options);
   kernels::PoolParams p{};
   p.filter_h = o.filter_h;
@@ -42,23 +50,26 @@ const char* average_variant(const ir::Graph& g, const ir::Operator& op,
 
 kernels::OverlapRule average_overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
                                      kernels::Extension extension) {
+  if (int16(g, op)) return kernels::kNoOverlap;
   return kernels::average_pool_overlap(pool_params(g, op), extension);
 }
 
 // Max pool has a table too (dsp and mve, for every window).
 const char* max_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension extension) {
+  if (int16(g, op)) return "portable 16x8";
   return kernels::max_pool_kernel_variant(pool_params(g, op), extension);
 }
 
 kernels::OverlapRule max_overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
                                  kernels::Extension extension) {
+  if (int16(g, op)) return kernels::kNoOverlap;
   return kernels::max_pool_overlap(pool_params(g, op), extension);
 }
 
 // Rows of the input (batch 1): the window's rows.
 std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
   const kernels::PoolParams p = pool_params(g, op);
-  if (input != 0 || p.batches != 1 || p.filter_h > kernels::kMaxRowWindowRows) {
+  if (input != 0 || int16(g, op) || p.batches != 1 || p.filter_h > kernels::kMaxRowWindowRows) {
     return std::nullopt;
   }
   return RowReach{p.filter_h, p.stride_h, p.pad_h, 1};
@@ -67,7 +78,7 @@ std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, si
 // A global average pool streams: its input's rows summed as they come.
 std::optional<RowReach> average_row_reach(const ir::Graph& g, const ir::Operator& op,
                                           size_t input) {
-  if (input == 0 && kernels::global_average_pool_streams(pool_params(g, op))) {
+  if (input == 0 && !int16(g, op) && kernels::global_average_pool_streams(pool_params(g, op))) {
     return RowReach{1, 1, 0, 1, true};
   }
   return row_reach(g, op, input);
@@ -103,14 +114,16 @@ extern const OpDef average_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator:
                                    .inputs = {1, 1}, .check = check,
                                    .scratch_bytes = average_scratch,
                                    .kernel_variant = average_variant, .lower = lower,
-                                   .overlap = average_overlap, .describe = describe,
+                                   .overlap = average_overlap, .int16_activations = true,
+                                   .describe = describe,
                                    .row_reach = average_row_reach};
 
 extern const OpDef max_pool_2d{.builtin_code = builtin(tfl::BuiltinOperator::MAX_POOL_2D),
                                .read_options = Window::read, .write_options = Window::write,
                                .inputs = {1, 1}, .check = check,
                                .kernel_variant = max_variant, .lower = lower,
-                               .overlap = max_overlap, .describe = describe,
+                               .overlap = max_overlap, .int16_activations = true,
+                               .describe = describe,
                                .row_reach = row_reach};
 
 }  // namespace mote::ops

@@ -1,4 +1,4 @@
-// RELU and RELU6 int8: TFLite's ReluX, the input requantized to the output's scale and clamped to
+// RELU and RELU6 int8 or int16: TFLite's ReluX, the input requantized to the output's scale and clamped to
 // the output's quantized 0 (and 6).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
@@ -11,14 +11,16 @@ namespace {
 
 kernels::ReluParams params(const ir::Tensor& input, const ir::Tensor& output, bool relu6) {
   return kernels::prepare_relu(scale_of(input), zero_point_of(input), scale_of(output),
-                               zero_point_of(output), relu6);
+                               zero_point_of(output), relu6,
+                               output.type == ir::DataType::kInt16);
 }
 
 template <bool kRelu6>
 void check(Checker& c) {
   c.no_options();
-  c.expect_unary_elementwise();
-  if (!kernels::relu_fits(params(c.in(0), c.out(), kRelu6))) {
+  const DataType type = c.activation_type();
+  c.expect_unary_elementwise(type);
+  if (!kernels::relu_fits(params(c.in(0), c.out(), kRelu6), type == DataType::kInt16)) {
     c.fail("input scale " + num(scale_of(c.in(0))) + " over output scale " +
            num(scale_of(c.out())) + " overflows the int32 requantization");
   }
@@ -42,7 +44,7 @@ constexpr OpDef relu_def(tfl::BuiltinOperator code, bool relu6) {
                .write_options = write_empty<void>,
                .check = relu6 ? check<true> : check<false>,
                .lower = relu6 ? lower<true> : lower<false>,
-               .overlap = elementwise_overlap};
+               .overlap = elementwise_overlap, .int16_activations = true};
 }
 
 }  // namespace

@@ -58,8 +58,9 @@ void expect_target(const Checker& c, const std::vector<int32_t>& target, int64_t
 
 void check(Checker& c) {
   const auto& o = c.options<ir::ReshapeOptions>();
-  const Tensor& input = c.data_input(0);
-  c.data_output();
+  const DataType type = c.activation_type();  // int16 moves as int8 does
+  const Tensor& input = c.data_input(0, type);
+  c.data_output(type);
   if (c.out().num_elements() != input.num_elements()) {
     c.fail(c.out_label() + " shape " + shape_string(c.out().shape) +
            " holds a different number of elements than " + c.in_label(0) + " shape " +
@@ -82,6 +83,6 @@ constexpr int8_t kProgramInputs[] = {0};  // the shape operand is folded into th
 extern const OpDef reshape{.builtin_code = builtin(tfl::BuiltinOperator::RESHAPE),
                            .read_options = read, .write_options = write, .inputs = {1, 2, 1},
                            .check = check, .program_inputs = kProgramInputs,
-                           .output_aliases_input = true};
+                           .int16_activations = true, .output_aliases_input = true};
 
 }  // namespace mote::ops

@@ -26,8 +26,9 @@ void write_squeeze(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 
 // The data input and an output of its type, quantization and element count (the alias).
 const Tensor& alias_of_input(Checker& c) {
-  const Tensor& input = c.data_input(0);
-  c.data_output();
+  const DataType type = c.activation_type();  // int16 moves as int8 does
+  const Tensor& input = c.data_input(0, type);
+  c.data_output(type);
   c.expect_same_quantization(0);
   return input;
 }
@@ -83,12 +84,13 @@ constexpr int8_t kProgramInputs[] = {0};  // EXPAND_DIMS' axis is folded into th
 extern const OpDef squeeze{.builtin_code = builtin(tfl::BuiltinOperator::SQUEEZE),
                            .read_options = read_squeeze, .write_options = write_squeeze,
                            .inputs = {1, 1}, .check = check_squeeze,
-                           .output_aliases_input = true};
+                           .int16_activations = true, .output_aliases_input = true};
 
 extern const OpDef expand_dims{.builtin_code = builtin(tfl::BuiltinOperator::EXPAND_DIMS),
                                .read_options = read_empty<tfl::BuiltinOptions::ExpandDimsOptions>,
                                .write_options = write_empty<tfl::ExpandDimsOptionsT>,
                                .inputs = {2, 2}, .check = check_expand_dims,
-                               .program_inputs = kProgramInputs, .output_aliases_input = true};
+                               .program_inputs = kProgramInputs, .int16_activations = true,
+                               .output_aliases_input = true};
 
 }  // namespace mote::ops

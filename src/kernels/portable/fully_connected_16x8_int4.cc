@@ -6,12 +6,24 @@
 namespace mote {
 namespace kernels {
 
-void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
-                          const int8_t* filter, const int64_t* bias, int16_t* output) {
+namespace {
+template <typename Bias>
+void fully_connected_16x8_with(const FullyConnectedParams& params, const int16_t* input,
+                               const int8_t* filter, const Bias* bias, int16_t* output) {
   FullyConnectedParams p = params;
   p.input_offset = 0;  // int16 activations are symmetric; TFLite's kernel reads no offsets
   p.output_offset = 0;
   direct::fully_connected(p, input, direct::Int8Filter{filter}, bias, output);
+}
+}  // namespace
+
+void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
+                          const int8_t* filter, const int64_t* bias, int16_t* output) {
+  fully_connected_16x8_with(params, input, filter, bias, output);
+}
+void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
+                          const int8_t* filter, const int32_t* bias, int16_t* output) {
+  fully_connected_16x8_with(params, input, filter, bias, output);
 }
 
 void fully_connected_int4(const FullyConnectedParams& params, const int8_t* input,

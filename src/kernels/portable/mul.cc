@@ -7,15 +7,16 @@ namespace mote {
 namespace kernels {
 namespace {
 
+template <typename T>
 struct MulOp {
   const MulParams& p;
-  int8_t operator()(int8_t x1, int8_t x2) const {
+  T operator()(T x1, T x2) const {
     const int32_t product = (p.input1_offset + x1) * (p.input2_offset + x2);
     int32_t out =
         p.output_offset + multiply_by_quantized_multiplier(product, p.output_multiplier, p.output_shift);
     out = out < p.act_min ? p.act_min : out;
     out = out > p.act_max ? p.act_max : out;
-    return static_cast<int8_t>(out);
+    return static_cast<T>(out);
   }
 };
 
@@ -23,6 +24,10 @@ struct MulOp {
 
 bool mul_fits(const MulParams& p) {
   return requant_fits(int64_t{255} * 255, p.output_multiplier, p.output_shift);
+}
+
+bool mul_int16_fits(const MulParams& p) {
+  return requant_fits(int64_t{32768} * 32768, p.output_multiplier, p.output_shift);
 }
 
 MulParams prepare_mul(float input1_scale, int32_t input1_zero_point, float input2_scale,
@@ -45,7 +50,12 @@ MulParams prepare_mul(float input1_scale, int32_t input1_zero_point, float input
 
 void portable_mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
                   const int8_t* input2, int8_t* output) {
-  internal::broadcast_binary(shape, input1, input2, output, MulOp{params});
+  internal::broadcast_binary(shape, input1, input2, output, MulOp<int8_t>{params});
+}
+
+void mul(const MulParams& params, const BroadcastShape& shape, const int16_t* input1,
+         const int16_t* input2, int16_t* output) {
+  internal::broadcast_binary(shape, input1, input2, output, MulOp<int16_t>{params});
 }
 
 }  // namespace kernels

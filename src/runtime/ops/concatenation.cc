@@ -1,5 +1,5 @@
 // CONCATENATION: up to 16 int8 inputs along one axis, each optionally requantized to the
-// output's scale.
+// output's scale; or int16 ones, copied.
 
 #include "mote/kernels/concatenation.h"
 #include "runtime/ops/op_support.h"
@@ -19,7 +19,12 @@ Error check(const OpChecker& c) {
   const auto& o = c.options<schema::ConcatenationOptions>();
   const Tensor& y = c.out();
   const size_t r = rank(y);
-  if (y.type() != DataType::Int8) return c.bad("output must be int8");
+  if (y.type() != DataType::Int8 && y.type() != DataType::Int16) {
+    return c.bad("output must be int8 or int16");
+  }
+  if (y.type() == DataType::Int16 && o.requant() != nullptr) {
+    return c.bad("int16 inputs are copied, not requantized");
+  }
   if (o.axis() < 0 || static_cast<size_t>(o.axis()) >= r) return c.bad("axis out of range");
   const size_t axis = static_cast<size_t>(o.axis());
   if (o.requant() != nullptr && o.requant()->size() != n) {
@@ -56,13 +61,14 @@ void invoke(const Op& op) {
   const Tensor& y = op.out();
   const size_t n = num_inputs(op.op());
   const int32_t axis = o.axis();
+  const int32_t element_bytes = y.type() == DataType::Int16 ? 2 : 1;  // int16: copied as bytes
   kernels::ConcatenationInput params[kMaxConcatenationInputs];
   const int8_t* inputs[kMaxConcatenationInputs];
   for (size_t k = 0; k < n; ++k) {
     const Tensor& x = op.in(k);
     kernels::ConcatenationInput& in = params[k];
     in = kernels::ConcatenationInput{};
-    in.copy_size = 1;
+    in.copy_size = element_bytes;
     for (size_t i = static_cast<size_t>(axis); i < rank(x); ++i) in.copy_size *= dim(x, i);
     if (o.requant() != nullptr) {
       const schema::ConcatRequant& q = *o.requant()->Get(static_cast<flatbuffers::uoffset_t>(k));

@@ -1,5 +1,5 @@
 // DEPTHWISE_CONV_2D: int8 NHWC input, filter [1, Kh, Kw, Ci * depth_multiplier], optional int32
-// bias, per-channel requantization.
+// bias, per-channel requantization; or 16x8 (int16 input and output, optional int64 bias).
 
 #include "mote/kernels/depthwise_conv.h"
 #include "runtime/ops/convolution.h"
@@ -29,37 +29,51 @@ Error check(const OpChecker& c) {
   }
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return c.bad("output shape inconsistent");
   MOTE_TRY(check_dilated_window(c, o, x, w, y));
+  if (c.int16() && c.in(2) != nullptr && c.in(2)->type() != DataType::Int64) {
+    return c.bad("a 16x8 depthwise convolution takes an int64 bias");
+  }
   if (c.op().in_place() &&
-      !kernels::depthwise_conv_runs_in_place(depthwise_shape(c.program(), c.op()))) {
+      (c.int16() || !kernels::depthwise_conv_runs_in_place(depthwise_shape(c.program(), c.op())))) {
     return c.bad("only a depthwise convolution of depth multiplier 1, with no more output pixels "
                  "than input pixels, runs in place");
   }
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2));
 }
 
-constexpr auto invoke =
-    &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
-                        &depthwise_shape, &kernels::depthwise_conv2d>;
+void invoke(const Op& op) {
+  if (op.in(0).type() == DataType::Int16) {
+    invoke_convolution_16x8<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                            &depthwise_shape, &kernels::depthwise_conv2d_16x8, nullptr>(op);
+  } else {
+    invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                       &depthwise_shape, &kernels::depthwise_conv2d>(op);
+  }
+}
 
 constexpr auto invoke_in_place =
     &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
                         &depthwise_shape, &kernels::depthwise_conv2d_in_place>;
 
+bool int16(const schema::Program& p, const schema::Operator& op) {
+  return input_of(p, op, 0).type() == DataType::Int16;
+}
+
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
+  if (int16(p, op)) return 0;  // 16x8: direct loops
   return op.in_place() ? kernels::depthwise_conv_in_place_scratch_bytes(depthwise_shape(p, op))
                        : kernels::built_depthwise_conv_scratch_bytes(depthwise_shape(p, op));
 }
 
 // In place, the exact rule only: the kernel's plane order fits no lead.
 kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
-  if (k != 0) return kernels::kNoOverlap;
+  if (k != 0 || int16(p, op)) return kernels::kNoOverlap;
   return op.in_place() ? kernels::depthwise_conv_in_place_overlap(depthwise_shape(p, op))
                        : kernels::built_depthwise_conv_overlap(depthwise_shape(p, op));
 }
 
 bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
                StageRowReach* reach) {
-  return window_row_reach(depthwise_shape(p, op), k, reach);
+  return !int16(p, op) && window_row_reach(depthwise_shape(p, op), k, reach);
 }
 
 using RowArgs = WindowRowArgs<kernels::DepthwiseShape>;
@@ -72,7 +86,7 @@ constexpr auto invoke_rows =
 }  // namespace
 
 extern const OpRegistration kDepthwiseConv2DOp{
-    takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).nhwc(), &check, invoke,
+    takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).int16(1).nhwc(), &check, invoke,
     &required_scratch, /*runs_in_place=*/false, &overlap, /*invoke_backward=*/nullptr,
     invoke_in_place, &row_reach, row_args, kRowWords<RowArgs>, invoke_rows};
 

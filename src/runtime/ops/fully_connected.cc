@@ -1,5 +1,6 @@
 // FULLY_CONNECTED: int8 input of any shape read as [batches, depth], filter [out, depth],
 // optional int32 bias; requantization per tensor (in the options) or per channel (constants).
+// 16x8: int16 input and output, an int64 bias (or none: int64 sums) or an int32 one (int32 sums).
 
 #include "mote/kernels/fully_connected.h"
 #include "runtime/ops/op_support.h"
@@ -23,6 +24,22 @@ Error check(const OpChecker& c) {
   if (!in_range(o.filter_offset(), -127, 128)) return c.bad("filter zero point outside int8");
   int64_t bias_max = 0;
   MOTE_TRY(c.bias(c.in(2), co, &bias_max));
+  const bool has_arrays = (o.multipliers() != nullptr && o.multipliers()->size() != 0) ||
+                          (o.shifts() != nullptr && o.shifts()->size() != 0);
+  if (c.int16()) {
+    // |input| <= 32768, |weight| <= 128; int64 sums (int64 bias or none) take any requantization.
+    const int64_t products = int64_t{depth} * 32768 * 128;
+    const bool int32_sums = c.in(2) != nullptr && c.in(2)->type() == DataType::Int32;
+    if (int32_sums && bias_max + products > kAccLimit) {
+      return c.bad("accumulator could overflow int32", Error::kUnsupported);
+    }
+    if (!int32_sums && bias_max > (int64_t{1} << 62) - products) {
+      return c.bad("accumulator could overflow int64", Error::kUnsupported);
+    }
+    const int64_t bound = int32_sums ? bias_max + products : 0;
+    return has_arrays ? c.per_channel(o.multipliers(), o.shifts(), co, bound)
+                      : c.requant(o.output_requant(), bound);
+  }
   // The kernel sums bias + (x + io) * w + fo * (x + io) in two parts; bound every partial sum.
   const int64_t weight_bound = 128 + abs64(o.filter_offset());
   int64_t acc_bound =
@@ -32,8 +49,6 @@ Error check(const OpChecker& c) {
     acc_bound = max64(acc_bound, c.max_abs_at(sums, co) + int64_t{depth} * 128 * weight_bound);
   }
   if (acc_bound > kAccLimit) return c.bad("accumulator could overflow int32", Error::kUnsupported);
-  const bool has_arrays = (o.multipliers() != nullptr && o.multipliers()->size() != 0) ||
-                          (o.shifts() != nullptr && o.shifts()->size() != 0);
   return has_arrays ? c.per_channel(o.multipliers(), o.shifts(), co, acc_bound)
                     : c.requant(o.output_requant(), acc_bound);
 }
@@ -62,19 +77,30 @@ void invoke(const Op& op) {
     p.output_multiplier = &multiplier;
     p.output_shift = &shift;
   }
+  if (x.type() == DataType::Int16) {
+    if (op.has_in(2) && op.in(2).type() == DataType::Int32) {
+      kernels::fully_connected_16x8(p, op.in_data<int16_t>(0), op.in_data<int8_t>(1),
+                                    op.in_data<int32_t>(2), op.out_data<int16_t>());
+    } else {
+      kernels::fully_connected_16x8(p, op.in_data<int16_t>(0), op.in_data<int8_t>(1),
+                                    op.optional_in_data<int64_t>(2), op.out_data<int16_t>());
+    }
+    return;
+  }
   p.kernel_sums = op.constant_i32(o.kernel_sums());
   kernels::fully_connected(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
                            op.optional_in_data<int32_t>(2), op.out_data<int8_t>());
 }
 
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
+  if (input_of(p, op, 0).type() == DataType::Int16) return 0;  // 16x8: direct loops
   return kernels::built_fully_connected_scratch_bytes(dim(input_of(p, op, 1), 0));
 }
 
 }  // namespace
 
 extern const OpRegistration kFullyConnectedOp{
-    takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2), &check, &invoke,
+    takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2).int16(1), &check, &invoke,
     &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -1,5 +1,5 @@
-// MUL: two int8 inputs broadcast to the output (TFLite's rule), one output requantization; runs
-// in place, front to back.
+// MUL: two int8 (or int16) inputs broadcast to the output (TFLite's rule), one output
+// requantization; runs in place, front to back.
 
 #include "mote/kernels/mul.h"
 #include "runtime/ops/op_support.h"
@@ -16,7 +16,7 @@ Error check(const OpChecker& c) {
   kernels::MulParams p{};
   p.output_multiplier = r->multiplier();
   p.output_shift = r->shift();
-  if (!kernels::mul_fits(p)) {
+  if (c.int16() ? !kernels::mul_int16_fits(p) : !kernels::mul_fits(p)) {
     return c.bad("multiplier or shift out of range", requant_error(r->multiplier()));
   }
   return Error::kOk;
@@ -32,14 +32,18 @@ void invoke(const Op& op) {
   p.output_shift = o.output_requant()->shift();
   p.act_min = o.activation_min();
   p.act_max = o.activation_max();
-  kernels::mul(p, broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0), op.in_data<int8_t>(1),
-               op.out_data<int8_t>());
+  const kernels::BroadcastShape shape = broadcast_shape(op.in(0), op.in(1));
+  if (op.out().type() == DataType::Int16) {
+    kernels::mul(p, shape, op.in_data<int16_t>(0), op.in_data<int16_t>(1), op.out_data<int16_t>());
+  } else {
+    kernels::mul(p, shape, op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.out_data<int8_t>());
+  }
 }
 
 }  // namespace
 
 extern const OpRegistration kMulOp{
-    takes(2, 2, schema::OpOptions::MulOptions).int8(2).broadcasting(), &check, &invoke,
+    takes(2, 2, schema::OpOptions::MulOptions).int8(2).int16(2).broadcasting(), &check, &invoke,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -295,7 +295,9 @@ template <typename Options>
 Error check_binary_offsets(const OpChecker& c, const Options& o) {
   MOTE_TRY(c.offsets_and_range(o.input1_offset(), o.output_offset(), o.activation_min(),
                                o.activation_max()));
-  if (!in_range(o.input2_offset(), -127, 128)) return c.bad("zero point outside int8");
+  if (c.int16() ? o.input2_offset() != 0 : !in_range(o.input2_offset(), -127, 128)) {
+    return c.bad(c.int16() ? "int16 zero point not 0" : "zero point outside int8");
+  }
   return Error::kOk;
 }
 

@@ -1,4 +1,4 @@
-// AVERAGE_POOL_2D and MAX_POOL_2D: int8 NHWC input and output, a window per channel.
+// AVERAGE_POOL_2D and MAX_POOL_2D: int8 (or int16) NHWC input and output, a window per channel.
 
 #include "mote/kernels/pooling.h"
 #include "runtime/ops/op_support.h"
@@ -16,7 +16,7 @@ Error check(const OpChecker& c) {
     return c.bad("output size inconsistent with input, filter, stride and padding");
   }
   MOTE_TRY(c.offsets_and_range(0, 0, o.activation_min(), o.activation_max()));
-  if (int64_t{o.filter_h()} * o.filter_w() * 128 > kAccLimit) {
+  if (int64_t{o.filter_h()} * o.filter_w() * (c.int16() ? 32768 : 128) > kAccLimit) {
     return c.bad("pooling window too large", Error::kUnsupported);
   }
   return Error::kOk;
@@ -40,21 +40,36 @@ kernels::PoolParams pool_params(const schema::Program& program, const schema::Op
 
 kernels::PoolParams pool_params(const Op& op) { return pool_params(op.program(), op.op()); }
 
+bool int16(const schema::Program& p, const schema::Operator& op) {
+  return input_of(p, op, 0).type() == DataType::Int16;
+}
+
+// int16: the direct loops, no overlap.
 kernels::OverlapRule average_overlap(const schema::Program& p, const schema::Operator& op,
                                      size_t) {
+  if (int16(p, op)) return kernels::kNoOverlap;
   return kernels::built_average_pool_overlap(pool_params(p, op));
 }
 
 kernels::OverlapRule max_overlap(const schema::Program& p, const schema::Operator& op, size_t) {
+  if (int16(p, op)) return kernels::kNoOverlap;
   return kernels::built_max_pool_overlap(pool_params(p, op));
 }
 
 void invoke_average(const Op& op) {
+  if (op.in(0).type() == DataType::Int16) {
+    kernels::average_pool(pool_params(op), op.in_data<int16_t>(0), op.out_data<int16_t>());
+    return;
+  }
   kernels::average_pool(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>(),
                         op.scratch());
 }
 
 void invoke_max(const Op& op) {
+  if (op.in(0).type() == DataType::Int16) {
+    kernels::max_pool(pool_params(op), op.in_data<int16_t>(0), op.out_data<int16_t>());
+    return;
+  }
   kernels::max_pool(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>());
 }
 
@@ -62,7 +77,7 @@ void invoke_max(const Op& op) {
 bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
                StageRowReach* reach) {
   const kernels::PoolParams params = pool_params(p, op);
-  return k == 0 && params.batches == 1 &&
+  return k == 0 && !int16(p, op) && params.batches == 1 &&
          stage_window_reach(params.filter_h, params.stride_h, params.pad_h, 1, reach);
 }
 
@@ -70,7 +85,7 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
 // its output written after the last.
 bool average_row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
                        StageRowReach* reach) {
-  if (k == 0 && kernels::global_average_pool_streams(pool_params(p, op))) {
+  if (k == 0 && !int16(p, op) && kernels::global_average_pool_streams(pool_params(p, op))) {
     *reach = kStageAccumulate;
     return true;
   }
@@ -125,18 +140,19 @@ void invoke_max_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, in
 }
 
 size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
+  if (int16(p, op)) return 0;
   return kernels::average_pool_scratch_bytes(dim(output_of(p, op), 3), extension_of(p));
 }
 
 }  // namespace
 
 extern const OpRegistration kAveragePool2DOp{
-    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_average,
+    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check, &invoke_average,
     &average_scratch, /*runs_in_place=*/false, &average_overlap, /*invoke_backward=*/nullptr,
     /*invoke_in_place=*/nullptr, &average_row_reach, &row_args, kRowWords<PoolRowArgs>,
     &invoke_average_rows};
 extern const OpRegistration kMaxPool2DOp{
-    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).nhwc(), &check, &invoke_max,
+    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check, &invoke_max,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap,
     /*invoke_backward=*/nullptr, /*invoke_in_place=*/nullptr, &row_reach, &row_args,
     kRowWords<PoolRowArgs>, &invoke_max_rows};

@@ -1,0 +1,385 @@
+// 16x8 (int16 activations, int8 weights) layers end to end: a builder graph of the operators a
+// 16x8 keyword-spotting or vision model is made of (DEPTHWISE_CONV_2D, AVERAGE_POOL_2D,
+// MAX_POOL_2D, MUL, RELU, RELU6, CONCATENATION, RESHAPE, FULLY_CONNECTED with an int64 and with an
+// int32 bias) turned int16, compiled for three CPUs, run on the host, and compared with slow
+// references written here from TFLite's reference int16 kernels (reference_integer_ops: int64
+// sums and the 64-bit MultiplyByQuantizedMultiplier where the bias is int64, int32 otherwise),
+// independent of Mote's kernels. Needs nothing from outside.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <variant>
+#include <vector>
+
+#include "compiler/builder/model_builder.h"
+#include "compiler/ir/error.h"
+#include "compiler/ops/validate.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/host_run.h"
+#include "tests/activation_reference.h"
+
+namespace mote {
+namespace {
+
+using testing::Multiplier;
+
+constexpr const char* kCpus[] = {"cortex-m0plus", "cortex-m4", "cortex-m55"};
+
+// An int32 bias widened to int64, as TFLite's converter writes 16x8 biases.
+void widen_bias(ir::Tensor& bias) {
+  std::vector<uint8_t> wide(bias.data.size() * 2);
+  for (size_t i = 0; i < bias.data.size() / 4; ++i) {
+    int32_t v;
+    std::memcpy(&v, bias.data.data() + 4 * i, 4);
+    const int64_t w = v;
+    std::memcpy(wide.data() + 8 * i, &w, 8);
+  }
+  bias.type = ir::DataType::kInt64;
+  bias.data = std::move(wide);
+}
+
+// An int8 builder graph turned 16x8: every activation int16 with zero point 0.
+ir::Graph as_int16(ir::Graph g) {
+  for (ir::Tensor& t : g.tensors) {
+    if (t.type != ir::DataType::kInt8 || t.is_constant) continue;
+    t.type = ir::DataType::kInt16;
+    t.quantization.zero_point.assign(t.quantization.zero_point.size(), 0);
+  }
+  return g;
+}
+
+// TFLite's MultiplyByQuantizedMultiplier(int64_t, ...): the multiplier reduced to 16 bits, one
+// rounding shift.
+int64_t multiply64(int64_t x, Multiplier m) {
+  const int64_t reduced = m.mantissa < 0x7FFF0000 ? (int64_t{m.mantissa} + (1 << 15)) >> 16 : 0x7FFF;
+  const int total_shift = 15 - m.shift;
+  return (x * reduced + (int64_t{1} << (total_shift - 1))) >> total_shift;
+}
+
+int64_t clamp16(int64_t v, int64_t lo = -32768, int64_t hi = 32767) {
+  return std::clamp(v, lo, hi);
+}
+
+// TFLite's CalculateActivationRangeQuantized for int16 (zero point 0).
+std::pair<int64_t, int64_t> activation_range(ir::Activation a, float scale) {
+  switch (a) {
+    case ir::Activation::kRelu:
+      return {0, 32767};
+    case ir::Activation::kRelu6:
+      return {0, std::min<int64_t>(32767, std::lround(6.0f / scale))};
+    case ir::Activation::kReluN1To1:
+      return {std::max<int64_t>(-32768, std::lround(-1.0f / scale)),
+              std::min<int64_t>(32767, std::lround(1.0f / scale))};
+    default:
+      return {-32768, 32767};
+  }
+}
+
+using Values = std::vector<std::vector<int64_t>>;  // per tensor
+
+std::vector<int64_t> constant_values(const ir::Tensor& t) {
+  std::vector<int64_t> v(static_cast<size_t>(t.num_elements()));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (t.type == ir::DataType::kInt8) {
+      v[i] = static_cast<int8_t>(t.data[i]);
+    } else if (t.type == ir::DataType::kInt32) {
+      int32_t x;
+      std::memcpy(&x, t.data.data() + 4 * i, 4);
+      v[i] = x;
+    } else {
+      int64_t x;
+      std::memcpy(&x, t.data.data() + 8 * i, 8);
+      v[i] = x;
+    }
+  }
+  return v;
+}
+
+int32_t same_pad(int32_t in, int32_t out, int32_t k, int32_t stride, int32_t dilation,
+                 ir::Padding padding) {
+  if (padding != ir::Padding::kSame) return 0;
+  return std::max(0, (out - 1) * stride + (k - 1) * dilation + 1 - in) / 2;
+}
+
+struct Window {
+  int32_t kh, kw, sh, sw, dh, dw, ph, pw;
+};
+
+// Calls tap(iy, ix) for each input position of output (oy, ox)'s window inside the input.
+template <typename Tap>
+void each_tap(const Window& w, const std::vector<int32_t>& in, int32_t oy, int32_t ox, Tap tap) {
+  for (int32_t ky = 0; ky < w.kh; ++ky) {
+    for (int32_t kx = 0; kx < w.kw; ++kx) {
+      const int32_t iy = oy * w.sh - w.ph + ky * w.dh, ix = ox * w.sw - w.pw + kx * w.dw;
+      if (iy >= 0 && iy < in[1] && ix >= 0 && ix < in[2]) tap(ky, kx, iy, ix);
+    }
+  }
+}
+
+std::vector<int64_t> depthwise(const ir::Graph& g, const ir::Operator& op, const Values& v) {
+  const auto& o = std::get<ir::DepthwiseConv2DOptions>(op.options);
+  const ir::Tensor &x = g.tensors[op.inputs[0]], &f = g.tensors[op.inputs[1]],
+                   &y = g.tensors[op.outputs[0]];
+  const std::vector<int64_t> w = constant_values(f);
+  const std::vector<int64_t> bias =
+      op.inputs.size() > 2 && op.inputs[2] != ir::kNoTensor ? constant_values(g.tensors[op.inputs[2]])
+                                                            : std::vector<int64_t>{};
+  const int32_t kh = f.shape[1], kw = f.shape[2], ci = x.shape[3], co = y.shape[3];
+  const Window win{kh, kw, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w,
+                   same_pad(x.shape[1], y.shape[1], kh, o.stride_h, o.dilation_h, o.padding),
+                   same_pad(x.shape[2], y.shape[2], kw, o.stride_w, o.dilation_w, o.padding)};
+  const auto [lo, hi] = activation_range(o.activation, y.quantization.scale[0]);
+  std::vector<int64_t> out;
+  for (int32_t oy = 0; oy < y.shape[1]; ++oy) {
+    for (int32_t ox = 0; ox < y.shape[2]; ++ox) {
+      for (int32_t oc = 0; oc < co; ++oc) {
+        int64_t acc = 0;
+        each_tap(win, x.shape, oy, ox, [&](int32_t ky, int32_t kx, int32_t iy, int32_t ix) {
+          acc += v[op.inputs[0]][(iy * x.shape[2] + ix) * ci + oc / (co / ci)] *
+                 w[(ky * kw + kx) * co + oc];
+        });
+        if (!bias.empty()) acc += bias[oc];
+        const float ws = f.quantization.scale.size() > 1 ? f.quantization.scale[oc]
+                                                         : f.quantization.scale[0];
+        const Multiplier m = testing::quantize(static_cast<double>(x.quantization.scale[0]) * ws /
+                                               static_cast<double>(y.quantization.scale[0]));
+        out.push_back(std::clamp(multiply64(acc, m), lo, hi));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> fully_connected(const ir::Graph& g, const ir::Operator& op, const Values& v) {
+  const auto& o = std::get<ir::FullyConnectedOptions>(op.options);
+  const ir::Tensor &x = g.tensors[op.inputs[0]], &f = g.tensors[op.inputs[1]],
+                   &y = g.tensors[op.outputs[0]];
+  const std::vector<int64_t> w = constant_values(f);
+  const bool has_bias = op.inputs.size() > 2 && op.inputs[2] != ir::kNoTensor;
+  const bool int32_sums = has_bias && g.tensors[op.inputs[2]].type == ir::DataType::kInt32;
+  const std::vector<int64_t> bias =
+      has_bias ? constant_values(g.tensors[op.inputs[2]]) : std::vector<int64_t>{};
+  const int32_t units = f.shape[0], depth = f.shape[1];
+  const auto [lo, hi] = activation_range(o.activation, y.quantization.scale[0]);
+  // Per tensor, GetQuantizedConvolutionMultipler: the product of the scales in float; per
+  // channel, PopulateConvolutionQuantizationParams: in double.
+  const auto multiplier = [&](int32_t unit) {
+    const double out_scale = y.quantization.scale[0];
+    if (f.quantization.scale.size() == 1) {
+      const float product = x.quantization.scale[0] * f.quantization.scale[0];
+      return testing::quantize(static_cast<double>(product) / out_scale);
+    }
+    return testing::quantize(static_cast<double>(x.quantization.scale[0]) *
+                             static_cast<double>(f.quantization.scale[unit]) / out_scale);
+  };
+  std::vector<int64_t> out;
+  const int64_t rows = x.num_elements() / depth;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int32_t u = 0; u < units; ++u) {
+      int64_t acc = 0;
+      for (int32_t d = 0; d < depth; ++d) acc += v[op.inputs[0]][r * depth + d] * w[u * depth + d];
+      if (has_bias) acc += bias[u];
+      // An int32 bias keeps TFLite's int32 accumulator and its 32-bit requantization.
+      const Multiplier m = multiplier(u);
+      out.push_back(std::clamp(int32_sums ? testing::multiply(acc, m) : multiply64(acc, m), lo, hi));
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> pool(const ir::Graph& g, const ir::Operator& op, const Values& v) {
+  const auto& o = std::get<ir::Pool2DOptions>(op.options);
+  const ir::Tensor &x = g.tensors[op.inputs[0]], &y = g.tensors[op.outputs[0]];
+  const Window win{o.filter_h, o.filter_w, o.stride_h, o.stride_w, 1, 1,
+                   same_pad(x.shape[1], y.shape[1], o.filter_h, o.stride_h, 1, o.padding),
+                   same_pad(x.shape[2], y.shape[2], o.filter_w, o.stride_w, 1, o.padding)};
+  const auto [lo, hi] = activation_range(o.activation, y.quantization.scale[0]);
+  const int32_t c = x.shape[3];
+  std::vector<int64_t> out;
+  for (int32_t oy = 0; oy < y.shape[1]; ++oy) {
+    for (int32_t ox = 0; ox < y.shape[2]; ++ox) {
+      for (int32_t ch = 0; ch < c; ++ch) {
+        int64_t sum = 0, count = 0, max = -32768;
+        each_tap(win, x.shape, oy, ox, [&](int32_t, int32_t, int32_t iy, int32_t ix) {
+          const int64_t e = v[op.inputs[0]][(iy * x.shape[2] + ix) * c + ch];
+          sum += e;
+          max = std::max(max, e);
+          ++count;
+        });
+        // AveragePool rounds half away from zero (C++ division truncates).
+        const int64_t average = sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+        out.push_back(std::clamp(op.type == ir::OpType::kMaxPool2D ? max : average, lo, hi));
+      }
+    }
+  }
+  return out;
+}
+
+// MUL (same shapes here): MulElementwise, the 32-bit requantization.
+std::vector<int64_t> mul(const ir::Graph& g, const ir::Operator& op, const Values& v) {
+  const auto& o = std::get<ir::ElementwiseOptions>(op.options);
+  const ir::Tensor &a = g.tensors[op.inputs[0]], &b = g.tensors[op.inputs[1]],
+                   &y = g.tensors[op.outputs[0]];
+  const Multiplier m = testing::quantize(
+      static_cast<double>(a.quantization.scale[0]) * static_cast<double>(b.quantization.scale[0]) /
+      static_cast<double>(y.quantization.scale[0]));
+  const auto [lo, hi] = activation_range(o.activation, y.quantization.scale[0]);
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < v[op.inputs[0]].size(); ++i) {
+    out.push_back(
+        std::clamp(testing::multiply(v[op.inputs[0]][i] * v[op.inputs[1]][i], m), lo, hi));
+  }
+  return out;
+}
+
+// ReluQuantized<int16_t>: requantized by input scale / output scale (divided in float), clamped
+// to 0 and (RELU6) the output's quantized 6.
+std::vector<int64_t> relu(const ir::Graph& g, const ir::Operator& op, const Values& v) {
+  const ir::Tensor &x = g.tensors[op.inputs[0]], &y = g.tensors[op.outputs[0]];
+  const Multiplier m =
+      testing::quantize(static_cast<double>(x.quantization.scale[0] / y.quantization.scale[0]));
+  const int64_t hi = op.type == ir::OpType::kRelu6
+                         ? std::min<int64_t>(32767, std::lround(6.0f / y.quantization.scale[0]))
+                         : 32767;
+  std::vector<int64_t> out;
+  for (int64_t e : v[op.inputs[0]]) out.push_back(std::clamp<int64_t>(testing::multiply(e, m), 0, hi));
+  return out;
+}
+
+// CONCATENATION along the last axis.
+std::vector<int64_t> concatenation(const ir::Graph& g, const ir::Operator& op, const Values& v) {
+  const ir::Tensor& y = g.tensors[op.outputs[0]];
+  const int64_t outer = y.num_elements() / y.shape.back();
+  std::vector<int64_t> out;
+  for (int64_t r = 0; r < outer; ++r) {
+    for (int32_t t : op.inputs) {
+      const int64_t inner = g.tensors[t].shape.back();
+      out.insert(out.end(), v[t].begin() + r * inner, v[t].begin() + (r + 1) * inner);
+    }
+  }
+  return out;
+}
+
+// Every operator of `g` in order on `input`: the graph output's values.
+std::vector<int64_t> reference(const ir::Graph& g, const std::vector<int16_t>& input) {
+  Values v(g.tensors.size());
+  v[g.inputs.at(0)].assign(input.begin(), input.end());
+  for (const ir::Operator& op : g.operators) {
+    std::vector<int64_t>& out = v[op.outputs[0]];
+    switch (op.type) {
+      case ir::OpType::kDepthwiseConv2D: out = depthwise(g, op, v); break;
+      case ir::OpType::kFullyConnected: out = fully_connected(g, op, v); break;
+      case ir::OpType::kAveragePool2D:
+      case ir::OpType::kMaxPool2D: out = pool(g, op, v); break;
+      case ir::OpType::kMul: out = mul(g, op, v); break;
+      case ir::OpType::kRelu:
+      case ir::OpType::kRelu6: out = relu(g, op, v); break;
+      case ir::OpType::kConcatenation: out = concatenation(g, op, v); break;
+      case ir::OpType::kReshape: out = v[op.inputs[0]]; break;
+      default: ADD_FAILURE() << "no reference for " << to_string(op.type); return {};
+    }
+    for (int64_t e : out) EXPECT_EQ(e, clamp16(e)) << "reference left int16";
+  }
+  return v[g.outputs.at(0)];
+}
+
+std::vector<int16_t> as_int16_values(const std::vector<uint8_t>& bytes) {
+  std::vector<int16_t> v(bytes.size() / 2);
+  std::memcpy(v.data(), bytes.data(), bytes.size());
+  return v;
+}
+
+std::vector<uint8_t> bytes_of(const std::vector<int16_t>& v) {
+  std::vector<uint8_t> bytes(v.size() * 2);
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  return bytes;
+}
+
+// x [1,6,6,4] -> depthwise 3x3 (multiplier 2, ReLU) -> average pool 2x2 s2 and max pool 3x3 s1
+// SAME -> MUL of the two pools -> RELU6 -> CONCATENATION with the max pool -> RESHAPE ->
+// FULLY_CONNECTED (int64 bias) -> RELU -> FULLY_CONNECTED (int32 bias, per tensor).
+ir::Graph layers_graph() {
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 6, 6, 4}, ir::DataType::kInt8, 0.02f, 0);
+  const auto d = b.add_depthwise(x, 3, 3, 1, ir::Padding::kSame, ir::Activation::kRelu,
+                                 /*depth_multiplier=*/2);
+  const auto avg = b.add_average_pool(d, 2, 2, 2, ir::Padding::kValid);
+  const auto max = b.add_max_pool(avg, 3, 3, 1, ir::Padding::kSame);
+  // MUL's output scale leaves int16 room for the products (the builder's int8 choice would not).
+  const ir::Tensor &a = b.graph().tensors[avg], &m = b.graph().tensors[max];
+  const auto product = b.add_operator(
+      ir::OpType::kMul, {avg, max}, ir::ElementwiseOptions{}, a.shape,
+      a.quantization.scale[0] * m.quantization.scale[0] * 2048.0f, 0);
+  const ir::Tensor& p = b.graph().tensors[product];
+  const auto r6 = b.add_operator(ir::OpType::kRelu6, {product}, std::monostate{}, p.shape,
+                                 p.quantization.scale[0], 0);
+  const auto joined = b.add_concatenation({r6, r6}, 3);
+  const auto flat = b.add_reshape(joined, {1, -1});
+  const auto fc = b.add_fully_connected(flat, 12, ir::Activation::kNone, true, /*per_channel=*/true);
+  const ir::Tensor& f = b.graph().tensors[fc];
+  const auto r = b.add_operator(ir::OpType::kRelu, {fc}, std::monostate{}, f.shape,
+                                f.quantization.scale[0] * 0.5f, 0);
+  b.mark_output(b.add_fully_connected(r, 5));
+  ir::Graph g = as_int16(b.build());
+  // The depthwise and the first FULLY_CONNECTED take int64 biases; the last keeps its int32 one
+  // (TFLite's int32-accumulator form).
+  widen_bias(g.tensors[g.operators.front().inputs[2]]);
+  widen_bias(g.tensors[g.operators[g.operators.size() - 3].inputs[2]]);
+  return g;
+}
+
+TEST(Int16Layers, EveryLayerEqualsTflitesReferenceOnEveryCpu) {
+  const ir::Graph graph = layers_graph();
+  ASSERT_EQ(graph.operators[graph.operators.size() - 3].type, ir::OpType::kFullyConnected);
+  ASSERT_EQ(graph.tensors[graph.operators[graph.operators.size() - 3].inputs[2]].type,
+            ir::DataType::kInt64);
+  ASSERT_EQ(graph.tensors[graph.operators.back().inputs[2]].type, ir::DataType::kInt32);
+  // Inputs across the int16 range, so the sums need more than int8 would.
+  std::vector<int16_t> input(6 * 6 * 4);
+  uint32_t state = 7;
+  for (int16_t& e : input) {
+    state = state * 1664525u + 1013904223u;
+    e = static_cast<int16_t>(static_cast<int32_t>(state >> 16) - 32768);
+  }
+  const std::vector<int64_t> expected = reference(graph, input);
+  ASSERT_EQ(expected.size(), 5u);
+  EXPECT_TRUE(std::any_of(expected.begin(), expected.end(), [](int64_t e) { return e != 0; }));
+  EXPECT_TRUE(ops::validate(graph).empty());
+  // Every operator's output: the graph cut after it, its output the graph's.
+  for (size_t n = 1; n <= graph.operators.size(); ++n) {
+    ir::Graph prefix = graph;
+    prefix.operators.resize(n);
+    prefix.outputs = {prefix.operators.back().outputs[0]};
+    const std::vector<int64_t> want = reference(prefix, input);
+    for (const char* cpu : kCpus) {
+      pipeline::CompileOptions options;
+      options.plan.cpu = cpu;
+      const pipeline::Compiled compiled = pipeline::compile(prefix, options);
+      const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {bytes_of(input)});
+      const std::vector<int16_t> got = as_int16_values(run.outputs.at(0));
+      EXPECT_EQ(std::vector<int64_t>(got.begin(), got.end()), want)
+          << to_string(prefix.operators.back().type) << " (operator " << n - 1 << ") on " << cpu;
+    }
+  }
+}
+
+// TFLite's 16x8 depthwise kernel takes an int64 bias only: an int32 one is refused by name.
+TEST(Int16Layers, DepthwiseWithAnInt32BiasIsRefused) {
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 4, 4, 2}, ir::DataType::kInt8, 0.02f, 0);
+  b.mark_output(b.add_depthwise(x, 3, 3));
+  const ir::Graph graph = as_int16(b.build());
+  try {
+    ops::validate(graph);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("int64 bias"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace mote
