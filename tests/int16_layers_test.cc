@@ -1,7 +1,7 @@
 // 16x8 (int16 activations, int8 weights) layers end to end: a builder graph of the operators a
 // 16x8 keyword-spotting or vision model is made of (DEPTHWISE_CONV_2D, AVERAGE_POOL_2D,
 // MAX_POOL_2D, MUL, RELU, RELU6, CONCATENATION, RESHAPE, FULLY_CONNECTED with an int64 and with an
-// int32 bias) turned int16, compiled for three CPUs, run on the host, and compared with slow
+// int32 bias, SOFTMAX) turned int16, compiled for three CPUs, run on the host, and compared with slow
 // references written here from TFLite's reference int16 kernels (reference_integer_ops: int64
 // sums and the 64-bit MultiplyByQuantizedMultiplier where the bias is int64, int32 otherwise),
 // independent of Mote's kernels. Needs nothing from outside.
@@ -20,6 +20,7 @@
 #include "compiler/ops/validate.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
+#include "mote/kernels/softmax.h"
 #include "tests/activation_reference.h"
 
 namespace mote {
@@ -250,6 +251,45 @@ std::vector<int64_t> relu(const ir::Graph& g, const ir::Operator& op, const Valu
   return out;
 }
 
+// TFLite's generic_int16_table_lookup: entry 256 + (v >> 7), interpolated by v's low 7 bits.
+int64_t table_lookup(const std::vector<int16_t>& lut, int64_t v) {
+  const int64_t base = lut[256 + (v >> 7)], next = lut[256 + (v >> 7) + 1];
+  return base + (((next - base) * (v & 0x7F) + 64) >> 7);
+}
+
+// SoftmaxInt16 (the tables from populate_softmax16_tables, which the vector set softmax_s16
+// checks against TFLite's own).
+std::vector<int64_t> softmax(const ir::Graph& g, const ir::Operator& op, const Values& v) {
+  const ir::Tensor& x = g.tensors[op.inputs[0]];
+  const float beta = std::get<ir::SoftmaxOptions>(op.options).beta;
+  const Multiplier m = testing::quantize(static_cast<double>(x.quantization.scale[0]) *
+                                         static_cast<double>(beta) / (10.0 / 65535.0));
+  std::vector<int16_t> exp_lut(513), reciprocal_lut(513);
+  kernels::populate_softmax16_tables(exp_lut.data(), reciprocal_lut.data());
+  const size_t row = static_cast<size_t>(x.shape.back());
+  const std::vector<int64_t>& in = v[op.inputs[0]];
+  std::vector<int64_t> out;
+  for (size_t r = 0; r < in.size(); r += row) {
+    const int64_t max = *std::max_element(in.begin() + r, in.begin() + r + row);
+    std::vector<int64_t> e;
+    int64_t sum = 0;
+    for (size_t c = 0; c < row; ++c) {
+      const int64_t scaled = testing::multiply(in[r + c] - max, m);
+      e.push_back(table_lookup(exp_lut, clamp16(scaled + 32767)));
+      sum += e.back();
+    }
+    int headroom_plus_one = 0;
+    while (headroom_plus_one < 32 && (sum & (int64_t{1} << (31 - headroom_plus_one))) == 0) {
+      ++headroom_plus_one;
+    }
+    const int64_t shifted = ((sum << (headroom_plus_one - 1)) + (1 << 13)) >> 14;
+    const int64_t reciprocal = table_lookup(reciprocal_lut, clamp16(shifted - (1 << 15) - (1 << 16)));
+    const int right = 31 - headroom_plus_one;
+    for (int64_t ec : e) out.push_back(clamp16((ec * reciprocal + (int64_t{1} << (right - 1))) >> right, 0));
+  }
+  return out;
+}
+
 // CONCATENATION along the last axis.
 std::vector<int64_t> concatenation(const ir::Graph& g, const ir::Operator& op, const Values& v) {
   const ir::Tensor& y = g.tensors[op.outputs[0]];
@@ -280,6 +320,7 @@ std::vector<int64_t> reference(const ir::Graph& g, const std::vector<int16_t>& i
       case ir::OpType::kRelu6: out = relu(g, op, v); break;
       case ir::OpType::kConcatenation: out = concatenation(g, op, v); break;
       case ir::OpType::kReshape: out = v[op.inputs[0]]; break;
+      case ir::OpType::kSoftmax: out = softmax(g, op, v); break;
       default: ADD_FAILURE() << "no reference for " << to_string(op.type); return {};
     }
     for (int64_t e : out) EXPECT_EQ(e, clamp16(e)) << "reference left int16";
@@ -301,7 +342,7 @@ std::vector<uint8_t> bytes_of(const std::vector<int16_t>& v) {
 
 // x [1,6,6,4] -> depthwise 3x3 (multiplier 2, ReLU) -> average pool 2x2 s2 and max pool 3x3 s1
 // SAME -> MUL of the two pools -> RELU6 -> CONCATENATION with the max pool -> RESHAPE ->
-// FULLY_CONNECTED (int64 bias) -> RELU -> FULLY_CONNECTED (int32 bias, per tensor).
+// FULLY_CONNECTED (int64 bias) -> RELU -> FULLY_CONNECTED (int32 bias, per tensor) -> SOFTMAX.
 ir::Graph layers_graph() {
   builder::ModelBuilder b;
   const auto x = b.add_input({1, 6, 6, 4}, ir::DataType::kInt8, 0.02f, 0);
@@ -323,21 +364,23 @@ ir::Graph layers_graph() {
   const ir::Tensor& f = b.graph().tensors[fc];
   const auto r = b.add_operator(ir::OpType::kRelu, {fc}, std::monostate{}, f.shape,
                                 f.quantization.scale[0] * 0.5f, 0);
-  b.mark_output(b.add_fully_connected(r, 5));
+  b.mark_output(b.add_softmax(b.add_fully_connected(r, 5), 0.5f));
   ir::Graph g = as_int16(b.build());
+  g.tensors[g.outputs[0]].quantization.scale = {1.0f / 32768};  // TFLite's int16 softmax output
   // The depthwise and the first FULLY_CONNECTED take int64 biases; the last keeps its int32 one
   // (TFLite's int32-accumulator form).
   widen_bias(g.tensors[g.operators.front().inputs[2]]);
-  widen_bias(g.tensors[g.operators[g.operators.size() - 3].inputs[2]]);
+  widen_bias(g.tensors[g.operators[g.operators.size() - 4].inputs[2]]);
   return g;
 }
 
 TEST(Int16Layers, EveryLayerEqualsTflitesReferenceOnEveryCpu) {
   const ir::Graph graph = layers_graph();
-  ASSERT_EQ(graph.operators[graph.operators.size() - 3].type, ir::OpType::kFullyConnected);
-  ASSERT_EQ(graph.tensors[graph.operators[graph.operators.size() - 3].inputs[2]].type,
-            ir::DataType::kInt64);
-  ASSERT_EQ(graph.tensors[graph.operators.back().inputs[2]].type, ir::DataType::kInt32);
+  const size_t count = graph.operators.size();
+  ASSERT_EQ(graph.operators[count - 4].type, ir::OpType::kFullyConnected);
+  ASSERT_EQ(graph.tensors[graph.operators[count - 4].inputs[2]].type, ir::DataType::kInt64);
+  ASSERT_EQ(graph.operators[count - 2].type, ir::OpType::kFullyConnected);
+  ASSERT_EQ(graph.tensors[graph.operators[count - 2].inputs[2]].type, ir::DataType::kInt32);
   // Inputs across the int16 range, so the sums need more than int8 would.
   std::vector<int16_t> input(6 * 6 * 4);
   uint32_t state = 7;

@@ -38,5 +38,10 @@ struct Softmax16Params {
 inline constexpr int32_t kSoftmax16LutSize = 513;
 void softmax(const Softmax16Params& params, const int16_t* input, int16_t* output);
 
+// Host-callable: TFLite Micro's two int16 tables, as its Prepare computes them in float
+// (LUTPopulate<int16_t>: exp on [-10, 0], 1 / (1 + x) on [0, 1], each sample biased by half the
+// interpolation error at its midpoint); kSoftmax16LutSize entries each.
+void populate_softmax16_tables(int16_t* exp_lut, int16_t* one_over_one_plus_x_lut);
+
 }  // namespace kernels
 }  // namespace mote

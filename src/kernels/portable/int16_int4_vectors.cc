@@ -209,6 +209,12 @@ std::vector<int64_t> RunSoftmax16(const json& set) {
   if (exp_lut.size() != kSoftmax16LutSize || reciprocal_lut.size() != kSoftmax16LutSize) {
     throw std::runtime_error("softmax_s16 tables are not 513 entries");
   }
+  // The compiler's tables are TFLite's, entry for entry.
+  std::vector<int16_t> own_exp(kSoftmax16LutSize), own_reciprocal(kSoftmax16LutSize);
+  populate_softmax16_tables(own_exp.data(), own_reciprocal.data());
+  if (own_exp != exp_lut || own_reciprocal != reciprocal_lut) {
+    throw std::runtime_error("populate_softmax16_tables differs from the set's tables");
+  }
   p.exp_lut = exp_lut.data();
   p.one_over_one_plus_x_lut = reciprocal_lut.data();
   std::vector<int16_t> out(expected_count(set));

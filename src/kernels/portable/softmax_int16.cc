@@ -1,5 +1,6 @@
 // int16 SOFTMAX, TFLite's reference SoftmaxInt16: table lookups with linear interpolation.
 
+#include <math.h>
 #include <stddef.h>
 
 #include "mote/kernels/quantization.h"
@@ -25,7 +26,44 @@ int32_t leading_zeros(uint32_t v) {
   return n;
 }
 
+// One table of kSoftmax16LutSize entries: `transform` sampled at 512 steps over the inputs that
+// int16 values from -32768 to 32767 stand for (input_scale, input_zero_point), in units of an
+// int16 output of `output_scale` (zero point 0), each sample lowered by half the error linear
+// interpolation makes at the step's midpoint. In float throughout, as TFLite's LUTPopulateInt16.
+template <typename Transform>
+void populate_table(float input_scale, int32_t input_zero_point, float output_scale,
+                    Transform transform, int16_t* lut) {
+  const float input_min = input_scale * static_cast<float>(-32768 - input_zero_point);
+  const float input_max = input_scale * static_cast<float>(32767 - input_zero_point);
+  const float output_min = output_scale * -32768.0f;
+  const float output_max = output_scale * 32767.0f;
+  constexpr int32_t kSteps = kSoftmax16LutSize - 1;
+  const float step = (input_max - input_min) / kSteps;
+  const float half_step = step / 2;
+  const float scaling = 65536.0f / (output_max - output_min);
+  const auto clamp = [](float v) {
+    return static_cast<int16_t>(v < -32768.0f ? -32768.0f : (v > 32767.0f ? 32767.0f : v));
+  };
+  for (int32_t i = 0; i < kSteps; ++i) {
+    const float value = transform(input_min + static_cast<float>(i) * step);
+    const float midpoint = transform(input_min + static_cast<float>(i) * step + half_step);
+    const float next = transform(input_min + static_cast<float>(i + 1) * step);
+    const float sample = roundf(value * scaling);
+    const float interpolated = roundf((next * scaling + roundf(value * scaling)) / 2);
+    const float bias = roundf((interpolated - roundf(midpoint * scaling)) / 2);
+    lut[i] = clamp(sample - bias);
+  }
+  lut[kSteps] = clamp(roundf(transform(input_max) * scaling));
+}
+
 }  // namespace
+
+void populate_softmax16_tables(int16_t* exp_lut, int16_t* one_over_one_plus_x_lut) {
+  const float range = 65535.0f;  // int16's max - min
+  populate_table(10.0f / range, 32767, 2.0f / range, [](float v) { return expf(v); }, exp_lut);
+  populate_table(1.0f / range, -32768, 2.0f / range, [](float v) { return 1.0f / (1.0f + v); },
+                 one_over_one_plus_x_lut);
+}
 
 void softmax(const Softmax16Params& params, const int16_t* input, int16_t* output) {
   const Softmax16Params p = params;  // a local copy: output stores could alias params
