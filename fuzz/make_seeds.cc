@@ -134,7 +134,26 @@ size_t write_regression_seeds(const fs::path& tflite_dir, const fs::path& progra
     write(program_dir / "regression_lstm_cell_scale_power.mote",
           std::vector<uint8_t>(fb.GetBufferPointer(), fb.GetBufferPointer() + fb.GetSize()));
   }
-  return 3;
+  {  // a pool program whose window area overflows int64 when scaled (1.9e9 squared, times 128)
+    ModelBuilder b(1);
+    TensorId x = b.add_input({1, 4, 4, 2}, DataType::kInt8, 0.1f, 0);
+    b.mark_output(b.add_average_pool(x, 1, 1, 1, Padding::kValid));
+    mote::pipeline::CompileOptions options;
+    options.plan.cpu = "cortex-m4";
+    const std::unique_ptr<mote::schema::ProgramT> program =
+        mote::emit::read_program(mote::pipeline::compile(b.build(), options).program);
+    for (auto& op : program->operators) {
+      if (auto* o = op->options.AsPoolOptions()) {
+        o->filter_h = o->filter_w = 1900000000;  // a window the pads make consistent
+        o->pad_h = o->pad_w = 1899999998;
+      }
+    }
+    flatbuffers::FlatBufferBuilder fb;
+    fb.Finish(mote::schema::Program::Pack(fb, program.get()), mote::schema::ProgramIdentifier());
+    write(program_dir / "regression_pool_window_area.mote",
+          std::vector<uint8_t>(fb.GetBufferPointer(), fb.GetBufferPointer() + fb.GetSize()));
+  }
+  return 4;
 }
 
 }  // namespace

@@ -16,7 +16,9 @@ Error check(const OpChecker& c) {
     return c.bad("output size inconsistent with input, filter, stride and padding");
   }
   MOTE_TRY(c.offsets_and_range(0, 0, o.activation_min(), o.activation_max()));
-  if (int64_t{o.filter_h()} * o.filter_w() * (c.int16() ? 32768 : 128) > kAccLimit) {
+  // The window's area (two positive int32: within int64) times the largest element in int32.
+  const int64_t area = int64_t{o.filter_h()} * o.filter_w();
+  if (area > kAccLimit / (c.int16() ? 32768 : 128)) {
     return c.bad("pooling window too large", Error::kUnsupported);
   }
   return Error::kOk;
