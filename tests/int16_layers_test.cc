@@ -424,5 +424,72 @@ TEST(Int16Layers, DepthwiseWithAnInt32BiasIsRefused) {
   }
 }
 
+// QUANTIZE int32 -> int16 (TFLM's seanet models begin so): TFLite's Requantize, the 32-bit
+// multiply of the centred value, clamped to int16, at both ends of int32's range.
+TEST(Int16Layers, QuantizeFromInt32RequantizesDown) {
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 6}, ir::DataType::kInt8, 1.0f, 0);
+  b.mark_output(b.add_quantize(x, 0.0009f, 0));
+  ir::Graph g = as_int16(b.build());  // the output int16
+  ir::Tensor& in = g.tensors[g.inputs[0]];
+  in.type = ir::DataType::kInt32;
+  in.quantization.scale = {1.5e-7f};
+  in.quantization.zero_point = {3};
+  const std::vector<int32_t> values = {INT32_MIN, -2000000000, -5, 3, 123456789, INT32_MAX};
+  std::vector<uint8_t> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  const Multiplier m = testing::quantize(static_cast<double>(1.5e-7f / 0.0009f));
+  std::vector<int64_t> expected;
+  for (int32_t v : values) expected.push_back(clamp16(testing::multiply(int64_t{v} - 3, m)));
+  EXPECT_TRUE(std::any_of(expected.begin(), expected.end(), [](int64_t e) { return e > 1000; }));
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const pipeline::HostRun run = pipeline::run_on_host(pipeline::compile(g, options).program, {bytes});
+    const std::vector<int16_t> got = as_int16_values(run.outputs.at(0));
+    EXPECT_EQ(std::vector<int64_t>(got.begin(), got.end()), expected) << cpu;
+  }
+  // A ratio of 1/2 or more is refused at compile time, naming the scales.
+  in.quantization.scale = {0.001f};
+  try {
+    ops::validate(g);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("requantized down only"), std::string::npos) << e.what();
+  }
+}
+
+// TRANSPOSE_CONV whose output shape is a graph input (TFLM's seanet models): the model's output
+// shape is planned, the input's values are not read, and the result is the constant form's.
+TEST(Int16Layers, TransposeConvTakesItsOutputShapeAsAGraphInput) {
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 3, 4, 2}, ir::DataType::kInt8, 0.02f, 0);
+  b.mark_output(b.add_transpose_conv(x, 3, 3, 3, 2));
+  ir::Graph constant_form = as_int16(b.build());
+  widen_bias(constant_form.tensors[constant_form.operators[0].inputs[3]]);
+  ir::Graph input_form = constant_form;
+  const int32_t shape_tensor = input_form.operators[0].inputs[0];
+  ir::Tensor& shape = input_form.tensors[shape_tensor];
+  ASSERT_TRUE(shape.is_constant);
+  const std::vector<uint8_t> shape_bytes = shape.data;
+  shape.is_constant = false;
+  shape.data.clear();
+  input_form.inputs.insert(input_form.inputs.begin(), shape_tensor);
+  const std::vector<std::string> notes = ops::validate(input_form);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("is a graph input"), std::string::npos) << notes[0];
+  std::vector<int16_t> input(1 * 3 * 4 * 2);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int16_t>(977 * i - 9000);
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const auto want = pipeline::run_on_host(pipeline::compile(constant_form, options).program,
+                                            {bytes_of(input)});
+    const auto got = pipeline::run_on_host(pipeline::compile(input_form, options).program,
+                                           {shape_bytes, bytes_of(input)});
+    EXPECT_EQ(got.outputs.at(0), want.outputs.at(0)) << cpu;
+  }
+}
+
 }  // namespace
 }  // namespace mote

@@ -45,6 +45,13 @@ void requantize(const RequantizeParams& params, const int16_t* input, int8_t* ou
                 size_t count);
 void requantize(const RequantizeParams& params, const int16_t* input, int16_t* output,
                 size_t count);
+// int32 -> int8 / int16 (TFLite's Requantize of an int32 tensor, as 16x8 models begin): the
+// difference from the input zero point saturated to int32 (TFLite's overflows there), then as
+// above. Front to back: the output may start at the input's address.
+void requantize(const RequantizeParams& params, const int32_t* input, int8_t* output,
+                size_t count);
+void requantize(const RequantizeParams& params, const int32_t* input, int16_t* output,
+                size_t count);
 // int8 / int16 -> int32 (TFLite's QUANTIZE into int32, a model's raw result), not clamped but to
 // int32's range. Back to front: the output may start at the input's address.
 void requantize(const RequantizeParams& params, const int8_t* input, int32_t* output,

@@ -1,4 +1,5 @@
-// QUANTIZE (float32 -> int8; int8 / int16 -> int8 / int16 / int32 with new quantization; uint8
+// QUANTIZE (float32 -> int8; int8 / int16 -> int8 / int16 / int32 and int32 -> int8 / int16 with
+// new quantization; uint8
 // <-> int8 at a graph's edges: a camera's uint8 frame in, a uint8 result out) and DEQUANTIZE
 // (int8 -> float32).
 #include "compiler/ops/checker.h"
@@ -15,13 +16,15 @@ void check_quantize(Checker& c) {
   c.no_options();
   const Tensor& input = c.in(0);
   if (input.type != DataType::kFloat32 && input.type != DataType::kInt8 &&
-      input.type != DataType::kInt16 && input.type != DataType::kUInt8) {
+      input.type != DataType::kInt16 && input.type != DataType::kUInt8 &&
+      input.type != DataType::kInt32) {
     c.fail(c.in_label(0) + " has type " + std::string(to_string(input.type)) +
-           ", expected float32, int8, int16 or uint8");
+           ", expected float32, int8, int16, int32 or uint8");
   }
-  // An int16 input may have any zero point: the requantization subtracts it (keyword spotting
-  // models quantize a softmax's int16 output, zero point -32768, to int8).
-  if (input.type == DataType::kInt16) {
+  // An int16 or int32 input may have any zero point: the requantization subtracts it (keyword
+  // spotting models quantize a softmax's int16 output, zero point -32768, to int8; 16x8 models
+  // may begin with an int32 graph input requantized to int16).
+  if (input.type == DataType::kInt16 || input.type == DataType::kInt32) {
     if (input.is_constant) c.fail(c.in_label(0) + " is a constant; expected an activation");
     c.expect_per_tensor(0);
   } else {
@@ -31,6 +34,10 @@ void check_quantize(Checker& c) {
   // only on one side, as TFLite: uint8 -> int8 and int8 -> uint8.
   const bool int16_output = c.out().type == DataType::kInt16 && input.type != DataType::kFloat32 &&
                             input.type != DataType::kUInt8;
+  if (input.type == DataType::kInt32 && c.out().type != DataType::kInt8 && !int16_output) {
+    c.fail(c.out_label() + " has type " + std::string(to_string(c.out().type)) +
+           "; an int32 input is requantized to int8 or int16");
+  }
   const bool uint8_output = c.out().type == DataType::kUInt8 && input.type == DataType::kInt8;
   // int32 output: a raw result requantized from int8 or int16 (TFLM's keyword_scrambled models).
   const bool int32_output = c.out().type == DataType::kInt32 &&
@@ -40,6 +47,13 @@ void check_quantize(Checker& c) {
                 : int32_output ? DataType::kInt32
                                : DataType::kInt8);
   c.expect_output_shape(input.shape);
+  // From int32 the runtime takes any value, with a right shift (a ratio below 1/2) so that the
+  // result leaves room for the output zero point.
+  if (input.type == DataType::kInt32 &&
+      kernels::prepare_requantize(scale_of(input), 0, scale_of(c.out()), 0).shift > -1) {
+    c.fail(c.in_label(0) + " scale " + num(scale_of(input)) + " over " + c.out_label() + " scale " +
+           num(scale_of(c.out())) + " is 1/2 or more; an int32 input is requantized down only");
+  }
 }
 
 void check_dequantize(Checker& c) {
@@ -54,7 +68,7 @@ void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
   const ir::Tensor& output = ctx.out();
   schema::QuantizeOptionsT q;
   q.output_offset = zero_point_of(output);
-  if (input.type != ir::DataType::kFloat32) {  // int8, int16 or uint8: a requantization
+  if (input.type != ir::DataType::kFloat32) {  // int8, int16, int32 or uint8: a requantization
     const auto p = kernels::prepare_requantize(scale_of(input), zero_point_of(input),
                                                scale_of(output), zero_point_of(output));
     q.input_offset = -zero_point_of(input);

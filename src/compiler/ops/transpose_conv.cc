@@ -1,5 +1,7 @@
 // TRANSPOSE_CONV: int8 (or 16x8) transposed convolution, per-channel weights. TFLite's inputs are (output
 // shape, filter [Co,Kh,Kw,Ci], input, optional bias); the program's are (input, filter, bias).
+#include <algorithm>
+
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -16,15 +18,27 @@ constexpr size_t kOutputShape = 0, kFilter = 1, kInput = 2, kBias = 3;
 
 void check(Checker& c) {
   const auto& o = c.options<ir::TransposeConvOptions>();
-  const Tensor& output_shape = c.param_input(kOutputShape, DataType::kInt32);
+  const Tensor& output_shape = c.in(kOutputShape);
   const DataType type = c.activation_type();
   const Tensor &weights = c.filter(kFilter), &input = c.nhwc_input(kInput, type);
   const Tensor& output = c.data_output(type);
+  c.expect_type(kOutputShape, DataType::kInt32);
   if (output_shape.shape != std::vector<int32_t>{4}) {
     c.fail(c.in_label(kOutputShape) + " (output shape) has shape " +
            shape_string(output_shape.shape) + ", expected [4]");
   }
-  c.expect_output_shape(int32_values(output_shape));
+  if (output_shape.is_constant) {
+    c.expect_output_shape(int32_values(output_shape));
+  } else {
+    // A graph input (as TFLM's seanet models have it): TFLM plans the output tensor's shape
+    // and never reads the input's values; so does Mote.
+    const auto& inputs = c.graph().inputs;
+    if (std::find(inputs.begin(), inputs.end(), c.op().inputs[kOutputShape]) == inputs.end()) {
+      c.fail(c.in_label(kOutputShape) + " (output shape) must be a constant or a graph input");
+    }
+    c.note(c.in_label(kOutputShape) + " (output shape) is a graph input; its values are not read, "
+           "the output has the model's shape " + shape_string(output.shape) + " (as TFLM)");
+  }
   const int32_t co = weights.shape[0], kh = weights.shape[1], kw = weights.shape[2];
   if (weights.shape[3] != input.shape[3]) {
     c.fail(c.in_label(kFilter) + " depth " + std::to_string(weights.shape[3]) +

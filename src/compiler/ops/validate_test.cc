@@ -270,8 +270,10 @@ TEST(Validate, DataMovementRules) {
                   "beta 0 must be positive");
   expect_rejected(g, [&](Graph& g) { output(g, add).shape = {1, 5, 5, 15}; },
                   "expected [1,5,5,16]");
+  // An int32 input is requantized, so it needs a quantization (a float one has none).
   expect_rejected(g, [&](Graph& g) { g.tensors[g.inputs[0]].type = DataType::kInt32; },
-                  "operator " + std::to_string(quantize) + " (QUANTIZE): input 0 (tensor 0) has type int32");
+                  "operator " + std::to_string(quantize) +
+                      " (QUANTIZE): input 0 (tensor 0) needs one quantization scale");
   expect_rejected(g, [&](Graph& g) { output(g, dequantize).type = DataType::kInt8;
                                      output(g, dequantize).quantization = {{0.1f}, {0}, 0}; },
                   "(DEQUANTIZE): output (tensor");

@@ -71,8 +71,28 @@ void requantize_to_int32(const RequantizeParams& p, const In* input, int32_t* ou
   }
 }
 
+// From int32: the centred value saturated to int32 before the multiply. Front to back.
+template <typename Out>
+void requantize_from_int32(const RequantizeParams& p, const int32_t* input, Out* output,
+                           size_t count, int32_t lo, int32_t hi) {
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t centred = int64_t{input[i]} - p.input_zero_point;
+    const int32_t x = static_cast<int32_t>(
+        centred < INT32_MIN ? INT32_MIN : (centred > INT32_MAX ? INT32_MAX : centred));
+    int32_t q = multiply_by_quantized_multiplier(x, p.multiplier, p.shift) + p.output_zero_point;
+    q = q < lo ? lo : (q > hi ? hi : q);
+    output[i] = static_cast<Out>(q);
+  }
+}
+
 }  // namespace
 
+void requantize(const RequantizeParams& p, const int32_t* input, int8_t* output, size_t count) {
+  requantize_from_int32(p, input, output, count, -128, 127);
+}
+void requantize(const RequantizeParams& p, const int32_t* input, int16_t* output, size_t count) {
+  requantize_from_int32(p, input, output, count, -32768, 32767);
+}
 void requantize(const RequantizeParams& p, const int8_t* input, int32_t* output, size_t count) {
   requantize_to_int32(p, input, output, count);
 }

@@ -1,5 +1,5 @@
-// QUANTIZE (float32 -> int8, and int8 / int16 -> int8 / int16, uint8 -> int8, int8 -> uint8
-// requantization) and DEQUANTIZE (int8 -> float32). Both run in place: quantize front to back,
+// QUANTIZE (float32 -> int8, and int8 / int16 -> int8 / int16 / int32, int32 -> int8 / int16,
+// uint8 -> int8, int8 -> uint8 requantization) and DEQUANTIZE (int8 -> float32). Both run in place: quantize front to back,
 // dequantize back to front.
 
 #include "mote/kernels/quantize.h"
@@ -45,6 +45,17 @@ Error check_quantize(const OpChecker& c) {
     }
     return c.requant(o.requant(), int16_in ? 65535 : kMaxCenteredInput);
   }
+  if (x.type() == DataType::Int32 && (y.type() == DataType::Int8 || int16_out)) {
+    // From int32: any input zero point (the kernel saturates the difference to int32).
+    if (!in_range(o.output_offset(), int16_out ? -32768 : -128, int16_out ? 32767 : 127)) {
+      return c.bad("output zero point out of range");
+    }
+    // Any int32 value, with a right shift: the result stays within 2^30, room for the offset.
+    if (o.requant() == nullptr || o.requant()->shift() > -1) {
+      return c.bad("an int32 input needs a scale ratio below 1/2", Error::kUnsupported);
+    }
+    return c.requant(o.requant(), INT32_MAX, INT32_MAX);
+  }
   if ((x.type() == DataType::Int8 || int16_in) && y.type() == DataType::Int32) {
     // Into int32 (a raw result): any output zero point; the sum is taken in 64 bits.
     if (!in_range(o.input_offset(), int16_in ? -32767 : -127, int16_in ? 32768 : 128)) {
@@ -52,8 +63,8 @@ Error check_quantize(const OpChecker& c) {
     }
     return c.requant(o.requant(), int16_in ? 65535 : kMaxCenteredInput);
   }
-  return c.bad("quantize supports float32 -> int8, int8 / int16 -> int8 / int16 / int32, uint8 "
-               "-> int8 and int8 -> uint8",
+  return c.bad("quantize supports float32 -> int8, int8 / int16 -> int8 / int16 / int32, int32 "
+               "-> int8 / int16, uint8 -> int8 and int8 -> uint8",
                Error::kUnsupported);
 }
 
@@ -72,7 +83,13 @@ void invoke_quantize(const Op& op) {
   p.multiplier = o.requant()->multiplier();
   p.shift = o.requant()->shift();
   const bool int16_in = x.type() == DataType::Int16, int16_out = y.type() == DataType::Int16;
-  if (y.type() == DataType::Int32) {
+  if (x.type() == DataType::Int32) {
+    if (int16_out) {
+      kernels::requantize(p, op.in_data<int32_t>(0), op.out_data<int16_t>(), count);
+    } else {
+      kernels::requantize(p, op.in_data<int32_t>(0), op.out_data<int8_t>(), count);
+    }
+  } else if (y.type() == DataType::Int32) {
     if (int16_in) {
       kernels::requantize(p, op.in_data<int16_t>(0), op.out_data<int32_t>(), count);
     } else {
