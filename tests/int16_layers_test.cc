@@ -491,5 +491,82 @@ TEST(Int16Layers, TransposeConvTakesItsOutputShapeAsAGraphInput) {
   }
 }
 
+// The sigmoid grid TFLite's int16 LOGISTIC and TANH interpolate: sigmoid(i / 24) in 0.16, lowered
+// by half the midpoint error of the linear interpolation, the last entry 65535.
+std::vector<int64_t> sigmoid_grid() {
+  const auto s = [](double i) { return 65536.0 / (1.0 + std::exp(-i / 24.0)); };
+  std::vector<int64_t> grid;
+  for (int i = 0; i < 255; ++i) {
+    grid.push_back(static_cast<int64_t>(
+        std::min(65535.0, std::floor(s(i) - ((s(i) + s(i + 1)) / 2 - s(i + 0.5)) / 2 + 0.5))));
+  }
+  grid.push_back(65535);
+  return grid;
+}
+
+// reference_integer_ops::Logistic and Tanh on int16, with TFLM's Prepare: an input scale of 2^-12
+// (TANH also 2^-11) multiplies by 3 << shift, any other by scale * 12288 doubled into
+// (16383.5, 32767] with as many right shifts.
+int64_t activation16(int16_t x, float scale, bool tanh, const std::vector<int64_t>& grid) {
+  int64_t multiplier = 0, shift = 0;
+  const double log2 = std::log2(static_cast<double>(scale));
+  const int64_t pot = 12 + std::lround(log2);
+  if (std::fabs(log2 - std::round(log2)) < 1e-3 && (pot == 0 || (tanh && pot == 1))) {
+    multiplier = 3 << pot;
+  } else {
+    double m = static_cast<double>(scale) * 4096.0 * 3.0;
+    while (m <= 32767.0 / 2.0 && shift <= 30) {
+      ++shift;
+      m *= 2.0;
+    }
+    multiplier = static_cast<int64_t>(m);
+  }
+  const int64_t v = (x * multiplier + (shift > 0 ? int64_t{1} << (shift - 1) : 0)) >> shift;
+  const int64_t a = std::llabs(v);
+  const int bits = tanh ? 8 : 9;  // tanh reads the grid at twice the input
+  int64_t r = tanh ? int64_t{0xFFFF} << 8 : int64_t{0x7FFF} << 10;
+  if ((a >> bits) < 255) {
+    const int64_t lo = grid[a >> bits], hi = grid[(a >> bits) + 1];
+    r = (lo << bits) + (a & ((1 << bits) - 1)) * (hi - lo);
+  }
+  if (tanh) {
+    r = v >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
+    return r >> 8;
+  }
+  r = v >= 0 ? r + (1 << 9) : (int64_t{1} << 25) - r + (1 << 9) - 1;
+  return static_cast<int16_t>(r >> 10);
+}
+
+// LOGISTIC and TANH on int16 over the whole int16 range, for power-of-two and other input scales.
+TEST(Int16Layers, LogisticAndTanhFollowTflitesInt16Kernels) {
+  const std::vector<int64_t> grid = sigmoid_grid();
+  std::vector<int16_t> input;
+  for (int32_t v = -32768; v <= 32767; v += 97) input.push_back(static_cast<int16_t>(v));
+  input.push_back(32767);
+  for (const ir::OpType type : {ir::OpType::kLogistic, ir::OpType::kTanh}) {
+    const bool tanh = type == ir::OpType::kTanh;
+    for (const float scale : {1.0f / 4096, 1.0f / 2048, 0.001f, 3.0e-5f, 0.7f}) {
+      builder::ModelBuilder b;
+      const auto x = b.add_input({1, static_cast<int32_t>(input.size())}, ir::DataType::kInt8,
+                                 scale, 0);
+      b.mark_output(b.add_operator(type, {x}, std::monostate{}, {1, static_cast<int32_t>(input.size())},
+                                   1.0f / 32768, 0));
+      const ir::Graph g = as_int16(b.graph());
+      EXPECT_TRUE(ops::validate(g).empty());
+      std::vector<int64_t> expected;
+      for (int16_t e : input) expected.push_back(activation16(e, scale, tanh, grid));
+      for (const char* cpu : kCpus) {
+        pipeline::CompileOptions options;
+        options.plan.cpu = cpu;
+        const auto run = pipeline::run_on_host(pipeline::compile(g, options).program,
+                                               {bytes_of(input)});
+        const std::vector<int16_t> got = as_int16_values(run.outputs.at(0));
+        EXPECT_EQ(std::vector<int64_t>(got.begin(), got.end()), expected)
+            << to_string(type) << " scale " << scale << " on " << cpu;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mote

@@ -1,4 +1,4 @@
-// TANH int8: output scale 1/128 and zero point 0. Mote runs TensorFlow Lite Micro's integer tanh
+// TANH int8: output scale 1/128 and zero point 0; int16 (16x8): output scale 1/32768. Mote runs TensorFlow Lite Micro's integer tanh
 // (TFLite's reference_integer_ops::Tanh), as it does for LOGISTIC: it is the kernel the
 // microcontroller runtime Mote replaces computes, it needs no table in flash, and it is exact
 // integer arithmetic whatever the host's float library. The program format also takes the
@@ -10,13 +10,42 @@
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
+#include "mote/kernels/activation16.h"
 #include "mote/kernels/tanh.h"
 
 namespace mote::ops {
 namespace {
 
+// 16x8: TFLM's int16 TANH (zero points 0, output scale 2^-15), the input scaled onto the
+// sigmoid table by prepare_activation16.
+void check_int16(Checker& c) {
+  c.expect_unary_elementwise(DataType::kInt16);
+  const float out_scale = scale_of(c.out());
+  if (std::fabs(std::log2(static_cast<double>(out_scale)) + 15) > 1e-3) {
+    c.fail(c.out_label() + " is int16, so it must have scale 1/32768 (has " + num(out_scale) + ")");
+  }
+  kernels::Activation16Params p{};
+  if (!kernels::prepare_activation16(scale_of(c.in(0)), true, &p)) {
+    c.fail(c.in_label(0) + " scale " + num(scale_of(c.in(0))) +
+           " is above 8/3, more than TFLite's int16 kernel takes");
+  }
+}
+
+void lower_int16(LowerContext& ctx, schema::OperatorT& out) {
+  kernels::Activation16Params p{};
+  kernels::prepare_activation16(scale_of(ctx.in(0)), true, &p);
+  schema::TanhOptionsT o;
+  o.input_multiplier = p.multiplier;
+  o.input_left_shift = p.left_shift;
+  out.options.Set(std::move(o));
+}
+
 void check(Checker& c) {
   c.no_options();
+  if (c.out().type == DataType::kInt16) {
+    check_int16(c);
+    return;
+  }
   c.expect_unary_elementwise();
   // The integer kernel writes tanh in Q0.7: the output must be read as such.
   const ir::Quantization& q = c.out().quantization;
@@ -34,6 +63,10 @@ void check(Checker& c) {
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
+  if (ctx.out().type == ir::DataType::kInt16) {
+    lower_int16(ctx, out);
+    return;
+  }
   const ir::Tensor& input = ctx.in(0);
   const auto p = kernels::prepare_tanh(scale_of(input), zero_point_of(input));
   schema::TanhOptionsT o;
@@ -49,6 +82,6 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
 extern const OpDef tanh{.builtin_code = builtin(tfl::BuiltinOperator::TANH),
                         .read_options = read_empty<tfl::BuiltinOptions::NONE>,
                         .write_options = write_empty<void>, .check = check, .lower = lower,
-                        .overlap = elementwise_overlap};
+                        .overlap = elementwise_overlap, .int16_activations = true};
 
 }  // namespace mote::ops

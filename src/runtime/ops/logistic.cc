@@ -1,6 +1,7 @@
 // LOGISTIC: int8, either TFLite's fixed-point sigmoid or a 256-byte lookup table the compiler
-// computed.
+// computed; or int16 (16x8), TFLite's int16 kernel.
 
+#include "mote/kernels/activation16.h"
 #include "mote/kernels/logistic.h"
 #include "mote/kernels/lookup_table.h"
 #include "runtime/ops/op_support.h"
@@ -10,6 +11,13 @@ namespace {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::LogisticOptions>();
+  if (c.int16()) {
+    // 16x8: the int16 kernel's scaling (kernels::Activation16Params) keeps x * multiplier in int32.
+    if (!in_range(o.input_multiplier(), 0, 32767) || !in_range(o.input_left_shift(), 0, 31)) {
+      return c.bad("int16 parameters out of range");
+    }
+    return Error::kOk;
+  }
   if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
     if (table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
       return c.bad("logistic table must be 256 constant bytes");
@@ -26,6 +34,12 @@ Error check(const OpChecker& c) {
 }
 
 void invoke(const Op& op) {
+  if (op.in(0).type() == DataType::Int16) {
+    const auto& o16 = op.options<schema::LogisticOptions>();
+    kernels::logistic(kernels::Activation16Params{o16.input_multiplier(), o16.input_left_shift()},
+                   op.in_data<int16_t>(0), op.out_data<int16_t>(), element_count(op.in(0)));
+    return;
+  }
   const auto& o = op.options<schema::LogisticOptions>();
   const size_t count = element_count(op.in(0));
   if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
@@ -44,7 +58,7 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kLogisticOp{
-    takes(1, 1, schema::OpOptions::LogisticOptions).int8(1).one_to_one(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::LogisticOptions).int8(1).int16(1).one_to_one(), &check, &invoke,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -1,7 +1,9 @@
 // TANH: int8, either TFLite's fixed-point tanh (TensorFlow Lite Micro's) or a 256-byte lookup
-// table the compiler computed; elementwise, so it may run in place.
+// table the compiler computed, or int16 (16x8), TFLite's int16 kernel; elementwise, so it may run
+// in place.
 
 #include "mote/kernels/lookup_table.h"
+#include "mote/kernels/activation16.h"
 #include "mote/kernels/tanh.h"
 #include "runtime/ops/op_support.h"
 
@@ -10,6 +12,13 @@ namespace {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::TanhOptions>();
+  if (c.int16()) {
+    // 16x8: the int16 kernel's scaling (kernels::Activation16Params) keeps x * multiplier in int32.
+    if (!in_range(o.input_multiplier(), 0, 32767) || !in_range(o.input_left_shift(), 0, 31)) {
+      return c.bad("int16 parameters out of range");
+    }
+    return Error::kOk;
+  }
   if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
     if (table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
       return c.bad("tanh table must be 256 constant bytes");
@@ -26,6 +35,12 @@ Error check(const OpChecker& c) {
 }
 
 void invoke(const Op& op) {
+  if (op.in(0).type() == DataType::Int16) {
+    const auto& o16 = op.options<schema::TanhOptions>();
+    kernels::tanh(kernels::Activation16Params{o16.input_multiplier(), o16.input_left_shift()},
+                   op.in_data<int16_t>(0), op.out_data<int16_t>(), element_count(op.in(0)));
+    return;
+  }
   const auto& o = op.options<schema::TanhOptions>();
   const size_t count = element_count(op.in(0));
   if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
@@ -44,7 +59,7 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kTanhOp{
-    takes(1, 1, schema::OpOptions::TanhOptions).int8(1).one_to_one(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::TanhOptions).int8(1).int16(1).one_to_one(), &check, &invoke,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
 
 }  // namespace mote::runtime::internal
