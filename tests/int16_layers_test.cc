@@ -1,10 +1,11 @@
-// 16x8 (int16 activations, int8 weights) layers end to end: a builder graph of the operators a
-// 16x8 keyword-spotting or vision model is made of (DEPTHWISE_CONV_2D, AVERAGE_POOL_2D,
+// 16x8 (int16 activations, int8 weights) layers end to end: builder graphs of the operators
+// 16x8 keyword-spotting, audio and vision models are made of (DEPTHWISE_CONV_2D, AVERAGE_POOL_2D,
 // MAX_POOL_2D, MUL, RELU, RELU6, CONCATENATION, RESHAPE, FULLY_CONNECTED with an int64 and with an
-// int32 bias, SOFTMAX) turned int16, compiled for three CPUs, run on the host, and compared with slow
-// references written here from TFLite's reference int16 kernels (reference_integer_ops: int64
-// sums and the 64-bit MultiplyByQuantizedMultiplier where the bias is int64, int32 otherwise),
-// independent of Mote's kernels. Needs nothing from outside.
+// int32 bias, SOFTMAX; LOGISTIC, TANH, QUANTIZE from int32, TRANSPOSE_CONV, PAD, STRIDED_SLICE)
+// turned int16, compiled for three CPUs, run on the host, and compared with slow references
+// written here from TFLite's reference int16 kernels (reference_integer_ops: int64 sums and the
+// 64-bit MultiplyByQuantizedMultiplier where the bias is int64, int32 otherwise), independent of
+// Mote's kernels. Needs nothing from outside.
 
 #include <gtest/gtest.h>
 
@@ -565,6 +566,35 @@ TEST(Int16Layers, LogisticAndTanhFollowTflitesInt16Kernels) {
             << to_string(type) << " scale " << scale << " on " << cpu;
       }
     }
+  }
+}
+
+// Needs nothing from outside: int16 PAD then STRIDED_SLICE move 2-byte elements exactly, on
+// every CPU (a kernel that moved bytes, or padded with anything but 0, would differ).
+TEST(Int16DataMovement, PadThenStridedSliceMoveTwoByteElements) {
+  builder::ModelBuilder b;
+  const builder::TensorId x = b.add_input({1, 2, 3, 2}, ir::DataType::kInt8, 0.01f, 0);
+  const builder::TensorId padded = b.add_pad(x, {{0, 0}, {1, 1}, {0, 1}, {0, 0}});  // [1,4,4,2]
+  b.mark_output(b.add_strided_slice(padded, {0, 0, 1, 0}, {1, 4, 4, 2}, {1, 2, 1, 1}));
+  const ir::Graph graph = as_int16(b.build());
+  std::vector<int16_t> input(12);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int16_t>(-30000 + 4999 * i);
+  // Padded [1,4,4,2]: rows 0 and 3 zero, column 3 zero; sliced rows 0 and 2, columns 1..3.
+  std::vector<int16_t> expected;
+  for (int y : {0, 2}) {
+    for (int x = 1; x < 4; ++x) {
+      for (int c = 0; c < 2; ++c) {
+        const bool inside = y >= 1 && y <= 2 && x < 3;
+        expected.push_back(inside ? input[((y - 1) * 3 + x) * 2 + c] : 0);
+      }
+    }
+  }
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const pipeline::Compiled compiled = pipeline::compile(graph, options);
+    const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {bytes_of(input)});
+    EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
   }
 }
 

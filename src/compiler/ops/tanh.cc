@@ -6,44 +6,20 @@
 // can differ from it in the last bit.
 #include <cmath>
 
+#include "compiler/ops/activation16.h"
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
-#include "mote/kernels/activation16.h"
 #include "mote/kernels/tanh.h"
 
 namespace mote::ops {
 namespace {
 
-// 16x8: TFLM's int16 TANH (zero points 0, output scale 2^-15), the input scaled onto the
-// sigmoid table by prepare_activation16.
-void check_int16(Checker& c) {
-  c.expect_unary_elementwise(DataType::kInt16);
-  const float out_scale = scale_of(c.out());
-  if (std::fabs(std::log2(static_cast<double>(out_scale)) + 15) > 1e-3) {
-    c.fail(c.out_label() + " is int16, so it must have scale 1/32768 (has " + num(out_scale) + ")");
-  }
-  kernels::Activation16Params p{};
-  if (!kernels::prepare_activation16(scale_of(c.in(0)), true, &p)) {
-    c.fail(c.in_label(0) + " scale " + num(scale_of(c.in(0))) +
-           " is above 8/3, more than TFLite's int16 kernel takes");
-  }
-}
-
-void lower_int16(LowerContext& ctx, schema::OperatorT& out) {
-  kernels::Activation16Params p{};
-  kernels::prepare_activation16(scale_of(ctx.in(0)), true, &p);
-  schema::TanhOptionsT o;
-  o.input_multiplier = p.multiplier;
-  o.input_left_shift = p.left_shift;
-  out.options.Set(std::move(o));
-}
-
 void check(Checker& c) {
   c.no_options();
   if (c.out().type == DataType::kInt16) {
-    check_int16(c);
+    check_activation16(c, true);
     return;
   }
   c.expect_unary_elementwise();
@@ -64,7 +40,7 @@ void check(Checker& c) {
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   if (ctx.out().type == ir::DataType::kInt16) {
-    lower_int16(ctx, out);
+    lower_activation16<schema::TanhOptionsT>(ctx, out, true);
     return;
   }
   const ir::Tensor& input = ctx.in(0);
