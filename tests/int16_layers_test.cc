@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compiler/builder/model_builder.h"
+#include "compiler/builder/models.h"
 #include "compiler/ir/error.h"
 #include "compiler/ops/validate.h"
 #include "compiler/pipeline/compile.h"
@@ -31,28 +32,8 @@ using testing::Multiplier;
 
 constexpr const char* kCpus[] = {"cortex-m0plus", "cortex-m4", "cortex-m55"};
 
-// An int32 bias widened to int64, as TFLite's converter writes 16x8 biases.
-void widen_bias(ir::Tensor& bias) {
-  std::vector<uint8_t> wide(bias.data.size() * 2);
-  for (size_t i = 0; i < bias.data.size() / 4; ++i) {
-    int32_t v;
-    std::memcpy(&v, bias.data.data() + 4 * i, 4);
-    const int64_t w = v;
-    std::memcpy(wide.data() + 8 * i, &w, 8);
-  }
-  bias.type = ir::DataType::kInt64;
-  bias.data = std::move(wide);
-}
-
-// An int8 builder graph turned 16x8: every activation int16 with zero point 0.
-ir::Graph as_int16(ir::Graph g) {
-  for (ir::Tensor& t : g.tensors) {
-    if (t.type != ir::DataType::kInt8 || t.is_constant) continue;
-    t.type = ir::DataType::kInt16;
-    t.quantization.zero_point.assign(t.quantization.zero_point.size(), 0);
-  }
-  return g;
-}
+using builder::as_int16;
+using builder::widen_bias;
 
 // TFLite's MultiplyByQuantizedMultiplier(int64_t, ...): the multiplier reduced to 16 bits, one
 // rounding shift.
@@ -341,42 +322,8 @@ std::vector<uint8_t> bytes_of(const std::vector<int16_t>& v) {
   return bytes;
 }
 
-// x [1,6,6,4] -> depthwise 3x3 (multiplier 2, ReLU) -> average pool 2x2 s2 and max pool 3x3 s1
-// SAME -> MUL of the two pools -> RELU6 -> CONCATENATION with the max pool -> RESHAPE ->
-// FULLY_CONNECTED (int64 bias) -> RELU -> FULLY_CONNECTED (int32 bias, per tensor) -> SOFTMAX.
-ir::Graph layers_graph() {
-  builder::ModelBuilder b;
-  const auto x = b.add_input({1, 6, 6, 4}, ir::DataType::kInt8, 0.02f, 0);
-  const auto d = b.add_depthwise(x, 3, 3, 1, ir::Padding::kSame, ir::Activation::kRelu,
-                                 /*depth_multiplier=*/2);
-  const auto avg = b.add_average_pool(d, 2, 2, 2, ir::Padding::kValid);
-  const auto max = b.add_max_pool(avg, 3, 3, 1, ir::Padding::kSame);
-  // MUL's output scale leaves int16 room for the products (the builder's int8 choice would not).
-  const ir::Tensor &a = b.graph().tensors[avg], &m = b.graph().tensors[max];
-  const auto product = b.add_operator(
-      ir::OpType::kMul, {avg, max}, ir::ElementwiseOptions{}, a.shape,
-      a.quantization.scale[0] * m.quantization.scale[0] * 2048.0f, 0);
-  const ir::Tensor& p = b.graph().tensors[product];
-  const auto r6 = b.add_operator(ir::OpType::kRelu6, {product}, std::monostate{}, p.shape,
-                                 p.quantization.scale[0], 0);
-  const auto joined = b.add_concatenation({r6, r6}, 3);
-  const auto flat = b.add_reshape(joined, {1, -1});
-  const auto fc = b.add_fully_connected(flat, 12, ir::Activation::kNone, true, /*per_channel=*/true);
-  const ir::Tensor& f = b.graph().tensors[fc];
-  const auto r = b.add_operator(ir::OpType::kRelu, {fc}, std::monostate{}, f.shape,
-                                f.quantization.scale[0] * 0.5f, 0);
-  b.mark_output(b.add_softmax(b.add_fully_connected(r, 5), 0.5f));
-  ir::Graph g = as_int16(b.build());
-  g.tensors[g.outputs[0]].quantization.scale = {1.0f / 32768};  // TFLite's int16 softmax output
-  // The depthwise and the first FULLY_CONNECTED take int64 biases; the last keeps its int32 one
-  // (TFLite's int32-accumulator form).
-  widen_bias(g.tensors[g.operators.front().inputs[2]]);
-  widen_bias(g.tensors[g.operators[g.operators.size() - 4].inputs[2]]);
-  return g;
-}
-
 TEST(Int16Layers, EveryLayerEqualsTflitesReferenceOnEveryCpu) {
-  const ir::Graph graph = layers_graph();
+  const ir::Graph graph = builder::int16_layers();
   const size_t count = graph.operators.size();
   ASSERT_EQ(graph.operators[count - 4].type, ir::OpType::kFullyConnected);
   ASSERT_EQ(graph.tensors[graph.operators[count - 4].inputs[2]].type, ir::DataType::kInt64);

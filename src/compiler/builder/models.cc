@@ -1,5 +1,6 @@
 #include "compiler/builder/models.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "compiler/builder/model_builder.h"
@@ -149,6 +150,57 @@ ir::Graph interleaved_branches(uint32_t seed) {
   const TensorId b2 = b.add_conv2d(b1, 2, 1, 1);
   b.mark_output(b.add_add(a2, b2));
   return b.build();
+}
+
+ir::Graph as_int16(ir::Graph g) {
+  for (ir::Tensor& t : g.tensors) {
+    if (t.type != DataType::kInt8 || t.is_constant) continue;
+    t.type = DataType::kInt16;
+    t.quantization.zero_point.assign(t.quantization.zero_point.size(), 0);
+  }
+  return g;
+}
+
+void widen_bias(ir::Tensor& bias) {
+  std::vector<uint8_t> wide(bias.data.size() * 2);
+  for (size_t i = 0; i < bias.data.size() / 4; ++i) {
+    int32_t v;
+    std::memcpy(&v, bias.data.data() + 4 * i, 4);
+    const int64_t w = v;
+    std::memcpy(wide.data() + 8 * i, &w, 8);
+  }
+  bias.type = DataType::kInt64;
+  bias.data = std::move(wide);
+}
+
+ir::Graph int16_layers(uint32_t seed) {
+  ModelBuilder b(seed);
+  const TensorId x = b.add_input({1, 6, 6, 4}, DataType::kInt8, 0.02f, 0);
+  const TensorId d = b.add_depthwise(x, 3, 3, 1, Padding::kSame, Activation::kRelu,
+                                     /*depth_multiplier=*/2);
+  const TensorId avg = b.add_average_pool(d, 2, 2, 2, Padding::kValid);
+  const TensorId max = b.add_max_pool(avg, 3, 3, 1, Padding::kSame);
+  // MUL's output scale leaves int16 room for the products (the builder's int8 choice would not).
+  const ir::Tensor &a = b.graph().tensors[avg], &m = b.graph().tensors[max];
+  const TensorId product =
+      b.add_operator(ir::OpType::kMul, {avg, max}, ir::ElementwiseOptions{}, a.shape,
+                     a.quantization.scale[0] * m.quantization.scale[0] * 2048.0f, 0);
+  const ir::Tensor& p = b.graph().tensors[product];
+  const TensorId r6 = b.add_operator(ir::OpType::kRelu6, {product}, std::monostate{}, p.shape,
+                                     p.quantization.scale[0], 0);
+  const TensorId flat = b.add_reshape(b.add_concatenation({r6, r6}, 3), {1, -1});
+  const TensorId fc = b.add_fully_connected(flat, 12, Activation::kNone, true, /*per_channel=*/true);
+  const ir::Tensor& f = b.graph().tensors[fc];
+  const TensorId r = b.add_operator(ir::OpType::kRelu, {fc}, std::monostate{}, f.shape,
+                                    f.quantization.scale[0] * 0.5f, 0);
+  b.mark_output(b.add_softmax(b.add_fully_connected(r, 5), 0.5f));
+  ir::Graph g = as_int16(b.build());
+  g.tensors[g.outputs[0]].quantization.scale = {1.0f / 32768};  // TFLite's int16 softmax output
+  // The depthwise and the first FULLY_CONNECTED take int64 biases; the last keeps its int32 one
+  // (TFLite's int32-accumulator form).
+  widen_bias(g.tensors[g.operators.front().inputs[2]]);
+  widen_bias(g.tensors[g.operators[g.operators.size() - 4].inputs[2]]);
+  return g;
 }
 
 std::vector<NamedModel> all_named_models() {

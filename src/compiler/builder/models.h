@@ -51,6 +51,18 @@ ir::Graph explicit_pads(uint32_t seed = 1);
 // all_named_models.
 ir::Graph interleaved_branches(uint32_t seed = 1);
 
+// A graph turned 16x8: every int8 activation int16 with zero point 0 (weights stay int8).
+ir::Graph as_int16(ir::Graph graph);
+// An int32 bias widened to int64, as TFLite's converter writes 16x8 biases.
+void widen_bias(ir::Tensor& bias);
+
+// 16x8 layers: int16 input 1x6x6x4 -> DEPTHWISE_CONV_2D 3x3 (multiplier 2, ReLU, int64 bias) ->
+// AVERAGE_POOL_2D 2x2 s2 -> MAX_POOL_2D 3x3 s1 SAME -> MUL of the two pools -> RELU6 ->
+// CONCATENATION with itself -> RESHAPE -> FULLY_CONNECTED (per channel, int64 bias) -> RELU ->
+// FULLY_CONNECTED (per tensor, int32 bias) -> SOFTMAX -> int16 output 1x5 (scale 1/32768). Not in
+// all_named_models (write_builder_model names it apart).
+ir::Graph int16_layers(uint32_t seed = 1);
+
 struct NamedModel {
   std::string name;
   ir::Graph graph;

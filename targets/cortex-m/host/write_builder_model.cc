@@ -58,7 +58,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string name = argv[1];
-  for (const mote::builder::NamedModel& model : mote::builder::all_named_models()) {
+  std::vector<mote::builder::NamedModel> models = mote::builder::all_named_models();
+  models.push_back({"int16_layers", mote::builder::int16_layers()});  // 16x8, for the firmware
+  for (const mote::builder::NamedModel& model : models) {
     if (model.name != name) continue;
     if (!write_file(argv[2], mote::builder::write_model(model.graph))) {
       std::fprintf(stderr, "error: cannot write %s\n", argv[2]);
@@ -71,7 +73,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::string names;
-  for (const mote::builder::NamedModel& model : mote::builder::all_named_models()) {
+  for (const mote::builder::NamedModel& model : models) {
     names += (names.empty() ? "" : ", ") + model.name;
   }
   std::fprintf(stderr, "error: no builder model named '%s' (there are: %s)\n", name.c_str(),
