@@ -516,6 +516,51 @@ TEST(Int16Layers, LogisticAndTanhFollowTflitesInt16Kernels) {
   }
 }
 
+// MEAN and SUM on int16 (TFLite's QuantizedMeanOrSum<int16_t>): the int32 sum of each group,
+// requantized by input scale / output scale, for MEAN with 1/count folded into the multiplier
+// (a left shift s = min(floor(log2(count)), 32, 31 + shift), then (multiplier << s) / count).
+TEST(Int16Layers, MeanAndSumFollowTflitesRule) {
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 4, 5, 6}, ir::DataType::kInt8, 0.01f, 0);
+  b.mark_output(b.add_mean(x, {1, 2}, /*keep_dims=*/true, 0.004f, 0));
+  b.mark_output(b.add_sum(x, {3}, /*keep_dims=*/false, 0.05f, 0));
+  const ir::Graph g = as_int16(b.build());
+  EXPECT_TRUE(ops::validate(g).empty());
+  std::vector<int16_t> input(4 * 5 * 6);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int16_t>((i * 7919) % 60001 - 30000);
+  const auto requant = [](float in, float out, int64_t fold) {
+    Multiplier m = testing::quantize(static_cast<double>(in / out));
+    if (fold > 1) {
+      const int s = std::min({static_cast<int>(std::floor(std::log2(static_cast<double>(fold)))),
+                              32, 31 + m.shift});
+      m.mantissa = static_cast<int32_t>((static_cast<int64_t>(m.mantissa) << s) / fold);
+      m.shift -= s;
+    }
+    return m;
+  };
+  const Multiplier mean_m = requant(0.01f, 0.004f, 20), sum_m = requant(0.01f, 0.05f, 1);
+  std::vector<int64_t> mean_want, sum_want;
+  for (int c = 0; c < 6; ++c) {
+    int64_t sum = 0;
+    for (int p = 0; p < 20; ++p) sum += input[p * 6 + c];
+    mean_want.push_back(clamp16(testing::multiply(sum, mean_m)));
+  }
+  for (int p = 0; p < 20; ++p) {
+    int64_t sum = 0;
+    for (int c = 0; c < 6; ++c) sum += input[p * 6 + c];
+    sum_want.push_back(clamp16(testing::multiply(sum, sum_m)));
+  }
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const auto run = pipeline::run_on_host(pipeline::compile(g, options).program, {bytes_of(input)});
+    const std::vector<int16_t> mean = as_int16_values(run.outputs.at(0));
+    const std::vector<int16_t> sum = as_int16_values(run.outputs.at(1));
+    EXPECT_EQ(std::vector<int64_t>(mean.begin(), mean.end()), mean_want) << cpu;
+    EXPECT_EQ(std::vector<int64_t>(sum.begin(), sum.end()), sum_want) << cpu;
+  }
+}
+
 // Needs nothing from outside: int16 PAD then STRIDED_SLICE move 2-byte elements exactly, on
 // every CPU (a kernel that moved bytes, or padded with anything but 0, would differ).
 TEST(Int16DataMovement, PadThenStridedSliceMoveTwoByteElements) {

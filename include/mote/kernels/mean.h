@@ -56,6 +56,9 @@ MeanParams prepare_mean(int32_t rank, const int32_t* dims, int32_t axis_count,
 // Output: the kept dimensions in order (keep_dims does not change the bytes). No scratch.
 // SUM: `mean` with the multiplier and shift of sum_requant.
 void mean(const MeanParams& params, const int8_t* input, int8_t* output);
+// int16 (16x8 models): the same rule, clamped to int16 (TFLite's QuantizedMeanOrSum<int16_t>);
+// |sum(x) - input_zp * count| is then at most 32768 * count.
+void mean(const MeanParams& params, const int16_t* input, int16_t* output);
 
 // REDUCE_MAX: the largest input value of each output's group (zero points and multiplier unused;
 // -128 is TFLite's initial value, so a group's maximum is its largest element). No scratch.

@@ -1,4 +1,4 @@
-// MEAN over any axes of an int8 tensor, keep_dims or not, with TFLite's integer rule (1/count
+// MEAN over any axes of an int8 (or int16) tensor, keep_dims or not, with TFLite's integer rule (1/count
 // folded into the requantization multiplier: mote/kernels/mean.h).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
@@ -43,6 +43,7 @@ constexpr int8_t kProgramInputs[] = {0};  // the axes are options
 extern const OpDef mean{.builtin_code = builtin(tfl::BuiltinOperator::MEAN),
                         .read_options = read_reducer, .write_options = write_reducer,
                         .inputs = {2, 2}, .check = check, .lower = lower,
-                        .program_inputs = kProgramInputs, .describe = describe_reducer};
+                        .program_inputs = kProgramInputs, .int16_activations = true,
+                        .describe = describe_reducer};
 
 }  // namespace mote::ops

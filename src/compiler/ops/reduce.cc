@@ -54,7 +54,8 @@ constexpr int8_t kProgramInputs[] = {0};  // the axes are options
 extern const OpDef sum{.builtin_code = builtin(tfl::BuiltinOperator::SUM),
                        .read_options = read_reducer, .write_options = write_reducer,
                        .inputs = {2, 2}, .check = check_sum, .lower = lower_sum,
-                       .program_inputs = kProgramInputs, .describe = describe_reducer};
+                       .program_inputs = kProgramInputs, .int16_activations = true,
+                       .describe = describe_reducer};
 
 extern const OpDef reduce_max{.builtin_code = builtin(tfl::BuiltinOperator::REDUCE_MAX),
                               .read_options = read_reducer, .write_options = write_reducer,

@@ -45,11 +45,13 @@ inline Reduction reduction(const std::vector<int32_t>& shape,
   return r;
 }
 
-// Checks the int8 input, the axes input (1) and the output's shape; returns the reduction.
+// Checks the int8 (or int16) input, the axes input (1) and the output's shape; returns the
+// reduction.
 inline Reduction check_reduction(Checker& c) {
   const auto& o = c.options<ir::MeanOptions>();
-  const Tensor& input = c.data_input(0);
-  c.data_output();
+  const DataType type = c.activation_type();
+  const Tensor& input = c.data_input(0, type);
+  c.data_output(type);
   const Tensor& axes = c.param_input(1, DataType::kInt32);
   if (axes.shape.size() > 1) c.fail(c.in_label(1) + " (axes) must be a scalar or a list");
   const int32_t rank = static_cast<int32_t>(input.shape.size());
@@ -72,13 +74,14 @@ inline Reduction check_reduction(Checker& c) {
 }
 
 // MEAN and SUM sum in int32 as TFLite does and requantize the centred sum (at most 255 * count
-// in magnitude) by `m`: both must fit the kernel's int32 arithmetic.
+// in magnitude, int16 32768 * count) by `m`: both must fit the kernel's int32 arithmetic.
 inline void check_sum_fits(const Checker& c, int64_t count, kernels::QuantizedMultiplier m,
                            const char* verb) {
-  const int64_t bound = count * 255;
+  const int64_t element = c.in(0).type == DataType::kInt16 ? 32768 : 255;
+  const int64_t bound = count * element;
   if (bound > kernels::kMaxMeanSum) {
     c.fail(std::string(verb) + " " + std::to_string(count) + " elements per output; at most " +
-           std::to_string(kernels::kMaxMeanSum / 255) + " fit the int32 sum");
+           std::to_string(kernels::kMaxMeanSum / element) + " fit the int32 sum");
   }
   if (m.shift > 30 || (m.shift > 0 && (bound << m.shift) > kernels::kMaxMeanSum)) {
     c.fail("input scale / output scale " +

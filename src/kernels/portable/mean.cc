@@ -104,23 +104,32 @@ int32_t split_walks(const MeanParams& p, Walk& kept, Walk& reduced) {
   return outputs;
 }
 
-}  // namespace
-
-void mean(const MeanParams& p, const int8_t* input, int8_t* output) {
+template <typename T>
+void mean_of(const MeanParams& p, const T* input, T* output, int32_t lowest, int32_t highest) {
   Walk kept, reduced;
   const int32_t outputs = split_walks(p, kept, reduced);
   const int64_t centre = static_cast<int64_t>(p.input_zero_point) * p.count;
   for (int32_t o = 0; o < outputs; ++o, kept.next()) {
-    const int8_t* base = input + kept.offset;
+    const T* base = input + kept.offset;
     int32_t sum = 0;
     reduced.offset = 0;
     for (int32_t e = 0; e < p.count; ++e, reduced.next()) sum += base[reduced.offset];
     const int32_t centred = static_cast<int32_t>(sum - centre);
     int32_t out = multiply_by_quantized_multiplier(centred, p.multiplier, p.shift);
     out += p.output_zero_point;
-    out = out < -128 ? -128 : (out > 127 ? 127 : out);
-    output[o] = static_cast<int8_t>(out);
+    out = out < lowest ? lowest : (out > highest ? highest : out);
+    output[o] = static_cast<T>(out);
   }
+}
+
+}  // namespace
+
+void mean(const MeanParams& p, const int8_t* input, int8_t* output) {
+  mean_of(p, input, output, -128, 127);
+}
+
+void mean(const MeanParams& p, const int16_t* input, int16_t* output) {
+  mean_of(p, input, output, -32768, 32767);
 }
 
 void reduce_max(const MeanParams& p, const int8_t* input, int8_t* output) {

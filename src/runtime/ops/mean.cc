@@ -1,4 +1,4 @@
-// MEAN over any axes of an int8 input of rank <= kMaxMeanRank, TFLite's integer rule.
+// MEAN over any axes of an int8 (or int16) input of rank <= kMaxMeanRank, TFLite's integer rule.
 
 #include "mote/kernels/mean.h"
 #include "runtime/ops/op_support.h"
@@ -16,8 +16,9 @@ Error check(const OpChecker& c) {
                  Error::kUnsupported);
   }
   MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
-  // |sum(x) - input_zp * count| <= 255 * count, requantized.
-  return c.requant(o.requant(), count * kMaxCenteredInput, kernels::kMaxMeanSum);
+  // |sum(x) - input_zp * count| <= 255 * count (int16: 32768 * count), requantized.
+  return c.requant(o.requant(), count * (c.int16() ? 32768 : kMaxCenteredInput),
+                   kernels::kMaxMeanSum);
 }
 
 void invoke(const Op& op) {
@@ -25,13 +26,17 @@ void invoke(const Op& op) {
   const kernels::MeanParams p =
       reduction_params(op, o.axes(), -o.input_offset(), o.output_offset(),
                        o.requant()->multiplier(), o.requant()->shift());
-  kernels::mean(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
+  if (op.in(0).type() == DataType::Int16) {
+    kernels::mean(p, op.in_data<int16_t>(0), op.out_data<int16_t>());
+  } else {
+    kernels::mean(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
+  }
 }
 
 }  // namespace
 
 extern const OpRegistration kMeanOp{
-    takes(1, 2, schema::OpOptions::MeanOptions).int8(1), &check, &invoke,
+    takes(1, 2, schema::OpOptions::MeanOptions).int8(1).int16(1), &check, &invoke,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

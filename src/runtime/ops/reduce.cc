@@ -1,6 +1,6 @@
 // SUM (the centred int32 sum requantized, TFLite's compute_sum rule) and REDUCE_MAX (the largest
 // raw value, output quantized as the input) over any axes of an int8 input of rank <=
-// kMaxMeanRank.
+// kMaxMeanRank; SUM also of an int16 one.
 
 #include "mote/kernels/mean.h"
 #include "runtime/ops/op_support.h"
@@ -14,8 +14,9 @@ Error check_sum(const OpChecker& c) {
   int64_t count = 1;
   MOTE_TRY(check_reduction(c, o.axes(), o.keep_dims(), &count));
   MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), -128, 127));
-  // |sum(x) - input_zp * count| <= 255 * count, requantized.
-  return c.requant(o.requant(), count * kMaxCenteredInput, kernels::kMaxMeanSum);
+  // |sum(x) - input_zp * count| <= 255 * count (int16: 32768 * count), requantized.
+  return c.requant(o.requant(), count * (c.int16() ? 32768 : kMaxCenteredInput),
+                   kernels::kMaxMeanSum);
 }
 
 void invoke_sum(const Op& op) {
@@ -23,7 +24,11 @@ void invoke_sum(const Op& op) {
   const kernels::MeanParams p =
       reduction_params(op, o.axes(), -o.input_offset(), o.output_offset(),
                        o.requant()->multiplier(), o.requant()->shift());
-  kernels::mean(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
+  if (op.in(0).type() == DataType::Int16) {
+    kernels::mean(p, op.in_data<int16_t>(0), op.out_data<int16_t>());
+  } else {
+    kernels::mean(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
+  }
 }
 
 Error check_reduce_max(const OpChecker& c) {
@@ -43,7 +48,7 @@ void invoke_reduce_max(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kSumOp{
-    takes(1, 2, schema::OpOptions::ReduceOptions).int8(1), &check_sum, &invoke_sum,
+    takes(1, 2, schema::OpOptions::ReduceOptions).int8(1).int16(1), &check_sum, &invoke_sum,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 extern const OpRegistration kReduceMaxOp{
     takes(1, 2, schema::OpOptions::ReduceOptions).int8(1), &check_reduce_max, &invoke_reduce_max,
