@@ -590,5 +590,30 @@ TEST(Int16DataMovement, PadThenStridedSliceMoveTwoByteElements) {
   }
 }
 
+// int16 TRANSPOSE (two-byte elements moved whole) then SLICE, against the index arithmetic.
+TEST(Int16DataMovement, TransposeThenSliceMoveTwoByteElements) {
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 2, 3, 4}, ir::DataType::kInt8, 0.01f, 0);
+  const auto t = b.add_transpose(x, {0, 3, 1, 2});                   // [1,4,2,3]
+  b.mark_output(b.add_slice(t, {0, 1, 0, 1}, {1, 2, 2, 2}));          // [1,2,2,2]
+  const ir::Graph graph = as_int16(b.build());
+  EXPECT_TRUE(ops::validate(graph).empty());
+  std::vector<int16_t> input(24);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<int16_t>(-31000 + 2603 * i);
+  std::vector<int16_t> expected;
+  for (int c = 1; c < 3; ++c) {
+    for (int h = 0; h < 2; ++h) {
+      for (int w = 1; w < 3; ++w) expected.push_back(input[(h * 3 + w) * 4 + c]);
+    }
+  }
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const pipeline::HostRun run =
+        pipeline::run_on_host(pipeline::compile(graph, options).program, {bytes_of(input)});
+    EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
+  }
+}
+
 }  // namespace
 }  // namespace mote

@@ -12,12 +12,13 @@ namespace {
 
 void check(Checker& c) {
   c.no_options();
-  const Tensor& input = c.data_input(0);
+  const DataType type = c.activation_type();  // int16 moves as int8 does
+  const Tensor& input = c.data_input(0, type);
   ResolvedSlice r;
   const std::string why =
       resolve_slice(input.shape, constant_vector(c, 1, "begin"), constant_vector(c, 2, "size"), &r);
   if (!why.empty()) c.fail(why);
-  c.data_output();
+  c.data_output(type);
   c.expect_output_shape(r.output_shape);
   c.expect_same_quantization(0);
 }
@@ -39,6 +40,7 @@ constexpr int8_t kProgramInputs[] = {0};  // begin and size are options
 extern const OpDef slice{.builtin_code = builtin(tfl::BuiltinOperator::SLICE),
                          .read_options = read_empty<tfl::BuiltinOptions::SliceOptions>,
                          .write_options = write_empty<tfl::SliceOptionsT>, .inputs = {3, 3},
-                         .check = check, .lower = lower, .program_inputs = kProgramInputs};
+                         .check = check, .lower = lower, .program_inputs = kProgramInputs,
+                         .int16_activations = true};
 
 }  // namespace mote::ops

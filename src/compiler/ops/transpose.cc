@@ -3,14 +3,22 @@
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
+#include "mote/kernels/transpose.h"
 
 namespace mote::ops {
 namespace {
 
 void check(Checker& c) {
   c.no_options();
-  const Tensor& input = c.data_input(0);
-  c.data_output();
+  const DataType type = c.activation_type();
+  const Tensor& input = c.data_input(0, type);
+  c.data_output(type);
+  // int16 runs as bytes with one more dimension (the element's two bytes), which must fit.
+  if (type == DataType::kInt16 && input.shape.size() + 1 > kernels::kMaxTransposeRank) {
+    c.fail(c.in_label(0) + " is int16 of rank " + std::to_string(input.shape.size()) +
+           "; an int16 TRANSPOSE takes rank " + std::to_string(kernels::kMaxTransposeRank - 1) +
+           " at most");
+  }
   const Tensor& perm = c.param_input(1, DataType::kInt32);
   const std::vector<int32_t> expected_shape = {static_cast<int32_t>(input.shape.size())};
   if (perm.shape != expected_shape) {
@@ -44,6 +52,7 @@ constexpr int8_t kProgramInputs[] = {0};  // the permutation is an option
 extern const OpDef transpose{.builtin_code = builtin(tfl::BuiltinOperator::TRANSPOSE),
                              .read_options = read_empty<tfl::BuiltinOptions::TransposeOptions>,
                              .write_options = write_empty<tfl::TransposeOptionsT>, .inputs = {2, 2},
-                             .check = check, .lower = lower, .program_inputs = kProgramInputs};
+                             .check = check, .lower = lower, .program_inputs = kProgramInputs,
+                             .int16_activations = true};
 
 }  // namespace mote::ops

@@ -1,4 +1,4 @@
-// SLICE: int8, up to 6 dimensions; begin and size are SliceOptions with unit steps, walked by
+// SLICE: int8 or int16, up to 6 dimensions; begin and size are SliceOptions with unit steps, walked by
 // the strided-copy kernel.
 
 #include "runtime/ops/strided_copy_ops.h"
@@ -11,7 +11,7 @@ void invoke(const Op& op) { invoke_slice(op); }
 }  // namespace
 
 extern const OpRegistration kSliceOp{
-    takes(1, 1, schema::OpOptions::SliceOptions).int8(1), &check_slice, &invoke,
+    takes(1, 1, schema::OpOptions::SliceOptions).int8(1).int16(1), &check_slice, &invoke,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

@@ -1,4 +1,5 @@
-// TRANSPOSE: int8, any permutation of up to 6 dimensions.
+// TRANSPOSE: int8, any permutation of up to 6 dimensions; int16 of up to 5, moved as bytes with
+// the element's two bytes a last dimension that stays last.
 
 #include "mote/kernels/transpose.h"
 #include "runtime/ops/op_support.h"
@@ -12,6 +13,9 @@ Error check(const OpChecker& c) {
   const size_t r = rank(x);
   if (rank(y) != r || r < 1) return c.bad("input and output must be of the same rank");
   if (o.perm() == nullptr || o.perm()->size() != r) return c.bad("permutation size differs");
+  if (c.int16() && r + 1 > static_cast<size_t>(kernels::kMaxTransposeRank)) {
+    return c.bad("int16 transpose of rank 6", Error::kUnsupported);
+  }
   uint32_t seen = 0;
   for (uint32_t d = 0; d < r; ++d) {
     const int32_t p = o.perm()->Get(d);
@@ -33,13 +37,18 @@ void invoke(const Op& op) {
     p.input_dims[k] = dim(x, k);
     p.perm[k] = o.perm()->Get(static_cast<flatbuffers::uoffset_t>(k));
   }
+  if (x.type() == DataType::Int16) {
+    p.input_dims[p.rank] = 2;
+    p.perm[p.rank] = p.rank;
+    ++p.rank;
+  }
   kernels::transpose(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
 }
 
 }  // namespace
 
 extern const OpRegistration kTransposeOp{
-    takes(1, 2, schema::OpOptions::TransposeOptions).int8(1), &check, &invoke,
+    takes(1, 2, schema::OpOptions::TransposeOptions).int8(1).int16(1), &check, &invoke,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal
