@@ -325,6 +325,26 @@ TEST(OpsTest, MaxAndAveragePool) {
   }
 }
 
+// A window whose area times the largest element overflows even int64 (1.9e9 squared, times 128;
+// found by fuzz_program_load_dsp) is refused as too large, its pads keeping it consistent.
+TEST(OpsTest, PoolWindowOfAHugeAreaIsRefused) {
+  for (const DataType type : {DataType::Int8, DataType::Int16}) {
+    schema::PoolOptionsT o;
+    o.stride_h = o.stride_w = 1;
+    o.filter_h = o.filter_w = 1900000000;
+    o.pad_h = o.pad_w = 1899999998;
+    o.activation_min = type == DataType::Int16 ? -32768 : -128;
+    o.activation_max = type == DataType::Int16 ? 32767 : 127;
+    const Spec x{type, {1, 4, 4, 2}, 0.1f, 0};
+    OneOp t(OpKind::AveragePool2D, {x}, {x}, options(o));
+    schema::ProgramT program = t.builder().take_program();
+    program.version = kFormatVersion;
+    const testing::Loaded loaded = testing::load(testing::pack_unchecked(program));
+    EXPECT_FALSE(loaded.program.ok());
+    EXPECT_EQ(std::string(loaded.diagnostic.reason), "pooling window too large");
+  }
+}
+
 // The loader checks each operator's signature (registry.h) before the operator's own check.
 TEST(OpsTest, SignatureRefusesWhatTheKernelCannotTake) {
   const auto refusal = [](OpKind kind, std::vector<Spec> inputs, Spec output) {
