@@ -27,6 +27,7 @@ Error check(const OpChecker& c) {
   const bool has_arrays = (o.multipliers() != nullptr && o.multipliers()->size() != 0) ||
                           (o.shifts() != nullptr && o.shifts()->size() != 0);
   if (c.int16()) {
+    if (o.filter_offset() != 0) return c.bad("16x8 weights are symmetric (filter zero point 0)");
     // |input| <= 32768, |weight| <= 128; int64 sums (int64 bias or none) take any requantization.
     const int64_t products = int64_t{depth} * 32768 * 128;
     const bool int32_sums = c.in(2) != nullptr && c.in(2)->type() == DataType::Int32;
