@@ -1,7 +1,6 @@
 // QUANTIZE (float32 -> int8; int8 / int16 -> int8 / int16 / int32 and int32 -> int8 / int16 with
-// new quantization; uint8
-// <-> int8 at a graph's edges: a camera's uint8 frame in, a uint8 result out) and DEQUANTIZE
-// (int8 -> float32).
+// new quantization; uint8 <-> int8 at a graph's edges: a camera's uint8 frame in, a uint8 result
+// out) and DEQUANTIZE (int8 -> float32).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
