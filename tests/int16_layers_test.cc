@@ -1,7 +1,8 @@
 // 16x8 (int16 activations, int8 weights) layers end to end: builder graphs of the operators
 // 16x8 keyword-spotting, audio and vision models are made of (DEPTHWISE_CONV_2D, AVERAGE_POOL_2D,
 // MAX_POOL_2D, MUL, RELU, RELU6, CONCATENATION, RESHAPE, FULLY_CONNECTED with an int64 and with an
-// int32 bias, SOFTMAX; LOGISTIC, TANH, QUANTIZE from int32, TRANSPOSE_CONV, PAD, STRIDED_SLICE)
+// int32 bias, SOFTMAX; LOGISTIC, TANH, MEAN, SUM, QUANTIZE from int32, TRANSPOSE_CONV, PAD,
+// STRIDED_SLICE, TRANSPOSE, SLICE)
 // turned int16, compiled for three CPUs, run on the host, and compared with slow references
 // written here from TFLite's reference int16 kernels (reference_integer_ops: int64 sums and the
 // 64-bit MultiplyByQuantizedMultiplier where the bias is int64, int32 otherwise), independent of
