@@ -12,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "compiler/builder/model_builder.h"
@@ -101,12 +102,20 @@ std::vector<mote::builder::NamedModel> small_models() {
 // Inputs on which the fuzzers once found undefined behaviour, written again at every run so the
 // replay tests keep running them (each is refused now, with a reason).
 size_t write_regression_seeds(const fs::path& tflite_dir, const fs::path& program_dir) {
-  {  // an average pool whose filter's area overflows int32 (620756995 * 7)
-    ModelBuilder b(1);
-    TensorId x = b.add_input({1, 4, 4, 2}, DataType::kInt8, 0.1f, 0);
-    b.mark_output(b.add_average_pool(x, 620756995, 7, 1, Padding::kSame));
-    write(tflite_dir / "regression_pool_filter_overflow.tflite",
-          mote::builder::write_model(b.build()));
+  {  // an average pool whose filter's area overflows int32 (620756995 * 7), and one whose
+     // width overflows the SAME geometry (3 x 2147483647); set after build(), which refuses them
+    for (const auto& [h, w, name] :
+         {std::tuple{620756995, 7, "regression_pool_filter_overflow.tflite"},
+          std::tuple{3, 2147483647, "regression_pool_geometry_overflow.tflite"}}) {
+      ModelBuilder b(1);
+      TensorId x = b.add_input({1, 4, 4, 2}, DataType::kInt8, 0.1f, 0);
+      b.mark_output(b.add_average_pool(x, 3, 3, 1, Padding::kSame));
+      mote::ir::Graph g = b.build();
+      auto& o = std::get<mote::ir::Pool2DOptions>(g.operators[0].options);
+      o.filter_h = h;
+      o.filter_w = w;
+      write(tflite_dir / name, mote::builder::write_model(g));
+    }
   }
   {  // a hard swish whose scales' ratio is infinite in float
     ModelBuilder b(1);
@@ -153,7 +162,7 @@ size_t write_regression_seeds(const fs::path& tflite_dir, const fs::path& progra
     write(program_dir / "regression_pool_window_area.mote",
           std::vector<uint8_t>(fb.GetBufferPointer(), fb.GetBufferPointer() + fb.GetSize()));
   }
-  return 4;
+  return 5;
 }
 
 }  // namespace

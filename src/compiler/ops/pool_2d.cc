@@ -22,6 +22,12 @@ void check(Checker& c) {
     c.fail("filter " + std::to_string(o.filter_h) + "x" + std::to_string(o.filter_w) +
            " must be >= 1");
   }
+  // The kernels sum a window in int32, as the runtime's load check requires.
+  const int64_t most = kernels::kAccLimit / (type == DataType::kInt16 ? 32768 : 128);
+  if (int64_t{o.filter_h} * o.filter_w > most) {
+    c.fail("filter " + std::to_string(o.filter_h) + "x" + std::to_string(o.filter_w) +
+           " has more than " + std::to_string(most) + " elements, the most a pooling window sums");
+  }
   c.expect_window_output(input, o.filter_h, o.filter_w, o, input.shape[3]);
   c.expect_same_quantization(0);
 }

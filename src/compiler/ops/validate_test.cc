@@ -248,6 +248,13 @@ TEST(Validate, DataMovementRules) {
   expect_rejected(g, [&](Graph& g) {
     std::get<Pool2DOptions>(g.operators[pool].options).filter_w = 0;
   }, "filter 2x0 must be >= 1");
+  // A window too large to sum (found by fuzz_tflite_reader: SAME padding let it through to the
+  // geometry, whose int32 arithmetic overflowed).
+  expect_rejected(g, [&](Graph& g) {
+    auto& o = std::get<Pool2DOptions>(g.operators[pool].options);
+    o.filter_w = 2147483647;
+    o.padding = ir::Padding::kSame;
+  }, "filter 2x2147483647 has more than 16777213 elements, the most a pooling window sums");
   expect_rejected(g, [&](Graph& g) { output(g, concat).quantization.scale[0] *= 3; },
                   "operator " + std::to_string(concat) + " (CONCATENATION): output (tensor");
   expect_rejected(g, [&](Graph& g) { std::get<ConcatenationOptions>(g.operators[concat].options).axis = 4; },

@@ -16,9 +16,12 @@ using internal::min32;
 // TFLite's ComputeOutSize and ComputePaddingWithOffset (dilation 1).
 void pool_geometry(int32_t in, int32_t filter, int32_t stride, bool same, int32_t* out,
                    int32_t* pad) {
-  *out = same ? (in + stride - 1) / stride : (in + stride - filter) / stride;
-  const int32_t total = (*out - 1) * stride + filter - in;
-  *pad = total > 0 ? total / 2 : 0;
+  // In 64 bits: a hostile filter or stride near int32's top must not overflow (the checks that
+  // refuse such shapes may come later).
+  const int64_t o = same ? (int64_t{in} + stride - 1) / stride : (int64_t{in} + stride - filter) / stride;
+  const int64_t total = (o - 1) * stride + filter - in;
+  *out = static_cast<int32_t>(o);
+  *pad = total > 0 ? static_cast<int32_t>(total / 2) : 0;
 }
 
 // for_each_window for row calls: output rows [y_begin, y_end) of one image, each output row's
