@@ -56,11 +56,7 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.activation(o.activation);
 }
 
-// 16x8 (int16 activations): the portable direct kernel, on every extension; no scratch, no
-// overlap, no backward runs, no row stages.
-bool int16(const ir::Graph& g, const ir::Operator& op) {
-  return g.tensors[op.inputs[0]].type == ir::DataType::kInt16;
-}
+// The 16x8 form (ops::int16) runs the portable kernel: no scratch, overlap or row stages.
 uint64_t scratch_bytes(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
   return int16(g, op) ? 0 : variant_scratch<&conv_shape, &kernels::conv_scratch_bytes>(g, op, e);
 }

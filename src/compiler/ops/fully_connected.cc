@@ -71,10 +71,7 @@ int32_t units(const ir::Graph& g, const ir::Operator& op) {
   return g.tensors[op.inputs[1]].shape[0];
 }
 
-// 16x8 (int16 activations): the portable direct kernel on every extension, no scratch.
-bool int16(const ir::Graph& g, const ir::Operator& op) {
-  return g.tensors[op.inputs[0]].type == ir::DataType::kInt16;
-}
+// The 16x8 form (ops::int16) runs the portable kernel: no scratch, overlap or row stages.
 uint64_t scratch_bytes(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
   return int16(g, op) ? 0 : kernels::fully_connected_scratch_bytes(units(g, op), e);
 }

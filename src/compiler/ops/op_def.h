@@ -132,6 +132,12 @@ const char* variant_name(const ir::Graph& g, const ir::Operator& op, kernels::Ex
   return kVariant(kKey(g, op), e);
 }
 
+// Whether `op` runs in its 16x8 form (input 0 an int16 activation): the portable direct kernels
+// on every extension, with no scratch, overlap or row stages.
+inline bool int16(const ir::Graph& g, const ir::Operator& op) {
+  return g.tensors[op.inputs[0]].type == ir::DataType::kInt16;
+}
+
 // `describe` of the operators whose only option is a fused activation.
 void describe_activation(const ir::Graph& graph, const ir::Operator& op, Description& d);
 inline schema::OpKind op_kind(ir::OpType type) { return static_cast<schema::OpKind>(type); }

@@ -32,11 +32,7 @@ void check(Checker& c) {
   c.expect_same_quantization(0);
 }
 
-// int16: the portable direct loops on every extension; no scratch, no overlap, no row stages.
-bool int16(const ir::Graph& g, const ir::Operator& op) {
-  return g.tensors[op.inputs[0]].type == ir::DataType::kInt16;
-}
-
+// The 16x8 form (ops::int16) runs the portable kernel: no scratch, overlap or row stages.
 uint64_t average_scratch(const ir::Graph& g, const ir::Operator& op,
                          kernels::Extension extension) {
   if (int16(g, op)) return 0;
