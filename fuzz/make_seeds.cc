@@ -184,6 +184,9 @@ int main(int argc, char** argv) {
     models.push_back({"tiny_all_ops", mote::builder::tiny_all_ops()});
     models.push_back({"kws_dscnn_like", mote::builder::kws_dscnn_like()});
     models.push_back({"conv_chain_3", mote::builder::conv_chain(3)});
+    // The 16x8 and int4-weight forms: their own load checks and kernels.
+    models.push_back({"int16_layers", mote::builder::int16_layers()});
+    models.push_back({"int4_layers", mote::builder::int4_layers()});
 
     size_t files = 0;
     for (const auto& [name, graph] : models) {

@@ -102,7 +102,7 @@ class Mutator {
       case 4: u32(t.last_step, static_cast<int64_t>(p.operators.size())); break;
       case 5: index(t.alias, p); break;
       case 6: t.location = static_cast<schema::Location>(below(4)); break;  // 3: unknown
-      case 7: t.type = static_cast<schema::DataType>(below(8)); break;
+      case 7: t.type = static_cast<schema::DataType>(below(9)); break;  // 8: unknown
       case 8: i32(t.zero_point); break;
       case 9: t.scale = below(2) != 0 ? t.scale * 2 : static_cast<float>(near(0)); break;
       default:  // keep size consistent with a changed shape, so later checks are reached

@@ -83,6 +83,7 @@ OutputValues decode(const schema::TensorT& t, const std::vector<uint8_t>& bytes)
     case schema::DataType::Int64: integers(int64_t{}, 8); break;
     case schema::DataType::UInt8:
     case schema::DataType::Bool: integers(uint8_t{}, 1); break;
+    case schema::DataType::Int4: break;  // weights only, never an output
   }
   return out;
 }

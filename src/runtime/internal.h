@@ -15,7 +15,8 @@ namespace internal {
 // Concatenation inputs the runtime accepts (their pointers and parameters sit on the stack).
 inline constexpr size_t kMaxConcatenationInputs = 16;
 
-// Bytes per element; 0 for a value outside the enum.
+// Bytes per element; 0 for a value outside the enum. Int4 packs two elements in a byte: 1 here,
+// the byte they share (storage_bytes is exact).
 inline size_t element_size(schema::DataType type) {
   switch (type) {
     case schema::DataType::Float32: return 4;
@@ -25,8 +26,14 @@ inline size_t element_size(schema::DataType type) {
     case schema::DataType::Int64: return 8;
     case schema::DataType::UInt8: return 1;
     case schema::DataType::Bool: return 1;
+    case schema::DataType::Int4: return 1;
   }
   return 0;
+}
+
+// Bytes that hold `count` elements of `type`.
+inline uint64_t storage_bytes(schema::DataType type, uint64_t count) {
+  return type == schema::DataType::Int4 ? (count + 1) / 2 : count * element_size(type);
 }
 
 inline size_t rank(const schema::Tensor& t) { return t.shape() ? t.shape()->size() : 0; }
@@ -34,6 +41,8 @@ inline int32_t dim(const schema::Tensor& t, size_t i) { return t.shape()->Get(st
 inline const int32_t* shape_data(const schema::Tensor& t) {
   return t.shape() ? t.shape()->data() : nullptr;
 }
+// Of an Int4 tensor, its bytes: only the weights of the operators whose signature takes int4
+// are Int4 (OpSignature::int4_weights), and those read their shape instead.
 inline size_t element_count(const schema::Tensor& t) { return t.size() / element_size(t.type()); }
 
 // An int32 at a 4-byte aligned position of the constant blob (little-endian targets only).
@@ -94,6 +103,7 @@ struct OpCheckContext {
   uint32_t constants_size;
   uint32_t index;
   const char** reason;  // set on failure
+  bool has_int4;        // some tensor of the program is Int4 (the signature looks where)
 };
 
 // What an operator runs with; nothing is kept between operators.

@@ -25,6 +25,7 @@ using internal::fail;
 using schema::Location;
 
 static_assert(static_cast<int>(DataType::kBool) == static_cast<int>(schema::DataType::Bool), "");
+static_assert(static_cast<int>(DataType::kInt4) == static_cast<int>(schema::DataType::Int4), "");
 static_assert(static_cast<int>(DataType::kUInt8) == static_cast<int>(schema::DataType::UInt8), "");
 static_assert(static_cast<int>(Extension::kMve) == static_cast<int>(schema::Extension::Mve), "");
 
@@ -160,7 +161,15 @@ class Loader {
         }
         count = count / static_cast<uint64_t>(internal::dim(t, 1)) * t.ring_rows();
       }
-      if (count * elem != t.size()) return tensor_error(i, "size differs from shape and type");
+      if (internal::storage_bytes(t.type(), count) != t.size()) {
+        return tensor_error(i, "size differs from shape and type");
+      }
+      if (t.type() == schema::DataType::Int4) {
+        if (t.location() != Location::Constant) {
+          return tensor_error(i, "int4 tensor not a constant (packed weights only)");
+        }
+        has_int4_ = true;
+      }
       if (t.size() > kMaxTensorBytes) return tensor_error(i, "larger than 2^31 - 1 bytes");
       // A NaN fails both comparisons.
       if (!(t.scale() >= 0.0f && t.scale() <= FLT_MAX)) {
@@ -336,7 +345,8 @@ class Loader {
         if (scratch->offset() % 4 != 0) return op_error("scratch region not 4-byte aligned");
       }
       const char* reason = "";
-      const internal::OpCheckContext context{&p_, constants_, constants_size_, i, &reason};
+      const internal::OpCheckContext context{&p_, constants_, constants_size_, i, &reason,
+                                             has_int4_};
       if (const Error e = internal::validate_operator(context, op); e != Error::kOk) {
         return op_error(reason, e);
       }
@@ -389,6 +399,7 @@ class Loader {
   size_t workspace_words_;
   const uint8_t* constants_ = nullptr;
   uint32_t constants_size_ = 0;
+  bool has_int4_ = false;  // some tensor is Int4 (check_tensors)
 };
 
 }  // namespace

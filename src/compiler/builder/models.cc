@@ -1,5 +1,7 @@
 #include "compiler/builder/models.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -201,6 +203,58 @@ ir::Graph int16_layers(uint32_t seed) {
   widen_bias(g.tensors[g.operators.front().inputs[2]]);
   widen_bias(g.tensors[g.operators[g.operators.size() - 4].inputs[2]]);
   return g;
+}
+
+ir::Graph as_int4(ir::Graph g) {
+  for (const ir::Operator& op : g.operators) {
+    if (op.type != ir::OpType::kConv2D && op.type != ir::OpType::kDepthwiseConv2D &&
+        op.type != ir::OpType::kFullyConnected) {
+      continue;
+    }
+    ir::Tensor& w = g.tensors[op.inputs[1]];
+    if (w.type != DataType::kInt8) continue;
+    std::vector<uint8_t> packed((w.data.size() + 1) / 2, 0);
+    for (size_t i = 0; i < w.data.size(); ++i) {
+      const float v = static_cast<float>(static_cast<int8_t>(w.data[i])) / 16.0f;
+      const int32_t q = std::clamp(static_cast<int32_t>(std::lround(v)), -8, 7);
+      packed[i / 2] |= static_cast<uint8_t>((q & 15) << (i % 2 == 0 ? 0 : 4));
+    }
+    w.type = DataType::kInt4;
+    w.data = std::move(packed);
+    for (float& s : w.quantization.scale) s *= 16.0f;
+    if (op.inputs.size() > 2 && op.inputs[2] != ir::kNoTensor) {
+      for (float& s : g.tensors[op.inputs[2]].quantization.scale) s *= 16.0f;
+    }
+  }
+  return g;
+}
+
+ir::Graph int4_unpacked(ir::Graph g) {
+  for (ir::Tensor& t : g.tensors) {
+    if (t.type != DataType::kInt4) continue;
+    std::vector<uint8_t> values(static_cast<size_t>(t.num_elements()));
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint32_t nibble = (t.data[i / 2] >> (i % 2 == 0 ? 0 : 4)) & 15u;
+      values[i] = static_cast<uint8_t>(static_cast<int8_t>(static_cast<int32_t>(nibble ^ 8u) - 8));
+    }
+    t.type = DataType::kInt8;
+    t.data = std::move(values);
+  }
+  return g;
+}
+
+ir::Graph int4_layers(uint32_t seed) {
+  ModelBuilder b(seed);
+  TensorId x = b.add_input({1, 10, 10, 3}, DataType::kInt8, 0.03f, 5);
+  x = b.add_pad(x, {{0, 0}, {1, 1}, {1, 1}, {0, 0}});
+  x = b.add_conv2d(x, 5, 3, 3, 2, Padding::kValid, Activation::kRelu6);  // 5x5x5
+  x = b.add_depthwise(x, 3, 3, 1, Padding::kSame, Activation::kNone, /*depth_multiplier=*/2);
+  x = b.add_depthwise(x, 3, 3, 2, Padding::kSame, Activation::kRelu);  // 3x3x10
+  x = b.add_conv2d(x, 7, 1, 1, 1, Padding::kSame, Activation::kNone, /*bias=*/false);
+  x = b.add_reshape(x, {1, -1});
+  x = b.add_fully_connected(x, 9, Activation::kRelu, true, /*per_channel=*/true);
+  b.mark_output(b.add_softmax(b.add_fully_connected(x, 4)));
+  return as_int4(b.build());
 }
 
 std::vector<NamedModel> all_named_models() {

@@ -63,6 +63,21 @@ void widen_bias(ir::Tensor& bias);
 // all_named_models (write_builder_model names it apart).
 ir::Graph int16_layers(uint32_t seed = 1);
 
+// The int8 weights of every CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED made int4 as TFLite
+// stores them (packed two per byte, low nibble first): each value divided by 16 and rounded into
+// [-8, 7], its scale (and the bias's) times 16.
+ir::Graph as_int4(ir::Graph graph);
+// Every int4 constant unpacked into int8 holding the same values, as TFLite runs int4 weights
+// (UnpackDenseInt4IntoInt8, then the int8 kernel): the reference form of an as_int4 graph.
+ir::Graph int4_unpacked(ir::Graph graph);
+
+// int4 weights: int8 input 1x10x10x3 -> PAD -> CONV_2D 3x3 s2 (ReLU6, the PAD folded) ->
+// DEPTHWISE_CONV_2D 3x3 (multiplier 2) -> DEPTHWISE_CONV_2D 3x3 s2 -> CONV_2D 1x1 without bias ->
+// RESHAPE -> FULLY_CONNECTED per channel (ReLU) -> FULLY_CONNECTED per tensor -> SOFTMAX, through
+// as_int4. The first CONV_2D's and the per-channel FULLY_CONNECTED's weights hold an odd number
+// of values (a last byte half used).
+ir::Graph int4_layers(uint32_t seed = 1);
+
 struct NamedModel {
   std::string name;
   ir::Graph graph;

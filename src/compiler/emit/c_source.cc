@@ -25,6 +25,7 @@ const char* type_name(schema::DataType type) {
     case schema::DataType::Int64: return "int64";
     case schema::DataType::UInt8: return "uint8";
     case schema::DataType::Bool: return "bool";
+    case schema::DataType::Int4: return "int4";
   }
   return "unknown";
 }

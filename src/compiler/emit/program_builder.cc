@@ -15,6 +15,7 @@ size_t element_size(schema::DataType type) {
     case schema::DataType::Int64: return 8;
     case schema::DataType::UInt8: return 1;
     case schema::DataType::Bool: return 1;
+    case schema::DataType::Int4: return 1;  // two elements a byte: byte_size halves the count
   }
   throw std::invalid_argument("unknown data type");
 }
@@ -22,6 +23,7 @@ size_t element_size(schema::DataType type) {
 uint32_t byte_size(schema::DataType type, const std::vector<int32_t>& shape) {
   uint64_t n = element_size(type);
   for (const int32_t d : shape) n *= static_cast<uint64_t>(d < 0 ? 0 : d);
+  if (type == schema::DataType::Int4) n = (n + 1) / 2;
   if (n > UINT32_MAX) throw std::invalid_argument("tensor larger than 4 GiB");
   return static_cast<uint32_t>(n);
 }

@@ -12,6 +12,7 @@ std::string_view to_string(DataType type) {
     case DataType::kInt64: return "int64";
     case DataType::kUInt8: return "uint8";
     case DataType::kBool: return "bool";
+    case DataType::kInt4: return "int4";
   }
   return "unknown";
 }
@@ -25,8 +26,14 @@ size_t element_size(DataType type) {
     case DataType::kInt64: return 8;
     case DataType::kUInt8: return 1;
     case DataType::kBool: return 1;
+    case DataType::kInt4: return 1;
   }
   return 1;
+}
+
+int64_t storage_bytes(DataType type, int64_t elements) {
+  return type == DataType::kInt4 ? (elements + 1) / 2
+                                 : elements * static_cast<int64_t>(element_size(type));
 }
 
 int64_t Tensor::num_elements() const {

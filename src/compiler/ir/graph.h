@@ -12,11 +12,15 @@
 
 namespace mote::ir {
 
-enum class DataType : uint8_t { kFloat32, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool };
+// kInt4: weights packed two per byte as TFLite stores INT4 (element 2k in the low nibble of byte
+// k); constants of the convolutions and FULLY_CONNECTED only.
+enum class DataType : uint8_t { kFloat32, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool, kInt4 };
 
 std::string_view to_string(DataType type);
-// Bytes per element.
+// Bytes per element (kInt4: 1, the byte its two elements share; storage_bytes is exact).
 size_t element_size(DataType type);
+// Bytes that hold `elements` values of `type` ((elements + 1) / 2 for kInt4).
+int64_t storage_bytes(DataType type, int64_t elements);
 
 // Affine quantization: real = scale * (q - zero_point). One entry per tensor, or one per slice
 // along quantized_dimension (per-channel). Empty scale means "not quantized".
@@ -46,7 +50,7 @@ struct Tensor {
   bool is_variable = false;
 
   int64_t num_elements() const;  // product of shape (1 for a scalar)
-  int64_t num_bytes() const { return num_elements() * static_cast<int64_t>(element_size(type)); }
+  int64_t num_bytes() const { return storage_bytes(type, num_elements()); }
   bool operator==(const Tensor&) const = default;
 };
 

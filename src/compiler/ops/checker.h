@@ -144,7 +144,11 @@ class Checker {
     const Tensor& t = operand(k);
     if (t.type != type) {
       fail(label(k) + " has type " + std::string(to_string(t.type)) + ", expected " +
-           std::string(to_string(type)));
+           std::string(to_string(type)) +
+           (t.type == DataType::kInt4
+                ? "; int4 weights are taken by CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED "
+                  "with int8 activations (as TFLite's int4 kernels): quantize these to int8"
+                : ""));
     }
   }
   void expect_rank(size_t k, size_t rank) const {
@@ -276,6 +280,18 @@ class Checker {
     const Tensor& t = param_input(k, DataType::kInt8);
     expect_rank(k, 4);
     return t;
+  }
+  // A 4-D constant filter of `weights`: int8, or int4 under int8 activations.
+  const Tensor& window_weights(size_t k, DataType activation) const {
+    const Tensor& t = weights(k, activation);
+    expect_rank(k, 4);
+    return t;
+  }
+  // Constant weights: int8, or int4 (packed two per byte) under int8 activations, as TFLite's
+  // convolutions and FULLY_CONNECTED take them (its 16x8 kernels take int8 weights only).
+  const Tensor& weights(size_t k, DataType activation) const {
+    const bool int4 = in(k).type == DataType::kInt4 && activation == DataType::kInt8;
+    return param_input(k, int4 ? DataType::kInt4 : DataType::kInt8);
   }
   int32_t output_size(int32_t input, int32_t filter, int32_t stride, int32_t dilation,
                       Padding padding, const char* axis) const {

@@ -17,7 +17,7 @@ using Window =
 void check(Checker& c) {
   const auto& o = c.options<ir::Conv2DOptions>();
   const DataType type = c.activation_type();
-  const Tensor &input = c.nhwc_input(0, type), &weights = c.filter(1);
+  const Tensor &input = c.nhwc_input(0, type), &weights = c.window_weights(1, type);
   c.data_output(type);
   const int32_t co = weights.shape[0], kh = weights.shape[1], kw = weights.shape[2];
   const int32_t cf = weights.shape[3], ci = input.shape[3];
@@ -56,30 +56,33 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.activation(o.activation);
 }
 
-// The 16x8 form (ops::int16) runs the portable kernel: no scratch, overlap or row stages.
+// The 16x8 and int4 forms run the direct loops (ops::direct_loops).
 uint64_t scratch_bytes(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
-  return int16(g, op) ? 0 : variant_scratch<&conv_shape, &kernels::conv_scratch_bytes>(g, op, e);
+  return direct_loops(g, op)
+             ? 0
+             : variant_scratch<&conv_shape, &kernels::conv_scratch_bytes>(g, op, e);
 }
 const char* kernel_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
-  return int16(g, op) ? "portable 16x8"
-                      : variant_name<&conv_shape, &kernels::conv_kernel_variant>(g, op, e);
+  return direct_loops(g, op) ? direct_variant(g, op)
+                             : variant_name<&conv_shape, &kernels::conv_kernel_variant>(g, op, e);
 }
 kernels::OverlapRule overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
                              kernels::Extension e) {
-  return int16(g, op) ? kernels::kNoOverlap
-                      : variant_overlap<&conv_shape, &kernels::conv_overlap>(g, op, input, e);
+  return direct_loops(g, op) ? kernels::kNoOverlap
+                             : variant_overlap<&conv_shape, &kernels::conv_overlap>(g, op, input, e);
 }
 
 // A pointwise convolution of stride 1 may run backward (the same rule for every variant).
 kernels::OverlapRule back_overlap(const ir::Graph& g, const ir::Operator& op, size_t input) {
-  return input == 0 && !int16(g, op) ? kernels::conv_backward_overlap(conv_shape(g, op))
-                                      : kernels::kNoOverlap;
+  return input == 0 && !direct_loops(g, op) ? kernels::conv_backward_overlap(conv_shape(g, op))
+                                            : kernels::kNoOverlap;
 }
 
 // Rows of input 0 (batch 1): the window's rows.
 std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
   const kernels::ConvShape s = conv_shape(g, op);
-  if (input != 0 || int16(g, op) || s.batches != 1 || s.filter_h > kernels::kMaxRowWindowRows) {
+  if (input != 0 || direct_loops(g, op) || s.batches != 1 ||
+      s.filter_h > kernels::kMaxRowWindowRows) {
     return std::nullopt;
   }
   return RowReach{s.filter_h, s.stride_h, s.pad_h, s.dilation_h};

@@ -17,7 +17,7 @@ using Window =
 void check(Checker& c) {
   const auto& o = c.options<ir::DepthwiseConv2DOptions>();
   const DataType type = c.activation_type();
-  const Tensor &input = c.nhwc_input(0, type), &weights = c.filter(1);
+  const Tensor &input = c.nhwc_input(0, type), &weights = c.window_weights(1, type);
   c.data_output(type);
   if (weights.shape[0] != 1) {
     c.fail(c.in_label(1) + " has shape " + shape_string(weights.shape) +
@@ -63,34 +63,36 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.activation(o.activation);
 }
 
-// The 16x8 form (ops::int16) runs the portable kernel: no scratch, overlap or row stages.
+// The 16x8 and int4 forms run the direct loops (ops::direct_loops).
 uint64_t scratch_bytes(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
-  return int16(g, op)
+  return direct_loops(g, op)
              ? 0
              : variant_scratch<&depthwise_shape, &kernels::depthwise_conv_scratch_bytes>(g, op, e);
 }
 const char* kernel_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
-  return int16(g, op)
-             ? "portable 16x8"
+  return direct_loops(g, op)
+             ? direct_variant(g, op)
              : variant_name<&depthwise_shape, &kernels::depthwise_conv_kernel_variant>(g, op, e);
 }
 kernels::OverlapRule overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
                              kernels::Extension e) {
-  return int16(g, op) ? kernels::kNoOverlap
-                      : variant_overlap<&depthwise_shape, &kernels::depthwise_conv_overlap>(
-                            g, op, input, e);
+  return direct_loops(g, op)
+             ? kernels::kNoOverlap
+             : variant_overlap<&depthwise_shape, &kernels::depthwise_conv_overlap>(g, op, input, e);
 }
 
 // Depth multiplier 1: one channel plane at a time (depthwise_conv2d_in_place).
 uint64_t in_place_scratch(const ir::Graph& g, const ir::Operator& op) {
-  return int16(g, op) ? 0
-                      : kernels::depthwise_conv_in_place_scratch_bytes(depthwise_shape(g, op));
+  return direct_loops(g, op)
+             ? 0
+             : kernels::depthwise_conv_in_place_scratch_bytes(depthwise_shape(g, op));
 }
 
 // Rows of input 0 (batch 1): the window's rows.
 std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
   const kernels::DepthwiseShape s = depthwise_shape(g, op);
-  if (input != 0 || int16(g, op) || s.batches != 1 || s.filter_h > kernels::kMaxRowWindowRows) {
+  if (input != 0 || direct_loops(g, op) || s.batches != 1 ||
+      s.filter_h > kernels::kMaxRowWindowRows) {
     return std::nullopt;
   }
   return RowReach{s.filter_h, s.stride_h, s.pad_h, s.dilation_h};

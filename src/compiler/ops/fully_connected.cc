@@ -38,7 +38,7 @@ void check(Checker& c) {
   const auto& o = c.options<ir::FullyConnectedOptions>();
   const DataType type = c.activation_type();
   const Tensor& input = c.data_input(0, type);
-  const Tensor& weights = c.param_input(1, DataType::kInt8);
+  const Tensor& weights = c.weights(1, type);
   c.expect_rank(1, 2);
   c.data_output(type);
   const int32_t units = weights.shape[0], depth = weights.shape[1];
@@ -71,12 +71,13 @@ int32_t units(const ir::Graph& g, const ir::Operator& op) {
   return g.tensors[op.inputs[1]].shape[0];
 }
 
-// The 16x8 form (ops::int16) runs the portable kernel: no scratch, overlap or row stages.
+// The 16x8 and int4 forms run the direct loops (ops::direct_loops).
 uint64_t scratch_bytes(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
-  return int16(g, op) ? 0 : kernels::fully_connected_scratch_bytes(units(g, op), e);
+  return direct_loops(g, op) ? 0 : kernels::fully_connected_scratch_bytes(units(g, op), e);
 }
 const char* kernel_variant(const ir::Graph& g, const ir::Operator& op, kernels::Extension e) {
-  return int16(g, op) ? "portable 16x8" : kernels::fully_connected_kernel_variant(units(g, op), e);
+  return direct_loops(g, op) ? direct_variant(g, op)
+                             : kernels::fully_connected_kernel_variant(units(g, op), e);
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
@@ -106,9 +107,9 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   }
 
   // Kernel sums: the bias and every input-independent term, so the kernel's inner loop is a
-  // plain dot product (and CMSIS-NN's MVE buffer becomes a constant). The 16x8 kernel reads the
-  // bias itself.
-  if (int16(ctx.graph(), op)) {
+  // plain dot product (and CMSIS-NN's MVE buffer becomes a constant). The direct loops (16x8,
+  // int4) read the bias themselves.
+  if (direct_loops(ctx.graph(), op)) {
     out.options.Set(std::move(f));
     return;
   }

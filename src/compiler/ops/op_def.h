@@ -132,10 +132,23 @@ const char* variant_name(const ir::Graph& g, const ir::Operator& op, kernels::Ex
   return kVariant(kKey(g, op), e);
 }
 
-// Whether `op` runs in its 16x8 form (input 0 an int16 activation): the portable direct kernels
-// on every extension, with no scratch, overlap or row stages.
+// Whether `op` runs in its 16x8 form (input 0 an int16 activation).
 inline bool int16(const ir::Graph& g, const ir::Operator& op) {
   return g.tensors[op.inputs[0]].type == ir::DataType::kInt16;
+}
+// Whether `op`'s weights (input 1) are int4, packed two per byte.
+inline bool int4_weights(const ir::Graph& g, const ir::Operator& op) {
+  return op.inputs.size() > 1 && op.inputs[1] != ir::kNoTensor &&
+         g.tensors[op.inputs[1]].type == ir::DataType::kInt4;
+}
+// The forms that run the portable direct loops on every extension (16x8, int4 weights): no
+// scratch, no overlap, no backward or in-place runs, no row stages.
+inline bool direct_loops(const ir::Graph& g, const ir::Operator& op) {
+  return int16(g, op) || int4_weights(g, op);
+}
+// The kernel variant of a direct-loop form.
+inline const char* direct_variant(const ir::Graph& g, const ir::Operator& op) {
+  return int16(g, op) ? "portable 16x8" : "portable int4";
 }
 
 // `describe` of the operators whose only option is a fused activation.

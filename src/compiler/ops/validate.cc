@@ -24,19 +24,25 @@ void check_tensor(const Graph& g, int32_t index) {
   // int16: an activation (16x8 models; only operators with OpDef::int16_activations take
   // one), a constant or a state. int64 only as a constant (16x8 biases, slice parameters).
   // uint8 as an activation only (QUANTIZE reads and writes it; every other operator checks for
-  // int8). The operators that read them check their types.
+  // int8). int4 only as a constant (packed weights). The operators that read them check their
+  // types.
   const bool int64_ok = t.type == DataType::kInt64 && t.is_constant;
   const bool uint8_ok = t.type == DataType::kUInt8 && !t.is_constant;
+  const bool int4_ok = t.type == DataType::kInt4 && t.is_constant;
   if (t.type != DataType::kFloat32 && t.type != DataType::kInt8 && t.type != DataType::kInt32 &&
-      t.type != DataType::kInt16 && !int64_ok && !uint8_ok) {
-    bad("type " + std::string(to_string(t.type)) + " not supported");
+      t.type != DataType::kInt16 && !int64_ok && !uint8_ok && !int4_ok) {
+    bad("type " + std::string(to_string(t.type)) + " not supported" +
+        (t.type == DataType::kInt4 ? " except as constant weights" : ""));
   }
-  int64_t bytes = static_cast<int64_t>(element_size(t.type));
+  int64_t elements = 1;
   for (int32_t d : t.shape) {
     if (d < 1) bad("shape " + shape_string(t.shape) + " has a dimension below 1");
-    bytes *= d;  // both factors < 2^31: no overflow before the check below
-    if (bytes > kMaxTensorBytes) bad("shape " + shape_string(t.shape) + " is larger than 2 GiB");
+    elements *= d;  // both factors < 2^31: no overflow before the check below
+    if (storage_bytes(t.type, elements) > kMaxTensorBytes) {
+      bad("shape " + shape_string(t.shape) + " is larger than 2 GiB");
+    }
   }
+  const int64_t bytes = storage_bytes(t.type, elements);
 
   const Quantization& q = t.quantization;
   if (q.scale.size() != q.zero_point.size()) {
@@ -72,6 +78,7 @@ void check_tensor(const Graph& g, int32_t index) {
           t.type == DataType::kInt8    ? (zp >= -128 && zp <= 127)
           : t.type == DataType::kUInt8 ? (zp >= 0 && zp <= 255)
           : t.type == DataType::kInt16 ? (zp >= -32768 && zp <= 32767)
+          : t.type == DataType::kInt4  ? (zp >= -8 && zp <= 7)
           : t.type == DataType::kInt32
               ? (zp >= std::numeric_limits<int32_t>::min() && zp <= std::numeric_limits<int32_t>::max())
               : true;

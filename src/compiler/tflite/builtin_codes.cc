@@ -40,6 +40,7 @@ std::optional<ir::DataType> data_type_from_tensor_type(int8_t type) {
     case 7: return ir::DataType::kInt16;  // INT16: 16x8 activations, SVDF's weights_time and state
     case 4: return ir::DataType::kInt64;  // INT64: 16x8 biases, slice parameters
     case 3: return ir::DataType::kUInt8;  // UINT8: a camera frame into a first QUANTIZE
+    case 17: return ir::DataType::kInt4;  // INT4: weights, packed two per byte
     default: return std::nullopt;
   }
 }
@@ -53,6 +54,7 @@ int8_t tensor_type(ir::DataType type) {
     case ir::DataType::kInt64: return 4;
     case ir::DataType::kUInt8: return 3;
     case ir::DataType::kBool: return 6;
+    case ir::DataType::kInt4: return 17;
   }
   throw std::logic_error("tensor_type: unknown data type");
 }

@@ -1,5 +1,5 @@
-// CONV_2D: int8 NHWC input, filter [Co, Kh, Kw, Cf] (grouped when Cf < Ci), optional int32 bias,
-// per-channel requantization.
+// CONV_2D: int8 NHWC input, filter [Co, Kh, Kw, Cf] (grouped when Cf < Ci; int8 or packed int4),
+// optional int32 bias, per-channel requantization; or 16x8.
 
 #include "mote/kernels/conv.h"
 #include "runtime/ops/convolution.h"
@@ -27,8 +27,8 @@ Error check(const OpChecker& c) {
   if (dim(y, 0) != dim(x, 0) || dim(y, 3) != co) return c.bad("output shape inconsistent");
   if (ci % cf != 0 || co % (ci / cf) != 0) return c.bad("channels inconsistent with groups");
   MOTE_TRY(check_dilated_window(c, o, x, w, y));
-  if (c.op().backward() &&
-      (c.int16() || !kernels::conv_runs_backward(conv_shape(c.program(), c.op())))) {
+  if (c.op().backward() && (direct_loops(c.program(), c.op()) ||
+                            !kernels::conv_runs_backward(conv_shape(c.program(), c.op())))) {
     return c.bad("only a pointwise int8 convolution of stride 1 runs backward");
   }
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2) * cf,
@@ -44,6 +44,9 @@ void invoke(const Op& op) {
     invoke_convolution_16x8<kernels::ConvParams, schema::ConvOptions, &conv_shape,
                             static_cast<Kernel64>(&kernels::conv2d_16x8),
                             static_cast<Kernel32>(&kernels::conv2d_16x8)>(op);
+  } else if (op.in(1).type() == DataType::Int4) {
+    invoke_convolution_int4<kernels::ConvParams, schema::ConvOptions, &conv_shape,
+                            &kernels::conv2d_int4>(op);
   } else {
     invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape, &kernels::conv2d>(
         op);
@@ -56,21 +59,20 @@ constexpr auto invoke_backward =
 // What the kernel built into this library needs, whatever extension the program was planned for:
 // a plan for other kernels may be too small for these.
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
-  if (input_of(p, op, 0).type() == DataType::Int16) return 0;  // 16x8: direct loops
+  if (direct_loops(p, op)) return 0;
   return kernels::built_conv_scratch_bytes(conv_shape(p, op));
 }
 
 // Run backward, the backward rule only: an output below its input would be overwritten.
 kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
-  if (k != 0 || input_of(p, op, 0).type() == DataType::Int16) return kernels::kNoOverlap;
+  if (k != 0 || direct_loops(p, op)) return kernels::kNoOverlap;
   return op.backward() ? kernels::conv_backward_overlap(conv_shape(p, op))
                        : kernels::built_conv_overlap(conv_shape(p, op));
 }
 
 bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
                StageRowReach* reach) {
-  return input_of(p, op, 0).type() != DataType::Int16 &&
-         window_row_reach(conv_shape(p, op), k, reach);
+  return !direct_loops(p, op) && window_row_reach(conv_shape(p, op), k, reach);
 }
 
 using RowArgs = WindowRowArgs<kernels::ConvShape>;
@@ -81,8 +83,8 @@ constexpr auto invoke_rows =
 }  // namespace
 
 extern const OpRegistration kConv2DOp{
-    takes(2, 3, schema::OpOptions::ConvOptions).int8(2).int16(1).nhwc(), &check, invoke, &required_scratch,
-    /*runs_in_place=*/false, &overlap, invoke_backward, /*invoke_in_place=*/nullptr, &row_reach,
-    row_args, kRowWords<RowArgs>, invoke_rows};
+    takes(2, 3, schema::OpOptions::ConvOptions).int8(2).int16(1).int4().nhwc(), &check, invoke,
+    &required_scratch, /*runs_in_place=*/false, &overlap, invoke_backward,
+    /*invoke_in_place=*/nullptr, &row_reach, row_args, kRowWords<RowArgs>, invoke_rows};
 
 }  // namespace mote::runtime::internal

@@ -99,6 +99,14 @@ void invoke_convolution_16x8(const Op& op) {
   }
 }
 
+// Int4 weights: int8 input 0 and output, the filter packed two per byte, an int32 bias or none.
+template <typename Params, typename Options, auto kShape, auto kKernel>
+void invoke_convolution_int4(const Op& op) {
+  kKernel(convolution_params<Params>(op, op.options<Options>(), kShape(op.program(), op.op())),
+          op.in_data<int8_t>(0), op.in_data<uint8_t>(1), op.optional_in_data<int32_t>(2),
+          op.out_data<int8_t>());
+}
+
 template <typename Params, typename Options, auto kShape, auto kKernel>
 void invoke_convolution(const Op& op) {
   kKernel(convolution_params<Params>(op, op.options<Options>(), kShape(op.program(), op.op())),

@@ -1,5 +1,6 @@
-// DEPTHWISE_CONV_2D: int8 NHWC input, filter [1, Kh, Kw, Ci * depth_multiplier], optional int32
-// bias, per-channel requantization; or 16x8 (int16 input and output, optional int64 bias).
+// DEPTHWISE_CONV_2D: int8 NHWC input, filter [1, Kh, Kw, Ci * depth_multiplier] (int8 or packed
+// int4), optional int32 bias, per-channel requantization; or 16x8 (int16 input and output,
+// optional int64 bias).
 
 #include "mote/kernels/depthwise_conv.h"
 #include "runtime/ops/convolution.h"
@@ -33,7 +34,8 @@ Error check(const OpChecker& c) {
     return c.bad("a 16x8 depthwise convolution takes an int64 bias");
   }
   if (c.op().in_place() &&
-      (c.int16() || !kernels::depthwise_conv_runs_in_place(depthwise_shape(c.program(), c.op())))) {
+      (direct_loops(c.program(), c.op()) ||
+       !kernels::depthwise_conv_runs_in_place(depthwise_shape(c.program(), c.op())))) {
     return c.bad("only a depthwise convolution of depth multiplier 1, with no more output pixels "
                  "than input pixels, runs in place");
   }
@@ -44,6 +46,9 @@ void invoke(const Op& op) {
   if (op.in(0).type() == DataType::Int16) {
     invoke_convolution_16x8<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
                             &depthwise_shape, &kernels::depthwise_conv2d_16x8, nullptr>(op);
+  } else if (op.in(1).type() == DataType::Int4) {
+    invoke_convolution_int4<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                            &depthwise_shape, &kernels::depthwise_conv2d_int4>(op);
   } else {
     invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
                        &depthwise_shape, &kernels::depthwise_conv2d>(op);
@@ -54,26 +59,22 @@ constexpr auto invoke_in_place =
     &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
                         &depthwise_shape, &kernels::depthwise_conv2d_in_place>;
 
-bool int16(const schema::Program& p, const schema::Operator& op) {
-  return input_of(p, op, 0).type() == DataType::Int16;
-}
-
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
-  if (int16(p, op)) return 0;  // 16x8: direct loops
+  if (direct_loops(p, op)) return 0;
   return op.in_place() ? kernels::depthwise_conv_in_place_scratch_bytes(depthwise_shape(p, op))
                        : kernels::built_depthwise_conv_scratch_bytes(depthwise_shape(p, op));
 }
 
 // In place, the exact rule only: the kernel's plane order fits no lead.
 kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
-  if (k != 0 || int16(p, op)) return kernels::kNoOverlap;
+  if (k != 0 || direct_loops(p, op)) return kernels::kNoOverlap;
   return op.in_place() ? kernels::depthwise_conv_in_place_overlap(depthwise_shape(p, op))
                        : kernels::built_depthwise_conv_overlap(depthwise_shape(p, op));
 }
 
 bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
                StageRowReach* reach) {
-  return !int16(p, op) && window_row_reach(depthwise_shape(p, op), k, reach);
+  return !direct_loops(p, op) && window_row_reach(depthwise_shape(p, op), k, reach);
 }
 
 using RowArgs = WindowRowArgs<kernels::DepthwiseShape>;
@@ -86,8 +87,8 @@ constexpr auto invoke_rows =
 }  // namespace
 
 extern const OpRegistration kDepthwiseConv2DOp{
-    takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).int16(1).nhwc(), &check, invoke,
-    &required_scratch, /*runs_in_place=*/false, &overlap, /*invoke_backward=*/nullptr,
+    takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).int16(1).int4().nhwc(), &check,
+    invoke, &required_scratch, /*runs_in_place=*/false, &overlap, /*invoke_backward=*/nullptr,
     invoke_in_place, &row_reach, row_args, kRowWords<RowArgs>, invoke_rows};
 
 }  // namespace mote::runtime::internal

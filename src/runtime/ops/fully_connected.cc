@@ -1,5 +1,5 @@
-// FULLY_CONNECTED: int8 input of any shape read as [batches, depth], filter [out, depth],
-// optional int32 bias; requantization per tensor (in the options) or per channel (constants).
+// FULLY_CONNECTED: int8 input of any shape read as [batches, depth], filter [out, depth] (int8 or
+// packed int4), optional int32 bias; requantization per tensor (in the options) or per channel (constants).
 // 16x8: int16 input and output, an int64 bias (or none: int64 sums) or an int32 one (int32 sums).
 
 #include "mote/kernels/fully_connected.h"
@@ -88,20 +88,25 @@ void invoke(const Op& op) {
     }
     return;
   }
+  if (w.type() == DataType::Int4) {
+    kernels::fully_connected_int4(p, op.in_data<int8_t>(0), op.in_data<uint8_t>(1),
+                                  op.optional_in_data<int32_t>(2), op.out_data<int8_t>());
+    return;
+  }
   p.kernel_sums = op.constant_i32(o.kernel_sums());
   kernels::fully_connected(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
                            op.optional_in_data<int32_t>(2), op.out_data<int8_t>());
 }
 
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
-  if (input_of(p, op, 0).type() == DataType::Int16) return 0;  // 16x8: direct loops
+  if (direct_loops(p, op)) return 0;
   return kernels::built_fully_connected_scratch_bytes(dim(input_of(p, op, 1), 0));
 }
 
 }  // namespace
 
 extern const OpRegistration kFullyConnectedOp{
-    takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2).int16(1), &check, &invoke,
+    takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2).int16(1).int4(), &check, &invoke,
     &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

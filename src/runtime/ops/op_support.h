@@ -73,6 +73,14 @@ inline const schema::Tensor& output_of(const schema::Program& program,
                                        const schema::Operator& op) {
   return tensor_at(program, output_index(op, 0));
 }
+// The forms of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED that run the portable direct loops
+// on every extension: 16x8 (int16 input 0) and int4 weights (input 1). No scratch, no overlap, no
+// backward or in-place runs, no row stages.
+inline bool direct_loops(const schema::Program& program, const schema::Operator& op) {
+  return input_of(program, op, 0).type() == DataType::Int16 ||
+         (num_inputs(op) > 1 && input_index(op, 1) >= 0 &&
+          input_of(program, op, 1).type() == DataType::Int4);
+}
 inline kernels::Extension extension_of(const schema::Program& program) {
   return static_cast<kernels::Extension>(program.target()->extension());
 }
@@ -143,6 +151,8 @@ class OpChecker {
 
   // Whether input 0 is int16 (a 16x8 operator; the signature checked the other operands).
   bool int16() const { return in(0) != nullptr && in(0)->type() == DataType::Int16; }
+  // Int4 weights (input 1), packed.
+  bool int4() const { return in(1) != nullptr && in(1)->type() == DataType::Int4; }
   // Bias: absent, or a constant int32 tensor of `channels` values (int64 too, for a 16x8
   // operator). Returns max |bias| in `max_abs`.
   Error bias(const schema::Tensor* b, int32_t channels, int64_t* max_abs) const;

@@ -43,6 +43,9 @@ struct OpSignature {
   // 16x8 form: when input 0 is int16, the first int16_inputs inputs and every output are int16
   // instead, the other int8 inputs (weights) stay int8. 0: int8 only.
   uint8_t int16_inputs;
+  // Input 1 (the weights) may also be int4, packed two per byte, where input 0 is int8. No other
+  // input of any operator may be int4.
+  bool int4_weights;
 
   // The first `inputs` inputs and the outputs are int8.
   constexpr OpSignature int8(uint8_t inputs) const {
@@ -71,6 +74,12 @@ struct OpSignature {
     s.int16_inputs = inputs;
     return s;
   }
+  // Also int4 weights (input 1) under int8 activations.
+  constexpr OpSignature int4() const {
+    OpSignature s = *this;
+    s.int4_weights = true;
+    return s;
+  }
   // One to `max` outputs (SPLIT, SPLIT_V, UNPACK), each its own arena tensor.
   constexpr OpSignature outputs(uint8_t max) const {
     OpSignature s = *this;
@@ -80,7 +89,7 @@ struct OpSignature {
 };
 constexpr OpSignature takes(uint8_t required_inputs, uint8_t max_inputs,
                             schema::OpOptions options) {
-  return {required_inputs, max_inputs, options, 0, false, false, false, 1, 0};
+  return {required_inputs, max_inputs, options, 0, false, false, false, 1, 0, false};
 }
 
 struct OpRegistration {

@@ -59,7 +59,9 @@ int main(int argc, char** argv) {
   }
   const std::string name = argv[1];
   std::vector<mote::builder::NamedModel> models = mote::builder::all_named_models();
-  models.push_back({"int16_layers", mote::builder::int16_layers()});  // 16x8, for the firmware
+  // 16x8 and int4 weights, for the firmware.
+  models.push_back({"int16_layers", mote::builder::int16_layers()});
+  models.push_back({"int4_layers", mote::builder::int4_layers()});
   for (const mote::builder::NamedModel& model : models) {
     if (model.name != name) continue;
     if (!write_file(argv[2], mote::builder::write_model(model.graph))) {
