@@ -2,7 +2,8 @@
 // 16x8 keyword-spotting, audio and vision models are made of (DEPTHWISE_CONV_2D, AVERAGE_POOL_2D,
 // MAX_POOL_2D, MUL, RELU, RELU6, CONCATENATION, RESHAPE, FULLY_CONNECTED with an int64 and with an
 // int32 bias, SOFTMAX; LOGISTIC, TANH, MEAN, SUM, QUANTIZE from int32, TRANSPOSE_CONV, PAD,
-// STRIDED_SLICE, TRANSPOSE, SLICE)
+// STRIDED_SLICE, TRANSPOSE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK, RESIZE_NEAREST_NEIGHBOR, MAXIMUM,
+// MINIMUM)
 // turned int16, compiled for three CPUs, run on the host, and compared with slow references
 // written here from TFLite's reference int16 kernels (reference_integer_ops: int64 sums and the
 // 64-bit MultiplyByQuantizedMultiplier where the bias is int64, int32 otherwise), independent of
@@ -613,6 +614,109 @@ TEST(Int16DataMovement, TransposeThenSliceMoveTwoByteElements) {
     const pipeline::HostRun run =
         pipeline::run_on_host(pipeline::compile(graph, options).program, {bytes_of(input)});
     EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
+  }
+}
+
+// A data-movement graph turned int16 moves two-byte elements whole: each int16 output's low
+// bytes are what the int8 graph makes of the input's low bytes, its high bytes what it makes of
+// the high bytes.
+void expect_moves_elements_whole(const ir::Graph& int8_graph, const std::vector<int16_t>& input) {
+  const ir::Graph graph = as_int16(int8_graph);
+  EXPECT_TRUE(ops::validate(graph).empty());
+  std::vector<uint8_t> low, high;
+  for (int16_t e : input) {
+    low.push_back(static_cast<uint8_t>(e & 0xFF));
+    high.push_back(static_cast<uint8_t>((e >> 8) & 0xFF));
+  }
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const auto run8 = [&](const std::vector<uint8_t>& bytes) {
+      return pipeline::run_on_host(pipeline::compile(int8_graph, options).program, {bytes});
+    };
+    const pipeline::HostRun lows = run8(low), highs = run8(high);
+    const pipeline::HostRun run =
+        pipeline::run_on_host(pipeline::compile(graph, options).program, {bytes_of(input)});
+    ASSERT_EQ(run.outputs.size(), int8_graph.outputs.size());
+    for (size_t j = 0; j < run.outputs.size(); ++j) {
+      std::vector<uint8_t> expected;
+      for (size_t i = 0; i < lows.outputs[j].size(); ++i) {
+        expected.push_back(lows.outputs[j][i]);
+        expected.push_back(highs.outputs[j][i]);
+      }
+      EXPECT_EQ(run.outputs[j], expected) << "output " << j << " on " << cpu;
+    }
+  }
+}
+
+std::vector<int16_t> spread_values(size_t n) {
+  std::vector<int16_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<int16_t>(-31000 + (2603 * i) % 62000);
+  return v;
+}
+
+TEST(Int16DataMovement, SplitUnpackAndPackMoveTwoByteElements) {
+  builder::ModelBuilder b;
+  const auto x = b.add_input({2, 3, 4}, ir::DataType::kInt8, 0.01f, 0);
+  const auto halves = b.add_split(x, 2, 2);                // 2x [2,3,2]
+  const auto rows = b.add_split_v(halves[0], {1, -1}, 1);  // [2,1,2], [2,2,2]
+  const auto planes = b.add_unpack(halves[1], 0);          // 2x [3,2]
+  b.mark_output(rows[0]);
+  b.mark_output(rows[1]);
+  b.mark_output(b.add_pack({planes[1], planes[0]}, 1));  // [3,2,2]
+  expect_moves_elements_whole(b.build(), spread_values(24));
+}
+
+TEST(Int16DataMovement, ResizeNearestNeighborMovesTwoByteElements) {
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 3, 4, 3}, ir::DataType::kInt8, 0.01f, 0);
+  b.mark_output(b.add_resize_nearest(x, 5, 7));
+  expect_moves_elements_whole(b.build(), spread_values(36));
+}
+
+// MAXIMUM and MINIMUM on int16 compare the raw values (TFLite's), with broadcasting.
+TEST(Int16Layers, MaximumAndMinimumCompareRawValues) {
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 2, 3, 4}, ir::DataType::kInt8, 0.01f, 0);
+  const auto y = b.add_input({1, 1, 1, 4}, ir::DataType::kInt8, 0.01f, 0);
+  for (const ir::OpType type : {ir::OpType::kMaximum, ir::OpType::kMinimum}) {
+    b.mark_output(b.add_operator(type, {x, y}, std::monostate{}, {1, 2, 3, 4}, 0.01f, 0));
+  }
+  const ir::Graph graph = as_int16(b.build());
+  EXPECT_TRUE(ops::validate(graph).empty());
+  const std::vector<int16_t> a = spread_values(24);
+  const std::vector<int16_t> c = {-32768, 300, 32767, -5};
+  std::vector<int16_t> largest, smallest;
+  for (size_t i = 0; i < a.size(); ++i) {
+    largest.push_back(std::max(a[i], c[i % 4]));
+    smallest.push_back(std::min(a[i], c[i % 4]));
+  }
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const pipeline::HostRun run = pipeline::run_on_host(pipeline::compile(graph, options).program,
+                                                        {bytes_of(a), bytes_of(c)});
+    EXPECT_EQ(run.outputs.at(0), bytes_of(largest)) << cpu;
+    EXPECT_EQ(run.outputs.at(1), bytes_of(smallest)) << cpu;
+  }
+}
+
+// An operator without a 16x8 form (TFLM's REDUCE_MAX takes int8 and float only) is refused by
+// name, with what to do.
+TEST(Int16Layers, AnOperatorWithoutA16x8FormIsRefusedByName) {
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 4, 4, 2}, ir::DataType::kInt8, 0.01f, 0);
+  b.mark_output(b.add_reduce_max(x, {1, 2}, /*keep_dims=*/false));
+  try {
+    ops::validate(as_int16(b.build()));
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("operator 0 (REDUCE_MAX): int16 activations"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("quantize the model with int8 activations"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -117,12 +117,13 @@ class Checker {
   std::string out_label(size_t j) const {
     return "output " + std::to_string(j) + " (tensor " + std::to_string(op_.outputs[j]) + ")";
   }
-  // Output `j`: an int8 activation of one scale, `shape`, quantized as input `k` (the
-  // multi-output operators only move bytes).
+  // Output `j`: an activation of input `k`'s type (int8 or int16) and quantization, one scale,
+  // `shape` (the multi-output operators only move elements).
   void expect_moved_output(size_t j, const std::vector<int32_t>& shape, size_t k) const {
     const Tensor& t = out_at(j);
-    if (t.type != DataType::kInt8) {
-      fail(out_label(j) + " has type " + std::string(to_string(t.type)) + ", expected int8");
+    if (t.type != in(k).type) {
+      fail(out_label(j) + " has type " + std::string(to_string(t.type)) + ", expected " +
+           std::string(to_string(in(k).type)) + " like " + in_label(k));
     }
     if (t.quantization.scale.size() != 1) {
       fail(out_label(j) + " needs one quantization scale, has " +

@@ -1,5 +1,5 @@
-// MAXIMUM and MINIMUM: int8 with TFLite's broadcasting. TFLite compares the raw int8 values and
-// writes the winner unchanged, whatever the quantizations; so does Mote.
+// MAXIMUM and MINIMUM: int8 or int16 with TFLite's broadcasting. TFLite compares the raw values
+// and writes the winner unchanged, whatever the quantizations; so does Mote.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
@@ -9,7 +9,7 @@ namespace {
 
 void check(Checker& c) {
   c.no_options();
-  c.expect_binary_elementwise();
+  c.expect_binary_elementwise(/*constants=*/false, c.activation_type());
 }
 
 }  // namespace
@@ -17,11 +17,11 @@ void check(Checker& c) {
 extern const OpDef maximum{.builtin_code = builtin(tfl::BuiltinOperator::MAXIMUM),
                            .read_options = read_empty<tfl::BuiltinOptions::MaximumMinimumOptions>,
                            .write_options = write_empty<tfl::MaximumMinimumOptionsT>,
-                           .check = check};
+                           .check = check, .int16_activations = true};
 
 extern const OpDef minimum{.builtin_code = builtin(tfl::BuiltinOperator::MINIMUM),
                            .read_options = read_empty<tfl::BuiltinOptions::MaximumMinimumOptions>,
                            .write_options = write_empty<tfl::MaximumMinimumOptionsT>,
-                           .check = check};
+                           .check = check, .int16_activations = true};
 
 }  // namespace mote::ops

@@ -1,4 +1,4 @@
-// PACK of int8 tensors of one shape and quantization, stacked along a new axis of the output.
+// PACK of int8 (or int16) tensors of one shape and quantization, stacked along a new axis of the output.
 // The runtime copies each input into its place with the strided-copy kernel.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
@@ -36,15 +36,16 @@ void check(Checker& c) {
     c.fail("values_count " + std::to_string(o.values_count) + " differs from the " +
            std::to_string(n) + " inputs");
   }
-  const Tensor& first = c.data_input(0);
+  const DataType type = c.activation_type();  // int16 moves as int8 does
+  const Tensor& first = c.data_input(0, type);
   const int32_t rank = static_cast<int32_t>(first.shape.size()) + 1;  // the output's
   if (o.axis < -rank || o.axis >= rank) {
     c.fail("axis " + std::to_string(o.axis) + " is outside [" + std::to_string(-rank) + ", " +
            std::to_string(rank) + ")");
   }
-  c.data_output();
+  c.data_output(type);
   for (size_t k = 0; k < n; ++k) {
-    const Tensor& t = c.data_input(k);
+    const Tensor& t = c.data_input(k, type);
     if (t.shape != first.shape) {
       c.fail(c.in_label(k) + " has shape " + shape_string(t.shape) + ", expected " +
              shape_string(first.shape) + " like input 0");
@@ -66,6 +67,6 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
 
 extern const OpDef pack{.builtin_code = builtin(tfl::BuiltinOperator::PACK), .read_options = read,
                         .write_options = write, .inputs = {1, SIZE_MAX}, .check = check,
-                        .lower = lower};
+                        .lower = lower, .int16_activations = true};
 
 }  // namespace mote::ops

@@ -27,9 +27,10 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 
 void check(Checker& c) {
   c.options<ir::ResizeNearestNeighborOptions>();
-  const Tensor& input = c.data_input(0);
+  const DataType type = c.activation_type();  // int16 moves as int8 does
+  const Tensor& input = c.data_input(0, type);
   c.expect_rank(0, 4);
-  c.data_output();
+  c.data_output(type);
   const Tensor& size = c.param_input(1, DataType::kInt32);
   if (size.shape != std::vector<int32_t>{2}) {
     c.fail(c.in_label(1) + " (size) has shape " + shape_string(size.shape) + ", expected [2]");
@@ -65,6 +66,6 @@ constexpr int8_t kProgramInputs[] = {0};  // the size is the output's shape
 extern const OpDef resize_nearest_neighbor{
     .builtin_code = builtin(tfl::BuiltinOperator::RESIZE_NEAREST_NEIGHBOR), .read_options = read,
     .write_options = write, .inputs = {2, 2}, .check = check, .lower = lower,
-    .program_inputs = kProgramInputs, .describe = describe};
+    .program_inputs = kProgramInputs, .int16_activations = true, .describe = describe};
 
 }  // namespace mote::ops

@@ -1,6 +1,6 @@
-// SPLIT of an int8 tensor into num_splits equal parts along a constant axis (TFLite's inputs:
-// the axis first, then the data). Several outputs, each its own tensor and buffer; the runtime
-// copies each part with the strided-copy kernel.
+// SPLIT of an int8 (or int16) tensor into num_splits equal parts along a constant axis (TFLite's
+// inputs: the axis first, then the data). Several outputs, each its own tensor and buffer; the
+// runtime copies each part with the strided-copy kernel.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -36,7 +36,7 @@ int32_t axis_of(Checker& c, size_t k, int32_t rank) {
 }
 
 void check(Checker& c) {
-  const Tensor& input = c.data_input(1);
+  const Tensor& input = c.data_input(1, c.activation_type());  // int16 moves as int8 does
   const int32_t rank = static_cast<int32_t>(input.shape.size());
   if (rank < 1) c.fail(c.in_label(1) + " is a scalar");
   const int32_t axis = axis_of(c, 0, rank);
@@ -69,6 +69,6 @@ constexpr int8_t kProgramInputs[] = {1};  // the axis is an option
 extern const OpDef split{.builtin_code = builtin(tfl::BuiltinOperator::SPLIT),
                          .read_options = read, .write_options = write, .inputs = {2, 2},
                          .outputs = {1, SIZE_MAX}, .check = check, .lower = lower,
-                         .program_inputs = kProgramInputs};
+                         .program_inputs = kProgramInputs, .int16_activations = true};
 
 }  // namespace mote::ops

@@ -1,4 +1,4 @@
-// SPLIT_V of an int8 tensor into parts of constant sizes (one may be -1: the rest) along a
+// SPLIT_V of an int8 (or int16) tensor into parts of constant sizes (one may be -1: the rest) along a
 // constant axis. Several outputs, each its own tensor and buffer; the runtime copies each part
 // with the strided-copy kernel.
 #include "compiler/ops/checker.h"
@@ -23,7 +23,7 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 }
 
 void check(Checker& c) {
-  const Tensor& input = c.data_input(0);
+  const Tensor& input = c.data_input(0, c.activation_type());  // int16 moves as int8 does
   const int32_t rank = static_cast<int32_t>(input.shape.size());
   if (rank < 1) c.fail(c.in_label(0) + " is a scalar");
   const Tensor& sizes_tensor = c.in(1);
@@ -89,6 +89,6 @@ constexpr int8_t kProgramInputs[] = {0};  // the sizes are the outputs' shapes, 
 extern const OpDef split_v{.builtin_code = builtin(tfl::BuiltinOperator::SPLIT_V),
                            .read_options = read, .write_options = write, .inputs = {3, 3},
                            .outputs = {1, SIZE_MAX}, .check = check, .lower = lower,
-                           .program_inputs = kProgramInputs};
+                           .program_inputs = kProgramInputs, .int16_activations = true};
 
 }  // namespace mote::ops

@@ -1,4 +1,4 @@
-// UNPACK of an int8 tensor along an axis into one output per index (the axis removed). Several
+// UNPACK of an int8 (or int16) tensor along an axis into one output per index (the axis removed). Several
 // outputs, each its own tensor and buffer; the runtime copies each with the strided-copy kernel.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
@@ -31,7 +31,7 @@ int32_t resolved_axis(const ir::Operator& op, int32_t rank) {
 
 void check(Checker& c) {
   const auto& o = c.options<ir::UnpackOptions>();
-  const Tensor& input = c.data_input(0);
+  const Tensor& input = c.data_input(0, c.activation_type());  // int16 moves as int8 does
   const int32_t rank = static_cast<int32_t>(input.shape.size());
   if (rank < 1) c.fail(c.in_label(0) + " is a scalar");
   if (o.axis < -rank || o.axis >= rank) {
@@ -59,6 +59,7 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
 
 extern const OpDef unpack{.builtin_code = builtin(tfl::BuiltinOperator::UNPACK),
                           .read_options = read, .write_options = write, .inputs = {1, 1},
-                          .outputs = {1, SIZE_MAX}, .check = check, .lower = lower};
+                          .outputs = {1, SIZE_MAX}, .check = check, .lower = lower,
+                          .int16_activations = true};
 
 }  // namespace mote::ops

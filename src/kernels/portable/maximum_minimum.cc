@@ -7,10 +7,12 @@ namespace kernels {
 namespace {
 
 struct MaxOp {
-  int8_t operator()(int8_t a, int8_t b) const { return a > b ? a : b; }
+  template <typename T>
+  T operator()(T a, T b) const { return a > b ? a : b; }
 };
 struct MinOp {
-  int8_t operator()(int8_t a, int8_t b) const { return a < b ? a : b; }
+  template <typename T>
+  T operator()(T a, T b) const { return a < b ? a : b; }
 };
 
 }  // namespace
@@ -22,6 +24,16 @@ void maximum(const BroadcastShape& shape, const int8_t* input1, const int8_t* in
 
 void minimum(const BroadcastShape& shape, const int8_t* input1, const int8_t* input2,
              int8_t* output) {
+  internal::broadcast_binary(shape, input1, input2, output, MinOp{});
+}
+
+void maximum(const BroadcastShape& shape, const int16_t* input1, const int16_t* input2,
+             int16_t* output) {
+  internal::broadcast_binary(shape, input1, input2, output, MaxOp{});
+}
+
+void minimum(const BroadcastShape& shape, const int16_t* input1, const int16_t* input2,
+             int16_t* output) {
   internal::broadcast_binary(shape, input1, input2, output, MinOp{});
 }
 

@@ -1,5 +1,5 @@
-// SPLIT_V: parts of the outputs' sizes along the axis, one output each (int8;
-// each output copied by the strided-copy kernel).
+// SPLIT_V: parts of the outputs' sizes along the axis, one output each (int8 or int16; each
+// output copied by the strided-copy kernel).
 
 #include "runtime/ops/strided_copy_ops.h"
 
@@ -12,7 +12,7 @@ void invoke(const Op& op) { invoke_parts(op, /*keeps_axis=*/true); }
 }  // namespace
 
 extern const OpRegistration kSplitVOp{
-    takes(1, 1, schema::OpOptions::SplitOptions).int8(1).outputs(255), &check, &invoke,
+    takes(1, 1, schema::OpOptions::SplitOptions).int8(1).int16(1).outputs(255), &check, &invoke,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal

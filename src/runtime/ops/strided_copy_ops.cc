@@ -95,8 +95,10 @@ Error check_parts(const OpChecker& c, bool keeps_axis) {
 void invoke_parts(const Op& op, bool keeps_axis) {
   const Tensor& x = op.in(0);
   const size_t axis = static_cast<size_t>(op.options<schema::SplitOptions>().axis());
-  const int64_t inner = row_major_stride(x, axis);
-  const int64_t outer = static_cast<int64_t>(element_count(x)) / (inner * dim(x, axis));
+  const int64_t elements = row_major_stride(x, axis);
+  const int64_t outer = static_cast<int64_t>(element_count(x)) / (elements * dim(x, axis));
+  // Bytes moved whole: an int16 element is two.
+  const int64_t inner = elements * static_cast<int64_t>(element_size(x.type()));
   const int8_t* input = op.in_data<int8_t>(0);
   int64_t at = 0;  // index along the axis of the next part
   for (size_t j = 0; j < num_outputs(op.op()); ++j) {

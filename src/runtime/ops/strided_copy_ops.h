@@ -36,7 +36,8 @@ Error check_slice(const OpChecker& c);
 void invoke_slice(const Op& op);
 
 // SPLIT and SPLIT_V (`keeps_axis`: outputs of the input's rank whose sizes along the axis add up
-// to the input's) or UNPACK (outputs without the axis, one per index).
+// to the input's) or UNPACK (outputs without the axis, one per index); int8 or int16 (the
+// signature's).
 Error check_parts(const OpChecker& c, bool keeps_axis);
 void invoke_parts(const Op& op, bool keeps_axis);
 
