@@ -3,7 +3,7 @@
 // MAX_POOL_2D, MUL, RELU, RELU6, CONCATENATION, RESHAPE, FULLY_CONNECTED with an int64 and with an
 // int32 bias, SOFTMAX; LOGISTIC, TANH, MEAN, SUM, QUANTIZE from int32, TRANSPOSE_CONV, PAD,
 // STRIDED_SLICE, TRANSPOSE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK, RESIZE_NEAREST_NEIGHBOR, MAXIMUM,
-// MINIMUM)
+// MINIMUM, PRELU; QUANTIZE from float, DEQUANTIZE)
 // turned int16, compiled for three CPUs, run on the host, and compared with slow references
 // written here from TFLite's reference int16 kernels (reference_integer_ops: int64 sums and the
 // 64-bit MultiplyByQuantizedMultiplier where the bias is int64, int32 otherwise), independent of
@@ -698,6 +698,79 @@ TEST(Int16Layers, MaximumAndMinimumCompareRawValues) {
                                                         {bytes_of(a), bytes_of(c)});
     EXPECT_EQ(run.outputs.at(0), bytes_of(largest)) << cpu;
     EXPECT_EQ(run.outputs.at(1), bytes_of(smallest)) << cpu;
+  }
+}
+
+// A 16x8 model's float edges, as TFLite's converter writes them without inference_input_type:
+// QUANTIZE float32 -> int16 (TFLite's AffineQuantize: the division and the round in float,
+// clamped to int16) and DEQUANTIZE int16 -> float32 (scale * (q - zero point) in double, rounded
+// to float), around an int16 RELU.
+TEST(Int16Layers, FloatEdgesQuantizeAndDequantizeAsTflite) {
+  const float scale = 0.00025f;
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 12});
+  const auto q = b.add_quantize(x, scale, 0);
+  const auto r = b.add_operator(ir::OpType::kRelu, {q}, std::monostate{}, {1, 12}, scale, 0);
+  b.mark_output(b.add_dequantize(r));
+  const ir::Graph graph = as_int16(b.build());
+  ASSERT_EQ(graph.tensors[graph.operators[0].outputs[0]].type, ir::DataType::kInt16);
+  EXPECT_TRUE(ops::validate(graph).empty());
+  // Near-halfway values, the upper clamp, negatives (RELU), zeros.
+  const std::vector<float> input = {0.5f * scale, 1.5f * scale, 2.5f * scale, -0.5f * scale,
+                                    7.99f,        8.0f,         -9.0f,        0.1f,
+                                    100.0f,       3.14159f,     -0.0f,        0.0003662109f};
+  std::vector<float> expected;
+  for (float v : input) {
+    const int32_t quantized = std::clamp(static_cast<int32_t>(std::round(v / scale)), -32768, 32767);
+    const int32_t relu = std::max(quantized, 0);
+    expected.push_back(static_cast<float>(static_cast<double>(scale) * relu));
+  }
+  std::vector<uint8_t> bytes(input.size() * 4);
+  std::memcpy(bytes.data(), input.data(), bytes.size());
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const pipeline::HostRun run =
+        pipeline::run_on_host(pipeline::compile(graph, options).program, {bytes});
+    std::vector<float> got(input.size());
+    ASSERT_EQ(run.outputs.at(0).size(), got.size() * 4);
+    std::memcpy(got.data(), run.outputs.at(0).data(), run.outputs.at(0).size());
+    EXPECT_EQ(got, expected) << cpu;
+  }
+}
+
+// PRELU 16x8 (TFLM's: int16 input and output, int8 alpha with its zero point): a non-negative
+// input requantized by input / output scale, a negative one times the centred alpha by input *
+// alpha / output scale (the ratios in float, as TFLite's PreluPrepare), clamped to int16.
+TEST(Int16Layers, PreluTakesAnInt8Alpha) {
+  const float in_scale = 0.001f, alpha_scale = 0.004f, out_scale = 0.0012f;
+  const int32_t alpha_zero_point = 20;
+  const std::vector<int8_t> alpha = {-60, 100};
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 3, 4, 2}, ir::DataType::kInt8, in_scale, 0);
+  const auto a = b.add_int8_constant({2}, alpha, alpha_scale, alpha_zero_point);
+  b.mark_output(
+      b.add_operator(ir::OpType::kPrelu, {x, a}, std::monostate{}, {1, 3, 4, 2}, out_scale, 0));
+  const ir::Graph graph = as_int16(b.build());
+  ASSERT_EQ(graph.tensors[graph.operators[0].inputs[1]].type, ir::DataType::kInt8);
+  EXPECT_TRUE(ops::validate(graph).empty());
+  const Multiplier identity = testing::quantize(static_cast<double>(in_scale / out_scale));
+  const Multiplier negative =
+      testing::quantize(static_cast<double>(in_scale * alpha_scale / out_scale));
+  const std::vector<int16_t> input = spread_values(24);
+  std::vector<int16_t> expected;
+  for (size_t i = 0; i < input.size(); ++i) {
+    const int64_t v = input[i];
+    const int64_t y = v >= 0 ? testing::multiply(v, identity)
+                             : testing::multiply(v * (alpha[i % 2] - alpha_zero_point), negative);
+    expected.push_back(static_cast<int16_t>(clamp16(y)));
+  }
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const pipeline::HostRun run =
+        pipeline::run_on_host(pipeline::compile(graph, options).program, {bytes_of(input)});
+    EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
   }
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// QUANTIZE (float -> int8, and int8 -> int8, uint8 -> int8, int8 -> uint8 requantization) and
-// DEQUANTIZE (int8 -> float), bit exact with TFLite's reference kernels (AffineQuantize,
+// QUANTIZE (float -> int8 or int16, and int8 -> int8, uint8 -> int8, int8 -> uint8
+// requantization) and DEQUANTIZE (int8 or int16 -> float), bit exact with TFLite's reference kernels (AffineQuantize,
 // Requantize, Dequantize).
 // Embeddable C++17: float math only where the data is float.
 
@@ -10,7 +10,8 @@
 namespace mote {
 namespace kernels {
 
-// float -> int8: q = clamp(round(x / scale) + zero_point), the division and round in float.
+// float -> int8 (or int16): q = clamp(round(x / scale) + zero_point), the division and round in
+// float.
 struct QuantizeParams {
   float scale;  // the output's scale
   int32_t zero_point;
@@ -18,6 +19,7 @@ struct QuantizeParams {
 QuantizeParams prepare_quantize(float output_scale, int32_t output_zero_point);
 // The output may start at the input's address (in-place narrowing, front to back).
 void quantize(const QuantizeParams& params, const float* input, int8_t* output, size_t count);
+void quantize(const QuantizeParams& params, const float* input, int16_t* output, size_t count);
 
 // int8 -> int8 with another scale / zero point; uint8 <-> int8 (a camera's uint8 frame into an
 // int8 model, an int8 result out as uint8), where each zero point is in its own type's range.
@@ -59,9 +61,9 @@ void requantize(const RequantizeParams& params, const int8_t* input, int32_t* ou
 void requantize(const RequantizeParams& params, const int16_t* input, int32_t* output,
                 size_t count);
 
-// int8 -> float: scale * (q - zero_point). TFLite multiplies in double and rounds to float; the
-// exact product of a float and an int of at most 9 bits fits a double, so a single-precision
-// multiply gives the same bits without double arithmetic.
+// int8 (or int16) -> float: scale * (q - zero_point). TFLite multiplies in double and rounds to
+// float; the exact product of a float and an int of at most 17 bits fits a double, so a
+// single-precision multiply gives the same bits without double arithmetic.
 struct DequantizeParams {
   float scale;
   int32_t zero_point;
@@ -69,6 +71,7 @@ struct DequantizeParams {
 DequantizeParams prepare_dequantize(float input_scale, int32_t input_zero_point);
 // Runs back to front: the output may start at the input's address (in-place widening).
 void dequantize(const DequantizeParams& params, const int8_t* input, float* output, size_t count);
+void dequantize(const DequantizeParams& params, const int16_t* input, float* output, size_t count);
 
 }  // namespace kernels
 }  // namespace mote

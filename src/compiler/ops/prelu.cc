@@ -1,5 +1,6 @@
-// PRELU int8: alpha (a constant or an activation, int8 with one scale) broadcast over the input,
-// whose shape the output keeps; TFLite's two requantizations (identity and alpha paths).
+// PRELU int8 (or 16x8: int16 input and output): alpha (a constant or an activation, int8 with one
+// scale) broadcast over the input, whose shape the output keeps; TFLite's two requantizations
+// (identity and alpha paths).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -18,10 +19,11 @@ kernels::PreluParams params(const ir::Tensor& input, const ir::Tensor& alpha,
 void check(Checker& c) {
   c.no_options();
   c.arity(2, 2);
-  const ir::Tensor& input = c.data_input(0);
-  c.expect_type(1, DataType::kInt8);
+  const DataType type = c.activation_type();
+  const ir::Tensor& input = c.data_input(0, type);
+  c.expect_type(1, DataType::kInt8);  // alpha: int8 in the 16x8 form too, as TFLM takes it
   c.expect_per_tensor(1);
-  c.data_output();
+  c.data_output(type);
   const ir::Tensor& alpha = c.in(1);
   // TFLite: the broadcast of input and alpha, which must be the input's shape.
   c.expect_broadcast_output();
@@ -31,7 +33,7 @@ void check(Checker& c) {
     c.fail("input of rank " + std::to_string(input.shape.size()) +
            " with alpha of another shape: TFLite broadcasts alpha up to 4 dimensions");
   }
-  if (!kernels::prelu_fits(params(input, alpha, c.out()))) {
+  if (!kernels::prelu_fits(params(input, alpha, c.out()), type == DataType::kInt16)) {
     c.fail("input scale " + num(scale_of(input)) + " and alpha scale " + num(scale_of(alpha)) +
            " with output scale " + num(scale_of(c.out())) +
            " overflow the int32 requantization (the output scale is too small)");
@@ -60,6 +62,6 @@ kernels::OverlapRule overlap(const ir::Graph& g, const ir::Operator& op, size_t 
 extern const OpDef prelu{.builtin_code = builtin(tfl::BuiltinOperator::PRELU),
                          .read_options = read_empty<tfl::BuiltinOptions::NONE>,
                          .write_options = write_empty<void>, .check = check, .lower = lower,
-                         .overlap = overlap};
+                         .overlap = overlap, .int16_activations = true};
 
 }  // namespace mote::ops

@@ -1,6 +1,6 @@
-// QUANTIZE (float32 -> int8; int8 / int16 -> int8 / int16 / int32 and int32 -> int8 / int16 with
-// new quantization; uint8 <-> int8 at a graph's edges: a camera's uint8 frame in, a uint8 result
-// out) and DEQUANTIZE (int8 -> float32).
+// QUANTIZE (float32 -> int8 / int16; int8 / int16 -> int8 / int16 / int32 and int32 -> int8 /
+// int16 with new quantization; uint8 <-> int8 at a graph's edges: a camera's uint8 frame in, a
+// uint8 result out) and DEQUANTIZE (int8 / int16 -> float32: a 16x8 model's float edges).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -29,10 +29,9 @@ void check_quantize(Checker& c) {
   } else {
     c.data_input(0, input.type);
   }
-  // int16 output: requantized from int8 or int16 (16x8 models), not quantized from float. uint8
-  // only on one side, as TFLite: uint8 -> int8 and int8 -> uint8.
-  const bool int16_output = c.out().type == DataType::kInt16 && input.type != DataType::kFloat32 &&
-                            input.type != DataType::kUInt8;
+  // int16 output: quantized from float (a 16x8 model's float input) or requantized from int8,
+  // int16 or int32. uint8 only on one side, as TFLite: uint8 -> int8 and int8 -> uint8.
+  const bool int16_output = c.out().type == DataType::kInt16 && input.type != DataType::kUInt8;
   if (input.type == DataType::kInt32 && c.out().type != DataType::kInt8 && !int16_output) {
     c.fail(c.out_label() + " has type " + std::string(to_string(c.out().type)) +
            "; an int32 input is requantized to int8 or int16");
@@ -57,7 +56,8 @@ void check_quantize(Checker& c) {
 
 void check_dequantize(Checker& c) {
   c.no_options();
-  const Tensor& input = c.data_input(0);
+  const Tensor& input =
+      c.data_input(0, c.in(0).type == DataType::kInt16 ? DataType::kInt16 : DataType::kInt8);
   c.data_output(DataType::kFloat32);
   c.expect_output_shape(input.shape);
 }
@@ -97,6 +97,7 @@ extern const OpDef quantize{.builtin_code = builtin(tfl::BuiltinOperator::QUANTI
 extern const OpDef dequantize{.builtin_code = builtin(tfl::BuiltinOperator::DEQUANTIZE),
                               .read_options = read_empty<tfl::BuiltinOptions::DequantizeOptions>,
                               .write_options = write_empty<tfl::DequantizeOptionsT>,
-                              .inputs = {1, 1}, .check = check_dequantize};
+                              .inputs = {1, 1}, .check = check_dequantize,
+                              .int16_activations = true};
 
 }  // namespace mote::ops

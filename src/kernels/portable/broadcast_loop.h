@@ -13,10 +13,10 @@ namespace mote {
 namespace kernels {
 namespace internal {
 
-// Applies out[i] = op(a[ia], b[ib]) over the broadcast output; op is a functor taking two T and
-// returning U.
-template <typename T, typename U, typename Op>
-void broadcast_binary(const BroadcastShape& shape, const T* a, const T* b, U* out, const Op& op) {
+// Applies out[i] = op(a[ia], b[ib]) over the broadcast output; op is a functor taking an A and a
+// B and returning U.
+template <typename A, typename B, typename U, typename Op>
+void broadcast_binary(const BroadcastShape& shape, const A* a, const B* b, U* out, const Op& op) {
   int32_t size[kMaxBroadcastRank];
   bool repeat_a[kMaxBroadcastRank];
   bool repeat_b[kMaxBroadcastRank];
@@ -58,15 +58,15 @@ void broadcast_binary(const BroadcastShape& shape, const T* a, const T* b, U* ou
   ptrdiff_t offset_a = 0;
   ptrdiff_t offset_b = 0;
   for (;;) {
-    const T* pa = a + offset_a;
-    const T* pb = b + offset_b;
+    const A* pa = a + offset_a;
+    const B* pb = b + offset_b;
     if (inner_a == 1 && inner_b == 1) {
       for (int32_t i = 0; i < inner; ++i) out[i] = op(pa[i], pb[i]);
     } else if (inner_a == 0 && inner_b == 1) {
-      const T va = pa[0];
+      const A va = pa[0];
       for (int32_t i = 0; i < inner; ++i) out[i] = op(va, pb[i]);
     } else if (inner_a == 1 && inner_b == 0) {
-      const T vb = pb[0];
+      const B vb = pb[0];
       for (int32_t i = 0; i < inner; ++i) out[i] = op(pa[i], vb);
     } else {
       for (int32_t i = 0; i < inner; ++i) out[i] = op(pa[i * inner_a], pb[i * inner_b]);

@@ -7,17 +7,18 @@ namespace mote {
 namespace kernels {
 namespace {
 
+template <typename T, int32_t kMin, int32_t kMax>
 struct PreluOp {
   const PreluParams& p;
-  int8_t operator()(int8_t x, int8_t a) const {
+  T operator()(T x, int8_t a) const {
     const int32_t v = x + p.input_offset;
     int32_t y =
         v >= 0 ? multiply_by_quantized_multiplier(v, p.identity_multiplier, p.identity_shift)
                : multiply_by_quantized_multiplier(v * (a + p.alpha_offset), p.alpha_multiplier,
                                                   p.alpha_shift);
     y += p.output_offset;
-    y = y < -128 ? -128 : (y > 127 ? 127 : y);
-    return static_cast<int8_t>(y);
+    y = y < kMin ? kMin : (y > kMax ? kMax : y);
+    return static_cast<T>(y);
   }
 };
 
@@ -40,14 +41,21 @@ PreluParams prepare_prelu(float input_scale, int32_t input_zero_point, float alp
   return p;
 }
 
-bool prelu_fits(const PreluParams& p) {
-  return requant_fits(255, p.identity_multiplier, p.identity_shift) &&
-         requant_fits(int64_t{255} * 255, p.alpha_multiplier, p.alpha_shift);
+bool prelu_fits(const PreluParams& p, bool int16) {
+  const int64_t input = int16 ? 32768 : 255;
+  return requant_fits(input, p.identity_multiplier, p.identity_shift) &&
+         requant_fits(input * 255, p.alpha_multiplier, p.alpha_shift);
 }
 
 void prelu(const PreluParams& params, const BroadcastShape& shape, const int8_t* input,
            const int8_t* alpha, int8_t* output) {
-  internal::broadcast_binary(shape, input, alpha, output, PreluOp{params});
+  internal::broadcast_binary(shape, input, alpha, output, PreluOp<int8_t, -128, 127>{params});
+}
+
+void prelu(const PreluParams& params, const BroadcastShape& shape, const int16_t* input,
+           const int8_t* alpha, int16_t* output) {
+  internal::broadcast_binary(shape, input, alpha, output,
+                             PreluOp<int16_t, -32768, 32767>{params});
 }
 
 }  // namespace kernels

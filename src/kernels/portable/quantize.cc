@@ -11,17 +11,39 @@ QuantizeParams prepare_quantize(float output_scale, int32_t output_zero_point) {
   return QuantizeParams{output_scale, output_zero_point};
 }
 
-void quantize(const QuantizeParams& params, const float* input, int8_t* output, size_t count) {
+namespace {
+
+template <typename T, int32_t kMin, int32_t kMax>
+void quantize_to(const QuantizeParams& params, const float* input, T* output, size_t count) {
+  // Beyond the type's range by more than any zero point moves a value: clamped the same.
+  constexpr float kBound = 4.0f * static_cast<float>(kMax - kMin + 1);
   for (size_t i = 0; i < count; ++i) {
     float rounded = roundf(input[i] / params.scale);
     // Clamp before converting: an out-of-range float -> int conversion is undefined (TFLite's
     // result is then undefined too). NaN lands on the low end.
-    if (!(rounded >= -512.0f)) rounded = -512.0f;
-    if (rounded > 512.0f) rounded = 512.0f;
+    if (!(rounded >= -kBound)) rounded = -kBound;
+    if (rounded > kBound) rounded = kBound;
     int32_t q = static_cast<int32_t>(rounded) + params.zero_point;
-    q = q < -128 ? -128 : (q > 127 ? 127 : q);
-    output[i] = static_cast<int8_t>(q);
+    q = q < kMin ? kMin : (q > kMax ? kMax : q);
+    output[i] = static_cast<T>(q);
   }
+}
+
+template <typename T>
+void dequantize_from(const DequantizeParams& p, const T* input, float* output, size_t count) {
+  // Back to front, so the output may start at the input's address (in-place widening).
+  for (size_t i = count; i-- > 0;) {
+    output[i] = p.scale * static_cast<float>(input[i] - p.zero_point);
+  }
+}
+
+}  // namespace
+
+void quantize(const QuantizeParams& params, const float* input, int8_t* output, size_t count) {
+  quantize_to<int8_t, -128, 127>(params, input, output, count);
+}
+void quantize(const QuantizeParams& params, const float* input, int16_t* output, size_t count) {
+  quantize_to<int16_t, -32768, 32767>(params, input, output, count);
 }
 
 RequantizeParams prepare_requantize(float input_scale, int32_t input_zero_point,
@@ -123,10 +145,10 @@ DequantizeParams prepare_dequantize(float input_scale, int32_t input_zero_point)
 }
 
 void dequantize(const DequantizeParams& p, const int8_t* input, float* output, size_t count) {
-  // Back to front, so the output may start at the input's address (in-place widening).
-  for (size_t i = count; i-- > 0;) {
-    output[i] = p.scale * static_cast<float>(input[i] - p.zero_point);
-  }
+  dequantize_from(p, input, output, count);
+}
+void dequantize(const DequantizeParams& p, const int16_t* input, float* output, size_t count) {
+  dequantize_from(p, input, output, count);
 }
 
 }  // namespace kernels

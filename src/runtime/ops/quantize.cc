@@ -1,6 +1,6 @@
-// QUANTIZE (float32 -> int8, and int8 / int16 -> int8 / int16 / int32, int32 -> int8 / int16,
-// uint8 -> int8, int8 -> uint8 requantization) and DEQUANTIZE (int8 -> float32). Both run in place: quantize front to back,
-// dequantize back to front.
+// QUANTIZE (float32 -> int8 / int16, and int8 / int16 -> int8 / int16 / int32, int32 -> int8 /
+// int16, uint8 -> int8, int8 -> uint8 requantization) and DEQUANTIZE (int8 / int16 -> float32).
+// Both run in place: quantize front to back, dequantize back to front.
 
 #include "mote/kernels/quantize.h"
 #include "runtime/ops/op_support.h"
@@ -11,8 +11,11 @@ namespace {
 Error check_quantize(const OpChecker& c) {
   const auto& o = c.options<schema::QuantizeOptions>();
   const Tensor &x = *c.in(0), &y = c.out();
-  if (x.type() == DataType::Float32 && y.type() == DataType::Int8) {
-    if (!(y.scale() > 0.0f) || !in_range(y.zero_point(), -128, 127)) {
+  if (x.type() == DataType::Float32 &&
+      (y.type() == DataType::Int8 || y.type() == DataType::Int16)) {
+    const bool int16 = y.type() == DataType::Int16;
+    if (!(y.scale() > 0.0f) ||
+        !in_range(y.zero_point(), int16 ? -32768 : -128, int16 ? 32767 : 127)) {
       return c.bad("output scale or zero point out of range");
     }
     return Error::kOk;
@@ -63,8 +66,8 @@ Error check_quantize(const OpChecker& c) {
     }
     return c.requant(o.requant(), int16_in ? 65535 : kMaxCenteredInput);
   }
-  return c.bad("quantize supports float32 -> int8, int8 / int16 -> int8 / int16 / int32, int32 "
-               "-> int8 / int16, uint8 -> int8 and int8 -> uint8",
+  return c.bad("quantize supports float32 -> int8 / int16, int8 / int16 -> int8 / int16 / int32, "
+               "int32 -> int8 / int16, uint8 -> int8 and int8 -> uint8",
                Error::kUnsupported);
 }
 
@@ -72,8 +75,12 @@ void invoke_quantize(const Op& op) {
   const Tensor &x = op.in(0), &y = op.out();
   const size_t count = element_count(y);
   if (x.type() == DataType::Float32) {
-    kernels::quantize(kernels::QuantizeParams{y.scale(), y.zero_point()}, op.in_data<float>(0),
-                      op.out_data<int8_t>(), count);
+    const kernels::QuantizeParams q{y.scale(), y.zero_point()};
+    if (y.type() == DataType::Int16) {
+      kernels::quantize(q, op.in_data<float>(0), op.out_data<int16_t>(), count);
+    } else {
+      kernels::quantize(q, op.in_data<float>(0), op.out_data<int8_t>(), count);
+    }
     return;
   }
   const auto& o = op.options<schema::QuantizeOptions>();
@@ -112,17 +119,24 @@ void invoke_quantize(const Op& op) {
 
 Error check_dequantize(const OpChecker& c) {
   const Tensor &x = *c.in(0), &y = c.out();
-  if (x.type() != DataType::Int8 || y.type() != DataType::Float32) {
-    return c.bad("dequantize supports int8 -> float32", Error::kUnsupported);
+  const bool int16 = x.type() == DataType::Int16;
+  if ((x.type() != DataType::Int8 && !int16) || y.type() != DataType::Float32) {
+    return c.bad("dequantize supports int8 / int16 -> float32", Error::kUnsupported);
   }
-  if (!in_range(x.zero_point(), -128, 127)) return c.bad("input zero point outside int8");
+  if (!in_range(x.zero_point(), int16 ? -32768 : -128, int16 ? 32767 : 127)) {
+    return c.bad("input zero point outside its type");
+  }
   return Error::kOk;
 }
 
 void invoke_dequantize(const Op& op) {
   const Tensor& x = op.in(0);
-  kernels::dequantize(kernels::DequantizeParams{x.scale(), x.zero_point()}, op.in_data<int8_t>(0),
-                      op.out_data<float>(), element_count(x));
+  const kernels::DequantizeParams p{x.scale(), x.zero_point()};
+  if (x.type() == DataType::Int16) {
+    kernels::dequantize(p, op.in_data<int16_t>(0), op.out_data<float>(), element_count(x));
+  } else {
+    kernels::dequantize(p, op.in_data<int8_t>(0), op.out_data<float>(), element_count(x));
+  }
 }
 
 // Every conversion runs front to back, element by element: the output may start on its input
