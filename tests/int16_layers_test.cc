@@ -324,6 +324,18 @@ std::vector<uint8_t> bytes_of(const std::vector<int16_t>& v) {
   return bytes;
 }
 
+// The graph's one int16 output for one int16 input is `expected` on every CPU.
+void expect_output_on_every_cpu(const ir::Graph& graph, const std::vector<int16_t>& input,
+                                const std::vector<int16_t>& expected) {
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const pipeline::HostRun run =
+        pipeline::run_on_host(pipeline::compile(graph, options).program, {bytes_of(input)});
+    EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
+  }
+}
+
 TEST(Int16Layers, EveryLayerEqualsTflitesReferenceOnEveryCpu) {
   const ir::Graph graph = builder::int16_layers();
   const size_t count = graph.operators.size();
@@ -583,13 +595,7 @@ TEST(Int16DataMovement, PadThenStridedSliceMoveTwoByteElements) {
       }
     }
   }
-  for (const char* cpu : kCpus) {
-    pipeline::CompileOptions options;
-    options.plan.cpu = cpu;
-    const pipeline::Compiled compiled = pipeline::compile(graph, options);
-    const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {bytes_of(input)});
-    EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
-  }
+  expect_output_on_every_cpu(graph, input, expected);
 }
 
 // int16 TRANSPOSE (two-byte elements moved whole) then SLICE, against the index arithmetic.
@@ -608,13 +614,7 @@ TEST(Int16DataMovement, TransposeThenSliceMoveTwoByteElements) {
       for (int w = 1; w < 3; ++w) expected.push_back(input[(h * 3 + w) * 4 + c]);
     }
   }
-  for (const char* cpu : kCpus) {
-    pipeline::CompileOptions options;
-    options.plan.cpu = cpu;
-    const pipeline::HostRun run =
-        pipeline::run_on_host(pipeline::compile(graph, options).program, {bytes_of(input)});
-    EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
-  }
+  expect_output_on_every_cpu(graph, input, expected);
 }
 
 // A data-movement graph turned int16 moves two-byte elements whole: each int16 output's low
@@ -765,13 +765,7 @@ TEST(Int16Layers, PreluTakesAnInt8Alpha) {
                              : testing::multiply(v * (alpha[i % 2] - alpha_zero_point), negative);
     expected.push_back(static_cast<int16_t>(clamp16(y)));
   }
-  for (const char* cpu : kCpus) {
-    pipeline::CompileOptions options;
-    options.plan.cpu = cpu;
-    const pipeline::HostRun run =
-        pipeline::run_on_host(pipeline::compile(graph, options).program, {bytes_of(input)});
-    EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
-  }
+  expect_output_on_every_cpu(graph, input, expected);
 }
 
 // An operator without a 16x8 form (TFLM's REDUCE_MAX takes int8 and float only) is refused by
