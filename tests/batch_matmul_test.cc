@@ -60,14 +60,15 @@ int8_t at(const std::vector<int8_t>& v, const std::vector<int32_t>& shape,
 
 // TFLite's int8 BATCH_MATMUL: every output index [batch..., r, c]; each operand's batch index is
 // the output's, right-aligned, with its size-1 dimensions at 0; the adjoint flags swap the
-// stored matrix's last two indices; multiplier lhs_scale * rhs_scale / output_scale in double.
+// stored matrix's last two indices; multiplier lhs_scale * rhs_scale (in float, as TFLite's
+// GetQuantizedConvolutionMultipler) / output_scale in double.
 std::vector<int8_t> reference(const ir::Graph& g, const std::vector<int8_t>& lhs,
                               const std::vector<int8_t>& rhs) {
   const ir::Operator& op = g.operators.at(0);
   const auto& o = std::get<ir::BatchMatMulOptions>(op.options);
   const ir::Tensor &tl = g.tensors[op.inputs[0]], &tr = g.tensors[op.inputs[1]];
   const ir::Tensor& ty = g.tensors[op.outputs[0]];
-  const auto m = quantize(double{tl.quantization.scale[0]} * double{tr.quantization.scale[0]} /
+  const auto m = quantize(double{tl.quantization.scale[0] * tr.quantization.scale[0]} /
                           double{ty.quantization.scale[0]});
   const int64_t zl = tl.quantization.zero_point[0], zr = tr.quantization.zero_point[0];
   const int64_t zy = ty.quantization.zero_point[0];

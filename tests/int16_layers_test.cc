@@ -3,7 +3,7 @@
 // MAX_POOL_2D, MUL, RELU, RELU6, CONCATENATION, RESHAPE, FULLY_CONNECTED with an int64 and with an
 // int32 bias, SOFTMAX; LOGISTIC, TANH, MEAN, SUM, QUANTIZE from int32, TRANSPOSE_CONV, PAD,
 // STRIDED_SLICE, TRANSPOSE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK, RESIZE_NEAREST_NEIGHBOR, MAXIMUM,
-// MINIMUM, PRELU; QUANTIZE from float, DEQUANTIZE)
+// MINIMUM, PRELU, BATCH_MATMUL; QUANTIZE from float, DEQUANTIZE)
 // turned int16, compiled for three CPUs, run on the host, and compared with slow references
 // written here from TFLite's reference int16 kernels (reference_integer_ops: int64 sums and the
 // 64-bit MultiplyByQuantizedMultiplier where the bias is int64, int32 otherwise), independent of
@@ -766,6 +766,51 @@ TEST(Int16Layers, PreluTakesAnInt8Alpha) {
     expected.push_back(static_cast<int16_t>(clamp16(y)));
   }
   expect_output_on_every_cpu(graph, input, expected);
+}
+
+// BATCH_MATMUL on int16 (TFLM's BatchMatMul<int16_t, int64_t>): int64 sums, the 64-bit
+// requantization, clamped to int16; a broadcast batch, with and without adj_x / adj_y.
+TEST(Int16Layers, BatchMatMulSumsInInt64) {
+  for (const bool adj_x : {false, true}) {
+    for (const bool adj_y : {false, true}) {
+      builder::ModelBuilder b;
+      using Shape = std::vector<int32_t>;
+      const auto lhs =
+          b.add_input(adj_x ? Shape{2, 6, 3} : Shape{2, 3, 6}, ir::DataType::kInt8, 0.002f, 0);
+      const auto rhs =
+          b.add_input(adj_y ? Shape{4, 6} : Shape{6, 4}, ir::DataType::kInt8, 0.003f, 0);
+      b.mark_output(b.add_batch_matmul(lhs, rhs, adj_x, adj_y));  // [2, 3, 4]
+      const ir::Graph graph = as_int16(b.build());
+      EXPECT_TRUE(ops::validate(graph).empty());
+      const std::vector<int16_t> a = spread_values(36), c = spread_values(24);
+      const float out_scale = graph.tensors[graph.outputs[0]].quantization.scale[0];
+      // lhs scale * rhs scale in float, as TFLite's GetQuantizedConvolutionMultipler.
+      const Multiplier m =
+          testing::quantize(static_cast<double>(0.002f * 0.003f) / static_cast<double>(out_scale));
+      std::vector<int16_t> expected;
+      for (int batch = 0; batch < 2; ++batch) {
+        for (int r = 0; r < 3; ++r) {
+          for (int col = 0; col < 4; ++col) {
+            int64_t sum = 0;
+            for (int k = 0; k < 6; ++k) {
+              const int64_t x = a[batch * 18 + (adj_x ? k * 3 + r : r * 6 + k)];
+              const int64_t y = c[adj_y ? col * 6 + k : k * 4 + col];
+              sum += x * y;
+            }
+            expected.push_back(static_cast<int16_t>(clamp16(multiply64(sum, m))));
+          }
+        }
+      }
+      for (const char* cpu : kCpus) {
+        pipeline::CompileOptions options;
+        options.plan.cpu = cpu;
+        const pipeline::HostRun run = pipeline::run_on_host(
+            pipeline::compile(graph, options).program, {bytes_of(a), bytes_of(c)});
+        EXPECT_EQ(run.outputs.at(0), bytes_of(expected))
+            << cpu << " adj_x " << adj_x << " adj_y " << adj_y;
+      }
+    }
+  }
 }
 
 // An operator without a 16x8 form (TFLM's REDUCE_MAX takes int8 and float only) is refused by

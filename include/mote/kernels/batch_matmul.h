@@ -6,7 +6,8 @@
 // adj_y). Operands of rank 2 to 5; their leading (batch) dimensions broadcast as TFLite's do
 // (right-aligned; a dimension of 1 repeats). Either operand may be a constant (weights) or an
 // activation: the kernel reads both in place, without transposing a copy, so it needs no
-// scratch. Embeddable C++17.
+// scratch. Also TFLM's int16 form: int16 operands and output (zero points 0), int64 sums and the
+// 64-bit requantization. Embeddable C++17.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -37,7 +38,7 @@ struct BatchMatMulParams {
   int32_t output_offset;  // +output zero point
   int32_t output_multiplier;
   int32_t output_shift;  // positive = left shift
-  int32_t act_min;       // TFLite: -128 and 127 (BATCH_MATMUL has no fused activation)
+  int32_t act_min;       // TFLite: the output type's range (BATCH_MATMUL has no fused activation)
   int32_t act_max;
 };
 
@@ -52,14 +53,17 @@ bool prepare_batch_matmul_shape(const int32_t* lhs_dims, int32_t lhs_rank, const
 
 // The largest |accumulator| the kernel can reach with these offsets (|x + offset| bounded for
 // int8 x), and whether it and the requantization stay inside int32 (kAccLimit): the compiler's
-// check and the runtime's load check ask this same question.
+// check and the runtime's load check ask this same question. `int16`: zero offsets, a clamp
+// inside int16, and int64 sums (which no depth overflows).
 int64_t batch_matmul_accumulator_bound(const BatchMatMulParams& params);
-bool batch_matmul_fits(const BatchMatMulParams& params);
+bool batch_matmul_fits(const BatchMatMulParams& params, bool int16 = false);
 
 // lhs, rhs and output as the shape says (row-major). The output must not overlap an operand.
 // Needs no scratch on any extension; stack use is bounded (a block of int32 sums).
 void batch_matmul(const BatchMatMulParams& params, const int8_t* lhs, const int8_t* rhs,
                   int8_t* output);
+void batch_matmul(const BatchMatMulParams& params, const int16_t* lhs, const int16_t* rhs,
+                  int16_t* output);
 
 }  // namespace kernels
 }  // namespace mote

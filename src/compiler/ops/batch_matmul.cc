@@ -1,5 +1,6 @@
-// BATCH_MATMUL: int8, per tensor, TFLite's reference BatchMatMul; either operand may be a
-// constant (weights) or an activation; ranks 2..5 with broadcast batch dimensions.
+// BATCH_MATMUL: int8 (or int16, as TFLM: int64 sums), per tensor, TFLite's reference
+// BatchMatMul; either operand may be a constant (weights) or an activation; ranks 2..5 with
+// broadcast batch dimensions.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -28,8 +29,9 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
   out.Set(std::move(t));
 }
 
-// The kernel's parameters, TFLite's Prepare: the multiplier lhs_scale * rhs_scale / output_scale
-// in double (GetQuantizedConvolutionMultipler), the int8 range as the clamp.
+// The kernel's parameters, TFLite's Prepare: the multiplier lhs_scale * rhs_scale (in float) /
+// output_scale (in double), as GetQuantizedConvolutionMultipler; the output type's range as the
+// clamp.
 kernels::BatchMatMulParams params(const ir::Tensor& lhs, const ir::Tensor& rhs,
                                   const ir::Tensor& out, const kernels::BatchMatMulShape& shape) {
   kernels::BatchMatMulParams p{};
@@ -37,13 +39,14 @@ kernels::BatchMatMulParams params(const ir::Tensor& lhs, const ir::Tensor& rhs,
   p.lhs_offset = -zero_point_of(lhs);
   p.rhs_offset = -zero_point_of(rhs);
   p.output_offset = zero_point_of(out);
-  const auto q = kernels::quantize_multiplier(static_cast<double>(scale_of(lhs)) *
-                                              static_cast<double>(scale_of(rhs)) /
+  const float product = scale_of(lhs) * scale_of(rhs);
+  const auto q = kernels::quantize_multiplier(static_cast<double>(product) /
                                               static_cast<double>(scale_of(out)));
   p.output_multiplier = q.multiplier;
   p.output_shift = q.shift;
-  p.act_min = -128;
-  p.act_max = 127;
+  const bool int16 = out.type == ir::DataType::kInt16;
+  p.act_min = int16 ? -32768 : -128;
+  p.act_max = int16 ? 32767 : 127;
   return p;
 }
 
@@ -65,9 +68,11 @@ bool shape_of(const ir::Graph& g, const ir::Operator& op, kernels::BatchMatMulSh
 void check(Checker& c) {
   const auto& o = c.options<ir::BatchMatMulOptions>();
   const Tensor &lhs = c.in(0), &rhs = c.in(1);
+  const DataType type = c.activation_type();
   for (size_t k = 0; k < 2; ++k) {
-    c.expect_type(k, DataType::kInt8);
+    c.expect_type(k, type);
     c.expect_per_tensor(k);
+    if (type == DataType::kInt16) c.expect_symmetric16(k);
     const size_t rank = c.in(k).shape.size();
     if (rank < 2 || rank > static_cast<size_t>(kernels::kMaxBatchMatMulRank)) {
       c.fail(c.in_label(k) + " has shape " + shape_string(c.in(k).shape) + ", expected rank 2 to " +
@@ -77,7 +82,7 @@ void check(Checker& c) {
   if (lhs.is_constant && rhs.is_constant) {
     c.fail("both inputs are constants (a product a converter folds); expected an activation");
   }
-  c.data_output();
+  c.data_output(type);
   const size_t lr = lhs.shape.size(), rr = rhs.shape.size();
   const int32_t depth = o.adj_x ? lhs.shape[lr - 2] : lhs.shape[lr - 1];
   const int32_t rhs_depth = o.adj_y ? rhs.shape[rr - 1] : rhs.shape[rr - 2];
@@ -95,7 +100,7 @@ void check(Checker& c) {
   }
   c.expect_output_shape(expected);
   const kernels::BatchMatMulParams p = params(lhs, rhs, c.out(), shape);
-  if (!kernels::batch_matmul_fits(p)) {
+  if (!kernels::batch_matmul_fits(p, type == DataType::kInt16)) {
     c.fail("accumulation depth " + std::to_string(depth) + " with scales " + num(scale_of(lhs)) +
            " x " + num(scale_of(rhs)) + " -> " + num(scale_of(c.out())) +
            " overflows the int32 accumulator or requantization");
@@ -147,6 +152,6 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 extern const OpDef batch_matmul{
     .builtin_code = builtin(tfl::BuiltinOperator::BATCH_MATMUL), .read_options = read,
     .write_options = write, .inputs = {2, 2}, .check = check, .macs = macs, .lower = lower,
-    .describe = describe};
+    .int16_activations = true, .describe = describe};
 
 }  // namespace mote::ops

@@ -13,12 +13,21 @@ int64_t max_centred(int32_t offset) {
   return a > b ? a : b;
 }
 
-inline int8_t requantize(const BatchMatMulParams& p, int32_t acc) {
-  int32_t v = multiply_by_quantized_multiplier(acc, p.output_multiplier, p.output_shift);
-  v += p.output_offset;
+// int32 sums (int8) requantized as TFLite's MultiplyByQuantizedMultiplier; int64 ones (int16)
+// by its 64-bit form.
+inline int32_t scaled(const BatchMatMulParams& p, int32_t acc) {
+  return multiply_by_quantized_multiplier(acc, p.output_multiplier, p.output_shift);
+}
+inline int32_t scaled(const BatchMatMulParams& p, int64_t acc) {
+  return multiply_by_quantized_multiplier_64(acc, p.output_multiplier, p.output_shift);
+}
+
+template <typename T, typename Acc>
+inline T requantize(const BatchMatMulParams& p, Acc acc) {
+  int32_t v = scaled(p, acc) + p.output_offset;
   v = v < p.act_min ? p.act_min : v;
   v = v > p.act_max ? p.act_max : v;
-  return static_cast<int8_t>(v);
+  return static_cast<T>(v);
 }
 
 // Output columns summed at once when the rhs is read along its rows (a bounded stack block).
@@ -26,19 +35,22 @@ constexpr int32_t kColumnBlock = 32;
 
 // One matrix product: a [rows, depth] (or [depth, rows] with adj_x) times b [depth, cols] (or
 // [cols, depth] with adj_y) into out [rows, cols].
-void matmul(const BatchMatMulParams& p, const int8_t* a, const int8_t* b, int8_t* out) {
+template <typename T, typename Acc>
+void matmul(const BatchMatMulParams& p, const T* a, const T* b, T* out) {
   const BatchMatMulShape& s = p.shape;
   const int32_t rows = s.rows, cols = s.cols, depth = s.depth;
   const int32_t lo = p.lhs_offset, ro = p.rhs_offset;
   if (!s.adj_x && s.adj_y) {
     // Both operands run along the depth: one dot product per output.
     for (int32_t r = 0; r < rows; ++r) {
-      const int8_t* a_row = a + static_cast<size_t>(r) * depth;
+      const T* a_row = a + static_cast<size_t>(r) * depth;
       for (int32_t c = 0; c < cols; ++c) {
-        const int8_t* b_row = b + static_cast<size_t>(c) * depth;
-        int32_t acc = 0;
-        for (int32_t k = 0; k < depth; ++k) acc += (a_row[k] + lo) * (b_row[k] + ro);
-        out[static_cast<size_t>(r) * cols + c] = requantize(p, acc);
+        const T* b_row = b + static_cast<size_t>(c) * depth;
+        Acc acc = 0;
+        for (int32_t k = 0; k < depth; ++k) {
+          acc += static_cast<Acc>(a_row[k] + lo) * (b_row[k] + ro);
+        }
+        out[static_cast<size_t>(r) * cols + c] = requantize<T>(p, acc);
       }
     }
     return;
@@ -48,18 +60,18 @@ void matmul(const BatchMatMulParams& p, const int8_t* a, const int8_t* b, int8_t
   const size_t a_k = s.adj_x ? static_cast<size_t>(rows) : 1;
   const size_t b_k = s.adj_y ? 1 : static_cast<size_t>(cols);
   const size_t b_c = s.adj_y ? static_cast<size_t>(depth) : 1;
-  int32_t acc[kColumnBlock];
+  Acc acc[kColumnBlock];
   for (int32_t r = 0; r < rows; ++r) {
     for (int32_t c0 = 0; c0 < cols; c0 += kColumnBlock) {
       const int32_t n = cols - c0 < kColumnBlock ? cols - c0 : kColumnBlock;
       for (int32_t j = 0; j < n; ++j) acc[j] = 0;
       for (int32_t k = 0; k < depth; ++k) {
-        const int32_t av = a[r * a_r + k * a_k] + lo;
-        const int8_t* bk = b + k * b_k + static_cast<size_t>(c0) * b_c;
+        const Acc av = a[r * a_r + k * a_k] + lo;
+        const T* bk = b + k * b_k + static_cast<size_t>(c0) * b_c;
         for (int32_t j = 0; j < n; ++j) acc[j] += av * (bk[j * b_c] + ro);
       }
-      int8_t* o = out + static_cast<size_t>(r) * cols + c0;
-      for (int32_t j = 0; j < n; ++j) o[j] = requantize(p, acc[j]);
+      T* o = out + static_cast<size_t>(r) * cols + c0;
+      for (int32_t j = 0; j < n; ++j) o[j] = requantize<T>(p, acc[j]);
     }
   }
 }
@@ -119,7 +131,11 @@ int64_t batch_matmul_accumulator_bound(const BatchMatMulParams& p) {
   return int64_t{p.shape.depth} * max_centred(p.lhs_offset) * max_centred(p.rhs_offset);
 }
 
-bool batch_matmul_fits(const BatchMatMulParams& p) {
+bool batch_matmul_fits(const BatchMatMulParams& p, bool int16) {
+  if (int16) {
+    return p.lhs_offset == 0 && p.rhs_offset == 0 && p.output_offset == 0 &&
+           p.act_min <= p.act_max && p.act_min >= -32768 && p.act_max <= 32767;
+  }
   if (p.lhs_offset < -127 || p.lhs_offset > 128 || p.rhs_offset < -127 || p.rhs_offset > 128) {
     return false;
   }
@@ -130,8 +146,10 @@ bool batch_matmul_fits(const BatchMatMulParams& p) {
   return requant_fits(batch_matmul_accumulator_bound(p), p.output_multiplier, p.output_shift);
 }
 
-void batch_matmul(const BatchMatMulParams& p, const int8_t* lhs, const int8_t* rhs,
-                  int8_t* output) {
+namespace {
+
+template <typename T, typename Acc>
+void batches(const BatchMatMulParams& p, const T* lhs, const T* rhs, T* output) {
   const BatchMatMulShape& s = p.shape;
   const size_t matrix = static_cast<size_t>(s.rows) * static_cast<size_t>(s.cols);
   for (int32_t b0 = 0; b0 < s.batch[0]; ++b0) {
@@ -143,11 +161,23 @@ void batch_matmul(const BatchMatMulParams& p, const int8_t* lhs, const int8_t* r
         const size_t rhs_at = static_cast<size_t>(b0) * s.rhs_stride[0] +
                               static_cast<size_t>(b1) * s.rhs_stride[1] +
                               static_cast<size_t>(b2) * s.rhs_stride[2];
-        matmul(p, lhs + lhs_at, rhs + rhs_at, output);
+        matmul<T, Acc>(p, lhs + lhs_at, rhs + rhs_at, output);
         output += matrix;
       }
     }
   }
+}
+
+}  // namespace
+
+void batch_matmul(const BatchMatMulParams& p, const int8_t* lhs, const int8_t* rhs,
+                  int8_t* output) {
+  batches<int8_t, int32_t>(p, lhs, rhs, output);
+}
+
+void batch_matmul(const BatchMatMulParams& p, const int16_t* lhs, const int16_t* rhs,
+                  int16_t* output) {
+  batches<int16_t, int64_t>(p, lhs, rhs, output);
 }
 
 }  // namespace kernels

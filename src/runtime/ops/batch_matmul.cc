@@ -1,5 +1,6 @@
-// BATCH_MATMUL: two int8 operands (either may sit in the constants), ranks 2..5 with broadcast
-// batch dimensions (the kernels' one shape rule), one per-tensor requantization; no scratch.
+// BATCH_MATMUL: two int8 (or int16) operands (either may sit in the constants), ranks 2..5 with
+// broadcast batch dimensions (the kernels' one shape rule), one per-tensor requantization; no
+// scratch.
 
 #include "mote/kernels/batch_matmul.h"
 #include "runtime/ops/op_support.h"
@@ -46,6 +47,11 @@ Error check(const OpChecker& c) {
   for (int32_t i = 0; i < out_rank; ++i) {
     if (dim(y, static_cast<size_t>(i)) != dims[i]) return c.bad("output shape inconsistent");
   }
+  if (c.int16()) {
+    // int64 sums, requantized by the saturating 64-bit multiply: any depth fits.
+    if (!kernels::batch_matmul_fits(p, true)) return c.bad("int16 zero point not 0 or bad clamp");
+    return c.requant(o.output_requant(), 0);
+  }
   MOTE_TRY(c.offsets_and_range(o.lhs_offset(), o.output_offset(), o.activation_min(),
                                o.activation_max()));
   if (!in_range(o.rhs_offset(), -127, 128)) return c.bad("zero point outside int8");
@@ -58,13 +64,18 @@ void invoke(const Op& op) {
   int32_t dims[kernels::kMaxBatchMatMulRank], out_rank = 0;
   kernels::BatchMatMulParams p;
   params_of(o, op.in(0), op.in(1), dims, &out_rank, &p);
-  kernels::batch_matmul(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.out_data<int8_t>());
+  if (op.in(0).type() == DataType::Int16) {
+    kernels::batch_matmul(p, op.in_data<int16_t>(0), op.in_data<int16_t>(1),
+                          op.out_data<int16_t>());
+  } else {
+    kernels::batch_matmul(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.out_data<int8_t>());
+  }
 }
 
 }  // namespace
 
 extern const OpRegistration kBatchMatMulOp{
-    takes(2, 2, schema::OpOptions::BatchMatMulOptions).int8(2), &check, &invoke,
+    takes(2, 2, schema::OpOptions::BatchMatMulOptions).int8(2).int16(2), &check, &invoke,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace mote::runtime::internal
