@@ -13,21 +13,12 @@ int64_t max_centred(int32_t offset) {
   return a > b ? a : b;
 }
 
-// int32 sums (int8) requantized as TFLite's MultiplyByQuantizedMultiplier; int64 ones (int16)
-// by its 64-bit form.
-inline int32_t scaled(const BatchMatMulParams& p, int32_t acc) {
-  return multiply_by_quantized_multiplier(acc, p.output_multiplier, p.output_shift);
-}
-inline int32_t scaled(const BatchMatMulParams& p, int64_t acc) {
-  return multiply_by_quantized_multiplier_64(acc, p.output_multiplier, p.output_shift);
-}
-
-template <typename T, typename Acc>
-inline T requantize(const BatchMatMulParams& p, Acc acc) {
-  int32_t v = scaled(p, acc) + p.output_offset;
+inline int8_t requantize(const BatchMatMulParams& p, int32_t acc) {
+  int32_t v = multiply_by_quantized_multiplier(acc, p.output_multiplier, p.output_shift);
+  v += p.output_offset;
   v = v < p.act_min ? p.act_min : v;
   v = v > p.act_max ? p.act_max : v;
-  return static_cast<T>(v);
+  return static_cast<int8_t>(v);
 }
 
 // Output columns summed at once when the rhs is read along its rows (a bounded stack block).
@@ -35,22 +26,19 @@ constexpr int32_t kColumnBlock = 32;
 
 // One matrix product: a [rows, depth] (or [depth, rows] with adj_x) times b [depth, cols] (or
 // [cols, depth] with adj_y) into out [rows, cols].
-template <typename T, typename Acc>
-void matmul(const BatchMatMulParams& p, const T* a, const T* b, T* out) {
+void matmul(const BatchMatMulParams& p, const int8_t* a, const int8_t* b, int8_t* out) {
   const BatchMatMulShape& s = p.shape;
   const int32_t rows = s.rows, cols = s.cols, depth = s.depth;
   const int32_t lo = p.lhs_offset, ro = p.rhs_offset;
   if (!s.adj_x && s.adj_y) {
     // Both operands run along the depth: one dot product per output.
     for (int32_t r = 0; r < rows; ++r) {
-      const T* a_row = a + static_cast<size_t>(r) * depth;
+      const int8_t* a_row = a + static_cast<size_t>(r) * depth;
       for (int32_t c = 0; c < cols; ++c) {
-        const T* b_row = b + static_cast<size_t>(c) * depth;
-        Acc acc = 0;
-        for (int32_t k = 0; k < depth; ++k) {
-          acc += static_cast<Acc>(a_row[k] + lo) * (b_row[k] + ro);
-        }
-        out[static_cast<size_t>(r) * cols + c] = requantize<T>(p, acc);
+        const int8_t* b_row = b + static_cast<size_t>(c) * depth;
+        int32_t acc = 0;
+        for (int32_t k = 0; k < depth; ++k) acc += (a_row[k] + lo) * (b_row[k] + ro);
+        out[static_cast<size_t>(r) * cols + c] = requantize(p, acc);
       }
     }
     return;
@@ -60,18 +48,40 @@ void matmul(const BatchMatMulParams& p, const T* a, const T* b, T* out) {
   const size_t a_k = s.adj_x ? static_cast<size_t>(rows) : 1;
   const size_t b_k = s.adj_y ? 1 : static_cast<size_t>(cols);
   const size_t b_c = s.adj_y ? static_cast<size_t>(depth) : 1;
-  Acc acc[kColumnBlock];
+  int32_t acc[kColumnBlock];
   for (int32_t r = 0; r < rows; ++r) {
     for (int32_t c0 = 0; c0 < cols; c0 += kColumnBlock) {
       const int32_t n = cols - c0 < kColumnBlock ? cols - c0 : kColumnBlock;
       for (int32_t j = 0; j < n; ++j) acc[j] = 0;
       for (int32_t k = 0; k < depth; ++k) {
-        const Acc av = a[r * a_r + k * a_k] + lo;
-        const T* bk = b + k * b_k + static_cast<size_t>(c0) * b_c;
+        const int32_t av = a[r * a_r + k * a_k] + lo;
+        const int8_t* bk = b + k * b_k + static_cast<size_t>(c0) * b_c;
         for (int32_t j = 0; j < n; ++j) acc[j] += av * (bk[j * b_c] + ro);
       }
-      T* o = out + static_cast<size_t>(r) * cols + c0;
-      for (int32_t j = 0; j < n; ++j) o[j] = requantize<T>(p, acc[j]);
+      int8_t* o = out + static_cast<size_t>(r) * cols + c0;
+      for (int32_t j = 0; j < n; ++j) o[j] = requantize(p, acc[j]);
+    }
+  }
+}
+
+// The int16 form (TFLM's BatchMatMul<int16_t, int64_t>): one int64 dot product per output, the
+// 64-bit requantization, zero offsets (batch_matmul_fits).
+void matmul16(const BatchMatMulParams& p, const int16_t* a, const int16_t* b, int16_t* out) {
+  const BatchMatMulShape& s = p.shape;
+  // Element strides: A(r, k) = a[r * a_r + k * a_k], B(k, c) = b[k * b_k + c * b_c].
+  const size_t a_r = s.adj_x ? 1 : static_cast<size_t>(s.depth);
+  const size_t a_k = s.adj_x ? static_cast<size_t>(s.rows) : 1;
+  const size_t b_k = s.adj_y ? 1 : static_cast<size_t>(s.cols);
+  const size_t b_c = s.adj_y ? static_cast<size_t>(s.depth) : 1;
+  for (int32_t r = 0; r < s.rows; ++r) {
+    for (int32_t c = 0; c < s.cols; ++c) {
+      int64_t acc = 0;
+      for (int32_t k = 0; k < s.depth; ++k) {
+        acc += int64_t{a[r * a_r + k * a_k]} * b[k * b_k + c * b_c];
+      }
+      int32_t v = multiply_by_quantized_multiplier_64(acc, p.output_multiplier, p.output_shift);
+      v = v < p.act_min ? p.act_min : (v > p.act_max ? p.act_max : v);
+      out[static_cast<size_t>(r) * s.cols + c] = static_cast<int16_t>(v);
     }
   }
 }
@@ -146,10 +156,8 @@ bool batch_matmul_fits(const BatchMatMulParams& p, bool int16) {
   return requant_fits(batch_matmul_accumulator_bound(p), p.output_multiplier, p.output_shift);
 }
 
-namespace {
-
-template <typename T, typename Acc>
-void batches(const BatchMatMulParams& p, const T* lhs, const T* rhs, T* output) {
+void batch_matmul(const BatchMatMulParams& p, const int8_t* lhs, const int8_t* rhs,
+                  int8_t* output) {
   const BatchMatMulShape& s = p.shape;
   const size_t matrix = static_cast<size_t>(s.rows) * static_cast<size_t>(s.cols);
   for (int32_t b0 = 0; b0 < s.batch[0]; ++b0) {
@@ -161,23 +169,27 @@ void batches(const BatchMatMulParams& p, const T* lhs, const T* rhs, T* output) 
         const size_t rhs_at = static_cast<size_t>(b0) * s.rhs_stride[0] +
                               static_cast<size_t>(b1) * s.rhs_stride[1] +
                               static_cast<size_t>(b2) * s.rhs_stride[2];
-        matmul<T, Acc>(p, lhs + lhs_at, rhs + rhs_at, output);
+        matmul(p, lhs + lhs_at, rhs + rhs_at, output);
         output += matrix;
       }
     }
   }
 }
 
-}  // namespace
-
-void batch_matmul(const BatchMatMulParams& p, const int8_t* lhs, const int8_t* rhs,
-                  int8_t* output) {
-  batches<int8_t, int32_t>(p, lhs, rhs, output);
-}
-
 void batch_matmul(const BatchMatMulParams& p, const int16_t* lhs, const int16_t* rhs,
                   int16_t* output) {
-  batches<int16_t, int64_t>(p, lhs, rhs, output);
+  // The output's matrices in order, each batch index split into its three dimensions (the int8
+  // loops above are kept apart: sharing them cost the int8 kernel registers in its inner loop).
+  const BatchMatMulShape& s = p.shape;
+  const int32_t count = s.batch[0] * s.batch[1] * s.batch[2];
+  for (int32_t n = 0; n < count; ++n) {
+    const size_t b[3] = {static_cast<size_t>(n / (s.batch[1] * s.batch[2])),
+                         static_cast<size_t>(n / s.batch[2] % s.batch[1]),
+                         static_cast<size_t>(n % s.batch[2])};
+    matmul16(p, lhs + b[0] * s.lhs_stride[0] + b[1] * s.lhs_stride[1] + b[2] * s.lhs_stride[2],
+             rhs + b[0] * s.rhs_stride[0] + b[1] * s.rhs_stride[1] + b[2] * s.rhs_stride[2],
+             output + static_cast<size_t>(n) * s.rows * s.cols);
+  }
 }
 
 }  // namespace kernels
