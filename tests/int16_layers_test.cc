@@ -3,7 +3,7 @@
 // MAX_POOL_2D, MUL, RELU, RELU6, CONCATENATION, RESHAPE, FULLY_CONNECTED with an int64 and with an
 // int32 bias, SOFTMAX; LOGISTIC, TANH, MEAN, SUM, QUANTIZE from int32, TRANSPOSE_CONV, PAD,
 // STRIDED_SLICE, TRANSPOSE, SLICE, SPLIT, SPLIT_V, UNPACK, PACK, RESIZE_NEAREST_NEIGHBOR, MAXIMUM,
-// MINIMUM, PRELU, BATCH_MATMUL; QUANTIZE from float, DEQUANTIZE)
+// MINIMUM, PRELU, BATCH_MATMUL, SQUARED_DIFFERENCE; QUANTIZE from float, DEQUANTIZE)
 // turned int16, compiled for three CPUs, run on the host, and compared with slow references
 // written here from TFLite's reference int16 kernels (reference_integer_ops: int64 sums and the
 // 64-bit MultiplyByQuantizedMultiplier where the bias is int64, int32 otherwise), independent of
@@ -810,6 +810,39 @@ TEST(Int16Layers, BatchMatMulSumsInInt64) {
             << cpu << " adj_x " << adj_x << " adj_y " << adj_y;
       }
     }
+  }
+}
+
+// SQUARED_DIFFERENCE on int16 (TFLM's: left shift 0, both inputs rescaled to twice the larger
+// scale, the difference squared in int32 and requantized), with a broadcast operand.
+TEST(Int16Layers, SquaredDifferenceShiftsByNothing) {
+  const float sa = 0.001f, sb = 0.0007f, sy = 0.004f;
+  builder::ModelBuilder b;
+  const auto x = b.add_input({1, 2, 3, 4}, ir::DataType::kInt8, sa, 0);
+  const auto y = b.add_input({1, 1, 1, 4}, ir::DataType::kInt8, sb, 0);
+  b.mark_output(b.add_operator(ir::OpType::kSquaredDifference, {x, y}, std::monostate{},
+                               {1, 2, 3, 4}, sy, 0));
+  const ir::Graph graph = as_int16(b.build());
+  EXPECT_TRUE(ops::validate(graph).empty());
+  // TFLM's PrepareQuantized, in double; the output scale times 2^0.
+  const double twice_max = 2.0 * static_cast<double>(std::max(sa, sb));
+  const Multiplier ma = testing::quantize(static_cast<double>(sa) / twice_max);
+  const Multiplier mb = testing::quantize(static_cast<double>(sb) / twice_max);
+  const Multiplier my = testing::quantize(twice_max * twice_max / static_cast<double>(sy));
+  const std::vector<int16_t> a = spread_values(24);
+  const std::vector<int16_t> c = {-32768, 300, 32767, -5};
+  std::vector<int16_t> expected;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const int64_t diff = testing::multiply(a[i], ma) - testing::multiply(c[i % 4], mb);
+    expected.push_back(static_cast<int16_t>(clamp16(testing::multiply(diff * diff, my))));
+  }
+  EXPECT_TRUE(std::any_of(expected.begin(), expected.end(), [](int16_t e) { return e > 0; }));
+  for (const char* cpu : kCpus) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const pipeline::HostRun run = pipeline::run_on_host(pipeline::compile(graph, options).program,
+                                                        {bytes_of(a), bytes_of(c)});
+    EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
   }
 }
 

@@ -1,4 +1,4 @@
-// SQUARED_DIFFERENCE: two int8 inputs broadcast to the output (TFLite's rule), each shifted and
+// SQUARED_DIFFERENCE: two int8 (or int16) inputs broadcast to the output (TFLite's rule), each shifted and
 // rescaled to a common scale, the difference squared and requantized; run in place, front to back.
 
 #include "mote/kernels/squared_difference.h"
@@ -24,8 +24,12 @@ kernels::SquaredDifferenceParams params_of(const schema::SquaredDifferenceOption
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::SquaredDifferenceOptions>();
-  if (!in_range(o.input1_offset(), -127, 128) || !in_range(o.input2_offset(), -127, 128) ||
-      !in_range(o.output_offset(), -128, 127)) {
+  if (c.int16()) {
+    if (o.input1_offset() != 0 || o.input2_offset() != 0 || o.output_offset() != 0) {
+      return c.bad("int16 zero point not 0");
+    }
+  } else if (!in_range(o.input1_offset(), -127, 128) || !in_range(o.input2_offset(), -127, 128) ||
+             !in_range(o.output_offset(), -128, 127)) {
     return c.bad("zero point outside int8");
   }
   const schema::Requant *r1 = o.input1_requant(), *r2 = o.input2_requant(),
@@ -35,22 +39,29 @@ Error check(const OpChecker& c) {
     return c.bad("negative multiplier");
   }
   // The compiler's bound (ops/squared_difference.cc checks the same).
-  if (!kernels::squared_difference_fits(params_of(o))) {
+  if (!kernels::squared_difference_fits(params_of(o), c.int16())) {
     return c.bad("multipliers or shifts out of range", Error::kUnsupported);
   }
   return Error::kOk;
 }
 
 void invoke(const Op& op) {
-  kernels::squared_difference(params_of(op.options<schema::SquaredDifferenceOptions>()),
-                              broadcast_shape(op.in(0), op.in(1)), op.in_data<int8_t>(0),
-                              op.in_data<int8_t>(1), op.out_data<int8_t>());
+  const kernels::SquaredDifferenceParams p =
+      params_of(op.options<schema::SquaredDifferenceOptions>());
+  const kernels::BroadcastShape shape = broadcast_shape(op.in(0), op.in(1));
+  if (op.in(0).type() == DataType::Int16) {
+    kernels::squared_difference(p, shape, op.in_data<int16_t>(0), op.in_data<int16_t>(1),
+                                op.out_data<int16_t>());
+  } else {
+    kernels::squared_difference(p, shape, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
+                                op.out_data<int8_t>());
+  }
 }
 
 }  // namespace
 
 extern const OpRegistration kSquaredDifferenceOp{
-    takes(2, 2, schema::OpOptions::SquaredDifferenceOptions).int8(2).broadcasting(), &check,
+    takes(2, 2, schema::OpOptions::SquaredDifferenceOptions).int8(2).int16(2).broadcasting(), &check,
     &invoke, /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
 
 }  // namespace mote::runtime::internal
