@@ -37,7 +37,7 @@ void check_tensor(const Graph& g, int32_t index) {
   int64_t elements = 1;
   for (int32_t d : t.shape) {
     if (d < 1) bad("shape " + shape_string(t.shape) + " has a dimension below 1");
-    elements *= d;  // both factors < 2^31: no overflow before the check below
+    elements *= d;  // elements < 2^32 (int4), d < 2^31: no overflow before the check below
     if (storage_bytes(t.type, elements) > kMaxTensorBytes) {
       bad("shape " + shape_string(t.shape) + " is larger than 2 GiB");
     }
