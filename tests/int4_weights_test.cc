@@ -18,6 +18,7 @@
 #include "compiler/builder/writer.h"
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
+#include "compiler/ops/op_def.h"
 #include "compiler/ops/validate.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
@@ -89,6 +90,22 @@ TEST(Int4Weights, EveryLayerEqualsItsUnpackedInt8TwinOnEveryCpu) {
     }
   }
   EXPECT_GT(nonzero, 100u);  // the layers compute something
+}
+
+// Every extension runs int4 weights with the portable direct loops, which need no scratch.
+TEST(Int4Weights, RunTheDirectLoopsOnEveryExtension) {
+  const ir::Graph graph = builder::int4_layers();
+  size_t checked = 0;
+  for (const ir::Operator& op : graph.operators) {
+    if (!ops::int4_weights(graph, op)) continue;
+    for (const kernels::Extension e :
+         {kernels::Extension::kScalar, kernels::Extension::kDsp, kernels::Extension::kMve}) {
+      EXPECT_STREQ(ops::operator_kernel_variant(graph, op, e), "portable int4");
+      EXPECT_EQ(ops::operator_scratch_bytes(graph, op, e), 0u);
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6u);
 }
 
 // The weights sit in the program packed: its constants are smaller than the int8 twin's by half
