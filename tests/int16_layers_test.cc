@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -324,16 +325,26 @@ std::vector<uint8_t> bytes_of(const std::vector<int16_t>& v) {
   return bytes;
 }
 
-// The graph's one int16 output for one int16 input is `expected` on every CPU.
-void expect_output_on_every_cpu(const ir::Graph& graph, const std::vector<int16_t>& input,
-                                const std::vector<int16_t>& expected) {
+// The graph's int16 outputs for its int16 `inputs` are `expected`, in order, on every CPU.
+void expect_outputs_on_every_cpu(const ir::Graph& graph,
+                                 const std::vector<std::vector<int16_t>>& inputs,
+                                 const std::vector<std::vector<int16_t>>& expected) {
+  std::vector<std::vector<uint8_t>> bytes;
+  for (const std::vector<int16_t>& input : inputs) bytes.push_back(bytes_of(input));
   for (const char* cpu : kCpus) {
     pipeline::CompileOptions options;
     options.plan.cpu = cpu;
     const pipeline::HostRun run =
-        pipeline::run_on_host(pipeline::compile(graph, options).program, {bytes_of(input)});
-    EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
+        pipeline::run_on_host(pipeline::compile(graph, options).program, bytes);
+    ASSERT_EQ(run.outputs.size(), expected.size()) << cpu;
+    for (size_t j = 0; j < expected.size(); ++j) {
+      EXPECT_EQ(run.outputs[j], bytes_of(expected[j])) << "output " << j << " on " << cpu;
+    }
   }
+}
+void expect_output_on_every_cpu(const ir::Graph& graph, const std::vector<int16_t>& input,
+                                const std::vector<int16_t>& expected) {
+  expect_outputs_on_every_cpu(graph, {input}, {expected});
 }
 
 TEST(Int16Layers, EveryLayerEqualsTflitesReferenceOnEveryCpu) {
@@ -691,14 +702,7 @@ TEST(Int16Layers, MaximumAndMinimumCompareRawValues) {
     largest.push_back(std::max(a[i], c[i % 4]));
     smallest.push_back(std::min(a[i], c[i % 4]));
   }
-  for (const char* cpu : kCpus) {
-    pipeline::CompileOptions options;
-    options.plan.cpu = cpu;
-    const pipeline::HostRun run = pipeline::run_on_host(pipeline::compile(graph, options).program,
-                                                        {bytes_of(a), bytes_of(c)});
-    EXPECT_EQ(run.outputs.at(0), bytes_of(largest)) << cpu;
-    EXPECT_EQ(run.outputs.at(1), bytes_of(smallest)) << cpu;
-  }
+  expect_outputs_on_every_cpu(graph, {a, c}, {largest, smallest});
 }
 
 // A 16x8 model's float edges, as TFLite's converter writes them without inference_input_type:
@@ -801,14 +805,9 @@ TEST(Int16Layers, BatchMatMulSumsInInt64) {
           }
         }
       }
-      for (const char* cpu : kCpus) {
-        pipeline::CompileOptions options;
-        options.plan.cpu = cpu;
-        const pipeline::HostRun run = pipeline::run_on_host(
-            pipeline::compile(graph, options).program, {bytes_of(a), bytes_of(c)});
-        EXPECT_EQ(run.outputs.at(0), bytes_of(expected))
-            << cpu << " adj_x " << adj_x << " adj_y " << adj_y;
-      }
+      SCOPED_TRACE(std::string("adj_x ") + (adj_x ? "true" : "false") + " adj_y " +
+                   (adj_y ? "true" : "false"));
+      expect_outputs_on_every_cpu(graph, {a, c}, {expected});
     }
   }
 }
@@ -837,13 +836,7 @@ TEST(Int16Layers, SquaredDifferenceShiftsByNothing) {
     expected.push_back(static_cast<int16_t>(clamp16(testing::multiply(diff * diff, my))));
   }
   EXPECT_TRUE(std::any_of(expected.begin(), expected.end(), [](int16_t e) { return e > 0; }));
-  for (const char* cpu : kCpus) {
-    pipeline::CompileOptions options;
-    options.plan.cpu = cpu;
-    const pipeline::HostRun run = pipeline::run_on_host(pipeline::compile(graph, options).program,
-                                                        {bytes_of(a), bytes_of(c)});
-    EXPECT_EQ(run.outputs.at(0), bytes_of(expected)) << cpu;
-  }
+  expect_outputs_on_every_cpu(graph, {a, c}, {expected});
 }
 
 // An operator without a 16x8 form (TFLM's REDUCE_MAX takes int8 and float only) is refused by
