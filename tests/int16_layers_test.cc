@@ -725,7 +725,8 @@ TEST(Int16Layers, FloatEdgesQuantizeAndDequantizeAsTflite) {
                                     100.0f,       3.14159f,     -0.0f,        0.0003662109f};
   std::vector<float> expected;
   for (float v : input) {
-    const int32_t quantized = std::clamp(static_cast<int32_t>(std::round(v / scale)), -32768, 32767);
+    const int32_t quantized =
+        std::clamp(static_cast<int32_t>(std::round(v / scale)), -32768, 32767);
     const int32_t relu = std::max(quantized, 0);
     expected.push_back(static_cast<float>(static_cast<double>(scale) * relu));
   }

@@ -1,7 +1,7 @@
 #pragma once
 // int8 (or int16) MAXIMUM and MINIMUM with broadcasting: TFLite compares the raw values (both
-// inputs and the output share one quantization), so there are no parameters. The output may be an input
-// buffer whose shape equals the output's (in place). Embeddable C++17.
+// inputs and the output share one quantization), so there are no parameters. The output may be
+// an input buffer whose shape equals the output's (in place). Embeddable C++17.
 
 #include <stdint.h>
 

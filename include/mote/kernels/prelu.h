@@ -1,9 +1,9 @@
 #pragma once
 // int8 (or 16x8: int16 input and output, int8 alpha) PRELU with alpha broadcast over the input,
-// bit exact with TFLite's reference Prelu and
-// BroadcastPrelu4DSlow: a non-negative centred input is requantized by input_scale /
-// output_scale; a negative one is multiplied by the centred alpha and requantized by input_scale
-// * alpha_scale / output_scale. Embeddable C++17: no heap, no exceptions, no float in the kernel.
+// bit exact with TFLite's reference Prelu and BroadcastPrelu4DSlow: a non-negative centred input
+// is requantized by input_scale / output_scale; a negative one is multiplied by the centred
+// alpha and requantized by input_scale * alpha_scale / output_scale. Embeddable C++17: no heap,
+// no exceptions, no float in the kernel.
 
 #include <stdint.h>
 

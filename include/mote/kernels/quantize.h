@@ -1,7 +1,7 @@
 #pragma once
 // QUANTIZE (float -> int8 or int16, and int8 -> int8, uint8 -> int8, int8 -> uint8
-// requantization) and DEQUANTIZE (int8 or int16 -> float), bit exact with TFLite's reference kernels (AffineQuantize,
-// Requantize, Dequantize).
+// requantization) and DEQUANTIZE (int8 or int16 -> float), bit exact with TFLite's reference
+// kernels (AffineQuantize, Requantize, Dequantize).
 // Embeddable C++17: float math only where the data is float.
 
 #include <stddef.h>

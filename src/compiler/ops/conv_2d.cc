@@ -68,8 +68,9 @@ const char* kernel_variant(const ir::Graph& g, const ir::Operator& op, kernels::
 }
 kernels::OverlapRule overlap(const ir::Graph& g, const ir::Operator& op, size_t input,
                              kernels::Extension e) {
-  return direct_loops(g, op) ? kernels::kNoOverlap
-                             : variant_overlap<&conv_shape, &kernels::conv_overlap>(g, op, input, e);
+  return direct_loops(g, op)
+             ? kernels::kNoOverlap
+             : variant_overlap<&conv_shape, &kernels::conv_overlap>(g, op, input, e);
 }
 
 // A pointwise convolution of stride 1 may run backward (the same rule for every variant).

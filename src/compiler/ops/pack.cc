@@ -1,5 +1,5 @@
-// PACK of int8 (or int16) tensors of one shape and quantization, stacked along a new axis of the output.
-// The runtime copies each input into its place with the strided-copy kernel.
+// PACK of int8 (or int16) tensors of one shape and quantization, stacked along a new axis of the
+// output. The runtime copies each input into its place with the strided-copy kernel.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"

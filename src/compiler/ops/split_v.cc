@@ -1,6 +1,6 @@
-// SPLIT_V of an int8 (or int16) tensor into parts of constant sizes (one may be -1: the rest) along a
-// constant axis. Several outputs, each its own tensor and buffer; the runtime copies each part
-// with the strided-copy kernel.
+// SPLIT_V of an int8 (or int16) tensor into parts of constant sizes (one may be -1: the rest)
+// along a constant axis. Several outputs, each its own tensor and buffer; the runtime copies each
+// part with the strided-copy kernel.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"

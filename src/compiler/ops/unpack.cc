@@ -1,5 +1,6 @@
-// UNPACK of an int8 (or int16) tensor along an axis into one output per index (the axis removed). Several
-// outputs, each its own tensor and buffer; the runtime copies each with the strided-copy kernel.
+// UNPACK of an int8 (or int16) tensor along an axis into one output per index (the axis
+// removed). Several outputs, each its own tensor and buffer; the runtime copies each with the
+// strided-copy kernel.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"

@@ -18,7 +18,8 @@ void pool_geometry(int32_t in, int32_t filter, int32_t stride, bool same, int32_
                    int32_t* pad) {
   // In 64 bits: a hostile filter or stride near int32's top must not overflow (the checks that
   // refuse such shapes may come later).
-  const int64_t o = same ? (int64_t{in} + stride - 1) / stride : (int64_t{in} + stride - filter) / stride;
+  const int64_t o =
+      same ? (int64_t{in} + stride - 1) / stride : (int64_t{in} + stride - filter) / stride;
   const int64_t total = (o - 1) * stride + filter - in;
   *out = static_cast<int32_t>(o);
   *pad = total > 0 ? static_cast<int32_t>(total / 2) : 0;

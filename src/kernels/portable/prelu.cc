@@ -1,5 +1,7 @@
 #include "mote/kernels/prelu.h"
 
+#include <limits>
+
 #include "broadcast_loop.h"
 #include "mote/kernels/quantization.h"
 
@@ -7,7 +9,7 @@ namespace mote {
 namespace kernels {
 namespace {
 
-template <typename T, int32_t kMin, int32_t kMax>
+template <typename T>
 struct PreluOp {
   const PreluParams& p;
   T operator()(T x, int8_t a) const {
@@ -17,6 +19,7 @@ struct PreluOp {
                : multiply_by_quantized_multiplier(v * (a + p.alpha_offset), p.alpha_multiplier,
                                                   p.alpha_shift);
     y += p.output_offset;
+    constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
     y = y < kMin ? kMin : (y > kMax ? kMax : y);
     return static_cast<T>(y);
   }
@@ -49,13 +52,13 @@ bool prelu_fits(const PreluParams& p, bool int16) {
 
 void prelu(const PreluParams& params, const BroadcastShape& shape, const int8_t* input,
            const int8_t* alpha, int8_t* output) {
-  internal::broadcast_binary(shape, input, alpha, output, PreluOp<int8_t, -128, 127>{params});
+  internal::broadcast_binary(shape, input, alpha, output, PreluOp<int8_t>{params});
 }
 
 void prelu(const PreluParams& params, const BroadcastShape& shape, const int16_t* input,
            const int8_t* alpha, int16_t* output) {
   internal::broadcast_binary(shape, input, alpha, output,
-                             PreluOp<int16_t, -32768, 32767>{params});
+                             PreluOp<int16_t>{params});
 }
 
 }  // namespace kernels

@@ -1,5 +1,7 @@
 #include "mote/kernels/quantize.h"
 
+#include <limits>
+
 #include <math.h>
 
 #include "mote/kernels/quantization.h"
@@ -13,8 +15,9 @@ QuantizeParams prepare_quantize(float output_scale, int32_t output_zero_point) {
 
 namespace {
 
-template <typename T, int32_t kMin, int32_t kMax>
+template <typename T>
 void quantize_to(const QuantizeParams& params, const float* input, T* output, size_t count) {
+  constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
   // Beyond the type's range by more than any zero point moves a value: clamped the same.
   constexpr float kBound = 4.0f * static_cast<float>(kMax - kMin + 1);
   for (size_t i = 0; i < count; ++i) {
@@ -40,10 +43,10 @@ void dequantize_from(const DequantizeParams& p, const T* input, float* output, s
 }  // namespace
 
 void quantize(const QuantizeParams& params, const float* input, int8_t* output, size_t count) {
-  quantize_to<int8_t, -128, 127>(params, input, output, count);
+  quantize_to<int8_t>(params, input, output, count);
 }
 void quantize(const QuantizeParams& params, const float* input, int16_t* output, size_t count) {
-  quantize_to<int16_t, -32768, 32767>(params, input, output, count);
+  quantize_to<int16_t>(params, input, output, count);
 }
 
 RequantizeParams prepare_requantize(float input_scale, int32_t input_zero_point,

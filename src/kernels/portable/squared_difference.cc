@@ -1,5 +1,7 @@
 #include "mote/kernels/squared_difference.h"
 
+#include <limits>
+
 #include "broadcast_loop.h"
 #include "mote/kernels/quantization.h"
 
@@ -10,7 +12,7 @@ namespace {
 // TFLite's headroom: 255^2 << 14 (int8) and 32767^2 (int16) both fit int32.
 constexpr int32_t kInt8LeftShift = 7;
 
-template <typename T, int32_t kMin, int32_t kMax>
+template <typename T>
 struct SquaredDifferenceOp {
   const SquaredDifferenceParams& p;
   T operator()(T a, T b) const {
@@ -23,6 +25,7 @@ struct SquaredDifferenceOp {
     const int32_t diff = scaled_a - scaled_b;
     int32_t y = multiply_by_quantized_multiplier(diff * diff, p.output_multiplier, p.output_shift) +
                 p.output_offset;
+    constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
     y = y < kMin ? kMin : (y > kMax ? kMax : y);
     return static_cast<T>(y);
   }
@@ -83,13 +86,13 @@ bool squared_difference_fits(const SquaredDifferenceParams& p, bool int16) {
 void squared_difference(const SquaredDifferenceParams& params, const BroadcastShape& shape,
                         const int8_t* input1, const int8_t* input2, int8_t* output) {
   internal::broadcast_binary(shape, input1, input2, output,
-                             SquaredDifferenceOp<int8_t, -128, 127>{params});
+                             SquaredDifferenceOp<int8_t>{params});
 }
 
 void squared_difference(const SquaredDifferenceParams& params, const BroadcastShape& shape,
                         const int16_t* input1, const int16_t* input2, int16_t* output) {
   internal::broadcast_binary(shape, input1, input2, output,
-                             SquaredDifferenceOp<int16_t, -32768, 32767>{params});
+                             SquaredDifferenceOp<int16_t>{params});
 }
 
 }  // namespace kernels

@@ -1,5 +1,6 @@
 // FULLY_CONNECTED: int8 input of any shape read as [batches, depth], filter [out, depth] (int8 or
-// packed int4), optional int32 bias; requantization per tensor (in the options) or per channel (constants).
+// packed int4), optional int32 bias; requantization per tensor (in the options) or per channel
+// (constants).
 // 16x8: int16 input and output, an int64 bias (or none: int64 sums) or an int32 one (int32 sums).
 
 #include "mote/kernels/fully_connected.h"

@@ -1,5 +1,5 @@
-// PACK: int8 (or int16) inputs of one shape and type stacked along an axis of the output, each copied into its place
-// by the strided-copy kernel.
+// PACK: int8 (or int16) inputs of one shape and type stacked along an axis of the output, each
+// copied into its place by the strided-copy kernel.
 
 #include "runtime/ops/strided_copy_ops.h"
 

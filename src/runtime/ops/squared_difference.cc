@@ -1,5 +1,6 @@
-// SQUARED_DIFFERENCE: two int8 (or int16) inputs broadcast to the output (TFLite's rule), each shifted and
-// rescaled to a common scale, the difference squared and requantized; run in place, front to back.
+// SQUARED_DIFFERENCE: two int8 (or int16) inputs broadcast to the output (TFLite's rule), each
+// shifted and rescaled to a common scale, the difference squared and requantized; run in place,
+// front to back.
 
 #include "mote/kernels/squared_difference.h"
 #include "runtime/ops/op_support.h"
@@ -61,7 +62,7 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kSquaredDifferenceOp{
-    takes(2, 2, schema::OpOptions::SquaredDifferenceOptions).int8(2).int16(2).broadcasting(), &check,
-    &invoke, /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
+    takes(2, 2, schema::OpOptions::SquaredDifferenceOptions).int8(2).int16(2).broadcasting(),
+    &check, &invoke, /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
 
 }  // namespace mote::runtime::internal
