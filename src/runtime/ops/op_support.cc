@@ -121,7 +121,8 @@ Error OpChecker::signature(const OpSignature& s) const {
   const size_t outputs = s.max_outputs > 1 && n_out >= 1 && n_out <= s.max_outputs ? n_out : 1;
   MOTE_TRY(shape_of_op(s.required_inputs, s.max_inputs, outputs, s.options));
   const bool int16 = s.int16_inputs > 0 && in(0) != nullptr && in(0)->type() == DataType::Int16;
-  const bool int4 = s.int4_weights && !int16 && in(1) != nullptr && in(1)->type() == DataType::Int4;
+  const bool int4 = c_.has_int4 && s.int4_weights && !int16 && in(1) != nullptr &&
+                    in(1)->type() == DataType::Int4;
   for (size_t k = 0; c_.has_int4 && k < num_inputs(op_); ++k) {
     if (in(k) != nullptr && in(k)->type() == DataType::Int4 && !(int4 && k == 1)) {
       return bad("int4 only as the weights of a convolution or FULLY_CONNECTED on int8");
