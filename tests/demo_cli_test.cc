@@ -109,6 +109,7 @@ TEST_F(DemoCli, FiguresAreThePipelines) {
     SCOPED_TRACE(cpu);
     pipeline::CompileOptions options;
     options.plan.cpu = cpu;
+    pipeline::apply_optimize(pipeline::Optimize::kBalanced, options.plan);  // the demo's default
     const pipeline::Compiled compiled = pipeline::compile(graph, options);
     const uint64_t arena = compiled.planned.plan().arena_bytes;
     arenas.push_back(arena);
@@ -124,13 +125,13 @@ TEST_F(DemoCli, FiguresAreThePipelines) {
     EXPECT_EQ(target["lower_bound_bytes"], compiled.planned.bound.bytes);
     EXPECT_EQ(target["results"][0]["arena_bytes"], arena);
 
-    // First-fit as the planner computes it with every output apart (and no kernel in place), in
-    // the JSON and on stdout; and the arena without overlap, as --no-overlap plans it.
+    // First-fit on TensorFlow Lite Micro's problem (every output apart, no kernel in place, no
+    // stage), in the JSON and on stdout; and the arena without overlap, as --no-overlap plans it.
     pipeline::CompileOptions apart = options;
     apart.plan.overlap = false;
     const pipeline::PlannedGraph apart_planned = pipeline::plan_graph(graph, apart.plan);
     const planner::Plan first_fit =
-        planner::plan(apart_planned.memory.problem, planner::Algorithm::kFirstFit);
+        planner::plan(pipeline::tflm_problem(graph, options.plan), planner::Algorithm::kFirstFit);
     EXPECT_EQ(target["first_fit_arena_bytes"], first_fit.arena_bytes);
     const uint64_t apart_arena = apart_planned.plan().arena_bytes;
     EXPECT_EQ(target["no_overlap_arena_bytes"], apart_arena);
@@ -141,16 +142,12 @@ TEST_F(DemoCli, FiguresAreThePipelines) {
     EXPECT_THAT(result_.out, HasSubstr("  lower bound  " + commas(compiled.planned.bound.bytes)));
     EXPECT_EQ(target["firmware"]["state"], "skipped");
   }
-  // Neither the mve kernels (M55) nor the dsp kernels (M4) ask for scratch beyond the bound (no
-  // CMSIS-NN Helium buffer is reserved on the M55); both declare overlap rules, the mve ones for
-  // blocks of three or four pixels (the 16,000 bytes of outputs apart, less), and the pointwise
-  // convolutions run backward where chain-fit alternates them with the depthwise ones. On the
-  // M55 the arena is its bound (8,000 bytes and the depthwise lead: 7 pixels of 64 channels); on
-  // the M4 the depthwise convolutions run in place (a 189-byte padded plane beside them), and the
-  // pointwise ones alternate around them: 8,000 bytes, a forward pointwise lead (2 pixels) and the
-  // plane.
-  EXPECT_EQ(arenas[0], 8448u);
-  EXPECT_EQ(arenas[1], 8320u);
+  // The default preset (balanced) streams the first ten operators on both CPUs, their estimated
+  // cost within 5 % (targets/cortex-m/instruction_costs.tsv): the rings and the row kernels'
+  // shared scratch, the mve kernels' a little larger.
+  EXPECT_EQ(arenas[0], 6400u);
+  EXPECT_EQ(arenas[1], 6352u);
+  EXPECT_THAT(result_.out, HasSubstr("  optimize     balanced: operators 0-9 stream ("));
 }
 
 TEST_F(DemoCli, ShowsWhereFirstFitFallsShort) {
@@ -160,10 +157,10 @@ TEST_F(DemoCli, ShowsWhereFirstFitFallsShort) {
   const ir::Graph graph = tflite::read_model_file(out() / "demo-kws.tflite");
   pipeline::PlanRequest request;
   request.cpu = "cortex-m4";
+  pipeline::apply_optimize(pipeline::Optimize::kBalanced, request);
   const pipeline::PlannedGraph kws = pipeline::plan_graph(graph, request);
-  request.overlap = false;
-  const planner::Plan first_fit = planner::plan(pipeline::plan_graph(graph, request).memory.problem,
-                                               planner::Algorithm::kFirstFit);
+  const planner::Plan first_fit =
+      planner::plan(pipeline::tflm_problem(graph, request), planner::Algorithm::kFirstFit);
   ASSERT_GT(first_fit.arena_bytes, kws.plan().arena_bytes);
   EXPECT_THAT(result_.out, HasSubstr("  first-fit    " + commas(first_fit.arena_bytes) +
                                      " bytes with TensorFlow Lite Micro's rule: " +

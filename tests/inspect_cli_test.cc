@@ -273,7 +273,9 @@ TEST_F(InspectCli, ShowsAProgramsTargetArenaAndOperators) {
   EXPECT_THAT(r.out, HasSubstr("\narena: "));
   EXPECT_THAT(r.out, HasSubstr("\ninput   t"));
   EXPECT_THAT(r.out, HasSubstr("\n  0  CONV_2D  dsp kernel  scratch "));
-  EXPECT_THAT(r.out, HasSubstr("\n  kernels          dsp 7, in-place 4, portable 2\n"));
+  // Compiled with the default preset (balanced): the first ten operators stream as one stage.
+  EXPECT_THAT(r.out, HasSubstr("\nrow-streamed stages: 1\n"));
+  EXPECT_THAT(r.out, HasSubstr("\n  kernels          dsp 11, portable 2\n"));
   EXPECT_THAT(r.out, HasSubstr("\n  operators        13 ("));
   const json j = json::parse(run("inspect " + quoted(program) + " --json -").out);
   EXPECT_EQ(j["target"]["cpu"], "cortex-m4");

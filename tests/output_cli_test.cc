@@ -195,7 +195,7 @@ TEST_F(OutputCli, AnalyzeAndValidateTakeEveryPlanningOptionOfCompile) {
   std::ofstream(dir_ / "kws.tflite", std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   for (const std::string option :
-       {"--stream", "--no-in-place", "--no-overlap", "--order model", "--align 32",
+       {"--stream", "--optimize time", "--no-in-place", "--no-overlap", "--order model", "--align 32",
         "--algorithm best-fit", "--time-limit-ms 100", "--inputs-outside-arena", "--keep-names"}) {
     const Result compile = mote("compile kws.tflite --target cortex-m4 -o kws.mote --json c.json " + option);
     const Result analyze = mote("analyze kws.tflite --target cortex-m4 --json a.json " + option);
@@ -216,7 +216,7 @@ TEST_F(OutputCli, AnalyzeAndValidateTakeEveryPlanningOptionOfCompile) {
     EXPECT_THAT(validate.err, HasSubstr("missing.elf")) << option << ": " << validate.err;
   }
   // The options change the plan, so the comparison above means something.
-  const Result plain = mote("analyze kws.tflite --target cortex-m4 --json p.json");
+  const Result plain = mote("analyze kws.tflite --target cortex-m4 --json p.json --optimize time");
   const Result streamed = mote("analyze kws.tflite --target cortex-m4 --json s.json --stream");
   ASSERT_EQ(plain.status, 0);
   ASSERT_EQ(streamed.status, 0);

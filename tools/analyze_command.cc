@@ -79,7 +79,7 @@ void analyze_model(const AnalyzeSettings& s) {
     auto [graph, compiled] = compile_model_file(s.model, s.options, s.import);
     analyzed.analysis = pipeline::analyze(s.model, compiled);
     analyzed.analysis.target_note = default_target_note(s.planning.target_option);
-    analyzed.analysis.optimize = optimize_summary(s.planning, compiled.planned, s.options.plan);
+    analyzed.analysis.optimize = optimize_summary(s.planning.optimize, compiled.planned, s.options.plan);
     analyzed.program = std::move(compiled.program);
   }
   pipeline::Analysis& analysis = analyzed.analysis;

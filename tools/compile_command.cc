@@ -278,9 +278,8 @@ void compile_model(const CompileSettings& s) {
                plan.chosen.empty() || plan.chosen == plan.algorithm
                    ? ""
                    : (" (" + plan.chosen + " won)").c_str());
-  if (const std::string chosen = optimize_summary(s.planning, planned, s.options.plan); !chosen.empty()) {
-    std::fprintf(summary, "  optimize: %s\n", chosen.c_str());
-  }
+  std::fprintf(summary, "  optimize: %s\n",
+               optimize_summary(s.planning.optimize, planned, s.options.plan).c_str());
   std::fprintf(summary, "  kernels: %s\n", variant_counts(planned.memory.kernels).c_str());
   std::fprintf(summary, "  %s\n", planner::order_sentence(planned.order).c_str());
   emit::flush_stdout();

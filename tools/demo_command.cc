@@ -54,6 +54,7 @@ struct DemoOptions {
   bool no_firmware = false;
   std::string firmware_dir;  // default: beside the mote executable
   double time_limit_ms = 1000;
+  std::string optimize = kDefaultOptimize;
 };
 
 // 1234567 -> "1,234,567".
@@ -166,6 +167,7 @@ struct TargetResult {
   uint64_t lower_bound = 0;
   bool optimal = false;
   std::string chosen;
+  std::string optimize;  // the preset and what it chose (optimize_summary)
   planner::PlanFigures figures;
   uint64_t first_fit_arena = 0;
   uint64_t apart_arena = 0;  // auto with every output apart from its inputs (--no-overlap)
@@ -189,6 +191,7 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
   compile_options.plan.cpu = cpu;
   compile_options.plan.algorithm = planner::Algorithm::kAuto;
   compile_options.plan.time_limit_ms = options.time_limit_ms;
+  apply_optimize(options.optimize, compile_options.plan);
   char budget[32];
   std::snprintf(budget, sizeof budget, "%.1f s", options.time_limit_ms / 1000);
   progress("compiling for " + cpu + ": scratch sizes for its kernels, then the greedy rules and " +
@@ -214,6 +217,7 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
   result.lower_bound = planned.bound.bytes;
   result.optimal = plan.optimal;
   result.chosen = plan.chosen.empty() ? plan.algorithm : plan.chosen;
+  result.optimize = optimize_summary(options.optimize, planned, compile_options.plan);
   result.figures = planner::plan_figures(planned.memory.problem, planned.bound, plan);
   // First-fit is TensorFlow Lite Micro's GreedyMemoryPlanner rule, on its own problem.
   pipeline::PlanRequest apart_request = compile_options.plan;
@@ -244,6 +248,7 @@ TargetResult demo_target(const DemoOptions& options, const ir::Graph& graph,
 
   json report = planner::json_report(planned.memory.problem, planned.bound, planned.plans, context);
   report["program"] = {{"file", result.program_file}, {"bytes", result.program_bytes}};
+  report["optimize"] = result.optimize;
   report["first_fit_arena_bytes"] = result.first_fit_arena;
   report["no_overlap_arena_bytes"] = result.apart_arena;
   report["host_run"] = {{"program_size", host.status.program_size},
@@ -289,6 +294,7 @@ void print_target(const TargetResult& r, const fs::path& dir) {
   std::printf("  arena        %s bytes = activations %s + scratch %s (best plan: %s)\n",
               commas(r.arena).c_str(), commas(r.figures.activation_bytes).c_str(),
               commas(r.figures.scratch_bytes).c_str(), r.chosen.c_str());
+  std::printf("  optimize     %s\n", r.optimize.c_str());
   if (r.arena == r.lower_bound) {
     std::printf("  lower bound  %s bytes: the plan meets it, no arena can be smaller\n",
                 commas(r.lower_bound).c_str());
@@ -518,6 +524,7 @@ void add_demo_command(CLI::App& app) {
                   "Folder holding firmware-<cpu>/ runner images (default: the build folder of\n"
                   "this mote, else the install's <prefix>/lib/mote/firmware)");
   add_time_limit_option(cmd, options->time_limit_ms, "Time budget of each exact search");
+  add_optimize_options(cmd, options->optimize);
   cmd->callback([options] { run_demo(*options); });
 }
 

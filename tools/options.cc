@@ -127,9 +127,9 @@ CLI::Option* add_optimize_options(CLI::App* cmd, std::string& preset) {
              "estimated from the kernels' measured costs (targets/cortex-m/instruction_costs.tsv;\n"
              "on a CPU without measurements it takes none): row-streamed stages, in-place\n"
              "depthwise kernels; ram takes the smallest arena whatever it costs; time takes\n"
-             "nothing that costs instructions. The report says what was chosen and its cost.\n"
-             "Without it: in-place kernels where they save bytes, no stage (earlier releases' plan)")
-          ->check(CLI::IsMember({"time", "balanced", "ram"}));
+             "nothing that costs instructions. The report says what was chosen and its cost")
+          ->check(CLI::IsMember({"time", "balanced", "ram"}))
+          ->capture_default_str();
   CLI::Option* stream = cmd->add_flag_callback(
       "--stream", [&preset] { preset = "ram"; },
       "The same as --optimize ram: run the first operators that compute a few output rows at a\n"
@@ -145,7 +145,6 @@ CLI::Option* add_optimize_options(CLI::App* cmd, std::string& preset) {
 }
 
 void apply_optimize(const std::string& preset, pipeline::PlanRequest& request) {
-  if (preset.empty()) return;  // none given: the request's own (in place where smaller, no stage)
   pipeline::apply_optimize(*pipeline::optimize_from_string(preset), request);
 }
 
@@ -186,10 +185,9 @@ std::string check_program_target(const std::string& path, const schema::ProgramT
   return cpu;
 }
 
-std::string optimize_summary(const PlanningSettings& settings, const pipeline::PlannedGraph& planned,
+std::string optimize_summary(const std::string& preset, const pipeline::PlannedGraph& planned,
                              const pipeline::PlanRequest& request) {
-  if (settings.optimize.empty()) return "";
-  std::string out = settings.optimize;
+  std::string out = preset;
   if (!planned.stages.empty()) {
     const passes::RowStage& stage = planned.stages.front();
     out += ": operators " + std::to_string(stage.first) + "-" + std::to_string(stage.last) +

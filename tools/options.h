@@ -35,11 +35,13 @@ CLI::Option* add_order_option(CLI::App* cmd, std::string& order);
 CLI::Option* add_time_limit_option(CLI::App* cmd, double& time_limit_ms, const std::string& what);
 /// --inputs-outside-arena, for the commands that plan a model.
 CLI::Option* add_inputs_outside_arena_flag(CLI::App* cmd, bool& outside);
-/// --optimize time|balanced|ram (pipeline::Optimize; `preset` keeps its name, "" when none was
-/// given) and its explicit forms --stream (ram) and --no-stream (time); one of the three.
-/// Returns --optimize.
+/// --optimize time|balanced|ram (pipeline::Optimize; `preset` keeps its name, kDefaultOptimize
+/// when none is given) and its explicit forms --stream (ram) and --no-stream (time); one of the
+/// three. Returns --optimize.
 CLI::Option* add_optimize_options(CLI::App* cmd, std::string& preset);
-/// `request` with the preset applied ("": as it is) (the name is checked by add_optimize_options).
+/// The preset a command plans with when none is given.
+inline constexpr const char* kDefaultOptimize = "balanced";
+/// `request` with the preset applied (the name is checked by add_optimize_options).
 void apply_optimize(const std::string& preset, pipeline::PlanRequest& request);
 /// --json FILE, "-" for stdout; given without a value it means stdout too.
 CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std::string& what);
@@ -53,7 +55,7 @@ struct PlanningSettings {
   pipeline::CompileOptions options;
   std::string algorithm = "auto";
   std::string order = "search";
-  std::string optimize;  // --optimize's preset, "" when none was given
+  std::string optimize = kDefaultOptimize;  // --optimize's preset
   /// `options` with --algorithm, --order and --optimize applied (each checked by its option).
   pipeline::CompileOptions resolved() const;
   CLI::Option* target_option = nullptr;  // set by add_planning_options
@@ -67,9 +69,8 @@ struct PlanningSettings {
 std::string check_program_target(const std::string& path, const schema::ProgramT& program,
                                  const PlanningSettings& planning);
 /// "balanced: operators 0-9 stream (249 row calls; 8,384 bytes without); instructions: +3.5 %
-/// estimated on cortex-m4 ...": the preset and what it chose, for compile and analyze ("" when
-/// no preset was given).
-std::string optimize_summary(const PlanningSettings& settings, const pipeline::PlannedGraph& planned,
+/// estimated on cortex-m4 ...": the preset and what it chose, for compile, analyze and demo.
+std::string optimize_summary(const std::string& preset, const pipeline::PlannedGraph& planned,
                              const pipeline::PlanRequest& request);
 /// --target (with `target_help`), --algorithm, --order, --align, --time-limit-ms,
 /// --no-overlap, --no-in-place, --inputs-outside-arena, --optimize (--stream, --no-stream),

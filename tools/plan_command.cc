@@ -80,7 +80,7 @@ void add_plan_command(CLI::App& app) {
     bool in_place = true;  // --no-in-place clears it
     std::string order = "search";
     bool inputs_outside_arena = false;
-    std::string optimize;  // "" when none was given
+    std::string optimize = kDefaultOptimize;
     PlanOutputs outputs;
   };
   auto settings = std::make_shared<Settings>();
@@ -183,7 +183,7 @@ void add_plan_command(CLI::App& app) {
         emit::flush_stdout();
       }
       if (outputs.json_path != "-") {
-        if (!settings->optimize.empty()) std::printf("optimize: %s\n", settings->optimize.c_str());
+        std::printf("optimize: %s\n", settings->optimize.c_str());
         if (request.stream) std::printf("%s\n", pipeline::stream_sentence(planned).c_str());
         const std::string cost = pipeline::cost_sentence(planned, request);
         if (!cost.empty()) std::printf("%s\n", cost.c_str());

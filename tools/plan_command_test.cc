@@ -319,10 +319,10 @@ TEST_F(PlanCommandTest, InputsOutsideTheArenaArePricedApart) {
 }
 
 // --optimize (and --stream, --no-stream): taught by --help; plan names the preset, the stage kept
-// with its estimated cost and every stage priced; balanced streams where that costs little, time
-// never; compile writes programs whose outputs are equal (mote run).
+// with its estimated cost and every stage priced; balanced, the default, streams where that costs
+// little, time never; compile writes programs whose outputs are equal (mote run).
 TEST_F(PlanCommandTest, StreamingReportsItsStagesAndKeepsTheOutputs) {
-  for (const char* command : {"plan", "compile", "analyze", "validate"}) {
+  for (const char* command : {"plan", "compile", "analyze", "validate", "demo"}) {
     const std::string help = mote(std::string(command) + " --help").out;
     for (const char* option : {"--optimize", "--stream", "--no-stream"}) {
       EXPECT_THAT(help, HasSubstr(option)) << command;
@@ -343,8 +343,11 @@ TEST_F(PlanCommandTest, StreamingReportsItsStagesAndKeepsTheOutputs) {
   const CommandResult balanced = mote("plan " + model + " --target cortex-m4 --optimize balanced");
   EXPECT_THAT(balanced.out, HasSubstr("optimize: balanced\n"));
   EXPECT_THAT(balanced.out, HasSubstr("row streaming: operators"));
-  // Without a preset: the plan of earlier releases, no stage.
-  EXPECT_THAT(mote("plan " + model + " --target cortex-m4").out, Not(HasSubstr("row streaming")));
+  // Without a preset: balanced, the default, and --help says so.
+  const CommandResult plain = mote("plan " + model + " --target cortex-m4");
+  EXPECT_THAT(plain.out, HasSubstr("optimize: balanced\n"));
+  EXPECT_THAT(plain.out, HasSubstr("row streaming: operators"));
+  EXPECT_THAT(mote("compile --help").out, ContainsRegex("--optimize TEXT:\\{time,balanced,ram\\}=balanced"));
   for (const char* time : {"--optimize time", "--no-stream"}) {
     const CommandResult t = mote("plan " + model + " --target cortex-m4 " + time);
     EXPECT_THAT(t.out, HasSubstr("optimize: time\n")) << time;

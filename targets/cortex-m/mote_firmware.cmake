@@ -18,13 +18,16 @@
 #       extended regular expression matches a line of the output.
 #   (mote_model.cmake, which host projects include through find_package(Mote):)
 #   mote_compile_model(OUTPUT <file.mote> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>]
-#                      [C_NAME <symbol>] [OPTIONS <mote compile options>...])
+#                      [OPTIMIZE time|balanced|ram] [C_NAME <symbol>]
+#                      [OPTIONS <mote compile options>...])
 #       a build rule: `${MOTE_HOST_TOOL} compile` (the host `mote`), rerun when the model or the
-#       tool changes. C_NAME also writes the C pair beside OUTPUT (`--emit mote,c --name`).
+#       tool changes. OPTIMIZE is `--optimize` (default balanced: a smaller arena where it costs
+#       at most 5 % more instructions; ram: the smallest; time: the fastest). C_NAME also writes
+#       the C pair beside OUTPUT (`--emit mote,c --name`).
 #       OPTIONS go to `mote compile` as they are (--stream, --no-in-place, ...); one it does not
 #       take, or one the function sets (--target, -o, --emit, --name), fails at configure time.
-#   mote_add_model(<target> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>] [NAME <symbol>]
-#                  [OPTIONS <mote compile options>...])
+#   mote_add_model(<target> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>]
+#                  [OPTIMIZE time|balanced|ram] [NAME <symbol>] [OPTIONS <mote compile options>...])
 #       compiles the model at build time (mote_compile_model) and links the program into
 #       <target> as a 16-byte aligned const array, from C or C++: `#include "<symbol>.h"`
 #       (`mote compile --emit c`) declares <symbol>[] and defines <SYMBOL>_BYTES,
