@@ -77,9 +77,11 @@ echo "  29,864,320; anomaly detection 583,160."
 echo "- Each model is the one the QEMU tests run: inputs from \`shared/models/expected\` (or the builder's"
 echo "  deterministic input), outputs equal to the host's \`mote run\` byte for byte."
 echo "- \`load\` is Program::load (full verification of the program) plus Executor::create."
-echo "- \`_streamed\`: the same model compiled with \`--stream\` (a row-streamed first stage, its"
-echo "  inner tensors as rings). Conv and depthwise run their variant's row kernels (dsp on the M4,"
-echo "  mve on the M55), the pools portable row kernels (a streamed global average pool's sums mve"
+echo "- The shared models' plain runners are compiled with \`--optimize time\`, \`_balanced\` with"
+echo "  \`--optimize balanced\` (what \`mote compile\` does without options), \`_streamed\` with \`--stream\`"
+echo "  (\`--optimize ram\`: a row-streamed stage, its inner tensors as rings); the builder models"
+echo "  with no options. A streamed stage's conv and depthwise run their variant's row kernels (dsp"
+echo "  on the M4, mve on the M55), the pools portable row kernels (a streamed global average pool's sums mve"
 echo "  on the M55); each call reads its member's words in the program (kernel parameters and"
 echo "  tensor offsets, checked at load), not the operator's tables. The stage schedule and its"
 echo "  load-time replay add to the stack."
@@ -95,23 +97,28 @@ for name in "${models[@]}"; do
   echo "| $name | $ops | $(field "$m55" instructions) | $(field "$m4" instructions) | $(field "$m55" load_instructions) | $(field "$m4" load_instructions) |"
 done
 echo
-echo "## What row streaming costs"
+echo "## Presets: arena and instructions"
 echo
-echo "Streaming may cost at most 5 % more instructions than running without it: each \`_streamed\`"
-echo "runner against the same model's plain one."
+echo "Each model the presets change, compiled three ways (\`mote compile --optimize P\`): \`time\`"
+echo "(the plain runner), \`balanced\` (the default: a smaller arena where the estimated cost is at"
+echo "most 5 % more instructions) and \`ram\` (\`--stream\`, the smallest arena). Arena bytes as the"
+echo "runner reports them (arena_planned); instructions per inference, and their ratio to \`time\`'s."
 echo
-echo "| model | Cortex-M55 | streamed | ratio | Cortex-M4 | streamed | ratio |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| model | CPU | time arena | time instructions | balanced arena | balanced instructions | ratio | ram arena | ram instructions | ratio |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for name in "${models[@]}"; do
-  base="${name%_streamed}"
-  [ "$base" != "$name" ] && [ -f "$out/$base.cortex-m4" ] || continue
-  row="| $base"
+  base="${name%_balanced}"
+  [ "$base" != "$name" ] && [ -f "$out/${base}_streamed.cortex-m4" ] || continue
   for cpu in "${cpus[@]}"; do
+    row="| $base | $cpu"
     plain=$(field "$out/$base.$cpu" instructions)
-    streamed=$(field "$out/$name.$cpu" instructions)
-    row="$row | $plain | $streamed | $(awk -v a="$streamed" -v b="$plain" 'BEGIN { printf "%.3f", a / b }')"
+    for run in "$base" "$name" "${base}_streamed"; do
+      count=$(field "$out/$run.$cpu" instructions)
+      row="$row | $(field "$out/$run.$cpu" arena_planned) | $count"
+      [ "$run" = "$base" ] || row="$row | $(awk -v a="$count" -v b="$plain" 'BEGIN { printf "%.3f", a / b }')"
+    done
+    echo "$row |"
   done
-  echo "$row |"
 done
 echo
 echo "## Memory (bytes)"
