@@ -824,6 +824,20 @@ TEST(StatefulLstm16, CheckRefusesAMixOfTheTwoForms) {
     EXPECT_THAT(refusal(g), HasSubstr("(the input gate's bias) is int64, but input 0 is int8, so "
                                       "the input gate's bias must be int32"));
   }
+  {  // a bias beyond TFLite's 64-bit requantization's range (|sum| < 2^47)
+    ir::Graph g = good;
+    ir::Tensor& bias = g.tensors[static_cast<size_t>(op.inputs[14])];
+    const int64_t huge = int64_t{1} << 50;
+    std::memcpy(bias.data.data(), &huge, 8);
+    EXPECT_THAT(refusal(g), HasSubstr(where + "the cell gate's input (input scale * weights "
+                                      "scale / 2^-12) requantization"));
+    EXPECT_THAT(refusal(g), HasSubstr("leaves TFLite's 64-bit requantization's range"));
+  }
+  {  // no hidden state
+    ir::Graph g = good;
+    g.operators[0].inputs[18] = ir::kNoTensor;
+    EXPECT_THAT(refusal(g), HasSubstr(where + "input 18"));
+  }
   {  // an int16 hidden state off zero
     ir::Graph g = good;
     for (int32_t t : {op.inputs[18], op.outputs[0]}) {
