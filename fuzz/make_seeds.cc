@@ -187,6 +187,7 @@ int main(int argc, char** argv) {
     // The 16x8 and int4-weight forms: their own load checks and kernels.
     models.push_back({"int16_layers", mote::builder::int16_layers()});
     models.push_back({"int4_layers", mote::builder::int4_layers()});
+    models.push_back({"lstm_16x8", mote::builder::lstm_16x8()});
 
     size_t files = 0;
     for (const auto& [name, graph] : models) {

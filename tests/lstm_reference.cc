@@ -14,6 +14,11 @@ int64_t sat16(int64_t v) { return std::clamp<int64_t>(v, -32768, 32767); }
 
 int64_t value(const ir::Tensor& t, int64_t k) {
   if (t.type == ir::DataType::kInt8) return static_cast<int8_t>(t.data[static_cast<size_t>(k)]);
+  if (t.type == ir::DataType::kInt64) {
+    int64_t v;
+    std::memcpy(&v, t.data.data() + 8 * k, 8);
+    return v;
+  }
   int32_t v;
   std::memcpy(&v, t.data.data() + 4 * k, 4);
   return v;
@@ -31,6 +36,13 @@ int64_t sigmoid_grid(int64_t i) {
 }
 
 }  // namespace
+
+int64_t multiply64_reference(int64_t x, Multiplier m) {
+  const int64_t reduced =
+      m.mantissa < 0x7FFF0000 ? (int64_t{m.mantissa} + (1 << 15)) >> 16 : int64_t{0x7FFF};
+  const int total_shift = 15 - m.shift;
+  return (x * reduced + (int64_t{1} << (total_shift - 1))) >> total_shift;
+}
 
 // The grid's coordinate of a Q3.12 x is x * 24 / 4096 = 3x / 2^9; linear interpolation in units
 // of 2^-25, saturated from index 255; a negative input mirrors (sigmoid(-y) = 1 - sigmoid(y)).
@@ -61,9 +73,11 @@ LstmState lstm_initial_state(const ir::Graph& g, const ir::Operator& op) {
 // Per gate, two fully connected layers into Q3.12 (TFLM's Prepare: input scale * weights scale
 // multiplied in float, over 2^-12), summed with saturation; sigmoid gates and a tanh cell gate in
 // Q0.15; the cell (scale 2^p) becomes f*c + i*g, clipped to the quantized cell_clip; the hidden
-// state o * tanh(c) requantized to int8 is also the step's output.
-std::vector<int8_t> lstm_reference(const ir::Graph& g, const ir::Operator& op,
-                                   const std::vector<int8_t>& input, LstmState& state) {
+// state o * tanh(c) requantized to the activation type is also the step's output. 16x8: TFLM
+// instantiates both fully connected layers with the int64 bias type, so both requantize their
+// sums with the 64-bit MultiplyByQuantizedMultiplier; the products of gates keep the 32-bit one.
+std::vector<int64_t> lstm_reference(const ir::Graph& g, const ir::Operator& op,
+                                    const std::vector<int64_t>& input, LstmState& state) {
   const auto& o = std::get<ir::LstmOptions>(op.options);
   auto t = [&](size_t k) -> const ir::Tensor& { return g.tensors[op.inputs[k]]; };
   const Q qx = q_of(t(0)), qh = q_of(t(18));
@@ -83,7 +97,12 @@ std::vector<int8_t> lstm_reference(const ir::Graph& g, const ir::Operator& op,
   }
   const int64_t clip =
       o.cell_clip > 0 ? static_cast<int64_t>(std::min(32767.0, o.cell_clip / cell_scale)) : 0;
-  std::vector<int8_t> y(static_cast<size_t>(steps) * batches * n);
+  const bool int16 = t(0).type == ir::DataType::kInt16;
+  const auto fc_requant = [&](int64_t sum, Multiplier m) {
+    return sat16(int16 ? multiply64_reference(sum, m) : multiply(sum, m));
+  };
+  const int64_t lo = int16 ? -32768 : -128, hi = int16 ? 32767 : 127;
+  std::vector<int64_t> y(static_cast<size_t>(steps) * batches * n);
   for (int32_t step = 0; step < steps; ++step) {
     for (int32_t b = 0; b < batches; ++b) {
       const size_t row = o.time_major ? static_cast<size_t>(step) * batches + b
@@ -100,8 +119,7 @@ std::vector<int8_t> lstm_reference(const ir::Graph& g, const ir::Operator& op,
           for (int32_t i = 0; i < n; ++i) {
             r += value(t(5 + k), int64_t{u} * n + i) * (h[i] - qh.zero_point);
           }
-          const int64_t pre =
-              sat16(sat16(multiply(a, from_input[k])) + sat16(multiply(r, from_hidden[k])));
+          const int64_t pre = sat16(fc_requant(a, from_input[k]) + fc_requant(r, from_hidden[k]));
           gate[k].push_back(k == 2 ? lstm_tanh_reference(pre, 0) : lstm_logistic_reference(pre));
         }
       }
@@ -113,12 +131,19 @@ std::vector<int8_t> lstm_reference(const ir::Graph& g, const ir::Operator& op,
         h[u] = std::clamp<int64_t>(
             multiply(lstm_tanh_reference(c[u], 15 + power - 3) * gate[3][u], to_hidden) +
                 qh.zero_point,
-            -128, 127);
-        y[row * n + u] = static_cast<int8_t>(h[u]);
+            lo, hi);
+        y[row * n + u] = h[u];
       }
     }
   }
   return y;
+}
+
+std::vector<int8_t> lstm_reference(const ir::Graph& g, const ir::Operator& op,
+                                   const std::vector<int8_t>& input, LstmState& state) {
+  const std::vector<int64_t> y =
+      lstm_reference(g, op, std::vector<int64_t>(input.begin(), input.end()), state);
+  return {y.begin(), y.end()};
 }
 
 }  // namespace mote::testing

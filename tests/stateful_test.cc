@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "compiler/builder/model_builder.h"
+#include "compiler/builder/models.h"
 #include "compiler/builder/writer.h"
 #include "compiler/emit/emit.h"
 #include "compiler/ir/error.h"
@@ -208,13 +209,17 @@ struct Device {
     if (!created.ok()) throw std::runtime_error("create failed");
     executor = *created;
   }
-  std::vector<int8_t> run(const std::vector<int8_t>& frame) {
+  // One run on `frame`, the output's values (T: the activations' type, int8 or int16).
+  template <typename T>
+  std::vector<T> run(const std::vector<T>& frame) {
     const runtime::TensorView in = executor->input(0);
-    std::memcpy(in.data, frame.data(), frame.size());
+    EXPECT_EQ(in.size, frame.size() * sizeof(T));
+    std::memcpy(in.data, frame.data(), frame.size() * sizeof(T));
     EXPECT_EQ(executor->run(), runtime::Error::kOk);
     const runtime::TensorView out = executor->output(0);
-    return {reinterpret_cast<const int8_t*>(out.data),
-            reinterpret_cast<const int8_t*>(out.data) + out.size};
+    std::vector<T> y(out.size / sizeof(T));
+    std::memcpy(y.data(), out.data, y.size() * sizeof(T));
+    return y;
   }
 
   emit::AlignedBuffer bytes;
@@ -226,11 +231,11 @@ struct Device {
 // Runs `inputs` one after the other on the device, each output equal to the reference's step
 // (state carried over); then a reset gives the first results again, and without one the state
 // goes on (the first input again gives something else). `what` names a run in failures.
-template <typename SlowReference>
+template <typename SlowReference, typename T>
 void expect_runs_like_reference_and_resets(Device& device, SlowReference& ref,
-                                           const std::vector<std::vector<int8_t>>& inputs,
+                                           const std::vector<std::vector<T>>& inputs,
                                            int runs, const char* what) {
-  std::vector<std::vector<int8_t>> outputs;
+  std::vector<std::vector<T>> outputs;
   for (int k = 0; k < runs; ++k) {
     outputs.push_back(device.run(inputs[k]));
     ASSERT_EQ(outputs.back(), ref.step(inputs[k])) << what << " " << k;
@@ -668,6 +673,245 @@ TEST(StatefulLstm, LoaderRefusesAnEditedLstm) {
     op.inputs.pop_back();
     EXPECT_NE(load(*program).first, runtime::Error::kOk);
   }
+}
+
+// ---- The 16x8 LSTM (TFLM's EvalLstm<int16_t, int8_t, int16_t, int64_t>): int16 input, hidden
+// state and output, int64 biases; builder::lstm_16x8, two sequences, batch-major and time-major.
+
+std::vector<std::vector<int16_t>> random_inputs16(uint32_t seed, size_t size) {
+  builder::Random r(seed);
+  std::vector<std::vector<int16_t>> out(kInvocations, std::vector<int16_t>(size));
+  for (auto& f : out) {
+    for (int16_t& v : f) v = static_cast<int16_t>(r.between(-32768, 32767));
+  }
+  return out;
+}
+
+class Lstm16Reference {
+ public:
+  explicit Lstm16Reference(const ir::Graph& g) : g_(g) { reset(); }
+  void reset() { state_ = testing::lstm_initial_state(g_, g_.operators[0]); }
+  std::vector<int16_t> step(const std::vector<int16_t>& input) {
+    const std::vector<int64_t> y = testing::lstm_reference(
+        g_, g_.operators[0], std::vector<int64_t>(input.begin(), input.end()), state_);
+    return {y.begin(), y.end()};
+  }
+
+ private:
+  const ir::Graph& g_;
+  testing::LstmState state_;
+};
+
+TEST(StatefulLstm16, ReferenceChangesFromInvocationToInvocation) {
+  for (const bool time_major : {false, true}) {
+    SCOPED_TRACE(time_major ? "time-major" : "batch-major");
+    const ir::Graph g = builder::lstm_16x8(1, time_major);
+    Lstm16Reference ref(g);
+    const auto input =
+        random_inputs16(3, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
+    const auto first = ref.step(input[0]);
+    EXPECT_NE(ref.step(input[0]), first);  // the same frames again: the state differs
+    std::set<int16_t> distinct;
+    int saturated = 0, total = 0;
+    for (const auto& frames : input) {
+      for (int16_t v : ref.step(frames)) {
+        distinct.insert(v);
+        saturated += (v == -32768 || v == 32767) ? 1 : 0;
+        ++total;
+      }
+    }
+    EXPECT_GE(distinct.size(), static_cast<size_t>(total) * 3 / 4);  // int16 resolves them
+    EXPECT_EQ(saturated, 0);
+  }
+}
+
+// The reference's 16x8 arithmetic where it differs from the int8 one: TFLite's 64-bit
+// requantization (the multiplier rounded to 16 bits) of the fully connected sums.
+TEST(StatefulLstm16, ReferenceRequantizesSumsWithTheSixtyFourBitRule) {
+  const testing::Multiplier half{1 << 30, 0};  // 0.5
+  EXPECT_EQ(testing::multiply64_reference(1000, half), 500);
+  EXPECT_EQ(testing::multiply64_reference(3, half), 2);    // 1.5 rounds up
+  EXPECT_EQ(testing::multiply64_reference(-3, half), -1);  // -1.5 rounds up too (one shift)
+  EXPECT_EQ(testing::multiply64_reference(int64_t{1} << 40, {1 << 30, -8}), int64_t{1} << 31);
+  // The multiplier keeps 16 bits: 0x40008000 is 0.5 + 2^-16, read as 0x4001 / 2^15.
+  EXPECT_EQ(testing::multiply64_reference(int64_t{1} << 20, {0x40008000, 0}), (0x4001 << 5));
+}
+
+class StatefulLstm16OnCpu : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(StatefulLstm16OnCpu, RunsInvocationAfterInvocationLikeTheReferenceAndResets) {
+  for (const bool time_major : {false, true}) {
+    SCOPED_TRACE(time_major ? "time-major" : "batch-major");
+    const ir::Graph g = tflite::read_model(builder::write_model(builder::lstm_16x8(1, time_major)));
+    ASSERT_EQ(tensor(g, g.inputs[0]).type, ir::DataType::kInt16);
+    const pipeline::Compiled compiled = compile_for(g, GetParam());
+    Device device(compiled.program);
+    Lstm16Reference ref(g);
+    const auto inputs =
+        random_inputs16(11, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
+    ASSERT_NO_FATAL_FAILURE(
+        expect_runs_like_reference_and_resets(device, ref, inputs, kInvocations, "invocation"));
+    // Both states int16 [2 sequences, 8 units]: 32 bytes each, in regions of their own.
+    const auto program = emit::read_program(compiled.program);
+    EXPECT_EQ(program->plan->state_bytes, 2u * 32u);
+    EXPECT_EQ(device.executor->memory_status().state, program->plan->state_bytes);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpus, StatefulLstm16OnCpu, kCpus, cpu_test_name);
+
+// A layer that mixes the int8 and the 16x8 forms is refused, naming the operand and what to do.
+TEST(StatefulLstm16, CheckRefusesAMixOfTheTwoForms) {
+  auto refusal = [](const ir::Graph& g) -> std::string {
+    try {
+      ops::validate(g);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  const ir::Graph good = builder::lstm_16x8();
+  ASSERT_EQ(refusal(good), "accepted");
+  const ir::Operator& op = good.operators[0];
+  const std::string where = "operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): ";
+  const std::string what_to_do =
+      ": TFLM's integer LSTM takes int8 input, output and hidden state with int32 biases, or "
+      "int16 ones with int64 biases (TFLite's 16x8 quantization), both with int8 weights and an "
+      "int16 cell state; quantize the whole layer in one of the two forms";
+  {  // int16 input with an int32 bias (the int8 form's)
+    ir::Graph g = good;
+    ir::Tensor& bias = g.tensors[static_cast<size_t>(op.inputs[13])];
+    std::vector<uint8_t> narrow;
+    for (size_t k = 0; k < bias.data.size(); k += 8) {
+      int64_t v;
+      std::memcpy(&v, bias.data.data() + k, 8);
+      const int32_t n = static_cast<int32_t>(v);
+      narrow.insert(narrow.end(), reinterpret_cast<const uint8_t*>(&n),
+                    reinterpret_cast<const uint8_t*>(&n) + 4);
+    }
+    bias.type = ir::DataType::kInt32;
+    bias.data = narrow;
+    EXPECT_EQ(refusal(g), where + "input 13 (tensor " + std::to_string(op.inputs[13]) +
+                              ") (the forget gate's bias) is int32, but input 0 is int16, so the "
+                              "forget gate's bias must be int64" + what_to_do);
+  }
+  {  // an int8 hidden state under an int16 input
+    ir::Graph g = good;
+    g.tensors[static_cast<size_t>(op.inputs[18])].type = ir::DataType::kInt8;
+    EXPECT_EQ(refusal(g), where + "input 18 (tensor " + std::to_string(op.inputs[18]) +
+                              ") (the hidden state) is int8, but input 0 is int16, so the hidden "
+                              "state must be int16" + what_to_do);
+  }
+  {  // an int8 output
+    ir::Graph g = good;
+    g.tensors[static_cast<size_t>(op.outputs[0])].type = ir::DataType::kInt8;
+    EXPECT_THAT(refusal(g), HasSubstr(where + "output (tensor " + std::to_string(op.outputs[0]) +
+                                      ") (the output) is int8, but input 0 is int16"));
+  }
+  {  // int16 weights (a 16x16 LSTM)
+    ir::Graph g = good;
+    ir::Tensor& w = g.tensors[static_cast<size_t>(op.inputs[7])];
+    w.type = ir::DataType::kInt16;
+    w.data.resize(w.data.size() * 2);
+    EXPECT_THAT(refusal(g), HasSubstr(where + "input 7 (tensor " + std::to_string(op.inputs[7]) +
+                                      ") (the cell gate's recurrent weights) is int16, but input 0 "
+                                      "is int16, so the cell gate's recurrent weights must be "
+                                      "int8"));
+  }
+  {  // the int8 form with an int64 bias
+    ir::Graph g = lstm_model(false);
+    builder::widen_bias(g.tensors[static_cast<size_t>(g.operators[0].inputs[12])]);
+    EXPECT_THAT(refusal(g), HasSubstr("(the input gate's bias) is int64, but input 0 is int8, so "
+                                      "the input gate's bias must be int32"));
+  }
+  {  // a bias beyond TFLite's 64-bit requantization's range (|sum| < 2^47)
+    ir::Graph g = good;
+    ir::Tensor& bias = g.tensors[static_cast<size_t>(op.inputs[14])];
+    const int64_t huge = int64_t{1} << 50;
+    std::memcpy(bias.data.data(), &huge, 8);
+    EXPECT_THAT(refusal(g), HasSubstr(where + "the cell gate's input (input scale * weights "
+                                      "scale / 2^-12) requantization"));
+    EXPECT_THAT(refusal(g), HasSubstr("leaves TFLite's 64-bit requantization's range"));
+  }
+  {  // no hidden state
+    ir::Graph g = good;
+    g.operators[0].inputs[18] = ir::kNoTensor;
+    EXPECT_THAT(refusal(g), HasSubstr(where + "input 18"));
+  }
+  {  // an int16 hidden state off zero
+    ir::Graph g = good;
+    for (int32_t t : {op.inputs[18], op.outputs[0]}) {
+      g.tensors[static_cast<size_t>(t)].quantization.zero_point = {5};
+    }
+    EXPECT_THAT(refusal(g), HasSubstr(where + "input 18"));
+    EXPECT_THAT(refusal(g), HasSubstr("int16 activations must be symmetric (zero point 0)"));
+  }
+}
+
+// The load check of the 16x8 signature: each field a program could be edited in.
+TEST(StatefulLstm16, LoaderRefusesAnEditedLstm) {
+  const pipeline::Compiled compiled = compile_for(builder::lstm_16x8(), "cortex-m4");
+  const auto program = emit::read_program(compiled.program);
+  auto load = [](const schema::ProgramT& p) {
+    flatbuffers::FlatBufferBuilder fbb;
+    fbb.Finish(schema::Program::Pack(fbb, &p), schema::ProgramIdentifier());
+    const emit::AlignedBuffer bytes({fbb.GetBufferPointer(), fbb.GetSize()});
+    runtime::LoadDiagnostic d;
+    const auto loaded = emit::load_program(bytes.span(), &d);
+    return std::make_pair(loaded.ok() ? runtime::Error::kOk : loaded.error(),
+                          std::string(d.op_name) + ": " + d.reason);
+  };
+  ASSERT_EQ(load(*program).first, runtime::Error::kOk);
+  schema::OperatorT& op = *program->operators[0];
+  ASSERT_EQ(op.kind, schema::OpKind::UnidirectionalSequenceLstm);
+  schema::LstmOptionsT& o = *op.options.AsLstmOptions();
+  auto tensor_of = [&](size_t k) -> schema::TensorT& {
+    return *program->tensors[static_cast<size_t>(op.inputs[k])];
+  };
+  {  // an input zero point
+    o.input_offset = -3;
+    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: int16 zero point not 0");
+    o.input_offset = 0;
+  }
+  {  // the hidden state's zero point
+    o.hidden_zero_point = 1;
+    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: int16 zero point not 0");
+    o.hidden_zero_point = 0;
+  }
+  {  // an int8 hidden state under the int16 input
+    tensor_of(13).type = schema::DataType::Int8;
+    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+    tensor_of(13).type = schema::DataType::Int16;
+  }
+  {  // int32 biases under the int16 input (the bytes read as int32 values)
+    tensor_of(10).type = schema::DataType::Int32;
+    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+    tensor_of(10).type = schema::DataType::Int64;
+  }
+  {  // a bias whose int64 sums could overflow
+    const std::vector<int32_t> shape = tensor_of(9).shape;
+    ASSERT_EQ(load(*program).first, runtime::Error::kOk);
+    schema::TensorT& bias = tensor_of(9);
+    std::vector<uint8_t>& blob = program->constants;
+    int64_t huge = INT64_MAX - 5;
+    int64_t saved;
+    std::memcpy(&saved, blob.data() + bias.offset, 8);
+    std::memcpy(blob.data() + bias.offset, &huge, 8);
+    EXPECT_EQ(load(*program).second,
+              "UNIDIRECTIONAL_SEQUENCE_LSTM: accumulator could overflow int64");
+    huge = INT64_MIN;
+    std::memcpy(blob.data() + bias.offset, &huge, 8);
+    EXPECT_EQ(load(*program).second,
+              "UNIDIRECTIONAL_SEQUENCE_LSTM: accumulator could overflow int64");
+    std::memcpy(blob.data() + bias.offset, &saved, 8);
+  }
+  {  // a negative gate multiplier
+    const schema::Requant saved = o.input_requant[2];
+    o.input_requant[2] = schema::Requant(-saved.multiplier(), saved.shift());
+    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+    o.input_requant[2] = saved;
+  }
+  ASSERT_EQ(load(*program).first, runtime::Error::kOk);
 }
 
 TEST(Stateful, VerifierKeepsEveryBufferOffAState) {

@@ -1,10 +1,12 @@
 #pragma once
-// int8 UNIDIRECTIONAL_SEQUENCE_LSTM, bit exact with TensorFlow Lite Micro's integer LSTM
-// (lstm_eval, the "8x8->16" configuration): int8 input, output and hidden state, int16 cell
-// state, int8 weights, int32 biases, gates in int16 (Q3.12 pre-activations, TFLite's reference
-// int16 Logistic and Tanh, which interpolate a 256-entry sigmoid table). Embeddable C++17: the
-// caller owns every buffer (hidden and cell state, which survive from one call to the next, and
-// a scratch of lstm_scratch_bytes()); no heap, bounded stack.
+// Integer UNIDIRECTIONAL_SEQUENCE_LSTM, bit exact with TensorFlow Lite Micro's integer LSTM
+// (lstm_eval) in its two integer configurations: lstm(), "8x8->16" (int8 input, output and
+// hidden state, int16 cell state, int8 weights, int32 biases), and lstm_16x8(), "16x8->16"
+// (int16 input, output and hidden state, symmetric; int16 cell state, int8 weights, int64
+// biases). Gates in int16 (Q3.12 pre-activations, TFLite's reference int16 Logistic and Tanh,
+// which interpolate a 256-entry sigmoid table). Embeddable C++17: the caller owns every buffer
+// (hidden and cell state, which survive from one call to the next, and a scratch of
+// lstm_scratch_bytes()); no heap, bounded stack.
 //
 // One step, for each batch row (x the step's input row, h the row's hidden state, c its cell):
 //   fc(v, W, b, off, m, s)[o] = sat16(MBQM(sum_k W[o][k] * (v[k] + off) + b[o], m, s))
@@ -14,12 +16,15 @@
 //   c = clamp(c, -cell_clip, cell_clip) when cell_clip > 0
 //   h = clamp(MBQM(Tanh16_cell(c) * o, output) + hidden_zp, -128, 127), which is also the output.
 // Tanh16_cell reads the cell at scale 2^cell_scale_power.
+// 16x8 differs only where TFLM's types do: both fully connected layers sum in int64 (an int64
+// bias) and requantize with TFLite's 64-bit MultiplyByQuantizedMultiplier (the multiplier
+// rounded to 16 bits, one rounding shift); the offsets are 0; h is clamped to int16.
 //
 // Not supported (TFLite's converter does not emit them for Keras LSTM layers; the operator's
 // check must refuse them): peephole (cell-to-gate) weights, projection weights and bias, layer
 // normalization, CIFG (the input gate coupled to the forget gate), an auxiliary input, a fused
-// activation other than TANH, int16 activations (16x8), hybrid (float input) models and the
-// 8x8->8 variant. Recurrent (hidden) weights carry no bias, as in TFLM.
+// activation other than TANH, hybrid (float input) models and the 8x8->8 variant. Recurrent
+// (hidden) weights carry no bias, as in TFLM.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -74,6 +79,18 @@ size_t lstm_scratch_bytes(const LstmParams& params);
 // [0, 32767], and every fully connected sum bounded inside int32 (bias + depth * 255 * 128).
 bool lstm_params_ok(const LstmParams& params);
 
+// The 16x8 LSTM's gate biases, int64 as TFLite's converter writes 16x8 biases (each
+// [hidden_size], or null: no bias). lstm_16x8() reads these, never LstmGateParams::bias.
+struct LstmBiases64 {
+  const int64_t* gate[kLstmGates];  // indexed by LstmGate
+};
+
+// Whether lstm_16x8() takes these parameters: lstm_params_ok()'s sizes, clip and cell shift;
+// both offsets 0; biases that keep every int64 sum (bias + depth * 32768 * 128) inside 2^62;
+// multipliers non-negative, shifts in [-31, 30] (the 64-bit requantization saturates, so the
+// sums need no int32 bound), and the products' requantizations as in lstm_params_ok().
+bool lstm_16x8_params_ok(const LstmParams& params, const LstmBiases64& biases);
+
 // Runs the whole sequence. input and output as time_major says; hidden_state [batch, hidden]
 // (int8) and cell_state [batch, hidden] (int16) are read as the state before the first step and
 // hold the state after the last one (call lstm_reset_state() to start a new sequence). The output
@@ -81,6 +98,9 @@ bool lstm_params_ok(const LstmParams& params);
 // aligned.
 void lstm(const LstmParams& params, const int8_t* input, int8_t* hidden_state, int16_t* cell_state,
           int8_t* output, Scratch scratch);
+// The same for 16x8: int16 input, output and hidden state (which starts at 0), int64 biases.
+void lstm_16x8(const LstmParams& params, const LstmBiases64& biases, const int16_t* input,
+               int16_t* hidden_state, int16_t* cell_state, int16_t* output, Scratch scratch);
 
 // TFLite's reference int16 Logistic and Tanh as the LSTM calls them (power-of-two input scale):
 // Logistic16 reads x (Q3.12) as x * 3 on the table's grid, output Q0.15; Tanh16 with

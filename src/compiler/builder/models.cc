@@ -205,6 +205,35 @@ ir::Graph int16_layers(uint32_t seed) {
   return g;
 }
 
+ir::Graph lstm_16x8(uint32_t seed, bool time_major) {
+  ModelBuilder b(seed);
+  const TensorId x = b.add_input(time_major ? std::vector<int32_t>{3, 2, 6}
+                                            : std::vector<int32_t>{2, 3, 6},
+                                 DataType::kInt8, 0.04f, 0);
+  b.mark_output(b.add_lstm(x, 8, time_major, /*cell_clip=*/3.0f, /*cell_scale_power=*/-11));
+  ir::Graph g = as_int16(b.build());
+  const ir::Operator& op = g.operators.front();
+  // int16 steps 256 times finer over the int8 input's range; the biases, in units of input scale
+  // * weights scale, keep their real values.
+  g.tensors[op.inputs[0]].quantization.scale[0] /= 256;
+  for (int32_t gate = 0; gate < 4; ++gate) {
+    ir::Tensor& bias = g.tensors[op.inputs[12 + gate]];
+    widen_bias(bias);
+    for (size_t k = 0; k < bias.data.size(); k += sizeof(int64_t)) {
+      int64_t v;
+      std::memcpy(&v, bias.data.data() + k, sizeof v);
+      v *= 256;
+      std::memcpy(bias.data.data() + k, &v, sizeof v);
+    }
+    bias.quantization.scale[0] /= 256;
+  }
+  // The hidden state (which is the output), o * tanh(c), lies in (-1, 1).
+  for (int32_t t : {op.inputs[18], op.outputs[0]}) {
+    g.tensors[t].quantization.scale = {1.0f / 32768};
+  }
+  return g;
+}
+
 ir::Graph as_int4(ir::Graph g) {
   for (const ir::Operator& op : g.operators) {
     if (op.type != ir::OpType::kConv2D && op.type != ir::OpType::kDepthwiseConv2D &&

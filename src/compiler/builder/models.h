@@ -63,6 +63,13 @@ void widen_bias(ir::Tensor& bias);
 // all_named_models (write_builder_model names it apart).
 ir::Graph int16_layers(uint32_t seed = 1);
 
+// A 16x8 UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM's 16x8->16 form): int16 input [2 sequences, 3 steps,
+// 6 features] ([3, 2, 6] with `time_major`; scale 0.04 / 256, zero point 0) -> LSTM of 8 units
+// (int8 weights, int64 biases, int16 hidden state and output of scale 2^-15, int16 cell state of
+// scale 2^-11, a cell clip of 3) -> int16 output [2, 3, 8] ([3, 2, 8]). Not in all_named_models
+// (write_builder_model names it apart).
+ir::Graph lstm_16x8(uint32_t seed = 1, bool time_major = false);
+
 // The int8 weights of every CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED made int4 as TFLite
 // stores them (packed two per byte, low nibble first): each value divided by 16 and rounded into
 // [-8, 7], its scale (and the bias's) times 16.

@@ -1,4 +1,5 @@
-// UNIDIRECTIONAL_SEQUENCE_LSTM: TFLM's integer LSTM, 8x8->16 (mote/kernels/lstm.h). TFLite's
+// UNIDIRECTIONAL_SEQUENCE_LSTM: TFLM's integer LSTM, 8x8->16 or 16x8->16 (int16 input, output
+// and hidden state, int64 biases; mote/kernels/lstm.h). TFLite's
 // 24 inputs (20 in older files, without layer norm) are: 0 input; 1-4 input weights and 5-8
 // recurrent weights of the input, forget, cell and output gates; 9-11 peephole weights; 12-15
 // gate biases; 16-17 projection; 18 hidden (output) state and 19 cell state, variable tensors the
@@ -7,6 +8,7 @@
 // program keeps 15 inputs (input, 4 input weights, 4 recurrent weights, 4 biases, hidden state,
 // cell state).
 #include <cmath>
+#include <cstring>
 
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
@@ -97,6 +99,32 @@ Prepared prepare(const ir::Graph& g, const ir::Operator& op) {
   return p;
 }
 
+// The largest |bias| of an int32 (8x8) or int64 (16x8) bias.
+int64_t max_abs_bias(const Tensor& bias) {
+  int64_t m = 0;
+  if (bias.type == DataType::kInt32) {
+    for (int32_t v : int32_values(bias)) m = std::max(m, std::abs(int64_t{v}));
+    return m;
+  }
+  for (size_t k = 0; k + sizeof(int64_t) <= bias.data.size(); k += sizeof(int64_t)) {
+    int64_t v;
+    std::memcpy(&v, bias.data.data() + k, sizeof v);
+    m = std::max(m, v == INT64_MIN ? INT64_MAX : std::abs(v));
+  }
+  return m;
+}
+
+// Whether TFLite's 64-bit MultiplyByQuantizedMultiplier (the 16x8 fully connected layers) of any
+// |x| <= bound stays where TFLite defines it (|x| < 2^47, shift in [-31, 7]) and within int32:
+// there Mote's kernel, which saturates instead, computes what TFLM computes.
+bool requant64_fits(int64_t bound, const kernels::QuantizedMultiplier& m) {
+  if (m.multiplier < 0 || m.shift < -31 || m.shift > 7 || bound >= (int64_t{1} << 47)) return false;
+  const int64_t reduced =
+      m.multiplier < 0x7FFF0000 ? (int64_t{m.multiplier} + (1 << 15)) >> 16 : 0x7FFF;
+  const int total_shift = 15 - m.shift;
+  return ((bound * reduced + (int64_t{1} << (total_shift - 1))) >> total_shift) <= INT32_MAX;
+}
+
 int32_t hidden_size(const ir::Graph& g, const ir::Operator& op) {
   return g.tensors[op.inputs[kInputWeights + kernels::kLstmForgetGate]].shape[0];
 }
@@ -124,6 +152,9 @@ void check(Checker& c) {
   for (size_t k = kBias; k < kBias + kernels::kLstmGates; ++k) {
     if (!c.has_input(k)) c.fail("input " + std::to_string(k) + " (gate bias) is required but absent");
   }
+  for (size_t k : {kHiddenState, kCellState}) {
+    if (!c.has_input(k)) c.fail("input " + std::to_string(k) + " (state) is required but absent");
+  }
   if (o.activation_code != ir::kTfliteTanh) {
     c.fail("fused activation " + std::to_string(o.activation_code) +
            " not supported (TFLM's integer LSTM squashes the cell with TANH, 4)");
@@ -134,10 +165,34 @@ void check(Checker& c) {
   if (input.type == DataType::kFloat32) {
     c.fail(c.in_label(kInput) + " is float32: hybrid (float input) LSTMs are not supported");
   }
-  if (input.type == DataType::kInt16) {
-    c.fail(c.in_label(kInput) + " is int16: the 16x8 LSTM is not supported");
+  if (input.type != DataType::kInt8 && input.type != DataType::kInt16) {
+    c.fail(c.in_label(kInput) + " is " + std::string(to_string(input.type)) +
+           "; the integer LSTM takes an int8 or an int16 (16x8) input");
   }
-  c.data_input(kInput);
+  // TFLM runs two integer forms, chosen by the input's type: int8 (8x8->16) and int16 (16x8->16,
+  // TFLite's 16x8 quantization). A layer that mixes them is refused, saying what each needs.
+  const bool int16 = input.type == DataType::kInt16;
+  const DataType activation = input.type, bias_type = int16 ? DataType::kInt64 : DataType::kInt32;
+  const auto expect_form = [&](size_t k, DataType type, const std::string& what) {
+    const DataType have = c.operand(k).type;
+    if (have == type) return;
+    c.fail(c.label(k) + " (" + what + ") is " + std::string(to_string(have)) + ", but input 0 is " +
+           std::string(to_string(activation)) + ", so " + what + " must be " +
+           std::string(to_string(type)) +
+           ": TFLM's integer LSTM takes int8 input, output and hidden state with int32 biases, "
+           "or int16 ones with int64 biases (TFLite's 16x8 quantization), both with int8 weights "
+           "and an int16 cell state; quantize the whole layer in one of the two forms");
+  };
+  expect_form(Checker::kOutput, activation, "the output");
+  expect_form(kHiddenState, activation, "the hidden state");
+  for (int32_t gate = 0; gate < kernels::kLstmGates; ++gate) {
+    const std::string name = kGateNames[gate];
+    expect_form(kInputWeights + gate, DataType::kInt8, "the " + name + " gate's input weights");
+    expect_form(kRecurrentWeights + gate, DataType::kInt8,
+                "the " + name + " gate's recurrent weights");
+    expect_form(kBias + gate, bias_type, "the " + name + " gate's bias");
+  }
+  c.data_input(kInput, activation);
   c.expect_rank(kInput, 3);
   const bool tm = o.time_major;
   const int32_t time_steps = input.shape[tm ? 0 : 1], batches = input.shape[tm ? 1 : 0];
@@ -167,16 +222,18 @@ void check(Checker& c) {
     expect_weights(kRecurrentWeights + gate, hidden,
                    (name + " gate recurrent weights").c_str());
     const size_t b = kBias + gate;
-    const Tensor& bias = c.param_input(b, DataType::kInt32);
+    const Tensor& bias = c.param_input(b, bias_type);
     if (bias.shape != std::vector<int32_t>{hidden}) {
       c.fail(c.in_label(b) + " (" + name + " gate bias) has shape " + shape_string(bias.shape) +
              ", expected [" + std::to_string(hidden) + "]");
     }
   }
 
-  // The states: int8 hidden state (which is also the output) and int16 cell state, [B, H].
-  c.expect_type(kHiddenState, DataType::kInt8);
+  // The states: the hidden state (which is also the output; int8, or int16 and symmetric) and
+  // the int16 cell state, [B, H].
+  c.expect_type(kHiddenState, activation);
   c.expect_per_tensor(kHiddenState);
+  if (int16) c.expect_symmetric16(kHiddenState);
   const Tensor& cell = c.in(kCellState);
   c.expect_type(kCellState, DataType::kInt16);
   c.expect_per_tensor(kCellState);
@@ -197,7 +254,7 @@ void check(Checker& c) {
     c.fail(c.in_label(kCellState) + " (cell state) scale " + num(cell_scale) +
            " is not a power of two, which TFLM's integer LSTM needs");
   }
-  c.data_output();
+  c.data_output(activation);
   c.expect_output_shape(tm ? std::vector<int32_t>{time_steps, batches, hidden}
                            : std::vector<int32_t>{batches, time_steps, hidden});
   // TFLM writes the hidden state to the output unchanged: they must mean the same.
@@ -212,25 +269,29 @@ void check(Checker& c) {
     c.fail("cell_clip " + num(o.cell_clip) + " is below one step of the cell state (" +
            num(cell_scale) + ")");
   }
-  // Every requantization within int32 for any input the kernel can see (lstm_params_ok's rule).
+  // Every requantization within int32 for any input the kernel can see (lstm_params_ok's rule);
+  // 16x8: the fully connected layers' within TFLite's 64-bit requantization's domain too.
   constexpr int64_t kLimit = 2147483647;
   auto expect_fits = [&](int64_t bound, const kernels::QuantizedMultiplier& m,
-                         const std::string& what) {
-    if (!kernels::requant_fits(bound, m.multiplier, m.shift, kLimit)) {
+                         const std::string& what, bool sum64 = false) {
+    if (sum64 ? !requant64_fits(bound, m)
+              : !kernels::requant_fits(bound, m.multiplier, m.shift, kLimit)) {
       c.fail("the " + what + " requantization (multiplier " + std::to_string(m.multiplier) +
-             ", shift " + std::to_string(m.shift) + ") overflows int32");
+             ", shift " + std::to_string(m.shift) + ") overflows int32" +
+             (sum64 ? " or leaves TFLite's 64-bit requantization's range (|sum| < 2^47, shift <= 7)"
+                    : ""));
     }
   };
+  // The largest |activation - zero point|: 255 for int8, 32768 for int16 (zero point 0).
+  const int64_t centered = int16 ? 32768 : 255;
   for (int32_t gate = 0; gate < kernels::kLstmGates; ++gate) {
-    int64_t bias_max = 0;
-    for (int32_t v : int32_values(c.in(kBias + gate))) {
-      bias_max = std::max(bias_max, std::abs(int64_t{v}));
-    }
+    // Beyond 2^47 no bias fits either requantization; held there, the bound cannot overflow.
+    const int64_t bias_max = std::min(max_abs_bias(c.in(kBias + gate)), int64_t{1} << 47);
     const std::string name = kGateNames[gate];
-    expect_fits(bias_max + int64_t{input_size} * 255 * 128, p.input_requant[gate],
-                name + " gate's input (input scale * weights scale / 2^-12)");
-    expect_fits(int64_t{hidden} * 255 * 128, p.hidden_requant[gate],
-                name + " gate's recurrent (hidden scale * weights scale / 2^-12)");
+    expect_fits(bias_max + int64_t{input_size} * centered * 128, p.input_requant[gate],
+                name + " gate's input (input scale * weights scale / 2^-12)", int16);
+    expect_fits(int64_t{hidden} * centered * 128, p.hidden_requant[gate],
+                name + " gate's recurrent (hidden scale * weights scale / 2^-12)", int16);
   }
   constexpr int64_t kProduct = int64_t{1} << 30;
   expect_fits(kProduct, p.forget_to_cell, "forget-to-cell");
@@ -298,6 +359,6 @@ extern const OpDef unidirectional_sequence_lstm{
     .builtin_code = builtin(tfl::BuiltinOperator::UNIDIRECTIONAL_SEQUENCE_LSTM),
     .read_options = read, .write_options = write, .inputs = {20, 24, 1}, .check = check,
     .macs = macs, .scratch_bytes = scratch, .lower = lower, .program_inputs = kProgramInputs,
-    .state_inputs = kStateInputs, .describe = describe};
+    .state_inputs = kStateInputs, .int16_activations = true, .describe = describe};
 
 }  // namespace mote::ops

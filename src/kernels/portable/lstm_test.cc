@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -56,30 +57,48 @@ TEST(LstmTest, GateFunctionsFollowSigmoidAndTanh) {
 // TFLM's integer LSTM step from its definition, in int64, one batch row at a time; the gate
 // functions are the kernel's (checked above against the real functions, and bit for bit by the
 // reference vectors).
+// TFLite's MultiplyByQuantizedMultiplier for an int64 sum: the multiplier rounded to 16 bits,
+// one rounding shift by 15 - shift.
+int64_t RefMultiply64(int64_t x, int32_t multiplier, int shift) {
+  const int64_t reduced = multiplier < 0x7FFF0000 ? (int64_t{multiplier} + (1 << 15)) >> 16 : 0x7FFF;
+  return (x * reduced + (int64_t{1} << (14 - shift))) >> (15 - shift);
+}
+
+// With `biases64`, the 16x8 form: int64 biases, both fully connected layers requantized with the
+// 64-bit rule, the hidden state clamped to int16.
 struct SlowLstm {
   const LstmParams& p;
   std::vector<int64_t> h, c;  // per batch row, hidden then cell
+  const LstmBiases64* biases64 = nullptr;
 
   static int64_t Sat16(int64_t v) { return Clamp(v, -32768, 32767); }
 
-  int64_t Fc(const LstmGateParams& g, bool recurrent, int o, const std::vector<int64_t>& v) const {
+  int64_t Fc(int gate, bool recurrent, int o, const std::vector<int64_t>& v) const {
+    const LstmGateParams& g = p.gates[gate];
     const int n = recurrent ? p.hidden_size : p.input_size;
     const int8_t* w = recurrent ? g.hidden_weights : g.input_weights;
-    int64_t acc = (!recurrent && g.bias != nullptr) ? g.bias[o] : 0;
+    int64_t acc = 0;
+    if (!recurrent && biases64 != nullptr && biases64->gate[gate] != nullptr) {
+      acc = biases64->gate[gate][o];
+    } else if (!recurrent && biases64 == nullptr && g.bias != nullptr) {
+      acc = g.bias[o];
+    }
     const int64_t offset = recurrent ? -p.hidden_zero_point : p.input_offset;
     for (int k = 0; k < n; ++k) acc += int64_t{w[o * n + k]} * (v[k] + offset);
-    return Sat16(recurrent ? RefMultiply(acc, g.hidden_multiplier, g.hidden_shift)
-                           : RefMultiply(acc, g.input_multiplier, g.input_shift));
+    const int32_t m = recurrent ? g.hidden_multiplier : g.input_multiplier;
+    const int32_t shift = recurrent ? g.hidden_shift : g.input_shift;
+    return Sat16(biases64 != nullptr ? RefMultiply64(acc, m, shift) : RefMultiply(acc, m, shift));
   }
 
   // One step of batch row b with input row x; returns the new hidden row.
-  std::vector<int64_t> Step(int b, const int8_t* x) {
+  template <typename T>
+  std::vector<int64_t> Step(int b, const T* x) {
     const int n = p.hidden_size;
     std::vector<int64_t> xv(x, x + p.input_size), hv(h.begin() + b * n, h.begin() + (b + 1) * n);
     std::vector<int64_t> gate[4];
     for (int g = 0; g < 4; ++g) {
       for (int o = 0; o < n; ++o) {
-        const int64_t pre = Sat16(Fc(p.gates[g], false, o, xv) + Fc(p.gates[g], true, o, hv));
+        const int64_t pre = Sat16(Fc(g, false, o, xv) + Fc(g, true, o, hv));
         gate[g].push_back(g == 2 ? lstm_tanh16(static_cast<int16_t>(pre), 0)
                                  : lstm_logistic16(static_cast<int16_t>(pre)));
       }
@@ -97,19 +116,20 @@ struct SlowLstm {
           lstm_tanh16(static_cast<int16_t>(cell), 15 + p.cell_scale_power - 3);
       out[o] = Clamp(RefMultiply(squashed * gate[3][o], p.output_multiplier, p.output_shift) +
                          p.hidden_zero_point,
-                     -128, 127);
+                     std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
       h[b * n + o] = out[o];
     }
     return out;
   }
 
-  std::vector<int8_t> Run(const std::vector<int8_t>& input) {
-    std::vector<int8_t> output(static_cast<size_t>(p.time_steps) * p.batch_size * p.hidden_size);
+  template <typename T>
+  std::vector<T> Run(const std::vector<T>& input) {
+    std::vector<T> output(static_cast<size_t>(p.time_steps) * p.batch_size * p.hidden_size);
     for (int b = 0; b < p.batch_size; ++b)
       for (int t = 0; t < p.time_steps; ++t) {
         const size_t row = p.time_major ? size_t(t) * p.batch_size + b : size_t(b) * p.time_steps + t;
         const std::vector<int64_t> y = Step(b, input.data() + row * p.input_size);
-        for (int o = 0; o < p.hidden_size; ++o) output[row * p.hidden_size + o] = static_cast<int8_t>(y[o]);
+        for (int o = 0; o < p.hidden_size; ++o) output[row * p.hidden_size + o] = static_cast<T>(y[o]);
       }
     return output;
   }
@@ -241,6 +261,88 @@ TEST(LstmTest, RandomizedAgainstSlowReference) {
     ASSERT_EQ(RunKernel(p, more, hidden, cell), want_more) << "trial " << trial << " (continued)";
   }
   EXPECT_GE(seen.size(), 200u);
+}
+
+// The 16x8 form on the same random layers: int16 input in full range, int64 biases (some beyond
+// int32), the gate multipliers of an input 256 times finer; hidden state from 0.
+TEST(LstmTest, SixteenByEightRandomizedAgainstSlowReference) {
+  Random rng(78);
+  std::set<int16_t> seen;
+  for (int trial = 0; trial < 200; ++trial) {
+    Buffers buf;
+    LstmParams p = RandomParams(rng, buf);
+    p.input_offset = 0;
+    p.hidden_zero_point = 0;
+    LstmBiases64 biases{};
+    std::vector<int64_t> bias64[kLstmGates];
+    for (int g = 0; g < kLstmGates; ++g) {
+      LstmGateParams& gp = p.gates[g];
+      gp.bias = nullptr;  // lstm_16x8 reads the int64 ones
+      bias64[g].resize(p.hidden_size);
+      for (auto& b : bias64[g]) {
+        b = int64_t{rng.Int(-40000, 40000)} * 256;
+        if (rng.Int(0, 7) == 0) b *= int64_t{1} << 20;  // beyond int32: the sum saturates
+      }
+      biases.gate[g] = rng.Int(0, 4) == 0 ? nullptr : bias64[g].data();
+      const QuantizedMultiplier mi = quantize_multiplier(rng.Scale(0.05f, 1.5f) / 256);
+      gp.input_multiplier = mi.multiplier;
+      gp.input_shift = mi.shift;
+      const QuantizedMultiplier mh = quantize_multiplier(rng.Scale(0.05f, 1.5f) / 256);
+      gp.hidden_multiplier = mh.multiplier;
+      gp.hidden_shift = mh.shift;
+    }
+    // The hidden state at a scale of 2^-15 or so.
+    const QuantizedMultiplier out = quantize_multiplier(std::ldexp(1.0, -30) / rng.Scale(2e-5f, 6e-5f));
+    p.output_multiplier = out.multiplier;
+    p.output_shift = out.shift;
+    ASSERT_TRUE(lstm_16x8_params_ok(p, biases)) << trial;
+    std::vector<int16_t> input(size_t(p.time_steps) * p.batch_size * p.input_size);
+    for (auto& v : input) v = static_cast<int16_t>(rng.Int(-32768, 32767));
+    const size_t states = size_t(p.batch_size) * p.hidden_size;
+    std::vector<int16_t> hidden(states, 0), cell(states, 0);
+    SlowLstm slow{p, std::vector<int64_t>(states, 0), std::vector<int64_t>(states, 0), &biases};
+    for (int call = 0; call < 2; ++call) {  // the second call continues the first's sequence
+      const std::vector<int16_t> want = slow.Run(input);
+      std::vector<int16_t> scratch(lstm_scratch_bytes(p) / 2);
+      std::vector<int16_t> output(want.size());
+      lstm_16x8(p, biases, input.data(), hidden.data(), cell.data(), output.data(),
+                Scratch{reinterpret_cast<int8_t*>(scratch.data()), lstm_scratch_bytes(p)});
+      ASSERT_EQ(output, want) << "trial " << trial << " call " << call;
+      seen.insert(want.begin(), want.end());
+      for (size_t i = 0; i < states; ++i) {
+        ASSERT_EQ(hidden[i], slow.h[i]) << "trial " << trial;
+        ASSERT_EQ(cell[i], slow.c[i]) << "trial " << trial;
+      }
+    }
+  }
+  EXPECT_GE(seen.size(), 2000u);
+}
+
+TEST(LstmTest, SixteenByEightRefusesWhatItCannotRun) {
+  Random rng(10);
+  Buffers buf;
+  LstmParams good = RandomParams(rng, buf);
+  good.input_offset = 0;
+  good.hidden_zero_point = 0;
+  std::vector<int64_t> bias(good.hidden_size, 5);
+  LstmBiases64 biases{{bias.data(), bias.data(), nullptr, bias.data()}};
+  ASSERT_TRUE(lstm_16x8_params_ok(good, biases));
+  LstmParams p = good;
+  p.input_offset = 1;  // int16 activations are symmetric
+  EXPECT_FALSE(lstm_16x8_params_ok(p, biases));
+  p = good;
+  p.hidden_zero_point = -1;
+  EXPECT_FALSE(lstm_16x8_params_ok(p, biases));
+  p = good;
+  p.gates[kLstmCellGate].input_multiplier = -5;
+  EXPECT_FALSE(lstm_16x8_params_ok(p, biases));
+  // A bias whose int64 sums could overflow, either way.
+  for (int64_t b : {INT64_MAX, INT64_MIN, (int64_t{1} << 62)}) {
+    bias[1] = b;
+    EXPECT_FALSE(lstm_16x8_params_ok(good, biases)) << b;
+  }
+  bias[1] = (int64_t{1} << 61);  // far from int64's end, and taken: the requantization saturates
+  EXPECT_TRUE(lstm_16x8_params_ok(good, biases));
 }
 
 TEST(LstmTest, StateCarriesAcrossCallsLikeOneLongerSequence) {

@@ -2,6 +2,7 @@
 // [B, T, I]; input weights int8 [H, I] and recurrent weights int8 [H, H] of the input, forget,
 // cell and output gates; their biases int32 [H]; hidden state int8 and cell state
 // int16, B * H each, state tensors the kernel updates), output int8; int16 scratch [4, H].
+// 16x8->16: input, hidden state and output int16 (zero points 0), biases int64; the rest alike.
 
 #include "mote/kernels/lstm.h"
 #include "runtime/ops/op_support.h"
@@ -55,8 +56,12 @@ Error check(const OpChecker& c) {
   if (hidden == nullptr || !hidden->state() || cell == nullptr || !cell->state()) {
     return c.bad("inputs 13 and 14 must be state tensors");
   }
-  if (hidden->type() != DataType::Int8 || cell->type() != DataType::Int16) {
-    return c.bad("hidden state must be int8, cell state int16");
+  // The signature made the input and output int16 together (16x8) or int8 together.
+  const bool int16 = c.int16();
+  if (hidden->type() != (int16 ? DataType::Int16 : DataType::Int8) ||
+      cell->type() != DataType::Int16) {
+    return c.bad(int16 ? "16x8: hidden state must be int16, cell state int16"
+                       : "hidden state must be int8, cell state int16");
   }
   const Tensor &x = *c.in(0), &y = c.out();
   if (rank(x) != 3 || rank(y) != 3) return c.bad("input and output must be 3-D");
@@ -79,6 +84,9 @@ Error check(const OpChecker& c) {
       dim(y, 0) != dim(x, 0) || dim(y, 1) != dim(x, 1) || dim(y, 2) != n) {
     return c.bad("shapes inconsistent");
   }
+  if (int16 && (p.input_offset != 0 || p.hidden_zero_point != 0)) {
+    return c.bad("int16 zero point not 0");
+  }
   if (!in_range(p.input_offset, -127, 128) || !in_range(p.hidden_zero_point, -128, 127)) {
     return c.bad("zero point outside int8");
   }
@@ -88,12 +96,27 @@ Error check(const OpChecker& c) {
   if (!in_range(cell_tanh_shift, -31, 14)) {
     return c.bad("cell scale power out of range", Error::kUnsupported);
   }
-  // Every requantization within int32 for any sum the kernel can form (lstm_params_ok's rule).
+  // Every requantization within int32 for any sum the kernel can form (lstm_params_ok's rule);
+  // 16x8: int64 sums that cannot overflow, under the 64-bit requantization, which saturates
+  // (lstm_16x8_params_ok's rule).
   constexpr int64_t kLimit = 2147483647;
   for (size_t g = 0; g < kernels::kLstmGates; ++g) {
+    const Tensor* b = c.in(kBias + g);
+    if (b == nullptr || b->type() != (int16 ? DataType::Int64 : DataType::Int32)) {
+      return c.bad(int16 ? "16x8: gate biases must be int64" : "gate biases must be int32");
+    }
     int64_t bias_max = 0;
-    MOTE_TRY(c.bias(c.in(kBias + g), n, &bias_max));
+    MOTE_TRY(c.bias(b, n, &bias_max));
     const auto gate = static_cast<flatbuffers::uoffset_t>(g);
+    if (int16) {
+      // |x| <= 32768, |w| <= 128; input_size < 2^31, so the products stay below 2^53.
+      if (bias_max > (int64_t{1} << 62) - int64_t{p.input_size} * 32768 * 128) {
+        return c.bad("accumulator could overflow int64", Error::kUnsupported);
+      }
+      MOTE_TRY(c.requant(o.input_requant()->Get(gate), 0));
+      MOTE_TRY(c.requant(o.hidden_requant()->Get(gate), 0));
+      continue;
+    }
     MOTE_TRY(c.requant(o.input_requant()->Get(gate), bias_max + int64_t{p.input_size} * 255 * 128,
                        kLimit));
     MOTE_TRY(c.requant(o.hidden_requant()->Get(gate), int64_t{n} * 255 * 128, kLimit));
@@ -105,7 +128,26 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
+// 16x8: the int16 tensors and the int64 biases. Not inlined into invoke, whose int8 path then
+// pays little more than the type test (a few tens of instructions a call).
+__attribute__((noinline)) void invoke_16x8(const Op& op) {
+  kernels::LstmParams p =
+      params_of(op.options<schema::LstmOptions>(), op.in(0), op.in(kInputWeights));
+  kernels::LstmBiases64 biases{};
+  for (size_t g = 0; g < kernels::kLstmGates; ++g) {
+    p.gates[g].input_weights = op.in_data<int8_t>(kInputWeights + g);
+    p.gates[g].hidden_weights = op.in_data<int8_t>(kRecurrentWeights + g);
+    biases.gate[g] = op.optional_in_data<int64_t>(kBias + g);
+  }
+  kernels::lstm_16x8(p, biases, op.in_data<int16_t>(0), op.state_data<int16_t>(kHidden),
+                     op.state_data<int16_t>(kCell), op.out_data<int16_t>(), op.scratch());
+}
+
 void invoke(const Op& op) {
+  if (op.in(0).type() == DataType::Int16) {
+    invoke_16x8(op);
+    return;
+  }
   kernels::LstmParams p =
       params_of(op.options<schema::LstmOptions>(), op.in(0), op.in(kInputWeights));
   for (size_t g = 0; g < kernels::kLstmGates; ++g) {
@@ -126,7 +168,7 @@ size_t required_scratch(const schema::Program& program, const schema::Operator& 
 }  // namespace
 
 extern const OpRegistration kUnidirectionalSequenceLstmOp{
-    takes(kInputs, kInputs, schema::OpOptions::LstmOptions).int8(kBias), &check, &invoke,
+    takes(kInputs, kInputs, schema::OpOptions::LstmOptions).int8(kBias).int16(1), &check, &invoke,
     &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
 
 }  // namespace internal

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   std::vector<mote::builder::NamedModel> models = mote::builder::all_named_models();
   // 16x8 and int4 weights, for the firmware.
   models.push_back({"int16_layers", mote::builder::int16_layers()});
+  models.push_back({"lstm_16x8", mote::builder::lstm_16x8()});
   models.push_back({"int4_layers", mote::builder::int4_layers()});
   for (const mote::builder::NamedModel& model : models) {
     if (model.name != name) continue;
