@@ -7,6 +7,8 @@ namespace mote {
 namespace kernels {
 namespace {
 
+constexpr int64_t kLimit = 2147483647;  // int32's bound for the 32-bit requantizations
+
 inline int16_t sat16(int32_t v) {
   return static_cast<int16_t>(v < -32768 ? -32768 : (v > 32767 ? 32767 : v));
 }
@@ -45,6 +47,41 @@ int16_t gate_pre_activation_16x8(const LstmParams& p, const LstmGateParams& g, c
   return sat16(int32_t{from_input} + from_hidden);
 }
 
+// What both forms require alike: sizes, weights, the cell clip and scale, and the gate
+// products' requantizations (products of two Q0.15 / Q3.12 int16 values: |x| <= 2^30).
+bool cell_params_ok(const LstmParams& p) {
+  if (p.batch_size < 1 || p.time_steps < 1 || p.input_size < 1 || p.hidden_size < 1) return false;
+  if (p.cell_clip < 0 || p.cell_clip > 32767) return false;
+  const int64_t cell_tanh_shift = int64_t{15} + p.cell_scale_power - 3;
+  if (cell_tanh_shift < -31 || cell_tanh_shift > 14) return false;
+  for (const LstmGateParams& g : p.gates) {
+    if (g.input_weights == nullptr || g.hidden_weights == nullptr) return false;
+  }
+  constexpr int64_t kProduct = int64_t{1} << 30;
+  return requant_fits(kProduct, p.forget_to_cell_multiplier, p.forget_to_cell_shift, kLimit) &&
+         requant_fits(kProduct, p.input_to_cell_multiplier, p.input_to_cell_shift, kLimit) &&
+         requant_fits(kProduct, p.output_multiplier, p.output_shift, kLimit);
+}
+
+// Both forms' cell update for unit o: the new cell (clipped) into c[o], and the squashed cell
+// times the output gate, which each form requantizes into its hidden state.
+inline int32_t update_cell(const LstmParams& p, int16_t* const gate[kLstmGates], int32_t o,
+                           int16_t* c, int32_t cell_tanh_shift) {
+  int32_t cell = sat16(multiply_by_quantized_multiplier(
+      int32_t{gate[kLstmForgetGate][o]} * c[o], p.forget_to_cell_multiplier,
+      p.forget_to_cell_shift));
+  const int16_t update = sat16(multiply_by_quantized_multiplier(
+      int32_t{gate[kLstmInputGate][o]} * gate[kLstmCellGate][o], p.input_to_cell_multiplier,
+      p.input_to_cell_shift));
+  cell = sat16(cell + update);
+  if (p.cell_clip > 0) {
+    cell = cell < -p.cell_clip ? -p.cell_clip : (cell > p.cell_clip ? p.cell_clip : cell);
+  }
+  c[o] = static_cast<int16_t>(cell);
+  const int16_t squashed = lstm_tanh16(static_cast<int16_t>(cell), cell_tanh_shift);
+  return int32_t{squashed} * gate[kLstmOutputGate][o];
+}
+
 int64_t max_abs_bias(const LstmGateParams& g, int32_t n) {
   int64_t m = 0;
   if (g.bias == nullptr) return 0;
@@ -79,15 +116,10 @@ size_t lstm_scratch_bytes(const LstmParams& p) {
 }
 
 bool lstm_params_ok(const LstmParams& p) {
-  if (p.batch_size < 1 || p.time_steps < 1 || p.input_size < 1 || p.hidden_size < 1) return false;
+  if (!cell_params_ok(p)) return false;
   if (p.input_offset < -127 || p.input_offset > 128) return false;
   if (p.hidden_zero_point < -128 || p.hidden_zero_point > 127) return false;
-  if (p.cell_clip < 0 || p.cell_clip > 32767) return false;
-  const int64_t cell_tanh_shift = int64_t{15} + p.cell_scale_power - 3;
-  if (cell_tanh_shift < -31 || cell_tanh_shift > 14) return false;
-  constexpr int64_t kLimit = 2147483647;
   for (const LstmGateParams& g : p.gates) {
-    if (g.input_weights == nullptr || g.hidden_weights == nullptr) return false;
     const int64_t input_bound = max_abs_bias(g, p.hidden_size) + int64_t{p.input_size} * 255 * 128;
     const int64_t hidden_bound = int64_t{p.hidden_size} * 255 * 128;
     if (!requant_fits(input_bound, g.input_multiplier, g.input_shift, kLimit) ||
@@ -95,11 +127,7 @@ bool lstm_params_ok(const LstmParams& p) {
       return false;
     }
   }
-  // Products of two Q0.15 / Q3.12 int16 values: |x| <= 2^30.
-  constexpr int64_t kProduct = int64_t{1} << 30;
-  return requant_fits(kProduct, p.forget_to_cell_multiplier, p.forget_to_cell_shift, kLimit) &&
-         requant_fits(kProduct, p.input_to_cell_multiplier, p.input_to_cell_shift, kLimit) &&
-         requant_fits(kProduct, p.output_multiplier, p.output_shift, kLimit);
+  return true;
 }
 
 void lstm(const LstmParams& p, const int8_t* input, int8_t* hidden_state, int16_t* cell_state,
@@ -126,20 +154,8 @@ void lstm(const LstmParams& p, const int8_t* input, int8_t* hidden_state, int16_
       }
       int8_t* y = output + row * n;
       for (int32_t o = 0; o < n; ++o) {
-        int32_t cell = sat16(multiply_by_quantized_multiplier(
-            int32_t{gate[kLstmForgetGate][o]} * c[o], p.forget_to_cell_multiplier,
-            p.forget_to_cell_shift));
-        const int16_t update = sat16(multiply_by_quantized_multiplier(
-            int32_t{gate[kLstmInputGate][o]} * gate[kLstmCellGate][o], p.input_to_cell_multiplier,
-            p.input_to_cell_shift));
-        cell = sat16(cell + update);
-        if (p.cell_clip > 0) {
-          cell = cell < -p.cell_clip ? -p.cell_clip : (cell > p.cell_clip ? p.cell_clip : cell);
-        }
-        c[o] = static_cast<int16_t>(cell);
-        const int16_t squashed = lstm_tanh16(static_cast<int16_t>(cell), cell_tanh_shift);
-        int32_t v = multiply_by_quantized_multiplier(
-            int32_t{squashed} * gate[kLstmOutputGate][o], p.output_multiplier, p.output_shift);
+        int32_t v = multiply_by_quantized_multiplier(update_cell(p, gate, o, c, cell_tanh_shift),
+                                                     p.output_multiplier, p.output_shift);
         v += p.hidden_zero_point;
         v = v < -128 ? -128 : (v > 127 ? 127 : v);
         h[o] = static_cast<int8_t>(v);
@@ -150,18 +166,14 @@ void lstm(const LstmParams& p, const int8_t* input, int8_t* hidden_state, int16_
 }
 
 bool lstm_16x8_params_ok(const LstmParams& p, const LstmBiases64& biases) {
-  if (p.batch_size < 1 || p.time_steps < 1 || p.input_size < 1 || p.hidden_size < 1) return false;
+  if (!cell_params_ok(p)) return false;
   if (p.input_offset != 0 || p.hidden_zero_point != 0) return false;
-  if (p.cell_clip < 0 || p.cell_clip > 32767) return false;
-  const int64_t cell_tanh_shift = int64_t{15} + p.cell_scale_power - 3;
-  if (cell_tanh_shift < -31 || cell_tanh_shift > 14) return false;
   // |x|, |h| <= 32768 and |w| <= 128: the int64 sums cannot overflow; the 64-bit requantization
   // saturates, so any multiplier and shift in range do.
   const int64_t input_products = int64_t{p.input_size} * 32768 * 128;
   constexpr int64_t kSumLimit = int64_t{1} << 62;
   for (int32_t g = 0; g < kLstmGates; ++g) {
     const LstmGateParams& gate = p.gates[g];
-    if (gate.input_weights == nullptr || gate.hidden_weights == nullptr) return false;
     const int64_t* bias = biases.gate[g];
     for (int32_t i = 0; bias != nullptr && i < p.hidden_size; ++i) {
       if (bias[i] > kSumLimit - input_products || bias[i] < input_products - kSumLimit) {
@@ -173,11 +185,7 @@ bool lstm_16x8_params_ok(const LstmParams& p, const LstmBiases64& biases) {
       return false;
     }
   }
-  constexpr int64_t kLimit = 2147483647;
-  constexpr int64_t kProduct = int64_t{1} << 30;
-  return requant_fits(kProduct, p.forget_to_cell_multiplier, p.forget_to_cell_shift, kLimit) &&
-         requant_fits(kProduct, p.input_to_cell_multiplier, p.input_to_cell_shift, kLimit) &&
-         requant_fits(kProduct, p.output_multiplier, p.output_shift, kLimit);
+  return true;
 }
 
 // The step of lstm() with int16 activations and the 16x8 gates. A function of its own rather
@@ -205,21 +213,9 @@ void lstm_16x8(const LstmParams& p, const LstmBiases64& biases, const int16_t* i
       }
       int16_t* y = output + row * n;
       for (int32_t o = 0; o < n; ++o) {
-        int32_t cell = sat16(multiply_by_quantized_multiplier(
-            int32_t{gate[kLstmForgetGate][o]} * c[o], p.forget_to_cell_multiplier,
-            p.forget_to_cell_shift));
-        const int16_t update = sat16(multiply_by_quantized_multiplier(
-            int32_t{gate[kLstmInputGate][o]} * gate[kLstmCellGate][o], p.input_to_cell_multiplier,
-            p.input_to_cell_shift));
-        cell = sat16(cell + update);
-        if (p.cell_clip > 0) {
-          cell = cell < -p.cell_clip ? -p.cell_clip : (cell > p.cell_clip ? p.cell_clip : cell);
-        }
-        c[o] = static_cast<int16_t>(cell);
-        const int16_t squashed = lstm_tanh16(static_cast<int16_t>(cell), cell_tanh_shift);
         // TFLM's int16 Mul: the 32-bit requantization, clamped to int16 (the zero point is 0).
         const int16_t v = sat16(multiply_by_quantized_multiplier(
-            int32_t{squashed} * gate[kLstmOutputGate][o], p.output_multiplier, p.output_shift));
+            update_cell(p, gate, o, c, cell_tanh_shift), p.output_multiplier, p.output_shift));
         h[o] = v;
         y[o] = v;
       }
