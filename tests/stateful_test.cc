@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <set>
 #include <vector>
@@ -430,13 +431,27 @@ ir::Graph lstm_model(bool time_major) {
   return b.build();
 }
 
-std::vector<std::vector<int8_t>> random_inputs(uint32_t seed, size_t size) {
+// kInvocations frames of `size` values over T's whole range.
+template <typename T>
+std::vector<std::vector<T>> random_inputs(uint32_t seed, size_t size) {
   builder::Random r(seed);
-  std::vector<std::vector<int8_t>> out(kInvocations, std::vector<int8_t>(size));
+  std::vector<std::vector<T>> out(kInvocations, std::vector<T>(size));
   for (auto& f : out) {
-    for (int8_t& v : f) v = static_cast<int8_t>(r.between(-128, 127));
+    for (T& v : f) {
+      v = static_cast<T>(r.between(std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    }
   }
   return out;
+}
+
+// What ops::validate says of g: its refusal, or "accepted".
+std::string refusal(const ir::Graph& g) {
+  try {
+    ops::validate(g);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
 }
 
 // The model's slow reference: the LSTM's (tests/lstm_reference.cc, from TFLM's definition) with
@@ -485,7 +500,8 @@ TEST(StatefulLstm, ReferenceChangesFromInvocationToInvocation) {
     SCOPED_TRACE(time_major ? "time-major" : "batch-major");
     const ir::Graph g = lstm_model(time_major);
     LstmReference ref(g);
-    const auto input = random_inputs(3, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
+    const auto input =
+        random_inputs<int8_t>(3, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
     const auto first = ref.step(input[0]);
     EXPECT_NE(ref.step(input[0]), first);  // the same frames again: the state differs
     std::set<int8_t> distinct;
@@ -528,7 +544,7 @@ TEST_P(StatefulLstmOnCpu, RunsInvocationAfterInvocationLikeTheReferenceAndResets
     Device device(compiled.program);
     LstmReference ref(g);
     const auto inputs =
-        random_inputs(11, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
+        random_inputs<int8_t>(11, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
     ASSERT_NO_FATAL_FAILURE(
         expect_runs_like_reference_and_resets(device, ref, inputs, kInvocations, "invocation"));
     // The two states (int8 hidden, int16 cell, [batches, units] each) in regions of their own,
@@ -549,14 +565,6 @@ INSTANTIATE_TEST_SUITE_P(Cpus, StatefulLstmOnCpu, kCpus, cpu_test_name);
 // What the integer kernel does not run is refused by the operator's check, naming the operator
 // and the reason.
 TEST(StatefulLstm, CheckRefusesWhatTheKernelDoesNotRun) {
-  auto refusal = [](const ir::Graph& g) -> std::string {
-    try {
-      ops::validate(g);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "accepted";
-  };
   const ir::Graph good = lstm_model(false);
   ASSERT_EQ(refusal(good), "accepted");
   const auto lstm_op = [](ir::Graph& g) -> ir::Operator& { return g.operators[0]; };
@@ -678,15 +686,6 @@ TEST(StatefulLstm, LoaderRefusesAnEditedLstm) {
 // ---- The 16x8 LSTM (TFLM's EvalLstm<int16_t, int8_t, int16_t, int64_t>): int16 input, hidden
 // state and output, int64 biases; builder::lstm_16x8, two sequences, batch-major and time-major.
 
-std::vector<std::vector<int16_t>> random_inputs16(uint32_t seed, size_t size) {
-  builder::Random r(seed);
-  std::vector<std::vector<int16_t>> out(kInvocations, std::vector<int16_t>(size));
-  for (auto& f : out) {
-    for (int16_t& v : f) v = static_cast<int16_t>(r.between(-32768, 32767));
-  }
-  return out;
-}
-
 class Lstm16Reference {
  public:
   explicit Lstm16Reference(const ir::Graph& g) : g_(g) { reset(); }
@@ -708,7 +707,7 @@ TEST(StatefulLstm16, ReferenceChangesFromInvocationToInvocation) {
     const ir::Graph g = builder::lstm_16x8(1, time_major);
     Lstm16Reference ref(g);
     const auto input =
-        random_inputs16(3, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
+        random_inputs<int16_t>(3, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
     const auto first = ref.step(input[0]);
     EXPECT_NE(ref.step(input[0]), first);  // the same frames again: the state differs
     std::set<int16_t> distinct;
@@ -748,7 +747,7 @@ TEST_P(StatefulLstm16OnCpu, RunsInvocationAfterInvocationLikeTheReferenceAndRese
     Device device(compiled.program);
     Lstm16Reference ref(g);
     const auto inputs =
-        random_inputs16(11, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
+        random_inputs<int16_t>(11, static_cast<size_t>(tensor(g, g.inputs[0]).num_elements()));
     ASSERT_NO_FATAL_FAILURE(
         expect_runs_like_reference_and_resets(device, ref, inputs, kInvocations, "invocation"));
     // Both states int16 [2 sequences, 8 units]: 32 bytes each, in regions of their own.
@@ -762,14 +761,6 @@ INSTANTIATE_TEST_SUITE_P(Cpus, StatefulLstm16OnCpu, kCpus, cpu_test_name);
 
 // A layer that mixes the int8 and the 16x8 forms is refused, naming the operand and what to do.
 TEST(StatefulLstm16, CheckRefusesAMixOfTheTwoForms) {
-  auto refusal = [](const ir::Graph& g) -> std::string {
-    try {
-      ops::validate(g);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "accepted";
-  };
   const ir::Graph good = builder::lstm_16x8();
   ASSERT_EQ(refusal(good), "accepted");
   const ir::Operator& op = good.operators[0];
@@ -943,14 +934,6 @@ TEST(Stateful, VerifierKeepsEveryBufferOffAState) {
 }
 
 TEST(Stateful, ValidatorKeepsStateWhereAnOperatorDeclaresIt) {
-  auto refusal = [](const ir::Graph& g) -> std::string {
-    try {
-      ops::validate(g);
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "accepted";
-  };
   const ir::Graph good = keyword_model();
   EXPECT_EQ(refusal(good), "accepted");
   // The first SVDF's state handed to the second as well.
