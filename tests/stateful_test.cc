@@ -49,6 +49,17 @@ using ::testing::HasSubstr;
 constexpr int32_t kFeatures = 40;  // one frame of filterbank features
 constexpr int kFrames = 8;
 
+// An edited program packed and loaded: the load's error and "<operator>: <reason>".
+std::pair<runtime::Error, std::string> repack_and_load(const schema::ProgramT& p) {
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.Finish(schema::Program::Pack(fbb, &p), schema::ProgramIdentifier());
+  const emit::AlignedBuffer bytes({fbb.GetBufferPointer(), fbb.GetSize()});
+  runtime::LoadDiagnostic d;
+  const auto loaded = emit::load_program(bytes.span(), &d);
+  return {loaded.ok() ? runtime::Error::kOk : loaded.error(),
+          std::string(d.op_name) + ": " + d.reason};
+}
+
 ir::Graph keyword_model(bool int8_state = false) {
   builder::ModelBuilder b(7);
   const builder::TensorId x = b.add_input({1, kFeatures}, ir::DataType::kInt8, 0.05f, 3);
@@ -379,14 +390,6 @@ INSTANTIATE_TEST_SUITE_P(Cpus, StatefulOnCpu, kCpus, cpu_test_name);
 TEST(Stateful, LoaderRefusesAStateThatSharesBytes) {
   const pipeline::Compiled compiled = compile_for(keyword_model(), "cortex-m4");
   const auto program = emit::read_program(compiled.program);
-  auto repack_and_load = [](const schema::ProgramT& p) {
-    flatbuffers::FlatBufferBuilder fbb;
-    fbb.Finish(schema::Program::Pack(fbb, &p), schema::ProgramIdentifier());
-    const emit::AlignedBuffer bytes({fbb.GetBufferPointer(), fbb.GetSize()});
-    runtime::LoadDiagnostic d;
-    const auto loaded = emit::load_program(bytes.span(), &d);
-    return std::make_pair(loaded.ok() ? runtime::Error::kOk : loaded.error(), std::string(d.reason));
-  };
   EXPECT_EQ(repack_and_load(*program).first, runtime::Error::kOk);
   size_t state = 0, other = 0;
   for (size_t i = 0; i < program->tensors.size(); ++i) {
@@ -632,54 +635,48 @@ TEST(StatefulLstm, CheckRefusesWhatTheKernelDoesNotRun) {
 TEST(StatefulLstm, LoaderRefusesAnEditedLstm) {
   const pipeline::Compiled compiled = compile_for(lstm_model(true), "cortex-m55");
   const auto program = emit::read_program(compiled.program);
-  auto load = [](const schema::ProgramT& p) {
-    flatbuffers::FlatBufferBuilder fbb;
-    fbb.Finish(schema::Program::Pack(fbb, &p), schema::ProgramIdentifier());
-    const emit::AlignedBuffer bytes({fbb.GetBufferPointer(), fbb.GetSize()});
-    runtime::LoadDiagnostic d;
-    const auto loaded = emit::load_program(bytes.span(), &d);
-    return std::make_pair(loaded.ok() ? runtime::Error::kOk : loaded.error(),
-                          std::string(d.op_name) + ": " + d.reason);
-  };
-  ASSERT_EQ(load(*program).first, runtime::Error::kOk);
+  ASSERT_EQ(repack_and_load(*program).first, runtime::Error::kOk);
   schema::OperatorT& op = *program->operators[0];
   ASSERT_EQ(op.kind, schema::OpKind::UnidirectionalSequenceLstm);
   schema::LstmOptionsT& o = *op.options.AsLstmOptions();
   {
     const int32_t saved = o.cell_clip;
     o.cell_clip = 40000;
-    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: cell clip outside [0, 32767]");
+    EXPECT_EQ(repack_and_load(*program).second,
+              "UNIDIRECTIONAL_SEQUENCE_LSTM: cell clip outside [0, 32767]");
     o.cell_clip = saved;
   }
   {  // a gate requantization whose left shift overflows int32
     const schema::Requant saved = o.input_requant[1];
     o.input_requant[1] = schema::Requant(saved.multiplier(), 30);
-    EXPECT_NE(load(*program).first, runtime::Error::kOk);
-    EXPECT_THAT(load(*program).second, HasSubstr("out of range"));
+    EXPECT_NE(repack_and_load(*program).first, runtime::Error::kOk);
+    EXPECT_THAT(repack_and_load(*program).second, HasSubstr("out of range"));
     o.input_requant[1] = saved;
   }
   {  // three requantizations instead of four
     const std::vector<schema::Requant> saved = o.hidden_requant;
     o.hidden_requant.pop_back();
-    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: missing requantization");
+    EXPECT_EQ(repack_and_load(*program).second,
+              "UNIDIRECTIONAL_SEQUENCE_LSTM: missing requantization");
     o.hidden_requant = saved;
   }
   {  // the hidden state input swapped for the (non-state) input
     const int32_t saved = op.inputs[13];
     op.inputs[13] = op.inputs[0];
-    EXPECT_EQ(load(*program).second,
+    EXPECT_EQ(repack_and_load(*program).second,
               "UNIDIRECTIONAL_SEQUENCE_LSTM: inputs 13 and 14 must be state tensors");
     op.inputs[13] = saved;
   }
   {  // the recurrent weights of a gate in place of its input weights
     const int32_t saved = op.inputs[2];
     op.inputs[2] = op.inputs[6];
-    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: gate weights shapes inconsistent");
+    EXPECT_EQ(repack_and_load(*program).second,
+              "UNIDIRECTIONAL_SEQUENCE_LSTM: gate weights shapes inconsistent");
     op.inputs[2] = saved;
   }
   {  // a missing input
     op.inputs.pop_back();
-    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+    EXPECT_NE(repack_and_load(*program).first, runtime::Error::kOk);
   }
 }
 
@@ -843,16 +840,7 @@ TEST(StatefulLstm16, CheckRefusesAMixOfTheTwoForms) {
 TEST(StatefulLstm16, LoaderRefusesAnEditedLstm) {
   const pipeline::Compiled compiled = compile_for(builder::lstm_16x8(), "cortex-m4");
   const auto program = emit::read_program(compiled.program);
-  auto load = [](const schema::ProgramT& p) {
-    flatbuffers::FlatBufferBuilder fbb;
-    fbb.Finish(schema::Program::Pack(fbb, &p), schema::ProgramIdentifier());
-    const emit::AlignedBuffer bytes({fbb.GetBufferPointer(), fbb.GetSize()});
-    runtime::LoadDiagnostic d;
-    const auto loaded = emit::load_program(bytes.span(), &d);
-    return std::make_pair(loaded.ok() ? runtime::Error::kOk : loaded.error(),
-                          std::string(d.op_name) + ": " + d.reason);
-  };
-  ASSERT_EQ(load(*program).first, runtime::Error::kOk);
+  ASSERT_EQ(repack_and_load(*program).first, runtime::Error::kOk);
   schema::OperatorT& op = *program->operators[0];
   ASSERT_EQ(op.kind, schema::OpKind::UnidirectionalSequenceLstm);
   schema::LstmOptionsT& o = *op.options.AsLstmOptions();
@@ -861,48 +849,50 @@ TEST(StatefulLstm16, LoaderRefusesAnEditedLstm) {
   };
   {  // an input zero point
     o.input_offset = -3;
-    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: int16 zero point not 0");
+    EXPECT_EQ(repack_and_load(*program).second,
+              "UNIDIRECTIONAL_SEQUENCE_LSTM: int16 zero point not 0");
     o.input_offset = 0;
   }
   {  // the hidden state's zero point
     o.hidden_zero_point = 1;
-    EXPECT_EQ(load(*program).second, "UNIDIRECTIONAL_SEQUENCE_LSTM: int16 zero point not 0");
+    EXPECT_EQ(repack_and_load(*program).second,
+              "UNIDIRECTIONAL_SEQUENCE_LSTM: int16 zero point not 0");
     o.hidden_zero_point = 0;
   }
   {  // an int8 hidden state under the int16 input
     tensor_of(13).type = schema::DataType::Int8;
-    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+    EXPECT_NE(repack_and_load(*program).first, runtime::Error::kOk);
     tensor_of(13).type = schema::DataType::Int16;
   }
   {  // int32 biases under the int16 input (the bytes read as int32 values)
     tensor_of(10).type = schema::DataType::Int32;
-    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+    EXPECT_NE(repack_and_load(*program).first, runtime::Error::kOk);
     tensor_of(10).type = schema::DataType::Int64;
   }
   {  // a bias whose int64 sums could overflow
     const std::vector<int32_t> shape = tensor_of(9).shape;
-    ASSERT_EQ(load(*program).first, runtime::Error::kOk);
+    ASSERT_EQ(repack_and_load(*program).first, runtime::Error::kOk);
     schema::TensorT& bias = tensor_of(9);
     std::vector<uint8_t>& blob = program->constants;
     int64_t huge = INT64_MAX - 5;
     int64_t saved;
     std::memcpy(&saved, blob.data() + bias.offset, 8);
     std::memcpy(blob.data() + bias.offset, &huge, 8);
-    EXPECT_EQ(load(*program).second,
+    EXPECT_EQ(repack_and_load(*program).second,
               "UNIDIRECTIONAL_SEQUENCE_LSTM: accumulator could overflow int64");
     huge = INT64_MIN;
     std::memcpy(blob.data() + bias.offset, &huge, 8);
-    EXPECT_EQ(load(*program).second,
+    EXPECT_EQ(repack_and_load(*program).second,
               "UNIDIRECTIONAL_SEQUENCE_LSTM: accumulator could overflow int64");
     std::memcpy(blob.data() + bias.offset, &saved, 8);
   }
   {  // a negative gate multiplier
     const schema::Requant saved = o.input_requant[2];
     o.input_requant[2] = schema::Requant(-saved.multiplier(), saved.shift());
-    EXPECT_NE(load(*program).first, runtime::Error::kOk);
+    EXPECT_NE(repack_and_load(*program).first, runtime::Error::kOk);
     o.input_requant[2] = saved;
   }
-  ASSERT_EQ(load(*program).first, runtime::Error::kOk);
+  ASSERT_EQ(repack_and_load(*program).first, runtime::Error::kOk);
 }
 
 TEST(Stateful, VerifierKeepsEveryBufferOffAState) {
