@@ -1,6 +1,7 @@
 // CONV_2D's kernel variants: which one runs, what it needs, and the conv2d entry that calls it.
-// A variant folder adds one line above the portable kernel: handles, scratch size, kernel and
-// overlap rule (null: its output never overlaps an input).
+// A variant folder adds one line above the portable kernel: handles, scratch size, whether it is
+// built and overlap rule (null: its output never overlaps an input), and its kernel at the same
+// place in kConvKernels.
 #include "mote/kernels/conv.h"
 
 #include "variant_table.h"
@@ -17,21 +18,26 @@ namespace {
 
 using ConvKernel = void (*)(const ConvParams&, const int8_t*, const int8_t*, const int32_t*,
                             int8_t*, Scratch);
-using ConvVariant = internal::KernelVariant<ConvShape, ConvKernel>;
+using ConvVariant = internal::KernelVariant<ConvShape>;
 
 constexpr ConvVariant kConvVariants[] = {
 #if defined(MOTE_KERNELS_WITH_TESTING)
     // Only in a test library (its size function too): no extension ever plans for it.
-    {Variant::kTesting, nullptr, &testing_variant::conv_scratch_bytes, &testing_variant::conv2d,
-     nullptr},
+    {Variant::kTesting, nullptr, &testing_variant::conv_scratch_bytes, true, nullptr},
 #endif
-    {Variant::kMve, &mve::conv_handles, &mve::conv_scratch_bytes, MOTE_MVE_KERNEL(mve::conv2d),
+    {Variant::kMve, &mve::conv_handles, &mve::conv_scratch_bytes, MOTE_MVE_BUILT,
      &mve::conv_overlap},
-    {Variant::kDsp, &dsp::conv_handles, &dsp::conv_scratch_bytes, MOTE_DSP_KERNEL(dsp::conv2d),
+    {Variant::kDsp, &dsp::conv_handles, &dsp::conv_scratch_bytes, MOTE_DSP_BUILT,
      &dsp::conv_overlap},
-    {Variant::kPortable, nullptr, &portable_conv_scratch_bytes, &portable_conv2d,
+    {Variant::kPortable, nullptr, &portable_conv_scratch_bytes, true,
      &internal::portable_conv_overlap},
 };
+constexpr ConvKernel kConvKernels[] = {
+#if defined(MOTE_KERNELS_WITH_TESTING)
+    &testing_variant::conv2d,
+#endif
+    MOTE_MVE_KERNEL(mve::conv2d), MOTE_DSP_KERNEL(dsp::conv2d), &portable_conv2d};
+static_assert(internal::kernels_match(kConvVariants, kConvKernels));
 
 }  // namespace
 
@@ -40,8 +46,8 @@ MOTE_KERNEL_OVERLAP_QUERIES(conv, const ConvShape&, kConvVariants)
 
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {
-  internal::built_variant(kConvVariants, params.shape)
-      .kernel(params, input, filter, bias, output, scratch);
+  internal::built_kernel(kConvVariants, kConvKernels, params.shape)(params, input, filter, bias,
+                                                                    output, scratch);
 }
 
 // Rows (mote/kernels/rows.h): the build's extension row kernel, which tests its table line's

@@ -18,19 +18,23 @@ namespace {
 
 using DepthwiseKernel = void (*)(const DepthwiseConvParams&, const int8_t*, const int8_t*,
                                  const int32_t*, int8_t*, Scratch);
-using DepthwiseVariant = internal::KernelVariant<DepthwiseShape, DepthwiseKernel>;
+using DepthwiseVariant = internal::KernelVariant<DepthwiseShape>;
 
 // The portable kernel needs no scratch.
 size_t portable_depthwise_conv_scratch_bytes(const DepthwiseShape&) { return 0; }
 
 constexpr DepthwiseVariant kDepthwiseVariants[] = {
     {Variant::kMve, &mve::depthwise_conv_handles, &mve::depthwise_conv_scratch_bytes,
-     MOTE_MVE_KERNEL(mve::depthwise_conv2d), &mve::depthwise_conv_overlap},
+     MOTE_MVE_BUILT, &mve::depthwise_conv_overlap},
     {Variant::kDsp, &dsp::depthwise_conv_handles, &dsp::depthwise_conv_scratch_bytes,
-     MOTE_DSP_KERNEL(dsp::depthwise_conv2d), &dsp::depthwise_conv_overlap},
-    {Variant::kPortable, nullptr, &portable_depthwise_conv_scratch_bytes, &portable_depthwise_conv2d,
+     MOTE_DSP_BUILT, &dsp::depthwise_conv_overlap},
+    {Variant::kPortable, nullptr, &portable_depthwise_conv_scratch_bytes, true,
      &internal::portable_depthwise_conv_overlap},
 };
+constexpr DepthwiseKernel kDepthwiseKernels[] = {MOTE_MVE_KERNEL(mve::depthwise_conv2d),
+                                                 MOTE_DSP_KERNEL(dsp::depthwise_conv2d),
+                                                 &portable_depthwise_conv2d};
+static_assert(internal::kernels_match(kDepthwiseVariants, kDepthwiseKernels));
 
 }  // namespace
 
@@ -39,8 +43,8 @@ MOTE_KERNEL_OVERLAP_QUERIES(depthwise_conv, const DepthwiseShape&, kDepthwiseVar
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
-  internal::built_variant(kDepthwiseVariants, params.shape)
-      .kernel(params, input, filter, bias, output, scratch);
+  internal::built_kernel(kDepthwiseVariants, kDepthwiseKernels, params.shape)(
+      params, input, filter, bias, output, scratch);
 }
 
 // Rows (mote/kernels/rows.h): the build's extension row kernel, which tests its table line's

@@ -28,20 +28,24 @@ OverlapRule elementwise_input1_overlap(const BroadcastShape& s) {
   return kElementwiseOverlap;
 }
 
-constexpr internal::KernelVariant<BroadcastShape, ElementwiseKernel<AddParams>> kAddVariants[] = {
-    {Variant::kMve, &mve::add_handles, &no_scratch, MOTE_MVE_KERNEL(mve::add),
-     &elementwise_input1_overlap},
-    {Variant::kDsp, &dsp::add_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::add),
-     &elementwise_input1_overlap},
-    {Variant::kPortable, nullptr, &no_scratch, &portable_add, &elementwise_input1_overlap},
+constexpr internal::KernelVariant<BroadcastShape> kAddVariants[] = {
+    {Variant::kMve, &mve::add_handles, &no_scratch, MOTE_MVE_BUILT, &elementwise_input1_overlap},
+    {Variant::kDsp, &dsp::add_handles, &no_scratch, MOTE_DSP_BUILT, &elementwise_input1_overlap},
+    {Variant::kPortable, nullptr, &no_scratch, true, &elementwise_input1_overlap},
 };
+constexpr ElementwiseKernel<AddParams> kAddKernels[] = {
+    MOTE_MVE_KERNEL(mve::add), MOTE_DSP_KERNEL(dsp::add), &portable_add};
+static_assert(internal::kernels_match(kAddVariants, kAddKernels));
 
 // MUL declares no overlap (its rule is not derived yet).
-constexpr internal::KernelVariant<BroadcastShape, ElementwiseKernel<MulParams>> kMulVariants[] = {
-    {Variant::kMve, &mve::mul_handles, &no_scratch, MOTE_MVE_KERNEL(mve::mul), nullptr},
-    {Variant::kDsp, &dsp::mul_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::mul), nullptr},
-    {Variant::kPortable, nullptr, &no_scratch, &portable_mul, nullptr},
+constexpr internal::KernelVariant<BroadcastShape> kMulVariants[] = {
+    {Variant::kMve, &mve::mul_handles, &no_scratch, MOTE_MVE_BUILT, nullptr},
+    {Variant::kDsp, &dsp::mul_handles, &no_scratch, MOTE_DSP_BUILT, nullptr},
+    {Variant::kPortable, nullptr, &no_scratch, true, nullptr},
 };
+constexpr ElementwiseKernel<MulParams> kMulKernels[] = {
+    MOTE_MVE_KERNEL(mve::mul), MOTE_DSP_KERNEL(dsp::mul), &portable_mul};
+static_assert(internal::kernels_match(kMulVariants, kMulKernels));
 
 // The table's rules are for input 1; the kernels treat both inputs alike, so input 2's rule is
 // input 1's with the inputs swapped (the variant still picked for the real shape).
@@ -74,12 +78,12 @@ OverlapRule built_add_overlap(const BroadcastShape& shape, int32_t input) {
 
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output) {
-  internal::built_variant(kAddVariants, shape).kernel(params, shape, input1, input2, output);
+  internal::built_kernel(kAddVariants, kAddKernels, shape)(params, shape, input1, input2, output);
 }
 
 void mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output) {
-  internal::built_variant(kMulVariants, shape).kernel(params, shape, input1, input2, output);
+  internal::built_kernel(kMulVariants, kMulKernels, shape)(params, shape, input1, input2, output);
 }
 
 }  // namespace kernels

@@ -13,19 +13,20 @@ namespace {
 
 using FullyConnectedKernel = void (*)(const FullyConnectedParams&, const int8_t*, const int8_t*,
                                       const int32_t*, int8_t*);
-using FullyConnectedVariant = internal::KernelVariant<int32_t, FullyConnectedKernel>;
+using FullyConnectedVariant = internal::KernelVariant<int32_t>;
 
 // The portable kernel needs no scratch.
 size_t portable_fully_connected_scratch_bytes(const int32_t&) { return 0; }
 
 constexpr FullyConnectedVariant kFullyConnectedVariants[] = {
-    {Variant::kMve, nullptr, &mve::fully_connected_scratch_bytes,
-     MOTE_MVE_KERNEL(mve::fully_connected), nullptr},
-    {Variant::kDsp, nullptr, &dsp::fully_connected_scratch_bytes,
-     MOTE_DSP_KERNEL(dsp::fully_connected), nullptr},
-    {Variant::kPortable, nullptr, &portable_fully_connected_scratch_bytes, &portable_fully_connected,
-     nullptr},
+    {Variant::kMve, nullptr, &mve::fully_connected_scratch_bytes, MOTE_MVE_BUILT, nullptr},
+    {Variant::kDsp, nullptr, &dsp::fully_connected_scratch_bytes, MOTE_DSP_BUILT, nullptr},
+    {Variant::kPortable, nullptr, &portable_fully_connected_scratch_bytes, true, nullptr},
 };
+constexpr FullyConnectedKernel kFullyConnectedKernels[] = {
+    MOTE_MVE_KERNEL(mve::fully_connected), MOTE_DSP_KERNEL(dsp::fully_connected),
+    &portable_fully_connected};
+static_assert(internal::kernels_match(kFullyConnectedVariants, kFullyConnectedKernels));
 
 }  // namespace
 
@@ -33,8 +34,8 @@ MOTE_KERNEL_VARIANT_QUERIES(fully_connected, int32_t, kFullyConnectedVariants)
 
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output) {
-  internal::built_variant(kFullyConnectedVariants, params.output_depth)
-      .kernel(params, input, filter, bias, output);
+  internal::built_kernel(kFullyConnectedVariants, kFullyConnectedKernels, params.output_depth)(
+      params, input, filter, bias, output);
 }
 
 }  // namespace kernels

@@ -11,34 +11,37 @@ namespace kernels {
 namespace {
 
 using PoolKernel = void (*)(const PoolParams&, const int8_t*, int8_t*, Scratch);
-using PoolVariant = internal::KernelVariant<PoolParams, PoolKernel>;
+using PoolVariant = internal::KernelVariant<PoolParams>;
 
 size_t no_scratch(const PoolParams&) { return 0; }
 
 constexpr PoolVariant kAveragePoolVariants[] = {
     // The mve kernels: one pixel at a time, a block of channels written after reading its window
     // (eight, sixteen for max pool): portable's rule holds for them too.
-    {Variant::kMve, &mve::average_pool_handles, &no_scratch, MOTE_MVE_KERNEL(mve::average_pool),
+    {Variant::kMve, &mve::average_pool_handles, &no_scratch, MOTE_MVE_BUILT,
      &internal::portable_pool_overlap},
-    {Variant::kDsp, &dsp::average_pool_handles, &no_scratch, MOTE_DSP_KERNEL(dsp::average_pool),
+    {Variant::kDsp, &dsp::average_pool_handles, &no_scratch, MOTE_DSP_BUILT,
      &dsp::average_pool_overlap},
-    {Variant::kPortable, nullptr, &no_scratch, &portable_average_pool,
-     &internal::portable_pool_overlap},
+    {Variant::kPortable, nullptr, &no_scratch, true, &internal::portable_pool_overlap},
 };
+constexpr PoolKernel kAveragePoolKernels[] = {MOTE_MVE_KERNEL(mve::average_pool),
+                                              MOTE_DSP_KERNEL(dsp::average_pool),
+                                              &portable_average_pool};
+static_assert(internal::kernels_match(kAveragePoolVariants, kAveragePoolKernels));
 
 using MaxPoolKernel = void (*)(const PoolParams&, const int8_t*, int8_t*);
-using MaxPoolVariant = internal::KernelVariant<PoolParams, MaxPoolKernel>;
+using MaxPoolVariant = internal::KernelVariant<PoolParams>;
 
 // The dsp kernel writes four channels of a pixel after reading their windows, so every output byte
 // is written after what portable has read by then: portable's rule holds for it.
 constexpr MaxPoolVariant kMaxPoolVariants[] = {
-    {Variant::kDsp, nullptr, &no_scratch, MOTE_DSP_KERNEL(dsp::max_pool),
-     &internal::portable_pool_overlap},
-    {Variant::kMve, nullptr, &no_scratch, MOTE_MVE_KERNEL(mve::max_pool),
-     &internal::portable_pool_overlap},
-    {Variant::kPortable, nullptr, &no_scratch, &portable_max_pool,
-     &internal::portable_pool_overlap},
+    {Variant::kDsp, nullptr, &no_scratch, MOTE_DSP_BUILT, &internal::portable_pool_overlap},
+    {Variant::kMve, nullptr, &no_scratch, MOTE_MVE_BUILT, &internal::portable_pool_overlap},
+    {Variant::kPortable, nullptr, &no_scratch, true, &internal::portable_pool_overlap},
 };
+constexpr MaxPoolKernel kMaxPoolKernels[] = {MOTE_DSP_KERNEL(dsp::max_pool),
+                                             MOTE_MVE_KERNEL(mve::max_pool), &portable_max_pool};
+static_assert(internal::kernels_match(kMaxPoolVariants, kMaxPoolKernels));
 
 }  // namespace
 
@@ -48,11 +51,12 @@ MOTE_KERNEL_OVERLAP_QUERIES(max_pool, const PoolParams&, kMaxPoolVariants)
 MOTE_KERNEL_OVERLAP_QUERIES(average_pool, const PoolParams&, kAveragePoolVariants)
 
 void max_pool(const PoolParams& params, const int8_t* input, int8_t* output) {
-  internal::built_variant(kMaxPoolVariants, params).kernel(params, input, output);
+  internal::built_kernel(kMaxPoolVariants, kMaxPoolKernels, params)(params, input, output);
 }
 
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch) {
-  internal::built_variant(kAveragePoolVariants, params).kernel(params, input, output, scratch);
+  internal::built_kernel(kAveragePoolVariants, kAveragePoolKernels, params)(params, input, output,
+                                                                           scratch);
 }
 
 // Rows run on the portable kernels in every build (mote/kernels/rows.h).
