@@ -18,14 +18,19 @@ Error validate_operator(const OpCheckContext& context, const schema::Operator& o
     return Error::kUnsupported;
   }
   const OpChecker checker(context, op);
-  if (op.backward() && entry->op->invoke_backward == nullptr) {
+  const uint8_t has = separate_forms(op.kind());
+  if (op.backward() && (has & kFormBackward) == 0) {
     *context.reason = "operator kind cannot run backward";
     return Error::kInvalidProgram;
   }
-  if (op.in_place() && (entry->op->invoke_in_place == nullptr || op.backward())) {
+  if (op.in_place() && ((has & kFormInPlace) == 0 || op.backward())) {
     *context.reason = op.backward() ? "operator cannot run both backward and in place"
                                     : "operator kind cannot run in place";
     return Error::kInvalidProgram;
+  }
+  if (const char* absent = absent_form(*entry, op_forms(*context.program, context.index))) {
+    *context.reason = absent;
+    return Error::kUnsupported;
   }
   MOTE_TRY(checker.signature(entry->op->signature));
   if (entry->op->check != nullptr) MOTE_TRY(entry->op->check(checker));
@@ -45,16 +50,53 @@ size_t required_scratch_bytes(const schema::Program& program, const schema::Oper
              : 0;
 }
 
-Error run_operator(const OpEnv& env, const schema::Operator& op) {
-  const OpRegistration* registration = built_in_op(op.kind());
-  if (registration == nullptr) return Error::kUnsupported;
-  if (op.backward()) {
-    registration->invoke_backward(Op(env, op));  // validate_operator: not null
-  } else if (op.in_place()) {
-    registration->invoke_in_place(Op(env, op));  // validate_operator: not null
-  } else {
-    registration->invoke(Op(env, op));
+// Why a program running `forms` of the entry's kind is refused, or null.
+const char* absent_form(const OpEntry& entry, uint8_t forms) {
+  const OpFormTable none{};
+  const OpFormTable& built = entry.forms != nullptr ? *entry.forms : none;
+  if ((forms & kFormPlain) != 0 && built.plain == nullptr) {
+    return "its whole-tensor form is not built into this runtime: build the image with this "
+           "program among its programs (mote_add_model)";
   }
+  if ((forms & kFormRows) != 0 && built.rows == nullptr) {
+    return "its row-streamed form is not built into this runtime: build the image with this "
+           "program among its programs (mote_add_model), or compile it with --optimize time";
+  }
+  if ((forms & kFormInPlace) != 0 && built.in_place == nullptr) {
+    return "its in-place form is not built into this runtime: build the image with this program "
+           "among its programs (mote_add_model), or compile it with --optimize time";
+  }
+  if ((forms & kFormBackward) != 0 && built.backward == nullptr) {
+    return "its backward form is not built into this runtime: build the image with this program "
+           "among its programs (mote_add_model)";
+  }
+  if ((forms & kFormInt16) != 0 && built.int16 == nullptr) {
+    return "its 16x8 form is not built into this runtime: build the image with this program "
+           "among its programs (mote_add_model)";
+  }
+  if ((forms & kFormInt4) != 0 && built.int4 == nullptr) {
+    return "its int4-weight form is not built into this runtime: build the image with this "
+           "program among its programs (mote_add_model)";
+  }
+  return nullptr;
+}
+
+Error run_operator(const OpEnv& env, const schema::Operator& op) {
+  const OpEntry* entry = op_entry(op.kind());
+  if (entry == nullptr || entry->op == nullptr) return Error::kUnsupported;
+  void (*invoke)(const Op&) = entry->op->invoke;
+  if (const OpFormTable* forms = entry->forms) {
+    const uint8_t types = type_forms(*env.program, op) & forms->separate;
+    const OpForm* form = op.backward()                ? forms->backward
+                         : op.in_place()              ? forms->in_place
+                         : (types & kFormInt16) != 0  ? forms->int16
+                         : (types & kFormInt4) != 0   ? forms->int4
+                                                      : forms->plain;
+    // (Null only where the load refused the form: the program's bytes changed since.)
+    if (form == nullptr) return Error::kUnsupported;
+    invoke = form->invoke;
+  }
+  invoke(Op(env, op));
   return Error::kOk;
 }
 

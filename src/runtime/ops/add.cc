@@ -82,7 +82,7 @@ T* row_of(T* base, int32_t ring_rows, int32_t y, int32_t width) {
   return base + static_cast<ptrdiff_t>(ring_rows > 0 ? y % ring_rows : y) * width;
 }
 
-// Inside a row-streamed stage: the row-call words (OpRegistration::row_args), each row a
+// Inside a row-streamed stage: the row-call words (OpRowForm::row_args), each row a
 // one-dimensional sum of width = W * C elements.
 struct AddRowArgs {
   kernels::AddParams params;
@@ -116,9 +116,9 @@ void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_
 
 extern const OpRegistration kAddOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
-    &invoke<kernels::add, kernels::add>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,
-    &add_overlap, /*invoke_backward=*/nullptr, /*invoke_in_place=*/nullptr, &row_reach,
-    &row_args, kRowWords<AddRowArgs>, &invoke_rows};
+    /*invoke=*/nullptr, /*required_scratch=*/nullptr, /*runs_in_place=*/true, &add_overlap};
+extern const OpForm kAddPlain{&invoke<kernels::add, kernels::add>};
+extern const OpRowForm kAddRows{&row_reach, &row_args, kRowWords<AddRowArgs>, &invoke_rows};
 extern const OpRegistration kSubOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
     &invoke<kernels::sub, kernels::sub>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,

@@ -36,22 +36,19 @@ Error check(const OpChecker& c) {
 }
 
 void invoke(const Op& op) {
-  if (op.in(0).type() == DataType::Int16) {
-    using Kernel64 = void (*)(const kernels::ConvParams&, const int16_t*, const int8_t*,
-                              const int64_t*, int16_t*);
-    using Kernel32 = void (*)(const kernels::ConvParams&, const int16_t*, const int8_t*,
-                              const int32_t*, int16_t*);
-    invoke_convolution_16x8<kernels::ConvParams, schema::ConvOptions, &conv_shape,
-                            static_cast<Kernel64>(&kernels::conv2d_16x8),
-                            static_cast<Kernel32>(&kernels::conv2d_16x8)>(op);
-  } else if (op.in(1).type() == DataType::Int4) {
-    invoke_convolution_int4<kernels::ConvParams, schema::ConvOptions, &conv_shape,
-                            &kernels::conv2d_int4>(op);
-  } else {
-    invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape, &kernels::conv2d>(
-        op);
-  }
+  invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape, &kernels::conv2d>(op);
 }
+void invoke_16x8(const Op& op) {
+  using Kernel64 = void (*)(const kernels::ConvParams&, const int16_t*, const int8_t*,
+                              const int64_t*, int16_t*);
+  using Kernel32 = void (*)(const kernels::ConvParams&, const int16_t*, const int8_t*,
+                            const int32_t*, int16_t*);
+  invoke_convolution_16x8<kernels::ConvParams, schema::ConvOptions, &conv_shape,
+                          static_cast<Kernel64>(&kernels::conv2d_16x8),
+                          static_cast<Kernel32>(&kernels::conv2d_16x8)>(op);
+}
+constexpr auto invoke_int4 = &invoke_convolution_int4<kernels::ConvParams, schema::ConvOptions,
+                                                      &conv_shape, &kernels::conv2d_int4>;
 constexpr auto invoke_backward =
     &invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape,
                         &kernels::conv2d_backward>;
@@ -83,8 +80,12 @@ constexpr auto invoke_rows =
 }  // namespace
 
 extern const OpRegistration kConv2DOp{
-    takes(2, 3, schema::OpOptions::ConvOptions).int8(2).int16(1).int4().nhwc(), &check, invoke,
-    &required_scratch, /*runs_in_place=*/false, &overlap, invoke_backward,
-    /*invoke_in_place=*/nullptr, &row_reach, row_args, kRowWords<RowArgs>, invoke_rows};
+    takes(2, 3, schema::OpOptions::ConvOptions).int8(2).int16(1).int4().nhwc(), &check,
+    /*invoke=*/nullptr, &required_scratch, /*runs_in_place=*/false, &overlap};
+extern const OpForm kConv2DPlain{&invoke};
+extern const OpForm kConv2DBackward{invoke_backward};
+extern const OpForm kConv2DInt16{&invoke_16x8};
+extern const OpForm kConv2DInt4{invoke_int4};
+extern const OpRowForm kConv2DRows{&row_reach, row_args, kRowWords<RowArgs>, invoke_rows};
 
 }  // namespace mote::runtime::internal

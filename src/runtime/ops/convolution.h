@@ -114,7 +114,7 @@ void invoke_convolution(const Op& op) {
           op.out_data<int8_t>(), op.scratch());
 }
 
-// Inside a row-streamed stage: a window operator's row-call words (OpRegistration::row_args).
+// Inside a row-streamed stage: a window operator's row-call words (OpRowForm::row_args).
 template <typename Shape>
 struct WindowRowArgs {
   Shape shape;

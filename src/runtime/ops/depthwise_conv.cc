@@ -42,18 +42,15 @@ Error check(const OpChecker& c) {
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2));
 }
 
-void invoke(const Op& op) {
-  if (op.in(0).type() == DataType::Int16) {
-    invoke_convolution_16x8<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
-                            &depthwise_shape, &kernels::depthwise_conv2d_16x8, nullptr>(op);
-  } else if (op.in(1).type() == DataType::Int4) {
-    invoke_convolution_int4<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
-                            &depthwise_shape, &kernels::depthwise_conv2d_int4>(op);
-  } else {
-    invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
-                       &depthwise_shape, &kernels::depthwise_conv2d>(op);
-  }
-}
+constexpr auto invoke =
+    &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                        &depthwise_shape, &kernels::depthwise_conv2d>;
+constexpr auto invoke_16x8 =
+    &invoke_convolution_16x8<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                             &depthwise_shape, &kernels::depthwise_conv2d_16x8, nullptr>;
+constexpr auto invoke_int4 =
+    &invoke_convolution_int4<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                             &depthwise_shape, &kernels::depthwise_conv2d_int4>;
 
 constexpr auto invoke_in_place =
     &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
@@ -88,7 +85,12 @@ constexpr auto invoke_rows =
 
 extern const OpRegistration kDepthwiseConv2DOp{
     takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).int16(1).int4().nhwc(), &check,
-    invoke, &required_scratch, /*runs_in_place=*/false, &overlap, /*invoke_backward=*/nullptr,
-    invoke_in_place, &row_reach, row_args, kRowWords<RowArgs>, invoke_rows};
+    /*invoke=*/nullptr, &required_scratch, /*runs_in_place=*/false, &overlap};
+extern const OpForm kDepthwiseConv2DPlain{invoke};
+extern const OpForm kDepthwiseConv2DInPlace{invoke_in_place};
+extern const OpForm kDepthwiseConv2DInt16{invoke_16x8};
+extern const OpForm kDepthwiseConv2DInt4{invoke_int4};
+extern const OpRowForm kDepthwiseConv2DRows{&row_reach, row_args, kRowWords<RowArgs>,
+                                            invoke_rows};
 
 }  // namespace mote::runtime::internal

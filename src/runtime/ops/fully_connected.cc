@@ -55,7 +55,10 @@ Error check(const OpChecker& c) {
                     : c.requant(o.output_requant(), acc_bound);
 }
 
-void invoke(const Op& op) {
+// The kernel's parameters from the options, then `run(params)`; per tensor, the requantization
+// sits in the options table and the kernel takes pointers, to these locals.
+template <typename Run>
+void with_params(const Op& op, Run run) {
   const auto& o = op.options<schema::FullyConnectedOptions>();
   const Tensor &x = op.in(0), &w = op.in(1);
   kernels::FullyConnectedParams p{};
@@ -67,7 +70,6 @@ void invoke(const Op& op) {
   p.output_offset = o.output_offset();
   p.act_min = o.activation_min();
   p.act_max = o.activation_max();
-  // Per tensor, the requantization sits in the options table; the kernel takes pointers.
   int32_t multiplier = 0, shift = 0;
   p.per_channel = o.multipliers() != nullptr && o.multipliers()->size() != 0;
   if (p.per_channel) {
@@ -79,7 +81,19 @@ void invoke(const Op& op) {
     p.output_multiplier = &multiplier;
     p.output_shift = &shift;
   }
-  if (x.type() == DataType::Int16) {
+  run(p);
+}
+
+void invoke(const Op& op) {
+  with_params(op, [&](kernels::FullyConnectedParams& p) {
+    p.kernel_sums = op.constant_i32(op.options<schema::FullyConnectedOptions>().kernel_sums());
+    kernels::fully_connected(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
+                             op.optional_in_data<int32_t>(2), op.out_data<int8_t>());
+  });
+}
+
+void invoke_16x8(const Op& op) {
+  with_params(op, [&](const kernels::FullyConnectedParams& p) {
     if (op.has_in(2) && op.in(2).type() == DataType::Int32) {
       kernels::fully_connected_16x8(p, op.in_data<int16_t>(0), op.in_data<int8_t>(1),
                                     op.in_data<int32_t>(2), op.out_data<int16_t>());
@@ -87,16 +101,14 @@ void invoke(const Op& op) {
       kernels::fully_connected_16x8(p, op.in_data<int16_t>(0), op.in_data<int8_t>(1),
                                     op.optional_in_data<int64_t>(2), op.out_data<int16_t>());
     }
-    return;
-  }
-  if (w.type() == DataType::Int4) {
+  });
+}
+
+void invoke_int4(const Op& op) {
+  with_params(op, [&](const kernels::FullyConnectedParams& p) {
     kernels::fully_connected_int4(p, op.in_data<int8_t>(0), op.in_data<uint8_t>(1),
                                   op.optional_in_data<int32_t>(2), op.out_data<int8_t>());
-    return;
-  }
-  p.kernel_sums = op.constant_i32(o.kernel_sums());
-  kernels::fully_connected(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
-                           op.optional_in_data<int32_t>(2), op.out_data<int8_t>());
+  });
 }
 
 size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
@@ -107,7 +119,10 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kFullyConnectedOp{
-    takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2).int16(1).int4(), &check, &invoke,
-    &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
+    takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2).int16(1).int4(), &check,
+    /*invoke=*/nullptr, &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kFullyConnectedPlain{&invoke};
+extern const OpForm kFullyConnectedInt16{&invoke_16x8};
+extern const OpForm kFullyConnectedInt4{&invoke_int4};
 
 }  // namespace mote::runtime::internal

@@ -1,6 +1,7 @@
 // A runtime built with a subset of the operators (op_table.cc compiled into this test with
-// testing/conv_add_ops.h, as a firmware image is with its programs' kinds): programs of those
-// kinds load and run exactly; a program using another kind is refused at load, naming it.
+// testing/conv_add_ops.h, as a firmware image is with its programs' kinds and forms): programs of
+// those kinds and forms load and run exactly; a program using another kind, or a form left out,
+// is refused at load, naming it.
 
 #include <gtest/gtest.h>
 
@@ -23,6 +24,52 @@ TEST(OpSelectionTest, OnlySelectedKindsAreBuiltIn) {
     EXPECT_EQ(entry.absent_reason == nullptr, selected) << entry.name;
   }
   EXPECT_STREQ(internal::op_entry(OpKind::Softmax)->name, "SOFTMAX");
+}
+
+TEST(OpSelectionTest, OnlySelectedFormsAreBuiltIn) {
+  const internal::OpFormTable* conv = internal::op_entry(OpKind::Conv2D)->forms;
+  ASSERT_NE(conv, nullptr);
+  EXPECT_NE(conv->plain, nullptr);
+  EXPECT_NE(conv->int4, nullptr);
+  EXPECT_EQ(conv->rows, nullptr);
+  EXPECT_EQ(conv->backward, nullptr);
+  EXPECT_EQ(conv->int16, nullptr);
+  const internal::OpFormTable* add = internal::op_entry(OpKind::Add)->forms;
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->separate, internal::kFormPlain | internal::kFormRows);
+  EXPECT_NE(add->plain, nullptr);
+  EXPECT_EQ(add->rows, nullptr);
+  EXPECT_EQ(internal::op_entry(OpKind::Reshape)->forms, nullptr);  // it has none
+  EXPECT_EQ(internal::op_entry(OpKind::DepthwiseConv2D)->forms, nullptr);  // not selected
+}
+
+// conv_add_program with `edit` applied, loaded unchecked: refused at operator 0 with `reason`.
+void expect_form_refused(void (*edit)(schema::ProgramT&), const char* reason) {
+  schema::ProgramT p = testing::conv_add_program();
+  p.version = kFormatVersion;
+  edit(p);
+  const testing::Loaded loaded = testing::load(testing::pack_unchecked(p));
+  ASSERT_FALSE(loaded.program.ok());
+  EXPECT_EQ(loaded.program.error(), Error::kUnsupported);
+  EXPECT_EQ(loaded.diagnostic.where, LoadDiagnostic::Where::kOperator);
+  EXPECT_EQ(loaded.diagnostic.index, 0u);
+  EXPECT_STREQ(loaded.diagnostic.op_name, "CONV_2D");
+  EXPECT_EQ(std::strncmp(loaded.diagnostic.reason, reason, std::strlen(reason)), 0)
+      << loaded.diagnostic.reason;
+}
+
+TEST(OpSelectionTest, RefusesAFormLeftOutNamingIt) {
+  // The convolution runs backward, a form CONV_2D has but this runtime does not build in.
+  expect_form_refused([](schema::ProgramT& p) { p.operators[0]->backward = true; },
+                      "its backward form is not built into this runtime: build the image with "
+                      "this program among its programs (mote_add_model)");
+  // The convolution and the add as a row-streamed stage.
+  expect_form_refused(
+      [](schema::ProgramT& p) {
+        p.stages.push_back(schema::Stage(0, 1));
+        p.stage_calls.push_back(std::make_unique<schema::StageCallsT>());
+      },
+      "its row-streamed form is not built into this runtime");
 }
 
 TEST(OpSelectionTest, RunsAProgramOfSelectedKinds) {

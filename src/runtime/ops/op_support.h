@@ -242,7 +242,7 @@ class Op {
   const schema::Operator& op_;
 };
 
-// Row-streamed stages, prepared (OpRegistration::row_args): a tensor as a row call's words. `at`:
+// Row-streamed stages, prepared (OpRowForm::row_args): a tensor as a row call's words. `at`:
 // its arena offset, or -1 - its external slot (a graph input outside the arena, read only);
 // `rows`: the ring it is held as (Tensor.ring_rows, 0: whole).
 struct RowOperand {

@@ -1,13 +1,20 @@
 // The operator table, in flash. The host builds every operator in; a firmware image is compiled
 // with MOTE_OP_SELECTION_HEADER, a header generated from its programs (mote_add_model) that
-// defines MOTE_SELECTED_OPS(X) as X(<kind>) for each kind they use. The other kinds' entries stay
-// empty, so nothing references their checks, invokes or kernels and --gc-sections drops them.
-// An image compiles this file itself; its object then stands in for the one in mote_runtime.
+// defines MOTE_SELECTED_OPS(X) as X(<kind>) for each kind they use, and MOTE_SELECTED_FORMS(X)
+// as X(<kind>, <form>, <field>) for each separate form (ops/op_forms.h) they run. The other
+// kinds' entries and forms stay empty, so nothing references their checks, invokes or kernels
+// and --gc-sections drops them. An image compiles this file itself; its object then stands in
+// for the one in mote_runtime.
 
 #include "runtime/ops/registry.h"
 
 #if defined(MOTE_OP_SELECTION_HEADER)
 #include MOTE_OP_SELECTION_HEADER
+#if !defined(MOTE_SELECTED_FORMS)
+#define MOTE_SELECTED_FORMS(X)
+#endif
+#else
+#define MOTE_SELECTED_FORMS(X) MOTE_OPERATOR_FORMS(X)
 #endif
 
 namespace mote {
@@ -19,6 +26,43 @@ constexpr size_t kNumOpKinds = static_cast<size_t>(schema::OpKind::MAX) + 1;
 
 constexpr size_t index_of(schema::OpKind kind) { return static_cast<size_t>(kind); }
 
+constexpr size_t count_kinds_with_forms() {
+  size_t n = 0;
+  for (size_t k = 0; k < kNumOpKinds; ++k) {
+    if (separate_forms(static_cast<schema::OpKind>(k)) != 0) ++n;
+  }
+  return n;
+}
+constexpr size_t kKindsWithForms = count_kinds_with_forms();
+
+// The row of `kind` in the form table: the kinds with separate forms, in enum order.
+constexpr size_t form_row(schema::OpKind kind) {
+  size_t row = 0;
+  for (size_t k = 0; k < index_of(kind); ++k) {
+    if (separate_forms(static_cast<schema::OpKind>(k)) != 0) ++row;
+  }
+  return row;
+}
+
+struct FormTable {
+  OpFormTable rows[kKindsWithForms];
+};
+
+constexpr FormTable make_forms() {
+  FormTable f{};
+  for (size_t k = 0; k < kNumOpKinds; ++k) {
+    const auto kind = static_cast<schema::OpKind>(k);
+    if (separate_forms(kind) != 0) f.rows[form_row(kind)].separate = separate_forms(kind);
+  }
+#define MOTE_INTERNAL_SELECT_FORM(kind, form, field) \
+  f.rows[form_row(schema::OpKind::kind)].field = &k##kind##form;
+  MOTE_SELECTED_FORMS(MOTE_INTERNAL_SELECT_FORM)
+#undef MOTE_INTERNAL_SELECT_FORM
+  return f;
+}
+
+constexpr FormTable kForms = make_forms();
+
 struct OpTable {
   OpEntry entries[kNumOpKinds];
 };
@@ -29,12 +73,16 @@ constexpr OpTable make_table() {
   // selected kinds are not in the final table, so they take no flash.
 #define MOTE_INTERNAL_NAME(kind, name, definition)      \
   t.entries[index_of(schema::OpKind::kind)] = OpEntry{   \
-      name, nullptr, "operator " name " is not built into this runtime"};
+      name, nullptr, "operator " name " is not built into this runtime", nullptr};
   MOTE_OPERATORS(MOTE_INTERNAL_NAME)
 #undef MOTE_INTERNAL_NAME
-#define MOTE_INTERNAL_SELECT(kind)                             \
-  t.entries[index_of(schema::OpKind::kind)].op = &k##kind##Op; \
-  t.entries[index_of(schema::OpKind::kind)].absent_reason = nullptr;
+#define MOTE_INTERNAL_SELECT(kind)                                                 \
+  t.entries[index_of(schema::OpKind::kind)].op = &k##kind##Op;                     \
+  t.entries[index_of(schema::OpKind::kind)].absent_reason = nullptr;               \
+  if (separate_forms(schema::OpKind::kind) != 0) {                                 \
+    t.entries[index_of(schema::OpKind::kind)].forms =                              \
+        &kForms.rows[form_row(schema::OpKind::kind)];                              \
+  }
 #if defined(MOTE_OP_SELECTION_HEADER)
   MOTE_SELECTED_OPS(MOTE_INTERNAL_SELECT)
 #else

@@ -22,13 +22,56 @@ TEST(OpTableTest, CoversEveryKind) {
     // No check of its own only where the signature says all (int8 operands at least).
     EXPECT_TRUE(entry->op->check != nullptr || entry->op->signature.int8_inputs > 0)
         << entry->name;
-    EXPECT_NE(entry->op->invoke, nullptr) << entry->name;
+    // Kinds with separate forms run through them (EveryFormIsBuiltIn).
+    EXPECT_EQ(entry->op->invoke != nullptr, separate_forms(static_cast<OpKind>(k)) == 0)
+        << entry->name;
     EXPECT_EQ(entry->absent_reason, nullptr) << entry->name;
     EXPECT_TRUE(names.insert(entry->name).second) << entry->name << " named twice";
   }
   EXPECT_EQ(op_entry(static_cast<OpKind>(static_cast<int>(OpKind::MAX) + 1)), nullptr);
   EXPECT_STREQ(op_entry(OpKind::Conv2D)->name, "CONV_2D");
   EXPECT_STREQ(op_entry(OpKind::ResizeNearestNeighbor)->name, "RESIZE_NEAREST_NEIGHBOR");
+}
+
+// The host builds every separate form in, each a function of its own.
+TEST(OpTableTest, EveryFormIsBuiltIn) {
+  int kinds_with_forms = 0;
+  for (int k = 0; k <= static_cast<int>(OpKind::MAX); ++k) {
+    const auto kind = static_cast<OpKind>(k);
+    const OpEntry& entry = *op_entry(kind);
+    const uint8_t separate = separate_forms(kind);
+    if (separate == 0) {
+      EXPECT_EQ(entry.forms, nullptr) << entry.name;
+      continue;
+    }
+    ++kinds_with_forms;
+    ASSERT_NE(entry.forms, nullptr) << entry.name;
+    const OpFormTable& f = *entry.forms;
+    EXPECT_EQ(f.separate, separate) << entry.name;
+    EXPECT_EQ(f.rows != nullptr, (separate & kFormRows) != 0) << entry.name;
+    if (f.rows != nullptr) {
+      EXPECT_TRUE(f.rows->row_reach && f.rows->row_args && f.rows->invoke_rows) << entry.name;
+      EXPECT_GT(f.rows->row_words, 0) << entry.name;
+      EXPECT_LE(f.rows->row_words, kMaxRowWords) << entry.name;
+    }
+    for (const auto& [bit, form] : {std::pair{kFormPlain, f.plain},
+                                    std::pair{kFormInPlace, f.in_place},
+                                    std::pair{kFormBackward, f.backward},
+                                    std::pair{kFormInt16, f.int16}, std::pair{kFormInt4, f.int4}}) {
+      EXPECT_EQ(form != nullptr, (separate & bit) != 0) << entry.name << " form " << int{bit};
+      if (form != nullptr) {
+        EXPECT_NE(form->invoke, nullptr) << entry.name;
+        EXPECT_TRUE(bit == kFormPlain || form->invoke != f.plain->invoke)
+            << entry.name << " form " << int{bit};
+      }
+    }
+  }
+  EXPECT_EQ(kinds_with_forms, 7);
+  EXPECT_EQ(separate_forms(OpKind::Conv2D),
+            kFormPlain | kFormRows | kFormBackward | kFormInt16 | kFormInt4);
+  EXPECT_EQ(separate_forms(OpKind::DepthwiseConv2D),
+            kFormPlain | kFormRows | kFormInPlace | kFormInt16 | kFormInt4);
+  EXPECT_EQ(separate_forms(OpKind::Sub), 0);
 }
 
 TEST(OpTableTest, InPlaceKinds) {

@@ -94,7 +94,7 @@ bool average_row_reach(const schema::Program& p, const schema::Operator& op, siz
   return row_reach(p, op, k, reach);
 }
 
-// Inside a row-streamed stage: a pool's row-call words (OpRegistration::row_args). global: a
+// Inside a row-streamed stage: a pool's row-call words (OpRowForm::row_args). global: a
 // global average pool whose sums stream (kernels::global_average_pool_streams).
 struct PoolRowArgs {
   kernels::PoolParams params;
@@ -149,14 +149,16 @@ size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kAveragePool2DOp{
-    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check, &invoke_average,
-    &average_scratch, /*runs_in_place=*/false, &average_overlap, /*invoke_backward=*/nullptr,
-    /*invoke_in_place=*/nullptr, &average_row_reach, &row_args, kRowWords<PoolRowArgs>,
-    &invoke_average_rows};
+    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check,
+    /*invoke=*/nullptr, &average_scratch, /*runs_in_place=*/false, &average_overlap};
+extern const OpForm kAveragePool2DPlain{&invoke_average};
+extern const OpRowForm kAveragePool2DRows{&average_row_reach, &row_args, kRowWords<PoolRowArgs>,
+                                          &invoke_average_rows};
 extern const OpRegistration kMaxPool2DOp{
-    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check, &invoke_max,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap,
-    /*invoke_backward=*/nullptr, /*invoke_in_place=*/nullptr, &row_reach, &row_args,
-    kRowWords<PoolRowArgs>, &invoke_max_rows};
+    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check,
+    /*invoke=*/nullptr, /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap};
+extern const OpForm kMaxPool2DPlain{&invoke_max};
+extern const OpRowForm kMaxPool2DRows{&row_reach, &row_args, kRowWords<PoolRowArgs>,
+                                      &invoke_max_rows};
 
 }  // namespace mote::runtime::internal

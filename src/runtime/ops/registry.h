@@ -16,6 +16,7 @@
 // and the runtime share. The file that defines a kind holds `extern const OpRegistration
 // k<Kind>Op`; op_table.cc fails to compile until every kind of schema::OpKind has one.
 #include "mote/operators.h"
+#include "runtime/ops/op_forms.h"
 
 namespace mote {
 namespace runtime {
@@ -98,7 +99,8 @@ struct OpRegistration {
   // run; on failure sets the checker's reason. Null when the signature says all.
   Error (*check)(const OpChecker& op);
   // Run time: the kernel's parameters from the program's options, then the kernel. It cannot
-  // fail: everything it relies on was checked at load.
+  // fail: everything it relies on was checked at load. Null for a kind with separate forms
+  // (ops/op_forms.h), whose OpForm objects below run it.
   void (*invoke)(const Op& op);
   // Scratch bytes the kernel needs on the program's target extension (the kernels' own
   // scratch-size function); null for kernels that need none.
@@ -110,39 +112,50 @@ struct OpRegistration {
   // compiler planned with). Null: nowhere. Called after the operator's check passed.
   kernels::OverlapRule (*overlap)(const schema::Program& program, const schema::Operator& op,
                                   size_t k);
-  // Run time, for an operator the program marks `backward` (schema Operator.backward): the
-  // kernel run from its last output byte to its first. Null: the kind never runs backward, and a
-  // program that says it does is refused. Its check refuses the shapes it cannot run so, and
-  // `overlap` gives the backward rule for such an operator.
-  void (*invoke_backward)(const Op& op) = nullptr;
-  // Run time, for an operator the program marks `in_place` (schema Operator.in_place): the
-  // kernel that works through its scratch so that its output may sit exactly on its input. Null:
-  // the kind never runs so, and a program that says it does is refused. Its check refuses the
-  // shapes it cannot run so, `required_scratch` and `overlap` give that kernel's.
-  void (*invoke_in_place)(const Op& op) = nullptr;
-  // Row-streamed stages (schema Stage, program/stage_schedule.h): how the output rows read the
-  // rows of input `k`, where the kind and shape can run by rows (false: they cannot, and a stage
-  // holding the operator is refused). Null: the kind never runs in a stage.
-  bool (*row_reach)(const schema::Program& program, const schema::Operator& op, size_t k,
-                    StageRowReach* reach) = nullptr;
-  // Row-streamed stages, prepared: the words of the operator's row calls, its kernel's
-  // parameters and where its tensors sit (offsets, RowOperand in ops/op_support.h), exactly
-  // row_words of them into words[row_words]; false: the operator's tensors are not where a
-  // stage can have them. The compiler writes them into the program (StageCalls.args), the loader
-  // requires them equal to these, and invoke_rows reads nothing else: a stage calls each member
-  // at every few rows, and finding its parameters in the operator's tables cost more than the
-  // rows of a small map.
-  bool (*row_args)(const schema::Program& program, const schema::Operator& op,
-                   int32_t* words) = nullptr;
-  uint8_t row_words = 0;
-  // Run time, inside a stage: output rows [y_begin, y_end) from the row_args words, each tensor
-  // read and written through its ring where the program holds it so (Tensor.ring_rows).
-  void (*invoke_rows)(const OpEnv& env, const int32_t* words, int32_t y_begin,
-                      int32_t y_end) = nullptr;
 };
 
 // The most words any kind's row_args writes.
 inline constexpr size_t kMaxRowWords = 32;
+
+// An operator's forms (ops/op_forms.h): each is an object of its own, k<Kind><Form>, which the
+// operator table references only where the image's programs run that form.
+struct OpForm {
+  // Run time, in this form: plain (as OpRegistration::invoke), backward (schema Operator.backward: from the last output byte to the
+  // first; the kind's check refuses shapes that cannot run so and its `overlap` gives the
+  // backward rule), in place (Operator.in_place: through its scratch, so that the output may sit
+  // exactly on its input; `required_scratch` and `overlap` give that kernel's), 16x8 or int4.
+  void (*invoke)(const Op& op);
+};
+
+// Row-streamed stages (schema Stage, program/stage_schedule.h).
+struct OpRowForm {
+  // How the output rows read the rows of input `k`, where the shape can run by rows (false: it
+  // cannot, and a stage holding the operator is refused).
+  bool (*row_reach)(const schema::Program& program, const schema::Operator& op, size_t k,
+                    StageRowReach* reach);
+  // Prepared: the words of the operator's row calls, its kernel's parameters and where its
+  // tensors sit (offsets, RowOperand in ops/op_support.h), exactly row_words of them into
+  // words[row_words]; false: the operator's tensors are not where a stage can have them. The
+  // compiler writes them into the program (StageCalls.args), the loader requires them equal to
+  // these, and invoke_rows reads nothing else: a stage calls each member at every few rows, and
+  // finding its parameters in the operator's tables cost more than the rows of a small map.
+  bool (*row_args)(const schema::Program& program, const schema::Operator& op, int32_t* words);
+  uint8_t row_words;
+  // Run time, inside a stage: output rows [y_begin, y_end) from the row_args words, each tensor
+  // read and written through its ring where the program holds it so (Tensor.ring_rows).
+  void (*invoke_rows)(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end);
+};
+
+// The separate forms of one kind built into this image; null: not built in.
+struct OpFormTable {
+  uint8_t separate;  // the kind's separate forms (separate_forms), built in or not
+  const OpForm* plain;
+  const OpRowForm* rows;
+  const OpForm* in_place;
+  const OpForm* backward;
+  const OpForm* int16;
+  const OpForm* int4;
+};
 
 // `overlap` of the elementwise kinds: over an int8 input of the int8 output's element count
 // (not broadcast).
@@ -152,22 +165,45 @@ kernels::OverlapRule elementwise_overlap(const schema::Program& program, const s
 #define MOTE_INTERNAL_DECLARE_OP(kind, name, definition) extern const OpRegistration k##kind##Op;
 MOTE_OPERATORS(MOTE_INTERNAL_DECLARE_OP)
 #undef MOTE_INTERNAL_DECLARE_OP
+#define MOTE_INTERNAL_FORM_TYPE_Plain OpForm
+#define MOTE_INTERNAL_FORM_TYPE_Rows OpRowForm
+#define MOTE_INTERNAL_FORM_TYPE_InPlace OpForm
+#define MOTE_INTERNAL_FORM_TYPE_Backward OpForm
+#define MOTE_INTERNAL_FORM_TYPE_Int16 OpForm
+#define MOTE_INTERNAL_FORM_TYPE_Int4 OpForm
+#define MOTE_INTERNAL_DECLARE_FORM(kind, form, field) \
+  extern const MOTE_INTERNAL_FORM_TYPE_##form k##kind##form;
+MOTE_OPERATOR_FORMS(MOTE_INTERNAL_DECLARE_FORM)
+#undef MOTE_INTERNAL_DECLARE_FORM
 
 // One kind's entry in this image's table (op_table.cc).
 struct OpEntry {
   const char* name;           // "CONV_2D"
   const OpRegistration* op;   // null when the kind is not built into this image
   const char* absent_reason;  // why a program using it is refused; null when it is built in
+  // Its separate forms (separate_forms(kind)) built into this image: null when it has none.
+  const OpFormTable* forms;
 };
 
 // The entry of `kind`, or null for a value outside schema::OpKind.
 const OpEntry* op_entry(schema::OpKind kind);
+
+// Why a program is refused whose operator of the entry's kind runs `forms` (op_forms) that this
+// image does not build in, or null.
+const char* absent_form(const OpEntry& entry, uint8_t forms);
 
 // The registration of `kind` built into this image, or null (outside the enum, or not built in:
 // a loaded program has neither unless its bytes changed after the load).
 inline const OpRegistration* built_in_op(schema::OpKind kind) {
   const OpEntry* entry = op_entry(kind);
   return entry != nullptr ? entry->op : nullptr;
+}
+
+// The row-streamed form of `kind` built into this image, or null.
+inline const OpRowForm* row_form(schema::OpKind kind) {
+  const OpEntry* entry = op_entry(kind);
+  return entry != nullptr && entry->op != nullptr && entry->forms != nullptr ? entry->forms->rows
+                                                                             : nullptr;
 }
 
 }  // namespace internal

@@ -49,38 +49,47 @@ Error check(const OpChecker& c) {
   return Error::kOk;
 }
 
-void invoke(const Op& op) {
+kernels::SoftmaxParams int8_params(const Op& op) {
   const auto& o = op.options<schema::SoftmaxOptions>();
   const Tensor& x = op.in(0);
-  if (x.type() == DataType::Int16) {
-    kernels::Softmax16Params p{};
-    p.row_size = dim(x, rank(x) - 1);
-    p.rows = static_cast<int32_t>(element_count(x) / static_cast<size_t>(p.row_size));
-    p.input_multiplier = o.input_multiplier();
-    p.input_left_shift = o.input_left_shift();
-    p.exp_lut = reinterpret_cast<const int16_t*>(op.constants() + o.exp_lut()->offset());
-    p.one_over_one_plus_x_lut =
-        reinterpret_cast<const int16_t*>(op.constants() + o.one_over_one_plus_x_lut()->offset());
-    kernels::softmax(p, op.in_data<int16_t>(0), op.out_data<int16_t>());
-    return;
-  }
   kernels::SoftmaxParams p{};
   p.row_size = dim(x, rank(x) - 1);
   p.rows = static_cast<int32_t>(element_count(x) / static_cast<size_t>(p.row_size));
   p.input_multiplier = o.input_multiplier();
   p.input_left_shift = o.input_left_shift();
   p.diff_min = o.diff_min();
-  if (op.out().type() == DataType::Int16) {
-    kernels::softmax(p, op.in_data<int8_t>(0), op.out_data<int16_t>());
-  } else {
-    kernels::softmax(p, op.in_data<int8_t>(0), op.out_data<int8_t>());
+  return p;
+}
+
+void invoke(const Op& op) {
+  kernels::softmax(int8_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>());
+}
+
+// The 16x8 form: an int8 input to int16, or int16 to int16.
+void invoke_int16(const Op& op) {
+  const Tensor& x = op.in(0);
+  if (x.type() == DataType::Int8) {
+    kernels::softmax(int8_params(op), op.in_data<int8_t>(0), op.out_data<int16_t>());
+    return;
   }
+  const auto& o = op.options<schema::SoftmaxOptions>();
+  kernels::Softmax16Params p{};
+  p.row_size = dim(x, rank(x) - 1);
+  p.rows = static_cast<int32_t>(element_count(x) / static_cast<size_t>(p.row_size));
+  p.input_multiplier = o.input_multiplier();
+  p.input_left_shift = o.input_left_shift();
+  p.exp_lut = reinterpret_cast<const int16_t*>(op.constants() + o.exp_lut()->offset());
+  p.one_over_one_plus_x_lut =
+      reinterpret_cast<const int16_t*>(op.constants() + o.one_over_one_plus_x_lut()->offset());
+  kernels::softmax(p, op.in_data<int16_t>(0), op.out_data<int16_t>());
 }
 
 }  // namespace
 
 extern const OpRegistration kSoftmaxOp{
-    takes(1, 1, schema::OpOptions::SoftmaxOptions), &check, &invoke, /*required_scratch=*/nullptr,
-    /*runs_in_place=*/false, /*overlap=*/nullptr};
+    takes(1, 1, schema::OpOptions::SoftmaxOptions), &check, /*invoke=*/nullptr,
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kSoftmaxPlain{&invoke};
+extern const OpForm kSoftmaxInt16{&invoke_int16};
 
 }  // namespace mote::runtime::internal

@@ -1,0 +1,100 @@
+#pragma once
+// An operator's forms: the ways of running it that a firmware image links only when one of its
+// programs uses them (plain, row-streamed, in place, backward, 16x8, int4 weights). A kind listed
+// below has each form as an object of its own in its file under src/runtime/ops/, and the
+// operator table (op_table.cc) references it only where selected, so --gc-sections drops the
+// kernels of forms no program runs (a model that streams all its convolutions links no
+// whole-map convolution). Other kinds run every form through their registration's invoke. mote_program_ops and the loader both
+// read a program's forms with op_forms(), so what is linked and what is required agree.
+// Embeddable C++17.
+
+#include <stdint.h>
+
+#include "mote/schema/mote_generated.h"
+
+// X(Kind, Form, field): Kind's Form is linked separately, as the object k<Kind><Form> (an
+// OpRowForm for Rows, an OpForm otherwise) in OpFormTable::<field>.
+#define MOTE_OPERATOR_FORMS(X)            \
+  X(Conv2D, Plain, plain)                 \
+  X(Conv2D, Rows, rows)                   \
+  X(Conv2D, Backward, backward)           \
+  X(Conv2D, Int16, int16)                 \
+  X(Conv2D, Int4, int4)                   \
+  X(DepthwiseConv2D, Plain, plain)        \
+  X(DepthwiseConv2D, Rows, rows)          \
+  X(DepthwiseConv2D, InPlace, in_place)   \
+  X(DepthwiseConv2D, Int16, int16)        \
+  X(DepthwiseConv2D, Int4, int4)          \
+  X(FullyConnected, Plain, plain)         \
+  X(FullyConnected, Int16, int16)         \
+  X(FullyConnected, Int4, int4)           \
+  X(AveragePool2D, Plain, plain)          \
+  X(AveragePool2D, Rows, rows)            \
+  X(MaxPool2D, Plain, plain)              \
+  X(MaxPool2D, Rows, rows)                \
+  X(Add, Plain, plain)                    \
+  X(Add, Rows, rows)                      \
+  X(Softmax, Plain, plain)                \
+  X(Softmax, Int16, int16)
+
+namespace mote {
+namespace runtime {
+namespace internal {
+
+// One bit per form, in a mask.
+enum OpFormBit : uint8_t {
+  kFormRows = 1,      // a member of a row-streamed stage (schema Stage)
+  kFormInPlace = 2,   // Operator.in_place
+  kFormBackward = 4,  // Operator.backward
+  kFormInt16 = 8,     // input 0 or the output is int16
+  kFormInt4 = 16,     // input 1 (the weights) is packed int4
+  kFormPlain = 32,    // none of the above: int8, whole tensors, forward, out of place
+};
+// The forms `kind` links separately (MOTE_OPERATOR_FORMS).
+constexpr uint8_t separate_forms(schema::OpKind kind) {
+  uint8_t mask = 0;
+#define MOTE_INTERNAL_FORM_OF(k, form, field) \
+  if (kind == schema::OpKind::k) mask = static_cast<uint8_t>(mask | kForm##form);
+  MOTE_OPERATOR_FORMS(MOTE_INTERNAL_FORM_OF)
+#undef MOTE_INTERNAL_FORM_OF
+  return mask;
+}
+
+// The type forms of `op` (kFormInt16, kFormInt4), whatever its kind; its tensor indices must be
+// in range or -1 (absent).
+inline uint8_t type_forms(const schema::Program& program, const schema::Operator& op) {
+  const auto& tensors = *program.tensors();
+  auto type_of = [&](const flatbuffers::Vector<int32_t>* list, uint32_t k) {
+    return list != nullptr && k < list->size() && list->Get(k) >= 0
+               ? tensors.Get(static_cast<uint32_t>(list->Get(k)))->type()
+               : schema::DataType::Int8;
+  };
+  uint8_t mask = 0;
+  if (type_of(op.inputs(), 0) == schema::DataType::Int16 ||
+      type_of(op.outputs(), 0) == schema::DataType::Int16) {
+    mask |= kFormInt16;
+  }
+  if (type_of(op.inputs(), 1) == schema::DataType::Int4) mask |= kFormInt4;
+  return mask;
+}
+
+// The forms operator `index` of `program` runs in, among those its kind links separately.
+inline uint8_t op_forms(const schema::Program& program, uint32_t index) {
+  const schema::Operator& op = *program.operators()->Get(index);
+  uint8_t mask = type_forms(program, op);
+  if (op.in_place()) mask |= kFormInPlace;
+  if (op.backward()) mask |= kFormBackward;
+  if (program.stages() != nullptr) {
+    for (const schema::Stage* s : *program.stages()) {
+      if (index >= s->first() && index <= s->last()) mask |= kFormRows;
+    }
+  }
+  const uint8_t separate = separate_forms(op.kind());
+  mask &= separate;
+  if (mask == 0) mask = kFormPlain & separate;
+  return mask;
+}
+
+}  // namespace internal
+}  // namespace runtime
+}  // namespace mote
