@@ -113,7 +113,7 @@ function(mote_add_runtime_library)
     file(GLOB op_sources CONFIGURE_DEPENDS ${dir}/ops/*.cc)
     list(FILTER op_sources EXCLUDE REGEX "_test\\.cc$")
     add_library(mote_runtime_objects OBJECT
-      ${dir}/program.cc ${dir}/plan_check.cc ${dir}/executor.cc ${dir}/operators.cc ${dir}/stages.cc ${dir}/mote_c.cc ${op_sources})
+      ${dir}/program.cc ${dir}/program_load.cc ${dir}/plan_check.cc ${dir}/executor.cc ${dir}/operators.cc ${dir}/stages.cc ${dir}/mote_c.cc ${op_sources})
     target_include_directories(mote_runtime_objects
       PUBLIC ${MOTE_LIBRARIES_ROOT}/include
       PRIVATE ${MOTE_LIBRARIES_ROOT}/src)

@@ -95,6 +95,16 @@ inline Error fail(LoadDiagnostic* diagnostic, Error error, LoadDiagnostic::Where
   return error;
 }
 
+// Program::load's checks (program.cc), which program_load.cc calls.
+// Null, misaligned or oversized bytes.
+Error check_program_bytes(const uint8_t* data, size_t size, LoadDiagnostic* diagnostic);
+// Everything: check_program_bytes, the FlatBuffers verifier, every rule of the format and the plan.
+Error check_program(const uint8_t* data, size_t size, uint32_t* workspace, size_t workspace_words,
+                    LoadDiagnostic* diagnostic);
+// Of a program the host verified (MOTE_VERIFY crc): planned for this runtime's kernels, or for
+// the portable ones where this runtime has them alone.
+Error check_trusted_target(const schema::Program& program, LoadDiagnostic* diagnostic);
+
 // What operator `index` of a program is checked against: its tensors, graph inputs/outputs and
 // constants are already checked (program.cc).
 struct OpCheckContext {

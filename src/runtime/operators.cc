@@ -55,28 +55,28 @@ const char* absent_form(const OpEntry& entry, uint8_t forms) {
   const OpFormTable none{};
   const OpFormTable& built = entry.forms != nullptr ? *entry.forms : none;
   if ((forms & kFormPlain) != 0 && built.plain == nullptr) {
-    return "its whole-tensor form is not built into this runtime: build the image with this "
-           "program among its programs (mote_add_model)";
+    return "its whole-tensor form is not built into this image: rebuild the image with this "
+           "program (mote_add_model)";
   }
   if ((forms & kFormRows) != 0 && built.rows == nullptr) {
-    return "its row-streamed form is not built into this runtime: build the image with this "
-           "program among its programs (mote_add_model), or compile it with --optimize time";
+    return "its row-streamed form is not built into this image: rebuild the image with this "
+           "program (mote_add_model)";
   }
   if ((forms & kFormInPlace) != 0 && built.in_place == nullptr) {
-    return "its in-place form is not built into this runtime: build the image with this program "
-           "among its programs (mote_add_model), or compile it with --optimize time";
+    return "its in-place form is not built into this image: rebuild the image with this program "
+           "(mote_add_model)";
   }
   if ((forms & kFormBackward) != 0 && built.backward == nullptr) {
-    return "its backward form is not built into this runtime: build the image with this program "
-           "among its programs (mote_add_model)";
+    return "its backward form is not built into this image: rebuild the image with this program "
+           "(mote_add_model)";
   }
   if ((forms & kFormInt16) != 0 && built.int16 == nullptr) {
-    return "its 16x8 form is not built into this runtime: build the image with this program "
-           "among its programs (mote_add_model)";
+    return "its 16x8 form is not built into this image: rebuild the image with this program "
+           "(mote_add_model)";
   }
   if ((forms & kFormInt4) != 0 && built.int4 == nullptr) {
-    return "its int4-weight form is not built into this runtime: build the image with this "
-           "program among its programs (mote_add_model)";
+    return "its int4-weight form is not built into this image: rebuild the image with this "
+           "program (mote_add_model)";
   }
   return nullptr;
 }
@@ -86,12 +86,19 @@ Error run_operator(const OpEnv& env, const schema::Operator& op) {
   if (entry == nullptr || entry->op == nullptr) return Error::kUnsupported;
   void (*invoke)(const Op&) = entry->op->invoke;
   if (const OpFormTable* forms = entry->forms) {
-    const uint8_t types = type_forms(*env.program, op) & forms->separate;
-    const OpForm* form = op.backward()                ? forms->backward
-                         : op.in_place()              ? forms->in_place
-                         : (types & kFormInt16) != 0  ? forms->int16
-                         : (types & kFormInt4) != 0   ? forms->int4
-                                                      : forms->plain;
+    const OpForm* form = forms->plain;
+    if (op.backward()) {
+      form = forms->backward;
+    } else if (op.in_place()) {
+      form = forms->in_place;
+    } else if ((forms->separate & (kFormInt16 | kFormInt4)) != 0) {
+      const uint8_t types = type_forms(*env.program, op) & forms->separate;
+      if ((types & kFormInt16) != 0) {
+        form = forms->int16;
+      } else if ((types & kFormInt4) != 0) {
+        form = forms->int4;
+      }
+    }
     // (Null only where the load refused the form: the program's bytes changed since.)
     if (form == nullptr) return Error::kUnsupported;
     invoke = form->invoke;

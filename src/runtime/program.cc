@@ -1,5 +1,6 @@
-// Program::load: the FlatBuffers verifier, then every semantic rule of the format. Nothing is
-// copied: a loaded Program is the verified bytes. The memory plan is checked in plan_check.cc.
+// The load's check (internal::check_program, which Program::load calls: program_load.cc): the
+// FlatBuffers verifier, then every semantic rule of the format. Nothing is copied: a loaded
+// Program is the verified bytes. The memory plan is checked in plan_check.cc.
 
 #include "mote/runtime/program.h"
 
@@ -369,9 +370,15 @@ class Loader {
       // The members' table in the workspace, which the plan check uses only later.
       static_assert(internal::kStageTableBytes <= kLoadStackWorkspaceWords * sizeof(uint32_t),
                     "load's own workspace holds a stage's table");
+      // (Each member's own check refused a row-streamed form this image does not hold.)
+      const internal::StageSupport* stages = internal::built_stages();
+      if (stages == nullptr) {
+        return fail(diagnostic_, Error::kUnsupported, Where::kOperator, stage.first(),
+                    "row-streamed stages are not built into this runtime");
+      }
       Error error = Error::kOk;
-      if (const char* reason = internal::check_stage(p_, k, workspace_,
-                                                     workspace_words_ * sizeof(uint32_t), &error)) {
+      if (const char* reason =
+              stages->check(p_, k, workspace_, workspace_words_ * sizeof(uint32_t), &error)) {
         return fail(diagnostic_, error, Where::kOperator, stage.first(), reason);
       }
     }
@@ -404,14 +411,35 @@ class Loader {
 
 }  // namespace
 
-Result<Program> Program::load(const uint8_t* data, size_t size, LoadDiagnostic* diagnostic) {
-  // Most programs fit; the rest get the pairwise check (the same verdicts).
-  uint32_t workspace[kLoadStackWorkspaceWords];
-  return load(data, size, workspace, kLoadStackWorkspaceWords, diagnostic);
+namespace internal {
+
+Error check_program(const uint8_t* data, size_t size, uint32_t* workspace,
+                    size_t workspace_words, LoadDiagnostic* diagnostic) {
+  using Where = LoadDiagnostic::Where;
+  MOTE_TRY(check_program_bytes(data, size, diagnostic));
+  // Depth: Program > operators > Operator > options is 4 levels; 16 leaves room.
+  flatbuffers::Verifier verifier(data, size, /*max_depth=*/16, /*max_tables=*/1000000);
+  if (!schema::VerifyProgramBuffer(verifier)) {
+    return fail(diagnostic, Error::kInvalidProgram, Where::kProgram, 0,
+                "not a well-formed Mote FlatBuffer");
+  }
+  const schema::Program* root = schema::GetProgram(data);
+  Loader loader(*root, diagnostic, workspace, workspace_words);
+  const Error error = loader.run(data);
+  if (error != Error::kOk) name_other_target(*root, diagnostic);
+  return error;
 }
 
-Result<Program> Program::load(const uint8_t* data, size_t size, uint32_t* workspace,
-                              size_t workspace_words, LoadDiagnostic* diagnostic) {
+Error check_trusted_target(const schema::Program& program, LoadDiagnostic* diagnostic) {
+  const kernels::Extension built = built_extension();
+  const auto planned = static_cast<kernels::Extension>(program.target()->extension());
+  if (built == kernels::Extension::kScalar || planned == built) return Error::kOk;
+  fail(diagnostic, Error::kUnsupported, LoadDiagnostic::Where::kProgram, 0, "");
+  name_other_target(program, diagnostic);
+  return Error::kUnsupported;
+}
+
+Error check_program_bytes(const uint8_t* data, size_t size, LoadDiagnostic* diagnostic) {
   using Where = LoadDiagnostic::Where;
   if (data == nullptr) {
     return fail(diagnostic, Error::kInvalidArgument, Where::kProgram, 0, "null program");
@@ -423,21 +451,10 @@ Result<Program> Program::load(const uint8_t* data, size_t size, uint32_t* worksp
   if (size > kMaxProgramSize) {
     return fail(diagnostic, Error::kInvalidProgram, Where::kProgram, 0, "program too large");
   }
-  // Depth: Program > operators > Operator > options is 4 levels; 16 leaves room.
-  flatbuffers::Verifier verifier(data, size, /*max_depth=*/16, /*max_tables=*/1000000);
-  if (!schema::VerifyProgramBuffer(verifier)) {
-    return fail(diagnostic, Error::kInvalidProgram, Where::kProgram, 0,
-                "not a well-formed Mote FlatBuffer");
-  }
-  const schema::Program* root = schema::GetProgram(data);
-  Loader loader(*root, diagnostic, workspace, workspace_words);
-  const Error error = loader.run(data);
-  if (error != Error::kOk) {
-    name_other_target(*root, diagnostic);
-    return error;
-  }
-  return Program(data, static_cast<uint32_t>(size));
+  return Error::kOk;
 }
+
+}  // namespace internal
 
 const schema::Program* Program::root() const { return schema::GetProgram(data_); }
 size_t Program::num_tensors() const { return root()->tensors()->size(); }

@@ -318,11 +318,17 @@ int32_t stage_outside_tensor(const schema::Program& program, const schema::Stage
   return outside;
 }
 
+extern const StageSupport kStageSupport{&check_stage, &run_stage};
+
 Error run_step(const OpEnv& env, uint32_t index) {
   uint32_t k = 0;
   if (const schema::Stage* stage = stage_holding(*env.program, index, &k)) {
     // (The loader refused a stage without its calls.)
-    if (index == stage->first()) run_stage(env, *stage, *calls_of(*env.program, k));
+    if (index == stage->first()) {
+      const StageSupport* stages = built_stages();
+      if (stages == nullptr) return Error::kUnsupported;  // (the load refused it)
+      stages->run(env, *stage, *calls_of(*env.program, k));
+    }
     return Error::kOk;  // the rest of the stage ran at its first operator
   }
   return run_operator(env, *env.program->operators()->Get(index));

@@ -55,6 +55,20 @@ int32_t stage_outside_tensor(const schema::Program& program, const schema::Stage
 // others): the stage's calls as the program lists them, no schedule computed.
 Error run_step(const OpEnv& env, uint32_t index);
 
+// Checking and running stages, which an image holds only where one of its programs streams:
+// reached through built_stages(), so that the others link neither.
+struct StageSupport {
+  // check_stage.
+  const char* (*check)(const schema::Program& program, uint32_t k, void* table,
+                       size_t table_bytes, Error* error);
+  // Each entry of the stage's calls on its member's row kernel.
+  void (*run)(const OpEnv& env, const schema::Stage& stage, const schema::StageCalls& calls);
+};
+extern const StageSupport kStageSupport;
+
+// kStageSupport where the operator table holds a row-streamed form (op_table.cc), else null.
+const StageSupport* built_stages();
+
 }  // namespace internal
 }  // namespace runtime
 }  // namespace mote

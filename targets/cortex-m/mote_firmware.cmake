@@ -27,23 +27,33 @@
 #       OPTIONS go to `mote compile` as they are (--stream, --no-in-place, ...); one it does not
 #       take, or one the function sets (--target, -o, --emit, --name), fails at configure time.
 #   mote_add_model(<target> MODEL <file.tflite> [CPU <cpu>] [ALGORITHM <a>]
-#                  [OPTIMIZE time|balanced|ram] [NAME <symbol>] [OPTIONS <mote compile options>...])
+#                  [OPTIMIZE time|balanced|ram] [NAME <symbol>] [VERIFY full|crc]
+#                  [OPTIONS <mote compile options>...])
 #       compiles the model at build time (mote_compile_model) and links the program into
 #       <target> as a 16-byte aligned const array, from C or C++: `#include "<symbol>.h"`
 #       (`mote compile --emit c`) declares <symbol>[] and defines <SYMBOL>_BYTES,
 #       <SYMBOL>_ARENA_BYTES, <SYMBOL>_ARENA_ALIGN, <SYMBOL>_INPUT<i>_BYTES, ... and
 #       <symbol>_size (default symbol: <model file stem>_program).
 #       <target>'s runtime builds in the program's operators alone (mote_select_operators).
+#       VERIFY (default: the MOTE_VERIFY variable, full) is how <target>'s Program::load checks
+#       a program: full runs every check of the format on the device; crc accepts the programs
+#       <target> was built with alone, known by their size and CRC-32 (mote_program_ops checked
+#       each with the full check on the host), and links none of the checks: less code and a
+#       faster load, for programs in flash that only a new image changes. The CRC covers what
+#       the full check reads, all but the constants; with `--checksum` (OPTIONS) every byte.
 #   mote_add_runner(<target> (PROGRAM <file.mote> | MODEL <file.tflite> [ALGORITHM <a>])
 #                   INPUT <file> [EXPECTED <file>] [REFERENCE <file>] [ADAPTER <dir>]
-#                   [STACK_SIZE <bytes>] [LIBS <lib>...] [OPERATORS_FROM <file.mote>...])
+#                   [STACK_SIZE <bytes>] [VERIFY full|crc] [LIBS <lib>...]
+#                   [OPERATORS_FROM <file.mote>...])
 #       the firmware runner (runner/runner_main.cc) for one program and input; EXPECTED and
 #       REFERENCE make it compare the outputs with those bytes. ADAPTER is the folder of
 #       runner_adapter.h (default runner/runtime: Mote's runtime). The runtime builds in the
-#       operators of PROGRAM (or MODEL), or of the OPERATORS_FROM programs instead.
+#       operators of PROGRAM (or MODEL), or of the OPERATORS_FROM programs instead. VERIFY as for
+#       mote_add_model.
 #   mote_select_operators(<target> <file.mote>)
-#       builds into <target> the operators of the programs given this way (one call each) and no
-#       others; mote_add_model and mote_add_runner call it. Needs MOTE_PROGRAM_OPS_TOOL; without
+#       builds into <target> the operators and forms of the programs given this way (one call
+#       each) and no others, and its own Program::load (VERIFY); mote_add_model and
+#       mote_add_runner call it. Needs MOTE_PROGRAM_OPS_TOOL; without
 #       it an image links every operator.
 #   mote_embed_binary(<target> INPUT <file> NAME <symbol>)            (embed.cmake)
 
@@ -197,7 +207,7 @@ endfunction()
 
 
 function(mote_add_runner target)
-  cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;REFERENCE;ADAPTER;STACK_SIZE"
+  cmake_parse_arguments(R "" "PROGRAM;MODEL;ALGORITHM;INPUT;EXPECTED;REFERENCE;ADAPTER;STACK_SIZE;VERIFY"
                         "LIBS;OPERATORS_FROM" ${ARGN})
   if(NOT R_INPUT OR (NOT R_PROGRAM AND NOT R_MODEL))
     message(FATAL_ERROR "mote_add_runner(${target} PROGRAM <file.mote> | MODEL <file.tflite> INPUT <file> ...)")
@@ -219,6 +229,10 @@ function(mote_add_runner target)
   mote_add_firmware(${target} SOURCES ${MOTE_CORTEX_M_DIR}/runner/runner_main.cc ${adapter_sources}
                     LIBS ${R_LIBS} ${stack})
   target_include_directories(${target} PRIVATE ${R_ADAPTER})
+  if(R_VERIFY)
+    mote_check_verify_mode("mote_add_runner(${target})" "${R_VERIFY}")
+    set_property(TARGET ${target} PROPERTY MOTE_VERIFY ${R_VERIFY})
+  endif()
   if(R_MODEL)
     set(algorithm "")
     if(R_ALGORITHM)

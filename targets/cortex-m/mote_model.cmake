@@ -12,6 +12,19 @@ include(${CMAKE_CURRENT_LIST_DIR}/embed.cmake)
 set(MOTE_HOST_TOOL "" CACHE FILEPATH "The host `mote` program, for mote_add_model()")
 set(MOTE_PROGRAM_OPS_TOOL "" CACHE FILEPATH
     "The host mote_program_ops (beside `mote` in Mote's build); empty: the one beside MOTE_HOST_TOOL")
+set(MOTE_VERIFY "full" CACHE STRING
+    "How an image's runtime checks the programs it loads: full (every check of the format on the device) or crc (the programs the image was built with alone, known by their CRC-32; the host checked them at build time)")
+set_property(CACHE MOTE_VERIFY PROPERTY STRINGS full crc)
+
+# Fails at configure time unless `mode` is a MOTE_VERIFY mode; `where` names the call.
+function(mote_check_verify_mode where mode)
+  if(NOT mode MATCHES "^(full|crc)$")
+    message(FATAL_ERROR "${where}: VERIFY ${mode}: give full (the default: every check on the "
+                        "device) or crc (the image loads the programs it was built with alone)")
+  endif()
+endfunction()
+mote_check_verify_mode("MOTE_VERIFY" "${MOTE_VERIFY}")
+
 if(NOT MOTE_PROGRAM_OPS_TOOL AND MOTE_HOST_TOOL)
   get_filename_component(mote_host_tool_dir "${MOTE_HOST_TOOL}" DIRECTORY)
   if(EXISTS "${mote_host_tool_dir}/mote_program_ops")
@@ -129,21 +142,33 @@ function(mote_select_operators target program)
     COMMENT "mote_program_ops: the operators of ${target}"
     COMMAND_EXPAND_LISTS
     VERBATIM)
-  target_sources(${target} PRIVATE ${MOTE_SOURCE_DIR}/src/runtime/ops/op_table.cc ${header})
+  # The image's own load too: with MOTE_VERIFY crc (the target's property, else the variable) it
+  # accepts the selected programs alone and links no check.
+  get_target_property(verify ${target} MOTE_VERIFY)
+  if(NOT verify)
+    set_property(TARGET ${target} PROPERTY MOTE_VERIFY ${MOTE_VERIFY})
+  endif()
+  target_sources(${target} PRIVATE ${MOTE_SOURCE_DIR}/src/runtime/ops/op_table.cc
+                 ${MOTE_SOURCE_DIR}/src/runtime/program_load.cc ${header})
   target_include_directories(${target} PRIVATE ${MOTE_SOURCE_DIR}/src)
-  target_compile_definitions(${target} PRIVATE MOTE_OP_SELECTION_HEADER="${header}")
+  target_compile_definitions(${target} PRIVATE MOTE_OP_SELECTION_HEADER="${header}"
+    $<$<STREQUAL:$<TARGET_PROPERTY:${target},MOTE_VERIFY>,crc>:MOTE_VERIFY_CRC=1>)
   target_link_libraries(${target} PRIVATE mote_runtime)
 endfunction()
 
 function(mote_add_model target)
-  cmake_parse_arguments(M "" "MODEL;CPU;ALGORITHM;OPTIMIZE;NAME" "OPTIONS" ${ARGN})
+  cmake_parse_arguments(M "" "MODEL;CPU;ALGORITHM;OPTIMIZE;NAME;VERIFY" "OPTIONS" ${ARGN})
   if(NOT M_MODEL)
     message(FATAL_ERROR "mote_add_model(${target} MODEL <file.tflite|file.onnx> ...): no MODEL")
   endif()
   if(M_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "mote_add_model(${target}): unknown arguments ${M_UNPARSED_ARGUMENTS} "
-                        "(it takes MODEL, CPU, ALGORITHM, OPTIMIZE, NAME and OPTIONS <mote compile "
-                        "options>)")
+                        "(it takes MODEL, CPU, ALGORITHM, OPTIMIZE, NAME, VERIFY and OPTIONS <mote "
+                        "compile options>)")
+  endif()
+  if(M_VERIFY)
+    mote_check_verify_mode("mote_add_model(${target})" "${M_VERIFY}")
+    set_property(TARGET ${target} PROPERTY MOTE_VERIFY ${M_VERIFY})
   endif()
   if(NOT M_NAME)
     get_filename_component(stem "${M_MODEL}" NAME_WE)

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "runtime/ops/registry.h"
+#include "runtime/stages.h"
 #include "runtime/testing/test_programs.h"
 
 namespace mote::runtime {
@@ -41,6 +42,8 @@ TEST(OpSelectionTest, OnlySelectedFormsAreBuiltIn) {
   EXPECT_EQ(add->rows, nullptr);
   EXPECT_EQ(internal::op_entry(OpKind::Reshape)->forms, nullptr);  // it has none
   EXPECT_EQ(internal::op_entry(OpKind::DepthwiseConv2D)->forms, nullptr);  // not selected
+  // No form runs by rows: no stage machinery either.
+  EXPECT_EQ(internal::built_stages(), nullptr);
 }
 
 // conv_add_program with `edit` applied, loaded unchecked: refused at operator 0 with `reason`.
@@ -61,15 +64,15 @@ void expect_form_refused(void (*edit)(schema::ProgramT&), const char* reason) {
 TEST(OpSelectionTest, RefusesAFormLeftOutNamingIt) {
   // The convolution runs backward, a form CONV_2D has but this runtime does not build in.
   expect_form_refused([](schema::ProgramT& p) { p.operators[0]->backward = true; },
-                      "its backward form is not built into this runtime: build the image with "
-                      "this program among its programs (mote_add_model)");
+                      "its backward form is not built into this image: rebuild the image with "
+                      "this program (mote_add_model)");
   // The convolution and the add as a row-streamed stage.
   expect_form_refused(
       [](schema::ProgramT& p) {
         p.stages.push_back(schema::Stage(0, 1));
         p.stage_calls.push_back(std::make_unique<schema::StageCallsT>());
       },
-      "its row-streamed form is not built into this runtime");
+      "its row-streamed form is not built into this image");
 }
 
 TEST(OpSelectionTest, RunsAProgramOfSelectedKinds) {

@@ -7,6 +7,7 @@
 // for the one in mote_runtime.
 
 #include "runtime/ops/registry.h"
+#include "runtime/stages.h"
 
 #if defined(MOTE_OP_SELECTION_HEADER)
 #include MOTE_OP_SELECTION_HEADER
@@ -63,6 +64,13 @@ constexpr FormTable make_forms() {
 
 constexpr FormTable kForms = make_forms();
 
+constexpr bool any_row_form() {
+  for (const OpFormTable& f : kForms.rows) {
+    if (f.rows != nullptr) return true;
+  }
+  return false;
+}
+
 struct OpTable {
   OpEntry entries[kNumOpKinds];
 };
@@ -111,6 +119,14 @@ static_assert(kListedKinds == kNumOpKinds && every_kind_named(),
               "MOTE_OPERATORS (mote/operators.h) must list every schema::OpKind once");
 
 }  // namespace
+
+const StageSupport* built_stages() {
+  if constexpr (any_row_form()) {
+    return &kStageSupport;
+  } else {
+    return nullptr;
+  }
+}
 
 const OpEntry* op_entry(schema::OpKind kind) {
   const size_t i = index_of(kind);

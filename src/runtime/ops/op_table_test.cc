@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/ops/op_support.h"
+#include "runtime/stages.h"
 
 namespace mote::runtime::internal {
 namespace {
@@ -67,6 +68,7 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
     }
   }
   EXPECT_EQ(kinds_with_forms, 7);
+  EXPECT_EQ(built_stages(), &kStageSupport);
   EXPECT_EQ(separate_forms(OpKind::Conv2D),
             kFormPlain | kFormRows | kFormBackward | kFormInt16 | kFormInt4);
   EXPECT_EQ(separate_forms(OpKind::DepthwiseConv2D),

@@ -3,23 +3,32 @@
 // image's runtime then builds in those operators' checks, invokes and kernels and no others.
 //   mote_program_ops <out.h> <program.mote>...
 // The header defines MOTE_SELECTED_OPS(X) as X(<schema::OpKind>) for every kind the programs use,
-// in enum order, and MOTE_SELECTED_FORMS(X) as X(<kind>, <form>, <field>) for every separate form
-// (src/runtime/ops/op_forms.h: row-streamed, in place, backward, 16x8, int4) one of their
-// operators runs; it is rewritten only when that changes, so the image rebuilds only then.
+// in enum order, MOTE_SELECTED_FORMS(X) as X(<kind>, <form>, <field>) for every separate form
+// (src/runtime/ops/op_forms.h: plain, row-streamed, in place, backward, 16x8, int4) one of their
+// operators runs, and MOTE_SELECTED_PROGRAMS(X) as X(<crc32>, <size>, <skip at>, <skip bytes>)
+// for each program, which an image built with MOTE_VERIFY crc loads alone
+// (src/runtime/program_load.cc): the CRC-32 of its bytes but the span skipped, its constants
+// (none where it carries their own CRC, mote compile --checksum). Each program
+// first passes Program::load's full check here, on the host. The header is rewritten only when it
+// changes, so the image rebuilds only then.
 // Exit status: 0 ok, 2 bad arguments, 1 a program unreadable or not a Mote program, or the
 // header not written.
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "flatbuffers/flatbuffers.h"
+#include "mote/runtime/crc32.h"
+#include "mote/runtime/executor.h"
+#include "mote/runtime/program.h"
 #include "mote/schema/mote_generated.h"
 #include "runtime/ops/op_forms.h"
 
@@ -34,42 +43,55 @@ bool read_file(const std::string& path, std::vector<uint8_t>* bytes) {
   return !in.bad();
 }
 
-// Adds the kinds of the program at `path` to `kinds`, and the separate forms its operators run to
-// `forms` (by kind); false (with a message) when it is not a well-formed Mote program.
-bool add_kinds(const std::string& path, std::set<int>* kinds, std::map<int, uint8_t>* forms) {
+// A program's bytes where Program::load wants them: 16-byte aligned.
+struct alignas(mote::runtime::kProgramAlignment) Block {
+  uint8_t bytes[mote::runtime::kProgramAlignment];
+};
+
+// A program as MOTE_VERIFY crc knows it (MOTE_SELECTED_PROGRAMS).
+struct ProgramKey {
+  uint32_t crc;
+  size_t size, skip_at, skip_bytes;
+  bool operator<(const ProgramKey& o) const {
+    return std::tie(crc, size, skip_at, skip_bytes) < std::tie(o.crc, o.size, o.skip_at, o.skip_bytes);
+  }
+};
+
+// Adds the kinds of the program at `path` to `kinds`, the separate forms its operators run to
+// `forms` (by kind) and its key to `programs`; false (with a message) when the runtime's full
+// load check refuses it.
+bool add_kinds(const std::string& path, std::set<int>* kinds, std::map<int, uint8_t>* forms,
+               std::set<ProgramKey>* programs) {
   std::vector<uint8_t> bytes;
   if (!read_file(path, &bytes)) {
     std::fprintf(stderr, "mote_program_ops: cannot read %s\n", path.c_str());
     return false;
   }
-  flatbuffers::Verifier verifier(bytes.data(), bytes.size(), /*max_depth=*/16,
-                                 /*max_tables=*/1000000);
-  if (!mote::schema::VerifyProgramBuffer(verifier)) {
-    std::fprintf(stderr, "mote_program_ops: %s is not a Mote program\n", path.c_str());
+  std::vector<Block> aligned((bytes.size() + sizeof(Block) - 1) / sizeof(Block));
+  std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  const auto* data = reinterpret_cast<const uint8_t*>(aligned.data());
+  mote::runtime::LoadDiagnostic diagnostic;
+  const auto loaded = mote::runtime::Program::load(data, bytes.size(), &diagnostic);
+  if (!loaded.ok()) {
+    char message[512];
+    mote::runtime::format_load_error(loaded.error(), diagnostic, message, sizeof message);
+    std::fprintf(stderr, "mote_program_ops: %s: %s\n", path.c_str(), message);
     return false;
   }
-  const mote::schema::Program& program = *mote::schema::GetProgram(bytes.data());
-  const auto* operators = program.operators();
-  if (operators == nullptr) return true;
-  const uint32_t num_tensors = program.tensors() != nullptr ? program.tensors()->size() : 0;
-  for (uint32_t i = 0; i < operators->size(); ++i) {
-    const auto* op = operators->Get(i);
-    if (op->kind() > OpKind::MAX) {
-      std::fprintf(stderr, "mote_program_ops: %s has an unknown operator kind %d\n", path.c_str(),
-                   static_cast<int>(op->kind()));
-      return false;
-    }
+  const mote::schema::Program& program = *mote::schema::GetProgram(data);
+  ProgramKey key{0, bytes.size(), 0, 0};
+  if (program.constants() != nullptr && !program.constants_crc32().has_value()) {
+    key.skip_at = static_cast<size_t>(program.constants()->data() - data);
+    key.skip_bytes = program.constants()->size();
+  }
+  key.crc = mote::runtime::crc32(data + key.skip_at + key.skip_bytes,
+                                 key.size - key.skip_at - key.skip_bytes,
+                                 mote::runtime::crc32(data, key.skip_at));
+  programs->insert(key);
+  const auto& operators = *program.operators();
+  for (uint32_t i = 0; i < operators.size(); ++i) {
+    const auto* op = operators.Get(i);
     kinds->insert(static_cast<int>(op->kind()));
-    // op_forms reads the types of the operator's tensors.
-    for (const auto* list : {op->inputs(), op->outputs()}) {
-      for (uint32_t k = 0; list != nullptr && k < list->size(); ++k) {
-        if (list->Get(k) < -1 || list->Get(k) >= static_cast<int32_t>(num_tensors)) {
-          std::fprintf(stderr, "mote_program_ops: %s: operator %u has a tensor index out of range\n",
-                       path.c_str(), i);
-          return false;
-        }
-      }
-    }
     (*forms)[static_cast<int>(op->kind())] |= mote::runtime::internal::op_forms(program, i);
   }
   return true;
@@ -84,9 +106,10 @@ int main(int argc, char** argv) {
   }
   std::set<int> kinds;
   std::map<int, uint8_t> forms;
+  std::set<ProgramKey> programs;
   std::string sources;
   for (int i = 2; i < argc; ++i) {
-    if (!add_kinds(argv[i], &kinds, &forms)) return 1;
+    if (!add_kinds(argv[i], &kinds, &forms, &programs)) return 1;
     const std::string path = argv[i];
     sources += (i > 2 ? ", " : "") + path.substr(path.find_last_of('/') + 1);
   }
@@ -107,6 +130,13 @@ int main(int argc, char** argv) {
   }
   MOTE_OPERATOR_FORMS(MOTE_WRITE_FORM)
 #undef MOTE_WRITE_FORM
+  header << "\n#define MOTE_SELECTED_PROGRAMS(X)";
+  for (const ProgramKey& k : programs) {
+    char line[80];
+    std::snprintf(line, sizeof line, " X(0x%08xu, %zuu, %zuu, %zuu)", k.crc, k.size, k.skip_at,
+                  k.skip_bytes);
+    header << line;
+  }
   header << "\n";
   const std::string out_path = argv[1];
   std::vector<uint8_t> old;
