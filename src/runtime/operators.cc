@@ -83,10 +83,10 @@ const char* absent_form(const OpEntry& entry, uint8_t forms) {
 
 Error run_operator(const OpEnv& env, const schema::Operator& op) {
   const OpEntry* entry = op_entry(op.kind());
-  if (entry == nullptr || entry->op == nullptr) return Error::kUnsupported;
-  void (*invoke)(const Op&) = entry->op->invoke;
+  if (entry == nullptr || entry->absent_reason != nullptr) return Error::kUnsupported;
+  const OpForm* form = entry->plain;
   if (const OpFormTable* forms = entry->forms) {
-    const OpForm* form = forms->plain;
+    form = forms->plain;
     if (op.backward()) {
       form = forms->backward;
     } else if (op.in_place()) {
@@ -99,11 +99,10 @@ Error run_operator(const OpEnv& env, const schema::Operator& op) {
         form = forms->int4;
       }
     }
-    // (Null only where the load refused the form: the program's bytes changed since.)
-    if (form == nullptr) return Error::kUnsupported;
-    invoke = form->invoke;
   }
-  invoke(Op(env, op));
+  // (Null only where the load refused the form: the program's bytes changed since.)
+  if (form == nullptr) return Error::kUnsupported;
+  form->invoke(Op(env, op));
   return Error::kOk;
 }
 

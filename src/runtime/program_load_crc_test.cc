@@ -16,6 +16,8 @@
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
 #include "mote/schema/mote_generated.h"
+#include "runtime/ops/registry.h"
+#include "runtime/stages.h"
 
 namespace mote::runtime {
 namespace {
@@ -76,6 +78,19 @@ std::pair<size_t, size_t> constants_span(const std::vector<uint8_t>& program) {
   const auto* constants = schema::GetProgram(bytes.data)->constants();
   const auto begin = static_cast<size_t>(constants->data() - bytes.data);
   return {begin, begin + constants->size()};
+}
+
+// The image's table holds the operators' run-time side alone: no kind's load checks, no stage.
+TEST(CrcLoad, HoldsNoLoadCheck) {
+  const internal::OpEntry& conv = *internal::op_entry(schema::OpKind::Conv2D);
+  EXPECT_EQ(conv.absent_reason, nullptr);
+  EXPECT_EQ(conv.op, nullptr);
+  ASSERT_NE(conv.forms, nullptr);
+  EXPECT_NE(conv.forms->plain, nullptr);
+  const internal::OpEntry& quantize = *internal::op_entry(schema::OpKind::Quantize);
+  EXPECT_EQ(quantize.op, nullptr);
+  EXPECT_NE(quantize.plain, nullptr);
+  EXPECT_EQ(internal::built_stages(), nullptr);
 }
 
 TEST(CrcLoad, RefusesEveryOtherProgram) {

@@ -116,12 +116,12 @@ void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_
 
 extern const OpRegistration kAddOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
-    /*invoke=*/nullptr, /*required_scratch=*/nullptr, /*runs_in_place=*/true, &add_overlap};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, &add_overlap};
 extern const OpForm kAddPlain{&invoke<kernels::add, kernels::add>};
 extern const OpRowForm kAddRows{&row_reach, &row_args, kRowWords<AddRowArgs>, &invoke_rows};
 extern const OpRegistration kSubOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
-    &invoke<kernels::sub, kernels::sub>, /*required_scratch=*/nullptr, /*runs_in_place=*/true,
-    &elementwise_overlap};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
+extern const OpForm kSubPlain{&invoke<kernels::sub, kernels::sub>};
 
 }  // namespace mote::runtime::internal

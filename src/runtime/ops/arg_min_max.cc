@@ -41,10 +41,12 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kArgMaxOp{
-    takes(1, 2, schema::OpOptions::ArgMinMaxOptions), &check, &invoke<false>,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+    takes(1, 2, schema::OpOptions::ArgMinMaxOptions), &check, /*required_scratch=*/nullptr,
+    /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kArgMaxPlain{&invoke<false>};
 extern const OpRegistration kArgMinOp{
-    takes(1, 2, schema::OpOptions::ArgMinMaxOptions), &check, &invoke<true>,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+    takes(1, 2, schema::OpOptions::ArgMinMaxOptions), &check, /*required_scratch=*/nullptr,
+    /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kArgMinPlain{&invoke<true>};
 
 }  // namespace mote::runtime::internal

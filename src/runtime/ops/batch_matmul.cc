@@ -75,7 +75,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kBatchMatMulOp{
-    takes(2, 2, schema::OpOptions::BatchMatMulOptions).int8(2).int16(2), &check, &invoke,
+    takes(2, 2, schema::OpOptions::BatchMatMulOptions).int8(2).int16(2), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kBatchMatMulPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -93,7 +93,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kConcatenationOp{
-    takes(1, 255, schema::OpOptions::ConcatenationOptions), &check, &invoke,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+    takes(1, 255, schema::OpOptions::ConcatenationOptions), &check, /*required_scratch=*/nullptr,
+    /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kConcatenationPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -81,7 +81,7 @@ constexpr auto invoke_rows =
 
 extern const OpRegistration kConv2DOp{
     takes(2, 3, schema::OpOptions::ConvOptions).int8(2).int16(1).int4().nhwc(), &check,
-    /*invoke=*/nullptr, &required_scratch, /*runs_in_place=*/false, &overlap};
+    &required_scratch, /*runs_in_place=*/false, &overlap};
 extern const OpForm kConv2DPlain{&invoke};
 extern const OpForm kConv2DBackward{invoke_backward};
 extern const OpForm kConv2DInt16{&invoke_16x8};

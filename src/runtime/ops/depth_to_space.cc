@@ -41,7 +41,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kDepthToSpaceOp{
-    takes(1, 1, schema::OpOptions::SpaceDepthOptions).int8(1).nhwc(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::SpaceDepthOptions).int8(1).nhwc(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kDepthToSpacePlain{&invoke};
 
 }  // namespace mote::runtime::internal

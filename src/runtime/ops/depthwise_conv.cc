@@ -85,7 +85,7 @@ constexpr auto invoke_rows =
 
 extern const OpRegistration kDepthwiseConv2DOp{
     takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).int16(1).int4().nhwc(), &check,
-    /*invoke=*/nullptr, &required_scratch, /*runs_in_place=*/false, &overlap};
+    &required_scratch, /*runs_in_place=*/false, &overlap};
 extern const OpForm kDepthwiseConv2DPlain{invoke};
 extern const OpForm kDepthwiseConv2DInPlace{invoke_in_place};
 extern const OpForm kDepthwiseConv2DInt16{invoke_16x8};

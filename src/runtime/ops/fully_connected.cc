@@ -120,7 +120,7 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 
 extern const OpRegistration kFullyConnectedOp{
     takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2).int16(1).int4(), &check,
-    /*invoke=*/nullptr, &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
+    &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
 extern const OpForm kFullyConnectedPlain{&invoke};
 extern const OpForm kFullyConnectedInt16{&invoke_16x8};
 extern const OpForm kFullyConnectedInt4{&invoke_int4};

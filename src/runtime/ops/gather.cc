@@ -81,7 +81,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kGatherOp{
-    takes(2, 2, schema::OpOptions::GatherOptions), &check, &invoke,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+    takes(2, 2, schema::OpOptions::GatherOptions), &check, /*required_scratch=*/nullptr,
+    /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kGatherPlain{&invoke};
 
 }  // namespace mote::runtime::internal

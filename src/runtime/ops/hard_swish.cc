@@ -31,7 +31,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kHardSwishOp{
-    takes(1, 1, schema::OpOptions::HardSwishOptions).int8(1).one_to_one(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::HardSwishOptions).int8(1).one_to_one(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kHardSwishPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -39,7 +39,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kLeakyReluOp{
-    takes(1, 1, schema::OpOptions::LeakyReluOptions).int8(1).int16(1).one_to_one(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::LeakyReluOptions).int8(1).int16(1).one_to_one(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
+extern const OpForm kLeakyReluPlain{&invoke};
 
 }  // namespace mote::runtime::internal

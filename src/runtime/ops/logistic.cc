@@ -58,7 +58,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kLogisticOp{
-    takes(1, 1, schema::OpOptions::LogisticOptions).int8(1).int16(1).one_to_one(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::LogisticOptions).int8(1).int16(1).one_to_one(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kLogisticPlain{&invoke};
 
 }  // namespace mote::runtime::internal

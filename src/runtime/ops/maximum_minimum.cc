@@ -31,9 +31,11 @@ void invoke_minimum(const Op& op) { invoke(op, false); }
 
 extern const OpRegistration kMaximumOp{
     takes(2, 2, schema::OpOptions::NONE).int8(2).int16(2).broadcasting(), /*check=*/nullptr,
-    &invoke_maximum, /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
+extern const OpForm kMaximumPlain{&invoke_maximum};
 extern const OpRegistration kMinimumOp{
     takes(2, 2, schema::OpOptions::NONE).int8(2).int16(2).broadcasting(), /*check=*/nullptr,
-    &invoke_minimum, /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
+extern const OpForm kMinimumPlain{&invoke_minimum};
 
 }  // namespace mote::runtime::internal

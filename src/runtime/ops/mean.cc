@@ -36,7 +36,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kMeanOp{
-    takes(1, 2, schema::OpOptions::MeanOptions).int8(1).int16(1), &check, &invoke,
+    takes(1, 2, schema::OpOptions::MeanOptions).int8(1).int16(1), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kMeanPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -43,7 +43,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kMulOp{
-    takes(2, 2, schema::OpOptions::MulOptions).int8(2).int16(2).broadcasting(), &check, &invoke,
+    takes(2, 2, schema::OpOptions::MulOptions).int8(2).int16(2).broadcasting(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
+extern const OpForm kMulPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -41,6 +41,8 @@ TEST(OpSelectionTest, OnlySelectedFormsAreBuiltIn) {
   EXPECT_NE(add->plain, nullptr);
   EXPECT_EQ(add->rows, nullptr);
   EXPECT_EQ(internal::op_entry(OpKind::Reshape)->forms, nullptr);  // it has none
+  EXPECT_NE(internal::op_entry(OpKind::Reshape)->plain, nullptr);
+  EXPECT_EQ(internal::op_entry(OpKind::Softmax)->plain, nullptr);
   EXPECT_EQ(internal::op_entry(OpKind::DepthwiseConv2D)->forms, nullptr);  // not selected
   // No form runs by rows: no stage machinery either.
   EXPECT_EQ(internal::built_stages(), nullptr);

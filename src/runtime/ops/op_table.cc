@@ -71,6 +71,14 @@ constexpr bool any_row_form() {
   return false;
 }
 
+// An image that checks its programs by their CRC alone (program_load.cc) references no kind's
+// load checks.
+#if defined(MOTE_VERIFY_CRC)
+#define MOTE_INTERNAL_CHECKS(registration) nullptr
+#else
+#define MOTE_INTERNAL_CHECKS(registration) (registration)
+#endif
+
 struct OpTable {
   OpEntry entries[kNumOpKinds];
 };
@@ -81,15 +89,17 @@ constexpr OpTable make_table() {
   // selected kinds are not in the final table, so they take no flash.
 #define MOTE_INTERNAL_NAME(kind, name, definition)      \
   t.entries[index_of(schema::OpKind::kind)] = OpEntry{   \
-      name, nullptr, "operator " name " is not built into this runtime", nullptr};
+      name, nullptr, "operator " name " is not built into this runtime", nullptr, nullptr};
   MOTE_OPERATORS(MOTE_INTERNAL_NAME)
 #undef MOTE_INTERNAL_NAME
 #define MOTE_INTERNAL_SELECT(kind)                                                 \
-  t.entries[index_of(schema::OpKind::kind)].op = &k##kind##Op;                     \
+  t.entries[index_of(schema::OpKind::kind)].op = MOTE_INTERNAL_CHECKS(&k##kind##Op); \
   t.entries[index_of(schema::OpKind::kind)].absent_reason = nullptr;               \
   if (separate_forms(schema::OpKind::kind) != 0) {                                 \
     t.entries[index_of(schema::OpKind::kind)].forms =                              \
         &kForms.rows[form_row(schema::OpKind::kind)];                              \
+  } else {                                                                         \
+    t.entries[index_of(schema::OpKind::kind)].plain = &k##kind##Plain;             \
   }
 #if defined(MOTE_OP_SELECTION_HEADER)
   MOTE_SELECTED_OPS(MOTE_INTERNAL_SELECT)
@@ -99,6 +109,7 @@ constexpr OpTable make_table() {
 #undef MOTE_INTERNAL_SELECT_EVERY
 #endif
 #undef MOTE_INTERNAL_SELECT
+#undef MOTE_INTERNAL_CHECKS
   return t;
 }
 

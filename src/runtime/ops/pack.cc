@@ -47,7 +47,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kPackOp{
-    takes(1, 255, schema::OpOptions::PackOptions), &check, &invoke,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+    takes(1, 255, schema::OpOptions::PackOptions), &check, /*required_scratch=*/nullptr,
+    /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kPackPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -52,7 +52,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kPadOp{
-    takes(1, 2, schema::OpOptions::PadOptions).int8(1).int16(1), &check, &invoke,
+    takes(1, 2, schema::OpOptions::PadOptions).int8(1).int16(1), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kPadPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -149,14 +149,14 @@ size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kAveragePool2DOp{
-    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check,
-    /*invoke=*/nullptr, &average_scratch, /*runs_in_place=*/false, &average_overlap};
+    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check, &average_scratch,
+    /*runs_in_place=*/false, &average_overlap};
 extern const OpForm kAveragePool2DPlain{&invoke_average};
 extern const OpRowForm kAveragePool2DRows{&average_row_reach, &row_args, kRowWords<PoolRowArgs>,
                                           &invoke_average_rows};
 extern const OpRegistration kMaxPool2DOp{
     takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check,
-    /*invoke=*/nullptr, /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap};
 extern const OpForm kMaxPool2DPlain{&invoke_max};
 extern const OpRowForm kMaxPool2DRows{&row_reach, &row_args, kRowWords<PoolRowArgs>,
                                       &invoke_max_rows};

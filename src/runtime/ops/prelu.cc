@@ -53,7 +53,8 @@ kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& o
 }  // namespace
 
 extern const OpRegistration kPreluOp{
-    takes(2, 2, schema::OpOptions::PreluOptions).int8(2).int16(1).broadcasting(), &check, &invoke,
+    takes(2, 2, schema::OpOptions::PreluOptions).int8(2).int16(1).broadcasting(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &overlap};
+extern const OpForm kPreluPlain{&invoke};
 
 }  // namespace mote::runtime::internal

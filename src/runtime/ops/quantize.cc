@@ -152,10 +152,12 @@ kernels::OverlapRule quantize_overlap(const schema::Program& program, const sche
 }  // namespace
 
 extern const OpRegistration kQuantizeOp{
-    takes(1, 1, schema::OpOptions::QuantizeOptions).one_to_one(), &check_quantize, &invoke_quantize,
+    takes(1, 1, schema::OpOptions::QuantizeOptions).one_to_one(), &check_quantize,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &quantize_overlap};
+extern const OpForm kQuantizePlain{&invoke_quantize};
 extern const OpRegistration kDequantizeOp{
-    takes(1, 1, schema::OpOptions::NONE).one_to_one(), &check_dequantize, &invoke_dequantize,
+    takes(1, 1, schema::OpOptions::NONE).one_to_one(), &check_dequantize,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
+extern const OpForm kDequantizePlain{&invoke_dequantize};
 
 }  // namespace mote::runtime::internal

@@ -48,10 +48,12 @@ void invoke_reduce_max(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kSumOp{
-    takes(1, 2, schema::OpOptions::ReduceOptions).int8(1).int16(1), &check_sum, &invoke_sum,
+    takes(1, 2, schema::OpOptions::ReduceOptions).int8(1).int16(1), &check_sum,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kSumPlain{&invoke_sum};
 extern const OpRegistration kReduceMaxOp{
-    takes(1, 2, schema::OpOptions::ReduceOptions).int8(1), &check_reduce_max, &invoke_reduce_max,
+    takes(1, 2, schema::OpOptions::ReduceOptions).int8(1), &check_reduce_max,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kReduceMaxPlain{&invoke_reduce_max};
 
 }  // namespace mote::runtime::internal

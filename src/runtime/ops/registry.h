@@ -93,15 +93,13 @@ constexpr OpSignature takes(uint8_t required_inputs, uint8_t max_inputs,
   return {required_inputs, max_inputs, options, 0, false, false, false, 1, 0, false};
 }
 
+// What the loader checks of an operator kind (its run-time side is the kind's OpForm objects
+// below: an image built with MOTE_VERIFY crc links those alone).
 struct OpRegistration {
   OpSignature signature;
   // Load time, after the signature: types, shapes and parameter ranges are what the kernel can
   // run; on failure sets the checker's reason. Null when the signature says all.
   Error (*check)(const OpChecker& op);
-  // Run time: the kernel's parameters from the program's options, then the kernel. It cannot
-  // fail: everything it relies on was checked at load. Null for a kind with separate forms
-  // (ops/op_forms.h), whose OpForm objects below run it.
-  void (*invoke)(const Op& op);
   // Scratch bytes the kernel needs on the program's target extension (the kernels' own
   // scratch-size function); null for kernels that need none.
   size_t (*required_scratch)(const schema::Program& program, const schema::Operator& op);
@@ -120,7 +118,9 @@ inline constexpr size_t kMaxRowWords = 32;
 // An operator's forms (ops/op_forms.h): each is an object of its own, k<Kind><Form>, which the
 // operator table references only where the image's programs run that form.
 struct OpForm {
-  // Run time, in this form: plain (as OpRegistration::invoke), backward (schema Operator.backward: from the last output byte to the
+  // Run time: the kernel's parameters from the program's options, then the kernel. It cannot
+  // fail: everything it relies on was checked at load. In this form: plain (every kind has one,
+  // k<Kind>Plain, which runs all it does where the kind has no separate forms), backward (schema Operator.backward: from the last output byte to the
   // first; the kind's check refuses shapes that cannot run so and its `overlap` gives the
   // backward rule), in place (Operator.in_place: through its scratch, so that the output may sit
   // exactly on its input; `required_scratch` and `overlap` give that kernel's), 16x8 or int4.
@@ -162,7 +162,9 @@ struct OpFormTable {
 kernels::OverlapRule elementwise_overlap(const schema::Program& program, const schema::Operator& op,
                                          size_t k);
 
-#define MOTE_INTERNAL_DECLARE_OP(kind, name, definition) extern const OpRegistration k##kind##Op;
+#define MOTE_INTERNAL_DECLARE_OP(kind, name, definition) \
+  extern const OpRegistration k##kind##Op;              \
+  extern const OpForm k##kind##Plain;
 MOTE_OPERATORS(MOTE_INTERNAL_DECLARE_OP)
 #undef MOTE_INTERNAL_DECLARE_OP
 #define MOTE_INTERNAL_FORM_TYPE_Plain OpForm
@@ -179,10 +181,14 @@ MOTE_OPERATOR_FORMS(MOTE_INTERNAL_DECLARE_FORM)
 // One kind's entry in this image's table (op_table.cc).
 struct OpEntry {
   const char* name;           // "CONV_2D"
-  const OpRegistration* op;   // null when the kind is not built into this image
+  // Its load checks: null when the kind is not built into this image, or the image checks its
+  // programs by their CRC alone (MOTE_VERIFY crc).
+  const OpRegistration* op;
   const char* absent_reason;  // why a program using it is refused; null when it is built in
   // Its separate forms (separate_forms(kind)) built into this image: null when it has none.
   const OpFormTable* forms;
+  // Its plain form where it has no separate forms (they hold it otherwise); null when absent.
+  const OpForm* plain;
 };
 
 // The entry of `kind`, or null for a value outside schema::OpKind.
@@ -192,8 +198,9 @@ const OpEntry* op_entry(schema::OpKind kind);
 // image does not build in, or null.
 const char* absent_form(const OpEntry& entry, uint8_t forms);
 
-// The registration of `kind` built into this image, or null (outside the enum, or not built in:
-// a loaded program has neither unless its bytes changed after the load).
+// The load checks of `kind` built into this image, or null (outside the enum, not built in, or
+// an image with MOTE_VERIFY crc: a loaded program has none of the first two unless its bytes
+// changed after the load).
 inline const OpRegistration* built_in_op(schema::OpKind kind) {
   const OpEntry* entry = op_entry(kind);
   return entry != nullptr ? entry->op : nullptr;
@@ -202,8 +209,7 @@ inline const OpRegistration* built_in_op(schema::OpKind kind) {
 // The row-streamed form of `kind` built into this image, or null.
 inline const OpRowForm* row_form(schema::OpKind kind) {
   const OpEntry* entry = op_entry(kind);
-  return entry != nullptr && entry->op != nullptr && entry->forms != nullptr ? entry->forms->rows
-                                                                             : nullptr;
+  return entry != nullptr && entry->forms != nullptr ? entry->forms->rows : nullptr;
 }
 
 }  // namespace internal

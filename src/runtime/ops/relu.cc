@@ -39,10 +39,12 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kReluOp{
-    takes(1, 1, schema::OpOptions::ReluOptions).int8(1).int16(1).one_to_one(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::ReluOptions).int8(1).int16(1).one_to_one(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
+extern const OpForm kReluPlain{&invoke};
 extern const OpRegistration kRelu6Op{
-    takes(1, 1, schema::OpOptions::ReluOptions).int8(1).int16(1).one_to_one(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::ReluOptions).int8(1).int16(1).one_to_one(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
+extern const OpForm kRelu6Plain{&invoke};
 
 }  // namespace mote::runtime::internal

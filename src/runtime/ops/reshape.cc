@@ -20,13 +20,16 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kReshapeOp{
-    takes(1, 2, schema::OpOptions::NONE), &check, &invoke, /*required_scratch=*/nullptr,
+    takes(1, 2, schema::OpOptions::NONE), &check, /*required_scratch=*/nullptr,
     /*runs_in_place=*/true, /*overlap=*/nullptr};
+extern const OpForm kReshapePlain{&invoke};
 extern const OpRegistration kSqueezeOp{
-    takes(1, 1, schema::OpOptions::NONE), &check, &invoke, /*required_scratch=*/nullptr,
+    takes(1, 1, schema::OpOptions::NONE), &check, /*required_scratch=*/nullptr,
     /*runs_in_place=*/true, /*overlap=*/nullptr};
+extern const OpForm kSqueezePlain{&invoke};
 extern const OpRegistration kExpandDimsOp{
-    takes(1, 1, schema::OpOptions::NONE), &check, &invoke, /*required_scratch=*/nullptr,
+    takes(1, 1, schema::OpOptions::NONE), &check, /*required_scratch=*/nullptr,
     /*runs_in_place=*/true, /*overlap=*/nullptr};
+extern const OpForm kExpandDimsPlain{&invoke};
 
 }  // namespace mote::runtime::internal

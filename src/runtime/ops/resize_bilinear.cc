@@ -49,7 +49,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kResizeBilinearOp{
-    takes(1, 2, schema::OpOptions::ResizeBilinearOptions).int8(1).nhwc(), &check, &invoke,
+    takes(1, 2, schema::OpOptions::ResizeBilinearOptions).int8(1).nhwc(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kResizeBilinearPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -29,6 +29,7 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kResizeNearestNeighborOp{
     takes(1, 2, schema::OpOptions::ResizeNearestNeighborOptions).int8(1).int16(1).nhwc(), &check,
-    &invoke, /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kResizeNearestNeighborPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -32,7 +32,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kRsqrtOp{
-    takes(1, 1, schema::OpOptions::RsqrtOptions).int8(1).one_to_one(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::RsqrtOptions).int8(1).one_to_one(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
+extern const OpForm kRsqrtPlain{&invoke};
 
 }  // namespace mote::runtime::internal

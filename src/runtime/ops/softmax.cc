@@ -87,8 +87,8 @@ void invoke_int16(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kSoftmaxOp{
-    takes(1, 1, schema::OpOptions::SoftmaxOptions), &check, /*invoke=*/nullptr,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+    takes(1, 1, schema::OpOptions::SoftmaxOptions), &check, /*required_scratch=*/nullptr,
+    /*runs_in_place=*/false, /*overlap=*/nullptr};
 extern const OpForm kSoftmaxPlain{&invoke};
 extern const OpForm kSoftmaxInt16{&invoke_int16};
 

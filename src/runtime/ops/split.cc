@@ -12,7 +12,8 @@ void invoke(const Op& op) { invoke_parts(op, /*keeps_axis=*/true); }
 }  // namespace
 
 extern const OpRegistration kSplitOp{
-    takes(1, 1, schema::OpOptions::SplitOptions).int8(1).int16(1).outputs(255), &check, &invoke,
+    takes(1, 1, schema::OpOptions::SplitOptions).int8(1).int16(1).outputs(255), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kSplitPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -63,6 +63,7 @@ void invoke(const Op& op) {
 
 extern const OpRegistration kSquaredDifferenceOp{
     takes(2, 2, schema::OpOptions::SquaredDifferenceOptions).int8(2).int16(2).broadcasting(),
-    &check, &invoke, /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
+    &check, /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
+extern const OpForm kSquaredDifferencePlain{&invoke};
 
 }  // namespace mote::runtime::internal

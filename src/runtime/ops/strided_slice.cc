@@ -11,7 +11,8 @@ void invoke(const Op& op) { invoke_slice(op); }
 }  // namespace
 
 extern const OpRegistration kStridedSliceOp{
-    takes(1, 1, schema::OpOptions::SliceOptions).int8(1).int16(1), &check_slice, &invoke,
+    takes(1, 1, schema::OpOptions::SliceOptions).int8(1).int16(1), &check_slice,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kStridedSlicePlain{&invoke};
 
 }  // namespace mote::runtime::internal

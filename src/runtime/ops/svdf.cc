@@ -88,7 +88,8 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kSvdfOp{
-    takes(3, 5, schema::OpOptions::SvdfOptions).int8(2), &check, &invoke, &required_scratch,
+    takes(3, 5, schema::OpOptions::SvdfOptions).int8(2), &check, &required_scratch,
     /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kSvdfPlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -59,7 +59,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kTanhOp{
-    takes(1, 1, schema::OpOptions::TanhOptions).int8(1).int16(1).one_to_one(), &check, &invoke,
+    takes(1, 1, schema::OpOptions::TanhOptions).int8(1).int16(1).one_to_one(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};
+extern const OpForm kTanhPlain{&invoke};
 
 }  // namespace mote::runtime::internal

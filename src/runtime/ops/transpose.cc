@@ -48,7 +48,8 @@ void invoke(const Op& op) {
 }  // namespace
 
 extern const OpRegistration kTransposeOp{
-    takes(1, 2, schema::OpOptions::TransposeOptions).int8(1).int16(1), &check, &invoke,
+    takes(1, 2, schema::OpOptions::TransposeOptions).int8(1).int16(1), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kTransposePlain{&invoke};
 
 }  // namespace mote::runtime::internal

@@ -56,7 +56,8 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kTransposeConvOp{
-    takes(2, 3, schema::OpOptions::TransposeConvOptions).int8(2).int16(1).nhwc(), &check, invoke,
+    takes(2, 3, schema::OpOptions::TransposeConvOptions).int8(2).int16(1).nhwc(), &check,
     &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kTransposeConvPlain{invoke};
 
 }  // namespace mote::runtime::internal

@@ -168,8 +168,9 @@ size_t required_scratch(const schema::Program& program, const schema::Operator& 
 }  // namespace
 
 extern const OpRegistration kUnidirectionalSequenceLstmOp{
-    takes(kInputs, kInputs, schema::OpOptions::LstmOptions).int8(kBias).int16(1), &check, &invoke,
+    takes(kInputs, kInputs, schema::OpOptions::LstmOptions).int8(kBias).int16(1), &check,
     &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
+extern const OpForm kUnidirectionalSequenceLstmPlain{&invoke};
 
 }  // namespace internal
 }  // namespace runtime
