@@ -527,8 +527,8 @@ void conv_im2col(const ConvShape& shape, internal::RowTable& rows, const int8_t*
   }
 }
 
-// What conv2d and conv2d_rows share: the shapes the dsp paths take (else portable runs), and the
-// requantizer and zero point.
+// What conv2d and conv2d_rows (kRows) share: the shapes the dsp paths take (else portable runs).
+template <bool kRows>
 bool dsp_runs(const ConvParams& params, size_t needed, Scratch scratch) {
   const ConvShape& s = params.shape;
   // Outside what this kernel is for (or given less than it asks, or a negative multiplier, which
@@ -536,7 +536,8 @@ bool dsp_runs(const ConvParams& params, size_t needed, Scratch scratch) {
   // alignment; the plan aligns scratch at 16 bytes, but keep to the contract.
   return conv_handles(s) && s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 &&
          s.dilation_w > 0 && s.filter_c > 0 && scratch.size >= needed &&
-         multipliers_non_negative(params.output_multiplier, s.output_c) &&
+         (kRows ? multipliers_non_negative_by_signs(params.output_multiplier, s.output_c)
+                : multipliers_non_negative(params.output_multiplier, s.output_c)) &&
          (needed == 0 || (reinterpret_cast<uintptr_t>(scratch.data) & 1u) == 0);
 }
 
@@ -546,7 +547,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
             int8_t* output, Scratch scratch) {
   const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
   const size_t needed = conv_scratch_bytes(s);
-  if (!dsp_runs(params, needed, scratch)) {
+  if (!dsp_runs<false>(params, needed, scratch)) {
     portable_conv2d(params, input, filter, bias, output, scratch);
     return;
   }
@@ -600,7 +601,7 @@ void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ri
                  int32_t y_begin, int32_t y_end, Scratch scratch) {
   const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
   const size_t needed = conv_scratch_bytes(s);
-  if (!dsp_runs(params, needed, scratch)) {
+  if (!dsp_runs<true>(params, needed, scratch)) {
     portable_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
                          y_end, scratch);
     return;
