@@ -211,74 +211,16 @@ inline int32_t dot_1x1_col(const int16_t* c, const int8_t* w, int32_t n, int32_t
   return acc;
 }
 
-// Two sums of one pixel (the lone pixel of a block: an odd pixel count, or each row of an odd
-// width in row calls): a[0] = x.w0, a[1] = x.w1, filter row 1 `ci` bytes after row 0, over n
-// inputs. On Arm the groups of eight go through inline assembly (28 instructions per 16
-// multiply-accumulates; one channel at a time in C takes about 11 per 4).
-inline void dot_1x2_int8(const int8_t* x, const int8_t* w, int32_t ci, int32_t n, uint32_t offset2,
-                         int16_t offset, int32_t* a) {
-  int32_t s0 = a[0], s1 = a[1];
-#if defined(__ARM_FEATURE_DSP)
-  const int32_t n8 = n & ~7;
-  if (n8 >= 16) {
-    const int8_t* const w_end = w + n8;
-    uint32_t t0, t1, t2, t3, t4, t5;
-    // Per group of four: both filter words widened (t2, t1 row 0 bytes 0/2 and 1/3; t3, t0 row 1),
-    // the pixel's word widened with the zero point (t5, t4), four SMLADs.
-#define MOTE_DSP_MAC_1X2_GROUP                  \
-  "ldr     %[t0], [%[w], %[ci]]\n\t"            \
-  "ldr     %[t1], [%[w]], #4\n\t"               \
-  "sxtb16  %[t2], %[t1]\n\t"                    \
-  "sxtb16  %[t1], %[t1], ror #8\n\t"            \
-  "sxtb16  %[t3], %[t0]\n\t"                    \
-  "sxtb16  %[t0], %[t0], ror #8\n\t"            \
-  "ldr     %[t4], [%[x]], #4\n\t"               \
-  "sxtab16 %[t5], %[off], %[t4]\n\t"            \
-  "sxtab16 %[t4], %[off], %[t4], ror #8\n\t"    \
-  "smlad   %[s0], %[t5], %[t2], %[s0]\n\t"      \
-  "smlad   %[s1], %[t5], %[t3], %[s1]\n\t"      \
-  "smlad   %[s0], %[t4], %[t1], %[s0]\n\t"      \
-  "smlad   %[s1], %[t4], %[t0], %[s1]\n\t"
-    __asm__ volatile(
-        "1:\n\t"
-        MOTE_DSP_MAC_1X2_GROUP
-        MOTE_DSP_MAC_1X2_GROUP
-        "cmp     %[w], %[end]\n\t"
-        "bne     1b\n\t"
-        : [s0] "+r"(s0), [s1] "+r"(s1), [x] "+r"(x), [w] "+r"(w), [t0] "=&r"(t0),
-          [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
-        : [ci] "r"(ci), [off] "r"(offset2), [end] "r"(w_end)
-        : "cc", "memory");
-#undef MOTE_DSP_MAC_1X2_GROUP
-    n -= n8;
-  }
-#endif
-  int32_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const uint32_t xa = load4(x + i), wa = load4(w + i), wb = load4(w + ci + i);
-    const uint32_t xe = sxtab16(offset2, xa), xo = sxtab16_ror8(offset2, xa);
-    s0 = smlad(xe, sxtb16(wa), smlad(xo, sxtb16_ror8(wa), s0));
-    s1 = smlad(xe, sxtb16(wb), smlad(xo, sxtb16_ror8(wb), s1));
-  }
-  for (; i < n; ++i) {
-    const int32_t v = x[i] + offset;
-    s0 += v * w[i];
-    s1 += v * w[ci + i];
-  }
-  a[0] = s0;
-  a[1] = s1;
-}
-
 // Four sums of one pixel (a lone pixel's channels four at a time): a[k] = x.w_k, filter row k
 // k * ci bytes after row 0, over n inputs. On Arm the groups of eight go through inline assembly
-// (49 instructions per 32 multiply-accumulates against dot_1x2_int8's 56: the pixel's words are
-// widened once for four channels); the rest two channels at a time.
+// (49 instructions per 32 multiply-accumulates, where two channels at a time took 56: the pixel's
+// words are widened once for four channels); the rest in C.
 inline void dot_1x4_int8(const int8_t* x, const int8_t* w, int32_t ci, int32_t n,
                          uint32_t offset2, int16_t offset, int32_t* a) {
+  int32_t s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];
 #if defined(__ARM_FEATURE_DSP)
   const int32_t n8 = n & ~7;
   if (n8 >= 16) {
-    int32_t s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];
     const int8_t* w2 = w + 2 * static_cast<ptrdiff_t>(ci);  // rows 2 and 3
     const int8_t* const w_end = w + n8;  // in memory: the registers hold everything else
     uint32_t t, te, xe, xo;
@@ -311,30 +253,30 @@ inline void dot_1x4_int8(const int8_t* x, const int8_t* w, int32_t ci, int32_t n
         : "cc", "memory");
 #undef MOTE_DSP_MAC_1X4_GROUP
 #undef MOTE_DSP_MAC_1X4_ROW
-    store_sums(a, s0, s1, s2, s3);
     n -= n8;
   }
 #endif
-  dot_1x2_int8(x, w, ci, n, offset2, offset, a);
-  dot_1x2_int8(x, w + 2 * static_cast<ptrdiff_t>(ci), ci, n, offset2, offset, a + 2);
-}
-
-// The same over a reordered int16 column, filter row 1 n bytes after row 0.
-inline void dot_1x2_col(const int16_t* c, const int8_t* w, int32_t n, int32_t* a) {
-  int32_t s0 = a[0], s1 = a[1];
+  const int8_t* const w1 = w + ci;
+  const int8_t* const w2 = w + 2 * static_cast<ptrdiff_t>(ci);
+  const int8_t* const w3 = w + 3 * static_cast<ptrdiff_t>(ci);
   int32_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const uint32_t wa = load4(w + i), wb = load4(w + n + i);
-    const uint32_t ce = load4(c + i), c_odd = load4(c + i + 2);
-    s0 = smlad(ce, sxtb16(wa), smlad(c_odd, sxtb16_ror8(wa), s0));
-    s1 = smlad(ce, sxtb16(wb), smlad(c_odd, sxtb16_ror8(wb), s1));
+    const uint32_t xa = load4(x + i);
+    const uint32_t xe = sxtab16(offset2, xa), xo = sxtab16_ror8(offset2, xa);
+    const uint32_t v0 = load4(w + i), v1 = load4(w1 + i), v2 = load4(w2 + i), v3 = load4(w3 + i);
+    s0 = smlad(xe, sxtb16(v0), smlad(xo, sxtb16_ror8(v0), s0));
+    s1 = smlad(xe, sxtb16(v1), smlad(xo, sxtb16_ror8(v1), s1));
+    s2 = smlad(xe, sxtb16(v2), smlad(xo, sxtb16_ror8(v2), s2));
+    s3 = smlad(xe, sxtb16(v3), smlad(xo, sxtb16_ror8(v3), s3));
   }
   for (; i < n; ++i) {
-    s0 += c[i] * w[i];
-    s1 += c[i] * w[n + i];
+    const int32_t v = x[i] + offset;
+    s0 += v * w[i];
+    s1 += v * w1[i];
+    s2 += v * w2[i];
+    s3 += v * w3[i];
   }
-  a[0] = s0;
-  a[1] = s1;
+  store_sums(a, s0, s1, s2, s3);
 }
 
 // Writes channels [0, co) of one or two pixels; `sums(o, a)` fills a[4] as dot_2x2_* does
@@ -452,18 +394,7 @@ __attribute__((noinline)) void lone_pixel(const Input* x, const int8_t* filter, 
     out[o + 2] = rq(a[2], o + 2);
     out[o + 3] = rq(a[3], o + 3);
   }
-  for (; o + 2 <= co; o += 2) {
-    int32_t a[2] = {bias_or_zero(bias, o), bias_or_zero(bias, o + 1)};
-    const int8_t* w = filter + static_cast<ptrdiff_t>(o) * n;
-    if constexpr (std::is_same<Input, int8_t>::value) {
-      dot_1x2_int8(x, w, n, n, offset2, offset, a);
-    } else {
-      dot_1x2_col(x, w, n, a);
-    }
-    out[o] = rq(a[0], o);
-    out[o + 1] = rq(a[1], o + 1);
-  }
-  if (o < co) {
+  for (; o < co; ++o) {  // the last channels, one at a time
     const int8_t* w = filter + static_cast<ptrdiff_t>(o) * n;
     int32_t acc = bias_or_zero(bias, o);
     if constexpr (std::is_same<Input, int8_t>::value) {
