@@ -81,8 +81,8 @@ echo "- The shared models' plain runners are compiled with \`--optimize time\`, 
 echo "  \`--optimize balanced\` (what \`mote compile\` does without options), \`_streamed\` with \`--stream\`"
 echo "  (\`--optimize ram\`: a row-streamed stage, its inner tensors as rings); the builder models"
 echo "  with no options. A streamed stage's conv and depthwise run their variant's row kernels (dsp"
-echo "  on the M4, mve on the M55), the pools portable row kernels (a streamed global average pool's sums mve"
-echo "  on the M55); each call reads its member's words in the program (kernel parameters and"
+echo "  on the M4, mve on the M55), the pools portable row kernels (a streamed global average pool's sums dsp"
+echo "  on the M4, mve on the M55); each call reads its member's words in the program (kernel parameters and"
 echo "  tensor offsets, checked at load), not the operator's tables. The stage schedule and its"
 echo "  load-time replay add to the stack."
 echo

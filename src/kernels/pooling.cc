@@ -72,13 +72,19 @@ void average_pool_rows(const PoolParams& params, const int8_t* input, RowRing in
                              scratch);
 }
 
-// The streamed global average pool's sums on mve where the average pool runs mve.
+// The streamed global average pool's sums on mve or dsp where the average pool runs that variant.
 void global_average_pool_accumulate(const PoolParams& params, const int8_t* input,
                                     RowRing input_ring, int32_t y_begin, int32_t y_end,
                                     int32_t* sums) {
 #if defined(MOTE_KERNELS_WITH_MVE)
   if (internal::built_variant(kAveragePoolVariants, params).variant == Variant::kMve) {
     mve::global_average_pool_accumulate(params, input, input_ring, y_begin, y_end, sums);
+    return;
+  }
+#endif
+#if defined(MOTE_KERNELS_WITH_DSP)
+  if (internal::built_variant(kAveragePoolVariants, params).variant == Variant::kDsp) {
+    dsp::global_average_pool_accumulate(params, input, input_ring, y_begin, y_end, sums);
     return;
   }
 #endif

@@ -306,10 +306,12 @@ class PlanCheck {
       return false;
     }
     // In a stage only its output over its input from outside, whose offsets check_stage held
-    // to the stage's own rule.
+    // to the stage's own rule; `in` is a root, the stage may read an alias of it (a RESHAPE's).
     if (const schema::Stage* stage = stage_holding(p_, step)) {
-      return step == stage->last() &&
-             stage_outside_tensor(p_, *stage) == static_cast<int32_t>(in);
+      if (step != stage->last()) return false;
+      const int32_t outside = stage_outside_tensor(p_, *stage);
+      return outside == static_cast<int32_t>(in) ||
+             (outside >= 0 && alias_root(p_, outside) == static_cast<int32_t>(in));
     }
     const OpRegistration* registration = built_in_op(op.kind());
     if (registration == nullptr || registration->overlap == nullptr) return false;

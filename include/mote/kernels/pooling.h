@@ -83,8 +83,8 @@ void global_average_pool_accumulate(const PoolParams& params, const int8_t* inpu
                                     RowRing input_ring, int32_t y_begin, int32_t y_end,
                                     int32_t* sums);
 void global_average_pool_finish(const PoolParams& params, const int32_t* sums, int8_t* output);
-// The portable accumulate (global_average_pool_accumulate runs the mve one where the average
-// pool's table runs mve).
+// The portable accumulate (global_average_pool_accumulate runs the mve or dsp one where the
+// average pool's table runs that variant).
 void portable_global_average_pool_accumulate(const PoolParams& params, const int8_t* input,
                                              RowRing input_ring, int32_t y_begin, int32_t y_end,
                                              int32_t* sums);

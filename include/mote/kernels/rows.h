@@ -10,7 +10,8 @@
 // Which variant computes rows: in a dsp or mve build, conv and depthwise run that variant's row
 // kernels (every output row on its code, windows that wrap past the ring's last slot too; shapes
 // the variant hands to portable run portable). The pools, and every operator of a portable
-// build, run the portable row kernels. Embeddable C++17, header only.
+// build, run the portable row kernels, but for a streamed global average pool's sums, which run
+// the average pool's variant. Embeddable C++17, header only.
 
 #include <stdint.h>
 

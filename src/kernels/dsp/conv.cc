@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "dsp/intrinsics.h"
 #include "dsp/kernels.h"
 #include "dsp/requantize.h"
@@ -209,113 +211,199 @@ inline int32_t dot_1x1_col(const int16_t* c, const int8_t* w, int32_t n, int32_t
   return acc;
 }
 
-// Two sums of one pixel (the lone pixel of a block: an odd pixel count, or each row of an odd
-// width in row calls): a[0] = x.w0, a[1] = x.w1, filter row 1 `ci` bytes after row 0, over n
-// inputs. On Arm the groups of eight go through inline assembly (28 instructions per 16
-// multiply-accumulates; one channel at a time in C takes about 11 per 4).
-inline void dot_1x2_int8(const int8_t* x, const int8_t* w, int32_t ci, int32_t n, uint32_t offset2,
-                         int16_t offset, int32_t* a) {
-  int32_t s0 = a[0], s1 = a[1];
+// Four sums of one pixel (a lone pixel's channels four at a time): a[k] = x.w_k, filter row k
+// k * ci bytes after row 0, over n inputs. On Arm the groups of eight go through inline assembly
+// (49 instructions per 32 multiply-accumulates, where two channels at a time took 56: the pixel's
+// words are widened once for four channels); the rest in C.
+inline void dot_1x4_int8(const int8_t* x, const int8_t* w, int32_t ci, int32_t n,
+                         uint32_t offset2, int16_t offset, int32_t* a) {
+  int32_t s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];
 #if defined(__ARM_FEATURE_DSP)
   const int32_t n8 = n & ~7;
   if (n8 >= 16) {
-    const int8_t* const w_end = w + n8;
-    uint32_t t0, t1, t2, t3, t4, t5;
-    // Per group of four: both filter words widened (t2, t1 row 0 bytes 0/2 and 1/3; t3, t0 row 1),
-    // the pixel's word widened with the zero point (t5, t4), four SMLADs.
-#define MOTE_DSP_MAC_1X2_GROUP                  \
-  "ldr     %[t0], [%[w], %[ci]]\n\t"            \
-  "ldr     %[t1], [%[w]], #4\n\t"               \
-  "sxtb16  %[t2], %[t1]\n\t"                    \
-  "sxtb16  %[t1], %[t1], ror #8\n\t"            \
-  "sxtb16  %[t3], %[t0]\n\t"                    \
-  "sxtb16  %[t0], %[t0], ror #8\n\t"            \
-  "ldr     %[t4], [%[x]], #4\n\t"               \
-  "sxtab16 %[t5], %[off], %[t4]\n\t"            \
-  "sxtab16 %[t4], %[off], %[t4], ror #8\n\t"    \
-  "smlad   %[s0], %[t5], %[t2], %[s0]\n\t"      \
-  "smlad   %[s1], %[t5], %[t3], %[s1]\n\t"      \
-  "smlad   %[s0], %[t4], %[t1], %[s0]\n\t"      \
-  "smlad   %[s1], %[t4], %[t0], %[s1]\n\t"
+    const int8_t* w2 = w + 2 * static_cast<ptrdiff_t>(ci);  // rows 2 and 3
+    const int8_t* const w_end = w + n8;  // in memory: the registers hold everything else
+    uint32_t t, te, xe, xo;
+    // Per group of four: the pixel's word widened with the zero point (xe bytes 0/2, xo 1/3),
+    // then each filter row's word widened (te, t) into two SMLADs of its channel.
+#define MOTE_DSP_MAC_1X4_ROW(addr, sum)         \
+  "ldr     %[t], " addr "\n\t"                  \
+  "sxtb16  %[te], %[t]\n\t"                     \
+  "sxtb16  %[t], %[t], ror #8\n\t"              \
+  "smlad   %[" sum "], %[xe], %[te], %[" sum "]\n\t" \
+  "smlad   %[" sum "], %[xo], %[t], %[" sum "]\n\t"
+#define MOTE_DSP_MAC_1X4_GROUP                  \
+  "ldr     %[t], [%[x]], #4\n\t"                \
+  "sxtab16 %[xe], %[off], %[t]\n\t"             \
+  "sxtab16 %[xo], %[off], %[t], ror #8\n\t"     \
+  MOTE_DSP_MAC_1X4_ROW("[%[w], %[ci]]", "s1")   \
+  MOTE_DSP_MAC_1X4_ROW("[%[w2], %[ci]]", "s3")  \
+  MOTE_DSP_MAC_1X4_ROW("[%[w2]], #4", "s2")     \
+  MOTE_DSP_MAC_1X4_ROW("[%[w]], #4", "s0")
     __asm__ volatile(
         "1:\n\t"
-        MOTE_DSP_MAC_1X2_GROUP
-        MOTE_DSP_MAC_1X2_GROUP
-        "cmp     %[w], %[end]\n\t"
+        MOTE_DSP_MAC_1X4_GROUP
+        MOTE_DSP_MAC_1X4_GROUP
+        "ldr     %[t], %[end]\n\t"
+        "cmp     %[w], %[t]\n\t"
         "bne     1b\n\t"
-        : [s0] "+r"(s0), [s1] "+r"(s1), [x] "+r"(x), [w] "+r"(w), [t0] "=&r"(t0),
-          [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5)
-        : [ci] "r"(ci), [off] "r"(offset2), [end] "r"(w_end)
+        : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [x] "+r"(x), [w] "+r"(w),
+          [w2] "+r"(w2), [t] "=&r"(t), [te] "=&r"(te), [xe] "=&r"(xe), [xo] "=&r"(xo)
+        : [ci] "r"(ci), [off] "r"(offset2), [end] "m"(w_end)
         : "cc", "memory");
-#undef MOTE_DSP_MAC_1X2_GROUP
+#undef MOTE_DSP_MAC_1X4_GROUP
+#undef MOTE_DSP_MAC_1X4_ROW
     n -= n8;
   }
 #endif
+  const int8_t* const w1 = w + ci;
+  const int8_t* const w2 = w + 2 * static_cast<ptrdiff_t>(ci);
+  const int8_t* const w3 = w + 3 * static_cast<ptrdiff_t>(ci);
   int32_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const uint32_t xa = load4(x + i), wa = load4(w + i), wb = load4(w + ci + i);
+    const uint32_t xa = load4(x + i);
     const uint32_t xe = sxtab16(offset2, xa), xo = sxtab16_ror8(offset2, xa);
-    s0 = smlad(xe, sxtb16(wa), smlad(xo, sxtb16_ror8(wa), s0));
-    s1 = smlad(xe, sxtb16(wb), smlad(xo, sxtb16_ror8(wb), s1));
+    const uint32_t v0 = load4(w + i), v1 = load4(w1 + i), v2 = load4(w2 + i), v3 = load4(w3 + i);
+    s0 = smlad(xe, sxtb16(v0), smlad(xo, sxtb16_ror8(v0), s0));
+    s1 = smlad(xe, sxtb16(v1), smlad(xo, sxtb16_ror8(v1), s1));
+    s2 = smlad(xe, sxtb16(v2), smlad(xo, sxtb16_ror8(v2), s2));
+    s3 = smlad(xe, sxtb16(v3), smlad(xo, sxtb16_ror8(v3), s3));
   }
   for (; i < n; ++i) {
     const int32_t v = x[i] + offset;
     s0 += v * w[i];
-    s1 += v * w[ci + i];
+    s1 += v * w1[i];
+    s2 += v * w2[i];
+    s3 += v * w3[i];
   }
-  a[0] = s0;
-  a[1] = s1;
-}
-
-// The same over a reordered int16 column, filter row 1 n bytes after row 0.
-inline void dot_1x2_col(const int16_t* c, const int8_t* w, int32_t n, int32_t* a) {
-  int32_t s0 = a[0], s1 = a[1];
-  int32_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const uint32_t wa = load4(w + i), wb = load4(w + n + i);
-    const uint32_t ce = load4(c + i), c_odd = load4(c + i + 2);
-    s0 = smlad(ce, sxtb16(wa), smlad(c_odd, sxtb16_ror8(wa), s0));
-    s1 = smlad(ce, sxtb16(wb), smlad(c_odd, sxtb16_ror8(wb), s1));
-  }
-  for (; i < n; ++i) {
-    s0 += c[i] * w[i];
-    s1 += c[i] * w[n + i];
-  }
-  a[0] = s0;
-  a[1] = s1;
+  store_sums(a, s0, s1, s2, s3);
 }
 
 // Writes channels [0, co) of one or two pixels; `sums(o, a)` fills a[4] as dot_2x2_* does
-// (starting from the biases it is given), `sums1(o, a)` a[2] as dot_1x2_* does for a lone pixel 0,
+// (starting from the biases it is given), `lone()` writes every channel of a lone pixel 0,
 // `sum1(o, acc)` one channel of pixel 0, `sum1b` of pixel 1.
-template <typename Sums, typename Sums1, typename Sum1, typename Sum1b>
+template <typename Sums, typename Lone, typename Sum1, typename Sum1b>
 inline void block_outputs(int32_t co, bool pair, const int32_t* bias, const Requantizer& rq,
-                          int8_t* out0, int8_t* out1, Sums sums, Sums1 sums1, Sum1 sum1,
+                          int8_t* out0, int8_t* out1, Sums sums, Lone lone, Sum1 sum1,
                           Sum1b sum1b) {
-  int32_t o = 0;
-  if (pair) {
-    for (; o + 2 <= co; o += 2) {
-      const int32_t b0 = bias_or_zero(bias, o), b1 = bias_or_zero(bias, o + 1);
-      int32_t a[4] = {b0, b1, b0, b1};
-      sums(o, a);
-      out0[o] = rq(a[0], o);
-      out0[o + 1] = rq(a[1], o + 1);
-      out1[o] = rq(a[2], o);
-      out1[o + 1] = rq(a[3], o + 1);
-    }
-    if (o < co) {
-      out0[o] = rq(sum1(o, bias_or_zero(bias, o)), o);
-      out1[o] = rq(sum1b(o, bias_or_zero(bias, o)), o);
-    }
+  if (!pair) {
+    lone();
     return;
   }
+  int32_t o = 0;
   for (; o + 2 <= co; o += 2) {
-    int32_t a[2] = {bias_or_zero(bias, o), bias_or_zero(bias, o + 1)};
-    sums1(o, a);
+    const int32_t b0 = bias_or_zero(bias, o), b1 = bias_or_zero(bias, o + 1);
+    int32_t a[4] = {b0, b1, b0, b1};
+    sums(o, a);
     out0[o] = rq(a[0], o);
     out0[o + 1] = rq(a[1], o + 1);
+    out1[o] = rq(a[2], o);
+    out1[o + 1] = rq(a[3], o + 1);
   }
-  if (o < co) out0[o] = rq(sum1(o, bias_or_zero(bias, o)), o);
+  if (o < co) {
+    out0[o] = rq(sum1(o, bias_or_zero(bias, o)), o);
+    out1[o] = rq(sum1b(o, bias_or_zero(bias, o)), o);
+  }
+}
+
+// Four sums of a lone pixel's reordered int16 column (im2col): a[k] = c.w_k, filter row k k * n
+// bytes after row 0. On Arm the groups of eight go through inline assembly (46 instructions per
+// 32 multiply-accumulates: each column word loaded once for four filter rows); the rest in C.
+inline void dot_1x4_col(const int16_t* c, const int8_t* w, int32_t n, int32_t* a) {
+  int32_t s0 = a[0], s1 = a[1], s2 = a[2], s3 = a[3];
+  int32_t i = 0;
+#if defined(__ARM_FEATURE_DSP)
+  const int32_t n8 = n & ~7;
+  if (n8 > 0) {
+    const int16_t* cp = c;
+    const int8_t* w0 = w;
+    const int8_t* w2 = w + 2 * static_cast<ptrdiff_t>(n);  // rows 2 and 3
+    const int8_t* const w_end = w + n8;
+    uint32_t ce, co, t, te;
+    // Per group of four: the column's even word (elements 0, 2 after the reordering) and odd
+    // word (1, 3), then each filter row's word widened (te bytes 0/2, t bytes 1/3) into two SMLADs
+    // of its channel.
+#define MOTE_DSP_MAC_1X4_COL_ROW(addr, sum)     \
+  "ldr     %[t], " addr "\n\t"                  \
+  "sxtb16  %[te], %[t]\n\t"                     \
+  "sxtb16  %[t], %[t], ror #8\n\t"              \
+  "smlad   %[" sum "], %[ce], %[te], %[" sum "]\n\t" \
+  "smlad   %[" sum "], %[co], %[t], %[" sum "]\n\t"
+#define MOTE_DSP_MAC_1X4_COL_GROUP              \
+  "ldr     %[co], [%[c], #4]\n\t"               \
+  "ldr     %[ce], [%[c]], #8\n\t"               \
+  MOTE_DSP_MAC_1X4_COL_ROW("[%[w], %[n]]", "s1")  \
+  MOTE_DSP_MAC_1X4_COL_ROW("[%[w2], %[n]]", "s3") \
+  MOTE_DSP_MAC_1X4_COL_ROW("[%[w2]], #4", "s2")   \
+  MOTE_DSP_MAC_1X4_COL_ROW("[%[w]], #4", "s0")
+    __asm__ volatile(
+        "1:\n\t"
+        MOTE_DSP_MAC_1X4_COL_GROUP
+        MOTE_DSP_MAC_1X4_COL_GROUP
+        "cmp     %[w], %[end]\n\t"
+        "bne     1b\n\t"
+        : [s0] "+r"(s0), [s1] "+r"(s1), [s2] "+r"(s2), [s3] "+r"(s3), [c] "+r"(cp), [w] "+r"(w0),
+          [w2] "+r"(w2), [ce] "=&r"(ce), [co] "=&r"(co), [t] "=&r"(t), [te] "=&r"(te)
+        : [n] "r"(n), [end] "r"(w_end)
+        : "cc", "memory");
+#undef MOTE_DSP_MAC_1X4_COL_GROUP
+#undef MOTE_DSP_MAC_1X4_COL_ROW
+    i = n8;
+  }
+#endif
+  const int8_t* const w1 = w + n;
+  const int8_t* const w2 = w + 2 * static_cast<ptrdiff_t>(n);
+  const int8_t* const w3 = w + 3 * static_cast<ptrdiff_t>(n);
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t ce = load4(c + i), co = load4(c + i + 2);
+    const uint32_t v0 = load4(w + i), v1 = load4(w1 + i), v2 = load4(w2 + i), v3 = load4(w3 + i);
+    s0 = smlad(ce, sxtb16(v0), smlad(co, sxtb16_ror8(v0), s0));
+    s1 = smlad(ce, sxtb16(v1), smlad(co, sxtb16_ror8(v1), s1));
+    s2 = smlad(ce, sxtb16(v2), smlad(co, sxtb16_ror8(v2), s2));
+    s3 = smlad(ce, sxtb16(v3), smlad(co, sxtb16_ror8(v3), s3));
+  }
+  for (; i < n; ++i) {
+    s0 += c[i] * w[i];
+    s1 += c[i] * w1[i];
+    s2 += c[i] * w2[i];
+    s3 += c[i] * w3[i];
+  }
+  store_sums(a, s0, s1, s2, s3);
+}
+
+// Every channel of a lone pixel (an odd pixel count, or each row of an odd width in row calls):
+// `x` its int8 inputs (1x1) or its reordered column (im2col), filter row o n bytes after row 0.
+// Out of line, with its arguments by value: inlined, it costs the pairs' loop around it a
+// register. Four channels at a time.
+template <typename Input>
+__attribute__((noinline)) void lone_pixel(const Input* x, const int8_t* filter, int32_t n,
+                                          int32_t co, const int32_t* bias, Requantizer rq,
+                                          int8_t* out, uint32_t offset2, int16_t offset) {
+  int32_t o = 0;
+  for (; o + 4 <= co; o += 4) {
+    int32_t a[4] = {bias_or_zero(bias, o), bias_or_zero(bias, o + 1), bias_or_zero(bias, o + 2),
+                    bias_or_zero(bias, o + 3)};
+    const int8_t* w = filter + static_cast<ptrdiff_t>(o) * n;
+    if constexpr (std::is_same<Input, int8_t>::value) {
+      dot_1x4_int8(x, w, n, n, offset2, offset, a);
+    } else {
+      dot_1x4_col(x, w, n, a);
+    }
+    out[o] = rq(a[0], o);
+    out[o + 1] = rq(a[1], o + 1);
+    out[o + 2] = rq(a[2], o + 2);
+    out[o + 3] = rq(a[3], o + 3);
+  }
+  for (; o < co; ++o) {  // the last channels, one at a time
+    const int8_t* w = filter + static_cast<ptrdiff_t>(o) * n;
+    int32_t acc = bias_or_zero(bias, o);
+    if constexpr (std::is_same<Input, int8_t>::value) {
+      acc = dot_1x1_int8(x, w, n, offset2, offset, acc);
+    } else {
+      acc = dot_1x1_col(x, w, n, acc);
+    }
+    out[o] = rq(acc, o);
+  }
 }
 
 // `adjacent`: stride 1, so pixel p + 1 is ci after pixel p (the input is the output's size).
@@ -349,7 +437,7 @@ void conv_pointwise(const ConvShape& shape, const int8_t* input, const int8_t* f
               dot_2x2_int8(x0, x1, row(o), row(o + 1), ci, offset2, offset, a);
             }
           },
-          [&](int32_t o, int32_t* a) { dot_1x2_int8(x0, row(o), ci, ci, offset2, offset, a); },
+          [&] { lone_pixel(x0, filter, ci, co, bias, rq, out0, offset2, offset); },
           [&](int32_t o, int32_t acc) { return dot_1x1_int8(x0, row(o), ci, offset2, offset, acc); },
           [&](int32_t o, int32_t acc) { return dot_1x1_int8(x1, row(o), ci, offset2, offset, acc); });
     }
@@ -431,14 +519,14 @@ void conv_im2col(const ConvShape& shape, internal::RowTable& rows, const int8_t*
     block_outputs(
         co, pair, bias, rq, out0, out1,
         [&](int32_t o, int32_t* a) { dot_2x2_col_rows(col0, col1, row(o), n, a); },
-        [&](int32_t o, int32_t* a) { dot_1x2_col(col0, row(o), n, a); },
+        [&] { lone_pixel(col0, filter, n, co, bias, rq, out0, 0, 0); },
         [&](int32_t o, int32_t acc) { return dot_1x1_col(col0, row(o), n, acc); },
         [&](int32_t o, int32_t acc) { return dot_1x1_col(col1, row(o), n, acc); });
   }
 }
 
-// What conv2d and conv2d_rows share: the shapes the dsp paths take (else portable runs), and the
-// requantizer and zero point.
+// What conv2d and conv2d_rows (kRows) share: the shapes the dsp paths take (else portable runs).
+template <bool kRows>
 bool dsp_runs(const ConvParams& params, size_t needed, Scratch scratch) {
   const ConvShape& s = params.shape;
   // Outside what this kernel is for (or given less than it asks, or a negative multiplier, which
@@ -446,7 +534,8 @@ bool dsp_runs(const ConvParams& params, size_t needed, Scratch scratch) {
   // alignment; the plan aligns scratch at 16 bytes, but keep to the contract.
   return conv_handles(s) && s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 &&
          s.dilation_w > 0 && s.filter_c > 0 && scratch.size >= needed &&
-         multipliers_non_negative(params.output_multiplier, s.output_c) &&
+         (kRows ? multipliers_non_negative_by_signs(params.output_multiplier, s.output_c)
+                : multipliers_non_negative(params.output_multiplier, s.output_c)) &&
          (needed == 0 || (reinterpret_cast<uintptr_t>(scratch.data) & 1u) == 0);
 }
 
@@ -456,7 +545,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
             int8_t* output, Scratch scratch) {
   const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
   const size_t needed = conv_scratch_bytes(s);
-  if (!dsp_runs(params, needed, scratch)) {
+  if (!dsp_runs<false>(params, needed, scratch)) {
     portable_conv2d(params, input, filter, bias, output, scratch);
     return;
   }
@@ -510,7 +599,7 @@ void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ri
                  int32_t y_begin, int32_t y_end, Scratch scratch) {
   const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
   const size_t needed = conv_scratch_bytes(s);
-  if (!dsp_runs(params, needed, scratch)) {
+  if (!dsp_runs<true>(params, needed, scratch)) {
     portable_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
                          y_end, scratch);
     return;

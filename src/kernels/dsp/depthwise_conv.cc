@@ -329,7 +329,7 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
   const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
   if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
       s.dilation_w <= 0 || s.input_c <= 0 ||
-      !multipliers_non_negative(params.output_multiplier, s.output_c)) {
+      !multipliers_non_negative_by_signs(params.output_multiplier, s.output_c)) {
     portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
                                    y_begin, y_end, scratch);
     return;

@@ -80,6 +80,12 @@ bool average_pool_handles(const PoolParams& params);
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
 // One pixel at a time after reading its window: the portable rule.
 OverlapRule average_pool_overlap(const PoolParams& params);
+// The streamed global average pool's sums (global_average_pool_accumulate, mote/kernels/pooling.h)
+// where average_pool runs dsp: four channels a word, a row's pixels added into the int16 lanes of
+// two words (at most 256 pixels at a time), then into the int32 sums.
+void global_average_pool_accumulate(const PoolParams& params, const int8_t* input,
+                                    RowRing input_ring, int32_t y_begin, int32_t y_end,
+                                    int32_t* sums);
 
 // MAX_POOL_2D, every shape: four channels a word (SSUB8 + SEL); no scratch. One output pixel at
 // a time, after reading its window.

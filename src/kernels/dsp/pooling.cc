@@ -57,6 +57,49 @@ void average_pool(const PoolParams& params, const int8_t* input, int8_t* output,
   }, [&](int8_t* out) { internal::fill_empty_average(p, out); });
 }
 
+void global_average_pool_accumulate(const PoolParams& params, const int8_t* input,
+                                    RowRing input_ring, int32_t y_begin, int32_t y_end,
+                                    int32_t* sums) {
+  const PoolParams p = params;  // a local copy: the sums (int32) could alias params
+  if (!internal::accumulate_call_ok(p, sums, input_ring, y_begin, y_end)) return;
+  const int32_t channels = p.channels;
+  const int32_t c4 = channels & ~3;
+  const ptrdiff_t row_bytes = static_cast<ptrdiff_t>(p.input_w) * channels;
+  if (y_begin == 0) {
+    for (int32_t c = 0; c < channels; ++c) sums[c] = 0;
+  }
+  for (int32_t y = y_begin; y < y_end; ++y) {
+    const int8_t* row =
+        input + static_cast<ptrdiff_t>(input_ring.rows > 0 ? y % input_ring.rows : y) * row_bytes;
+    // Up to 256 pixels' int8 values in an int16 lane (|sum| <= 32768), then into the int32 sums
+    // (integer adds: portable's sums in another order).
+    for (int32_t x0 = 0; x0 < p.input_w; x0 += 256) {
+      const int32_t x1 = p.input_w - x0 > 256 ? x0 + 256 : p.input_w;
+      const int8_t* first = row + static_cast<ptrdiff_t>(x0) * channels;
+      int32_t c = 0;
+      for (; c < c4; c += 4) {
+        uint32_t even = 0, odd = 0;  // channels c, c + 2 and c + 1, c + 3
+        const int8_t* src = first + c;
+        for (int32_t x = x0; x < x1; ++x, src += channels) {
+          const uint32_t v = load4(src);
+          even = sxtab16(even, v);
+          odd = sxtab16_ror8(odd, v);
+        }
+        sums[c] += static_cast<int16_t>(even & 0xffffu);
+        sums[c + 1] += static_cast<int16_t>(odd & 0xffffu);
+        sums[c + 2] += static_cast<int16_t>(even >> 16);
+        sums[c + 3] += static_cast<int16_t>(odd >> 16);
+      }
+      for (; c < channels; ++c) {
+        const int8_t* src = first + c;
+        int32_t sum = 0;
+        for (int32_t x = x0; x < x1; ++x, src += channels) sum += *src;
+        sums[c] += sum;
+      }
+    }
+  }
+}
+
 void max_pool(const PoolParams& params, const int8_t* input, int8_t* output) {
   const PoolParams p = params;  // a local copy: output stores (int8) could alias params
   const int32_t lo = p.act_min < -128 ? -128 : p.act_min;

@@ -61,6 +61,22 @@ inline bool multipliers_non_negative(const int32_t* multiplier, int32_t count) {
   return true;
 }
 
+// The same without a branch per channel: their sign bits ORed together four at a time, one test
+// at the end. For the row kernels, which a row-streamed stage calls on every few rows: the loop
+// above costs about seven instructions a channel on each call, this one under three. (The
+// whole-tensor kernels keep that loop: in their functions this one changes how gcc allocates
+// the registers of their pixel loops, and costs more than it saves.)
+inline bool multipliers_non_negative_by_signs(const int32_t* multiplier, int32_t count) {
+  uint32_t signs = 0;
+  int32_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    signs |= static_cast<uint32_t>(multiplier[i]) | static_cast<uint32_t>(multiplier[i + 1]) |
+             static_cast<uint32_t>(multiplier[i + 2]) | static_cast<uint32_t>(multiplier[i + 3]);
+  }
+  for (; i < count; ++i) signs |= static_cast<uint32_t>(multiplier[i]);
+  return (signs >> 31) == 0;
+}
+
 }  // namespace dsp
 }  // namespace kernels
 }  // namespace mote
