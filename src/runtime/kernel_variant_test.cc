@@ -19,32 +19,18 @@
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
 #include "mote/schema/mote_generated.h"
+#include "runtime/testing/aligned_bytes.h"
 
 namespace mote::runtime {
 namespace {
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << path;
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using testing::read_file;
 
 std::string program_path(const char* extension) {
   return std::string(MOTE_VARIANT_TEST_DIR) + "/conv2d_x3" + extension;
 }
 
-// Program bytes at a 16-byte aligned address, as the loader requires.
-struct Aligned {
-  explicit Aligned(const std::vector<uint8_t>& bytes) : storage(bytes.size() + 16) {
-    const auto at = reinterpret_cast<uintptr_t>(storage.data());
-    data = storage.data() + ((16 - at % 16) % 16);
-    std::memcpy(data, bytes.data(), bytes.size());
-    size = bytes.size();
-  }
-  std::vector<uint8_t> storage;
-  uint8_t* data;
-  size_t size;
-};
+using Aligned = testing::AlignedBytes;
 
 // The convolution's shape as the kernel sees it, from the program's tensors and options.
 kernels::ConvShape conv_shape(const schema::ProgramT& p, const schema::OperatorT& op) {

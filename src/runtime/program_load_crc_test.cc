@@ -16,32 +16,18 @@
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
 #include "mote/schema/mote_generated.h"
+#include "runtime/testing/aligned_bytes.h"
 #include "runtime/ops/registry.h"
 #include "runtime/stages.h"
 
 namespace mote::runtime {
 namespace {
 
-std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << path;
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using testing::read_file;
 
 std::string path_of(const char* name) { return std::string(MOTE_CRC_TEST_DIR) + "/" + name; }
 
-// Program bytes at a 16-byte aligned address, as the loader requires.
-struct Aligned {
-  explicit Aligned(const std::vector<uint8_t>& bytes) : storage(bytes.size() + 16) {
-    const auto at = reinterpret_cast<uintptr_t>(storage.data());
-    data = storage.data() + ((16 - at % 16) % 16);
-    std::memcpy(data, bytes.data(), bytes.size());
-    size = bytes.size();
-  }
-  std::vector<uint8_t> storage;
-  uint8_t* data;
-  size_t size;
-};
+using Aligned = testing::AlignedBytes;
 
 constexpr char kNotBuiltWith[] = "not one of the programs this image was built with";
 
