@@ -1,7 +1,7 @@
 # ctest script: mote_add_model(... OPTIMIZE ... OPTIONS ...) passes its preset and options to
 # `mote compile` (the program in the generated header is time's, not the default balanced one's),
-# and an option `mote compile` does not take, or a preset it does not know, fails at configure
-# time, naming it.
+# and an option `mote compile` does not take, a preset it does not know, or a MOTE_VERIFY mode that
+# does not exist, fails at configure time, naming it.
 # -DMOTE=<mote> -DSOURCE_DIR=<checkout> -DWORK_DIR=<scratch folder>
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -42,7 +42,7 @@ if(NOT app_arena EQUAL time_arena)
                       "${time_arena} (default ${default_arena})")
 endif()
 
-foreach(bad "OPTIONS --strem" "OPTIONS --target|cortex-m55" "OPTIMIZE fast")
+foreach(bad "OPTIONS --strem" "OPTIONS --target|cortex-m55" "OPTIMIZE fast" "VERIFY none")
   string(REGEX MATCH "^[A-Z]+" keyword "${bad}")
   string(REGEX REPLACE "^[A-Z]+ " "" value "${bad}")
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/model_options
@@ -56,4 +56,4 @@ foreach(bad "OPTIONS --strem" "OPTIONS --target|cortex-m55" "OPTIMIZE fast")
   file(REMOVE_RECURSE ${WORK_DIR}/bad)
 endforeach()
 message(STATUS "mote_add_model OPTIMIZE time: arena ${app_arena} (default ${default_arena}); "
-               "bad options and presets refused")
+               "bad options, presets and verify modes refused")

@@ -4,8 +4,9 @@
 // below has each form as an object of its own in its file under src/runtime/ops/, and the
 // operator table (op_table.cc) references it only where selected, so --gc-sections drops the
 // kernels of forms no program runs (a model that streams all its convolutions links no
-// whole-map convolution). Other kinds run every form through their registration's invoke. mote_program_ops and the loader both
-// read a program's forms with op_forms(), so what is linked and what is required agree.
+// whole-map convolution). Other kinds run everything through their plain form alone
+// (k<Kind>Plain). mote_program_ops and the loader both read a program's forms with op_forms(),
+// so what is linked and what is required agree.
 // Embeddable C++17.
 
 #include <stdint.h>

@@ -92,14 +92,14 @@ constexpr OpTable make_table() {
       name, nullptr, "operator " name " is not built into this runtime", nullptr, nullptr};
   MOTE_OPERATORS(MOTE_INTERNAL_NAME)
 #undef MOTE_INTERNAL_NAME
-#define MOTE_INTERNAL_SELECT(kind)                                                 \
+#define MOTE_INTERNAL_SELECT(kind)                                                   \
   t.entries[index_of(schema::OpKind::kind)].op = MOTE_INTERNAL_CHECKS(&k##kind##Op); \
-  t.entries[index_of(schema::OpKind::kind)].absent_reason = nullptr;               \
-  if (separate_forms(schema::OpKind::kind) != 0) {                                 \
-    t.entries[index_of(schema::OpKind::kind)].forms =                              \
-        &kForms.rows[form_row(schema::OpKind::kind)];                              \
-  } else {                                                                         \
-    t.entries[index_of(schema::OpKind::kind)].plain = &k##kind##Plain;             \
+  t.entries[index_of(schema::OpKind::kind)].absent_reason = nullptr;                 \
+  if (separate_forms(schema::OpKind::kind) != 0) {                                   \
+    t.entries[index_of(schema::OpKind::kind)].forms =                                \
+        &kForms.rows[form_row(schema::OpKind::kind)];                                \
+  } else {                                                                           \
+    t.entries[index_of(schema::OpKind::kind)].plain = &k##kind##Plain;               \
   }
 #if defined(MOTE_OP_SELECTION_HEADER)
   MOTE_SELECTED_OPS(MOTE_INTERNAL_SELECT)

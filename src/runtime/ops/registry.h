@@ -119,11 +119,14 @@ inline constexpr size_t kMaxRowWords = 32;
 // operator table references only where the image's programs run that form.
 struct OpForm {
   // Run time: the kernel's parameters from the program's options, then the kernel. It cannot
-  // fail: everything it relies on was checked at load. In this form: plain (every kind has one,
-  // k<Kind>Plain, which runs all it does where the kind has no separate forms), backward (schema Operator.backward: from the last output byte to the
-  // first; the kind's check refuses shapes that cannot run so and its `overlap` gives the
-  // backward rule), in place (Operator.in_place: through its scratch, so that the output may sit
-  // exactly on its input; `required_scratch` and `overlap` give that kernel's), 16x8 or int4.
+  // fail: everything it relies on was checked at load. In this form:
+  // - plain: every kind has one, k<Kind>Plain, which runs all the kind does where it has no
+  //   separate forms;
+  // - backward (schema Operator.backward): from the last output byte to the first; the kind's
+  //   check refuses shapes that cannot run so, and its `overlap` gives the backward rule;
+  // - in place (Operator.in_place): through its scratch, so that the output may sit exactly on
+  //   its input; `required_scratch` and `overlap` give that kernel's;
+  // - 16x8, or int4 weights.
   void (*invoke)(const Op& op);
 };
 
