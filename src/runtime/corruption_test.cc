@@ -182,9 +182,11 @@ TEST(ConstantsCrcTest, IsTheStandardCrc32) {
   const char* text = "123456789";  // the CRC-32 check value of zlib and IEEE 802.3
   EXPECT_EQ(crc32(reinterpret_cast<const uint8_t*>(text), 9), 0xCBF43926u);
   EXPECT_EQ(crc32(nullptr, 0), 0u);
-  // In two parts, the first part's CRC carried on.
+  // In two parts, the first part's CRC carried on; and with bytes skipped, as if never there.
   const auto* bytes = reinterpret_cast<const uint8_t*>(text);
   EXPECT_EQ(crc32(bytes + 4, 5, crc32(bytes, 4)), 0xCBF43926u);
+  const char* with_gap = "1234--56789";
+  EXPECT_EQ(crc32_skipping(reinterpret_cast<const uint8_t*>(with_gap), 11, 4, 2), 0xCBF43926u);
 }
 
 // Four flipped bytes in the constants (weights) load and run silently without a checksum; with

@@ -29,11 +29,9 @@ Result<Program> Program::load(const uint8_t* data, size_t size, uint32_t* /*work
   // which the full check does not read either (both check them where the program carries their
   // own CRC, mote compile --checksum: then nothing is skipped). The span comes from the header.
   bool built_with = false;
-#define MOTE_INTERNAL_KNOWN(program_crc, program_size, skip_at, skip_bytes)                    \
-  if (!built_with && size == (program_size)) {                                                \
-    const uint32_t head = crc32(data, (skip_at));                                              \
-    built_with = crc32(data + (skip_at) + (skip_bytes),                                        \
-                       size - (skip_at) - (skip_bytes), head) == (program_crc);                \
+#define MOTE_INTERNAL_KNOWN(program_crc, program_size, skip_at, skip_bytes)        \
+  if (!built_with && size == (program_size)) {                                    \
+    built_with = crc32_skipping(data, size, skip_at, skip_bytes) == (program_crc); \
   }
   MOTE_SELECTED_PROGRAMS(MOTE_INTERNAL_KNOWN)
 #undef MOTE_INTERNAL_KNOWN

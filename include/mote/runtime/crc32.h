@@ -25,4 +25,13 @@ inline uint32_t crc32(const uint8_t* data, size_t size, uint32_t previous = 0) {
   return crc ^ 0xFFFFFFFFu;
 }
 
+/// The CRC-32 of size bytes at data but the skip_bytes at skip_at (skip_at + skip_bytes <= size):
+/// how an image built with MOTE_VERIFY crc knows a program without its constants, on the host
+/// (mote_program_ops) and on the device (Program::load) alike.
+inline uint32_t crc32_skipping(const uint8_t* data, size_t size, size_t skip_at,
+                               size_t skip_bytes) {
+  const size_t rest = skip_at + skip_bytes;
+  return crc32(data + rest, size - rest, crc32(data, skip_at));
+}
+
 }  // namespace mote::runtime

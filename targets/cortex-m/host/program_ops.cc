@@ -8,10 +8,10 @@
 // operators runs, and MOTE_SELECTED_PROGRAMS(X) as X(<crc32>, <size>, <skip at>, <skip bytes>)
 // for each program, which an image built with MOTE_VERIFY crc loads alone
 // (src/runtime/program_load.cc): the CRC-32 of its bytes but the span skipped, its constants
-// (none where it carries their own CRC, mote compile --checksum). Each program
-// first passes Program::load's full check here, on the host. The header is rewritten only when it
-// changes, so the image rebuilds only then.
-// Exit status: 0 ok, 2 bad arguments, 1 a program unreadable or not a Mote program, or the
+// (none where it carries their own CRC, mote compile --checksum). Each program first passes
+// Program::load's full check here, on the host. The header is rewritten only when it changes, so
+// the image rebuilds only then.
+// Exit status: 0 ok, 2 bad arguments, 1 a program unreadable or refused by the full check, or the
 // header not written.
 
 #include <cstdint>
@@ -53,14 +53,15 @@ struct ProgramKey {
   uint32_t crc;
   size_t size, skip_at, skip_bytes;
   bool operator<(const ProgramKey& o) const {
-    return std::tie(crc, size, skip_at, skip_bytes) < std::tie(o.crc, o.size, o.skip_at, o.skip_bytes);
+    return std::tie(crc, size, skip_at, skip_bytes) <
+           std::tie(o.crc, o.size, o.skip_at, o.skip_bytes);
   }
 };
 
 // Adds the kinds of the program at `path` to `kinds`, the separate forms its operators run to
 // `forms` (by kind) and its key to `programs`; false (with a message) when the runtime's full
 // load check refuses it.
-bool add_kinds(const std::string& path, std::set<int>* kinds, std::map<int, uint8_t>* forms,
+bool add_program(const std::string& path, std::set<int>* kinds, std::map<int, uint8_t>* forms,
                std::set<ProgramKey>* programs) {
   std::vector<uint8_t> bytes;
   if (!read_file(path, &bytes)) {
@@ -84,9 +85,7 @@ bool add_kinds(const std::string& path, std::set<int>* kinds, std::map<int, uint
     key.skip_at = static_cast<size_t>(program.constants()->data() - data);
     key.skip_bytes = program.constants()->size();
   }
-  key.crc = mote::runtime::crc32(data + key.skip_at + key.skip_bytes,
-                                 key.size - key.skip_at - key.skip_bytes,
-                                 mote::runtime::crc32(data, key.skip_at));
+  key.crc = mote::runtime::crc32_skipping(data, key.size, key.skip_at, key.skip_bytes);
   programs->insert(key);
   const auto& operators = *program.operators();
   for (uint32_t i = 0; i < operators.size(); ++i) {
@@ -109,7 +108,7 @@ int main(int argc, char** argv) {
   std::set<ProgramKey> programs;
   std::string sources;
   for (int i = 2; i < argc; ++i) {
-    if (!add_kinds(argv[i], &kinds, &forms, &programs)) return 1;
+    if (!add_program(argv[i], &kinds, &forms, &programs)) return 1;
     const std::string path = argv[i];
     sources += (i > 2 ? ", " : "") + path.substr(path.find_last_of('/') + 1);
   }
