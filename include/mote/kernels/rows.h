@@ -23,7 +23,13 @@ namespace kernels {
 // at r * row_bytes).
 struct RowRing {
   int32_t rows;
+  int32_t slot(int32_t y) const;
 };
+
+// Where row y of a map sits in a ring of `rows` rows: y mod rows, or y itself for the whole map
+// (rows <= 0). The one rule every row kernel and stage addresses rings with.
+constexpr int32_t ring_slot(int32_t rows, int32_t y) { return rows > 0 ? y % rows : y; }
+inline int32_t RowRing::slot(int32_t y) const { return ring_slot(rows, y); }
 
 // The most filter rows a row call's window may have: the row kernels look up the input rows of
 // one output row's window once per output row, in a table of this many pointers on the stack. A

@@ -620,7 +620,7 @@ void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ri
     const bool adjacent = s.stride_w == 1 && s.input_c >= 32;
     for (int32_t y = y_begin; y < y_end; ++y) {
       const int32_t iy = y * s.stride_h;
-      const int8_t* in = input + (input_ring.rows > 0 ? iy % input_ring.rows : iy) * in_row;
+      const int8_t* in = input + input_ring.slot(iy) * in_row;
       if (adjacent) {
         conv_pointwise<true>(row, in, filter, bias, out_rows.row(y), offset, rq);
       } else {

@@ -70,7 +70,7 @@ void global_average_pool_accumulate(const PoolParams& params, const int8_t* inpu
   }
   for (int32_t y = y_begin; y < y_end; ++y) {
     const int8_t* row =
-        input + static_cast<ptrdiff_t>(input_ring.rows > 0 ? y % input_ring.rows : y) * row_bytes;
+        input + static_cast<ptrdiff_t>(input_ring.slot(y)) * row_bytes;
     // Up to 256 pixels' int8 values in an int16 lane (|sum| <= 32768), then into the int32 sums
     // (integer adds: portable's sums in another order).
     for (int32_t x0 = 0; x0 < p.input_w; x0 += 256) {

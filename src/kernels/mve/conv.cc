@@ -238,7 +238,7 @@ struct InputRows {
   ptrdiff_t row_bytes;
   int32_t rows;
   const int8_t* row(int32_t iy) const {
-    return data + static_cast<ptrdiff_t>(rows > 0 ? iy % rows : iy) * row_bytes;
+    return data + static_cast<ptrdiff_t>(ring_slot(rows, iy)) * row_bytes;
   }
 };
 

@@ -303,7 +303,7 @@ struct InputRows {
   const int8_t* data;
   ptrdiff_t row_bytes;
   int32_t rows;
-  int32_t slot(int32_t iy) const { return rows > 0 ? iy % rows : iy; }
+  int32_t slot(int32_t iy) const { return ring_slot(rows, iy); }
   const int8_t* row(int32_t iy) const { return data + static_cast<ptrdiff_t>(slot(iy)) * row_bytes; }
 };
 

@@ -108,7 +108,7 @@ void global_average_pool_accumulate(const PoolParams& params, const int8_t* inpu
   // one predicated.
   for (int32_t y = y_begin; y < y_end; ++y) {
     const int8_t* row =
-        input + static_cast<ptrdiff_t>(input_ring.rows > 0 ? y % input_ring.rows : y) * row_bytes;
+        input + static_cast<ptrdiff_t>(input_ring.slot(y)) * row_bytes;
     const auto block = [&](int32_t c, auto tail) {
       constexpr bool kTail = decltype(tail)::kValue;
       const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(channels - c));

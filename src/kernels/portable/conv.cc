@@ -502,7 +502,7 @@ void portable_conv2d_rows(const ConvParams& params, const int8_t* input, RowRing
   const internal::OutputRows out_rows{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
                                       output_ring.rows};
   const auto in_row_at = [&](int32_t iy) {
-    return input + (input_ring.rows > 0 ? iy % input_ring.rows : iy) * in_row;
+    return input + input_ring.slot(iy) * in_row;
   };
 
   if (is_pointwise(s)) {

@@ -201,7 +201,7 @@ void portable_global_average_pool_accumulate(const PoolParams& params, const int
   }
   for (int32_t y = y_begin; y < y_end; ++y) {
     const int8_t* src =
-        input + static_cast<ptrdiff_t>(input_ring.rows > 0 ? y % input_ring.rows : y) * row_bytes;
+        input + static_cast<ptrdiff_t>(input_ring.slot(y)) * row_bytes;
     for (int32_t x = 0; x < p.input_w; ++x, src += channels) {
       for (int32_t c = 0; c < channels; ++c) sums[c] += src[c];
     }

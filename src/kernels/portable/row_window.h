@@ -57,7 +57,7 @@ struct OutputRows {
   ptrdiff_t row_bytes;
   int32_t rows;
   int8_t* row(int32_t y) const {
-    return data + static_cast<ptrdiff_t>(rows > 0 ? y % rows : y) * row_bytes;
+    return data + static_cast<ptrdiff_t>(ring_slot(rows, y)) * row_bytes;
   }
 };
 

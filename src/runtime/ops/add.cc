@@ -79,7 +79,7 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
 // Row y of a [1, H, W, C] map of `width` = W * C bytes per row, held whole or as a ring.
 template <typename T>
 T* row_of(T* base, int32_t ring_rows, int32_t y, int32_t width) {
-  return base + static_cast<ptrdiff_t>(ring_rows > 0 ? y % ring_rows : y) * width;
+  return base + static_cast<ptrdiff_t>(kernels::ring_slot(ring_rows, y)) * width;
 }
 
 // Inside a row-streamed stage: the row-call words (OpRowForm::row_args), each row a
