@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where the flash of the keyword-spotting runner images goes, on Cortex-M4 and Cortex-M55: every
 # byte of .text and .rodata the link kept (their link maps), by part: each kernel unit, the
-# runtime's operators, its load checks (the FlatBuffers verifier counted apart), its executor,
+# runtime's operators, its program, load checks and stages (the FlatBuffers verifier counted
+# apart; program.cc also holds the Program's accessors, stages.cc the stages' run), its executor,
 # the runner and platform code, and the embedded program. Writes Markdown to stdout:
 #   bench/firmware_code_size.sh [build-dir] > bench/firmware_code_size.md
 # or, with --check, compares the tables with bench/firmware_code_size.md and exits 1 when they
@@ -39,43 +40,32 @@ for cpu in "${cpus[@]}"; do
   done
 done
 
-# parts <map>: "<part> <bytes>" for every part of the image (.text and .rodata kept by the link).
+# parts <map>: "<part>\t<bytes>" for every part of the image (.text and .rodata kept by the link).
 parts() {
-  awk '
-    function hex(s,   v, i) {
-      s = tolower(substr(s, 3)); v = 0
-      for (i = 1; i <= length(s); ++i) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-      return v
-    }
+  awk -f "$here/../targets/cortex-m/map-sections.awk" "$1" | awk -F'\t' '
     # The part an input section belongs to, from its object (and, for the verifier, its name).
     function part(section, object,   unit) {
       if (object ~ /mote_(program|input|expected|reference)\.cc\.obj/) return "program (embedded)"
       if (section ~ /Verif/) return "runtime: FlatBuffers verifier"
       unit = object
       sub(/^.*\(/, "", unit); sub(/\.cc\.obj\)$/, "", unit); sub(/_scratch$/, "", unit)
-      if (object ~ /libmote_kernels\.a/) {
-        return unit == "overlap" ? "runtime: load checks" : "kernels: " unit
-      }
+      # (kernels: overlap holds the overlap rules of the kernels, which the load checks and
+      # some kernels call.)
+      if (object ~ /libmote_kernels\.a/) return "kernels: " unit
       if (object ~ /libmote_runtime\.a/) {
-        if (unit ~ /^(program|program_load|plan_check|op_support|stages)$/) return "runtime: load checks"
+        if (unit ~ /^(program|program_load|plan_check|op_support|stages)$/) {
+          return "runtime: program, load checks, stages"
+        }
         if (unit ~ /^(executor|mote_c)$/) return "runtime: executor"
         return "runtime: operators"
       }
       if (object ~ /(op_table|program_load)\.cc\.obj/) {
-        return object ~ /op_table/ ? "runtime: operators" : "runtime: load checks"
+        return object ~ /op_table/ ? "runtime: operators" : "runtime: program, load checks, stages"
       }
       return "runner, platform and C library"
     }
-    function take(section, line,   n, f) {
-      n = split(line, f, " ")
-      if (f[n - 1] !~ /^0x/) return
-      bytes[part(section, f[n])] += hex(f[n - 1])
-    }
-    /^Linker script and memory map/ { on = 1; next }
-    !on { next }
-    pending != "" { take(pending, $0); pending = ""; next }
-    /^ \.(text|rodata)/ { if (NF >= 4) take($1, $0); else pending = $1 }
-    END { for (p in bytes) print p "\t" bytes[p] }' "$1"
+    { bytes[part($1, $3)] += $2 }
+    END { for (p in bytes) print p "\t" bytes[p] }'
 }
 
 out="$(mktemp -d)"
@@ -97,8 +87,11 @@ echo "images (\`build/firmware-<cpu>/run_${kws}*.map\`), by part. Each image lin
 echo "operator kinds and forms its program runs (\`src/runtime/ops/op_forms.h\`): the \`time\` image"
 echo "no row kernel, the \`balanced\` one (a row-streamed stage) no whole-map convolution. With"
 echo "\`VERIFY crc\` the image loads the program it was built with by its CRC-32 and links none of"
-echo "the load checks (the host ran them when it built the image). \`code\` is everything but the"
-echo "embedded program (its weights and metadata, and the runner's input and expected outputs)."
+echo "the load checks (the host ran them when it built the image); what stays of \`program, load"
+echo "checks, stages\` is the Program's accessors, the CRC load and the stage dispatch. The"
+echo "kernels' overlap rules (\`kernels: overlap\`) serve the load checks and some kernels alike."
+echo "\`code\` is everything but the embedded program (its weights and metadata, and the runner's"
+echo "input and expected outputs)."
 for cpu in "${cpus[@]}"; do
   echo
   echo "## $cpu"

@@ -51,24 +51,13 @@ for cpu in cortex-m4 cortex-m55; do
   # Kept bytes per unit in each map (a section's line may wrap after a long name); the most of
   # any map per unit.
   for map in "${maps[@]}"; do
-    awk '
-      function hex(s,   v, i) {
-        s = tolower(substr(s, 3)); v = 0
-        for (i = 1; i <= length(s); ++i) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-        return v
-      }
-      function take(line,   member, n, f) {
-        if (!match(line, /libmote_(runtime|kernels)\.a\([a-z_0-9]+\.cc\.obj\)/)) return
-        member = substr(line, RSTART, RLENGTH)
+    awk -f "$here/map-sections.awk" "$map" | awk -F'\t' '
+      match($3, /libmote_(runtime|kernels)\.a\([a-z_0-9]+\.cc\.obj\)/) {
+        member = substr($3, RSTART, RLENGTH)
         sub(/^.*\(/, "", member); sub(/\.cc\.obj\)$/, "", member); sub(/_scratch$/, "", member)
-        n = split(line, f, " ")
-        bytes[member] += hex(f[n - 1])
+        bytes[member] += $2
       }
-      /^Linker script and memory map/ { on = 1; next }
-      !on { next }
-      pending { pending = 0; take($0); next }
-      /^ \.(text|rodata)/ { if (NF >= 4) take($0); else pending = 1 }
-      END { for (m in bytes) print m, bytes[m] }' "$map"
+      END { for (m in bytes) print m, bytes[m] }'
   done | sort -k1,1 -k2,2nr | awk '!seen[$1]++' | while read -r unit bytes; do
     printf '%s\t%s\t%s\t%s\n' "$cpu" "$unit" "$bytes" "${kinds[$unit]:--}"
   done
