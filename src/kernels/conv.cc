@@ -32,12 +32,25 @@ constexpr ConvVariant kConvVariants[] = {
     {Variant::kPortable, nullptr, &portable_conv_scratch_bytes, true,
      &internal::portable_conv_overlap},
 };
+constexpr auto kConvChoices = internal::choices_of(kConvVariants);
 constexpr ConvKernel kConvKernels[] = {
 #if defined(MOTE_KERNELS_WITH_TESTING)
     &testing_variant::conv2d,
 #endif
     MOTE_MVE_KERNEL(mve::conv2d), MOTE_DSP_KERNEL(dsp::conv2d), &portable_conv2d};
 static_assert(internal::kernels_match(kConvVariants, kConvKernels));
+using ConvExtensionKernel = bool (*)(const ConvParams&, const int8_t*, const int8_t*,
+                                     const int32_t*, int8_t*, Scratch);
+constexpr ConvExtensionKernel kConvExtensionKernels[] = {
+#if defined(MOTE_KERNELS_WITH_TESTING)
+    [](const ConvParams& p, const int8_t* x, const int8_t* w, const int32_t* b, int8_t* y,
+       Scratch scratch) {
+      testing_variant::conv2d(p, x, w, b, y, scratch);
+      return true;
+    },
+#endif
+    MOTE_MVE_KERNEL(mve::conv2d_no_fallback), MOTE_DSP_KERNEL(dsp::conv2d_no_fallback), nullptr};
+static_assert(internal::extension_kernels_match(kConvVariants, kConvExtensionKernels));
 
 }  // namespace
 
@@ -46,8 +59,24 @@ MOTE_KERNEL_OVERLAP_QUERIES(conv, const ConvShape&, kConvVariants)
 
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {
-  internal::built_kernel(kConvVariants, kConvKernels, params.shape)(params, input, filter, bias,
+  internal::built_kernel(kConvChoices, kConvKernels, params.shape)(params, input, filter, bias,
                                                                     output, scratch);
+}
+
+void conv2d_extension(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, Scratch scratch) {
+  if (const auto kernel = internal::built_kernel(kConvChoices, kConvExtensionKernels,
+                                                 params.shape)) {
+    kernel(params, input, filter, bias, output, scratch);
+    return;
+  }
+#if !defined(MOTE_KERNELS_WITH_EXTENSION)
+  portable_conv2d(params, input, filter, bias, output, scratch);
+#endif
+}
+
+bool conv_extension_takes(const ConvShape& shape) {
+  return internal::extension_takes(kConvChoices, shape);
 }
 
 // Rows (mote/kernels/rows.h): the build's extension row kernel, which tests its table line's
@@ -57,7 +86,7 @@ void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ri
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
                  int32_t y_begin, int32_t y_end, Scratch scratch) {
 #if defined(MOTE_KERNELS_WITH_MVE) && defined(MOTE_KERNELS_WITH_DSP)
-  if (internal::built_variant(kConvVariants, params.shape).variant == Variant::kDsp) {
+  if (internal::built_choice(kConvChoices, params.shape) == Variant::kDsp) {
     dsp::conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin, y_end,
                      scratch);
     return;
@@ -116,7 +145,8 @@ void conv2d_backward(const ConvParams& params, const int8_t* input, const int8_t
   const BackwardChunks chunks = conv_backward_chunks(s);
   p.backward_chunk = chunks.block;
   p.backward_split = chunks.split;
-  conv2d(p, input, filter, bias, output, scratch);
+  // Every extension takes a pointwise convolution that is not grouped.
+  conv2d_extension(p, input, filter, bias, output, scratch);
 }
 
 }  // namespace kernels

@@ -31,10 +31,17 @@ constexpr DepthwiseVariant kDepthwiseVariants[] = {
     {Variant::kPortable, nullptr, &portable_depthwise_conv_scratch_bytes, true,
      &internal::portable_depthwise_conv_overlap},
 };
+constexpr auto kDepthwiseChoices = internal::choices_of(kDepthwiseVariants);
 constexpr DepthwiseKernel kDepthwiseKernels[] = {MOTE_MVE_KERNEL(mve::depthwise_conv2d),
                                                  MOTE_DSP_KERNEL(dsp::depthwise_conv2d),
                                                  &portable_depthwise_conv2d};
 static_assert(internal::kernels_match(kDepthwiseVariants, kDepthwiseKernels));
+using DepthwiseExtensionKernel = bool (*)(const DepthwiseConvParams&, const int8_t*,
+                                          const int8_t*, const int32_t*, int8_t*, Scratch);
+constexpr DepthwiseExtensionKernel kDepthwiseExtensionKernels[] = {
+    MOTE_MVE_KERNEL(mve::depthwise_conv2d_no_fallback),
+    MOTE_DSP_KERNEL(dsp::depthwise_conv2d_no_fallback), nullptr};
+static_assert(internal::extension_kernels_match(kDepthwiseVariants, kDepthwiseExtensionKernels));
 
 }  // namespace
 
@@ -43,8 +50,25 @@ MOTE_KERNEL_OVERLAP_QUERIES(depthwise_conv, const DepthwiseShape&, kDepthwiseVar
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
-  internal::built_kernel(kDepthwiseVariants, kDepthwiseKernels, params.shape)(
+  internal::built_kernel(kDepthwiseChoices, kDepthwiseKernels, params.shape)(
       params, input, filter, bias, output, scratch);
+}
+
+void depthwise_conv2d_extension(const DepthwiseConvParams& params, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                Scratch scratch) {
+  if (const auto kernel = internal::built_kernel(kDepthwiseChoices, kDepthwiseExtensionKernels,
+                                                 params.shape)) {
+    kernel(params, input, filter, bias, output, scratch);
+    return;
+  }
+#if !defined(MOTE_KERNELS_WITH_EXTENSION)
+  portable_depthwise_conv2d(params, input, filter, bias, output, scratch);
+#endif
+}
+
+bool depthwise_conv_extension_takes(const DepthwiseShape& shape) {
+  return internal::extension_takes(kDepthwiseChoices, shape);
 }
 
 // Rows (mote/kernels/rows.h): the build's extension row kernel, which tests its table line's
@@ -55,7 +79,7 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
                            Scratch scratch) {
 #if defined(MOTE_KERNELS_WITH_MVE) && defined(MOTE_KERNELS_WITH_DSP)
-  if (internal::built_variant(kDepthwiseVariants, params.shape).variant == Variant::kDsp) {
+  if (internal::built_choice(kDepthwiseChoices, params.shape) == Variant::kDsp) {
     dsp::depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
                                y_begin, y_end, scratch);
     return;

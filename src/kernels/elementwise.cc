@@ -33,6 +33,7 @@ constexpr internal::KernelVariant<BroadcastShape> kAddVariants[] = {
     {Variant::kDsp, &dsp::add_handles, &no_scratch, MOTE_DSP_BUILT, &elementwise_input1_overlap},
     {Variant::kPortable, nullptr, &no_scratch, true, &elementwise_input1_overlap},
 };
+constexpr auto kAddChoices = internal::choices_of(kAddVariants);
 constexpr ElementwiseKernel<AddParams> kAddKernels[] = {
     MOTE_MVE_KERNEL(mve::add), MOTE_DSP_KERNEL(dsp::add), &portable_add};
 static_assert(internal::kernels_match(kAddVariants, kAddKernels));
@@ -43,6 +44,7 @@ constexpr internal::KernelVariant<BroadcastShape> kMulVariants[] = {
     {Variant::kDsp, &dsp::mul_handles, &no_scratch, MOTE_DSP_BUILT, nullptr},
     {Variant::kPortable, nullptr, &no_scratch, true, nullptr},
 };
+constexpr auto kMulChoices = internal::choices_of(kMulVariants);
 constexpr ElementwiseKernel<MulParams> kMulKernels[] = {
     MOTE_MVE_KERNEL(mve::mul), MOTE_DSP_KERNEL(dsp::mul), &portable_mul};
 static_assert(internal::kernels_match(kMulVariants, kMulKernels));
@@ -78,12 +80,12 @@ OverlapRule built_add_overlap(const BroadcastShape& shape, int32_t input) {
 
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output) {
-  internal::built_kernel(kAddVariants, kAddKernels, shape)(params, shape, input1, input2, output);
+  internal::built_kernel(kAddChoices, kAddKernels, shape)(params, shape, input1, input2, output);
 }
 
 void mul(const MulParams& params, const BroadcastShape& shape, const int8_t* input1,
          const int8_t* input2, int8_t* output) {
-  internal::built_kernel(kMulVariants, kMulKernels, shape)(params, shape, input1, input2, output);
+  internal::built_kernel(kMulChoices, kMulKernels, shape)(params, shape, input1, input2, output);
 }
 
 }  // namespace kernels

@@ -23,10 +23,27 @@ constexpr FullyConnectedVariant kFullyConnectedVariants[] = {
     {Variant::kDsp, nullptr, &dsp::fully_connected_scratch_bytes, MOTE_DSP_BUILT, nullptr},
     {Variant::kPortable, nullptr, &portable_fully_connected_scratch_bytes, true, nullptr},
 };
+constexpr auto kFullyConnectedChoices = internal::choices_of(kFullyConnectedVariants);
 constexpr FullyConnectedKernel kFullyConnectedKernels[] = {
     MOTE_MVE_KERNEL(mve::fully_connected), MOTE_DSP_KERNEL(dsp::fully_connected),
     &portable_fully_connected};
 static_assert(internal::kernels_match(kFullyConnectedVariants, kFullyConnectedKernels));
+using FullyConnectedExtensionKernel = bool (*)(const FullyConnectedParams&, const int8_t*,
+                                               const int8_t*, const int32_t*, int8_t*);
+constexpr FullyConnectedExtensionKernel kFullyConnectedExtensionKernels[] = {
+#if defined(MOTE_KERNELS_WITH_MVE)
+    // The mve kernel has no fallback: it takes every shape.
+    [](const FullyConnectedParams& p, const int8_t* x, const int8_t* w, const int32_t* b,
+       int8_t* y) {
+      mve::fully_connected(p, x, w, b, y);
+      return true;
+    },
+#else
+    nullptr,
+#endif
+    MOTE_DSP_KERNEL(dsp::fully_connected_no_fallback), nullptr};
+static_assert(internal::extension_kernels_match(kFullyConnectedVariants,
+                                                kFullyConnectedExtensionKernels));
 
 }  // namespace
 
@@ -34,8 +51,21 @@ MOTE_KERNEL_VARIANT_QUERIES(fully_connected, int32_t, kFullyConnectedVariants)
 
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output) {
-  internal::built_kernel(kFullyConnectedVariants, kFullyConnectedKernels, params.output_depth)(
+  internal::built_kernel(kFullyConnectedChoices, kFullyConnectedKernels, params.output_depth)(
       params, input, filter, bias, output);
+}
+
+void fully_connected_extension(const FullyConnectedParams& params, const int8_t* input,
+                               const int8_t* filter, const int32_t* bias, int8_t* output) {
+  if (const auto kernel = internal::built_kernel(kFullyConnectedChoices,
+                                                 kFullyConnectedExtensionKernels,
+                                                 params.output_depth)) {
+    kernel(params, input, filter, bias, output);
+    return;
+  }
+#if !defined(MOTE_KERNELS_WITH_EXTENSION)
+  portable_fully_connected(params, input, filter, bias, output);
+#endif
 }
 
 }  // namespace kernels

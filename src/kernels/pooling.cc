@@ -24,10 +24,17 @@ constexpr PoolVariant kAveragePoolVariants[] = {
      &dsp::average_pool_overlap},
     {Variant::kPortable, nullptr, &no_scratch, true, &internal::portable_pool_overlap},
 };
+constexpr auto kAveragePoolChoices = internal::choices_of(kAveragePoolVariants);
 constexpr PoolKernel kAveragePoolKernels[] = {MOTE_MVE_KERNEL(mve::average_pool),
                                               MOTE_DSP_KERNEL(dsp::average_pool),
                                               &portable_average_pool};
 static_assert(internal::kernels_match(kAveragePoolVariants, kAveragePoolKernels));
+using AveragePoolExtensionKernel = bool (*)(const PoolParams&, const int8_t*, int8_t*);
+constexpr AveragePoolExtensionKernel kAveragePoolExtensionKernels[] = {
+    MOTE_MVE_KERNEL(mve::average_pool_no_fallback), MOTE_DSP_KERNEL(dsp::average_pool_no_fallback),
+    nullptr};
+static_assert(internal::extension_kernels_match(kAveragePoolVariants,
+                                                kAveragePoolExtensionKernels));
 
 using MaxPoolKernel = void (*)(const PoolParams&, const int8_t*, int8_t*);
 using MaxPoolVariant = internal::KernelVariant<PoolParams>;
@@ -39,6 +46,7 @@ constexpr MaxPoolVariant kMaxPoolVariants[] = {
     {Variant::kMve, nullptr, &no_scratch, MOTE_MVE_BUILT, &internal::portable_pool_overlap},
     {Variant::kPortable, nullptr, &no_scratch, true, &internal::portable_pool_overlap},
 };
+constexpr auto kMaxPoolChoices = internal::choices_of(kMaxPoolVariants);
 constexpr MaxPoolKernel kMaxPoolKernels[] = {MOTE_DSP_KERNEL(dsp::max_pool),
                                              MOTE_MVE_KERNEL(mve::max_pool), &portable_max_pool};
 static_assert(internal::kernels_match(kMaxPoolVariants, kMaxPoolKernels));
@@ -51,12 +59,30 @@ MOTE_KERNEL_OVERLAP_QUERIES(max_pool, const PoolParams&, kMaxPoolVariants)
 MOTE_KERNEL_OVERLAP_QUERIES(average_pool, const PoolParams&, kAveragePoolVariants)
 
 void max_pool(const PoolParams& params, const int8_t* input, int8_t* output) {
-  internal::built_kernel(kMaxPoolVariants, kMaxPoolKernels, params)(params, input, output);
+  internal::built_kernel(kMaxPoolChoices, kMaxPoolKernels, params)(params, input, output);
 }
 
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch) {
-  internal::built_kernel(kAveragePoolVariants, kAveragePoolKernels, params)(params, input, output,
+  internal::built_kernel(kAveragePoolChoices, kAveragePoolKernels, params)(params, input, output,
                                                                            scratch);
+}
+
+void average_pool_extension(const PoolParams& params, const int8_t* input, int8_t* output,
+                            Scratch scratch) {
+  if (const auto kernel =
+          internal::built_kernel(kAveragePoolChoices, kAveragePoolExtensionKernels, params)) {
+    kernel(params, input, output);
+    return;
+  }
+#if !defined(MOTE_KERNELS_WITH_EXTENSION)
+  portable_average_pool(params, input, output, scratch);
+#else
+  (void)scratch;
+#endif
+}
+
+bool average_pool_extension_takes(const PoolParams& params) {
+  return internal::extension_takes(kAveragePoolChoices, params);
 }
 
 // Rows run on the portable kernels in every build (mote/kernels/rows.h).
@@ -77,13 +103,13 @@ void global_average_pool_accumulate(const PoolParams& params, const int8_t* inpu
                                     RowRing input_ring, int32_t y_begin, int32_t y_end,
                                     int32_t* sums) {
 #if defined(MOTE_KERNELS_WITH_MVE)
-  if (internal::built_variant(kAveragePoolVariants, params).variant == Variant::kMve) {
+  if (internal::built_choice(kAveragePoolChoices, params) == Variant::kMve) {
     mve::global_average_pool_accumulate(params, input, input_ring, y_begin, y_end, sums);
     return;
   }
 #endif
 #if defined(MOTE_KERNELS_WITH_DSP)
-  if (internal::built_variant(kAveragePoolVariants, params).variant == Variant::kDsp) {
+  if (internal::built_choice(kAveragePoolChoices, params) == Variant::kDsp) {
     dsp::global_average_pool_accumulate(params, input, input_ring, y_begin, y_end, sums);
     return;
   }

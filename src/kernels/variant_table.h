@@ -26,6 +26,11 @@
 #define MOTE_MVE_KERNEL(f) nullptr
 #define MOTE_MVE_BUILT false
 #endif
+// A library with an extension folder, whose <op>_extension kernels run that folder's kernels
+// alone; without one they are the portable kernels.
+#if defined(MOTE_KERNELS_WITH_DSP) || defined(MOTE_KERNELS_WITH_MVE)
+#define MOTE_KERNELS_WITH_EXTENSION 1
+#endif
 
 // The four queries every operator with a table answers (see README.md), for `op` (conv,
 // depthwise_conv, ...) whose table `table` is keyed by `Key` (its shape):
@@ -71,7 +76,9 @@ namespace internal {
 
 // One line of a table. The kernels themselves sit in an array beside the table, line for line
 // (built_kernel), so that the queries (scratch, overlap, names) reference no kernel: an image
-// whose programs never run an operator's whole-tensor kernel does not link it.
+// whose programs never run an operator's whole-tensor kernel does not link it. And the kernels
+// are picked from the table's choices (choices_of), which hold no size or overlap function: an
+// image that runs kernels but checks no program (MOTE_VERIFY crc) links none of those.
 template <typename Shape>
 struct KernelVariant {
   Variant variant;
@@ -113,11 +120,46 @@ const KernelVariant<Shape>& built_variant(const KernelVariant<Shape> (&table)[N]
   return table[N - 1];
 }
 
+// A table's lines as the kernels are picked by them: what each handles and whether it is built.
+template <typename Shape, size_t N>
+struct VariantChoices {
+  struct Line {
+    Variant variant;
+    bool (*handles)(const Shape& shape);  // null: every shape, or a line not built
+    bool built;
+  } lines[N];
+};
+
+template <typename Shape, size_t N>
+constexpr VariantChoices<Shape, N> choices_of(const KernelVariant<Shape> (&table)[N]) {
+  VariantChoices<Shape, N> c{};
+  for (size_t i = 0; i < N; ++i) {
+    // An unbuilt line's handles dropped, so that the image does not link it.
+    c.lines[i] = {table[i].variant, table[i].built ? table[i].handles : nullptr, table[i].built};
+  }
+  return c;
+}
+
+// The line this library runs for `shape` (built_variant's).
+template <typename Shape, size_t N>
+size_t built_line(const VariantChoices<Shape, N>& choices, const Shape& shape) {
+  for (size_t i = 0; i + 1 < N; ++i) {
+    const auto& line = choices.lines[i];
+    if (line.built && (line.handles == nullptr || line.handles(shape))) return i;
+  }
+  return N - 1;
+}
+
+template <typename Shape, size_t N>
+Variant built_choice(const VariantChoices<Shape, N>& choices, const Shape& shape) {
+  return choices.lines[built_line(choices, shape)].variant;
+}
+
 // The kernel this library runs for `shape`: `kernels` holds the table's kernels, line for line.
 template <typename Shape, typename Kernel, size_t N>
-Kernel built_kernel(const KernelVariant<Shape> (&table)[N], const Kernel (&kernels)[N],
+Kernel built_kernel(const VariantChoices<Shape, N>& choices, const Kernel (&kernels)[N],
                     const Shape& shape) {
-  return kernels[&built_variant(table, shape) - table];
+  return kernels[built_line(choices, shape)];
 }
 
 // Whether `kernels` is `table`'s, line for line: a kernel exactly where the line is built.
@@ -127,6 +169,32 @@ constexpr bool kernels_match(const KernelVariant<Shape> (&table)[N], const Kerne
     if (table[i].built != (kernels[i] != nullptr)) return false;
   }
   return true;
+}
+
+// Whether `kernels` is a table's extension kernels, line for line: each extension's kernel
+// without its portable fallback (returning false, having written nothing, where it hands a shape
+// to portable), and null on the portable line. What built_kernel picks from them is null where the
+// build's extension does not take the shape (or where there is none).
+template <typename Shape, typename Kernel, size_t N>
+constexpr bool extension_kernels_match(const KernelVariant<Shape> (&table)[N],
+                                       const Kernel (&kernels)[N]) {
+  for (size_t i = 0; i + 1 < N; ++i) {
+    if (table[i].built != (kernels[i] != nullptr)) return false;
+  }
+  return table[N - 1].variant == Variant::kPortable && kernels[N - 1] == nullptr;
+}
+
+// Whether an <op>_extension entry runs `shape`: a built variant other than portable takes it, or
+// the library has no extension and its entry runs the portable kernel.
+template <typename Shape, size_t N>
+bool extension_takes(const VariantChoices<Shape, N>& choices, const Shape& shape) {
+#if defined(MOTE_KERNELS_WITH_EXTENSION)
+  return built_choice(choices, shape) != Variant::kPortable;
+#else
+  (void)choices;
+  (void)shape;
+  return true;
+#endif
 }
 
 }  // namespace internal

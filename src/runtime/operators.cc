@@ -58,6 +58,10 @@ const char* absent_form(const OpEntry& entry, uint8_t forms) {
     return "its whole-tensor form is not built into this image: rebuild the image with this "
            "program (mote_add_model)";
   }
+  if ((forms & kFormPortable) != 0 && built.portable == nullptr) {
+    return "its portable-kernel form (a shape this CPU's extension kernel does not take) is not "
+           "built into this image: rebuild the image with this program (mote_add_model)";
+  }
   if ((forms & kFormRows) != 0 && built.rows == nullptr) {
     return "its row-streamed form is not built into this image: rebuild the image with this "
            "program (mote_add_model)";
@@ -91,12 +95,16 @@ Error run_operator(const OpEnv& env, const schema::Operator& op) {
       form = forms->backward;
     } else if (op.in_place()) {
       form = forms->in_place;
-    } else if ((forms->separate & (kFormInt16 | kFormInt4)) != 0) {
-      const uint8_t types = type_forms(*env.program, op) & forms->separate;
+    } else {
+      const uint8_t types = (forms->separate & (kFormInt16 | kFormInt4)) != 0
+                                ? type_forms(*env.program, op) & forms->separate
+                                : 0;
       if ((types & kFormInt16) != 0) {
         form = forms->int16;
       } else if ((types & kFormInt4) != 0) {
         form = forms->int4;
+      } else if (op.portable_kernel() && (forms->separate & kFormPortable) != 0) {
+        form = forms->portable;
       }
     }
   }

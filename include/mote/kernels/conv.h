@@ -47,6 +47,15 @@ inline constexpr int32_t kBackwardFirstChunk = 2;
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
 
+// The build's extension kernel alone (dsp or mve), without the portable fallback conv2d keeps:
+// an image links the portable kernel only where its programs need it (the compiler marks those
+// operators portable_kernel). For a shape conv_extension_takes accepts and parameters the
+// runtime's load checks passed; elsewhere it returns without writing. A build without extension
+// runs the portable kernel (so takes every shape).
+void conv2d_extension(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                      const int32_t* bias, int8_t* output, Scratch scratch);
+bool conv_extension_takes(const ConvShape& shape);
+
 // Row-streamed stages (mote/kernels/rows.h): output rows [y_begin, y_end) of a batch-1 convolution,
 // its input rows read through `input_ring` and its output rows written through `output_ring`
 // (rows <= 0: the whole map). Writes only those output rows' bytes and reads only input rows of

@@ -33,6 +33,11 @@ struct DepthwiseConvParams {
 // (depthwise_conv_kernel_variant; src/kernels/depthwise_conv.cc picks).
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
+// The build's extension kernel alone, without the portable fallback (as conv2d_extension).
+void depthwise_conv2d_extension(const DepthwiseConvParams& params, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                Scratch scratch);
+bool depthwise_conv_extension_takes(const DepthwiseShape& shape);
 
 // Row-streamed stages (mote/kernels/rows.h): output rows [y_begin, y_end) of a batch-1 depthwise
 // convolution, input rows read through `input_ring`, output rows written through `output_ring`

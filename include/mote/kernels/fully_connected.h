@@ -31,6 +31,10 @@ struct FullyConnectedParams {
 // Runs the kernel variant built into the library (src/kernels/fully_connected.cc picks).
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output);
+// The build's extension kernel alone, without the portable fallback (as conv2d_extension):
+// every extension takes every shape.
+void fully_connected_extension(const FullyConnectedParams& params, const int8_t* input,
+                               const int8_t* filter, const int32_t* bias, int8_t* output);
 
 // The portable kernel (src/kernels/portable/), which runs where no built variant handles the shape.
 void portable_fully_connected(const FullyConnectedParams& params, const int8_t* input,

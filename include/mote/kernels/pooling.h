@@ -34,6 +34,10 @@ PoolParams prepare_pool(int32_t batches, int32_t input_h, int32_t input_w, int32
 // Runs the kernel variant built into the library (src/kernels/pooling.cc picks: dsp on the DSP
 // cores for windows of at most 256 elements, else portable); neither needs scratch.
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
+// The build's extension kernel alone, without the portable fallback (as conv2d_extension).
+void average_pool_extension(const PoolParams& params, const int8_t* input, int8_t* output,
+                            Scratch scratch);
+bool average_pool_extension_takes(const PoolParams& params);
 // The portable kernel, and the name of the variant average_pool runs ("dsp", "portable").
 void portable_average_pool(const PoolParams& params, const int8_t* input, int8_t* output,
                            Scratch scratch);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -89,6 +90,11 @@ class Lowering {
       }
     }
     for (int32_t t : op.outputs) out->outputs.push_back(use(t));
+    // Only kinds with a variant table: the others have no extension kernel to prefer.
+    if (def.kernel_variant != nullptr) {
+      out->portable_kernel = std::string_view(def.kernel_variant(graph_, op, options_.extension)) ==
+                             kernels::to_string(kernels::Variant::kPortable);
+    }
     parts_.program.operators.push_back(std::move(out));
     parts_.scratch_buffer.push_back(memory_.op_scratch_buffer[step_]);
   }

@@ -14,11 +14,15 @@
 #include "compiler/emit/assemble.h"
 #include "compiler/ir/graph.h"
 #include "compiler/passes/memory_problem.h"
+#include "mote/kernels/scratch.h"
 
 namespace mote::passes {
 
 struct LowerOptions {
   bool keep_names = false;  // tensor names cost flash; off unless asked for
+  // The target's kernels: an operator whose shape its extension kernel does not take is marked
+  // portable_kernel (so an image links the portable kernel only where a program needs it).
+  kernels::Extension extension = kernels::Extension::kScalar;
 };
 
 struct LoweredProgram {

@@ -319,6 +319,7 @@ Compiled compile(const ir::Graph& graph, const CompileOptions& options) {
   const PlannedGraph& planned = compiled.planned;
   passes::LowerOptions lower_options;
   lower_options.keep_names = options.keep_names;
+  lower_options.extension = planned.cpu.extension;
   // The planned graph: the program runs the operators in the order the plan was made for.
   passes::LoweredProgram lowered = passes::lower(planned.graph, planned.memory, lower_options);
   schema::ProgramT program = emit::assemble_program(

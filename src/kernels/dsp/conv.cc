@@ -543,12 +543,16 @@ bool dsp_runs(const ConvParams& params, size_t needed, Scratch scratch) {
 
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {
+  if (!conv2d_no_fallback(params, input, filter, bias, output, scratch)) {
+    portable_conv2d(params, input, filter, bias, output, scratch);
+  }
+}
+
+bool conv2d_no_fallback(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                        const int32_t* bias, int8_t* output, Scratch scratch) {
   const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
   const size_t needed = conv_scratch_bytes(s);
-  if (!dsp_runs<false>(params, needed, scratch)) {
-    portable_conv2d(params, input, filter, bias, output, scratch);
-    return;
-  }
+  if (!dsp_runs<false>(params, needed, scratch)) return false;
   const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
                                           params.output_offset, params.act_min, params.act_max);
   const int16_t offset = static_cast<int16_t>(params.input_offset);
@@ -571,14 +575,14 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
           conv_pointwise<false>(part, in, filter, bias, out, offset, rq);
         }
       }
-      return;
+      return true;
     }
     if (adjacent) {
       conv_pointwise<true>(s, input, filter, bias, output, offset, rq);
     } else {
       conv_pointwise<false>(s, input, filter, bias, output, offset, rq);
     }
-    return;
+    return true;
   }
   int16_t* col0 = reinterpret_cast<int16_t*>(scratch.data);
   int16_t* col1 = col0 + s.filter_h * s.filter_w * s.filter_c;
@@ -589,6 +593,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
     const internal::OutputRows out_rows{output + b * s.output_h * out_row, out_row, 0};
     conv_im2col(s, rows, filter, bias, out_rows, 0, s.output_h, offset, col0, col1, rq);
   }
+  return true;
 }
 
 // Row calls: the same two paths. 1x1: output row y is the pointwise loop on input row

@@ -277,12 +277,19 @@ inline __attribute__((always_inline)) void pixel(const Window<Rows>& win, bool i
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
+  if (!depthwise_conv2d_no_fallback(params, input, filter, bias, output, scratch)) {
+    portable_depthwise_conv2d(params, input, filter, bias, output, scratch);
+  }
+}
+
+bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
+                                  const int8_t* filter, const int32_t* bias, int8_t* output,
+                                  Scratch) {
   const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
   if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
       s.dilation_w <= 0 || s.input_c <= 0 ||
       !multipliers_non_negative(params.output_multiplier, s.output_c)) {
-    portable_depthwise_conv2d(params, input, filter, bias, output, scratch);
-    return;
+    return false;
   }
   const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
                                           params.output_offset, params.act_min, params.act_max);
@@ -316,6 +323,7 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
       }
     }
   }
+  return true;
 }
 
 // Row calls (mote/kernels/rows.h): the same pixels, each output row's window rows looked up in a

@@ -115,12 +115,16 @@ inline void dot_1x4_rows(const int8_t* x, const int8_t* w, int32_t n, uint32_t o
 
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output) {
+  if (!fully_connected_no_fallback(params, input, filter, bias, output)) {
+    portable_fully_connected(params, input, filter, bias, output);
+  }
+}
+
+bool fully_connected_no_fallback(const FullyConnectedParams& params, const int8_t* input,
+                                 const int8_t* filter, const int32_t* bias, int8_t* output) {
   const FullyConnectedParams p = params;  // a local copy: output stores (int8) could alias params
   const int32_t channels = p.per_channel ? p.output_depth : 1;
-  if (p.input_depth <= 0 || !multipliers_non_negative(p.output_multiplier, channels)) {
-    portable_fully_connected(params, input, filter, bias, output);
-    return;
-  }
+  if (p.input_depth <= 0 || !multipliers_non_negative(p.output_multiplier, channels)) return false;
   const Requantizer rq = make_requantizer(p.output_multiplier, p.output_shift, p.output_offset,
                                           p.act_min, p.act_max);
   const int32_t n = p.input_depth;
@@ -157,6 +161,7 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
       out[o] = rq(a, channel(o));
     }
   }
+  return true;
 }
 
 }  // namespace dsp

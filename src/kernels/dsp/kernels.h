@@ -34,6 +34,10 @@ bool conv_handles(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
+// conv2d without its portable fallback (conv2d_extension): false, having written nothing, for
+// the shapes and parameters conv2d hands to portable.
+bool conv2d_no_fallback(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                        const int32_t* bias, int8_t* output, Scratch scratch);
 // Row calls (mote/kernels/rows.h, conv2d_rows): portable_conv2d_rows' contract and results on the
 // same two paths, every output row on dsp code, wrapped ring windows too (im2col reads its rows
 // through a row table, a pair of pixels may straddle two rows; 1x1 runs the pointwise loop one
@@ -52,6 +56,9 @@ bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
+bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
+                                  const int8_t* filter, const int32_t* bias, int8_t* output,
+                                  Scratch scratch);
 // Written in raster order, each block of four channels after reading its window; with a depth
 // multiplier, outputs c*m .. c*m+m-1 after reading input channel c (as portable): the portable
 // rule.
@@ -73,11 +80,14 @@ void window3_row_sums(const int8_t* p, ptrdiff_t plane_w, int32_t count, const i
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output);
+bool fully_connected_no_fallback(const FullyConnectedParams& params, const int8_t* input,
+                                 const int8_t* filter, const int32_t* bias, int8_t* output);
 
 // AVERAGE_POOL_2D with windows of at most 256 elements (the sums of four channels in the int16
 // lanes of two words); no scratch. One output pixel at a time, after reading its window.
 bool average_pool_handles(const PoolParams& params);
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
+bool average_pool_no_fallback(const PoolParams& params, const int8_t* input, int8_t* output);
 // One pixel at a time after reading its window: the portable rule.
 OverlapRule average_pool_overlap(const PoolParams& params);
 // The streamed global average pool's sums (global_average_pool_accumulate, mote/kernels/pooling.h)

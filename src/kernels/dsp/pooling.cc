@@ -15,11 +15,14 @@ namespace kernels {
 namespace dsp {
 
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch) {
-  const PoolParams p = params;  // a local copy: output stores (int8) could alias params
-  if (!average_pool_handles(p)) {
+  if (!average_pool_no_fallback(params, input, output)) {
     portable_average_pool(params, input, output, scratch);
-    return;
   }
+}
+
+bool average_pool_no_fallback(const PoolParams& params, const int8_t* input, int8_t* output) {
+  const PoolParams p = params;  // a local copy: output stores (int8) could alias params
+  if (!average_pool_handles(p)) return false;
   const int32_t row = p.input_w * p.channels;
   const int32_t image = p.input_h * row;
   const int32_t c4 = p.channels & ~3;
@@ -55,6 +58,7 @@ void average_pool(const PoolParams& params, const int8_t* input, int8_t* output,
       out[c] = internal::average_of(sum, count, p);
     }
   }, [&](int8_t* out) { internal::fill_empty_average(p, out); });
+  return true;
 }
 
 void global_average_pool_accumulate(const PoolParams& params, const int8_t* input,

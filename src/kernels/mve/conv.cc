@@ -633,11 +633,15 @@ Call call_of(const ConvParams& params, size_t needed) {
 // convolution run backward in its chunks of pixels).
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {
-  const size_t needed = conv_scratch_bytes(params.shape);
-  if (!mve_takes(params, scratch, needed)) {
+  if (!conv2d_no_fallback(params, input, filter, bias, output, scratch)) {
     portable_conv2d(params, input, filter, bias, output, scratch);
-    return;
   }
+}
+
+bool conv2d_no_fallback(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                        const int32_t* bias, int8_t* output, Scratch scratch) {
+  const size_t needed = conv_scratch_bytes(params.shape);
+  if (!mve_takes(params, scratch, needed)) return false;
   const Call c = call_of(params, needed);  // a local copy: output stores (int8) could alias params
   const ConvShape& s = c.s;
   const int32_t pixels = s.output_h * s.output_w;
@@ -651,6 +655,7 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
       conv_pixels(c, in, filter, bias, out, p, chunks.end(p), scratch.data, false);
     }
   }
+  return true;
 }
 
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,

@@ -437,10 +437,15 @@ Layer layer_of(const DepthwiseConvParams& params, const int8_t* filter, const in
 // The whole tensor: each image's rows [0, output_h), its whole map as the rows.
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
-  if (!mve_takes(params.shape)) {
+  if (!depthwise_conv2d_no_fallback(params, input, filter, bias, output, scratch)) {
     portable_depthwise_conv2d(params, input, filter, bias, output, scratch);
-    return;
   }
+}
+
+bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
+                                  const int8_t* filter, const int32_t* bias, int8_t* output,
+                                  Scratch) {
+  if (!mve_takes(params.shape)) return false;
   // A local copy: output stores (int8) could alias params.
   const Layer l = layer_of(params, filter, bias);
   const DepthwiseShape& s = l.s;
@@ -451,6 +456,7 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
     const internal::OutputRows out{output + b * s.output_h * out_row, out_row, 0};
     depthwise_rows(l, in, out, 0, s.output_h);
   }
+  return true;
 }
 
 void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,

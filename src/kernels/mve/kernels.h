@@ -49,6 +49,10 @@ bool conv_five_columns(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch);
+// conv2d without its portable fallback (conv2d_extension): false, having written nothing, for
+// the shapes and parameters conv2d hands to portable.
+bool conv2d_no_fallback(const ConvParams& params, const int8_t* input, const int8_t* filter,
+                        const int32_t* bias, int8_t* output, Scratch scratch);
 // Its row call (mote/kernels/rows.h; portable_conv2d_rows' contract and results): the same code,
 // conv2d being each image's rows [0, output_h) on its whole map. Input rows through a lookup per
 // output row (a ring's wrapped windows too), output pixels through their rows' places (a block
@@ -71,6 +75,9 @@ bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
+bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
+                                  const int8_t* filter, const int32_t* bias, int8_t* output,
+                                  Scratch scratch);
 // Its row call (portable_depthwise_conv2d_rows' contract and results): the same code, each output
 // row's window rows looked up once; a row whose window wraps past a ring's last slot runs through
 // those rows (3-wide filters in blocks of three, others one pixel at a time), still on mve.
@@ -93,6 +100,7 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
 // at a time, after reading its window.
 bool average_pool_handles(const PoolParams& params);
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch);
+bool average_pool_no_fallback(const PoolParams& params, const int8_t* input, int8_t* output);
 // The streamed global average pool's accumulate (mote/kernels/pooling.h), four channels' int32
 // sums at a time; the same refusals as portable's.
 void global_average_pool_accumulate(const PoolParams& params, const int8_t* input,

@@ -15,11 +15,14 @@ namespace kernels {
 namespace mve {
 
 void average_pool(const PoolParams& params, const int8_t* input, int8_t* output, Scratch scratch) {
-  const PoolParams p = params;  // a local copy: output stores (int8) could alias params
-  if (!average_pool_handles(p)) {
+  if (!average_pool_no_fallback(params, input, output)) {
     portable_average_pool(params, input, output, scratch);
-    return;
   }
+}
+
+bool average_pool_no_fallback(const PoolParams& params, const int8_t* input, int8_t* output) {
+  const PoolParams p = params;  // a local copy: output stores (int8) could alias params
+  if (!average_pool_handles(p)) return false;
   const int32_t row = p.input_w * p.channels;
   const int32_t image = p.input_h * row;
   internal::for_each_window(p, output, [&](int32_t b, int32_t fy0, int32_t fy1, int32_t fx0,
@@ -44,6 +47,7 @@ void average_pool(const PoolParams& params, const int8_t* input, int8_t* output,
       for (int32_t k = 0; k < n; ++k) out[c + k] = internal::average_of(sums[k], count, p);
     }
   }, [&](int8_t* out) { internal::fill_empty_average(p, out); });
+  return true;
 }
 
 void max_pool(const PoolParams& params, const int8_t* input, int8_t* output) {

@@ -31,13 +31,21 @@ Error check(const OpChecker& c) {
                             !kernels::conv_runs_backward(conv_shape(c.program(), c.op())))) {
     return c.bad("only a pointwise int8 convolution of stride 1 runs backward");
   }
+  if (!c.op().portable_kernel() && !direct_loops(c.program(), c.op()) &&
+      !kernels::conv_extension_takes(conv_shape(c.program(), c.op()))) {
+    return c.bad("the program runs it on this CPU's extension kernel, which does not take its shape: "
+                 "compile the model again with --target set to this CPU", Error::kUnsupported);
+  }
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2) * cf,
                                         o.kernel_sums());
 }
 
-void invoke(const Op& op) {
-  invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape, &kernels::conv2d>(op);
-}
+// Plain runs the extension's kernel alone; portable (Operator.portable_kernel) the portable one.
+constexpr auto invoke = &invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape,
+                                            &kernels::conv2d_extension>;
+constexpr auto invoke_portable =
+    &invoke_convolution<kernels::ConvParams, schema::ConvOptions, &conv_shape,
+                        &kernels::portable_conv2d>;
 void invoke_16x8(const Op& op) {
   using Kernel64 = void (*)(const kernels::ConvParams&, const int16_t*, const int8_t*,
                               const int64_t*, int16_t*);
@@ -82,7 +90,8 @@ constexpr auto invoke_rows =
 extern const OpRegistration kConv2DOp{
     takes(2, 3, schema::OpOptions::ConvOptions).int8(2).int16(1).int4().nhwc(), &check,
     &required_scratch, /*runs_in_place=*/false, &overlap};
-extern const OpForm kConv2DPlain{&invoke};
+extern const OpForm kConv2DPlain{invoke};
+extern const OpForm kConv2DPortable{invoke_portable};
 extern const OpForm kConv2DBackward{invoke_backward};
 extern const OpForm kConv2DInt16{&invoke_16x8};
 extern const OpForm kConv2DInt4{invoke_int4};

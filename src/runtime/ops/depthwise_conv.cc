@@ -39,12 +39,21 @@ Error check(const OpChecker& c) {
     return c.bad("only a depthwise convolution of depth multiplier 1, with no more output pixels "
                  "than input pixels, runs in place");
   }
+  if (!c.op().portable_kernel() && !direct_loops(c.program(), c.op()) &&
+      !kernels::depthwise_conv_extension_takes(depthwise_shape(c.program(), c.op()))) {
+    return c.bad("the program runs it on this CPU's extension kernel, which does not take its shape: "
+                 "compile the model again with --target set to this CPU", Error::kUnsupported);
+  }
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2));
 }
 
+// Plain runs the extension's kernel alone; portable (Operator.portable_kernel) the portable one.
 constexpr auto invoke =
     &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
-                        &depthwise_shape, &kernels::depthwise_conv2d>;
+                        &depthwise_shape, &kernels::depthwise_conv2d_extension>;
+constexpr auto invoke_portable =
+    &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                        &depthwise_shape, &kernels::portable_depthwise_conv2d>;
 constexpr auto invoke_16x8 =
     &invoke_convolution_16x8<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
                              &depthwise_shape, &kernels::depthwise_conv2d_16x8, nullptr>;
@@ -87,6 +96,7 @@ extern const OpRegistration kDepthwiseConv2DOp{
     takes(2, 3, schema::OpOptions::DepthwiseConvOptions).int8(2).int16(1).int4().nhwc(), &check,
     &required_scratch, /*runs_in_place=*/false, &overlap};
 extern const OpForm kDepthwiseConv2DPlain{invoke};
+extern const OpForm kDepthwiseConv2DPortable{invoke_portable};
 extern const OpForm kDepthwiseConv2DInPlace{invoke_in_place};
 extern const OpForm kDepthwiseConv2DInt16{invoke_16x8};
 extern const OpForm kDepthwiseConv2DInt4{invoke_int4};

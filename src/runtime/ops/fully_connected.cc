@@ -84,11 +84,14 @@ void with_params(const Op& op, Run run) {
   run(p);
 }
 
+// Plain runs the extension's kernel alone (every extension takes every shape); portable
+// (Operator.portable_kernel, a CPU without extension) the portable one.
+template <auto kKernel>
 void invoke(const Op& op) {
   with_params(op, [&](kernels::FullyConnectedParams& p) {
     p.kernel_sums = op.constant_i32(op.options<schema::FullyConnectedOptions>().kernel_sums());
-    kernels::fully_connected(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1),
-                             op.optional_in_data<int32_t>(2), op.out_data<int8_t>());
+    kKernel(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2),
+            op.out_data<int8_t>());
   });
 }
 
@@ -121,7 +124,8 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 extern const OpRegistration kFullyConnectedOp{
     takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2).int16(1).int4(), &check,
     &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
-extern const OpForm kFullyConnectedPlain{&invoke};
+extern const OpForm kFullyConnectedPlain{&invoke<&kernels::fully_connected_extension>};
+extern const OpForm kFullyConnectedPortable{&invoke<&kernels::portable_fully_connected>};
 extern const OpForm kFullyConnectedInt16{&invoke_16x8};
 extern const OpForm kFullyConnectedInt4{&invoke_int4};
 

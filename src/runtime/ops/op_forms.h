@@ -1,6 +1,7 @@
 #pragma once
 // An operator's forms: the ways of running it that a firmware image links only when one of its
-// programs uses them (plain, row-streamed, in place, backward, 16x8, int4 weights). A kind listed
+// programs uses them (plain, on the portable kernel, row-streamed, in place, backward, 16x8, int4
+// weights). A kind listed
 // below has each form as an object of its own in its file under src/runtime/ops/, and the
 // operator table (op_table.cc) references it only where selected, so --gc-sections drops the
 // kernels of forms no program runs (a model that streams all its convolutions links no
@@ -17,22 +18,28 @@
 // OpRowForm for Rows, an OpForm otherwise) in OpFormTable::<field>.
 #define MOTE_OPERATOR_FORMS(X)            \
   X(Conv2D, Plain, plain)                 \
+  X(Conv2D, Portable, portable)           \
   X(Conv2D, Rows, rows)                   \
   X(Conv2D, Backward, backward)           \
   X(Conv2D, Int16, int16)                 \
   X(Conv2D, Int4, int4)                   \
   X(DepthwiseConv2D, Plain, plain)        \
+  X(DepthwiseConv2D, Portable, portable)  \
   X(DepthwiseConv2D, Rows, rows)          \
   X(DepthwiseConv2D, InPlace, in_place)   \
   X(DepthwiseConv2D, Int16, int16)        \
   X(DepthwiseConv2D, Int4, int4)          \
   X(FullyConnected, Plain, plain)         \
+  X(FullyConnected, Portable, portable)   \
   X(FullyConnected, Int16, int16)         \
   X(FullyConnected, Int4, int4)           \
   X(AveragePool2D, Plain, plain)          \
+  X(AveragePool2D, Portable, portable)    \
   X(AveragePool2D, Rows, rows)            \
+  X(AveragePool2D, Int16, int16)          \
   X(MaxPool2D, Plain, plain)              \
   X(MaxPool2D, Rows, rows)                \
+  X(MaxPool2D, Int16, int16)              \
   X(Add, Plain, plain)                    \
   X(Add, Rows, rows)                      \
   X(Softmax, Plain, plain)                \
@@ -49,7 +56,10 @@ enum OpFormBit : uint8_t {
   kFormBackward = 4,  // Operator.backward
   kFormInt16 = 8,     // input 0 or the output is int16
   kFormInt4 = 16,     // input 1 (the weights) is packed int4
-  kFormPlain = 32,    // none of the above: int8, whole tensors, forward, out of place
+  kFormPlain = 32,    // none of the above: int8, whole tensors, forward, out of place, on the
+                      // build's extension kernel (on the portable one where there is none)
+  kFormPortable = 64,  // plain, but on the portable kernel (Operator.portable_kernel): a shape
+                       // the target's extension kernel does not take
 };
 // The forms `kind` links separately (MOTE_OPERATOR_FORMS).
 constexpr uint8_t separate_forms(schema::OpKind kind) {
@@ -92,7 +102,10 @@ inline uint8_t op_forms(const schema::Program& program, uint32_t index) {
   }
   const uint8_t separate = separate_forms(op.kind());
   mask &= separate;
-  if (mask == 0) mask = kFormPlain & separate;
+  if (mask == 0) {
+    mask = op.portable_kernel() && (separate & kFormPortable) != 0 ? kFormPortable
+                                                                   : kFormPlain & separate;
+  }
   return mask;
 }
 

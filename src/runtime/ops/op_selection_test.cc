@@ -31,6 +31,7 @@ TEST(OpSelectionTest, OnlySelectedFormsAreBuiltIn) {
   const internal::OpFormTable* conv = internal::op_entry(OpKind::Conv2D)->forms;
   ASSERT_NE(conv, nullptr);
   EXPECT_NE(conv->plain, nullptr);
+  EXPECT_EQ(conv->portable, nullptr);
   EXPECT_NE(conv->int4, nullptr);
   EXPECT_EQ(conv->rows, nullptr);
   EXPECT_EQ(conv->backward, nullptr);
@@ -68,6 +69,11 @@ TEST(OpSelectionTest, RefusesAFormLeftOutNamingIt) {
   expect_form_refused([](schema::ProgramT& p) { p.operators[0]->backward = true; },
                       "its backward form is not built into this image: rebuild the image with "
                       "this program (mote_add_model)");
+  // The convolution on the portable kernel (as planned for a CPU whose extension kernel does not
+  // take its shape), which this runtime does not build in.
+  expect_form_refused([](schema::ProgramT& p) { p.operators[0]->portable_kernel = true; },
+                      "its portable-kernel form (a shape this CPU's extension kernel does not "
+                      "take) is not built into this image");
   // The convolution and the add as a row-streamed stage.
   expect_form_refused(
       [](schema::ProgramT& p) {

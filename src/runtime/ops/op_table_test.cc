@@ -57,6 +57,7 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
       EXPECT_LE(f.rows->row_words, kMaxRowWords) << entry.name;
     }
     for (const auto& [bit, form] : {std::pair{kFormPlain, f.plain},
+                                    std::pair{kFormPortable, f.portable},
                                     std::pair{kFormInPlace, f.in_place},
                                     std::pair{kFormBackward, f.backward},
                                     std::pair{kFormInt16, f.int16}, std::pair{kFormInt4, f.int4}}) {
@@ -71,9 +72,12 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
   EXPECT_EQ(kinds_with_forms, 7);
   EXPECT_EQ(built_stages(), &kStageSupport);
   EXPECT_EQ(separate_forms(OpKind::Conv2D),
-            kFormPlain | kFormRows | kFormBackward | kFormInt16 | kFormInt4);
+            kFormPlain | kFormPortable | kFormRows | kFormBackward | kFormInt16 | kFormInt4);
   EXPECT_EQ(separate_forms(OpKind::DepthwiseConv2D),
-            kFormPlain | kFormRows | kFormInPlace | kFormInt16 | kFormInt4);
+            kFormPlain | kFormPortable | kFormRows | kFormInPlace | kFormInt16 | kFormInt4);
+  EXPECT_EQ(separate_forms(OpKind::AveragePool2D),
+            kFormPlain | kFormPortable | kFormRows | kFormInt16);
+  EXPECT_EQ(separate_forms(OpKind::MaxPool2D), kFormPlain | kFormRows | kFormInt16);
   EXPECT_EQ(separate_forms(OpKind::Sub), 0);
 }
 

@@ -46,6 +46,16 @@ bool int16(const schema::Program& p, const schema::Operator& op) {
   return input_of(p, op, 0).type() == DataType::Int16;
 }
 
+Error average_check(const OpChecker& c) {
+  MOTE_TRY(check(c));
+  if (!c.op().portable_kernel() && !c.int16() &&
+      !kernels::average_pool_extension_takes(pool_params(c.program(), c.op()))) {
+    return c.bad("the program runs it on this CPU's extension kernel, which does not take its shape: "
+                 "compile the model again with --target set to this CPU", Error::kUnsupported);
+  }
+  return Error::kOk;
+}
+
 // int16: the direct loops, no overlap.
 kernels::OverlapRule average_overlap(const schema::Program& p, const schema::Operator& op,
                                      size_t) {
@@ -58,21 +68,20 @@ kernels::OverlapRule max_overlap(const schema::Program& p, const schema::Operato
   return kernels::built_max_pool_overlap(pool_params(p, op));
 }
 
+// Plain runs the extension's kernel alone; portable (Operator.portable_kernel) the portable one.
+template <auto kKernel>
 void invoke_average(const Op& op) {
-  if (op.in(0).type() == DataType::Int16) {
-    kernels::average_pool(pool_params(op), op.in_data<int16_t>(0), op.out_data<int16_t>());
-    return;
-  }
-  kernels::average_pool(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>(),
-                        op.scratch());
+  kKernel(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>(), op.scratch());
+}
+void invoke_average_16(const Op& op) {
+  kernels::average_pool(pool_params(op), op.in_data<int16_t>(0), op.out_data<int16_t>());
 }
 
 void invoke_max(const Op& op) {
-  if (op.in(0).type() == DataType::Int16) {
-    kernels::max_pool(pool_params(op), op.in_data<int16_t>(0), op.out_data<int16_t>());
-    return;
-  }
   kernels::max_pool(pool_params(op), op.in_data<int8_t>(0), op.out_data<int8_t>());
+}
+void invoke_max_16(const Op& op) {
+  kernels::max_pool(pool_params(op), op.in_data<int16_t>(0), op.out_data<int16_t>());
 }
 
 // Inside a row-streamed stage: the window's rows of a batch-1 input.
@@ -149,15 +158,18 @@ size_t average_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kAveragePool2DOp{
-    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check, &average_scratch,
-    /*runs_in_place=*/false, &average_overlap};
-extern const OpForm kAveragePool2DPlain{&invoke_average};
+    takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &average_check,
+    &average_scratch, /*runs_in_place=*/false, &average_overlap};
+extern const OpForm kAveragePool2DPlain{&invoke_average<&kernels::average_pool_extension>};
+extern const OpForm kAveragePool2DPortable{&invoke_average<&kernels::portable_average_pool>};
+extern const OpForm kAveragePool2DInt16{&invoke_average_16};
 extern const OpRowForm kAveragePool2DRows{&average_row_reach, &row_args, kRowWords<PoolRowArgs>,
                                           &invoke_average_rows};
 extern const OpRegistration kMaxPool2DOp{
     takes(1, 1, schema::OpOptions::PoolOptions).int8(1).int16(1).nhwc(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, &max_overlap};
 extern const OpForm kMaxPool2DPlain{&invoke_max};
+extern const OpForm kMaxPool2DInt16{&invoke_max_16};
 extern const OpRowForm kMaxPool2DRows{&row_reach, &row_args, kRowWords<PoolRowArgs>,
                                       &invoke_max_rows};
 

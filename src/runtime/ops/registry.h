@@ -126,6 +126,8 @@ struct OpForm {
   //   check refuses shapes that cannot run so, and its `overlap` gives the backward rule;
   // - in place (Operator.in_place): through its scratch, so that the output may sit exactly on
   //   its input; `required_scratch` and `overlap` give that kernel's;
+  // - portable (Operator.portable_kernel): plain, on the portable kernel, where the target's
+  //   extension kernel does not take the shape (plain runs the extension's kernel alone);
   // - 16x8, or int4 weights.
   void (*invoke)(const Op& op);
 };
@@ -153,6 +155,7 @@ struct OpRowForm {
 struct OpFormTable {
   uint8_t separate;  // the kind's separate forms (separate_forms), built in or not
   const OpForm* plain;
+  const OpForm* portable;
   const OpRowForm* rows;
   const OpForm* in_place;
   const OpForm* backward;
@@ -171,6 +174,7 @@ kernels::OverlapRule elementwise_overlap(const schema::Program& program, const s
 MOTE_OPERATORS(MOTE_INTERNAL_DECLARE_OP)
 #undef MOTE_INTERNAL_DECLARE_OP
 #define MOTE_INTERNAL_FORM_TYPE_Plain OpForm
+#define MOTE_INTERNAL_FORM_TYPE_Portable OpForm
 #define MOTE_INTERNAL_FORM_TYPE_Rows OpRowForm
 #define MOTE_INTERNAL_FORM_TYPE_InPlace OpForm
 #define MOTE_INTERNAL_FORM_TYPE_Backward OpForm

@@ -1,13 +1,16 @@
-// Build-time helper of kernel_variant_test: compiles the builder's conv2d_x3 with Mote's compiler
-// (planned for the portable kernels, as every host and M4 build runs them) and runs it on the
-// host runtime, writing <dir>/conv2d_x3.mote, .input and .output (and kws_dscnn_like-cortex-m0plus.mote). The test links a runtime built
-// with another convolution variant and so cannot link the compiler (two kernels libraries).
+// Build-time helper of kernel_variant_test, other_target_test and portable_kernel_test: compiles
+// the builder's conv2d_x3 with Mote's compiler (planned for the portable kernels, as every host
+// and M4 build runs them) and runs it on the host runtime, writing <dir>/conv2d_x3.mote, .input
+// and .output; kws_dscnn_like-cortex-m0plus.mote; and wide_pool.mote, .input and .output. The
+// tests link runtimes built with other kernel variants and so cannot link the compiler (two
+// kernels libraries).
 #include <cstdio>
 #include <fstream>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "compiler/builder/model_builder.h"
 #include "compiler/builder/models.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
@@ -18,6 +21,29 @@ void write_file(const std::string& path, std::span<const uint8_t> bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+// `program` with its input (DefaultInput) and the host runtime's output, as <stem>.mote, .input
+// and .output.
+void write_run(const std::string& stem, const std::vector<uint8_t>& program) {
+  mote::pipeline::HostProgram host(program);
+  std::vector<uint8_t> input(host.input_size(0));
+  mote::pipeline::DefaultInput().fill(input);
+  const mote::pipeline::HostRun run = host.run({input});
+  write_file(stem + ".mote", program);
+  write_file(stem + ".input", input);
+  write_file(stem + ".output", run.outputs.at(0));
+}
+
+// A pointwise convolution, which the dsp kernels take, then an average pool over 400 pixels,
+// which they do not (windows of at most 256): planned for cortex-m4, the pool runs the portable
+// kernel (Operator.portable_kernel), the convolution the dsp one.
+mote::ir::Graph wide_pool() {
+  mote::builder::ModelBuilder b(7);
+  auto x = b.add_input({1, 20, 20, 8}, mote::ir::DataType::kInt8, 0.05f, -3);
+  x = b.add_conv2d(x, 8, 1, 1, 1, mote::ir::Padding::kValid, mote::ir::Activation::kRelu);
+  b.mark_output(b.add_average_pool(x, 20, 20, 1));
+  return b.build();
 }
 
 }  // namespace
@@ -33,17 +59,14 @@ int main(int argc, char** argv) {
   // The test variant declares no overlap rules: its load check refuses an overlapped plan.
   options.plan.overlap = false;
   const mote::pipeline::Compiled compiled = mote::pipeline::compile(mote::builder::conv2d_x3(), options);
-  mote::pipeline::HostProgram host(compiled.program);
-  std::vector<uint8_t> input(host.input_size(0));
-  mote::pipeline::DefaultInput().fill(input);
-  const mote::pipeline::HostRun run = host.run({input});
-  write_file(stem + ".mote", compiled.program);
-  write_file(stem + ".input", input);
-  write_file(stem + ".output", run.outputs.at(0));
+  write_run(stem, compiled.program);
   // For other_target_test: a model with an average pool planned for a CPU without DSP.
   mote::pipeline::CompileOptions scalar;
   scalar.plan.cpu = "cortex-m0plus";
   write_file(std::string(argv[1]) + "/kws_dscnn_like-cortex-m0plus.mote",
              mote::pipeline::compile(mote::builder::kws_dscnn_like(), scalar).program);
+  mote::pipeline::CompileOptions m4;
+  m4.plan.cpu = "cortex-m4";
+  write_run(std::string(argv[1]) + "/wide_pool", mote::pipeline::compile(wide_pool(), m4).program);
   return 0;
 }

@@ -1,0 +1,100 @@
+// A runtime built with the dsp kernels (emulated on the host) given a program the compiler
+// planned for cortex-m4 (write_conv_program's wide_pool): a pointwise convolution, which the dsp
+// kernel takes, and an average pool over 400 pixels, which it does not. The compiler marks the
+// pool portable_kernel; the runtime runs it on the portable kernel and the convolution on the dsp
+// kernel alone (no fallback), with the host's results, and refuses the pool unmarked.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mote/kernels/conv.h"
+#include "mote/kernels/pooling.h"
+#include "mote/runtime/executor.h"
+#include "mote/runtime/program.h"
+#include "mote/schema/mote_generated.h"
+#include "runtime/testing/aligned_bytes.h"
+
+namespace mote::runtime {
+namespace {
+
+using testing::read_file;
+
+std::string path(const char* extension) {
+  return std::string(MOTE_VARIANT_TEST_DIR) + "/wide_pool" + extension;
+}
+
+std::vector<uint8_t> repack(const schema::ProgramT& program) {
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(schema::Program::Pack(builder, &program), schema::ProgramIdentifier());
+  return {builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize()};
+}
+
+// The program's output for write_conv_program's input, or empty with a test failure.
+std::vector<uint8_t> run(const std::vector<uint8_t>& program_bytes) {
+  const testing::AlignedBytes bytes(program_bytes);
+  LoadDiagnostic diagnostic;
+  Result<Program> program = Program::load(bytes.data, bytes.size, &diagnostic);
+  EXPECT_TRUE(program.ok()) << diagnostic.reason;
+  if (!program.ok()) return {};
+  std::vector<uint8_t> arena(program->arena_size() + 16);
+  uint8_t* at = arena.data() + ((16 - reinterpret_cast<uintptr_t>(arena.data()) % 16) % 16);
+  Result<Executor> executor = Executor::create(*program, at, program->arena_size());
+  EXPECT_TRUE(executor.ok());
+  if (!executor.ok()) return {};
+  const std::vector<uint8_t> input = read_file(path(".input"));
+  std::memcpy(executor->input(0).data, input.data(), input.size());
+  EXPECT_EQ(executor->run(), Error::kOk);
+  const TensorView out = executor->output(0);
+  return {out.data, out.data + out.size};
+}
+
+TEST(PortableKernel, TheCompilerMarksWhatTheDspKernelsDoNotTake) {
+  const auto program = schema::UnPackProgram(read_file(path(".mote")).data());
+  ASSERT_EQ(program->operators.size(), 2u);
+  EXPECT_EQ(program->operators[0]->kind, schema::OpKind::Conv2D);
+  EXPECT_FALSE(program->operators[0]->portable_kernel);
+  EXPECT_EQ(program->operators[1]->kind, schema::OpKind::AveragePool2D);
+  EXPECT_TRUE(program->operators[1]->portable_kernel);
+  // What this runtime's dsp kernels say of the two shapes.
+  EXPECT_TRUE(kernels::conv_extension_takes({1, 20, 20, 8, 1, 1, 8, 20, 20, 8, 1, 1, 0, 0, 1, 1}));
+  kernels::PoolParams pool{};
+  pool.batches = 1;
+  pool.input_h = pool.input_w = 20;
+  pool.channels = 8;
+  pool.output_h = pool.output_w = 1;
+  pool.filter_h = pool.filter_w = 20;
+  pool.stride_h = pool.stride_w = 1;
+  EXPECT_FALSE(kernels::average_pool_extension_takes(pool));
+  pool.filter_h = pool.filter_w = 16;
+  EXPECT_TRUE(kernels::average_pool_extension_takes(pool));
+}
+
+TEST(PortableKernel, RunsEachOperatorOnItsKernelWithTheHostsResults) {
+  EXPECT_EQ(run(read_file(path(".mote"))), read_file(path(".output")));
+  // The convolution marked too: both on the portable kernels, the same bytes.
+  const auto program = schema::UnPackProgram(read_file(path(".mote")).data());
+  program->operators[0]->portable_kernel = true;
+  EXPECT_EQ(run(repack(*program)), read_file(path(".output")));
+}
+
+TEST(PortableKernel, RefusesAnOperatorItsExtensionKernelDoesNotTake) {
+  const auto program = schema::UnPackProgram(read_file(path(".mote")).data());
+  program->operators[1]->portable_kernel = false;
+  const testing::AlignedBytes bytes(repack(*program));
+  LoadDiagnostic diagnostic;
+  const Result<Program> loaded = Program::load(bytes.data, bytes.size, &diagnostic);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error(), Error::kUnsupported);
+  EXPECT_EQ(diagnostic.where, LoadDiagnostic::Where::kOperator);
+  EXPECT_EQ(diagnostic.index, 1u);
+  EXPECT_STREQ(diagnostic.op_name, "AVERAGE_POOL_2D");
+  EXPECT_NE(std::strstr(diagnostic.reason, "extension kernel, which does not take its shape"),
+            nullptr)
+      << diagnostic.reason;
+}
+
+}  // namespace
+}  // namespace mote::runtime
