@@ -65,14 +65,8 @@ void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter,
 
 void conv2d_extension(const ConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
-  if (const auto kernel = internal::built_kernel(kConvChoices, kConvExtensionKernels,
-                                                 params.shape)) {
-    kernel(params, input, filter, bias, output, scratch);
-    return;
-  }
-#if !defined(MOTE_KERNELS_WITH_EXTENSION)
-  portable_conv2d(params, input, filter, bias, output, scratch);
-#endif
+  internal::run_extension<&portable_conv2d>(kConvChoices, kConvExtensionKernels, params.shape,
+                                            params, input, filter, bias, output, scratch);
 }
 
 bool conv_extension_takes(const ConvShape& shape) {

@@ -57,14 +57,9 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 void depthwise_conv2d_extension(const DepthwiseConvParams& params, const int8_t* input,
                                 const int8_t* filter, const int32_t* bias, int8_t* output,
                                 Scratch scratch) {
-  if (const auto kernel = internal::built_kernel(kDepthwiseChoices, kDepthwiseExtensionKernels,
-                                                 params.shape)) {
-    kernel(params, input, filter, bias, output, scratch);
-    return;
-  }
-#if !defined(MOTE_KERNELS_WITH_EXTENSION)
-  portable_depthwise_conv2d(params, input, filter, bias, output, scratch);
-#endif
+  internal::run_extension<&portable_depthwise_conv2d>(kDepthwiseChoices,
+                                                      kDepthwiseExtensionKernels, params.shape,
+                                                      params, input, filter, bias, output, scratch);
 }
 
 bool depthwise_conv_extension_takes(const DepthwiseShape& shape) {

@@ -57,15 +57,10 @@ void fully_connected(const FullyConnectedParams& params, const int8_t* input, co
 
 void fully_connected_extension(const FullyConnectedParams& params, const int8_t* input,
                                const int8_t* filter, const int32_t* bias, int8_t* output) {
-  if (const auto kernel = internal::built_kernel(kFullyConnectedChoices,
-                                                 kFullyConnectedExtensionKernels,
-                                                 params.output_depth)) {
-    kernel(params, input, filter, bias, output);
-    return;
-  }
-#if !defined(MOTE_KERNELS_WITH_EXTENSION)
-  portable_fully_connected(params, input, filter, bias, output);
-#endif
+  internal::run_extension<&portable_fully_connected>(kFullyConnectedChoices,
+                                                     kFullyConnectedExtensionKernels,
+                                                     params.output_depth, params, input, filter,
+                                                     bias, output);
 }
 
 }  // namespace kernels

@@ -184,6 +184,21 @@ constexpr bool extension_kernels_match(const KernelVariant<Shape> (&table)[N],
   return table[N - 1].variant == Variant::kPortable && kernels[N - 1] == nullptr;
 }
 
+// An <op>_extension entry: the extension kernel of `kernels` (extension_kernels_match) for `shape`,
+// or in a library without extension kPortable. A template argument, the portable kernel is not
+// referenced (so not linked) where an extension is built.
+template <auto kPortable, typename Shape, typename Kernel, size_t N, typename... Args>
+void run_extension(const VariantChoices<Shape, N>& choices, const Kernel (&kernels)[N],
+                   const Shape& shape, const Args&... args) {
+  if (const Kernel kernel = built_kernel(choices, kernels, shape)) {
+    kernel(args...);
+    return;
+  }
+#if !defined(MOTE_KERNELS_WITH_EXTENSION)
+  kPortable(args...);
+#endif
+}
+
 // Whether an <op>_extension entry runs `shape`: a built variant other than portable takes it, or
 // the library has no extension and its entry runs the portable kernel.
 template <typename Shape, size_t N>
