@@ -87,7 +87,7 @@ echo "images (\`build/firmware-<cpu>/run_${kws}*.map\`), by part. Each image lin
 echo "operator kinds and forms its program runs (\`src/runtime/ops/op_forms.h\`): the \`time\` image"
 echo "no row kernel, the \`balanced\` one (a row-streamed stage) no whole-map convolution; and no"
 echo "whole-map portable kernel where the dsp or mve one takes every operator's shape (the compiler"
-echo "marks the others \`portable_kernel\`; the row kernels still keep their portable fallback). With"
+echo "marks the others \`portable_kernel\`), whole-map or row kernel. With"
 echo "\`VERIFY crc\` the image loads the program it was built with by its CRC-32 and links none of"
 echo "the load checks (the host ran them when it built the image); what stays of \`program, load"
 echo "checks, stages\` is the Program's accessors, the CRC load and the stage dispatch. The"

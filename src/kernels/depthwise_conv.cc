@@ -67,8 +67,10 @@ bool depthwise_conv_extension_takes(const DepthwiseShape& shape) {
 }
 
 // Rows (mote/kernels/rows.h): the build's extension row kernel, which tests its table line's
-// handles itself and hands what it does not take to portable, as built_variant would choose (no
-// walk of the table at every row call of a stage); a build with both extensions asks the table.
+// handles itself (no walk of the table at every row call of a stage; a build with both extensions
+// asks the table): with its portable fallback (depthwise_conv2d_rows), or alone
+// (depthwise_conv2d_rows_extension, for operators it takes: each a direct call, the row calls'
+// cost).
 void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* input,
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
@@ -86,6 +88,29 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
 #elif defined(MOTE_KERNELS_WITH_DSP)
   dsp::depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
                              y_end, scratch);
+#else
+  portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
+                                 y_begin, y_end, scratch);
+#endif
+}
+
+void depthwise_conv2d_rows_extension(const DepthwiseConvParams& params, const int8_t* input,
+                                     RowRing input_ring, const int8_t* filter, const int32_t* bias,
+                                     int8_t* output, RowRing output_ring, int32_t y_begin,
+                                     int32_t y_end, Scratch scratch) {
+#if defined(MOTE_KERNELS_WITH_MVE) && defined(MOTE_KERNELS_WITH_DSP)
+  if (internal::built_choice(kDepthwiseChoices, params.shape) == Variant::kDsp) {
+    dsp::depthwise_conv2d_rows_no_fallback(params, input, input_ring, filter, bias, output,
+                                           output_ring, y_begin, y_end, scratch);
+    return;
+  }
+#endif
+#if defined(MOTE_KERNELS_WITH_MVE)
+  mve::depthwise_conv2d_rows_no_fallback(params, input, input_ring, filter, bias, output,
+                                         output_ring, y_begin, y_end, scratch);
+#elif defined(MOTE_KERNELS_WITH_DSP)
+  dsp::depthwise_conv2d_rows_no_fallback(params, input, input_ring, filter, bias, output,
+                                         output_ring, y_begin, y_end, scratch);
 #else
   portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
                                  y_begin, y_end, scratch);

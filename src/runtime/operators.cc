@@ -62,6 +62,11 @@ const char* absent_form(const OpEntry& entry, uint8_t forms) {
     return "its portable-kernel form (a shape this CPU's extension kernel does not take) is not "
            "built into this image: rebuild the image with this program (mote_add_model)";
   }
+  if ((forms & kFormRowsPortable) != 0 && built.rows_portable == nullptr) {
+    return "its row-streamed form on the portable kernel (a shape this CPU's extension kernel "
+           "does not take) is not built into this image: rebuild the image with this program "
+           "(mote_add_model)";
+  }
   if ((forms & kFormRows) != 0 && built.rows == nullptr) {
     return "its row-streamed form is not built into this image: rebuild the image with this "
            "program (mote_add_model)";

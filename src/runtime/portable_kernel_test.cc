@@ -2,7 +2,9 @@
 // planned for cortex-m4 (write_conv_program's wide_pool): a pointwise convolution, which the dsp
 // kernel takes, and an average pool over 400 pixels, which it does not. The compiler marks the
 // pool portable_kernel; the runtime runs it on the portable kernel and the convolution on the dsp
-// kernel alone (no fallback), with the host's results, and refuses the pool unmarked.
+// kernel alone (no fallback), with the host's results, and refuses the pool unmarked. The same
+// for the members of a row-streamed stage (kws_streamed): marked, they run the portable row
+// kernels, unmarked the dsp ones alone.
 
 #include <gtest/gtest.h>
 
@@ -15,6 +17,7 @@
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
 #include "mote/schema/mote_generated.h"
+#include "runtime/ops/registry.h"
 #include "runtime/testing/aligned_bytes.h"
 
 namespace mote::runtime {
@@ -22,8 +25,8 @@ namespace {
 
 using testing::read_file;
 
-std::string path(const char* extension) {
-  return std::string(MOTE_VARIANT_TEST_DIR) + "/wide_pool" + extension;
+std::string path(const char* extension, const char* stem = "wide_pool") {
+  return std::string(MOTE_VARIANT_TEST_DIR) + "/" + stem + extension;
 }
 
 std::vector<uint8_t> repack(const schema::ProgramT& program) {
@@ -33,7 +36,8 @@ std::vector<uint8_t> repack(const schema::ProgramT& program) {
 }
 
 // The program's output for write_conv_program's input, or empty with a test failure.
-std::vector<uint8_t> run(const std::vector<uint8_t>& program_bytes) {
+std::vector<uint8_t> run(const std::vector<uint8_t>& program_bytes,
+                         const char* stem = "wide_pool") {
   const testing::AlignedBytes bytes(program_bytes);
   LoadDiagnostic diagnostic;
   Result<Program> program = Program::load(bytes.data, bytes.size, &diagnostic);
@@ -44,7 +48,7 @@ std::vector<uint8_t> run(const std::vector<uint8_t>& program_bytes) {
   Result<Executor> executor = Executor::create(*program, at, program->arena_size());
   EXPECT_TRUE(executor.ok());
   if (!executor.ok()) return {};
-  const std::vector<uint8_t> input = read_file(path(".input"));
+  const std::vector<uint8_t> input = read_file(path(".input", stem));
   std::memcpy(executor->input(0).data, input.data(), input.size());
   EXPECT_EQ(executor->run(), Error::kOk);
   const TensorView out = executor->output(0);
@@ -94,6 +98,38 @@ TEST(PortableKernel, RefusesAnOperatorItsExtensionKernelDoesNotTake) {
   EXPECT_NE(std::strstr(diagnostic.reason, "extension kernel, which does not take its shape"),
             nullptr)
       << diagnostic.reason;
+}
+
+TEST(PortableKernel, StreamedMembersRunTheirRowKernelWithTheHostsResults) {
+  const auto program = schema::UnPackProgram(read_file(path(".mote", "kws_streamed")).data());
+  ASSERT_FALSE(program->stages.empty());
+  const std::vector<uint8_t> expected = read_file(path(".output", "kws_streamed"));
+  EXPECT_EQ(run(read_file(path(".mote", "kws_streamed")), "kws_streamed"), expected);
+  // Every member marked: the portable row kernels, the same bytes.
+  int marked = 0;
+  for (uint32_t k = program->stages[0].first(); k <= program->stages[0].last(); ++k) {
+    auto& op = *program->operators[k];
+    if (op.kind == schema::OpKind::Conv2D || op.kind == schema::OpKind::DepthwiseConv2D) {
+      EXPECT_FALSE(op.portable_kernel);  // the dsp kernels take all of them
+      op.portable_kernel = true;
+      ++marked;
+    }
+  }
+  EXPECT_GT(marked, 1);
+  const std::vector<uint8_t> bytes = repack(*program);
+  EXPECT_EQ(run(bytes, "kws_streamed"), expected);
+  // The stage calls each marked member's portable row form, the others their own.
+  const auto& ops = *schema::GetProgram(bytes.data())->operators();
+  for (uint32_t k = program->stages[0].first(); k <= program->stages[0].last(); ++k) {
+    const schema::Operator& op = *ops.Get(k);
+    const internal::OpFormTable& forms = *internal::op_entry(op.kind())->forms;
+    if (op.portable_kernel()) {
+      ASSERT_NE(forms.rows_portable, nullptr) << k;
+      EXPECT_EQ(internal::row_form(op), forms.rows_portable) << k;
+    } else {
+      EXPECT_EQ(internal::row_form(op), forms.rows) << k;
+    }
+  }
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ bool args_match(const schema::Program& program, const schema::Stage& stage,
   uint32_t at = 0;
   for (uint32_t k = stage.first(); k <= stage.last(); ++k) {
     const schema::Operator& op = *ops.Get(k);
-    const OpRowForm* r = row_form(op.kind());  // (stage_members checked the kind)
+    const OpRowForm* r = row_form(op);  // (stage_members checked the kind)
     const uint32_t n = r->row_words;
     if (n > kMaxRowWords || !r->row_args(program, op, words) || n > args.size() - at ||
         memcmp(args.data() + at, words, n * sizeof(int32_t)) != 0) {
@@ -85,7 +85,7 @@ const char* stage_members(const schema::Program& program, const schema::Stage& s
   if (n > static_cast<uint32_t>(kMaxStageMembers)) return "stage of more than 16 operators";
   for (uint32_t m = 0; m < n; ++m) {
     const schema::Operator& op = *ops.Get(stage.first() + m);
-    const OpRowForm* r = row_form(op.kind());
+    const OpRowForm* r = row_form(op);
     if (r == nullptr) return "operator kind cannot run in a stage";
     if (op.backward() || op.in_place()) return "stage member marked backward or in place";
     if (op.outputs()->size() != 1) return "stage member with several outputs";
@@ -130,7 +130,7 @@ void run_stage(const OpEnv& env, const schema::Stage& stage, const schema::Stage
   const auto& ops = *env.program->operators();
   const int32_t* words = calls.args()->data();
   for (uint32_t m = 0; m <= stage.last() - stage.first(); ++m) {
-    const OpRowForm* r = row_form(ops.Get(stage.first() + m)->kind());
+    const OpRowForm* r = row_form(*ops.Get(stage.first() + m));
     members[m] = {r->invoke_rows, words};
     words += r->row_words;
   }
@@ -337,7 +337,7 @@ Error run_step(const OpEnv& env, uint32_t index) {
 }  // namespace internal
 
 size_t stage_row_word_count(schema::OpKind kind) {
-  const internal::OpRowForm* r = internal::row_form(kind);
+  const internal::OpRowForm* r = internal::any_row_form(kind);
   return r != nullptr ? r->row_words : 0;
 }
 
@@ -349,7 +349,7 @@ bool stage_row_words(const schema::Program& program, uint32_t k, int32_t* words,
   size_t at = 0;
   for (uint32_t op = stage.first(); op <= stage.last(); ++op) {
     const schema::Operator& o = *program.operators()->Get(op);
-    const internal::OpRowForm* r = internal::row_form(o.kind());
+    const internal::OpRowForm* r = internal::row_form(o);
     if (r == nullptr || r->row_words > capacity - at) return false;
     int32_t member[internal::kMaxRowWords] = {};
     if (!r->row_args(program, o, member)) return false;

@@ -69,6 +69,10 @@ bool conv_extension_takes(const ConvShape& shape);
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
                  int32_t y_begin, int32_t y_end, Scratch scratch);
+// The extension's row kernel alone, without the portable fallback (as conv2d_extension).
+void conv2d_rows_extension(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                           const int8_t* filter, const int32_t* bias, int8_t* output,
+                           RowRing output_ring, int32_t y_begin, int32_t y_end, Scratch scratch);
 
 // Backward runs (mote/kernels/overlap.h, conv_backward_overlap): a pointwise convolution (1x1,
 // stride 1, no padding, not grouped, output pixels = input pixels) computes each output pixel from

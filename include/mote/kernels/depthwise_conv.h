@@ -53,6 +53,11 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
                            Scratch scratch);
+// The extension's row kernel alone, without the portable fallback (as conv2d_extension).
+void depthwise_conv2d_rows_extension(const DepthwiseConvParams& params, const int8_t* input,
+                                     RowRing input_ring, const int8_t* filter,
+                                     const int32_t* bias, int8_t* output, RowRing output_ring,
+                                     int32_t y_begin, int32_t y_end, Scratch scratch);
 
 // In-place runs (schema Operator.in_place): with depth multiplier 1 the work may go one channel
 // of one image at a time. The kernel copies input channel c into scratch, as a plane of the rows

@@ -874,7 +874,7 @@ TEST(Compile, StageWordsSayWhetherEveryShiftIsNegative) {
   using Words = runtime::internal::WindowRowArgs<kernels::ConvShape>;
   const auto words_of = [](const schema::Program& p, uint32_t k) {
     int32_t words[runtime::internal::kMaxRowWords] = {};
-    const auto* r = runtime::internal::row_form(schema::OpKind::Conv2D);
+    const auto* r = runtime::internal::any_row_form(schema::OpKind::Conv2D);
     EXPECT_TRUE(r->row_args(p, *p.operators()->Get(k), words));
     return runtime::internal::row_args_of<Words>(words);
   };

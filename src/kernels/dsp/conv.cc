@@ -602,16 +602,22 @@ bool conv2d_no_fallback(const ConvParams& params, const int8_t* input, const int
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
                  int32_t y_begin, int32_t y_end, Scratch scratch) {
-  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
-  const size_t needed = conv_scratch_bytes(s);
-  if (!dsp_runs<true>(params, needed, scratch)) {
+  if (!conv2d_rows_no_fallback(params, input, input_ring, filter, bias, output, output_ring,
+                               y_begin, y_end, scratch)) {
     portable_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
                          y_end, scratch);
-    return;
   }
+}
+
+bool conv2d_rows_no_fallback(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                            const int8_t* filter, const int32_t* bias, int8_t* output,
+                            RowRing output_ring, int32_t y_begin, int32_t y_end, Scratch scratch) {
+  const ConvShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  const size_t needed = conv_scratch_bytes(s);
+  if (!dsp_runs<true>(params, needed, scratch)) return false;
   if (!internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,
                              s.dilation_h, input_ring, output_ring, y_begin, y_end)) {
-    return;
+    return true;
   }
   const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
                                           params.output_offset, params.act_min, params.act_max);
@@ -632,12 +638,13 @@ void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ri
         conv_pointwise<false>(row, in, filter, bias, out_rows.row(y), offset, rq);
       }
     }
-    return;
+    return true;
   }
   int16_t* col0 = reinterpret_cast<int16_t*>(scratch.data);
   int16_t* col1 = col0 + s.filter_h * s.filter_w * s.filter_c;
   internal::RowTable rows(input, in_row, input_ring.rows);
   conv_im2col(s, rows, filter, bias, out_rows, y_begin, y_end, offset, col0, col1, rq);
+  return true;
 }
 
 }  // namespace dsp

@@ -334,18 +334,27 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
                            Scratch scratch) {
+  if (!depthwise_conv2d_rows_no_fallback(params, input, input_ring, filter, bias, output,
+                                         output_ring, y_begin, y_end, scratch)) {
+    portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
+                                   y_begin, y_end, scratch);
+  }
+}
+
+bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
+                                       RowRing input_ring, const int8_t* filter,
+                                       const int32_t* bias, int8_t* output, RowRing output_ring,
+                                       int32_t y_begin, int32_t y_end, Scratch) {
   const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
   if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
       s.dilation_w <= 0 || s.input_c <= 0 ||
       !multipliers_non_negative_by_signs(params.output_multiplier, s.output_c)) {
-    portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
-                                   y_begin, y_end, scratch);
-    return;
+    return false;
   }
   if (s.output_c < s.input_c ||
       !internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,
                              s.dilation_h, input_ring, output_ring, y_begin, y_end)) {
-    return;
+    return true;
   }
   const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
                                           params.output_offset, params.act_min, params.act_max);
@@ -385,6 +394,7 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
       }
     }
   }
+  return true;
 }
 
 // Bytes b0..b3 of a row: SXTB16 gives (b0, b2), with ROR 8 (b1, b3). The left window (x) takes

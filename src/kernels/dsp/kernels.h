@@ -45,6 +45,9 @@ bool conv2d_no_fallback(const ConvParams& params, const int8_t* input, const int
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
                  int32_t y_begin, int32_t y_end, Scratch scratch);
+bool conv2d_rows_no_fallback(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                            const int8_t* filter, const int32_t* bias, int8_t* output,
+                            RowRing output_ring, int32_t y_begin, int32_t y_end, Scratch scratch);
 // The portable rule: the same blocks of two pixels (1x1: two channels of both per step, or one
 // channel when odd, the top byte last; im2col: both columns gathered first).
 OverlapRule conv_overlap(const ConvShape& shape);
@@ -70,6 +73,10 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
                            Scratch scratch);
+bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
+                                       RowRing input_ring, const int8_t* filter,
+                                       const int32_t* bias, int8_t* output, RowRing output_ring,
+                                       int32_t y_begin, int32_t y_end, Scratch scratch);
 // The in-place depthwise kernel's inner row (depthwise_conv2d_in_place): sums[x] = base +
 // sum of p[ky * plane_w + x + kx] * w[3 * ky + kx] over a 3x3 window of stride 1, for x < count.
 // Two outputs at a time: one word of a plane row holds both windows' three bytes of that row.

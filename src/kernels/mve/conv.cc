@@ -661,24 +661,31 @@ bool conv2d_no_fallback(const ConvParams& params, const int8_t* input, const int
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
                  int32_t y_begin, int32_t y_end, Scratch scratch) {
-  const size_t needed = conv_scratch_bytes(params.shape);
-  if (!mve_takes(params, scratch, needed)) {
+  if (!conv2d_rows_no_fallback(params, input, input_ring, filter, bias, output, output_ring,
+                               y_begin, y_end, scratch)) {
     portable_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring, y_begin,
                          y_end, scratch);
-    return;
   }
+}
+
+bool conv2d_rows_no_fallback(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                            const int8_t* filter, const int32_t* bias, int8_t* output,
+                            RowRing output_ring, int32_t y_begin, int32_t y_end, Scratch scratch) {
+  const size_t needed = conv_scratch_bytes(params.shape);
+  if (!mve_takes(params, scratch, needed)) return false;
   const Call c = call_of(params, needed);  // a local copy: output stores (int8) could alias params
   const ConvShape& s = c.s;
   // Where portable refuses (mve_takes covered the rest of its checks).
   if (!internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,
                              s.dilation_h, input_ring, output_ring, y_begin, y_end)) {
-    return;
+    return true;
   }
   const InputRows in{input, static_cast<ptrdiff_t>(s.input_w) * s.input_c, input_ring.rows};
   const internal::OutputRows out{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
                                  output_ring.rows};
   conv_pixels(c, in, filter, bias, out, y_begin * s.output_w, y_end * s.output_w, scratch.data,
               true);
+  return true;
 }
 
 }  // namespace mve

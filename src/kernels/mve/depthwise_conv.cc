@@ -463,22 +463,30 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
                            Scratch scratch) {
-  if (!mve_takes(params.shape)) {
+  if (!depthwise_conv2d_rows_no_fallback(params, input, input_ring, filter, bias, output,
+                                         output_ring, y_begin, y_end, scratch)) {
     portable_depthwise_conv2d_rows(params, input, input_ring, filter, bias, output, output_ring,
                                    y_begin, y_end, scratch);
-    return;
   }
+}
+
+bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
+                                       RowRing input_ring, const int8_t* filter,
+                                       const int32_t* bias, int8_t* output, RowRing output_ring,
+                                       int32_t y_begin, int32_t y_end, Scratch scratch) {
+  if (!mve_takes(params.shape)) return false;
   const Layer l = layer_of(params, filter, bias);  // a local copy, as above
   const DepthwiseShape& s = l.s;
   // Where portable refuses (mve_takes covered the rest of its checks).
   if (!internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,
                              s.dilation_h, input_ring, output_ring, y_begin, y_end)) {
-    return;
+    return true;
   }
   const InputRows in{input, static_cast<ptrdiff_t>(s.input_w) * s.input_c, input_ring.rows};
   const internal::OutputRows out{output, static_cast<ptrdiff_t>(s.output_w) * s.output_c,
                                  output_ring.rows};
   depthwise_rows(l, in, out, y_begin, y_end);
+  return true;
 }
 
 }  // namespace mve

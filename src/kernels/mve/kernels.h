@@ -61,6 +61,9 @@ bool conv2d_no_fallback(const ConvParams& params, const int8_t* input, const int
 void conv2d_rows(const ConvParams& params, const int8_t* input, RowRing input_ring,
                  const int8_t* filter, const int32_t* bias, int8_t* output, RowRing output_ring,
                  int32_t y_begin, int32_t y_end, Scratch scratch);
+bool conv2d_rows_no_fallback(const ConvParams& params, const int8_t* input, RowRing input_ring,
+                            const int8_t* filter, const int32_t* bias, int8_t* output,
+                            RowRing output_ring, int32_t y_begin, int32_t y_end, Scratch scratch);
 // Its overlap rule (mote/kernels/overlap.h), from its own order (conv_own_overlap: 1x1 in blocks
 // of four pixels, the last channel of the block written after its last read; im2col in blocks of
 // four columns gathered first; grouped im2col none) joined with portable's (conv_overlap: what
@@ -85,6 +88,10 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
                            RowRing input_ring, const int8_t* filter, const int32_t* bias,
                            int8_t* output, RowRing output_ring, int32_t y_begin, int32_t y_end,
                            Scratch scratch);
+bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
+                                       RowRing input_ring, const int8_t* filter,
+                                       const int32_t* bias, int8_t* output, RowRing output_ring,
+                                       int32_t y_begin, int32_t y_end, Scratch scratch);
 // Its overlap rule from its own order (multiplier 1 by its groups of pixels of a row and blocks
 // of four channels; above 1 one pixel at a time, blocks of four outputs after their inputs:
 // portable's rule holds), and joined with portable's (the table's).

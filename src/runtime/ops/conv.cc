@@ -82,8 +82,11 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
 
 using RowArgs = WindowRowArgs<kernels::ConvShape>;
 constexpr auto row_args = &window_row_args<kernels::ConvShape, schema::ConvOptions, &shape_of>;
+// As the plain and portable forms: the extension's row kernel alone, or the portable one.
 constexpr auto invoke_rows =
-    &invoke_window_rows<kernels::ConvParams, kernels::ConvShape, &kernels::conv2d_rows>;
+    &invoke_window_rows<kernels::ConvParams, kernels::ConvShape, &kernels::conv2d_rows_extension>;
+constexpr auto invoke_rows_portable =
+    &invoke_window_rows<kernels::ConvParams, kernels::ConvShape, &kernels::portable_conv2d_rows>;
 
 }  // namespace
 
@@ -96,5 +99,7 @@ extern const OpForm kConv2DBackward{invoke_backward};
 extern const OpForm kConv2DInt16{&invoke_16x8};
 extern const OpForm kConv2DInt4{invoke_int4};
 extern const OpRowForm kConv2DRows{&row_reach, row_args, kRowWords<RowArgs>, invoke_rows};
+extern const OpRowForm kConv2DRowsPortable{&row_reach, row_args, kRowWords<RowArgs>,
+                                           invoke_rows_portable};
 
 }  // namespace mote::runtime::internal

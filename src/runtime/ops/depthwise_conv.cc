@@ -86,9 +86,13 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
 using RowArgs = WindowRowArgs<kernels::DepthwiseShape>;
 constexpr auto row_args =
     &window_row_args<kernels::DepthwiseShape, schema::DepthwiseConvOptions, &shape_of>;
+// As the plain and portable forms: the extension's row kernel alone, or the portable one.
 constexpr auto invoke_rows =
     &invoke_window_rows<kernels::DepthwiseConvParams, kernels::DepthwiseShape,
-                        &kernels::depthwise_conv2d_rows>;
+                        &kernels::depthwise_conv2d_rows_extension>;
+constexpr auto invoke_rows_portable =
+    &invoke_window_rows<kernels::DepthwiseConvParams, kernels::DepthwiseShape,
+                        &kernels::portable_depthwise_conv2d_rows>;
 
 }  // namespace
 
@@ -102,5 +106,7 @@ extern const OpForm kDepthwiseConv2DInt16{invoke_16x8};
 extern const OpForm kDepthwiseConv2DInt4{invoke_int4};
 extern const OpRowForm kDepthwiseConv2DRows{&row_reach, row_args, kRowWords<RowArgs>,
                                             invoke_rows};
+extern const OpRowForm kDepthwiseConv2DRowsPortable{&row_reach, row_args, kRowWords<RowArgs>,
+                                                    invoke_rows_portable};
 
 }  // namespace mote::runtime::internal

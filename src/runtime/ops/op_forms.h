@@ -20,12 +20,14 @@
   X(Conv2D, Plain, plain)                 \
   X(Conv2D, Portable, portable)           \
   X(Conv2D, Rows, rows)                   \
+  X(Conv2D, RowsPortable, rows_portable)  \
   X(Conv2D, Backward, backward)           \
   X(Conv2D, Int16, int16)                 \
   X(Conv2D, Int4, int4)                   \
   X(DepthwiseConv2D, Plain, plain)        \
   X(DepthwiseConv2D, Portable, portable)  \
   X(DepthwiseConv2D, Rows, rows)          \
+  X(DepthwiseConv2D, RowsPortable, rows_portable) \
   X(DepthwiseConv2D, InPlace, in_place)   \
   X(DepthwiseConv2D, Int16, int16)        \
   X(DepthwiseConv2D, Int4, int4)          \
@@ -60,6 +62,7 @@ enum OpFormBit : uint8_t {
                       // build's extension kernel (on the portable one where there is none)
   kFormPortable = 64,  // plain, but on the portable kernel (Operator.portable_kernel): a shape
                        // the target's extension kernel does not take
+  kFormRowsPortable = 128,  // rows, on the portable row kernel (Operator.portable_kernel)
 };
 // The forms `kind` links separately (MOTE_OPERATOR_FORMS).
 constexpr uint8_t separate_forms(schema::OpKind kind) {
@@ -95,12 +98,15 @@ inline uint8_t op_forms(const schema::Program& program, uint32_t index) {
   uint8_t mask = type_forms(program, op);
   if (op.in_place()) mask |= kFormInPlace;
   if (op.backward()) mask |= kFormBackward;
+  const uint8_t separate = separate_forms(op.kind());
   if (program.stages() != nullptr) {
     for (const schema::Stage* s : *program.stages()) {
-      if (index >= s->first() && index <= s->last()) mask |= kFormRows;
+      if (index >= s->first() && index <= s->last()) {
+        mask |= op.portable_kernel() && (separate & kFormRowsPortable) != 0 ? kFormRowsPortable
+                                                                           : kFormRows;
+      }
     }
   }
-  const uint8_t separate = separate_forms(op.kind());
   mask &= separate;
   if (mask == 0) {
     mask = op.portable_kernel() && (separate & kFormPortable) != 0 ? kFormPortable

@@ -81,6 +81,15 @@ TEST(OpSelectionTest, RefusesAFormLeftOutNamingIt) {
         p.stage_calls.push_back(std::make_unique<schema::StageCallsT>());
       },
       "its row-streamed form is not built into this image");
+  // The same stage with the convolution on the portable row kernel.
+  expect_form_refused(
+      [](schema::ProgramT& p) {
+        p.stages.push_back(schema::Stage(0, 1));
+        p.stage_calls.push_back(std::make_unique<schema::StageCallsT>());
+        p.operators[0]->portable_kernel = true;
+      },
+      "its row-streamed form on the portable kernel (a shape this CPU's extension kernel does "
+      "not take) is not built into this image");
 }
 
 TEST(OpSelectionTest, RunsAProgramOfSelectedKinds) {

@@ -64,9 +64,9 @@ constexpr FormTable make_forms() {
 
 constexpr FormTable kForms = make_forms();
 
-constexpr bool any_row_form() {
+constexpr bool any_row_form_built() {
   for (const OpFormTable& f : kForms.rows) {
-    if (f.rows != nullptr) return true;
+    if (f.rows != nullptr || f.rows_portable != nullptr) return true;
   }
   return false;
 }
@@ -132,7 +132,7 @@ static_assert(kListedKinds == kNumOpKinds && every_kind_named(),
 }  // namespace
 
 const StageSupport* built_stages() {
-  if constexpr (any_row_form()) {
+  if constexpr (any_row_form_built()) {
     return &kStageSupport;
   } else {
     return nullptr;

@@ -51,10 +51,17 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
     const OpFormTable& f = *entry.forms;
     EXPECT_EQ(f.separate, separate) << entry.name;
     EXPECT_EQ(f.rows != nullptr, (separate & kFormRows) != 0) << entry.name;
-    if (f.rows != nullptr) {
-      EXPECT_TRUE(f.rows->row_reach && f.rows->row_args && f.rows->invoke_rows) << entry.name;
-      EXPECT_GT(f.rows->row_words, 0) << entry.name;
-      EXPECT_LE(f.rows->row_words, kMaxRowWords) << entry.name;
+    EXPECT_EQ(f.rows_portable != nullptr, (separate & kFormRowsPortable) != 0) << entry.name;
+    for (const OpRowForm* rows : {f.rows, f.rows_portable}) {
+      if (rows == nullptr) continue;
+      EXPECT_TRUE(rows->row_reach && rows->row_args && rows->invoke_rows) << entry.name;
+      EXPECT_GT(rows->row_words, 0) << entry.name;
+      EXPECT_LE(rows->row_words, kMaxRowWords) << entry.name;
+    }
+    // The portable row form reads the same words as the extension's, with its own kernel.
+    if (f.rows_portable != nullptr) {
+      EXPECT_EQ(f.rows_portable->row_words, f.rows->row_words) << entry.name;
+      EXPECT_NE(f.rows_portable->invoke_rows, f.rows->invoke_rows) << entry.name;
     }
     for (const auto& [bit, form] : {std::pair{kFormPlain, f.plain},
                                     std::pair{kFormPortable, f.portable},
@@ -72,9 +79,11 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
   EXPECT_EQ(kinds_with_forms, 7);
   EXPECT_EQ(built_stages(), &kStageSupport);
   EXPECT_EQ(separate_forms(OpKind::Conv2D),
-            kFormPlain | kFormPortable | kFormRows | kFormBackward | kFormInt16 | kFormInt4);
-  EXPECT_EQ(separate_forms(OpKind::DepthwiseConv2D),
-            kFormPlain | kFormPortable | kFormRows | kFormInPlace | kFormInt16 | kFormInt4);
+            kFormPlain | kFormPortable | kFormRows | kFormRowsPortable | kFormBackward | kFormInt16 |
+                kFormInt4);
+  EXPECT_EQ(separate_forms(OpKind::DepthwiseConv2D), kFormPlain | kFormPortable | kFormRows |
+                                                         kFormRowsPortable | kFormInPlace |
+                                                         kFormInt16 | kFormInt4);
   EXPECT_EQ(separate_forms(OpKind::AveragePool2D),
             kFormPlain | kFormPortable | kFormRows | kFormInt16);
   EXPECT_EQ(separate_forms(OpKind::MaxPool2D), kFormPlain | kFormRows | kFormInt16);

@@ -157,6 +157,7 @@ struct OpFormTable {
   const OpForm* plain;
   const OpForm* portable;
   const OpRowForm* rows;
+  const OpRowForm* rows_portable;  // rows on the portable row kernel (Operator.portable_kernel)
   const OpForm* in_place;
   const OpForm* backward;
   const OpForm* int16;
@@ -176,6 +177,7 @@ MOTE_OPERATORS(MOTE_INTERNAL_DECLARE_OP)
 #define MOTE_INTERNAL_FORM_TYPE_Plain OpForm
 #define MOTE_INTERNAL_FORM_TYPE_Portable OpForm
 #define MOTE_INTERNAL_FORM_TYPE_Rows OpRowForm
+#define MOTE_INTERNAL_FORM_TYPE_RowsPortable OpRowForm
 #define MOTE_INTERNAL_FORM_TYPE_InPlace OpForm
 #define MOTE_INTERNAL_FORM_TYPE_Backward OpForm
 #define MOTE_INTERNAL_FORM_TYPE_Int16 OpForm
@@ -213,10 +215,19 @@ inline const OpRegistration* built_in_op(schema::OpKind kind) {
   return entry != nullptr ? entry->op : nullptr;
 }
 
-// The row-streamed form of `kind` built into this image, or null.
-inline const OpRowForm* row_form(schema::OpKind kind) {
+// The row-streamed form `op` runs in (its kind's, on the portable row kernel where the program
+// marks it portable_kernel and the kind has that form) built into this image, or null.
+inline const OpRowForm* row_form(const schema::Operator& op) {
+  const OpEntry* entry = op_entry(op.kind());
+  if (entry == nullptr || entry->forms == nullptr) return nullptr;
+  const OpFormTable& f = *entry->forms;
+  return op.portable_kernel() && (f.separate & kFormRowsPortable) != 0 ? f.rows_portable : f.rows;
+}
+// A row form of `kind` built into this image (the two take the same words), or null.
+inline const OpRowForm* any_row_form(schema::OpKind kind) {
   const OpEntry* entry = op_entry(kind);
-  return entry != nullptr && entry->forms != nullptr ? entry->forms->rows : nullptr;
+  if (entry == nullptr || entry->forms == nullptr) return nullptr;
+  return entry->forms->rows != nullptr ? entry->forms->rows : entry->forms->rows_portable;
 }
 
 }  // namespace internal

@@ -1,7 +1,8 @@
 // Build-time helper of kernel_variant_test, other_target_test and portable_kernel_test: compiles
 // the builder's conv2d_x3 with Mote's compiler (planned for the portable kernels, as every host
 // and M4 build runs them) and runs it on the host runtime, writing <dir>/conv2d_x3.mote, .input
-// and .output; kws_dscnn_like-cortex-m0plus.mote; and wide_pool.mote, .input and .output. The
+// and .output; kws_dscnn_like-cortex-m0plus.mote; wide_pool.mote, .input and .output; and
+// kws_streamed.mote, .input and .output (kws_dscnn_like streamed, for cortex-m4). The
 // tests link runtimes built with other kernel variants and so cannot link the compiler (two
 // kernels libraries).
 #include <cstdio>
@@ -68,5 +69,8 @@ int main(int argc, char** argv) {
   mote::pipeline::CompileOptions m4;
   m4.plan.cpu = "cortex-m4";
   write_run(std::string(argv[1]) + "/wide_pool", mote::pipeline::compile(wide_pool(), m4).program);
+  m4.plan.stream = true;
+  write_run(std::string(argv[1]) + "/kws_streamed",
+            mote::pipeline::compile(mote::builder::kws_dscnn_like(), m4).program);
   return 0;
 }
