@@ -1,13 +1,12 @@
 #pragma once
 // An operator's forms: the ways of running it that a firmware image links only when one of its
 // programs uses them (plain, on the portable kernel, row-streamed, in place, backward, 16x8, int4
-// weights). A kind listed
-// below has each form as an object of its own in its file under src/runtime/ops/, and the
-// operator table (op_table.cc) references it only where selected, so --gc-sections drops the
-// kernels of forms no program runs (a model that streams all its convolutions links no
-// whole-map convolution). Other kinds run everything through their plain form alone
-// (k<Kind>Plain). mote_program_ops and the loader both read a program's forms with op_forms(),
-// so what is linked and what is required agree.
+// weights). A kind listed below has each form as an object of its own in its file under
+// src/runtime/ops/, and the operator table (op_table.cc) references it only where selected, so
+// --gc-sections drops the kernels of forms no program runs (a model that streams all its
+// convolutions links no whole-map convolution). Other kinds run everything through their plain
+// form alone (k<Kind>Plain). mote_program_ops and the loader both read a program's forms with
+// op_forms(), so what is linked and what is required agree.
 // Embeddable C++17.
 
 #include <stdint.h>
@@ -16,35 +15,35 @@
 
 // X(Kind, Form, field): Kind's Form is linked separately, as the object k<Kind><Form> (an
 // OpRowForm for Rows, an OpForm otherwise) in OpFormTable::<field>.
-#define MOTE_OPERATOR_FORMS(X)            \
-  X(Conv2D, Plain, plain)                 \
-  X(Conv2D, Portable, portable)           \
-  X(Conv2D, Rows, rows)                   \
-  X(Conv2D, RowsPortable, rows_portable)  \
-  X(Conv2D, Backward, backward)           \
-  X(Conv2D, Int16, int16)                 \
-  X(Conv2D, Int4, int4)                   \
-  X(DepthwiseConv2D, Plain, plain)        \
-  X(DepthwiseConv2D, Portable, portable)  \
-  X(DepthwiseConv2D, Rows, rows)          \
+#define MOTE_OPERATOR_FORMS(X)                    \
+  X(Conv2D, Plain, plain)                         \
+  X(Conv2D, Portable, portable)                   \
+  X(Conv2D, Rows, rows)                           \
+  X(Conv2D, RowsPortable, rows_portable)          \
+  X(Conv2D, Backward, backward)                   \
+  X(Conv2D, Int16, int16)                         \
+  X(Conv2D, Int4, int4)                           \
+  X(DepthwiseConv2D, Plain, plain)                \
+  X(DepthwiseConv2D, Portable, portable)          \
+  X(DepthwiseConv2D, Rows, rows)                  \
   X(DepthwiseConv2D, RowsPortable, rows_portable) \
-  X(DepthwiseConv2D, InPlace, in_place)   \
-  X(DepthwiseConv2D, Int16, int16)        \
-  X(DepthwiseConv2D, Int4, int4)          \
-  X(FullyConnected, Plain, plain)         \
-  X(FullyConnected, Portable, portable)   \
-  X(FullyConnected, Int16, int16)         \
-  X(FullyConnected, Int4, int4)           \
-  X(AveragePool2D, Plain, plain)          \
-  X(AveragePool2D, Portable, portable)    \
-  X(AveragePool2D, Rows, rows)            \
-  X(AveragePool2D, Int16, int16)          \
-  X(MaxPool2D, Plain, plain)              \
-  X(MaxPool2D, Rows, rows)                \
-  X(MaxPool2D, Int16, int16)              \
-  X(Add, Plain, plain)                    \
-  X(Add, Rows, rows)                      \
-  X(Softmax, Plain, plain)                \
+  X(DepthwiseConv2D, InPlace, in_place)           \
+  X(DepthwiseConv2D, Int16, int16)                \
+  X(DepthwiseConv2D, Int4, int4)                  \
+  X(FullyConnected, Plain, plain)                 \
+  X(FullyConnected, Portable, portable)           \
+  X(FullyConnected, Int16, int16)                 \
+  X(FullyConnected, Int4, int4)                   \
+  X(AveragePool2D, Plain, plain)                  \
+  X(AveragePool2D, Portable, portable)            \
+  X(AveragePool2D, Rows, rows)                    \
+  X(AveragePool2D, Int16, int16)                  \
+  X(MaxPool2D, Plain, plain)                      \
+  X(MaxPool2D, Rows, rows)                        \
+  X(MaxPool2D, Int16, int16)                      \
+  X(Add, Plain, plain)                            \
+  X(Add, Rows, rows)                              \
+  X(Softmax, Plain, plain)                        \
   X(Softmax, Int16, int16)
 
 namespace mote {

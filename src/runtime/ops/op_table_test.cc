@@ -78,9 +78,9 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
   }
   EXPECT_EQ(kinds_with_forms, 7);
   EXPECT_EQ(built_stages(), &kStageSupport);
-  EXPECT_EQ(separate_forms(OpKind::Conv2D),
-            kFormPlain | kFormPortable | kFormRows | kFormRowsPortable | kFormBackward | kFormInt16 |
-                kFormInt4);
+  EXPECT_EQ(separate_forms(OpKind::Conv2D), kFormPlain | kFormPortable | kFormRows |
+                                                kFormRowsPortable | kFormBackward | kFormInt16 |
+                                                kFormInt4);
   EXPECT_EQ(separate_forms(OpKind::DepthwiseConv2D), kFormPlain | kFormPortable | kFormRows |
                                                          kFormRowsPortable | kFormInPlace |
                                                          kFormInt16 | kFormInt4);

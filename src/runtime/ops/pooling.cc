@@ -50,8 +50,9 @@ Error average_check(const OpChecker& c) {
   MOTE_TRY(check(c));
   if (!c.op().portable_kernel() && !c.int16() &&
       !kernels::average_pool_extension_takes(pool_params(c.program(), c.op()))) {
-    return c.bad("the program runs it on this CPU's extension kernel, which does not take its shape: "
-                 "compile the model again with --target set to this CPU", Error::kUnsupported);
+    return c.bad("the program runs it on this CPU's extension kernel, which does not take its "
+                 "shape: compile the model again with --target set to this CPU",
+                 Error::kUnsupported);
   }
   return Error::kOk;
 }
