@@ -81,7 +81,8 @@ void conv2d_rows_extension(const ConvParams& params, const int8_t* input, RowRin
 // that order: ConvParams::backward_chunk and backward_split).
 // Then the output may start above an input it overwrites (by the backward rule's lead). The
 // result is conv2d's, bit for bit. A shape that conv_runs_backward refuses makes it return
-// without writing.
+// without writing, and so do parameters the runtime's load checks refuse (a negative
+// multiplier): it runs the extension's kernel alone (conv2d_extension).
 bool conv_runs_backward(const ConvShape& shape);
 // The chunks: below `split`, kBackwardFirstChunk pixels each; from `split`, `block` pixels.
 struct BackwardChunks {
