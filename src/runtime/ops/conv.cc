@@ -31,11 +31,9 @@ Error check(const OpChecker& c) {
                             !kernels::conv_runs_backward(conv_shape(c.program(), c.op())))) {
     return c.bad("only a pointwise int8 convolution of stride 1 runs backward");
   }
-  if (!c.op().portable_kernel() && !direct_loops(c.program(), c.op()) &&
-      !kernels::conv_extension_takes(conv_shape(c.program(), c.op()))) {
-    return c.bad("the program runs it on this CPU's extension kernel, which does not take its "
-                 "shape: compile the model again with --target set to this CPU",
-                 Error::kUnsupported);
+  if (!direct_loops(c.program(), c.op())) {
+    MOTE_TRY(c.extension_takes(
+        [&] { return kernels::conv_extension_takes(conv_shape(c.program(), c.op())); }));
   }
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2) * cf,
                                         o.kernel_sums());

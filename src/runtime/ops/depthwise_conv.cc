@@ -39,11 +39,10 @@ Error check(const OpChecker& c) {
     return c.bad("only a depthwise convolution of depth multiplier 1, with no more output pixels "
                  "than input pixels, runs in place");
   }
-  if (!c.op().portable_kernel() && !direct_loops(c.program(), c.op()) &&
-      !kernels::depthwise_conv_extension_takes(depthwise_shape(c.program(), c.op()))) {
-    return c.bad("the program runs it on this CPU's extension kernel, which does not take its "
-                 "shape: compile the model again with --target set to this CPU",
-                 Error::kUnsupported);
+  if (!direct_loops(c.program(), c.op())) {
+    MOTE_TRY(c.extension_takes([&] {
+      return kernels::depthwise_conv_extension_takes(depthwise_shape(c.program(), c.op()));
+    }));
   }
   return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2));
 }

@@ -169,6 +169,16 @@ class OpChecker {
   // compiler reports it as bad input).
   Error strides(int32_t stride_h, int32_t stride_w, int32_t dilation_h = 1,
                 int32_t dilation_w = 1) const;
+  // An operator the program does not mark portable_kernel runs this image's extension kernel
+  // alone (its Plain and Rows forms): refused where `takes()`, asked only then, says that kernel
+  // does not take its shape.
+  template <typename Takes>
+  Error extension_takes(Takes takes) const {
+    if (op_.portable_kernel() || takes()) return Error::kOk;
+    return bad("the program runs it on this CPU's extension kernel, which does not take its "
+               "shape: compile the model again with --target set to this CPU",
+               Error::kUnsupported);
+  }
 
  private:
   const OpCheckContext& c_;

@@ -48,13 +48,9 @@ bool int16(const schema::Program& p, const schema::Operator& op) {
 
 Error average_check(const OpChecker& c) {
   MOTE_TRY(check(c));
-  if (!c.op().portable_kernel() && !c.int16() &&
-      !kernels::average_pool_extension_takes(pool_params(c.program(), c.op()))) {
-    return c.bad("the program runs it on this CPU's extension kernel, which does not take its "
-                 "shape: compile the model again with --target set to this CPU",
-                 Error::kUnsupported);
-  }
-  return Error::kOk;
+  if (c.int16()) return Error::kOk;
+  return c.extension_takes(
+      [&] { return kernels::average_pool_extension_takes(pool_params(c.program(), c.op())); });
 }
 
 // int16: the direct loops, no overlap.
