@@ -3,7 +3,9 @@
 // that each filter load feeds four multiply-accumulates; one pixel at a time at the borders (only its
 // in-bounds taps). The input offset leaves the inner loop: sum (x + io) w = sum x w + io sum w,
 // with sum w over the taps used, accumulated beside. Channel tails are predicated (VCTP32).
-// 3x3 filters get the taps of a filter row unrolled.
+// 3x3 filters get the taps of a filter row unrolled. A column (1-D windows along the height) runs
+// as a row of the same bytes. One input channel with a depth multiplier: dot products along the
+// window's rows against the filter transposed into the scratch.
 
 #include <arm_mve.h>
 #include <stddef.h>
@@ -22,6 +24,7 @@ namespace {
 struct Layer {
   DepthwiseShape s;
   const int8_t* filter;
+  const int8_t* taps;  // the filter as [output_c][filter_h][filter_w] (single_input_row), or null
   const int32_t* bias;
   const int32_t* multiplier;
   const int32_t* shift;
@@ -86,7 +89,10 @@ inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, i
     for (int32_t kx = 0; kx < fw; ++kx, px += tap, pw += c_count) {
       const int32x4_t w = load4<kTail>(pw, p);
       ws = vaddq_s32(ws, w);
-      for (int k = 0; k < kPixels; ++k) a[k] = mla(a[k], load4<kTail>(px + k * step, p), w);
+      for (int k = 0; k < kPixels; ++k) {
+        a[k] = mla(a[k], load4<kTail>(px + k * step, p), w);
+        pin(a[k]);
+      }
     }
   }
   const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
@@ -297,6 +303,117 @@ inline void multiplier_block(const Layer& l, const int8_t* const* rows,
   store4<kTail>(out + oc, l.stage.apply(a, mult, split_shifts(load4w<kTail>(l.shift + oc, p))), p);
 }
 
+// One input channel, depth multiplier output_c: output channel k of a pixel is the dot product of
+// its window with filter channel k. With the filter transposed (l.taps, single_input_layout), a
+// window row's input bytes and each channel's weights are both contiguous: VMLADAVA over eight
+// int16 lanes (the input plus its offset, the weight) adds eight products to a channel's sum.
+// Four channels at a time, their sums in scalars, sharing each row's input load; the weights in
+// the order the loop reads them, zero past the filter's width. Only the in-bounds rows; the
+// columns of a border pixel (or a width not a multiple of eight) by a predicate on the input,
+// whose lanes outside the window are zero (offset not added).
+// kTail: the last, partial block of channels (their lanes not stored). kOneChunk: a filter at
+// most eight wide (no loop over chunks).
+template <bool kTail, bool kWhole, bool kOneChunk>
+inline void single_input_block(const Layer& l, const int8_t* const* rows,
+                               const internal::PixelWindow& w, const mve_pred16_t* masks,
+                               int32_t oc, int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t chunks = kOneChunk ? 1 : (s.filter_w + 7) / 8;
+  const int16_t io = static_cast<int16_t>(l.io);
+  const int8_t* wt = l.taps + (static_cast<ptrdiff_t>(oc) * s.filter_h + 4 * w.ky_begin) * chunks * 8;
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  for (int32_t ky = w.ky_begin; ky < w.ky_end; ++ky) {
+    const int8_t* px = rows[ky] + w.ix0;
+    for (int32_t c = 0; c < chunks; ++c, px += 8, wt += 32) {
+      int16x8_t x;
+      if (kWhole) {
+        x = vaddq_n_s16(vldrbq_s16(px), io);
+      } else {
+        // Lanes outside the window are not read (px may point before the row).
+        x = vaddq_m_n_s16(vdupq_n_s16(0), vldrbq_z_s16(px, masks[c]), io, masks[c]);
+      }
+      a0 = vmladavaq_s16(a0, x, vldrbq_s16(wt));
+      a1 = vmladavaq_s16(a1, x, vldrbq_s16(wt + 8));
+      a2 = vmladavaq_s16(a2, x, vldrbq_s16(wt + 16));
+      a3 = vmladavaq_s16(a3, x, vldrbq_s16(wt + 24));
+    }
+  }
+  int32x4_t a = vdupq_n_s32(a0);
+  a = vsetq_lane_s32(a1, a, 1);
+  a = vsetq_lane_s32(a2, a, 2);
+  a = vsetq_lane_s32(a3, a, 3);
+  const mve_pred16_t p = vctp32q(static_cast<uint32_t>(s.output_c - oc));
+  a = vaddq_s32(a, bias_lanes(l.bias, oc, p));
+  const int32x4_t m = load4w<kTail>(l.multiplier + oc, p);
+  store4<kTail>(out + oc, l.stage.apply(a, m, split_shifts(load4w<kTail>(l.shift + oc, p))), p);
+}
+
+template <bool kWhole, bool kOneChunk>
+inline void single_input_pixel(const Layer& l, const int8_t* const* rows,
+                               const internal::PixelWindow& w, const mve_pred16_t* masks,
+                               int8_t* out) {
+  const int32_t co = l.s.output_c;
+  int32_t oc = 0;
+  for (; oc + 4 <= co; oc += 4) {
+    single_input_block<false, kWhole, kOneChunk>(l, rows, w, masks, oc, out);
+  }
+  if (oc < co) single_input_block<true, kWhole, kOneChunk>(l, rows, w, masks, oc, out);
+}
+
+// One input channel with a multiplier (l.taps set): one output row, one pixel at a time.
+void single_input_row(const Layer& l, const int8_t* const* rows, internal::PixelWindow& pw,
+                      int8_t* out) {
+  const DepthwiseShape& s = l.s;
+  const int32_t chunks = (s.filter_w + 7) / 8;
+  mve_pred16_t masks[kMaxSingleInputWidth / 8];
+  for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
+    internal::window_columns(s, x, pw);
+    if (pw.kx_begin == 0 && pw.kx_end == s.filter_w && s.filter_w % 8 == 0) {
+      s.filter_w == 8 ? single_input_pixel<true, true>(l, rows, pw, masks, out)
+                      : single_input_pixel<true, false>(l, rows, pw, masks, out);
+      continue;
+    }
+    // Chunk c's lanes are columns 8c .. 8c + 7 of the filter: those in [kx_begin, kx_end).
+    for (int32_t c = 0; c < chunks; ++c) {
+      const int32_t lo = internal::min_i32(8, internal::max_i32(0, pw.kx_begin - 8 * c));
+      const int32_t hi = internal::min_i32(8, internal::max_i32(0, pw.kx_end - 8 * c));
+      masks[c] = static_cast<mve_pred16_t>(vctp16q(static_cast<uint32_t>(hi)) &
+                                           ~vctp16q(static_cast<uint32_t>(lo)));
+    }
+    s.filter_w <= 8 ? single_input_pixel<false, true>(l, rows, pw, masks, out)
+                    : single_input_pixel<false, false>(l, rows, pw, masks, out);
+  }
+}
+
+// The filter of a single-input layer rearranged into the scratch in the order single_input_block
+// reads it (depthwise_conv_scratch_bytes): for each block of four output channels, each filter
+// row, each chunk of eight columns, the four channels' eight weights, zero past the filter's
+// width or its channels; gathered eight at a time. Null for other layers, or when the scratch is
+// missing (the gathering multiplier path then runs).
+const int8_t* transposed_taps(const DepthwiseShape& s, const int8_t* filter, Scratch scratch) {
+  const size_t bytes = depthwise_conv_scratch_bytes(s);
+  if (bytes == 0 || scratch.data == nullptr || scratch.size < bytes) return nullptr;
+  const int32_t co = s.output_c;
+  const int32_t chunks = (s.filter_w + 7) / 8;
+  // Lane t of a gather reads column 8c + t, t * co bytes on.
+  const uint16x8_t offsets = vmulq_n_u16(vidupq_n_u16(0, 1), static_cast<uint16_t>(co));
+  int8_t* dst = scratch.data;
+  for (int32_t oc = 0; oc < co; oc += 4) {
+    for (int32_t ky = 0; ky < s.filter_h; ++ky) {
+      for (int32_t c = 0; c < chunks; ++c) {
+        const mve_pred16_t p = vctp16q(static_cast<uint32_t>(s.filter_w - 8 * c));
+        const int8_t* src = filter + (static_cast<ptrdiff_t>(ky) * s.filter_w + 8 * c) * co;
+        for (int32_t k = oc; k < oc + 4; ++k, dst += 8) {
+          const int16x8_t v =
+              k < co ? vldrbq_gather_offset_z_s16(src + k, offsets, p) : vdupq_n_s16(0);
+          vstrbq_s16(dst, v);
+        }
+      }
+    }
+  }
+  return scratch.data;
+}
+
 // The input rows of a call: row iy at data + iy * row_bytes (the whole map of one image,
 // rows <= 0) or at data + (iy mod rows) * row_bytes (a ring).
 struct InputRows {
@@ -394,7 +511,9 @@ void depthwise_rows(const Layer& l, const InputRows& in, const internal::OutputR
         rows[ky] = in.row(pw.iy0 + ky * s.dilation_h);
       }
     }
-    if (multiplier) {
+    if (l.taps != nullptr) {
+      single_input_row(l, rows, pw, o);
+    } else if (multiplier) {
       multiplier_row(l, rows, pw, o);
     } else if (spaced) {
       spaced_row(l, first_row, rows, pw, o);
@@ -422,9 +541,11 @@ bool mve_takes(const DepthwiseShape& s) {
          s.input_c > 0 && depthwise_conv_handles(s);
 }
 
-Layer layer_of(const DepthwiseConvParams& params, const int8_t* filter, const int32_t* bias) {
+Layer layer_of(const DepthwiseConvParams& params, const int8_t* filter, const int32_t* bias,
+               Scratch scratch) {
   return Layer{params.shape,
                filter,
+               transposed_taps(params.shape, filter, scratch),
                bias,
                params.output_multiplier,
                params.output_shift,
@@ -444,10 +565,11 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 
 bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
                                   const int8_t* filter, const int32_t* bias, int8_t* output,
-                                  Scratch) {
+                                  Scratch scratch) {
   if (!mve_takes(params.shape)) return false;
   // A local copy: output stores (int8) could alias params.
-  const Layer l = layer_of(params, filter, bias);
+  Layer l = layer_of(params, filter, bias, scratch);
+  l.s = depthwise_whole_map_shape(l.s);
   const DepthwiseShape& s = l.s;
   const ptrdiff_t in_row = static_cast<ptrdiff_t>(s.input_w) * s.input_c;
   const ptrdiff_t out_row = static_cast<ptrdiff_t>(s.output_w) * s.output_c;
@@ -475,7 +597,7 @@ bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const 
                                        const int32_t* bias, int8_t* output, RowRing output_ring,
                                        int32_t y_begin, int32_t y_end, Scratch scratch) {
   if (!mve_takes(params.shape)) return false;
-  const Layer l = layer_of(params, filter, bias);  // a local copy, as above
+  const Layer l = layer_of(params, filter, bias, scratch);  // a local copy, as above
   const DepthwiseShape& s = l.s;
   // Where portable refuses (mve_takes covered the rest of its checks).
   if (!internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,

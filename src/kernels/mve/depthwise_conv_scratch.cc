@@ -14,12 +14,50 @@ bool depthwise_conv_handles(const DepthwiseShape& shape) {
          shape.output_c % shape.input_c == 0 && shape.filter_h <= kMaxRowWindowRows;
 }
 
-size_t depthwise_conv_scratch_bytes(const DepthwiseShape&) { return 0; }
+// Dot products along a window row need its taps contiguous: one input channel and no dilation
+// in x (a window row is then contiguous input bytes). The filter is rearranged with 16-bit
+// gather offsets (seven channels' strides).
+bool depthwise_single_input(const DepthwiseShape& s) {
+  return s.input_c == 1 && s.output_c > 1 && s.output_c <= 9362 && s.dilation_w == 1 &&
+         s.filter_w >= 1 && s.filter_w <= kMaxSingleInputWidth;
+}
+
+// The rearranged filter: blocks of four channels, rows, chunks of eight columns (zero-padded).
+size_t depthwise_conv_scratch_bytes(const DepthwiseShape& s) {
+  if (!depthwise_conv_handles(s) || !depthwise_single_input(s)) return 0;
+  const size_t channels = (static_cast<size_t>(s.output_c) + 3) / 4 * 4;
+  const size_t row = (static_cast<size_t>(s.filter_w) + 7) / 8 * 8;
+  return channels * static_cast<size_t>(s.filter_h) * row;
+}
+
+DepthwiseShape depthwise_whole_map_shape(const DepthwiseShape& s) {
+  // (The single-input path goes one pixel at a time either way.)
+  if (s.input_w != 1 || s.output_w != 1 || s.filter_w != 1 || s.pad_w != 0 || s.input_h <= 1 ||
+      depthwise_single_input(s)) {
+    return s;
+  }
+  DepthwiseShape row = s;
+  row.input_h = 1;
+  row.input_w = s.input_h;
+  row.output_h = 1;
+  row.output_w = s.output_h;
+  row.filter_h = 1;
+  row.filter_w = s.filter_h;
+  row.stride_h = 1;
+  row.stride_w = s.stride_h;
+  row.pad_h = 0;
+  row.pad_w = s.pad_h;
+  row.dilation_h = 1;
+  row.dilation_w = s.dilation_h;
+  return row;
+}
 
 // The groups depthwise_conv2d writes together (depthwise_conv.cc): 3-wide filters without
 // dilation in x, stride 1 or 2, in threes from column 0, borders included; other widths in fours
 // over the columns whose windows are whole in x, one pixel at a time outside them.
-OverlapRule depthwise_conv_own_overlap(const DepthwiseShape& s) {
+namespace {
+
+OverlapRule own_overlap(const DepthwiseShape& s) {
   const internal::WindowGeometry g{s.batches,  s.input_h,  s.input_w,  s.input_c,  s.output_h,
                                    s.output_w, s.output_c, s.filter_h, s.filter_w, s.stride_h,
                                    s.stride_w, s.pad_h,    s.pad_w,    s.dilation_h,
@@ -40,6 +78,15 @@ OverlapRule depthwise_conv_own_overlap(const DepthwiseShape& s) {
     if (first <= last) whole = {static_cast<int32_t>(first), static_cast<int32_t>(last), 4};
   }
   return internal::window_group_overlap(g, whole, 4);
+}
+
+}  // namespace
+
+// The row calls keep the shape, the whole map may run it as a row: both orders' rule.
+OverlapRule depthwise_conv_own_overlap(const DepthwiseShape& s) {
+  const DepthwiseShape whole = depthwise_whole_map_shape(s);
+  const OverlapRule rule = own_overlap(s);
+  return whole.input_h == s.input_h ? rule : internal::stricter(rule, own_overlap(whole));
 }
 
 OverlapRule depthwise_conv_overlap(const DepthwiseShape& s) {

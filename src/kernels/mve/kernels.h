@@ -72,10 +72,17 @@ OverlapRule conv_own_overlap(const ConvShape& shape);
 OverlapRule conv_overlap(const ConvShape& shape);
 
 // DEPTHWISE_CONV_2D, any depth multiplier, kernel width, stride, dilation, padding, filters of
-// up to kMaxRowWindowRows rows; no scratch. Multiplier 1 is the fast path; above 1 one output
-// pixel at a time with gathered inputs.
+// up to kMaxRowWindowRows rows. Multiplier 1 is the fast path; one input channel with a
+// multiplier (depthwise_single_input) dot products along the window's rows, its filter
+// rearranged into the scratch (about filter_h * filter_w * output_c bytes); other multipliers one
+// output pixel at a time with gathered inputs.
 bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
+bool depthwise_single_input(const DepthwiseShape& shape);
+inline constexpr int32_t kMaxSingleInputWidth = 64;
+// A column (width 1, a filter of width 1) is the same bytes as a row of its height: the
+// whole-map kernel runs it as that row, whose pixels share filter loads (1-D audio windows).
+DepthwiseShape depthwise_whole_map_shape(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
 bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,

@@ -75,7 +75,7 @@ int32_t shift_buf[kMaxChannels];
 int32_t sums_buf[kMaxChannels];
 int8_t want_buf[2 * 16 * 16 * kMaxChannels];
 int8_t got_buf[2 * 16 * 16 * kMaxChannels + kGuard];
-int8_t scratch_buf[4 * 5 * 5 * kMaxChannels + kGuard];
+int8_t scratch_buf[8 * 5 * 5 * kMaxChannels + kGuard];
 alignas(4) int8_t portable_scratch[4 * 5 * 5 * kMaxChannels];
 
 void fill(int8_t* v, int32_t n, int32_t lo, int32_t hi) {
@@ -265,12 +265,29 @@ void check_depthwise(Tally& t) {
     s.stride_w = uniform(1, 2);
     s.dilation_h = coin(20) ? 2 : 1;
     s.dilation_w = coin(20) ? 2 : 1;
+    int32_t max_h = 12, max_w = 12;
+    const int32_t kind = uniform(0, 9);
+    if (kind == 0) {
+      // One input channel: filters up to 20 wide (chunks of eight columns and their tails).
+      s.input_c = 1;
+      s.output_c = uniform(2, 16);
+      s.filter_w = uniform(1, 20);
+      s.dilation_w = 1;
+      max_w = 24;
+    } else if (kind == 1) {
+      // A column (1-D windows along the height), any multiplier 1 layer: run as a row.
+      s.input_c = s.output_c = uniform(1, kMaxChannels);
+      s.filter_h = uniform(1, 16);
+      s.filter_w = 1;
+      max_h = 40;
+      max_w = 1;
+    }
     s.pad_h = uniform(0, s.filter_h - 1);
     s.pad_w = uniform(0, s.filter_w - 1);
     const int32_t min_h = 1 + s.dilation_h * (s.filter_h - 1) - 2 * s.pad_h;
     const int32_t min_w = 1 + s.dilation_w * (s.filter_w - 1) - 2 * s.pad_w;
-    s.input_h = uniform(min_h > 1 ? min_h : 1, 12);
-    s.input_w = uniform(min_w > 1 ? min_w : 1, 12);
+    s.input_h = uniform(min_h > 1 ? min_h : 1, max_h > min_h ? max_h : min_h);
+    s.input_w = uniform(min_w > 1 ? min_w : 1, max_w > min_w ? max_w : min_w);
     s.output_h = (s.input_h + 2 * s.pad_h - s.dilation_h * (s.filter_h - 1) - 1) / s.stride_h + 1;
     s.output_w = (s.input_w + 2 * s.pad_w - s.dilation_w * (s.filter_w - 1) - 1) / s.stride_w + 1;
     maybe_asymmetric(s);
@@ -287,13 +304,16 @@ void check_depthwise(Tally& t) {
     const int32_t* bias = coin(85) ? bias_buf : nullptr;
     const int32_t n = s.batches * s.output_h * s.output_w * s.output_c;
 
+    const size_t planned = k::built_depthwise_conv_scratch_bytes(s);
+    if (kind == 0 && planned == 0) ++t.failed;  // the single-input path needs its scratch
+    memset(scratch_buf, 0x5a, sizeof(scratch_buf));
     memset(got_buf, 0x5a, sizeof(got_buf));
     k::portable_depthwise_conv2d(p, input_buf, filter_buf, bias, want_buf, k::Scratch{nullptr, 0});
-    k::depthwise_conv2d(p, input_buf, filter_buf, bias, got_buf, k::Scratch{nullptr, 0});
+    k::depthwise_conv2d(p, input_buf, filter_buf, bias, got_buf, k::Scratch{scratch_buf, planned});
     ++t.cases;
     if (strcmp(k::built_depthwise_conv_kernel_variant(s), "mve") == 0) ++t.variant_cases;
     const int32_t at = first_difference(got_buf, want_buf, n);
-    if (at >= 0 || !guard_intact(got_buf + n)) {
+    if (at >= 0 || !guard_intact(got_buf + n) || !guard_intact(scratch_buf + planned)) {
       if (t.failed++ < 4) fail_line("depthwise", index, at);
     }
   }
@@ -710,7 +730,7 @@ void check_depthwise_rows(Tally& t) {
     k::DepthwiseConvParams p{};
     k::DepthwiseShape& s = p.shape;
     // 3x3 s1 and s2, random, depth multipliers above 1.
-    const int32_t kind = uniform(0, 3);
+    const int32_t kind = uniform(0, 4);
     s.batches = 1;
     s.input_c = coin(20) ? 8 * uniform(1, 4) : uniform(1, 40);
     s.output_c = s.input_c;
@@ -733,6 +753,13 @@ void check_depthwise_rows(Tally& t) {
         s.input_c = uniform(1, 9);
         s.output_c = s.input_c * m;
       }
+      if (kind == 4) {  // one input channel, filters up to 12 wide
+        s.input_c = 1;
+        s.output_c = uniform(2, 12);
+        s.filter_w = uniform(1, 12);
+        s.dilation_w = 1;
+        s.pad_w = uniform(0, s.filter_w - 1);
+      }
     }
     const int32_t min_h = 1 + s.dilation_h * (s.filter_h - 1) - 2 * s.pad_h;
     const int32_t min_w = 1 + s.dilation_w * (s.filter_w - 1) - 2 * s.pad_w;
@@ -754,14 +781,16 @@ void check_depthwise_rows(Tally& t) {
     k::portable_depthwise_conv2d(p, input_buf, filter_buf, bias, want_buf, k::Scratch{nullptr, 0});
     const RowGeometry g{s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h, s.dilation_h,
                         s.input_w * s.input_c, s.output_w * s.output_c};
+    const size_t planned = k::built_depthwise_conv_scratch_bytes(s);
+    memset(scratch_buf, 0x5a, sizeof(scratch_buf));
     const int32_t at = stream_rows(g, input_buf, want_buf,
         [&](const int8_t* in, k::RowRing in_ring, int8_t* out, k::RowRing out_ring, int32_t y0, int32_t y1) {
           k::depthwise_conv2d_rows(p, in, in_ring, filter_buf, bias, out, out_ring, y0, y1,
-                                   k::Scratch{nullptr, 0});
+                                   k::Scratch{scratch_buf, planned});
         });
     ++t.cases;
     if (strcmp(k::built_depthwise_conv_kernel_variant(s), "mve") == 0) ++t.variant_cases;
-    if (at != -1) {
+    if (at != -1 || !guard_intact(scratch_buf + planned)) {
       if (t.failed++ < 4) fail_line("depthwise rows", index, at);
     }
   }
@@ -799,7 +828,8 @@ void run_case(const OverlapCase& c, const int8_t* in, int8_t* out) {
                 k::Scratch{scratch_buf, k::built_conv_scratch_bytes(c.conv.shape)});
       break;
     case OverlapKind::kDepthwise:
-      k::depthwise_conv2d(c.depthwise, in, filter_buf, bias_buf, out, k::Scratch{nullptr, 0});
+      k::depthwise_conv2d(c.depthwise, in, filter_buf, bias_buf, out,
+                          k::Scratch{scratch_buf, k::built_depthwise_conv_scratch_bytes(c.depthwise.shape)});
       break;
     case OverlapKind::kAveragePool:
       k::average_pool(c.pool, in, out, k::Scratch{nullptr, 0});
@@ -975,10 +1005,18 @@ void check_overlap(Tally& t) {
                           {8, 10, 12, 2, 2, 1, 1, false}, {7, 9, 20, 1, 4, 1, 1, true},
                           {10, 12, 8, 3, 5, 1, 1, true}, {6, 11, 24, 4, 4, 1, 1, false}};
   for (const Spec& sp : general) tight_general |= check_overlap_case(t, depthwise_overlap_case(sp), "depthwise");
+  // Columns (run as rows by the whole-map kernel).
+  const Spec columns[] = {{30, 1, 40, 3, 1, 1, 1, false}, {28, 1, 64, 5, 1, 1, 1, false},
+                          {24, 1, 32, 10, 1, 1, 1, false}, {15, 1, 48, 15, 1, 1, 1, false},
+                          {20, 1, 8, 3, 1, 1, 2, true}, {18, 1, 24, 5, 1, 1, 1, true}};
+  for (const Spec& sp : columns) tight_general |= check_overlap_case(t, depthwise_overlap_case(sp), "depthwise column");
   const int32_t multipliers[] = {2, 3, 4, 5, 8};
   for (const int32_t m : multipliers) {
     tight_multiplier |= check_overlap_case(t, depthwise_overlap_case({6, 5, 3, 3, 3, m, 1, true}), "depthwise multiplier");
     tight_multiplier |= check_overlap_case(t, depthwise_overlap_case({7, 7, 2, 3, 3, m, 2, false}), "depthwise multiplier");
+    // One input channel (dot products along rows, the filter rearranged in the scratch).
+    tight_multiplier |= check_overlap_case(t, depthwise_overlap_case({9, 12, 1, 5, 8, m, 2, true}), "depthwise one input");
+    tight_multiplier |= check_overlap_case(t, depthwise_overlap_case({8, 14, 1, 3, 10, m, 1, false}), "depthwise one input");
   }
   const Spec pools[] = {{8, 8, 16, 2, 2, 0, 2, false}, {7, 7, 8, 3, 3, 0, 1, true},
                         {5, 5, 64, 5, 5, 0, 1, false}, {9, 9, 12, 3, 3, 0, 2, true},
