@@ -5,10 +5,13 @@
 // of four channels stay in registers across the window's taps. Channels past the last multiple
 // of four go one at a time. Depth multiplier M > 1: the M outputs of one input channel are
 // contiguous in the filter and the output, so four of them are one weight word against one
-// input value, in both halves of a word. No scratch.
+// input value, in both halves of a word. One input channel with a multiplier: a window row is
+// contiguous input bytes, so SMLAD takes two taps of one output channel against the filter
+// rearranged into the scratch (single_input_pixel); other layers need no scratch.
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "dsp/intrinsics.h"
 #include "dsp/kernels.h"
@@ -273,6 +276,126 @@ inline __attribute__((always_inline)) void pixel(const Window<Rows>& win, bool i
   }
   for (; c < c_all; ++c) out[c] = rq(one_channel(win, c, offset, bias_or_zero(bias, c)), c);
 }
+// One input channel, depth multiplier output_c (depthwise_single_input): output channel k of a
+// pixel is the dot product of its window with filter channel k. SingleInput::taps holds the filter
+// widened and in the order the loop reads it: for each block of four channels, each filter row,
+// each group of four columns, each channel's weights as the halfword pairs (w0, w2) and (w1, w3)
+// that SMLAD takes against SXTAB16's pairs of input bytes (zero past the filter's width or
+// channels).
+struct SingleInput {
+  const uint32_t* taps;  // null: the layer runs the general path
+  int32_t filter_h, filter_w, groups;  // groups: of four columns per filter row
+  int32_t output_c;
+  uint32_t offset2;    // the input offset in both halves
+  int8_t zero_point;   // -offset: a padding byte that adds nothing
+};
+
+SingleInput single_input(const DepthwiseConvParams& params, const int8_t* filter,
+                         Scratch scratch) {
+  const DepthwiseShape& s = params.shape;
+  SingleInput si{nullptr, s.filter_h, s.filter_w, (s.filter_w + 3) / 4, s.output_c,
+                 pack16(static_cast<int16_t>(params.input_offset),
+                        static_cast<int16_t>(params.input_offset)),
+                 static_cast<int8_t>(-params.input_offset)};
+  const size_t bytes = depthwise_conv_scratch_bytes(s);
+  // (Plans align every buffer to 16 bytes; a scratch that is not word-aligned runs the general
+  // path.)
+  if (bytes == 0 || scratch.data == nullptr || scratch.size < bytes ||
+      reinterpret_cast<uintptr_t>(scratch.data) % 4 != 0 || params.input_offset < -127 ||
+      params.input_offset > 128) {
+    return si;
+  }
+  uint32_t* dst = reinterpret_cast<uint32_t*>(scratch.data);
+  for (int32_t oc = 0; oc < s.output_c; oc += 4) {
+    for (int32_t ky = 0; ky < s.filter_h; ++ky) {
+      const int8_t* row = filter + static_cast<ptrdiff_t>(ky) * s.filter_w * s.output_c;
+      for (int32_t g = 0; g < si.groups; ++g) {
+        for (int32_t k = oc; k < oc + 4; ++k, dst += 2) {
+          int16_t w[4] = {};
+          for (int32_t t = 0; t < 4; ++t) {
+            const int32_t column = 4 * g + t;
+            if (k < s.output_c && column < s.filter_w) {
+              w[t] = row[static_cast<ptrdiff_t>(column) * s.output_c + k];
+            }
+          }
+          dst[0] = pack16(w[0], w[2]);
+          dst[1] = pack16(w[1], w[3]);
+        }
+      }
+    }
+  }
+  si.taps = reinterpret_cast<const uint32_t*>(scratch.data);
+  return si;
+}
+
+// The sums of four output channels over `rows` window rows, row r's first tap at x[r], the
+// block's weights from wt: per group of four taps, SXTAB16 adds the offset to input bytes 0/2 and
+// 1/3, and each channel takes two SMLADs against its weight pairs.
+inline void single_input_sums(const int8_t* const* x, int32_t rows, int32_t groups,
+                              const uint32_t* wt, uint32_t offset2, int32_t* a) {
+  int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  for (int32_t r = 0; r < rows; ++r) {
+    const int8_t* p = x[r];
+    for (int32_t g = 0; g < groups; ++g, p += 4, wt += 8) {
+      const uint32_t xv = load4(p);
+      const uint32_t xe = sxtab16(offset2, xv), xo = sxtab16_ror8(offset2, xv);
+      a0 = smlad(xo, wt[1], smlad(xe, wt[0], a0));
+      a1 = smlad(xo, wt[3], smlad(xe, wt[2], a1));
+      a2 = smlad(xo, wt[5], smlad(xe, wt[4], a2));
+      a3 = smlad(xo, wt[7], smlad(xe, wt[6], a3));
+    }
+  }
+  store_sums(a, a0, a1, a2, a3);
+}
+
+// Every output channel of one pixel of a single-input layer. rows[ky]: the input row of filter row
+// ky (set for ky in [pw.ky_begin, pw.ky_end)). A window whose taps all lie inside the input, four
+// to a group, is read where it is; any other is first copied into a buffer whose bytes outside the
+// input are the zero point (so that the last group never reads past a row either).
+inline void single_input_pixel(const SingleInput& si, const int8_t* const* rows,
+                               const internal::PixelWindow& pw, const int32_t* bias,
+                               const Requantizer& rq, int8_t* out) {
+  const int32_t rows_in = pw.ky_end > pw.ky_begin ? pw.ky_end - pw.ky_begin : 0;
+  const int32_t width = 4 * si.groups;
+  const int8_t* x[kMaxRowWindowRows];
+  int8_t buffer[kMaxSingleInputWindow];
+  if (pw.kx_begin == 0 && pw.kx_end == si.filter_w && si.filter_w == width) {
+    for (int32_t r = 0; r < rows_in; ++r) x[r] = rows[pw.ky_begin + r] + pw.ix0;
+  } else {
+    const int32_t taps = pw.kx_end > pw.kx_begin ? pw.kx_end - pw.kx_begin : 0;
+    for (int32_t r = 0; r < rows_in; ++r) {
+      int8_t* row = buffer + r * width;
+      memset(row, si.zero_point, static_cast<size_t>(width));
+      if (taps > 0) {
+        memcpy(row + pw.kx_begin, rows[pw.ky_begin + r] + pw.ix0 + pw.kx_begin,
+               static_cast<size_t>(taps));
+      }
+      x[r] = row;
+    }
+  }
+  // Words per block of four channels, and per filter row of a block.
+  const ptrdiff_t row_words = static_cast<ptrdiff_t>(si.groups) * 8;
+  const ptrdiff_t block = si.filter_h * row_words;
+  const uint32_t* wt = si.taps + pw.ky_begin * row_words;
+  int32_t oc = 0;
+  for (; oc + 4 <= si.output_c; oc += 4, wt += block) {
+    int32_t a[4] = {bias_or_zero(bias, oc), bias_or_zero(bias, oc + 1),
+                    bias_or_zero(bias, oc + 2), bias_or_zero(bias, oc + 3)};
+    single_input_sums(x, rows_in, si.groups, wt, si.offset2, a);
+    out[oc] = rq(a[0], oc);
+    out[oc + 1] = rq(a[1], oc + 1);
+    out[oc + 2] = rq(a[2], oc + 2);
+    out[oc + 3] = rq(a[3], oc + 3);
+  }
+  if (oc < si.output_c) {  // the last block's missing channels have zero weights
+    const int32_t n = si.output_c - oc;
+    int32_t a[4] = {bias_or_zero(bias, oc), n > 1 ? bias_or_zero(bias, oc + 1) : 0,
+                    n > 2 ? bias_or_zero(bias, oc + 2) : 0, 0};
+    single_input_sums(x, rows_in, si.groups, wt, si.offset2, a);
+    for (int32_t i = 0; i < n; ++i) out[oc + i] = rq(a[i], oc + i);
+  }
+}
+
 }  // namespace
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
@@ -284,7 +407,7 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 
 bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
                                   const int8_t* filter, const int32_t* bias, int8_t* output,
-                                  Scratch) {
+                                  Scratch scratch) {
   const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
   if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
       s.dilation_w <= 0 || s.input_c <= 0 ||
@@ -303,11 +426,24 @@ bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_
   win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
   win.w_row = static_cast<ptrdiff_t>(s.filter_w) * s.output_c;
   win.w_tap = s.output_c;
+  const SingleInput si = single_input(params, filter, scratch);
+  const int8_t* rows[kMaxRowWindowRows];
   internal::PixelWindow pw;
   int8_t* out = output;
   for (int32_t b = 0; b < s.batches; ++b) {
     for (int32_t y = 0; y < s.output_h; ++y) {
       internal::window_rows(s, y, pw);
+      if (si.taps != nullptr) {
+        for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) {
+          rows[ky] = input + (static_cast<ptrdiff_t>(b) * s.input_h + pw.iy0 + ky * s.dilation_h) *
+                                 s.input_w;
+        }
+        for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
+          internal::window_columns(s, x, pw);
+          single_input_pixel(si, rows, pw, bias, rq, out);
+        }
+        continue;
+      }
       for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
         internal::window_columns(s, x, pw);
         win.rows = pw.ky_end > pw.ky_begin ? pw.ky_end - pw.ky_begin : 0;
@@ -344,7 +480,7 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
 bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
                                        RowRing input_ring, const int8_t* filter,
                                        const int32_t* bias, int8_t* output, RowRing output_ring,
-                                       int32_t y_begin, int32_t y_end, Scratch) {
+                                       int32_t y_begin, int32_t y_end, Scratch scratch) {
   const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
   if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
       s.dilation_w <= 0 || s.input_c <= 0 ||
@@ -370,12 +506,21 @@ bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const 
   win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
   win.w_row = static_cast<ptrdiff_t>(s.filter_w) * s.output_c;
   win.w_tap = s.output_c;
+  const SingleInput si = single_input(params, filter, scratch);
   internal::PixelWindow pw;
   for (int32_t y = y_begin; y < y_end; ++y) {
     internal::window_rows(s, y, pw);
     const int32_t rows = pw.ky_end > pw.ky_begin ? pw.ky_end - pw.ky_begin : 0;
     const internal::RowTable::Window rows_of_y =
         table.window(y, pw.iy0, s.dilation_h, pw.ky_begin, pw.ky_end);
+    if (si.taps != nullptr) {
+      int8_t* out = out_rows.row(y);
+      for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
+        internal::window_columns(s, x, pw);
+        single_input_pixel(si, rows_of_y.table, pw, bias, rq, out);
+      }
+      continue;
+    }
     win.in.rows = rows_of_y.table + pw.ky_begin;
     // Equally spaced rows (always but where a ring window wraps): the one-step assembly.
     const bool even = rows < 3 || win.in.delta1() == win.in.delta2();

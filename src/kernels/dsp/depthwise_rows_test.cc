@@ -38,6 +38,13 @@ void StreamRandomDepthwise(
     s.stride_w = rng.Uniform(1, 2);
     s.dilation_h = rng.Chance(25) ? rng.Uniform(2, 3) : 1;
     s.dilation_w = rng.Chance(25) ? 2 : 1;
+    if (rng.Chance(20)) {  // one input channel: the filter rearranged in the scratch
+      s.input_c = 1;
+      s.output_c = rng.Uniform(2, 12);
+      s.filter_w = rng.Uniform(1, 10);
+      s.dilation_w = 1;
+      s.input_w = rng.Uniform(1, 16);
+    }
     PickPadding(rng, s.input_h, s.filter_h, s.stride_h, s.dilation_h, &s.pad_h, &s.output_h);
     PickPadding(rng, s.input_w, s.filter_w, s.stride_w, s.dilation_w, &s.pad_w, &s.output_w);
     if (s.output_h < 1 || s.output_w < 1) continue;
@@ -58,15 +65,21 @@ void StreamRandomDepthwise(
     std::vector<int8_t> want(static_cast<size_t>(s.output_h) * s.output_w * s.output_c);
     portable_depthwise_conv2d(p, input.data(), filter.data(), bias.data(), want.data(),
                               Scratch{nullptr, 0});
+    // The planned scratch, then guard bytes the kernel must not touch.
+    const size_t planned = dsp::depthwise_conv_scratch_bytes(s);
+    if (s.input_c == 1 && s.output_c > 1) EXPECT_GT(planned, 0u);
+    std::vector<int8_t> scratch(planned + 16, 0x5a);
     const RowOp op{s.input_h, s.output_h,
                    static_cast<size_t>(s.input_w) * s.input_c,
                    static_cast<size_t>(s.output_w) * s.output_c,
                    s.filter_h, s.stride_h, s.pad_h, s.dilation_h,
                    [&](const int8_t* in, RowRing ir, int8_t* out, RowRing orr, int32_t b, int32_t e) {
                      rows_kernel(p, in, ir, filter.data(), bias.data(), out, orr, b, e,
-                                 Scratch{nullptr, 0});
+                                 Scratch{scratch.data(), planned});
                    }};
     StreamAll(op, input, want, rng, "dsp depthwise case " + std::to_string(i));
+    EXPECT_EQ(std::vector<int8_t>(scratch.begin() + planned, scratch.end()),
+              std::vector<int8_t>(16, 0x5a));
     if (::testing::Test::HasFatalFailure()) return;
   }
 }

@@ -56,7 +56,12 @@ OverlapRule conv_overlap(const ConvShape& shape);
 // scratch. Multiplier 1 in blocks of four channels (3x3 windows unrolled); above 1 in blocks of
 // four outputs of one input channel.
 bool depthwise_conv_handles(const DepthwiseShape& shape);
+// One input channel with a depth multiplier (depthwise_single_input) runs as SMLAD dot products
+// along the window's rows, its filter rearranged into the scratch (about filter_h * filter_w *
+// output_c bytes); other layers need none.
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
+bool depthwise_single_input(const DepthwiseShape& shape);
+inline constexpr int32_t kMaxSingleInputWindow = 256;
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
 bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,

@@ -190,6 +190,55 @@ TEST(DspDepthwise, EqualsPortableOnRandomShapes) {
   EXPECT_GT(ran, 200);
 }
 
+// One input channel with a multiplier: dot products along the window rows against the filter
+// rearranged in the planned scratch (guard bytes after it stay untouched); without the scratch
+// the general multiplier path gives the same bytes.
+TEST(DspDepthwise, OneInputChannelEqualsPortable) {
+  int ran = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    DepthwiseShape s{};
+    s.batches = uniform(1, 2);
+    s.input_h = uniform(1, 12);
+    s.input_w = uniform(1, 24);
+    s.input_c = 1;
+    s.output_c = uniform(2, 19);
+    s.filter_h = uniform(1, 10);
+    s.filter_w = uniform(1, 20);
+    s.stride_h = uniform(1, 2);
+    s.stride_w = uniform(1, 3);
+    s.dilation_h = iter % 7 == 3 ? 2 : 1;
+    s.dilation_w = 1;
+    s.pad_h = uniform(0, s.filter_h - 1);
+    s.pad_w = uniform(0, s.filter_w - 1);
+    if (!set_output_size(s)) continue;
+    ++ran;
+    const RandomCase<DepthwiseConvParams> rc(s, iter);
+    const auto& p = rc.p;
+    const auto filter =
+        random_values<int8_t>(size_t(s.filter_h) * s.filter_w * s.output_c, -128, 127);
+    const int32_t* b = iter % 6 == 5 ? nullptr : rc.bias.data();
+    const size_t out_n = size_t(s.batches) * s.output_h * s.output_w * s.output_c;
+    std::vector<int8_t> want(out_n), got(out_n, 0x55), general(out_n, 0x55);
+    portable_depthwise_conv2d(p, rc.input.data(), filter.data(), b, want.data(),
+                              Scratch{nullptr, 0});
+    const size_t planned = dsp::depthwise_conv_scratch_bytes(s);
+    ASSERT_EQ(planned > 0, dsp::depthwise_single_input(s));
+    ASSERT_EQ(planned > 0, s.filter_h * ((s.filter_w + 3) / 4 * 4) <= 256);
+    std::vector<int8_t> scratch(planned + 16, 0x5a);
+    depthwise_conv2d(p, rc.input.data(), filter.data(), b, got.data(),
+                     Scratch{scratch.data(), planned});
+    depthwise_conv2d(p, rc.input.data(), filter.data(), b, general.data(), Scratch{nullptr, 0});
+    ASSERT_EQ(got, want) << "iteration " << iter << ": in " << s.input_h << "x" << s.input_w
+                         << " filter " << s.filter_h << "x" << s.filter_w << " out c "
+                         << s.output_c << " stride " << s.stride_h << "," << s.stride_w << " pad "
+                         << s.pad_h << "," << s.pad_w;
+    ASSERT_EQ(general, want) << "iteration " << iter;
+    EXPECT_EQ(std::vector<int8_t>(scratch.begin() + planned, scratch.end()),
+              std::vector<int8_t>(16, 0x5a));
+  }
+  EXPECT_GT(ran, 150);
+}
+
 TEST(DspFullyConnected, EqualsPortableOnRandomShapes) {
   for (int iter = 0; iter < 300; ++iter) {
     FullyConnectedParams p{};
