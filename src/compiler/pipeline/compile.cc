@@ -96,7 +96,7 @@ void stream_first_stage(PlannedGraph& planned, const PlanRequest& request,
   planned.unstreamed_arena = planned.plan().arena_bytes;
   const passes::StreamCandidate* chosen = nullptr;
   for (const passes::StreamCandidate& c : candidates) {
-    const std::optional<double> extra = stage_extra(c.stage, planned.cpu.extension);
+    const std::optional<double> extra = stage_extra(planned.graph, c.stage, planned.cpu.extension);
     planned.stream_options.push_back({c.stage.first, c.stage.last, c.arena, extra});
     if (chosen != nullptr || c.arena >= planned.unstreamed_arena) continue;
     if (affordable(request, planned.estimated_instructions, extra)) {
@@ -120,7 +120,7 @@ void stream_first_stage(PlannedGraph& planned, const PlanRequest& request,
   planned.memory = std::move(base);
   planned.bound = planner::lower_bound(planned.memory.problem);
   planned.plans = std::move(plans);
-  planned.extra_instructions = stage_extra(stage, planned.cpu.extension);
+  planned.extra_instructions = stage_extra(planned.graph, stage, planned.cpu.extension);
   planned.stages.push_back(std::move(stage));
 }
 

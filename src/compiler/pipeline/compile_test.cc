@@ -17,7 +17,9 @@
 #include "compiler/ops/validate.h"
 #include "compiler/passes/operator_order.h"
 #include "compiler/pipeline/host_run.h"
+#include "compiler/pipeline/instruction_estimate.h"
 #include "compiler/planner/verify.h"
+#include "compiler/target/instruction_costs.h"
 #include "mote/kernels/overlap.h"
 #include "mote/runtime/executor.h"
 #include "mote/schema/mote_generated.h"
@@ -1076,6 +1078,40 @@ TEST(Compile, PresetsTradeArenaForEstimatedInstructions) {
   const auto outputs = run_on_host(time.program, inputs).outputs;
   for (const Compiled* other : {&ram, &balanced, &tight, &m0}) {
     EXPECT_EQ(run_on_host(other->program, inputs).outputs, outputs);
+  }
+}
+
+// A 1-D audio model (maps one pixel wide, windows along the height): a row call computes one
+// pixel, so the mve kernels lose the weight loads they share across a row's pixels. The
+// estimate charges that, and balanced leaves the model whole where ram streams it.
+TEST(Compile, BalancedChargesRowsNarrowerThanTheKernelsBlocks) {
+  builder::ModelBuilder b(5);
+  builder::TensorId x = b.add_input({1, 30, 1, 40}, ir::DataType::kInt8, 0.05f, -3);
+  x = b.add_depthwise(x, 3, 1, 1, ir::Padding::kValid);
+  x = b.add_conv2d(x, 128, 1, 1, 1, ir::Padding::kValid, ir::Activation::kRelu);
+  x = b.add_depthwise(x, 5, 1, 1, ir::Padding::kValid);
+  x = b.add_conv2d(x, 128, 1, 1, 1, ir::Padding::kValid, ir::Activation::kRelu);
+  b.mark_output(b.add_conv2d(x, 16, 1, 1));
+  const ir::Graph graph = b.build();
+  for (const char* cpu : {"cortex-m55", "cortex-m85"}) {
+    CompileOptions options;
+    options.plan.cpu = cpu;
+    apply_optimize(Optimize::kRam, options.plan);
+    const Compiled ram = compile(graph, options);
+    ASSERT_FALSE(ram.planned.stages.empty()) << cpu;
+    const passes::RowStage& stage = ram.planned.stages[0];
+    const std::optional<double> extra =
+        stage_extra(ram.planned.graph, stage, ram.planned.cpu.extension);
+    const std::optional<double> call = target::row_call_cost(ram.planned.cpu.extension);
+    ASSERT_TRUE(extra.has_value() && call.has_value()) << cpu;
+    // More than the calls alone: the stage holds a convolution of one-pixel rows.
+    EXPECT_GT(*extra, *call * static_cast<double>(stage.schedule.size()) * 2) << cpu;
+    options.plan = {};
+    options.plan.cpu = cpu;
+    apply_optimize(Optimize::kBalanced, options.plan);
+    const Compiled balanced = compile(graph, options);
+    EXPECT_TRUE(balanced.planned.stages.empty()) << cpu;
+    EXPECT_GT(balanced.planned.refused_arena, 0u) << cpu;
   }
 }
 

@@ -21,7 +21,9 @@ std::optional<double> estimated_instructions(const ir::Graph& graph, kernels::Ex
 std::optional<double> in_place_extra(const ir::Graph& graph, const std::vector<bool>& in_place,
                                      kernels::Extension extension);
 
-// What streaming `stage` adds: one row call's cost per call of its schedule.
-std::optional<double> stage_extra(const passes::RowStage& stage, kernels::Extension extension);
+// What streaming `stage` of `graph` adds: one row call's cost per call of its schedule, and the
+// weight loads a member with rows narrower than its kernel's block of pixels no longer shares.
+std::optional<double> stage_extra(const ir::Graph& graph, const passes::RowStage& stage,
+                                  kernels::Extension extension);
 
 }  // namespace mote::pipeline
