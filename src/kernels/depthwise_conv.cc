@@ -66,6 +66,23 @@ bool depthwise_conv_extension_takes(const DepthwiseShape& shape) {
   return internal::extension_takes(kDepthwiseChoices, shape);
 }
 
+void depthwise_conv2d_one_input(const DepthwiseConvParams& params, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                Scratch scratch) {
+#if defined(MOTE_KERNELS_WITH_MVE) && defined(MOTE_KERNELS_WITH_DSP)
+  const bool dsp = internal::built_choice(kDepthwiseChoices, params.shape) == Variant::kDsp;
+  if (dsp ? dsp::depthwise_conv2d_one_input(params, input, filter, bias, output, scratch)
+          : mve::depthwise_conv2d_one_input(params, input, filter, bias, output, scratch)) {
+    return;
+  }
+#elif defined(MOTE_KERNELS_WITH_MVE)
+  if (mve::depthwise_conv2d_one_input(params, input, filter, bias, output, scratch)) return;
+#elif defined(MOTE_KERNELS_WITH_DSP)
+  if (dsp::depthwise_conv2d_one_input(params, input, filter, bias, output, scratch)) return;
+#endif
+  depthwise_conv2d_extension(params, input, filter, bias, output, scratch);
+}
+
 // Rows (mote/kernels/rows.h): the build's extension row kernel, which tests its table line's
 // handles itself (no walk of the table at every row call of a stage; a build with both extensions
 // asks the table): with its portable fallback (depthwise_conv2d_rows), or alone

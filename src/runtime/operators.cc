@@ -18,7 +18,7 @@ Error validate_operator(const OpCheckContext& context, const schema::Operator& o
     return Error::kUnsupported;
   }
   const OpChecker checker(context, op);
-  const uint8_t has = separate_forms(op.kind());
+  const uint16_t has = separate_forms(op.kind());
   if (op.backward() && (has & kFormBackward) == 0) {
     *context.reason = "operator kind cannot run backward";
     return Error::kInvalidProgram;
@@ -51,7 +51,7 @@ size_t required_scratch_bytes(const schema::Program& program, const schema::Oper
 }
 
 // Why a program running `forms` of the entry's kind is refused, or null.
-const char* absent_form(const OpEntry& entry, uint8_t forms) {
+const char* absent_form(const OpEntry& entry, uint16_t forms) {
   const OpFormTable none{};
   const OpFormTable& built = entry.forms != nullptr ? *entry.forms : none;
   if ((forms & kFormPlain) != 0 && built.plain == nullptr) {
@@ -87,6 +87,10 @@ const char* absent_form(const OpEntry& entry, uint8_t forms) {
     return "its int4-weight form is not built into this image: rebuild the image with this "
            "program (mote_add_model)";
   }
+  if ((forms & kFormOneInput) != 0 && built.one_input == nullptr) {
+    return "its one-input-channel form is not built into this image: rebuild the image with "
+           "this program (mote_add_model)";
+  }
   return nullptr;
 }
 
@@ -101,15 +105,18 @@ Error run_operator(const OpEnv& env, const schema::Operator& op) {
     } else if (op.in_place()) {
       form = forms->in_place;
     } else {
-      const uint8_t types = (forms->separate & (kFormInt16 | kFormInt4)) != 0
-                                ? type_forms(*env.program, op) & forms->separate
-                                : 0;
+      const uint16_t types = (forms->separate & (kFormInt16 | kFormInt4)) != 0
+                                 ? type_forms(*env.program, op) & forms->separate
+                                 : 0;
       if ((types & kFormInt16) != 0) {
         form = forms->int16;
       } else if ((types & kFormInt4) != 0) {
         form = forms->int4;
       } else if (op.portable_kernel() && (forms->separate & kFormPortable) != 0) {
         form = forms->portable;
+      } else if (forms->one_input != nullptr && one_input_channel(*env.program, op)) {
+        // (Looked up only in images that build the form in.)
+        form = forms->one_input;
       }
     }
   }

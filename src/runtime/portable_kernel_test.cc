@@ -4,7 +4,8 @@
 // pool portable_kernel; the runtime runs it on the portable kernel and the convolution on the dsp
 // kernel alone (no fallback), with the host's results, and refuses the pool unmarked. The same
 // for the members of a row-streamed stage (kws_streamed): marked, they run the portable row
-// kernels, unmarked the dsp ones alone.
+// kernels, unmarked the dsp ones alone. A depthwise of one input channel (one_input) runs its
+// own form, the dsp kernel for that shape through its planned scratch.
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "mote/kernels/conv.h"
+#include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/pooling.h"
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
@@ -130,6 +132,31 @@ TEST(PortableKernel, StreamedMembersRunTheirRowKernelWithTheHostsResults) {
       EXPECT_EQ(internal::row_form(op), forms.rows) << k;
     }
   }
+}
+
+TEST(OneInputForm, RunsTheDspKernelForOneInputChannelWithTheHostsResults) {
+  const std::vector<uint8_t> bytes = read_file(path(".mote", "one_input"));
+  const schema::Program& program = *schema::GetProgram(bytes.data());
+  ASSERT_EQ(program.operators()->size(), 2u);
+  // Operator 0 reads one channel into eight: its own form, with the scratch the dsp kernel
+  // plans; operator 1 (eight into eight) the plain form.
+  EXPECT_EQ(internal::op_forms(program, 0), internal::kFormOneInput);
+  EXPECT_EQ(internal::op_forms(program, 1), internal::kFormPlain);
+  const schema::Operator& op = *program.operators()->Get(0);
+  ASSERT_NE(op.scratch(), nullptr);
+  EXPECT_EQ(op.scratch()->size(), kernels::built_depthwise_conv_scratch_bytes(
+                                      {1, 25, 20, 1, 10, 8, 13, 10, 8, 2, 2, 4, 3, 1, 1}));
+  EXPECT_GT(op.scratch()->size(), 0u);
+  EXPECT_EQ(run(bytes, "one_input"), read_file(path(".output", "one_input")));
+  // An image without the form refuses the program, naming it.
+  internal::OpEntry entry = *internal::op_entry(schema::OpKind::DepthwiseConv2D);
+  internal::OpFormTable forms = *entry.forms;
+  forms.one_input = nullptr;
+  entry.forms = &forms;
+  EXPECT_STREQ(internal::absent_form(entry, internal::kFormOneInput),
+               "its one-input-channel form is not built into this image: rebuild the image with "
+               "this program (mote_add_model)");
+  EXPECT_EQ(internal::absent_form(entry, internal::kFormPlain), nullptr);
 }
 
 }  // namespace

@@ -38,6 +38,14 @@ void depthwise_conv2d_extension(const DepthwiseConvParams& params, const int8_t*
                                 const int8_t* filter, const int32_t* bias, int8_t* output,
                                 Scratch scratch);
 bool depthwise_conv_extension_takes(const DepthwiseShape& shape);
+// One input channel with a depth multiplier (input_c 1, output_c above 1): the build's extension
+// kernel for that shape (dot products along the window's rows against the filter rearranged in
+// `scratch`, depthwise_conv_scratch_bytes), where it takes the layer; otherwise as
+// depthwise_conv2d_extension (the portable kernel in a build without an extension). A function
+// of its own, so that images without such a layer do not link it.
+void depthwise_conv2d_one_input(const DepthwiseConvParams& params, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                Scratch scratch);
 
 // Row-streamed stages (mote/kernels/rows.h): output rows [y_begin, y_end) of a batch-1 depthwise
 // convolution, input rows read through `input_ring`, output rows written through `output_ring`

@@ -5,9 +5,10 @@
 // of four channels stay in registers across the window's taps. Channels past the last multiple
 // of four go one at a time. Depth multiplier M > 1: the M outputs of one input channel are
 // contiguous in the filter and the output, so four of them are one weight word against one
-// input value, in both halves of a word. One input channel with a multiplier: a window row is
-// contiguous input bytes, so SMLAD takes two taps of one output channel against the filter
-// rearranged into the scratch (single_input_pixel); other layers need no scratch.
+// input value, in both halves of a word. One input channel with a multiplier
+// (depthwise_conv2d_one_input, a function of its own): a window row is contiguous input bytes,
+// so SMLAD takes two taps of one output channel against the filter rearranged into the scratch;
+// the other kernels use no scratch.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -312,6 +313,7 @@ SingleInput single_input(const DepthwiseConvParams& params, const int8_t* filter
       for (int32_t g = 0; g < si.groups; ++g) {
         for (int32_t k = oc; k < oc + 4; ++k, dst += 2) {
           int16_t w[4] = {};
+#pragma GCC unroll 1
           for (int32_t t = 0; t < 4; ++t) {
             const int32_t column = 4 * g + t;
             if (k < s.output_c && column < s.filter_w) {
@@ -377,26 +379,50 @@ inline void single_input_pixel(const SingleInput& si, const int8_t* const* rows,
   const ptrdiff_t row_words = static_cast<ptrdiff_t>(si.groups) * 8;
   const ptrdiff_t block = si.filter_h * row_words;
   const uint32_t* wt = si.taps + pw.ky_begin * row_words;
-  int32_t oc = 0;
-  for (; oc + 4 <= si.output_c; oc += 4, wt += block) {
-    int32_t a[4] = {bias_or_zero(bias, oc), bias_or_zero(bias, oc + 1),
-                    bias_or_zero(bias, oc + 2), bias_or_zero(bias, oc + 3)};
+  for (int32_t oc = 0; oc < si.output_c; oc += 4, wt += block) {
+    // The last block's missing channels have zero weights and are not stored.
+    const int32_t n = si.output_c - oc < 4 ? si.output_c - oc : 4;
+    int32_t a[4];
+    for (int32_t i = 0; i < 4; ++i) a[i] = i < n ? bias_or_zero(bias, oc + i) : 0;
     single_input_sums(x, rows_in, si.groups, wt, si.offset2, a);
-    out[oc] = rq(a[0], oc);
-    out[oc + 1] = rq(a[1], oc + 1);
-    out[oc + 2] = rq(a[2], oc + 2);
-    out[oc + 3] = rq(a[3], oc + 3);
-  }
-  if (oc < si.output_c) {  // the last block's missing channels have zero weights
-    const int32_t n = si.output_c - oc;
-    int32_t a[4] = {bias_or_zero(bias, oc), n > 1 ? bias_or_zero(bias, oc + 1) : 0,
-                    n > 2 ? bias_or_zero(bias, oc + 2) : 0, 0};
-    single_input_sums(x, rows_in, si.groups, wt, si.offset2, a);
+    // One requantization in the code, not four (flash; a few instructions per output).
+#pragma GCC unroll 1
     for (int32_t i = 0; i < n; ++i) out[oc + i] = rq(a[i], oc + i);
   }
 }
 
 }  // namespace
+
+bool depthwise_conv2d_one_input(const DepthwiseConvParams& params, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                Scratch scratch) {
+  const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
+  if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
+      !multipliers_non_negative(params.output_multiplier, s.output_c)) {
+    return false;
+  }
+  const SingleInput si = single_input(params, filter, scratch);
+  if (si.taps == nullptr) return false;
+  const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
+                                          params.output_offset, params.act_min, params.act_max);
+  const int8_t* rows[kMaxRowWindowRows];
+  internal::PixelWindow pw;
+  int8_t* out = output;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    for (int32_t y = 0; y < s.output_h; ++y) {
+      internal::window_rows(s, y, pw);
+      for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) {
+        rows[ky] = input + (static_cast<ptrdiff_t>(b) * s.input_h + pw.iy0 + ky * s.dilation_h) *
+                               s.input_w;
+      }
+      for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
+        internal::window_columns(s, x, pw);
+        single_input_pixel(si, rows, pw, bias, rq, out);
+      }
+    }
+  }
+  return true;
+}
 
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch) {
@@ -407,7 +433,7 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 
 bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
                                   const int8_t* filter, const int32_t* bias, int8_t* output,
-                                  Scratch scratch) {
+                                  Scratch) {
   const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
   if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
       s.dilation_w <= 0 || s.input_c <= 0 ||
@@ -426,24 +452,11 @@ bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_
   win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
   win.w_row = static_cast<ptrdiff_t>(s.filter_w) * s.output_c;
   win.w_tap = s.output_c;
-  const SingleInput si = single_input(params, filter, scratch);
-  const int8_t* rows[kMaxRowWindowRows];
   internal::PixelWindow pw;
   int8_t* out = output;
   for (int32_t b = 0; b < s.batches; ++b) {
     for (int32_t y = 0; y < s.output_h; ++y) {
       internal::window_rows(s, y, pw);
-      if (si.taps != nullptr) {
-        for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) {
-          rows[ky] = input + (static_cast<ptrdiff_t>(b) * s.input_h + pw.iy0 + ky * s.dilation_h) *
-                                 s.input_w;
-        }
-        for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
-          internal::window_columns(s, x, pw);
-          single_input_pixel(si, rows, pw, bias, rq, out);
-        }
-        continue;
-      }
       for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
         internal::window_columns(s, x, pw);
         win.rows = pw.ky_end > pw.ky_begin ? pw.ky_end - pw.ky_begin : 0;
@@ -480,7 +493,7 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
 bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
                                        RowRing input_ring, const int8_t* filter,
                                        const int32_t* bias, int8_t* output, RowRing output_ring,
-                                       int32_t y_begin, int32_t y_end, Scratch scratch) {
+                                       int32_t y_begin, int32_t y_end, Scratch) {
   const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
   if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
       s.dilation_w <= 0 || s.input_c <= 0 ||
@@ -506,21 +519,12 @@ bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const 
   win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
   win.w_row = static_cast<ptrdiff_t>(s.filter_w) * s.output_c;
   win.w_tap = s.output_c;
-  const SingleInput si = single_input(params, filter, scratch);
   internal::PixelWindow pw;
   for (int32_t y = y_begin; y < y_end; ++y) {
     internal::window_rows(s, y, pw);
     const int32_t rows = pw.ky_end > pw.ky_begin ? pw.ky_end - pw.ky_begin : 0;
     const internal::RowTable::Window rows_of_y =
         table.window(y, pw.iy0, s.dilation_h, pw.ky_begin, pw.ky_end);
-    if (si.taps != nullptr) {
-      int8_t* out = out_rows.row(y);
-      for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
-        internal::window_columns(s, x, pw);
-        single_input_pixel(si, rows_of_y.table, pw, bias, rq, out);
-      }
-      continue;
-    }
     win.in.rows = rows_of_y.table + pw.ky_begin;
     // Equally spaced rows (always but where a ring window wraps): the one-step assembly.
     const bool even = rows < 3 || win.in.delta1() == win.in.delta2();

@@ -62,6 +62,11 @@ bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 bool depthwise_single_input(const DepthwiseShape& shape);
 inline constexpr int32_t kMaxSingleInputWindow = 256;
+// The single-input kernel (the whole map, one pixel at a time); false, having written nothing,
+// where it does not take the layer (depthwise_single_input, the scratch, the input offset).
+bool depthwise_conv2d_one_input(const DepthwiseConvParams& params, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                Scratch scratch);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
 bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,

@@ -190,9 +190,9 @@ TEST(DspDepthwise, EqualsPortableOnRandomShapes) {
   EXPECT_GT(ran, 200);
 }
 
-// One input channel with a multiplier: dot products along the window rows against the filter
-// rearranged in the planned scratch (guard bytes after it stay untouched); without the scratch
-// the general multiplier path gives the same bytes.
+// One input channel with a multiplier (depthwise_conv2d_one_input): dot products along the window
+// rows against the filter rearranged in the planned scratch (guard bytes after it stay
+// untouched); the general multiplier path gives the same bytes.
 TEST(DspDepthwise, OneInputChannelEqualsPortable) {
   int ran = 0;
   for (int iter = 0; iter < 300; ++iter) {
@@ -225,9 +225,14 @@ TEST(DspDepthwise, OneInputChannelEqualsPortable) {
     ASSERT_EQ(planned > 0, dsp::depthwise_single_input(s));
     ASSERT_EQ(planned > 0, s.filter_h * ((s.filter_w + 3) / 4 * 4) <= 256);
     std::vector<int8_t> scratch(planned + 16, 0x5a);
-    depthwise_conv2d(p, rc.input.data(), filter.data(), b, got.data(),
+    // The dsp kernel takes every layer it plans scratch for, and no other.
+    EXPECT_EQ(dsp::depthwise_conv2d_one_input(p, rc.input.data(), filter.data(), b, got.data(),
+                                              Scratch{scratch.data(), planned}),
+              planned > 0);
+    depthwise_conv2d_one_input(p, rc.input.data(), filter.data(), b, got.data(),
+                               Scratch{scratch.data(), planned});
+    depthwise_conv2d(p, rc.input.data(), filter.data(), b, general.data(),
                      Scratch{scratch.data(), planned});
-    depthwise_conv2d(p, rc.input.data(), filter.data(), b, general.data(), Scratch{nullptr, 0});
     ASSERT_EQ(got, want) << "iteration " << iter << ": in " << s.input_h << "x" << s.input_w
                          << " filter " << s.filter_h << "x" << s.filter_w << " out c "
                          << s.output_c << " stride " << s.stride_h << "," << s.stride_w << " pad "

@@ -4,8 +4,9 @@
 // in-bounds taps). The input offset leaves the inner loop: sum (x + io) w = sum x w + io sum w,
 // with sum w over the taps used, accumulated beside. Channel tails are predicated (VCTP32).
 // 3x3 filters get the taps of a filter row unrolled. A column (1-D windows along the height) runs
-// as a row of the same bytes. One input channel with a depth multiplier: dot products along the
-// window's rows against the filter transposed into the scratch.
+// as a row of the same bytes. One input channel with a depth multiplier
+// (depthwise_conv2d_one_input, a function of its own): dot products along the window's rows
+// against the filter rearranged into the scratch.
 
 #include <arm_mve.h>
 #include <stddef.h>
@@ -24,7 +25,7 @@ namespace {
 struct Layer {
   DepthwiseShape s;
   const int8_t* filter;
-  const int8_t* taps;  // the filter as [output_c][filter_h][filter_w] (single_input_row), or null
+  const int8_t* taps;  // the rearranged filter (single_input_row), or null
   const int32_t* bias;
   const int32_t* multiplier;
   const int32_t* shift;
@@ -511,9 +512,7 @@ void depthwise_rows(const Layer& l, const InputRows& in, const internal::OutputR
         rows[ky] = in.row(pw.iy0 + ky * s.dilation_h);
       }
     }
-    if (l.taps != nullptr) {
-      single_input_row(l, rows, pw, o);
-    } else if (multiplier) {
+    if (multiplier) {
       multiplier_row(l, rows, pw, o);
     } else if (spaced) {
       spaced_row(l, first_row, rows, pw, o);
@@ -541,11 +540,10 @@ bool mve_takes(const DepthwiseShape& s) {
          s.input_c > 0 && depthwise_conv_handles(s);
 }
 
-Layer layer_of(const DepthwiseConvParams& params, const int8_t* filter, const int32_t* bias,
-               Scratch scratch) {
+Layer layer_of(const DepthwiseConvParams& params, const int8_t* filter, const int32_t* bias) {
   return Layer{params.shape,
                filter,
-               transposed_taps(params.shape, filter, scratch),
+               nullptr,
                bias,
                params.output_multiplier,
                params.output_shift,
@@ -565,10 +563,10 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 
 bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
                                   const int8_t* filter, const int32_t* bias, int8_t* output,
-                                  Scratch scratch) {
+                                  Scratch) {
   if (!mve_takes(params.shape)) return false;
   // A local copy: output stores (int8) could alias params.
-  Layer l = layer_of(params, filter, bias, scratch);
+  Layer l = layer_of(params, filter, bias);
   l.s = depthwise_whole_map_shape(l.s);
   const DepthwiseShape& s = l.s;
   const ptrdiff_t in_row = static_cast<ptrdiff_t>(s.input_w) * s.input_c;
@@ -577,6 +575,30 @@ bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_
     const InputRows in{input + b * s.input_h * in_row, in_row, 0};
     const internal::OutputRows out{output + b * s.output_h * out_row, out_row, 0};
     depthwise_rows(l, in, out, 0, s.output_h);
+  }
+  return true;
+}
+
+bool depthwise_conv2d_one_input(const DepthwiseConvParams& params, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                Scratch scratch) {
+  if (!mve_takes(params.shape)) return false;
+  Layer l = layer_of(params, filter, bias);  // a local copy, as above
+  l.taps = transposed_taps(l.s, filter, scratch);
+  if (l.taps == nullptr) return false;
+  const DepthwiseShape& s = l.s;
+  const int8_t* rows[kMaxRowWindowRows];
+  internal::PixelWindow pw;
+  int8_t* out = output;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    for (int32_t y = 0; y < s.output_h; ++y, out += s.output_w * s.output_c) {
+      internal::window_rows(s, y, pw);
+      for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) {
+        rows[ky] = input + (static_cast<ptrdiff_t>(b) * s.input_h + pw.iy0 + ky * s.dilation_h) *
+                               s.input_w;
+      }
+      single_input_row(l, rows, pw, out);
+    }
   }
   return true;
 }
@@ -595,9 +617,9 @@ void depthwise_conv2d_rows(const DepthwiseConvParams& params, const int8_t* inpu
 bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
                                        RowRing input_ring, const int8_t* filter,
                                        const int32_t* bias, int8_t* output, RowRing output_ring,
-                                       int32_t y_begin, int32_t y_end, Scratch scratch) {
+                                       int32_t y_begin, int32_t y_end, Scratch) {
   if (!mve_takes(params.shape)) return false;
-  const Layer l = layer_of(params, filter, bias, scratch);  // a local copy, as above
+  const Layer l = layer_of(params, filter, bias);  // a local copy, as above
   const DepthwiseShape& s = l.s;
   // Where portable refuses (mve_takes covered the rest of its checks).
   if (!internal::row_call_ok(s.batches, s.input_h, s.output_h, s.filter_h, s.stride_h, s.pad_h,

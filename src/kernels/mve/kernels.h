@@ -80,6 +80,11 @@ bool depthwise_conv_handles(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 bool depthwise_single_input(const DepthwiseShape& shape);
 inline constexpr int32_t kMaxSingleInputWidth = 64;
+// The single-input kernel (the whole map, one pixel at a time); false, having written nothing,
+// where it does not take the layer (depthwise_single_input and the scratch).
+bool depthwise_conv2d_one_input(const DepthwiseConvParams& params, const int8_t* input,
+                                const int8_t* filter, const int32_t* bias, int8_t* output,
+                                Scratch scratch);
 // A column (width 1, a filter of width 1) is the same bytes as a row of its height: the
 // whole-map kernel runs it as that row, whose pixels share filter loads (1-D audio windows).
 DepthwiseShape depthwise_whole_map_shape(const DepthwiseShape& shape);

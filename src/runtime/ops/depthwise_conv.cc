@@ -51,6 +51,11 @@ Error check(const OpChecker& c) {
 constexpr auto invoke =
     &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
                         &depthwise_shape, &kernels::depthwise_conv2d_extension>;
+// One input channel with a depth multiplier (one_input_channel): the extension's kernel for that
+// shape, a form of its own so that other images do not link it.
+constexpr auto invoke_one_input =
+    &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
+                        &depthwise_shape, &kernels::depthwise_conv2d_one_input>;
 constexpr auto invoke_portable =
     &invoke_convolution<kernels::DepthwiseConvParams, schema::DepthwiseConvOptions,
                         &depthwise_shape, &kernels::portable_depthwise_conv2d>;
@@ -104,6 +109,7 @@ extern const OpForm kDepthwiseConv2DPortable{invoke_portable};
 extern const OpForm kDepthwiseConv2DInPlace{invoke_in_place};
 extern const OpForm kDepthwiseConv2DInt16{invoke_16x8};
 extern const OpForm kDepthwiseConv2DInt4{invoke_int4};
+extern const OpForm kDepthwiseConv2DOneInput{invoke_one_input};
 extern const OpRowForm kDepthwiseConv2DRows{&row_reach, row_args, kRowWords<RowArgs>,
                                             invoke_rows};
 extern const OpRowForm kDepthwiseConv2DRowsPortable{&row_reach, row_args, kRowWords<RowArgs>,

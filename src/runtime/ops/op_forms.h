@@ -1,7 +1,7 @@
 #pragma once
 // An operator's forms: the ways of running it that a firmware image links only when one of its
 // programs uses them (plain, on the portable kernel, row-streamed, in place, backward, 16x8, int4
-// weights). A kind listed below has each form as an object of its own in its file under
+// weights, one input channel). A kind listed below has each form as an object of its own in its file under
 // src/runtime/ops/, and the operator table (op_table.cc) references it only where selected, so
 // --gc-sections drops the kernels of forms no program runs (a model that streams all its
 // convolutions links no whole-map convolution). Other kinds run everything through their plain
@@ -28,6 +28,7 @@
   X(DepthwiseConv2D, Rows, rows)                  \
   X(DepthwiseConv2D, RowsPortable, rows_portable) \
   X(DepthwiseConv2D, InPlace, in_place)           \
+  X(DepthwiseConv2D, OneInput, one_input)         \
   X(DepthwiseConv2D, Int16, int16)                \
   X(DepthwiseConv2D, Int4, int4)                  \
   X(FullyConnected, Plain, plain)                 \
@@ -51,7 +52,7 @@ namespace runtime {
 namespace internal {
 
 // One bit per form, in a mask.
-enum OpFormBit : uint8_t {
+enum OpFormBit : uint16_t {
   kFormRows = 1,      // a member of a row-streamed stage (schema Stage)
   kFormInPlace = 2,   // Operator.in_place
   kFormBackward = 4,  // Operator.backward
@@ -62,12 +63,14 @@ enum OpFormBit : uint8_t {
   kFormPortable = 64,  // plain, but on the portable kernel (Operator.portable_kernel): a shape
                        // the target's extension kernel does not take
   kFormRowsPortable = 128,  // rows, on the portable row kernel (Operator.portable_kernel)
+  kFormOneInput = 256,      // plain, of one input channel and several output channels (a
+                            // depth multiplier): the extension's kernel for that shape
 };
 // The forms `kind` links separately (MOTE_OPERATOR_FORMS).
-constexpr uint8_t separate_forms(schema::OpKind kind) {
-  uint8_t mask = 0;
+constexpr uint16_t separate_forms(schema::OpKind kind) {
+  uint16_t mask = 0;
 #define MOTE_INTERNAL_FORM_OF(k, form, field) \
-  if (kind == schema::OpKind::k) mask = static_cast<uint8_t>(mask | kForm##form);
+  if (kind == schema::OpKind::k) mask = static_cast<uint16_t>(mask | kForm##form);
   MOTE_OPERATOR_FORMS(MOTE_INTERNAL_FORM_OF)
 #undef MOTE_INTERNAL_FORM_OF
   return mask;
@@ -75,14 +78,14 @@ constexpr uint8_t separate_forms(schema::OpKind kind) {
 
 // The type forms of `op` (kFormInt16, kFormInt4), whatever its kind; its tensor indices must be
 // in range or -1 (absent).
-inline uint8_t type_forms(const schema::Program& program, const schema::Operator& op) {
+inline uint16_t type_forms(const schema::Program& program, const schema::Operator& op) {
   const auto& tensors = *program.tensors();
   auto type_of = [&](const flatbuffers::Vector<int32_t>* list, uint32_t k) {
     return list != nullptr && k < list->size() && list->Get(k) >= 0
                ? tensors.Get(static_cast<uint32_t>(list->Get(k)))->type()
                : schema::DataType::Int8;
   };
-  uint8_t mask = 0;
+  uint16_t mask = 0;
   if (type_of(op.inputs(), 0) == schema::DataType::Int16 ||
       type_of(op.outputs(), 0) == schema::DataType::Int16) {
     mask |= kFormInt16;
@@ -91,13 +94,26 @@ inline uint8_t type_forms(const schema::Program& program, const schema::Operator
   return mask;
 }
 
+// Whether `op` reads one channel (input 0's last dimension) into several (output 0's): a depth
+// multiplier over a single channel, which the extension kernels run as dot products along the
+// window's rows. Its tensor indices must be in range or -1 (absent).
+inline bool one_input_channel(const schema::Program& program, const schema::Operator& op) {
+  const auto& tensors = *program.tensors();
+  auto channels = [&](const flatbuffers::Vector<int32_t>* list) -> int32_t {
+    if (list == nullptr || list->size() == 0 || list->Get(0) < 0) return 0;
+    const auto* shape = tensors.Get(static_cast<uint32_t>(list->Get(0)))->shape();
+    return shape != nullptr && shape->size() > 0 ? shape->Get(shape->size() - 1) : 0;
+  };
+  return channels(op.inputs()) == 1 && channels(op.outputs()) > 1;
+}
+
 // The forms operator `index` of `program` runs in, among those its kind links separately.
-inline uint8_t op_forms(const schema::Program& program, uint32_t index) {
+inline uint16_t op_forms(const schema::Program& program, uint32_t index) {
   const schema::Operator& op = *program.operators()->Get(index);
-  uint8_t mask = type_forms(program, op);
+  uint16_t mask = type_forms(program, op);
   if (op.in_place()) mask |= kFormInPlace;
   if (op.backward()) mask |= kFormBackward;
-  const uint8_t separate = separate_forms(op.kind());
+  const uint16_t separate = separate_forms(op.kind());
   if (program.stages() != nullptr) {
     for (const schema::Stage* s : *program.stages()) {
       if (index >= s->first() && index <= s->last()) {
@@ -108,8 +124,13 @@ inline uint8_t op_forms(const schema::Program& program, uint32_t index) {
   }
   mask &= separate;
   if (mask == 0) {
-    mask = op.portable_kernel() && (separate & kFormPortable) != 0 ? kFormPortable
-                                                                   : kFormPlain & separate;
+    if (op.portable_kernel() && (separate & kFormPortable) != 0) {
+      mask = kFormPortable;
+    } else if ((separate & kFormOneInput) != 0 && one_input_channel(program, op)) {
+      mask = kFormOneInput;
+    } else {
+      mask = kFormPlain & separate;
+    }
   }
   return mask;
 }

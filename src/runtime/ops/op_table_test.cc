@@ -41,7 +41,7 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
   for (int k = 0; k <= static_cast<int>(OpKind::MAX); ++k) {
     const auto kind = static_cast<OpKind>(k);
     const OpEntry& entry = *op_entry(kind);
-    const uint8_t separate = separate_forms(kind);
+    const uint16_t separate = separate_forms(kind);
     if (separate == 0) {
       EXPECT_EQ(entry.forms, nullptr) << entry.name;
       continue;
@@ -67,7 +67,8 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
                                     std::pair{kFormPortable, f.portable},
                                     std::pair{kFormInPlace, f.in_place},
                                     std::pair{kFormBackward, f.backward},
-                                    std::pair{kFormInt16, f.int16}, std::pair{kFormInt4, f.int4}}) {
+                                    std::pair{kFormInt16, f.int16}, std::pair{kFormInt4, f.int4},
+                                    std::pair{kFormOneInput, f.one_input}}) {
       EXPECT_EQ(form != nullptr, (separate & bit) != 0) << entry.name << " form " << int{bit};
       if (form != nullptr) {
         EXPECT_NE(form->invoke, nullptr) << entry.name;
@@ -83,7 +84,7 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
                                                 kFormInt4);
   EXPECT_EQ(separate_forms(OpKind::DepthwiseConv2D), kFormPlain | kFormPortable | kFormRows |
                                                          kFormRowsPortable | kFormInPlace |
-                                                         kFormInt16 | kFormInt4);
+                                                         kFormInt16 | kFormInt4 | kFormOneInput);
   EXPECT_EQ(separate_forms(OpKind::AveragePool2D),
             kFormPlain | kFormPortable | kFormRows | kFormInt16);
   EXPECT_EQ(separate_forms(OpKind::MaxPool2D), kFormPlain | kFormRows | kFormInt16);

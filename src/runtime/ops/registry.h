@@ -128,6 +128,8 @@ struct OpForm {
   //   its input; `required_scratch` and `overlap` give that kernel's;
   // - portable (Operator.portable_kernel): plain, on the portable kernel, where the target's
   //   extension kernel does not take the shape (plain runs the extension's kernel alone);
+  // - one input (one_input_channel): plain, on the extension's kernel for one input channel
+  //   with a depth multiplier, which other images do not link;
   // - 16x8, or int4 weights.
   void (*invoke)(const Op& op);
 };
@@ -153,7 +155,7 @@ struct OpRowForm {
 
 // The separate forms of one kind built into this image; null: not built in.
 struct OpFormTable {
-  uint8_t separate;  // the kind's separate forms (separate_forms), built in or not
+  uint16_t separate;  // the kind's separate forms (separate_forms), built in or not
   const OpForm* plain;
   const OpForm* portable;
   const OpRowForm* rows;
@@ -162,6 +164,7 @@ struct OpFormTable {
   const OpForm* backward;
   const OpForm* int16;
   const OpForm* int4;
+  const OpForm* one_input;
 };
 
 // `overlap` of the elementwise kinds: over an int8 input of the int8 output's element count
@@ -182,6 +185,7 @@ MOTE_OPERATORS(MOTE_INTERNAL_DECLARE_OP)
 #define MOTE_INTERNAL_FORM_TYPE_Backward OpForm
 #define MOTE_INTERNAL_FORM_TYPE_Int16 OpForm
 #define MOTE_INTERNAL_FORM_TYPE_Int4 OpForm
+#define MOTE_INTERNAL_FORM_TYPE_OneInput OpForm
 #define MOTE_INTERNAL_DECLARE_FORM(kind, form, field) \
   extern const MOTE_INTERNAL_FORM_TYPE_##form k##kind##form;
 MOTE_OPERATOR_FORMS(MOTE_INTERNAL_DECLARE_FORM)
@@ -205,7 +209,7 @@ const OpEntry* op_entry(schema::OpKind kind);
 
 // Why a program is refused whose operator of the entry's kind runs `forms` (op_forms) that this
 // image does not build in, or null.
-const char* absent_form(const OpEntry& entry, uint8_t forms);
+const char* absent_form(const OpEntry& entry, uint16_t forms);
 
 // The load checks of `kind` built into this image, or null (outside the enum, not built in, or
 // an image with MOTE_VERIFY crc: a loaded program has none of the first two unless its bytes

@@ -1,8 +1,9 @@
 // Build-time helper of kernel_variant_test, other_target_test and portable_kernel_test: compiles
 // the builder's conv2d_x3 with Mote's compiler (planned for the portable kernels, as every host
 // and M4 build runs them) and runs it on the host runtime, writing <dir>/conv2d_x3.mote, .input
-// and .output; kws_dscnn_like-cortex-m0plus.mote; wide_pool.mote, .input and .output; and
-// kws_streamed.mote, .input and .output (kws_dscnn_like streamed, for cortex-m4). The
+// and .output; kws_dscnn_like-cortex-m0plus.mote; wide_pool.mote, .input and .output;
+// kws_streamed.mote, .input and .output (kws_dscnn_like streamed, for cortex-m4); and
+// one_input.mote, .input and .output (a depthwise of one input channel, for cortex-m4). The
 // tests link runtimes built with other kernel variants and so cannot link the compiler (two
 // kernels libraries).
 #include <cstdio>
@@ -47,6 +48,16 @@ mote::ir::Graph wide_pool() {
   return b.build();
 }
 
+// A depthwise convolution of one input channel and depth multiplier 8 (micro_speech's first
+// layer, smaller), then one of multiplier 1 beside it for contrast.
+mote::ir::Graph one_input() {
+  mote::builder::ModelBuilder b(11);
+  auto x = b.add_input({1, 25, 20, 1}, mote::ir::DataType::kInt8, 0.1f, -128);
+  x = b.add_depthwise(x, 10, 8, 2, mote::ir::Padding::kSame, mote::ir::Activation::kRelu, 8);
+  b.mark_output(b.add_depthwise(x, 3, 3, 1, mote::ir::Padding::kSame));
+  return b.build();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -69,6 +80,7 @@ int main(int argc, char** argv) {
   mote::pipeline::CompileOptions m4;
   m4.plan.cpu = "cortex-m4";
   write_run(std::string(argv[1]) + "/wide_pool", mote::pipeline::compile(wide_pool(), m4).program);
+  write_run(std::string(argv[1]) + "/one_input", mote::pipeline::compile(one_input(), m4).program);
   m4.plan.stream = true;
   write_run(std::string(argv[1]) + "/kws_streamed",
             mote::pipeline::compile(mote::builder::kws_dscnn_like(), m4).program);

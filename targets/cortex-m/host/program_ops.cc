@@ -61,7 +61,7 @@ struct ProgramKey {
 // Adds the kinds of the program at `path` to `kinds`, the separate forms its operators run to
 // `forms` (by kind) and its key to `programs`; false (with a message) when the runtime's full
 // load check refuses it.
-bool add_program(const std::string& path, std::set<int>* kinds, std::map<int, uint8_t>* forms,
+bool add_program(const std::string& path, std::set<int>* kinds, std::map<int, uint16_t>* forms,
                std::set<ProgramKey>* programs) {
   std::vector<uint8_t> bytes;
   if (!read_file(path, &bytes)) {
@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::set<int> kinds;
-  std::map<int, uint8_t> forms;
+  std::map<int, uint16_t> forms;
   std::set<ProgramKey> programs;
   std::string sources;
   for (int i = 2; i < argc; ++i) {

@@ -309,7 +309,13 @@ void check_depthwise(Tally& t) {
     memset(scratch_buf, 0x5a, sizeof(scratch_buf));
     memset(got_buf, 0x5a, sizeof(got_buf));
     k::portable_depthwise_conv2d(p, input_buf, filter_buf, bias, want_buf, k::Scratch{nullptr, 0});
-    k::depthwise_conv2d(p, input_buf, filter_buf, bias, got_buf, k::Scratch{scratch_buf, planned});
+    // As the runtime runs them: one input channel through its own entry.
+    if (kind == 0) {
+      k::depthwise_conv2d_one_input(p, input_buf, filter_buf, bias, got_buf,
+                                    k::Scratch{scratch_buf, planned});
+    } else {
+      k::depthwise_conv2d(p, input_buf, filter_buf, bias, got_buf, k::Scratch{scratch_buf, planned});
+    }
     ++t.cases;
     if (strcmp(k::built_depthwise_conv_kernel_variant(s), "mve") == 0) ++t.variant_cases;
     const int32_t at = first_difference(got_buf, want_buf, n);
@@ -827,10 +833,15 @@ void run_case(const OverlapCase& c, const int8_t* in, int8_t* out) {
       k::conv2d(c.conv, in, filter_buf, bias_buf, out,
                 k::Scratch{scratch_buf, k::built_conv_scratch_bytes(c.conv.shape)});
       break;
-    case OverlapKind::kDepthwise:
-      k::depthwise_conv2d(c.depthwise, in, filter_buf, bias_buf, out,
-                          k::Scratch{scratch_buf, k::built_depthwise_conv_scratch_bytes(c.depthwise.shape)});
+    case OverlapKind::kDepthwise: {
+      const k::Scratch scratch{scratch_buf, k::built_depthwise_conv_scratch_bytes(c.depthwise.shape)};
+      if (c.depthwise.shape.input_c == 1 && c.depthwise.shape.output_c > 1) {
+        k::depthwise_conv2d_one_input(c.depthwise, in, filter_buf, bias_buf, out, scratch);
+      } else {
+        k::depthwise_conv2d(c.depthwise, in, filter_buf, bias_buf, out, scratch);
+      }
       break;
+    }
     case OverlapKind::kAveragePool:
       k::average_pool(c.pool, in, out, k::Scratch{nullptr, 0});
       break;
