@@ -2,7 +2,11 @@
 
 #include <limits>
 
-#include <math.h>
+#include <string.h>
+
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+#endif
 
 #include "mote/kernels/quantization.h"
 
@@ -15,22 +19,59 @@ QuantizeParams prepare_quantize(float output_scale, int32_t output_zero_point) {
 
 namespace {
 
+// x / scale rounded half away from zero (roundf, as TFLite's AffineQuantize), plus the zero
+// point, clamped to T. An out-of-range float -> int conversion is undefined (TFLite's result is
+// then undefined too): here it saturates, and NaN lands on the low end.
+#if defined(__ARM_FP) && defined(__ARM_FEATURE_DSP) && \
+    (defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__))
+// Armv8-M's FPU (FPv5): VCVTA rounds half away from zero and saturates in one instruction (NaN,
+// which it turns into 0, is tested apart); QADD and SSAT add the zero point and clamp.
+template <typename T>
+void quantize_to(const QuantizeParams& params, const float* input, T* output, size_t count) {
+  constexpr int kBits = std::numeric_limits<T>::digits + 1;
+  // Local copies: the output stores could alias params.
+  const float scale = params.scale;
+  const int32_t zero_point = params.zero_point;
+  for (size_t i = 0; i < count; ++i) {
+    const float y = input[i] / scale;
+    int32_t r = std::numeric_limits<int32_t>::min();
+    if (y == y) {
+      float converted;
+      __asm__("vcvta.s32.f32 %0, %1" : "=t"(converted) : "t"(y));
+      memcpy(&r, &converted, sizeof(r));
+    }
+    output[i] = static_cast<T>(__ssat(__qadd(r, zero_point), kBits));
+  }
+}
+#else
 template <typename T>
 void quantize_to(const QuantizeParams& params, const float* input, T* output, size_t count) {
   constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
-  // Beyond the type's range by more than any zero point moves a value: clamped the same.
+  // Beyond the type's range by more than any zero point moves a value: clamped the same (an
+  // integer, so clamping before rounding gives what clamping after would).
   constexpr float kBound = 4.0f * static_cast<float>(kMax - kMin + 1);
+  const float scale = params.scale;  // local copies, as above
+  const int32_t zero_point = params.zero_point;
   for (size_t i = 0; i < count; ++i) {
-    float rounded = roundf(input[i] / params.scale);
-    // Clamp before converting: an out-of-range float -> int conversion is undefined (TFLite's
-    // result is then undefined too). NaN lands on the low end.
-    if (!(rounded >= -kBound)) rounded = -kBound;
-    if (rounded > kBound) rounded = kBound;
-    int32_t q = static_cast<int32_t>(rounded) + params.zero_point;
+    float y = input[i] / scale;
+    if (!(y >= -kBound)) y = -kBound;
+    if (y > kBound) y = kBound;
+    // roundf is a library call where the FPU has no rounding instruction (Cortex-M4's FPv4):
+    // the truncation and its remainder y - t, exact in float (Sterbenz: t and y within a factor
+    // of two, or t zero), give its integer in a few instructions.
+    int32_t t = static_cast<int32_t>(y);
+    const float remainder = y - static_cast<float>(t);
+    if (remainder >= 0.5f) {
+      ++t;
+    } else if (remainder <= -0.5f) {
+      --t;
+    }
+    int32_t q = t + zero_point;
     q = q < kMin ? kMin : (q > kMax ? kMax : q);
     output[i] = static_cast<T>(q);
   }
 }
+#endif
 
 template <typename T>
 void dequantize_from(const DequantizeParams& p, const T* input, float* output, size_t count) {

@@ -26,6 +26,37 @@ TEST(QuantizeTest, HandChecked) {
   EXPECT_TRUE(out.intact());
 }
 
+// Values whose quotient sits at or next to a half, where rounding by truncation and remainder
+// could go wrong: the largest float below 0.5, halves, their neighbours, both signs, and
+// quotients up to and past the clamp.
+TEST(QuantizeTest, RoundsLikeRoundfAtEveryHalf) {
+  std::vector<float> in;
+  for (float base : {0.0f, 1.0f, 2.0f, 7.0f, 126.0f, 127.0f, 511.0f, 1023.0f, 1024.0f, 5000.0f}) {
+    for (float half : {base + 0.5f, base, base + 1.0f}) {
+      for (float v : {half, std::nextafter(half, 0.0f), std::nextafter(half, 1e9f)}) {
+        in.push_back(v);
+        in.push_back(-v);
+      }
+    }
+  }
+  for (int32_t zp : {0, -128, 127, 5}) {
+    Guarded<int16_t> wide(in.size());
+    Guarded<int8_t> narrow(in.size());
+    quantize(prepare_quantize(1.0f, zp), in.data(), wide.data(), in.size());
+    quantize(prepare_quantize(1.0f, zp), in.data(), narrow.data(), in.size());
+    ASSERT_TRUE(wide.intact() && narrow.intact());
+    for (size_t i = 0; i < in.size(); ++i) {
+      const float r = std::round(in[i]);
+      ASSERT_EQ(wide[i], static_cast<int16_t>(std::clamp(static_cast<int32_t>(r) + zp, -32768,
+                                                         32767)))
+          << in[i];
+      ASSERT_EQ(narrow[i], static_cast<int8_t>(std::clamp(static_cast<int32_t>(r) + zp, -128,
+                                                          127)))
+          << in[i];
+    }
+  }
+}
+
 TEST(QuantizeTest, RandomizedMatchesTfLiteFormula) {
   Random rng(3);
   for (int iter = 0; iter < 50; ++iter) {

@@ -4,6 +4,7 @@
 // target) add their own checks: quantization.cc and scratch.cc (FACTS.md §1 reference sizes for
 // this CPU's extension).
 
+#include <math.h>
 #include <stdint.h>
 
 #include "mote/kernels/batch_matmul.h"
@@ -13,6 +14,7 @@
 #include "mote/kernels/gather.h"
 #include "mote/kernels/lstm.h"
 #include "mote/kernels/quantization.h"
+#include "mote/kernels/quantize.h"
 #include "mote/kernels/svdf.h"
 #include "mote/kernels/cmsis_nn_scratch.h"
 #include "mote/kernels/arg_min_max.h"
@@ -94,6 +96,45 @@ int64_t for_extension(int64_t scalar, int64_t dsp, int64_t mve) {
     case k::Extension::kScalar: return scalar;
     case k::Extension::kDsp: return dsp;
     default: return mve;
+  }
+}
+
+// QUANTIZE from float at and next to every half (where this CPU's rounding path, VCVTA on
+// Armv8-M or truncation and remainder elsewhere, could part from roundf), both signs, past the
+// clamp, infinities and NaN, against roundf on this CPU.
+void check_quantize(Checks& c) {
+  static float in[200];
+  int32_t n = 0;
+  const float bases[] = {0.0f, 1.0f, 2.0f, 126.0f, 127.0f, 1023.0f, 1024.0f, 40000.0f};
+  for (const float base : bases) {
+    const float near[] = {base + 0.5f, base + 0.49999997f, base + 0.50000006f, base};
+    for (const float v : near) {
+      in[n++] = v;
+      in[n++] = -v;
+    }
+  }
+  in[n++] = 0.49999997f;
+  in[n++] = -0.49999997f;
+  in[n++] = __builtin_inff();
+  in[n++] = -__builtin_inff();
+  in[n++] = 3e9f;
+  in[n++] = __builtin_nanf("");
+  const int32_t zero_points[] = {0, -128, 100};
+  for (const int32_t zp : zero_points) {
+    static int8_t narrow[200];
+    static int16_t wide[200];
+    k::quantize(k::prepare_quantize(1.0f, zp), in, narrow, static_cast<size_t>(n));
+    k::quantize(k::prepare_quantize(1.0f, zp), in, wide, static_cast<size_t>(n));
+    bool ok = true;
+    for (int32_t i = 0; i < n; ++i) {
+      const float x = in[i];
+      // Saturated like the kernel; NaN at the low end.
+      const float r = x == x ? roundf(x > 1e6f ? 1e6f : (x < -1e6f ? -1e6f : x)) : -1e6f;
+      const int32_t q = static_cast<int32_t>(r) + zp;
+      ok = ok && narrow[i] == (q < -128 ? -128 : (q > 127 ? 127 : q));
+      ok = ok && wide[i] == (q < -32768 ? -32768 : (q > 32767 ? 32767 : q));
+    }
+    c.expect(ok, "quantize rounds half away from zero, saturates, NaN low");
   }
 }
 
@@ -474,6 +515,7 @@ int main() {
   print("  skip quantization.cc not built yet\n");
 #endif
 #if defined(MOTE_KERNEL_SOURCE_SCRATCH)
+  check_quantize(checks);
   check_scratch(checks);
 #else
   print("  skip scratch.cc not built yet\n");
