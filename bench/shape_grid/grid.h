@@ -222,18 +222,24 @@ inline Quantization fill(const Layer& l, int8_t* input, int8_t* input2, int8_t* 
     multipliers[o] = static_cast<int32_t>((1u << 30) + (r.next() >> 2));
     shifts[o] = base_shift + r.uniform(-1, 1);
   }
+  // Fully connected and requantize: one multiplier; fully connected shifted as the channels.
   q.multiplier = static_cast<int32_t>((1u << 30) + (r.next() >> 2));
   q.shift = l.kind == Kind::kRequantize ? 0 : base_shift;
-  // Add (TFLite's Prepare for inputs of scales 1 and 0.8 into an output of scale 1.5, int8):
-  // input multipliers 0.5 and 0.4 of twice the larger scale, output 2 / (2^20 * 1.5).
+  // Add, as TFLite's Prepare sets it for inputs of scales 1 and 0.8 into an output of scale 1.5:
+  // inputs at 0.5 and 0.4 of twice the larger scale with 20 bits of headroom, the sum times
+  // 2 / (2^20 * 1.5). Mul: the product times about 2^-8.
   q.input2_offset = r.uniform(-127, 128);
   q.left_shift = 20;
   q.input1_multiplier = 1073741824;  // 0.5
   q.input1_shift = 0;
   q.input2_multiplier = 1717986918;  // 0.8 * 2^-1
   q.input2_shift = -1;
-  q.multiplier = l.kind == Kind::kAdd ? 1431655765 : q.multiplier;  // 0.667 * 2^-19
-  q.shift = l.kind == Kind::kAdd ? -19 : l.kind == Kind::kMul ? -8 : q.shift;
+  if (l.kind == Kind::kAdd) {
+    q.multiplier = 1431655765;  // 0.667 * 2^-19
+    q.shift = -19;
+  } else if (l.kind == Kind::kMul) {
+    q.shift = -8;
+  }
   return q;
 }
 

@@ -18,12 +18,14 @@
 #include "mote/kernels/scratch.h"
 #include "platform/console.h"
 #include "platform/cycles.h"
+#include "timing.h"
 
 namespace {
 
 namespace k = mote::kernels;
 namespace grid = mote::bench::grid;
 using grid::Kind;
+using grid::timed;
 using mote::platform::Line;
 
 // Tensors in the board's large RAM, as a runner's arena; QEMU counts instructions the same
@@ -50,14 +52,6 @@ struct Measured {
   const char* variant;
   bool ran;  // false: the layer's parameters are outside what the kernels take
 };
-
-// Times one call as the runner times run(): SysTick read before and after, converted afterwards.
-template <typename Call>
-uint64_t timed(Call call) {
-  const uint64_t before = mote::platform::systick_ticks();
-  call();
-  return mote::platform::ticks_to_instructions(mote::platform::systick_ticks() - before);
-}
 
 k::Scratch scratch_of(size_t bytes) { return k::Scratch{bytes == 0 ? nullptr : scratch_buf, bytes}; }
 
