@@ -60,11 +60,12 @@ echo "  0.25, IC ResNet-8, AD autoencoder; common networks: MobileNetV2 / MCUNet
 echo "  TFLM micro_speech, MLPerf Tiny streaming wake word; channel tails), with random int8 data"
 echo "  from a seed of its id, run once. Mote: the kernel entry the runtime calls (the extension's"
 echo "  kernel where it takes the shape, else portable, marked), with the scratch this build plans"
-echo "  (\`bench/shape_grid/shape_grid.cc\`, Release: -O2, kernels -O3)."
+echo "  (\`bench/shape_grid/shape_grid.cc\`, Release: -O2, kernels -O3). Each call is timed with SysTick"
+echo "  from just after a tick (\`bench/shape_grid/timing.h\`, which the CMSIS-NN runner uses too)."
 echo "- CMSIS-NN: \`bench/shape_grid_cmsis_nn.tsv\`, a recorded measurement of the same layers and bytes"
 echo "  (not rerun by this script; that build is not part of this repository):"
-# The peer file's header after its first two lines (what and how), without the column names.
-grep '^# ' "$peer" | tail -n +3 | grep -v '^# id' | sed 's/^# /  /'
+# The peer file's header from the line naming its commit, without the column names.
+sed -n '/^# CMSIS-NN [0-9a-f]/,/^# id/p' "$peer" | grep -v '^# id' | sed 's/^# /  /'
 echo "- Instructions executed, not cycles: QEMU has no pipeline or memory timing, and counts a Helium"
 echo "  instruction as one. One SysTick tick is the resolution (40 instructions on the AN386's 25 MHz,"
 echo "  31.25 on the AN547's 32 MHz). Ratio: Mote / CMSIS-NN (below 1: Mote runs fewer)."
