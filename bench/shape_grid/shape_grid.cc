@@ -1,7 +1,8 @@
 // The layer-shape grid (grid.h) on this CPU's kernels under QEMU: each layer runs once through the
 // kernel entry the runtime calls for it (the extension's kernel where it takes the shape, else
 // the portable one the compiler would mark), with the scratch this build plans, and SysTick counts
-// the call as the firmware runner counts run(). One line per layer, tab-separated:
+// the call as the firmware runner counts run(), from just after a tick (timing.h). One line per
+// layer, tab-separated:
 //   grid <id> <family> <shape> <instructions> <variant> <output checksum>
 // bench/shape_grid.sh reads them. Static buffers, no heap.
 
