@@ -286,7 +286,7 @@ inline __attribute__((always_inline)) void pixel(const Window<Rows>& win, bool i
 struct SingleInput {
   const uint32_t* taps;  // null: the layer runs the general path
   int32_t filter_h, filter_w, groups;  // groups: of four columns per filter row
-  int32_t output_c;
+  int32_t output_c, input_w;
   uint32_t offset2;    // the input offset in both halves
   int8_t zero_point;   // -offset: a padding byte that adds nothing
 };
@@ -294,7 +294,7 @@ struct SingleInput {
 SingleInput single_input(const DepthwiseConvParams& params, const int8_t* filter,
                          Scratch scratch) {
   const DepthwiseShape& s = params.shape;
-  SingleInput si{nullptr, s.filter_h, s.filter_w, (s.filter_w + 3) / 4, s.output_c,
+  SingleInput si{nullptr, s.filter_h, s.filter_w, (s.filter_w + 3) / 4, s.output_c, s.input_w,
                  pack16(static_cast<int16_t>(params.input_offset),
                         static_cast<int16_t>(params.input_offset)),
                  static_cast<int8_t>(-params.input_offset)};
@@ -351,9 +351,10 @@ inline void single_input_sums(const int8_t* const* x, int32_t rows, int32_t grou
 }
 
 // Every output channel of one pixel of a single-input layer. rows[ky]: the input row of filter row
-// ky (set for ky in [pw.ky_begin, pw.ky_end)). A window whose taps all lie inside the input, four
-// to a group, is read where it is; any other is first copied into a buffer whose bytes outside the
-// input are the zero point (so that the last group never reads past a row either).
+// ky (set for ky in [pw.ky_begin, pw.ky_end)). A window whose taps all lie inside the input, and
+// whose last group of four too (its taps past the filter's width have zero weights), is read where
+// it is; any other is first copied into a buffer whose bytes outside the input are the zero point
+// (so that no group reads past a row).
 inline void single_input_pixel(const SingleInput& si, const int8_t* const* rows,
                                const internal::PixelWindow& pw, const int32_t* bias,
                                const Requantizer& rq, int8_t* out) {
@@ -361,7 +362,7 @@ inline void single_input_pixel(const SingleInput& si, const int8_t* const* rows,
   const int32_t width = 4 * si.groups;
   const int8_t* x[kMaxRowWindowRows];
   int8_t buffer[kMaxSingleInputWindow];
-  if (pw.kx_begin == 0 && pw.kx_end == si.filter_w && si.filter_w == width) {
+  if (pw.kx_begin == 0 && pw.kx_end == si.filter_w && pw.ix0 + width <= si.input_w) {
     for (int32_t r = 0; r < rows_in; ++r) x[r] = rows[pw.ky_begin + r] + pw.ix0;
   } else {
     const int32_t taps = pw.kx_end > pw.kx_begin ? pw.kx_end - pw.kx_begin : 0;
