@@ -277,6 +277,7 @@ inline __attribute__((always_inline)) void pixel(const Window<Rows>& win, bool i
   }
   for (; c < c_all; ++c) out[c] = rq(one_channel(win, c, offset, bias_or_zero(bias, c)), c);
 }
+
 // One input channel, depth multiplier output_c (depthwise_single_input): output channel k of a
 // pixel is the dot product of its window with filter channel k. SingleInput::taps holds the filter
 // widened and in the order the loop reads it: for each block of four channels, each filter row,

@@ -305,7 +305,7 @@ inline void multiplier_block(const Layer& l, const int8_t* const* rows,
 }
 
 // One input channel, depth multiplier output_c: output channel k of a pixel is the dot product of
-// its window with filter channel k. With the filter transposed (l.taps, single_input_layout), a
+// its window with filter channel k. With the filter rearranged (l.taps, transposed_taps), a
 // window row's input bytes and each channel's weights are both contiguous: VMLADAVA over eight
 // int16 lanes (the input plus its offset, the weight) adds eight products to a channel's sum.
 // Four channels at a time, their sums in scalars, sharing each row's input load; the weights in
@@ -321,7 +321,8 @@ inline void single_input_block(const Layer& l, const int8_t* const* rows,
   const DepthwiseShape& s = l.s;
   const int32_t chunks = kOneChunk ? 1 : (s.filter_w + 7) / 8;
   const int16_t io = static_cast<int16_t>(l.io);
-  const int8_t* wt = l.taps + (static_cast<ptrdiff_t>(oc) * s.filter_h + 4 * w.ky_begin) * chunks * 8;
+  const int8_t* wt =
+      l.taps + (static_cast<ptrdiff_t>(oc) * s.filter_h + 4 * w.ky_begin) * chunks * 8;
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
   for (int32_t ky = w.ky_begin; ky < w.ky_end; ++ky) {
     const int8_t* px = rows[ky] + w.ix0;

@@ -1,8 +1,8 @@
 #pragma once
 // An operator's forms: the ways of running it that a firmware image links only when one of its
 // programs uses them (plain, on the portable kernel, row-streamed, in place, backward, 16x8, int4
-// weights, one input channel). A kind listed below has each form as an object of its own in its file under
-// src/runtime/ops/, and the operator table (op_table.cc) references it only where selected, so
+// weights, one input channel). A kind listed below has each form as an object of its own in its
+// file under src/runtime/ops/, and the operator table (op_table.cc) references it only where selected, so
 // --gc-sections drops the kernels of forms no program runs (a model that streams all its
 // convolutions links no whole-map convolution). Other kinds run everything through their plain
 // form alone (k<Kind>Plain). mote_program_ops and the loader both read a program's forms with

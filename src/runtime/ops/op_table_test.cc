@@ -26,7 +26,9 @@ TEST(OpTableTest, CoversEveryKind) {
     // The plain form, or the separate forms that hold it (EveryFormIsBuiltIn).
     EXPECT_EQ(entry->plain != nullptr, separate_forms(static_cast<OpKind>(k)) == 0)
         << entry->name;
-    if (entry->plain != nullptr) EXPECT_NE(entry->plain->invoke, nullptr) << entry->name;
+    if (entry->plain != nullptr) {
+      EXPECT_NE(entry->plain->invoke, nullptr) << entry->name;
+    }
     EXPECT_EQ(entry->absent_reason, nullptr) << entry->name;
     EXPECT_TRUE(names.insert(entry->name).second) << entry->name << " named twice";
   }

@@ -314,7 +314,8 @@ void check_depthwise(Tally& t) {
       k::depthwise_conv2d_one_input(p, input_buf, filter_buf, bias, got_buf,
                                     k::Scratch{scratch_buf, planned});
     } else {
-      k::depthwise_conv2d(p, input_buf, filter_buf, bias, got_buf, k::Scratch{scratch_buf, planned});
+      k::depthwise_conv2d(p, input_buf, filter_buf, bias, got_buf,
+                          k::Scratch{scratch_buf, planned});
     }
     ++t.cases;
     if (strcmp(k::built_depthwise_conv_kernel_variant(s), "mve") == 0) ++t.variant_cases;
@@ -834,7 +835,8 @@ void run_case(const OverlapCase& c, const int8_t* in, int8_t* out) {
                 k::Scratch{scratch_buf, k::built_conv_scratch_bytes(c.conv.shape)});
       break;
     case OverlapKind::kDepthwise: {
-      const k::Scratch scratch{scratch_buf, k::built_depthwise_conv_scratch_bytes(c.depthwise.shape)};
+      const k::Scratch scratch{scratch_buf,
+                               k::built_depthwise_conv_scratch_bytes(c.depthwise.shape)};
       if (c.depthwise.shape.input_c == 1 && c.depthwise.shape.output_c > 1) {
         k::depthwise_conv2d_one_input(c.depthwise, in, filter_buf, bias_buf, out, scratch);
       } else {
