@@ -11,19 +11,9 @@
 # (the MLPerf Tiny keyword-spotting runners).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-if [ "${1:-}" = "--check" ]; then
-  shift
-  now="$(mktemp)"
-  trap 'rm -f "$now"' EXIT
-  "$0" "$@" >"$now"
-  if diff <(grep '^|' "$here/firmware_code_size.md") <(grep '^|' "$now") >&2; then
-    echo "firmware_code_size: bench/firmware_code_size.md is current" >&2
-    exit 0
-  fi
-  echo "firmware_code_size: bench/firmware_code_size.md is stale (< recorded, > now); rewrite it" \
-    "with bench/firmware_code_size.sh ${1:-build} > bench/firmware_code_size.md" >&2
-  exit 1
-fi
+# shellcheck source=table_check.sh
+source "$here/table_check.sh"
+table_check firmware_code_size "$0" "$@"
 build="${1:-build}"
 kws=mlperf_tiny_kws_dscnn_int8
 # The images: the plain runner (--optimize time, every check on the device), the default preset

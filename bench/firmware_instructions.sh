@@ -11,20 +11,9 @@
 # Every runner must exit 0, i.e. its outputs equal the host's byte for byte.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-if [ "${1:-}" = "--check" ]; then
-  shift
-  now="$(mktemp)"
-  trap 'rm -f "$now"' EXIT
-  "$0" "$@" >"$now"
-  # Table rows only: the header names the commit it was generated at.
-  if diff <(grep '^|' "$here/firmware_instructions.md") <(grep '^|' "$now") >&2; then
-    echo "firmware_instructions: bench/firmware_instructions.md is current" >&2
-    exit 0
-  fi
-  echo "firmware_instructions: bench/firmware_instructions.md is stale (< recorded, > now);" \
-    "rewrite it with bench/firmware_instructions.sh ${1:-build} > bench/firmware_instructions.md" >&2
-  exit 1
-fi
+# shellcheck source=table_check.sh
+source "$here/table_check.sh"
+table_check firmware_instructions "$0" "$@"
 run_qemu="$here/../targets/cortex-m/run-qemu.sh"
 build="${1:-build}"
 cpus=(cortex-m55 cortex-m4)

@@ -12,20 +12,9 @@
 # Needs a host build with firmware (build-dir/firmware-cortex-m4 and -cortex-m55, default build/).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-if [ "${1:-}" = "--check" ]; then
-  shift
-  now="$(mktemp)"
-  trap 'rm -f "$now"' EXIT
-  "$0" "$@" >"$now"
-  # Table rows only: the header names the commit it was generated at.
-  if diff <(grep '^|' "$here/shape_grid.md") <(grep '^|' "$now") >&2; then
-    echo "shape_grid: bench/shape_grid.md is current" >&2
-    exit 0
-  fi
-  echo "shape_grid: bench/shape_grid.md is stale (< recorded, > now);" \
-    "rewrite it with bench/shape_grid.sh ${1:-build} > bench/shape_grid.md" >&2
-  exit 1
-fi
+# shellcheck source=table_check.sh
+source "$here/table_check.sh"
+table_check shape_grid "$0" "$@"
 run_qemu="$here/../targets/cortex-m/run-qemu.sh"
 build="${1:-build}"
 peer="$here/shape_grid_cmsis_nn.tsv"
