@@ -99,7 +99,6 @@ Error run_operator(const OpEnv& env, const schema::Operator& op) {
   if (entry == nullptr || entry->absent_reason != nullptr) return Error::kUnsupported;
   const OpForm* form = entry->plain;
   if (const OpFormTable* forms = entry->forms) {
-    form = forms->plain;
     if (op.backward()) {
       form = forms->backward;
     } else if (op.in_place()) {
@@ -114,9 +113,8 @@ Error run_operator(const OpEnv& env, const schema::Operator& op) {
         form = forms->int4;
       } else if (op.portable_kernel() && (forms->separate & kFormPortable) != 0) {
         form = forms->portable;
-      } else if (forms->one_input != nullptr && one_input_channel(*env.program, op)) {
-        // (Looked up only in images that build the form in.)
-        form = forms->one_input;
+      } else {
+        form = plain_form(*forms, *env.program, op);
       }
     }
   }

@@ -64,6 +64,13 @@ constexpr FormTable make_forms() {
 
 constexpr FormTable kForms = make_forms();
 
+constexpr bool any_one_input_form_built() {
+  for (const OpFormTable& f : kForms.rows) {
+    if (f.one_input != nullptr) return true;
+  }
+  return false;
+}
+
 constexpr bool any_row_form_built() {
   for (const OpFormTable& f : kForms.rows) {
     if (f.rows != nullptr || f.rows_portable != nullptr) return true;
@@ -130,6 +137,15 @@ static_assert(kListedKinds == kNumOpKinds && every_kind_named(),
               "MOTE_OPERATORS (mote/operators.h) must list every schema::OpKind once");
 
 }  // namespace
+
+const OpForm* plain_form(const OpFormTable& forms, const schema::Program& program,
+                         const schema::Operator& op) {
+  // An image that builds no one-input form has no shapes to read here.
+  if constexpr (any_one_input_form_built()) {
+    if (forms.one_input != nullptr && one_input_channel(program, op)) return forms.one_input;
+  }
+  return forms.plain;
+}
 
 const StageSupport* built_stages() {
   if constexpr (any_row_form_built()) {

@@ -207,6 +207,13 @@ struct OpEntry {
 // The entry of `kind`, or null for a value outside schema::OpKind.
 const OpEntry* op_entry(schema::OpKind kind);
 
+// The form a plain operator (int8, whole tensors, on the extension's kernel) of a kind with
+// separate forms runs: its one-input form where this image builds one and `op` reads one channel
+// into several (op_forms), else its plain form. (op_table.cc: an image without one-input forms
+// reads no shapes.)
+const OpForm* plain_form(const OpFormTable& forms, const schema::Program& program,
+                         const schema::Operator& op);
+
 // Why a program is refused whose operator of the entry's kind runs `forms` (op_forms) that this
 // image does not build in, or null.
 const char* absent_form(const OpEntry& entry, uint16_t forms);
