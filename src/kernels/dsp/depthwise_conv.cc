@@ -393,6 +393,52 @@ inline void single_input_pixel(const SingleInput& si, const int8_t* const* rows,
   }
 }
 
+// The whole-map kernel of `params` on `shape` (params.shape, or a column's row).
+__attribute__((noinline)) bool whole_map(const DepthwiseConvParams& params,
+                                         const DepthwiseShape& shape, const int8_t* input,
+                                         const int8_t* filter, const int32_t* bias,
+                                         int8_t* output) {
+  const DepthwiseShape s = shape;  // a local copy: output stores (int8) could alias it
+  if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
+      s.dilation_w <= 0 || s.input_c <= 0 ||
+      !multipliers_non_negative(params.output_multiplier, s.output_c)) {
+    return false;
+  }
+  const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
+                                          params.output_offset, params.act_min, params.act_max);
+  const int16_t offset = static_cast<int16_t>(params.input_offset);
+  const uint32_t offset2 = pack16(offset, offset);
+  const int32_t c_all = s.input_c;
+  const int32_t m = s.output_c / s.input_c;  // depth multiplier
+  const bool is3x3 = s.filter_h == 3 && s.filter_w == 3;
+  Window<StridedRows> win{};
+  win.in.x_row = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_all;
+  win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
+  win.w_row = static_cast<ptrdiff_t>(s.filter_w) * s.output_c;
+  win.w_tap = s.output_c;
+  internal::PixelWindow pw;
+  int8_t* out = output;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    for (int32_t y = 0; y < s.output_h; ++y) {
+      internal::window_rows(s, y, pw);
+      for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
+        internal::window_columns(s, x, pw);
+        win.rows = pw.ky_end > pw.ky_begin ? pw.ky_end - pw.ky_begin : 0;
+        win.taps = pw.kx_end > pw.kx_begin ? pw.kx_end - pw.kx_begin : 0;
+        if (win.rows == 0 || win.taps == 0) win.rows = win.taps = 0;  // all padding: bias only
+        const int32_t iy = pw.iy0 + pw.ky_begin * s.dilation_h;
+        const int32_t ix = pw.ix0 + pw.kx_begin * s.dilation_w;
+        win.in.x = win.rows == 0 ? input
+                                 : input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w +
+                                            ix) * c_all;
+        win.w = filter + static_cast<ptrdiff_t>(pw.ky_begin * s.filter_w + pw.kx_begin) * s.output_c;
+        pixel<false>(win, is3x3, c_all, m, offset, offset2, bias, rq, out);
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool depthwise_conv2d_one_input(const DepthwiseConvParams& params, const int8_t* input,
@@ -436,46 +482,10 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
                                   const int8_t* filter, const int32_t* bias, int8_t* output,
                                   Scratch) {
-  const DepthwiseShape s = params.shape;  // a local copy: output stores (int8) could alias params
-  if (!depthwise_conv_handles(s) || s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 ||
-      s.dilation_w <= 0 || s.input_c <= 0 ||
-      !multipliers_non_negative(params.output_multiplier, s.output_c)) {
-    return false;
-  }
-  const Requantizer rq = make_requantizer(params.output_multiplier, params.output_shift,
-                                          params.output_offset, params.act_min, params.act_max);
-  const int16_t offset = static_cast<int16_t>(params.input_offset);
-  const uint32_t offset2 = pack16(offset, offset);
-  const int32_t c_all = s.input_c;
-  const int32_t m = s.output_c / s.input_c;  // depth multiplier
-  const bool is3x3 = s.filter_h == 3 && s.filter_w == 3;
-  Window<StridedRows> win{};
-  win.in.x_row = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_all;
-  win.x_tap = static_cast<ptrdiff_t>(s.dilation_w) * c_all;
-  win.w_row = static_cast<ptrdiff_t>(s.filter_w) * s.output_c;
-  win.w_tap = s.output_c;
-  internal::PixelWindow pw;
-  int8_t* out = output;
-  for (int32_t b = 0; b < s.batches; ++b) {
-    for (int32_t y = 0; y < s.output_h; ++y) {
-      internal::window_rows(s, y, pw);
-      for (int32_t x = 0; x < s.output_w; ++x, out += s.output_c) {
-        internal::window_columns(s, x, pw);
-        win.rows = pw.ky_end > pw.ky_begin ? pw.ky_end - pw.ky_begin : 0;
-        win.taps = pw.kx_end > pw.kx_begin ? pw.kx_end - pw.kx_begin : 0;
-        if (win.rows == 0 || win.taps == 0) win.rows = win.taps = 0;  // all padding: bias only
-        const int32_t iy = pw.iy0 + pw.ky_begin * s.dilation_h;
-        const int32_t ix = pw.ix0 + pw.kx_begin * s.dilation_w;
-        win.in.x = win.rows == 0 ? input
-                                 : input + ((static_cast<ptrdiff_t>(b) * s.input_h + iy) * s.input_w +
-                                            ix) * c_all;
-        win.w = filter + static_cast<ptrdiff_t>(pw.ky_begin * s.filter_w + pw.kx_begin) * s.output_c;
-        pixel<false>(win, is3x3, c_all, m, offset, offset2, bias, rq, out);
-      }
-    }
-  }
-  return true;
+  return whole_map(params, internal::depthwise_column_as_row(params.shape), input, filter, bias,
+                   output);
 }
+
 
 // Row calls (mote/kernels/rows.h): the same pixels, each output row's window rows looked up in a
 // table (internal::RowTable: one modulo per filter row per output row), so that a window wrapping

@@ -11,6 +11,7 @@
 #include "dsp/kernels.h"
 #include "dsp/requantize.h"
 #include "portable/conv_internal.h"
+#include "portable/window.h"
 
 namespace mote::kernels {
 namespace {
@@ -188,6 +189,45 @@ TEST(DspDepthwise, EqualsPortableOnRandomShapes) {
                          << s.input_c << " filter " << s.filter_h << "x" << s.filter_w << " m " << m;
   }
   EXPECT_GT(ran, 200);
+}
+
+// A column (1-D windows along the height over a map one pixel wide) runs as the row of the same
+// bytes (internal::depthwise_column_as_row): any height, stride, dilation, padding, multiplier.
+TEST(DspDepthwise, ColumnsEqualPortable) {
+  int ran = 0;
+  for (int iter = 0; iter < 200; ++iter) {
+    DepthwiseShape s{};
+    s.batches = uniform(1, 2);
+    s.input_h = uniform(1, 30);
+    s.input_w = 1;
+    s.input_c = uniform(1, 40);
+    const int32_t m = iter % 5 == 4 ? uniform(2, 4) : 1;
+    s.output_c = s.input_c * m;
+    s.filter_h = uniform(1, 15);
+    s.filter_w = 1;
+    s.stride_h = uniform(1, 2);
+    s.stride_w = 1;
+    s.dilation_h = iter % 4 == 3 ? 2 : 1;
+    s.dilation_w = 1;
+    s.pad_h = uniform(0, s.filter_h - 1);
+    s.pad_w = 0;
+    if (!set_output_size(s)) continue;
+    if (s.input_h > 1) ASSERT_EQ(internal::depthwise_column_as_row(s).input_w, s.input_h);
+    ++ran;
+    const RandomCase<DepthwiseConvParams> rc(s, iter);
+    const auto filter = random_values<int8_t>(size_t(s.filter_h) * s.output_c, -128, 127);
+    const int32_t* b = iter % 6 == 5 ? nullptr : rc.bias.data();
+    const size_t out_n = size_t(s.batches) * s.output_h * s.output_c;
+    std::vector<int8_t> want(out_n), got(out_n, 0x55);
+    portable_depthwise_conv2d(rc.p, rc.input.data(), filter.data(), b, want.data(),
+                              Scratch{nullptr, 0});
+    ASSERT_TRUE(dsp::depthwise_conv2d_no_fallback(rc.p, rc.input.data(), filter.data(), b,
+                                                  got.data(), Scratch{nullptr, 0}));
+    ASSERT_EQ(got, want) << "iteration " << iter << ": in " << s.input_h << "x1x" << s.input_c
+                         << " filter " << s.filter_h << " m " << m << " stride " << s.stride_h
+                         << " pad " << s.pad_h << " dilation " << s.dilation_h;
+  }
+  EXPECT_GT(ran, 100);
 }
 
 // One input channel with a multiplier (depthwise_conv2d_one_input): dot products along the window

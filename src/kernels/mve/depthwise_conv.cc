@@ -564,11 +564,16 @@ void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, co
 
 bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,
                                   const int8_t* filter, const int32_t* bias, int8_t* output,
-                                  Scratch) {
+                                  Scratch scratch) {
   if (!mve_takes(params.shape)) return false;
+  const DepthwiseShape row = internal::depthwise_column_as_row(params.shape);
+  if (row.input_h != params.shape.input_h) {  // a column: as its row (once: a row is no column)
+    DepthwiseConvParams as_row = params;
+    as_row.shape = row;
+    return depthwise_conv2d_no_fallback(as_row, input, filter, bias, output, scratch);
+  }
   // A local copy: output stores (int8) could alias params.
-  Layer l = layer_of(params, filter, bias);
-  l.s = depthwise_whole_map_shape(l.s);
+  const Layer l = layer_of(params, filter, bias);
   const DepthwiseShape& s = l.s;
   const ptrdiff_t in_row = static_cast<ptrdiff_t>(s.input_w) * s.input_c;
   const ptrdiff_t out_row = static_cast<ptrdiff_t>(s.output_w) * s.output_c;

@@ -1,6 +1,7 @@
 // What the mve DEPTHWISE_CONV_2D kernel handles and needs, beside it (depthwise_conv.cc). In
 // every build.
 #include "mve/kernels.h"
+#include "portable/window.h"
 
 namespace mote {
 namespace kernels {
@@ -28,28 +29,6 @@ size_t depthwise_conv_scratch_bytes(const DepthwiseShape& s) {
   const size_t channels = (static_cast<size_t>(s.output_c) + 3) / 4 * 4;
   const size_t row = (static_cast<size_t>(s.filter_w) + 7) / 8 * 8;
   return channels * static_cast<size_t>(s.filter_h) * row;
-}
-
-DepthwiseShape depthwise_whole_map_shape(const DepthwiseShape& s) {
-  // (The single-input path goes one pixel at a time either way.)
-  if (s.input_w != 1 || s.output_w != 1 || s.filter_w != 1 || s.pad_w != 0 || s.input_h <= 1 ||
-      depthwise_single_input(s)) {
-    return s;
-  }
-  DepthwiseShape row = s;
-  row.input_h = 1;
-  row.input_w = s.input_h;
-  row.output_h = 1;
-  row.output_w = s.output_h;
-  row.filter_h = 1;
-  row.filter_w = s.filter_h;
-  row.stride_h = 1;
-  row.stride_w = s.stride_h;
-  row.pad_h = 0;
-  row.pad_w = s.pad_h;
-  row.dilation_h = 1;
-  row.dilation_w = s.dilation_h;
-  return row;
 }
 
 // The groups depthwise_conv2d writes together (depthwise_conv.cc): 3-wide filters without
@@ -84,7 +63,7 @@ OverlapRule own_overlap(const DepthwiseShape& s) {
 
 // The row calls keep the shape, the whole map may run it as a row: both orders' rule.
 OverlapRule depthwise_conv_own_overlap(const DepthwiseShape& s) {
-  const DepthwiseShape whole = depthwise_whole_map_shape(s);
+  const DepthwiseShape whole = internal::depthwise_column_as_row(s);
   const OverlapRule rule = own_overlap(s);
   return whole.input_h == s.input_h ? rule : internal::stricter(rule, own_overlap(whole));
 }

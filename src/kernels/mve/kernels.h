@@ -85,9 +85,6 @@ inline constexpr int32_t kMaxSingleInputWidth = 64;
 bool depthwise_conv2d_one_input(const DepthwiseConvParams& params, const int8_t* input,
                                 const int8_t* filter, const int32_t* bias, int8_t* output,
                                 Scratch scratch);
-// A column (width 1, a filter of width 1) is the same bytes as a row of its height: the
-// whole-map kernel runs it as that row, whose pixels share filter loads (1-D audio windows).
-DepthwiseShape depthwise_whole_map_shape(const DepthwiseShape& shape);
 void depthwise_conv2d(const DepthwiseConvParams& params, const int8_t* input, const int8_t* filter,
                       const int32_t* bias, int8_t* output, Scratch scratch);
 bool depthwise_conv2d_no_fallback(const DepthwiseConvParams& params, const int8_t* input,

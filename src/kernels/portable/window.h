@@ -9,6 +9,7 @@
 
 #include "conv_internal.h"
 #include "mote/kernels/conv.h"
+#include "mote/kernels/scratch.h"
 
 namespace mote {
 namespace kernels {
@@ -73,6 +74,27 @@ struct PixelChunks {
     return chunk > 0 && pixels - begin > size(begin) ? begin + size(begin) : pixels;
   }
 };
+
+// A column (a map one pixel wide, a filter one wide, 1-D audio windows along the height) is the
+// same bytes as a row of its height, written and read in the same order: the whole-map dsp and
+// mve kernels run it as that row, whose pixels share loads (dsp: one loop over the taps, not one
+// per filter row). Any other shape is returned as it is.
+inline DepthwiseShape depthwise_column_as_row(const DepthwiseShape& s) {
+  if (s.input_w != 1 || s.output_w != 1 || s.filter_w != 1 || s.pad_w != 0 || s.input_h <= 1) {
+    return s;
+  }
+  DepthwiseShape row = s;
+  row.input_h = row.output_h = row.filter_h = 1;
+  row.stride_h = row.dilation_h = 1;
+  row.pad_h = 0;
+  row.input_w = s.input_h;
+  row.output_w = s.output_h;
+  row.filter_w = s.filter_h;
+  row.stride_w = s.stride_h;
+  row.pad_w = s.pad_h;
+  row.dilation_w = s.dilation_h;
+  return row;
+}
 
 }  // namespace internal
 }  // namespace kernels
