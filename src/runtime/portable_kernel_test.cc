@@ -147,6 +147,12 @@ TEST(OneInputForm, RunsTheDspKernelForOneInputChannelWithTheHostsResults) {
   EXPECT_EQ(op.scratch()->size(), kernels::built_depthwise_conv_scratch_bytes(
                                       {1, 25, 20, 1, 10, 8, 13, 10, 8, 2, 2, 4, 3, 1, 1}));
   EXPECT_GT(op.scratch()->size(), 0u);
+  // The executor runs operator 0 through the one-input form, operator 1 through the plain one
+  // (both would give the same bytes: the form is checked here, the bytes below).
+  const internal::OpFormTable& built = *internal::op_entry(schema::OpKind::DepthwiseConv2D)->forms;
+  ASSERT_NE(built.one_input, nullptr);
+  EXPECT_EQ(internal::plain_form(built, program, op), built.one_input);
+  EXPECT_EQ(internal::plain_form(built, program, *program.operators()->Get(1)), built.plain);
   EXPECT_EQ(run(bytes, "one_input"), read_file(path(".output", "one_input")));
   // An image without the form refuses the program, naming it.
   internal::OpEntry entry = *internal::op_entry(schema::OpKind::DepthwiseConv2D);
