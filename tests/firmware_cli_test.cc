@@ -99,8 +99,12 @@ TEST_F(FirmwareCli, EmitCWritesAPairThatCompilesAsCWithThePlansFigures) {
   const std::string header = cli_testing::read_text(dir_ / "conv_program.h");
   EXPECT_THAT(header, HasSubstr("#define CONV_PROGRAM_ARENA_BYTES " +
                                 std::to_string(plan["results"][0]["arena_bytes"].get<int>()) + "\n"));
-  // conv2d_x3: float32 1x8x8x3 in, float32 1x8x8x8 out; float tensors carry no quantization.
-  EXPECT_THAT(header, HasSubstr("/* input 0: float32 [1,8,8,3] */\n#define CONV_PROGRAM_INPUT0_BYTES 768\n"));
+  // conv2d_x3: float32 1x8x8x3 in, held quantized as int8 (the model's QUANTIZE left out), float32
+  // 1x8x8x8 out; float tensors carry no quantization.
+  EXPECT_THAT(header, HasSubstr("/* input 0: int8 [1,8,8,3], scale 0.0078125, zero point 0; the "
+                                "model's float32 input, held quantized: write floats with "
+                                "mote_write_input_float */\n#define CONV_PROGRAM_INPUT0_BYTES 192\n"
+                                "#define CONV_PROGRAM_INPUT0_TAKES_FLOAT 1\n"));
   EXPECT_THAT(header, HasSubstr("#define CONV_PROGRAM_OUTPUT0_BYTES 2048\n"));
 
   write_text("check.c", kCheckProgram);
@@ -113,7 +117,7 @@ TEST_F(FirmwareCli, EmitCWritesAPairThatCompilesAsCWithThePlansFigures) {
             cli_testing::read_text(dir_ / "conv_program.mote"));
   const std::string expected = std::to_string(plan["results"][0]["arena_bytes"].get<int>()) + " " +
                                std::to_string(plan["alignment"].get<int>()) +
-                               " 768 2048 cortex-m4 0\n";
+                               " 192 2048 cortex-m4 0\n";
   EXPECT_EQ(cli_testing::read_text(dir_ / "figures.txt"), expected);
   // C99 (no _Alignas) and C++ take the same pair.
   EXPECT_EQ(shell(quoted(cc) + " -std=c99 -Wall -Wextra -Werror -c conv_program.c -o c99.o"), 0);
@@ -353,8 +357,10 @@ void expect_analysis_agrees(const fs::path& dir, const fs::path& model, const st
   uint64_t max_live = 0;
   uint64_t planes = 0;
   int64_t macs = 0;
-  // A PAD folded into the operator after it has no step of its own.
-  ASSERT_EQ(a["operators"].size() + a["totals"]["folded_pads"].get<size_t>(),
+  // A PAD folded into the operator after it has no step of its own, nor the QUANTIZE of a float
+  // input held quantized.
+  ASSERT_EQ(a["operators"].size() + a["totals"]["folded_pads"].get<size_t>() +
+                a["totals"]["quantized_inputs"].get<size_t>(),
             inspect["operators"].size());
   for (size_t i = 0; i < a["operators"].size(); ++i) {
     const json& row = a["operators"][i];
@@ -500,13 +506,14 @@ TEST_F(FirmwareCli, AnalyzeTextAndStdoutForms) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(" step  operator"));
   EXPECT_THAT(r.out, HasSubstr("CONV_2D"));
-  EXPECT_THAT(r.out, HasSubstr("total  5 operators"));
+  // The model's 5 operators but its first QUANTIZE, left out: the float input is held quantized.
+  EXPECT_THAT(r.out, HasSubstr("total  4 operators"));
   r = run("analyze " + quoted(model) + " --csv -");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.rfind("step,type,output_shape,macs,", 0), 0u);
   r = run("analyze " + quoted(model) + " --json");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(json::parse(r.out)["operators"].size(), 5u);
+  EXPECT_EQ(json::parse(r.out)["operators"].size(), 4u);
   r = run("analyze " + quoted(model) + " --json - --csv -");
   EXPECT_EQ(r.status, 2);
   r = run("analyze " + quoted(dir_ / "missing.tflite"));

@@ -274,6 +274,9 @@ void compile_model(const CompileSettings& s) {
     std::fprintf(summary, "           + %s\n",
                  planner::outside_arena_text(planned.memory.outside_arena).c_str());
   }
+  if (planned.quantized_inputs > 0) {
+    std::fprintf(summary, "  inputs:  %s\n", pipeline::quantized_inputs_sentence(planned).c_str());
+  }
   std::fprintf(summary, "  plan:    %s%s\n", plan.algorithm.c_str(),
                plan.chosen.empty() || plan.chosen == plan.algorithm
                    ? ""

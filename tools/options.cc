@@ -118,6 +118,21 @@ CLI::Option* add_inputs_outside_arena_flag(CLI::App* cmd, bool& outside) {
       "apart. Without it an input sits in the arena and a run may overwrite it");
 }
 
+CLI::Option* add_float_inputs_option(CLI::App* cmd, bool& quantize) {
+  return cmd
+      ->add_option_function<std::string>(
+          "--float-inputs", [&quantize](const std::string& how) { quantize = how == "quantized"; },
+          "A float32 graph input whose only reader is a QUANTIZE (a float camera or feature\n"
+          "input before an int8 network): quantized (the default) holds it in the arena as that\n"
+          "QUANTIZE's int8 (int16) output, a quarter (half) of the bytes, and leaves the QUANTIZE\n"
+          "out; write the floats with Executor::write_input or mote_write_input_float, which\n"
+          "quantize them exactly as it would (a row at a time if you like), or write the int8\n"
+          "bytes yourself. float keeps the float input in the arena and the QUANTIZE in the\n"
+          "program. Inputs outside the arena stay float (the caller's buffer)")
+      ->check(CLI::IsMember({"quantized", "float"}))
+      ->default_str("quantized");
+}
+
 CLI::Option* add_optimize_options(CLI::App* cmd, std::string& preset) {
   CLI::Option* optimize =
       cmd->add_option(
@@ -210,6 +225,7 @@ void add_planning_options(CLI::App* cmd, PlanningSettings& s, const std::string&
   add_no_overlap_flag(cmd, s.options.plan.overlap);
   add_no_in_place_flag(cmd, s.options.plan.in_place);
   add_inputs_outside_arena_flag(cmd, s.options.plan.inputs_outside_arena);
+  add_float_inputs_option(cmd, s.options.plan.quantize_float_inputs);
   add_optimize_options(cmd, s.optimize);
   cmd->add_flag("--keep-names", s.options.keep_names,
                 "Keep tensor names in the program (costs flash; helps debugging)");

@@ -35,6 +35,8 @@ CLI::Option* add_order_option(CLI::App* cmd, std::string& order);
 CLI::Option* add_time_limit_option(CLI::App* cmd, double& time_limit_ms, const std::string& what);
 /// --inputs-outside-arena, for the commands that plan a model.
 CLI::Option* add_inputs_outside_arena_flag(CLI::App* cmd, bool& outside);
+/// --float-inputs quantized|float (PlanRequest::quantize_float_inputs).
+CLI::Option* add_float_inputs_option(CLI::App* cmd, bool& quantize);
 /// --optimize time|balanced|ram (pipeline::Optimize; `preset` keeps its name, kDefaultOptimize
 /// when none is given) and its explicit forms --stream (ram) and --no-stream (time); one of the
 /// three. Returns --optimize.
@@ -73,7 +75,7 @@ std::string check_program_target(const std::string& path, const schema::ProgramT
 std::string optimize_summary(const std::string& preset, const pipeline::PlannedGraph& planned,
                              const pipeline::PlanRequest& request);
 /// --target (with `target_help`), --algorithm, --order, --align, --time-limit-ms,
-/// --no-overlap, --no-in-place, --inputs-outside-arena, --optimize (--stream, --no-stream),
+/// --no-overlap, --no-in-place, --inputs-outside-arena, --float-inputs, --optimize (--stream, --no-stream),
 /// --keep-names, --checksum.
 void add_planning_options(CLI::App* cmd, PlanningSettings& settings, const std::string& target_help);
 /// --no-overlap and --no-in-place, which `plan` takes too.

@@ -80,6 +80,7 @@ void add_plan_command(CLI::App& app) {
     bool in_place = true;  // --no-in-place clears it
     std::string order = "search";
     bool inputs_outside_arena = false;
+    bool quantize_float_inputs = true;
     std::string optimize = kDefaultOptimize;
     PlanOutputs outputs;
   };
@@ -111,6 +112,7 @@ void add_plan_command(CLI::App& app) {
   add_no_in_place_flag(cmd, settings->in_place);
   add_order_option(cmd, settings->order);
   add_inputs_outside_arena_flag(cmd, settings->inputs_outside_arena)->excludes(problem);
+  add_float_inputs_option(cmd, settings->quantize_float_inputs)->excludes(problem);
   add_optimize_options(cmd, settings->optimize)->excludes(problem);
   cmd->get_option("--stream")->excludes(problem);
   cmd->get_option("--no-stream")->excludes(problem);
@@ -132,6 +134,7 @@ void add_plan_command(CLI::App& app) {
       request.in_place = settings->in_place;
       request.order = *pipeline::order_from_string(settings->order);  // checked by the option
       request.inputs_outside_arena = settings->inputs_outside_arena;
+      request.quantize_float_inputs = settings->quantize_float_inputs;
       apply_optimize(settings->optimize, request);
       pipeline::PlannedGraph planned;
       ir::Graph graph;
@@ -154,6 +157,10 @@ void add_plan_command(CLI::App& app) {
         std::printf("folded: %d %s as the padding of the convolution or pool reading it (no "
                     "padded copy in the arena)\n",
                     planned.folded_pads, planned.folded_pads == 1 ? "PAD runs" : "PADs run");
+        emit::flush_stdout();
+      }
+      if (planned.quantized_inputs > 0 && outputs.json_path != "-") {
+        std::printf("%s\n", pipeline::quantized_inputs_sentence(planned).c_str());
         emit::flush_stdout();
       }
       if (!planned.memory.problem.overlaps.empty() && outputs.json_path != "-") {

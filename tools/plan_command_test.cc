@@ -176,9 +176,10 @@ TEST_F(PlanCommandTest, BadInputExitsWithTwoAndSaysWhere) {
   EXPECT_EQ(run.exit_code, 2);
 }
 
-// `mote plan` says which kernel variant each operator gets and the scratch planned for it.
+// `mote plan` says which kernel variant each operator gets and the scratch planned for it (the
+// float input kept, so that every operator of the model is in the program).
 TEST_F(PlanCommandTest, ReportsTheKernelVariantOfEachOperator) {
-  const std::string model = write_conv2d_x3();
+  const std::string model = write_conv2d_x3() + " --float-inputs float";
   using mote::kernels::Extension;
   const std::pair<const char*, Extension> targets[] = {
       {"cortex-m0plus", Extension::kScalar}, {"cortex-m4", Extension::kDsp}, {"cortex-m55", Extension::kMve}};
@@ -200,7 +201,7 @@ TEST_F(PlanCommandTest, ReportsTheKernelVariantOfEachOperator) {
 
 // So does the compile report: the JSON lists them, the summary counts them.
 TEST_F(PlanCommandTest, CompileReportsKernelVariants) {
-  const std::string model = write_conv2d_x3();
+  const std::string model = write_conv2d_x3() + " --float-inputs float";  // every operator kept
   const std::string report = (dir_ / "report.json").string();
   const CommandResult run = mote("compile " + model + " --target cortex-m55 -o " +
                                  (dir_ / "out.mote").string() + " --json " + report);
@@ -275,6 +276,57 @@ TEST_F(PlanCommandTest, ReportsWhatTheOperatorOrderSaved) {
 
 namespace {
 
+// --float-inputs: conv2d_x3's float32 input (768 bytes) held quantized by default (192 bytes),
+// said by plan and compile; `float` keeps it; mote run takes the same float bytes either way and
+// gives the same outputs.
+TEST_F(PlanCommandTest, FloatInputsAreHeldQuantizedUnlessAsked) {
+  for (const char* command : {"plan", "compile"}) {
+    const CommandResult help = mote(std::string(command) + " --help");
+    EXPECT_THAT(help.out, HasSubstr("--float-inputs")) << command;
+    EXPECT_THAT(help.out, HasSubstr("mote_write_input_float")) << command;
+  }
+  const std::string model = write_conv2d_x3();
+  CommandResult run = mote("plan " + model + " --target cortex-m4");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("float inputs held quantized: input 0 (") );
+  EXPECT_THAT(run.out, HasSubstr(" as int8, 192 bytes in the arena (768 as float32)"));
+  run = mote("plan " + model + " --target cortex-m4 --float-inputs float");
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, Not(HasSubstr("float inputs held quantized")));
+  EXPECT_EQ(mote("plan " + model + " --float-inputs int8").exit_code, 2);
+
+  const std::string held = (dir_ / "held.mote").string(), kept = (dir_ / "kept.mote").string();
+  run = mote("compile " + model + " --target cortex-m4 -o " + held);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("  inputs:  float inputs held quantized"));
+  run = mote("compile " + model + " --target cortex-m4 --float-inputs float -o " + kept);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, Not(HasSubstr("inputs:")));
+  const std::string input = (dir_ / "x.bin").string();
+  {
+    std::vector<float> values(8 * 8 * 3);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 19) / 9.0f - 1.0f;
+    std::ofstream out(input, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(values.data()),
+              static_cast<std::streamsize>(values.size() * sizeof(float)));
+  }
+  const CommandResult a = mote("run " + held + " --input " + input);
+  const CommandResult b = mote("run " + kept + " --input " + input);
+  ASSERT_EQ(a.exit_code, 0) << a.out;
+  ASSERT_EQ(b.exit_code, 0) << b.out;
+  auto outputs = [](const std::string& text) {
+    const size_t begin = text.find("output 0");
+    return text.substr(begin, text.find("time:") - begin);
+  };
+  EXPECT_EQ(outputs(a.out), outputs(b.out));
+  // The int8 bytes are not what it takes: the message says floats.
+  const std::string short_input = (dir_ / "short.bin").string();
+  std::ofstream(short_input, std::ios::binary) << std::string(192, '\0');
+  run = mote("run " + held + " --input " + short_input);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.out, HasSubstr("needs exactly 768 (float32 values, which the runtime quantizes)"));
+}
+
 // --inputs-outside-arena: taught by --help, priced apart by plan and compile, and the program
 // written records it (mote run binds the input and gives the same output).
 TEST_F(PlanCommandTest, InputsOutsideTheArenaArePricedApart) {
@@ -286,7 +338,8 @@ TEST_F(PlanCommandTest, InputsOutsideTheArenaArePricedApart) {
   const std::string model = write_conv2d_x3();
   CommandResult run = mote("plan " + model + " --target cortex-m4");
   ASSERT_EQ(run.exit_code, 0) << run.out;
-  EXPECT_THAT(run.out, HasSubstr("input input: "));  // whether a run reuses its bytes
+  // Whether a run reuses its bytes (the float input held quantized: the QUANTIZE's output).
+  EXPECT_THAT(run.out, HasSubstr("input quantize_0: "));
   EXPECT_THAT(run.out, Not(HasSubstr("inputs outside the arena")));
   run = mote("plan " + model + " --target cortex-m4 --inputs-outside-arena");
   ASSERT_EQ(run.exit_code, 0) << run.out;

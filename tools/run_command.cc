@@ -248,7 +248,10 @@ void run(const RunOptions& options) {
     if (file.size() != program->input_size(i)) {
       throw InputError(options.inputs[i] + ": " + std::to_string(file.size()) + " bytes, input " +
                        std::to_string(i) + " needs exactly " +
-                       std::to_string(program->input_size(i)));
+                       std::to_string(program->input_size(i)) +
+                       (program->input_takes_float(i) ? " (float32 values, which the runtime "
+                                                        "quantizes)"
+                                                      : ""));
     }
     inputs.emplace_back(file.data(), file.data() + file.size());
   }
@@ -337,6 +340,8 @@ void add_run_command(CLI::App& app) {
       "by default, from xorshift32 (state 1; s ^= s << 13; s ^= s >> 17; s ^= s << 5; byte =\n"
       "s & 0xFF), one stream filling the inputs in order: an integer input takes the bytes, a\n"
       "float32 input one byte per element, read as int8 and divided by 128 (values in [-1, 1)).\n"
+      "A float input the program holds quantized (--float-inputs quantized, the default) takes\n"
+      "float32 bytes as the model's input did, and the runtime quantizes them.\n"
       "Example: mote run kws.mote --input features.bin --output scores.bin");
   cmd->add_option("program", options->program, "The .mote program")->required();
   cmd->add_option("--input", options->inputs, "Raw input bytes; repeat once per graph input");

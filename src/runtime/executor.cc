@@ -3,7 +3,9 @@
 #include "mote/runtime/executor.h"
 
 #include <stdint.h>
+#include <string.h>
 
+#include "mote/kernels/quantize.h"
 #include "mote/runtime/decimal.h"
 #include "runtime/internal.h"
 #include "runtime/stages.h"
@@ -96,6 +98,35 @@ Error Executor::bind_input(size_t index, const void* data, size_t bytes) {
   }
   external_[index] = static_cast<const uint8_t*>(data);
   return Error::kOk;
+}
+
+Error Executor::write_input(size_t index, const float* values, size_t count, size_t first) {
+  const TensorView in = input(index);
+  if (in.data == nullptr || input_is_external(index) || (values == nullptr && count > 0)) {
+    return Error::kInvalidArgument;
+  }
+  const size_t element = internal::element_size(static_cast<schema::DataType>(in.type));
+  if (first > in.size / element || count > in.size / element - first) {
+    return Error::kInvalidArgument;
+  }
+  // The QUANTIZE kernel with the tensor's quantization: a program that left the model's first
+  // QUANTIZE out gets the very bytes that QUANTIZE would have written.
+  const kernels::QuantizeParams q{in.scale, in.zero_point};
+  switch (in.type) {
+    case DataType::kFloat32:
+      memcpy(in.data + first * sizeof(float), values, count * sizeof(float));
+      return Error::kOk;
+    case DataType::kInt8:
+      if (!(in.scale > 0.0f)) return Error::kInvalidArgument;
+      kernels::quantize(q, values, reinterpret_cast<int8_t*>(in.data) + first, count);
+      return Error::kOk;
+    case DataType::kInt16:
+      if (!(in.scale > 0.0f)) return Error::kInvalidArgument;
+      kernels::quantize(q, values, reinterpret_cast<int16_t*>(in.data) + first, count);
+      return Error::kOk;
+    default:
+      return Error::kInvalidArgument;
+  }
 }
 
 bool Executor::input_preserved(size_t index) const {

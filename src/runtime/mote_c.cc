@@ -199,6 +199,18 @@ mote_status mote_bind_input(mote_executor* executor, size_t index, const void* d
                       : MOTE_INVALID_ARGUMENT;
 }
 
+int mote_input_takes_float(const mote_executor* executor, size_t index) {
+  const Executor* e = mote::runtime::executor_of(executor);
+  return e != nullptr && e->input_takes_float(index) ? 1 : 0;
+}
+
+mote_status mote_write_input_float(mote_executor* executor, size_t index, const float* values,
+                                   size_t count, size_t first) {
+  Executor* e = mote::runtime::executor_of(executor);
+  return e != nullptr ? mote::runtime::status(e->write_input(index, values, count, first))
+                      : MOTE_INVALID_ARGUMENT;
+}
+
 mote_status mote_output(const mote_executor* executor, size_t index, mote_tensor* tensor) {
   if (tensor == nullptr) return MOTE_INVALID_ARGUMENT;
   const Executor* e = mote::runtime::executor_of(executor);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/builder/model_builder.h"
 #include "compiler/builder/models.h"
 #include "compiler/emit/emit.h"
 #include "compiler/pipeline/compile.h"
@@ -27,6 +28,8 @@ std::vector<uint8_t> compile(const ir::Graph& graph, bool inputs_outside_arena =
   pipeline::CompileOptions options;
   options.plan.cpu = "cortex-m4";
   options.plan.inputs_outside_arena = inputs_outside_arena;
+  // A float input stays float in the arena too, so both programs take the same input bytes.
+  options.plan.quantize_float_inputs = false;
   return pipeline::compile(graph, options).program;
 }
 
@@ -214,6 +217,65 @@ TEST_F(CApiTest, InputsOutsideTheArenaAreBoundNotFilled) {
   char text[384];
   const size_t n = mote_format_memory_status(&s, text, sizeof(text));
   EXPECT_NE(std::string(text, n).find("I mote: inputs_outside_arena: 50 bytes"), std::string::npos);
+}
+
+TEST(CApiFloatInputTest, FloatsWrittenRowByRowGiveTheModelsQuantize) {
+  // float32 [1, 6, 5, 2] quantized by the model (scale 1/64, zero point 3) before a convolution.
+  builder::ModelBuilder b(9);
+  const builder::TensorId x = b.add_input({1, 6, 5, 2});
+  b.mark_output(b.add_conv2d(b.add_quantize(x, 1.0f / 64, 3), 4, 3, 3, 1, ir::Padding::kSame));
+  const ir::Graph graph = b.build();
+  std::vector<float> values(6 * 5 * 2);
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = (static_cast<float>(i % 23) - 11.5f) / 32.0f;  // halves of a step, saturation
+  }
+  values[7] = 100.0f;
+  values[8] = -100.0f;
+  // The reference: the float input in the arena, the program's QUANTIZE.
+  pipeline::CompileOptions options;
+  options.plan.cpu = "cortex-m4";
+  options.plan.quantize_float_inputs = false;
+  const emit::AlignedBuffer float_program(pipeline::compile(graph, options).program);
+  const Result<Program> reference = Program::load(float_program.data(), float_program.size());
+  ASSERT_TRUE(reference.ok());
+  emit::AlignedBuffer arena(reference->arena_size(), reference->arena_alignment());
+  Result<Executor> cpp = Executor::create(*reference, arena.data(), arena.size());
+  ASSERT_TRUE(cpp.ok());
+  EXPECT_FALSE(cpp->input_takes_float(0));
+  ASSERT_EQ(cpp->write_input(0, values.data(), values.size()), Error::kOk);  // float: a copy
+  ASSERT_EQ(cpp->run(), Error::kOk);
+  const std::vector<uint8_t> expected(cpp->output(0).data,
+                                      cpp->output(0).data + cpp->output(0).size);
+
+  options.plan.quantize_float_inputs = true;
+  const emit::AlignedBuffer bytes(pipeline::compile(graph, options).program);
+  mote_program program;
+  ASSERT_EQ(mote_load(&program, bytes.data(), bytes.size(), nullptr), MOTE_OK);
+  emit::AlignedBuffer held_arena(mote_arena_bytes(&program), mote_arena_align(&program));
+  mote_executor e;
+  ASSERT_EQ(mote_executor_init(&e, &program, held_arena.data(), held_arena.size()), MOTE_OK);
+  EXPECT_EQ(mote_input_takes_float(&e, 0), 1);
+  EXPECT_EQ(mote_input_takes_float(&e, 1), 0);
+  EXPECT_EQ(mote_input_takes_float(nullptr, 0), 0);
+  mote_tensor in;
+  ASSERT_EQ(mote_input(&e, 0, &in), MOTE_OK);
+  EXPECT_EQ(in.type, MOTE_INT8);
+  EXPECT_EQ(in.size, values.size());
+  // Misuse: past the end, no values, a bad index.
+  EXPECT_EQ(mote_write_input_float(&e, 0, values.data(), 11, 50), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_write_input_float(&e, 0, values.data(), 1, 60), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_write_input_float(&e, 0, nullptr, 10, 0), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_write_input_float(&e, 1, values.data(), 10, 0), MOTE_INVALID_ARGUMENT);
+  EXPECT_EQ(mote_write_input_float(nullptr, 0, values.data(), 10, 0), MOTE_INVALID_ARGUMENT);
+  // A row (5 pixels of 2 channels) at a time, as a camera delivers them.
+  for (size_t row = 0; row < 6; ++row) {
+    ASSERT_EQ(mote_write_input_float(&e, 0, values.data() + row * 10, 10, row * 10), MOTE_OK);
+  }
+  ASSERT_EQ(mote_run(&e), MOTE_OK);
+  mote_tensor out;
+  ASSERT_EQ(mote_output(&e, 0, &out), MOTE_OK);
+  ASSERT_EQ(out.size, expected.size());
+  EXPECT_EQ(std::memcmp(out.data, expected.data(), expected.size()), 0);
 }
 
 }  // namespace

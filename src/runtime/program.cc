@@ -254,6 +254,26 @@ class Loader {
         return fail(diagnostic_, Error::kInvalidProgram, Where::kInput, i, "graph input is a state");
       }
     }
+    // An input written as floats is quantized into it: an int8 or int16 tensor with a scale.
+    if (const auto* marks = p_.float_inputs(); marks != nullptr) {
+      if (marks->size() > p_.inputs()->size()) {
+        return program_error("float_inputs lists more inputs than the program has");
+      }
+      for (uint32_t i = 0; i < marks->size(); ++i) {
+        if (marks->Get(i) == 0) continue;
+        const schema::Tensor& tensor =
+            *p_.tensors()->Get(static_cast<uint32_t>(p_.inputs()->Get(i)));
+        const bool int16 = tensor.type() == schema::DataType::Int16;
+        if ((tensor.type() != schema::DataType::Int8 && !int16) || !(tensor.scale() > 0.0f) ||
+            tensor.location() != Location::Arena ||
+            tensor.zero_point() < (int16 ? -32768 : -128) ||
+            tensor.zero_point() > (int16 ? 32767 : 127)) {
+          return fail(diagnostic_, Error::kInvalidProgram, Where::kInput, i,
+                      "an input written as floats must be an int8 or int16 arena tensor with a "
+                      "scale and a zero point in range");
+        }
+      }
+    }
     for (uint32_t i = 0; i < p_.outputs()->size(); ++i) {
       const int32_t t = p_.outputs()->Get(i);
       if (t < 0 || static_cast<uint32_t>(t) >= num_tensors) {
@@ -461,6 +481,11 @@ size_t Program::num_tensors() const { return root()->tensors()->size(); }
 size_t Program::num_operators() const { return root()->operators()->size(); }
 size_t Program::num_inputs() const { return root()->inputs()->size(); }
 size_t Program::num_outputs() const { return root()->outputs()->size(); }
+bool Program::input_takes_float(size_t index) const {
+  const auto* marks = root()->float_inputs();
+  return marks != nullptr && index < marks->size() && index < num_inputs() &&
+         marks->Get(static_cast<flatbuffers::uoffset_t>(index)) != 0;
+}
 size_t Program::arena_size() const { return root()->arena_size(); }
 size_t Program::arena_alignment() const { return root()->arena_alignment(); }
 const uint8_t* Program::constants() const {

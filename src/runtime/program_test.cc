@@ -207,6 +207,28 @@ TEST(ProgramTest, RejectsOutputsOutsideTheArena) {
   EXPECT_NE(r.error, Error::kOk);
 }
 
+TEST(ProgramTest, ChecksTheInputsWrittenAsFloats) {
+  // conv_add's input 0 is int8 with a scale in the arena: floats can be quantized into it.
+  const auto ok = load_modified([](auto& p) { p.float_inputs = {true}; });
+  EXPECT_EQ(ok.error, Error::kOk) << ok.diagnostic.reason;
+  auto r = load_modified([](auto& p) { p.float_inputs = {true, false}; });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_STREQ(r.diagnostic.reason, "float_inputs lists more inputs than the program has");
+  // No scale to quantize with, or outside the arena (the caller's buffer is never written).
+  r = load_modified([](auto& p) {
+    p.float_inputs = {true};
+    p.tensors[0]->scale = 0.0f;
+  });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kInput);
+  r = load_modified([](auto& p) {
+    p.float_inputs = {true};
+    testing::make_input_external(p);
+  });
+  EXPECT_EQ(r.error, Error::kInvalidProgram);
+  EXPECT_EQ(r.diagnostic.where, Where::kInput);
+}
+
 TEST(ProgramTest, AcceptsAnExternalGraphInputOnly) {
   using testing::make_input_external;
   const auto ok = load_modified([](auto& p) { make_input_external(p); });

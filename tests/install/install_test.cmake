@@ -40,9 +40,10 @@ run(${prefix}/bin/mote run ${WORK_DIR}/host.mote --input ${WORK_DIR}/input.bin
 # The installed tool runs the installed runner images under QEMU, from any working folder.
 set(elsewhere ${WORK_DIR}/elsewhere)
 file(MAKE_DIRECTORY ${elsewhere})
+# conv2d_x3's 5 operators but its first QUANTIZE: the float input is held quantized.
 execute_process(COMMAND ${prefix}/bin/mote validate ${WORK_DIR}/conv2d_x3.tflite --target ${CPU}
                 WORKING_DIRECTORY ${elsewhere} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT out MATCHES "on ${CPU} \\(${BOARD}\\): every output of all 5 operators")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "on ${CPU} \\(${BOARD}\\): every output of all 4 operators")
   message(FATAL_ERROR "the installed mote validate (${rc}): ${out}${err}")
 endif()
 execute_process(COMMAND ${prefix}/bin/mote analyze ${WORK_DIR}/conv2d_x3.tflite --target ${CPU} --measure

@@ -75,6 +75,19 @@ class Executor {
   /// differs from the input's size. run() fails with Error::kInputNotBound until every
   /// external input is bound.
   [[nodiscard]] Error bind_input(size_t index, const void* data, size_t bytes);
+  /// Whether graph input `index` is a float32 input of the model that the program holds quantized
+  /// (int8 or int16, a quarter or half the arena bytes; `mote compile` does so unless
+  /// `--float-inputs float`): the program leaves out the model's QUANTIZE of it, so write the
+  /// floats with write_input(), which quantizes them exactly as that QUANTIZE would.
+  bool input_takes_float(size_t index) const { return program_.input_takes_float(index); }
+  /// Writes `count` floats into arena input `index`, elements [first, first + count) in the
+  /// tensor's own order: copied into a float32 input, quantized into an int8 or int16 one with its
+  /// scale and zero point (TFLite's QUANTIZE: round half away from zero, saturate). Writing a
+  /// row or a few at a time needs no float buffer of the whole input. Error::kInvalidArgument for
+  /// an index out of range, an external input, a range beyond the input, null values, or an
+  /// input of another type or without a scale.
+  [[nodiscard]] Error write_input(size_t index, const float* values, size_t count,
+                                  size_t first = 0);
   /// Whether input `index` keeps its bytes through run(): an external input always does; an
   /// arena input when no other buffer of the plan (tensor or scratch) shares any of its bytes.
   /// False for an index out of range. O(tensors + operators).

@@ -164,6 +164,19 @@ int mote_input_preserved(const mote_executor* executor, size_t index);
 int mote_input_is_external(const mote_executor* executor, size_t index);
 mote_status mote_bind_input(mote_executor* executor, size_t index, const void* data, size_t bytes);
 
+/* Float inputs held quantized (what `mote compile` does with a float32 input the model quantizes
+ * first, unless --float-inputs float): mote_input describes the int8 (or int16) tensor in the
+ * arena, a quarter (half) of the float bytes, and the program leaves the model's QUANTIZE out.
+ * mote_input_takes_float says which (1, else 0). mote_write_input_float writes `count` floats
+ * into elements [first, first + count) of an arena input: quantized into an int8 or int16 input
+ * with its scale and zero point exactly as that QUANTIZE would, copied into a float32 one; a row
+ * at a time needs no float buffer of the whole input. MOTE_INVALID_ARGUMENT for an index out of
+ * range, an input outside the arena, a range beyond the input, NULL values, or an input of
+ * another type or without a scale. */
+int mote_input_takes_float(const mote_executor* executor, size_t index);
+mote_status mote_write_input_float(mote_executor* executor, size_t index, const float* values,
+                                   size_t count, size_t first);
+
 /* Runs every operator in order. A program with state (SVDF, LSTM: TFLite's variable tensors)
  * carries it from one mote_run to the next. */
 mote_status mote_run(mote_executor* executor);

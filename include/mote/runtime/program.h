@@ -92,6 +92,9 @@ class Program {
   size_t num_operators() const;
   size_t num_inputs() const;
   size_t num_outputs() const;
+  /// Whether graph input `index` is a float32 input of the model that the program holds
+  /// quantized (Executor::write_input); false for an index out of range.
+  bool input_takes_float(size_t index) const;
   /// Arena bytes and alignment the plan needs.
   size_t arena_size() const;
   size_t arena_alignment() const;

@@ -47,7 +47,8 @@ std::string shape_text(const std::vector<int32_t>& shape) {
 
 // The constants of one graph input or output: <NAME>_INPUT0_BYTES and its quantization.
 void describe_tensor(std::string& h, const std::string& prefix, const char* kind, size_t index,
-                     const schema::TensorT& t, const std::vector<std::string>& layouts) {
+                     const schema::TensorT& t, const std::vector<std::string>& layouts,
+                     bool takes_float = false) {
   const std::string name = prefix + "_" + upper(kind) + std::to_string(index);
   h += "/* " + std::string(kind) + " " + std::to_string(index) + ": " + type_name(t.type) + " " +
        shape_text(t.shape);
@@ -57,8 +58,12 @@ void describe_tensor(std::string& h, const std::string& prefix, const char* kind
     std::snprintf(scale, sizeof(scale), "%.9g", static_cast<double>(t.scale));
     h += ", scale " + std::string(scale) + ", zero point " + std::to_string(t.zero_point);
   }
+  if (takes_float) {
+    h += "; the model's float32 input, held quantized: write floats with mote_write_input_float";
+  }
   h += " */\n";
   h += "#define " + name + "_BYTES " + std::to_string(t.size) + "\n";
+  if (takes_float) h += "#define " + name + "_TAKES_FLOAT 1\n";
   if (t.scale != 0.0f && std::isfinite(t.scale)) {
     h += "#define " + name + "_SCALE " + float_literal(t.scale) + "\n";
     h += "#define " + name + "_ZERO_POINT (" + std::to_string(t.zero_point) + ")\n";
@@ -115,7 +120,8 @@ CSource c_source(std::span<const uint8_t> program, const std::string& symbol,
   h += "#define " + prefix + "_NUM_INPUTS " + std::to_string(p->inputs.size()) + "\n";
   h += "#define " + prefix + "_NUM_OUTPUTS " + std::to_string(p->outputs.size()) + "\n";
   for (size_t i = 0; i < p->inputs.size(); ++i) {
-    describe_tensor(h, prefix, "input", i, *p->tensors.at(p->inputs[i]), p->input_layouts);
+    describe_tensor(h, prefix, "input", i, *p->tensors.at(p->inputs[i]), p->input_layouts,
+                    i < p->float_inputs.size() && p->float_inputs[i]);
   }
   for (size_t i = 0; i < p->outputs.size(); ++i) {
     describe_tensor(h, prefix, "output", i, *p->tensors.at(p->outputs[i]), p->output_layouts);

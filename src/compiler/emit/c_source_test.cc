@@ -50,6 +50,17 @@ TEST(CSourceTest, HeaderHoldsThePlansFiguresAndSourceTheBytes) {
   EXPECT_EQ(back, program);
 }
 
+TEST(CSourceTest, SaysWhichInputTakesFloats) {
+  schema::ProgramT program = runtime::testing::conv_add_program();
+  program.float_inputs = {true};
+  const CSource c = c_source(emit_program(std::move(program)), "conv_add", "conv_add.h", "m.tflite");
+  EXPECT_THAT(c.header, HasSubstr("/* input 0: int8 [1,5,5,2], scale 0.5, zero point -3; the "
+                                  "model's float32 input, held quantized: write floats with "
+                                  "mote_write_input_float */\n"
+                                  "#define CONV_ADD_INPUT0_BYTES 50\n"
+                                  "#define CONV_ADD_INPUT0_TAKES_FLOAT 1\n"));
+}
+
 TEST(CSourceTest, RefusesBytesThatAreNotAProgram) {
   const std::vector<uint8_t> junk(64, 0x5a);
   EXPECT_THROW(c_source(junk, "x", "x.h", "x.tflite"), InputError);

@@ -280,6 +280,10 @@ struct Graph {
   // ONNX model's 4-D tensors), "" otherwise; empty when the model states none (.tflite).
   std::vector<std::string> input_layouts;
   std::vector<std::string> output_layouts;
+  // Per input: the model's input is float32 and the graph holds it quantized, the model's QUANTIZE
+  // of it taken out (passes/quantized_inputs.h); the caller writes floats that the runtime
+  // quantizes. Empty: none.
+  std::vector<bool> float_inputs;
   // What the reader accepted other than as written, one sentence each ("tensor 5 (bias):
   // quantized_dimension 3 ... ignored"); `mote inspect` lists them.
   std::vector<std::string> notes;

@@ -29,6 +29,7 @@ class Lowering {
     for (int32_t t : graph_.outputs) parts_.program.outputs.push_back(use(t));
     parts_.program.input_layouts = graph_.input_layouts;
     parts_.program.output_layouts = graph_.output_layouts;
+    parts_.program.float_inputs = graph_.float_inputs;
     return {std::move(parts_), std::move(remap_)};
   }
 

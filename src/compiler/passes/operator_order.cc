@@ -74,11 +74,8 @@ ir::Graph reordered(const ir::Graph& graph, std::span<const int32_t> order) {
   if (!is_topological_order(graph, order)) {
     throw std::logic_error("reordered: not a topological order of the graph's operators");
   }
-  ir::Graph out;
-  out.tensors = graph.tensors;
-  out.inputs = graph.inputs;
-  out.outputs = graph.outputs;
-  out.notes = graph.notes;
+  ir::Graph out = graph;  // tensors, inputs, outputs and what the model says of them
+  out.operators.clear();
   out.operators.reserve(order.size());
   for (int32_t k : order) out.operators.push_back(graph.operators[static_cast<size_t>(k)]);
   return out;

@@ -233,6 +233,8 @@ Analysis analyze(const std::string& source, const Compiled& compiled) {
   a.lower_bound = planned.bound.bytes;
   a.program_bytes = compiled.program.size();
   a.folded_pads = planned.folded_pads;
+  a.quantized_inputs = planned.quantized_inputs;
+  a.quantized_inputs_sentence = quantized_inputs_sentence(planned);
   a.peak_step = -1;
   for (size_t i = 0; i < graph.operators.size(); ++i) {
     const ir::Operator& op = graph.operators[i];
@@ -327,6 +329,7 @@ std::string analysis_text(const Analysis& a) {
                                : " PADs run as their readers' padding") +
            " (no step, no padded copy; JSON model_index skips them)\n";
   }
+  if (a.quantized_inputs > 0) out += a.quantized_inputs_sentence + " (no step)\n";
   if (!std::is_sorted(a.rows.begin(), a.rows.end(), [](const OperatorRow& x, const OperatorRow& y) {
         return x.model_index < y.model_index;
       })) {
@@ -369,6 +372,7 @@ nlohmann::json analysis_json(const Analysis& a) {
             {"max_scratch_bytes", a.scratch_bytes},
             {"program_bytes", a.program_bytes},
             {"folded_pads", a.folded_pads},
+            {"quantized_inputs", a.quantized_inputs},
             {"optimize", a.optimize},
             {"peak_step", a.peak_step}}}};
   if (a.measured) {

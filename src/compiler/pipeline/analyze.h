@@ -45,6 +45,8 @@ struct Analysis {
   uint64_t program_bytes = 0;
   int32_t peak_step = 0;       // the plan report's peak step (PlanFigures::peak_step)
   int32_t folded_pads = 0;     // PADs run as their reader's padding (no step of their own)
+  int32_t quantized_inputs = 0;  // float inputs held quantized (their QUANTIZE has no step)
+  std::string quantized_inputs_sentence;  // what the plan report says of them ("" for none)
   bool measured = false;       // rows hold instructions (and `instructions` their total)
   uint64_t instructions = 0;
   std::string measured_on;     // the QEMU board

@@ -11,6 +11,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/passes/fold_pads.h"
+#include "compiler/passes/quantized_inputs.h"
 #include "compiler/passes/lower.h"
 #include "compiler/passes/operator_order.h"
 #include "compiler/pipeline/instruction_estimate.h"
@@ -197,10 +198,34 @@ std::string cost_sentence(const PlannedGraph& planned, const PlanRequest& reques
   return out;
 }
 
+std::string quantized_inputs_sentence(const PlannedGraph& planned) {
+  const ir::Graph& g = planned.graph;
+  std::string held;
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < g.float_inputs.size(); ++i) {
+    if (!g.float_inputs[i]) continue;
+    const ir::Tensor& t = g.tensors[static_cast<size_t>(g.inputs[i])];
+    held += std::string(held.empty() ? "" : ", ") + "input " + std::to_string(i) +
+            (t.name.empty() ? "" : " (" + t.name + ")") + " as " +
+            (t.type == ir::DataType::kInt16 ? "int16" : "int8");
+    bytes += static_cast<uint64_t>(t.num_bytes());
+  }
+  if (held.empty()) return "";
+  return "float inputs held quantized: " + held + ", " + planner::grouped(bytes) +
+         " bytes in the arena (" + planner::grouped(planned.float_input_bytes) +
+         " as float32), the model's QUANTIZE left out: write the floats with "
+         "Executor::write_input or mote_write_input_float, which quantize them as it would "
+         "(--float-inputs float keeps them float)";
+}
+
 PlannedGraph plan_graph(const ir::Graph& model, const PlanRequest& request) {
+  const bool quantize = request.quantize_float_inputs && !request.inputs_outside_arena;
+  passes::QuantizedInputs quantized;
+  if (quantize) quantized = passes::quantize_float_inputs(model);
+  const ir::Graph& held = quantize ? quantized.graph : model;
   passes::FoldedPads folded;
-  if (request.fold_pads) folded = passes::fold_pads(model);
-  const ir::Graph& graph = request.fold_pads ? folded.graph : model;
+  if (request.fold_pads) folded = passes::fold_pads(held);
+  const ir::Graph& graph = request.fold_pads ? folded.graph : held;
   const std::optional<target::Cpu> cpu = target::find_cpu(request.cpu);
   if (!cpu) {
     throw InputError("unknown target '" + request.cpu + "'; known: " + target::cpu_names());
@@ -284,12 +309,20 @@ PlannedGraph plan_graph(const ir::Graph& model, const PlanRequest& request) {
       }
     }
   }
-  // Steps name the model's operators, folded PADs counted.
-  if (request.fold_pads) {
-    for (int32_t& k : order.order) k = folded.model_index[static_cast<size_t>(k)];
+  // Steps name the model's operators, folded PADs and left-out QUANTIZEs counted.
+  for (int32_t& k : order.order) {
+    if (request.fold_pads) k = folded.model_index[static_cast<size_t>(k)];
+    if (quantize) k = quantized.model_index[static_cast<size_t>(k)];
   }
   planned.order = std::move(order);
   planned.folded_pads = folded.folded;
+  planned.quantized_inputs = quantized.quantized;
+  for (size_t i = 0; i < model.inputs.size() && quantized.quantized > 0; ++i) {
+    if (i < graph.float_inputs.size() && graph.float_inputs[i]) {
+      planned.float_input_bytes += static_cast<uint64_t>(
+          model.tensors[static_cast<size_t>(model.inputs[i])].num_bytes());
+    }
+  }
   if (request.stream) stream_first_stage(planned, request, options);
   // The first-fit row (not the plan used) is TensorFlow Lite Micro's rule on its own problem.
   for (size_t k = 1; k < planned.plans.size(); ++k) {

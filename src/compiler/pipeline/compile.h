@@ -54,6 +54,11 @@ struct PlanRequest {
   // operator's own padding where that is exact (passes/fold_pads.h); false: every PAD runs as
   // written (the reference the folded programs are compared with).
   bool fold_pads = true;
+  // A float32 graph input whose only reader is a QUANTIZE is held quantized, the QUANTIZE left
+  // out: the caller writes floats through Executor::write_input, which quantizes them
+  // (passes/quantized_inputs.h). Not with inputs_outside_arena (the caller's float buffer is read
+  // in place). false: the float input sits in the arena and the program runs the QUANTIZE.
+  bool quantize_float_inputs = true;
 };
 
 // The presets of --optimize, as X-CUBE-AI's users know them. kTime: nothing that costs
@@ -74,7 +79,7 @@ std::optional<PlanRequest::Order> order_from_string(std::string_view text);
 
 struct PlannedGraph {
   // The graph as planned and emitted: the model's operators in the order the program runs them,
-  // without the PADs folded into their readers (order.order[step] is the model's index of the
+  // without the QUANTIZEs of float inputs held quantized, nor the PADs folded into their readers (order.order[step] is the model's index of the
   // operator at that step; tensors keep theirs).
   // Step indices of the plan, the reports and the program refer to this graph.
   ir::Graph graph;
@@ -105,6 +110,10 @@ struct PlannedGraph {
   std::optional<double> refused_extra;
   // PADs that became their reader's padding (PlanRequest::fold_pads).
   int32_t folded_pads = 0;
+  // Float inputs held quantized (PlanRequest::quantize_float_inputs), and the bytes the arena
+  // would hold for them as float.
+  int32_t quantized_inputs = 0;
+  uint64_t float_input_bytes = 0;
 };
 
 // "row streaming: operators 0-3 as one stage (167 row calls, rings 3,840 bytes), arena 31,600
@@ -115,6 +124,10 @@ std::string stream_sentence(const PlannedGraph& planned);
 // refused: "instructions: +0.7 % estimated on cortex-m4 (row calls; 7.6 M whole)"; "" when the
 // plan takes nothing that costs and refused nothing.
 std::string cost_sentence(const PlannedGraph& planned, const PlanRequest& request);
+
+// "float inputs: input 0 (image) held quantized as int8 (19,200 bytes; 76,800 as float32): write
+// it with Executor::write_input or mote_write_input_float ..."; "" when no input is so held.
+std::string quantized_inputs_sentence(const PlannedGraph& planned);
 
 // Decides the operators' order (the one place that does), builds the problem for the request's
 // CPU and plans it. For a graph with branches and PlanRequest::Order::kSearch, the orders are

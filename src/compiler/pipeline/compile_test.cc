@@ -536,8 +536,10 @@ TEST(OperatorOrder, NeverWorseThanTheModelsOrder) {
     PlanRequest request;
     request.cpu = "cortex-m4";
     request.node_limit = 20000;
-    // Every operator in the order (a folded PAD has no step of its own: fold_pads_test.cc).
+    // Every operator in the order (a folded PAD has no step of its own: fold_pads_test.cc; nor the
+    // QUANTIZE of a float input held quantized: quantized_inputs_test.cc).
     request.fold_pads = false;
+    request.quantize_float_inputs = false;
     const PlannedGraph searched = plan_graph(model.graph, request);
     request.order = PlanRequest::Order::kModel;
     const PlannedGraph kept = plan_graph(model.graph, request);
@@ -729,12 +731,8 @@ TEST(Compile, StreamedStagesComputeTheSameInLessArena) {
         for (const schema::Tensor* t : *program->tensors()) rings += t->ring_rows() != 0;
         EXPECT_EQ(rings, static_cast<uint32_t>(stage.last - stage.first));
       }
-      std::vector<std::vector<uint8_t>> inputs;
-      for (int32_t t : *program->inputs()) {
-        std::vector<uint8_t> bytes(program->tensors()->Get(static_cast<uint32_t>(t))->size());
-        for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 61 + 5);
-        inputs.push_back(std::move(bytes));
-      }
+      // Bytes as each input takes them (floats for a float input held quantized).
+      const std::vector<std::vector<uint8_t>> inputs = HostProgram(whole.program).default_inputs(61);
       EXPECT_EQ(run_on_host(compiled.program, inputs).outputs,
                 run_on_host(whole.program, inputs).outputs);
     }
@@ -1043,9 +1041,11 @@ TEST(Compile, PresetsTradeArenaForEstimatedInstructions) {
     if (budget >= 0) options.plan.cost_budget = budget;
     return compile(graph, options);
   };
-  // The QUANTIZE writes over its float input: the two never take their sum.
+  // The QUANTIZE writes over its float input: the two never take their sum (the float input kept
+  // in the arena; held quantized it is a quarter of the bytes).
   CompileOptions in_arena;
   in_arena.plan.cpu = "cortex-m4";
+  in_arena.plan.quantize_float_inputs = false;
   EXPECT_EQ(compile(graph, in_arena).planned.plan().arena_bytes, frame_bytes);
   in_arena.plan.overlap = false;
   EXPECT_GE(compile(graph, in_arena).planned.plan().arena_bytes, frame_bytes + quantized_bytes);

@@ -44,8 +44,23 @@ HostProgram::HostProgram(std::span<const uint8_t> program) : bytes_(program) {
   executor_ = executor.value();
 }
 
+size_t HostProgram::input_size(size_t index) const {
+  const runtime::TensorView view = executor_->input(index);
+  if (!executor_->input_takes_float(index)) return view.size;
+  return view.size / (view.type == runtime::DataType::kInt16 ? 2 : 1) * sizeof(float);
+}
+
 void HostProgram::set_input(size_t index, const std::vector<uint8_t>& bytes) {
   runtime::Executor& executor = *executor_;
+  if (executor.input_takes_float(index)) {
+    std::vector<float> values(bytes.size() / sizeof(float));
+    std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+    if (const runtime::Error e = executor.write_input(index, values.data(), values.size());
+        e != runtime::Error::kOk) {
+      throw InputError("input " + std::to_string(index) + ": " + runtime::to_string(e));
+    }
+    return;
+  }
   if (!executor.input_is_external(index)) {
     std::memcpy(executor.input(index).data, bytes.data(), bytes.size());
     return;
@@ -69,7 +84,7 @@ HostRun HostProgram::run(const std::vector<std::vector<uint8_t>>& inputs, int re
     const size_t size = input_size(i);
     if (inputs.empty()) {
       bytes_in.emplace_back(size);
-      if (executor.input(i).type == runtime::DataType::kFloat32) {
+      if (executor.input(i).type == runtime::DataType::kFloat32 || input_takes_float(i)) {
         generator.fill_float(bytes_in.back());
       } else {
         generator.fill(bytes_in.back());
@@ -100,7 +115,7 @@ std::vector<std::vector<uint8_t>> HostProgram::default_inputs(uint32_t seed) con
   std::vector<std::vector<uint8_t>> inputs;
   for (size_t i = 0; i < executor_->num_inputs(); ++i) {
     inputs.emplace_back(input_size(i));
-    if (executor_->input(i).type == runtime::DataType::kFloat32) {
+    if (executor_->input(i).type == runtime::DataType::kFloat32 || input_takes_float(i)) {
       generator.fill_float(inputs.back());
     } else {
       generator.fill(inputs.back());

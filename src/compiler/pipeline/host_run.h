@@ -47,7 +47,10 @@ class HostProgram {
   HostProgram& operator=(const HostProgram&) = delete;
 
   size_t num_inputs() const { return executor_->num_inputs(); }
-  size_t input_size(size_t index) const { return executor_->input(index).size; }
+  // The bytes the caller gives for input `index`: the input's own, or float32 elements for an
+  // input the program holds quantized (Executor::input_takes_float), which set_input quantizes.
+  size_t input_size(size_t index) const;
+  bool input_takes_float(size_t index) const { return executor_->input_takes_float(index); }
 
   // Writes `inputs` (one per graph input, exactly its size; empty: DefaultInput) before each of
   // `repeat` runs and returns the outputs. Throws mote::InputError on a size mismatch or a

@@ -68,8 +68,10 @@ int main(int argc, char** argv) {
   const std::string stem = std::string(argv[1]) + "/conv2d_x3";
   mote::pipeline::CompileOptions options;
   options.plan.cpu = "cortex-m4";
-  // The test variant declares no overlap rules: its load check refuses an overlapped plan.
+  // The test variant declares no overlap rules: its load check refuses an overlapped plan. The
+  // float input stays float: the tests write its bytes and look for the QUANTIZE's kernel.
   options.plan.overlap = false;
+  options.plan.quantize_float_inputs = false;
   const mote::pipeline::Compiled compiled = mote::pipeline::compile(mote::builder::conv2d_x3(), options);
   write_run(stem, compiled.program);
   // For other_target_test: a model with an average pool planned for a CPU without DSP.

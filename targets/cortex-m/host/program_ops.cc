@@ -8,7 +8,9 @@
 // operators runs, and MOTE_SELECTED_PROGRAMS(X) as X(<crc32>, <size>, <skip at>, <skip bytes>)
 // for each program, which an image built with MOTE_VERIFY crc loads alone
 // (src/runtime/program_load.cc): the CRC-32 of its bytes but the span skipped, its constants
-// (none where it carries their own CRC, mote compile --checksum). Each program first passes
+// (none where it carries their own CRC, mote compile --checksum); and MOTE_SELECTED_FLOAT_INPUTS
+// where a program holds a float input quantized (Executor::input_takes_float), which the runner
+// then writes as floats. Each program first passes
 // Program::load's full check here, on the host. The header is rewritten only when it changes, so
 // the image rebuilds only then.
 // Exit status: 0 ok, 2 bad arguments, 1 a program unreadable or refused by the full check, or the
@@ -62,7 +64,7 @@ struct ProgramKey {
 // `forms` (by kind) and its key to `programs`; false (with a message) when the runtime's full
 // load check refuses it.
 bool add_program(const std::string& path, std::set<int>* kinds, std::map<int, uint16_t>* forms,
-               std::set<ProgramKey>* programs) {
+               std::set<ProgramKey>* programs, bool* float_inputs) {
   std::vector<uint8_t> bytes;
   if (!read_file(path, &bytes)) {
     std::fprintf(stderr, "mote_program_ops: cannot read %s\n", path.c_str());
@@ -87,6 +89,9 @@ bool add_program(const std::string& path, std::set<int>* kinds, std::map<int, ui
   }
   key.crc = mote::runtime::crc32_skipping(data, key.size, key.skip_at, key.skip_bytes);
   programs->insert(key);
+  for (size_t i = 0; i < loaded.value().num_inputs(); ++i) {
+    *float_inputs |= loaded.value().input_takes_float(i);
+  }
   const auto& operators = *program.operators();
   for (uint32_t i = 0; i < operators.size(); ++i) {
     const auto* op = operators.Get(i);
@@ -106,9 +111,10 @@ int main(int argc, char** argv) {
   std::set<int> kinds;
   std::map<int, uint16_t> forms;
   std::set<ProgramKey> programs;
+  bool float_inputs = false;
   std::string sources;
   for (int i = 2; i < argc; ++i) {
-    if (!add_program(argv[i], &kinds, &forms, &programs)) return 1;
+    if (!add_program(argv[i], &kinds, &forms, &programs, &float_inputs)) return 1;
     const std::string path = argv[i];
     sources += (i > 2 ? ", " : "") + path.substr(path.find_last_of('/') + 1);
   }
@@ -137,6 +143,8 @@ int main(int argc, char** argv) {
     header << line;
   }
   header << "\n";
+  // The runner writes float inputs held quantized (Executor::write_input) only where one is.
+  if (float_inputs) header << "#define MOTE_SELECTED_FLOAT_INPUTS 1\n";
   const std::string out_path = argv[1];
   std::vector<uint8_t> old;
   if (read_file(out_path, &old) && std::string(old.begin(), old.end()) == header.str()) return 0;

@@ -10,6 +10,9 @@
 //   size_t input_count() const;    Bytes input(size_t i);
 //   bool input_is_external(size_t i) const;   an input kept outside the arena, which the
 //   bool bind_input(size_t i, const uint8_t* data, size_t size);   runner binds in place
+//   size_t input_float_count(size_t i) const;   elements of an input the program holds quantized
+//   bool write_input_float(size_t i, const float* values, size_t count, size_t first);
+//                                  (0: none), which the runner writes as floats, quantized
 //   size_t output_count() const;   ConstBytes output(size_t i) const;
 //   size_t operator_count() const; const char* operator_name(size_t i) const;
 //   Status run_operator(size_t i);  operators 0 .. count-1 in order make one inference

@@ -41,8 +41,19 @@
 #if defined(MOTE_RUNNER_HAS_REFERENCE)
 #include "mote_reference.h"
 #endif
+#if defined(MOTE_OP_SELECTION_HEADER)
+#include MOTE_OP_SELECTION_HEADER
+#endif
 
 namespace {
+
+// An image whose programs hold no float input quantized (mote_program_ops says which) links no
+// float writing: no QUANTIZE kernel, no Executor::write_input.
+#if defined(MOTE_OP_SELECTION_HEADER) && !defined(MOTE_SELECTED_FLOAT_INPUTS)
+constexpr bool kFloatInputs = false;
+#else
+constexpr bool kFloatInputs = true;
+#endif
 
 using mote::platform::Line;
 using mote::runner::Bytes;
@@ -55,10 +66,29 @@ int fail(const Status& status) {
   return mote::runner::kExitRuntimeError;
 }
 
+// The embedded bytes of input `i`: its own, or float32 elements for an input the program holds
+// quantized.
+size_t input_bytes(Model& model, size_t i) {
+  const size_t floats = kFloatInputs ? model.input_float_count(i) : 0;
+  return floats != 0 ? floats * sizeof(float) : model.input(i).size;
+}
+
 size_t input_bytes(Model& model) {
   size_t needed = 0;
-  for (size_t i = 0; i < model.input_count(); ++i) needed += model.input(i).size;
+  for (size_t i = 0; i < model.input_count(); ++i) needed += input_bytes(model, i);
   return needed;
+}
+
+// Writes the floats at `bytes` (any alignment) into input `i`, a few at a time.
+bool write_floats(Model& model, size_t i, const uint8_t* bytes, size_t count) {
+  if (!kFloatInputs) return false;
+  float chunk[64];
+  for (size_t first = 0; first < count; first += 64) {
+    const size_t n = count - first < 64 ? count - first : 64;
+    memcpy(chunk, bytes + first * sizeof(float), n * sizeof(float));
+    if (!model.write_input_float(i, chunk, n, first)) return false;
+  }
+  return true;
 }
 
 // Copies the embedded input into the program's inputs, one after the other; an input kept
@@ -71,10 +101,12 @@ bool fill_inputs(Model& model) {
     const Bytes input = model.input(i);
     if (model.input_is_external(i)) {
       if (!model.bind_input(i, mote_input + offset, input.size)) return false;
+    } else if (const size_t floats = kFloatInputs ? model.input_float_count(i) : 0; floats != 0) {
+      if (!write_floats(model, i, mote_input + offset, floats)) return false;
     } else {
       memcpy(input.data, mote_input + offset, input.size);
     }
-    offset += input.size;
+    offset += input_bytes(model, i);
   }
   return true;
 }
@@ -263,11 +295,18 @@ int main() {
   if (!status.ok()) return fail(status);
 
   // First inference: nothing else runs, so the totals and the stack are the inference's own.
+  // Quantizing float inputs as they are written is the model's QUANTIZE: counted in it.
+  bool float_inputs = false;
+  for (size_t i = 0; kFloatInputs && i < model.input_count(); ++i) {
+    float_inputs |= model.input_float_count(i) != 0;
+  }
+  start = systick_ticks();
   if (!fill_inputs(model)) return input_size_error(model);
+  const uint64_t input_ticks = float_inputs ? systick_ticks() - start : 0;
   paint_stack();
   start = systick_ticks();
   status = run_all(model);
-  const uint64_t run_ticks = systick_ticks() - start;
+  const uint64_t run_ticks = systick_ticks() - start + input_ticks;
   const size_t run_stack = stack_peak_bytes() - depth;
   if (!status.ok()) return fail(status);
   const uint32_t first_hash = hash_outputs(model);
@@ -277,6 +316,9 @@ int main() {
   Line().text("I mote: stack_peak: ").unsigned_number(load_stack > run_stack ? load_stack : run_stack).text(" bytes (load ").unsigned_number(load_stack).text(", inference ").unsigned_number(run_stack).text(")").end();
   Line().text("I mote: load_instructions: ").unsigned_number(ticks_to_instructions(load_ticks)).end();
   Line().text("I mote: instructions: ").unsigned_number(ticks_to_instructions(run_ticks)).end();
+  if (float_inputs) {
+    Line().text("I mote: input_instructions: ").unsigned_number(ticks_to_instructions(input_ticks)).text(" (float inputs quantized as written, counted in instructions)").end();
+  }
 
   // Second inference, operator by operator (the arena may have reused the input's bytes), from
   // the state the first one started from (a model with state, SVDF or LSTM, carries it over).

@@ -95,14 +95,32 @@ int main() {
   // input.bin holds every input, in order; read it beside the arena, then copy each in place.
   uint8_t* const inputs = base + used;
   const size_t input_size = read_file("input.bin", inputs, region.size - used);
+  // An input the program holds quantized comes as floats, which write_input quantizes.
+  auto bytes_of = [&](size_t i) {
+    const TensorView in = executor->input(i);
+    if (!executor->input_takes_float(i)) return in.size;
+    return (in.type == mote::runtime::DataType::kInt16 ? in.size / 2 : in.size) * sizeof(float);
+  };
   size_t expected = 0;
-  for (size_t i = 0; i < executor->num_inputs(); ++i) expected += executor->input(i).size;
+  for (size_t i = 0; i < executor->num_inputs(); ++i) expected += bytes_of(i);
   if (input_size != expected) return fail("input.bin does not hold exactly the inputs' bytes");
   size_t offset = 0;
   for (size_t i = 0; i < executor->num_inputs(); ++i) {
     const TensorView in = executor->input(i);
-    memcpy(in.data, inputs + offset, in.size);
-    offset += in.size;
+    if (executor->input_takes_float(i)) {
+      float chunk[64];  // a few floats at a time, from bytes of any alignment
+      const size_t count = bytes_of(i) / sizeof(float);
+      for (size_t first = 0; first < count; first += 64) {
+        const size_t n = count - first < 64 ? count - first : 64;
+        memcpy(chunk, inputs + offset + first * sizeof(float), n * sizeof(float));
+        if (executor->write_input(i, chunk, n, first) != Error::kOk) {
+          return fail("input.bin: cannot write an input as floats");
+        }
+      }
+    } else {
+      memcpy(in.data, inputs + offset, in.size);
+    }
+    offset += bytes_of(i);
   }
 
   const int32_t layers = host_open("layers.bin", FileMode::kWriteBinary);

@@ -29,11 +29,17 @@ int main() {
   Result<Executor> executor = Executor::create(*program, g_arena, sizeof(g_arena));
   if (!executor.ok()) return fail("arena", executor.error());
 
-  // conv2d_x3 takes float32 1x8x8x3 and returns float32 1x8x8x8.
-  const TensorView in = executor->input(0);
-  if (in.type != DataType::kFloat32 || in.size != 8 * 8 * 3 * 4) return fail("input", Error::kInternal);
-  float* x = reinterpret_cast<float*>(in.data);
-  for (size_t i = 0; i < in.size / 4; ++i) x[i] = static_cast<float>(i % 17) / 8.0f - 1.0f;
+  // conv2d_x3 takes float32 1x8x8x3 (held quantized as int8: write_input quantizes the floats)
+  // and returns float32 1x8x8x8. A row of 8 pixels at a time, as a camera delivers them.
+  if (!executor->input_takes_float(0) || executor->input(0).size != 8 * 8 * 3) {
+    return fail("input", Error::kInternal);
+  }
+  for (size_t row = 0; row < 8; ++row) {
+    float x[8 * 3];
+    for (size_t i = 0; i < 8 * 3; ++i) x[i] = static_cast<float>((row * 24 + i) % 17) / 8.0f - 1.0f;
+    const Error written = executor->write_input(0, x, 8 * 3, row * 8 * 3);
+    if (written != Error::kOk) return fail("input", written);
+  }
   const Error error = executor->run();
   if (error != Error::kOk) return fail("run", error);
 

@@ -53,6 +53,16 @@ class Model {
   bool bind_input(size_t i, const uint8_t* data, size_t size) {
     return executor_->bind_input(i, data, size) == runtime::Error::kOk;
   }
+  // A float input the program holds quantized: its elements, which the runner writes as floats
+  // (Executor::write_input quantizes them); 0 for any other input.
+  size_t input_float_count(size_t i) const {
+    if (!executor_->input_takes_float(i)) return 0;
+    const runtime::TensorView view = executor_->input(i);
+    return view.type == runtime::DataType::kInt16 ? view.size / 2 : view.size;
+  }
+  bool write_input_float(size_t i, const float* values, size_t count, size_t first) {
+    return executor_->write_input(i, values, count, first) == runtime::Error::kOk;
+  }
   size_t output_count() const { return executor_->num_outputs(); }
   ConstBytes output(size_t i) const {
     const runtime::TensorView view = executor_->output(i);

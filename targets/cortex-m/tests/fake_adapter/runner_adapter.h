@@ -45,6 +45,8 @@ class Model {
   Bytes input(size_t) { return {input_, size_}; }
   bool input_is_external(size_t) const { return false; }  // the toy format has no such input
   bool bind_input(size_t, const uint8_t*, size_t) { return false; }
+  size_t input_float_count(size_t) const { return 0; }  // nor inputs written as floats
+  bool write_input_float(size_t, const float*, size_t, size_t) { return false; }
   size_t output_count() const { return 1; }
   ConstBytes output(size_t) const { return {output_, size_}; }
   size_t operator_count() const { return operators_; }
