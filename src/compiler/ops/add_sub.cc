@@ -23,24 +23,6 @@ kernels::OverlapRule add_overlap(const ir::Graph& g, const ir::Operator& op, siz
   return kernels::add_overlap(shape, static_cast<int32_t>(input), extension);
 }
 
-// Row y of either input for row y of the output, where both have the output's shape (batch 1).
-std::optional<RowReach> same_shape_rows(const ir::Graph& g, const ir::Operator& op,
-                                        size_t input) {
-  const ir::Tensor& out = g.tensors[op.outputs[0]];
-  if (input > 1 || out.type != ir::DataType::kInt8 || out.shape.size() != 4 || out.shape[0] != 1) {
-    return std::nullopt;
-  }
-  for (size_t k = 0; k < 2; ++k) {
-    if (g.tensors[op.inputs[k]].shape != out.shape) return std::nullopt;
-  }
-  return RowReach{};
-}
-
-constexpr OpDef with_rows(OpDef def) {
-  def.row_reach = same_shape_rows;
-  return def;
-}
-
 }  // namespace
 
 extern const OpDef add = with_rows(with_overlap(

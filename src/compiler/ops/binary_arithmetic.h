@@ -73,6 +73,13 @@ constexpr OpDef with_overlap(OpDef def, decltype(OpDef::overlap) overlap) {
   return def;
 }
 
+// Members of row-streamed stages (ADD, MUL): int8, both inputs of the output's shape, row y of
+// each for row y of the output (elementwise_rows).
+constexpr OpDef with_rows(OpDef def) {
+  def.row_reach = elementwise_rows;
+  return def;
+}
+
 // `kernel_variant` of an operator whose variant table is keyed by the broadcast shape (ADD, MUL):
 // with_broadcast_variants<&kernels::add_kernel_variant>(binary_arithmetic<...>(code)).
 template <auto kVariant>

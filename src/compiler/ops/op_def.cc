@@ -83,6 +83,21 @@ kernels::OverlapRule elementwise_overlap(const ir::Graph& graph, const ir::Opera
   return same ? kernels::kElementwiseOverlap : kernels::kNoOverlap;
 }
 
+std::optional<RowReach> elementwise_rows(const ir::Graph& graph, const ir::Operator& op,
+                                         size_t input) {
+  const ir::Tensor& out = graph.tensors[static_cast<size_t>(op.outputs[0])];
+  if (input >= op.inputs.size() || out.type != ir::DataType::kInt8 || out.shape.size() != 4 ||
+      out.shape[0] != 1) {
+    return std::nullopt;
+  }
+  for (const int32_t t : op.inputs) {
+    if (t == ir::kNoTensor) return std::nullopt;
+    const ir::Tensor& in = graph.tensors[static_cast<size_t>(t)];
+    if (in.is_constant || in.shape != out.shape) return std::nullopt;
+  }
+  return RowReach{};
+}
+
 const char* operator_kernel_variant(const ir::Graph& graph, const ir::Operator& op,
                                     kernels::Extension extension) {
   const OpDef& def = op_def(op.type);

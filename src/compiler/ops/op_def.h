@@ -169,6 +169,11 @@ uint64_t operator_in_place_scratch(const ir::Graph& graph, const ir::Operator& o
 // shape and type (a broadcast input is read again and again).
 kernels::OverlapRule elementwise_overlap(const ir::Graph& graph, const ir::Operator& op,
                                          size_t input, kernels::Extension extension);
+// `row_reach` of the elementwise operators (ADD, MUL, LOGISTIC): row y of every input for row y
+// of an int8 [1, H, W, C] output, where every input is an activation of the output's shape (a
+// broadcast or constant input has no rows of its own to stream).
+std::optional<RowReach> elementwise_rows(const ir::Graph& graph, const ir::Operator& op,
+                                         size_t input);
 // `overlap` of an operator with a kernel variant table: the kernel library's query on input 0.
 template <auto kKey, auto kOverlap>
 kernels::OverlapRule variant_overlap(const ir::Graph& g, const ir::Operator& op, size_t input,

@@ -64,24 +64,6 @@ kernels::OverlapRule add_overlap(const schema::Program& p, const schema::Operato
                                     static_cast<int32_t>(k));
 }
 
-// Inside a row-streamed stage: inputs of the output's shape, [1, H, W, C], row y of the output
-// from row y of each.
-bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
-               StageRowReach* reach) {
-  const Tensor &a = input_of(p, op, 0), &b = input_of(p, op, 1), &y = output_of(p, op);
-  if (k > 1 || y.type() != DataType::Int8 || rank(y) != 4 || dim(y, 0) != 1 ||
-      !same_shape(a, y) || !same_shape(b, y)) {
-    return false;
-  }
-  return stage_window_reach(1, 1, 0, 1, reach);
-}
-
-// Row y of a [1, H, W, C] map of `width` = W * C bytes per row, held whole or as a ring.
-template <typename T>
-T* row_of(T* base, int32_t ring_rows, int32_t y, int32_t width) {
-  return base + static_cast<ptrdiff_t>(kernels::ring_slot(ring_rows, y)) * width;
-}
-
 // Inside a row-streamed stage: the row-call words (OpRowForm::row_args), each row a
 // one-dimensional sum of width = W * C elements.
 struct AddRowArgs {
@@ -118,7 +100,8 @@ extern const OpRegistration kAddOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &add_overlap};
 extern const OpForm kAddPlain{&invoke<kernels::add, kernels::add>};
-extern const OpRowForm kAddRows{&row_reach, &row_args, kRowWords<AddRowArgs>, &invoke_rows};
+extern const OpRowForm kAddRows{&elementwise_row_reach, &row_args, kRowWords<AddRowArgs>,
+                                &invoke_rows};
 extern const OpRegistration kSubOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};

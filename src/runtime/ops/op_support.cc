@@ -28,6 +28,18 @@ bool same_shape(const Tensor& a, const Tensor& b) {
   return true;
 }
 
+bool elementwise_row_reach(const schema::Program& program, const schema::Operator& op, size_t k,
+                           StageRowReach* reach) {
+  const Tensor& y = output_of(program, op);
+  if (k >= num_inputs(op) || y.type() != DataType::Int8 || rank(y) != 4 || dim(y, 0) != 1) {
+    return false;
+  }
+  for (size_t j = 0; j < num_inputs(op); ++j) {
+    if (input_index(op, j) < 0 || !same_shape(input_of(program, op, j), y)) return false;
+  }
+  return stage_window_reach(1, 1, 0, 1, reach);
+}
+
 bool row_operand(const schema::Program& program, int32_t index, RowOperand* operand) {
   if (index < 0) return false;
   const Tensor& t = tensor_at(program, index);

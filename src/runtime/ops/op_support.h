@@ -307,6 +307,18 @@ inline kernels::Scratch row_scratch(const OpEnv& env, int32_t at, int32_t size) 
 // An operator's scratch region as words (offset, size), false when they do not fit.
 bool row_scratch_words(const schema::Operator& op, int32_t* at, int32_t* size);
 
+// Row y of a [1, H, W, C] map of `width` = W * C elements per row, held whole or as a ring.
+template <typename T>
+inline T* row_of(T* base, int32_t ring_rows, int32_t y, int32_t width) {
+  return base + static_cast<ptrdiff_t>(kernels::ring_slot(ring_rows, y)) * width;
+}
+
+// `row_reach` of the elementwise kinds (ADD, MUL, LOGISTIC): an int8 [1, H, W, C] output and
+// every input of its shape, row y of each for row y of the output (the compiler's
+// ops::elementwise_rows).
+bool elementwise_row_reach(const schema::Program& program, const schema::Operator& op, size_t k,
+                           StageRowReach* reach);
+
 // The broadcast of an elementwise operator's two inputs (checked at load: ranks <= 6 and
 // compatible dimensions).
 kernels::BroadcastShape broadcast_shape(const schema::Tensor& a, const schema::Tensor& b);
