@@ -44,6 +44,10 @@
   X(MaxPool2D, Int16, int16)                      \
   X(Add, Plain, plain)                            \
   X(Add, Rows, rows)                              \
+  X(Mul, Plain, plain)                            \
+  X(Mul, Rows, rows)                              \
+  X(Logistic, Plain, plain)                       \
+  X(Logistic, Rows, rows)                         \
   X(Softmax, Plain, plain)                        \
   X(Softmax, Int16, int16)
 
