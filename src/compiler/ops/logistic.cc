@@ -43,6 +43,8 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
 extern const OpDef logistic{.builtin_code = builtin(tfl::BuiltinOperator::LOGISTIC),
                             .read_options = read_empty<tfl::BuiltinOptions::NONE>,
                             .write_options = write_empty<void>, .check = check, .lower = lower,
-                            .int16_activations = true};
+                            .int16_activations = true,
+                            // Inside a row-streamed stage (int8): row y of the input for row y.
+                            .row_reach = elementwise_rows};
 
 }  // namespace mote::ops

@@ -1,12 +1,13 @@
 // MUL: int8 or int16 with TFLite's broadcasting and fused activation; int8 kernel variants
-// (src/kernels/elementwise.cc) chosen by the broadcast shape, int16 the portable kernel.
+// (src/kernels/elementwise.cc) chosen by the broadcast shape, int16 the portable kernel. Int8 of
+// equal shapes runs in row-streamed stages (the second half of SiLU, x * sigmoid(x)).
 #include "compiler/ops/binary_arithmetic.h"
 
 namespace mote::ops {
 
-extern const OpDef mul = with_broadcast_variants<&kernels::mul_kernel_variant>(
+extern const OpDef mul = with_rows(with_broadcast_variants<&kernels::mul_kernel_variant>(
     binary_arithmetic<tfl::MulOptions, tfl::BuiltinOptions::MulOptions, &kernels::prepare_mul,
                       &kernels::mul_fits, &kernels::prepare_mul, &kernels::mul_int16_fits>(
-        tfl::BuiltinOperator::MUL));
+        tfl::BuiltinOperator::MUL)));
 
 }  // namespace mote::ops
