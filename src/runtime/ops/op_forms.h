@@ -48,6 +48,8 @@
   X(Mul, Rows, rows)                              \
   X(Logistic, Plain, plain)                       \
   X(Logistic, Rows, rows)                         \
+  X(Prelu, Plain, plain)                          \
+  X(Prelu, Rows, rows)                            \
   X(Softmax, Plain, plain)                        \
   X(Softmax, Int16, int16)
 

@@ -1,5 +1,6 @@
 // PRELU: int8 input and alpha broadcast to the input's shape, TFLite's two requantizations; or
-// 16x8 (int16 input and output, int8 alpha). May run in place over the input.
+// 16x8 (int16 input and output, int8 alpha). May run in place over the input; int8 with a
+// constant alpha that does not vary along H runs by rows in a stage.
 
 #include "mote/kernels/prelu.h"
 #include "runtime/ops/op_support.h"
@@ -50,11 +51,78 @@ kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& o
   return k == 0 ? elementwise_overlap(p, op, k) : kernels::kNoOverlap;
 }
 
+// Alpha's extents along W and C, right-aligned to [1, H, W, C], where it is a constant of rank
+// <= 4 that does not vary along H (nor batch): then row y of the output reads all of it.
+bool row_alpha(const Tensor& alpha, int32_t* width, int32_t* channels) {
+  const size_t n = rank(alpha);
+  if (alpha.location() != schema::Location::Constant || n > 4) return false;
+  for (size_t i = 0; i + 2 < n; ++i) {
+    if (dim(alpha, i) != 1) return false;
+  }
+  *width = n >= 2 ? dim(alpha, n - 2) : 1;
+  *channels = n >= 1 ? dim(alpha, n - 1) : 1;
+  return true;
+}
+
+// Inside a row-streamed stage: an int8 [1, H, W, C] input of the output's shape, row y for row
+// y; alpha a constant broadcast over H (the stage asks for no constant input's reach).
+bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
+               StageRowReach* reach) {
+  const Tensor& y = output_of(p, op);
+  int32_t alpha_w = 0, alpha_c = 0;
+  if (k != 0 || y.type() != DataType::Int8 || rank(y) != 4 || dim(y, 0) != 1 ||
+      input_index(op, 0) < 0 || input_index(op, 1) < 0 || !same_shape(input_of(p, op, 0), y) ||
+      !row_alpha(input_of(p, op, 1), &alpha_w, &alpha_c)) {
+    return false;
+  }
+  return stage_window_reach(1, 1, 0, 1, reach);
+}
+
+// The row-call words: each row a [W, C] map by alpha [alpha_w, alpha_c] (each 1 or the row's),
+// on the kernel the whole map runs (elementwise, so any grouping of the elements is bit for bit
+// the same).
+struct PreluRowArgs {
+  kernels::PreluParams params;
+  int32_t width, channels;
+  int32_t alpha_width, alpha_channels;
+  int32_t alpha;  // alpha's constant offset
+  RowOperand input, output;
+};
+
+bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* words) {
+  PreluRowArgs r{};
+  r.params = params_of(*op.options_as_PreluOptions());
+  const Tensor& y = output_of(p, op);
+  r.width = dim(y, 2);
+  r.channels = dim(y, 3);
+  if (!row_alpha(input_of(p, op, 1), &r.alpha_width, &r.alpha_channels) ||
+      !row_constant(p, op, 1, &r.alpha) || !row_operand(p, input_index(op, 0), &r.input) ||
+      !row_operand(p, output_index(op, 0), &r.output) || r.output.at < 0) {
+    return false;
+  }
+  return write_row_args(r, words);
+}
+
+void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
+  const PreluRowArgs& r = row_args_of<PreluRowArgs>(words);
+  kernels::BroadcastShape row{};
+  const int32_t dims[2] = {r.width, r.channels};
+  const int32_t alpha_dims[2] = {r.alpha_width, r.alpha_channels};
+  kernels::prepare_broadcast_shape(dims, 2, alpha_dims, 2, &row);
+  const int8_t* alpha = row_constant_data<int8_t>(env, r.alpha);
+  const int32_t width = r.width * r.channels;
+  for (int32_t y = y_begin; y < y_end; ++y) {
+    kernels::prelu(r.params, row, row_of(row_input(env, r.input), r.input.rows, y, width), alpha,
+                   row_of(row_output(env, r.output), r.output.rows, y, width));
+  }
+}
+
 }  // namespace
 
 extern const OpRegistration kPreluOp{
     takes(2, 2, schema::OpOptions::PreluOptions).int8(2).int16(1).broadcasting(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &overlap};
 extern const OpForm kPreluPlain{&invoke};
+extern const OpRowForm kPreluRows{&row_reach, &row_args, kRowWords<PreluRowArgs>, &invoke_rows};
 
 }  // namespace mote::runtime::internal
