@@ -1,6 +1,7 @@
 // PRELU int8 (or 16x8: int16 input and output): alpha (a constant or an activation, int8 with one
 // scale) broadcast over the input, whose shape the output keeps; TFLite's two requantizations
-// (identity and alpha paths).
+// (identity and alpha paths). Int8 with a constant alpha that does not vary along H runs in
+// row-streamed stages (MediaPipe's detectors' activation).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -57,11 +58,34 @@ kernels::OverlapRule overlap(const ir::Graph& g, const ir::Operator& op, size_t 
   return input == 0 ? elementwise_overlap(g, op, input, extension) : kernels::kNoOverlap;
 }
 
+// Inside a row-streamed stage: an int8 [1, H, W, C] activation of the output's shape, row y for
+// row y, where alpha is a constant of rank <= 4 that does not vary along H (per channel, say), so
+// every row reads all of it. The stage asks for no constant input's reach; an activation alpha,
+// or one varying along H, keeps the operator out.
+std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
+  const ir::Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
+  if (input != 0 || op.inputs.size() != 2 || op.inputs[0] == ir::kNoTensor ||
+      op.inputs[1] == ir::kNoTensor || out.type != ir::DataType::kInt8 || out.shape.size() != 4 ||
+      out.shape[0] != 1) {
+    return std::nullopt;
+  }
+  const ir::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
+  const ir::Tensor& alpha = g.tensors[static_cast<size_t>(op.inputs[1])];
+  if (x.is_constant || x.shape != out.shape || !alpha.is_constant || alpha.shape.size() > 4) {
+    return std::nullopt;
+  }
+  for (size_t i = 0; i + 2 < alpha.shape.size(); ++i) {
+    if (alpha.shape[i] != 1) return std::nullopt;
+  }
+  return RowReach{};
+}
+
 }  // namespace
 
 extern const OpDef prelu{.builtin_code = builtin(tfl::BuiltinOperator::PRELU),
                          .read_options = read_empty<tfl::BuiltinOptions::NONE>,
                          .write_options = write_empty<void>, .check = check, .lower = lower,
-                         .overlap = overlap, .int16_activations = true};
+                         .overlap = overlap, .int16_activations = true,
+                         .row_reach = row_reach};
 
 }  // namespace mote::ops

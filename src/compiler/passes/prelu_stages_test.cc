@@ -1,0 +1,183 @@
+// PRELU (MediaPipe's palm and face detectors' activation) in row-streamed stages, end to end: a
+// builder residual block of a strided convolution with a per-channel PRELU, a depthwise and a
+// pointwise convolution added back to the PRELU's output and another PRELU, compiled for a
+// scalar, a DSP and an MVE CPU, streamed and not, run on the host and compared; the loader refuses
+// a PRELU member's words changed; what cannot stream (an alpha varying along H, an activation
+// alpha, int16) stays out.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "compiler/builder/model_builder.h"
+#include "compiler/ir/error.h"
+#include "compiler/ops/op_def.h"
+#include "compiler/passes/row_stages.h"
+#include "compiler/pipeline/compile.h"
+#include "compiler/pipeline/host_run.h"
+#include "mote/schema/mote_generated.h"
+#include "runtime/ops/registry.h"
+
+namespace mote::passes {
+namespace {
+
+using builder::ModelBuilder;
+using builder::TensorId;
+using ir::OpType;
+using ir::Padding;
+
+constexpr const char* kCpus[] = {"cortex-m0plus", "cortex-m4", "cortex-m55"};
+
+// PRELU of `x` by the constant `alpha_shape` (int8 values cycling through 0.05 .. 0.6 and one
+// negative slope), the output quantized as the input.
+TensorId prelu(ModelBuilder& b, TensorId x, const std::vector<int32_t>& alpha_shape) {
+  size_t count = 1;
+  for (const int32_t d : alpha_shape) count *= static_cast<size_t>(d);
+  std::vector<int8_t> values(count);
+  for (size_t i = 0; i < count; ++i) values[i] = static_cast<int8_t>(i % 7 == 3 ? -9 : 5 + 9 * (i % 7));
+  const TensorId alpha = b.add_int8_constant(alpha_shape, values, 0.01f, 0);
+  const ir::Tensor& t = b.tensor(x);
+  return b.add_operator(OpType::kPrelu, {x, alpha}, std::monostate{}, t.shape,
+                        t.quantization.scale[0], t.quantization.zero_point[0]);
+}
+
+// conv 3x3 stride 2 -> PRELU -> depthwise 3x3 -> conv 1x1 -> ADD (the PRELU's output) -> PRELU
+// -> max pool 2x2 stride 2: BlazePalm's first residual block and the pool of the next one's
+// shortcut. Without streaming its peak holds the PRELU's output through the block.
+ir::Graph prelu_block() {
+  ModelBuilder b(17);
+  const TensorId x = b.add_input({1, 48, 40, 3}, ir::DataType::kInt8, 0.02f, -3);
+  const TensorId p = prelu(b, b.add_conv2d(x, 32, 3, 3, 2, Padding::kSame), {1, 1, 32});
+  const TensorId d = b.add_conv2d(b.add_depthwise(p, 3, 3, 1, Padding::kSame), 32, 1, 1, 1,
+                                  Padding::kSame);
+  b.mark_output(b.add_max_pool(prelu(b, b.add_add(d, p), {32}), 2, 2, 2));
+  return b.build();
+}
+
+pipeline::Compiled compile(const ir::Graph& g, const char* cpu, bool stream) {
+  pipeline::CompileOptions options;
+  options.plan.cpu = cpu;
+  options.plan.time_limit_ms = 50;
+  options.plan.stream = stream;
+  return pipeline::compile(g, options);
+}
+
+TEST(PreluStages, StreamInLessArenaAndComputeTheSame) {
+  const ir::Graph g = prelu_block();
+  for (const char* cpu : kCpus) {
+    SCOPED_TRACE(cpu);
+    const pipeline::Compiled whole = compile(g, cpu, false);
+    const pipeline::Compiled streamed = compile(g, cpu, true);
+    const pipeline::PlannedGraph& planned = streamed.planned;
+    ASSERT_EQ(planned.stages.size(), 1u);
+    // Both PRELUs and the ADD among the stage's members.
+    const RowStage& stage = planned.stages.front();
+    int prelus = 0, adds = 0;
+    for (int32_t k = stage.first; k <= stage.last; ++k) {
+      prelus += g.operators[static_cast<size_t>(k)].type == OpType::kPrelu;
+      adds += g.operators[static_cast<size_t>(k)].type == OpType::kAdd;
+    }
+    EXPECT_EQ(prelus, 2) << stage.first << ".." << stage.last;
+    EXPECT_EQ(adds, 1);
+    EXPECT_LT(planned.plan().arena_bytes, planned.unstreamed_arena);
+    EXPECT_LT(planned.plan().arena_bytes, whole.planned.plan().arena_bytes);
+    const auto* program = schema::GetProgram(streamed.program.data());
+    ASSERT_NE(program->stages(), nullptr);
+    EXPECT_EQ(program->stages()->Get(0)->last(), static_cast<uint32_t>(stage.last));
+    for (const uint32_t seed : {1u, 61u}) {
+      const std::vector<std::vector<uint8_t>> inputs =
+          pipeline::HostProgram(whole.program).default_inputs(seed);
+      EXPECT_EQ(pipeline::run_on_host(streamed.program, inputs).outputs,
+                pipeline::run_on_host(whole.program, inputs).outputs)
+          << "seed " << seed;
+    }
+  }
+}
+
+// The reason the loader gives for a changed copy of `program`, or "" when it runs.
+std::string refusal(const std::vector<uint8_t>& program,
+                    const std::function<void(schema::ProgramT&)>& change) {
+  schema::ProgramT copy;
+  schema::GetProgram(program.data())->UnPackTo(&copy);
+  change(copy);
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(schema::Program::Pack(builder, &copy), schema::ProgramIdentifier());
+  try {
+    pipeline::run_on_host(std::vector<uint8_t>(builder.GetBufferPointer(),
+                                               builder.GetBufferPointer() + builder.GetSize()));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The runtime reads a PRELU member's words (StageCalls.args) instead of its options: its
+// parameters, shape, alpha's extents or offset or a ring changed there is refused.
+TEST(PreluStages, PreluMembersWordsAreChecked) {
+  const pipeline::Compiled streamed = compile(prelu_block(), "cortex-m4", true);
+  const auto* program = schema::GetProgram(streamed.program.data());
+  ASSERT_NE(program->stages(), nullptr);
+  const schema::Stage& stage = *program->stages()->Get(0);
+  EXPECT_EQ(refusal(streamed.program, [](schema::ProgramT&) {}), "");
+  size_t at = 0;  // the member's first word
+  int changed = 0;
+  for (uint32_t k = stage.first(); k <= stage.last(); ++k) {
+    const schema::OpKind kind = program->operators()->Get(k)->kind();
+    const size_t words = runtime::internal::any_row_form(kind)->row_words;
+    if (kind == schema::OpKind::Prelu) {
+      for (size_t word = 0; word < words; ++word) {
+        EXPECT_THAT(refusal(streamed.program,
+                            [&](schema::ProgramT& p) { p.stage_calls[0]->args[at + word] += 1; }),
+                    ::testing::HasSubstr("words (StageCalls.args) differ"))
+            << "operator " << k << " word " << word;
+      }
+      ++changed;
+    }
+    at += words;
+  }
+  EXPECT_EQ(changed, 2);
+  EXPECT_EQ(at, program->stage_calls()->Get(0)->args()->size());
+}
+
+// An alpha of the map's full shape (varying along H), an activation alpha or int16: no rows to
+// stream. An alpha varying along W and C only does.
+TEST(PreluStages, WhatCannotStreamStaysOut) {
+  ModelBuilder b(3);
+  const TensorId x = b.add_input({1, 12, 10, 8}, ir::DataType::kInt8, 0.02f, 0);
+  const TensorId c = b.add_conv2d(x, 8, 3, 3, 1, Padding::kSame);
+  const TensorId per_channel = prelu(b, c, {1, 1, 1, 8});
+  const TensorId per_column = prelu(b, per_channel, {1, 10, 8});
+  const TensorId full = prelu(b, per_column, {1, 12, 10, 8});
+  const TensorId alpha = b.add_conv2d(full, 8, 1, 1, 1, Padding::kSame);
+  const ir::Tensor& t = b.tensor(full);
+  b.mark_output(b.add_operator(OpType::kPrelu, {full, alpha}, std::monostate{}, t.shape,
+                               t.quantization.scale[0], t.quantization.zero_point[0]));
+  ir::Graph g = b.build();
+  const auto reach = [&](size_t op, size_t input) {
+    const ir::Operator& o = g.operators[op];
+    return ops::op_def(o.type).row_reach(g, o, input).has_value();
+  };
+  for (const size_t op : {1, 2, 3, 5}) ASSERT_EQ(g.operators[op].type, OpType::kPrelu) << op;
+  EXPECT_TRUE(reach(1, 0));
+  EXPECT_TRUE(reach(2, 0));
+  EXPECT_FALSE(reach(3, 0));  // alpha [1, 12, 10, 8]
+  EXPECT_FALSE(reach(5, 0));  // alpha an activation
+  EXPECT_FALSE(reach(5, 1));
+  // The conv and the first two PRELUs stream; the full-shape alpha's does not join them, nor the
+  // activation alpha's.
+  EXPECT_TRUE(row_stage(g, 0, 2).has_value());
+  EXPECT_FALSE(row_stage(g, 0, 3).has_value());
+  EXPECT_FALSE(row_stage(g, 4, 5).has_value());
+  // 16x8: the same operator with int16 activations.
+  for (const int32_t t16 : {g.operators[1].inputs[0], g.operators[1].outputs[0]}) {
+    g.tensors[static_cast<size_t>(t16)].type = ir::DataType::kInt16;
+  }
+  EXPECT_FALSE(reach(1, 0));
+}
+
+}  // namespace
+}  // namespace mote::passes
