@@ -5,22 +5,16 @@
 // a PRELU member's words changed; what cannot stream (an alpha varying along H, an activation
 // alpha, int16) stays out.
 
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <functional>
-#include <string>
 #include <variant>
 #include <vector>
 
 #include "compiler/builder/model_builder.h"
-#include "compiler/ir/error.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/passes/row_stages.h"
-#include "compiler/pipeline/compile.h"
-#include "compiler/pipeline/host_run.h"
+#include "compiler/passes/stage_members_testing.h"
 #include "mote/schema/mote_generated.h"
-#include "runtime/ops/registry.h"
 
 namespace mote::passes {
 namespace {
@@ -29,8 +23,6 @@ using builder::ModelBuilder;
 using builder::TensorId;
 using ir::OpType;
 using ir::Padding;
-
-constexpr const char* kCpus[] = {"cortex-m0plus", "cortex-m4", "cortex-m55"};
 
 // PRELU of `x` by the constant `alpha_shape` (int8 values cycling through 0.05 .. 0.6 and one
 // negative slope), the output quantized as the input.
@@ -58,92 +50,17 @@ ir::Graph prelu_block() {
   return b.build();
 }
 
-pipeline::Compiled compile(const ir::Graph& g, const char* cpu, bool stream) {
-  pipeline::CompileOptions options;
-  options.plan.cpu = cpu;
-  options.plan.time_limit_ms = 50;
-  options.plan.stream = stream;
-  return pipeline::compile(g, options);
-}
-
 TEST(PreluStages, StreamInLessArenaAndComputeTheSame) {
-  const ir::Graph g = prelu_block();
-  for (const char* cpu : kCpus) {
-    SCOPED_TRACE(cpu);
-    const pipeline::Compiled whole = compile(g, cpu, false);
-    const pipeline::Compiled streamed = compile(g, cpu, true);
-    const pipeline::PlannedGraph& planned = streamed.planned;
-    ASSERT_EQ(planned.stages.size(), 1u);
-    // Both PRELUs and the ADD among the stage's members.
-    const RowStage& stage = planned.stages.front();
-    int prelus = 0, adds = 0;
-    for (int32_t k = stage.first; k <= stage.last; ++k) {
-      prelus += g.operators[static_cast<size_t>(k)].type == OpType::kPrelu;
-      adds += g.operators[static_cast<size_t>(k)].type == OpType::kAdd;
-    }
-    EXPECT_EQ(prelus, 2) << stage.first << ".." << stage.last;
-    EXPECT_EQ(adds, 1);
-    EXPECT_LT(planned.plan().arena_bytes, planned.unstreamed_arena);
-    EXPECT_LT(planned.plan().arena_bytes, whole.planned.plan().arena_bytes);
-    const auto* program = schema::GetProgram(streamed.program.data());
-    ASSERT_NE(program->stages(), nullptr);
-    EXPECT_EQ(program->stages()->Get(0)->last(), static_cast<uint32_t>(stage.last));
-    for (const uint32_t seed : {1u, 61u}) {
-      const std::vector<std::vector<uint8_t>> inputs =
-          pipeline::HostProgram(whole.program).default_inputs(seed);
-      EXPECT_EQ(pipeline::run_on_host(streamed.program, inputs).outputs,
-                pipeline::run_on_host(whole.program, inputs).outputs)
-          << "seed " << seed;
-    }
-  }
-}
-
-// The reason the loader gives for a changed copy of `program`, or "" when it runs.
-std::string refusal(const std::vector<uint8_t>& program,
-                    const std::function<void(schema::ProgramT&)>& change) {
-  schema::ProgramT copy;
-  schema::GetProgram(program.data())->UnPackTo(&copy);
-  change(copy);
-  flatbuffers::FlatBufferBuilder builder;
-  builder.Finish(schema::Program::Pack(builder, &copy), schema::ProgramIdentifier());
-  try {
-    pipeline::run_on_host(std::vector<uint8_t>(builder.GetBufferPointer(),
-                                               builder.GetBufferPointer() + builder.GetSize()));
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  // Both PRELUs and the ADD among the stage's members.
+  testing::expect_streams_the_same(prelu_block(), {{OpType::kPrelu, 2}, {OpType::kAdd, 1}});
 }
 
 // The runtime reads a PRELU member's words (StageCalls.args) instead of its options: its
 // parameters, shape, alpha's extents or offset or a ring changed there is refused.
 TEST(PreluStages, PreluMembersWordsAreChecked) {
-  const pipeline::Compiled streamed = compile(prelu_block(), "cortex-m4", true);
-  const auto* program = schema::GetProgram(streamed.program.data());
-  ASSERT_NE(program->stages(), nullptr);
-  const schema::Stage& stage = *program->stages()->Get(0);
-  EXPECT_EQ(refusal(streamed.program, [](schema::ProgramT&) {}), "");
-  size_t at = 0;  // the member's first word
-  int changed = 0;
-  for (uint32_t k = stage.first(); k <= stage.last(); ++k) {
-    const schema::OpKind kind = program->operators()->Get(k)->kind();
-    const size_t words = runtime::internal::any_row_form(kind)->row_words;
-    if (kind == schema::OpKind::Prelu) {
-      for (size_t word = 0; word < words; ++word) {
-        EXPECT_THAT(refusal(streamed.program,
-                            [&](schema::ProgramT& p) { p.stage_calls[0]->args[at + word] += 1; }),
-                    ::testing::HasSubstr("words (StageCalls.args) differ"))
-            << "operator " << k << " word " << word;
-      }
-      ++changed;
-    }
-    at += words;
-  }
-  EXPECT_EQ(changed, 2);
-  EXPECT_EQ(at, program->stage_calls()->Get(0)->args()->size());
+  EXPECT_EQ(testing::expect_member_words_checked(prelu_block(), {schema::OpKind::Prelu}), 2);
 }
 
-// An alpha of the map's full shape (varying along H), an activation alpha or int16: no rows to
 // stream. An alpha varying along W and C only does.
 TEST(PreluStages, WhatCannotStreamStaysOut) {
   ModelBuilder b(3);
