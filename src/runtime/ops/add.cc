@@ -64,34 +64,9 @@ kernels::OverlapRule add_overlap(const schema::Program& p, const schema::Operato
                                     static_cast<int32_t>(k));
 }
 
-// Inside a row-streamed stage: the row-call words (OpRowForm::row_args), each row a
-// one-dimensional sum of width = W * C elements.
-struct AddRowArgs {
-  kernels::AddParams params;
-  int32_t width;
-  RowOperand a, b, output;
-};
-
+// Inside a row-streamed stage: the parameters, then BinaryRowArgs's width and operands.
 bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* words) {
-  AddRowArgs r{};
-  r.params = params_of(*op.options_as_AddOptions());
-  const Tensor& y = output_of(p, op);
-  r.width = dim(y, 2) * dim(y, 3);
-  if (!row_operand(p, input_index(op, 0), &r.a) || !row_operand(p, input_index(op, 1), &r.b) ||
-      !row_operand(p, output_index(op, 0), &r.output) || r.output.at < 0) {
-    return false;
-  }
-  return write_row_args(r, words);
-}
-
-void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
-  const AddRowArgs& r = row_args_of<AddRowArgs>(words);
-  const kernels::BroadcastShape row{1, {r.width}, {r.width}, {r.width}};
-  for (int32_t y = y_begin; y < y_end; ++y) {
-    kernels::add(r.params, row, row_of(row_input(env, r.a), r.a.rows, y, r.width),
-                 row_of(row_input(env, r.b), r.b.rows, y, r.width),
-                 row_of(row_output(env, r.output), r.output.rows, y, r.width));
-  }
+  return binary_row_args(p, op, params_of(*op.options_as_AddOptions()), words);
 }
 
 }  // namespace
@@ -100,8 +75,9 @@ extern const OpRegistration kAddOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &add_overlap};
 extern const OpForm kAddPlain{&invoke<kernels::add, kernels::add>};
-extern const OpRowForm kAddRows{&elementwise_row_reach, &row_args, kRowWords<AddRowArgs>,
-                                &invoke_rows};
+extern const OpRowForm kAddRows{&elementwise_row_reach, &row_args,
+                                kRowWords<BinaryRowArgs<kernels::AddParams>>,
+                                &invoke_binary_rows<kernels::AddParams, kernels::add>};
 extern const OpRegistration kSubOp{
     takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &elementwise_overlap};

@@ -44,35 +44,11 @@ void invoke(const Op& op) {
   }
 }
 
-// Inside a row-streamed stage (int8, elementwise_row_reach): the row-call words, each row a
-// one-dimensional product of width = W * C elements on the kernel the whole map runs (every
-// variant takes equal shapes, bit for bit the portable kernel).
-struct MulRowArgs {
-  kernels::MulParams params;
-  int32_t width;
-  RowOperand a, b, output;
-};
-
+// Inside a row-streamed stage (int8, elementwise_row_reach): the parameters, then
+// BinaryRowArgs's width and operands, on the kernel the whole map runs (every variant takes
+// equal shapes, bit for bit the portable kernel).
 bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* words) {
-  MulRowArgs r{};
-  r.params = params_of(*op.options_as_MulOptions());
-  const Tensor& y = output_of(p, op);
-  r.width = dim(y, 2) * dim(y, 3);
-  if (!row_operand(p, input_index(op, 0), &r.a) || !row_operand(p, input_index(op, 1), &r.b) ||
-      !row_operand(p, output_index(op, 0), &r.output) || r.output.at < 0) {
-    return false;
-  }
-  return write_row_args(r, words);
-}
-
-void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
-  const MulRowArgs& r = row_args_of<MulRowArgs>(words);
-  const kernels::BroadcastShape row{1, {r.width}, {r.width}, {r.width}};
-  for (int32_t y = y_begin; y < y_end; ++y) {
-    kernels::mul(r.params, row, row_of(row_input(env, r.a), r.a.rows, y, r.width),
-                 row_of(row_input(env, r.b), r.b.rows, y, r.width),
-                 row_of(row_output(env, r.output), r.output.rows, y, r.width));
-  }
+  return binary_row_args(p, op, params_of(*op.options_as_MulOptions()), words);
 }
 
 }  // namespace
@@ -81,7 +57,8 @@ extern const OpRegistration kMulOp{
     takes(2, 2, schema::OpOptions::MulOptions).int8(2).int16(2).broadcasting(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 extern const OpForm kMulPlain{&invoke};
-extern const OpRowForm kMulRows{&elementwise_row_reach, &row_args, kRowWords<MulRowArgs>,
-                                &invoke_rows};
+extern const OpRowForm kMulRows{&elementwise_row_reach, &row_args,
+                                kRowWords<BinaryRowArgs<kernels::MulParams>>,
+                                &invoke_binary_rows<kernels::MulParams, kernels::mul>};
 
 }  // namespace mote::runtime::internal

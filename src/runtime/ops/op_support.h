@@ -313,6 +313,41 @@ inline T* row_of(T* base, int32_t ring_rows, int32_t y, int32_t width) {
   return base + static_cast<ptrdiff_t>(kernels::ring_slot(ring_rows, y)) * width;
 }
 
+// A binary elementwise kind in a stage (ADD, MUL: both inputs of the output's shape): its row-call
+// words, each row a one-dimensional map of width = W * C elements.
+template <typename Params>
+struct BinaryRowArgs {
+  Params params;
+  int32_t width;
+  RowOperand a, b, output;
+};
+template <typename Params>
+bool binary_row_args(const schema::Program& program, const schema::Operator& op,
+                     const Params& params, int32_t* words) {
+  BinaryRowArgs<Params> r{};
+  r.params = params;
+  const Tensor& y = output_of(program, op);
+  r.width = dim(y, 2) * dim(y, 3);
+  if (!row_operand(program, input_index(op, 0), &r.a) ||
+      !row_operand(program, input_index(op, 1), &r.b) ||
+      !row_operand(program, output_index(op, 0), &r.output) || r.output.at < 0) {
+    return false;
+  }
+  return write_row_args(r, words);
+}
+// Rows [y_begin, y_end) through the kind's int8 kernel, the one its whole map runs.
+template <typename Params, void (*kKernel)(const Params&, const kernels::BroadcastShape&,
+                                           const int8_t*, const int8_t*, int8_t*)>
+void invoke_binary_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
+  const BinaryRowArgs<Params>& r = row_args_of<BinaryRowArgs<Params>>(words);
+  const kernels::BroadcastShape row{1, {r.width}, {r.width}, {r.width}};
+  for (int32_t y = y_begin; y < y_end; ++y) {
+    kKernel(r.params, row, row_of(row_input(env, r.a), r.a.rows, y, r.width),
+            row_of(row_input(env, r.b), r.b.rows, y, r.width),
+            row_of(row_output(env, r.output), r.output.rows, y, r.width));
+  }
+}
+
 // `row_reach` of the elementwise kinds (ADD, MUL, LOGISTIC): an int8 [1, H, W, C] output and
 // every input of its shape, row y of each for row y of the output (the compiler's
 // ops::elementwise_rows).
