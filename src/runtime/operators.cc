@@ -14,7 +14,7 @@ Error validate_operator(const OpCheckContext& context, const schema::Operator& o
     return Error::kInvalidProgram;
   }
   if (entry->op == nullptr) {
-    *context.reason = entry->absent_reason;
+    *context.reason = kAbsentKind;
     return Error::kUnsupported;
   }
   const OpChecker checker(context, op);
@@ -96,7 +96,7 @@ const char* absent_form(const OpEntry& entry, uint16_t forms) {
 
 Error run_operator(const OpEnv& env, const schema::Operator& op) {
   const OpEntry* entry = op_entry(op.kind());
-  if (entry == nullptr || entry->absent_reason != nullptr) return Error::kUnsupported;
+  if (entry == nullptr || !entry->built_in) return Error::kUnsupported;
   const OpForm* form = entry->plain;
   if (const OpFormTable* forms = entry->forms) {
     if (op.backward()) {

@@ -27,35 +27,53 @@ constexpr size_t kNumOpKinds = static_cast<size_t>(schema::OpKind::MAX) + 1;
 
 constexpr size_t index_of(schema::OpKind kind) { return static_cast<size_t>(kind); }
 
-constexpr size_t count_kinds_with_forms() {
+// Whether this image builds `kind` in: the host every kind, an image the kinds its programs use.
+constexpr bool selected(schema::OpKind kind) {
+#if defined(MOTE_OP_SELECTION_HEADER)
+#define MOTE_INTERNAL_IS(k) kind == schema::OpKind::k ||
+  return MOTE_SELECTED_OPS(MOTE_INTERNAL_IS) false;
+#undef MOTE_INTERNAL_IS
+#else
+  return index_of(kind) < kNumOpKinds;
+#endif
+}
+
+// The form table has a row for each kind built in with separate forms, and no other: a row is
+// ten pointers, which an image whose programs never run the kind need not carry.
+constexpr bool has_form_row(schema::OpKind kind) {
+  return selected(kind) && separate_forms(kind) != 0;
+}
+
+constexpr size_t count_form_rows() {
   size_t n = 0;
   for (size_t k = 0; k < kNumOpKinds; ++k) {
-    if (separate_forms(static_cast<schema::OpKind>(k)) != 0) ++n;
+    if (has_form_row(static_cast<schema::OpKind>(k))) ++n;
   }
   return n;
 }
-constexpr size_t kKindsWithForms = count_kinds_with_forms();
+constexpr size_t kFormRows = count_form_rows();
 
-// The row of `kind` in the form table: the kinds with separate forms, in enum order.
+// The row of `kind` in the form table: the kinds that have one, in enum order.
 constexpr size_t form_row(schema::OpKind kind) {
   size_t row = 0;
   for (size_t k = 0; k < index_of(kind); ++k) {
-    if (separate_forms(static_cast<schema::OpKind>(k)) != 0) ++row;
+    if (has_form_row(static_cast<schema::OpKind>(k))) ++row;
   }
   return row;
 }
 
 struct FormTable {
-  OpFormTable rows[kKindsWithForms];
+  OpFormTable rows[kFormRows > 0 ? kFormRows : 1];  // C++ has no array of length 0
 };
 
 constexpr FormTable make_forms() {
   FormTable f{};
   for (size_t k = 0; k < kNumOpKinds; ++k) {
     const auto kind = static_cast<schema::OpKind>(k);
-    if (separate_forms(kind) != 0) f.rows[form_row(kind)].separate = separate_forms(kind);
+    if (has_form_row(kind)) f.rows[form_row(kind)].separate = separate_forms(kind);
   }
-#define MOTE_INTERNAL_SELECT_FORM(kind, form, field) \
+#define MOTE_INTERNAL_SELECT_FORM(kind, form, field)                                     \
+  static_assert(has_form_row(schema::OpKind::kind), "a form selected of a kind left out"); \
   f.rows[form_row(schema::OpKind::kind)].field = &k##kind##form;
   MOTE_SELECTED_FORMS(MOTE_INTERNAL_SELECT_FORM)
 #undef MOTE_INTERNAL_SELECT_FORM
@@ -92,16 +110,14 @@ struct OpTable {
 
 constexpr OpTable make_table() {
   OpTable t{};
-  // Every kind has its name, and a reason to refuse it until it is selected. The reasons of
-  // selected kinds are not in the final table, so they take no flash.
-#define MOTE_INTERNAL_NAME(kind, name, definition)      \
-  t.entries[index_of(schema::OpKind::kind)] = OpEntry{   \
-      name, nullptr, "operator " name " is not built into this runtime", nullptr, nullptr};
+  // Every kind has its name (the load diagnostic's), and is refused until it is selected.
+#define MOTE_INTERNAL_NAME(kind, name, definition) \
+  t.entries[index_of(schema::OpKind::kind)] = OpEntry{name, nullptr, false, nullptr, nullptr};
   MOTE_OPERATORS(MOTE_INTERNAL_NAME)
 #undef MOTE_INTERNAL_NAME
 #define MOTE_INTERNAL_SELECT(kind)                                                   \
   t.entries[index_of(schema::OpKind::kind)].op = MOTE_INTERNAL_CHECKS(&k##kind##Op); \
-  t.entries[index_of(schema::OpKind::kind)].absent_reason = nullptr;                 \
+  t.entries[index_of(schema::OpKind::kind)].built_in = true;                         \
   if (separate_forms(schema::OpKind::kind) != 0) {                                   \
     t.entries[index_of(schema::OpKind::kind)].forms =                                \
         &kForms.rows[form_row(schema::OpKind::kind)];                                \

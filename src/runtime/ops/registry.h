@@ -197,12 +197,18 @@ struct OpEntry {
   // Its load checks: null when the kind is not built into this image, or the image checks its
   // programs by their CRC alone (MOTE_VERIFY crc).
   const OpRegistration* op;
-  const char* absent_reason;  // why a program using it is refused; null when it is built in
+  bool built_in;  // false: a program using the kind is refused (kAbsentKind)
   // Its separate forms (separate_forms(kind)) built into this image: null when it has none.
   const OpFormTable* forms;
   // Its plain form where it has no separate forms (they hold it otherwise); null when absent.
   const OpForm* plain;
 };
+
+// Why a program is refused whose operator's kind this image does not build in. One text for
+// every kind (the load diagnostic names the operator and its kind): a text per kind would put
+// every unselected kind's sentence into every image.
+inline constexpr const char* kAbsentKind =
+    "its kind is not built into this image: rebuild the image with this program (mote_add_model)";
 
 // The entry of `kind`, or null for a value outside schema::OpKind.
 const OpEntry* op_entry(schema::OpKind kind);
