@@ -204,9 +204,14 @@ std::string optimize_summary(const std::string& preset, const pipeline::PlannedG
                              const pipeline::PlanRequest& request) {
   std::string out = preset;
   if (!planned.stages.empty()) {
-    const passes::RowStage& stage = planned.stages.front();
-    out += ": operators " + std::to_string(stage.first) + "-" + std::to_string(stage.last) +
-           " stream (" + std::to_string(stage.schedule.size()) + " row calls; " +
+    size_t calls = 0;
+    out += ": operators ";
+    for (size_t k = 0; k < planned.stages.size(); ++k) {
+      const passes::RowStage& stage = planned.stages[k];
+      out += (k == 0 ? "" : ", ") + std::to_string(stage.first) + "-" + std::to_string(stage.last);
+      calls += stage.schedule.size();
+    }
+    out += " stream (" + std::to_string(calls) + " row calls; " +
            planner::grouped(planned.unstreamed_arena) + " bytes without)";
   } else if (request.stream) {
     out += ": nothing streams";

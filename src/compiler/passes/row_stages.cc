@@ -227,16 +227,24 @@ bool reads_graph_input(const ir::Graph& graph, int32_t op) {
 }  // namespace
 
 std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph, const MemoryProblem& base,
-                                               double time_limit_ms) {
+                                               double time_limit_ms,
+                                               const std::vector<RowStage>& taken) {
   const int32_t ops = static_cast<int32_t>(graph.operators.size());
+  const auto in_taken = [&](int32_t op) {
+    return std::any_of(taken.begin(), taken.end(),
+                       [&](const RowStage& s) { return op >= s.first && op <= s.last; });
+  };
   std::vector<StreamCandidate> out;
   for (int32_t first = 0; first < ops; ++first) {
-    // Runs start where the previous operator could not join (or at 0), and after an operator
-    // that reads a graph input (a float frame's QUANTIZE): a stage that began with it would
-    // keep the whole frame alive to its end.
+    if (in_taken(first)) continue;
+    // Runs start where the previous operator could not join (or at 0), after a stage taken,
+    // and after an operator that reads a graph input (a float frame's QUANTIZE): a stage that
+    // began with it would keep the whole frame alive to its end.
     const bool after_input = first > 0 && reads_graph_input(graph, first - 1);
-    if (first > 0 && !after_input && row_stage(graph, first - 1, first)) continue;
-    for (int32_t last = first + 1; last < ops; ++last) {
+    if (first > 0 && !after_input && !in_taken(first - 1) && row_stage(graph, first - 1, first)) {
+      continue;
+    }
+    for (int32_t last = first + 1; last < ops && !in_taken(last); ++last) {
       std::optional<RowStage> stage = row_stage(graph, first, last);
       if (!stage) {
         // A tensor read after `last` may end being so further on; a missing reach never does.

@@ -70,8 +70,10 @@ struct StreamCandidate {
 };
 // Every stage [first, last] of two or more operators that starts where a run of streamable
 // operators starts, priced by streamed_memory of `base` (the auto plan, `time_limit_ms` each),
-// best first.
+// best first. With `taken` (stages `base` already streams), only stages apart from them, a run
+// also starting right after one.
 std::vector<StreamCandidate> stream_candidates(const ir::Graph& graph, const MemoryProblem& base,
-                                               double time_limit_ms = 100);
+                                               double time_limit_ms = 100,
+                                               const std::vector<RowStage>& taken = {});
 
 }  // namespace mote::passes

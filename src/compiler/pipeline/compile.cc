@@ -15,6 +15,7 @@
 #include "compiler/passes/lower.h"
 #include "compiler/passes/operator_order.h"
 #include "compiler/pipeline/instruction_estimate.h"
+#include "compiler/planner/lower_bound.h"
 #include "compiler/planner/verify.h"
 #include "mote/runtime/crc32.h"
 #include "program/stage_schedule.h"
@@ -83,46 +84,129 @@ void note_refused(PlannedGraph& planned, uint64_t arena, std::optional<double> e
   planned.refused_extra = extra;
 }
 
-// The best row-streamed stage of the planned order the budget affords, kept where its plan is
-// smaller. The stage's operators then run the row kernels (no in-place or backward ones in the
-// whole plan: the problem is built without in-place kernels, and a stage's tensors take part in
-// no other overlap).
-void stream_first_stage(PlannedGraph& planned, const PlanRequest& request,
-                        const planner::PlanOptions& options) {
-  passes::MemoryProblem base =
-      passes::build_memory_problem(planned.graph, planned.cpu.extension, request.alignment,
-                                   request.overlap, {}, {}, request.inputs_outside_arena);
-  std::vector<passes::StreamCandidate> candidates =
-      passes::stream_candidates(planned.graph, base, options.time_limit_ms);
-  planned.unstreamed_arena = planned.plan().arena_bytes;
-  const passes::StreamCandidate* chosen = nullptr;
-  for (const passes::StreamCandidate& c : candidates) {
-    const std::optional<double> extra = stage_extra(planned.graph, c.stage, planned.cpu.extension);
-    planned.stream_options.push_back({c.stage.first, c.stage.last, c.arena, extra});
-    if (chosen != nullptr || c.arena >= planned.unstreamed_arena) continue;
-    if (affordable(request, planned.estimated_instructions, extra)) {
-      chosen = &c;
-    } else {
-      note_refused(planned, c.arena, extra);
-    }
+// `unstreamed` with `stages` streamed, in that order.
+passes::MemoryProblem with_stages(const ir::Graph& graph, passes::MemoryProblem problem,
+                                  const std::vector<passes::RowStage>& stages) {
+  for (const passes::RowStage& stage : stages) {
+    problem = passes::streamed_memory(graph, problem, stage);
   }
-  if (chosen == nullptr) return;
-  passes::RowStage stage = chosen->stage;
-  base = passes::streamed_memory(planned.graph, base, stage);
-  std::vector<planner::Plan> plans =
-      planner::plan_with_details(base.problem, request.algorithm, options);
+  return problem;
+}
+
+// The plans of `problem` (the first used), each verified.
+std::vector<planner::Plan> verified_plans(const planner::Problem& problem,
+                                          const PlanRequest& request,
+                                          const planner::PlanOptions& options) {
+  std::vector<planner::Plan> plans = planner::plan_with_details(problem, request.algorithm, options);
   for (const planner::Plan& plan : plans) {
-    if (auto error = planner::verify(base.problem, plan)) {
+    if (auto error = planner::verify(problem, plan)) {
       throw std::logic_error("streamed plan by " + plan.algorithm +
                              " failed verification: " + *error);
     }
   }
-  if (plans.front().arena_bytes >= planned.unstreamed_arena) return;
+  return plans;
+}
+
+// The most bytes live at one step of [first, last] in `problem`.
+uint64_t peak_over(const planner::Problem& problem, int32_t first, int32_t last) {
+  const std::vector<uint64_t> live = planner::live_bytes_per_step(problem);
+  uint64_t most = 0;
+  for (int32_t step = first; step <= last && static_cast<size_t>(step) < live.size(); ++step) {
+    most = std::max(most, live[static_cast<size_t>(step)]);
+  }
+  return most;
+}
+
+// Row-streamed stages of the planned order, chosen one at a time among those apart from the
+// stages taken: the one whose plan is the smallest while it is smaller than the plan so far, or
+// else, at the same arena, the one that lowers the bytes live over its own steps the most (two
+// peaks of the same height elsewhere: neither stage alone lowers the arena, both together do).
+// Every choice must leave the stages taken within the budget. Stages that end up lowering
+// nothing are dropped again, and all of them if the arena is not smaller than without. The
+// stages' operators then run the row kernels (no in-place or backward ones in the whole plan:
+// the problem is built without in-place kernels, and a stage's tensors take part in no other
+// overlap).
+void stream_stages(PlannedGraph& planned, const PlanRequest& request,
+                   const planner::PlanOptions& options) {
+  const ir::Graph& graph = planned.graph;
+  const passes::MemoryProblem unstreamed =
+      passes::build_memory_problem(graph, planned.cpu.extension, request.alignment,
+                                   request.overlap, {}, {}, request.inputs_outside_arena);
+  planned.unstreamed_arena = planned.plan().arena_bytes;
+  passes::MemoryProblem base = unstreamed;
+  uint64_t arena = planned.unstreamed_arena;
+  std::optional<double> spent = 0.0;  // the stages taken, estimated
+  std::vector<planner::Plan> plans;
+  std::vector<passes::RowStage> taken;
+  for (int32_t round = 0; round < kMaxStreamedStages; ++round) {
+    const std::vector<passes::StreamCandidate> candidates =
+        passes::stream_candidates(graph, base, options.time_limit_ms, taken);
+    const passes::StreamCandidate* chosen = nullptr;
+    std::optional<double> chosen_spent;
+    uint64_t relief = 0;  // of a stage chosen at the same arena
+    for (const passes::StreamCandidate& c : candidates) {
+      const std::optional<double> extra = stage_extra(graph, c.stage, planned.cpu.extension);
+      // The first round prices every stage alone; later ones list those that lower the arena.
+      if (round == 0 || c.arena < arena) {
+        planned.stream_options.push_back({c.stage.first, c.stage.last, c.arena, extra, round});
+      }
+      // Best first: once one lowers the arena, the rest do not beat it.
+      if (c.arena > arena || (chosen != nullptr && chosen->arena < arena)) continue;
+      const std::optional<double> total =
+          spent && extra ? std::optional<double>(*spent + *extra) : std::nullopt;
+      if (!affordable(request, planned.estimated_instructions, total)) {
+        if (c.arena < arena) note_refused(planned, c.arena, total);
+        continue;
+      }
+      if (c.arena < arena) {
+        chosen = &c;
+        chosen_spent = total;
+        continue;
+      }
+      const uint64_t before = peak_over(base.problem, c.stage.first, c.stage.last);
+      const uint64_t after = peak_over(passes::streamed_memory(graph, base, c.stage).problem,
+                                       c.stage.first, c.stage.last);
+      if (after < before && before - after > relief) {
+        relief = before - after;
+        chosen = &c;
+        chosen_spent = total;
+      }
+    }
+    if (chosen == nullptr) break;
+    passes::MemoryProblem streamed = passes::streamed_memory(graph, base, chosen->stage);
+    std::vector<planner::Plan> tried = verified_plans(streamed.problem, request, options);
+    if (tried.front().arena_bytes > arena) break;
+    arena = tried.front().arena_bytes;
+    base = std::move(streamed);
+    plans = std::move(tried);
+    spent = chosen_spent;
+    taken.push_back(chosen->stage);
+  }
+  if (arena >= planned.unstreamed_arena) return;
+  // A stage taken at the same arena whose peak a later one did not make the arena's: dropped.
+  for (size_t k = taken.size(); k-- > 0;) {
+    std::vector<passes::RowStage> others = taken;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(k));
+    passes::MemoryProblem without = with_stages(graph, unstreamed, others);
+    std::vector<planner::Plan> tried = verified_plans(without.problem, request, options);
+    if (tried.front().arena_bytes > arena) continue;
+    taken = std::move(others);
+    base = std::move(without);
+    plans = std::move(tried);
+  }
+  // The program lists its stages in order.
+  std::sort(taken.begin(), taken.end(),
+            [](const passes::RowStage& a, const passes::RowStage& b) { return a.first < b.first; });
+  spent = 0.0;
+  for (const passes::RowStage& stage : taken) {
+    const std::optional<double> extra = stage_extra(graph, stage, planned.cpu.extension);
+    spent = spent && extra ? std::optional<double>(*spent + *extra) : std::nullopt;
+  }
+  planned.stages = std::move(taken);
   planned.memory = std::move(base);
   planned.bound = planner::lower_bound(planned.memory.problem);
   planned.plans = std::move(plans);
-  planned.extra_instructions = stage_extra(planned.graph, stage, planned.cpu.extension);
-  planned.stages.push_back(std::move(stage));
+  planned.extra_instructions = spent;
 }
 
 }  // namespace
@@ -157,16 +241,33 @@ std::string stream_sentence(const PlannedGraph& planned) {
     out = "row streaming: no stage gives a smaller arena than " +
           bytes(planned.unstreamed_arena) + " bytes; nothing streams";
   } else {
-    const passes::RowStage& s = planned.stages.front();
-    out = "row streaming: operators " + std::to_string(s.first) + "-" + std::to_string(s.last) +
-          " as one stage (" + std::to_string(s.schedule.size()) + " row calls, rings " +
-          bytes(static_cast<uint64_t>(s.ring_bytes())) +
-          " bytes), arena " + bytes(planned.plan().arena_bytes) + " bytes (" +
-          bytes(planned.unstreamed_arena) + " without)";
+    const auto stage = [&](const passes::RowStage& s) {
+      return "operators " + std::to_string(s.first) + "-" + std::to_string(s.last) + " (" +
+             std::to_string(s.schedule.size()) + " row calls, rings " +
+             bytes(static_cast<uint64_t>(s.ring_bytes())) + " bytes)";
+    };
+    if (planned.stages.size() == 1) {
+      const passes::RowStage& s = planned.stages.front();
+      out = "row streaming: operators " + std::to_string(s.first) + "-" + std::to_string(s.last) +
+            " as one stage (" + std::to_string(s.schedule.size()) + " row calls, rings " +
+            bytes(static_cast<uint64_t>(s.ring_bytes())) + " bytes)";
+    } else {
+      out = "row streaming: " + std::to_string(planned.stages.size()) + " stages: ";
+      for (size_t k = 0; k < planned.stages.size(); ++k) {
+        out += (k == 0 ? "" : ", ") + stage(planned.stages[k]);
+      }
+    }
+    out += ", arena " + bytes(planned.plan().arena_bytes) + " bytes (" +
+           bytes(planned.unstreamed_arena) + " without)";
   }
   out += planned.stream_options.empty() ? "" : "; stages priced:";
   for (const PlannedGraph::StreamOption& o : planned.stream_options) {
-    out += "\n  operators " + std::to_string(o.first) + "-" + std::to_string(o.last) + ": " +
+    out += "\n  ";
+    if (o.round > 0) {
+      out += "with " + std::to_string(o.round) + (o.round == 1 ? " stage" : " stages") +
+             " taken, ";
+    }
+    out += "operators " + std::to_string(o.first) + "-" + std::to_string(o.last) + ": " +
            bytes(o.arena) + " bytes";
     if (o.extra_instructions && planned.estimated_instructions) {
       out += ", " + percent(*o.extra_instructions / *planned.estimated_instructions) +
@@ -181,7 +282,10 @@ std::string cost_sentence(const PlannedGraph& planned, const PlanRequest& reques
   std::string out;
   if (planned.extra_instructions && planned.estimated_instructions) {
     out = "instructions: " + percent(*planned.extra_instructions / *planned.estimated_instructions) +
-          " estimated on " + cpu + " for " + (planned.stages.empty() ? "in-place kernels" : "the stage's row calls") +
+          " estimated on " + cpu + " for " +
+          (planned.stages.empty()        ? "in-place kernels"
+           : planned.stages.size() == 1 ? "the stage's row calls"
+                                        : "the stages' row calls") +
           " (measured kernel costs, targets/cortex-m/instruction_costs.tsv)";
   }
   if (planned.refused_arena != 0 && planned.refused_arena < planned.plan().arena_bytes) {
@@ -323,7 +427,7 @@ PlannedGraph plan_graph(const ir::Graph& model, const PlanRequest& request) {
           model.tensors[static_cast<size_t>(model.inputs[i])].num_bytes());
     }
   }
-  if (request.stream) stream_first_stage(planned, request, options);
+  if (request.stream) stream_stages(planned, request, options);
   // The first-fit row (not the plan used) is TensorFlow Lite Micro's rule on its own problem.
   for (size_t k = 1; k < planned.plans.size(); ++k) {
     planner::Plan& row = planned.plans[k];

@@ -67,6 +67,8 @@ struct PlanRequest {
 // smallest arena whatever it costs.
 enum class Optimize : uint8_t { kTime, kBalanced, kRam };
 inline constexpr double kBalancedBudget = 0.05;
+// Row-streamed stages a plan takes at most, one at a time (each round prices every stage left).
+inline constexpr int32_t kMaxStreamedStages = 8;
 // "time", "balanced", "ram" and back; nullopt for anything else.
 std::string_view to_string(Optimize optimize);
 std::optional<Optimize> optimize_from_string(std::string_view text);
@@ -90,14 +92,17 @@ struct PlannedGraph {
   // The plan used first, then (for auto) every algorithm auto ran, each verified.
   std::vector<planner::Plan> plans;
   const planner::Plan& plan() const { return plans.front(); }
-  // With PlanRequest::stream: the stage the plan holds (at most one), and the arena without it;
-  // every stage priced, best first (operators [first, last] and the arena with it).
+  // With PlanRequest::stream: the stages the plan holds, in order, and the arena without them;
+  // the stages priced, best first in each round (operators [first, last] and the arena with it
+  // and the stages taken before that round): every stage alone, then those that lower the
+  // arena further.
   std::vector<passes::RowStage> stages;
   uint64_t unstreamed_arena = 0;
   struct StreamOption {
     int32_t first, last;
     uint64_t arena;
     std::optional<double> extra_instructions;  // estimated (nullopt: unmeasured CPU)
+    int32_t round = 0;  // the stages taken before it (0: priced alone)
   };
   std::vector<StreamOption> stream_options;
   // One inference on the CPU's whole-tensor kernels, estimated (nullopt: unmeasured CPU), and
@@ -117,8 +122,10 @@ struct PlannedGraph {
 };
 
 // "row streaming: operators 0-3 as one stage (167 row calls, rings 3,840 bytes), arena 31,600
-// bytes (36,880 without)" or why nothing streams, then a line per stage priced ("  operators
-// 0-4: 31,984 bytes, +0.7 % instructions"); for PlanRequest::stream.
+// bytes (36,880 without)" (or "as 2 stages: operators 0-3 (...), operators 9-14 (...)"), or why
+// nothing streams, then a line per stage priced ("  operators 0-4: 31,984 bytes, +0.7 %
+// instructions"; in later rounds "  with 1 stage taken, operators 9-14: ..."); for
+// PlanRequest::stream.
 std::string stream_sentence(const PlannedGraph& planned);
 // What the plan's in-place kernels and stage cost against running whole, and what the budget
 // refused: "instructions: +0.7 % estimated on cortex-m4 (row calls; 7.6 M whole)"; "" when the
