@@ -147,9 +147,9 @@ CLI::Option* add_optimize_options(CLI::App* cmd, std::string& preset) {
           ->capture_default_str();
   CLI::Option* stream = cmd->add_flag_callback(
       "--stream", [&preset] { preset = "ram"; },
-      "The same as --optimize ram: run the first operators that compute a few output rows at a\n"
-      "time (convolutions, pools, additions, SiLU's LOGISTIC and MUL, PRELU) as one row-streamed\n"
-      "stage, their inner tensors held as rings of rows, where that gives a smaller arena; same\n"
+      "The same as --optimize ram: run runs of operators that compute a few output rows at a\n"
+      "time (convolutions, pools, additions, SiLU's LOGISTIC and MUL, PRELU, PAD) as row-streamed\n"
+      "stages, their inner tensors held as rings of rows, where that gives a smaller arena; same\n"
       "results, on the CPU's own row kernels (bench/firmware_instructions.md prices them)");
   CLI::Option* no_stream = cmd->add_flag_callback(
       "--no-stream", [&preset] { preset = "time"; }, "The same as --optimize time");

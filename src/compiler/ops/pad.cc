@@ -1,4 +1,6 @@
-// PAD with the output's zero point (TFLite's PAD on int8 and int16: padding is real 0).
+// PAD with the output's zero point (TFLite's PAD on int8 and int16: padding is real 0). An int8
+// PAD of a [1, H, W, C] map that no pass folded (channel padding, as BlazeFace's shortcuts
+// write it, or several readers) runs by rows in row-streamed stages.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -45,12 +47,28 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
 
 constexpr int8_t kProgramInputs[] = {0};  // the paddings are options
 
+// Inside a row-streamed stage: int8 [1, H, W, C] in and out, no batch padding. Output row y is
+// input row y - top (a one-row window with `top` rows of padding above), or pad value alone
+// where that row is outside the input.
+std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
+  const ir::Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
+  if (input != 0 || op.inputs.size() != 2 || out.type != ir::DataType::kInt8 ||
+      out.shape.size() != 4 || out.shape[0] != 1) {
+    return std::nullopt;
+  }
+  const std::vector<int32_t> p = int32_values(g.tensors[static_cast<size_t>(op.inputs[1])]);
+  if (p.size() != 8 || p[0] != 0 || p[1] != 0) return std::nullopt;
+  RowReach reach;
+  reach.pad = p[2];
+  return reach;
+}
+
 }  // namespace
 
 extern const OpDef pad{.builtin_code = builtin(tfl::BuiltinOperator::PAD),
                        .read_options = read_empty<tfl::BuiltinOptions::PadOptions>,
                        .write_options = write_empty<tfl::PadOptionsT>, .inputs = {2, 2},
                        .check = check, .lower = lower, .program_inputs = kProgramInputs,
-                       .int16_activations = true};
+                       .int16_activations = true, .row_reach = row_reach};
 
 }  // namespace mote::ops

@@ -50,6 +50,8 @@
   X(Logistic, Rows, rows)                         \
   X(Prelu, Plain, plain)                          \
   X(Prelu, Rows, rows)                            \
+  X(Pad, Plain, plain)                            \
+  X(Pad, Rows, rows)                              \
   X(Softmax, Plain, plain)                        \
   X(Softmax, Int16, int16)
 

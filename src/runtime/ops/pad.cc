@@ -1,4 +1,7 @@
-// PAD: int8 or int16, ranks 1 to 5, constant padding before and after each dimension.
+// PAD: int8 or int16, ranks 1 to 5, constant padding before and after each dimension. An int8
+// [1, H, W, C] PAD without batch padding runs by rows in a stage.
+
+#include <string.h>
 
 #include "mote/kernels/pad.h"
 #include "runtime/ops/op_support.h"
@@ -49,11 +52,76 @@ void invoke(const Op& op) {
   }
 }
 
+// Inside a row-streamed stage: an int8 [1, H, W, C] input, no batch padding; output row y is
+// input row y - top, a one-row window below `top` rows of padding.
+bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
+               StageRowReach* reach) {
+  const Tensor& y = output_of(p, op);
+  const auto* o = op.options_as_PadOptions();
+  if (k != 0 || o == nullptr || y.type() != DataType::Int8 || rank(y) != 4 || dim(y, 0) != 1 ||
+      o->before() == nullptr || o->after() == nullptr || o->before()->size() != 4 ||
+      o->after()->size() != 4 || o->before()->Get(0) != 0 || o->after()->Get(0) != 0) {
+    return false;
+  }
+  return stage_window_reach(1, 1, o->before()->Get(1), 1, reach);
+}
+
+// The row-call words: each row of the input padded along W and C as a [W, C] map, on the
+// kernel the whole map runs; the rows above and below the input are the pad value alone.
+struct PadRowArgs {
+  int32_t top, height;       // rows of padding above the input; its rows
+  int32_t width, channels;   // the input's
+  int32_t left, right, front, back;  // padding along W and C
+  int32_t pad_value;
+  RowOperand input, output;
+};
+
+bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* words) {
+  const auto& o = *op.options_as_PadOptions();
+  const Tensor& x = input_of(p, op, 0);
+  PadRowArgs r{};
+  r.top = o.before()->Get(1);
+  r.height = dim(x, 1);
+  r.width = dim(x, 2);
+  r.channels = dim(x, 3);
+  r.left = o.before()->Get(2);
+  r.right = o.after()->Get(2);
+  r.front = o.before()->Get(3);
+  r.back = o.after()->Get(3);
+  r.pad_value = o.pad_value();
+  if (!row_operand(p, input_index(op, 0), &r.input) ||
+      !row_operand(p, output_index(op, 0), &r.output) || r.output.at < 0) {
+    return false;
+  }
+  return write_row_args(r, words);
+}
+
+void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
+  const PadRowArgs& r = row_args_of<PadRowArgs>(words);
+  const int32_t dims[2] = {r.width, r.channels};
+  const int32_t before[2] = {r.left, r.front};
+  const int32_t after[2] = {r.right, r.back};
+  const kernels::PadParams row =
+      kernels::prepare_pad(2, dims, before, after, static_cast<int8_t>(r.pad_value));
+  const int32_t in_width = r.width * r.channels;
+  const int32_t out_width = (r.left + r.width + r.right) * (r.front + r.channels + r.back);
+  for (int32_t y = y_begin; y < y_end; ++y) {
+    int8_t* out = row_of(row_output(env, r.output), r.output.rows, y, out_width);
+    const int32_t iy = y - r.top;
+    if (iy < 0 || iy >= r.height) {
+      memset(out, r.pad_value, static_cast<size_t>(out_width));
+    } else {
+      kernels::pad(row, row_of(row_input(env, r.input), r.input.rows, iy, in_width), out);
+    }
+  }
+}
+
 }  // namespace
 
 extern const OpRegistration kPadOp{
     takes(1, 2, schema::OpOptions::PadOptions).int8(1).int16(1), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/false, /*overlap=*/nullptr};
 extern const OpForm kPadPlain{&invoke};
+extern const OpRowForm kPadRows{&row_reach, &row_args, kRowWords<PadRowArgs>, &invoke_rows};
 
 }  // namespace mote::runtime::internal
