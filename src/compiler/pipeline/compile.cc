@@ -428,11 +428,12 @@ PlannedGraph plan_graph(const ir::Graph& model, const PlanRequest& request) {
     }
   }
   if (request.stream) stream_stages(planned, request, options);
-  // The first-fit row (not the plan used) is TensorFlow Lite Micro's rule on its own problem.
+  // The first-fit row (not the plan used) is TensorFlow Lite Micro's rule on its own problem:
+  // the model's, PADs and float inputs as written.
   for (size_t k = 1; k < planned.plans.size(); ++k) {
     planner::Plan& row = planned.plans[k];
     if (row.algorithm != planner::to_string(planner::Algorithm::kFirstFit)) continue;
-    auto problem = std::make_shared<const planner::Problem>(tflm_problem(graph, request));
+    auto problem = std::make_shared<const planner::Problem>(tflm_problem(model, request));
     const double milliseconds = row.milliseconds;
     row = planner::plan(*problem, planner::Algorithm::kFirstFit, options);
     row.milliseconds += milliseconds;

@@ -149,7 +149,9 @@ PlannedGraph plan_graph(const ir::Graph& graph, const PlanRequest& request);
 // TensorFlow Lite Micro's problem for a graph, which its GreedyMemoryPlanner (first-fit) plans:
 // the model's order, every output apart from its inputs, no kernel in place, no stage streamed,
 // the graph inputs in the arena; scratch as the request's CPU's kernels need it. The first-fit
-// row of plan_graph's plans (after the plan used) is planned on it, whatever the request.
+// row of plan_graph's plans (after the plan used) is planned on it for the model as given (its
+// PADs run, its float inputs in the arena, as TFLM runs them), whatever the request; its steps
+// are the model's operators.
 planner::Problem tflm_problem(const ir::Graph& graph, const PlanRequest& request);
 
 struct CompileOptions {

@@ -239,6 +239,28 @@ TEST(Compile, FirstFitRowIsTensorFlowLiteMicrosRuleOnItsProblem) {
   }
 }
 
+// TFLM runs the model as written: the first-fit row plans the PADs Mote folds and the float input
+// Mote holds quantized (with its QUANTIZE), one step per model operator.
+TEST(Compile, FirstFitRowRunsTheModelsPadsAndFloatInputs) {
+  for (const ir::Graph& model : {builder::explicit_pads(), builder::conv2d_x3()}) {
+    PlanRequest request;
+    request.cpu = "cortex-m4";
+    const PlannedGraph planned = plan_graph(model, request);
+    ASSERT_LT(planned.graph.operators.size(), model.operators.size());
+    const planner::Plan* first_fit = nullptr;
+    for (size_t k = 1; k < planned.plans.size(); ++k) {
+      if (planned.plans[k].algorithm == "first-fit") first_fit = &planned.plans[k];
+    }
+    ASSERT_NE(first_fit, nullptr);
+    const planner::Problem& problem = planner::problem_of(*first_fit, planned.memory.problem);
+    EXPECT_EQ(problem, tflm_problem(model, request));
+    EXPECT_EQ(problem.num_steps, static_cast<int32_t>(model.operators.size()));
+    EXPECT_GE(first_fit->arena_bytes,
+              planner::plan(tflm_problem(planned.graph, request), planner::Algorithm::kFirstFit)
+                  .arena_bytes);
+  }
+}
+
 TEST(Compile, ReshapeSharesItsInputsBuffer) {
   const ir::Graph graph = builder::kws_dscnn_like();
   const PlannedGraph planned = plan_graph(graph, {});
