@@ -29,6 +29,14 @@ void check_tensor(const Graph& g, int32_t index) {
   const bool int64_ok = t.type == DataType::kInt64 && t.is_constant;
   const bool uint8_ok = t.type == DataType::kUInt8 && !t.is_constant;
   const bool int4_ok = t.type == DataType::kInt4 && t.is_constant;
+  // uint8 weights: TensorFlow 1's quantization (zero points around 128), which TFLM's kernels
+  // no longer run either.
+  if (t.type == DataType::kUInt8 && t.is_constant) {
+    bad("uint8 constant (TensorFlow 1's uint8 quantization, which TensorFlow Lite Micro does not "
+        "run either) not supported: convert the model again with full-integer int8 quantization "
+        "(TFLite converter: optimizations = [tf.lite.Optimize.DEFAULT], a representative_dataset, "
+        "target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8])");
+  }
   if (t.type != DataType::kFloat32 && t.type != DataType::kInt8 && t.type != DataType::kInt32 &&
       t.type != DataType::kInt16 && !int64_ok && !uint8_ok && !int4_ok) {
     bad("type " + std::string(to_string(t.type)) + " not supported" +

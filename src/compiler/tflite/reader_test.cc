@@ -165,6 +165,11 @@ TEST(Reader, RejectsUnsupportedTypes) {
   // uint8 is read (a camera frame into a first QUANTIZE); an operator of int8 refuses it.
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).type = 3; })),
             "operator 1 (CONV_2D): output (tensor 3) has type uint8, expected int8");
+  // uint8 weights (TensorFlow 1's quantization): refused saying how to make int8 ones.
+  EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 2).type = 3; })),
+              ::testing::AllOf(::testing::StartsWith("tensor 2 (conv2d_0/weights): uint8 constant"),
+                               ::testing::HasSubstr("TensorFlow Lite Micro does not run either"),
+                               ::testing::HasSubstr("TFLITE_BUILTINS_INT8")));
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 3).type = 100; })),
             "tensor 3 (conv2d_0): type TYPE_100 not supported");
   EXPECT_EQ(error_of(edited(model(), [](fb::ModelT& m) { tensor(m, 2).type = kTensorFloat32; })),
