@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <set>
@@ -122,6 +123,33 @@ TEST(Operators, DefinitionsRefuseWhatTfliteDoesNotDefine) {
                                      {1, 4, 4, 1}, 0.1f, 0));
       },
       "operator 0 (MAXIMUM): output (tensor 1) has shape [1,4,4,1], expected [1,4,4,2]");
+}
+
+// MAXIMUM and MINIMUM by a constant (a ReLU6 written as MAXIMUM(x, 0) and MINIMUM(6, x), TFLite's
+// raw comparison), the constant either operand and broadcast: read from .tflite, compiled for
+// three CPUs and run, each output byte the larger or smaller raw value.
+TEST(Operators, MaximumAndMinimumTakeAConstant) {
+  builder::ModelBuilder b(5);
+  const builder::TensorId x = b.add_input({1, 6, 5, 4}, ir::DataType::kInt8, 0.05f, -10);
+  const std::vector<int8_t> ceiling = {-60, 0, 40, 127};  // per channel
+  const builder::TensorId relu = b.add_maximum(x, b.add_int8_constant({1}, {-10}, 0.05f, -10));
+  b.mark_output(b.add_minimum(b.add_int8_constant({4}, ceiling, 0.05f, -10), relu));
+  const ir::Graph graph = tflite::read_model(builder::write_model(b.build()));
+  std::vector<uint8_t> input(6 * 5 * 4);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<uint8_t>(i * 37 + 11);
+  std::vector<uint8_t> expected(input.size());
+  for (size_t i = 0; i < input.size(); ++i) {
+    const int v = std::max<int>(static_cast<int8_t>(input[i]), -10);
+    expected[i] = static_cast<uint8_t>(static_cast<int8_t>(std::min<int>(v, ceiling[i % 4])));
+  }
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+    pipeline::CompileOptions options;
+    options.plan.cpu = cpu;
+    const pipeline::Compiled compiled = pipeline::compile(graph, options);
+    EXPECT_EQ(pipeline::run_on_host(compiled.program, {input}).outputs,
+              std::vector<std::vector<uint8_t>>{expected})
+        << cpu;
+  }
 }
 
 TEST(Operators, TransposeConvOutputShapeMustMatchItsShapeInput) {

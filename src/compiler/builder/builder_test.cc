@@ -153,6 +153,24 @@ TEST(ModelBuilder, RejectsBadArguments) {
   EXPECT_THROW(b.add_transpose(x, {0, 1, 1, 2}), std::invalid_argument);
   const TensorId y = b.add_conv2d(x, 2, 1, 1);
   EXPECT_THROW(b.add_concatenation({x, y}, 3), std::invalid_argument);  // different quantization
+  EXPECT_THROW(b.add_maximum(x, y), std::invalid_argument);              // likewise
+}
+
+// MAXIMUM and MINIMUM keep their operands' quantization and broadcast a constant.
+TEST(ModelBuilder, MaximumAndMinimumBroadcastAndKeepTheQuantization) {
+  ModelBuilder b;
+  const TensorId x = b.add_input({1, 4, 4, 2}, DataType::kInt8, 0.1f, -3);
+  const TensorId six = b.add_int8_constant({1}, {63}, 0.1f, -3);
+  const TensorId y = b.add_minimum(b.add_maximum(x, x), six);
+  EXPECT_EQ(b.tensor(y).shape, (std::vector<int32_t>{1, 4, 4, 2}));
+  EXPECT_EQ(b.tensor(y).quantization.scale, std::vector<float>{0.1f});
+  EXPECT_EQ(b.tensor(y).quantization.zero_point, std::vector<int64_t>{-3});
+  b.mark_output(y);
+  const ir::Graph g = b.build();
+  ASSERT_EQ(g.operators.size(), 2u);
+  EXPECT_EQ(g.operators[0].type, ir::OpType::kMaximum);
+  EXPECT_EQ(g.operators[1].type, ir::OpType::kMinimum);
+  EXPECT_EQ(g.operators[1].inputs[1], six);
 }
 
 TEST(ModelBuilder, BuildValidates) {

@@ -602,11 +602,10 @@ TensorId ModelBuilder::add_max_pool(TensorId input, int32_t filter_h, int32_t fi
   return window_op(OpType::kMaxPool2D, input, filter_h, filter_w, stride_h, stride_w, padding);
 }
 
-TensorId ModelBuilder::elementwise(OpType type, TensorId a, TensorId b, Activation activation) {
-  const char* kind = type == OpType::kAdd ? "add" : "mul";
-  const Tensor& ta = checked(a, kind);
-  const Tensor& tb = checked(b, kind);
-  if (ta.type != DataType::kInt8 || tb.type != DataType::kInt8) bad_argument(std::string(kind) + ": int8 inputs");
+namespace {
+
+// The shape `a` and `b` broadcast to (TFLite's rule); `kind` names the operator in the error.
+std::vector<int32_t> broadcast_shape(const Tensor& ta, const Tensor& tb, const char* kind) {
   const size_t rank = std::max(ta.shape.size(), tb.shape.size());
   std::vector<int32_t> shape(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -615,6 +614,17 @@ TensorId ModelBuilder::elementwise(OpType type, TensorId a, TensorId b, Activati
     if (da != db && da != 1 && db != 1) bad_argument(std::string(kind) + ": shapes do not broadcast");
     shape[i] = std::max(da, db);
   }
+  return shape;
+}
+
+}  // namespace
+
+TensorId ModelBuilder::elementwise(OpType type, TensorId a, TensorId b, Activation activation) {
+  const char* kind = type == OpType::kAdd ? "add" : "mul";
+  const Tensor& ta = checked(a, kind);
+  const Tensor& tb = checked(b, kind);
+  if (ta.type != DataType::kInt8 || tb.type != DataType::kInt8) bad_argument(std::string(kind) + ": int8 inputs");
+  const std::vector<int32_t> shape = broadcast_shape(ta, tb, kind);
   const Range ra = ranges_[a], rb = ranges_[b];
   Range r;
   if (type == OpType::kAdd) {
@@ -639,6 +649,35 @@ TensorId ModelBuilder::add_add(TensorId a, TensorId b, Activation activation) {
 
 TensorId ModelBuilder::add_mul(TensorId a, TensorId b, Activation activation) {
   return elementwise(OpType::kMul, a, b, activation);
+}
+
+TensorId ModelBuilder::extremum(OpType type, TensorId a, TensorId b) {
+  const char* kind = type == OpType::kMaximum ? "add_maximum" : "add_minimum";
+  const Tensor& ta = checked(a, kind);
+  const Tensor& tb = checked(b, kind);
+  if (ta.type != tb.type || (ta.type != DataType::kInt8 && ta.type != DataType::kInt16)) {
+    bad_argument(std::string(kind) + ": two int8 or two int16 inputs");
+  }
+  // TFLite compares the raw values: only a shared quantization makes that a comparison of reals.
+  if (ta.quantization.scale != tb.quantization.scale ||
+      ta.quantization.zero_point != tb.quantization.zero_point) {
+    bad_argument(std::string(kind) + ": the inputs must share their quantization");
+  }
+  const Range ra = ranges_[a], rb = ranges_[b];
+  const bool max = type == OpType::kMaximum;
+  const TensorId out = add_activation_like(op_name(max ? "maximum" : "minimum"),
+                                           broadcast_shape(ta, tb, kind), a);
+  ranges_[out] = {max ? std::max(ra.lo, rb.lo) : std::min(ra.lo, rb.lo),
+                  max ? std::max(ra.hi, rb.hi) : std::min(ra.hi, rb.hi), ra.rms};
+  return add_op(type, {a, b}, out, std::monostate{});
+}
+
+TensorId ModelBuilder::add_maximum(TensorId a, TensorId b) {
+  return extremum(OpType::kMaximum, a, b);
+}
+
+TensorId ModelBuilder::add_minimum(TensorId a, TensorId b) {
+  return extremum(OpType::kMinimum, a, b);
 }
 
 TensorId ModelBuilder::add_softmax(TensorId input, float beta) {

@@ -96,6 +96,10 @@ class ModelBuilder {
                              float scale, int32_t zero_point);
   TensorId add_add(TensorId a, TensorId b, ir::Activation activation = ir::Activation::kNone);
   TensorId add_mul(TensorId a, TensorId b, ir::Activation activation = ir::Activation::kNone);
+  // MAXIMUM and MINIMUM of two int8 (or two int16) operands that share one quantization (TFLite
+  // compares the raw values), either one a constant, broadcast; the output quantized as they are.
+  TensorId add_maximum(TensorId a, TensorId b);
+  TensorId add_minimum(TensorId a, TensorId b);
   TensorId add_softmax(TensorId input, float beta = 1.0f);
   // new_shape may hold one -1, resolved from the element count (TFLite's convention).
   TensorId add_reshape(TensorId input, const std::vector<int32_t>& new_shape);
@@ -232,6 +236,7 @@ class ModelBuilder {
   TensorId window_op(ir::OpType type, TensorId input, int32_t filter_h, int32_t filter_w,
                      int32_t stride_h, int32_t stride_w, ir::Padding padding);
   TensorId elementwise(ir::OpType type, TensorId a, TensorId b, ir::Activation activation);
+  TensorId extremum(ir::OpType type, TensorId a, TensorId b);
 
   ir::Graph graph_;
   std::vector<Range> ranges_;

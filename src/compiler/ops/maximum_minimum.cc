@@ -1,5 +1,6 @@
-// MAXIMUM and MINIMUM: int8 or int16 with TFLite's broadcasting. TFLite compares the raw values
-// and writes the winner unchanged, whatever the quantizations; so does Mote.
+// MAXIMUM and MINIMUM: int8 or int16 with TFLite's broadcasting, either operand may be a
+// constant (a clamp: MINIMUM(x, 6)). TFLite compares the raw values and writes the winner
+// unchanged, whatever the quantizations; so does Mote.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
@@ -9,7 +10,7 @@ namespace {
 
 void check(Checker& c) {
   c.no_options();
-  c.expect_binary_elementwise(/*constants=*/false, c.activation_type());
+  c.expect_binary_elementwise(/*constants=*/true, c.activation_type());
 }
 
 }  // namespace
