@@ -44,6 +44,13 @@ inline const int32_t* shape_data(const schema::Tensor& t) {
 // Of an Int4 tensor, its bytes: only the weights of the operators whose signature takes int4
 // are Int4 (OpSignature::int4_weights), and those read their shape instead.
 inline size_t element_count(const schema::Tensor& t) { return t.size() / element_size(t.type()); }
+// The elements of its shape, which a ring of rows (Tensor.ring_rows) holds only some of in its
+// bytes; the loader checked every dimension positive and the product within 2^32.
+inline uint64_t shape_elements(const schema::Tensor& t) {
+  uint64_t count = 1;
+  for (size_t d = 0; d < rank(t); ++d) count *= static_cast<uint64_t>(dim(t, d));
+  return count;
+}
 
 // An int32 at a 4-byte aligned position of the constant blob (little-endian targets only).
 inline int32_t load_i32(const uint8_t* p) {

@@ -41,6 +41,16 @@ TEST(SiluStages, StreamWholeInLessArenaAndComputeTheSame) {
       g, {{OpType::kConv2D, 3}, {OpType::kLogistic, 2}, {OpType::kMul, 2}});
 }
 
+// LOGISTIC read by a strided 3x3 window: it reads a ring of one row and writes a ring of three,
+// equal shapes in different bytes (the loader compares a one-to-one operator's shapes).
+TEST(SiluStages, LogisticBeforeAWindowStreams) {
+  ModelBuilder b(13);
+  const TensorId x = b.add_input({1, 48, 40, 3}, ir::DataType::kInt8, 0.02f, -3);
+  const TensorId gate = b.add_logistic(b.add_conv2d(x, 16, 3, 3, 1, Padding::kSame));
+  b.mark_output(b.add_conv2d(gate, 8, 3, 3, 2, Padding::kSame));
+  testing::expect_streams_the_same(b.build(), {{OpType::kLogistic, 1}, {OpType::kConv2D, 2}});
+}
+
 // The runtime reads a LOGISTIC's or a MUL's parameters, width or ring from its words: each
 // changed is refused.
 TEST(SiluStages, ElementwiseMembersWordsAreChecked) {

@@ -155,7 +155,8 @@ Error OpChecker::signature(const OpSignature& s) const {
   if (s.rank4 && (rank(*in(0)) != 4 || rank(out()) != 4)) {
     return bad("input and output must be 4-D (NHWC)");
   }
-  if (s.elementwise && element_count(*in(0)) != element_count(out())) {
+  // By shape: a stage member may read a whole map into a ring, or a ring into its stage's output.
+  if (s.elementwise && shape_elements(*in(0)) != shape_elements(out())) {
     return bad("input and output sizes differ");
   }
   if (s.broadcast && !broadcast_ok(*in(0), *in(1), out())) {
