@@ -1,5 +1,6 @@
 // ADD and SUB: two int8 inputs broadcast to the output (TFLite's rule), each rescaled to a common
-// scale before the sum or difference (the same parameters and bounds); run in place, front to back.
+// scale before the sum or difference (the same parameters and bounds); run in place, front to
+// back; ADD also by rows in a stage.
 
 #include "mote/kernels/add.h"
 #include "runtime/ops/op_support.h"
@@ -64,7 +65,7 @@ kernels::OverlapRule add_overlap(const schema::Program& p, const schema::Operato
                                     static_cast<int32_t>(k));
 }
 
-// Inside a row-streamed stage: the parameters, then BinaryRowArgs's width and operands.
+// Inside a row-streamed stage (int8, elementwise_row_reach): the parameters, then BinaryRows.
 bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* words) {
   return binary_row_args(p, op, params_of(*op.options_as_AddOptions()), words);
 }

@@ -1,5 +1,6 @@
 // MUL: two int8 (or int16) inputs broadcast to the output (TFLite's rule), one output
-// requantization; runs in place, front to back, whole or (int8, equal shapes) by rows in a stage.
+// requantization; runs in place, front to back, whole or (int8: each input of the output's shape
+// or a constant that does not vary along H) by rows in a stage.
 
 #include "mote/kernels/mul.h"
 #include "runtime/ops/op_support.h"
@@ -44,9 +45,9 @@ void invoke(const Op& op) {
   }
 }
 
-// Inside a row-streamed stage (int8, elementwise_row_reach): the parameters, then
-// BinaryRowArgs's width and operands, on the kernel the whole map runs (every variant takes
-// equal shapes, bit for bit the portable kernel).
+// Inside a row-streamed stage (int8, elementwise_row_reach): the parameters, then BinaryRows, on
+// the kernel the whole map runs (every variant takes equal shapes, bit for bit the portable
+// kernel, which takes a constant's broadcast).
 bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* words) {
   return binary_row_args(p, op, params_of(*op.options_as_MulOptions()), words);
 }

@@ -52,6 +52,12 @@
   X(Prelu, Rows, rows)                            \
   X(Pad, Plain, plain)                            \
   X(Pad, Rows, rows)                              \
+  X(Maximum, Plain, plain)                        \
+  X(Maximum, Rows, rows)                          \
+  X(Minimum, Plain, plain)                        \
+  X(Minimum, Rows, rows)                          \
+  X(Quantize, Plain, plain)                       \
+  X(Quantize, Rows, rows)                         \
   X(Softmax, Plain, plain)                        \
   X(Softmax, Int16, int16)
 

@@ -28,6 +28,17 @@ bool same_shape(const Tensor& a, const Tensor& b) {
   return true;
 }
 
+bool row_constant_extents(const Tensor& t, int32_t* width, int32_t* channels) {
+  const size_t n = rank(t);
+  if (t.location() != Location::Constant || n > 4) return false;
+  for (size_t i = 0; i + 2 < n; ++i) {
+    if (dim(t, i) != 1) return false;
+  }
+  *width = n >= 2 ? dim(t, n - 2) : 1;
+  *channels = n >= 1 ? dim(t, n - 1) : 1;
+  return true;
+}
+
 bool elementwise_row_reach(const schema::Program& program, const schema::Operator& op, size_t k,
                            StageRowReach* reach) {
   const Tensor& y = output_of(program, op);
@@ -35,9 +46,38 @@ bool elementwise_row_reach(const schema::Program& program, const schema::Operato
     return false;
   }
   for (size_t j = 0; j < num_inputs(op); ++j) {
-    if (input_index(op, j) < 0 || !same_shape(input_of(program, op, j), y)) return false;
+    if (input_index(op, j) < 0) return false;
+    const Tensor& x = input_of(program, op, j);
+    int32_t width = 0, channels = 0;
+    const bool rows = x.location() != Location::Constant && same_shape(x, y);
+    if (!rows && (j == k || !row_constant_extents(x, &width, &channels))) return false;
   }
   return stage_window_reach(1, 1, 0, 1, reach);
+}
+
+bool binary_rows(const schema::Program& program, const schema::Operator& op, BinaryRows* rows) {
+  const Tensor& y = output_of(program, op);
+  rows->width = dim(y, 2);
+  rows->channels = dim(y, 3);
+  RowInput* inputs[2] = {&rows->a, &rows->b};
+  for (size_t j = 0; j < 2; ++j) {
+    RowInput& in = *inputs[j];
+    const int32_t index = input_index(op, j);
+    if (index >= 0 && tensor_at(program, index).location() == Location::Constant) {
+      in.rows = kRowConstant;
+      if (!row_constant_extents(tensor_at(program, index), &in.width, &in.channels) ||
+          !row_constant(program, op, j, &in.at)) {
+        return false;
+      }
+      continue;
+    }
+    RowOperand o{};
+    if (!row_operand(program, index, &o) || !same_shape(tensor_at(program, index), y)) {
+      return false;
+    }
+    in = {o.at, o.rows, rows->width, rows->channels};
+  }
+  return row_operand(program, output_index(op, 0), &rows->output) && rows->output.at >= 0;
 }
 
 bool row_operand(const schema::Program& program, int32_t index, RowOperand* operand) {

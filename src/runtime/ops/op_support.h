@@ -313,44 +313,80 @@ inline T* row_of(T* base, int32_t ring_rows, int32_t y, int32_t width) {
   return base + static_cast<ptrdiff_t>(kernels::ring_slot(ring_rows, y)) * width;
 }
 
-// A binary elementwise kind in a stage (ADD, MUL: both inputs of the output's shape): its row-call
-// words, each row a one-dimensional map of width = W * C elements.
+// A constant of rank <= 4 that does not vary along H (nor batch) of a [1, H, W, C] map: its
+// extents along W and C, right-aligned (1 where it is broadcast; the operator's broadcast check
+// says the others are the map's). Every row of the map reads all of it (PRELU's alpha, an
+// elementwise operator's constant operand). False for anything else.
+bool row_constant_extents(const Tensor& t, int32_t* width, int32_t* channels);
+
+// An input of an elementwise row call: an activation of the output's shape, row y for row y
+// (`at` and `rows` as RowOperand's), or a constant that does not vary along H, read whole by
+// every row at a fixed address (`rows` kRowConstant, `at` its offset in the constant blob); its
+// extents along W and C (the row's, or 1 where a constant is broadcast).
+inline constexpr int32_t kRowConstant = -1;
+struct RowInput {
+  int32_t at, rows;
+  int32_t width, channels;
+};
+
+// A binary elementwise kind in a stage (ADD, MUL, MAXIMUM, MINIMUM: each input an activation of
+// the output's shape or a constant that does not vary along H): its operands as row-call words,
+// each row a [W, C] map.
+struct BinaryRows {
+  int32_t width, channels;  // the output's W and C
+  RowInput a, b;
+  RowOperand output;
+};
+bool binary_rows(const schema::Program& program, const schema::Operator& op, BinaryRows* rows);
+
+// Rows [y_begin, y_end) of `r`: kernel(shape, a, b, output) on each row, its inputs broadcast as
+// the whole map broadcasts them (a constant's W or C of 1 repeated along the row), so the kernel
+// computes each element from the same two values as on the whole map.
+template <typename Kernel>
+void for_binary_rows(const OpEnv& env, const BinaryRows& r, int32_t y_begin, int32_t y_end,
+                     const Kernel& kernel) {
+  kernels::BroadcastShape row{};
+  const int32_t a_dims[2] = {r.a.width, r.a.channels};
+  const int32_t b_dims[2] = {r.b.width, r.b.channels};
+  kernels::prepare_broadcast_shape(a_dims, 2, b_dims, 2, &row);  // (checked at load)
+  const int32_t width = r.width * r.channels;
+  const auto input = [&](const RowInput& in, int32_t y) -> const int8_t* {
+    if (in.rows == kRowConstant) return row_constant_data<int8_t>(env, in.at);
+    return row_of(row_input(env, RowOperand{in.at, in.rows}), in.rows, y, width);
+  };
+  for (int32_t y = y_begin; y < y_end; ++y) {
+    kernel(row, input(r.a, y), input(r.b, y),
+           row_of(row_output(env, r.output), r.output.rows, y, width));
+  }
+}
+
+// ADD's and MUL's row-call words: the kind's parameters, then its BinaryRows.
 template <typename Params>
 struct BinaryRowArgs {
   Params params;
-  int32_t width;
-  RowOperand a, b, output;
+  BinaryRows rows;
 };
 template <typename Params>
 bool binary_row_args(const schema::Program& program, const schema::Operator& op,
                      const Params& params, int32_t* words) {
   BinaryRowArgs<Params> r{};
   r.params = params;
-  const Tensor& y = output_of(program, op);
-  r.width = dim(y, 2) * dim(y, 3);
-  if (!row_operand(program, input_index(op, 0), &r.a) ||
-      !row_operand(program, input_index(op, 1), &r.b) ||
-      !row_operand(program, output_index(op, 0), &r.output) || r.output.at < 0) {
-    return false;
-  }
-  return write_row_args(r, words);
+  return binary_rows(program, op, &r.rows) && write_row_args(r, words);
 }
 // Rows [y_begin, y_end) through the kind's int8 kernel, the one its whole map runs.
 template <typename Params, void (*kKernel)(const Params&, const kernels::BroadcastShape&,
                                            const int8_t*, const int8_t*, int8_t*)>
 void invoke_binary_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_t y_end) {
   const BinaryRowArgs<Params>& r = row_args_of<BinaryRowArgs<Params>>(words);
-  const kernels::BroadcastShape row{1, {r.width}, {r.width}, {r.width}};
-  for (int32_t y = y_begin; y < y_end; ++y) {
-    kKernel(r.params, row, row_of(row_input(env, r.a), r.a.rows, y, r.width),
-            row_of(row_input(env, r.b), r.b.rows, y, r.width),
-            row_of(row_output(env, r.output), r.output.rows, y, r.width));
-  }
+  for_binary_rows(env, r.rows, y_begin, y_end,
+                  [&](const kernels::BroadcastShape& row, const int8_t* a, const int8_t* b,
+                      int8_t* out) { kKernel(r.params, row, a, b, out); });
 }
 
-// `row_reach` of the elementwise kinds (ADD, MUL, LOGISTIC): an int8 [1, H, W, C] output and
-// every input of its shape, row y of each for row y of the output (the compiler's
-// ops::elementwise_rows).
+// `row_reach` of the elementwise kinds (ADD, MUL, MAXIMUM, MINIMUM, LOGISTIC, QUANTIZE): an int8
+// [1, H, W, C] output, input `k` an activation of its shape and every other input one too or a
+// constant that does not vary along H (row_constant_extents); row y of input `k` for row y of the
+// output (the compiler's ops::elementwise_rows).
 bool elementwise_row_reach(const schema::Program& program, const schema::Operator& op, size_t k,
                            StageRowReach* reach);
 

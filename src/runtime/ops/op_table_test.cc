@@ -79,7 +79,7 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
       }
     }
   }
-  EXPECT_EQ(kinds_with_forms, 11);
+  EXPECT_EQ(kinds_with_forms, 14);
   EXPECT_EQ(built_stages(), &kStageSupport);
   EXPECT_EQ(separate_forms(OpKind::Conv2D), kFormPlain | kFormPortable | kFormRows |
                                                 kFormRowsPortable | kFormBackward | kFormInt16 |
@@ -90,11 +90,12 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
   EXPECT_EQ(separate_forms(OpKind::AveragePool2D),
             kFormPlain | kFormPortable | kFormRows | kFormInt16);
   EXPECT_EQ(separate_forms(OpKind::MaxPool2D), kFormPlain | kFormRows | kFormInt16);
-  for (const OpKind kind :
-       {OpKind::Add, OpKind::Mul, OpKind::Logistic, OpKind::Prelu, OpKind::Pad}) {
+  for (const OpKind kind : {OpKind::Add, OpKind::Mul, OpKind::Logistic, OpKind::Prelu, OpKind::Pad,
+                            OpKind::Maximum, OpKind::Minimum, OpKind::Quantize}) {
     EXPECT_EQ(separate_forms(kind), kFormPlain | kFormRows) << op_entry(kind)->name;
   }
   EXPECT_EQ(separate_forms(OpKind::Sub), 0);
+  EXPECT_EQ(separate_forms(OpKind::Dequantize), 0);
 }
 
 TEST(OpTableTest, InPlaceKinds) {

@@ -51,19 +51,6 @@ kernels::OverlapRule overlap(const schema::Program& p, const schema::Operator& o
   return k == 0 ? elementwise_overlap(p, op, k) : kernels::kNoOverlap;
 }
 
-// Alpha's extents along W and C, right-aligned to [1, H, W, C], where it is a constant of rank
-// <= 4 that does not vary along H (nor batch): then row y of the output reads all of it.
-bool row_alpha(const Tensor& alpha, int32_t* width, int32_t* channels) {
-  const size_t n = rank(alpha);
-  if (alpha.location() != schema::Location::Constant || n > 4) return false;
-  for (size_t i = 0; i + 2 < n; ++i) {
-    if (dim(alpha, i) != 1) return false;
-  }
-  *width = n >= 2 ? dim(alpha, n - 2) : 1;
-  *channels = n >= 1 ? dim(alpha, n - 1) : 1;
-  return true;
-}
-
 // Inside a row-streamed stage: an int8 [1, H, W, C] input of the output's shape, row y for row
 // y; alpha a constant broadcast over H (the stage asks for no constant input's reach).
 bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
@@ -72,7 +59,7 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
   int32_t alpha_w = 0, alpha_c = 0;
   if (k != 0 || y.type() != DataType::Int8 || rank(y) != 4 || dim(y, 0) != 1 ||
       input_index(op, 0) < 0 || input_index(op, 1) < 0 || !same_shape(input_of(p, op, 0), y) ||
-      !row_alpha(input_of(p, op, 1), &alpha_w, &alpha_c)) {
+      !row_constant_extents(input_of(p, op, 1), &alpha_w, &alpha_c)) {
     return false;
   }
   return stage_window_reach(1, 1, 0, 1, reach);
@@ -95,7 +82,7 @@ bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* wor
   const Tensor& y = output_of(p, op);
   r.width = dim(y, 2);
   r.channels = dim(y, 3);
-  if (!row_alpha(input_of(p, op, 1), &r.alpha_width, &r.alpha_channels) ||
+  if (!row_constant_extents(input_of(p, op, 1), &r.alpha_width, &r.alpha_channels) ||
       !row_constant(p, op, 1, &r.alpha) || !row_operand(p, input_index(op, 0), &r.input) ||
       !row_operand(p, output_index(op, 0), &r.output) || r.output.at < 0) {
     return false;

@@ -1,6 +1,7 @@
 // QUANTIZE (float32 -> int8 / int16, and int8 / int16 -> int8 / int16 / int32, int32 -> int8 /
 // int16, uint8 -> int8, int8 -> uint8 requantization) and DEQUANTIZE (int8 / int16 -> float32).
-// Both run in place: quantize front to back, dequantize back to front.
+// Both run in place: quantize front to back, dequantize back to front. An int8 -> int8
+// requantization also runs by rows in a stage.
 
 #include "mote/kernels/quantize.h"
 #include "runtime/ops/op_support.h"
@@ -71,6 +72,16 @@ Error check_quantize(const OpChecker& c) {
                Error::kUnsupported);
 }
 
+// A requantization's parameters (every input but float32).
+kernels::RequantizeParams requantize_params(const schema::QuantizeOptions& o) {
+  kernels::RequantizeParams p{};
+  p.input_zero_point = -o.input_offset();
+  p.output_zero_point = o.output_offset();
+  p.multiplier = o.requant()->multiplier();
+  p.shift = o.requant()->shift();
+  return p;
+}
+
 void invoke_quantize(const Op& op) {
   const Tensor &x = op.in(0), &y = op.out();
   const size_t count = element_count(y);
@@ -83,12 +94,7 @@ void invoke_quantize(const Op& op) {
     }
     return;
   }
-  const auto& o = op.options<schema::QuantizeOptions>();
-  kernels::RequantizeParams p{};
-  p.input_zero_point = -o.input_offset();
-  p.output_zero_point = o.output_offset();
-  p.multiplier = o.requant()->multiplier();
-  p.shift = o.requant()->shift();
+  const kernels::RequantizeParams p = requantize_params(op.options<schema::QuantizeOptions>());
   const bool int16_in = x.type() == DataType::Int16, int16_out = y.type() == DataType::Int16;
   if (x.type() == DataType::Int32) {
     if (int16_out) {
@@ -114,6 +120,42 @@ void invoke_quantize(const Op& op) {
     kernels::requantize(p, op.in_data<int8_t>(0), op.out_data<uint8_t>(), count);
   } else {
     kernels::requantize(p, op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
+  }
+}
+
+// Inside a row-streamed stage: int8 -> int8 of an input of the output's shape, row y for row y
+// (the elementwise kinds' reach); float, uint8, int16 and int32 stay whole.
+bool quantize_row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
+                        StageRowReach* reach) {
+  return input_of(p, op, 0).type() == DataType::Int8 && elementwise_row_reach(p, op, k, reach);
+}
+
+// The row-call words: each row width = W * C elements on the kernel the whole map runs.
+struct QuantizeRowArgs {
+  kernels::RequantizeParams params;
+  int32_t width;
+  RowOperand input, output;
+};
+
+bool quantize_row_args(const schema::Program& p, const schema::Operator& op, int32_t* words) {
+  QuantizeRowArgs r{};
+  r.params = requantize_params(*op.options_as_QuantizeOptions());
+  const Tensor& y = output_of(p, op);
+  r.width = dim(y, 2) * dim(y, 3);
+  if (!row_operand(p, input_index(op, 0), &r.input) ||
+      !row_operand(p, output_index(op, 0), &r.output) || r.output.at < 0) {
+    return false;
+  }
+  return write_row_args(r, words);
+}
+
+void invoke_quantize_rows(const OpEnv& env, const int32_t* words, int32_t y_begin,
+                          int32_t y_end) {
+  const QuantizeRowArgs& r = row_args_of<QuantizeRowArgs>(words);
+  for (int32_t y = y_begin; y < y_end; ++y) {
+    kernels::requantize(r.params, row_of(row_input(env, r.input), r.input.rows, y, r.width),
+                        row_of(row_output(env, r.output), r.output.rows, y, r.width),
+                        static_cast<size_t>(r.width));
   }
 }
 
@@ -155,6 +197,8 @@ extern const OpRegistration kQuantizeOp{
     takes(1, 1, schema::OpOptions::QuantizeOptions).one_to_one(), &check_quantize,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &quantize_overlap};
 extern const OpForm kQuantizePlain{&invoke_quantize};
+extern const OpRowForm kQuantizeRows{&quantize_row_reach, &quantize_row_args,
+                                     kRowWords<QuantizeRowArgs>, &invoke_quantize_rows};
 extern const OpRegistration kDequantizeOp{
     takes(1, 1, schema::OpOptions::NONE).one_to_one(), &check_dequantize,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
