@@ -73,8 +73,8 @@ constexpr OpDef with_overlap(OpDef def, decltype(OpDef::overlap) overlap) {
   return def;
 }
 
-// Members of row-streamed stages (ADD, MUL): int8, both inputs of the output's shape, row y of
-// each for row y of the output (elementwise_rows).
+// Members of row-streamed stages (ADD, MUL): int8, each input an activation of the output's shape
+// (row y for row y of the output) or a constant that does not vary along H (elementwise_rows).
 constexpr OpDef with_rows(OpDef def) {
   def.row_reach = elementwise_rows;
   return def;

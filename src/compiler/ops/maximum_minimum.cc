@@ -1,6 +1,7 @@
 // MAXIMUM and MINIMUM: int8 or int16 with TFLite's broadcasting, either operand may be a
 // constant (a clamp: MINIMUM(x, 6)). TFLite compares the raw values and writes the winner
-// unchanged, whatever the quantizations; so does Mote.
+// unchanged, whatever the quantizations; so does Mote. Int8 runs in row-streamed stages (a PReLU
+// written out as MAXIMUM(x, alpha * x), a clamp by a constant that does not vary along H).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
@@ -18,11 +19,13 @@ void check(Checker& c) {
 extern const OpDef maximum{.builtin_code = builtin(tfl::BuiltinOperator::MAXIMUM),
                            .read_options = read_empty<tfl::BuiltinOptions::MaximumMinimumOptions>,
                            .write_options = write_empty<tfl::MaximumMinimumOptionsT>,
-                           .check = check, .int16_activations = true};
+                           .check = check, .int16_activations = true,
+                           .row_reach = elementwise_rows};
 
 extern const OpDef minimum{.builtin_code = builtin(tfl::BuiltinOperator::MINIMUM),
                            .read_options = read_empty<tfl::BuiltinOptions::MaximumMinimumOptions>,
                            .write_options = write_empty<tfl::MaximumMinimumOptionsT>,
-                           .check = check, .int16_activations = true};
+                           .check = check, .int16_activations = true,
+                           .row_reach = elementwise_rows};
 
 }  // namespace mote::ops

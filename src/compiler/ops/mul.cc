@@ -1,6 +1,7 @@
 // MUL: int8 or int16 with TFLite's broadcasting and fused activation; int8 kernel variants
 // (src/kernels/elementwise.cc) chosen by the broadcast shape, int16 the portable kernel. Int8 of
-// equal shapes runs in row-streamed stages (the second half of SiLU, x * sigmoid(x)).
+// equal shapes runs in row-streamed stages (the second half of SiLU, x * sigmoid(x)), and by a
+// constant that does not vary along H (a PReLU written out: alpha * x per channel).
 #include "compiler/ops/binary_arithmetic.h"
 
 namespace mote::ops {

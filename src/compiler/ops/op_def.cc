@@ -83,6 +83,14 @@ kernels::OverlapRule elementwise_overlap(const ir::Graph& graph, const ir::Opera
   return same ? kernels::kElementwiseOverlap : kernels::kNoOverlap;
 }
 
+bool constant_across_rows(const ir::Tensor& t) {
+  if (!t.is_constant || t.shape.size() > 4) return false;
+  for (size_t i = 0; i + 2 < t.shape.size(); ++i) {
+    if (t.shape[i] != 1) return false;
+  }
+  return true;
+}
+
 std::optional<RowReach> elementwise_rows(const ir::Graph& graph, const ir::Operator& op,
                                          size_t input) {
   const ir::Tensor& out = graph.tensors[static_cast<size_t>(op.outputs[0])];
@@ -90,10 +98,11 @@ std::optional<RowReach> elementwise_rows(const ir::Graph& graph, const ir::Opera
       out.shape[0] != 1) {
     return std::nullopt;
   }
-  for (const int32_t t : op.inputs) {
-    if (t == ir::kNoTensor) return std::nullopt;
-    const ir::Tensor& in = graph.tensors[static_cast<size_t>(t)];
-    if (in.is_constant || in.shape != out.shape) return std::nullopt;
+  for (size_t k = 0; k < op.inputs.size(); ++k) {
+    if (op.inputs[k] == ir::kNoTensor) return std::nullopt;
+    const ir::Tensor& in = graph.tensors[static_cast<size_t>(op.inputs[k])];
+    const bool rows = !in.is_constant && in.shape == out.shape;
+    if (!rows && (k == input || !constant_across_rows(in))) return std::nullopt;
   }
   return RowReach{};
 }

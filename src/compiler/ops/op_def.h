@@ -169,9 +169,13 @@ uint64_t operator_in_place_scratch(const ir::Graph& graph, const ir::Operator& o
 // shape and type (a broadcast input is read again and again).
 kernels::OverlapRule elementwise_overlap(const ir::Graph& graph, const ir::Operator& op,
                                          size_t input, kernels::Extension extension);
-// `row_reach` of the elementwise operators (ADD, MUL, LOGISTIC): row y of every input for row y
-// of an int8 [1, H, W, C] output, where every input is an activation of the output's shape (a
-// broadcast or constant input has no rows of its own to stream).
+// A constant of rank <= 4 that does not vary along H (nor batch) once right-aligned to [1, H, W,
+// C] (a scalar, per channel, along W and C): every output row of an operator reads all of it.
+bool constant_across_rows(const ir::Tensor& t);
+// `row_reach` of the elementwise operators (ADD, MUL, MAXIMUM, MINIMUM, LOGISTIC, QUANTIZE): row
+// y of input `input` for row y of an int8 [1, H, W, C] output, where that input is an activation
+// of the output's shape and every other one too or a constant_across_rows (read whole by every
+// row); a broadcast activation has no rows of its own to stream.
 std::optional<RowReach> elementwise_rows(const ir::Graph& graph, const ir::Operator& op,
                                          size_t input);
 // `overlap` of an operator with a kernel variant table: the kernel library's query on input 0.

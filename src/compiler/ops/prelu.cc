@@ -71,12 +71,7 @@ std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, si
   }
   const ir::Tensor& x = g.tensors[static_cast<size_t>(op.inputs[0])];
   const ir::Tensor& alpha = g.tensors[static_cast<size_t>(op.inputs[1])];
-  if (x.is_constant || x.shape != out.shape || !alpha.is_constant || alpha.shape.size() > 4) {
-    return std::nullopt;
-  }
-  for (size_t i = 0; i + 2 < alpha.shape.size(); ++i) {
-    if (alpha.shape[i] != 1) return std::nullopt;
-  }
+  if (x.is_constant || x.shape != out.shape || !constant_across_rows(alpha)) return std::nullopt;
   return RowReach{};
 }
 

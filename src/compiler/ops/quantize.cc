@@ -86,13 +86,24 @@ kernels::OverlapRule quantize_overlap(const ir::Graph& graph, const ir::Operator
   return kernels::narrowing_elementwise_overlap(ir::element_size(in.type), ir::element_size(out.type));
 }
 
+// Inside a row-streamed stage: an int8 -> int8 requantization (a PReLU written out requantizes
+// both its paths), row y for row y; float, uint8, int16 and int32 stay whole.
+std::optional<RowReach> quantize_rows(const ir::Graph& graph, const ir::Operator& op,
+                                      size_t input) {
+  if (graph.tensors[static_cast<size_t>(op.inputs[0])].type != ir::DataType::kInt8) {
+    return std::nullopt;
+  }
+  return elementwise_rows(graph, op, input);
+}
+
 }  // namespace
 
 extern const OpDef quantize{.builtin_code = builtin(tfl::BuiltinOperator::QUANTIZE),
                             .read_options = read_empty<tfl::BuiltinOptions::QuantizeOptions>,
                             .write_options = write_empty<tfl::QuantizeOptionsT>, .inputs = {1, 1},
                             .check = check_quantize, .lower = lower_quantize,
-                            .overlap = quantize_overlap, .int16_activations = true};
+                            .overlap = quantize_overlap, .int16_activations = true,
+                            .row_reach = quantize_rows};
 
 extern const OpDef dequantize{.builtin_code = builtin(tfl::BuiltinOperator::DEQUANTIZE),
                               .read_options = read_empty<tfl::BuiltinOptions::DequantizeOptions>,

@@ -2,7 +2,7 @@
 // builder chain of convolutions each followed by LOGISTIC and a MUL of the convolution's output
 // with it, compiled for a scalar, a DSP and an MVE CPU, streamed and not, run on the host and
 // compared; the loader refuses the elementwise members' words changed; what cannot stream (int16,
-// a broadcast or constant operand) stays out.
+// a broadcast operand or a constant one varying along H) stays out.
 
 #include <gtest/gtest.h>
 
@@ -60,7 +60,7 @@ TEST(SiluStages, ElementwiseMembersWordsAreChecked) {
 }
 
 // Int16, a broadcast operand (squeeze-and-excite's MUL by pooled channel weights) or a constant
-// one: no rows to stream.
+// one varying along H: no rows to stream.
 TEST(SiluStages, WhatCannotStreamStaysOut) {
   ModelBuilder b(3);
   const TensorId x = b.add_input({1, 12, 10, 8}, ir::DataType::kInt8, 0.02f, 0);
