@@ -58,6 +58,8 @@
   X(Minimum, Rows, rows)                          \
   X(Quantize, Plain, plain)                       \
   X(Quantize, Rows, rows)                         \
+  X(Concatenation, Plain, plain)                  \
+  X(Concatenation, Rows, rows)                    \
   X(Softmax, Plain, plain)                        \
   X(Softmax, Int16, int16)
 
