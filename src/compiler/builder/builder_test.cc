@@ -173,6 +173,31 @@ TEST(ModelBuilder, MaximumAndMinimumBroadcastAndKeepTheQuantization) {
   EXPECT_EQ(g.operators[1].inputs[1], six);
 }
 
+// Branches of their own quantization joined as TFLite's converter joins them: every input and
+// the output take one quantization that covers all of them; an input something already reads
+// (or a graph input) cannot be rescaled.
+TEST(ModelBuilder, BranchConcatenationRescalesItsInputsAlike) {
+  ModelBuilder b;
+  const TensorId x = b.add_input({1, 6, 6, 4}, DataType::kInt8, 0.05f, 0);
+  const TensorId narrow = b.add_conv2d(x, 4, 1, 1, 1, Padding::kSame, Activation::kRelu);
+  const TensorId wide = b.add_conv2d(x, 8, 3, 3, 1, Padding::kSame);
+  const ir::Quantization before[2] = {b.tensor(narrow).quantization, b.tensor(wide).quantization};
+  ASSERT_NE(before[0], before[1]);
+  const TensorId joined = b.add_branch_concatenation({narrow, wide}, 3);
+  EXPECT_EQ(b.tensor(joined).shape, (std::vector<int32_t>{1, 6, 6, 12}));
+  for (const TensorId t : {narrow, wide}) {
+    EXPECT_EQ(b.tensor(t).quantization, b.tensor(joined).quantization);
+  }
+  for (const ir::Quantization& q : before) {
+    EXPECT_GE(b.tensor(joined).quantization.scale[0], q.scale[0]);
+  }
+  EXPECT_THROW(b.add_branch_concatenation({narrow, wide}, 3), std::invalid_argument);  // read
+  EXPECT_THROW(b.add_branch_concatenation({x, b.add_conv2d(x, 4, 1, 1)}, 3),
+               std::invalid_argument);
+  b.mark_output(joined);
+  EXPECT_NO_THROW(b.build());
+}
+
 TEST(ModelBuilder, BuildValidates) {
   ModelBuilder b;
   b.add_input({1, 4}, DataType::kInt8, 0.1f, 0);

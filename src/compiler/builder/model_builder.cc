@@ -954,6 +954,38 @@ TensorId ModelBuilder::add_concatenation(const std::vector<TensorId>& inputs, in
   return add_op(OpType::kConcatenation, inputs, out, o);
 }
 
+TensorId ModelBuilder::add_branch_concatenation(const std::vector<TensorId>& inputs,
+                                                int32_t axis) {
+  if (inputs.empty()) bad_argument("add_branch_concatenation: no inputs");
+  float lo = 0.0f, hi = 0.0f;
+  for (TensorId id : inputs) {
+    const Tensor& t = checked(id, "add_branch_concatenation");
+    const auto holds = [id](const std::vector<int32_t>& list) {
+      return std::find(list.begin(), list.end(), id) != list.end();
+    };
+    const auto& ops = graph_.operators;
+    const bool made = std::any_of(ops.begin(), ops.end(),
+                                  [&](const ir::Operator& op) { return holds(op.outputs); });
+    const bool read = std::any_of(ops.begin(), ops.end(),
+                                  [&](const ir::Operator& op) { return holds(op.inputs); });
+    if (t.type != DataType::kInt8 || !made || read || holds(graph_.outputs)) {
+      bad_argument("add_branch_concatenation: inputs must be int8 outputs of operators that "
+                   "nothing reads yet");
+    }
+    lo = std::min(lo, ranges_[id].lo);
+    hi = std::max(hi, ranges_[id].hi);
+  }
+  const auto [scale, zero_point] = quantization_for_range(lo, hi);
+  for (TensorId id : inputs) {
+    graph_.tensors[id].quantization.scale = {scale};
+    graph_.tensors[id].quantization.zero_point = {zero_point};
+    // Their real values stay what they were; only the range the quantization covers widens.
+    ranges_[id] = {scale * static_cast<float>(-128 - zero_point),
+                   scale * static_cast<float>(127 - zero_point), ranges_[id].rms};
+  }
+  return add_concatenation(inputs, axis);
+}
+
 TensorId ModelBuilder::add_transpose(TensorId input, const std::vector<int32_t>& perm) {
   const Tensor& in = checked(input, "add_transpose");
   if (perm.size() != in.shape.size()) bad_argument("add_transpose: one entry per dimension");

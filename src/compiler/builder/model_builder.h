@@ -115,6 +115,12 @@ class ModelBuilder {
                     int32_t zero_point);
   // Inputs must share their quantization (TFLite's int8 kernel does not rescale).
   TensorId add_concatenation(const std::vector<TensorId>& inputs, int32_t axis);
+  // The same for branches of differing quantization, as TFLite's converter writes them (a fire
+  // module's expands, an FPN's merge): each input, an int8 output of one of the builder's
+  // operators that nothing reads yet, is requantized to one quantization covering all their
+  // ranges, which the output keeps. An input whose operator keeps its input's quantization (a
+  // pool) makes build() refuse the graph.
+  TensorId add_branch_concatenation(const std::vector<TensorId>& inputs, int32_t axis);
   TensorId add_transpose(TensorId input, const std::vector<int32_t>& perm);
   TensorId add_logistic(TensorId input);
   TensorId add_resize_nearest(TensorId input, int32_t height, int32_t width);

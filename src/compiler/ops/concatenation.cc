@@ -1,5 +1,6 @@
 // CONCATENATION of int8 (or int16) tensors along one axis; int8 inputs quantized unlike the
-// output are requantized, int16 ones copied as TFLite does.
+// output are requantized, int16 ones copied as TFLite does. Int8 maps joined along channels or
+// width run in row-streamed stages (SqueezeNet's fire modules, FPN and YOLO necks).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -80,6 +81,28 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   out.options.Set(std::move(c));
 }
 
+// Inside a row-streamed stage: an int8 [1, H, W, C] output joined along W or C from activations
+// of its height (check takes no constant), row y of each for row y. Along H or batch an output
+// row is a row of one input or another: out.
+std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
+  const ir::Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
+  if (input >= op.inputs.size() || out.type != ir::DataType::kInt8 || out.shape.size() != 4 ||
+      out.shape[0] != 1) {
+    return std::nullopt;
+  }
+  const int32_t axis = std::get<ir::ConcatenationOptions>(op.options).axis;
+  if (axis != 2 && axis != 3 && axis != -1 && axis != -2) return std::nullopt;
+  for (const int32_t t : op.inputs) {
+    if (t == ir::kNoTensor) return std::nullopt;
+    const ir::Tensor& in = g.tensors[static_cast<size_t>(t)];
+    if (in.is_constant || in.type != ir::DataType::kInt8 || in.shape.size() != 4 ||
+        in.shape[0] != 1 || in.shape[1] != out.shape[1]) {
+      return std::nullopt;
+    }
+  }
+  return RowReach{};
+}
+
 void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
   const auto& o = std::get<ir::ConcatenationOptions>(op.options);
   d.add("axis " + std::to_string(o.axis));
@@ -92,6 +115,7 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 extern const OpDef concatenation{.builtin_code = builtin(tfl::BuiltinOperator::CONCATENATION),
                                  .read_options = read, .write_options = write,
                                  .inputs = {1, SIZE_MAX}, .check = check, .lower = lower,
-                                 .int16_activations = true, .describe = describe};
+                                 .int16_activations = true, .describe = describe,
+                                 .row_reach = row_reach};
 
 }  // namespace mote::ops
