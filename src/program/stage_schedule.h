@@ -15,16 +15,22 @@ namespace mote {
 namespace program {
 
 inline constexpr int32_t kMaxStageMembers = 16;
-inline constexpr int32_t kMaxStageReads = 2;  // activation inputs of one member (ADD: two)
+// Activation inputs of one member (ADD: two; CONCATENATION: an Inception block's or a YOLO
+// neck's four branches) and of a whole stage (two a member on average). A stage's reads sit in
+// one array beside its members (StageMember.reads), so members of four cost the loader's table
+// no more than members of two would: 832 bytes on a 32-bit CPU for 16 members and 32 reads
+// (inline room for four each would take 1,408, more than load's own workspace).
+inline constexpr int32_t kMaxStageReads = 4;
+inline constexpr int32_t kMaxStageTableReads = 2 * kMaxStageMembers;
 inline constexpr int32_t kNoRow = INT32_MAX;
 
 // Output row y of a member reads rows y * stride - pad + k * dilation (k < filter) of an input,
 // those inside it. An accumulating member (a streamed global average pool, always a stage's
 // last) takes its input one row at a time into sums and writes its output once, after the last
 // row: its rows are its input's ({1, 1, 0, 1}), its output whole at the end.
-// The numbers of a stage are int16 (stage_window_reach and stage_rows_fit check): the runtime
-// holds a table of up to kMaxStageMembers members on the stack while a stage runs or is
-// checked, 48 bytes each instead of 76.
+// The numbers of a stage are int16 (stage_window_reach and stage_rows_fit check): the loader
+// holds a table of up to kMaxStageMembers members and kMaxStageTableReads reads while it checks
+// a stage, 20 bytes a read instead of 32.
 struct StageRowReach {
   int16_t filter, stride, pad, dilation;
   int16_t accumulate;
@@ -59,8 +65,8 @@ struct StageRead {
 struct StageMember {
   int32_t output;  // tensor
   int16_t height;  // output rows
-  int16_t num_reads;
-  StageRead reads[kMaxStageReads];
+  int16_t num_reads;       // at most kMaxStageReads
+  const StageRead* reads;  // num_reads of them, in the array of the stage's reads
 };
 
 // The first and last input rows output row y reads, or kNoRow and -1 when its window lies in

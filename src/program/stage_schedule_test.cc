@@ -68,11 +68,9 @@ TEST(StageSchedule, CallEntriesSplitLongRuns) {
 // replay asks who reads each tensor once; the figures are those of asking every member.
 TEST(StageSchedule, ReplayFindsRingRowsAndLead) {
   const StageRowReach conv3{3, 1, 1, 1, 0}, conv3s2{3, 2, 1, 1, 0}, pointwise{1, 1, 0, 1, 0};
-  const StageMember members[3] = {
-      {11, 8, 1, {{10, -1, 8, conv3}, {}}},
-      {12, 4, 1, {{11, 0, 8, conv3s2}, {}}},
-      {13, 4, 1, {{12, 1, 4, pointwise}, {}}},
-  };
+  const StageRead reads[3] = {{10, -1, 8, conv3}, {11, 0, 8, conv3s2}, {12, 1, 4, pointwise}};
+  const StageMember members[3] = {{11, 8, 1, &reads[0]}, {12, 4, 1, &reads[1]},
+                                  {13, 4, 1, &reads[2]}};
   StageReplay replay;
   replay.members = members;
   replay.n = 3;
@@ -84,6 +82,37 @@ TEST(StageSchedule, ReplayFindsRingRowsAndLead) {
   EXPECT_EQ(replay.held[0], 3);
   EXPECT_EQ(replay.held[1], 1);
   EXPECT_EQ(replay.output_lead(), -12);
+}
+
+// A member reading four rings (a CONCATENATION of four branches), two of them read by another
+// member's 3x3 window as well: each of those rings holds the three rows the window still needs
+// when the row below is written, the others one row; every member computes each row once.
+TEST(StageSchedule, FourReadsOfOneMemberAndRingsOfTwoReaders) {
+  const StageRowReach conv3{3, 1, 1, 1, 0}, pointwise{1, 1, 0, 1, 0};
+  const StageRead reads[8] = {
+      {10, -1, 8, pointwise},                                               // 0: 1x1 of the input
+      {10, -1, 8, conv3},                                                   // 1: 3x3 of the input
+      {11, 0, 8, conv3},                                                    // 2: 3x3 of 0
+      {12, 1, 8, conv3},                                                    // 3: 3x3 of 1
+      {11, 0, 8, pointwise}, {12, 1, 8, pointwise}, {13, 2, 8, pointwise},  // 4: join 0-3
+      {14, 3, 8, pointwise}};
+  const StageMember members[5] = {{11, 8, 1, &reads[0]}, {12, 8, 1, &reads[1]},
+                                  {13, 8, 1, &reads[2]}, {14, 8, 1, &reads[3]},
+                                  {15, 8, 4, &reads[4]}};
+  static_assert(kMaxStageReads >= 4, "a member reads four");
+  struct Rows : StageReplay {
+    int32_t rows[5] = {};
+    void call(int32_t m, int32_t begin, int32_t end) {
+      EXPECT_EQ(begin, rows[m]) << "member " << m;
+      rows[m] = end;
+    }
+  } replay;
+  replay.members = members;
+  replay.n = 5;
+  StageSchedule<Rows>(members, 5, replay).run();
+  EXPECT_EQ(std::vector<int32_t>(replay.held, replay.held + 4), (std::vector<int32_t>{3, 3, 1, 1}));
+  EXPECT_EQ(std::vector<int32_t>(replay.rows, replay.rows + 5),
+            (std::vector<int32_t>{8, 8, 8, 8, 8}));
 }
 
 }  // namespace

@@ -76,13 +76,14 @@ const schema::Stage* stage_holding(const schema::Program& program, uint32_t inde
 }
 
 const char* stage_members(const schema::Program& program, const schema::Stage& stage,
-                          StageMember* members, int32_t* count) {
+                          StageMember* members, StageRead* reads, int32_t* count) {
   const auto& ops = *program.operators();
   if (stage.first() >= stage.last() || stage.last() >= ops.size()) {
     return "stage's operators out of order or range";
   }
   const uint32_t n = stage.last() - stage.first() + 1;
   if (n > static_cast<uint32_t>(kMaxStageMembers)) return "stage of more than 16 operators";
+  int32_t num_reads = 0;
   for (uint32_t m = 0; m < n; ++m) {
     const schema::Operator& op = *ops.Get(stage.first() + m);
     const OpRowForm* r = row_form(op);
@@ -93,20 +94,22 @@ const char* stage_members(const schema::Program& program, const schema::Stage& s
     if (rank(out) != 4 || dim(out, 0) != 1) return "stage member's output not [1, H, W, C]";
     StageMember& me = members[m];
     if (!stage_rows_fit(dim(out, 1))) return "stage member's output taller than 32,767 rows";
-    me = {op.outputs()->Get(0), static_cast<int16_t>(dim(out, 1)), 0, {}};
+    me = {op.outputs()->Get(0), static_cast<int16_t>(dim(out, 1)), 0, reads + num_reads};
     for (uint32_t k = 0; k < op.inputs()->size(); ++k) {
       const int32_t t = op.inputs()->Get(k);
       if (t < 0 || tensor_at(program, t).location() == schema::Location::Constant) continue;
       StageRowReach reach{};
       if (!r->row_reach(program, op, k, &reach)) return "stage member cannot run by rows";
-      if (me.num_reads == kMaxStageReads) return "stage member reads more than two inputs";
+      if (me.num_reads == kMaxStageReads) return "stage member reads more than four inputs";
+      if (num_reads == kMaxStageTableReads) return "stage reads more than 32 inputs";
       const schema::Tensor& in = tensor_at(program, t);
       if (!stage_rows_fit(dim(in, 1))) return "stage member's input taller than 32,767 rows";
       int16_t maker = -1;
       for (uint32_t j = 0; j < m; ++j) {
         if (members[j].output == t) maker = static_cast<int16_t>(j);
       }
-      me.reads[me.num_reads++] = {t, maker, static_cast<int16_t>(dim(in, 1)), reach};
+      reads[num_reads++] = {t, maker, static_cast<int16_t>(dim(in, 1)), reach};
+      ++me.num_reads;
       // An accumulating member counts its input's rows, and ends the stage.
       if (reach.accumulate != 0) {
         if (m + 1 != n || me.num_reads != 1) return "accumulating member not the stage's last";
@@ -146,13 +149,14 @@ void run_stage(const OpEnv& env, const schema::Stage& stage, const schema::Stage
 
 namespace {
 
-// check_stage with its members' table in `members` (kMaxStageMembers of them).
+// check_stage with its table in `members` (kMaxStageMembers of them) and `reads`
+// (kMaxStageTableReads).
 const char* check_stage_in(const schema::Program& program, uint32_t k, StageMember* members,
-                           int32_t* row_words, Error* error) {
+                           StageRead* reads, int32_t* row_words, Error* error) {
   *error = Error::kInvalidProgram;
   const schema::Stage& stage = *program.stages()->Get(k);
   int32_t n = 0;
-  if (const char* reason = stage_members(program, stage, members, &n)) return reason;
+  if (const char* reason = stage_members(program, stage, members, reads, &n)) return reason;
   const schema::StageCalls* entry = calls_of(program, k);
   const flatbuffers::Vector<uint16_t>* calls = entry != nullptr ? entry->calls() : nullptr;
   if (calls == nullptr) {
@@ -280,8 +284,9 @@ const char* check_stage_in(const schema::Program& program, uint32_t k, StageMemb
 __attribute__((noinline)) const char* check_stage_on_stack(const schema::Program& program,
                                                            uint32_t k, Error* error) {
   StageMember members[kMaxStageMembers];
+  StageRead reads[kMaxStageTableReads];
   int32_t row_words[kMaxRowWords];
-  return check_stage_in(program, k, members, row_words, error);
+  return check_stage_in(program, k, members, reads, row_words, error);
 }
 
 }  // namespace
@@ -294,8 +299,10 @@ const char* check_stage(const schema::Program& program, uint32_t k, void* table,
   }
   StageMember* members = static_cast<StageMember*>(table);
   for (int32_t m = 0; m < kMaxStageMembers; ++m) new (&members[m]) StageMember{};
-  return check_stage_in(program, k, members,
-                        reinterpret_cast<int32_t*>(members + kMaxStageMembers), error);
+  StageRead* reads = reinterpret_cast<StageRead*>(members + kMaxStageMembers);
+  for (int32_t i = 0; i < kMaxStageTableReads; ++i) new (&reads[i]) StageRead{};
+  return check_stage_in(program, k, members, reads,
+                        reinterpret_cast<int32_t*>(reads + kMaxStageTableReads), error);
 }
 
 int32_t stage_outside_tensor(const schema::Program& program, const schema::Stage& stage) {

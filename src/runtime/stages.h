@@ -22,14 +22,19 @@ const schema::Stage* stage_holding(const schema::Program& program, uint32_t inde
                                    uint32_t* k = nullptr);
 
 // The stage's members and how each reads its inputs (the registrations' row_reach), into
-// members[kMaxStageMembers]; null, or why the operators cannot run as one stage.
+// members[kMaxStageMembers] and their reads into reads[kMaxStageTableReads]; null, or why the
+// operators cannot run as one stage.
 const char* stage_members(const schema::Program& program, const schema::Stage& stage,
-                          StageMember* members, int32_t* count);
+                          StageMember* members, StageRead* reads, int32_t* count);
 
-// Bytes of the members' table check_stage needs, and after it one member's row-call words.
-inline constexpr size_t kStageTableBytes =
-    sizeof(StageMember) * kMaxStageMembers + sizeof(int32_t) * kMaxRowWords;
-static_assert(sizeof(StageMember) % sizeof(int32_t) == 0, "the words after the table aligned");
+// Bytes of the table check_stage needs: the members, their reads, and after them one member's
+// row-call words.
+inline constexpr size_t kStageTableBytes = sizeof(StageMember) * kMaxStageMembers +
+                                           sizeof(StageRead) * kMaxStageTableReads +
+                                           sizeof(int32_t) * kMaxRowWords;
+static_assert(sizeof(StageMember) % alignof(StageRead) == 0 &&
+                  sizeof(StageRead) % sizeof(int32_t) == 0,
+              "the reads and the words after the members aligned");
 
 // check_stage's reason when a stage's words are not its members' row_args (the compiler writes
 // them with stage_row_words, mote/runtime/stage_words.h).

@@ -79,7 +79,8 @@ class Program {
   /// The same checks and verdicts, with `workspace_words` words of caller memory for the plan
   /// check: O(n log n) whenever workspace_words >= load_workspace_words(tensors, operators).
   /// The check of row-streamed stages, which runs before it, keeps its table of a stage's
-  /// operators (768 bytes) there too when the workspace holds it, else on the stack.
+  /// operators and their reads (832 bytes on a 32-bit CPU) there too when the workspace holds
+  /// it, else on the stack.
   static Result<Program> load(const uint8_t* data, size_t size, uint32_t* workspace,
                               size_t workspace_words, LoadDiagnostic* diagnostic = nullptr);
 

@@ -48,6 +48,8 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
   if (n > program::kMaxStageMembers) return std::nullopt;
   std::vector<int32_t> maker(graph.tensors.size(), -1);  // member making each tensor
   std::vector<StageMember> members(static_cast<size_t>(n));
+  std::vector<StageRead> reads(program::kMaxStageTableReads);  // never reallocated
+  int32_t num_reads = 0;
   for (int32_t m = 0; m < n; ++m) {
     const ir::Operator& op = graph.operators[static_cast<size_t>(first + m)];
     const ops::OpDef& def = ops::op_def(op.type);
@@ -55,12 +57,14 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
       return std::nullopt;
     }
     StageMember& me = members[static_cast<size_t>(m)];
-    me = {op.outputs[0], static_cast<int16_t>(tensor(op.outputs[0]).shape[1]), 0, {}};
+    me = {op.outputs[0], static_cast<int16_t>(tensor(op.outputs[0]).shape[1]), 0,
+          reads.data() + num_reads};
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const int32_t t = op.inputs[i];
       if (t == ir::kNoTensor || tensor(t).is_constant) continue;
       const std::optional<ops::RowReach> reach = def.row_reach(graph, op, i);
-      if (!reach || !by_rows(tensor(t)) || me.num_reads == program::kMaxStageReads) {
+      if (!reach || !by_rows(tensor(t)) || me.num_reads == program::kMaxStageReads ||
+          num_reads == program::kMaxStageTableReads) {
         return std::nullopt;
       }
       StageRowReach fits = program::kStageAccumulate;
@@ -69,8 +73,10 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
                                     &fits)) {
         return std::nullopt;
       }
-      me.reads[me.num_reads++] = {t, static_cast<int16_t>(maker[static_cast<size_t>(t)]),
-                                  static_cast<int16_t>(tensor(t).shape[1]), fits};
+      reads[static_cast<size_t>(num_reads++)] = {
+          t, static_cast<int16_t>(maker[static_cast<size_t>(t)]),
+          static_cast<int16_t>(tensor(t).shape[1]), fits};
+      ++me.num_reads;
       // An accumulating operator counts its input's rows, and ends the stage.
       if (reach->accumulate) {
         if (m + 1 != n || me.num_reads != 1) return std::nullopt;
