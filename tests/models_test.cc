@@ -260,9 +260,10 @@ TEST(SharedModelStreaming, StagesShrinkTheArenaAndKeepTfLitesOutputs) {
     const char* name;
     uint64_t arena, arena_m55;  // the streamed plans
     uint64_t outside_arena;     // with the input outside the arena (m0plus, m4)
-  } expected[] = {{"mlperf_tiny_vww_mobilenetv1_025_96_int8", 27856, 27856, 14320},
-                  {"mlperf_tiny_ic_resnet8_int8", 17152, 17280, 14912},
-                  {"mlperf_tiny_kws_dscnn_int8", 6352, 6400, 5920}};
+    size_t stages, stages_m55;  // ResNet-8: a second stage where its peak moves
+  } expected[] = {{"mlperf_tiny_vww_mobilenetv1_025_96_int8", 27856, 27856, 14320, 1, 1},
+                  {"mlperf_tiny_ic_resnet8_int8", 17024, 17024, 14912, 2, 2},
+                  {"mlperf_tiny_kws_dscnn_int8", 6352, 6400, 5920, 1, 1}};
   for (const auto& e : expected) {
     const std::string name = e.name;
     if (!fs::exists(models_dir() / (name + ".tflite"))) {
@@ -276,7 +277,7 @@ TEST(SharedModelStreaming, StagesShrinkTheArenaAndKeepTfLitesOutputs) {
       options.plan.cpu = cpu;
       options.plan.stream = true;
       const pipeline::Compiled compiled = pipeline::compile(graph, options);
-      ASSERT_EQ(compiled.planned.stages.size(), 1u);
+      ASSERT_EQ(compiled.planned.stages.size(), helium ? e.stages_m55 : e.stages);
       EXPECT_EQ(compiled.planned.plan().arena_bytes, helium ? e.arena_m55 : e.arena);
       const pipeline::HostRun run = pipeline::run_on_host(compiled.program, {input});
       ASSERT_EQ(run.outputs.size(), 1u);

@@ -61,6 +61,7 @@ TEST(PreluStages, PreluMembersWordsAreChecked) {
   EXPECT_EQ(testing::expect_member_words_checked(prelu_block(), {schema::OpKind::Prelu}), 2);
 }
 
+// An alpha of the map's full shape (varying along H), an activation alpha or int16: no rows to
 // stream. An alpha varying along W and C only does.
 TEST(PreluStages, WhatCannotStreamStaysOut) {
   ModelBuilder b(3);
