@@ -48,18 +48,9 @@ TensorId prelu_written_out(ModelBuilder& b, TensorId x, const std::vector<int32_
   return b.add_maximum(b.add_quantize(product, scale, zero_point), identity);
 }
 
-// conv 3x3 stride 2 -> PReLU -> depthwise 3x3 -> conv 1x1 -> ADD (the PReLU's output) -> PReLU
-// -> max pool 2x2 stride 2: the face landmarks model's first residual block, its PReLUs written
-// out. Without streaming its peak holds three maps of the block's size.
-ir::Graph prelu_block() {
-  ModelBuilder b(23);
-  const TensorId x = b.add_input({1, 48, 40, 3}, ir::DataType::kInt8, 0.02f, -3);
-  const TensorId p = prelu_written_out(b, b.add_conv2d(x, 16, 3, 3, 2, Padding::kSame), {1, 1, 16});
-  const TensorId d = b.add_conv2d(b.add_depthwise(p, 3, 3, 1, Padding::kSame), 16, 1, 1, 1,
-                                  Padding::kSame);
-  b.mark_output(b.add_max_pool(prelu_written_out(b, b.add_add(d, p), {16}), 2, 2, 2));
-  return b.build();
-}
+// The face landmarks model's first residual block, its PReLUs written out. Without streaming its
+// peak holds three maps of the block's size.
+ir::Graph prelu_block() { return testing::prelu_residual_block(23, 16, prelu_written_out); }
 
 // A constant of `shape` quantized as `like`, every value the real `value` (clipped to int8), or
 // cycling through steps of `step` above it.

@@ -37,18 +37,8 @@ TensorId prelu(ModelBuilder& b, TensorId x, const std::vector<int32_t>& alpha_sh
                         t.quantization.scale[0], t.quantization.zero_point[0]);
 }
 
-// conv 3x3 stride 2 -> PRELU -> depthwise 3x3 -> conv 1x1 -> ADD (the PRELU's output) -> PRELU
-// -> max pool 2x2 stride 2: BlazePalm's first residual block and the pool of the next one's
-// shortcut. Without streaming its peak holds the PRELU's output through the block.
-ir::Graph prelu_block() {
-  ModelBuilder b(17);
-  const TensorId x = b.add_input({1, 48, 40, 3}, ir::DataType::kInt8, 0.02f, -3);
-  const TensorId p = prelu(b, b.add_conv2d(x, 32, 3, 3, 2, Padding::kSame), {1, 1, 32});
-  const TensorId d = b.add_conv2d(b.add_depthwise(p, 3, 3, 1, Padding::kSame), 32, 1, 1, 1,
-                                  Padding::kSame);
-  b.mark_output(b.add_max_pool(prelu(b, b.add_add(d, p), {32}), 2, 2, 2));
-  return b.build();
-}
+// BlazePalm's first residual block and the pool of the next one's shortcut, with PRELUs.
+ir::Graph prelu_block() { return testing::prelu_residual_block(17, 32, prelu); }
 
 TEST(PreluStages, StreamInLessArenaAndComputeTheSame) {
   // Both PRELUs and the ADD among the stage's members.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/builder/model_builder.h"
 #include "compiler/ir/error.h"
 #include "compiler/passes/row_stages.h"
 #include "compiler/pipeline/compile.h"
@@ -21,6 +22,23 @@
 #include "runtime/ops/registry.h"
 
 namespace mote::passes::testing {
+
+// conv 3x3 stride 2 -> `prelu` -> depthwise 3x3 -> conv 1x1 -> ADD (the first PReLU's output)
+// -> `prelu` -> max pool 2x2 stride 2, on int8 1x48x40x3: BlazePalm's and the face landmarks
+// model's first residual block (and the pool of the next one's shortcut). `prelu(b, x, alpha
+// shape)` makes the activation, per channel ({1, 1, channels}, then {channels}). Without streaming
+// its peak holds the PReLU's output through the block.
+template <typename Prelu>
+ir::Graph prelu_residual_block(uint32_t seed, int32_t channels, const Prelu& prelu) {
+  builder::ModelBuilder b(seed);
+  const builder::TensorId x = b.add_input({1, 48, 40, 3}, ir::DataType::kInt8, 0.02f, -3);
+  const builder::TensorId p =
+      prelu(b, b.add_conv2d(x, channels, 3, 3, 2, ir::Padding::kSame), {1, 1, channels});
+  const builder::TensorId d = b.add_conv2d(b.add_depthwise(p, 3, 3, 1, ir::Padding::kSame),
+                                           channels, 1, 1, 1, ir::Padding::kSame);
+  b.mark_output(b.add_max_pool(prelu(b, b.add_add(d, p), {channels}), 2, 2, 2));
+  return b.build();
+}
 
 inline pipeline::Compiled compile_for(const ir::Graph& g, const char* cpu, bool stream) {
   pipeline::CompileOptions options;
