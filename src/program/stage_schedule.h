@@ -27,13 +27,16 @@ inline constexpr int32_t kNoRow = INT32_MAX;
 // Output row y of a member reads rows y * stride - pad + k * dilation (k < filter) of an input,
 // those inside it. An accumulating member (a streamed global average pool, always a stage's
 // last) takes its input one row at a time into sums and writes its output once, after the last
-// row: its rows are its input's ({1, 1, 0, 1}), its output whole at the end.
+// row: its rows are its input's ({1, 1, 0, 1}), its output whole at the end. An upsampling
+// member (a nearest-neighbour resize by an integer factor k) reads for its row y what a window
+// reads for row y / k: with the window {1, 1, 0, 1}, input row y / k alone.
 // The numbers of a stage are int16 (stage_window_reach and stage_rows_fit check): the loader
 // holds a table of up to kMaxStageMembers members and kMaxStageTableReads reads while it checks
 // a stage, 20 bytes a read instead of 32.
 struct StageRowReach {
   int16_t filter, stride, pad, dilation;
-  int16_t accumulate;
+  int8_t accumulate;
+  int8_t upsample;  // k >= 2, or 0: none
 };
 
 // Whether a height fits a stage's int16 row numbers.
@@ -48,12 +51,20 @@ inline bool stage_window_reach(int32_t filter, int32_t stride, int32_t pad, int3
     return false;
   }
   *reach = {static_cast<int16_t>(filter), static_cast<int16_t>(stride),
-            static_cast<int16_t>(pad), static_cast<int16_t>(dilation), 0};
+            static_cast<int16_t>(pad), static_cast<int16_t>(dilation), 0, 0};
   return true;
 }
 
 // An accumulating member's reach: its input's rows one at a time.
-inline constexpr StageRowReach kStageAccumulate = {1, 1, 0, 1, 1};
+inline constexpr StageRowReach kStageAccumulate = {1, 1, 0, 1, 1, 0};
+
+// An upsampling member's reach (row_reach of RESIZE_NEAREST_NEIGHBOR): output row y reads input
+// row y / factor. False for a factor outside [2, 127].
+inline bool stage_upsample_reach(int32_t factor, StageRowReach* reach) {
+  if (factor < 2 || factor > INT8_MAX) return false;
+  *reach = {1, 1, 0, 1, 0, static_cast<int8_t>(factor)};
+  return true;
+}
 
 struct StageRead {
   int32_t tensor;
@@ -73,14 +84,16 @@ struct StageMember {
 // the padding: the row kernels' window_input_rows for one row (stage_schedule_test.cc checks
 // they agree), in closed form because the schedule asks at every row of every member it runs.
 // Row y's taps are rows iy0 + k * dilation, k < filter, iy0 = y * stride - pad (int32: the
-// numbers are int16).
+// numbers are int16); an upsampling member's row y taps as row y / upsample.
 inline int32_t stage_first_read(const StageRowReach& r, int32_t y, int32_t rows) {
+  if (r.upsample > 1) y /= r.upsample;
   const int32_t iy0 = y * r.stride - r.pad;
   // The first tap at or below row 0.
   const int32_t first = iy0 >= 0 ? iy0 : iy0 + (-iy0 + r.dilation - 1) / r.dilation * r.dilation;
   return first < rows && first <= iy0 + (r.filter - 1) * r.dilation ? first : kNoRow;
 }
 inline int32_t stage_last_read(const StageRowReach& r, int32_t y, int32_t rows) {
+  if (r.upsample > 1) y /= r.upsample;
   const int32_t iy0 = y * r.stride - r.pad;
   if (iy0 >= rows) return -1;
   int32_t last = iy0 + (r.filter - 1) * r.dilation;

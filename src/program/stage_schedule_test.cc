@@ -1,12 +1,15 @@
 // The schedule's closed forms of a window's first and last input row against the row kernels'
-// window_input_rows (the definition the kernels and the loader's ring checks rest on), and the
-// entries a program writes its calls as.
+// window_input_rows (the definition the kernels and the loader's ring checks rest on) and of an
+// upsampling member's against the nearest-neighbour kernel's rule, and the entries a program
+// writes its calls as.
 
 #include "program/stage_schedule.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
+
+#include "mote/kernels/resize_nearest_neighbor.h"
 
 namespace mote::program {
 namespace {
@@ -40,6 +43,31 @@ TEST(StageSchedule, WindowRowsMatchTheRowKernels) {
   // Windows in the padding above, below and between dilated taps were all among them.
   EXPECT_GT(empty, 1000);
   EXPECT_EQ(checked, 6 * 3 * 8 * 4 * 12 * 17);
+}
+
+// An upsampling reach reads for output row y the input row TFLite's nearest-neighbour rule
+// reads for an integer factor without align_corners (half-pixel centres or not): y / factor.
+TEST(StageSchedule, UpsampledRowsMatchTheNearestNeighbourRule) {
+  int checked = 0;
+  for (int32_t factor = 2; factor <= 5; ++factor) {
+    StageRowReach r{};
+    ASSERT_TRUE(stage_upsample_reach(factor, &r));
+    for (int32_t rows = 1; rows <= 40; ++rows) {
+      for (const bool half_pixel : {false, true}) {
+        for (int32_t y = 0; y < rows * factor; ++y) {
+          const int32_t in_y =
+              kernels::nearest_neighbor_index(y, rows, rows * factor, false, half_pixel);
+          ASSERT_EQ(stage_first_read(r, y, rows), in_y) << factor << " " << rows << " " << y;
+          ASSERT_EQ(stage_last_read(r, y, rows), in_y) << factor << " " << rows << " " << y;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 2 * (2 + 3 + 4 + 5) * (40 * 41 / 2));
+  StageRowReach r{};
+  EXPECT_FALSE(stage_upsample_reach(1, &r));
+  EXPECT_FALSE(stage_upsample_reach(128, &r));
 }
 
 // A call is one entry, a run longer than twelve bits of rows several; member and rows read back.

@@ -46,10 +46,12 @@ struct Description {
 // passes/row_stages.h): output row y reads input rows y * stride - pad + k * dilation for
 // k in [0, filter), those inside the input.
 // An accumulating operator (a global average pool) takes its input one row at a time into sums
-// and writes its output once, after the last row (program/stage_schedule.h).
+// and writes its output once, after the last row (program/stage_schedule.h). An upsampling one
+// (a nearest-neighbour resize by an integer factor `upsample` >= 2) reads input row y / upsample.
 struct RowReach {
   int32_t filter = 1, stride = 1, pad = 0, dilation = 1;
   bool accumulate = false;
+  int32_t upsample = 0;
 };
 
 struct OpDef {

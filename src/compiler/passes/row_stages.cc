@@ -68,9 +68,10 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
         return std::nullopt;
       }
       StageRowReach fits = program::kStageAccumulate;
-      if (!reach->accumulate && !program::stage_window_reach(
-                                    reach->filter, reach->stride, reach->pad, reach->dilation,
-                                    &fits)) {
+      if (!reach->accumulate &&
+          !(reach->upsample > 1 ? program::stage_upsample_reach(reach->upsample, &fits)
+                                : program::stage_window_reach(reach->filter, reach->stride,
+                                                              reach->pad, reach->dilation, &fits))) {
         return std::nullopt;
       }
       reads[static_cast<size_t>(num_reads++)] = {
