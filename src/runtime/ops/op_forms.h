@@ -60,6 +60,8 @@
   X(Quantize, Rows, rows)                         \
   X(Concatenation, Plain, plain)                  \
   X(Concatenation, Rows, rows)                    \
+  X(ResizeNearestNeighbor, Plain, plain)          \
+  X(ResizeNearestNeighbor, Rows, rows)            \
   X(Softmax, Plain, plain)                        \
   X(Softmax, Int16, int16)
 
