@@ -1004,7 +1004,8 @@ TensorId ModelBuilder::add_transpose(TensorId input, const std::vector<int32_t>&
   return add_op(OpType::kTranspose, {input, p}, out, std::monostate{});
 }
 
-TensorId ModelBuilder::add_resize_nearest(TensorId input, int32_t height, int32_t width) {
+TensorId ModelBuilder::add_resize_nearest(TensorId input, int32_t height, int32_t width,
+                                          bool align_corners, bool half_pixel_centers) {
   const Tensor& in = checked(input, "add_resize_nearest");
   if (in.shape.size() != 4) bad_argument("add_resize_nearest: NHWC input");
   if (height < 1 || width < 1) bad_argument("add_resize_nearest: size must be positive");
@@ -1013,7 +1014,7 @@ TensorId ModelBuilder::add_resize_nearest(TensorId input, int32_t height, int32_
   const TensorId s = add_int32_constant(name + "/size", {2}, {height, width});
   const TensorId out = add_activation_like(name, shape, input);
   return add_op(OpType::kResizeNearestNeighbor, {input, s}, out,
-                ir::ResizeNearestNeighborOptions{});
+                ir::ResizeNearestNeighborOptions{align_corners, half_pixel_centers});
 }
 
 TensorId ModelBuilder::add_resize_bilinear(TensorId input, int32_t height, int32_t width,

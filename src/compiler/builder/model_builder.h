@@ -123,7 +123,8 @@ class ModelBuilder {
   TensorId add_branch_concatenation(const std::vector<TensorId>& inputs, int32_t axis);
   TensorId add_transpose(TensorId input, const std::vector<int32_t>& perm);
   TensorId add_logistic(TensorId input);
-  TensorId add_resize_nearest(TensorId input, int32_t height, int32_t width);
+  TensorId add_resize_nearest(TensorId input, int32_t height, int32_t width,
+                              bool align_corners = false, bool half_pixel_centers = false);
   TensorId add_hard_swish(TensorId input);
   // SUM (output quantized by `scale` and `zero_point`) and REDUCE_MAX (output quantized as the
   // input) over `axes`, as add_mean.

@@ -1,8 +1,10 @@
-// RESIZE_NEAREST_NEIGHBOR to a constant size; output quantized as the input.
+// RESIZE_NEAREST_NEIGHBOR to a constant size; output quantized as the input. Int8 maps
+// upsampled along H by an integer factor run in row-streamed stages (FPN and YOLO necks).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
+#include "mote/kernels/resize_nearest_neighbor.h"
 
 namespace mote::ops {
 namespace {
@@ -59,6 +61,32 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
   d.json["half_pixel_centers"] = o.half_pixel_centers;
 }
 
+// Inside a row-streamed stage: an int8 [1, H, W, C] map to [1, k * H, W', C] for an integer k,
+// without align_corners, whose rows TFLite's rule maps y to y / k (half-pixel centres or not;
+// checked row by row, as the kernel computes them in float): output row y is input row y / k
+// resized along W as the whole map is. Other heights (align_corners maps by (H - 1) / (kH - 1))
+// and int16 stay out.
+std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
+  const auto& o = std::get<ir::ResizeNearestNeighborOptions>(op.options);
+  const ir::Tensor& in = g.tensors[static_cast<size_t>(op.inputs[0])];
+  const ir::Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
+  if (input != 0 || o.align_corners || in.type != ir::DataType::kInt8 ||
+      out.type != ir::DataType::kInt8 || in.shape.size() != 4 || in.shape[0] != 1 ||
+      in.shape[1] < 1 || out.shape[1] % in.shape[1] != 0) {
+    return std::nullopt;
+  }
+  const int32_t factor = out.shape[1] / in.shape[1];
+  for (int32_t y = 0; y < out.shape[1]; ++y) {
+    if (kernels::nearest_neighbor_index(y, in.shape[1], out.shape[1], false,
+                                        o.half_pixel_centers) != y / factor) {
+      return std::nullopt;
+    }
+  }
+  RowReach reach;
+  if (factor > 1) reach.upsample = factor;
+  return reach;
+}
+
 constexpr int8_t kProgramInputs[] = {0};  // the size is the output's shape
 
 }  // namespace
@@ -66,6 +94,7 @@ constexpr int8_t kProgramInputs[] = {0};  // the size is the output's shape
 extern const OpDef resize_nearest_neighbor{
     .builtin_code = builtin(tfl::BuiltinOperator::RESIZE_NEAREST_NEIGHBOR), .read_options = read,
     .write_options = write, .inputs = {2, 2}, .check = check, .lower = lower,
-    .program_inputs = kProgramInputs, .int16_activations = true, .describe = describe};
+    .program_inputs = kProgramInputs, .int16_activations = true, .describe = describe,
+    .row_reach = row_reach};
 
 }  // namespace mote::ops
