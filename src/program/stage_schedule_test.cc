@@ -21,7 +21,7 @@ TEST(StageSchedule, WindowRowsMatchTheRowKernels) {
       for (int16_t pad = 0; pad <= 7; ++pad) {
         for (int16_t dilation = 1; dilation <= 4; ++dilation) {
           for (int32_t rows = 1; rows <= 12; ++rows) {
-            const StageRowReach r{filter, stride, pad, dilation, 0};
+            const StageRowReach r{filter, stride, pad, dilation, 0, 0};
             for (int32_t y = 0; y <= 16; ++y) {
               const kernels::RowRange w =
                   kernels::window_input_rows(rows, filter, stride, pad, dilation, y, y + 1);
@@ -95,7 +95,8 @@ TEST(StageSchedule, CallEntriesSplitLongRuns) {
 // (tensor 10), so each ring is read by one later member only and the input by the first. The
 // replay asks who reads each tensor once; the figures are those of asking every member.
 TEST(StageSchedule, ReplayFindsRingRowsAndLead) {
-  const StageRowReach conv3{3, 1, 1, 1, 0}, conv3s2{3, 2, 1, 1, 0}, pointwise{1, 1, 0, 1, 0};
+  const StageRowReach conv3{3, 1, 1, 1, 0, 0}, conv3s2{3, 2, 1, 1, 0, 0},
+      pointwise{1, 1, 0, 1, 0, 0};
   const StageRead reads[3] = {{10, -1, 8, conv3}, {11, 0, 8, conv3s2}, {12, 1, 4, pointwise}};
   const StageMember members[3] = {{11, 8, 1, &reads[0]}, {12, 4, 1, &reads[1]},
                                   {13, 4, 1, &reads[2]}};
@@ -116,7 +117,7 @@ TEST(StageSchedule, ReplayFindsRingRowsAndLead) {
 // member's 3x3 window as well: each of those rings holds the three rows the window still needs
 // when the row below is written, the others one row; every member computes each row once.
 TEST(StageSchedule, FourReadsOfOneMemberAndRingsOfTwoReaders) {
-  const StageRowReach conv3{3, 1, 1, 1, 0}, pointwise{1, 1, 0, 1, 0};
+  const StageRowReach conv3{3, 1, 1, 1, 0, 0}, pointwise{1, 1, 0, 1, 0, 0};
   const StageRead reads[8] = {
       {10, -1, 8, pointwise},                                               // 0: 1x1 of the input
       {10, -1, 8, conv3},                                                   // 1: 3x3 of the input
