@@ -167,8 +167,7 @@ TEST(ConcatStages, WhatCannotStreamStaysOut) {
   b.mark_output(b.add_concatenation({d, d, d, d, d}, 3));                              // op 7
   ir::Graph g = b.build();
   const auto reach = [&](size_t op, size_t input) {
-    const ir::Operator& o = g.operators[op];
-    return ops::op_def(o.type).row_reach(g, o, input).has_value();
+    return testing::reach_of(g, op, input).has_value();
   };
   for (const size_t op : {4, 5, 7}) ASSERT_EQ(g.operators[op].type, OpType::kConcatenation) << op;
   EXPECT_FALSE(reach(4, 0));  // along H: an output row is a row of one input or the other
@@ -181,9 +180,7 @@ TEST(ConcatStages, WhatCannotStreamStaysOut) {
   EXPECT_TRUE(reach(7, 0));
   EXPECT_FALSE(row_stage(g, 6, 7).has_value());
   // 16x8: the same operator with int16 activations.
-  for (const int32_t t16 : {g.operators[5].inputs[0], g.operators[5].outputs[0]}) {
-    g.tensors[static_cast<size_t>(t16)].type = ir::DataType::kInt16;
-  }
+  testing::make_int16(g, 5);
   EXPECT_FALSE(reach(5, 0));
 }
 

@@ -72,10 +72,7 @@ TEST(PadStages, WhatCannotStreamStaysOut) {
   const TensorId spatial = b.add_pad(c, {{0, 0}, {2, 1}, {0, 3}, {1, 1}});
   b.mark_output(b.add_pad(spatial, {{1, 0}, {0, 0}, {0, 0}, {0, 0}}));
   ir::Graph g = b.build();
-  const auto reach = [&](size_t op) {
-    const ir::Operator& o = g.operators[op];
-    return ops::op_def(o.type).row_reach(g, o, 0);
-  };
+  const auto reach = [&](size_t op) { return testing::reach_of(g, op); };
   ASSERT_EQ(g.operators[1].type, OpType::kPad);
   const std::optional<ops::RowReach> r = reach(1);
   ASSERT_TRUE(r.has_value());
@@ -85,9 +82,7 @@ TEST(PadStages, WhatCannotStreamStaysOut) {
   EXPECT_FALSE(reach(2).has_value());  // batch padding
   EXPECT_TRUE(row_stage(g, 0, 1).has_value());
   EXPECT_FALSE(row_stage(g, 0, 2).has_value());
-  for (const int32_t t16 : {g.operators[1].inputs[0], g.operators[1].outputs[0]}) {
-    g.tensors[static_cast<size_t>(t16)].type = ir::DataType::kInt16;
-  }
+  testing::make_int16(g, 1);
   EXPECT_FALSE(reach(1).has_value());
 }
 

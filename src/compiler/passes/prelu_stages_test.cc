@@ -66,8 +66,7 @@ TEST(PreluStages, WhatCannotStreamStaysOut) {
                                t.quantization.scale[0], t.quantization.zero_point[0]));
   ir::Graph g = b.build();
   const auto reach = [&](size_t op, size_t input) {
-    const ir::Operator& o = g.operators[op];
-    return ops::op_def(o.type).row_reach(g, o, input).has_value();
+    return testing::reach_of(g, op, input).has_value();
   };
   for (const size_t op : {1, 2, 3, 5}) ASSERT_EQ(g.operators[op].type, OpType::kPrelu) << op;
   EXPECT_TRUE(reach(1, 0));
@@ -81,9 +80,7 @@ TEST(PreluStages, WhatCannotStreamStaysOut) {
   EXPECT_FALSE(row_stage(g, 0, 3).has_value());
   EXPECT_FALSE(row_stage(g, 4, 5).has_value());
   // 16x8: the same operator with int16 activations.
-  for (const int32_t t16 : {g.operators[1].inputs[0], g.operators[1].outputs[0]}) {
-    g.tensors[static_cast<size_t>(t16)].type = ir::DataType::kInt16;
-  }
+  testing::make_int16(g, 1);
   EXPECT_FALSE(reach(1, 0));
 }
 

@@ -80,10 +80,7 @@ TEST(ResizeStages, WhatCannotStreamStaysOut) {
   const TensorId wide = b.add_resize_nearest(down, 18, 30);                   // op 4
   b.mark_output(b.add_resize_nearest(b.add_conv2d(wide, 8, 1, 1), 36, 30));   // ops 5, 6
   ir::Graph g = b.build();
-  const auto reach = [&](size_t op) {
-    const ir::Operator& o = g.operators[op];
-    return ops::op_def(o.type).row_reach(g, o, 0);
-  };
+  const auto reach = [&](size_t op) { return testing::reach_of(g, op); };
   EXPECT_FALSE(reach(1).has_value());  // align_corners
   EXPECT_FALSE(reach(2).has_value());  // 24 -> 36
   EXPECT_FALSE(reach(3).has_value());  // 36 -> 18
@@ -94,9 +91,7 @@ TEST(ResizeStages, WhatCannotStreamStaysOut) {
   EXPECT_FALSE(row_stage(g, 0, 1).has_value());
   EXPECT_TRUE(row_stage(g, 4, 6).has_value());
   // 16x8: the same operator with int16 activations.
-  for (const int32_t t16 : {g.operators[6].inputs[0], g.operators[6].outputs[0]}) {
-    g.tensors[static_cast<size_t>(t16)].type = ir::DataType::kInt16;
-  }
+  testing::make_int16(g, 6);
   EXPECT_FALSE(reach(6).has_value());
 }
 

@@ -72,8 +72,7 @@ TEST(SiluStages, WhatCannotStreamStaysOut) {
   b.mark_output(b.add_mul(excited, b.add_int8_constant({1, 12, 10, 8}, values, 0.05f, 0)));
   ir::Graph g = b.build();
   const auto reach = [&](size_t op, size_t input) {
-    const ir::Operator& o = g.operators[op];
-    return ops::op_def(o.type).row_reach(g, o, input).has_value();
+    return testing::reach_of(g, op, input).has_value();
   };
   ASSERT_EQ(g.operators[1].type, OpType::kLogistic);
   ASSERT_EQ(g.operators[2].type, OpType::kMul);
@@ -88,9 +87,7 @@ TEST(SiluStages, WhatCannotStreamStaysOut) {
   ASSERT_TRUE(stage.has_value());
   EXPECT_FALSE(row_stage(g, 0, 5).has_value());
   // 16x8: the same operators with int16 activations.
-  for (const int32_t t : {g.operators[1].inputs[0], g.operators[1].outputs[0]}) {
-    g.tensors[static_cast<size_t>(t)].type = ir::DataType::kInt16;
-  }
+  testing::make_int16(g, 1);
   EXPECT_FALSE(reach(1, 0));
 }
 

@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/builder/model_builder.h"
 #include "compiler/ir/error.h"
+#include "compiler/ops/op_def.h"
 #include "compiler/passes/row_stages.h"
 #include "compiler/pipeline/compile.h"
 #include "compiler/pipeline/host_run.h"
@@ -78,6 +80,19 @@ inline void expect_streams_the_same(const ir::Graph& g, const std::map<ir::OpTyp
                 pipeline::run_on_host(whole.program, inputs).outputs)
           << "seed " << seed;
     }
+  }
+}
+
+// The reach operator `op` of `g` declares for its input `input` (OpDef::row_reach), or nullopt.
+inline std::optional<ops::RowReach> reach_of(const ir::Graph& g, size_t op, size_t input = 0) {
+  const ir::Operator& o = g.operators[op];
+  return ops::op_def(o.type).row_reach(g, o, input);
+}
+
+// Operator `op` of `g` turned 16x8: its input 0 and its output int16.
+inline void make_int16(ir::Graph& g, size_t op) {
+  for (const int32_t t : {g.operators[op].inputs[0], g.operators[op].outputs[0]}) {
+    g.tensors[static_cast<size_t>(t)].type = ir::DataType::kInt16;
   }
 }
 
