@@ -107,9 +107,8 @@ std::vector<planner::Plan> verified_plans(const planner::Problem& problem,
   return plans;
 }
 
-// The most bytes live at one step of [first, last] in `problem`.
-uint64_t peak_over(const planner::Problem& problem, int32_t first, int32_t last) {
-  const std::vector<uint64_t> live = planner::live_bytes_per_step(problem);
+// The most bytes live at one step of [first, last], of `live` (planner::live_bytes_per_step).
+uint64_t peak_over(const std::vector<uint64_t>& live, int32_t first, int32_t last) {
   uint64_t most = 0;
   for (int32_t step = first; step <= last && static_cast<size_t>(step) < live.size(); ++step) {
     most = std::max(most, live[static_cast<size_t>(step)]);
@@ -144,6 +143,7 @@ void stream_stages(PlannedGraph& planned, const PlanRequest& request,
     const passes::StreamCandidate* chosen = nullptr;
     std::optional<double> chosen_spent;
     uint64_t relief = 0;  // of a stage chosen at the same arena
+    std::vector<uint64_t> base_live;  // the bytes live at each step of `base`, once asked
     for (const passes::StreamCandidate& c : candidates) {
       const std::optional<double> extra = stage_extra(graph, c.stage, planned.cpu.extension);
       // The first round prices every stage alone; later ones list those that lower the arena.
@@ -163,9 +163,11 @@ void stream_stages(PlannedGraph& planned, const PlanRequest& request,
         chosen_spent = total;
         continue;
       }
-      const uint64_t before = peak_over(base.problem, c.stage.first, c.stage.last);
-      const uint64_t after = peak_over(passes::streamed_memory(graph, base, c.stage).problem,
-                                       c.stage.first, c.stage.last);
+      if (base_live.empty()) base_live = planner::live_bytes_per_step(base.problem);
+      const uint64_t before = peak_over(base_live, c.stage.first, c.stage.last);
+      const uint64_t after = peak_over(
+          planner::live_bytes_per_step(passes::streamed_memory(graph, base, c.stage).problem),
+          c.stage.first, c.stage.last);
       if (after < before && before - after > relief) {
         relief = before - after;
         chosen = &c;
