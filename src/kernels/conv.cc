@@ -8,6 +8,9 @@
 
 #include "dsp/kernels.h"
 #include "mve/kernels.h"
+#if defined(MOTE_KERNELS_WITH_MVE)
+#include "mve/instance_tables.h"
+#endif
 #if defined(MOTE_KERNELS_WITH_TESTING)
 #include "testing/conv.h"
 #endif
@@ -71,6 +74,16 @@ void conv2d_extension(const ConvParams& params, const int8_t* input, const int8_
 
 bool conv_extension_takes(const ConvShape& shape) {
   return internal::extension_takes(kConvChoices, shape);
+}
+
+bool conv_extension_linked(const ConvShape& shape, bool right) {
+#if defined(MOTE_KERNELS_WITH_MVE)
+  return mve::instances_linked(mve::conv_instances_used(shape, right));
+#else
+  (void)shape;
+  (void)right;
+  return true;
+#endif
 }
 
 // Rows (mote/kernels/rows.h): the build's extension row kernel, which tests its table line's

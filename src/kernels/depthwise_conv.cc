@@ -9,6 +9,9 @@
 #include "dsp/requantize.h"
 #endif
 #include "mve/kernels.h"
+#if defined(MOTE_KERNELS_WITH_MVE)
+#include "mve/instance_tables.h"
+#endif
 #include "portable/conv_internal.h"
 #include "variant_table.h"
 
@@ -64,6 +67,16 @@ void depthwise_conv2d_extension(const DepthwiseConvParams& params, const int8_t*
 
 bool depthwise_conv_extension_takes(const DepthwiseShape& shape) {
   return internal::extension_takes(kDepthwiseChoices, shape);
+}
+
+bool depthwise_conv_extension_linked(const DepthwiseShape& shape, bool rows) {
+#if defined(MOTE_KERNELS_WITH_MVE)
+  return mve::instances_linked(mve::depthwise_instances_used(shape, rows));
+#else
+  (void)shape;
+  (void)rows;
+  return true;
+#endif
 }
 
 void depthwise_conv2d_one_input(const DepthwiseConvParams& params, const int8_t* input,

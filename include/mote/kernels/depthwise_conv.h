@@ -38,6 +38,8 @@ void depthwise_conv2d_extension(const DepthwiseConvParams& params, const int8_t*
                                 const int8_t* filter, const int32_t* bias, int8_t* output,
                                 Scratch scratch);
 bool depthwise_conv_extension_takes(const DepthwiseShape& shape);
+// As conv_extension_linked, for a DEPTHWISE_CONV_2D of `shape`, row-streamed where `rows`.
+bool depthwise_conv_extension_linked(const DepthwiseShape& shape, bool rows);
 // One input channel with a depth multiplier (input_c 1, output_c above 1): the build's extension
 // kernel for that shape (dot products along the window's rows against the filter rearranged in
 // `scratch`, depthwise_conv_scratch_bytes), where it takes the layer; otherwise as

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mve/instance_tables.h"
 #include "mve/kernels.h"
 #include "mve/requantize.h"
 #include "portable/row_window.h"
@@ -24,11 +25,8 @@ namespace kernels {
 namespace mve {
 namespace {
 
-struct Quant {
-  const int32_t* multiplier;
-  const int32_t* shift;
-  OutputStage stage;
-};
+using conv_instances::InputRows;
+using conv_instances::Quant;
 
 // The four sums of one output channel as a vector (lane k: row k), plus the channel's base.
 inline int32x4_t sums(int32_t a0, int32_t a1, int32_t a2, int32_t a3, int32_t base) {
@@ -114,6 +112,10 @@ __attribute__((always_inline)) inline ChannelSums channel_sums(Rows x0, Rows x1,
 // kRows 5 (not kSmall): a fifth row x4 shares the filter loads (a row call's output row of five
 // pixels, else a block of four and a block of one that reloads every filter row), its output at
 // out_offsets[4], requantized four channels at a time.
+}  // namespace
+
+namespace conv_instances {
+
 template <int kRows, bool kRight, bool kSmall, bool kTail>
 void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
                const int8_t* x4, const int8_t* filter, int32_t depth, int32_t co, const int32_t* bias, int32_t io,
@@ -187,36 +189,18 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
   }
 }
 
+}  // namespace conv_instances
+
+namespace {
+
 // four_rows with its specializations chosen (rows: 1..4, or 5 when depth > 16).
 void rows_block(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_t* x3,
                 const int8_t* x4, int32_t rows, const int8_t* filter, int32_t depth, int32_t co,
                 const int32_t* bias, int32_t io, const Quant& q, bool right, int8_t* out,
                 const uint32_t* out_offsets) {
-  using Kernel = void (*)(const int8_t*, const int8_t*, const int8_t*, const int8_t*,
-                          const int8_t*, const int8_t*, int32_t, int32_t, const int32_t*, int32_t,
-                          const Quant&, int8_t*, const uint32_t*);
-  // Index: bits right shifts, a depth tail.
-  static constexpr Kernel kFive[4] = {&four_rows<5, false, false, false>,
-                                      &four_rows<5, false, false, true>,
-                                      &four_rows<5, true, false, false>,
-                                      &four_rows<5, true, false, true>};
-  if (rows == 5) {
-    kFive[(right ? 2 : 0) + ((depth & 15) != 0 ? 1 : 0)](x0, x1, x2, x3, x4, filter, depth, co,
-                                                         bias, io, q, out, out_offsets);
-    return;
-  }
-#define MOTE_MVE_FOUR_ROWS(r)                                                                  \
-  &four_rows<r, false, false, false>, &four_rows<r, false, false, true>,                       \
-      &four_rows<r, false, true, false>, &four_rows<r, false, true, true>,                     \
-      &four_rows<r, true, false, false>, &four_rows<r, true, false, true>,                     \
-      &four_rows<r, true, true, false>, &four_rows<r, true, true, true>
-  // Index: (rows - 1) * 8 + bits right shifts, depth <= 16, a depth tail.
-  static constexpr Kernel kKernels[32] = {MOTE_MVE_FOUR_ROWS(1), MOTE_MVE_FOUR_ROWS(2),
-                                          MOTE_MVE_FOUR_ROWS(3), MOTE_MVE_FOUR_ROWS(4)};
-#undef MOTE_MVE_FOUR_ROWS
-  const int index = (rows - 1) * 8 + (right ? 4 : 0) + (depth <= 16 ? 2 : 0) +
-                    ((depth & 15) != 0 ? 1 : 0);
-  kKernels[index](x0, x1, x2, x3, x4, filter, depth, co, bias, io, q, out, out_offsets);
+  const int instance = four_rows_instance(rows, right, depth <= 16, (depth & 15) != 0);
+  kConvInstances.four_rows[instance](x0, x1, x2, x3, x4, filter, depth, co, bias, io, q, out,
+                                     out_offsets);
 }
 
 // Whether every channel's shift is negative (requantize_n<false> applies).
@@ -230,17 +214,6 @@ bool right_shifts_only(const int32_t* shift, int32_t count) {
   }
   return vmaxvq_s32(INT32_MIN, most) < 0;
 }
-
-// The input rows of a call: row iy at data + iy * row_bytes (the whole map of one image,
-// rows <= 0) or at data + (iy mod rows) * row_bytes (a ring).
-struct InputRows {
-  const int8_t* data;
-  ptrdiff_t row_bytes;
-  int32_t rows;
-  const int8_t* row(int32_t iy) const {
-    return data + static_cast<ptrdiff_t>(ring_slot(rows, iy)) * row_bytes;
-  }
-};
 
 // Up to four output pixels in raster order: their (y, x) and first output bytes from the output
 // rows' base (a block may straddle output rows, which a ring need not keep adjacent). Lanes past
@@ -545,14 +518,16 @@ __attribute__((noinline)) void conv_im2col_last_five(const ConvShape& s, const I
              q, right, out.data, offsets);
 }
 
+}  // namespace
+
+namespace conv_instances {
+
 // Grouped im2col: each block of four pixels group after group, the four columns of a group
 // gathered before its outputs are written.
-// (Out of line, so that the other paths compile as without it.)
-__attribute__((noinline)) void conv_im2col_grouped(const ConvShape& s, const InputRows& in,
-                                                   const int8_t* filter, const int32_t* bias,
-                                                   const internal::OutputRows& out,
-                                                   int32_t p_begin, int32_t p_end, int32_t io,
-                                                   const Quant& q, bool right, int8_t* cols) {
+// (Called through kConvInstances: an image without grouped convolutions links none of it.)
+void im2col_grouped(const ConvShape& s, const InputRows& in, const int8_t* filter,
+                    const int32_t* bias, const internal::OutputRows& out, int32_t p_begin,
+                    int32_t p_end, int32_t io, const Quant& q, bool right, int8_t* cols) {
   const int32_t n = s.filter_h * s.filter_w * s.filter_c;
   const int32_t co = s.output_c;
   const int32_t groups = s.input_c / s.filter_c;
@@ -574,6 +549,10 @@ __attribute__((noinline)) void conv_im2col_grouped(const ConvShape& s, const Inp
     }
   });
 }
+
+}  // namespace conv_instances
+
+namespace {
 
 // What conv2d and conv2d_rows share: the parameters of one call.
 struct Call {
@@ -603,7 +582,8 @@ __attribute__((noinline)) void conv_pixels(const Call& c, const InputRows& in, c
   if (c.needed == 0) {
     conv_pointwise(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right, rows_call);
   } else if (c.s.filter_c != c.s.input_c) {
-    conv_im2col_grouped(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right, cols);
+    kConvInstances.grouped(c.s, in, filter, bias, out, p_begin, p_end, c.io, c.q, c.right,
+                           cols);
   } else {
     // A row call whose rows end in five pixels: row by row (its pixels are whole rows), blocks
     // of four, then the last five.
@@ -687,6 +667,33 @@ bool conv2d_rows_no_fallback(const ConvParams& params, const int8_t* input, RowR
               true);
   return true;
 }
+
+// Every instance, for the tables to choose from (instance_tables.cc).
+namespace conv_instances {
+#define MOTE_MVE_FOUR_ROWS(r, right, small, tail)                                             \
+  template void four_rows<r, right, small, tail>(                                            \
+      const int8_t*, const int8_t*, const int8_t*, const int8_t*, const int8_t*, const int8_t*, \
+      int32_t, int32_t, const int32_t*, int32_t, const Quant&, int8_t*, const uint32_t*);
+#define MOTE_MVE_FOUR_ROWS_OF(r)                                                                \
+  MOTE_MVE_FOUR_ROWS(r, false, false, false)                                                  \
+  MOTE_MVE_FOUR_ROWS(r, false, false, true)                                                   \
+  MOTE_MVE_FOUR_ROWS(r, false, true, false)                                                   \
+  MOTE_MVE_FOUR_ROWS(r, false, true, true)                                                    \
+  MOTE_MVE_FOUR_ROWS(r, true, false, false)                                                   \
+  MOTE_MVE_FOUR_ROWS(r, true, false, true)                                                    \
+  MOTE_MVE_FOUR_ROWS(r, true, true, false)                                                    \
+  MOTE_MVE_FOUR_ROWS(r, true, true, true)
+MOTE_MVE_FOUR_ROWS_OF(1)
+MOTE_MVE_FOUR_ROWS_OF(2)
+MOTE_MVE_FOUR_ROWS_OF(3)
+MOTE_MVE_FOUR_ROWS_OF(4)
+MOTE_MVE_FOUR_ROWS(5, false, false, false)
+MOTE_MVE_FOUR_ROWS(5, false, false, true)
+MOTE_MVE_FOUR_ROWS(5, true, false, false)
+MOTE_MVE_FOUR_ROWS(5, true, false, true)
+#undef MOTE_MVE_FOUR_ROWS_OF
+#undef MOTE_MVE_FOUR_ROWS
+}  // namespace conv_instances
 
 }  // namespace mve
 }  // namespace kernels

@@ -1,4 +1,5 @@
 // What the mve CONV_2D kernel handles and needs, beside it (conv.cc). In every build.
+#include "mve/instances.h"
 #include "mve/kernels.h"
 
 namespace mote {
@@ -21,6 +22,25 @@ bool conv_five_columns(const ConvShape& shape) {
   const int64_t depth = int64_t{shape.filter_h} * shape.filter_w * shape.filter_c;
   return shape.filter_c == shape.input_c && depth > 16 && shape.output_w >= 5 &&
          shape.output_w % 4 == 1;
+}
+
+// conv_pixels' paths (conv.cc): the four_rows of the depth the rows have (a pointwise pixel's
+// channels, else a column), for any count of pixels, and the five-row instance where the depth
+// exceeds 16 (pointwise row calls and conv_five_columns use it; more is never linked than asked).
+Instances conv_instances_used(const ConvShape& shape, bool right) {
+  Instances used{0, 0, false};
+  if (!conv_handles(shape)) return used;
+  const int64_t depth = conv_scratch_bytes(shape) == 0
+                            ? int64_t{shape.input_c}
+                            : int64_t{shape.filter_h} * shape.filter_w * shape.filter_c;
+  const bool small = depth <= 16;
+  const bool tail = depth % 16 != 0;
+  for (int rows = 1; rows <= 4; ++rows) {
+    used.four_rows |= uint64_t{1} << four_rows_instance(rows, right, small, tail);
+  }
+  if (!small) used.four_rows |= uint64_t{1} << four_rows_instance(5, right, small, tail);
+  used.grouped = shape.filter_c != shape.input_c;
+  return used;
 }
 
 // Nothing on the 1x1 path (portable's test decides it), else four int8 columns (of one group

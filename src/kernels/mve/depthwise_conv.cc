@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mve/instance_tables.h"
 #include "mve/kernels.h"
 #include "mve/requantize.h"
 #include "portable/row_window.h"
@@ -22,16 +23,7 @@ namespace kernels {
 namespace mve {
 namespace {
 
-struct Layer {
-  DepthwiseShape s;
-  const int8_t* filter;
-  const int8_t* taps;  // the rearranged filter (single_input_row), or null
-  const int32_t* bias;
-  const int32_t* multiplier;
-  const int32_t* shift;
-  int32_t io;
-  OutputStage stage;
-};
+using depthwise_instances::Layer;
 
 // An empty asm that pins a vector in a register at this point: the scheduler then keeps each
 // position's products next to their adds instead of computing many at once (gcc 12 spills the
@@ -213,13 +205,16 @@ inline void row3_block(const Layer& l, const int8_t* row0, const int8_t* const* 
   for (int k = 0; k < kP; ++k) store4<kTail>(out + k * c_count + c, stage.apply(a[k], m, sh), p);
 }
 
+}  // namespace
+
+namespace depthwise_instances {
+
 // kP pixels of row y from x (see row3_block), every channel. `valid`: bit j set when position j
 // is inside the input. kTable: the window's rows in rows[ky] (first_row unused).
+// (Called through kDepthwiseInstances: an image links only the variants its layers run.)
 template <int kP, int kStride, bool kBorder, bool kTable>
-__attribute__((noinline)) void row3_pixels(const Layer& l, const int8_t* first_row,
-                                           const int8_t* const* rows,
-                                           const internal::PixelWindow& pw, int32_t x,
-                                           uint32_t valid, int8_t* out) {
+void row3_pixels(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
+                 const internal::PixelWindow& pw, int32_t x, uint32_t valid, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   // Position 0 of the first filter row inside the input (the column may be -1: never loaded).
@@ -240,6 +235,10 @@ __attribute__((noinline)) void row3_pixels(const Layer& l, const int8_t* first_r
   }
 }
 
+}  // namespace depthwise_instances
+
+namespace {
+
 // kTable: the window wraps past a ring's last slot, its rows in rows[ky]. Blocks of three
 // inside the row have their own table variant (most of a wrapped row's pixels: a ring of three
 // rows wraps two rows in three); the rest take the border variants (any mask of valid
@@ -257,18 +256,9 @@ void row3(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
   }
   const bool border = valid != (1u << positions) - 1;
   static_assert(kMaxPositions <= 16, "positions fit the mask");
-  if (count == 3) {
-    border ? row3_pixels<3, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
-           : row3_pixels<3, kStride, false, kTable>(l, first_row, rows, pw, x, valid, out);
-  } else if (count == 2) {
-    border || kTable
-        ? row3_pixels<2, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
-        : row3_pixels<2, kStride, false, false>(l, first_row, rows, pw, x, valid, out);
-  } else {
-    border || kTable
-        ? row3_pixels<1, kStride, true, kTable>(l, first_row, rows, pw, x, valid, out)
-        : row3_pixels<1, kStride, false, false>(l, first_row, rows, pw, x, valid, out);
-  }
+  // (Fewer than three pixels through the table take the border variant.)
+  const int instance = row3_instance(count, kStride, border || (kTable && count < 3), kTable);
+  kDepthwiseInstances.row3[instance](l, first_row, rows, pw, x, valid, out);
 }
 
 // Depth multiplier m > 1: output channel k reads input channel k / m, so the four lanes of a block
@@ -638,6 +628,29 @@ bool depthwise_conv2d_rows_no_fallback(const DepthwiseConvParams& params, const 
   depthwise_rows(l, in, out, y_begin, y_end);
   return true;
 }
+
+// Every instance, for the tables to choose from (instance_tables.cc).
+namespace depthwise_instances {
+#define MOTE_MVE_ROW3(p, stride, border, table)                                               \
+  template void row3_pixels<p, stride, border, table>(const Layer&, const int8_t*,           \
+                                                      const int8_t* const*,                  \
+                                                      const internal::PixelWindow&, int32_t, \
+                                                      uint32_t, int8_t*);
+#define MOTE_MVE_ROW3_OF(p, stride)   \
+  MOTE_MVE_ROW3(p, stride, false, false) \
+  MOTE_MVE_ROW3(p, stride, true, false)  \
+  MOTE_MVE_ROW3(p, stride, true, true)
+MOTE_MVE_ROW3_OF(1, 1)
+MOTE_MVE_ROW3_OF(1, 2)
+MOTE_MVE_ROW3_OF(2, 1)
+MOTE_MVE_ROW3_OF(2, 2)
+MOTE_MVE_ROW3_OF(3, 1)
+MOTE_MVE_ROW3_OF(3, 2)
+MOTE_MVE_ROW3(3, 1, false, true)
+MOTE_MVE_ROW3(3, 2, false, true)
+#undef MOTE_MVE_ROW3_OF
+#undef MOTE_MVE_ROW3
+}  // namespace depthwise_instances
 
 }  // namespace mve
 }  // namespace kernels

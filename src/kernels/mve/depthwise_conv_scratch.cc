@@ -1,5 +1,6 @@
 // What the mve DEPTHWISE_CONV_2D kernel handles and needs, beside it (depthwise_conv.cc). In
 // every build.
+#include "mve/instances.h"
 #include "mve/kernels.h"
 #include "portable/window.h"
 
@@ -59,7 +60,35 @@ OverlapRule own_overlap(const DepthwiseShape& s) {
   return internal::window_group_overlap(g, whole, 4);
 }
 
+// The row3_pixels one image of `s` runs (depthwise_conv.cc: spaced_row, and with `table` the
+// rows whose window wraps a ring): each block of three pixels of an output row, a border variant
+// where a position of the block lies outside the input in x.
+uint32_t row3_instances(const DepthwiseShape& s, bool table) {
+  if (s.output_c != s.input_c || s.filter_w != 3 || s.dilation_w != 1 ||
+      (s.stride_w != 1 && s.stride_w != 2)) {
+    return 0;
+  }
+  uint32_t used = 0;
+  for (int64_t x = 0; x < s.output_w; x += 3) {
+    const int count = s.output_w - x < 3 ? static_cast<int>(s.output_w - x) : 3;
+    const int64_t first = x * s.stride_w - s.pad_w;
+    const int64_t last = first + int64_t{count - 1} * s.stride_w + 2;
+    const bool border = first < 0 || last >= s.input_w;
+    used |= uint32_t{1} << row3_instance(count, s.stride_w, border || (table && count < 3), table);
+  }
+  return used;
+}
+
 }  // namespace
+
+Instances depthwise_instances_used(const DepthwiseShape& s, bool ring) {
+  Instances used{0, 0, false};
+  if (!depthwise_conv_handles(s)) return used;
+  // The whole map runs a column as its row; row calls keep the shape.
+  used.row3 = row3_instances(internal::depthwise_column_as_row(s), false);
+  if (ring) used.row3 |= row3_instances(s, false) | row3_instances(s, true);
+  return used;
+}
 
 // The row calls keep the shape, the whole map may run it as a row: both orders' rule.
 OverlapRule depthwise_conv_own_overlap(const DepthwiseShape& s) {

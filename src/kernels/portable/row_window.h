@@ -1,3 +1,4 @@
+#pragma once
 // Where the portable window kernels (conv, depthwise, pooling) find their input rows and put their
 // output rows in row calls (mote/kernels/rows.h): a whole map or a ring. The input rows of an
 // output row's window are looked up once per output row into a small table (RowTable), never per
