@@ -42,6 +42,8 @@ parts() {
       # (kernels: overlap holds the overlap rules of the kernels, which the load checks and
       # the backward and in-place kernels call.)
       if (object ~ /libmote_kernels\.a/) return "kernels: " unit
+      # (An image compiles the tables of the mve kernel instances with its own selection.)
+      if (object ~ /instance_tables\.cc\.obj/) return "kernels: instance_tables"
       if (object ~ /libmote_runtime\.a/) {
         if (unit ~ /^(program|program_load|plan_check|op_support|stages)$/) {
           return "runtime: program, load checks, stages"

@@ -148,8 +148,12 @@ function(mote_select_operators target program)
   if(NOT verify)
     set_property(TARGET ${target} PROPERTY MOTE_VERIFY ${MOTE_VERIFY})
   endif()
+  # The mve kernels' tables of specialised code, likewise (empty on a CPU without MVE).
+  set(instance_tables ${MOTE_SOURCE_DIR}/src/kernels/mve/instance_tables.cc)
   target_sources(${target} PRIVATE ${MOTE_SOURCE_DIR}/src/runtime/ops/op_table.cc
-                 ${MOTE_SOURCE_DIR}/src/runtime/program_load.cc ${header})
+                 ${MOTE_SOURCE_DIR}/src/runtime/program_load.cc ${instance_tables} ${header})
+  set_property(SOURCE ${instance_tables} TARGET_DIRECTORY ${target} APPEND PROPERTY
+               INCLUDE_DIRECTORIES ${MOTE_SOURCE_DIR}/src/kernels)
   target_include_directories(${target} PRIVATE ${MOTE_SOURCE_DIR}/src)
   target_compile_definitions(${target} PRIVATE MOTE_OP_SELECTION_HEADER="${header}"
     $<$<STREQUAL:$<TARGET_PROPERTY:${target},MOTE_VERIFY>,crc>:MOTE_VERIFY_CRC=1>)

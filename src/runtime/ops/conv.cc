@@ -14,10 +14,15 @@ kernels::ConvShape shape_of(const schema::ConvOptions& o, const Tensor& x, const
                             o.stride_h(), o.stride_w(), o.pad_h(), o.pad_w(), o.dilation_h(),
                             o.dilation_w()};
 }
+
+}  // namespace
+
 kernels::ConvShape conv_shape(const schema::Program& p, const schema::Operator& op) {
   return shape_of(*op.options_as_ConvOptions(), input_of(p, op, 0), input_of(p, op, 1),
                   output_of(p, op));
 }
+
+namespace {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::ConvOptions>();
@@ -35,8 +40,13 @@ Error check(const OpChecker& c) {
     MOTE_TRY(c.extension_takes(
         [&] { return kernels::conv_extension_takes(conv_shape(c.program(), c.op())); }));
   }
-  return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2) * cf,
-                                        o.kernel_sums());
+  MOTE_TRY(check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2) * cf,
+                                          o.kernel_sums()));
+  if (direct_loops(c.program(), c.op())) return Error::kOk;
+  return c.extension_linked([&] {
+    return kernels::conv_extension_linked(conv_shape(c.program(), c.op()),
+                                          c.all_negative(o.shifts(), co));
+  });
 }
 
 // Plain runs the extension's kernel alone; portable (Operator.portable_kernel) the portable one.

@@ -6,9 +6,19 @@
 
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
+#include "kernels/mve/instances.h"
 #include "runtime/ops/op_support.h"
 
 namespace mote::runtime::internal {
+
+// The kernel shapes of CONV_2D's and DEPTHWISE_CONV_2D's operators (checked at load).
+kernels::ConvShape conv_shape(const schema::Program& p, const schema::Operator& op);
+kernels::DepthwiseShape depthwise_shape(const schema::Program& p, const schema::Operator& op);
+
+// The specialised code of the mve convolution kernels (kernels/mve/instances.h) operator `index`
+// of a loaded `program` may run: none but for an int8 CONV_2D or DEPTHWISE_CONV_2D on the
+// extension kernel (mve_instances.cc; mote_program_ops selects a firmware image's).
+kernels::mve::Instances mve_instances(const schema::Program& program, uint32_t index);
 
 // Strides, dilations and an output size that every window of a `w` filter over `x` produces
 // (CONV_2D and DEPTHWISE_CONV_2D).

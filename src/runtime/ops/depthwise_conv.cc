@@ -15,10 +15,15 @@ kernels::DepthwiseShape shape_of(const schema::DepthwiseConvOptions& o, const Te
                                  o.stride_h(), o.stride_w(), o.pad_h(), o.pad_w(),
                                  o.dilation_h(), o.dilation_w()};
 }
+
+}  // namespace
+
 kernels::DepthwiseShape depthwise_shape(const schema::Program& p, const schema::Operator& op) {
   return shape_of(*op.options_as_DepthwiseConvOptions(), input_of(p, op, 0), input_of(p, op, 1),
                   output_of(p, op));
 }
+
+namespace {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::DepthwiseConvOptions>();
@@ -44,7 +49,12 @@ Error check(const OpChecker& c) {
       return kernels::depthwise_conv_extension_takes(depthwise_shape(c.program(), c.op()));
     }));
   }
-  return check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2));
+  MOTE_TRY(check_convolution_quantization(c, o, co, int64_t{dim(w, 1)} * dim(w, 2)));
+  if (direct_loops(c.program(), c.op())) return Error::kOk;
+  return c.extension_linked([&] {
+    return kernels::depthwise_conv_extension_linked(depthwise_shape(c.program(), c.op()),
+                                                    c.streamed());
+  });
 }
 
 // Plain runs the extension's kernel alone; portable (Operator.portable_kernel) the portable one.

@@ -310,6 +310,10 @@ Error OpChecker::strides(int32_t stride_h, int32_t stride_w, int32_t dilation_h,
   return Error::kOk;
 }
 
+bool OpChecker::streamed() const {
+  return (op_forms(*c_.program, c_.index) & (kFormRows | kFormRowsPortable)) != 0;
+}
+
 kernels::BroadcastShape broadcast_shape(const Tensor& a, const Tensor& b) {
   kernels::BroadcastShape shape{};
   kernels::prepare_broadcast_shape(shape_data(a), static_cast<int32_t>(rank(a)), shape_data(b),

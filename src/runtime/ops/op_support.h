@@ -179,6 +179,25 @@ class OpChecker {
                "shape: compile the model again with --target set to this CPU",
                Error::kUnsupported);
   }
+  // An operator on the extension kernel (not marked portable_kernel) whose specialised code this
+  // image links: `linked()`, asked only then, says so (false only in a firmware image built for
+  // other programs, which links only its own programs' instances of a kernel).
+  template <typename Linked>
+  Error extension_linked(Linked linked) const {
+    if (op_.portable_kernel() || linked()) return Error::kOk;
+    return bad("its kernel's code for this shape is not built into this image: rebuild the "
+               "image with this program (mote_add_model)",
+               Error::kUnsupported);
+  }
+  // Whether every one of `count` int32 at `region` is negative (int32_array checked it).
+  bool all_negative(const schema::Region* region, int32_t count) const {
+    for (int32_t k = 0; k < count; ++k) {
+      if (int32_at(region, k) >= 0) return false;
+    }
+    return true;
+  }
+  // Whether the operator is a member of a row-streamed stage.
+  bool streamed() const;
 
  private:
   const OpCheckContext& c_;

@@ -10,7 +10,9 @@
 // (src/runtime/program_load.cc): the CRC-32 of its bytes but the span skipped, its constants
 // (none where it carries their own CRC, mote compile --checksum); and MOTE_SELECTED_FLOAT_INPUTS
 // where a program holds a float input quantized (Executor::input_takes_float), which the runner
-// then writes as floats. Each program first passes
+// then writes as floats; and MOTE_SELECTED_MVE_FOUR_ROWS, _ROW3 and _GROUPED, the specialised
+// code of the mve convolution kernels their operators may run (src/kernels/mve/instances.h),
+// which an M55 or M85 image links alone. Each program first passes
 // Program::load's full check here, on the host. The header is rewritten only when it changes, so
 // the image rebuilds only then.
 // Exit status: 0 ok, 2 bad arguments, 1 a program unreadable or refused by the full check, or the
@@ -32,6 +34,7 @@
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
 #include "mote/schema/mote_generated.h"
+#include "runtime/ops/convolution.h"
 #include "runtime/ops/op_forms.h"
 
 namespace {
@@ -64,7 +67,8 @@ struct ProgramKey {
 // `forms` (by kind) and its key to `programs`; false (with a message) when the runtime's full
 // load check refuses it.
 bool add_program(const std::string& path, std::set<int>* kinds, std::map<int, uint16_t>* forms,
-               std::set<ProgramKey>* programs, bool* float_inputs) {
+                 mote::kernels::mve::Instances* instances, std::set<ProgramKey>* programs,
+                 bool* float_inputs) {
   std::vector<uint8_t> bytes;
   if (!read_file(path, &bytes)) {
     std::fprintf(stderr, "mote_program_ops: cannot read %s\n", path.c_str());
@@ -97,6 +101,10 @@ bool add_program(const std::string& path, std::set<int>* kinds, std::map<int, ui
     const auto* op = operators.Get(i);
     kinds->insert(static_cast<int>(op->kind()));
     (*forms)[static_cast<int>(op->kind())] |= mote::runtime::internal::op_forms(program, i);
+    const mote::kernels::mve::Instances used = mote::runtime::internal::mve_instances(program, i);
+    instances->four_rows |= used.four_rows;
+    instances->row3 |= used.row3;
+    instances->grouped |= used.grouped;
   }
   return true;
 }
@@ -110,11 +118,12 @@ int main(int argc, char** argv) {
   }
   std::set<int> kinds;
   std::map<int, uint16_t> forms;
+  mote::kernels::mve::Instances instances{0, 0, false};
   std::set<ProgramKey> programs;
   bool float_inputs = false;
   std::string sources;
   for (int i = 2; i < argc; ++i) {
-    if (!add_program(argv[i], &kinds, &forms, &programs, &float_inputs)) return 1;
+    if (!add_program(argv[i], &kinds, &forms, &instances, &programs, &float_inputs)) return 1;
     const std::string path = argv[i];
     sources += (i > 2 ? ", " : "") + path.substr(path.find_last_of('/') + 1);
   }
@@ -143,6 +152,15 @@ int main(int argc, char** argv) {
     header << line;
   }
   header << "\n";
+  // The instances of the mve convolution kernels they run (src/kernels/mve/instance_tables.cc
+  // links those alone; ignored on other CPUs).
+  char line[160];
+  std::snprintf(line, sizeof line,
+                "#define MOTE_SELECTED_MVE_FOUR_ROWS 0x%016llxull\n"
+                "#define MOTE_SELECTED_MVE_ROW3 0x%08xu\n#define MOTE_SELECTED_MVE_GROUPED %d\n",
+                static_cast<unsigned long long>(instances.four_rows), instances.row3,
+                instances.grouped ? 1 : 0);
+  header << line;
   // The runner writes float inputs held quantized (Executor::write_input) only where one is.
   if (float_inputs) header << "#define MOTE_SELECTED_FLOAT_INPUTS 1\n";
   const std::string out_path = argv[1];

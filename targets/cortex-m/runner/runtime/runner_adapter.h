@@ -94,7 +94,7 @@ class Model {
  private:
   runtime::Result<runtime::Executor> executor_ = runtime::Error::kInternal;
   // "invalid program: operator 3 (CONV_2D): <reason>", "arena too small: the program needs...".
-  char message_[160] = {};
+  char message_[256] = {};
 };
 
 }  // namespace runner
