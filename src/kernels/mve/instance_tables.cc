@@ -71,12 +71,13 @@ extern const DepthwiseInstanceTable kDepthwiseInstances{
      MOTE_MVE_ROW3(3, 1), MOTE_MVE_ROW3(3, 2)}};
 #undef MOTE_MVE_ROW3
 
+// (The set bits alone: every program load asks, for each convolution.)
 bool instances_linked(const Instances& used) {
-  for (int i = 0; i < kFourRowsInstances; ++i) {
-    if (((used.four_rows >> i) & 1) != 0 && kConvInstances.four_rows[i] == nullptr) return false;
+  for (uint64_t bits = used.four_rows; bits != 0; bits &= bits - 1) {
+    if (kConvInstances.four_rows[__builtin_ctzll(bits)] == nullptr) return false;
   }
-  for (int i = 0; i < kRow3Instances; ++i) {
-    if (((used.row3 >> i) & 1) != 0 && kDepthwiseInstances.row3[i] == nullptr) return false;
+  for (uint32_t bits = used.row3; bits != 0; bits &= bits - 1) {
+    if (kDepthwiseInstances.row3[__builtin_ctz(bits)] == nullptr) return false;
   }
   return !used.grouped || kConvInstances.grouped != nullptr;
 }
