@@ -28,7 +28,7 @@ bool conv_five_columns(const ConvShape& shape) {
 // channels, else a column), for any count of pixels, and the five-row instance where the depth
 // exceeds 16 (pointwise row calls and conv_five_columns use it; more is never linked than asked).
 Instances conv_instances_used(const ConvShape& shape, bool right) {
-  Instances used{0, 0, false};
+  Instances used{0, 0, 0, false};
   if (!conv_handles(shape)) return used;
   const int64_t depth = conv_scratch_bytes(shape) == 0
                             ? int64_t{shape.input_c}

@@ -3,7 +3,8 @@
 // that each filter load feeds four multiply-accumulates; one pixel at a time at the borders (only its
 // in-bounds taps). The input offset leaves the inner loop: sum (x + io) w = sum x w + io sum w,
 // with sum w over the taps used, accumulated beside. Channel tails are predicated (VCTP32).
-// 3x3 filters get the taps of a filter row unrolled. A column (1-D windows along the height) runs
+// Filters 3 wide (no dilation in x, stride 1 or 2) or 5 or 7 wide (stride 1) run in blocks of
+// three pixels, borders included, each input position loaded once for the block (row3_block). A column (1-D windows along the height) runs
 // as a row of the same bytes. One input channel with a depth multiplier
 // (depthwise_conv2d_one_input, a function of its own): dot products along the window's rows
 // against the filter rearranged into the scratch.
@@ -155,19 +156,20 @@ void one_pixel(const Layer& l, const int8_t* const* rows, const internal::PixelW
   if (c < c_count) one_pixel_block<true>(l, rows, w, c, out);
 }
 
-// Filter width 3, dilation 1 in x, stride kStride (1 or 2) in x: kP pixels (x, x + 1, ...) of a
-// row share the input positions j = 0 .. (kP - 1) * kStride + 2 of each filter row (input column
-// x * stride - pad + j), so each position is loaded once and feeds every (pixel, tap) with
-// k * kStride + kx = j, the three taps' weights staying in registers. The input offset goes into
+// Filter width kW (3, 5 or 7), dilation 1 in x, stride kStride (1 or 2) in x: kP pixels (x,
+// x + 1, ...) of a row share the input positions j = 0 .. (kP - 1) * kStride + kW - 1 of each
+// filter row (input column x * stride - pad + j), so each position is loaded once and feeds every
+// (pixel, tap) with k * kStride + kx = j; three taps' weights stay in registers, wider filters'
+// are loaded where used (MVE's eight vector registers hold no more). The input offset goes into
 // the loaded values ((x + io) * w, no sum of weights), so a position outside the input is simply
 // skipped (kBorder: a test per position) and border pixels need no path of their own.
 // Channels [c, c + 4); kTail: the last, partial block.
 // kTable: filter row ky's position 0 at starts[ky] (a window wrapping past a ring's last slot),
 // else row0 and dilation_h rows after each other.
-template <int kP, int kStride, bool kBorder, bool kTail, bool kTable>
+template <int kW, int kP, int kStride, bool kBorder, bool kTail, bool kTable>
 inline void row3_block(const Layer& l, const int8_t* row0, const int8_t* const* starts,
                        int32_t ky_begin, int32_t ky_end, uint32_t valid, int32_t c, int8_t* out) {
-  constexpr int kPositions = (kP - 1) * kStride + 3;
+  constexpr int kPositions = (kP - 1) * kStride + kW;
   const DepthwiseShape& s = l.s;
   // Local copies: output stores (int8) could alias the layer's fields.
   const OutputStage stage = l.stage;
@@ -179,12 +181,13 @@ inline void row3_block(const Layer& l, const int8_t* row0, const int8_t* const* 
   int32x4_t a[kP];
   for (int k = 0; k < kP; ++k) a[k] = start;
   const int8_t* px = row0 + c;
-  const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky_begin) * 3 * c_count + c;
-  for (int32_t ky = ky_begin; ky < ky_end; ++ky, px += row_step, pw += 3 * c_count) {
+  const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky_begin) * kW * c_count + c;
+  for (int32_t ky = ky_begin; ky < ky_end; ++ky, px += row_step, pw += kW * c_count) {
     const int8_t* pr = kTable ? starts[ky] + c : px;
-    const int32x4_t w0 = load4<kTail>(pw, p);
-    const int32x4_t w1 = load4<kTail>(pw + c_count, p);
-    const int32x4_t w2 = load4<kTail>(pw + 2 * c_count, p);
+    int32x4_t w3[3] = {};
+    if constexpr (kW == 3) {
+      for (int kx = 0; kx < 3; ++kx) w3[kx] = load4<kTail>(pw + kx * c_count, p);
+    }
 #pragma GCC unroll 16
     for (int j = 0; j < kPositions; ++j) {
       // A position outside the input adds nothing (and is never read).
@@ -193,16 +196,32 @@ inline void row3_block(const Layer& l, const int8_t* row0, const int8_t* const* 
 #pragma GCC unroll 4
       for (int k = 0; k < kP; ++k) {
         const int kx = j - k * kStride;
-        if (kx == 0) a[k] = mla(a[k], x, w0);
-        if (kx == 1) a[k] = mla(a[k], x, w1);
-        if (kx == 2) a[k] = mla(a[k], x, w2);
-        if (kx >= 0 && kx <= 2) pin(a[k]);
+        if (kx < 0 || kx >= kW) continue;
+        a[k] = mla(a[k], x, kW == 3 ? w3[kx] : load4<kTail>(pw + kx * c_count, p));
+        pin(a[k]);
       }
     }
   }
   const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
   const Shifts sh = split_shifts(load4w<kTail>(l.shift + c, p));
   for (int k = 0; k < kP; ++k) store4<kTail>(out + k * c_count + c, stage.apply(a[k], m, sh), p);
+}
+
+// kP pixels of row y from x (see row3_block), every channel; `at`: input column x * kStride -
+// pad_w, times the channels.
+template <int kW, int kP, int kStride, bool kBorder, bool kTable>
+inline void row_pixels(const Layer& l, const int8_t* row0, const int8_t* const* starts,
+                       const internal::PixelWindow& pw, uint32_t valid, int8_t* out) {
+  const int32_t c_count = l.s.input_c;
+  int32_t c = 0;
+  for (; c + 4 <= c_count; c += 4) {
+    row3_block<kW, kP, kStride, kBorder, false, kTable>(l, row0, starts, pw.ky_begin, pw.ky_end,
+                                                        valid, c, out);
+  }
+  if (c < c_count) {
+    row3_block<kW, kP, kStride, kBorder, true, kTable>(l, row0, starts, pw.ky_begin, pw.ky_end,
+                                                       valid, c, out);
+  }
 }
 
 }  // namespace
@@ -215,24 +234,23 @@ namespace depthwise_instances {
 template <int kP, int kStride, bool kBorder, bool kTable>
 void row3_pixels(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
                  const internal::PixelWindow& pw, int32_t x, uint32_t valid, int8_t* out) {
-  const DepthwiseShape& s = l.s;
-  const int32_t c_count = s.input_c;
   // Position 0 of the first filter row inside the input (the column may be -1: never loaded).
-  const ptrdiff_t at = static_cast<ptrdiff_t>(x * kStride - s.pad_w) * c_count;
+  const ptrdiff_t at = static_cast<ptrdiff_t>(x * kStride - l.s.pad_w) * l.s.input_c;
   const int8_t* row0 = kTable ? nullptr : first_row + at;
   const int8_t* starts[kTable ? kMaxRowWindowRows : 1];
   if (kTable) {
     for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) starts[ky] = rows[ky] + at;
   }
-  int32_t c = 0;
-  for (; c + 4 <= c_count; c += 4) {
-    row3_block<kP, kStride, kBorder, false, kTable>(l, row0, starts, pw.ky_begin, pw.ky_end, valid,
-                                                    c, out);
-  }
-  if (c < c_count) {
-    row3_block<kP, kStride, kBorder, true, kTable>(l, row0, starts, pw.ky_begin, pw.ky_end, valid,
-                                                   c, out);
-  }
+  row_pixels<3, kP, kStride, kBorder, kTable>(l, row0, starts, pw, valid, out);
+}
+
+// The same for filters 5 or 7 wide (kW) at stride 1, on whole maps and ring windows that do not
+// wrap.
+template <int kW, int kP, bool kBorder>
+void wide_pixels(const Layer& l, const int8_t* first_row, const internal::PixelWindow& pw,
+                 int32_t x, uint32_t valid, int8_t* out) {
+  const ptrdiff_t at = static_cast<ptrdiff_t>(x - l.s.pad_w) * l.s.input_c;
+  row_pixels<kW, kP, 1, kBorder, false>(l, first_row + at, nullptr, pw, valid, out);
 }
 
 }  // namespace depthwise_instances
@@ -259,6 +277,22 @@ void row3(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
   // (Fewer than three pixels through the table take the border variant.)
   const int instance = row3_instance(count, kStride, border || (kTable && count < 3), kTable);
   kDepthwiseInstances.row3[instance](l, first_row, rows, pw, x, valid, out);
+}
+
+// Filters kW (5 or 7) wide, stride 1: the blocks of three of row3, on rows whose window does not
+// wrap.
+template <int kW>
+void wide(const Layer& l, const int8_t* first_row, const internal::PixelWindow& pw, int32_t x,
+          int32_t count, int8_t* out) {
+  const int32_t positions = count - 1 + kW;
+  const int32_t ix0 = x - l.s.pad_w;
+  uint32_t valid = 0;
+  for (int32_t j = 0; j < positions; ++j) {
+    if (ix0 + j >= 0 && ix0 + j < l.s.input_w) valid |= 1u << j;
+  }
+  static_assert(2 + kW <= 16, "positions fit the mask");
+  const bool border = valid != (1u << positions) - 1;
+  kDepthwiseInstances.wide[wide_instance(kW, count, border)](l, first_row, pw, x, valid, out);
 }
 
 // Depth multiplier m > 1: output channel k reads input channel k / m, so the four lanes of a block
@@ -437,18 +471,22 @@ void spaced_row(const Layer& l, const int8_t* first_row, const int8_t* const* ro
                 internal::PixelWindow& pw, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
-  if (s.filter_w == 3 && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
+  if (depthwise_in_threes(s)) {
     // Blocks of three pixels, borders included.
+    const int width = s.filter_w * 2 + s.stride_w;  // one case per width and stride
     for (int32_t x = 0; x < s.output_w; x += 3) {
       const int32_t count = internal::min_i32(3, s.output_w - x);
       if (pw.ky_begin >= pw.ky_end) {
         // No filter row inside the input: the bias alone (as portable's empty sums).
         internal::window_columns(s, x, pw);
         for (int32_t k = 0; k < count; ++k) one_pixel(l, rows, pw, out + k * c_count);
-      } else if (s.stride_w == 1) {
-        row3<1, false>(l, first_row, rows, pw, x, count, out);
       } else {
-        row3<2, false>(l, first_row, rows, pw, x, count, out);
+        switch (width) {
+          case 3 * 2 + 1: row3<1, false>(l, first_row, rows, pw, x, count, out); break;
+          case 3 * 2 + 2: row3<2, false>(l, first_row, rows, pw, x, count, out); break;
+          case 5 * 2 + 1: wide<5>(l, first_row, pw, x, count, out); break;
+          default: wide<7>(l, first_row, pw, x, count, out); break;
+        }
       }
       out += count * c_count;
     }
@@ -650,6 +688,17 @@ MOTE_MVE_ROW3(3, 1, false, true)
 MOTE_MVE_ROW3(3, 2, false, true)
 #undef MOTE_MVE_ROW3_OF
 #undef MOTE_MVE_ROW3
+#define MOTE_MVE_WIDE(w, p, border)                                                           \
+  template void wide_pixels<w, p, border>(const Layer&, const int8_t*,                         \
+                                          const internal::PixelWindow&, int32_t, uint32_t,     \
+                                          int8_t*);
+#define MOTE_MVE_WIDE_OF(w)                                                                   \
+  MOTE_MVE_WIDE(w, 1, false) MOTE_MVE_WIDE(w, 1, true) MOTE_MVE_WIDE(w, 2, false)             \
+  MOTE_MVE_WIDE(w, 2, true) MOTE_MVE_WIDE(w, 3, false) MOTE_MVE_WIDE(w, 3, true)
+MOTE_MVE_WIDE_OF(5)
+MOTE_MVE_WIDE_OF(7)
+#undef MOTE_MVE_WIDE_OF
+#undef MOTE_MVE_WIDE
 }  // namespace depthwise_instances
 
 }  // namespace mve

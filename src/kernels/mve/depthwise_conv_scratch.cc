@@ -16,6 +16,14 @@ bool depthwise_conv_handles(const DepthwiseShape& shape) {
          shape.output_c % shape.input_c == 0 && shape.filter_h <= kMaxRowWindowRows;
 }
 
+// (5 and 7 wide at stride 2 share too few positions between a block's pixels: the blocks of
+// four with their weights loaded once are faster there.)
+bool depthwise_in_threes(const DepthwiseShape& s) {
+  if (s.output_c != s.input_c || s.dilation_w != 1) return false;
+  if (s.filter_w == 3) return s.stride_w == 1 || s.stride_w == 2;
+  return (s.filter_w == 5 || s.filter_w == 7) && s.stride_w == 1;
+}
+
 // Dot products along a window row need its taps contiguous: one input channel and no dilation
 // in x (a window row is then contiguous input bytes). The filter is rearranged with 16-bit
 // gather offsets (seven channels' strides).
@@ -32,9 +40,9 @@ size_t depthwise_conv_scratch_bytes(const DepthwiseShape& s) {
   return channels * static_cast<size_t>(s.filter_h) * row;
 }
 
-// The groups depthwise_conv2d writes together (depthwise_conv.cc): 3-wide filters without
-// dilation in x, stride 1 or 2, in threes from column 0, borders included; other widths in fours
-// over the columns whose windows are whole in x, one pixel at a time outside them.
+// The groups depthwise_conv2d writes together (depthwise_conv.cc): in threes from column 0,
+// borders included, where depthwise_in_threes; otherwise in fours over the columns whose windows
+// are whole in x, one pixel at a time outside them.
 namespace {
 
 OverlapRule own_overlap(const DepthwiseShape& s) {
@@ -43,7 +51,7 @@ OverlapRule own_overlap(const DepthwiseShape& s) {
                                    s.stride_w, s.pad_h,    s.pad_w,    s.dilation_h,
                                    s.dilation_w};
   if (s.output_c != s.input_c) return internal::window_raster_overlap(g);
-  if (s.filter_w == 3 && s.dilation_w == 1 && (s.stride_w == 1 || s.stride_w == 2)) {
+  if (depthwise_in_threes(s)) {
     return internal::window_group_overlap(g, {0, s.output_w - 1, 3}, 4);
   }
   // Columns whose windows lie inside in x: ix0 >= 0 and ix0 + (filter_w - 1) * dilation_w < w.
@@ -60,33 +68,36 @@ OverlapRule own_overlap(const DepthwiseShape& s) {
   return internal::window_group_overlap(g, whole, 4);
 }
 
-// The row3_pixels one image of `s` runs (depthwise_conv.cc: spaced_row, and with `table` the
-// rows whose window wraps a ring): each block of three pixels of an output row, a border variant
-// where a position of the block lies outside the input in x.
-uint32_t row3_instances(const DepthwiseShape& s, bool table) {
-  if (s.output_c != s.input_c || s.filter_w != 3 || s.dilation_w != 1 ||
-      (s.stride_w != 1 && s.stride_w != 2)) {
-    return 0;
-  }
-  uint32_t used = 0;
+// The blocks of three one image of `s` runs (depthwise_conv.cc: spaced_row, and with `table` the
+// rows whose window wraps a ring, 3-wide only): a border variant where a position of the block
+// lies outside the input in x. Into row3 (3-wide) or wide (5 and 7).
+void blocks_of_three(const DepthwiseShape& s, bool table, Instances* used) {
+  if (!depthwise_in_threes(s) || (table && s.filter_w != 3)) return;
   for (int64_t x = 0; x < s.output_w; x += 3) {
     const int count = s.output_w - x < 3 ? static_cast<int>(s.output_w - x) : 3;
     const int64_t first = x * s.stride_w - s.pad_w;
-    const int64_t last = first + int64_t{count - 1} * s.stride_w + 2;
+    const int64_t last = first + int64_t{count - 1} * s.stride_w + s.filter_w - 1;
     const bool border = first < 0 || last >= s.input_w;
-    used |= uint32_t{1} << row3_instance(count, s.stride_w, border || (table && count < 3), table);
+    if (s.filter_w != 3) {
+      used->wide |= uint32_t{1} << wide_instance(s.filter_w, count, border);
+    } else {
+      used->row3 |= uint32_t{1}
+                    << row3_instance(count, s.stride_w, border || (table && count < 3), table);
+    }
   }
-  return used;
 }
 
 }  // namespace
 
 Instances depthwise_instances_used(const DepthwiseShape& s, bool ring) {
-  Instances used{0, 0, false};
+  Instances used{0, 0, 0, false};
   if (!depthwise_conv_handles(s)) return used;
   // The whole map runs a column as its row; row calls keep the shape.
-  used.row3 = row3_instances(internal::depthwise_column_as_row(s), false);
-  if (ring) used.row3 |= row3_instances(s, false) | row3_instances(s, true);
+  blocks_of_three(internal::depthwise_column_as_row(s), false, &used);
+  if (ring) {
+    blocks_of_three(s, false, &used);
+    blocks_of_three(s, true, &used);
+  }
   return used;
 }
 

@@ -11,6 +11,7 @@
 #if !defined(MOTE_SELECTED_MVE_FOUR_ROWS)
 #define MOTE_SELECTED_MVE_FOUR_ROWS (~0ull)
 #define MOTE_SELECTED_MVE_ROW3 (~0u)
+#define MOTE_SELECTED_MVE_WIDE (~0u)
 #define MOTE_SELECTED_MVE_GROUPED 1
 #endif
 
@@ -32,6 +33,12 @@ constexpr bool four_rows_selected(int rows, bool right, bool small, bool tail) {
 
 constexpr bool row3_selected(int pixels, int stride, bool border, bool table) {
   return ((MOTE_SELECTED_MVE_ROW3 >> row3_instance(pixels, stride, border, table)) & 1) != 0;
+}
+
+template <int kW, int kP, bool kBorder>
+constexpr depthwise_instances::Wide wide_entry() {
+  return pick(((MOTE_SELECTED_MVE_WIDE >> wide_instance(kW, kP, kBorder)) & 1) != 0,
+              &depthwise_instances::wide_pixels<kW, kP, kBorder>);
 }
 
 template <int kRows, bool kRight, bool kSmall, bool kTail>
@@ -66,9 +73,15 @@ extern const ConvInstanceTable kConvInstances{
   row3_entry<p, stride, false, false>(),                                                      \
       (p == 3 ? row3_entry<3, stride, false, true>() : nullptr),                              \
       row3_entry<p, stride, true, false>(), row3_entry<p, stride, true, true>()
+// In wide_instance order.
+#define MOTE_MVE_WIDE(w)                                                                    \
+  wide_entry<w, 1, false>(), wide_entry<w, 1, true>(), wide_entry<w, 2, false>(),            \
+      wide_entry<w, 2, true>(), wide_entry<w, 3, false>(), wide_entry<w, 3, true>()
 extern const DepthwiseInstanceTable kDepthwiseInstances{
     {MOTE_MVE_ROW3(1, 1), MOTE_MVE_ROW3(1, 2), MOTE_MVE_ROW3(2, 1), MOTE_MVE_ROW3(2, 2),
-     MOTE_MVE_ROW3(3, 1), MOTE_MVE_ROW3(3, 2)}};
+     MOTE_MVE_ROW3(3, 1), MOTE_MVE_ROW3(3, 2)},
+    {MOTE_MVE_WIDE(5), MOTE_MVE_WIDE(7)}};
+#undef MOTE_MVE_WIDE
 #undef MOTE_MVE_ROW3
 
 // (The set bits alone: every program load asks, for each convolution.)
@@ -78,6 +91,9 @@ bool instances_linked(const Instances& used) {
   }
   for (uint32_t bits = used.row3; bits != 0; bits &= bits - 1) {
     if (kDepthwiseInstances.row3[__builtin_ctz(bits)] == nullptr) return false;
+  }
+  for (uint32_t bits = used.wide; bits != 0; bits &= bits - 1) {
+    if (kDepthwiseInstances.wide[__builtin_ctz(bits)] == nullptr) return false;
   }
   return !used.grouped || kConvInstances.grouped != nullptr;
 }

@@ -80,10 +80,16 @@ void row3_pixels(const Layer& l, const int8_t* first_row, const int8_t* const* r
                  const internal::PixelWindow& pw, int32_t x, uint32_t valid, int8_t* out);
 using Row3 = decltype(&row3_pixels<1, 1, false, false>);
 
+template <int kW, int kP, bool kBorder>
+void wide_pixels(const Layer& l, const int8_t* first_row, const internal::PixelWindow& pw,
+                 int32_t x, uint32_t valid, int8_t* out);
+using Wide = decltype(&wide_pixels<5, 1, false>);
+
 }  // namespace depthwise_instances
 
 struct DepthwiseInstanceTable {
   depthwise_instances::Row3 row3[kRow3Instances];  // null: not linked (or never used)
+  depthwise_instances::Wide wide[kWideInstances];
 };
 extern const DepthwiseInstanceTable kDepthwiseInstances;
 

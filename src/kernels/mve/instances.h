@@ -2,7 +2,8 @@
 // The specialised instances of the mve convolution kernels, by number: CONV_2D's four_rows (one
 // per count of output pixels, right shifts only or not, depth of at most 16 or not, a depth tail
 // or not) and grouped im2col, DEPTHWISE_CONV_2D's row3_pixels (one per count of pixels, stride,
-// border or not, window through a table of rows or not). The kernels call them through tables
+// border or not, window through a table of rows or not) and wide_pixels (the same for 5 or 7
+// wide). The kernels call them through tables
 // (mve/instance_tables.h) so that a firmware image links only the instances its programs run:
 // mote_program_ops asks conv_instances_used and depthwise_instances_used which ones each operator
 // may run, and an image's loader asks conv_extension_linked (mote/kernels/conv.h) before it runs a
@@ -31,11 +32,19 @@ constexpr int row3_instance(int pixels, int stride, bool border, bool table) {
   return ((pixels - 1) * 2 + (stride - 1)) * 4 + (border ? 2 : 0) + (table ? 1 : 0);
 }
 
+// wide_pixels<kW, kP, kBorder>: the same blocks for filters 5 or 7 wide, stride 1, on windows
+// that do not wrap a ring.
+inline constexpr int kWideInstances = 12;
+constexpr int wide_instance(int width, int pixels, bool border) {
+  return (width == 7 ? 6 : 0) + (pixels - 1) * 2 + (border ? 1 : 0);
+}
+
 // What one operator may run: bit i of four_rows for four_rows_instance i, of row3 for
-// row3_instance i.
+// row3_instance i, of wide for wide_instance i.
 struct Instances {
   uint64_t four_rows;
   uint32_t row3;
+  uint32_t wide;
   bool grouped;  // CONV_2D's grouped im2col
 };
 

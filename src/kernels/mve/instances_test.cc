@@ -1,6 +1,6 @@
 // Which specialised code of the mve convolution kernels a layer may run (mve/instances.h), on the
 // host: worked shapes, and the depthwise blocks against a walk of their positions as the kernel
-// tests them (row3 in mve/depthwise_conv.cc). Under QEMU, every M55 runner links only what its
+// tests them (row3 and wide in mve/depthwise_conv.cc). Under QEMU, every M55 runner links only what its
 // program asks for, so an instance missing from these answers would fault there.
 #include "kernels/mve/instances.h"
 
@@ -17,6 +17,10 @@ uint64_t four_rows_bit(int rows, bool right, bool small, bool tail) {
 
 uint32_t row3_bit(int pixels, int stride, bool border, bool table) {
   return uint32_t{1} << row3_instance(pixels, stride, border, table);
+}
+
+uint32_t wide_bit(int width, int pixels, bool border) {
+  return uint32_t{1} << wide_instance(width, pixels, border);
 }
 
 TEST(MveInstances, NumbersAreDistinctAndInRange) {
@@ -36,6 +40,10 @@ TEST(MveInstances, NumbersAreDistinctAndInRange) {
   for (int i = 0; i < kRow3Instances; ++i) {
     const int p = i / 8 + 1, stride = (i / 4) % 2 + 1;
     EXPECT_EQ(row3_instance(p, stride, (i & 2) != 0, (i & 1) != 0), i);
+  }
+  for (int i = 0; i < kWideInstances; ++i) {
+    const int width = i < 6 ? 5 : 7, p = (i % 6) / 2 + 1;
+    EXPECT_EQ(wide_instance(width, p, (i & 1) != 0), i);
   }
 }
 
@@ -89,9 +97,24 @@ TEST(MveInstances, DepthwiseTakesItsBlocksOfThree) {
   const DepthwiseShape strided{1, 48, 48, 8, 3, 3, 24, 24, 8, 2, 2, 0, 0, 1, 1};
   EXPECT_EQ(depthwise_instances_used(strided, false).row3,
             row3_bit(3, 2, false, false) | row3_bit(3, 2, true, false));
-  // Other widths, dilations and depth multipliers run no row3 code.
+  // 5 wide over 9 pixels, padding 2: border, inner, border (its rings' wrapped windows go one
+  // pixel at a time, no table variant); 7 wide over 10, padding 3: border, inner, border blocks
+  // and a last pixel at the border.
   const DepthwiseShape five{1, 9, 9, 8, 5, 5, 9, 9, 8, 1, 1, 2, 2, 1, 1};
   EXPECT_EQ(depthwise_instances_used(five, true).row3, 0u);
+  EXPECT_EQ(depthwise_instances_used(five, true).wide,
+            wide_bit(5, 3, true) | wide_bit(5, 3, false));
+  const DepthwiseShape seven_wide{1, 10, 10, 8, 7, 7, 10, 10, 8, 1, 1, 3, 3, 1, 1};
+  EXPECT_EQ(depthwise_instances_used(seven_wide, false).wide,
+            wide_bit(7, 3, true) | wide_bit(7, 3, false) | wide_bit(7, 1, true));
+  // Other widths, dilations and depth multipliers run neither.
+  const DepthwiseShape four{1, 9, 9, 8, 4, 4, 9, 9, 8, 1, 1, 2, 2, 1, 1};
+  EXPECT_EQ(depthwise_instances_used(four, true).row3 | depthwise_instances_used(four, true).wide,
+            0u);
+  const DepthwiseShape dilated{1, 9, 9, 8, 5, 5, 5, 5, 8, 1, 1, 0, 0, 1, 2};
+  EXPECT_EQ(depthwise_instances_used(dilated, false).wide, 0u);
+  const DepthwiseShape halved{1, 9, 9, 8, 5, 5, 5, 5, 8, 2, 2, 2, 2, 1, 1};
+  EXPECT_EQ(depthwise_instances_used(halved, false).wide, 0u);
   const DepthwiseShape multiplier{1, 9, 9, 4, 3, 3, 9, 9, 8, 1, 1, 1, 1, 1, 1};
   EXPECT_EQ(depthwise_instances_used(multiplier, true).row3, 0u);
   // A column (width 1) runs as its row on the whole map: 3-tall becomes 3-wide.
@@ -101,20 +124,24 @@ TEST(MveInstances, DepthwiseTakesItsBlocksOfThree) {
 }
 
 // The blocks as the kernel walks them: positions one by one, a border where any is outside.
-uint32_t walk_row3(const DepthwiseShape& s, bool table) {
-  uint32_t used = 0;
+Instances walk(const DepthwiseShape& s, bool table) {
+  Instances used{0, 0, 0, false};
+  // Wider wrapped windows run one pixel at a time; 5 and 7 wide at stride 2 in fours.
+  if ((table || s.stride_w != 1) && s.filter_w != 3) return used;
   for (int32_t x = 0; x < s.output_w; x += 3) {
     const int32_t count = s.output_w - x < 3 ? s.output_w - x : 3;
-    const int32_t positions = (count - 1) * s.stride_w + 3;
+    const int32_t positions = (count - 1) * s.stride_w + s.filter_w;
     bool border = false;
     for (int32_t j = 0; j < positions; ++j) {
       const int32_t ix = x * s.stride_w - s.pad_w + j;
       border = border || ix < 0 || ix >= s.input_w;
     }
-    if (!table) {
-      used |= row3_bit(count, s.stride_w, border, false);
+    if (s.filter_w != 3) {
+      used.wide |= wide_bit(s.filter_w, count, border);
+    } else if (!table) {
+      used.row3 |= row3_bit(count, s.stride_w, border, false);
     } else {
-      used |= row3_bit(count, s.stride_w, count < 3 || border, true);
+      used.row3 |= row3_bit(count, s.stride_w, count < 3 || border, true);
     }
   }
   return used;
@@ -128,23 +155,30 @@ TEST(MveInstances, DepthwiseBlocksEqualTheKernelsWalk) {
     s.batches = 1;
     s.input_c = s.output_c = pick(1, 20);
     s.filter_h = pick(1, 3);
-    s.filter_w = 3;
+    s.filter_w = 1 + 2 * pick(1, 3);
     s.stride_h = 1;
     s.stride_w = pick(1, 2);
     s.dilation_h = s.dilation_w = 1;
     s.input_h = pick(2, 6);
     s.input_w = pick(1, 30);
     s.pad_h = 0;
-    s.pad_w = pick(0, 2);
+    s.pad_w = pick(0, s.filter_w - 1);
     s.output_h = s.input_h - s.filter_h + 1;
-    const int32_t span = s.input_w + 2 * s.pad_w - 3;
+    const int32_t span = s.input_w + 2 * s.pad_w - s.filter_w;
     if (span < 0) continue;
     s.output_w = span / s.stride_w + 1;
     const bool ring = pick(0, 1) == 1;
-    uint32_t want = walk_row3(s, false);
-    if (ring) want |= walk_row3(s, true);
-    EXPECT_EQ(depthwise_instances_used(s, ring).row3, want)
-        << "w " << s.input_w << " pad " << s.pad_w << " stride " << s.stride_w;
+    Instances want = walk(s, false);
+    if (ring) {
+      const Instances wrapped = walk(s, true);
+      want.row3 |= wrapped.row3;
+      want.wide |= wrapped.wide;
+    }
+    const Instances got = depthwise_instances_used(s, ring);
+    EXPECT_EQ(got.row3, want.row3) << "w " << s.input_w << " pad " << s.pad_w << " stride "
+                                   << s.stride_w << " filter " << s.filter_w;
+    EXPECT_EQ(got.wide, want.wide) << "w " << s.input_w << " pad " << s.pad_w << " stride "
+                                   << s.stride_w << " filter " << s.filter_w;
   }
 }
 

@@ -15,9 +15,10 @@
 //    the block writes;
 //  - grouped conv: blocks of four output pixels, group after group (the group's columns gathered,
 //    then its channels of the block written), so a block's writes precede its later groups' reads;
-//  - depthwise: blocks of output pixels of a row (three for 3-wide filters with stride 1 or 2 in
-//    x, borders included; otherwise up to four whose windows are inside in x, one at a time at the
-//    borders; one pixel at a time with a depth multiplier above 1), channels in blocks of four:
+//  - depthwise: blocks of output pixels of a row (three for 3-wide filters with stride 1 or 2
+//    in x and 5- and 7-wide ones with stride 1, borders included; otherwise up to four whose windows are inside in x,
+//    one at a time at the borders; one pixel at a time with a depth multiplier above 1), channels
+//    in blocks of four:
 //    the windows' (input) channels of c..c+3 are read, then those channels of the block are
 //    written, then the next four channels;
 //  - average pool: one output pixel at a time, eight channels at a time, after reading their
@@ -77,6 +78,11 @@ OverlapRule conv_overlap(const ConvShape& shape);
 // rearranged into the scratch (about filter_h * filter_w * output_c bytes); other multipliers one
 // output pixel at a time with gathered inputs.
 bool depthwise_conv_handles(const DepthwiseShape& shape);
+// Whether depthwise_conv2d runs the layer's rows in blocks of three pixels, borders included:
+// depth multiplier 1, no dilation in x, 3 wide with stride 1 or 2 in x, or 5 or 7 wide with
+// stride 1 (else fours of the pixels whose windows are whole in x, one pixel at a time at the
+// borders).
+bool depthwise_in_threes(const DepthwiseShape& shape);
 size_t depthwise_conv_scratch_bytes(const DepthwiseShape& shape);
 bool depthwise_single_input(const DepthwiseShape& shape);
 inline constexpr int32_t kMaxSingleInputWidth = 64;

@@ -10,9 +10,9 @@
 // (src/runtime/program_load.cc): the CRC-32 of its bytes but the span skipped, its constants
 // (none where it carries their own CRC, mote compile --checksum); and MOTE_SELECTED_FLOAT_INPUTS
 // where a program holds a float input quantized (Executor::input_takes_float), which the runner
-// then writes as floats; and MOTE_SELECTED_MVE_FOUR_ROWS, _ROW3 and _GROUPED, the specialised
-// code of the mve convolution kernels their operators may run (src/kernels/mve/instances.h),
-// which an M55 or M85 image links alone. Each program first passes
+// then writes as floats; and MOTE_SELECTED_MVE_FOUR_ROWS, _ROW3, _WIDE and _GROUPED, the
+// specialised code of the mve convolution kernels their operators may run
+// (src/kernels/mve/instances.h), which an M55 or M85 image links alone. Each program first passes
 // Program::load's full check here, on the host. The header is rewritten only when it changes, so
 // the image rebuilds only then.
 // Exit status: 0 ok, 2 bad arguments, 1 a program unreadable or refused by the full check, or the
@@ -104,6 +104,7 @@ bool add_program(const std::string& path, std::set<int>* kinds, std::map<int, ui
     const mote::kernels::mve::Instances used = mote::runtime::internal::mve_instances(program, i);
     instances->four_rows |= used.four_rows;
     instances->row3 |= used.row3;
+    instances->wide |= used.wide;
     instances->grouped |= used.grouped;
   }
   return true;
@@ -118,7 +119,7 @@ int main(int argc, char** argv) {
   }
   std::set<int> kinds;
   std::map<int, uint16_t> forms;
-  mote::kernels::mve::Instances instances{0, 0, false};
+  mote::kernels::mve::Instances instances{0, 0, 0, false};
   std::set<ProgramKey> programs;
   bool float_inputs = false;
   std::string sources;
@@ -154,13 +155,10 @@ int main(int argc, char** argv) {
   header << "\n";
   // The instances of the mve convolution kernels they run (src/kernels/mve/instance_tables.cc
   // links those alone; ignored on other CPUs).
-  char line[160];
-  std::snprintf(line, sizeof line,
-                "#define MOTE_SELECTED_MVE_FOUR_ROWS 0x%016llxull\n"
-                "#define MOTE_SELECTED_MVE_ROW3 0x%08xu\n#define MOTE_SELECTED_MVE_GROUPED %d\n",
-                static_cast<unsigned long long>(instances.four_rows), instances.row3,
-                instances.grouped ? 1 : 0);
-  header << line;
+  header << std::hex << "#define MOTE_SELECTED_MVE_FOUR_ROWS 0x" << instances.four_rows
+         << "ull\n#define MOTE_SELECTED_MVE_ROW3 0x" << instances.row3
+         << "u\n#define MOTE_SELECTED_MVE_WIDE 0x" << instances.wide << std::dec
+         << "u\n#define MOTE_SELECTED_MVE_GROUPED " << (instances.grouped ? 1 : 0) << "\n";
   // The runner writes float inputs held quantized (Executor::write_input) only where one is.
   if (float_inputs) header << "#define MOTE_SELECTED_FLOAT_INPUTS 1\n";
   const std::string out_path = argv[1];
