@@ -11,6 +11,9 @@
 #if defined(MOTE_KERNELS_WITH_MVE)
 #include "mve/instance_tables.h"
 #endif
+#if defined(MOTE_KERNELS_WITH_DSP)
+#include "dsp/instance_tables.h"
+#endif
 #if defined(MOTE_KERNELS_WITH_TESTING)
 #include "testing/conv.h"
 #endif
@@ -76,14 +79,18 @@ bool conv_extension_takes(const ConvShape& shape) {
   return internal::extension_takes(kConvChoices, shape);
 }
 
-bool conv_extension_linked(const ConvShape& shape, bool right) {
+bool conv_extension_linked(const ConvShape& shape, const int32_t* shifts) {
 #if defined(MOTE_KERNELS_WITH_MVE)
-  return mve::instances_linked(mve::conv_instances_used(shape, right));
-#else
-  (void)shape;
-  (void)right;
-  return true;
+  bool right = true;  // every shift negative
+  for (int32_t k = 0; k < shape.output_c && right; ++k) right = shifts[k] < 0;
+  if (!mve::instances_linked(mve::conv_instances_used(shape, right))) return false;
 #endif
+#if defined(MOTE_KERNELS_WITH_DSP)
+  if (shape.filter_c != shape.input_c && dsp::kConvInstances.grouped == nullptr) return false;
+#endif
+  (void)shape;
+  (void)shifts;
+  return true;
 }
 
 // Rows (mote/kernels/rows.h): the build's extension row kernel, which tests its table line's

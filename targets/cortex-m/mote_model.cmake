@@ -148,8 +148,9 @@ function(mote_select_operators target program)
   if(NOT verify)
     set_property(TARGET ${target} PROPERTY MOTE_VERIFY ${MOTE_VERIFY})
   endif()
-  # The mve kernels' tables of specialised code, likewise (empty on a CPU without MVE).
-  set(instance_tables ${MOTE_SOURCE_DIR}/src/kernels/mve/instance_tables.cc)
+  # The extension kernels' tables of specialised code, likewise (each empty on other CPUs).
+  set(instance_tables ${MOTE_SOURCE_DIR}/src/kernels/mve/instance_tables.cc
+      ${MOTE_SOURCE_DIR}/src/kernels/dsp/instance_tables.cc)
   target_sources(${target} PRIVATE ${MOTE_SOURCE_DIR}/src/runtime/ops/op_table.cc
                  ${MOTE_SOURCE_DIR}/src/runtime/program_load.cc ${instance_tables} ${header})
   set_property(SOURCE ${instance_tables} TARGET_DIRECTORY ${target} APPEND PROPERTY

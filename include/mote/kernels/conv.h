@@ -56,10 +56,10 @@ void conv2d_extension(const ConvParams& params, const int8_t* input, const int8_
                       const int32_t* bias, int8_t* output, Scratch scratch);
 bool conv_extension_takes(const ConvShape& shape);
 // Whether this image links the specialised code the extension kernel runs for a CONV_2D of
-// `shape` whose shifts are all negative (`right`), whole or row-streamed: false only in a
-// firmware image built for other programs (mote_add_model links only its programs' instances of
-// the mve kernel, src/kernels/mve/instances.h).
-bool conv_extension_linked(const ConvShape& shape, bool right);
+// `shape` with these per-channel `shifts`, whole or row-streamed: false only in a firmware image
+// built for other programs (mote_add_model links only its programs' instances of the mve kernel,
+// src/kernels/mve/instances.h, and the dsp kernel's grouped path where one is grouped).
+bool conv_extension_linked(const ConvShape& shape, const int32_t* shifts);
 
 // Row-streamed stages (mote/kernels/rows.h): output rows [y_begin, y_end) of a batch-1 convolution,
 // its input rows read through `input_ring` and its output rows written through `output_ring`

@@ -13,6 +13,7 @@
 
 #include <type_traits>
 
+#include "dsp/instance_tables.h"
 #include "dsp/intrinsics.h"
 #include "dsp/kernels.h"
 #include "dsp/requantize.h"
@@ -450,9 +451,11 @@ inline int32_t reordered(int32_t k, int32_t n4) {
 }
 
 // Gathers (x + offset) of output pixel (y, x) into col[col_len], reordered; padding is 0. Its
-// window's input rows come from `rows` (internal::RowTable: a whole map or a ring).
+// window's input rows come from `rows` (internal::RowTable: a whole map or a ring). kGrouped: the
+// channels [c0, c0 + filter_c) of each tap.
+template <bool kGrouped>
 void im2col(const ConvShape& s, internal::RowTable& rows, int32_t y, int32_t x, int16_t offset,
-            int32_t col_len, int16_t* col) {
+            int32_t col_len, int16_t* col, int32_t c0) {
   const int32_t cf = s.filter_c;
   const int32_t n4 = col_len & ~3;
   const internal::PixelWindow pw = internal::pixel_window(s, y, x);
@@ -467,9 +470,9 @@ void im2col(const ConvShape& s, internal::RowTable& rows, int32_t y, int32_t x, 
   // Runs of whole groups of four (every run starts at a multiple of 4 when cf is one) are widened
   // a word at a time; other channel counts go element by element.
   const bool words = (cf & 3) == 0;
-  const bool contiguous = s.dilation_w == 1;
+  const bool contiguous = s.dilation_w == 1 && !kGrouped;
   for (int32_t ky = ky_begin; ky < ky_end; ++ky) {
-    const int8_t* row = window.row(ky);
+    const int8_t* row = window.row(ky) + (kGrouped ? c0 : 0);
     const int32_t k_row = ky * s.filter_w * cf;
     const int32_t runs = contiguous ? 1 : kx_end - kx_begin;
     const int32_t run_len = contiguous ? (kx_end - kx_begin) * cf : cf;
@@ -511,8 +514,8 @@ void conv_im2col(const ConvShape& shape, internal::RowTable& rows, const int8_t*
     const bool pair = p + 1 < p_end;
     const int32_t y0 = p / s.output_w, x0 = p - y0 * s.output_w;
     const int32_t y1 = (p + 1) / s.output_w, x1 = (p + 1) - y1 * s.output_w;
-    im2col(s, rows, y0, x0, offset, n, col0);
-    if (pair) im2col(s, rows, y1, x1, offset, n, col1);
+    im2col<false>(s, rows, y0, x0, offset, n, col0, 0);
+    if (pair) im2col<false>(s, rows, y1, x1, offset, n, col1, 0);
     int8_t* out0 = out.row(y0) + static_cast<ptrdiff_t>(x0) * co;
     int8_t* out1 = pair ? out.row(y1) + static_cast<ptrdiff_t>(x1) * co : out0;
     const auto row = [&](int32_t o) { return filter + static_cast<ptrdiff_t>(o) * n; };
@@ -540,6 +543,47 @@ bool dsp_runs(const ConvParams& params, size_t needed, Scratch scratch) {
 }
 
 }  // namespace
+
+// conv_im2col for a grouped convolution: each pair group after group, the group's columns
+// gathered, then its output channels. (Called through kConvInstances: an image without grouped
+// convolutions links none of it.)
+void conv_im2col_grouped(const ConvShape& shape, internal::RowTable& rows, const int8_t* filter,
+                         const int32_t* bias, const internal::OutputRows& out_rows,
+                         int32_t y_begin, int32_t y_end, int16_t offset, int16_t* col0,
+                         int16_t* col1, const Requantizer& rq_in) {
+  const ConvShape s = shape;  // local copies, as above
+  const Requantizer rq = rq_in;
+  const internal::OutputRows out = out_rows;
+  const int32_t n = s.filter_h * s.filter_w * s.filter_c;
+  const int32_t co = s.output_c;
+  const int32_t groups = s.input_c / s.filter_c;
+  const int32_t per_group = co / groups;
+  const int32_t p_end = y_end * s.output_w;
+  for (int32_t p = y_begin * s.output_w; p < p_end; p += 2) {
+    const bool pair = p + 1 < p_end;
+    const int32_t y0 = p / s.output_w, x0 = p - y0 * s.output_w;
+    const int32_t y1 = (p + 1) / s.output_w, x1 = (p + 1) - y1 * s.output_w;
+    for (int32_t g = 0; g < groups; ++g) {
+      im2col<true>(s, rows, y0, x0, offset, n, col0, g * s.filter_c);
+      if (pair) im2col<true>(s, rows, y1, x1, offset, n, col1, g * s.filter_c);
+      // The group's output channels, filter rows, bias and requantization.
+      const ptrdiff_t first = static_cast<ptrdiff_t>(g) * per_group;
+      int8_t* out0 = out.row(y0) + static_cast<ptrdiff_t>(x0) * co + first;
+      int8_t* out1 = pair ? out.row(y1) + static_cast<ptrdiff_t>(x1) * co + first : out0;
+      const int8_t* gfilter = filter + first * n;
+      const int32_t* gbias = bias != nullptr ? bias + first : nullptr;
+      const Requantizer grq{rq.multiplier + first, rq.shift + first, rq.output_offset, rq.act_min,
+                            rq.act_max};
+      const auto row = [&](int32_t o) { return gfilter + static_cast<ptrdiff_t>(o) * n; };
+      block_outputs(
+          per_group, pair, gbias, grq, out0, out1,
+          [&](int32_t o, int32_t* a) { dot_2x2_col_rows(col0, col1, row(o), n, a); },
+          [&] { lone_pixel(col0, gfilter, n, per_group, gbias, grq, out0, 0, 0); },
+          [&](int32_t o, int32_t acc) { return dot_1x1_col(col0, row(o), n, acc); },
+          [&](int32_t o, int32_t acc) { return dot_1x1_col(col1, row(o), n, acc); });
+    }
+  }
+}
 
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,
             int8_t* output, Scratch scratch) {
@@ -591,7 +635,12 @@ bool conv2d_no_fallback(const ConvParams& params, const int8_t* input, const int
   for (int32_t b = 0; b < s.batches; ++b) {
     internal::RowTable rows(input + b * in_image, static_cast<ptrdiff_t>(s.input_w) * s.input_c, 0);
     const internal::OutputRows out_rows{output + b * s.output_h * out_row, out_row, 0};
-    conv_im2col(s, rows, filter, bias, out_rows, 0, s.output_h, offset, col0, col1, rq);
+    if (s.filter_c != s.input_c) {
+      kConvInstances.grouped(s, rows, filter, bias, out_rows, 0, s.output_h, offset, col0, col1,
+                             rq);
+    } else {
+      conv_im2col(s, rows, filter, bias, out_rows, 0, s.output_h, offset, col0, col1, rq);
+    }
   }
   return true;
 }
@@ -643,7 +692,12 @@ bool conv2d_rows_no_fallback(const ConvParams& params, const int8_t* input, RowR
   int16_t* col0 = reinterpret_cast<int16_t*>(scratch.data);
   int16_t* col1 = col0 + s.filter_h * s.filter_w * s.filter_c;
   internal::RowTable rows(input, in_row, input_ring.rows);
-  conv_im2col(s, rows, filter, bias, out_rows, y_begin, y_end, offset, col0, col1, rq);
+  if (s.filter_c != s.input_c) {
+    kConvInstances.grouped(s, rows, filter, bias, out_rows, y_begin, y_end, offset, col0, col1,
+                           rq);
+  } else {
+    conv_im2col(s, rows, filter, bias, out_rows, y_begin, y_end, offset, col0, col1, rq);
+  }
   return true;
 }
 

@@ -68,7 +68,7 @@ void StreamRandomConv(uint32_t seed, int cases, ConvRowsKernel rows_kernel) {
   Rng rng(seed);
   for (int i = 0; i < cases; ++i) {
     ConvShape s = RandomShape(rng);
-    const bool grouped = rng.Chance(10) && s.input_c % 2 == 0;  // dsp hands it to portable
+    const bool grouped = rng.Chance(10) && s.input_c % 2 == 0;
     if (grouped) s.filter_c = s.input_c / 2, s.output_c = 2 * rng.Uniform(1, 3);
     if (s.output_h < 1 || s.output_w < 1) continue;
     const std::vector<int8_t> input = rng.Int8s(static_cast<size_t>(s.input_h) * s.input_w * s.input_c);

@@ -28,8 +28,9 @@ namespace mote {
 namespace kernels {
 namespace dsp {
 
-// CONV_2D, not grouped (filter_c == input_c): 1x1 without padding needs no scratch; every other
-// shape uses two int16 columns (2 * 2 * filter_h * filter_w * filter_c bytes, as portable).
+// CONV_2D, grouped too (input_c a multiple of filter_c, output_c of the groups): 1x1 without
+// padding needs no scratch; every other shape uses two int16 columns (2 * 2 * filter_h *
+// filter_w * filter_c bytes, as portable; one group's when grouped).
 bool conv_handles(const ConvShape& shape);
 size_t conv_scratch_bytes(const ConvShape& shape);
 void conv2d(const ConvParams& params, const int8_t* input, const int8_t* filter, const int32_t* bias,

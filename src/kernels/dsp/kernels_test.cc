@@ -118,6 +118,13 @@ TEST(DspConv, EqualsPortableOnRandomShapes) {
     s.filter_h = pointwise ? 1 : uniform(1, std::min(4, s.input_h));
     s.filter_w = pointwise ? 1 : uniform(1, std::min(4, s.input_w));
     s.output_c = uniform(1, 13);
+    if (!pointwise && iter % 4 == 2) {
+      // Grouped: 2 to 4 groups of 1 to 8 channels (grouped layers always gather columns).
+      const int32_t groups = uniform(2, 4);
+      s.filter_c = uniform(1, 8);
+      s.input_c = groups * s.filter_c;
+      s.output_c = groups * uniform(1, 4);
+    }
     s.stride_h = uniform(1, 3);
     s.stride_w = uniform(1, 3);
     s.dilation_h = pointwise || iter % 5 != 1 ? 1 : 2;
@@ -574,6 +581,8 @@ TEST(DspTables, BuiltAndPlannedForTheDspExtension) {
   EXPECT_EQ(conv_scratch_bytes(c, Extension::kDsp), portable_conv_scratch_bytes(c));
   ConvShape grouped = c;
   grouped.input_c = 6;
+  EXPECT_STREQ(built_conv_kernel_variant(grouped), "dsp");
+  grouped.output_c = 15;  // not a multiple of the two groups
   EXPECT_STREQ(built_conv_kernel_variant(grouped), "portable");
 }
 

@@ -1,6 +1,7 @@
 // What the mve CONV_2D kernel handles and needs, beside it (conv.cc). In every build.
 #include "mve/instances.h"
 #include "mve/kernels.h"
+#include "portable/conv_internal.h"
 
 namespace mote {
 namespace kernels {
@@ -10,12 +11,8 @@ namespace mve {
 // the groups. Filters of at most kMaxRowWindowRows rows: the kernel looks up a window's input
 // rows in a table of that many (the same code serves whole maps and rings).
 bool conv_handles(const ConvShape& shape) {
-  if (shape.filter_h > kMaxRowWindowRows) return false;
-  if (shape.filter_c == shape.input_c) return true;  // not grouped (the cheap test first)
-  if (shape.filter_c <= 0 || shape.input_c < shape.filter_c || shape.input_c % shape.filter_c != 0) {
-    return false;
-  }
-  return shape.output_c % (shape.input_c / shape.filter_c) == 0;
+  return shape.filter_h <= kMaxRowWindowRows &&
+         internal::whole_groups(shape.input_c, shape.filter_c, shape.output_c);
 }
 
 bool conv_five_columns(const ConvShape& shape) {

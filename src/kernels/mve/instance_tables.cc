@@ -12,7 +12,7 @@
 #define MOTE_SELECTED_MVE_FOUR_ROWS (~0ull)
 #define MOTE_SELECTED_MVE_ROW3 (~0u)
 #define MOTE_SELECTED_MVE_WIDE (~0u)
-#define MOTE_SELECTED_MVE_GROUPED 1
+#define MOTE_SELECTED_GROUPED_CONV 1
 #endif
 
 namespace mote {
@@ -65,7 +65,7 @@ extern const ConvInstanceTable kConvInstances{
     {MOTE_MVE_FOUR_ROWS(1), MOTE_MVE_FOUR_ROWS(2), MOTE_MVE_FOUR_ROWS(3), MOTE_MVE_FOUR_ROWS(4),
      four_rows_entry<5, false, false, false>(), four_rows_entry<5, false, false, true>(),
      four_rows_entry<5, true, false, false>(), four_rows_entry<5, true, false, true>()},
-    pick(MOTE_SELECTED_MVE_GROUPED != 0, &conv_instances::im2col_grouped)};
+    pick(MOTE_SELECTED_GROUPED_CONV != 0, &conv_instances::im2col_grouped)};
 #undef MOTE_MVE_FOUR_ROWS
 
 // In row3_instance order; a table window of fewer than three pixels is never without border.

@@ -144,6 +144,14 @@ inline int32_t bias_or_zero(const int32_t* bias, int32_t channel) {
   return bias != nullptr ? bias[channel] : 0;
 }
 
+// Whether a convolution's channels form whole groups: input_c a multiple of filter_c (the
+// groups), output_c a multiple of the groups (every one when not grouped).
+inline bool whole_groups(int32_t input_c, int32_t filter_c, int32_t output_c) {
+  if (filter_c == input_c) return true;  // not grouped (the cheap test first)
+  if (filter_c <= 0 || input_c < filter_c || input_c % filter_c != 0) return false;
+  return output_c % (input_c / filter_c) == 0;
+}
+
 inline int32_t min_i32(int32_t a, int32_t b) { return a < b ? a : b; }
 inline int32_t max_i32(int32_t a, int32_t b) { return a > b ? a : b; }
 

@@ -45,7 +45,7 @@ Error check(const OpChecker& c) {
   if (direct_loops(c.program(), c.op())) return Error::kOk;
   return c.extension_linked([&] {
     return kernels::conv_extension_linked(conv_shape(c.program(), c.op()),
-                                          c.all_negative(o.shifts(), co));
+                                          c.int32_data(o.shifts()));
   });
 }
 

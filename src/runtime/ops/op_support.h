@@ -182,24 +182,16 @@ class OpChecker {
   // An operator on the extension kernel (not marked portable_kernel) whose specialised code this
   // image links: `linked()`, asked only then, says so (false only in a firmware image built for
   // other programs, which links only its own programs' instances of a kernel).
-  // Only the mve kernels link by instance (kernels/mve/instances.h): elsewhere nothing is asked.
   template <typename Linked>
   Error extension_linked(Linked linked) const {
-#if !(defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1))
-    (void)linked;
-    return Error::kOk;
-#endif
     if (op_.portable_kernel() || linked()) return Error::kOk;
     return bad("its kernel's code for this shape is not built into this image: rebuild the "
                "image with this program (mote_add_model)",
                Error::kUnsupported);
   }
-  // Whether every one of `count` int32 at `region` is negative (int32_array checked it).
-  bool all_negative(const schema::Region* region, int32_t count) const {
-    for (int32_t k = 0; k < count; ++k) {
-      if (int32_at(region, k) >= 0) return false;
-    }
-    return true;
+  // The int32 values at `region` (int32_array checked it: aligned, in the constants).
+  const int32_t* int32_data(const schema::Region* region) const {
+    return reinterpret_cast<const int32_t*>(c_.constants + region->offset());
   }
   // Whether the operator is a member of a row-streamed stage.
   bool streamed() const;

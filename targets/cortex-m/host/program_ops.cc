@@ -10,9 +10,10 @@
 // (src/runtime/program_load.cc): the CRC-32 of its bytes but the span skipped, its constants
 // (none where it carries their own CRC, mote compile --checksum); and MOTE_SELECTED_FLOAT_INPUTS
 // where a program holds a float input quantized (Executor::input_takes_float), which the runner
-// then writes as floats; and MOTE_SELECTED_MVE_FOUR_ROWS, _ROW3, _WIDE and _GROUPED, the
-// specialised code of the mve convolution kernels their operators may run
-// (src/kernels/mve/instances.h), which an M55 or M85 image links alone. Each program first passes
+// then writes as floats; and MOTE_SELECTED_MVE_FOUR_ROWS, _ROW3 and _WIDE, the specialised
+// code of the mve convolution kernels their operators may run (src/kernels/mve/instances.h),
+// which an M55 or M85 image links alone, and MOTE_SELECTED_GROUPED_CONV where a convolution is
+// grouped (the mve and dsp kernels' grouped im2col). Each program first passes
 // Program::load's full check here, on the host. The header is rewritten only when it changes, so
 // the image rebuilds only then.
 // Exit status: 0 ok, 2 bad arguments, 1 a program unreadable or refused by the full check, or the
@@ -153,12 +154,12 @@ int main(int argc, char** argv) {
     header << line;
   }
   header << "\n";
-  // The instances of the mve convolution kernels they run (src/kernels/mve/instance_tables.cc
-  // links those alone; ignored on other CPUs).
+  // The instances of the mve convolution kernels they run, and whether one is grouped
+  // (src/kernels/{mve,dsp}/instance_tables.cc link those alone).
   header << std::hex << "#define MOTE_SELECTED_MVE_FOUR_ROWS 0x" << instances.four_rows
          << "ull\n#define MOTE_SELECTED_MVE_ROW3 0x" << instances.row3
          << "u\n#define MOTE_SELECTED_MVE_WIDE 0x" << instances.wide << std::dec
-         << "u\n#define MOTE_SELECTED_MVE_GROUPED " << (instances.grouped ? 1 : 0) << "\n";
+         << "u\n#define MOTE_SELECTED_GROUPED_CONV " << (instances.grouped ? 1 : 0) << "\n";
   // The runner writes float inputs held quantized (Executor::write_input) only where one is.
   if (float_inputs) header << "#define MOTE_SELECTED_FLOAT_INPUTS 1\n";
   const std::string out_path = argv[1];
