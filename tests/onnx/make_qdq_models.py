@@ -68,6 +68,8 @@ class Qdq:
 
     def bias(self, channels, w_scales):
         s = (np.float32(self.scale) * w_scales).astype(np.float32)
+        if s.ndim and self.opset < 13 and np.all(s == s[0]):
+            s = s[0]  # no per-axis DequantizeLinear before opset 13
         b = self.rng.integers(-2000, 2000, channels).astype(np.int32)
         qn, sn = self.const(b, "b"), self.const(s, "b_scale")
         zn = self.const(np.zeros(s.shape, np.int32), "b_zp")
@@ -218,6 +220,146 @@ def more_operators(out_dir):
         g.save(out_dir, x, scale or g.scale, shape)
 
 
+def field_operators(out_dir):
+    """Operators quantized exports from the field add: Slice (steps, a reversal), Split (equal
+    and not, the sizes an input from opset 13 and an attribute before), Gather by constant
+    indices (channels; a scalar index dropping a dimension), Max and Min (operands requantized to
+    the output's scale; a constant operand), ReduceMax, and shape arithmetic folded into a
+    Reshape's shape (Shape, Gather, Unsqueeze, Concat as older torch exports write flatten)."""
+    def slice_(g, x):
+        starts = g.const(np.array([2, 1, -1], np.int64), "starts")
+        ends = g.const(np.array([8, -1, np.iinfo(np.int64).min], np.int64), "ends")
+        axes = g.const(np.array([1, 2, 3], np.int64), "axes")
+        steps = g.const(np.array([2, 1, -1], np.int64), "steps")
+        return g.op("Slice", [x, starts, ends, axes, steps])
+
+    def split(sizes, attribute):
+        def build(g, x):
+            parts = [g.fresh("split") for _ in range(len(sizes) if sizes else 2)]
+            if attribute:
+                attrs = {"split": sizes} if sizes else {}
+                g.nodes.append(helper.make_node("Split", [x], parts, axis=1, **attrs))
+            else:
+                inputs = [x, g.const(np.array(sizes, np.int64), "split")] if sizes else [x]
+                g.nodes.append(helper.make_node("Split", inputs, parts, axis=1))
+            quantized = [g.quantize(p, g.scale) for p in parts]
+            return g.op("Concat", quantized[::-1], axis=1)  # reversed: each part must be its own
+        return build
+
+    def gather(indices, axis):
+        def build(g, x):
+            return g.op("Gather", [x, g.const(np.array(indices, np.int64), "indices")], axis=axis)
+        return build
+
+    def max_of_branches(g, x):
+        return g.op("Max", [x, g.x], scale=0.031)
+
+    def min_constant(g, x):
+        c = g.const(np.array([[[0.3]], [[-0.2]], [[0.1]], [[0.5]], [[0.0]], [[0.2]], [[-0.1]],
+                              [[0.4]]], np.float32), "bound")
+        return g.op("Min", [x, g.quantize(c, g.scale)])
+
+    def reduce_max(keepdims, axes):
+        def build(g, x):
+            return g.op("ReduceMax", [x], axes=axes, keepdims=keepdims)
+        return build
+
+    def flatten_by_shape(opset_13):
+        def build(g, x):
+            shape, batch, lead = g.fresh("shape"), g.fresh("gather"), g.fresh("unsqueeze")
+            g.nodes.append(helper.make_node("Shape", [x], [shape]))
+            zero = g.const(np.array(0, np.int64), "zero")
+            g.nodes.append(helper.make_node("Gather", [shape, zero], [batch], axis=0))
+            if opset_13:
+                axes = g.const(np.array([0], np.int64), "axes")
+                g.nodes.append(helper.make_node("Unsqueeze", [batch, axes], [lead]))
+            else:
+                g.nodes.append(helper.make_node("Unsqueeze", [batch], [lead], axes=[0]))
+            rest = g.const(np.array([-1], np.int64), "rest")
+            target = g.fresh("concat")
+            g.nodes.append(helper.make_node("Concat", [lead, rest], [target], axis=0))
+            flat = g.op("Reshape", [x, target])
+            w, ws = g.weights((5, 8 * 6 * 6), 8 * 6 * 6, per_channel=False)
+            return g.op("Gemm", [flat, w, g.bias(5, np.full(5, ws, np.float32))], transB=1)
+        return build
+
+    cases = {
+        "slice": (slice_, 13, [1, 3, 4, 6]),
+        "split_input": (split([3, 5], False), 13, [1, 8, 6, 6]),
+        "split_equal": (split(None, False), 13, [1, 8, 6, 6]),
+        "split_attribute": (split([4, 4], True), 11, [1, 8, 6, 6]),
+        "gather_channels": (gather([5, 0, -2], 1), 13, [1, 3, 6, 6]),
+        "gather_row": (gather(2, 2), 13, [1, 8, 6]),
+        "max": (max_of_branches, 13, [1, 8, 6, 6]),
+        "min_constant": (min_constant, 13, [1, 8, 6, 6]),
+        "reducemax": (reduce_max(1, [2, 3]), 13, [1, 8, 1, 1]),
+        "reducemax_channels": (reduce_max(0, [1]), 13, [1, 6, 6]),
+        "shape_flatten_opset11": (flatten_by_shape(False), 11, [1, 5]),
+        "shape_flatten": (flatten_by_shape(True), 13, [1, 5]),
+    }
+    for name, (build, opset, shape) in cases.items():
+        g = Qdq("qdq_op_" + name, [1, 8, 6, 6], opset=opset)
+        x = build(g, g.conv(g.x, 8, 8, 3, per_channel=opset >= 13))  # per axis from opset 13
+        g.save(out_dir, x, 0.031 if name == "max" else g.scale, shape)
+
+
+def conv1d(out_dir):
+    """Audio-style 1-D layers on [N, C, L]: (qdq_conv1d) Conv1d with Relu, a depthwise Conv1d of
+    stride 2, MaxPool1d, a pointwise Conv1d and a residual Add, global pooling and Gemm;
+    (qdq_conv1d_sequence) Conv1d then AveragePool1d, the [N, C, L] sequence itself the output.
+    Two models: a longer chain would pile up the one-step differences of TFLite's rounding."""
+    for name in ["qdq_conv1d", "qdq_conv1d_sequence"]:
+        g = Qdq(name, [1, 4, 32])
+
+        def conv(x, cin, cout, k, stride=1, group=1, activation=None):
+            w, ws = g.weights((cout, cin // group, k), cin // group * k)
+            return g.op("Conv", [x, w, g.bias(cout, ws)], activation=activation,
+                        kernel_shape=[k], strides=[stride], pads=[k // 2, k // 2], group=group)
+        x = conv(g.x, 4, 8, 3, activation="relu")
+        if name == "qdq_conv1d_sequence":
+            x = g.op("AveragePool", [x], kernel_shape=[3], strides=[1], pads=[1, 1],
+                     count_include_pad=0)
+            g.save(out_dir, x, g.scale, [1, 8, 32])
+            continue
+        x = conv(x, 8, 8, 3, stride=2, group=8, activation="relu")
+        x = g.op("MaxPool", [x], kernel_shape=[2], strides=[2])
+        x = g.op("Add", [x, conv(x, 8, 8, 1)])
+        x = g.op("GlobalAveragePool", [x])
+        x = g.op("Flatten", [x], axis=1)
+        w, ws = g.weights((5, 8), 8, per_channel=False)
+        x = g.op("Gemm", [x, w, g.bias(5, np.full(5, ws, np.float32))], transB=1)
+        g.save(out_dir, x, g.scale, [1, 5])
+
+
+def conv_transpose(out_dir):
+    """ConvTranspose as TRANSPOSE_CONV: kernel 4 stride 2 pads 1 (TFLite's SAME), kernel 2
+    stride 2 (VALID), kernel 3 stride 2 pads 1 output_padding 1 (PyTorch's usual upsampler: a
+    VALID result cropped), 1-D kernel 4 stride 2 pads 1; weights [Ci, Co, k..] per channel on
+    axis 1."""
+    cases = {
+        "same": ([1, 8, 6, 6], 4, 2, [1, 1, 1, 1], [0, 0], [1, 6, 12, 12]),
+        "valid": ([1, 8, 6, 6], 2, 2, [0, 0, 0, 0], [0, 0], [1, 6, 12, 12]),
+        "crop": ([1, 8, 6, 6], 3, 2, [1, 1, 1, 1], [1, 1], [1, 6, 12, 12]),
+        "1d": ([1, 8, 10], 4, 2, [1, 1], [0], [1, 6, 20]),
+    }
+    for name, (shape, k, stride, pads, extra, out_shape) in cases.items():
+        g = Qdq("qdq_convtranspose_" + name, shape)
+        spatial = len(shape) - 2
+        wshape = (8, 6) + (k,) * spatial
+        w = g.rng.uniform(-1, 1, wshape).astype(np.float32) * np.float32(np.sqrt(3.0 / (8 * k)))
+        scales = (np.abs(w).transpose(1, 0, *range(2, 2 + spatial)).reshape(6, -1).max(axis=1)
+                  / 127).astype(np.float32)
+        q = np.clip(np.round(w / scales.reshape((1, 6) + (1,) * spatial)), -127, 127)
+        wq = g.fresh("w_dq")
+        g.nodes.append(helper.make_node(
+            "DequantizeLinear", [g.const(q.astype(np.int8), "w"), g.const(scales, "w_scale"),
+                                 g.const(np.zeros(6, np.int8), "w_zp")], [wq], axis=1))
+        x = g.op("ConvTranspose", [g.x, wq, g.bias(6, scales)], activation="relu",
+                 kernel_shape=[k] * spatial, strides=[stride] * spatial, pads=pads,
+                 output_padding=extra)
+        g.save(out_dir, x, g.scale, out_shape)
+
+
 class QOperator(Qdq):
     """ONNX Runtime's QOperator form: QLinearConv, QLinearMatMul and com.microsoft's QLinearAdd,
     QLinearGlobalAveragePool, QGemm on uint8 activations; byte-moving operators (MaxPool,
@@ -315,6 +457,24 @@ def bad_models(out_dir):
     g.save(out_dir, g.conv(g.x, 8, 8, 3), g.scale, ["batch", 8, 6, 6],
            declared_input=["batch", 8, 6, 6])
     os.remove(os.path.join(out_dir, "bad_dynamic.json"))
+    def conv_transpose(name, **attrs):
+        g = Qdq(name, [1, 8, 6, 6])
+        w, _ = g.weights((8, 4 if attrs.get("group") == 2 else 8, 3, 3), 72, per_channel=False)
+        g.save(out_dir, g.op("ConvTranspose", [g.x, w], kernel_shape=[3, 3], **attrs), g.scale,
+               [1, 8, 8, 8])
+        os.remove(os.path.join(out_dir, name + ".json"))
+    conv_transpose("bad_convtranspose_dilated", dilations=[2, 2])
+    conv_transpose("bad_convtranspose_grouped", group=2)
+    conv_transpose("bad_convtranspose_odd_same", strides=[2, 2], auto_pad="SAME_UPPER")
+    g = Qdq("bad_max3", [1, 8, 6, 6])
+    g.save(out_dir, g.op("Max", [g.x, g.x, g.x]), g.scale, [1, 8, 6, 6])
+    os.remove(os.path.join(out_dir, "bad_max3.json"))
+    g = Qdq("bad_slice_empty", [1, 8, 6, 6])
+    x = g.op("Slice", [g.x, g.const(np.array([4], np.int64), "starts"),
+                       g.const(np.array([2], np.int64), "ends"),
+                       g.const(np.array([2], np.int64), "axes")])
+    g.save(out_dir, x, g.scale, [1, 8, 0, 6])
+    os.remove(os.path.join(out_dir, "bad_slice_empty.json"))
     with open(os.path.join(out_dir, "bad_text.onnx"), "w") as f:
         f.write("not a model\n")
     with open(os.path.join(out_dir, "qdq_cnn.onnx"), "rb") as f:
@@ -344,6 +504,9 @@ def main():
     more_operators(out)
     nhwc_input(out)
     qoperator(out)
+    field_operators(out)
+    conv1d(out)
+    conv_transpose(out)
     float_model(out)
     bad_models(out)
 

@@ -105,6 +105,13 @@ REFUSED = [
     ("bad_dynamic.onnx", [], "--input-shape input=1,8,6,6"),
     ("bad_truncated.onnx", [], "not a readable ONNX model"),
     ("bad_text.onnx", [], "not a readable ONNX model"),
+    ("bad_convtranspose_dilated.onnx", [],
+     "(ConvTranspose, domain ai.onnx, opset 13): dilations [2,2] not supported"),
+    ("bad_convtranspose_grouped.onnx", [], "group 2 not supported: TFLite's TRANSPOSE_CONV"),
+    ("bad_convtranspose_odd_same.onnx", [], "export with explicit pads"),
+    ("bad_max3.onnx", [], "(Max, domain ai.onnx, opset 13): 3 inputs not supported"),
+    ("bad_slice_empty.onnx", [], "(Slice, domain ai.onnx, opset 13): the slice of dimension 2 "
+                                 "is empty"),
 ]
 
 

@@ -30,12 +30,15 @@ constexpr int64_t kCheckedIrVersion = 8;
 constexpr int64_t kCheckedOpset = 17;
 
 const std::vector<int32_t> kNhwc = {0, 2, 3, 1};  // IR dimension i holds NCHW dimension kNhwc[i]
+const std::vector<int32_t> kNlc = {0, 2, 1};      // [N, L, C] of ONNX's [N, C, L]
 
 const char* const kUnsupported =
     "not supported; Mote reads QuantizeLinear, DequantizeLinear, Conv, Gemm, MatMul, Add, Sub, "
     "Mul, MaxPool, AveragePool, GlobalAveragePool, ReduceMean, Relu, Clip, Sigmoid, Tanh, "
     "HardSwish, HardSigmoid (times its input), LeakyRelu, PRelu, Softmax, Concat, Reshape, "
-    "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, Identity, Dropout, Constant, and the "
+    "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, Identity, Dropout, Constant, Slice, "
+    "Split, Gather (constant indices), Max, Min, ReduceMax, ConvTranspose, shape arithmetic on "
+    "constants (Shape, Cast, ...), and the "
     "QOperator forms QLinearConv, "
     "QLinearMatMul, QGemm, QLinearAdd, QLinearMul, QLinearAveragePool, "
     "QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat";
@@ -112,7 +115,73 @@ struct Constant {
     for (int64_t i = 0; i < count(); ++i) out[static_cast<size_t>(i)] = at(i);
     return out;
   }
+  // An integer element exactly (int64's extremes, which Slice's "to the end" uses, do not
+  // survive a double); a float one truncated, within int64.
+  int64_t int_at(int64_t i) const {
+    if (elem_type == ::onnx::TensorProto::INT64) {
+      int64_t v;
+      std::memcpy(&v, bytes.data() + static_cast<size_t>(i) * 8, 8);
+      return v;
+    }
+    const double v = at(i);
+    if (!(v > -9.2e18 && v < 9.2e18)) return v > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    return static_cast<int64_t>(v);
+  }
 };
+
+// A constant of `elem_type` holding `values` (folded shape arithmetic).
+Constant make_constant(int32_t elem_type, std::vector<int64_t> dims, const std::vector<double>& values) {
+  Constant c;
+  c.elem_type = elem_type;
+  c.dims = std::move(dims);
+  const size_t size = c.elem_size();
+  c.bytes.resize(values.size() * size);
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint8_t* p = c.bytes.data() + i * size;
+    auto put = [&](auto v) { std::memcpy(p, &v, sizeof v); };
+    switch (elem_type) {
+      case ::onnx::TensorProto::INT8: put(static_cast<int8_t>(values[i])); break;
+      case ::onnx::TensorProto::UINT8:
+      case ::onnx::TensorProto::BOOL: put(static_cast<uint8_t>(values[i])); break;
+      case ::onnx::TensorProto::INT32: put(static_cast<int32_t>(values[i])); break;
+      case ::onnx::TensorProto::INT64: put(static_cast<int64_t>(values[i])); break;
+      case ::onnx::TensorProto::FLOAT: put(static_cast<float>(values[i])); break;
+      default: put(values[i]); break;
+    }
+  }
+  return c;
+}
+Constant int64_constant(const std::vector<int64_t>& values, std::vector<int64_t> dims) {
+  Constant c;
+  c.elem_type = ::onnx::TensorProto::INT64;
+  c.dims = std::move(dims);
+  c.bytes.resize(values.size() * 8);
+  if (!values.empty()) std::memcpy(c.bytes.data(), values.data(), c.bytes.size());
+  return c;
+}
+
+// ONNX's Slice along one dimension of size `dim` (negative indices count from the end; both
+// clamped in the step's direction): the first index and how many are taken.
+struct AxisSlice {
+  int64_t begin = 0, step = 1, count = 0;
+};
+AxisSlice onnx_axis_slice(int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (start < 0) start += dim;
+  if (end < 0) end += dim;
+  AxisSlice s;
+  s.step = step;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    s.count = end > start ? (end - start + step - 1) / step : 0;
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    s.count = start > end ? (start - end - step - 1) / -step : 0;
+  }
+  s.begin = start;
+  return s;
+}
 
 Constant read_constant(const ::onnx::TensorProto& t, const std::string& where) {
   Constant c;
@@ -317,8 +386,9 @@ class Reader {
   }
   // Integer parameters (axes, shapes, pads) given as a constant input.
   std::vector<int64_t> ints_input(int k) const {
+    const Constant& c = constant_input(k);
     std::vector<int64_t> out;
-    for (double v : constant_input(k).values()) out.push_back(static_cast<int64_t>(v));
+    for (int64_t i = 0; i < c.count(); ++i) out.push_back(c.int_at(i));
     return out;
   }
 
@@ -379,7 +449,18 @@ class Reader {
     return add_tensor(std::move(t));
   }
   void add_op(OpType type, std::vector<int32_t> inputs, int32_t output, ir::Options options = {}) {
+    for (int32_t t : inputs) materialize(t);
     g_.operators.push_back({type, std::move(inputs), {output}, std::move(options)});
+  }
+  // Emits the RESHAPE that makes a 1-D window's [N, L, C] value (see windowed), once something
+  // reads that form rather than the window's own [N, 1, L, C] output.
+  void materialize(int32_t t) {
+    auto it = narrowed_.find(t);
+    if (it == narrowed_.end()) return;
+    const int32_t source = it->second;
+    narrowed_.erase(it);
+    const int32_t shape = add_int32_constant(tensor(t).name + "/shape", tensor(t).shape);
+    g_.operators.push_back({OpType::kReshape, {source, shape}, {t}, ir::ReshapeOptions{}});
   }
   const ir::Tensor& tensor(int32_t t) const { return g_.tensors[static_cast<size_t>(t)]; }
 
@@ -675,6 +756,7 @@ class Reader {
                            "it as int8 with the zero point moved by -128: flip each byte's top "
                            "bit (x ^ 0x80) to read it as uint8");
       }
+      materialize(v.tensor);
       g_.outputs.push_back(v.tensor);
     }
   }
@@ -695,6 +777,7 @@ class Reader {
           "(onnxruntime.quantization.quantize_static)");
     }
     if (domain == "com.microsoft") bad(kUnsupported);
+    if (fold_constant_node()) return;
     if (op == "QuantizeLinear") return quantize_linear();
     if (op == "DequantizeLinear") return dequantize_linear();
     if (op == "Conv") return conv();
@@ -722,6 +805,13 @@ class Reader {
     if (op == "Pad") return pad();
     if (op == "Resize" || op == "Upsample") return resize();
     if (op == "Constant") return constant_node();
+    if (op == "Slice") return slice();
+    if (op == "Split") return split();
+    if (op == "Gather") return gather();
+    if (op == "Max") return max_min(OpType::kMaximum);
+    if (op == "Min") return max_min(OpType::kMinimum);
+    if (op == "ReduceMax") return reduce_max();
+    if (op == "ConvTranspose") return conv_transpose();
     bad(kUnsupported);
   }
 
@@ -904,6 +994,7 @@ class Reader {
 
   void resize() {
     const Value x = spatial_input(0);
+    if (one_d_) bad("a 1-D resize ([N,C,L]) is not supported; resize a [N,C,1,L] tensor instead");
     const std::vector<int64_t> xs = onnx_shape(x);
     const std::string mode = string_attr("mode", "nearest");
     // Opset 18's additions change the result when set.
@@ -1164,6 +1255,13 @@ class Reader {
     w.strides = ints_attr("strides");
     w.dilations = ints_attr("dilations");
     w.pads = ints_attr("pads");
+    if (one_d_) {
+      // A 1-D window's attributes, widened to the [1, L] window the 2-D kernels run.
+      for (auto* v : {&w.kernel, &w.strides, &w.dilations}) {
+        if (v->size() == 1) v->insert(v->begin(), 1);
+      }
+      if (w.pads.size() == 2) w.pads = {0, w.pads[0], 0, w.pads[1]};
+    }
     if (w.strides.empty()) w.strides.assign(n, 1);
     if (w.dilations.empty()) w.dilations.assign(n, 1);
     if (w.pads.empty()) w.pads.assign(2 * n, 0);
@@ -1233,12 +1331,15 @@ class Reader {
     return {out, kNhwc};
   }
 
-  // An NHWC input of rank 4; ONNX's spatial dimensions of a 1-D window (rank 3) are not taken.
+  // A window's input as NHWC of rank 4: [N, C, H, W], or [N, C, L] taken as [N, C, 1, L].
   Value spatial_input(int k) {
     Value x = activation(k);
-    if (tensor(x.tensor).shape.size() != 4) {
-      bad("input of rank " + std::to_string(tensor(x.tensor).shape.size()) +
-          " not supported (2-D windows over [N,C,H,W])");
+    const size_t rank = tensor(x.tensor).shape.size();
+    one_d_ = rank == 3;
+    if (one_d_) return as_nhwc_1d(x);
+    if (rank != 4) {
+      bad("input of rank " + std::to_string(rank) + " not supported (1-D windows over [N,C,L], "
+          "2-D over [N,C,H,W])");
     }
     return as_nhwc(x);
   }
@@ -1246,7 +1347,8 @@ class Reader {
   void conv() {
     Value x = spatial_input(0);
     const std::vector<int64_t> xs = onnx_shape(x);  // N, C, H, W
-    const QuantConstant w = quant_constant(1);
+    QuantConstant w = quant_constant(1);
+    if (one_d_ && w.data.dims.size() == 3) w.data.dims.insert(w.data.dims.begin() + 2, 1);
     if (w.data.dims.size() != 4) bad("weights of rank " + std::to_string(w.data.dims.size()) + " not supported");
     const int64_t co = w.data.dims[0], cig = w.data.dims[1], kh = w.data.dims[2], kw = w.data.dims[3];
     const int64_t group = int_attr("group", 1);
@@ -1296,7 +1398,7 @@ class Reader {
     } else {
       add_op(OpType::kConv2D, inputs, out, ir::Conv2DOptions{*padding, sw, sh, dw, dh, s.activation});
     }
-    values_[s.name] = {out, kNhwc};
+    values_[s.name] = windowed(out);
   }
 
   // A fully connected layer: input [.., K], weights given [K, N] (`transposed` false) or [N, K].
@@ -1357,17 +1459,26 @@ class Reader {
     fully_connected(activation(0, true), quant_constant(1), false, -1);
   }
 
-  // A constant operand of a binary operator as an int8 IR tensor laid out like `like`.
-  int32_t binary_constant(int k, const Value& like, size_t rank) {
+  // A constant operand of a binary operator as an int8 IR tensor laid out like `like`; its own
+  // quantization, or `requantize`'s (its real values quantized again; a float constant too).
+  int32_t binary_constant(int k, const Value& like, size_t rank, const QuantParams* requantize = nullptr) {
     const QuantConstant c = quant_constant(k);
-    if (c.q.scale.size() != 1) bad("input " + std::to_string(k) + " must be a per-tensor quantized constant");
-    QuantConstant broadcast = c;
+    if (c.q.scale.size() > 1 || (c.q.scale.empty() && requantize == nullptr)) {
+      bad("input " + std::to_string(k) + " must be a per-tensor quantized constant");
+    }
     std::vector<int64_t> dims = c.data.dims;
     while (dims.size() < rank) dims.insert(dims.begin(), 1);
     const std::vector<int8_t> data = [&] {
       std::vector<int8_t> out;
       for (double v : c.data.values()) {
-        out.push_back(static_cast<int8_t>(v - (c.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0)));
+        const double raw = v - (c.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0);
+        if (requantize == nullptr) {
+          out.push_back(static_cast<int8_t>(raw));
+          continue;
+        }
+        const double real = c.q.scale.empty() ? v : (raw - static_cast<double>(c.q.zero_point[0])) * c.q.scale[0];
+        const double q = std::nearbyint(real / requantize->scale[0]) + static_cast<double>(requantize->zero_point[0]);
+        out.push_back(static_cast<int8_t>(std::clamp(q, -128.0, 127.0)));
       }
       return out;
     }();
@@ -1396,23 +1507,49 @@ class Reader {
     t.shape = shape;
     t.data.assign(reinterpret_cast<const uint8_t*>(laid.data()), reinterpret_cast<const uint8_t*>(laid.data()) + laid.size());
     t.is_constant = true;
-    t.quantization = c.q.ir();
+    t.quantization = requantize != nullptr ? requantize->ir() : c.q.ir();
     return add_tensor(std::move(t));
   }
 
-  void binary(OpType type) {
-    std::vector<Value> operands;
+  // The largest rank of the node's (first two) activation operands.
+  size_t operand_rank() {
     size_t rank = 0;
-    bool nhwc = false;
     for (int k = 0; k < 2; ++k) {
-      if (is_activation(k)) {
-        operands.push_back(activation(k));
-        rank = std::max(rank, tensor(operands.back().tensor).shape.size());
-        if (operands.back().perm == kNhwc) nhwc = true;
+      if (is_activation(k)) rank = std::max(rank, tensor(activation(k).tensor).shape.size());
+    }
+    if (rank == 0) bad("both inputs are constants");
+    return rank;
+  }
+  // The layout elementwise operators compute in: that of the first activation operand of full
+  // rank that has one (NHWC, [N, L, C]), else ONNX's order.
+  std::vector<int32_t> common_layout(int inputs = 2) {
+    const size_t rank = operand_rank();
+    for (int k = 0; k < inputs; ++k) {
+      if (!is_activation(k)) continue;
+      const Value v = activation(k);
+      if (tensor(v.tensor).shape.size() == rank && !v.perm.empty()) return v.perm;
+    }
+    return {};
+  }
+  // NumPy's broadcast of the inputs' shapes, right-aligned to `rank`.
+  std::vector<int32_t> broadcast_shape(const std::vector<int32_t>& inputs, size_t rank) const {
+    std::vector<int32_t> shape(rank, 1);
+    for (int32_t t : inputs) {
+      const auto& ts = tensor(t).shape;
+      for (size_t i = 0; i < ts.size(); ++i) {
+        const size_t j = rank - ts.size() + i;
+        if (ts[i] != 1) {
+          if (shape[j] != 1 && shape[j] != ts[i]) bad("inputs do not broadcast");
+          shape[j] = ts[i];
+        }
       }
     }
-    if (operands.empty()) bad("both inputs are constants");
-    std::vector<int32_t> layout = nhwc ? kNhwc : std::vector<int32_t>{};
+    return shape;
+  }
+
+  void binary(OpType type) {
+    const size_t rank = operand_rank();
+    const std::vector<int32_t> layout = common_layout();
     std::vector<int32_t> inputs;
     Value laid_like{-1, layout};
     for (int k = 0; k < 2; ++k) {
@@ -1427,18 +1564,7 @@ class Reader {
     }
     const Sink s = sink(node_->output(0));
     const QuantParams q = required(s, node_->output(0));
-    std::vector<int32_t> shape(rank, 1);
-    for (int32_t t : inputs) {
-      const auto& ts = tensor(t).shape;
-      for (size_t i = 0; i < ts.size(); ++i) {
-        const size_t j = rank - ts.size() + i;
-        if (ts[i] != 1) {
-          if (shape[j] != 1 && shape[j] != ts[i]) bad("inputs do not broadcast");
-          shape[j] = ts[i];
-        }
-      }
-    }
-    const int32_t out = output_tensor(s, shape, q);
+    const int32_t out = output_tensor(s, broadcast_shape(inputs, rank), q);
     add_op(type, inputs, out, ir::ElementwiseOptions{s.activation});
     values_[s.name] = {out, layout};
   }
@@ -1470,13 +1596,15 @@ class Reader {
     o.filter_h = static_cast<int32_t>(win.kernel[0]);
     o.filter_w = static_cast<int32_t>(win.kernel[1]);
     add_op(type, {x.tensor}, out, o);
-    bind(s.name, {out, kNhwc}, s.q);
+    bind(s.name, windowed(out), s.q);
   }
 
-  // MEAN over IR axes of an int8 value, requantized to the sink's quantization.
-  void mean(const Value& x, const std::vector<int64_t>& onnx_axes, bool keep_dims) {
+  // MEAN (requantized to the sink's quantization) or REDUCE_MAX (quantized as its input) over
+  // ONNX axes of an int8 value.
+  void mean(const Value& x, const std::vector<int64_t>& onnx_axes, bool keep_dims, OpType type = OpType::kMean) {
     const Sink s = sink(node_->output(0), false);
-    const QuantParams q = s.q ? *s.q : QuantParams{tensor(x.tensor).quantization.scale, tensor(x.tensor).quantization.zero_point};
+    const bool requantizes = type == OpType::kMean;
+    const QuantParams q = s.q && requantizes ? *s.q : QuantParams{tensor(x.tensor).quantization.scale, tensor(x.tensor).quantization.zero_point};
     const size_t rank = tensor(x.tensor).shape.size();
     std::vector<int32_t> axes;
     std::vector<bool> reduced(rank, false);
@@ -1511,14 +1639,14 @@ class Reader {
       result.perm = is_identity(perm) ? std::vector<int32_t>{} : perm;
     }
     const int32_t a = add_int32_constant(node_->output(0) + "/axes", axes);
-    result.tensor = output_tensor(s, shape, q);
-    add_op(OpType::kMean, {x.tensor, a}, result.tensor, ir::MeanOptions{keep_dims});
-    values_[s.name] = result;
+    result.tensor = add_activation(requantizes ? s.name : node_->output(0), shape, q.ir());
+    add_op(type, {x.tensor, a}, result.tensor, ir::MeanOptions{keep_dims});
+    bind(s.name, result, requantizes ? std::nullopt : s.q);
   }
 
   void global_average_pool() {
-    const Value x = spatial_input(0);
-    mean(x, {2, 3}, true);
+    if (tensor(activation(0).tensor).shape.size() == 3) return mean(activation(0), {2}, true);
+    mean(spatial_input(0), {2, 3}, true);
   }
 
   void reduce_mean() {
@@ -1529,6 +1657,16 @@ class Reader {
       for (size_t i = 0; i < tensor(x.tensor).shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
     }
     mean(x, axes, int_attr("keepdims", 1) != 0);
+  }
+
+  void reduce_max() {
+    const Value x = activation(0);
+    std::vector<int64_t> axes = opset_ >= 18 && has_input(1) ? ints_input(1) : ints_attr("axes");
+    if (axes.empty()) {
+      if (int_attr("noop_with_empty_axes", 0) != 0) return identity_node();
+      for (size_t i = 0; i < tensor(x.tensor).shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+    }
+    mean(x, axes, int_attr("keepdims", 1) != 0, OpType::kReduceMax);
   }
 
   void activation_node() {
@@ -1659,13 +1797,13 @@ class Reader {
 
   void concat() {
     std::vector<Value> in;
-    bool nhwc = false;
-    for (int k = 0; k < node_->input_size(); ++k) {
-      in.push_back(activation(k));
-      if (in.back().perm == kNhwc) nhwc = true;
-    }
+    for (int k = 0; k < node_->input_size(); ++k) in.push_back(activation(k));
     const size_t rank = tensor(in[0].tensor).shape.size();
-    const std::vector<int32_t> layout = nhwc && rank == 4 ? kNhwc : std::vector<int32_t>{};
+    // The first laid-out input's layout (NHWC, [N, L, C]), else ONNX's order.
+    std::vector<int32_t> layout;
+    for (const Value& v : in) {
+      if (layout.empty() && tensor(v.tensor).shape.size() == rank) layout = v.perm;
+    }
     int64_t axis = int_attr("axis", 1);
     if (axis < 0) axis += static_cast<int64_t>(rank);
     const Sink s = sink(node_->output(0), false);
@@ -1694,6 +1832,503 @@ class Reader {
     values_[s.name] = {out, layout};
   }
 
+  // ---- shape arithmetic: older exports compute a Reshape's shape at run time (Shape, Gather,
+  // Unsqueeze, Concat, ...). Every shape is static here, so such nodes are folded into constants.
+
+  bool all_inputs_constant() const {
+    for (int k = 0; k < node_->input_size(); ++k) {
+      if (!node_->input(k).empty() && constant(node_->input(k)) == nullptr) return false;
+    }
+    return node_->input_size() > 0;
+  }
+
+  // Folds the node when every input is known; false when it is an operator on activations.
+  bool fold_constant_node() {
+    const std::string& op = node_->op_type();
+    if (!node_->domain().empty() && node_->domain() != "ai.onnx") return false;
+    if (op == "Shape") {
+      std::vector<int64_t> dims;
+      if (const Constant* c = constant(input_name(0))) {
+        dims = c->dims;
+      } else if (auto it = values_.find(input_name(0)); it != values_.end()) {
+        dims = onnx_shape(it->second);
+      } else {
+        bad("input '" + printable(input_name(0)) + "' is produced by no node Mote read");
+      }
+      const auto rank = static_cast<int64_t>(dims.size());
+      int64_t start = int_attr("start", 0), end = int_attr("end", rank);
+      if (start < 0) start += rank;
+      if (end < 0) end += rank;
+      start = std::clamp<int64_t>(start, 0, rank);
+      end = std::clamp<int64_t>(end, start, rank);
+      const std::vector<int64_t> kept(dims.begin() + start, dims.begin() + end);
+      constants_[node_->output(0)] = int64_constant(kept, {static_cast<int64_t>(kept.size())});
+      return true;
+    }
+    static const std::set<std::string> kFoldable = {"Gather", "Unsqueeze", "Squeeze", "Concat",
+                                                    "Cast", "Slice", "Reshape", "Mul", "Add",
+                                                    "Sub", "Div"};
+    if (kFoldable.count(op) == 0 || !all_inputs_constant()) return false;
+    const Constant& x = constant_input(0);
+    Constant out;
+    if (op == "Gather") {
+      const Constant& idx = constant_input(1);
+      const auto rank = static_cast<int64_t>(x.dims.size());
+      int64_t axis = int_attr("axis", 0);
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank) bad("axis " + std::to_string(int_attr("axis", 0)) + " out of range");
+      int64_t outer = 1, inner = 1;
+      for (int64_t i = 0; i < axis; ++i) outer *= x.dims[static_cast<size_t>(i)];
+      for (int64_t i = axis + 1; i < rank; ++i) inner *= x.dims[static_cast<size_t>(i)];
+      const int64_t n = x.dims[static_cast<size_t>(axis)];
+      std::vector<double> v;
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t j = 0; j < idx.count(); ++j) {
+          int64_t i = idx.int_at(j);
+          if (i < 0) i += n;
+          if (i < 0 || i >= n) bad("index " + std::to_string(idx.int_at(j)) + " outside dimension " + std::to_string(axis) + " of size " + std::to_string(n));
+          for (int64_t e = 0; e < inner; ++e) v.push_back(x.at((o * n + i) * inner + e));
+        }
+      }
+      std::vector<int64_t> dims(x.dims.begin(), x.dims.begin() + axis);
+      dims.insert(dims.end(), idx.dims.begin(), idx.dims.end());
+      dims.insert(dims.end(), x.dims.begin() + axis + 1, x.dims.end());
+      out = make_constant(x.elem_type, dims, v);
+    } else if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape") {
+      out = x;
+      const auto rank = static_cast<int64_t>(x.dims.size());
+      if (op == "Reshape") {
+        std::vector<int64_t> shape = ints_input(1);
+        int64_t known = 1;
+        int unknown = -1;
+        for (size_t i = 0; i < shape.size(); ++i) {
+          if (shape[i] == 0 && int_attr("allowzero", 0) == 0) shape[i] = i < x.dims.size() ? x.dims[i] : 0;
+          if (shape[i] == -1) unknown = static_cast<int>(i); else known *= shape[i];
+        }
+        if (unknown >= 0 && known > 0) shape[static_cast<size_t>(unknown)] = x.count() / known;
+        out.dims = shape;
+      } else {
+        std::vector<int64_t> axes = opset_ >= 13 && has_input(1) ? ints_input(1) : ints_attr("axes");
+        const int64_t out_rank = op == "Squeeze" ? rank - static_cast<int64_t>(axes.size()) : rank + static_cast<int64_t>(axes.size());
+        for (int64_t& a : axes) a = a < 0 ? a + (op == "Squeeze" ? rank : out_rank) : a;
+        out.dims.clear();
+        if (op == "Squeeze") {
+          for (int64_t i = 0; i < rank; ++i) {
+            const bool listed = std::find(axes.begin(), axes.end(), i) != axes.end();
+            if (axes.empty() ? x.dims[static_cast<size_t>(i)] != 1 : !listed) out.dims.push_back(x.dims[static_cast<size_t>(i)]);
+          }
+        } else {
+          size_t next = 0;
+          for (int64_t i = 0; i < out_rank; ++i) {
+            out.dims.push_back(std::find(axes.begin(), axes.end(), i) != axes.end() ? 1 : x.dims.at(next++));
+          }
+        }
+      }
+      if (out.count() != x.count()) bad("cannot reshape constant " + shape_text(x.dims) + " to " + shape_text(out.dims));
+    } else if (op == "Concat") {
+      const auto rank = static_cast<int64_t>(x.dims.size());
+      int64_t axis = int_attr("axis", 0);
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank) bad("axis out of range");
+      int64_t outer = 1;
+      for (int64_t i = 0; i < axis; ++i) outer *= x.dims[static_cast<size_t>(i)];
+      std::vector<int64_t> dims = x.dims;
+      dims[static_cast<size_t>(axis)] = 0;
+      std::vector<const Constant*> parts;
+      for (int k = 0; k < node_->input_size(); ++k) {
+        parts.push_back(&constant_input(k));
+        if (parts.back()->dims.size() != x.dims.size()) bad("inputs of different rank");
+        dims[static_cast<size_t>(axis)] += parts.back()->dims[static_cast<size_t>(axis)];
+      }
+      std::vector<double> v;
+      for (int64_t o = 0; o < outer; ++o) {
+        for (const Constant* c : parts) {
+          const int64_t block = c->count() / std::max<int64_t>(outer, 1);
+          for (int64_t e = 0; e < block; ++e) v.push_back(c->at(o * block + e));
+        }
+      }
+      out = make_constant(x.elem_type, dims, v);
+    } else if (op == "Cast") {
+      const auto to = static_cast<int32_t>(int_attr("to", ::onnx::TensorProto::FLOAT));
+      out = make_constant(to, x.dims, x.values());
+      if (out.elem_size() == 0) bad("Cast to element type " + std::to_string(to) + " not supported");
+    } else if (op == "Slice") {
+      if (x.dims.size() != 1) bad("a Slice of a constant of rank " + std::to_string(x.dims.size()) + " is not supported (1-D shapes only)");
+      const SliceParams p = slice_params(1);
+      const AxisSlice a = onnx_axis_slice(x.dims[0], p.starts.at(0), p.ends.at(0), p.steps.empty() ? 1 : p.steps[0]);
+      std::vector<double> v;
+      for (int64_t i = 0; i < a.count; ++i) v.push_back(x.at(a.begin + i * a.step));
+      out = make_constant(x.elem_type, {a.count}, v);
+    } else {  // Mul, Add, Sub, Div: a scalar against a tensor, or two of one shape
+      const Constant& y = constant_input(1);
+      if (x.count() != y.count() && x.count() != 1 && y.count() != 1) bad("constant operands of shapes " + shape_text(x.dims) + " and " + shape_text(y.dims) + " not supported");
+      const bool integer = x.elem_type != ::onnx::TensorProto::FLOAT && x.elem_type != ::onnx::TensorProto::DOUBLE;
+      const int64_t n = std::max(x.count(), y.count());
+      std::vector<double> v;
+      for (int64_t i = 0; i < n; ++i) {
+        const double a = x.at(x.count() == 1 ? 0 : i), b = y.at(y.count() == 1 ? 0 : i);
+        if (op == "Div" && b == 0) bad("division by zero");
+        v.push_back(op == "Mul" ? a * b : op == "Add" ? a + b : op == "Sub" ? a - b
+                    : integer ? std::trunc(a / b) : a / b);
+      }
+      out = make_constant(x.elem_type, x.count() >= y.count() ? x.dims : y.dims, v);
+    }
+    constants_[node_->output(0)] = out;
+    return true;
+  }
+
+  // ---- data movement: Slice, Split, Gather
+
+  struct SliceParams {
+    std::vector<int64_t> starts, ends, axes, steps;
+  };
+  // Slice's parameters: inputs from opset 10 (they must be constants), attributes before.
+  SliceParams slice_params(int first) const {
+    SliceParams p;
+    if (opset_ >= 10) {
+      p.starts = ints_input(first);
+      p.ends = ints_input(first + 1);
+      if (has_input(first + 2)) p.axes = ints_input(first + 2);
+      if (has_input(first + 3)) p.steps = ints_input(first + 3);
+    } else {
+      p.starts = ints_attr("starts");
+      p.ends = ints_attr("ends");
+      p.axes = ints_attr("axes");
+    }
+    if (p.starts.size() != p.ends.size() || (!p.axes.empty() && p.axes.size() != p.starts.size()) ||
+        (!p.steps.empty() && p.steps.size() != p.starts.size())) {
+      bad("starts, ends, axes and steps differ in length");
+    }
+    if (p.axes.empty()) {
+      for (size_t i = 0; i < p.starts.size(); ++i) p.axes.push_back(static_cast<int64_t>(i));
+    }
+    for (int64_t step : p.steps) {
+      if (step == 0) bad("a step of 0");
+    }
+    return p;
+  }
+
+  // The IR dimension holding ONNX dimension `d` of `v`.
+  static size_t ir_dim(const Value& v, int64_t d) {
+    if (v.perm.empty()) return static_cast<size_t>(d);
+    return static_cast<size_t>(std::find(v.perm.begin(), v.perm.end(), d) - v.perm.begin());
+  }
+  int64_t onnx_axis(int64_t axis, int64_t rank) const {
+    const int64_t a = axis < 0 ? axis + rank : axis;
+    if (a < 0 || a >= rank) bad("axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+    return a;
+  }
+
+  // STRIDED_SLICE with constant starts, ends, axes and steps; the layout is kept.
+  void slice() {
+    const Value x = activation(0);
+    const std::vector<int64_t> xs = onnx_shape(x);
+    const auto rank = static_cast<int64_t>(xs.size());
+    const SliceParams p = slice_params(1);
+    std::vector<AxisSlice> per(xs.size());
+    for (size_t d = 0; d < xs.size(); ++d) per[d] = {0, 1, xs[d]};
+    std::vector<bool> seen(xs.size(), false);
+    for (size_t i = 0; i < p.axes.size(); ++i) {
+      const int64_t a = onnx_axis(p.axes[i], rank);
+      if (seen[static_cast<size_t>(a)]) bad("axis " + std::to_string(a) + " is listed twice");
+      seen[static_cast<size_t>(a)] = true;
+      per[static_cast<size_t>(a)] = onnx_axis_slice(xs[static_cast<size_t>(a)], p.starts[i], p.ends[i], p.steps.empty() ? 1 : p.steps[i]);
+      if (per[static_cast<size_t>(a)].count == 0) {
+        bad("the slice of dimension " + std::to_string(a) + " is empty; Mote plans no empty tensors: remove the branch from the model");
+      }
+    }
+    std::vector<int32_t> begin, end, strides, shape;
+    int32_t end_mask = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const AxisSlice& a = per[static_cast<size_t>(x.perm.empty() ? i : static_cast<size_t>(x.perm[i]))];
+      const int64_t stop = a.begin + a.count * a.step;
+      begin.push_back(static_cast<int32_t>(a.begin));
+      // A negative step that runs through index 0 ends before it: TFLite reads -1 as the last
+      // index, so the end is masked instead.
+      if (stop < 0) end_mask |= 1 << i;
+      end.push_back(static_cast<int32_t>(stop < 0 ? 0 : stop));
+      strides.push_back(static_cast<int32_t>(a.step));
+      shape.push_back(static_cast<int32_t>(a.count));
+    }
+    const std::string name = node_->output(0);
+    const Sink s = sink(name, false);
+    const int32_t b = add_int32_constant(name + "/begin", begin);
+    const int32_t e = add_int32_constant(name + "/end", end);
+    const int32_t st = add_int32_constant(name + "/strides", strides);
+    const int32_t out = add_activation(name, shape, tensor(x.tensor).quantization);
+    ir::StridedSliceOptions o;
+    o.end_mask = end_mask;
+    add_op(OpType::kStridedSlice, {x.tensor, b, e, st}, out, o);
+    bind(s.name, {out, x.perm, {}}, s.q);
+  }
+
+  // SPLIT (equal parts) or SPLIT_V; each output keeps the input's layout.
+  void split() {
+    const Value x = activation(0);
+    const std::vector<int64_t> xs = onnx_shape(x);
+    const int64_t axis = onnx_axis(int_attr("axis", 0), static_cast<int64_t>(xs.size()));
+    const int64_t dim = xs[static_cast<size_t>(axis)];
+    const auto n = static_cast<int64_t>(node_->output_size());
+    std::vector<int64_t> sizes = opset_ >= 13 ? (has_input(1) ? ints_input(1) : std::vector<int64_t>{}) : ints_attr("split");
+    if (sizes.empty()) {
+      // Equal parts; opset 18's num_outputs lets the last be smaller.
+      const int64_t part = (dim + n - 1) / n;
+      for (int64_t j = 0; j < n; ++j) sizes.push_back(std::min(part, dim - j * part));
+    }
+    if (static_cast<int64_t>(sizes.size()) != n) {
+      bad("split gives " + std::to_string(sizes.size()) + " sizes for " + std::to_string(n) + " outputs");
+    }
+    int64_t total = 0;
+    for (int64_t v : sizes) {
+      if (v <= 0) bad("a part of size " + std::to_string(v) + "; Mote plans no empty tensors");
+      total += v;
+    }
+    if (total != dim) bad("the parts add up to " + std::to_string(total) + ", dimension " + std::to_string(axis) + " has " + std::to_string(dim));
+    const bool equal = std::all_of(sizes.begin(), sizes.end(), [&](int64_t v) { return v == sizes[0]; });
+    const auto ir_axis = static_cast<int32_t>(ir_dim(x, axis));
+    const ir::Tensor in = tensor(x.tensor);
+    const std::string name = node_->output(0);
+    const int32_t a = add_int32_constant(name + "/axis", {ir_axis}, std::vector<int32_t>{});
+    g_.tensors[static_cast<size_t>(a)].shape.clear();  // a scalar
+    std::vector<int32_t> outputs;
+    for (int64_t j = 0; j < n; ++j) {
+      std::vector<int32_t> shape = in.shape;
+      shape[static_cast<size_t>(ir_axis)] = static_cast<int32_t>(sizes[static_cast<size_t>(j)]);
+      const std::string out_name = node_->output(static_cast<int>(j)).empty() ? name + "/" + std::to_string(j) : node_->output(static_cast<int>(j));
+      outputs.push_back(add_activation(out_name, shape, in.quantization));
+    }
+    materialize(x.tensor);
+    if (equal) {
+      g_.operators.push_back({OpType::kSplit, {a, x.tensor}, outputs, ir::SplitOptions{static_cast<int32_t>(n)}});
+    } else {
+      std::vector<int32_t> s32(sizes.begin(), sizes.end());
+      const int32_t sz = add_int32_constant(name + "/sizes", s32);
+      g_.operators.push_back({OpType::kSplitV, {x.tensor, sz, a}, outputs, ir::SplitOptions{static_cast<int32_t>(n)}});
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      if (node_->output(static_cast<int>(j)).empty()) continue;
+      const Sink s = sink(node_->output(static_cast<int>(j)), false);
+      bind(s.name, {outputs[static_cast<size_t>(j)], x.perm, {}}, s.q);
+    }
+  }
+
+  // GATHER of an activation by constant indices (a channel pick, a time step).
+  void gather() {
+    const Value read = activation(0);
+    if (constant(input_name(1)) == nullptr) {
+      bad("indices computed at run time are not supported (constant indices only): make them a "
+          "constant, e.g. export with the index as a Python int");
+    }
+    const Constant& idx = constant_input(1);
+    const std::vector<int64_t> xs = onnx_shape(read);
+    const int64_t axis = onnx_axis(int_attr("axis", 0), static_cast<int64_t>(xs.size()));
+    const int64_t n = xs[static_cast<size_t>(axis)];
+    std::vector<int32_t> indices;
+    for (int64_t j = 0; j < idx.count(); ++j) {
+      int64_t i = idx.int_at(j);
+      if (i < 0) i += n;
+      if (i < 0 || i >= n) bad("index " + std::to_string(idx.int_at(j)) + " outside dimension " + std::to_string(axis) + " of size " + std::to_string(n));
+      indices.push_back(static_cast<int32_t>(i));
+    }
+    // One index per position keeps the layout; more dimensions of indices need ONNX's order.
+    const Value x = idx.dims.size() <= 1 ? read : as_plain(read);
+    const size_t at = ir_dim(x, axis);
+    const ir::Tensor in = tensor(x.tensor);
+    std::vector<int32_t> shape(in.shape.begin(), in.shape.begin() + static_cast<std::ptrdiff_t>(at));
+    for (int64_t d : idx.dims) shape.push_back(static_cast<int32_t>(d));
+    shape.insert(shape.end(), in.shape.begin() + static_cast<std::ptrdiff_t>(at) + 1, in.shape.end());
+    if (shape.size() > ir::kMaxRank) bad("the result has rank " + std::to_string(shape.size()));
+    std::vector<int32_t> perm;
+    if (idx.dims.size() == 1) {
+      perm = x.perm;
+    } else if (idx.dims.empty() && !x.perm.empty()) {
+      // The dimension goes: the remaining ONNX dimensions renumbered, in IR order.
+      for (int32_t d : x.perm) {
+        if (d != axis) perm.push_back(d > axis ? d - 1 : d);
+      }
+      if (is_identity(perm)) perm.clear();
+    }
+    std::vector<int32_t> index_shape(idx.dims.begin(), idx.dims.end());
+    const std::string name = node_->output(0);
+    const int32_t ind = add_int32_constant(name + "/indices", indices, index_shape.empty() ? std::vector<int32_t>{1} : index_shape);
+    if (index_shape.empty()) g_.tensors[static_cast<size_t>(ind)].shape.clear();  // a scalar
+    const Sink s = sink(name, false);
+    const int32_t out = add_activation(name, shape, in.quantization);
+    add_op(OpType::kGather, {x.tensor, ind}, out, ir::GatherOptions{static_cast<int32_t>(at), 0});
+    bind(s.name, {out, perm, {}}, s.q);
+  }
+
+  // ---- Max and Min: MAXIMUM and MINIMUM compare raw values, so every operand is first
+  // quantized as the output (the order of real values is kept).
+
+  void max_min(OpType type) {
+    if (node_->input_size() == 1) return identity_node();
+    if (node_->input_size() != 2) {
+      bad(std::to_string(node_->input_size()) + " inputs not supported (two): write it as a chain "
+          "of two-input " + node_->op_type() + " nodes");
+    }
+    const Sink s = sink(node_->output(0), false);
+    const QuantParams q = required(s, node_->output(0));
+    const std::vector<int32_t> layout = common_layout();
+    const size_t rank = operand_rank();
+    std::vector<int32_t> inputs;
+    for (int k = 0; k < 2; ++k) {
+      if (!is_activation(k)) {
+        inputs.push_back(binary_constant(k, Value{-1, layout}, rank, &q));
+        continue;
+      }
+      Value v = activation(k);
+      if (tensor(v.tensor).shape.size() != rank) bad("inputs of different rank not supported");
+      v = relayout(v, layout, "");
+      if (tensor(v.tensor).quantization != q.ir()) {
+        const int32_t r = add_activation(tensor(v.tensor).name + "/requantized", tensor(v.tensor).shape, q.ir());
+        add_op(OpType::kQuantize, {v.tensor}, r);
+        v.tensor = r;
+      }
+      inputs.push_back(v.tensor);
+    }
+    const int32_t out = output_tensor(s, broadcast_shape(inputs, rank), q);
+    add_op(type, inputs, out);
+    values_[s.name] = {out, layout};
+  }
+
+  // ---- ConvTranspose: TRANSPOSE_CONV, whose padding TFLite derives from the output size (SAME)
+  // or leaves at 0 (VALID); other ONNX pads are a VALID result cropped by a SLICE.
+
+  void conv_transpose() {
+    const Value x = spatial_input(0);
+    const std::vector<int64_t> xs = onnx_shape(x);  // N, C, H, W (H 1 for a 1-D one)
+    const QuantConstant w = quant_constant(1);
+    std::vector<int64_t> wd = w.data.dims;
+    if (one_d_ && wd.size() == 3) wd.insert(wd.begin() + 2, 1);
+    if (wd.size() != 4) bad("weights of rank " + std::to_string(w.data.dims.size()) + " not supported");
+    const int64_t ci = wd[0], co = wd[1], kh = wd[2], kw = wd[3];
+    const int64_t group = int_attr("group", 1);
+    if (group != 1) {
+      bad("group " + std::to_string(group) + " not supported: TFLite's TRANSPOSE_CONV has no "
+          "groups; export a grouped transposed convolution as one per group and a Concat");
+    }
+    if (ci != xs[1]) bad("weights " + shape_text(w.data.dims) + " do not match the input's " + std::to_string(xs[1]) + " channels");
+    auto spatial_attr = [&](const char* attr, int64_t fallback, size_t n) {
+      std::vector<int64_t> v = ints_attr(attr);
+      if (v.empty()) v.assign(n, fallback);
+      if (one_d_ && v.size() == n / 2) v.insert(v.begin() + (n == 4 ? 1 : 0), fallback);
+      if (one_d_ && n == 4 && v.size() == 3) v.insert(v.begin(), fallback);  // pads {b, e} -> {0, b, 0, e}
+      if (v.size() != n) bad(std::string(attr) + " " + shape_text(ints_attr(attr)) + " does not match the input's rank");
+      return v;
+    };
+    const std::vector<int64_t> dilations = spatial_attr("dilations", 1, 2);
+    if (dilations[0] != 1 || dilations[1] != 1) {
+      bad("dilations " + shape_text(ints_attr("dilations")) + " not supported: TFLite's "
+          "TRANSPOSE_CONV has no dilation; export with dilation 1");
+    }
+    const std::vector<int64_t> kernel = spatial_attr("kernel_shape", 0, 2);
+    if ((kernel[0] != 0 && kernel[0] != kh) || (kernel[1] != 0 && kernel[1] != kw)) bad("kernel_shape does not match the weights");
+    const std::vector<int64_t> strides = spatial_attr("strides", 1, 2);
+    const std::vector<int64_t> extra = spatial_attr("output_padding", 0, 2);
+    std::vector<int64_t> pads = spatial_attr("pads", 0, 4);
+    const std::vector<int64_t> in = {xs[2], xs[3]}, k = {kh, kw};
+    const std::string auto_pad = string_attr("auto_pad", "NOTSET");
+    std::vector<int64_t> requested = ints_attr("output_shape");
+    if (!requested.empty() && requested.size() != 2) {
+      if (one_d_ && requested.size() == 1) requested.insert(requested.begin(), 1);
+      else if (requested.size() == 4) requested = {requested[2], requested[3]};
+      else bad("output_shape " + shape_text(ints_attr("output_shape")) + " does not match the input's rank");
+    }
+    std::vector<int64_t> out(2);
+    for (size_t i = 0; i < 2; ++i) {
+      if (strides[i] < 1 || extra[i] < 0 || extra[i] >= strides[i]) bad("strides and output_padding out of range");
+      const int64_t full = (in[i] - 1) * strides[i] + k[i] + extra[i];
+      if (!requested.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+        const int64_t target = requested.empty() ? in[i] * strides[i] : requested[i];
+        const int64_t total = full - target;
+        // Runtimes disagree on which side takes an odd padding; only an even one is certain.
+        if (total < 0 || total % 2 != 0) {
+          bad("output size " + std::to_string(target) + " from " + (requested.empty() ? "auto_pad " + printable(auto_pad) : std::string("output_shape")) +
+              " needs a padding of " + std::to_string(total) + " (odd or negative: runtimes differ on where it goes); export with explicit pads");
+        }
+        pads[i] = pads[i + 2] = total / 2;
+      } else if (auto_pad == "VALID") {
+        pads[i] = pads[i + 2] = 0;
+      } else if (auto_pad != "NOTSET") {
+        bad("auto_pad '" + printable(auto_pad) + "' not supported");
+      }
+      out[i] = full - pads[i] - pads[i + 2];
+      if (pads[i] < 0 || pads[i + 2] < 0 || out[i] < 1) bad("pads " + shape_text(ints_attr("pads")) + " leave no output");
+    }
+    // TFLite's SAME pads a transposed convolution as the forward one from its output back.
+    bool valid = true, same = true;
+    for (size_t i = 0; i < 2; ++i) {
+      if (pads[i] != 0) valid = false;
+      if (pads[i] != ir::window_padding_before(out[i], k[i], strides[i], 1, ir::Padding::kSame)) same = false;
+    }
+    const bool crop = !valid && !same;
+    const std::vector<int64_t> computed = crop ? std::vector<int64_t>{pads[0] + out[0], pads[1] + out[1]} : out;
+    const Sink s = sink(node_->output(0));
+    const QuantParams q = required(s, node_->output(0));
+    const std::vector<int8_t> data = int8_weights(w, "weights");
+    const std::vector<float> scales = channel_scales(w, co, 1);
+    // [Ci, Co, Kh, Kw] -> [Co, Kh, Kw, Ci]
+    std::vector<int8_t> laid(data.size());
+    for (int64_t i = 0; i < ci; ++i)
+      for (int64_t o = 0; o < co; ++o)
+        for (int64_t y = 0; y < kh * kw; ++y)
+          laid[static_cast<size_t>((o * kh * kw + y) * ci + i)] = data[static_cast<size_t>((i * co + o) * kh * kw + y)];
+    const std::string name = node_->output(0);
+    const int32_t weights = weights_tensor(name + "/weights", {static_cast<int32_t>(co), static_cast<int32_t>(kh), static_cast<int32_t>(kw), static_cast<int32_t>(ci)}, laid, scales, 0);
+    const std::vector<int32_t> shape = {static_cast<int32_t>(xs[0]), static_cast<int32_t>(computed[0]), static_cast<int32_t>(computed[1]), static_cast<int32_t>(co)};
+    std::vector<int32_t> inputs = {add_int32_constant(name + "/output_shape", shape), weights, x.tensor};
+    if (has_input(2)) inputs.push_back(bias_tensor(2, tensor(x.tensor).quantization.scale[0], scales, name + "/bias"));
+    int32_t y = add_activation(crop ? name + "/uncropped" : s.name, shape, q.ir());
+    ir::TransposeConvOptions o;
+    o.padding = valid ? ir::Padding::kValid : ir::Padding::kSame;
+    if (crop) o.padding = ir::Padding::kValid;
+    o.stride_h = static_cast<int32_t>(strides[0]);
+    o.stride_w = static_cast<int32_t>(strides[1]);
+    o.activation = s.activation;
+    add_op(OpType::kTransposeConv, inputs, y, o);
+    if (crop) {
+      const std::vector<int32_t> cropped = {shape[0], static_cast<int32_t>(out[0]), static_cast<int32_t>(out[1]), shape[3]};
+      const int32_t b = add_int32_constant(name + "/crop/begin", {0, static_cast<int32_t>(pads[0]), static_cast<int32_t>(pads[1]), 0});
+      const int32_t sz = add_int32_constant(name + "/crop/size", cropped);
+      const int32_t c = add_activation(s.name, cropped, q.ir());
+      add_op(OpType::kSlice, {y, b, sz}, c);
+      y = c;
+    }
+    values_[s.name] = windowed(y);
+  }
+
+  // ---- 1-D windows: ONNX [N, C, L] is run as [N, 1, L, C] by the 2-D kernels; between windows
+  // the value stays [N, L, C] (layout kNlc), so consecutive 1-D layers need no transpose.
+
+  Value as_nhwc_1d(const Value& v) {
+    if (auto it = widened_.find(v.tensor); it != widened_.end()) return {it->second, kNhwc};
+    const ir::Tensor in = tensor(v.tensor);
+    int32_t out;
+    if (v.perm == kNlc) {
+      out = add_activation(in.name + "/nhwc", {in.shape[0], 1, in.shape[1], in.shape[2]}, in.quantization, in.type);
+      add_op(OpType::kReshape, {v.tensor, add_int32_constant(in.name + "/nhwc/shape", tensor(out).shape)}, out, ir::ReshapeOptions{});
+    } else {
+      const Value plain = as_plain(v);  // [N, C, L]
+      const ir::Tensor p = tensor(plain.tensor);
+      const int32_t four = add_activation(p.name + "/nchw", {p.shape[0], p.shape[1], 1, p.shape[2]}, p.quantization, p.type);
+      add_op(OpType::kReshape, {plain.tensor, add_int32_constant(p.name + "/nchw/shape", tensor(four).shape)}, four, ir::ReshapeOptions{});
+      out = as_nhwc({four, {}}).tensor;
+    }
+    widened_[v.tensor] = out;
+    return {out, kNhwc};
+  }
+
+  // A window's NHWC result as the value it stands for: 4-D, or [N, L, C] after a 1-D window.
+  Value windowed(int32_t out) {
+    if (!one_d_) return {out, kNhwc};
+    const ir::Tensor t = tensor(out);
+    const int32_t narrow = add_activation(t.name + "/nlc", {t.shape[0], t.shape[2], t.shape[3]}, t.quantization, t.type);
+    widened_[narrow] = out;
+    narrowed_[narrow] = out;  // the reshape waits for a reader (the next window reads `out`)
+    return {narrow, kNlc};
+  }
+
   const ::onnx::ModelProto& model_;
   const ::onnx::GraphProto& graph_;
   const ImportOptions& options_;
@@ -1708,6 +2343,9 @@ class Reader {
   std::map<std::string, Sink> stated_sinks_;  // a QOperator node's output quantization
   std::map<int32_t, int32_t> unflattened_;  // flattened NHWC tensor -> its ONNX-order copy
   std::map<std::pair<int32_t, std::vector<int32_t>>, int32_t> relaid_;  // (tensor, layout) -> tensor
+  std::map<int32_t, int32_t> widened_;  // a 1-D value -> its [N, 1, L, C] form
+  std::map<int32_t, int32_t> narrowed_;  // a 1-D value whose RESHAPE is not yet emitted -> its source
+  bool one_d_ = false;  // the window being read is 1-D ([N, C, L])
   std::map<std::string, std::vector<int>> consumers_;
   std::set<std::string> graph_outputs_;
   std::vector<bool> consumed_;
