@@ -517,6 +517,15 @@ class Reader {
     relaid_[key] = out;
     return {out, target};
   }
+  // Whether a value's bytes lie in ONNX's order: its dimensions larger than 1 keep their order.
+  bool onnx_ordered(const Value& v) const {
+    const auto& shape = tensor(v.tensor).shape;
+    std::vector<int32_t> kept;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (shape[i] != 1) kept.push_back(v.perm.empty() ? static_cast<int32_t>(i) : v.perm[i]);
+    }
+    return std::is_sorted(kept.begin(), kept.end());
+  }
   Value as_nhwc(const Value& v) { return relayout(v, kNhwc, ""); }
   Value as_plain(const Value& v) { return relayout(v, {}, ""); }
 
@@ -1733,7 +1742,8 @@ class Reader {
     // [N, C, H, W] -> [N, C*H*W] of an NHWC tensor: flattened as it lies (see Value).
     const bool keep_nhwc = read.perm == kNhwc && shape.size() == 2 && shape[0] == xs[0] &&
                            xs[1] > 1 && xs[2] * xs[3] > 1;
-    const Value x = keep_nhwc ? read : as_plain(read);
+    // Bytes already in ONNX's order (only dimensions of size 1 moved) are reshaped as they lie.
+    const Value x = keep_nhwc || onnx_ordered(read) ? Value{read.tensor, {}, {}} : as_plain(read);
     const int32_t sh = add_int32_constant(node_->output(0) + "/shape", s32);
     const int32_t out = add_activation(node_->output(0), s32, tensor(x.tensor).quantization);
     add_op(OpType::kReshape, {x.tensor, sh}, out, ir::ReshapeOptions{});

@@ -235,6 +235,8 @@ Analysis analyze(const std::string& source, const Compiled& compiled) {
   a.folded_pads = planned.folded_pads;
   a.quantized_inputs = planned.quantized_inputs;
   a.quantized_inputs_sentence = quantized_inputs_sentence(planned);
+  a.estimated_instructions = planned.estimated_instructions;
+  a.extra_instructions = planned.extra_instructions;
   a.peak_step = -1;
   for (size_t i = 0; i < graph.operators.size(); ++i) {
     const ir::Operator& op = graph.operators[i];
@@ -375,6 +377,10 @@ nlohmann::json analysis_json(const Analysis& a) {
             {"quantized_inputs", a.quantized_inputs},
             {"optimize", a.optimize},
             {"peak_step", a.peak_step}}}};
+  if (a.estimated_instructions) {
+    j["totals"]["estimated_instructions"] = *a.estimated_instructions;
+    j["totals"]["estimated_extra_instructions"] = a.extra_instructions.value_or(0.0);
+  }
   if (a.measured) {
     j["totals"]["instructions"] = a.instructions;
     j["measured_on"] = a.measured_on;

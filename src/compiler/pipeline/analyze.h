@@ -4,6 +4,7 @@
 // the command prints (text, JSON, CSV).
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,6 +53,10 @@ struct Analysis {
   std::string measured_on;     // the QEMU board
   bool from_program = false;   // read from a .mote program, not compiled from a model
   std::string optimize;        // the --optimize preset and what it chose ("" for a program)
+  // One inference estimated from the measured kernel costs, and what the plan's in-place
+  // kernels or stages add (nullopt: an unmeasured CPU, or a program).
+  std::optional<double> estimated_instructions;
+  std::optional<double> extra_instructions;
 };
 
 // Adds measured instructions, one per operator in order (throws mote::InputError on a count
