@@ -283,8 +283,26 @@ def field_operators(out_dir):
             return g.op("Gemm", [flat, w, g.bias(5, np.full(5, ws, np.float32))], transB=1)
         return build
 
+    def tile_constant(g, x):
+        # tf2onnx's form: a constant tiled by multiples computed from the activation's shape.
+        shape, lead, lead64, multiples, tiled = (g.fresh(n) for n in
+                                                 ["shape", "slice", "cast", "concat", "tile"])
+        g.nodes.append(helper.make_node("Shape", [x], [shape]))
+        g.nodes.append(helper.make_node("Slice", [shape, g.const(np.array([0], np.int64), "s"),
+                                                  g.const(np.array([1], np.int64), "e")], [lead]))
+        g.nodes.append(helper.make_node("Cast", [lead], [lead64], to=TensorProto.INT64))
+        g.nodes.append(helper.make_node("Concat", [lead64, g.const(np.array([8, 6, 1], np.int64),
+                                                                   "m")], [multiples], axis=0))
+        row = g.const(g.rng.integers(-40, 40, (1, 1, 1, 6)).astype(np.int8), "row")
+        g.nodes.append(helper.make_node("Tile", [row, multiples], [tiled]))
+        s, z = g.qparams(g.scale)
+        d = g.fresh("dq")
+        g.nodes.append(helper.make_node("DequantizeLinear", [tiled, s, z], [d]))
+        return g.op("Add", [x, d])
+
     cases = {
         "slice": (slice_, 13, [1, 3, 4, 6]),
+        "tile_constant": (tile_constant, 13, [1, 8, 6, 6]),
         "split_input": (split([3, 5], False), 13, [1, 8, 6, 6]),
         "split_equal": (split(None, False), 13, [1, 8, 6, 6]),
         "split_attribute": (split([4, 4], True), 11, [1, 8, 6, 6]),
@@ -475,6 +493,16 @@ def bad_models(out_dir):
                        g.const(np.array([2], np.int64), "axes")])
     g.save(out_dir, x, g.scale, [1, 8, 0, 6])
     os.remove(os.path.join(out_dir, "bad_slice_empty.json"))
+    g = Qdq("bad_constant_output", [1, 8, 6, 6])
+    y = g.conv(g.x, 8, 8, 3)
+    s, z = g.qparams(g.scale)
+    g.nodes.append(helper.make_node("DequantizeLinear", [g.const(np.ones(4, np.int8), "anchors"),
+                                                         s, z], ["anchors"]))
+    g.save(out_dir, y, g.scale, [1, 8, 6, 6])
+    model = onnx.load(os.path.join(out_dir, "bad_constant_output.onnx"))
+    model.graph.output.append(helper.make_tensor_value_info("anchors", TensorProto.FLOAT, [4]))
+    onnx.save(model, os.path.join(out_dir, "bad_constant_output.onnx"))
+    os.remove(os.path.join(out_dir, "bad_constant_output.json"))
     with open(os.path.join(out_dir, "bad_text.onnx"), "w") as f:
         f.write("not a model\n")
     with open(os.path.join(out_dir, "qdq_cnn.onnx"), "rb") as f:

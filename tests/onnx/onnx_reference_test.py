@@ -11,6 +11,8 @@ python3-onnx, Node.js or onnxruntime-node is missing.
 
 Usage: onnx_reference_test.py --mote BUILD/mote --work DIR [--torch] [--target cortex-m4 ...]
        [--model NAME ...]
+       onnx_reference_test.py --mote BUILD/mote --work DIR --field MODEL.onnx [--field ...]
+       (a model from elsewhere: a report of its outputs against ONNX Runtime's)
 """
 import argparse
 import json
@@ -98,6 +100,73 @@ def check_model(args, module, name):
     return ok
 
 
+def check_field_model(args, module, path):
+    """A model from elsewhere (not written here): its first input random (uint8, int8 or float
+    in [-1, 1], symbolic dimensions 1), every output compared with ONNX Runtime's in steps of
+    the scale of the DequantizeLinear that writes it. Prints, per output and target, how many
+    elements differ and the largest difference; a report, not a pass or fail."""
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(path)
+    initializers = {i.name: i for i in model.graph.initializer}
+    first = [i for i in model.graph.input if i.name not in initializers][0]
+    shape = [d.dim_value if d.dim_value > 0 else 1 for d in first.type.tensor_type.shape.dim]
+    kind = {onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.INT8: "int8"}.get(
+        first.type.tensor_type.elem_type, "float32")
+    rng = np.random.default_rng(7)
+    if kind == "float32":
+        x = rng.uniform(-1, 1, shape).astype(np.float32)
+    else:
+        x = rng.integers(0 if kind == "uint8" else -128, 256 if kind == "uint8" else 128,
+                         shape).astype(kind)
+    name = os.path.splitext(os.path.basename(path))[0]
+    base = os.path.join(args.work, name)
+    x.tofile(base + ".input.bin")
+    # The program takes a uint8 input as int8 with the top bit flipped (see the compile notes).
+    (x ^ 0x80 if kind == "uint8" else x).tofile(base + ".mote-input.bin")
+    env = dict(os.environ, MOTE_ORT_MODULE=module, MOTE_ORT_INPUT_SHAPE=json.dumps(shape),
+               MOTE_ORT_INPUT_TYPE=kind)
+    run(["node", os.path.join(HERE, "ort_run.js"), path, base + ".input.bin",
+         base + ".ort-default.bin", base + ".ort-disabled.bin"], env=env)
+    writers = {o: n for n in model.graph.node for o in n.output}
+    outputs = []
+    for o in model.graph.output:
+        count = int(np.prod([d.dim_value if d.dim_value > 0 else 1
+                             for d in o.type.tensor_type.shape.dim]))
+        node = writers.get(o.name)
+        scale = 0.0
+        if node is not None and node.op_type == "DequantizeLinear" and node.input[1] in initializers:
+            scale = float(numpy_helper.to_array(initializers[node.input[1]]).reshape(-1)[0])
+        outputs.append((o.name, count, scale))
+    a = np.fromfile(base + ".ort-default.bin", np.float32)
+    b = np.fromfile(base + ".ort-disabled.bin", np.float32)
+    shape_arg = ["--input-shape", first.name + "=" + ",".join(str(d) for d in shape)]
+    for target in args.target:
+        program = f"{base}-{target}.mote"
+        r = subprocess.run([args.mote, "compile", path, "--target", target, "-o", program]
+                           + shape_arg, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"{name} {target}: refused: {r.stderr.strip().splitlines()[-1]}")
+            continue
+        run([args.mote, "run", program, "--input", base + ".mote-input.bin", "--output",
+             program + ".out"])
+        m = np.fromfile(program + ".out", np.float32)
+        if m.size != a.size:
+            print(f"{name} {target}: {m.size} output elements, ONNX Runtime gives {a.size}")
+            continue
+        at = 0
+        for out_name, count, scale in outputs:
+            mm, aa, bb = m[at:at + count], a[at:at + count], b[at:at + count]
+            at += count
+            low, high = np.minimum(aa, bb), np.maximum(aa, bb)
+            beyond = np.maximum(low - mm, mm - high).clip(min=0)
+            steps = float(beyond.max() / scale) if scale else float(beyond.max())
+            print(f"{name} {target} output '{out_name}': {count} elements, "
+                  f"{int(np.count_nonzero((mm != aa) | (mm != bb)))} differ from ONNX Runtime, "
+                  f"{int(np.count_nonzero(beyond > scale * 1.001))} beyond one step of its range, "
+                  f"largest {steps:.2f} {'steps' if scale else '(absolute)'} outside it")
+
+
 # Refused models: (file, extra arguments, what the message must say).
 REFUSED = [
     ("float_conv.onnx", [], "Mote compiles int8 models; quantize it first"),
@@ -109,6 +178,7 @@ REFUSED = [
      "(ConvTranspose, domain ai.onnx, opset 13): dilations [2,2] not supported"),
     ("bad_convtranspose_grouped.onnx", [], "group 2 not supported: TFLite's TRANSPOSE_CONV"),
     ("bad_convtranspose_odd_same.onnx", [], "export with explicit pads"),
+    ("bad_constant_output.onnx", [], "graph output 'anchors' is a constant"),
     ("bad_max3.onnx", [], "(Max, domain ai.onnx, opset 13): 3 inputs not supported"),
     ("bad_slice_empty.onnx", [], "(Slice, domain ai.onnx, opset 13): the slice of dimension 2 "
                                  "is empty"),
@@ -145,6 +215,9 @@ def main():
     parser.add_argument("--firmware", action="append", default=[],
                         help="also run each program under QEMU on this CPU (mote validate: every "
                              "operator's output equal to the host's)")
+    parser.add_argument("--field", action="append", default=[],
+                        help="a quantized .onnx model from elsewhere: report how its outputs "
+                             "compare with ONNX Runtime's (nothing else runs)")
     args = parser.parse_args()
     args.target = args.target or ["cortex-m0plus", "cortex-m4", "cortex-m55"]
     try:
@@ -157,6 +230,10 @@ def main():
         print("skipped: Node.js or onnxruntime-node is missing (scripts/setup.sh installs them)")
         return SKIP
     os.makedirs(args.work, exist_ok=True)
+    if args.field:
+        for path in args.field:
+            check_field_model(args, module, path)
+        return 0
     run([sys.executable, os.path.join(HERE, "make_qdq_models.py"), args.work])
     if args.torch:
         try:

@@ -746,6 +746,11 @@ class Reader {
     for (const auto& out : graph_.output()) {
       const std::string name = printable(out.name());
       auto it = values_.find(out.name());
+      if (it == values_.end() && (constants_.count(out.name()) != 0 || dq_constants_.count(out.name()) != 0)) {
+        fail("graph output '" + name + "' is a constant (it depends on no input, e.g. an SSD's "
+             "anchors); a program computes its outputs: remove it from the model's outputs and "
+             "keep the values beside the program");
+      }
       if (it == values_.end()) fail("graph output '" + name + "' is produced by no node Mote read");
       Value v = it->second.flattened_hwc.empty() ? it->second : unflatten(it->second);
       const size_t rank = tensor(v.tensor).shape.size();
@@ -1876,8 +1881,8 @@ class Reader {
       return true;
     }
     static const std::set<std::string> kFoldable = {"Gather", "Unsqueeze", "Squeeze", "Concat",
-                                                    "Cast", "Slice", "Reshape", "Mul", "Add",
-                                                    "Sub", "Div"};
+                                                    "Cast", "Slice", "Reshape", "Tile", "Mul",
+                                                    "Add", "Sub", "Div"};
     if (kFoldable.count(op) == 0 || !all_inputs_constant()) return false;
     const Constant& x = constant_input(0);
     Constant out;
@@ -1956,6 +1961,24 @@ class Reader {
           const int64_t block = c->count() / std::max<int64_t>(outer, 1);
           for (int64_t e = 0; e < block; ++e) v.push_back(c->at(o * block + e));
         }
+      }
+      out = make_constant(x.elem_type, dims, v);
+    } else if (op == "Tile") {
+      // tf2onnx tiles constants (SSD anchors) by the batch size.
+      const std::vector<int64_t> repeats = ints_input(1);
+      if (repeats.size() != x.dims.size()) bad("repeats do not match the input's rank");
+      std::vector<int64_t> dims = x.dims;
+      for (size_t i = 0; i < dims.size(); ++i) dims[i] *= repeats[i];
+      const int64_t count = std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
+      std::vector<double> v(static_cast<size_t>(count));
+      for (int64_t i = 0; i < count; ++i) {
+        int64_t rest = i, source = 0, stride = 1;
+        for (size_t d = dims.size(); d-- > 0;) {
+          source += (rest % dims[d]) % x.dims[d] * stride;
+          rest /= dims[d];
+          stride *= x.dims[d];
+        }
+        v[static_cast<size_t>(i)] = x.at(source);
       }
       out = make_constant(x.elem_type, dims, v);
     } else if (op == "Cast") {
