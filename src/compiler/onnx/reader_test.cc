@@ -227,5 +227,105 @@ TEST(OnnxReader, ExplicitPadsTfliteSameCannotGiveBecomeAPad) {
   EXPECT_EQ(std::get<ir::Conv2DOptions>(g.operators[3].options).padding, ir::Padding::kValid);
 }
 
+
+// x [1,2,8] -> two Conv1d (kernel 3, pads 1; 2 -> 3 -> 3 channels) -> output [1,3,8].
+Model conv1d_model() {
+  Model m;
+  m.input("x", {1, 2, 8});
+  m.output("y", {1, 3, 8});
+  m.scale("q", 0.05f, 0);
+  m.qdq("x", "q", "xd");
+  std::string in = "xd";
+  for (int layer = 0; layer < 2; ++layer) {
+    const int64_t ci = layer == 0 ? 2 : 3;
+    const std::string w = "w" + std::to_string(layer);
+    std::vector<int8_t> data(static_cast<size_t>(3 * ci * 3));
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<int8_t>(i);  // [o][i][k]
+    m.constant<int8_t>(w, {3, ci, 3}, data, ::onnx::TensorProto::INT8);
+    m.scale(w, 0.01f, 0);
+    m.node("DequantizeLinear", {w, w + "_s", w + "_z"}, {w + "d"});
+    auto* conv = m.node("Conv", {in, w + "d"}, {"c" + std::to_string(layer)});
+    Model::ints(conv, "kernel_shape", {3});
+    Model::ints(conv, "pads", {1, 1});
+    in = layer == 0 ? "c0d" : "y";
+    m.qdq("c" + std::to_string(layer), "q", in);
+  }
+  return m;
+}
+
+TEST(OnnxReader, OneDimensionalConvolutionsRunAsOneRowAndStayChannelsLast) {
+  const ir::Graph g = read_model(conv1d_model().bytes());
+  // [N,C,L] -> [N,C,1,L] -> NHWC [N,1,L,C] at the input; the two windows meet in [N,1,L,C]
+  // with nothing between them; [N,1,L,C] -> [N,L,C] -> [N,C,L] at the output.
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kReshape,
+                                    ir::OpType::kTranspose, ir::OpType::kConv2D,
+                                    ir::OpType::kConv2D, ir::OpType::kReshape,
+                                    ir::OpType::kTranspose, ir::OpType::kDequantize));
+  const ir::Tensor& w = g.tensors[static_cast<size_t>(g.operators[3].inputs[1])];
+  EXPECT_THAT(w.shape, ElementsAre(3, 1, 3, 2));  // O, 1, K, I
+  // OHWI [o=1][0][k=2][i=1] holds ONNX's [o=1][i=1][k=2] = 6 + 3 + 2.
+  EXPECT_EQ(static_cast<int8_t>(w.data[(1 * 3 + 2) * 2 + 1]), 11);
+  EXPECT_THAT(g.tensors[static_cast<size_t>(g.operators[3].outputs[0])].shape, ElementsAre(1, 1, 8, 3));
+  EXPECT_EQ(std::get<ir::Conv2DOptions>(g.operators[4].options).padding, ir::Padding::kSame);
+  EXPECT_THAT(g.tensors[static_cast<size_t>(g.outputs[0])].shape, ElementsAre(1, 3, 8));
+}
+
+// x [1,2,3,3] -> ConvTranspose (2 -> 2 channels, kernel k, stride 2, pads p, output_padding e).
+Model conv_transpose_model(int64_t k, int64_t p, int64_t e) {
+  const int64_t out = (3 - 1) * 2 + k + e - 2 * p;
+  Model m;
+  m.input("x", {1, 2, 3, 3});
+  m.output("y", {1, 2, out, out});
+  m.scale("q", 0.05f, 0);
+  m.qdq("x", "q", "xd");
+  m.constant<int8_t>("w", {2, 2, k, k}, std::vector<int8_t>(static_cast<size_t>(4 * k * k), 3), ::onnx::TensorProto::INT8);
+  m.scale("w", 0.01f, 0);
+  m.node("DequantizeLinear", {"w", "w_s", "w_z"}, {"wd"});
+  auto* t = m.node("ConvTranspose", {"xd", "wd"}, {"c"});
+  Model::ints(t, "strides", {2, 2});
+  Model::ints(t, "pads", {p, p, p, p});
+  Model::ints(t, "output_padding", {e, e});
+  m.qdq("c", "q", "y");
+  return m;
+}
+
+TEST(OnnxReader, ConvTransposePadsAreTflitesOrACrop) {
+  ImportOptions nhwc;
+  nhwc.input_nhwc = nhwc.output_nhwc = true;
+  // Kernel 4, pads 1: TFLite's SAME from the output size 6.
+  ir::Graph g = read_model(conv_transpose_model(4, 1, 0).bytes(), nhwc);
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kTransposeConv,
+                                    ir::OpType::kDequantize));
+  EXPECT_EQ(std::get<ir::TransposeConvOptions>(g.operators[1].options).padding, ir::Padding::kSame);
+  // Kernel 3, pads 1, output_padding 1 (PyTorch's usual): a VALID result of 7 cropped from 1.
+  g = read_model(conv_transpose_model(3, 1, 1).bytes(), nhwc);
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kTransposeConv,
+                                    ir::OpType::kSlice, ir::OpType::kDequantize));
+  EXPECT_EQ(std::get<ir::TransposeConvOptions>(g.operators[1].options).padding, ir::Padding::kValid);
+  EXPECT_THAT(g.tensors[static_cast<size_t>(g.operators[1].outputs[0])].shape, ElementsAre(1, 7, 7, 2));
+  EXPECT_THAT(g.tensors[static_cast<size_t>(g.operators[2].outputs[0])].shape, ElementsAre(1, 6, 6, 2));
+}
+
+TEST(OnnxReader, ShapeArithmeticFoldsIntoTheReshapesShape) {
+  // Flatten as torch.onnx writes x.view(x.size(0), -1) at opset 11.
+  Model m(11);
+  m.input("x", {1, 2, 3, 4});
+  m.output("y", {1, 24});
+  m.scale("q", 0.05f, 0);
+  m.qdq("x", "q", "xd");
+  m.node("Shape", {"xd"}, {"shape"});
+  m.constant<int64_t>("zero", {}, {0}, ::onnx::TensorProto::INT64);
+  Model::integer(m.node("Gather", {"shape", "zero"}, {"batch"}), "axis", 0);
+  Model::ints(m.node("Unsqueeze", {"batch"}, {"lead"}), "axes", {0});
+  m.constant<int64_t>("rest", {1}, {-1}, ::onnx::TensorProto::INT64);
+  Model::integer(m.node("Concat", {"lead", "rest"}, {"target"}), "axis", 0);
+  m.node("Reshape", {"xd", "target"}, {"r"});
+  m.qdq("r", "q", "y");
+  const ir::Graph g = read_model(m.bytes());
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kReshape,
+                                    ir::OpType::kDequantize));
+  EXPECT_THAT(g.tensors[static_cast<size_t>(g.operators[1].outputs[0])].shape, ElementsAre(1, 24));
+}
+
 }  // namespace
 }  // namespace mote::onnx
