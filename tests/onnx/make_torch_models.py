@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes fake-quantized (quantization-aware) PyTorch models as ONNX with torch.onnx.export
 (opset 13), as a PyTorch user does before `mote compile`: a DS-CNN keyword model, a
-MobileNetV2-style network with residual additions, and a small CNN ending in Gemm.
+MobileNetV2-style network with residual additions, a small CNN ending in Gemm, a 1-D audio model
+and ShuffleNetV2 units (chunk, cat, the channel shuffle written with x.size()).
 
 Usage: make_torch_models.py OUT_DIR   (NAME.onnx and NAME.json per model, as
 make_qdq_models.py). Eager-mode QAT (torch.ao.quantization): Conv+ReLU fused, uint8 activations,
@@ -105,6 +106,106 @@ class CnnGemm(nn.Module):
         return self.dequant(self.fc2(self.fc1(x)))
 
 
+class FakeQuantConv1d(nn.Conv1d):
+    """Conv1d (+ ReLU) fake-quantized by hand: PyTorch 1.13's eager QAT quantizes Conv1d only
+    fused with BatchNorm1d, so an audio model's own QAT code calls torch.fake_quantize_* itself:
+    int8 weights per output channel, the uint8 output's scale from a calibration pass."""
+
+    def __init__(self, *args, relu=True, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.relu, self.calibrating, self.peak = relu, True, torch.tensor(1e-3)
+        self.w_scale = self.w_zero = self.out_scale = None
+
+    def freeze(self):
+        """Fixes the quantization: the weights' scales and the output's, as constants."""
+        self.calibrating = False
+        self.w_scale = (self.weight.detach().abs().amax(dim=(1, 2)).clamp(min=1e-6) / 127).float()
+        self.w_zero = torch.zeros(self.weight.shape[0], dtype=torch.int32)
+        self.out_scale = float(self.peak) / (255 if self.relu else 127.5)
+
+    def forward(self, x):
+        w = self.weight
+        if not self.calibrating:
+            w = torch.fake_quantize_per_channel_affine(w, self.w_scale, self.w_zero, 0, -128, 127)
+        y = nn.functional.conv1d(x, w, self.bias, self.stride, self.padding, self.dilation,
+                                 self.groups)
+        y = torch.relu(y) if self.relu else y
+        if self.calibrating:
+            self.peak = torch.maximum(self.peak, y.detach().abs().max())
+            return y
+        return torch.fake_quantize_per_tensor_affine(y, self.out_scale, 0 if self.relu else 128,
+                                                     0, 255)
+
+
+class Audio1d(nn.Module):
+    """A 1-D audio classifier on a [1,1,128] waveform: strided Conv1d, a depthwise-separable
+    Conv1d pair, MaxPool1d, Conv1d, global average pooling, then a 1x1 Conv1d as classifier
+    (the output [1,8,1])."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            FakeQuantConv1d(1, 16, 9, 2, 4), FakeQuantConv1d(16, 16, 3, 1, 1, groups=16),
+            FakeQuantConv1d(16, 32, 1), nn.MaxPool1d(2), FakeQuantConv1d(32, 32, 3, 1, 1))
+        self.pool = nn.AdaptiveAvgPool1d(1)
+        self.classifier = FakeQuantConv1d(32, 8, 1, relu=False)
+        self.input_scale = 1.0 / 127.5
+
+    def forward(self, x):
+        x = torch.fake_quantize_per_tensor_affine(x, self.input_scale, 128, 0, 255)
+        x = self.pool(self.features(x))
+        if not self.classifier.calibrating:
+            x = torch.fake_quantize_per_tensor_affine(x, self.features[-1].out_scale, 0, 0, 255)
+        return self.classifier(x)
+
+
+def export_audio1d(out_dir):
+    torch.manual_seed(1)
+    model = Audio1d().eval()
+    with torch.no_grad():
+        for _ in range(8):
+            model(torch.rand(1, 1, 128) * 2 - 1)
+        for m in model.modules():
+            if isinstance(m, FakeQuantConv1d):
+                m.freeze()
+    path = os.path.join(out_dir, "torch_audio1d.onnx")
+    torch.onnx.export(model, torch.rand(1, 1, 128), path, opset_version=13,
+                      input_names=["input"], output_names=["output"])
+    scalar_quantization(path)
+    with open(os.path.join(out_dir, "torch_audio1d.json"), "w") as f:
+        json.dump({"input_shape": [1, 1, 128], "input_type": "float32", "input_range": [-1.0, 1.0],
+                   "output_scale": model.classifier.out_scale, "transposes": 0}, f)
+
+
+class ShuffleNetV2(nn.Module):
+    """ShuffleNetV2's stride-1 unit twice: chunk (Split), a branch of 1x1, depthwise 3x3 and 1x1
+    convolutions, cat, and the channel shuffle written with x.size() (Shape arithmetic, a 5-D
+    Reshape and Transpose)."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant, self.dequant = tq.QuantStub(), tq.DeQuantStub()
+        self.stem = ConvReLU(3, 16, 3, 2, 1)
+        self.branches = nn.ModuleList([nn.Sequential(
+            ConvReLU(8, 8, 1), ConvReLU(8, 8, 3, 1, 1, groups=8, relu=False), ConvReLU(8, 8, 1))
+            for _ in range(2)])
+        self.cats = nn.ModuleList([nn.quantized.FloatFunctional() for _ in range(2)])
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, 10)
+
+    @staticmethod
+    def shuffle(x):
+        b, c, h, w = x.size()
+        return x.view(b, 2, c // 2, h, w).transpose(1, 2).contiguous().view(b, c, h, w)
+
+    def forward(self, x):
+        x = self.stem(self.quant(x))
+        for branch, cat in zip(self.branches, self.cats):
+            kept, changed = x.chunk(2, dim=1)
+            x = self.shuffle(cat.cat([kept, branch(changed)], dim=1))
+        return self.dequant(self.fc(torch.flatten(self.pool(x), 1)))
+
+
 def fuse(model):
     for module in list(model.modules()):
         if isinstance(module, ConvReLU) and len(module) == 2:
@@ -172,6 +273,12 @@ def main():
     export(DsCnn(), (1, 1, 49, 10), "torch_dscnn", out, per_channel=True, transposes=0)
     export(MobileNetV2(), (1, 3, 32, 32), "torch_mobilenetv2", out, per_channel=True, transposes=1)
     export(CnnGemm(), (1, 1, 16, 16), "torch_cnn_gemm", out, per_channel=False, transposes=0)
+    # One channel in: a free reshape makes the 1-D input channels-last; a one-step output too.
+    export_audio1d(out)
+    # The input's; three per channel shuffle (to ONNX's order for the 5-D reshape, the shuffle's
+    # own, back to channels-last for the next convolution), the last one before the pool.
+    export(ShuffleNetV2(), (1, 3, 16, 16), "torch_shufflenetv2", out, per_channel=True,
+           transposes=8)
 
 
 if __name__ == "__main__":

@@ -315,6 +315,17 @@ class Reader {
     }
     read_inputs();
     consumed_.assign(static_cast<size_t>(graph_.node_size()), false);
+    // Constant nodes read nothing, so they are read first: an operator's QuantizeLinear, which
+    // it reads ahead of its turn, may take its scale from a Constant written after the operator
+    // (PyTorch's fake-quantize exports).
+    for (int i = 0; i < graph_.node_size(); ++i) {
+      const auto& n = graph_.node(i);
+      if (n.op_type() != "Constant" || (!n.domain().empty() && n.domain() != "ai.onnx")) continue;
+      node_ = &n;
+      node_index_ = i;
+      read_node();
+      consumed_[static_cast<size_t>(i)] = true;
+    }
     for (int i = 0; i < graph_.node_size(); ++i) {
       if (consumed_[static_cast<size_t>(i)]) continue;
       node_ = &graph_.node(i);
