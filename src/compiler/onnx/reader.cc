@@ -1861,6 +1861,9 @@ class Reader {
   // ---- shape arithmetic: older exports compute a Reshape's shape at run time (Shape, Gather,
   // Unsqueeze, Concat, ...). Every shape is static here, so such nodes are folded into constants.
 
+  // The most elements a folded constant may hold (a bad model must not exhaust memory).
+  static constexpr int64_t kMaxFolded = int64_t{1} << 24;
+
   bool all_inputs_constant() const {
     for (int k = 0; k < node_->input_size(); ++k) {
       if (!node_->input(k).empty() && constant(node_->input(k)) == nullptr) return false;
@@ -1907,6 +1910,7 @@ class Reader {
       for (int64_t i = 0; i < axis; ++i) outer *= x.dims[static_cast<size_t>(i)];
       for (int64_t i = axis + 1; i < rank; ++i) inner *= x.dims[static_cast<size_t>(i)];
       const int64_t n = x.dims[static_cast<size_t>(axis)];
+      if (outer * idx.count() * inner > kMaxFolded) bad("the gathered constant would be too large");
       std::vector<double> v;
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t j = 0; j < idx.count(); ++j) {
@@ -1950,7 +1954,8 @@ class Reader {
           }
         }
       }
-      if (out.count() != x.count()) bad("cannot reshape constant " + shape_text(x.dims) + " to " + shape_text(out.dims));
+      const bool negative = std::any_of(out.dims.begin(), out.dims.end(), [](int64_t d) { return d < 0; });
+      if (negative || out.count() != x.count()) bad("cannot reshape constant " + shape_text(x.dims) + " to " + shape_text(out.dims));
     } else if (op == "Concat") {
       const auto rank = static_cast<int64_t>(x.dims.size());
       int64_t axis = int_attr("axis", 0);
@@ -1979,8 +1984,12 @@ class Reader {
       const std::vector<int64_t> repeats = ints_input(1);
       if (repeats.size() != x.dims.size()) bad("repeats do not match the input's rank");
       std::vector<int64_t> dims = x.dims;
-      for (size_t i = 0; i < dims.size(); ++i) dims[i] *= repeats[i];
+      for (size_t i = 0; i < dims.size(); ++i) {
+        if (repeats[i] < 1 || repeats[i] > kMaxFolded) bad("repeats " + shape_text(repeats) + " out of range");
+        dims[i] *= repeats[i];
+      }
       const int64_t count = std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
+      if (count > kMaxFolded) bad("the tiled constant would hold " + std::to_string(count) + " elements");
       std::vector<double> v(static_cast<size_t>(count));
       for (int64_t i = 0; i < count; ++i) {
         int64_t rest = i, source = 0, stride = 1;
@@ -1994,8 +2003,8 @@ class Reader {
       out = make_constant(x.elem_type, dims, v);
     } else if (op == "Cast") {
       const auto to = static_cast<int32_t>(int_attr("to", ::onnx::TensorProto::FLOAT));
+      if (Constant{to, {}, {}}.elem_size() == 0) bad("Cast to element type " + std::to_string(to) + " not supported");
       out = make_constant(to, x.dims, x.values());
-      if (out.elem_size() == 0) bad("Cast to element type " + std::to_string(to) + " not supported");
     } else if (op == "Slice") {
       if (x.dims.size() != 1) bad("a Slice of a constant of rank " + std::to_string(x.dims.size()) + " is not supported (1-D shapes only)");
       const SliceParams p = slice_params(1);
