@@ -352,13 +352,14 @@ def conv1d(out_dir):
 def conv_transpose(out_dir):
     """ConvTranspose as TRANSPOSE_CONV: kernel 4 stride 2 pads 1 (TFLite's SAME), kernel 2
     stride 2 (VALID), kernel 3 stride 2 pads 1 output_padding 1 (PyTorch's usual upsampler: a
-    VALID result cropped), 1-D kernel 4 stride 2 pads 1; weights [Ci, Co, k..] per channel on
-    axis 1."""
+    VALID result cropped), 1-D kernel 4 stride 2 pads 1, kernel 4 stride 2 auto_pad SAME_UPPER;
+    weights [Ci, Co, k..] per channel on axis 1."""
     cases = {
         "same": ([1, 8, 6, 6], 4, 2, [1, 1, 1, 1], [0, 0], [1, 6, 12, 12]),
         "valid": ([1, 8, 6, 6], 2, 2, [0, 0, 0, 0], [0, 0], [1, 6, 12, 12]),
         "crop": ([1, 8, 6, 6], 3, 2, [1, 1, 1, 1], [1, 1], [1, 6, 12, 12]),
         "1d": ([1, 8, 10], 4, 2, [1, 1], [0], [1, 6, 20]),
+        "auto_pad": ([1, 8, 6, 6], 4, 2, None, [0, 0], [1, 6, 12, 12]),  # SAME_UPPER: pads 1
     }
     for name, (shape, k, stride, pads, extra, out_shape) in cases.items():
         g = Qdq("qdq_convtranspose_" + name, shape)
@@ -372,9 +373,10 @@ def conv_transpose(out_dir):
         g.nodes.append(helper.make_node(
             "DequantizeLinear", [g.const(q.astype(np.int8), "w"), g.const(scales, "w_scale"),
                                  g.const(np.zeros(6, np.int8), "w_zp")], [wq], axis=1))
+        padding = {"pads": pads} if pads is not None else {"auto_pad": "SAME_UPPER"}
         x = g.op("ConvTranspose", [g.x, wq, g.bias(6, scales)], activation="relu",
-                 kernel_shape=[k] * spatial, strides=[stride] * spatial, pads=pads,
-                 output_padding=extra)
+                 kernel_shape=[k] * spatial, strides=[stride] * spatial, output_padding=extra,
+                 **padding)
         g.save(out_dir, x, g.scale, out_shape)
 
 
