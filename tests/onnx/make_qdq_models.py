@@ -222,7 +222,8 @@ def more_operators(out_dir):
 
 def field_operators(out_dir):
     """Operators quantized exports from the field add: Slice (steps, a reversal), Split (equal
-    and not, the sizes an input from opset 13 and an attribute before), Gather by constant
+    and not, the sizes an input from opset 13 and an attribute before, opset 18's num_outputs
+    with a smaller last part), Gather by constant
     indices (channels; a scalar index dropping a dimension), Max and Min (operands requantized to
     the output's scale; a constant operand), ReduceMax, and shape arithmetic folded into a
     Reshape's shape (Shape, Gather, Unsqueeze, Concat as older torch exports write flatten)."""
@@ -261,8 +262,16 @@ def field_operators(out_dir):
 
     def reduce_max(keepdims, axes):
         def build(g, x):
+            if g.opset >= 18:  # the axes an input
+                return g.op("ReduceMax", [x, g.const(np.array(axes, np.int64), "axes")],
+                            keepdims=keepdims)
             return g.op("ReduceMax", [x], axes=axes, keepdims=keepdims)
         return build
+
+    def split_num_outputs(g, x):  # opset 18: num_outputs, the last part the smaller
+        parts = [g.fresh("split") for _ in range(3)]
+        g.nodes.append(helper.make_node("Split", [x], parts, axis=1, num_outputs=3))
+        return g.op("Concat", [g.quantize(p, g.scale) for p in parts][::-1], axis=1)
 
     def flatten_by_shape(opset_13):
         def build(g, x):
@@ -312,11 +321,13 @@ def field_operators(out_dir):
         "min_constant": (min_constant, 13, [1, 8, 6, 6]),
         "reducemax": (reduce_max(1, [2, 3]), 13, [1, 8, 1, 1]),
         "reducemax_channels": (reduce_max(0, [1]), 13, [1, 6, 6]),
+        "reducemax_opset18": (reduce_max(0, [2]), 18, [1, 8, 6]),
+        "split_opset18": (split_num_outputs, 18, [1, 8, 6, 6]),
         "shape_flatten_opset11": (flatten_by_shape(False), 11, [1, 5]),
         "shape_flatten": (flatten_by_shape(True), 13, [1, 5]),
     }
     for name, (build, opset, shape) in cases.items():
-        g = Qdq("qdq_op_" + name, [1, 8, 6, 6], opset=opset)
+        g = Qdq("qdq_op_" + name, [1, 8, 6, 6], opset=opset, ir_version=9 if opset >= 18 else 7)
         x = build(g, g.conv(g.x, 8, 8, 3, per_channel=opset >= 13))  # per axis from opset 13
         g.save(out_dir, x, 0.031 if name == "max" else g.scale, shape)
 
