@@ -506,6 +506,13 @@ def bad_models(out_dir):
                        g.const(np.array([2], np.int64), "axes")])
     g.save(out_dir, x, g.scale, [1, 8, 0, 6])
     os.remove(os.path.join(out_dir, "bad_slice_empty.json"))
+    g = Qdq("bad_conv_stride0", [1, 8, 6, 6])
+    g.save(out_dir, g.conv(g.x, 8, 8, 3, stride=0), g.scale, [1, 8, 6, 6])
+    os.remove(os.path.join(out_dir, "bad_conv_stride0.json"))
+    g = Qdq("bad_unsqueeze_axis", [1, 8, 6, 6])
+    g.save(out_dir, g.op("Unsqueeze", [g.x, g.const(np.array([7], np.int64), "axes")]), g.scale,
+           [1, 8, 6, 6, 1])
+    os.remove(os.path.join(out_dir, "bad_unsqueeze_axis.json"))
     g = Qdq("bad_constant_output", [1, 8, 6, 6])
     y = g.conv(g.x, 8, 8, 3)
     s, z = g.qparams(g.scale)

@@ -179,6 +179,9 @@ REFUSED = [
     ("bad_convtranspose_grouped.onnx", [], "group 2 not supported: TFLite's TRANSPOSE_CONV"),
     ("bad_convtranspose_odd_same.onnx", [], "export with explicit pads"),
     ("bad_constant_output.onnx", [], "graph output 'anchors' is a constant"),
+    ("bad_conv_stride0.onnx", [], "strides [0,0] or dilations [1,1] out of range"),
+    ("bad_unsqueeze_axis.onnx", [], "(Unsqueeze, domain ai.onnx, opset 13): axis 7 out of range "
+                                    "for rank 5"),
     ("bad_max3.onnx", [], "(Max, domain ai.onnx, opset 13): 3 inputs not supported"),
     ("bad_slice_empty.onnx", [], "(Slice, domain ai.onnx, opset 13): the slice of dimension 2 "
                                  "is empty"),

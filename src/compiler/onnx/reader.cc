@@ -1293,6 +1293,17 @@ class Reader {
     if (w.kernel.size() != n || w.strides.size() != n || w.dilations.size() != n || w.pads.size() != 2 * n) {
       bad("kernel_shape, strides, dilations or pads do not match the input's rank");
     }
+    // Sizes a window cannot have (a stride of 0 would divide by zero below).
+    for (size_t i = 0; i < n; ++i) {
+      if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dilations[i] < 1 || w.kernel[i] > (1 << 16) ||
+          w.strides[i] > (1 << 16) || w.dilations[i] > (1 << 16)) {
+        bad("kernel_shape " + shape_text(w.kernel) + ", strides " + shape_text(w.strides) +
+            " or dilations " + shape_text(w.dilations) + " out of range");
+      }
+    }
+    for (int64_t p : w.pads) {
+      if (p < 0 || p > (1 << 16)) bad("pads " + shape_text(w.pads) + " out of range");
+    }
     const std::string auto_pad = string_attr("auto_pad", "NOTSET");
     for (size_t i = 0; i < n; ++i) {
       const int64_t effective = (w.kernel[i] - 1) * w.dilations[i] + 1;
@@ -1735,7 +1746,7 @@ class Reader {
     } else {
       std::vector<int64_t> axes = opset_ >= 13 && has_input(1) ? ints_input(1) : ints_attr("axes");
       const int64_t out_rank = op == "Squeeze" ? rank - static_cast<int64_t>(axes.size()) : rank + static_cast<int64_t>(axes.size());
-      for (int64_t& a : axes) a = a < 0 ? a + (op == "Squeeze" ? rank : out_rank) : a;
+      resolve_axes(axes, op == "Squeeze" ? rank : out_rank);
       if (op == "Squeeze") {
         for (int64_t i = 0; i < rank; ++i) {
           const bool listed = std::find(axes.begin(), axes.end(), i) != axes.end();
@@ -1861,6 +1872,18 @@ class Reader {
   // ---- shape arithmetic: older exports compute a Reshape's shape at run time (Shape, Gather,
   // Unsqueeze, Concat, ...). Every shape is static here, so such nodes are folded into constants.
 
+  // Squeeze's and Unsqueeze's axes, counted from the end when negative, each once in [0, rank).
+  void resolve_axes(std::vector<int64_t>& axes, int64_t rank) const {
+    for (int64_t& a : axes) {
+      const int64_t given = a;
+      if (a < 0) a += rank;
+      if (a < 0 || a >= rank) bad("axis " + std::to_string(given) + " out of range for rank " + std::to_string(rank));
+    }
+    std::vector<int64_t> sorted = axes;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) bad("an axis is listed twice");
+  }
+
   // The most elements a folded constant may hold (a bad model must not exhaust memory).
   static constexpr int64_t kMaxFolded = int64_t{1} << 24;
 
@@ -1940,7 +1963,7 @@ class Reader {
       } else {
         std::vector<int64_t> axes = opset_ >= 13 && has_input(1) ? ints_input(1) : ints_attr("axes");
         const int64_t out_rank = op == "Squeeze" ? rank - static_cast<int64_t>(axes.size()) : rank + static_cast<int64_t>(axes.size());
-        for (int64_t& a : axes) a = a < 0 ? a + (op == "Squeeze" ? rank : out_rank) : a;
+        resolve_axes(axes, op == "Squeeze" ? rank : out_rank);
         out.dims.clear();
         if (op == "Squeeze") {
           for (int64_t i = 0; i < rank; ++i) {
