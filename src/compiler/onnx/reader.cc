@@ -1884,6 +1884,9 @@ class Reader {
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) bad("an axis is listed twice");
   }
 
+  static constexpr const char* kFoldFirst =
+      "fold the model's constants first (python3 -m onnxsim model.onnx folded.onnx)";
+
   // The most elements a folded constant may hold (a bad model must not exhaust memory).
   static constexpr int64_t kMaxFolded = int64_t{1} << 24;
 
@@ -2026,10 +2029,10 @@ class Reader {
       out = make_constant(x.elem_type, dims, v);
     } else if (op == "Cast") {
       const auto to = static_cast<int32_t>(int_attr("to", ::onnx::TensorProto::FLOAT));
-      if (Constant{to, {}, {}}.elem_size() == 0) bad("Cast to element type " + std::to_string(to) + " not supported");
+      if (Constant{to, {}, {}}.elem_size() == 0) bad("Cast to element type " + std::to_string(to) + " not supported; " + kFoldFirst);
       out = make_constant(to, x.dims, x.values());
     } else if (op == "Slice") {
-      if (x.dims.size() != 1) bad("a Slice of a constant of rank " + std::to_string(x.dims.size()) + " is not supported (1-D shapes only)");
+      if (x.dims.size() != 1) bad("a Slice of a constant of rank " + std::to_string(x.dims.size()) + " is not supported (1-D shapes only); " + kFoldFirst);
       const SliceParams p = slice_params(1);
       const AxisSlice a = onnx_axis_slice(x.dims[0], p.starts.at(0), p.ends.at(0), p.steps.empty() ? 1 : p.steps[0]);
       std::vector<double> v;
@@ -2037,7 +2040,7 @@ class Reader {
       out = make_constant(x.elem_type, {a.count}, v);
     } else {  // Mul, Add, Sub, Div: a scalar against a tensor, or two of one shape
       const Constant& y = constant_input(1);
-      if (x.count() != y.count() && x.count() != 1 && y.count() != 1) bad("constant operands of shapes " + shape_text(x.dims) + " and " + shape_text(y.dims) + " not supported");
+      if (x.count() != y.count() && x.count() != 1 && y.count() != 1) bad("constant operands of shapes " + shape_text(x.dims) + " and " + shape_text(y.dims) + " not supported; " + kFoldFirst);
       const bool integer = x.elem_type != ::onnx::TensorProto::FLOAT && x.elem_type != ::onnx::TensorProto::DOUBLE;
       const int64_t n = std::max(x.count(), y.count());
       std::vector<double> v;
