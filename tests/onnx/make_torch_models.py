@@ -275,10 +275,11 @@ def main():
     export(CnnGemm(), (1, 1, 16, 16), "torch_cnn_gemm", out, per_channel=False, transposes=0)
     # One channel in: a free reshape makes the 1-D input channels-last; a one-step output too.
     export_audio1d(out)
-    # The input's; three per channel shuffle (to ONNX's order for the 5-D reshape, the shuffle's
-    # own, back to channels-last for the next convolution), the last one before the pool.
+    # The input's; per channel shuffle, one to ONNX's order for the 5-D reshape and the
+    # shuffle's own; after the first, the chunk's halves back to channels-last (the global pool
+    # averages the last shuffle's result in ONNX's order).
     export(ShuffleNetV2(), (1, 3, 16, 16), "torch_shufflenetv2", out, per_channel=True,
-           transposes=8)
+           transposes=7)
 
 
 if __name__ == "__main__":

@@ -1681,7 +1681,11 @@ class Reader {
   }
 
   void global_average_pool() {
-    if (tensor(activation(0).tensor).shape.size() == 3) return mean(activation(0), {2}, true);
+    const Value x = activation(0);
+    if (tensor(x.tensor).shape.size() == 3) return mean(x, {2}, true);
+    // MEAN reduces any axes (on the portable kernel whatever the layout): a value in ONNX's
+    // order is averaged as it lies rather than copied to NHWC first.
+    if (tensor(x.tensor).shape.size() == 4 && x.perm != kNhwc) return mean(x, {2, 3}, true);
     mean(spatial_input(0), {2, 3}, true);
   }
 
