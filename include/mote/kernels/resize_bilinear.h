@@ -33,15 +33,35 @@ ResizeBilinearParams prepare_resize_bilinear(int32_t batches, int32_t input_h, i
                                              int32_t output_w, bool align_corners,
                                              bool half_pixel_centers);
 
-// The source position (in 1/1024) and the two neighbours TFLite reads for output index `out`.
+// The source position (in 1/1024) and the two neighbours TFLite reads for output index `out`
+// (inline: a row-streamed stage's schedule asks it for the input rows an output row reads, so the
+// reach and the kernel cannot disagree).
 struct BilinearSource {
   int32_t scaled, lower, upper;
 };
-BilinearSource bilinear_source(int32_t out, int32_t scale_10, bool half_pixel_centers,
-                               int32_t input_size);
+inline BilinearSource bilinear_source(int32_t out, int32_t scale_10, bool half_pixel_centers,
+                                      int32_t input_size) {
+  BilinearSource s{};
+  s.scaled = out * scale_10;
+  if (half_pixel_centers) s.scaled += scale_10 / 2 - 512;
+  s.lower = s.scaled / 1024;  // truncates towards zero, as TFLite's does
+  if (s.lower < 0) s.lower = 0;
+  // TFLite does not bound the lower neighbour; its formulas keep it inside for every size the
+  // check accepts, and the bound keeps the kernel inside the input whatever it is given.
+  if (s.lower > input_size - 1) s.lower = input_size - 1;
+  s.upper = (s.scaled + 1023) / 1024;
+  if (s.upper > input_size - 1) s.upper = input_size - 1;
+  return s;
+}
 
 // No scratch; output must not overlap input.
 void resize_bilinear(const ResizeBilinearParams& params, const int8_t* input, int8_t* output);
+
+// Output row y of one image (params.batches and output_h unused): `top` and `bottom` are its input rows
+// bilinear_source(y, scale_h_10, half_pixel_centers, input_h).lower and .upper. The whole-map
+// kernel runs every row through it, so a row-streamed stage computes the same bytes.
+void resize_bilinear_row(const ResizeBilinearParams& params, int32_t y, const int8_t* top,
+                         const int8_t* bottom, int8_t* output);
 
 }  // namespace kernels
 }  // namespace mote

@@ -28,46 +28,37 @@ ResizeBilinearParams prepare_resize_bilinear(int32_t batches, int32_t input_h, i
   return p;
 }
 
-BilinearSource bilinear_source(int32_t out, int32_t scale_10, bool half_pixel_centers,
-                               int32_t input_size) {
-  BilinearSource s{};
-  s.scaled = out * scale_10;
-  if (half_pixel_centers) s.scaled += scale_10 / 2 - 512;
-  s.lower = s.scaled / 1024;  // truncates towards zero, as TFLite's does
-  if (s.lower < 0) s.lower = 0;
-  // TFLite does not bound the lower neighbour; its formulas keep it inside for every size the
-  // check accepts, and the bound keeps the kernel inside the input whatever it is given.
-  if (s.lower > input_size - 1) s.lower = input_size - 1;
-  s.upper = (s.scaled + 1023) / 1024;
-  if (s.upper > input_size - 1) s.upper = input_size - 1;
-  return s;
+void resize_bilinear_row(const ResizeBilinearParams& p, int32_t y, const int8_t* top,
+                         const int8_t* bottom, int8_t* output) {
+  const BilinearSource sy = bilinear_source(y, p.scale_h_10, p.half_pixel_centers, p.input_h);
+  const int32_t fy = sy.scaled - 1024 * sy.lower;
+  for (int32_t x = 0; x < p.output_w; ++x) {
+    const BilinearSource sx = bilinear_source(x, p.scale_w_10, p.half_pixel_centers, p.input_w);
+    const int32_t fx = sx.scaled - 1024 * sx.lower;
+    const int32_t w_tl = (1024 - fy) * (1024 - fx), w_bl = fy * (1024 - fx);
+    const int32_t w_tr = (1024 - fy) * fx, w_br = fy * fx;
+    const int8_t* tl = top + sx.lower * p.channels;
+    const int8_t* tr = top + sx.upper * p.channels;
+    const int8_t* bl = bottom + sx.lower * p.channels;
+    const int8_t* br = bottom + sx.upper * p.channels;
+    for (int32_t c = 0; c < p.channels; ++c) {
+      const int32_t v = tl[c] * w_tl + bl[c] * w_bl + tr[c] * w_tr + br[c] * w_br;
+      const int32_t rounded = (v + (v > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20);
+      *output++ = static_cast<int8_t>(rounded);
+    }
+  }
 }
 
 void resize_bilinear(const ResizeBilinearParams& p, const int8_t* input, int8_t* output) {
   const int32_t row = p.input_w * p.channels;
+  const int32_t out_row = p.output_w * p.channels;
   for (int32_t b = 0; b < p.batches; ++b) {
     const int8_t* image = input + static_cast<int64_t>(b) * p.input_h * row;
     for (int32_t y = 0; y < p.output_h; ++y) {
       const BilinearSource sy = bilinear_source(y, p.scale_h_10, p.half_pixel_centers, p.input_h);
-      const int32_t fy = sy.scaled - 1024 * sy.lower;
-      const int8_t* top = image + static_cast<int64_t>(sy.lower) * row;
-      const int8_t* bottom = image + static_cast<int64_t>(sy.upper) * row;
-      for (int32_t x = 0; x < p.output_w; ++x) {
-        const BilinearSource sx =
-            bilinear_source(x, p.scale_w_10, p.half_pixel_centers, p.input_w);
-        const int32_t fx = sx.scaled - 1024 * sx.lower;
-        const int32_t w_tl = (1024 - fy) * (1024 - fx), w_bl = fy * (1024 - fx);
-        const int32_t w_tr = (1024 - fy) * fx, w_br = fy * fx;
-        const int8_t* tl = top + sx.lower * p.channels;
-        const int8_t* tr = top + sx.upper * p.channels;
-        const int8_t* bl = bottom + sx.lower * p.channels;
-        const int8_t* br = bottom + sx.upper * p.channels;
-        for (int32_t c = 0; c < p.channels; ++c) {
-          const int32_t v = tl[c] * w_tl + bl[c] * w_bl + tr[c] * w_tr + br[c] * w_br;
-          const int32_t rounded = (v + (v > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20);
-          *output++ = static_cast<int8_t>(rounded);
-        }
-      }
+      resize_bilinear_row(p, y, image + static_cast<int64_t>(sy.lower) * row,
+                          image + static_cast<int64_t>(sy.upper) * row, output);
+      output += out_row;
     }
   }
 }
