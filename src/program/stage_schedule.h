@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "mote/kernels/resize_bilinear.h"
 #include "mote/kernels/rows.h"
 
 namespace mote {
@@ -29,7 +30,10 @@ inline constexpr int32_t kNoRow = INT32_MAX;
 // last) takes its input one row at a time into sums and writes its output once, after the last
 // row: its rows are its input's ({1, 1, 0, 1}), its output whole at the end. An upsampling
 // member (a nearest-neighbour resize by an integer factor k) reads for its row y what a window
-// reads for row y / k: with the window {1, 1, 0, 1}, input row y / k alone.
+// reads for row y / k: with the window {1, 1, 0, 1}, input row y / k alone. A bilinear member
+// (RESIZE_BILINEAR, TFLite's integer rule) reads for its row y the rows the kernel reads, the
+// floor and the ceiling of its source position (kernels::bilinear_source of its source step,
+// `stride` in 1/1024 rows, clamped to the input): every flag and scale, one definition.
 // The numbers of a stage are int16 (stage_window_reach and stage_rows_fit check): the loader
 // holds a table of up to kMaxStageMembers members and kMaxStageTableReads reads while it checks
 // a stage, 20 bytes a read instead of 32.
@@ -37,7 +41,10 @@ struct StageRowReach {
   int16_t filter, stride, pad, dilation;
   int8_t accumulate;
   int8_t upsample;  // k >= 2, or 0: none
+  int8_t bilinear;  // kBilinearRows or kBilinearHalfPixelRows (source step `stride`), or 0: none
 };
+inline constexpr int8_t kBilinearRows = 1;
+inline constexpr int8_t kBilinearHalfPixelRows = 2;  // with half-pixel centres
 
 // Whether a height fits a stage's int16 row numbers.
 inline bool stage_rows_fit(int32_t rows) { return rows > 0 && rows <= INT16_MAX; }
@@ -51,18 +58,28 @@ inline bool stage_window_reach(int32_t filter, int32_t stride, int32_t pad, int3
     return false;
   }
   *reach = {static_cast<int16_t>(filter), static_cast<int16_t>(stride),
-            static_cast<int16_t>(pad), static_cast<int16_t>(dilation), 0, 0};
+            static_cast<int16_t>(pad), static_cast<int16_t>(dilation), 0, 0, 0};
   return true;
 }
 
 // An accumulating member's reach: its input's rows one at a time.
-inline constexpr StageRowReach kStageAccumulate = {1, 1, 0, 1, 1, 0};
+inline constexpr StageRowReach kStageAccumulate = {1, 1, 0, 1, 1, 0, 0};
 
 // An upsampling member's reach (row_reach of RESIZE_NEAREST_NEIGHBOR): output row y reads input
 // row y / factor. False for a factor outside [2, 127].
 inline bool stage_upsample_reach(int32_t factor, StageRowReach* reach) {
   if (factor < 2 || factor > INT8_MAX) return false;
-  *reach = {1, 1, 0, 1, 0, static_cast<int8_t>(factor)};
+  *reach = {1, 1, 0, 1, 0, static_cast<int8_t>(factor), 0};
+  return true;
+}
+
+// A bilinear member's reach (row_reach of RESIZE_BILINEAR): output row y reads the input rows
+// bilinear_source(y, step, half_pixel_centers) names. False for a step outside [0, 32767] (a
+// downsampling by 32 or more), which int16 row numbers times the step could overflow.
+inline bool stage_bilinear_reach(int32_t step, bool half_pixel_centers, StageRowReach* reach) {
+  if (step < 0 || step > INT16_MAX) return false;
+  *reach = {1, static_cast<int16_t>(step), 0, 1, 0, 0,
+            half_pixel_centers ? kBilinearHalfPixelRows : kBilinearRows};
   return true;
 }
 
@@ -72,6 +89,8 @@ struct StageRead {
   int16_t rows;   // the input's height
   StageRowReach reach;
 };
+
+static_assert(sizeof(StageRead) == 20, "a read of the loader's table costs 20 bytes");
 
 struct StageMember {
   int32_t output;  // tensor
@@ -84,8 +103,12 @@ struct StageMember {
 // the padding: the row kernels' window_input_rows for one row (stage_schedule_test.cc checks
 // they agree), in closed form because the schedule asks at every row of every member it runs.
 // Row y's taps are rows iy0 + k * dilation, k < filter, iy0 = y * stride - pad (int32: the
-// numbers are int16); an upsampling member's row y taps as row y / upsample.
+// numbers are int16); an upsampling member's row y taps as row y / upsample; a bilinear member's
+// taps are the kernel's own (y * stride < 2^30: both int16).
 inline int32_t stage_first_read(const StageRowReach& r, int32_t y, int32_t rows) {
+  if (r.bilinear != 0) {
+    return kernels::bilinear_source(y, r.stride, r.bilinear == kBilinearHalfPixelRows, rows).lower;
+  }
   if (r.upsample > 1) y /= r.upsample;
   const int32_t iy0 = y * r.stride - r.pad;
   // The first tap at or below row 0.
@@ -93,6 +116,9 @@ inline int32_t stage_first_read(const StageRowReach& r, int32_t y, int32_t rows)
   return first < rows && first <= iy0 + (r.filter - 1) * r.dilation ? first : kNoRow;
 }
 inline int32_t stage_last_read(const StageRowReach& r, int32_t y, int32_t rows) {
+  if (r.bilinear != 0) {
+    return kernels::bilinear_source(y, r.stride, r.bilinear == kBilinearHalfPixelRows, rows).upper;
+  }
   if (r.upsample > 1) y /= r.upsample;
   const int32_t iy0 = y * r.stride - r.pad;
   if (iy0 >= rows) return -1;

@@ -62,6 +62,8 @@
   X(Concatenation, Rows, rows)                    \
   X(ResizeNearestNeighbor, Plain, plain)          \
   X(ResizeNearestNeighbor, Rows, rows)            \
+  X(ResizeBilinear, Plain, plain)                 \
+  X(ResizeBilinear, Rows, rows)                   \
   X(Softmax, Plain, plain)                        \
   X(Softmax, Int16, int16)
 

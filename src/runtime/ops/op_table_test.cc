@@ -79,7 +79,7 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
       }
     }
   }
-  EXPECT_EQ(kinds_with_forms, 16);
+  EXPECT_EQ(kinds_with_forms, 17);
   EXPECT_EQ(built_stages(), &kStageSupport);
   EXPECT_EQ(separate_forms(OpKind::Conv2D), kFormPlain | kFormPortable | kFormRows |
                                                 kFormRowsPortable | kFormBackward | kFormInt16 |
@@ -92,7 +92,8 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
   EXPECT_EQ(separate_forms(OpKind::MaxPool2D), kFormPlain | kFormRows | kFormInt16);
   for (const OpKind kind : {OpKind::Add, OpKind::Mul, OpKind::Logistic, OpKind::Prelu, OpKind::Pad,
                             OpKind::Maximum, OpKind::Minimum, OpKind::Quantize,
-                            OpKind::Concatenation, OpKind::ResizeNearestNeighbor}) {
+                            OpKind::Concatenation, OpKind::ResizeNearestNeighbor,
+                            OpKind::ResizeBilinear}) {
     EXPECT_EQ(separate_forms(kind), kFormPlain | kFormRows) << op_entry(kind)->name;
   }
   EXPECT_EQ(separate_forms(OpKind::Sub), 0);
