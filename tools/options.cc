@@ -150,9 +150,10 @@ CLI::Option* add_optimize_options(CLI::App* cmd, std::string& preset) {
       "The same as --optimize ram: run runs of operators that compute a few output rows at a\n"
       "time (convolutions, pools, additions, SiLU's LOGISTIC and MUL, PRELU, PAD, MAXIMUM,\n"
       "MINIMUM, requantizations, operations by a constant per channel, concatenations along\n"
-      "channels or width, nearest-neighbour upsampling by an integer factor) as row-streamed\n"
-      "stages, their inner tensors held as rings of rows, where that gives a smaller arena; same\n"
-      "results, on the CPU's own row kernels (bench/firmware_instructions.md prices them)");
+      "channels or width, nearest-neighbour upsampling by an integer factor, bilinear resizes)\n"
+      "as row-streamed stages, their inner tensors held as rings of rows, where that gives a\n"
+      "smaller arena; same results, on the CPU's own row kernels\n"
+      "(bench/firmware_instructions.md prices them)");
   CLI::Option* no_stream = cmd->add_flag_callback(
       "--no-stream", [&preset] { preset = "time"; }, "The same as --optimize time");
   optimize->excludes(stream)->excludes(no_stream);

@@ -48,10 +48,15 @@ struct Description {
 // An accumulating operator (a global average pool) takes its input one row at a time into sums
 // and writes its output once, after the last row (program/stage_schedule.h). An upsampling one
 // (a nearest-neighbour resize by an integer factor `upsample` >= 2) reads input row y / upsample.
+// A bilinear one (RESIZE_BILINEAR, TFLite's integer rule) reads the floor and the ceiling of its
+// source position, y * `bilinear_step` in 1/1024 rows (offset for half-pixel centres), clamped:
+// the rows kernels::bilinear_source names.
 struct RowReach {
   int32_t filter = 1, stride = 1, pad = 0, dilation = 1;
   bool accumulate = false;
   int32_t upsample = 0;
+  std::optional<int32_t> bilinear_step = std::nullopt;
+  bool half_pixel_centers = false;
 };
 
 struct OpDef {

@@ -1,5 +1,6 @@
 // RESIZE_BILINEAR of an int8 NHWC tensor to a constant size, TFLite's integer rule
-// (mote/kernels/resize_bilinear.h); output quantized as the input.
+// (mote/kernels/resize_bilinear.h); output quantized as the input. A single image runs in
+// row-streamed stages (FPN and segmentation heads' upsampling), every flag and scale.
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -81,6 +82,33 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
   d.json["half_pixel_centers"] = o.half_pixel_centers;
 }
 
+// Inside a row-streamed stage: an int8 [1, H, W, C] map, align_corners or half_pixel_centers or
+// neither, upsampled, downsampled or kept along H by any factor. Output row y reads the input
+// rows the kernel reads for it (the floor and the ceiling of its source position), and is
+// computed by the row function the whole map runs. A source step above 32767 / 1024 rows (a
+// downsampling by 32 or more, or align_corners down to one row from 32 or more) stays out: the
+// schedule's int16 numbers hold the step.
+std::optional<RowReach> row_reach(const ir::Graph& g, const ir::Operator& op, size_t input) {
+  const auto& o = std::get<ir::ResizeNearestNeighborOptions>(op.options);
+  const ir::Tensor& in = g.tensors[static_cast<size_t>(op.inputs[0])];
+  const ir::Tensor& out = g.tensors[static_cast<size_t>(op.outputs[0])];
+  if (input != 0 || in.type != ir::DataType::kInt8 || out.type != ir::DataType::kInt8 ||
+      in.shape.size() != 4 || out.shape.size() != 4 || in.shape[0] != 1 ||
+      std::min({in.shape[1], in.shape[2], out.shape[1], out.shape[2]}) < 1 ||
+      std::max({in.shape[1], in.shape[2], out.shape[1], out.shape[2]}) >
+          kernels::kMaxResizeBilinearSize) {
+    return std::nullopt;
+  }
+  const kernels::ResizeBilinearParams p = kernels::prepare_resize_bilinear(
+      1, in.shape[1], in.shape[2], in.shape[3], out.shape[1], out.shape[2], o.align_corners,
+      o.half_pixel_centers);
+  if (p.scale_h_10 < 0 || p.scale_h_10 > INT16_MAX) return std::nullopt;
+  RowReach reach;
+  reach.bilinear_step = p.scale_h_10;
+  reach.half_pixel_centers = o.half_pixel_centers;
+  return reach;
+}
+
 constexpr int8_t kProgramInputs[] = {0};  // the size is the output's shape
 
 }  // namespace
@@ -88,6 +116,6 @@ constexpr int8_t kProgramInputs[] = {0};  // the size is the output's shape
 extern const OpDef resize_bilinear{
     .builtin_code = builtin(tfl::BuiltinOperator::RESIZE_BILINEAR), .read_options = read,
     .write_options = write, .inputs = {2, 2}, .check = check, .lower = lower,
-    .program_inputs = kProgramInputs, .describe = describe};
+    .program_inputs = kProgramInputs, .describe = describe, .row_reach = row_reach};
 
 }  // namespace mote::ops

@@ -68,12 +68,15 @@ std::optional<RowStage> row_stage(const ir::Graph& graph, int32_t first, int32_t
         return std::nullopt;
       }
       StageRowReach fits = program::kStageAccumulate;
-      if (!reach->accumulate &&
-          !(reach->upsample > 1 ? program::stage_upsample_reach(reach->upsample, &fits)
-                                : program::stage_window_reach(reach->filter, reach->stride,
-                                                              reach->pad, reach->dilation, &fits))) {
-        return std::nullopt;
-      }
+      const bool fit =
+          reach->accumulate ||
+          (reach->bilinear_step ? program::stage_bilinear_reach(*reach->bilinear_step,
+                                                                reach->half_pixel_centers, &fits)
+           : reach->upsample > 1
+               ? program::stage_upsample_reach(reach->upsample, &fits)
+               : program::stage_window_reach(reach->filter, reach->stride, reach->pad,
+                                             reach->dilation, &fits));
+      if (!fit) return std::nullopt;
       reads[static_cast<size_t>(num_reads++)] = {
           t, static_cast<int16_t>(maker[static_cast<size_t>(t)]),
           static_cast<int16_t>(tensor(t).shape[1]), fits};

@@ -1,8 +1,8 @@
 #pragma once
-// Shared by the tests of row-streamed stage members (silu_, prelu_, pad_, elementwise_, concat_
-// and resize_stages_test.cc): a model compiled streamed and not on three CPUs must stream its
-// members in less arena with the same outputs, and the loader must refuse any changed row word of
-// the members under test.
+// Shared by the tests of row-streamed stage members (silu_, prelu_, pad_, elementwise_, concat_,
+// resize_ and bilinear_stages_test.cc): a model compiled streamed and not on three CPUs must
+// stream its members in less arena with the same outputs, and the loader must refuse any changed
+// row word of the members under test.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
