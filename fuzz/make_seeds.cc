@@ -88,6 +88,15 @@ std::vector<mote::builder::NamedModel> small_models() {
     b.mark_output(b.add_dequantize(x));
     models.push_back({"movers_activations", b.build()});
   }
+  {  // a bilinear x1.5 (half-pixel centres) joined to a lateral map: a RESIZE_BILINEAR stage member
+    ModelBuilder b(6);
+    TensorId x = b.add_input({1, 24, 18, 4}, DataType::kInt8, 0.02f, -4);
+    TensorId c = b.add_conv2d(x, 32, 3, 3, 1, Padding::kSame, Activation::kRelu);
+    TensorId up = b.add_resize_bilinear(b.add_max_pool(c, 3, 3, 3), 12, 9, false, true);
+    TensorId joined = b.add_concatenation({up, b.add_max_pool(c, 2, 2, 2)}, 3);
+    b.mark_output(b.add_conv2d(joined, 8, 3, 3, 1, Padding::kSame, Activation::kNone));
+    models.push_back({"bilinear_merge", b.build()});
+  }
   {  // state: SVDF (int16 state) and an LSTM (int8 hidden, int16 cell state), time-major
     ModelBuilder b(3);
     TensorId x = b.add_input({1, 12}, DataType::kInt8, 0.05f, 2);
