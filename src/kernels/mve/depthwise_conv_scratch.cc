@@ -16,14 +16,6 @@ bool depthwise_conv_handles(const DepthwiseShape& shape) {
          shape.output_c % shape.input_c == 0 && shape.filter_h <= kMaxRowWindowRows;
 }
 
-// (5 and 7 wide at stride 2 share too few positions between a block's pixels: the blocks of
-// four with their weights loaded once are faster there.)
-bool depthwise_in_threes(const DepthwiseShape& s) {
-  if (s.output_c != s.input_c || s.dilation_w != 1) return false;
-  if (s.filter_w == 3) return s.stride_w == 1 || s.stride_w == 2;
-  return (s.filter_w == 5 || s.filter_w == 7) && s.stride_w == 1;
-}
-
 // Dot products along a window row need its taps contiguous: one input channel and no dilation
 // in x (a window row is then contiguous input bytes). The filter is rearranged with 16-bit
 // gather offsets (seven channels' strides).
