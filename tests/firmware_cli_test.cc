@@ -349,6 +349,12 @@ void expect_analysis_agrees(const fs::path& dir, const fs::path& model, const st
   // bytes, so it may exceed the arena.
   r = run("plan " + quoted(model) + flags + " --no-overlap --json apart.json");
   ASSERT_EQ(r.status, 0) << r.err;
+  // (Without overlap the preset may stream where with it it does not: its bound is another
+  // problem's then.)
+  const std::string none = "row streaming: no stage";
+  const size_t streaming = r.out.find("row streaming: ");
+  const bool apart_streams =
+      streaming != std::string::npos && r.out.compare(streaming, none.size(), none) != 0;
   const json apart = json::parse(cli_testing::read_text(dir / "apart.json"));
   const json a = json::parse(cli_testing::read_text(dir / "a.json"));
   const json plan = json::parse(cli_testing::read_text(dir / "plan.json"));
@@ -379,7 +385,7 @@ void expect_analysis_agrees(const fs::path& dir, const fs::path& model, const st
     macs += row["macs"].get<int64_t>();
   }
   EXPECT_EQ(max_arena, plan["results"][0]["arena_bytes"].get<uint64_t>());
-  if (!streams(a)) {
+  if (!streams(a) && !apart_streams) {
     EXPECT_GE(max_live, apart["lower_bound_bytes"].get<uint64_t>());
     EXPECT_LE(max_live, apart["lower_bound_bytes"].get<uint64_t>() + planes);
     if (planes == 0) EXPECT_EQ(max_live, apart["lower_bound_bytes"].get<uint64_t>());

@@ -8,7 +8,8 @@ namespace mote::runtime::internal {
 
 kernels::mve::Instances mve_instances(const schema::Program& program, uint32_t index) {
   const schema::Operator& op = *program.operators()->Get(index);
-  if (op.portable_kernel() || direct_loops(program, op)) return kernels::mve::Instances{0, 0, 0, false};
+  const kernels::mve::Instances none{0, 0, 0, false};
+  if (op.portable_kernel() || direct_loops(program, op)) return none;
   if (op.kind() == schema::OpKind::Conv2D) {
     const kernels::ConvShape s = conv_shape(program, op);
     const schema::Region* shifts = op.options_as_ConvOptions()->shifts();
@@ -19,7 +20,7 @@ kernels::mve::Instances mve_instances(const schema::Program& program, uint32_t i
     const bool streamed = (op_forms(program, index) & kFormRows) != 0;
     return kernels::mve::depthwise_instances_used(depthwise_shape(program, op), streamed);
   }
-  return kernels::mve::Instances{0, 0, 0, false};
+  return none;
 }
 
 }  // namespace mote::runtime::internal
