@@ -1721,11 +1721,10 @@ class Reader {
     values_[s.name] = {out, x.perm};
   }
 
-  void reshape() {
+  // The shape the node (Reshape, Flatten, Squeeze, Unsqueeze) gives a value of ONNX shape `xs`
+  // and `count` elements: an activation's, or a constant's being folded.
+  std::vector<int64_t> reshaped(const std::vector<int64_t>& xs, int64_t count) const {
     const std::string& op = node_->op_type();
-    const Value read = activation(0);
-    const std::vector<int64_t> xs = onnx_shape(read);
-    const int64_t count = tensor(read.tensor).num_elements();
     std::vector<int64_t> shape;
     const auto rank = static_cast<int64_t>(xs.size());
     if (op == "Reshape") {
@@ -1759,10 +1758,18 @@ class Reader {
       } else {
         size_t next = 0;
         for (int64_t i = 0; i < out_rank; ++i) {
-          shape.push_back(std::find(axes.begin(), axes.end(), i) != axes.end() ? 1 : xs[next++]);
+          shape.push_back(std::find(axes.begin(), axes.end(), i) != axes.end() ? 1 : xs.at(next++));
         }
       }
     }
+    return shape;
+  }
+
+  void reshape() {
+    const Value read = activation(0);
+    const std::vector<int64_t> xs = onnx_shape(read);
+    const int64_t count = tensor(read.tensor).num_elements();
+    const std::vector<int64_t> shape = reshaped(xs, count);
     int64_t product = 1;
     for (int64_t d : shape) product *= d;
     if (product != count || shape.empty() || shape.size() > ir::kMaxRank) {
@@ -1956,34 +1963,7 @@ class Reader {
       out = make_constant(x.elem_type, dims, v);
     } else if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape") {
       out = x;
-      const auto rank = static_cast<int64_t>(x.dims.size());
-      if (op == "Reshape") {
-        std::vector<int64_t> shape = ints_input(1);
-        int64_t known = 1;
-        int unknown = -1;
-        for (size_t i = 0; i < shape.size(); ++i) {
-          if (shape[i] == 0 && int_attr("allowzero", 0) == 0) shape[i] = i < x.dims.size() ? x.dims[i] : 0;
-          if (shape[i] == -1) unknown = static_cast<int>(i); else known *= shape[i];
-        }
-        if (unknown >= 0 && known > 0) shape[static_cast<size_t>(unknown)] = x.count() / known;
-        out.dims = shape;
-      } else {
-        std::vector<int64_t> axes = opset_ >= 13 && has_input(1) ? ints_input(1) : ints_attr("axes");
-        const int64_t out_rank = op == "Squeeze" ? rank - static_cast<int64_t>(axes.size()) : rank + static_cast<int64_t>(axes.size());
-        resolve_axes(axes, op == "Squeeze" ? rank : out_rank);
-        out.dims.clear();
-        if (op == "Squeeze") {
-          for (int64_t i = 0; i < rank; ++i) {
-            const bool listed = std::find(axes.begin(), axes.end(), i) != axes.end();
-            if (axes.empty() ? x.dims[static_cast<size_t>(i)] != 1 : !listed) out.dims.push_back(x.dims[static_cast<size_t>(i)]);
-          }
-        } else {
-          size_t next = 0;
-          for (int64_t i = 0; i < out_rank; ++i) {
-            out.dims.push_back(std::find(axes.begin(), axes.end(), i) != axes.end() ? 1 : x.dims.at(next++));
-          }
-        }
-      }
+      out.dims = reshaped(x.dims, x.count());
       const bool negative = std::any_of(out.dims.begin(), out.dims.end(), [](int64_t d) { return d < 0; });
       if (negative || out.count() != x.count()) bad("cannot reshape constant " + shape_text(x.dims) + " to " + shape_text(out.dims));
     } else if (op == "Concat") {
