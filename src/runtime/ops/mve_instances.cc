@@ -17,8 +17,8 @@ kernels::mve::Instances mve_instances(const schema::Program& program, uint32_t i
         s, shifts_all_negative(program, static_cast<int32_t>(shifts->offset()), s.output_c));
   }
   if (op.kind() == schema::OpKind::DepthwiseConv2D) {
-    const bool streamed = (op_forms(program, index) & kFormRows) != 0;
-    return kernels::mve::depthwise_instances_used(depthwise_shape(program, op), streamed);
+    return kernels::mve::depthwise_instances_used(depthwise_shape(program, op),
+                                                  row_streamed(program, index));
   }
   return none;
 }

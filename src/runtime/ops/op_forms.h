@@ -155,6 +155,11 @@ inline uint16_t op_forms(const schema::Program& program, uint32_t index) {
   return mask;
 }
 
+// Whether operator `index` of `program` is a member of a row-streamed stage.
+inline bool row_streamed(const schema::Program& program, uint32_t index) {
+  return (op_forms(program, index) & (kFormRows | kFormRowsPortable)) != 0;
+}
+
 }  // namespace internal
 }  // namespace runtime
 }  // namespace mote

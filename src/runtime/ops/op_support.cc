@@ -310,9 +310,7 @@ Error OpChecker::strides(int32_t stride_h, int32_t stride_w, int32_t dilation_h,
   return Error::kOk;
 }
 
-bool OpChecker::streamed() const {
-  return (op_forms(*c_.program, c_.index) & (kFormRows | kFormRowsPortable)) != 0;
-}
+bool OpChecker::streamed() const { return row_streamed(*c_.program, c_.index); }
 
 kernels::BroadcastShape broadcast_shape(const Tensor& a, const Tensor& b) {
   kernels::BroadcastShape shape{};
