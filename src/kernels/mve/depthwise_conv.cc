@@ -257,6 +257,15 @@ void wide_pixels(const Layer& l, const int8_t* first_row, const internal::PixelW
 
 namespace {
 
+// Bit j set for each of a block's `positions` input columns ix0 + j that lies inside the input.
+inline uint32_t valid_positions(int32_t ix0, int32_t positions, int32_t input_w) {
+  uint32_t valid = 0;
+  for (int32_t j = 0; j < positions; ++j) {
+    if (ix0 + j >= 0 && ix0 + j < input_w) valid |= 1u << j;
+  }
+  return valid;
+}
+
 // kTable: the window wraps past a ring's last slot, its rows in rows[ky]. Blocks of three
 // inside the row have their own table variant (most of a wrapped row's pixels: a ring of three
 // rows wraps two rows in three); the rest take the border variants (any mask of valid
@@ -267,11 +276,7 @@ void row3(const Layer& l, const int8_t* first_row, const int8_t* const* rows,
   const DepthwiseShape& s = l.s;
   constexpr int kMaxPositions = 2 * kStride + 3;
   const int32_t positions = (count - 1) * kStride + 3;
-  const int32_t ix0 = x * kStride - s.pad_w;
-  uint32_t valid = 0;
-  for (int32_t j = 0; j < positions; ++j) {
-    if (ix0 + j >= 0 && ix0 + j < s.input_w) valid |= 1u << j;
-  }
+  const uint32_t valid = valid_positions(x * kStride - s.pad_w, positions, s.input_w);
   const bool border = valid != (1u << positions) - 1;
   static_assert(kMaxPositions <= 16, "positions fit the mask");
   // (Fewer than three pixels through the table take the border variant.)
@@ -285,11 +290,7 @@ template <int kW>
 void wide(const Layer& l, const int8_t* first_row, const internal::PixelWindow& pw, int32_t x,
           int32_t count, int8_t* out) {
   const int32_t positions = count - 1 + kW;
-  const int32_t ix0 = x - l.s.pad_w;
-  uint32_t valid = 0;
-  for (int32_t j = 0; j < positions; ++j) {
-    if (ix0 + j >= 0 && ix0 + j < l.s.input_w) valid |= 1u << j;
-  }
+  const uint32_t valid = valid_positions(x - l.s.pad_w, positions, l.s.input_w);
   static_assert(2 + kW <= 16, "positions fit the mask");
   const bool border = valid != (1u << positions) - 1;
   kDepthwiseInstances.wide[wide_instance(kW, count, border)](l, first_row, pw, x, valid, out);
