@@ -79,10 +79,12 @@ void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_
   const ResizeRowArgs& r = row_args_of<ResizeRowArgs>(words);
   const kernels::ResizeNearestNeighborParams row = kernels::prepare_resize_nearest_neighbor(
       1, 1, r.input_w, r.channels, 1, r.output_w, false, r.half_pixel_centers != 0);
+  const int8_t* input = row_input(env, r.input);
+  int8_t* output = row_output(env, r.output);
   for (int32_t y = y_begin; y < y_end; ++y) {
     kernels::resize_nearest_neighbor(
-        row, row_of(row_input(env, r.input), r.input.rows, y / r.factor, r.input_w * r.channels),
-        row_of(row_output(env, r.output), r.output.rows, y, r.output_w * r.channels));
+        row, row_of(input, r.input.rows, y / r.factor, r.input_w * r.channels),
+        row_of(output, r.output.rows, y, r.output_w * r.channels));
   }
 }
 
