@@ -8,7 +8,8 @@
 //    group, four columns of the group's filter_c channels, then the group's filter rows and output
 //    channels.
 // The four sums of one output channel are requantized as one vector (mve/requantize.h) and
-// stored into the four pixels with one byte scatter. Depth tails are predicated (VCTP8).
+// stored into the four pixels with one byte scatter. Depth tails are predicated: four rows by a
+// tail-predicated loop (WLSTP/LETP), fewer rows by a last step under VCTP8.
 
 #include <arm_mve.h>
 #include <stddef.h>
@@ -101,6 +102,33 @@ __attribute__((always_inline)) inline ChannelSums channel_sums(Rows x0, Rows x1,
   return ChannelSums{a0, a1, a2, a3, a4, ws};
 }
 
+// channel_sums of four rows over any depth in one tail-predicated loop (WLSTP/LETP: the last,
+// partial step of 16 is predicated by the loop itself, without a separate tail step).
+inline ChannelSums four_channel_sums(const int8_t* x0, const int8_t* x1, const int8_t* x2,
+                                     const int8_t* x3, const int8_t* w, int32_t depth) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, ws = 0;
+  __asm volatile(
+      "   wlstp.8 lr, %[n], 1f\n"
+      "2:\n"
+      "   vldrb.8 q0, [%[w]], #16\n"
+      "   vldrb.8 q1, [%[x0]], #16\n"
+      "   vaddva.s8 %[ws], q0\n"
+      "   vldrb.8 q2, [%[x1]], #16\n"
+      "   vmladava.s8 %[a0], q0, q1\n"
+      "   vldrb.8 q3, [%[x2]], #16\n"
+      "   vmladava.s8 %[a1], q0, q2\n"
+      "   vldrb.8 q1, [%[x3]], #16\n"
+      "   vmladava.s8 %[a2], q0, q3\n"
+      "   vmladava.s8 %[a3], q0, q1\n"
+      "   letp lr, 2b\n"
+      "1:\n"
+      : [w] "+r"(w), [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [x3] "+r"(x3),
+        [ws] "+Te"(ws), [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3)
+      : [n] "r"(depth)
+      : "q0", "q1", "q2", "q3", "memory", "lr");
+  return ChannelSums{a0, a1, a2, a3, 0, ws};
+}
+
 // out[offsets[k] + o] for rows k < kRows (1..4) and every output channel o < co:
 // requantize(bias[o] + sum_i (x_k[i] + io) * filter[o, i]), i < depth. Only the kRows rows are
 // computed (a block of fewer pixels, e.g. the last of a narrow output row, costs less); the
@@ -157,7 +185,9 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
   if (kRows <= 4) {
     for (int32_t o = 0; o < co; ++o, w += depth) {
       const ChannelSums c =
-          channel_sums<kRows, kTail, const int8_t*>(x0, x1, x2, x3, x4, w, more, tail_pred);
+          kRows == 4 ? four_channel_sums(x0, x1, x2, x3, w, depth)
+                     : channel_sums<kRows, kTail, const int8_t*>(x0, x1, x2, x3, x4, w, more,
+                                                                 tail_pred);
       const int32_t base = (bias != nullptr ? bias[o] : 0) + io * c.ws;
       finish(o, sums(c.a0, kRows > 1 ? c.a1 : c.a0, kRows > 2 ? c.a2 : c.a0,
                      kRows > 3 ? c.a3 : c.a0, base));
