@@ -154,8 +154,13 @@ void four_rows(const int8_t* x0, const int8_t* x1, const int8_t* x2, const int8_
   const int32_t full = kSmall ? 0 : depth & ~15;
   const int32_t tail = depth - full;
   const mve_pred16_t tail_pred = vctp8q(static_cast<uint32_t>(tail));
+  // The clamp's bounds as vectors once, not per channel.
+  const int32x4_t act_min = vdupq_n_s32(q.stage.act_min);
+  const int32x4_t act_max = vdupq_n_s32(q.stage.act_max);
   const auto finish = [&](int32_t o, int32x4_t acc) {
-    const int32x4_t v = q.stage.apply_n<!kRight>(acc, q.multiplier[o], q.shift[o]);
+    int32x4_t v = vaddq_n_s32(requantize_n<!kRight>(acc, q.multiplier[o], q.shift[o]),
+                              q.stage.output_offset);
+    v = vminq_s32(vmaxq_s32(v, act_min), act_max);
     if (kRows >= 4) {
       vstrbq_scatter_offset_s32(out + o, offsets, v);
     } else {
