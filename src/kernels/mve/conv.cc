@@ -424,6 +424,17 @@ void im2col_whole(const ConvShape& s, const WindowRows& w, int32_t c0, int32_t i
   const ptrdiff_t start = static_cast<ptrdiff_t>(ix0) * s.input_c;
   if (kGrouped) {
     const int32_t fc = s.filter_c;
+    if (fc <= 16) {
+      // A tap's channels of the group in one predicated load and store.
+      const mve_pred16_t p = vctp8q(static_cast<uint32_t>(fc));
+      gather<kGrouped>(s, w, c0, pad, col, [&](const int8_t* row, int8_t* dst) {
+        const int8_t* src = row + start;
+        for (int32_t kx = 0; kx < s.filter_w; ++kx, src += s.input_c, dst += fc) {
+          vstrbq_p_s8(dst, vldrbq_z_s8(src, p), p);
+        }
+      });
+      return;
+    }
     gather<kGrouped>(s, w, c0, pad, col, [&](const int8_t* row, int8_t* dst) {
       for (int32_t kx = 0; kx < s.filter_w; ++kx) {
         copy_bytes(row + start + static_cast<ptrdiff_t>(kx) * s.input_c, dst + kx * fc, fc);
