@@ -186,5 +186,50 @@ void conv2d_backward(const ConvParams& params, const int8_t* input, const int8_t
   conv2d_extension(p, input, filter, bias, output, scratch);
 }
 
+namespace {
+
+// The 16x8 and int4 forms: their variants need no scratch.
+size_t no_scratch(const ConvShape&) { return 0; }
+
+constexpr ConvVariant kConvWideVariants[] = {
+    {Variant::kPortable, nullptr, &no_scratch, true, nullptr},
+};
+constexpr auto kConvWideChoices = internal::choices_of(kConvWideVariants);
+using Conv16x8With64 = void (*)(const ConvParams&, const int16_t*, const int8_t*, const int64_t*,
+                                int16_t*);
+using Conv16x8With32 = void (*)(const ConvParams&, const int16_t*, const int8_t*, const int32_t*,
+                                int16_t*);
+using ConvInt4 = void (*)(const ConvParams&, const int8_t*, const uint8_t*, const int32_t*,
+                          int8_t*);
+constexpr Conv16x8With64 kConv16x8With64Kernels[] = {&portable_conv2d_16x8};
+constexpr Conv16x8With32 kConv16x8With32Kernels[] = {&portable_conv2d_16x8};
+constexpr ConvInt4 kConvInt4Kernels[] = {&portable_conv2d_int4};
+static_assert(internal::kernels_match(kConvWideVariants, kConv16x8With64Kernels));
+static_assert(internal::kernels_match(kConvWideVariants, kConv16x8With32Kernels));
+static_assert(internal::kernels_match(kConvWideVariants, kConvInt4Kernels));
+
+}  // namespace
+
+MOTE_KERNEL_VARIANT_NAMES(conv_16x8, const ConvShape&, kConvWideVariants)
+MOTE_KERNEL_VARIANT_NAMES(conv_int4, const ConvShape&, kConvWideVariants)
+
+void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
+                 const int64_t* bias, int16_t* output) {
+  internal::built_kernel(kConvWideChoices, kConv16x8With64Kernels, params.shape)(
+      params, input, filter, bias, output);
+}
+
+void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
+                 const int32_t* bias, int16_t* output) {
+  internal::built_kernel(kConvWideChoices, kConv16x8With32Kernels, params.shape)(
+      params, input, filter, bias, output);
+}
+
+void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
+                 const int32_t* bias, int8_t* output) {
+  internal::built_kernel(kConvWideChoices, kConvInt4Kernels, params.shape)(params, input, filter,
+                                                                          bias, output);
+}
+
 }  // namespace kernels
 }  // namespace mote

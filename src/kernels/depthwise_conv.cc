@@ -288,5 +288,40 @@ void depthwise_conv2d_in_place(const DepthwiseConvParams& params, const int8_t* 
   }
 }
 
+namespace {
+
+// The 16x8 and int4 forms: their variants need no scratch.
+size_t no_scratch(const DepthwiseShape&) { return 0; }
+
+constexpr DepthwiseVariant kDepthwiseWideVariants[] = {
+    {Variant::kPortable, nullptr, &no_scratch, true, nullptr},
+};
+constexpr auto kDepthwiseWideChoices = internal::choices_of(kDepthwiseWideVariants);
+using Depthwise16x8 = void (*)(const DepthwiseConvParams&, const int16_t*, const int8_t*,
+                               const int64_t*, int16_t*);
+using DepthwiseInt4 = void (*)(const DepthwiseConvParams&, const int8_t*, const uint8_t*,
+                               const int32_t*, int8_t*);
+constexpr Depthwise16x8 kDepthwise16x8Kernels[] = {&portable_depthwise_conv2d_16x8};
+constexpr DepthwiseInt4 kDepthwiseInt4Kernels[] = {&portable_depthwise_conv2d_int4};
+static_assert(internal::kernels_match(kDepthwiseWideVariants, kDepthwise16x8Kernels));
+static_assert(internal::kernels_match(kDepthwiseWideVariants, kDepthwiseInt4Kernels));
+
+}  // namespace
+
+MOTE_KERNEL_VARIANT_NAMES(depthwise_conv_16x8, const DepthwiseShape&, kDepthwiseWideVariants)
+MOTE_KERNEL_VARIANT_NAMES(depthwise_conv_int4, const DepthwiseShape&, kDepthwiseWideVariants)
+
+void depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* input,
+                           const int8_t* filter, const int64_t* bias, int16_t* output) {
+  internal::built_kernel(kDepthwiseWideChoices, kDepthwise16x8Kernels, params.shape)(
+      params, input, filter, bias, output);
+}
+
+void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,
+                           const uint8_t* filter, const int32_t* bias, int8_t* output) {
+  internal::built_kernel(kDepthwiseWideChoices, kDepthwiseInt4Kernels, params.shape)(
+      params, input, filter, bias, output);
+}
+
 }  // namespace kernels
 }  // namespace mote

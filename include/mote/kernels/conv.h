@@ -109,21 +109,33 @@ void portable_conv2d_rows(const ConvParams& params, const int8_t* input, RowRing
                           RowRing output_ring, int32_t y_begin, int32_t y_end, Scratch scratch);
 
 // 16x8 (TFLite's int16 activations with zero point 0, int8 weights): TFLite's reference
-// ConvPerChannel for int16, direct loops in every build (no variant has a fast one yet; no
-// scratch). The bias type selects the arithmetic as in TFLite: an int64 bias (the converter's)
-// sums in int64 and requantizes with multiply_by_quantized_multiplier_64, an int32 bias in int32
-// with the 32-bit one. The offsets are not read (zero for int16). Returns without writing on the
-// shapes conv2d refuses.
+// ConvPerChannel for int16. The bias type selects the arithmetic as in TFLite: an int64 bias (the
+// converter's) sums in int64 and requantizes with multiply_by_quantized_multiplier_64, an int32
+// bias in int32 with the 32-bit one. The offsets are not read (zero for int16). Returns without
+// writing on the shapes conv2d refuses.
+// int4: int8 activations with int4 weights (TFLite INT4): `filter` holds the [output_c, filter_h,
+// filter_w, filter_c] values packed two per byte, low nibble first, over the whole tensor (as in
+// the model's flash; they stay packed); otherwise conv2d's arithmetic exactly.
+// No scratch on any extension. Each runs the variant built into the library that handles the
+// shape (conv.cc's 16x8 and int4 tables), with the portable kernel's results bit for bit.
 void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
                  const int64_t* bias, int16_t* output);
 void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
                  const int32_t* bias, int16_t* output);
-// int8 activations with int4 weights (TFLite INT4): `filter` holds the [output_c, filter_h,
-// filter_w, filter_c] values packed two per byte, low nibble first, over the whole tensor (as in
-// the model's flash); they are unpacked as the kernel reads them. Direct loops in every build, no
-// scratch; otherwise conv2d's arithmetic exactly.
 void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
                  const int32_t* bias, int8_t* output);
+// The portable kernels (direct loops, src/kernels/portable/).
+void portable_conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
+                          const int64_t* bias, int16_t* output);
+void portable_conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
+                          const int32_t* bias, int16_t* output);
+void portable_conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
+                          const int32_t* bias, int8_t* output);
+// The variant each runs for `shape` in a build for `extension`, or in this build.
+const char* conv_16x8_kernel_variant(const ConvShape& shape, Extension extension);
+const char* built_conv_16x8_kernel_variant(const ConvShape& shape);
+const char* conv_int4_kernel_variant(const ConvShape& shape, Extension extension);
+const char* built_conv_int4_kernel_variant(const ConvShape& shape);
 
 }  // namespace kernels
 }  // namespace mote

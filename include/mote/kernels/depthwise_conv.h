@@ -99,12 +99,23 @@ void portable_depthwise_conv2d_rows(const DepthwiseConvParams& params, const int
 
 // 16x8: TFLite's reference int16 DepthwiseConvPerChannel (int64 bias and sums, the 64-bit
 // requantization; offsets not read). int4: int8 activations, the [1, filter_h, filter_w,
-// output_c] weights packed two per byte, low nibble first (see conv2d_int4). Direct loops in every
-// build, no scratch.
+// output_c] weights packed two per byte, low nibble first (see conv2d_int4; they stay packed).
+// No scratch on any extension. Each runs the variant built into the library that handles the
+// shape (depthwise_conv.cc's 16x8 and int4 tables), with the portable kernel's results bit for bit.
 void depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* input,
                            const int8_t* filter, const int64_t* bias, int16_t* output);
 void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,
                            const uint8_t* filter, const int32_t* bias, int8_t* output);
+// The portable kernels (direct loops, src/kernels/portable/).
+void portable_depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* input,
+                                    const int8_t* filter, const int64_t* bias, int16_t* output);
+void portable_depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,
+                                    const uint8_t* filter, const int32_t* bias, int8_t* output);
+// The variant each runs for `shape` in a build for `extension`, or in this build.
+const char* depthwise_conv_16x8_kernel_variant(const DepthwiseShape& shape, Extension extension);
+const char* built_depthwise_conv_16x8_kernel_variant(const DepthwiseShape& shape);
+const char* depthwise_conv_int4_kernel_variant(const DepthwiseShape& shape, Extension extension);
+const char* built_depthwise_conv_int4_kernel_variant(const DepthwiseShape& shape);
 
 }  // namespace kernels
 }  // namespace mote

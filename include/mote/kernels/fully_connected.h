@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "mote/kernels/scratch.h"
+
 namespace mote {
 namespace kernels {
 
@@ -50,13 +52,27 @@ void fully_connected_kernel_sums(const FullyConnectedParams& params, const int8_
 // 64-bit requantization, with an int32 bias int32 sums and the 32-bit one, as TFLM picks by the
 // bias type (input and output offsets not read, filter_offset is). int4: int8 activations,
 // the [output_depth, input_depth] weights packed two per byte, low nibble first, over the whole
-// tensor. Direct loops in every build; kernel_sums is not read (the bias is).
+// tensor (they stay packed). kernel_sums is not read (the bias is); no scratch on any extension.
+// Each runs the variant built into the library (fully_connected.cc's 16x8 and int4 tables: dsp,
+// mve, portable), with the portable kernel's results bit for bit.
 void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
                           const int8_t* filter, const int64_t* bias, int16_t* output);
 void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
                           const int8_t* filter, const int32_t* bias, int16_t* output);
 void fully_connected_int4(const FullyConnectedParams& params, const int8_t* input,
                           const uint8_t* filter, const int32_t* bias, int8_t* output);
+// The portable kernels (direct loops, src/kernels/portable/).
+void portable_fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
+                                   const int8_t* filter, const int64_t* bias, int16_t* output);
+void portable_fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
+                                   const int8_t* filter, const int32_t* bias, int16_t* output);
+void portable_fully_connected_int4(const FullyConnectedParams& params, const int8_t* input,
+                                   const uint8_t* filter, const int32_t* bias, int8_t* output);
+// The variant each runs for `output_depth` in a build for `extension`, or in this build.
+const char* fully_connected_16x8_kernel_variant(int32_t output_depth, Extension extension);
+const char* built_fully_connected_16x8_kernel_variant(int32_t output_depth);
+const char* fully_connected_int4_kernel_variant(int32_t output_depth, Extension extension);
+const char* built_fully_connected_int4_kernel_variant(int32_t output_depth);
 
 }  // namespace kernels
 }  // namespace mote

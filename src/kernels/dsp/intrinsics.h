@@ -98,6 +98,11 @@ inline void store_sums(int32_t* a, int32_t s0, int32_t s1, int32_t s2, int32_t s
   a[3] = s3;
 }
 
+// PKHBT and PKHTB by 16, in plain C (gcc compiles each to the instruction; the host runs it as
+// it is): pkhbt gives the int16 lanes (lo, hi) = (a.lo, b.lo), pkhtb (b.hi, a.hi).
+inline uint32_t pkhbt(uint32_t a, uint32_t b) { return (a & 0xffffu) | (b << 16); }
+inline uint32_t pkhtb(uint32_t a, uint32_t b) { return (a & 0xffff0000u) | (b >> 16); }
+
 // The int16 lane pair (lo, hi) as one word, the inverse of lane_lo/lane_hi.
 inline uint32_t pack16(int32_t lo, int32_t hi) {
   return (static_cast<uint32_t>(lo) & 0xffffu) | (static_cast<uint32_t>(hi) << 16);

@@ -122,6 +122,14 @@ OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape);
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output);
+// 16x8 (int64 or int32 sums, by the bias type) and int4 weights, every shape; no scratch. One
+// input row at a time, reading the whole row while writing it.
+void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
+                          const int8_t* filter, const int64_t* bias, int16_t* output);
+void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
+                          const int8_t* filter, const int32_t* bias, int16_t* output);
+void fully_connected_int4(const FullyConnectedParams& params, const int8_t* input,
+                          const uint8_t* filter, const int32_t* bias, int8_t* output);
 
 // AVERAGE_POOL_2D with windows of at most 256 elements (int16 sums); no scratch. One output pixel
 // at a time, after reading its window.

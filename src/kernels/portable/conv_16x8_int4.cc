@@ -14,19 +14,19 @@ direct::WindowQuantization quantization(const ConvParams& p, bool with_offsets) 
 
 }  // namespace
 
-void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
+void portable_conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
                  const int64_t* bias, int16_t* output) {
   direct::conv(params.shape, quantization(params, false), input, direct::Int8Filter{filter}, bias,
                output);
 }
 
-void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
+void portable_conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
                  const int32_t* bias, int16_t* output) {
   direct::conv(params.shape, quantization(params, false), input, direct::Int8Filter{filter}, bias,
                output);
 }
 
-void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
+void portable_conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
                  const int32_t* bias, int8_t* output) {
   direct::conv(params.shape, quantization(params, true), input, direct::PackedInt4Filter{filter},
                bias, output);

@@ -17,16 +17,16 @@ void fully_connected_16x8_with(const FullyConnectedParams& params, const int16_t
 }
 }  // namespace
 
-void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
+void portable_fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
                           const int8_t* filter, const int64_t* bias, int16_t* output) {
   fully_connected_16x8_with(params, input, filter, bias, output);
 }
-void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
+void portable_fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
                           const int8_t* filter, const int32_t* bias, int16_t* output) {
   fully_connected_16x8_with(params, input, filter, bias, output);
 }
 
-void fully_connected_int4(const FullyConnectedParams& params, const int8_t* input,
+void portable_fully_connected_int4(const FullyConnectedParams& params, const int8_t* input,
                           const uint8_t* filter, const int32_t* bias, int8_t* output) {
   direct::fully_connected(params, input, direct::PackedInt4Filter{filter}, bias, output);
 }

@@ -1,6 +1,7 @@
-// Reference-vector runners for the 16x8 sets (conv_s16, depthwise_conv_s16, fully_connected_s16,
-// avgpool_s16, maxpool_s16, add_s16, mul_s16, softmax_s16) and the int4-weight sets (conv_int4,
-// depthwise_conv_int4, fully_connected_int4): the portable direct kernels, on the host.
+// Reference-vector runners for the 16x8 sets of the operators without kernel variants
+// (avgpool_s16, maxpool_s16, add_s16, mul_s16, softmax_s16), on the host. The 16x8 and int4 sets
+// of conv, depthwise_conv and fully_connected run as kernel calls, through each build's variant
+// (vector_calls/kernel_call_vectors.cc).
 
 #include <stdexcept>
 #include <string>
@@ -8,9 +9,6 @@
 
 #include "kernels/testing/vector_runner.h"
 #include "mote/kernels/add.h"
-#include "mote/kernels/conv.h"
-#include "mote/kernels/depthwise_conv.h"
-#include "mote/kernels/fully_connected.h"
 #include "mote/kernels/mul.h"
 #include "mote/kernels/pooling.h"
 #include "mote/kernels/softmax.h"
@@ -21,10 +19,6 @@ namespace {
 using nlohmann::json;
 
 int32_t param(const json& set, const char* key) { return set.at("params").at(key).get<int32_t>(); }
-int32_t param_or(const json& set, const char* key, int32_t fallback) {
-  const json& p = set.at("params");
-  return p.contains(key) && !p[key].is_null() ? p[key].get<int32_t>() : fallback;
-}
 
 template <typename T>
 std::vector<T> tensor(const json& set, const char* name) {
@@ -32,117 +26,8 @@ std::vector<T> tensor(const json& set, const char* name) {
   if (!t.contains(name) || t[name].is_null()) return {};
   return t[name].get<std::vector<T>>();
 }
-template <typename T>
-const T* or_null(const std::vector<T>& v) { return v.empty() ? nullptr : v.data(); }
-
-std::vector<uint8_t> packed(const json& set) {
-  const std::vector<int8_t> bytes = tensor<int8_t>(set, "weights");
-  return {bytes.begin(), bytes.end()};
-}
 
 size_t expected_count(const json& set) { return set.at("tensors").at("expected_output").size(); }
-
-template <typename Shape>
-void read_window(const json& set, Shape& s) {
-  s.batches = param(set, "input_batches");
-  s.input_h = param(set, "input_h");
-  s.input_w = param(set, "input_w");
-  s.input_c = param(set, "in_ch");
-  s.filter_h = param(set, "filter_y");
-  s.filter_w = param(set, "filter_x");
-  s.output_h = param(set, "output_h");
-  s.output_w = param(set, "output_w");
-  s.output_c = param(set, "out_ch");
-  s.stride_h = param(set, "stride_y");
-  s.stride_w = param(set, "stride_x");
-  s.pad_h = param(set, "pad_y");
-  s.pad_w = param(set, "pad_x");
-  s.dilation_h = param_or(set, "dilation_y", 1);
-  s.dilation_w = param_or(set, "dilation_x", 1);
-}
-
-template <typename Params>
-void read_quantization(const json& set, Params& p, const std::vector<int32_t>& multiplier,
-                       const std::vector<int32_t>& shift) {
-  p.input_offset = param(set, "input_offset");
-  p.output_offset = param(set, "output_offset");
-  p.act_min = param_or(set, "out_activation_min", param_or(set, "activation_min", -128));
-  p.act_max = param_or(set, "out_activation_max", param_or(set, "activation_max", 127));
-  p.output_multiplier = multiplier.data();
-  p.output_shift = shift.data();
-}
-
-bool int64_bias(const json& set) { return set.at("dtypes").at("bias").get<std::string>() == "int64"; }
-
-std::vector<int64_t> RunConv(const json& set) {
-  ConvParams p{};
-  read_window(set, p.shape);
-  p.shape.filter_c = param_or(set, "filter_ch", p.shape.input_c);
-  const auto multiplier = tensor<int32_t>(set, "output_mult");
-  const auto shift = tensor<int32_t>(set, "output_shift");
-  read_quantization(set, p, multiplier, shift);
-  if (set.at("op") == "conv_int4") {
-    std::vector<int8_t> out(expected_count(set));
-    const auto bias = tensor<int32_t>(set, "bias");
-    conv2d_int4(p, tensor<int8_t>(set, "input").data(), packed(set).data(), or_null(bias), out.data());
-    return testing::widened(out);
-  }
-  std::vector<int16_t> out(expected_count(set));
-  const auto input = tensor<int16_t>(set, "input");
-  const auto filter = tensor<int8_t>(set, "weights");
-  if (int64_bias(set)) {
-    const auto bias = tensor<int64_t>(set, "bias");
-    conv2d_16x8(p, input.data(), filter.data(), or_null(bias), out.data());
-  } else {
-    const auto bias = tensor<int32_t>(set, "bias");
-    conv2d_16x8(p, input.data(), filter.data(), or_null(bias), out.data());
-  }
-  return testing::widened(out);
-}
-
-std::vector<int64_t> RunDepthwiseConv(const json& set) {
-  DepthwiseConvParams p{};
-  read_window(set, p.shape);
-  const auto multiplier = tensor<int32_t>(set, "output_mult");
-  const auto shift = tensor<int32_t>(set, "output_shift");
-  read_quantization(set, p, multiplier, shift);
-  if (set.at("op") == "depthwise_conv_int4") {
-    std::vector<int8_t> out(expected_count(set));
-    const auto bias = tensor<int32_t>(set, "bias");
-    depthwise_conv2d_int4(p, tensor<int8_t>(set, "input").data(), packed(set).data(),
-                          or_null(bias), out.data());
-    return testing::widened(out);
-  }
-  std::vector<int16_t> out(expected_count(set));
-  const auto bias = tensor<int64_t>(set, "bias");
-  depthwise_conv2d_16x8(p, tensor<int16_t>(set, "input").data(), tensor<int8_t>(set, "weights").data(),
-                        or_null(bias), out.data());
-  return testing::widened(out);
-}
-
-std::vector<int64_t> RunFullyConnected(const json& set) {
-  FullyConnectedParams p{};
-  p.batches = param(set, "input_batches");
-  p.input_depth = param(set, "accumulation_depth");
-  p.output_depth = param(set, "out_ch");
-  p.filter_offset = param_or(set, "filter_offset", 0);
-  const std::vector<int32_t> multiplier = {param(set, "output_multiplier")};
-  const std::vector<int32_t> shift = {param(set, "output_shift")};
-  read_quantization(set, p, multiplier, shift);
-  p.per_channel = false;
-  if (set.at("op") == "fully_connected_int4") {
-    std::vector<int8_t> out(expected_count(set));
-    const auto bias = tensor<int32_t>(set, "bias");
-    fully_connected_int4(p, tensor<int8_t>(set, "input").data(), packed(set).data(), or_null(bias),
-                         out.data());
-    return testing::widened(out);
-  }
-  std::vector<int16_t> out(expected_count(set));
-  const auto bias = tensor<int64_t>(set, "bias");
-  fully_connected_16x8(p, tensor<int16_t>(set, "input").data(), tensor<int8_t>(set, "weights").data(),
-                       or_null(bias), out.data());
-  return testing::widened(out);
-}
 
 PoolParams pool_params(const json& set) {
   PoolParams p{};
@@ -224,9 +109,6 @@ std::vector<int64_t> RunSoftmax16(const json& set) {
 
 const bool kRegistered = [] {
   auto& runners = testing::vector_runners();
-  for (const char* op : {"conv_s16", "conv_int4"}) runners[op] = RunConv;
-  for (const char* op : {"depthwise_conv_s16", "depthwise_conv_int4"}) runners[op] = RunDepthwiseConv;
-  for (const char* op : {"fully_connected_s16", "fully_connected_int4"}) runners[op] = RunFullyConnected;
   for (const char* op : {"avgpool_s16", "maxpool_s16"}) runners[op] = RunPool;
   for (const char* op : {"add_s16", "mul_s16"}) runners[op] = RunElementwise;
   runners["softmax_s16"] = RunSoftmax16;

@@ -100,43 +100,77 @@ int64_t optional(const KernelCall& call, size_t index, int64_t count) {
   return index < call.n_tensors && call.tensors[index].count == 0 ? 0 : count;
 }
 
+// The element sizes of a kind's input, (int4: packed) filter, bias and output.
+struct Elements {
+  uint32_t input, bias, output;
+  bool packed;
+};
+
+bool is_16x8(CallKind kind) {
+  return kind == CallKind::kConv16x8 || kind == CallKind::kDepthwiseConv16x8 ||
+         kind == CallKind::kFullyConnected16x8;
+}
+bool is_int4(CallKind kind) {
+  return kind == CallKind::kConvInt4 || kind == CallKind::kDepthwiseConvInt4 ||
+         kind == CallKind::kFullyConnectedInt4;
+}
+
+Elements elements_of(const KernelCall& call) {
+  if (is_16x8(call.kind)) {
+    // An int64 bias (TFLite's) or an int32 one; none reads as int64.
+    const uint32_t bias = call.n_tensors > 2 && call.tensors[2].element_bytes == 4 ? 4 : 8;
+    return {2, bias, 2, false};
+  }
+  return {1, 4, 1, is_int4(call.kind)};
+}
+
+// The filter's bytes: one per element, or int4's two per byte.
+int64_t filter_bytes(int64_t elements, bool packed) {
+  return elements < 0 || !packed ? elements : (elements + 1) / 2;
+}
+
 bool conv_tensors_fit(const KernelCall& call) {
   ConvParams p;
   if (!conv_params(call, &p)) return false;
   const ConvShape& s = p.shape;
+  const Elements e = elements_of(call);
   const int64_t oc = s.output_c < 0 ? -1 : s.output_c;
-  return tensors_are(call, {{1, product({s.batches, s.input_h, s.input_w, s.input_c})},
-                            {1, product({s.output_c, s.filter_h, s.filter_w, s.filter_c})},
-                            {4, optional(call, 2, oc)},
-                            {4, oc},
-                            {4, oc},
-                            {1, product({s.batches, s.output_h, s.output_w, s.output_c})}});
+  return tensors_are(
+      call, {{e.input, product({s.batches, s.input_h, s.input_w, s.input_c})},
+             {1, filter_bytes(product({s.output_c, s.filter_h, s.filter_w, s.filter_c}), e.packed)},
+             {e.bias, optional(call, 2, oc)},
+             {4, oc},
+             {4, oc},
+             {e.output, product({s.batches, s.output_h, s.output_w, s.output_c})}});
 }
 
 bool depthwise_tensors_fit(const KernelCall& call) {
   DepthwiseConvParams p;
   if (!depthwise_params(call, &p)) return false;
   const DepthwiseShape& s = p.shape;
+  const Elements e = elements_of(call);
   const int64_t oc = s.output_c < 0 ? -1 : s.output_c;
-  return tensors_are(call, {{1, product({s.batches, s.input_h, s.input_w, s.input_c})},
-                            {1, product({s.filter_h, s.filter_w, s.output_c})},
-                            {4, optional(call, 2, oc)},
-                            {4, oc},
-                            {4, oc},
-                            {1, product({s.batches, s.output_h, s.output_w, s.output_c})}});
+  return tensors_are(call,
+                     {{e.input, product({s.batches, s.input_h, s.input_w, s.input_c})},
+                      {1, filter_bytes(product({s.filter_h, s.filter_w, s.output_c}), e.packed)},
+                      {e.bias, optional(call, 2, oc)},
+                      {4, oc},
+                      {4, oc},
+                      {e.output, product({s.batches, s.output_h, s.output_w, s.output_c})}});
 }
 
 bool fully_connected_tensors_fit(const KernelCall& call) {
   FullyConnectedParams p;
   if (!fully_connected_params(call, &p)) return false;
+  const Elements e = elements_of(call);
   const int64_t od = p.output_depth < 0 ? -1 : p.output_depth;
   const int64_t quant = p.per_channel ? od : 1;
-  return tensors_are(call, {{1, product({p.batches, p.input_depth})},
-                            {1, product({p.output_depth, p.input_depth})},
-                            {4, optional(call, 2, od)},
+  return tensors_are(call, {{e.input, product({p.batches, p.input_depth})},
+                            {1, filter_bytes(product({p.output_depth, p.input_depth}), e.packed)},
+                            {e.bias, optional(call, 2, od)},
                             {4, quant},
                             {4, quant},
-                            {1, product({p.batches, p.output_depth})}});
+                            {e.output, product({p.batches, p.output_depth})}});
 }
 
 bool pool_tensors_fit(const KernelCall& call) {
@@ -159,10 +193,16 @@ bool elementwise_tensors_fit(const KernelCall& call) {
 bool tensors_fit(const KernelCall& call) {
   switch (call.kind) {
     case CallKind::kConv:
+    case CallKind::kConv16x8:
+    case CallKind::kConvInt4:
       return conv_tensors_fit(call);
     case CallKind::kDepthwiseConv:
+    case CallKind::kDepthwiseConv16x8:
+    case CallKind::kDepthwiseConvInt4:
       return depthwise_tensors_fit(call);
     case CallKind::kFullyConnected:
+    case CallKind::kFullyConnected16x8:
+    case CallKind::kFullyConnectedInt4:
       return fully_connected_tensors_fit(call);
     case CallKind::kAveragePool:
     case CallKind::kMaxPool:
@@ -177,8 +217,92 @@ bool tensors_fit(const KernelCall& call) {
 const int8_t* int8s(const KernelCall& call, size_t i) {
   return static_cast<const int8_t*>(call.tensors[i].data);
 }
-const int32_t* int32s_or_null(const KernelCall& call, size_t i) {
-  return call.tensors[i].count == 0 ? nullptr : static_cast<const int32_t*>(call.tensors[i].data);
+template <typename T = int32_t>
+const T* or_null(const KernelCall& call, size_t i) {
+  return call.tensors[i].count == 0 ? nullptr : static_cast<const T*>(call.tensors[i].data);
+}
+const int32_t* int32s_or_null(const KernelCall& call, size_t i) { return or_null(call, i); }
+template <typename T>
+const T* data_of(const KernelCall& call, size_t i) {
+  return static_cast<const T*>(call.tensors[i].data);
+}
+
+// The 16x8 and int4 kinds: the kernel of the call's form, on this build's variant.
+void run_wide(const KernelCall& call, void* output) {
+  const auto* mult = data_of<int32_t>(call, 3);
+  const auto* shift = data_of<int32_t>(call, 4);
+  const bool bias64 = elements_of(call).bias == 8;
+  switch (call.kind) {
+    case CallKind::kConv16x8: {
+      ConvParams p;
+      conv_params(call, &p);
+      p.output_multiplier = mult;
+      p.output_shift = shift;
+      if (bias64) {
+        conv2d_16x8(p, data_of<int16_t>(call, 0), int8s(call, 1), or_null<int64_t>(call, 2),
+                    static_cast<int16_t*>(output));
+      } else {
+        conv2d_16x8(p, data_of<int16_t>(call, 0), int8s(call, 1), or_null<int32_t>(call, 2),
+                    static_cast<int16_t*>(output));
+      }
+      return;
+    }
+    case CallKind::kConvInt4: {
+      ConvParams p;
+      conv_params(call, &p);
+      p.output_multiplier = mult;
+      p.output_shift = shift;
+      conv2d_int4(p, int8s(call, 0), data_of<uint8_t>(call, 1), or_null(call, 2),
+                  static_cast<int8_t*>(output));
+      return;
+    }
+    case CallKind::kDepthwiseConv16x8: {
+      DepthwiseConvParams p;
+      depthwise_params(call, &p);
+      p.output_multiplier = mult;
+      p.output_shift = shift;
+      // TFLite's 16x8 depthwise convolution has an int64 bias only.
+      if (bias64) {
+        depthwise_conv2d_16x8(p, data_of<int16_t>(call, 0), int8s(call, 1),
+                              or_null<int64_t>(call, 2), static_cast<int16_t*>(output));
+      }
+      return;
+    }
+    case CallKind::kDepthwiseConvInt4: {
+      DepthwiseConvParams p;
+      depthwise_params(call, &p);
+      p.output_multiplier = mult;
+      p.output_shift = shift;
+      depthwise_conv2d_int4(p, int8s(call, 0), data_of<uint8_t>(call, 1), or_null(call, 2),
+                            static_cast<int8_t*>(output));
+      return;
+    }
+    case CallKind::kFullyConnected16x8: {
+      FullyConnectedParams p;
+      fully_connected_params(call, &p);
+      p.output_multiplier = mult;
+      p.output_shift = shift;
+      if (bias64) {
+        fully_connected_16x8(p, data_of<int16_t>(call, 0), int8s(call, 1),
+                             or_null<int64_t>(call, 2), static_cast<int16_t*>(output));
+      } else {
+        fully_connected_16x8(p, data_of<int16_t>(call, 0), int8s(call, 1),
+                             or_null<int32_t>(call, 2), static_cast<int16_t*>(output));
+      }
+      return;
+    }
+    case CallKind::kFullyConnectedInt4: {
+      FullyConnectedParams p;
+      fully_connected_params(call, &p);
+      p.output_multiplier = mult;
+      p.output_shift = shift;
+      fully_connected_int4(p, int8s(call, 0), data_of<uint8_t>(call, 1), or_null(call, 2),
+                           static_cast<int8_t*>(output));
+      return;
+    }
+    default:
+      return;
+  }
 }
 
 class ByteReader {
@@ -213,7 +337,8 @@ bool decode_call(const uint8_t* bytes, size_t size, KernelCall* call) {
   ByteReader in(bytes, size);
   uint32_t magic = 0, kind = 0;
   if (!in.word(&magic) || magic != kCallMagic || !in.word(&kind)) return false;
-  if (kind < static_cast<uint32_t>(CallKind::kConv) || kind > static_cast<uint32_t>(CallKind::kMul)) {
+  if (kind < static_cast<uint32_t>(CallKind::kConv) ||
+      kind > static_cast<uint32_t>(CallKind::kFullyConnectedInt4)) {
     return false;
   }
   call->kind = static_cast<CallKind>(kind);
@@ -229,7 +354,10 @@ bool decode_call(const uint8_t* bytes, size_t size, KernelCall* call) {
   for (uint32_t i = 0; i < call->n_tensors; ++i) {
     CallTensor& t = call->tensors[i];
     if (!in.word(&t.element_bytes) || !in.word(&t.count)) return false;
-    if (t.element_bytes != 1 && t.element_bytes != 4) return false;
+    if (t.element_bytes != 1 && t.element_bytes != 2 && t.element_bytes != 4 &&
+        t.element_bytes != 8) {
+      return false;
+    }
     if (t.count > size) return false;  // every element takes a byte at least: no overflow below
     t.data = in.take(size_t{t.count} * t.element_bytes);
     if (t.data == nullptr) return false;
@@ -262,12 +390,9 @@ size_t call_scratch_bytes(const KernelCall& call, Extension extension) {
       pool_params(call, &p);
       return average_pool_scratch_bytes(p.channels, extension);
     }
-    case CallKind::kMaxPool:
-    case CallKind::kAdd:
-    case CallKind::kMul:
+    default:  // max pool, add, mul, the 16x8 and int4 kinds
       return 0;
   }
-  return 0;
 }
 
 size_t built_call_scratch_bytes(const KernelCall& call) {
@@ -335,14 +460,40 @@ const char* built_call_variant(const KernelCall& call) {
       mul_params(call, &p, &count);
       return built_mul_kernel_variant(elementwise_shape(count));
     }
+    case CallKind::kConv16x8:
+    case CallKind::kConvInt4: {
+      ConvParams p;
+      conv_params(call, &p);
+      return call.kind == CallKind::kConv16x8 ? built_conv_16x8_kernel_variant(p.shape)
+                                               : built_conv_int4_kernel_variant(p.shape);
+    }
+    case CallKind::kDepthwiseConv16x8:
+    case CallKind::kDepthwiseConvInt4: {
+      DepthwiseConvParams p;
+      depthwise_params(call, &p);
+      return call.kind == CallKind::kDepthwiseConv16x8
+                 ? built_depthwise_conv_16x8_kernel_variant(p.shape)
+                 : built_depthwise_conv_int4_kernel_variant(p.shape);
+    }
+    case CallKind::kFullyConnected16x8:
+    case CallKind::kFullyConnectedInt4: {
+      FullyConnectedParams p;
+      fully_connected_params(call, &p);
+      return call.kind == CallKind::kFullyConnected16x8
+                 ? built_fully_connected_16x8_kernel_variant(p.output_depth)
+                 : built_fully_connected_int4_kernel_variant(p.output_depth);
+    }
     default:
       return "portable";
   }
 }
 
-CallStatus run_call(const KernelCall& call, int8_t* output, size_t output_size, Scratch scratch) {
-  if (output_size < expected_output(call).count) return CallStatus::kOutputTooSmall;
+CallStatus run_call(const KernelCall& call, void* output_bytes_at, size_t output_bytes,
+                    Scratch scratch) {
+  const CallTensor& expected = expected_output(call);
+  if (output_bytes / expected.element_bytes < expected.count) return CallStatus::kOutputTooSmall;
   if (scratch.size < built_call_scratch_bytes(call)) return CallStatus::kScratchTooSmall;
+  int8_t* const output = static_cast<int8_t*>(output_bytes_at);
   switch (call.kind) {
     case CallKind::kConv: {
       ConvParams p;
@@ -403,8 +554,10 @@ CallStatus run_call(const KernelCall& call, int8_t* output, size_t output_size, 
       mul(p, elementwise_shape(count), int8s(call, 0), int8s(call, 1), output);
       return CallStatus::kOk;
     }
+    default:
+      run_wide(call, output);
+      return CallStatus::kOk;
   }
-  return CallStatus::kOk;
 }
 
 }  // namespace testing

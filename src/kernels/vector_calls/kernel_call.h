@@ -28,6 +28,16 @@ enum class CallKind : uint32_t {
   kMaxPool = 5,         // input, expected
   kAdd = 6,             // input1, input2, expected
   kMul = 7,             // input1, input2, expected
+  // int16 activations with int8 weights (16x8) and int8 activations with packed int4 weights:
+  // the tensors of the int8 kinds above. 16x8: input and expected int16, the bias int64 or int32
+  // (its element size picks the arithmetic, as the kernels' overloads). int4: the filter's
+  // elements packed two per byte (its count the bytes, half the elements rounded up).
+  kConv16x8 = 8,
+  kDepthwiseConv16x8 = 9,
+  kFullyConnected16x8 = 10,
+  kConvInt4 = 11,
+  kDepthwiseConvInt4 = 12,
+  kFullyConnectedInt4 = 13,
 };
 
 inline constexpr uint32_t kCallMagic = 0x31434B4Du;  // "MKC1"
@@ -36,9 +46,18 @@ inline constexpr size_t kMaxCallTensors = 8;
 
 struct CallTensor {
   const void* data;  // 4-byte aligned when the call's bytes are
-  uint32_t element_bytes;
+  uint32_t element_bytes;  // 1, 2, 4 or 8 (signed integers)
   uint32_t count;
 };
+
+// Element i of a tensor of int8, int16 or int32 values (an output, an expected output).
+inline int32_t value_at(const void* data, uint32_t element_bytes, uint32_t i) {
+  switch (element_bytes) {
+    case 2: return static_cast<const int16_t*>(data)[i];
+    case 4: return static_cast<const int32_t*>(data)[i];
+    default: return static_cast<const int8_t*>(data)[i];
+  }
+}
 
 // A decoded call; points into the bytes it was decoded from.
 struct KernelCall {
@@ -65,15 +84,15 @@ const char* built_call_variant(const KernelCall& call);
 
 enum class CallStatus {
   kOk,
-  kOutputTooSmall,     // `output_size` below the expected output's count
+  kOutputTooSmall,     // `output_bytes` below the expected output's bytes
   kScratchTooSmall,    // below built_call_scratch_bytes()
   kKernelSumsDiffer,   // fully connected: compile-time kernel sums change the result
 };
 
-// Runs the call on this build's kernels, writing expected_output(call).count int8 values to
-// `output`. Fully connected also runs with kernel sums computed ahead (as the runtime does), in
-// `scratch`, and must give the same result.
-CallStatus run_call(const KernelCall& call, int8_t* output, size_t output_size, Scratch scratch);
+// Runs the call on this build's kernels, writing expected_output(call).count values of the
+// expected output's type to `output` (aligned for them). Fully connected (int8) also runs with
+// kernel sums computed ahead (as the runtime does), in `scratch`, and must give the same result.
+CallStatus run_call(const KernelCall& call, void* output, size_t output_bytes, Scratch scratch);
 
 }  // namespace testing
 }  // namespace kernels

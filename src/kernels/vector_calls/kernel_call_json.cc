@@ -70,14 +70,52 @@ class Writer {
 int32_t act_min(const json& set) { return param_or(set, {"out_activation_min", "activation_min"}, -128); }
 int32_t act_max(const json& set) { return param_or(set, {"out_activation_max", "activation_max"}, 127); }
 
-// input, filter, bias, per-channel multipliers and shifts, expected.
-void write_convolution_tensors(const json& set, Writer& w) {
-  w.tensor(tensor<int8_t>(set, "input"));
+// The activations' form of a set: int8 (with int8 or, packed, int4 weights) or 16x8.
+enum class Form { kInt8, kInt16, kInt4 };
+
+Form form_of(const std::string& op) {
+  const auto ends_with = [&](const char* tail) {
+    const size_t n = std::strlen(tail);
+    return op.size() > n && op.compare(op.size() - n, n, tail) == 0;
+  };
+  return ends_with("_s16") ? Form::kInt16 : (ends_with("_int4") ? Form::kInt4 : Form::kInt8);
+}
+
+// A 16x8 set's bias: int64 (TFLite's) unless its dtype says int32.
+void write_bias(const json& set, Form form, Writer& w) {
+  const json dtypes = set.value("dtypes", json::object());
+  if (form == Form::kInt16 && !(dtypes.contains("bias") && dtypes["bias"] == "int32")) {
+    w.tensor(tensor<int64_t>(set, "bias"));
+  } else {
+    w.tensor(tensor<int32_t>(set, "bias"));
+  }
+}
+
+// An activation tensor of the form's type.
+void write_activations(const json& set, const char* name, Form form, Writer& w) {
+  if (form == Form::kInt16) {
+    w.tensor(tensor<int16_t>(set, name));
+  } else {
+    w.tensor(tensor<int8_t>(set, name));
+  }
+}
+
+// input, filter (int4: its packed bytes, as the sets hold them), bias, per-channel multipliers
+// and shifts, expected.
+void write_convolution_tensors(const json& set, Writer& w, Form form = Form::kInt8) {
+  write_activations(set, "input", form, w);
   w.tensor(tensor<int8_t>(set, "weights"));
-  w.tensor(tensor<int32_t>(set, "bias"));
+  write_bias(set, form, w);
   w.tensor(tensor<int32_t>(set, "output_mult"));
   w.tensor(tensor<int32_t>(set, "output_shift"));
-  w.tensor(tensor<int8_t>(set, "expected_output"));
+  write_activations(set, "expected_output", form, w);
+}
+
+CallKind kind_of(CallKind int8, Form form) {
+  const uint32_t k = static_cast<uint32_t>(int8);  // kConv, kDepthwiseConv, kFullyConnected
+  if (form == Form::kInt16) return static_cast<CallKind>(k - 1 + static_cast<uint32_t>(CallKind::kConv16x8));
+  if (form == Form::kInt4) return static_cast<CallKind>(k - 1 + static_cast<uint32_t>(CallKind::kConvInt4));
+  return int8;
 }
 
 // The window and quantization fields conv and depthwise sets share (their shapes and parameters
@@ -106,30 +144,30 @@ void read_window_operator(const json& set, Params& p) {
   p.act_max = act_max(set);
 }
 
-std::vector<uint32_t> conv_call(const json& set) {
+std::vector<uint32_t> conv_call(const json& set, Form form) {
   ConvParams p{};
   read_window_operator(set, p);
   p.shape.filter_c = param_or(set, {"filter_ch"}, p.shape.input_c);
-  Writer w(CallKind::kConv);
+  Writer w(kind_of(CallKind::kConv, form));
   conv_fields(p, w);
-  write_convolution_tensors(set, w);
+  write_convolution_tensors(set, w, form);
   return w.take();
 }
 
-std::vector<uint32_t> depthwise_conv_call(const json& set) {
+std::vector<uint32_t> depthwise_conv_call(const json& set, Form form) {
   DepthwiseConvParams p{};
   read_window_operator(set, p);
   const DepthwiseShape& s = p.shape;
   if (s.input_c <= 0 || s.output_c != s.input_c * param_or(set, {"ch_mult"}, s.output_c / s.input_c)) {
     throw std::runtime_error("out_ch is not in_ch * ch_mult");
   }
-  Writer w(CallKind::kDepthwiseConv);
+  Writer w(kind_of(CallKind::kDepthwiseConv, form));
   depthwise_conv_fields(p, w);
-  write_convolution_tensors(set, w);
+  write_convolution_tensors(set, w, form);
   return w.take();
 }
 
-std::vector<uint32_t> fully_connected_call(const json& set) {
+std::vector<uint32_t> fully_connected_call(const json& set, Form form) {
   FullyConnectedParams p{};
   p.batches = param(set, {"input_batches"});
   p.input_depth = param(set, {"accumulation_depth"});
@@ -146,14 +184,14 @@ std::vector<uint32_t> fully_connected_call(const json& set) {
   std::vector<int32_t> shift = tensor<int32_t>(set, "output_shift");
   if (multiplier.empty()) multiplier = {param(set, {"output_multiplier"})};
   if (shift.empty()) shift = {param(set, {"output_shift"})};
-  Writer w(CallKind::kFullyConnected);
+  Writer w(kind_of(CallKind::kFullyConnected, form));
   fully_connected_fields(p, per_channel, w);
-  w.tensor(tensor<int8_t>(set, "input"));
+  write_activations(set, "input", form, w);
   w.tensor(tensor<int8_t>(set, "weights"));
-  w.tensor(tensor<int32_t>(set, "bias"));
+  write_bias(set, form, w);
   w.tensor(multiplier);
   w.tensor(shift);
-  w.tensor(tensor<int8_t>(set, "expected_output"));
+  write_activations(set, "expected_output", form, w);
   return w.take();
 }
 
@@ -227,9 +265,13 @@ std::vector<uint32_t> mul_call(const json& set) {
 
 std::vector<uint32_t> encode_call(const json& set) {
   const std::string op = set.at("op").get<std::string>();
-  if (op == "conv") return conv_call(set);
-  if (op == "depthwise_conv") return depthwise_conv_call(set);
-  if (op == "fully_connected") return fully_connected_call(set);
+  const Form form = form_of(op);
+  const std::string base = form == Form::kInt16 ? op.substr(0, op.size() - 4)
+                           : form == Form::kInt4 ? op.substr(0, op.size() - 5)
+                                                 : op;
+  if (base == "conv") return conv_call(set, form);
+  if (base == "depthwise_conv") return depthwise_conv_call(set, form);
+  if (base == "fully_connected") return fully_connected_call(set, form);
   if (op == "avgpool") return pool_call(set, CallKind::kAveragePool);
   if (op == "maxpool") return pool_call(set, CallKind::kMaxPool);
   if (op == "add") return add_call(set);

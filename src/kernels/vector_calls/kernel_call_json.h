@@ -13,8 +13,10 @@
 namespace mote::kernels::testing {
 
 // The sets' "op" values that kernel calls carry.
-inline constexpr const char* kCallOps[] = {"conv",    "depthwise_conv", "fully_connected", "avgpool",
-                                           "maxpool", "add",            "mul"};
+inline constexpr const char* kCallOps[] = {
+    "conv",     "depthwise_conv",     "fully_connected",     "avgpool",  "maxpool",
+    "add",      "mul",                "conv_s16",            "conv_int4", "depthwise_conv_s16",
+    "depthwise_conv_int4", "fully_connected_s16", "fully_connected_int4"};
 
 // The set's call, encoded; 4-byte words so that decode_call can read it in place. Throws
 // std::runtime_error for a set it cannot read.

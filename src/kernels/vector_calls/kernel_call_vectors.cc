@@ -41,12 +41,16 @@ std::vector<int64_t> RunCallSet(const nlohmann::json& set) {
   sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](size_t s) { return s < needed; }),
               sizes.end());
   if (sizes.empty()) sizes = {needed};
-  std::vector<int8_t> first;
+  const CallTensor& expected = expected_output(call);
+  std::vector<int64_t> first;
   for (size_t size : sizes) {
     std::vector<int8_t> scratch(size);
-    std::vector<int8_t> out(expected_output(call).count);
-    const CallStatus status =
-        run_call(call, out.data(), out.size(), Scratch{scratch.empty() ? nullptr : scratch.data(), size});
+    // int64 elements: room and alignment for the int8 and int16 outputs alike.
+    std::vector<int64_t> bytes(expected.count);
+    const CallStatus status = run_call(call, bytes.data(), bytes.size() * sizeof(int64_t),
+                                       Scratch{scratch.empty() ? nullptr : scratch.data(), size});
+    std::vector<int64_t> out(expected.count);
+    for (uint32_t i = 0; i < expected.count; ++i) out[i] = value_at(bytes.data(), expected.element_bytes, i);
     EXPECT_EQ(status, CallStatus::kOk) << ToString(status) << " with " << size << " bytes of scratch";
     if (size == sizes.front()) {
       first = out;
@@ -54,7 +58,7 @@ std::vector<int64_t> RunCallSet(const nlohmann::json& set) {
       EXPECT_EQ(out, first) << "output differs with " << size << " bytes of scratch";
     }
   }
-  return {first.begin(), first.end()};
+  return first;
 }
 
 const bool kRegistered = [] {

@@ -1,8 +1,8 @@
 // The reference-vector sets of the operators with kernel variants, run on this CPU's kernels (the
 // dsp or mve variant where the build has one): each set was written on the host as a kernel call
-// (src/kernels/vector_calls/kernel_call.h, mote_write_vector_calls); this image reads the file that
-// lists them (its one argument, a call file per line) and each call through semihosting, runs it
-// and compares with the set's expected output. Exit status 1 names the first set that differs.
+// (src/kernels/vector_calls/kernel_call.h, mote_write_vector_calls; int8, 16x8 and int4-weight
+// forms); this image reads the file that lists them (its one argument, a call file per line) and
+// each call through semihosting, runs it and compares with the set's expected output. Exit status 1 names the first set that differs.
 
 #include <stdint.h>
 #include <string.h>
@@ -71,16 +71,17 @@ int main() {
         return fail(line, "not a well-formed kernel call");
       }
       const t::CallTensor& expected = t::expected_output(call);
-      memset(output, 0x5A, expected.count);
+      memset(output, 0x5A, size_t{expected.count} * expected.element_bytes);
       const t::CallStatus status =
           t::run_call(call, output, quarter, mote::kernels::Scratch{scratch, quarter});
       if (status != t::CallStatus::kOk) return fail(line, "the kernel call was refused");
-      const int8_t* want = static_cast<const int8_t*>(expected.data);
       for (uint32_t i = 0; i < expected.count; ++i) {
-        if (output[i] != want[i]) {
+        const int32_t got = t::value_at(output, expected.element_bytes, i);
+        const int32_t want = t::value_at(expected.data, expected.element_bytes, i);
+        if (got != want) {
           Line().text("error: ").text(line).text(": ").text(t::built_call_variant(call))
-              .text(" output ").unsigned_number(i).text(" is ").signed_number(output[i])
-              .text(", expected ").signed_number(want[i]).end();
+              .text(" output ").unsigned_number(i).text(" is ").signed_number(got)
+              .text(", expected ").signed_number(want).end();
           return 1;
         }
       }
