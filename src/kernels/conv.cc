@@ -5,6 +5,7 @@
 #include "mote/kernels/conv.h"
 
 #include "variant_table.h"
+#include "wide_conv.h"
 
 #include "dsp/kernels.h"
 #include "mve/kernels.h"
@@ -191,7 +192,10 @@ namespace {
 // The 16x8 and int4 forms: their variants need no scratch.
 size_t no_scratch(const ConvShape&) { return 0; }
 
+// Not grouped (wide_conv.h: no im2col, so no scratch either).
 constexpr ConvVariant kConvWideVariants[] = {
+    {Variant::kMve, &wide_conv::handles, &no_scratch, MOTE_MVE_BUILT, nullptr},
+    {Variant::kDsp, &wide_conv::handles, &no_scratch, MOTE_DSP_BUILT, nullptr},
     {Variant::kPortable, nullptr, &no_scratch, true, nullptr},
 };
 constexpr auto kConvWideChoices = internal::choices_of(kConvWideVariants);
@@ -201,9 +205,12 @@ using Conv16x8With32 = void (*)(const ConvParams&, const int16_t*, const int8_t*
                                 int16_t*);
 using ConvInt4 = void (*)(const ConvParams&, const int8_t*, const uint8_t*, const int32_t*,
                           int8_t*);
-constexpr Conv16x8With64 kConv16x8With64Kernels[] = {&portable_conv2d_16x8};
-constexpr Conv16x8With32 kConv16x8With32Kernels[] = {&portable_conv2d_16x8};
-constexpr ConvInt4 kConvInt4Kernels[] = {&portable_conv2d_int4};
+constexpr Conv16x8With64 kConv16x8With64Kernels[] = {
+    MOTE_MVE_KERNEL(mve::conv2d_16x8), MOTE_DSP_KERNEL(dsp::conv2d_16x8), &portable_conv2d_16x8};
+constexpr Conv16x8With32 kConv16x8With32Kernels[] = {
+    MOTE_MVE_KERNEL(mve::conv2d_16x8), MOTE_DSP_KERNEL(dsp::conv2d_16x8), &portable_conv2d_16x8};
+constexpr ConvInt4 kConvInt4Kernels[] = {MOTE_MVE_KERNEL(mve::conv2d_int4),
+                                         MOTE_DSP_KERNEL(dsp::conv2d_int4), &portable_conv2d_int4};
 static_assert(internal::kernels_match(kConvWideVariants, kConv16x8With64Kernels));
 static_assert(internal::kernels_match(kConvWideVariants, kConv16x8With32Kernels));
 static_assert(internal::kernels_match(kConvWideVariants, kConvInt4Kernels));

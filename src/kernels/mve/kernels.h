@@ -122,8 +122,17 @@ OverlapRule depthwise_conv_overlap(const DepthwiseShape& shape);
 size_t fully_connected_scratch_bytes(const int32_t& output_depth);
 void fully_connected(const FullyConnectedParams& params, const int8_t* input, const int8_t* filter,
                      const int32_t* bias, int8_t* output);
-// 16x8 (int64 or int32 sums, by the bias type) and int4 weights, every shape; no scratch. One
-// input row at a time, reading the whole row while writing it.
+// CONV_2D 16x8 (int64 or int32 sums, by the bias type) and with int4 weights, the shapes of
+// wide_conv::handles (src/kernels/wide_conv.h: not grouped); no scratch. Raster order, one
+// output pixel at a time, its window read while its channels are written.
+void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
+                 const int64_t* bias, int16_t* output);
+void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
+                 const int32_t* bias, int16_t* output);
+void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
+                 const int32_t* bias, int8_t* output);
+// FULLY_CONNECTED 16x8 (int64 or int32 sums, by the bias type) and int4 weights, every shape;
+// no scratch. One input row at a time, reading the whole row while writing it.
 void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
                           const int8_t* filter, const int64_t* bias, int16_t* output);
 void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,

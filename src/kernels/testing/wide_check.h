@@ -207,11 +207,98 @@ inline bool check_fully_connected(Report& report, Random& r, const char* variant
   return true;
 }
 
+// A random window geometry (as the int8 tests): filters 1..5, strides 1..3, dilation, padding,
+// output sizes that a folded PAD may leave uneven.
+template <typename Shape>
+void random_window(Random& r, Shape& s) {
+  s.batches = r.uniform(1, 2);
+  s.filter_h = r.uniform(1, 5);
+  s.filter_w = r.uniform(1, 5);
+  s.stride_h = r.uniform(1, 3);
+  s.stride_w = r.uniform(1, 3);
+  s.dilation_h = r.coin(20) ? r.uniform(2, 3) : 1;
+  s.dilation_w = r.coin(20) ? r.uniform(2, 3) : 1;
+  s.input_h = r.uniform(1, 9);
+  s.input_w = r.uniform(1, 9);
+  const int32_t eh = s.dilation_h * (s.filter_h - 1) + 1, ew = s.dilation_w * (s.filter_w - 1) + 1;
+  const bool same = r.coin(50);
+  s.pad_h = same ? r.uniform(0, eh - 1) : 0;
+  s.pad_w = same ? r.uniform(0, ew - 1) : 0;
+  const int32_t h = s.input_h + 2 * s.pad_h - eh, w = s.input_w + 2 * s.pad_w - ew;
+  s.output_h = h < 0 ? 1 : h / s.stride_h + 1;
+  s.output_w = w < 0 ? 1 : w / s.stride_w + 1;
+  if (h < 0) s.pad_h = 0;
+  if (w < 0) s.pad_w = 0;
+}
+
+// CONV_2D 16x8 (int64 and int32 bias, and none) and int4; 1x1 often.
+inline bool check_conv(Report& report, Random& r, const char* variant, int32_t cases) {
+  Buffers& b = buffers();
+  for (int32_t k = 0; k < cases; ++k, ++report.cases) {
+    ConvParams p{};
+    ConvShape& s = p.shape;
+    random_window(r, s);
+    if (r.coin(30)) {
+      s.filter_h = s.filter_w = 1;
+      s.pad_h = s.pad_w = 0;
+      s.output_h = (s.input_h - 1) / s.stride_h + 1;
+      s.output_w = (s.input_w - 1) / s.stride_w + 1;
+    }
+    s.input_c = s.filter_c = r.coin(20) ? r.uniform(17, 40) : r.uniform(1, 12);
+    s.output_c = r.uniform(1, 11);
+    const size_t inputs = static_cast<size_t>(s.batches) * s.input_h * s.input_w * s.input_c;
+    const size_t filters = static_cast<size_t>(s.output_c) * s.filter_h * s.filter_w * s.filter_c;
+    const size_t outputs = static_cast<size_t>(s.batches) * s.output_h * s.output_w * s.output_c;
+    if (inputs > kMaxInput || filters > kMaxFilter || outputs > kMaxOutput) {
+      --k;
+      --report.cases;
+      continue;
+    }
+    p.input_offset = r.edgy(-127, 128);
+    p.output_offset = r.edgy(-128, 127);
+    p.output_multiplier = b.multiplier;
+    p.output_shift = b.shift;
+    const int32_t spread = r.coin(30) ? 1 : 64;
+    fill_inputs(r, inputs, spread);
+    fill_filters(r, filters);
+    fill_quantization(r, s.output_c, -24, 2);
+    // int32 sums only where they cannot overflow (TFLite's condition for that form).
+    const bool int32_sums_fit = static_cast<int64_t>(filters / s.output_c) * (32768 / spread) * 128 <
+                                (int64_t{1} << 31) - (1 << 20);
+    const bool with_bias = r.coin(80);
+    const int64_t* b64 = with_bias ? b.bias64 : nullptr;
+    const int32_t* b32 = with_bias ? b.bias32 : nullptr;
+    if (!variant_is(report, "conv_16x8 variant", built_conv_16x8_kernel_variant(s), variant) ||
+        !variant_is(report, "conv_int4 variant", built_conv_int4_kernel_variant(s), variant)) {
+      return false;
+    }
+    ConvParams p16 = p;
+    pick_activation(r, -32768, 32767, &p16.act_min, &p16.act_max);
+    if (!compare(report, "conv_16x8 (int64)", k, outputs, 2,
+                 [&](void* y) { conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); },
+                 [&](void* y) { portable_conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); }) ||
+        (int32_sums_fit &&
+         !compare(report, "conv_16x8 (int32)", k, outputs, 2,
+                  [&](void* y) { conv2d_16x8(p16, b.input16, b.filter, b32, static_cast<int16_t*>(y)); },
+                  [&](void* y) { portable_conv2d_16x8(p16, b.input16, b.filter, b32, static_cast<int16_t*>(y)); }))) {
+      return false;
+    }
+    ConvParams p4 = p;
+    pick_activation(r, -128, 127, &p4.act_min, &p4.act_max);
+    if (!compare(report, "conv_int4", k, outputs, 1,
+                 [&](void* y) { conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); },
+                 [&](void* y) { portable_conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); })) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Every check; true when all agree. `variant`: what this build's tables must pick ("dsp", "mve",
 // "portable").
 inline bool check_all(Report& report, const char* variant, int32_t cases) {
   Random r;
-  return check_fully_connected(report, r, variant, cases);
+  return check_fully_connected(report, r, variant, cases) && check_conv(report, r, variant, cases);
 }
 
 }  // namespace wide_check

@@ -1,0 +1,113 @@
+#pragma once
+// The CONV_2D driver of the dsp and mve 16x8 and int4 kernels, without im2col and without
+// scratch: an output pixel's window is, row by row, one run of contiguous input elements (the
+// taps of a filter row inside the input, all their channels: NHWC; one run per tap with a
+// dilation in x), and the filter's matching elements are contiguous too. So each output channel
+// is a sum of dot products over those runs, and a variant's dot products of R filter rows at a
+// time (dsp/wide_dot.h, mve/wide_dot.h) run straight on the input: no column is gathered (16x8's
+// inputs need no widening, int4's weights unpack as they load). Padding taps are skipped, as in
+// the portable kernel. Internal to src/kernels/; embeddable C++17.
+//
+// A Policy gives the variant's arithmetic:
+//   using Acc (the sums), Input, Output, Filter (a pointer to the filter's storage);
+//   Acc pixel_term(const Input* input, const Run* runs, int32_t count): a term every output
+//     channel of the pixel adds (dsp int4's -8 sum (x + io)), or 0;
+//   template <int R> void dot(const Input* x, int32_t n, Filter filter, size_t pos,
+//                             size_t stride, Acc* a): a[r] += the run against filter elements
+//     pos + r * stride ...;
+//   Output finish(Acc acc, int32_t channel): bias, requantization, offset, clamp.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mote/kernels/conv.h"
+
+namespace mote {
+namespace kernels {
+namespace wide_conv {
+
+// Runs of one pixel's window: one per filter row, or per tap with a dilation in x.
+inline constexpr int32_t kMaxRuns = 32;
+
+struct Run {
+  size_t input;   // its first element in the input
+  int32_t n;      // elements
+  size_t filter;  // its first element in an output channel's filter
+};
+
+// Not grouped, a valid geometry, at most kMaxRuns runs per pixel.
+inline bool handles(const ConvShape& s) {
+  if (s.stride_h <= 0 || s.stride_w <= 0 || s.dilation_h <= 0 || s.dilation_w <= 0 ||
+      s.filter_h <= 0 || s.filter_w <= 0 || s.filter_c <= 0 || s.filter_c != s.input_c ||
+      s.output_c <= 0) {
+    return false;
+  }
+  return static_cast<int64_t>(s.filter_h) * (s.dilation_w == 1 ? 1 : s.filter_w) <= kMaxRuns;
+}
+
+// The runs of output pixel (oy, ox) of image b; their count.
+inline int32_t runs_of(const ConvShape& s, int32_t b, int32_t oy, int32_t ox, Run* runs) {
+  const int32_t c = s.input_c;
+  const int32_t ix0 = ox * s.stride_w - s.pad_w;
+  int32_t count = 0;
+  for (int32_t ky = 0; ky < s.filter_h; ++ky) {
+    const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
+    if (iy < 0 || iy >= s.input_h) continue;
+    const size_t row = (static_cast<size_t>(b) * s.input_h + iy) * s.input_w;
+    if (s.dilation_w == 1) {
+      const int32_t kx0 = ix0 < 0 ? -ix0 : 0;
+      const int32_t kx1 = s.input_w - ix0 < s.filter_w ? s.input_w - ix0 : s.filter_w;
+      if (kx0 >= kx1) continue;
+      runs[count++] = {(row + static_cast<size_t>(ix0 + kx0)) * c, (kx1 - kx0) * c,
+                       (static_cast<size_t>(ky) * s.filter_w + kx0) * c};
+    } else {
+      for (int32_t kx = 0; kx < s.filter_w; ++kx) {
+        const int32_t ix = ix0 + kx * s.dilation_w;
+        if (ix < 0 || ix >= s.input_w) continue;
+        runs[count++] = {(row + static_cast<size_t>(ix)) * c, c,
+                         (static_cast<size_t>(ky) * s.filter_w + kx) * c};
+      }
+    }
+  }
+  return count;
+}
+
+// Output pixels in raster order, each pixel's channels four at a time, then the last ones.
+template <typename Policy>
+void run(const ConvShape& s, const Policy& policy, const typename Policy::Input* input,
+         typename Policy::Filter filter, typename Policy::Output* output) {
+  using Acc = typename Policy::Acc;
+  const size_t per_channel = static_cast<size_t>(s.filter_h) * s.filter_w * s.filter_c;
+  Run runs[kMaxRuns];
+  typename Policy::Output* out = output;
+  for (int32_t b = 0; b < s.batches; ++b) {
+    for (int32_t oy = 0; oy < s.output_h; ++oy) {
+      for (int32_t ox = 0; ox < s.output_w; ++ox) {
+        const int32_t count = runs_of(s, b, oy, ox, runs);
+        const Acc term = policy.pixel_term(input, runs, count);
+        int32_t oc = 0;
+        for (; oc + 4 <= s.output_c; oc += 4) {
+          Acc a[4] = {term, term, term, term};
+          for (int32_t k = 0; k < count; ++k) {
+            policy.template dot<4>(input + runs[k].input, runs[k].n, filter,
+                                   oc * per_channel + runs[k].filter, per_channel, a);
+          }
+          for (int32_t r = 0; r < 4; ++r) out[oc + r] = policy.finish(a[r], oc + r);
+        }
+        for (; oc < s.output_c; ++oc) {
+          Acc a[1] = {term};
+          for (int32_t k = 0; k < count; ++k) {
+            policy.template dot<1>(input + runs[k].input, runs[k].n, filter,
+                                   oc * per_channel + runs[k].filter, per_channel, a);
+          }
+          out[oc] = policy.finish(a[0], oc);
+        }
+        out += s.output_c;
+      }
+    }
+  }
+}
+
+}  // namespace wide_conv
+}  // namespace kernels
+}  // namespace mote
