@@ -293,7 +293,17 @@ namespace {
 // The 16x8 and int4 forms: their variants need no scratch.
 size_t no_scratch(const DepthwiseShape&) { return 0; }
 
+// The dsp and mve kernels sum a block's taps in int32, exact for 16x8 up to 511 taps: they take
+// windows of at most 256 (and the geometries portable computes).
+bool wide_handles(const DepthwiseShape& s) {
+  return s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 && s.dilation_w > 0 &&
+         s.input_c > 0 && s.output_c % s.input_c == 0 && s.filter_h > 0 && s.filter_w > 0 &&
+         static_cast<int64_t>(s.filter_h) * s.filter_w <= 256;
+}
+
 constexpr DepthwiseVariant kDepthwiseWideVariants[] = {
+    {Variant::kMve, &wide_handles, &no_scratch, MOTE_MVE_BUILT, nullptr},
+    {Variant::kDsp, &wide_handles, &no_scratch, MOTE_DSP_BUILT, nullptr},
     {Variant::kPortable, nullptr, &no_scratch, true, nullptr},
 };
 constexpr auto kDepthwiseWideChoices = internal::choices_of(kDepthwiseWideVariants);
@@ -301,8 +311,12 @@ using Depthwise16x8 = void (*)(const DepthwiseConvParams&, const int16_t*, const
                                const int64_t*, int16_t*);
 using DepthwiseInt4 = void (*)(const DepthwiseConvParams&, const int8_t*, const uint8_t*,
                                const int32_t*, int8_t*);
-constexpr Depthwise16x8 kDepthwise16x8Kernels[] = {&portable_depthwise_conv2d_16x8};
-constexpr DepthwiseInt4 kDepthwiseInt4Kernels[] = {&portable_depthwise_conv2d_int4};
+constexpr Depthwise16x8 kDepthwise16x8Kernels[] = {MOTE_MVE_KERNEL(mve::depthwise_conv2d_16x8),
+                                                   MOTE_DSP_KERNEL(dsp::depthwise_conv2d_16x8),
+                                                   &portable_depthwise_conv2d_16x8};
+constexpr DepthwiseInt4 kDepthwiseInt4Kernels[] = {MOTE_MVE_KERNEL(mve::depthwise_conv2d_int4),
+                                                   MOTE_DSP_KERNEL(dsp::depthwise_conv2d_int4),
+                                                   &portable_depthwise_conv2d_int4};
 static_assert(internal::kernels_match(kDepthwiseWideVariants, kDepthwise16x8Kernels));
 static_assert(internal::kernels_match(kDepthwiseWideVariants, kDepthwiseInt4Kernels));
 

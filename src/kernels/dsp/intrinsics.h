@@ -46,6 +46,17 @@ inline int32_t smlabb(uint32_t x, uint32_t y, int32_t acc) {
 inline int32_t smlatt(uint32_t x, uint32_t y, int32_t acc) {
   return __smlatt(static_cast<int32_t>(x), static_cast<int32_t>(y), acc);
 }
+// acc + hi(x)*lo(y) and acc + lo(x)*hi(y), modulo 2^32.
+inline int32_t smlatb(uint32_t x, uint32_t y, int32_t acc) {
+  return __smlatb(static_cast<int32_t>(x), static_cast<int32_t>(y), acc);
+}
+inline int32_t smlabt(uint32_t x, uint32_t y, int32_t acc) {
+  return __smlabt(static_cast<int32_t>(x), static_cast<int32_t>(y), acc);
+}
+// Lane-wise x - y of the int16 lanes (16-bit wrap).
+inline uint32_t ssub16(uint32_t x, uint32_t y) {
+  return static_cast<uint32_t>(__ssub16(static_cast<int16x2_t>(x), static_cast<int16x2_t>(y)));
+}
 // x saturated to a signed `bits`-bit range.
 template <int bits>
 inline int32_t ssat(int32_t x) {
@@ -72,7 +83,10 @@ using emulated::max_s8x4;
 using emulated::min_s8x4;
 using emulated::smlabb;
 using emulated::smlad;
+using emulated::smlabt;
+using emulated::smlatb;
 using emulated::smlatt;
+using emulated::ssub16;
 using emulated::ssat;
 using emulated::sxtab16;
 using emulated::sxtab16_ror8;

@@ -1,6 +1,6 @@
 #pragma once
 // Portable definitions of the DSP instructions in intrinsics.h, bit-exact to the Arm Architecture
-// Reference Manual (Armv7-M, A7.7: SXTB16, SXTAB16, SMLAD, SMLABB/SMLATT, SSAT), for the host
+// Reference Manual (Armv7-M, A7.7: SXTB16, SXTAB16, SMLAD, SMLAxy, SSUB16, SSAT), for the host
 // build of the dsp kernels and their tests. intrinsics.h includes it only where there is no DSP
 // extension; an Arm build never compiles it. The Q flag (set by SMLAD/SMLAxy/SSAT on overflow) is
 // not modelled: no kernel reads it.
@@ -36,6 +36,15 @@ inline int32_t smlabb(uint32_t x, uint32_t y, int32_t acc) {
 }
 inline int32_t smlatt(uint32_t x, uint32_t y, int32_t acc) {
   return wrap32(int64_t{lane_hi(x)} * lane_hi(y) + acc);
+}
+inline int32_t smlatb(uint32_t x, uint32_t y, int32_t acc) {
+  return wrap32(int64_t{lane_hi(x)} * lane_lo(y) + acc);
+}
+inline int32_t smlabt(uint32_t x, uint32_t y, int32_t acc) {
+  return wrap32(int64_t{lane_lo(x)} * lane_hi(y) + acc);
+}
+inline uint32_t ssub16(uint32_t x, uint32_t y) {
+  return lanes(lane_lo(x) - lane_lo(y), lane_hi(x) - lane_hi(y));
 }
 template <int bits>
 inline int32_t ssat(int32_t x) {

@@ -109,6 +109,13 @@ void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* f
                  const int32_t* bias, int16_t* output);
 void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
                  const int32_t* bias, int8_t* output);
+// DEPTHWISE_CONV_2D 16x8 and with int4 weights, any depth multiplier, windows of at most 256
+// taps (depthwise_conv.cc's table); no scratch. One output pixel at a time in raster order,
+// channels in blocks of four, each block's window read before it is written.
+void depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* input,
+                           const int8_t* filter, const int64_t* bias, int16_t* output);
+void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,
+                           const uint8_t* filter, const int32_t* bias, int8_t* output);
 // FULLY_CONNECTED 16x8 (int64 or int32 sums, by the bias type) and int4 weights, every shape;
 // no scratch. One input row at a time, reading the whole row while writing it.
 void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,

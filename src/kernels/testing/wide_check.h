@@ -294,11 +294,65 @@ inline bool check_conv(Report& report, Random& r, const char* variant, int32_t c
   return true;
 }
 
+// DEPTHWISE_CONV_2D 16x8 (int64 bias, and none) and int4; depth multipliers 1..4.
+inline bool check_depthwise(Report& report, Random& r, const char* variant, int32_t cases) {
+  Buffers& b = buffers();
+  for (int32_t k = 0; k < cases; ++k, ++report.cases) {
+    DepthwiseConvParams p{};
+    DepthwiseShape& s = p.shape;
+    random_window(r, s);
+    s.input_c = r.coin(20) ? r.uniform(17, 40) : r.uniform(1, 12);
+    const int32_t multiplier = r.coin(60) ? 1 : r.uniform(2, 4);
+    s.output_c = s.input_c * multiplier;
+    const size_t inputs = static_cast<size_t>(s.batches) * s.input_h * s.input_w * s.input_c;
+    const size_t filters = static_cast<size_t>(s.filter_h) * s.filter_w * s.output_c;
+    const size_t outputs = static_cast<size_t>(s.batches) * s.output_h * s.output_w * s.output_c;
+    if (inputs > kMaxInput || filters > kMaxFilter || outputs > kMaxOutput ||
+        s.output_c > kMaxChannels) {
+      --k;
+      --report.cases;
+      continue;
+    }
+    p.input_offset = r.edgy(-127, 128);
+    p.output_offset = r.edgy(-128, 127);
+    p.output_multiplier = b.multiplier;
+    p.output_shift = b.shift;
+    fill_inputs(r, inputs, r.coin(30) ? 1 : 64);
+    fill_filters(r, filters);
+    fill_quantization(r, s.output_c, -24, 2);
+    const bool with_bias = r.coin(80);
+    const int64_t* b64 = with_bias ? b.bias64 : nullptr;
+    const int32_t* b32 = with_bias ? b.bias32 : nullptr;
+    if (!variant_is(report, "depthwise_conv_16x8 variant",
+                    built_depthwise_conv_16x8_kernel_variant(s), variant) ||
+        !variant_is(report, "depthwise_conv_int4 variant",
+                    built_depthwise_conv_int4_kernel_variant(s), variant)) {
+      return false;
+    }
+    DepthwiseConvParams p16 = p;
+    pick_activation(r, -32768, 32767, &p16.act_min, &p16.act_max);
+    if (!compare(report, "depthwise_conv_16x8", k, outputs, 2,
+                 [&](void* y) { depthwise_conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); },
+                 [&](void* y) { portable_depthwise_conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); })) {
+      return false;
+    }
+    DepthwiseConvParams p4 = p;
+    pick_activation(r, -128, 127, &p4.act_min, &p4.act_max);
+    if (!compare(report, "depthwise_conv_int4", k, outputs, 1,
+                 [&](void* y) { depthwise_conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); },
+                 [&](void* y) { portable_depthwise_conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); })) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Every check; true when all agree. `variant`: what this build's tables must pick ("dsp", "mve",
 // "portable").
 inline bool check_all(Report& report, const char* variant, int32_t cases) {
   Random r;
-  return check_fully_connected(report, r, variant, cases) && check_conv(report, r, variant, cases);
+  return check_fully_connected(report, r, variant, cases) && check_conv(report, r, variant, cases) &&
+         check_depthwise(report, r, variant, cases);
 }
 
 }  // namespace wide_check
