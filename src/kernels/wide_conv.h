@@ -15,7 +15,8 @@
 //   template <int R> void dot(const Input* x, int32_t n, Filter filter, size_t pos,
 //                             size_t stride, Acc* a): a[r] += the run against filter elements
 //     pos + r * stride ...;
-//   Output finish(Acc acc, int32_t channel): bias, requantization, offset, clamp.
+//   Output finish(Acc acc, int32_t channel): bias, requantization, offset, clamp;
+//   void finish4(const Acc* a, int32_t channel, Output* out): the same of four channels.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -92,7 +93,7 @@ void run(const ConvShape& s, const Policy& policy, const typename Policy::Input*
             policy.template dot<4>(input + runs[k].input, runs[k].n, filter,
                                    oc * per_channel + runs[k].filter, per_channel, a);
           }
-          for (int32_t r = 0; r < 4; ++r) out[oc + r] = policy.finish(a[r], oc + r);
+          policy.finish4(a, oc, out + oc);
         }
         for (; oc < s.output_c; ++oc) {
           Acc a[1] = {term};

@@ -1,12 +1,13 @@
 // dsp CONV_2D with int16 activations (16x8) or packed int4 weights: the scratch-free driver of
 // wide_conv.h (each pixel's window as runs of contiguous inputs) on the dot products of
 // dsp/wide_dot.h, four output channels at a time, then the portable kernel's requantization (the
-// 64-bit one for int64 sums).
+// 64-bit one for int64 sums; int4: dsp/requantize.h's where it applies).
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "dsp/kernels.h"
+#include "dsp/requantize.h"
 #include "dsp/wide_dot.h"
 #include "portable/direct_window.h"
 #include "wide_conv.h"
@@ -41,6 +42,9 @@ struct Conv16x8 {
   using Filter = const int8_t*;
   Finish<Acc, int16_t> finish;
   Acc pixel_term(const int16_t*, const wide_conv::Run*, int32_t) const { return 0; }
+  void finish4(const Acc* a, int32_t c, int16_t* out) const {
+    for (int32_t r = 0; r < 4; ++r) out[r] = finish(a[r], c + r);
+  }
   template <int R>
   void dot(const int16_t* x, int32_t n, const int8_t* filter, size_t pos, size_t stride,
            Acc* a) const {
@@ -57,6 +61,19 @@ struct ConvInt4 {
   Finish<int32_t, int8_t> finish;
   int32_t input_offset;
   uint32_t offset2;
+  // dsp/requantize.h's step where every multiplier is >= 0 (its condition), else portable's.
+  bool fast;
+  Requantizer rq;
+  void finish4(const int32_t* a, int32_t c, int8_t* out) const {
+    for (int32_t r = 0; r < 4; ++r) {
+      if (fast) {
+        const int32_t acc = finish.bias != nullptr ? wide::add_wrap(a[r], finish.bias[c + r]) : a[r];
+        out[r] = rq(acc, c + r);
+      } else {
+        out[r] = finish(a[r], c + r);
+      }
+    }
+  }
   int32_t pixel_term(const int8_t* input, const wide_conv::Run* runs, int32_t count) const {
     uint32_t sum = 0;
     for (int32_t k = 0; k < count; ++k) {
@@ -94,8 +111,12 @@ void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* f
 void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
                  const int32_t* bias, int8_t* output) {
   const ConvParams p = params;
-  const ConvInt4 policy{{p, bias, p.output_offset}, p.input_offset,
-                        pack16(p.input_offset, p.input_offset)};
+  const ConvInt4 policy{{p, bias, p.output_offset},
+                        p.input_offset,
+                        pack16(p.input_offset, p.input_offset),
+                        multipliers_non_negative(p.output_multiplier, p.shape.output_c),
+                        make_requantizer(p.output_multiplier, p.output_shift, p.output_offset,
+                                         p.act_min, p.act_max)};
   wide_conv::run(p.shape, policy, input, filter, output);
 }
 

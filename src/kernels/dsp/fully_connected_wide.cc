@@ -1,12 +1,13 @@
 // dsp FULLY_CONNECTED with int16 activations (16x8) or packed int4 weights: one input row against
 // four filter rows at a time (dsp/wide_dot.h), then the portable kernel's requantization (the
-// 64-bit one for int64 sums). sum (x + io)(w + fo) = sum (x + io) w + fo sum (x + io): the second
+// 64-bit one for int64 sums; int4: dsp/requantize.h's where it applies). sum (x + io)(w + fo) = sum (x + io) w + fo sum (x + io): the second
 // term is one per input row. No scratch.
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "dsp/kernels.h"
+#include "dsp/requantize.h"
 #include "dsp/wide_dot.h"
 #include "portable/direct_window.h"
 
@@ -80,6 +81,10 @@ void fully_connected_int4(const FullyConnectedParams& params, const int8_t* inpu
   const FullyConnectedParams p = params;
   const int32_t n = p.input_depth, od = p.output_depth;
   const uint32_t offset2 = pack16(p.input_offset, p.input_offset);
+  // dsp/requantize.h's step where every multiplier is >= 0 (its condition), else portable's.
+  const bool fast = multipliers_non_negative(p.output_multiplier, p.per_channel ? od : 1);
+  const Requantizer rq = make_requantizer(p.output_multiplier, p.output_shift, p.output_offset,
+                                          p.act_min, p.act_max);
   for (int32_t b = 0; b < p.batches; ++b) {
     const int8_t* x = input + static_cast<ptrdiff_t>(b) * n;
     int8_t* out = output + static_cast<ptrdiff_t>(b) * od;
@@ -94,7 +99,8 @@ void fully_connected_int4(const FullyConnectedParams& params, const int8_t* inpu
                         static_cast<size_t>(n), offset2, p.input_offset, a);
       for (int32_t k = 0; k < 4; ++k) {
         const int32_t acc = bias != nullptr ? wide::add_wrap(a[k], bias[o + k]) : a[k];
-        out[o + k] = finish<int32_t, int8_t>(p, acc, o + k, p.output_offset);
+        out[o + k] = fast ? rq(acc, p.per_channel ? o + k : 0)
+                          : finish<int32_t, int8_t>(p, acc, o + k, p.output_offset);
       }
     }
     for (; o < od; ++o) {

@@ -1,12 +1,14 @@
 // mve CONV_2D with int16 activations (16x8) or packed int4 weights: the scratch-free driver of
 // wide_conv.h (each pixel's window as runs of contiguous inputs) on the dot products of
 // mve/wide_dot.h, four output channels at a time, then the portable kernel's requantization (the
-// 64-bit one for int64 sums). int4: sum (x + io) w = sum x w + io sum w, sum w from the same loop.
+// 64-bit one for int64 sums; int4's four channels as a vector, mve/requantize.h). int4:
+// sum (x + io) w = sum x w + io sum w, sum w from the same loop.
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "mve/kernels.h"
+#include "mve/requantize.h"
 #include "mve/wide_dot.h"
 #include "portable/direct_window.h"
 #include "wide_conv.h"
@@ -40,6 +42,9 @@ struct Conv16x8 {
   using Filter = const int8_t*;
   Finish<Acc, int16_t> finish;
   Acc pixel_term(const int16_t*, const wide_conv::Run*, int32_t) const { return 0; }
+  void finish4(const Acc* a, int32_t c, int16_t* out) const {
+    for (int32_t r = 0; r < 4; ++r) out[r] = finish(a[r], c + r);
+  }
   template <int R>
   void dot(const int16_t* x, int32_t n, const int8_t* filter, size_t pos, size_t stride,
            Acc* a) const {
@@ -54,7 +59,16 @@ struct ConvInt4 {
   using Filter = const uint8_t*;
   Finish<int32_t, int8_t> finish;
   uint32_t input_offset;
+  OutputStage stage;
   int32_t pixel_term(const int8_t*, const wide_conv::Run*, int32_t) const { return 0; }
+  // Four channels requantized as a vector (mve/requantize.h: portable's results bit for bit).
+  void finish4(const int32_t* a, int32_t c, int8_t* out) const {
+    int32x4_t acc = vldrwq_s32(a);
+    if (finish.bias != nullptr) acc = vaddq_s32(acc, vldrwq_s32(finish.bias + c));
+    const int32x4_t v = stage.apply(acc, vldrwq_s32(finish.p.output_multiplier + c),
+                                    split_shifts(vldrwq_s32(finish.p.output_shift + c)));
+    vstrbq_s32(out, v);
+  }
   template <int R>
   void dot(const int8_t* x, int32_t n, const uint8_t* filter, size_t pos, size_t stride,
            int32_t* a) const {
@@ -89,7 +103,8 @@ void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* f
 void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
                  const int32_t* bias, int8_t* output) {
   const ConvParams p = params;
-  const ConvInt4 policy{{p, bias, p.output_offset}, static_cast<uint32_t>(p.input_offset)};
+  const ConvInt4 policy{{p, bias, p.output_offset}, static_cast<uint32_t>(p.input_offset),
+                        make_output_stage(p.output_offset, p.act_min, p.act_max)};
   wide_conv::run(p.shape, policy, input, filter, output);
 }
 

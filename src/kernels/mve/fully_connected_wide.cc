@@ -1,13 +1,15 @@
 // mve FULLY_CONNECTED with int16 activations (16x8) or packed int4 weights: one input row against
 // four filter rows at a time (mve/wide_dot.h), then the portable kernel's requantization (the
-// 64-bit one for int64 sums). int4: sum (x + io)(w + fo) = sum x w + io sum w + fo sum x + n io fo,
-// sum w from the dot products' loop, sum x once per input row. No scratch.
+// 64-bit one for int64 sums; int4's blocks of four outputs as a vector, mve/requantize.h). int4:
+// sum (x + io)(w + fo) = sum x w + io sum w + fo sum x + n io fo, sum w from the dot products'
+// loop, sum x once per input row. No scratch.
 
 #include <arm_mve.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "mve/kernels.h"
+#include "mve/requantize.h"
 #include "mve/wide_dot.h"
 #include "portable/direct_window.h"
 
@@ -83,6 +85,9 @@ void fully_connected_int4(const FullyConnectedParams& params, const int8_t* inpu
   const int32_t n = p.input_depth, od = p.output_depth;
   const uint32_t io = static_cast<uint32_t>(p.input_offset);
   const uint32_t fo = static_cast<uint32_t>(p.filter_offset);
+  const OutputStage stage = make_output_stage(p.output_offset, p.act_min, p.act_max);
+  const int32x4_t tensor_multiplier = vdupq_n_s32(p.output_multiplier[0]);
+  const Shifts tensor_shifts = split_shifts(vdupq_n_s32(p.output_shift[0]));
   for (int32_t b = 0; b < p.batches; ++b) {
     const int8_t* x = input + static_cast<ptrdiff_t>(b) * n;
     int8_t* out = output + static_cast<ptrdiff_t>(b) * od;
@@ -99,7 +104,15 @@ void fully_connected_int4(const FullyConnectedParams& params, const int8_t* inpu
       int32_t a[4] = {}, ws[4] = {};
       wide::dot_int4<4>(x, n, filter, static_cast<size_t>(o) * static_cast<size_t>(n),
                         static_cast<size_t>(n), a, ws);
-      for (int32_t k = 0; k < 4; ++k) out[o + k] = output_of(a[k], ws[k], o + k);
+      // The four outputs as a vector (mve/requantize.h: portable's results bit for bit).
+      int32x4_t acc = vaddq_n_s32(vmlaq_n_s32(vldrwq_s32(a), vldrwq_s32(ws), p.input_offset),
+                                  static_cast<int32_t>(row_term));
+      if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_s32(bias + o));
+      const int32x4_t v = p.per_channel
+                              ? stage.apply(acc, vldrwq_s32(p.output_multiplier + o),
+                                            split_shifts(vldrwq_s32(p.output_shift + o)))
+                              : stage.apply(acc, tensor_multiplier, tensor_shifts);
+      vstrbq_s32(out + o, v);
     }
     for (; o < od; ++o) {
       int32_t a[1] = {}, ws[1] = {};
