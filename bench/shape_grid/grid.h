@@ -23,7 +23,37 @@ enum class Kind : uint8_t {
   kAdd,             // ADD, both inputs of the output's shape
   kMul,             // MUL, both inputs of the output's shape
   kRequantize,      // QUANTIZE int8 -> int8 (a change of scale and zero point)
+  // int16 activations with int8 weights (16x8: int64 bias, int16 output) and int8 activations
+  // with int4 weights (packed two per byte, low nibble first): the geometry of the int8 kind.
+  kConv16x8,
+  kConvInt4,
+  kDepthwise16x8,
+  kDepthwiseInt4,
+  kFullyConnected16x8,
+  kFullyConnectedInt4,
 };
+
+// Runners built against several versions of this header test for the kinds above with this.
+#define MOTE_GRID_WIDE_KINDS 1
+
+// The int8 kind whose geometry and tensors' shapes a kind has.
+inline constexpr Kind shape_kind(Kind k) {
+  switch (k) {
+    case Kind::kConv16x8:
+    case Kind::kConvInt4: return Kind::kConv;
+    case Kind::kDepthwise16x8:
+    case Kind::kDepthwiseInt4: return Kind::kDepthwise;
+    case Kind::kFullyConnected16x8:
+    case Kind::kFullyConnectedInt4: return Kind::kFullyConnected;
+    default: return k;
+  }
+}
+inline constexpr bool is_16x8(Kind k) {
+  return k == Kind::kConv16x8 || k == Kind::kDepthwise16x8 || k == Kind::kFullyConnected16x8;
+}
+inline constexpr bool is_int4(Kind k) {
+  return k == Kind::kConvInt4 || k == Kind::kDepthwiseInt4 || k == Kind::kFullyConnectedInt4;
+}
 
 struct Layer {
   const char* id;      // the row's key in the table and in the peer's figures
@@ -101,6 +131,19 @@ inline constexpr Layer kLayers[] = {
   {"mul_20x20_24",          "elementwise", Kind::kMul, 20, 20, 24, 1, 1, 24, 1, true, 1},
   {"mul_tail_13x13_7",      "elementwise", Kind::kMul, 13, 13, 7,  1, 1, 7,  1, true, 1},
   {"requantize_20x20_24",   "elementwise", Kind::kRequantize, 20, 20, 24, 1, 1, 24, 1, true, 1},
+  // 16x8 (int16 activations) and int4 weights: a few of the int8 rows' shapes (odd depths too).
+  {"s16_pw_kws_25x5_64_64",  "conv 16x8", Kind::kConv16x8, 25, 5, 64,  1, 1, 64, 1, true, 1},
+  {"s16_conv_ic_3x3_16_16",  "conv 16x8", Kind::kConv16x8, 32, 32, 16, 3, 3, 16, 1, true, 1},
+  {"s16_dw_kws_25x5_64",     "depthwise 16x8", Kind::kDepthwise16x8, 25, 5, 64, 3, 3, 64, 1, true, 1},
+  {"s16_dw_vww_s2_24x24_32", "depthwise 16x8", Kind::kDepthwise16x8, 24, 24, 32, 3, 3, 32, 2, true, 1},
+  {"s16_fc_ad_640_128",      "fully connected 16x8", Kind::kFullyConnected16x8, 1, 1, 640, 1, 1, 128, 1, true, 1},
+  {"s16_fc_tail_250_21",     "fully connected 16x8", Kind::kFullyConnected16x8, 1, 1, 250, 1, 1, 21, 1, true, 1},
+  {"s4_pw_kws_25x5_64_64",   "conv int4", Kind::kConvInt4, 25, 5, 64,  1, 1, 64, 1, true, 1},
+  {"s4_conv_ic_3x3_16_16",   "conv int4", Kind::kConvInt4, 32, 32, 16, 3, 3, 16, 1, true, 1},
+  {"s4_dw_kws_25x5_64",      "depthwise int4", Kind::kDepthwiseInt4, 25, 5, 64, 3, 3, 64, 1, true, 1},
+  {"s4_dw_vww_s2_24x24_32",  "depthwise int4", Kind::kDepthwiseInt4, 24, 24, 32, 3, 3, 32, 2, true, 1},
+  {"s4_fc_ad_640_128",       "fully connected int4", Kind::kFullyConnectedInt4, 1, 1, 640, 1, 1, 128, 1, true, 1},
+  {"s4_fc_odd_85_21",        "fully connected int4", Kind::kFullyConnectedInt4, 1, 1, 85, 1, 1, 21, 1, true, 1},
 };
 // clang-format on
 inline constexpr int32_t kLayerCount = static_cast<int32_t>(sizeof(kLayers) / sizeof(kLayers[0]));
@@ -119,7 +162,8 @@ inline int32_t pad_size(int32_t in, int32_t out, int32_t window, int32_t stride)
   return total > 0 ? total / 2 : 0;
 }
 inline Geometry geometry(const Layer& l) {
-  if (l.kind == Kind::kFullyConnected || l.kind == Kind::kAdd || l.kind == Kind::kMul ||
+  const Kind kind = shape_kind(l.kind);
+  if (kind == Kind::kFullyConnected || l.kind == Kind::kAdd || l.kind == Kind::kMul ||
       l.kind == Kind::kRequantize) {
     return Geometry{l.h, l.w, 0, 0};
   }
@@ -132,12 +176,12 @@ inline Geometry geometry(const Layer& l) {
 // Element counts of a layer's tensors.
 inline int32_t input_elements(const Layer& l) { return l.h * l.w * l.c; }
 inline int32_t output_elements(const Layer& l) {
-  if (l.kind == Kind::kFullyConnected) return l.h * l.out_c;
+  if (shape_kind(l.kind) == Kind::kFullyConnected) return l.h * l.out_c;
   const Geometry g = geometry(l);
   return g.out_h * g.out_w * l.out_c;
 }
 inline int32_t filter_elements(const Layer& l) {
-  switch (l.kind) {
+  switch (shape_kind(l.kind)) {
     case Kind::kConv: return l.out_c * l.kh * l.kw * (l.c / l.groups);
     case Kind::kDepthwise: return l.kh * l.kw * l.out_c;
     case Kind::kFullyConnected: return l.out_c * l.c;
@@ -240,6 +284,56 @@ inline Quantization fill(const Layer& l, int8_t* input, int8_t* input2, int8_t* 
   } else if (l.kind == Kind::kMul) {
     q.shift = -8;
   }
+  return q;
+}
+
+// The 16x8 and int4 rows' data, from the layer's own seed: int16 inputs over their whole range
+// (16x8) or int8 ones with an offset (int4), int8 weights or int4 ones packed (two per byte, low
+// nibble first), int64 (16x8) or int32 biases, per-channel requantization shifted so that the
+// outputs spread over their type's range (fully connected: the first channel's, per tensor).
+inline Quantization fill_wide(const Layer& l, int16_t* input16, int8_t* input8, int8_t* filter,
+                              int64_t* bias64, int32_t* bias32, int32_t* multipliers,
+                              int32_t* shifts) {
+  Random r(l.id);
+  Quantization q{};
+  const bool wide_input = is_16x8(l.kind);
+  q.input_offset = wide_input ? 0 : r.uniform(-127, 128);
+  q.output_offset = wide_input ? 0 : r.uniform(-128, 127);
+  q.act_min = wide_input ? -32768 : -128;
+  q.act_max = wide_input ? 32767 : 127;
+  for (int32_t i = 0; i < input_elements(l); ++i) {
+    if (wide_input) {
+      input16[i] = static_cast<int16_t>(r.uniform(-32768, 32767));
+    } else {
+      input8[i] = static_cast<int8_t>(r.uniform(-128, 127));
+    }
+  }
+  const int32_t n = filter_elements(l);
+  for (int32_t i = 0; i < n; ++i) {
+    if (wide_input) {
+      filter[i] = static_cast<int8_t>(r.uniform(-127, 127));
+    } else {
+      const uint32_t nibble = static_cast<uint32_t>(r.uniform(-8, 7)) & 15u;
+      uint8_t& byte = reinterpret_cast<uint8_t&>(filter[i / 2]);
+      byte = static_cast<uint8_t>((i & 1) != 0 ? (byte & 15u) | nibble << 4 : nibble);
+    }
+  }
+  const Kind kind = shape_kind(l.kind);
+  const int32_t taps = kind == Kind::kConv ? l.kh * l.kw * l.c
+                       : kind == Kind::kDepthwise ? l.kh * l.kw
+                                                  : l.c;
+  int32_t spread_bits = 0;
+  while ((1 << (2 * spread_bits)) < taps) ++spread_bits;
+  // int16 x int8 sums spread about 2^(15 + 6) sqrt(taps) into int16; int8 x int4 about 2^(7 + 2).
+  const int32_t base_shift = wide_input ? -(7 + spread_bits) : -(3 + spread_bits);
+  for (int32_t o = 0; o < l.out_c; ++o) {
+    bias64[o] = r.uniform(-40000, 40000);
+    bias32[o] = r.uniform(-400, 400);
+    multipliers[o] = static_cast<int32_t>((1u << 30) + (r.next() >> 2));
+    shifts[o] = base_shift + r.uniform(-1, 1);
+  }
+  q.multiplier = multipliers[0];
+  q.shift = base_shift;
   return q;
 }
 

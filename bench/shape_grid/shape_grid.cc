@@ -4,7 +4,10 @@
 // the call as the firmware runner counts run(), from just after a tick (timing.h). One line per
 // layer, tab-separated:
 //   grid <id> <family> <shape> <instructions> <variant> <output checksum>
-// bench/shape_grid.sh reads them. Static buffers, no heap.
+// bench/shape_grid.sh reads them. The 16x8 and int4 rows also run the portable kernel, after the
+// variant (the checksum is the variant's output), on a line of their own that the table leaves out:
+//   portable <id> <instructions> <output checksum>
+// Static buffers, no heap.
 
 #include <stdint.h>
 
@@ -41,6 +44,11 @@ alignas(16) int32_t bias_buf[grid::kMaxChannels];
 alignas(16) int32_t multiplier_buf[grid::kMaxChannels];
 alignas(16) int32_t shift_buf[grid::kMaxChannels];
 alignas(16) int32_t kernel_sums_buf[grid::kMaxChannels];
+alignas(16) int64_t bias64_buf[grid::kMaxChannels];
+// The 16x8 rows' int16 input and output, in the second input's and the output's bytes.
+int16_t* const input16 = reinterpret_cast<int16_t*>(input2_buf);
+int16_t* const output16 = reinterpret_cast<int16_t*>(output_buf);
+const uint8_t* const packed = reinterpret_cast<const uint8_t*>(filter_buf);
 
 k::Extension built_extension() {
   if (k::variant_built(k::Variant::kMve)) return k::Extension::kMve;
@@ -212,6 +220,117 @@ Measured run_requantize(const grid::Layer& l, const grid::Quantization& q) {
   return {timed([&] { k::requantize(p, input_buf, output_buf, count); }), "portable", true};
 }
 
+// The 16x8 and int4 rows: the kernel entry (this build's variant) timed, then portable's.
+struct WideMeasured {
+  Measured variant;
+  uint64_t portable;
+  uint32_t portable_checksum;
+};
+
+uint32_t output_checksum(const grid::Layer& l) {
+  const int32_t bytes = grid::output_elements(l) * (grid::is_16x8(l.kind) ? 2 : 1);
+  return grid::checksum(output_buf, bytes);
+}
+
+template <typename Variant, typename Portable>
+WideMeasured run_both(const grid::Layer& l, const char* variant, Variant&& v, Portable&& p) {
+  const uint64_t portable = timed(p);
+  const uint32_t portable_checksum = output_checksum(l);
+  return {{timed(v), variant, true}, portable, portable_checksum};
+}
+
+k::ConvParams wide_conv_params(const grid::Layer& l, const grid::Quantization& q) {
+  const grid::Geometry g = grid::geometry(l);
+  k::ConvParams p{};
+  p.shape = k::ConvShape{1, l.h, l.w, l.c, l.kh, l.kw, l.c, g.out_h, g.out_w, l.out_c,
+                         l.stride, l.stride, g.pad_h, g.pad_w, 1, 1};
+  p.input_offset = q.input_offset;
+  p.output_offset = q.output_offset;
+  p.act_min = q.act_min;
+  p.act_max = q.act_max;
+  p.output_multiplier = multiplier_buf;
+  p.output_shift = shift_buf;
+  return p;
+}
+
+k::DepthwiseConvParams wide_depthwise_params(const grid::Layer& l, const grid::Quantization& q) {
+  const grid::Geometry g = grid::geometry(l);
+  k::DepthwiseConvParams p{};
+  p.shape = k::DepthwiseShape{1, l.h, l.w, l.c, l.kh, l.kw, g.out_h, g.out_w, l.out_c,
+                              l.stride, l.stride, g.pad_h, g.pad_w, 1, 1};
+  p.input_offset = q.input_offset;
+  p.output_offset = q.output_offset;
+  p.act_min = q.act_min;
+  p.act_max = q.act_max;
+  p.output_multiplier = multiplier_buf;
+  p.output_shift = shift_buf;
+  return p;
+}
+
+k::FullyConnectedParams wide_fully_connected_params(const grid::Layer& l,
+                                                    const grid::Quantization& q) {
+  k::FullyConnectedParams p{};
+  p.batches = l.h;
+  p.input_depth = l.c;
+  p.output_depth = l.out_c;
+  p.input_offset = q.input_offset;
+  p.output_offset = q.output_offset;
+  p.act_min = q.act_min;
+  p.act_max = q.act_max;
+  p.output_multiplier = &q.multiplier;
+  p.output_shift = &q.shift;
+  p.per_channel = false;
+  return p;
+}
+
+WideMeasured run_wide(const grid::Layer& l, const grid::Quantization& q) {
+  switch (l.kind) {
+    case Kind::kConv16x8: {
+      const k::ConvParams p = wide_conv_params(l, q);
+      return run_both(
+          l, k::built_conv_16x8_kernel_variant(p.shape),
+          [&] { k::conv2d_16x8(p, input16, filter_buf, bias64_buf, output16); },
+          [&] { k::portable_conv2d_16x8(p, input16, filter_buf, bias64_buf, output16); });
+    }
+    case Kind::kConvInt4: {
+      const k::ConvParams p = wide_conv_params(l, q);
+      return run_both(l, k::built_conv_int4_kernel_variant(p.shape),
+                      [&] { k::conv2d_int4(p, input_buf, packed, bias_buf, output_buf); },
+                      [&] { k::portable_conv2d_int4(p, input_buf, packed, bias_buf, output_buf); });
+    }
+    case Kind::kDepthwise16x8: {
+      const k::DepthwiseConvParams p = wide_depthwise_params(l, q);
+      return run_both(
+          l, k::built_depthwise_conv_16x8_kernel_variant(p.shape),
+          [&] { k::depthwise_conv2d_16x8(p, input16, filter_buf, bias64_buf, output16); },
+          [&] { k::portable_depthwise_conv2d_16x8(p, input16, filter_buf, bias64_buf, output16); });
+    }
+    case Kind::kDepthwiseInt4: {
+      const k::DepthwiseConvParams p = wide_depthwise_params(l, q);
+      return run_both(
+          l, k::built_depthwise_conv_int4_kernel_variant(p.shape),
+          [&] { k::depthwise_conv2d_int4(p, input_buf, packed, bias_buf, output_buf); },
+          [&] { k::portable_depthwise_conv2d_int4(p, input_buf, packed, bias_buf, output_buf); });
+    }
+    case Kind::kFullyConnected16x8: {
+      const k::FullyConnectedParams p = wide_fully_connected_params(l, q);
+      return run_both(
+          l, k::built_fully_connected_16x8_kernel_variant(p.output_depth),
+          [&] { k::fully_connected_16x8(p, input16, filter_buf, bias64_buf, output16); },
+          [&] { k::portable_fully_connected_16x8(p, input16, filter_buf, bias64_buf, output16); });
+    }
+    case Kind::kFullyConnectedInt4: {
+      const k::FullyConnectedParams p = wide_fully_connected_params(l, q);
+      return run_both(
+          l, k::built_fully_connected_int4_kernel_variant(p.output_depth),
+          [&] { k::fully_connected_int4(p, input_buf, packed, bias_buf, output_buf); },
+          [&] { k::portable_fully_connected_int4(p, input_buf, packed, bias_buf, output_buf); });
+    }
+    default:
+      return {{0, "", false}, 0, 0};
+  }
+}
+
 Measured run(const grid::Layer& l, const grid::Quantization& q) {
   switch (l.kind) {
     case Kind::kConv: return run_conv(l, q);
@@ -222,14 +341,14 @@ Measured run(const grid::Layer& l, const grid::Quantization& q) {
     case Kind::kAdd: return run_add(l, q);
     case Kind::kMul: return run_mul(l, q);
     case Kind::kRequantize: return run_requantize(l, q);
+    default: return {0, "", false};  // the 16x8 and int4 rows: run_wide
   }
-  return {0, "", false};
 }
 
 // "49x10x1 -> 25x5x64, 10x4 s2": input, output, window and stride (VALID where it pads
 // differently, groups where grouped).
 void shape_text(Line& line, const grid::Layer& l) {
-  if (l.kind == Kind::kFullyConnected) {
+  if (grid::shape_kind(l.kind) == Kind::kFullyConnected) {
     line.signed_number(l.c).text(" -> ").signed_number(l.out_c);
     return;
   }
@@ -260,9 +379,13 @@ int main() {
       ++failed;
       continue;
     }
+    const bool wide = grid::is_16x8(l.kind) || grid::is_int4(l.kind);
     const grid::Quantization q =
-        grid::fill(l, input_buf, input2_buf, filter_buf, bias_buf, multiplier_buf, shift_buf);
-    const Measured m = run(l, q);
+        wide ? grid::fill_wide(l, input16, input_buf, filter_buf, bias64_buf, bias_buf,
+                               multiplier_buf, shift_buf)
+             : grid::fill(l, input_buf, input2_buf, filter_buf, bias_buf, multiplier_buf, shift_buf);
+    WideMeasured w{};
+    const Measured m = wide ? (w = run_wide(l, q)).variant : run(l, q);
     if (!m.ran) {
       Line().text("grid: ").text(l.id).text(" has parameters the kernels do not take").end();
       ++failed;
@@ -272,8 +395,12 @@ int main() {
     line.text("grid\t").text(l.id).character('\t').text(l.family).character('\t');
     shape_text(line, l);
     line.character('\t').unsigned_number(m.instructions).character('\t').text(m.variant);
-    line.character('\t').hex(grid::checksum(output_buf, grid::output_elements(l)));
+    line.character('\t').hex(output_checksum(l));
     line.end();
+    if (wide) {
+      Line().text("portable\t").text(l.id).character('\t').unsigned_number(w.portable)
+          .character('\t').hex(w.portable_checksum).end();
+    }
   }
   Line().text(failed == 0 ? "grid: ok" : "grid: failed").end();
   return failed == 0 ? 0 : 1;
