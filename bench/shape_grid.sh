@@ -127,3 +127,22 @@ awk -F'\t' '
       print row " |"
     }
   }' "$peer" "$out/mote"
+# The 16x8 and int4 rows' portable kernels, which their runs print beside the variant's.
+if grep -qP '^portable\t' "$out/cortex-m4"; then
+  echo
+  echo "## 16x8 and int4: the variant against the portable kernel"
+  echo
+  echo "The same calls on the portable kernels (direct loops), in the same images; speed-up: portable"
+  echo "/ variant. Their outputs' checksums equal the variant's (\`≠\` where not)."
+  echo
+  echo "| shape | M4 portable | M4 variant | speed-up | M55 portable | M55 variant | speed-up |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  paste <(grep -P '^portable\t' "$out/cortex-m4") <(grep -P '^portable\t' "$out/cortex-m55") |
+    awk -F'\t' 'FNR == NR { v4[$1] = $4; v55[$1] = $7; c[$1] = $6; s[$1] = $3; next }
+      {
+        id = $2
+        printf "| %s (`%s`) | %s%s | %s | %.2f | %s%s | %s | %.2f |\n", s[id], id,
+          $3, ($4 != c[id] ? " ≠" : ""), v4[id], $3 / v4[id],
+          $7, ($8 != c[id] ? " ≠" : ""), v55[id], $7 / v55[id]
+      }' "$out/mote" -
+fi
