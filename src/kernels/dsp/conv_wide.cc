@@ -67,7 +67,8 @@ struct ConvInt4 {
   void finish4(const int32_t* a, int32_t c, int8_t* out) const {
     for (int32_t r = 0; r < 4; ++r) {
       if (fast) {
-        const int32_t acc = finish.bias != nullptr ? wide::add_wrap(a[r], finish.bias[c + r]) : a[r];
+        const int32_t acc =
+            finish.bias != nullptr ? wide::add_wrap(a[r], finish.bias[c + r]) : a[r];
         out[r] = rq(acc, c + r);
       } else {
         out[r] = finish(a[r], c + r);
@@ -77,7 +78,8 @@ struct ConvInt4 {
   int32_t pixel_term(const int8_t* input, const wide_conv::Run* runs, int32_t count) const {
     uint32_t sum = 0;
     for (int32_t k = 0; k < count; ++k) {
-      sum += static_cast<uint32_t>(wide::sum_with_offset(input + runs[k].input, runs[k].n, input_offset));
+      sum += static_cast<uint32_t>(
+          wide::sum_with_offset(input + runs[k].input, runs[k].n, input_offset));
     }
     return static_cast<int32_t>(0u - 8u * sum);
   }
@@ -111,12 +113,12 @@ void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* f
 void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
                  const int32_t* bias, int8_t* output) {
   const ConvParams p = params;
-  const ConvInt4 policy{{p, bias, p.output_offset},
-                        p.input_offset,
-                        pack16(p.input_offset, p.input_offset),
-                        multipliers_non_negative(p.output_multiplier, p.shape.output_c),
-                        make_requantizer(p.output_multiplier, p.output_shift, p.output_offset,
-                                         p.act_min, p.act_max)};
+  const ConvInt4 policy{
+      {p, bias, p.output_offset},
+      p.input_offset,
+      pack16(p.input_offset, p.input_offset),
+      multipliers_non_negative(p.output_multiplier, p.shape.output_c),
+      make_requantizer(p.output_multiplier, p.output_shift, p.output_offset, p.act_min, p.act_max)};
   wide_conv::run(p.shape, policy, input, filter, output);
 }
 

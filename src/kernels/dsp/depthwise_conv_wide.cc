@@ -186,10 +186,10 @@ void depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* inp
 
 void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,
                            const uint8_t* filter, const int32_t* bias, int8_t* output) {
-  depthwise(params, input,
-            FormInt4{filter, bias, params.input_offset,
-                     pack16(params.input_offset, params.input_offset)},
-            output);
+  depthwise(
+      params, input,
+      FormInt4{filter, bias, params.input_offset, pack16(params.input_offset, params.input_offset)},
+      output);
 }
 
 }  // namespace dsp

@@ -1,7 +1,8 @@
 // dsp FULLY_CONNECTED with int16 activations (16x8) or packed int4 weights: one input row against
 // four filter rows at a time (dsp/wide_dot.h), then the portable kernel's requantization (the
-// 64-bit one for int64 sums; int4: dsp/requantize.h's where it applies). sum (x + io)(w + fo) = sum (x + io) w + fo sum (x + io): the second
-// term is one per input row. No scratch.
+// 64-bit one for int64 sums; int4: dsp/requantize.h's where it applies).
+// sum (x + io)(w + fo) = sum (x + io) w + fo sum (x + io): the second term is one per input row.
+// No scratch.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +31,8 @@ inline int64_t plus(int64_t a, int64_t b) { return a + b; }
 template <typename Acc, typename Output>
 Output finish(const FullyConnectedParams& p, Acc acc, int32_t o, int32_t output_offset) {
   const int32_t c = p.per_channel ? o : 0;
-  const int32_t v = direct::requantize(acc, p.output_multiplier[c], p.output_shift[c]) + output_offset;
+  const int32_t v =
+      direct::requantize(acc, p.output_multiplier[c], p.output_shift[c]) + output_offset;
   return static_cast<Output>(direct::clamp(v, p.act_min, p.act_max));
 }
 
@@ -83,15 +85,15 @@ void fully_connected_int4(const FullyConnectedParams& params, const int8_t* inpu
   const uint32_t offset2 = pack16(p.input_offset, p.input_offset);
   // dsp/requantize.h's step where every multiplier is >= 0 (its condition), else portable's.
   const bool fast = multipliers_non_negative(p.output_multiplier, p.per_channel ? od : 1);
-  const Requantizer rq = make_requantizer(p.output_multiplier, p.output_shift, p.output_offset,
-                                          p.act_min, p.act_max);
+  const Requantizer rq =
+      make_requantizer(p.output_multiplier, p.output_shift, p.output_offset, p.act_min, p.act_max);
   for (int32_t b = 0; b < p.batches; ++b) {
     const int8_t* x = input + static_cast<ptrdiff_t>(b) * n;
     int8_t* out = output + static_cast<ptrdiff_t>(b) * od;
     // The dot products weigh x + io by w + 8: (fo - 8) sum (x + io) makes them (w + fo).
-    const int32_t row_term = static_cast<int32_t>(
-        static_cast<uint32_t>(wide::sum_with_offset(x, n, p.input_offset)) *
-        static_cast<uint32_t>(p.filter_offset - 8));
+    const int32_t row_term =
+        static_cast<int32_t>(static_cast<uint32_t>(wide::sum_with_offset(x, n, p.input_offset)) *
+                             static_cast<uint32_t>(p.filter_offset - 8));
     int32_t o = 0;
     for (; o + 4 <= od; o += 4) {
       int32_t a[4] = {row_term, row_term, row_term, row_term};

@@ -95,7 +95,8 @@ inline void dot_int4_rows(const int8_t* x, int32_t n, const uint8_t* packed, siz
     for (int r = 0; r < R; ++r) {
       const bool odd = kOdd0 != (kAlternate && (r & 1) != 0);
       const size_t at = pos + static_cast<size_t>(r) * stride + static_cast<size_t>(i);
-      const uint32_t v = (odd ? nibbles8<true>(packed, at) : nibbles8<false>(packed, at)) ^ 0x88888888u;
+      const uint32_t v =
+          (odd ? nibbles8<true>(packed, at) : nibbles8<false>(packed, at)) ^ 0x88888888u;
       int32_t t = smlad(x04, v & kLanes, a[r]);
       t = smlad(x15, (v >> 4) & kLanes, t);
       t = smlad(x26, (v >> 8) & kLanes, t);
@@ -105,7 +106,8 @@ inline void dot_int4_rows(const int8_t* x, int32_t n, const uint8_t* packed, siz
   for (; i < n; ++i) {
     const int32_t xi = x[i] + offset;
     for (int r = 0; r < R; ++r) {
-      a[r] = add_wrap(a[r], xi * nibble_u(packed, pos + static_cast<size_t>(r) * stride + static_cast<size_t>(i)));
+      a[r] = add_wrap(a[r], xi * nibble_u(packed, pos + static_cast<size_t>(r) * stride +
+                                                      static_cast<size_t>(i)));
     }
   }
   for (int r = 0; r < R; ++r) s[r] = a[r];
@@ -133,7 +135,8 @@ inline void dot_int4(const int8_t* x, int32_t n, const uint8_t* packed, size_t p
 inline int32_t sum_with_offset(const int8_t* x, int32_t n, int32_t offset) {
   int32_t sum = 0;
   for (int32_t i = 0; i < n; ++i) sum = add_wrap(sum, x[i]);
-  return add_wrap(sum, static_cast<int32_t>(static_cast<uint32_t>(n) * static_cast<uint32_t>(offset)));
+  return add_wrap(sum,
+                  static_cast<int32_t>(static_cast<uint32_t>(n) * static_cast<uint32_t>(offset)));
 }
 
 }  // namespace wide

@@ -75,7 +75,8 @@ struct ConvInt4 {
     int32_t ws[R] = {};
     wide::dot_int4<R>(x, n, filter, pos, stride, a, ws);
     for (int r = 0; r < R; ++r) {
-      a[r] = static_cast<int32_t>(static_cast<uint32_t>(a[r]) + input_offset * static_cast<uint32_t>(ws[r]));
+      a[r] = static_cast<int32_t>(static_cast<uint32_t>(a[r]) +
+                                  input_offset * static_cast<uint32_t>(ws[r]));
     }
   }
 };
@@ -103,7 +104,8 @@ void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* f
 void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,
                  const int32_t* bias, int8_t* output) {
   const ConvParams p = params;
-  const ConvInt4 policy{{p, bias, p.output_offset}, static_cast<uint32_t>(p.input_offset),
+  const ConvInt4 policy{{p, bias, p.output_offset},
+                        static_cast<uint32_t>(p.input_offset),
                         make_output_stage(p.output_offset, p.act_min, p.act_max)};
   wide_conv::run(p.shape, policy, input, filter, output);
 }

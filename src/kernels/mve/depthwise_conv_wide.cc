@@ -74,7 +74,8 @@ struct FormInt4 {
     const uint32x4_t offsets = vshrq_n_u32(start_odd ? vaddq_n_u32(index, 1) : index, 1);
     // A low nibble where w + k is even.
     const uint32x4_t high = start_odd ? veorq_u32(odd, vdupq_n_u32(1)) : odd;
-    const int32x4_t shifts = vsubq_s32(vdupq_n_s32(28), vreinterpretq_s32_u32(vshlq_n_u32(high, 2)));
+    const int32x4_t shifts =
+        vsubq_s32(vdupq_n_s32(28), vreinterpretq_s32_u32(vshlq_n_u32(high, 2)));
     const int32x4_t bytes =
         vreinterpretq_s32_u32(vldrbq_gather_offset_z_u32(filter + (w >> 1), offsets, p));
     return vshrq_n_s32(vshlq_s32(bytes, shifts), 28);
@@ -112,7 +113,8 @@ void depthwise_with(const DepthwiseConvParams& params, const typename Form::Inpu
           uint32x4_t channels = vdupq_n_u32(0);
           if (!kMultiplierOne) {
             uint32_t ch[4];
-            for (int32_t k = 0; k < 4; ++k) ch[k] = static_cast<uint32_t>((c + (k < count ? k : 0)) / m);
+            for (int32_t k = 0; k < 4; ++k)
+              ch[k] = static_cast<uint32_t>((c + (k < count ? k : 0)) / m);
             channels = vldrwq_u32(ch);
           }
           int32x4_t acc = vdupq_n_s32(0);

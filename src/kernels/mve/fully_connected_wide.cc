@@ -24,7 +24,8 @@ inline int64_t plus(int64_t a, int64_t b) { return a + b; }
 template <typename Acc, typename Output>
 Output finish(const FullyConnectedParams& p, Acc acc, int32_t o, int32_t output_offset) {
   const int32_t c = p.per_channel ? o : 0;
-  const int32_t v = direct::requantize(acc, p.output_multiplier[c], p.output_shift[c]) + output_offset;
+  const int32_t v =
+      direct::requantize(acc, p.output_multiplier[c], p.output_shift[c]) + output_offset;
   return static_cast<Output>(direct::clamp(v, p.act_min, p.act_max));
 }
 
@@ -55,8 +56,8 @@ void fully_connected_16x8_with(const FullyConnectedParams& params, const int16_t
       Acc a[4] = {row_term, row_term, row_term, row_term};
       wide::dot_16x8<4>(x, n, filter + static_cast<ptrdiff_t>(o) * n, n, a);
       for (int32_t k = 0; k < 4; ++k) {
-        out[o + k] = finish<Acc, int16_t>(p, bias != nullptr ? plus(a[k], bias[o + k]) : a[k],
-                                          o + k, 0);
+        out[o + k] =
+            finish<Acc, int16_t>(p, bias != nullptr ? plus(a[k], bias[o + k]) : a[k], o + k, 0);
       }
     }
     for (; o < od; ++o) {
@@ -92,8 +93,9 @@ void fully_connected_int4(const FullyConnectedParams& params, const int8_t* inpu
     const int8_t* x = input + static_cast<ptrdiff_t>(b) * n;
     int8_t* out = output + static_cast<ptrdiff_t>(b) * od;
     // fo sum x + n io fo, one per input row (modulo 2^32, as the sums).
-    const uint32_t row_term =
-        fo == 0 ? 0u : fo * static_cast<uint32_t>(wide::row_sum(x, n)) + static_cast<uint32_t>(n) * io * fo;
+    const uint32_t row_term = fo == 0 ? 0u
+                                      : fo * static_cast<uint32_t>(wide::row_sum(x, n)) +
+                                            static_cast<uint32_t>(n) * io * fo;
     const auto output_of = [&](int32_t dot, int32_t filter_sum, int32_t o) {
       uint32_t acc = static_cast<uint32_t>(dot) + io * static_cast<uint32_t>(filter_sum) + row_term;
       if (bias != nullptr) acc += static_cast<uint32_t>(bias[o]);
@@ -108,10 +110,9 @@ void fully_connected_int4(const FullyConnectedParams& params, const int8_t* inpu
       int32x4_t acc = vaddq_n_s32(vmlaq_n_s32(vldrwq_s32(a), vldrwq_s32(ws), p.input_offset),
                                   static_cast<int32_t>(row_term));
       if (bias != nullptr) acc = vaddq_s32(acc, vldrwq_s32(bias + o));
-      const int32x4_t v = p.per_channel
-                              ? stage.apply(acc, vldrwq_s32(p.output_multiplier + o),
-                                            split_shifts(vldrwq_s32(p.output_shift + o)))
-                              : stage.apply(acc, tensor_multiplier, tensor_shifts);
+      const int32x4_t v = p.per_channel ? stage.apply(acc, vldrwq_s32(p.output_multiplier + o),
+                                                      split_shifts(vldrwq_s32(p.output_shift + o)))
+                                        : stage.apply(acc, tensor_multiplier, tensor_shifts);
       vstrbq_s32(out + o, v);
     }
     for (; o < od; ++o) {

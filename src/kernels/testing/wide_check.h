@@ -53,9 +53,9 @@ class Random {
 };
 
 inline constexpr int32_t kGuard = 32;
-inline constexpr size_t kMaxInput = 4096;     // elements
-inline constexpr size_t kMaxFilter = 12288;   // elements
-inline constexpr size_t kMaxOutput = 2048;    // elements
+inline constexpr size_t kMaxInput = 4096;    // elements
+inline constexpr size_t kMaxFilter = 12288;  // elements
+inline constexpr size_t kMaxOutput = 2048;   // elements
 inline constexpr int32_t kMaxChannels = 64;
 
 struct Buffers {
@@ -99,7 +99,8 @@ inline void fill_filters(Random& r, size_t n) {
 inline void fill_quantization(Random& r, int32_t channels, int32_t min_shift, int32_t max_shift) {
   Buffers& b = buffers();
   for (int32_t c = 0; c < channels; ++c) {
-    b.bias64[c] = (static_cast<int64_t>(r.uniform(-(1 << 20), 1 << 20)) << 20) + r.uniform(-1000, 1000);
+    b.bias64[c] =
+        (static_cast<int64_t>(r.uniform(-(1 << 20), 1 << 20)) << 20) + r.uniform(-1000, 1000);
     b.bias32[c] = r.uniform(-(1 << 20), 1 << 20);
     b.multiplier[c] = r.coin(10) ? INT32_MAX : r.uniform(1 << 30, INT32_MAX);
     b.shift[c] = r.uniform(min_shift, max_shift);
@@ -169,7 +170,8 @@ inline bool check_fully_connected(Report& report, Random& r, const char* variant
     const bool with_bias = r.coin(80);
     if (r.coin(10)) {
       // The largest products of one sign: int64 sums past int32 (and saturated outputs).
-      for (size_t i = 0; i < static_cast<size_t>(p.batches) * p.input_depth; ++i) b.input16[i] = -32768;
+      for (size_t i = 0; i < static_cast<size_t>(p.batches) * p.input_depth; ++i)
+        b.input16[i] = -32768;
       memset(b.filter, 0x80, static_cast<size_t>(p.output_depth) * p.input_depth);
     }
 
@@ -188,19 +190,36 @@ inline bool check_fully_connected(Report& report, Random& r, const char* variant
     }
     const int64_t* b64 = with_bias ? b.bias64 : nullptr;
     const int32_t* b32 = with_bias ? b.bias32 : nullptr;
-    if (!compare(report, "fully_connected_16x8 (int64)", k, outputs, 2,
-                 [&](void* y) { fully_connected_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); },
-                 [&](void* y) { portable_fully_connected_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); }) ||
-        !compare(report, "fully_connected_16x8 (int32)", k, outputs, 2,
-                 [&](void* y) { fully_connected_16x8(p16_32, b.input16, b.filter, b32, static_cast<int16_t*>(y)); },
-                 [&](void* y) { portable_fully_connected_16x8(p16_32, b.input16, b.filter, b32, static_cast<int16_t*>(y)); })) {
+    if (!compare(
+            report, "fully_connected_16x8 (int64)", k, outputs, 2,
+            [&](void* y) {
+              fully_connected_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y));
+            },
+            [&](void* y) {
+              portable_fully_connected_16x8(p16, b.input16, b.filter, b64,
+                                            static_cast<int16_t*>(y));
+            }) ||
+        !compare(
+            report, "fully_connected_16x8 (int32)", k, outputs, 2,
+            [&](void* y) {
+              fully_connected_16x8(p16_32, b.input16, b.filter, b32, static_cast<int16_t*>(y));
+            },
+            [&](void* y) {
+              portable_fully_connected_16x8(p16_32, b.input16, b.filter, b32,
+                                            static_cast<int16_t*>(y));
+            })) {
       return false;
     }
     FullyConnectedParams p4 = p;
     pick_activation(r, -128, 127, &p4.act_min, &p4.act_max);
-    if (!compare(report, "fully_connected_int4", k, outputs, 1,
-                 [&](void* y) { fully_connected_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); },
-                 [&](void* y) { portable_fully_connected_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); })) {
+    if (!compare(
+            report, "fully_connected_int4", k, outputs, 1,
+            [&](void* y) {
+              fully_connected_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y));
+            },
+            [&](void* y) {
+              portable_fully_connected_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y));
+            })) {
       return false;
     }
   }
@@ -263,8 +282,9 @@ inline bool check_conv(Report& report, Random& r, const char* variant, int32_t c
     fill_filters(r, filters);
     fill_quantization(r, s.output_c, -24, 2);
     // int32 sums only where they cannot overflow (TFLite's condition for that form).
-    const bool int32_sums_fit = static_cast<int64_t>(filters / s.output_c) * (32768 / spread) * 128 <
-                                (int64_t{1} << 31) - (1 << 20);
+    const bool int32_sums_fit =
+        static_cast<int64_t>(filters / s.output_c) * (32768 / spread) * 128 <
+        (int64_t{1} << 31) - (1 << 20);
     const bool with_bias = r.coin(80);
     const int64_t* b64 = with_bias ? b.bias64 : nullptr;
     const int32_t* b32 = with_bias ? b.bias32 : nullptr;
@@ -274,20 +294,29 @@ inline bool check_conv(Report& report, Random& r, const char* variant, int32_t c
     }
     ConvParams p16 = p;
     pick_activation(r, -32768, 32767, &p16.act_min, &p16.act_max);
-    if (!compare(report, "conv_16x8 (int64)", k, outputs, 2,
-                 [&](void* y) { conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); },
-                 [&](void* y) { portable_conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); }) ||
+    if (!compare(
+            report, "conv_16x8 (int64)", k, outputs, 2,
+            [&](void* y) { conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); },
+            [&](void* y) {
+              portable_conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y));
+            }) ||
         (int32_sums_fit &&
-         !compare(report, "conv_16x8 (int32)", k, outputs, 2,
-                  [&](void* y) { conv2d_16x8(p16, b.input16, b.filter, b32, static_cast<int16_t*>(y)); },
-                  [&](void* y) { portable_conv2d_16x8(p16, b.input16, b.filter, b32, static_cast<int16_t*>(y)); }))) {
+         !compare(
+             report, "conv_16x8 (int32)", k, outputs, 2,
+             [&](void* y) { conv2d_16x8(p16, b.input16, b.filter, b32, static_cast<int16_t*>(y)); },
+             [&](void* y) {
+               portable_conv2d_16x8(p16, b.input16, b.filter, b32, static_cast<int16_t*>(y));
+             }))) {
       return false;
     }
     ConvParams p4 = p;
     pick_activation(r, -128, 127, &p4.act_min, &p4.act_max);
-    if (!compare(report, "conv_int4", k, outputs, 1,
-                 [&](void* y) { conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); },
-                 [&](void* y) { portable_conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); })) {
+    if (!compare(
+            report, "conv_int4", k, outputs, 1,
+            [&](void* y) { conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); },
+            [&](void* y) {
+              portable_conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y));
+            })) {
       return false;
     }
   }
@@ -331,16 +360,27 @@ inline bool check_depthwise(Report& report, Random& r, const char* variant, int3
     }
     DepthwiseConvParams p16 = p;
     pick_activation(r, -32768, 32767, &p16.act_min, &p16.act_max);
-    if (!compare(report, "depthwise_conv_16x8", k, outputs, 2,
-                 [&](void* y) { depthwise_conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); },
-                 [&](void* y) { portable_depthwise_conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y)); })) {
+    if (!compare(
+            report, "depthwise_conv_16x8", k, outputs, 2,
+            [&](void* y) {
+              depthwise_conv2d_16x8(p16, b.input16, b.filter, b64, static_cast<int16_t*>(y));
+            },
+            [&](void* y) {
+              portable_depthwise_conv2d_16x8(p16, b.input16, b.filter, b64,
+                                             static_cast<int16_t*>(y));
+            })) {
       return false;
     }
     DepthwiseConvParams p4 = p;
     pick_activation(r, -128, 127, &p4.act_min, &p4.act_max);
-    if (!compare(report, "depthwise_conv_int4", k, outputs, 1,
-                 [&](void* y) { depthwise_conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); },
-                 [&](void* y) { portable_depthwise_conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y)); })) {
+    if (!compare(
+            report, "depthwise_conv_int4", k, outputs, 1,
+            [&](void* y) {
+              depthwise_conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y));
+            },
+            [&](void* y) {
+              portable_depthwise_conv2d_int4(p4, b.input8, b.packed, b32, static_cast<int8_t*>(y));
+            })) {
       return false;
     }
   }
@@ -351,8 +391,8 @@ inline bool check_depthwise(Report& report, Random& r, const char* variant, int3
 // "portable").
 inline bool check_all(Report& report, const char* variant, int32_t cases) {
   Random r;
-  return check_fully_connected(report, r, variant, cases) && check_conv(report, r, variant, cases) &&
-         check_depthwise(report, r, variant, cases);
+  return check_fully_connected(report, r, variant, cases) &&
+         check_conv(report, r, variant, cases) && check_depthwise(report, r, variant, cases);
 }
 
 }  // namespace wide_check

@@ -2,7 +2,8 @@
 // dsp or mve variant where the build has one): each set was written on the host as a kernel call
 // (src/kernels/vector_calls/kernel_call.h, mote_write_vector_calls; int8, 16x8 and int4-weight
 // forms); this image reads the file that lists them (its one argument, a call file per line) and
-// each call through semihosting, runs it and compares with the set's expected output. Exit status 1 names the first set that differs.
+// each call through semihosting, runs it and compares with the set's expected output. Exit status
+// 1 names the first set that differs.
 
 #include <stdint.h>
 #include <string.h>
