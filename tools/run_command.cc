@@ -84,6 +84,8 @@ OutputValues decode(const schema::TensorT& t, const std::vector<uint8_t>& bytes)
     case schema::DataType::UInt8:
     case schema::DataType::Bool: integers(uint8_t{}, 1); break;
     case schema::DataType::Int4: break;  // weights only, never an output
+    case schema::DataType::UInt32: integers(uint32_t{}, 4); break;
+    case schema::DataType::UInt64: integers(uint64_t{}, 8); break;
   }
   return out;
 }

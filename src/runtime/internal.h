@@ -27,6 +27,8 @@ inline size_t element_size(schema::DataType type) {
     case schema::DataType::UInt8: return 1;
     case schema::DataType::Bool: return 1;
     case schema::DataType::Int4: return 1;
+    case schema::DataType::UInt32: return 4;
+    case schema::DataType::UInt64: return 8;
   }
   return 0;
 }

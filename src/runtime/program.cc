@@ -28,6 +28,7 @@ using schema::Location;
 static_assert(static_cast<int>(DataType::kBool) == static_cast<int>(schema::DataType::Bool), "");
 static_assert(static_cast<int>(DataType::kInt4) == static_cast<int>(schema::DataType::Int4), "");
 static_assert(static_cast<int>(DataType::kUInt8) == static_cast<int>(schema::DataType::UInt8), "");
+static_assert(static_cast<int>(DataType::kUInt64) == static_cast<int>(schema::DataType::UInt64), "");
 static_assert(static_cast<int>(Extension::kMve) == static_cast<int>(schema::Extension::Mve), "");
 
 constexpr uint32_t kConstantAlignment = 16;

@@ -53,7 +53,10 @@ typedef enum mote_type {
   MOTE_INT32 = 3,
   MOTE_INT64 = 4,
   MOTE_UINT8 = 5,
-  MOTE_BOOL = 6
+  MOTE_BOOL = 6,
+  MOTE_INT4 = 7,
+  MOTE_UINT32 = 8,
+  MOTE_UINT64 = 9
 } mote_type;
 
 /* A loaded (verified) program: a handle to its bytes, which must stay valid and unchanged while

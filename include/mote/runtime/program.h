@@ -41,7 +41,8 @@ inline constexpr size_t kLoadStackWorkspaceWords = 256;
 
 /// Element types; the values equal the schema's DataType.
 /// kInt4: weights packed two per byte, constants only (never an input or output).
-enum class DataType : uint8_t { kFloat32, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool, kInt4 };
+enum class DataType : uint8_t { kFloat32, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool, kInt4,
+                                 kUInt32, kUInt64 };
 
 /// The CPU extension a program was planned for; the values equal kernels::Extension.
 enum class Extension : uint8_t { kScalar = 0, kDsp = 1, kMve = 2 };

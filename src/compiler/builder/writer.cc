@@ -52,16 +52,19 @@ std::unique_ptr<fb::ModelT> to_tflite_object(const ir::Graph& g) {
     sg->tensors.push_back(std::move(ft));
   }
 
-  std::vector<int32_t> codes;  // builtin code of each OperatorCode, in order of first use
+  // The builtin code and custom name of each OperatorCode, in order of first use.
+  std::vector<std::pair<int32_t, std::string>> codes;
   for (const ir::Operator& op : g.operators) {
     const ops::OpDef& def = ops::op_def(op.type);
-    const int32_t code = def.builtin_code;
+    const std::pair<int32_t, std::string> code{
+        def.builtin_code, def.custom_code != nullptr ? def.custom_code : ""};
     auto it = std::find(codes.begin(), codes.end(), code);
     if (it == codes.end()) {
       auto oc = std::make_unique<fb::OperatorCodeT>();
       oc->deprecated_builtin_code =
-          static_cast<int8_t>(std::min(code, tflite::kBuiltinPlaceholderForGreaterOpCodes));
-      oc->builtin_code = code;
+          static_cast<int8_t>(std::min(code.first, tflite::kBuiltinPlaceholderForGreaterOpCodes));
+      oc->builtin_code = code.first;
+      oc->custom_code = code.second;
       oc->version = 1;
       model->operator_codes.push_back(std::move(oc));
       codes.push_back(code);
@@ -71,6 +74,11 @@ std::unique_ptr<fb::ModelT> to_tflite_object(const ir::Graph& g) {
     fop->opcode_index = static_cast<uint32_t>(it - codes.begin());
     fop->inputs = op.inputs;
     fop->outputs = op.outputs;
+    // State a TFLite operator keeps inside itself is not among its inputs in the file.
+    if (def.internal_state != nullptr) {
+      fop->inputs.resize(fop->inputs.size() - def.internal_state(op).size());
+    }
+    if (def.write_custom != nullptr) fop->custom_options = def.write_custom(op);
     def.write_options(op, fop->builtin_options);
     sg->operators.push_back(std::move(fop));
   }

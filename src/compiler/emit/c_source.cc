@@ -26,6 +26,8 @@ const char* type_name(schema::DataType type) {
     case schema::DataType::UInt8: return "uint8";
     case schema::DataType::Bool: return "bool";
     case schema::DataType::Int4: return "int4";
+    case schema::DataType::UInt32: return "uint32";
+    case schema::DataType::UInt64: return "uint64";
   }
   return "unknown";
 }

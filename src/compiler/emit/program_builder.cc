@@ -16,6 +16,8 @@ size_t element_size(schema::DataType type) {
     case schema::DataType::UInt8: return 1;
     case schema::DataType::Bool: return 1;
     case schema::DataType::Int4: return 1;  // two elements a byte: byte_size halves the count
+    case schema::DataType::UInt32: return 4;
+    case schema::DataType::UInt64: return 8;
   }
   throw std::invalid_argument("unknown data type");
 }

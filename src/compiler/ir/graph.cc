@@ -13,6 +13,8 @@ std::string_view to_string(DataType type) {
     case DataType::kUInt8: return "uint8";
     case DataType::kBool: return "bool";
     case DataType::kInt4: return "int4";
+    case DataType::kUInt32: return "uint32";
+    case DataType::kUInt64: return "uint64";
   }
   return "unknown";
 }
@@ -27,6 +29,8 @@ size_t element_size(DataType type) {
     case DataType::kUInt8: return 1;
     case DataType::kBool: return 1;
     case DataType::kInt4: return 1;
+    case DataType::kUInt32: return 4;
+    case DataType::kUInt64: return 8;
   }
   return 1;
 }

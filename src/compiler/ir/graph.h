@@ -14,7 +14,8 @@ namespace mote::ir {
 
 // kInt4: weights packed two per byte as TFLite stores INT4 (element 2k in the low nibble of byte
 // k); constants of the convolutions and FULLY_CONNECTED only.
-enum class DataType : uint8_t { kFloat32, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool, kInt4 };
+enum class DataType : uint8_t { kFloat32, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool, kInt4,
+                                 kUInt32, kUInt64 };
 
 std::string_view to_string(DataType type);
 // Bytes per element (kInt4: 1, the byte its two elements share; storage_bytes is exact).

@@ -35,7 +35,17 @@ const OpDef& op_def(ir::OpType type) {
 
 std::optional<ir::OpType> op_type_for_builtin(int32_t code) {
   for (size_t i = 0; i < kDefinitions.size(); ++i) {
-    if (kDefinitions[i]->builtin_code == code) return static_cast<ir::OpType>(i);
+    if (kDefinitions[i]->builtin_code == code && kDefinitions[i]->custom_code == nullptr) {
+      return static_cast<ir::OpType>(i);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ir::OpType> op_type_for_custom(std::string_view name) {
+  for (size_t i = 0; i < kDefinitions.size(); ++i) {
+    const char* custom = kDefinitions[i]->custom_code;
+    if (custom != nullptr && name == custom) return static_cast<ir::OpType>(i);
   }
   return std::nullopt;
 }
@@ -192,6 +202,39 @@ ir::Activation TfliteOptions::activation(int8_t value) const {
     case 5: fail("fused activation SIGN_BIT not supported");
     default: fail("fused activation " + std::to_string(value) + " is not valid");
   }
+}
+
+flexbuffers::Map TfliteOptions::custom_map() const {
+  const auto* bytes = op_.custom_options();
+  if (bytes == nullptr || bytes->size() == 0) fail("custom options missing");
+  if (op_.custom_options_format() != 0) {
+    fail("custom options format " + std::to_string(op_.custom_options_format()) +
+         " is not FlexBuffers");
+  }
+  if (!flexbuffers::VerifyBuffer(bytes->data(), bytes->size())) {
+    fail("custom options are not a valid FlexBuffer");
+  }
+  const flexbuffers::Reference root = flexbuffers::GetRoot(bytes->data(), bytes->size());
+  if (!root.IsMap()) fail("custom options are not a FlexBuffers map");
+  return root.AsMap();
+}
+
+int64_t TfliteOptions::custom_int(const flexbuffers::Map& map, const char* key, int64_t lo,
+                                  int64_t hi) const {
+  const flexbuffers::Reference r = map[key];
+  if (r.IsNull()) fail(std::string("option ") + key + " missing");
+  if (!r.IsInt() && !r.IsUInt() && !r.IsBool()) {
+    fail(std::string("option ") + key + " is not an integer");
+  }
+  // TFLM reads every option as int64 (FlexbufferWrapper::ElementAsInt64) and narrows it.
+  const int64_t v = r.IsUInt() && r.AsUInt64() > static_cast<uint64_t>(INT64_MAX)
+                        ? INT64_MAX
+                        : r.AsInt64();
+  if (v < lo || v > hi) {
+    fail(std::string("option ") + key + " = " + std::to_string(v) + " out of range [" +
+         std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return v;
 }
 
 ir::Padding TfliteOptions::padding(int8_t value) const {

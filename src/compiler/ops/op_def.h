@@ -10,6 +10,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -60,8 +62,17 @@ struct RowReach {
 };
 
 struct OpDef {
-  // TFLite's BuiltinOperator code.
+  // TFLite's BuiltinOperator code (CUSTOM for a custom operator, then named by custom_code).
   int32_t builtin_code = -1;
+  // A custom operator's name (OperatorCode.custom_code, e.g. TFLM's "SignalWindow"); null for a
+  // builtin. Its options are TfliteOptions::custom_map(), written back by write_custom.
+  const char* custom_code = nullptr;
+  std::vector<uint8_t> (*write_custom)(const ir::Operator& op) = nullptr;
+  // State the operator keeps inside itself in TFLite (TFLM allocates it in Init, zeroes it in
+  // Reset), which the reader makes Mote's: variable tensors appended to the operator's inputs
+  // (declared in state_inputs), planned and reset as any state; the builder's writer leaves them
+  // out. Null: none.
+  std::vector<ir::Tensor> (*internal_state)(const ir::Operator& op) = nullptr;
   // The IR options from the operator's TFLite options table, and back (the builder's writer).
   ir::Options (*read_options)(const TfliteOptions& tflite) = nullptr;
   void (*write_options)(const ir::Operator& op, tflite::fb::BuiltinOptionsUnion& out) = nullptr;
@@ -113,6 +124,8 @@ struct OpDef {
   // It takes int16 activations (16x8 models: int16 inputs and outputs, int8 weights) where its
   // check allows; false: validate refuses any int16 activation it reads or writes.
   bool int16_activations = false;
+  // Its output may be a plain int8 (no quantization): CAST, which converts plain integers.
+  bool plain_output = false;
   // The output is input 0's bytes under another shape (no kernel work; the planner aliases them).
   bool output_aliases_input = false;
   void (*describe)(const ir::Graph& graph, const ir::Operator& op, Description& d) = nullptr;
@@ -124,8 +137,10 @@ struct OpDef {
 };
 
 const OpDef& op_def(ir::OpType type);
-// The operator Mote compiles for a TFLite builtin code, if any.
+// The operator Mote compiles for a TFLite builtin code, if any (never a custom operator's).
 std::optional<ir::OpType> op_type_for_builtin(int32_t code);
+// The operator Mote compiles for a TFLite custom operator's name, if any.
+std::optional<ir::OpType> op_type_for_custom(std::string_view name);
 
 // Shared by the definitions.
 // `scratch_bytes` and `kernel_variant` of an operator with a kernel variant table: the kernel

@@ -12,6 +12,7 @@ namespace {
 // kind of the same name at the same position.
 TEST(OpDefinitions, EveryOperatorIsDefinedOnce) {
   std::set<int32_t> codes;
+  std::set<std::string> custom;
   for (size_t t = 0; t < ir::kNumOpTypes; ++t) {
     const auto type = static_cast<ir::OpType>(t);
     const OpDef& def = op_def(type);
@@ -19,9 +20,19 @@ TEST(OpDefinitions, EveryOperatorIsDefinedOnce) {
     EXPECT_NE(def.read_options, nullptr);
     EXPECT_NE(def.write_options, nullptr);
     EXPECT_NE(def.check, nullptr);
+    if (def.custom_code != nullptr) {
+      EXPECT_EQ(def.builtin_code, 32);  // CUSTOM
+      EXPECT_NE(def.write_custom, nullptr);
+      EXPECT_TRUE(custom.insert(def.custom_code).second) << def.custom_code << " twice";
+      EXPECT_EQ(op_type_for_custom(def.custom_code), type);
+      EXPECT_EQ(std::string(ir::to_string(type)), def.custom_code);
+      continue;
+    }
     EXPECT_TRUE(codes.insert(def.builtin_code).second) << "code " << def.builtin_code << " twice";
     EXPECT_EQ(op_type_for_builtin(def.builtin_code), type);
   }
+  EXPECT_EQ(op_type_for_builtin(32), std::nullopt);  // CUSTOM: by name only
+  EXPECT_EQ(op_type_for_custom("SignalFramer"), std::nullopt);
   EXPECT_EQ(op_type_for_builtin(52), std::nullopt);  // BIDIRECTIONAL_SEQUENCE_LSTM
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <type_traits>
 
+#include <flatbuffers/flexbuffers.h>
+
 #include "compiler/ir/error.h"
 #include "compiler/ir/graph.h"
 #include "compiler/tflite/tflite_subset_generated.h"
@@ -43,6 +45,13 @@ class TfliteOptions {
     const tfl::BuiltinOptions got = op_.builtin_options_type();
     if (got != tfl::BuiltinOptions::NONE && got != allowed) fail("has unexpected " + name(got));
   }
+
+  // A custom operator's options: its FlexBuffers map (TFLM's signal operators), verified; fails
+  // naming the operator when they are absent, not FlexBuffers or not a map.
+  flexbuffers::Map custom_map() const;
+  // Map entry `key` as an integer in [lo, hi]; fails naming the option when it is absent, not an
+  // integer (or bool) or out of range.
+  int64_t custom_int(const flexbuffers::Map& map, const char* key, int64_t lo, int64_t hi) const;
 
   ir::Activation activation(int8_t value) const;
   ir::Padding padding(int8_t value) const;

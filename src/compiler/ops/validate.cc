@@ -13,7 +13,9 @@ using ir::kMaxRank;
 using ir::kMaxTensorBytes;
 using ir::Operator;
 
-void check_tensor(const Graph& g, int32_t index) {
+// `plain_int8`: the tensor is the output of an operator that writes plain integers of any type
+// (OpDef::plain_output: CAST), so an int8 without quantization is a plain integer there.
+void check_tensor(const Graph& g, int32_t index, bool plain_int8) {
   const Tensor& t = g.tensors[index];
   auto bad = [&](const std::string& why) {
     throw InputError(tensor_label(g, index) + ": " + why);
@@ -21,14 +23,18 @@ void check_tensor(const Graph& g, int32_t index) {
   if (t.shape.size() > kMaxRank) {
     bad("rank " + std::to_string(t.shape.size()) + " exceeds " + std::to_string(kMaxRank));
   }
-  // int16: an activation (16x8 models; only operators with OpDef::int16_activations take
-  // one), a constant or a state. int64 only as a constant (16x8 biases, slice parameters).
+  // int16: an activation (16x8 models, quantized; only operators with
+  // OpDef::int16_activations take one), a plain integer (no quantization: the signal operators'
+  // samples), a constant or a state. uint32 and uint64: plain integers (the signal operators'
+  // energies and filter-bank sums), never quantized. int64 only as a constant (16x8 biases, slice parameters).
   // uint8 as an activation only (QUANTIZE reads and writes it; every other operator checks for
   // int8). int4 only as a constant (packed weights). The operators that read them check their
   // types.
   const bool int64_ok = t.type == DataType::kInt64 && t.is_constant;
   const bool uint8_ok = t.type == DataType::kUInt8 && !t.is_constant;
   const bool int4_ok = t.type == DataType::kInt4 && t.is_constant;
+  const bool plain_ok = (t.type == DataType::kUInt32 || t.type == DataType::kUInt64) &&
+                        t.quantization.empty();
   // uint8 weights: TensorFlow 1's quantization (zero points around 128), which TFLM's kernels
   // no longer run either.
   if (t.type == DataType::kUInt8 && t.is_constant) {
@@ -38,9 +44,12 @@ void check_tensor(const Graph& g, int32_t index) {
         "target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8])");
   }
   if (t.type != DataType::kFloat32 && t.type != DataType::kInt8 && t.type != DataType::kInt32 &&
-      t.type != DataType::kInt16 && !int64_ok && !uint8_ok && !int4_ok) {
+      t.type != DataType::kInt16 && !int64_ok && !uint8_ok && !int4_ok && !plain_ok) {
     bad("type " + std::string(to_string(t.type)) + " not supported" +
-        (t.type == DataType::kInt4 ? " except as constant weights" : ""));
+        (t.type == DataType::kInt4 ? " except as constant weights"
+         : t.type == DataType::kUInt32 || t.type == DataType::kUInt64
+             ? " with quantization (a plain integer only)"
+             : ""));
   }
   int64_t elements = 1;
   for (int32_t d : t.shape) {
@@ -59,11 +68,8 @@ void check_tensor(const Graph& g, int32_t index) {
   }
   if (q.scale.empty()) {
     if (q.quantized_dimension != 0) bad("quantized_dimension set without quantization");
-    if (t.type == DataType::kInt8 || t.type == DataType::kUInt8) {
+    if ((t.type == DataType::kInt8 && !plain_int8) || t.type == DataType::kUInt8) {
       bad(std::string(to_string(t.type)) + " tensor without quantization");
-    }
-    if (t.type == DataType::kInt16 && !t.is_constant && !t.is_variable) {
-      bad("int16 activation without quantization");
     }
   } else {
     const int32_t rank = static_cast<int32_t>(t.shape.size());
@@ -109,15 +115,19 @@ void check_tensor(const Graph& g, int32_t index) {
   if (t.is_variable && t.is_constant) bad("a variable tensor cannot be constant");
 }
 
-// An operator without a 16x8 kernel that reads or writes an int16 activation (not a constant,
-// not a state): one refusal naming it, rather than a type error of its own check.
+// An operator without a 16x8 kernel that reads or writes a quantized int16 activation (not a
+// constant, not a state, not a plain integer): one refusal naming it, rather than a type error
+// of its own check. A plain int16 (no quantization) is each operator's check's to judge.
 std::string int16_problem(const Graph& g, size_t index) {
   const Operator& op = g.operators[index];
   for (const std::vector<int32_t>* list : {&op.inputs, &op.outputs}) {
     for (int32_t t : *list) {
       if (t == kNoTensor) continue;
       const Tensor& tensor = g.tensors[t];
-      if (tensor.type != DataType::kInt16 || tensor.is_constant || tensor.is_variable) continue;
+      if (tensor.type != DataType::kInt16 || tensor.is_constant || tensor.is_variable ||
+          tensor.quantization.empty()) {
+        continue;
+      }
       return "operator " + std::to_string(index) + " (" + std::string(to_string(op.type)) +
              "): int16 activations (" + tensor_label(g, t) + ") are not yet supported for " +
              std::string(to_string(op.type)) +
@@ -169,12 +179,19 @@ void check_graph(const Graph& g, const std::vector<std::string>& tensor_problems
     return;
   }
   std::vector<std::string> bad(g.tensors.size());
+  std::vector<bool> plain_int8(g.tensors.size(), false);
+  for (const Operator& op : g.operators) {
+    if (!op_def(op.type).plain_output) continue;
+    for (int32_t t : op.outputs) {
+      if (t >= 0 && t < num_tensors) plain_int8[t] = true;
+    }
+  }
   for (int32_t i = 0; i < static_cast<int32_t>(num_tensors); ++i) {
     if (static_cast<size_t>(i) < tensor_problems.size() && !tensor_problems[i].empty()) {
       bad[i] = tensor_problems[i];
     } else {
       try {
-        check_tensor(g, i);
+        check_tensor(g, i, plain_int8[i]);
       } catch (const InputError& e) {
         bad[i] = e.what();
       }

@@ -41,6 +41,8 @@ std::optional<ir::DataType> data_type_from_tensor_type(int8_t type) {
     case 4: return ir::DataType::kInt64;  // INT64: 16x8 biases, slice parameters
     case 3: return ir::DataType::kUInt8;  // UINT8: a camera frame into a first QUANTIZE
     case 17: return ir::DataType::kInt4;  // INT4: weights, packed two per byte
+    case 15: return ir::DataType::kUInt32;  // UINT32: signal operators' energies
+    case 12: return ir::DataType::kUInt64;  // UINT64: the signal filter bank's sums
     default: return std::nullopt;
   }
 }
@@ -55,6 +57,8 @@ int8_t tensor_type(ir::DataType type) {
     case ir::DataType::kUInt8: return 3;
     case ir::DataType::kBool: return 6;
     case ir::DataType::kInt4: return 17;
+    case ir::DataType::kUInt32: return 15;
+    case ir::DataType::kUInt64: return 12;
   }
   throw std::logic_error("tensor_type: unknown data type");
 }

@@ -79,12 +79,18 @@ class Place {
 std::string unsupported_hint(int32_t builtin, const fb::OperatorCode& code) {
   if (builtin != kBuiltinCustom) return "";
   const std::string name = code.custom_code() == nullptr ? "" : code.custom_code()->str();
+  if (name.rfind("Signal", 0) == 0) {
+    return ": TFLM's signal operator " + name + ", which Mote does not have (it compiles "
+           "SignalWindow, SignalFftAutoScale, SignalRfft, SignalEnergy, SignalFilterBank, "
+           "SignalFilterBankSquareRoot, SignalFilterBankSpectralSubtraction, SignalPCAN and "
+           "SignalFilterBankLog)";
+  }
   if (name == "ethos-u") {
     return ": this model was compiled by Vela for an Arm Ethos-U NPU, whose command stream only "
            "the NPU runs; give Mote the model as the TFLite converter wrote it, before Vela";
   }
   return ": a custom operator, which the application registers in TFLite Micro; Mote compiles "
-         "TFLite's built-in operators only (run the custom part, such as an audio front end, "
+         "TFLite's built-in operators and TFLM's signal operators only (run the custom part "
          "outside the model)";
 }
 
@@ -126,7 +132,7 @@ class Reader {
       for (uint32_t i = 0; i < operators->size(); ++i) {
         if (!folded[i].problem.empty()) fail(folded[i].problem);
         if (folded[i].done) continue;
-        g.operators.push_back(read_operator(*operators->Get(i), i));
+        g.operators.push_back(read_operator(*operators->Get(i), i, g));
       }
     }
     g.inputs = to_vector(sg.inputs());
@@ -166,13 +172,16 @@ class Reader {
         OperatorVerdict verdict{i, "?", ""};
         if (codes != nullptr && op.opcode_index() < codes->size()) {
           const fb::OperatorCode& code = *codes->Get(op.opcode_index());
-          verdict.type = builtin_operator_name(
-              std::max<int32_t>(code.deprecated_builtin_code(), code.builtin_code()));
+          const int32_t builtin =
+              std::max<int32_t>(code.deprecated_builtin_code(), code.builtin_code());
+          verdict.type = builtin == kBuiltinCustom && code.custom_code() != nullptr
+                             ? printable(code.custom_code())
+                             : builtin_operator_name(builtin);
         }
         try {
           if (!folded[i].problem.empty()) fail(folded[i].problem);
           if (!folded[i].done) {
-            g.operators.push_back(read_operator(op, i));
+            g.operators.push_back(read_operator(op, i, g));
             in_graph.push_back(report.operators.size());
           }
         } catch (const InputError& e) {
@@ -479,7 +488,9 @@ class Reader {
     return r;
   }
 
-  ir::Operator read_operator(const fb::Operator& op, uint32_t index) const {
+  // Reads operator `index`; the tensors of the state it keeps inside itself in TFLite
+  // (OpDef::internal_state) are appended to `g`.
+  ir::Operator read_operator(const fb::Operator& op, uint32_t index, ir::Graph& g) const {
     const auto* codes = model_->operator_codes();
     const uint32_t count = codes == nullptr ? 0 : codes->size();
     if (op.opcode_index() >= count) {
@@ -492,7 +503,9 @@ class Reader {
     // code does not fit).
     const int32_t builtin = std::max<int32_t>(code.deprecated_builtin_code(), code.builtin_code());
     const Place where = Place::op(index, &code);
-    const auto type = ops::op_type_for_builtin(builtin);
+    const auto type = builtin == kBuiltinCustom && code.custom_code() != nullptr
+                          ? ops::op_type_for_custom(code.custom_code()->string_view())
+                          : ops::op_type_for_builtin(builtin);
     if (!type) fail(where.str() + "not supported" + unsupported_hint(builtin, code));
 
     ir::Operator r;
@@ -500,7 +513,18 @@ class Reader {
     r.inputs = to_vector(op.inputs());
     r.outputs = to_vector(op.outputs());
     const ops::TfliteOptions options(op, [where] { return where.str(); });
-    r.options = ops::op_def(r.type).read_options(options);
+    const ops::OpDef& def = ops::op_def(r.type);
+    if (def.custom_code == nullptr && op.custom_options() != nullptr &&
+        op.custom_options()->size() > 0) {
+      fail(where.str() + "custom options on a builtin operator");
+    }
+    r.options = def.read_options(options);
+    if (def.internal_state != nullptr) {
+      for (ir::Tensor& t : def.internal_state(r)) {
+        r.inputs.push_back(static_cast<int32_t>(g.tensors.size()));
+        g.tensors.push_back(std::move(t));
+      }
+    }
     return r;
   }
 

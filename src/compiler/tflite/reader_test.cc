@@ -143,8 +143,8 @@ TEST(Reader, RejectsUnsupportedOperators) {
               code_of(m, 1).custom_code = "MyOp";
             })),
             "operator 1 (CUSTOM 'MyOp'): not supported: a custom operator, which the application "
-            "registers in TFLite Micro; Mote compiles TFLite's built-in operators only (run the "
-            "custom part, such as an audio front end, outside the model)");
+            "registers in TFLite Micro; Mote compiles TFLite's built-in operators and TFLM's "
+            "signal operators only (run the custom part outside the model)");
   // A model Vela compiled for an Ethos-U NPU: say so, and which model to give instead.
   EXPECT_THAT(error_of(edited(model(), [](fb::ModelT& m) {
                 code_of(m, 1).deprecated_builtin_code = kBuiltinCustom;
