@@ -35,6 +35,8 @@ void strided_copy_extent(const StridedCopyParams& params, bool input, int64_t* l
 void strided_copy(const StridedCopyParams& params, const int8_t* input, int8_t* output);
 // The same on int16 elements (16x8 models); strides still count elements.
 void strided_copy(const StridedCopyParams& params, const int16_t* input, int16_t* output);
+// The same on int32 elements (plain integers: TFLM's int32 STRIDED_SLICE).
+void strided_copy(const StridedCopyParams& params, const int32_t* input, int32_t* output);
 
 }  // namespace kernels
 }  // namespace mote

@@ -101,5 +101,9 @@ void strided_copy(const StridedCopyParams& params, const int16_t* input, int16_t
   copy(params, input, output);
 }
 
+void strided_copy(const StridedCopyParams& params, const int32_t* input, int32_t* output) {
+  copy(params, input, output);
+}
+
 }  // namespace kernels
 }  // namespace mote
