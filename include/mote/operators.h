@@ -58,4 +58,16 @@
   X(SpaceToDepth, "SPACE_TO_DEPTH", space_to_depth)                          \
   X(Svdf, "SVDF", svdf)                                                      \
   X(BatchMatMul, "BATCH_MATMUL", batch_matmul)                              \
-  X(UnidirectionalSequenceLstm, "UNIDIRECTIONAL_SEQUENCE_LSTM", unidirectional_sequence_lstm)
+  X(UnidirectionalSequenceLstm, "UNIDIRECTIONAL_SEQUENCE_LSTM", unidirectional_sequence_lstm) \
+  X(SignalWindow, "SignalWindow", signal_window)                             \
+  X(SignalFftAutoScale, "SignalFftAutoScale", signal_fft_auto_scale)         \
+  X(SignalRfft, "SignalRfft", signal_rfft)                                   \
+  X(SignalEnergy, "SignalEnergy", signal_energy)                             \
+  X(SignalFilterBank, "SignalFilterBank", signal_filter_bank)                \
+  X(SignalFilterBankSquareRoot, "SignalFilterBankSquareRoot", signal_filter_bank_square_root) \
+  X(SignalFilterBankSpectralSubtraction, "SignalFilterBankSpectralSubtraction",             \
+    signal_filter_bank_spectral_subtraction)                                 \
+  X(SignalPcan, "SignalPCAN", signal_pcan)                                   \
+  X(SignalFilterBankLog, "SignalFilterBankLog", signal_filter_bank_log)      \
+  X(Cast, "CAST", cast)                                                      \
+  X(Div, "DIV", div)

@@ -87,6 +87,10 @@ const char* absent_form(const OpEntry& entry, uint16_t forms) {
     return "its int4-weight form is not built into this image: rebuild the image with this "
            "program (mote_add_model)";
   }
+  if ((forms & kFormInt32) != 0 && built.int32 == nullptr) {
+    return "its int32 form is not built into this image: rebuild the image with this program "
+           "(mote_add_model)";
+  }
   if ((forms & kFormOneInput) != 0 && built.one_input == nullptr) {
     return "its one-input-channel form is not built into this image: rebuild the image with "
            "this program (mote_add_model)";
@@ -104,10 +108,12 @@ Error run_operator(const OpEnv& env, const schema::Operator& op) {
     } else if (op.in_place()) {
       form = forms->in_place;
     } else {
-      const uint16_t types = (forms->separate & (kFormInt16 | kFormInt4)) != 0
+      const uint16_t types = (forms->separate & (kFormInt16 | kFormInt4 | kFormInt32)) != 0
                                  ? type_forms(*env.program, op) & forms->separate
                                  : 0;
-      if ((types & kFormInt16) != 0) {
+      if ((types & kFormInt32) != 0) {
+        form = forms->int32;
+      } else if ((types & kFormInt16) != 0) {
         form = forms->int16;
       } else if ((types & kFormInt4) != 0) {
         form = forms->int4;

@@ -249,6 +249,28 @@ struct LstmOptions {
   bool operator==(const LstmOptions&) const = default;
 };
 
+// TFLM's signal operators (custom operators, their options a FlexBuffers map): every option by
+// name, each operator reading its own (the others stay 0).
+struct SignalOptions {
+  int32_t shift = 0;                  // SignalWindow
+  int32_t fft_length = 0;             // SignalRfft
+  int32_t start_index = 0;            // SignalEnergy
+  int32_t end_index = 0;
+  int32_t num_channels = 0;           // SignalFilterBank, ...SpectralSubtraction
+  uint32_t smoothing = 0;             // SignalFilterBankSpectralSubtraction
+  uint32_t one_minus_smoothing = 0;
+  uint32_t alternate_smoothing = 0;
+  uint32_t alternate_one_minus_smoothing = 0;
+  uint32_t min_signal_remaining = 0;
+  int32_t smoothing_bits = 0;
+  int32_t spectral_subtraction_bits = 0;
+  bool clamping = false;
+  int32_t snr_shift = 0;              // SignalPCAN
+  int32_t input_correction_bits = 0;  // SignalFilterBankLog
+  int32_t output_scale = 0;
+  bool operator==(const SignalOptions&) const = default;
+};
+
 // Operators without options of their own (QUANTIZE, PAD, most elementwise kinds) hold
 // std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
@@ -258,7 +280,7 @@ using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptio
                              LeakyReluOptions, SqueezeOptions, ArgMinMaxOptions,
                              StridedSliceOptions, SplitOptions, PackOptions, UnpackOptions,
                              GatherOptions, BlockSizeOptions, SvdfOptions, BatchMatMulOptions,
-                             LstmOptions>;
+                             LstmOptions, SignalOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;

@@ -14,7 +14,7 @@ kernels::OverlapRule add_overlap(const ir::Graph& g, const ir::Operator& op, siz
   const ir::Tensor& a = g.tensors[op.inputs[0]];
   const ir::Tensor& b = g.tensors[op.inputs[1]];
   kernels::BroadcastShape shape{};
-  if (input > 1 || a.type == ir::DataType::kInt16 ||  // 16x8: the portable kernel, apart
+  if (input > 1 || a.type != ir::DataType::kInt8 ||  // 16x8, int32: the portable kernel, apart
       !kernels::prepare_broadcast_shape(a.shape.data(), static_cast<int32_t>(a.shape.size()),
                                         b.shape.data(), static_cast<int32_t>(b.shape.size()),
                                         &shape)) {
@@ -29,7 +29,9 @@ extern const OpDef add = with_rows(with_overlap(
     with_broadcast_variants<&kernels::add_kernel_variant>(
         binary_arithmetic<tfl::AddOptions, tfl::BuiltinOptions::AddOptions, &kernels::prepare_add,
                           &kernels::add_fits, &kernels::prepare_add_int16,
-                          &kernels::add_int16_fits>(tfl::BuiltinOperator::ADD)),
+                          &kernels::add_int16_fits,
+                          &lower_integer_arithmetic<false, schema::AddOptionsT>>(
+            tfl::BuiltinOperator::ADD)),
     add_overlap));
 
 extern const OpDef sub = with_overlap(

@@ -7,6 +7,7 @@
 
 #include "compiler/emit/kernel_options.h"
 #include "compiler/ops/checker.h"
+#include "compiler/ops/integer_arithmetic.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/ops/tflite_options.h"
@@ -15,10 +16,16 @@ namespace mote::ops {
 
 // Either operand may be a constant; the scales must leave the kernel's int32 rescaling room
 // (`kFits`, the runtime's own bound).
-// The 16x8 form (int16 operands) where kPrepare16 and kFits16 are given.
-template <auto kPrepare, auto kFits, auto kPrepare16 = nullptr, auto kFits16 = nullptr>
+// The 16x8 form (int16 operands) where kPrepare16 and kFits16 are given; the plain int32 form
+// (TFLM's int32 ADD and MUL) where kInt32.
+template <auto kPrepare, auto kFits, auto kPrepare16 = nullptr, auto kFits16 = nullptr,
+          bool kInt32 = false>
 void check_binary_arithmetic(Checker& c) {
   c.options<ir::ElementwiseOptions>();
+  if (kInt32 && c.out().type == DataType::kInt32) {
+    c.expect_integer_binary();
+    return;
+  }
   constexpr bool kHas16 = !std::is_null_pointer_v<decltype(kPrepare16)>;
   const DataType type = kHas16 ? c.activation_type() : DataType::kInt8;
   c.expect_binary_elementwise(/*constants=*/true, type);
@@ -40,8 +47,15 @@ void check_binary_arithmetic(Checker& c) {
   }
 }
 
-template <auto kPrepare, auto kPrepare16 = nullptr>
+// `kInt32Lower`: the int32 form's lowering (lower_integer_arithmetic), or nullptr.
+template <auto kPrepare, auto kPrepare16 = nullptr, auto kInt32Lower = nullptr>
 void lower_binary_arithmetic(LowerContext& ctx, schema::OperatorT& out) {
+  if constexpr (!std::is_null_pointer_v<decltype(kInt32Lower)>) {
+    if (ctx.out().type == ir::DataType::kInt32) {
+      kInt32Lower(ctx, out);
+      return;
+    }
+  }
   const auto& o = std::get<ir::ElementwiseOptions>(ctx.op().options);
   const ir::Tensor &a = ctx.in(0), &b = ctx.in(1), &y = ctx.out();
   const kernels::ActivationRange range = ctx.activation_range(o.activation);
@@ -55,15 +69,17 @@ void lower_binary_arithmetic(LowerContext& ctx, schema::OperatorT& out) {
 }
 
 // The definition of one of them: its TFLite code and options table (fused activation only), the
-// kernel's prepare function and its bound.
+// kernel's prepare function and its bound; `kInt32Lower` the plain int32 form's lowering where
+// it has one.
 template <typename Table, tfl::BuiltinOptions kTable, auto kPrepare, auto kFits,
-          auto kPrepare16 = nullptr, auto kFits16 = nullptr>
+          auto kPrepare16 = nullptr, auto kFits16 = nullptr, auto kInt32Lower = nullptr>
 constexpr OpDef binary_arithmetic(tfl::BuiltinOperator code) {
+  constexpr bool kInt32 = !std::is_null_pointer_v<decltype(kInt32Lower)>;
   return OpDef{.builtin_code = builtin(code),
                .read_options = read_fused_activation<Table, kTable>,
                .write_options = write_fused_activation<typename Table::NativeTableType>,
-               .check = check_binary_arithmetic<kPrepare, kFits, kPrepare16, kFits16>,
-               .lower = lower_binary_arithmetic<kPrepare, kPrepare16>,
+               .check = check_binary_arithmetic<kPrepare, kFits, kPrepare16, kFits16, kInt32>,
+               .lower = lower_binary_arithmetic<kPrepare, kPrepare16, kInt32Lower>,
                .int16_activations = !std::is_null_pointer_v<decltype(kPrepare16)>,
                .describe = describe_activation};
 }
@@ -86,6 +102,7 @@ template <auto kVariant>
 const char* broadcast_variant(const ir::Graph& g, const ir::Operator& op,
                               kernels::Extension extension) {
   if (g.tensors[op.outputs[0]].type == ir::DataType::kInt16) return "portable 16x8";
+  if (g.tensors[op.outputs[0]].type == ir::DataType::kInt32) return "portable int32";
   const ir::Tensor& a = g.tensors[op.inputs[0]];
   const ir::Tensor& b = g.tensors[op.inputs[1]];
   kernels::BroadcastShape shape{};

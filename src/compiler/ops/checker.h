@@ -360,6 +360,39 @@ class Checker {
     }
   }
 
+  // A plain integer operand (input k, or kOutput) of `type`: not quantized (the signal
+  // operators' samples and energies, int32 arithmetic), never confused with a quantized one.
+  const Tensor& plain(size_t k, DataType type) const {
+    expect_type(k, type);
+    if (!operand(k).quantization.empty()) {
+      fail(label(k) + " is quantized; expected a plain " + std::string(to_string(type)) +
+           " (no quantization)");
+    }
+    return operand(k);
+  }
+  // A plain 1-D operand of `type` (the signal operators' tensors).
+  const Tensor& plain_vector(size_t k, DataType type) const {
+    const Tensor& t = plain(k, type);
+    expect_rank(k, 1);
+    return t;
+  }
+  // Whether an operator that moves elements (RESHAPE, STRIDED_SLICE, CONCATENATION) moves plain
+  // integers: its output an int16 or int32 without quantization, whose inputs must be too.
+  bool plain_move() const {
+    return out().quantization.empty() &&
+           (out().type == DataType::kInt16 || out().type == DataType::kInt32);
+  }
+
+  // Two plain int32 operands (either may be a constant) in, one plain int32 out, broadcast (the
+  // integer arithmetic: TFLM's int32 ADD, MUL, DIV, MINIMUM, MAXIMUM).
+  void expect_integer_binary() const {
+    plain(0, DataType::kInt32);
+    plain(1, DataType::kInt32);
+    plain(kOutput, DataType::kInt32);
+    if (in(0).is_constant && in(1).is_constant) fail("both inputs are constants");
+    expect_broadcast_output();
+  }
+
   // The broadcast of inputs 0 and 1 (TFLite's rule, the kernels' own function) is the output.
   void expect_broadcast_output() const;
   // Two int8 operands in, one out, broadcast (the binary arithmetic and extremum operators).

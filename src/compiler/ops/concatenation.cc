@@ -29,8 +29,14 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 
 void check(Checker& c) {
   const auto& o = c.options<ir::ConcatenationOptions>();
-  const DataType type = c.activation_type();
-  const Tensor& output = c.data_output(type);
+  // Plain int16 or int32 (no quantization): copied, constants among the inputs too.
+  const bool plain = c.plain_move();
+  if (plain && o.activation != ir::Activation::kNone) {
+    c.fail("fused activation " + std::string(to_string(o.activation)) +
+           " on plain integers not supported");
+  }
+  const DataType type = plain ? c.out().type : c.activation_type();
+  const Tensor& output = plain ? c.plain(Checker::kOutput, type) : c.data_output(type);
   const int32_t rank = static_cast<int32_t>(output.shape.size());
   if (o.axis < -rank || o.axis >= rank) {
     c.fail("axis " + std::to_string(o.axis) + " out of range for rank " + std::to_string(rank));
@@ -39,7 +45,7 @@ void check(Checker& c) {
   std::vector<int32_t> expected;
   int64_t total = 0;
   for (size_t k = 0; k < c.op().inputs.size(); ++k) {
-    const Tensor& t = c.data_input(k, type);
+    const Tensor& t = plain ? c.plain(k, type) : c.data_input(k, type);
     if (t.shape.size() != output.shape.size()) {
       c.fail(c.in_label(k) + " has rank " + std::to_string(t.shape.size()) + ", expected " +
              std::to_string(rank));
@@ -52,7 +58,7 @@ void check(Checker& c) {
       }
     }
     total += t.shape[axis];
-    c.expect_same_quantization(k);
+    if (!plain) c.expect_same_quantization(k);
   }
   if (total > std::numeric_limits<int32_t>::max()) c.fail("concatenated axis too large");
   expected[axis] = static_cast<int32_t>(total);
@@ -66,6 +72,10 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   const int32_t axis = o.axis < 0 ? o.axis + rank : o.axis;
   schema::ConcatenationOptionsT c;
   c.axis = axis;
+  if (output.quantization.empty()) {  // plain integers: copied
+    out.options.Set(std::move(c));
+    return;
+  }
   bool any_requant = false;
   std::vector<schema::ConcatRequant> requants;
   for (int32_t t : ctx.op().inputs) {

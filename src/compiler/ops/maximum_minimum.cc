@@ -11,6 +11,10 @@ namespace {
 
 void check(Checker& c) {
   c.no_options();
+  if (c.out().type == DataType::kInt32) {
+    c.expect_integer_binary();  // plain int32, as TFLM's MAXIMUM and MINIMUM take it
+    return;
+  }
   c.expect_binary_elementwise(/*constants=*/true, c.activation_type());
 }
 

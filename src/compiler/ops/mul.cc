@@ -8,7 +8,8 @@ namespace mote::ops {
 
 extern const OpDef mul = with_rows(with_broadcast_variants<&kernels::mul_kernel_variant>(
     binary_arithmetic<tfl::MulOptions, tfl::BuiltinOptions::MulOptions, &kernels::prepare_mul,
-                      &kernels::mul_fits, &kernels::prepare_mul, &kernels::mul_int16_fits>(
+                      &kernels::mul_fits, &kernels::prepare_mul, &kernels::mul_int16_fits,
+                      &lower_integer_arithmetic<true>>(
         tfl::BuiltinOperator::MUL)));
 
 }  // namespace mote::ops

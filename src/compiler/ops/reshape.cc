@@ -58,15 +58,17 @@ void expect_target(const Checker& c, const std::vector<int32_t>& target, int64_t
 
 void check(Checker& c) {
   const auto& o = c.options<ir::ReshapeOptions>();
-  const DataType type = c.activation_type();  // int16 moves as int8 does
-  const Tensor& input = c.data_input(0, type);
-  c.data_output(type);
+  // int16 moves as int8 does; plain int16 and int32 (no quantization) as they are.
+  const bool plain = c.plain_move();
+  const DataType type = plain ? c.out().type : c.activation_type();
+  const Tensor& input = plain ? c.plain(0, type) : c.data_input(0, type);
+  if (!plain) c.data_output(type);
   if (c.out().num_elements() != input.num_elements()) {
     c.fail(c.out_label() + " shape " + shape_string(c.out().shape) +
            " holds a different number of elements than " + c.in_label(0) + " shape " +
            shape_string(input.shape));
   }
-  c.expect_same_quantization(0);
+  if (!plain) c.expect_same_quantization(0);
   if (c.has_input(1)) {
     const Tensor& shape = c.param_input(1, DataType::kInt32);
     c.expect_rank(1, 1);

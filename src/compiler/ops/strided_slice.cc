@@ -207,8 +207,9 @@ void write(const ir::Operator& op, tfl::BuiltinOptionsUnion& out) {
 }
 
 ResolvedSlice resolved(Checker& c) {
-  const DataType type = c.activation_type();
-  const Tensor& input = c.data_input(0, type);
+  const bool plain = c.plain_move();
+  const DataType type = plain ? c.out().type : c.activation_type();
+  const Tensor& input = plain ? c.plain(0, type) : c.data_input(0, type);
   ResolvedSlice r;
   const std::string why = resolve_strided_slice(
       input.shape, constant_vector(c, 1, "begin"), constant_vector(c, 2, "end"),
@@ -219,6 +220,10 @@ ResolvedSlice resolved(Checker& c) {
 
 void check(Checker& c) {
   const ResolvedSlice r = resolved(c);
+  if (c.plain_move()) {  // plain int16 or int32 (TFLM's STRIDED_SLICE takes any type)
+    c.expect_output_shape(r.output_shape);
+    return;
+  }
   c.data_output(c.activation_type());
   c.expect_output_shape(r.output_shape);
   c.expect_same_quantization(0);

@@ -27,6 +27,7 @@ kernels::AddParams params_of(const schema::AddOptions& o) {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::AddOptions>();
+  if (c.int32()) return check_int32_clamp(c, o);
   MOTE_TRY(check_binary_offsets(c, o));
   if (!in_range(o.left_shift(), 0, 22)) return c.bad("left shift out of range");
   const schema::Requant *r1 = o.input1_requant(), *r2 = o.input2_requant(),
@@ -60,7 +61,7 @@ void invoke(const Op& op) {
 
 // The rule of the ADD variant this library runs (src/kernels/add.cc).
 kernels::OverlapRule add_overlap(const schema::Program& p, const schema::Operator& op, size_t k) {
-  if (k > 1 || output_of(p, op).type() == DataType::Int16) return kernels::kNoOverlap;
+  if (k > 1 || output_of(p, op).type() != DataType::Int8) return kernels::kNoOverlap;
   return kernels::built_add_overlap(broadcast_shape(input_of(p, op, 0), input_of(p, op, 1)),
                                     static_cast<int32_t>(k));
 }
@@ -73,9 +74,10 @@ bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* wor
 }  // namespace
 
 extern const OpRegistration kAddOp{
-    takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).broadcasting(), &check,
+    takes(2, 2, schema::OpOptions::AddOptions).int8(2).int16(2).int32(2).broadcasting(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, &add_overlap};
 extern const OpForm kAddPlain{&invoke<kernels::add, kernels::add>};
+extern const OpForm kAddInt32{&invoke_int32<kernels::IntegerOp::kAdd, schema::AddOptions>};
 extern const OpRowForm kAddRows{&elementwise_row_reach, &row_args,
                                 kRowWords<BinaryRowArgs<kernels::AddParams>>,
                                 &invoke_binary_rows<kernels::AddParams, kernels::add>};

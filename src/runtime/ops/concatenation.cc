@@ -1,5 +1,5 @@
 // CONCATENATION: up to 16 int8 inputs along one axis, each optionally requantized to the
-// output's scale; or int16 ones, copied. Int8 [1, H, W, C] maps joined along W or C run by rows
+// output's scale; or int16 or plain int32 ones, copied. Int8 [1, H, W, C] maps joined along W or C run by rows
 // in a stage.
 
 #include "mote/kernels/concatenation.h"
@@ -20,11 +20,12 @@ Error check(const OpChecker& c) {
   const auto& o = c.options<schema::ConcatenationOptions>();
   const Tensor& y = c.out();
   const size_t r = rank(y);
-  if (y.type() != DataType::Int8 && y.type() != DataType::Int16) {
-    return c.bad("output must be int8 or int16");
+  if (y.type() != DataType::Int8 && y.type() != DataType::Int16 &&
+      !(y.type() == DataType::Int32 && y.scale() == 0.0f)) {
+    return c.bad("output must be int8, int16 or plain int32");
   }
-  if (y.type() == DataType::Int16 && o.requant() != nullptr) {
-    return c.bad("int16 inputs are copied, not requantized");
+  if (y.type() != DataType::Int8 && o.requant() != nullptr) {
+    return c.bad("int16 and int32 inputs are copied, not requantized");
   }
   if (o.axis() < 0 || static_cast<size_t>(o.axis()) >= r) return c.bad("axis out of range");
   const size_t axis = static_cast<size_t>(o.axis());
@@ -37,7 +38,10 @@ Error check(const OpChecker& c) {
   int64_t total = 0;
   for (size_t k = 0; k < n; ++k) {
     const Tensor& x = *c.in(k);
-    if (x.type() != y.type() || rank(x) != r) return c.bad("inputs differ in type or rank");
+    if (x.type() != y.type() || rank(x) != r ||
+        (y.type() == DataType::Int32 && x.scale() != 0.0f)) {
+      return c.bad("inputs differ in type or rank");
+    }
     for (size_t d = 0; d < r; ++d) {
       if (d != axis && dim(x, d) != dim(y, d)) return c.bad("inputs differ off the axis");
     }
@@ -81,7 +85,8 @@ void invoke(const Op& op) {
   const Tensor& y = op.out();
   const size_t n = num_inputs(op.op());
   const int32_t axis = o.axis();
-  const int32_t element_bytes = y.type() == DataType::Int16 ? 2 : 1;  // int16: copied as bytes
+  // int16 and int32: copied as bytes.
+  const int32_t element_bytes = static_cast<int32_t>(element_size(y.type()));
   kernels::ConcatenationInput params[kMaxConcatenationInputs];
   const int8_t* inputs[kMaxConcatenationInputs];
   for (size_t k = 0; k < n; ++k) {

@@ -51,15 +51,17 @@ void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_
 }  // namespace
 
 extern const OpRegistration kMaximumOp{
-    takes(2, 2, schema::OpOptions::NONE).int8(2).int16(2).broadcasting(), /*check=*/nullptr,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
+    takes(2, 2, schema::OpOptions::NONE).int8(2).int16(2).int32(2).broadcasting(),
+    /*check=*/nullptr, /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 extern const OpForm kMaximumPlain{&invoke_maximum};
+extern const OpForm kMaximumInt32{&invoke_int32<kernels::IntegerOp::kMaximum, void>};
 extern const OpRowForm kMaximumRows{&elementwise_row_reach, &row_args, kRowWords<BinaryRows>,
                                     &invoke_rows<true>};
 extern const OpRegistration kMinimumOp{
-    takes(2, 2, schema::OpOptions::NONE).int8(2).int16(2).broadcasting(), /*check=*/nullptr,
-    /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
+    takes(2, 2, schema::OpOptions::NONE).int8(2).int16(2).int32(2).broadcasting(),
+    /*check=*/nullptr, /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 extern const OpForm kMinimumPlain{&invoke_minimum};
+extern const OpForm kMinimumInt32{&invoke_int32<kernels::IntegerOp::kMinimum, void>};
 extern const OpRowForm kMinimumRows{&elementwise_row_reach, &row_args, kRowWords<BinaryRows>,
                                     &invoke_rows<false>};
 

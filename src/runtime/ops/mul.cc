@@ -10,6 +10,7 @@ namespace {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::MulOptions>();
+  if (c.int32()) return check_int32_clamp(c, o);
   MOTE_TRY(check_binary_offsets(c, o));
   const schema::Requant* r = o.output_requant();
   if (r == nullptr) return c.bad("requantization missing");
@@ -55,9 +56,10 @@ bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* wor
 }  // namespace
 
 extern const OpRegistration kMulOp{
-    takes(2, 2, schema::OpOptions::MulOptions).int8(2).int16(2).broadcasting(), &check,
+    takes(2, 2, schema::OpOptions::MulOptions).int8(2).int16(2).int32(2).broadcasting(), &check,
     /*required_scratch=*/nullptr, /*runs_in_place=*/true, /*overlap=*/nullptr};
 extern const OpForm kMulPlain{&invoke};
+extern const OpForm kMulInt32{&invoke_int32<kernels::IntegerOp::kMul, schema::MulOptions>};
 extern const OpRowForm kMulRows{&elementwise_row_reach, &row_args,
                                 kRowWords<BinaryRowArgs<kernels::MulParams>>,
                                 &invoke_binary_rows<kernels::MulParams, kernels::mul>};

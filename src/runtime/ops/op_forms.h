@@ -44,8 +44,10 @@
   X(MaxPool2D, Int16, int16)                      \
   X(Add, Plain, plain)                            \
   X(Add, Rows, rows)                              \
+  X(Add, Int32, int32)                            \
   X(Mul, Plain, plain)                            \
   X(Mul, Rows, rows)                              \
+  X(Mul, Int32, int32)                            \
   X(Logistic, Plain, plain)                       \
   X(Logistic, Rows, rows)                         \
   X(Prelu, Plain, plain)                          \
@@ -54,8 +56,10 @@
   X(Pad, Rows, rows)                              \
   X(Maximum, Plain, plain)                        \
   X(Maximum, Rows, rows)                          \
+  X(Maximum, Int32, int32)                        \
   X(Minimum, Plain, plain)                        \
   X(Minimum, Rows, rows)                          \
+  X(Minimum, Int32, int32)                        \
   X(Quantize, Plain, plain)                       \
   X(Quantize, Rows, rows)                         \
   X(Concatenation, Plain, plain)                  \
@@ -85,6 +89,7 @@ enum OpFormBit : uint16_t {
   kFormRowsPortable = 128,  // rows, on the portable row kernel (Operator.portable_kernel)
   kFormOneInput = 256,      // plain, of one input channel and several output channels (a
                             // depth multiplier): the extension's kernel for that shape
+  kFormInt32 = 512,         // input 0 or the output is a plain int32 (TFLM's int32 arithmetic)
 };
 // The forms `kind` links separately (MOTE_OPERATOR_FORMS).
 constexpr uint16_t separate_forms(schema::OpKind kind) {
@@ -96,8 +101,8 @@ constexpr uint16_t separate_forms(schema::OpKind kind) {
   return mask;
 }
 
-// The type forms of `op` (kFormInt16, kFormInt4), whatever its kind; its tensor indices must be
-// in range or -1 (absent).
+// The type forms of `op` (kFormInt16, kFormInt4, kFormInt32), whatever its kind; its tensor
+// indices must be in range or -1 (absent).
 inline uint16_t type_forms(const schema::Program& program, const schema::Operator& op) {
   const auto& tensors = *program.tensors();
   auto type_of = [&](const flatbuffers::Vector<int32_t>* list, uint32_t k) {
@@ -111,6 +116,10 @@ inline uint16_t type_forms(const schema::Program& program, const schema::Operato
     mask |= kFormInt16;
   }
   if (type_of(op.inputs(), 1) == schema::DataType::Int4) mask |= kFormInt4;
+  if (type_of(op.inputs(), 0) == schema::DataType::Int32 ||
+      type_of(op.outputs(), 0) == schema::DataType::Int32) {
+    mask |= kFormInt32;
+  }
   return mask;
 }
 

@@ -173,6 +173,19 @@ Error OpChecker::signature(const OpSignature& s) const {
   const size_t outputs = s.max_outputs > 1 && n_out >= 1 && n_out <= s.max_outputs ? n_out : 1;
   MOTE_TRY(shape_of_op(s.required_inputs, s.max_inputs, outputs, s.options));
   const bool int16 = s.int16_inputs > 0 && in(0) != nullptr && in(0)->type() == DataType::Int16;
+  const bool int32 = s.int32_inputs > 0 && in(0) != nullptr && in(0)->type() == DataType::Int32;
+  if (int32) {
+    for (size_t k = 0; k < s.int32_inputs; ++k) {
+      if (in(k) == nullptr || in(k)->type() != DataType::Int32 || in(k)->scale() != 0.0f) {
+        return bad("inputs must be plain int32");
+      }
+    }
+    for (size_t j = 0; j < outputs; ++j) {
+      if (out(j).type() != DataType::Int32 || out(j).scale() != 0.0f) {
+        return bad("output must be plain int32");
+      }
+    }
+  }
   const bool int4 = c_.has_int4 && s.int4_weights && !int16 && in(1) != nullptr &&
                     in(1)->type() == DataType::Int4;
   for (size_t k = 0; c_.has_int4 && k < num_inputs(op_); ++k) {
@@ -180,14 +193,14 @@ Error OpChecker::signature(const OpSignature& s) const {
       return bad("int4 only as the weights of a convolution or FULLY_CONNECTED on int8");
     }
   }
-  for (size_t k = 0; k < s.int8_inputs; ++k) {
+  for (size_t k = 0; !int32 && k < s.int8_inputs; ++k) {
     if (int4 && k == 1) continue;
     const DataType type = int16 && k < s.int16_inputs ? DataType::Int16 : DataType::Int8;
     if (in(k) == nullptr || in(k)->type() != type) {
       return bad(int16 ? "inputs must be int16 (weights int8)" : "inputs must be int8");
     }
   }
-  for (size_t j = 0; s.int8_inputs > 0 && j < outputs; ++j) {
+  for (size_t j = 0; !int32 && s.int8_inputs > 0 && j < outputs; ++j) {
     if (out(j).type() != (int16 ? DataType::Int16 : DataType::Int8)) {
       return bad(int16 ? "output must be int16" : "output must be int8");
     }

@@ -7,9 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "mote/kernels/broadcast.h"
 #include "mote/kernels/common.h"
 #include "mote/kernels/quantization.h"
+#include "mote/kernels/integer.h"
 #include "mote/kernels/rows.h"
 #include "mote/kernels/scratch.h"
 #include "runtime/internal.h"
@@ -144,6 +147,8 @@ class OpChecker {
   int32_t constant_i32(const schema::Tensor& t, size_t k) const {
     return load_i32(c_.constants + t.offset() + 4 * k);
   }
+  // The bytes of a constant tensor (its place checked by the loader).
+  const uint8_t* constant_data(const schema::Tensor& t) const { return c_.constants + t.offset(); }
   // `size` constant bytes at `offset`.
   bool constant_bytes(uint32_t offset, uint32_t size) const {
     return uint64_t{offset} + size <= c_.constants_size;
@@ -151,6 +156,8 @@ class OpChecker {
 
   // Whether input 0 is int16 (a 16x8 operator; the signature checked the other operands).
   bool int16() const { return in(0) != nullptr && in(0)->type() == DataType::Int16; }
+  // Whether input 0 is a plain int32 (TFLM's int32 arithmetic; the signature checked the rest).
+  bool int32() const { return in(0) != nullptr && in(0)->type() == DataType::Int32; }
   // Int4 weights (input 1), packed.
   bool int4() const { return in(1) != nullptr && in(1)->type() == DataType::Int4; }
   // Bias: absent, or a constant int32 tensor of `channels` values (int64 too, for a 16x8
@@ -409,6 +416,25 @@ bool elementwise_row_reach(const schema::Program& program, const schema::Operato
 // The broadcast of an elementwise operator's two inputs (checked at load: ranks <= 6 and
 // compatible dimensions).
 kernels::BroadcastShape broadcast_shape(const schema::Tensor& a, const schema::Tensor& b);
+
+// The plain int32 form of a binary arithmetic kind (ADD, MUL, DIV, MINIMUM, MAXIMUM): the clamp
+// of `Options` (null for the kinds without options: none), then the kernel.
+template <typename Options>
+Error check_int32_clamp(const OpChecker& c, const Options& o) {
+  if (o.activation_min() > o.activation_max()) return c.bad("activation range empty");
+  return Error::kOk;
+}
+template <kernels::IntegerOp kOp, typename Options>
+void invoke_int32(const Op& op) {
+  int32_t lo = INT32_MIN, hi = INT32_MAX;
+  if constexpr (!std::is_void_v<Options>) {
+    const Options& o = op.options<Options>();
+    lo = o.activation_min();
+    hi = o.activation_max();
+  }
+  kernels::integer_binary(kOp, broadcast_shape(op.in(0), op.in(1)), op.in_data<int32_t>(0),
+                          op.in_data<int32_t>(1), op.out_data<int32_t>(), lo, hi);
+}
 
 template <typename Options>
 Error check_binary_offsets(const OpChecker& c, const Options& o) {

@@ -47,6 +47,9 @@ struct OpSignature {
   // Input 1 (the weights) may also be int4, packed two per byte, where input 0 is int8. No other
   // input of any operator may be int4.
   bool int4_weights;
+  // Plain int32 form: when input 0 is int32, the first int32_inputs inputs and every output are
+  // int32 instead (TFLM's int32 arithmetic). 0: none.
+  uint8_t int32_inputs;
 
   // The first `inputs` inputs and the outputs are int8.
   constexpr OpSignature int8(uint8_t inputs) const {
@@ -81,6 +84,12 @@ struct OpSignature {
     s.int4_weights = true;
     return s;
   }
+  // Also a plain int32 form: the first `inputs` inputs and the outputs int32 where input 0 is.
+  constexpr OpSignature int32(uint8_t inputs) const {
+    OpSignature s = *this;
+    s.int32_inputs = inputs;
+    return s;
+  }
   // One to `max` outputs (SPLIT, SPLIT_V, UNPACK), each its own arena tensor.
   constexpr OpSignature outputs(uint8_t max) const {
     OpSignature s = *this;
@@ -90,7 +99,7 @@ struct OpSignature {
 };
 constexpr OpSignature takes(uint8_t required_inputs, uint8_t max_inputs,
                             schema::OpOptions options) {
-  return {required_inputs, max_inputs, options, 0, false, false, false, 1, 0, false};
+  return {required_inputs, max_inputs, options, 0, false, false, false, 1, 0, false, 0};
 }
 
 // What the loader checks of an operator kind (its run-time side is the kind's OpForm objects
@@ -130,7 +139,7 @@ struct OpForm {
   //   extension kernel does not take the shape (plain runs the extension's kernel alone);
   // - one input (one_input_channel): plain, on the extension's kernel for one input channel
   //   with a depth multiplier, which other images do not link;
-  // - 16x8, or int4 weights.
+  // - 16x8, int4 weights, or plain int32.
   void (*invoke)(const Op& op);
 };
 
@@ -165,6 +174,7 @@ struct OpFormTable {
   const OpForm* int16;
   const OpForm* int4;
   const OpForm* one_input;
+  const OpForm* int32;
 };
 
 // `overlap` of the elementwise kinds: over an int8 input of the int8 output's element count
@@ -186,6 +196,7 @@ MOTE_OPERATORS(MOTE_INTERNAL_DECLARE_OP)
 #define MOTE_INTERNAL_FORM_TYPE_Int16 OpForm
 #define MOTE_INTERNAL_FORM_TYPE_Int4 OpForm
 #define MOTE_INTERNAL_FORM_TYPE_OneInput OpForm
+#define MOTE_INTERNAL_FORM_TYPE_Int32 OpForm
 #define MOTE_INTERNAL_DECLARE_FORM(kind, form, field) \
   extern const MOTE_INTERNAL_FORM_TYPE_##form k##kind##form;
 MOTE_OPERATOR_FORMS(MOTE_INTERNAL_DECLARE_FORM)

@@ -61,7 +61,9 @@ void slice(const Op& op) {
 }  // namespace
 
 void invoke_slice(const Op& op) {
-  if (op.in(0).type() == DataType::Int16) {
+  if (op.in(0).type() == DataType::Int32) {
+    slice<int32_t>(op);
+  } else if (op.in(0).type() == DataType::Int16) {
     slice<int16_t>(op);
   } else {
     slice<int8_t>(op);
