@@ -197,6 +197,8 @@ int main(int argc, char** argv) {
     models.push_back({"int16_layers", mote::builder::int16_layers()});
     models.push_back({"int4_layers", mote::builder::int4_layers()});
     models.push_back({"lstm_16x8", mote::builder::lstm_16x8()});
+    // TFLM's signal operators (an audio front end, plain integer tensors and a state).
+    models.push_back({"audio_frontend", mote::builder::audio_frontend()});
 
     size_t files = 0;
     for (const auto& [name, graph] : models) {

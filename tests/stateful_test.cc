@@ -33,7 +33,9 @@
 #include "compiler/pipeline/host_run.h"
 #include "compiler/planner/verify.h"
 #include "compiler/tflite/reader.h"
+#include "mote/kernels/integer.h"
 #include "mote/kernels/quantization.h"
+#include "mote/kernels/signal.h"
 #include "mote/runtime/executor.h"
 #include "mote/runtime/mote.h"
 #include "mote/runtime/program.h"
@@ -1005,6 +1007,253 @@ TEST_P(RecurrentModel, EqualsTflmAcrossInvocationsAndResets) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tflm, RecurrentModel, ::testing::ValuesIn(recurrent_models()),
+                         [](const auto& info) {
+                           return info.param.empty() ? std::string("none") : info.param;
+                         });
+
+// The builder's audio front end (every signal operator, the int32 arithmetic, CASTs and a state)
+// run op by op straight on the kernels, the state carried: what the compiled program must give.
+class FrontendReference {
+ public:
+  explicit FrontendReference(const ir::Graph& g) : g_(g), values_(g.tensors.size()) { reset(); }
+  void reset() {
+    for (size_t i = 0; i < g_.tensors.size(); ++i) {
+      const ir::Tensor& t = g_.tensors[i];
+      values_[i] = t.is_constant ? t.data : std::vector<uint8_t>(t.num_bytes(), 0);
+    }
+  }
+  std::vector<int8_t> step(const std::vector<int8_t>& frame) {
+    std::memcpy(values_[g_.inputs[0]].data(), frame.data(), frame.size());
+    for (const ir::Operator& op : g_.operators) run(op);
+    const std::vector<uint8_t>& y = values_[g_.outputs[0]];
+    return {y.begin(), y.end()};
+  }
+
+ private:
+  template <typename T>
+  T* at(int32_t t) { return reinterpret_cast<T*>(values_[t].data()); }
+  int32_t count(int32_t t) const { return static_cast<int32_t>(g_.tensors[t].num_elements()); }
+  static kernels::IntegerType integer(ir::DataType t) {
+    switch (t) {
+      case ir::DataType::kInt8: return kernels::IntegerType::kInt8;
+      case ir::DataType::kInt16: return kernels::IntegerType::kInt16;
+      case ir::DataType::kUInt32: return kernels::IntegerType::kUInt32;
+      default: return kernels::IntegerType::kInt32;
+    }
+  }
+  void run(const ir::Operator& op) {
+    const auto& in = op.inputs;
+    const int32_t out = op.outputs[0];
+    const auto* o = std::get_if<ir::SignalOptions>(&op.options);
+    switch (op.type) {
+      case ir::OpType::kSignalWindow:
+        kernels::signal_window(at<int16_t>(in[0]), at<int16_t>(in[1]), count(in[0]), count(in[1]),
+                               o->shift, at<int16_t>(out));
+        break;
+      case ir::OpType::kReshape: values_[out] = values_[in[0]]; break;
+      case ir::OpType::kSignalFftAutoScale:
+        *at<int32_t>(op.outputs[1]) =
+            kernels::signal_fft_auto_scale(at<int16_t>(in[0]), count(in[0]), at<int16_t>(out));
+        break;
+      case ir::OpType::kSignalRfft: {
+        const int32_t n = o->fft_length;
+        std::vector<int16_t> tw;
+        for (int32_t i = 0; i < n / 2; ++i) {
+          const double phase = -2 * M_PI * i / (n / 2);
+          tw.push_back(static_cast<int16_t>(std::floor(0.5 + 32767 * std::cos(phase))));
+          tw.push_back(static_cast<int16_t>(std::floor(0.5 + 32767 * std::sin(phase))));
+        }
+        for (int32_t i = 0; i < n / 4; ++i) {
+          const double phase = -M_PI * ((double)(i + 1) / (n / 2) + .5);
+          tw.push_back(static_cast<int16_t>(std::floor(0.5 + 32767 * std::cos(phase))));
+          tw.push_back(static_cast<int16_t>(std::floor(0.5 + 32767 * std::sin(phase))));
+        }
+        std::vector<uint32_t> scratch(kernels::signal_rfft_scratch_bytes(n) / 4);
+        kernels::signal_rfft({n, count(in[0]), 1, n / 2 + 1}, tw.data(), at<int16_t>(in[0]),
+                             at<int16_t>(out), scratch.data());
+        break;
+      }
+      case ir::OpType::kSignalEnergy:
+        kernels::signal_energy(at<int16_t>(in[0]), o->start_index, o->end_index, count(out),
+                               at<uint32_t>(out));
+        break;
+      case ir::OpType::kCast:
+        kernels::cast(integer(g_.tensors[in[0]].type), values_[in[0]].data(),
+                      integer(g_.tensors[out].type), values_[out].data(),
+                      static_cast<size_t>(count(out)));
+        break;
+      case ir::OpType::kSignalFilterBank: {
+        const kernels::FilterBankParams p{o->num_channels,     at<int16_t>(in[1]),
+                                          at<int16_t>(in[2]), at<int16_t>(in[3]),
+                                          at<int16_t>(in[4]), at<int16_t>(in[5])};
+        kernels::signal_filter_bank(p, at<uint32_t>(in[0]), at<uint64_t>(out));
+        break;
+      }
+      case ir::OpType::kSignalFilterBankSquareRoot:
+        kernels::signal_filter_bank_square_root(at<uint64_t>(in[0]), count(in[0]),
+                                                *at<int32_t>(in[1]), at<uint32_t>(out));
+        break;
+      case ir::OpType::kSignalFilterBankSpectralSubtraction: {
+        kernels::SpectralSubtractionParams p{};
+        p.num_channels = o->num_channels;
+        p.smoothing = o->smoothing;
+        p.one_minus_smoothing = o->one_minus_smoothing;
+        p.alternate_smoothing = o->alternate_smoothing;
+        p.alternate_one_minus_smoothing = o->alternate_one_minus_smoothing;
+        p.min_signal_remaining = o->min_signal_remaining;
+        p.smoothing_bits = o->smoothing_bits;
+        p.spectral_subtraction_bits = o->spectral_subtraction_bits;
+        p.clamping = o->clamping;
+        kernels::signal_spectral_subtraction(p, at<uint32_t>(in[0]), at<uint32_t>(out),
+                                             at<uint32_t>(in[1]));
+        values_[op.outputs[1]] = values_[in[1]];
+        break;
+      }
+      case ir::OpType::kSignalPcan:
+        kernels::signal_pcan(at<uint32_t>(in[0]), at<uint32_t>(in[1]), at<int16_t>(in[2]),
+                             o->snr_shift, count(in[0]), at<uint32_t>(out));
+        break;
+      case ir::OpType::kSignalFilterBankLog:
+        kernels::signal_filter_bank_log(at<uint32_t>(in[0]), count(in[0]), o->output_scale,
+                                        o->input_correction_bits, at<int16_t>(out));
+        break;
+      default: {
+        const kernels::IntegerOp kind = op.type == ir::OpType::kMul   ? kernels::IntegerOp::kMul
+                                        : op.type == ir::OpType::kAdd ? kernels::IntegerOp::kAdd
+                                        : op.type == ir::OpType::kDiv ? kernels::IntegerOp::kDiv
+                                        : op.type == ir::OpType::kMinimum
+                                            ? kernels::IntegerOp::kMinimum
+                                            : kernels::IntegerOp::kMaximum;
+        // The scalar operand: every element against its one value.
+        for (int32_t i = 0; i < count(out); ++i) {
+          const int32_t a = at<int32_t>(in[0])[i], b = *at<int32_t>(in[1]);
+          int32_t r = 0;
+          kernels::integer_binary(kind, kernels::elementwise_shape(1), &a, &b, &r, INT32_MIN,
+                                  INT32_MAX);
+          at<int32_t>(out)[i] = r;
+        }
+        break;
+      }
+    }
+  }
+
+  const ir::Graph& g_;
+  std::vector<std::vector<uint8_t>> values_;
+};
+
+TEST(AudioFrontend, RunsLikeItsKernelsWithStateAndResets) {
+  const ir::Graph g = builder::audio_frontend();
+  // Through a .tflite and back: the custom operators' options and the state the reader adds.
+  const ir::Graph back = tflite::read_model(builder::write_model(g));
+  ASSERT_EQ(back.operators.size(), g.operators.size());
+  for (size_t i = 0; i < g.operators.size(); ++i) {
+    EXPECT_EQ(back.operators[i].options, g.operators[i].options) << i;
+  }
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+    SCOPED_TRACE(cpu);
+    Device device(compile_for(back, cpu).program);
+    FrontendReference ref(back);
+    pipeline::DefaultInput stream;
+    std::vector<std::vector<int8_t>> inputs, outputs;
+    for (int k = 0; k < 6; ++k) {
+      std::vector<uint8_t> frame(device.executor->input(0).size);
+      stream.fill(frame);
+      inputs.emplace_back(frame.begin(), frame.end());
+      outputs.push_back(ref.step(inputs.back()));
+      EXPECT_EQ(device.run(inputs.back()), outputs.back()) << "invocation " << k;
+    }
+    device.executor->reset_state();
+    EXPECT_EQ(device.run(inputs[0]), outputs[0]) << "after reset_state";
+    EXPECT_EQ(device.run(inputs[1]), outputs[1]) << "after reset_state";
+  }
+}
+
+// TFLM's signal models (the micro_speech audio preprocessor: the spectral subtraction's noise
+// estimate carried from one invocation to the next), from $MOTE_SIGNAL_MODELS or
+// shared/models/signal: <name>.tflite with <name>.expected.bin, TFLM's outputs of kSignalRuns
+// invocations on pipeline::DefaultInput's stream, and optionally <name>.<clip>.input.bin with
+// <name>.<clip>.expected.bin (frames of a recording, one after the other, and TFLM's outputs).
+// Skipped without them.
+fs::path signal_models_dir() {
+  if (const char* dir = std::getenv("MOTE_SIGNAL_MODELS")) return dir;
+  return fs::path(MOTE_SHARED_DIR) / "models" / "signal";
+}
+
+std::vector<std::string> signal_models() {
+  std::vector<std::string> names;
+  if (!fs::is_directory(signal_models_dir())) return {""};
+  for (const auto& entry : fs::directory_iterator(signal_models_dir())) {
+    const fs::path expected = fs::path(entry.path()).replace_extension(".expected.bin");
+    if (entry.path().extension() == ".tflite" && fs::exists(expected)) {
+      names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names.empty() ? std::vector<std::string>{""} : names;
+}
+
+std::vector<uint8_t> read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class SignalModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SignalModel, EqualsTflmAcrossInvocationsAndResets) {
+  if (GetParam().empty()) GTEST_SKIP() << "no signal models in " << signal_models_dir();
+  const fs::path dir = signal_models_dir();
+  const ir::Graph graph = tflite::read_model_file(dir / (GetParam() + ".tflite"));
+  const std::vector<uint8_t> expected = read_bytes(dir / (GetParam() + ".expected.bin"));
+  // Recordings: every <name>.<clip>.input.bin beside its .expected.bin.
+  std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> clips;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    const std::string prefix = GetParam() + ".", suffix = ".input.bin";
+    if (file.size() > prefix.size() + suffix.size() && file.rfind(prefix, 0) == 0 &&
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      const std::string clip = file.substr(0, file.size() - suffix.size());
+      clips.emplace_back(read_bytes(entry.path()), read_bytes(dir / (clip + ".expected.bin")));
+    }
+  }
+  for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
+    SCOPED_TRACE(cpu);
+    Device device(compile_for(graph, cpu).program);
+    const size_t in_bytes = device.executor->input(0).size;
+    const size_t out_bytes = device.executor->output(0).size;
+    ASSERT_GT(out_bytes, 0u);
+    ASSERT_EQ(expected.size() % out_bytes, 0u);
+    const size_t runs = expected.size() / out_bytes;
+    pipeline::DefaultInput stream;
+    std::vector<std::vector<int8_t>> inputs;
+    for (size_t k = 0; k < runs; ++k) {
+      std::vector<uint8_t> frame(in_bytes);
+      stream.fill(frame);
+      inputs.emplace_back(frame.begin(), frame.end());
+      const std::vector<int8_t> out = device.run(inputs.back());
+      const std::vector<int8_t> want(expected.begin() + k * out_bytes,
+                                     expected.begin() + (k + 1) * out_bytes);
+      EXPECT_EQ(out, want) << "invocation " << k;
+    }
+    device.executor->reset_state();
+    EXPECT_EQ(device.run(inputs[0]),
+              std::vector<int8_t>(expected.begin(), expected.begin() + out_bytes))
+        << "after reset_state";
+    for (const auto& [frames, outputs] : clips) {
+      ASSERT_EQ(frames.size() % in_bytes, 0u);
+      ASSERT_EQ(outputs.size(), frames.size() / in_bytes * out_bytes);
+      device.executor->reset_state();
+      for (size_t k = 0; k * in_bytes < frames.size(); ++k) {
+        const std::vector<int8_t> frame(frames.begin() + k * in_bytes,
+                                        frames.begin() + (k + 1) * in_bytes);
+        EXPECT_EQ(device.run(frame), std::vector<int8_t>(outputs.begin() + k * out_bytes,
+                                                         outputs.begin() + (k + 1) * out_bytes))
+            << "recording frame " << k;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tflm, SignalModel, ::testing::ValuesIn(signal_models()),
                          [](const auto& info) {
                            return info.param.empty() ? std::string("none") : info.param;
                          });

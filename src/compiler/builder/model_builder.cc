@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "compiler/ir/validate.h"
+#include "compiler/ops/op_def.h"
 #include "compiler/ops/strided_slice.h"
 #include "compiler/ops/validate.h"
 #include "mote/kernels/batch_matmul.h"
@@ -763,6 +764,55 @@ TensorId ModelBuilder::add_operator(OpType type, const std::vector<TensorId>& in
   const float hi = scale * static_cast<float>(127 - zero_point);
   const TensorId out = add_tensor(std::move(t), {lo, hi, uniform_rms(lo, hi)});
   return add_op(type, inputs, out, std::move(options));
+}
+
+TensorId ModelBuilder::add_plain_input(const std::vector<int32_t>& shape, DataType type) {
+  Tensor t;
+  t.name = graph_.inputs.empty() ? "input" : "input_" + std::to_string(graph_.inputs.size());
+  t.type = type;
+  t.shape = shape;
+  const TensorId id = add_tensor(std::move(t), {});
+  graph_.inputs.push_back(id);
+  return id;
+}
+
+TensorId ModelBuilder::add_plain_constant(const std::vector<int32_t>& shape, DataType type,
+                                          const std::vector<uint8_t>& bytes) {
+  Tensor t;
+  t.name = op_name("constant");
+  t.type = type;
+  t.shape = shape;
+  t.data = bytes;
+  t.is_constant = true;
+  if (static_cast<int64_t>(bytes.size()) != t.num_bytes()) {
+    bad_argument("add_plain_constant: " + std::to_string(bytes.size()) + " bytes for " +
+                 std::string(ir::to_string(type)) + " " + ir::shape_string(shape));
+  }
+  return add_tensor(std::move(t), {});
+}
+
+std::vector<TensorId> ModelBuilder::add_plain_operator(
+    OpType type, const std::vector<TensorId>& inputs, ir::Options options,
+    const std::vector<std::pair<std::vector<int32_t>, DataType>>& outputs) {
+  for (TensorId t : inputs) checked(t, "add_plain_operator");
+  ir::Operator op;
+  op.type = type;
+  op.inputs.assign(inputs.begin(), inputs.end());
+  op.options = std::move(options);
+  std::vector<TensorId> ids;
+  for (const auto& [shape, out_type] : outputs) {
+    Tensor t;
+    t.name = op_name("plain");
+    t.type = out_type;
+    t.shape = shape;
+    ids.push_back(add_tensor(std::move(t), {}));
+    op.outputs.push_back(ids.back());
+  }
+  if (const auto state = ops::op_def(type).internal_state) {
+    for (Tensor& t : state(op)) op.inputs.push_back(add_tensor(std::move(t), {}));
+  }
+  graph_.operators.push_back(std::move(op));
+  return ids;
 }
 
 TensorId ModelBuilder::add_batch_matmul(TensorId lhs, TensorId rhs, bool adj_x, bool adj_y) {

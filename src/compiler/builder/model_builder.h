@@ -187,6 +187,17 @@ class ModelBuilder {
   TensorId add_operator(ir::OpType type, const std::vector<TensorId>& inputs, ir::Options options,
                         const std::vector<int32_t>& shape, float scale, int32_t zero_point);
 
+  // Plain integers (no quantization): TFLM's signal operators (an audio front end) and its int32
+  // arithmetic. An input of `type`; a constant holding `values` (row-major, `type`'s bytes); an
+  // operator with its outputs' shapes and types, whose state kept inside TFLite's operator
+  // (OpDef::internal_state) is added as the reader adds it. Returns the outputs.
+  TensorId add_plain_input(const std::vector<int32_t>& shape, ir::DataType type);
+  TensorId add_plain_constant(const std::vector<int32_t>& shape, ir::DataType type,
+                              const std::vector<uint8_t>& bytes);
+  std::vector<TensorId> add_plain_operator(
+      ir::OpType type, const std::vector<TensorId>& inputs, ir::Options options,
+      const std::vector<std::pair<std::vector<int32_t>, ir::DataType>>& outputs);
+
   void mark_output(TensorId tensor);
 
   // The graph so far, unchecked.

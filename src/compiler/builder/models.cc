@@ -13,6 +13,118 @@ using ir::Activation;
 using ir::DataType;
 using ir::Padding;
 
+namespace {
+
+template <typename T>
+std::vector<uint8_t> bytes_of(const std::vector<T>& values) {
+  std::vector<uint8_t> b(values.size() * sizeof(T));
+  if (!b.empty()) std::memcpy(b.data(), values.data(), b.size());
+  return b;
+}
+
+}  // namespace
+
+ir::Graph audio_frontend() {
+  ModelBuilder b(1);
+  using ir::OpType;
+  using ir::SignalOptions;
+  const std::vector<int32_t> v4 = {4};
+  auto one = [&](OpType type, const std::vector<TensorId>& in, ir::Options o,
+                 std::vector<int32_t> shape, DataType t) {
+    return b.add_plain_operator(type, in, std::move(o), {{std::move(shape), t}})[0];
+  };
+  auto scalar = [&](int32_t v) {
+    return b.add_plain_constant({}, DataType::kInt32, bytes_of(std::vector<int32_t>{v}));
+  };
+  TensorId x = b.add_plain_input({1, 48}, DataType::kInt16);
+  std::vector<int16_t> hann(48);
+  for (size_t i = 0; i < hann.size(); ++i) {
+    hann[i] = static_cast<int16_t>(std::lround(4096 * (0.5 - 0.5 * std::cos(2 * M_PI * (i + 0.5) / 48))));
+  }
+  SignalOptions window;
+  window.shift = 12;
+  x = one(OpType::kSignalWindow,
+          {x, b.add_plain_constant({48}, DataType::kInt16, bytes_of(hann))}, window, {1, 48},
+          DataType::kInt16);
+  ir::ReshapeOptions flat;
+  flat.new_shape = {48};
+  x = one(OpType::kReshape, {x}, flat, {48}, DataType::kInt16);
+  const std::vector<TensorId> scaled = b.add_plain_operator(
+      OpType::kSignalFftAutoScale, {x}, SignalOptions{},
+      {{{48}, DataType::kInt16}, {{}, DataType::kInt32}});
+  SignalOptions rfft;
+  rfft.fft_length = 64;
+  x = one(OpType::kSignalRfft, {scaled[0]}, rfft, {66}, DataType::kInt16);
+  SignalOptions energy;
+  energy.start_index = 1;
+  energy.end_index = 30;
+  x = one(OpType::kSignalEnergy, {x}, energy, {33}, DataType::kUInt32);
+  x = one(OpType::kCast, {x}, std::monostate{}, {33}, DataType::kInt32);
+  x = one(OpType::kCast, {x}, std::monostate{}, {33}, DataType::kUInt32);
+  // Four triangular channels of 6 bins from bin 2 (5 channel starts: channel 0 only feeds the
+  // first output's unweighted half), weights in 12 bits.
+  std::vector<int16_t> weights(30), unweights(30), freq(5), start(5), width(5, 6);
+  for (int32_t c = 0; c < 5; ++c) {
+    freq[c] = static_cast<int16_t>(2 + 5 * c);
+    start[c] = static_cast<int16_t>(6 * c);
+  }
+  for (size_t k = 0; k < weights.size(); ++k) {
+    weights[k] = static_cast<int16_t>(4096 * (k % 6 + 1) / 7);
+    unweights[k] = static_cast<int16_t>(4096 - weights[k]);
+  }
+  SignalOptions bank;
+  bank.num_channels = 4;
+  x = one(OpType::kSignalFilterBank,
+          {x, b.add_plain_constant({30}, DataType::kInt16, bytes_of(weights)),
+           b.add_plain_constant({30}, DataType::kInt16, bytes_of(unweights)),
+           b.add_plain_constant({5}, DataType::kInt16, bytes_of(freq)),
+           b.add_plain_constant({5}, DataType::kInt16, bytes_of(start)),
+           b.add_plain_constant({5}, DataType::kInt16, bytes_of(width))},
+          bank, v4, DataType::kUInt64);
+  x = one(OpType::kSignalFilterBankSquareRoot, {x, scaled[1]}, SignalOptions{}, v4,
+          DataType::kUInt32);
+  // micro_speech's spectral subtraction parameters.
+  SignalOptions noise;
+  noise.num_channels = 4;
+  noise.smoothing = 655;
+  noise.one_minus_smoothing = 15729;
+  noise.alternate_smoothing = 983;
+  noise.alternate_one_minus_smoothing = 15401;
+  noise.min_signal_remaining = 819;
+  noise.smoothing_bits = 10;
+  noise.spectral_subtraction_bits = 14;
+  noise.clamping = false;
+  const std::vector<TensorId> subtracted = b.add_plain_operator(
+      OpType::kSignalFilterBankSpectralSubtraction, {x}, noise,
+      {{v4, DataType::kUInt32}, {v4, DataType::kUInt32}});
+  // A gain table falling with the noise: each octave's constant term, no slope.
+  std::vector<int16_t> lut(125, 0);
+  for (size_t i = 0; i < lut.size(); ++i) {
+    if (i < 3 || i % 4 == 2) lut[i] = static_cast<int16_t>(8192 >> std::min<size_t>(i / 16, 12));
+  }
+  SignalOptions pcan;
+  pcan.snr_shift = 6;
+  x = one(OpType::kSignalPcan,
+          {subtracted[0], subtracted[1], b.add_plain_constant({125}, DataType::kInt16, bytes_of(lut))},
+          pcan, v4, DataType::kUInt32);
+  SignalOptions log;
+  log.input_correction_bits = 3;
+  log.output_scale = 64;
+  x = one(OpType::kSignalFilterBankLog, {x}, log, v4, DataType::kInt16);
+  x = one(OpType::kCast, {x}, std::monostate{}, v4, DataType::kInt32);
+  const std::pair<OpType, int32_t> steps[] = {{OpType::kMul, 256},      {OpType::kAdd, 333},
+                                              {OpType::kDiv, 666},      {OpType::kAdd, -128},
+                                              {OpType::kMinimum, 127}, {OpType::kMaximum, -128}};
+  for (const auto& [type, value] : steps) {
+    ir::Options o = ir::ElementwiseOptions{};
+    if (type == OpType::kMinimum || type == OpType::kMaximum) o = std::monostate{};
+    x = one(type, {x, scalar(value)}, o, v4, DataType::kInt32);
+  }
+  x = one(OpType::kCast, {x}, std::monostate{}, v4, DataType::kInt8);
+  b.mark_output(x);
+  return b.build();
+}
+
 ir::Graph conv2d_x3(uint32_t seed) {
   ModelBuilder b(seed);
   TensorId x = b.add_input({1, 8, 8, 3});

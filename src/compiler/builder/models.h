@@ -70,6 +70,16 @@ ir::Graph int16_layers(uint32_t seed = 1);
 // (write_builder_model names it apart).
 ir::Graph lstm_16x8(uint32_t seed = 1, bool time_major = false);
 
+// An audio front end made of TFLM's signal operators, as micro_speech's preprocessor chains them
+// on a smaller frame: int16 input [1, 48] -> SignalWindow (shift 12) -> RESHAPE [48] ->
+// SignalFftAutoScale -> SignalRfft (64) -> SignalEnergy (bins 1..29) -> CAST uint32->int32 ->
+// CAST int32->uint32 -> SignalFilterBank (4 channels) -> SignalFilterBankSquareRoot (by the auto
+// scale's shift) -> SignalFilterBankSpectralSubtraction (its noise estimate a state) ->
+// SignalPCAN -> SignalFilterBankLog -> CAST int16->int32 -> MUL 256, ADD 333, DIV 666, ADD
+// -128, MINIMUM 127, MAXIMUM -128 (int32, scalar constants) -> CAST -> int8 [4] (no
+// quantization). Not in all_named_models.
+ir::Graph audio_frontend();
+
 // The int8 weights of every CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED made int4 as TFLite
 // stores them (packed two per byte, low nibble first): each value divided by 16 and rounded into
 // [-8, 7], its scale (and the bias's) times 16.
