@@ -286,8 +286,11 @@ std::string text_report(const Problem& problem, const LowerBound& bound,
     const bool reordered = context.order && !context.order->model_order();
     out += "\nkernel of each operator (variant, scratch planned";
     out += reordered ? "; the model's operator index):\n" : "):\n";
+    // The names' column as wide as the longest (TFLM's signal operators run past 24).
+    size_t name_width = 24;
+    for (const StepKernel& k : context.kernels) name_width = std::max(name_width, k.op.size() + 1);
     for (const StepKernel& k : context.kernels) {
-      out += pad(std::to_string(k.step), 6, true) + "  " + pad(k.op, 24, false) +
+      out += pad(std::to_string(k.step), 6, true) + "  " + pad(k.op, name_width, false) +
              pad(k.variant, 10, false) + pad(grouped(k.scratch_bytes), 10, true);
       const auto step = static_cast<size_t>(k.step);
       if (reordered && step < context.order->order.size()) {
