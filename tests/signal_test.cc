@@ -147,7 +147,7 @@ TEST(SignalLoadCheck, RefusesFieldsTheKernelsWouldMisuse) {
               HasSubstr("activation range empty"));
   EXPECT_THAT(refusal(bytes, [](auto& p) { p.tensors[first(p, K::Mul).outputs[0]]->scale = 0.5f; }),
               HasSubstr("plain int32"));
-  EXPECT_THAT(refusal(bytes, [](auto& p) { p.tensors[first(p, K::Cast).inputs[0]]->scale = 0.5f; }),
+  EXPECT_THAT(refusal(bytes, [](auto& p) { p.tensors[first(p, K::Cast).outputs[0]]->scale = 0.5f; }),
               HasSubstr("plain int8, int16, int32 or uint32"));
 }
 

@@ -371,6 +371,11 @@ TEST(BuiltinCodes, NamesAndMapping) {
   for (size_t t = 0; t < ir::kNumOpTypes; ++t) {
     const auto type = static_cast<ir::OpType>(t);
     const int32_t code = ops::op_def(type).builtin_code;
+    if (const char* custom = ops::op_def(type).custom_code) {  // by name
+      EXPECT_EQ(builtin_operator_name(code), "CUSTOM");
+      EXPECT_EQ(ops::op_type_for_custom(custom), type);
+      continue;
+    }
     EXPECT_EQ(builtin_operator_name(code), ir::to_string(type));
     EXPECT_EQ(ops::op_type_for_builtin(code), type);
   }
