@@ -38,7 +38,9 @@ TEST(OpSelectionTest, OnlySelectedFormsAreBuiltIn) {
   EXPECT_EQ(conv->int16, nullptr);
   const internal::OpFormTable* add = internal::op_entry(OpKind::Add)->forms;
   ASSERT_NE(add, nullptr);
-  EXPECT_EQ(add->separate, internal::kFormPlain | internal::kFormRows);
+  EXPECT_EQ(add->separate,
+            internal::kFormPlain | internal::kFormRows | internal::kFormInt32);
+  EXPECT_EQ(add->int32, nullptr);  // not selected
   EXPECT_NE(add->plain, nullptr);
   EXPECT_EQ(add->rows, nullptr);
   EXPECT_EQ(internal::op_entry(OpKind::Reshape)->forms, nullptr);  // it has none

@@ -70,7 +70,8 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
                                     std::pair{kFormInPlace, f.in_place},
                                     std::pair{kFormBackward, f.backward},
                                     std::pair{kFormInt16, f.int16}, std::pair{kFormInt4, f.int4},
-                                    std::pair{kFormOneInput, f.one_input}}) {
+                                    std::pair{kFormOneInput, f.one_input},
+                                    std::pair{kFormInt32, f.int32}}) {
       EXPECT_EQ(form != nullptr, (separate & bit) != 0) << entry.name << " form " << int{bit};
       if (form != nullptr) {
         EXPECT_NE(form->invoke, nullptr) << entry.name;
@@ -90,11 +91,14 @@ TEST(OpTableTest, EveryFormIsBuiltIn) {
   EXPECT_EQ(separate_forms(OpKind::AveragePool2D),
             kFormPlain | kFormPortable | kFormRows | kFormInt16);
   EXPECT_EQ(separate_forms(OpKind::MaxPool2D), kFormPlain | kFormRows | kFormInt16);
-  for (const OpKind kind : {OpKind::Add, OpKind::Mul, OpKind::Logistic, OpKind::Prelu, OpKind::Pad,
-                            OpKind::Maximum, OpKind::Minimum, OpKind::Quantize,
+  for (const OpKind kind : {OpKind::Logistic, OpKind::Prelu, OpKind::Pad, OpKind::Quantize,
                             OpKind::Concatenation, OpKind::ResizeNearestNeighbor,
                             OpKind::ResizeBilinear}) {
     EXPECT_EQ(separate_forms(kind), kFormPlain | kFormRows) << op_entry(kind)->name;
+  }
+  // TFLM's int32 arithmetic: a form of its own.
+  for (const OpKind kind : {OpKind::Add, OpKind::Mul, OpKind::Maximum, OpKind::Minimum}) {
+    EXPECT_EQ(separate_forms(kind), kFormPlain | kFormRows | kFormInt32) << op_entry(kind)->name;
   }
   EXPECT_EQ(separate_forms(OpKind::Sub), 0);
   EXPECT_EQ(separate_forms(OpKind::Dequantize), 0);
@@ -106,7 +110,7 @@ TEST(OpTableTest, InPlaceKinds) {
                                      OpKind::Quantize, OpKind::Dequantize, OpKind::LeakyRelu,
                                      OpKind::Squeeze,  OpKind::ExpandDims, OpKind::Relu,
                                      OpKind::Relu6,    OpKind::Tanh,     OpKind::Prelu,
-                                     OpKind::SquaredDifference, OpKind::Rsqrt};
+                                     OpKind::SquaredDifference, OpKind::Rsqrt, OpKind::Div};
   for (int k = 0; k <= static_cast<int>(OpKind::MAX); ++k) {
     const OpEntry& entry = *op_entry(static_cast<OpKind>(k));
     EXPECT_EQ(entry.op->runs_in_place, in_place.count(static_cast<OpKind>(k)) == 1) << entry.name;
@@ -117,7 +121,7 @@ TEST(OpTableTest, ScratchOnlyForKernelsThatMayNeedIt) {
   const std::set<OpKind> with_scratch = {OpKind::Conv2D, OpKind::DepthwiseConv2D,
                                          OpKind::FullyConnected, OpKind::AveragePool2D,
                                          OpKind::TransposeConv, OpKind::Svdf,
-                                         OpKind::UnidirectionalSequenceLstm};
+                                         OpKind::UnidirectionalSequenceLstm, OpKind::SignalRfft};
   for (int k = 0; k <= static_cast<int>(OpKind::MAX); ++k) {
     const OpEntry& entry = *op_entry(static_cast<OpKind>(k));
     const bool listed = with_scratch.count(static_cast<OpKind>(k)) == 1;
