@@ -959,10 +959,12 @@ fs::path recurrent_models_dir() {
   return fs::path(MOTE_SHARED_DIR) / "models" / "recurrent";
 }
 
-std::vector<std::string> recurrent_models() {
+// The names of the <name>.tflite in `dir` with a <name>.expected.bin beside them, sorted; {""}
+// (one skipped case) when there are none.
+std::vector<std::string> models_with_expected(const fs::path& dir) {
   std::vector<std::string> names;
-  if (!fs::is_directory(recurrent_models_dir())) return {""};
-  for (const auto& entry : fs::directory_iterator(recurrent_models_dir())) {
+  if (!fs::is_directory(dir)) return {""};
+  for (const auto& entry : fs::directory_iterator(dir)) {
     const fs::path expected = fs::path(entry.path()).replace_extension(".expected.bin");
     if (entry.path().extension() == ".tflite" && fs::exists(expected)) {
       names.push_back(entry.path().stem().string());
@@ -971,6 +973,8 @@ std::vector<std::string> recurrent_models() {
   std::sort(names.begin(), names.end());
   return names.empty() ? std::vector<std::string>{""} : names;
 }
+
+std::vector<std::string> recurrent_models() { return models_with_expected(recurrent_models_dir()); }
 
 class RecurrentModel : public ::testing::TestWithParam<std::string> {};
 
@@ -1179,18 +1183,7 @@ fs::path signal_models_dir() {
   return fs::path(MOTE_SHARED_DIR) / "models" / "signal";
 }
 
-std::vector<std::string> signal_models() {
-  std::vector<std::string> names;
-  if (!fs::is_directory(signal_models_dir())) return {""};
-  for (const auto& entry : fs::directory_iterator(signal_models_dir())) {
-    const fs::path expected = fs::path(entry.path()).replace_extension(".expected.bin");
-    if (entry.path().extension() == ".tflite" && fs::exists(expected)) {
-      names.push_back(entry.path().stem().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names.empty() ? std::vector<std::string>{""} : names;
-}
+std::vector<std::string> signal_models() { return models_with_expected(signal_models_dir()); }
 
 std::vector<uint8_t> read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
