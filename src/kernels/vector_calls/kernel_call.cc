@@ -314,8 +314,13 @@ class ByteReader {
     at_ += 4;
     return true;
   }
-  // `n` bytes, then padding to 4.
-  const void* take(size_t n) {
+  // `n` bytes, then padding to 4; with `align8`, first the padding word that puts them at a
+  // multiple of 8 from the start.
+  const void* take(size_t n, bool align8) {
+    if (align8 && at_ % 8 != 0) {
+      if (size_ - at_ < 4) return nullptr;
+      at_ += 4;
+    }
     const size_t padded = (n + 3) & ~size_t{3};
     if (padded < n || size_ - at_ < padded) return nullptr;
     const void* p = bytes_ + at_;
@@ -334,6 +339,8 @@ class ByteReader {
 
 bool decode_call(const uint8_t* bytes, size_t size, KernelCall* call) {
   if (bytes == nullptr || reinterpret_cast<uintptr_t>(bytes) % 4 != 0) return false;
+  // A call with 8-byte elements needs its bytes 8-aligned for them to be.
+  const bool aligned8 = reinterpret_cast<uintptr_t>(bytes) % 8 == 0;
   ByteReader in(bytes, size);
   uint32_t magic = 0, kind = 0;
   if (!in.word(&magic) || magic != kCallMagic || !in.word(&kind)) return false;
@@ -359,7 +366,8 @@ bool decode_call(const uint8_t* bytes, size_t size, KernelCall* call) {
       return false;
     }
     if (t.count > size) return false;  // every element takes a byte at least: no overflow below
-    t.data = in.take(size_t{t.count} * t.element_bytes);
+    if (t.element_bytes == 8 && !aligned8) return false;
+    t.data = in.take(size_t{t.count} * t.element_bytes, t.element_bytes == 8);
     if (t.data == nullptr) return false;
   }
   return in.done() && tensors_fit(*call);

@@ -7,6 +7,8 @@
 //
 // Layout, little-endian, every field 4 bytes:
 //   "MKC1"  kind  n_ints  ints[n_ints]  n_tensors  { element_bytes  count  data (padded to 4) }...
+// An 8-byte tensor's data starts at a multiple of 8 from the call's start (a zero word before it
+// when needed), so that its elements are aligned where the call's bytes are (decode_call checks).
 // The ints are the kind's parameter fields in the order of visit_fields() in kernel_call.cc; the
 // tensors are in the order of the kind's comment below, the expected output last.
 
@@ -45,7 +47,7 @@ inline constexpr size_t kMaxCallInts = 32;
 inline constexpr size_t kMaxCallTensors = 8;
 
 struct CallTensor {
-  const void* data;  // 4-byte aligned when the call's bytes are
+  const void* data;  // aligned to its element size (at most 8) when the call's bytes are to 8
   uint32_t element_bytes;  // 1, 2, 4 or 8 (signed integers)
   uint32_t count;
 };

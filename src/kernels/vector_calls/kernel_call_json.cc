@@ -54,6 +54,7 @@ class Writer {
     ++words_[tensors_at_];
     words_.push_back(sizeof(T));
     words_.push_back(static_cast<uint32_t>(values.size()));
+    if (sizeof(T) == 8 && words_.size() % 2 != 0) words_.push_back(0);  // 8-byte elements: aligned
     const size_t bytes = values.size() * sizeof(T);
     const size_t at = words_.size();
     words_.resize(at + (bytes + 3) / 4, 0);

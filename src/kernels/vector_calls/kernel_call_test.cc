@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -37,6 +39,32 @@ TEST(KernelCall, RunsADecodedSet) {
   EXPECT_EQ(run_call(call, &out, 1, Scratch{nullptr, 0}), CallStatus::kOk);
   EXPECT_EQ(out, 100);  // 120 clamped to activation_max
   EXPECT_EQ(run_call(call, &out, 0, Scratch{nullptr, 0}), CallStatus::kOutputTooSmall);
+}
+
+// A 16x8 fully connected layer of one input and one output: 3 * 2 + bias 5, scaled by 1.
+nlohmann::json FullyConnected16x8Set() {
+  return nlohmann::json::parse(R"({"op": "fully_connected_s16",
+    "params": {"input_batches": 1, "accumulation_depth": 1, "out_ch": 1, "input_offset": 0,
+               "output_offset": 0, "output_multiplier": 1073741824, "output_shift": 1,
+               "out_activation_min": -32768, "out_activation_max": 32767},
+    "dtypes": {"input": "int16", "weights": "int8", "bias": "int64", "expected_output": "int16"},
+    "tensors": {"input": [3], "weights": [2], "bias": [5], "expected_output": [11]}})");
+}
+
+TEST(KernelCall, KeepsEightByteElementsAligned) {
+  const std::vector<uint32_t> words = encode_call(FullyConnected16x8Set());
+  KernelCall call{};
+  ASSERT_TRUE(Decodes(words, words.size() * 4, &call));
+  ASSERT_EQ(call.tensors[2].element_bytes, 8u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(call.tensors[2].data) % 8, 0u);
+  int16_t out = 0;
+  EXPECT_EQ(run_call(call, &out, sizeof(out), Scratch{nullptr, 0}), CallStatus::kOk);
+  EXPECT_EQ(out, 11);
+  // The same bytes 4 bytes off an 8-byte boundary would misalign the bias: refused.
+  std::vector<uint32_t> shifted(words.size() + 1);
+  std::copy(words.begin(), words.end(), shifted.begin() + 1);
+  EXPECT_FALSE(decode_call(reinterpret_cast<const uint8_t*>(shifted.data() + 1), words.size() * 4,
+                           &call));
 }
 
 TEST(KernelCall, RefusesEveryShorterPrefix) {
