@@ -62,6 +62,14 @@ inline void dot_16x8(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t str
   }
 }
 
+// The dot products above as wide_16x8.h's Dot.
+struct Dot16x8 {
+  template <int R, typename Acc>
+  static void rows(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t stride, Acc* a) {
+    dot_16x8<R>(x, n, w, stride, a);
+  }
+};
+
 // Eight packed int4 values from nibble `pos` (nibble k of the word is element pos + k), for a
 // position of parity kOdd. Reads only bytes that hold one of the eight.
 template <bool kOdd>

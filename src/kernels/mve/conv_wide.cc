@@ -1,7 +1,7 @@
-// mve CONV_2D with int16 activations (16x8) or packed int4 weights: the scratch-free driver of
-// wide_conv.h (each pixel's window as runs of contiguous inputs) on the dot products of
-// mve/wide_dot.h, four output channels at a time, then the portable kernel's requantization (the
-// 64-bit one for int64 sums; int4's four channels as a vector, mve/requantize.h). int4:
+// mve CONV_2D with int16 activations (16x8) or packed int4 weights, without scratch: the driver
+// of wide_conv.h (each pixel's window as runs of contiguous inputs) on the dot products of
+// mve/wide_dot.h, four output channels at a time. 16x8: wide_16x8.h's policy (the portable
+// kernel's requantization); int4: four channels as a vector (mve/requantize.h), with
 // sum (x + io) w = sum x w + io sum w, sum w from the same loop.
 
 #include <stddef.h>
@@ -10,54 +10,19 @@
 #include "mve/kernels.h"
 #include "mve/requantize.h"
 #include "mve/wide_dot.h"
-#include "portable/direct_window.h"
-#include "wide_conv.h"
+#include "wide_16x8.h"
 
 namespace mote {
 namespace kernels {
 namespace mve {
 namespace {
 
-inline int32_t plus(int32_t a, int32_t b) { return wide::add_wrap(a, b); }
-inline int64_t plus(int64_t a, int64_t b) { return a + b; }
-
-template <typename Acc, typename OutputType>
-struct Finish {
-  const ConvParams& p;
-  const Acc* bias;
-  int32_t output_offset;
-  OutputType operator()(Acc acc, int32_t c) const {
-    if (bias != nullptr) acc = plus(acc, bias[c]);
-    const int32_t v =
-        direct::requantize(acc, p.output_multiplier[c], p.output_shift[c]) + output_offset;
-    return static_cast<OutputType>(direct::clamp(v, p.act_min, p.act_max));
-  }
-};
-
-template <typename AccType>
-struct Conv16x8 {
-  using Acc = AccType;
-  using Input = int16_t;
-  using Output = int16_t;
-  using Filter = const int8_t*;
-  Finish<Acc, int16_t> finish;
-  Acc pixel_term(const int16_t*, const wide_conv::Run*, int32_t) const { return 0; }
-  void finish4(const Acc* a, int32_t c, int16_t* out) const {
-    for (int32_t r = 0; r < 4; ++r) out[r] = finish(a[r], c + r);
-  }
-  template <int R>
-  void dot(const int16_t* x, int32_t n, const int8_t* filter, size_t pos, size_t stride,
-           Acc* a) const {
-    wide::dot_16x8<R>(x, n, filter + pos, static_cast<ptrdiff_t>(stride), a);
-  }
-};
-
 struct ConvInt4 {
   using Acc = int32_t;
   using Input = int8_t;
   using Output = int8_t;
   using Filter = const uint8_t*;
-  Finish<int32_t, int8_t> finish;
+  wide_16x8::Finish<int32_t, int8_t> finish;
   uint32_t input_offset;
   OutputStage stage;
   int32_t pixel_term(const int8_t*, const wide_conv::Run*, int32_t) const { return 0; }
@@ -81,24 +46,16 @@ struct ConvInt4 {
   }
 };
 
-template <typename Acc>
-void conv2d_16x8_with(const ConvParams& params, const int16_t* input, const int8_t* filter,
-                      const Acc* bias, int16_t* output) {
-  const ConvParams p = params;
-  const Conv16x8<Acc> policy{{p, bias, 0}};
-  wide_conv::run(p.shape, policy, input, filter, output);
-}
-
 }  // namespace
 
 void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
                  const int64_t* bias, int16_t* output) {
-  conv2d_16x8_with(params, input, filter, bias, output);
+  wide_16x8::conv<wide::Dot16x8>(params, input, filter, bias, output);
 }
 
 void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
                  const int32_t* bias, int16_t* output) {
-  conv2d_16x8_with(params, input, filter, bias, output);
+  wide_16x8::conv<wide::Dot16x8>(params, input, filter, bias, output);
 }
 
 void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* filter,

@@ -1,6 +1,6 @@
 // mve FULLY_CONNECTED with int16 activations (16x8) or packed int4 weights: one input row against
-// four filter rows at a time (mve/wide_dot.h), then the portable kernel's requantization (the
-// 64-bit one for int64 sums; int4's blocks of four outputs as a vector, mve/requantize.h). int4:
+// four filter rows at a time (mve/wide_dot.h). 16x8: wide_16x8.h's driver (the portable kernel's
+// requantization); int4: blocks of four outputs requantized as a vector (mve/requantize.h), and
 // sum (x + io)(w + fo) = sum x w + io sum w + fo sum x + n io fo, sum w from the dot products'
 // loop, sum x once per input row. No scratch.
 
@@ -11,73 +11,20 @@
 #include "mve/kernels.h"
 #include "mve/requantize.h"
 #include "mve/wide_dot.h"
-#include "portable/direct_window.h"
+#include "wide_16x8.h"
 
 namespace mote {
 namespace kernels {
 namespace mve {
-namespace {
-
-inline int32_t plus(int32_t a, int32_t b) { return wide::add_wrap(a, b); }
-inline int64_t plus(int64_t a, int64_t b) { return a + b; }
-
-template <typename Acc, typename Output>
-Output finish(const FullyConnectedParams& p, Acc acc, int32_t o, int32_t output_offset) {
-  const int32_t c = p.per_channel ? o : 0;
-  const int32_t v =
-      direct::requantize(acc, p.output_multiplier[c], p.output_shift[c]) + output_offset;
-  return static_cast<Output>(direct::clamp(v, p.act_min, p.act_max));
-}
-
-// sum x (only for a weight zero point, which TFLite's 16x8 weights never have).
-template <typename Acc>
-Acc sum_of(const int16_t* x, int32_t n) {
-  int64_t sum = 0;
-  for (int32_t i = 0; i < n; ++i) sum += x[i];
-  return static_cast<Acc>(sum);
-}
-
-template <typename Acc>
-void fully_connected_16x8_with(const FullyConnectedParams& params, const int16_t* input,
-                               const int8_t* filter, const Acc* bias, int16_t* output) {
-  const FullyConnectedParams p = params;
-  const int32_t n = p.input_depth, od = p.output_depth;
-  for (int32_t b = 0; b < p.batches; ++b) {
-    const int16_t* x = input + static_cast<ptrdiff_t>(b) * n;
-    int16_t* out = output + static_cast<ptrdiff_t>(b) * od;
-    // The weight zero point's term (TFLite's 16x8 weights are symmetric; kept for exactness).
-    const Acc row_term =
-        p.filter_offset == 0
-            ? Acc{0}
-            : static_cast<Acc>(static_cast<uint64_t>(sum_of<Acc>(x, n)) *
-                               static_cast<uint64_t>(static_cast<int64_t>(p.filter_offset)));
-    int32_t o = 0;
-    for (; o + 4 <= od; o += 4) {
-      Acc a[4] = {row_term, row_term, row_term, row_term};
-      wide::dot_16x8<4>(x, n, filter + static_cast<ptrdiff_t>(o) * n, n, a);
-      for (int32_t k = 0; k < 4; ++k) {
-        out[o + k] =
-            finish<Acc, int16_t>(p, bias != nullptr ? plus(a[k], bias[o + k]) : a[k], o + k, 0);
-      }
-    }
-    for (; o < od; ++o) {
-      Acc a[1] = {row_term};
-      wide::dot_16x8<1>(x, n, filter + static_cast<ptrdiff_t>(o) * n, n, a);
-      out[o] = finish<Acc, int16_t>(p, bias != nullptr ? plus(a[0], bias[o]) : a[0], o, 0);
-    }
-  }
-}
-
-}  // namespace
 
 void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
                           const int8_t* filter, const int64_t* bias, int16_t* output) {
-  fully_connected_16x8_with(params, input, filter, bias, output);
+  wide_16x8::fully_connected<wide::Dot16x8>(params, input, filter, bias, output);
 }
 
 void fully_connected_16x8(const FullyConnectedParams& params, const int16_t* input,
                           const int8_t* filter, const int32_t* bias, int16_t* output) {
-  fully_connected_16x8_with(params, input, filter, bias, output);
+  wide_16x8::fully_connected<wide::Dot16x8>(params, input, filter, bias, output);
 }
 
 void fully_connected_int4(const FullyConnectedParams& params, const int8_t* input,
@@ -99,7 +46,8 @@ void fully_connected_int4(const FullyConnectedParams& params, const int8_t* inpu
     const auto output_of = [&](int32_t dot, int32_t filter_sum, int32_t o) {
       uint32_t acc = static_cast<uint32_t>(dot) + io * static_cast<uint32_t>(filter_sum) + row_term;
       if (bias != nullptr) acc += static_cast<uint32_t>(bias[o]);
-      return finish<int32_t, int8_t>(p, static_cast<int32_t>(acc), o, p.output_offset);
+      return wide_16x8::finish_fully_connected<int32_t, int8_t>(p, static_cast<int32_t>(acc), o,
+                                                                p.output_offset);
     };
     int32_t o = 0;
     for (; o + 4 <= od; o += 4) {

@@ -65,6 +65,14 @@ inline void dot_16x8(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t str
   for (int r = 0; r < R; ++r) s[r] = a[r];
 }
 
+// The dot products above as wide_16x8.h's Dot.
+struct Dot16x8 {
+  template <int R, typename Acc>
+  static void rows(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t stride, Acc* a) {
+    dot_16x8<R>(x, n, w, stride, a);
+  }
+};
+
 // Sixteen int4 elements from nibble `pos` of a packed tensor as int8 lanes in order, for a
 // position of parity kOdd: the eight bytes that hold them widened to 16-bit lanes, each lane's
 // low byte given the even element in its top four bits and its high byte the odd one (VSLI), then
