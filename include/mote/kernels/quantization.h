@@ -49,6 +49,23 @@ inline int32_t multiply_by_quantized_multiplier_64(int64_t x, int32_t multiplier
   return static_cast<int32_t>(result);
 }
 
+// multiply_by_quantized_multiplier_64 where |x| < 2^31, the multiplier >= 0 and the shift is in
+// [-17, -1] (as int16 layers' shifts are): one rounding high multiply, (x * m + 2^31) >> 32 with
+// m = the 16-bit multiplier << (17 + shift) (< 2^31): the same product over the same power of two
+// (2^(15 - shift) is 2^32 / 2^(17 + shift)), rounded once and the same way, no 64-bit shift. A
+// kernel checks high_mul_takes_64 for every channel once, then applies rounding_high_mul
+// (SMLAL on a Cortex-M, VRMULH for four lanes).
+inline bool high_mul_takes_64(int32_t multiplier, int32_t shift) {
+  return multiplier >= 0 && shift >= -17 && shift <= -1;
+}
+inline int32_t high_mul_multiplier_64(int32_t multiplier, int32_t shift) {
+  const int32_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+  return reduced << (17 + shift);
+}
+inline int32_t rounding_high_mul(int32_t x, int32_t m) {
+  return static_cast<int32_t>((int64_t{x} * m + (int64_t{1} << 31)) >> 32);
+}
+
 // Largest |accumulator| a kernel may reach before requantization, leaving room to add an
 // output offset without overflowing int32.
 inline constexpr int64_t kAccLimit = 2147483647 - 256;

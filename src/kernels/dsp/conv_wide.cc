@@ -1,7 +1,8 @@
 // dsp CONV_2D with int16 activations (16x8) or packed int4 weights, without scratch: the driver
 // of wide_conv.h (each pixel's window as runs of contiguous inputs) on the dot products of
-// dsp/wide_dot.h, four output channels at a time. 16x8: wide_16x8.h's policy (the portable
-// kernel's requantization); int4: dsp/requantize.h's where it applies.
+// dsp/wide_dot.h, four output channels at a time. 16x8: wide_16x8.h's policy (TFLite's
+// requantization, with int32 sums and one high multiply where they fit); int4:
+// dsp/requantize.h's where it applies.
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,8 @@
 //  - 16x8: two words of int16 inputs (channels c..c+3) against one word of weights widened by
 //    SXTB16 into (w0, w2) and (w1, w3): SMLABB, SMLATB, SMLABT, SMLATT. The int32 sums are exact
 //    for up to 511 taps (|x w| <= 2^22); the table gives this variant windows of at most
-//    256 taps (depthwise_conv.cc), and the int64 bias is added after.
+//    256 taps (depthwise_conv.cc), and the int64 bias is added after (with one rounding high
+//    multiply where wide_16x8.h's sums_fit_int32 allows).
 //  - int4: the four weights' 16 bits (one more byte at an odd nibble), XOR 0x8888, spread to int16
 //    lanes (u0, u2) and (u1, u3) with u = w + 8, less 8 by SSUB16; the inputs plus their offset by
 //    SXTAB16.
@@ -17,6 +18,7 @@
 #include "dsp/intrinsics.h"
 #include "dsp/kernels.h"
 #include "portable/direct_window.h"
+#include "wide_16x8.h"
 
 namespace mote {
 namespace kernels {
@@ -41,6 +43,7 @@ struct Form16x8 {
   using Output = int16_t;
   const int8_t* filter;
   const int64_t* bias;
+  bool high_mul;  // wide_16x8::sums_fit_int32: one rounding high multiply per output
   // acc[0..3] += the tap's products for channels c..c+3; x: the four inputs' pointers' base.
   void mac4_contiguous(const int16_t* x, size_t w, int32_t* a) const {
     const uint32_t x01 = load4(x), x23 = load4(x + 2), v = load4(filter + w);
@@ -62,6 +65,10 @@ struct Form16x8 {
   int32_t input(const int16_t* x) const { return *x; }
   int32_t weight(size_t w) const { return filter[w]; }
   int16_t finish(const DepthwiseConvParams& p, int32_t acc, int32_t c) const {
+    if (high_mul) {
+      return wide_16x8::finish_high_mul(acc, bias, c, p.output_multiplier[c], p.output_shift[c],
+                                        p.act_min, p.act_max);
+    }
     int64_t sum = acc;
     if (bias != nullptr) sum += bias[c];
     const int32_t v = direct::requantize(sum, p.output_multiplier[c], p.output_shift[c]);
@@ -181,7 +188,11 @@ void depthwise(const DepthwiseConvParams& params, const typename Form::Input* in
 
 void depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* input,
                            const int8_t* filter, const int64_t* bias, int16_t* output) {
-  depthwise(params, input, Form16x8{filter, bias}, output);
+  const DepthwiseShape& s = params.shape;
+  const bool high_mul =
+      wide_16x8::sums_fit_int32(params.output_multiplier, params.output_shift, s.output_c, bias,
+                                s.output_c, int64_t{s.filter_h} * s.filter_w);
+  depthwise(params, input, Form16x8{filter, bias, high_mul}, output);
 }
 
 void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,

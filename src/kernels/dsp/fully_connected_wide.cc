@@ -1,8 +1,8 @@
 // dsp FULLY_CONNECTED with int16 activations (16x8) or packed int4 weights: one input row against
-// four filter rows at a time (dsp/wide_dot.h). 16x8: wide_16x8.h's driver (the portable kernel's
-// requantization); int4: dsp/requantize.h's where it applies, and
-// sum (x + io)(w + fo) = sum (x + io) w + fo sum (x + io): the second term is one per input row.
-// No scratch.
+// four filter rows at a time (dsp/wide_dot.h). 16x8: wide_16x8.h's driver (TFLite's
+// requantization, with int32 sums and one high multiply where they fit); int4:
+// dsp/requantize.h's where it applies, and sum (x + io)(w + fo) = sum (x + io) w
+// + fo sum (x + io): the second term is one per input row. No scratch.
 
 #include <stddef.h>
 #include <stdint.h>

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "dsp/intrinsics.h"
+#include "mote/kernels/quantization.h"
 
 namespace mote {
 namespace kernels {
@@ -62,11 +63,20 @@ inline void dot_16x8(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t str
   }
 }
 
-// The dot products above as wide_16x8.h's Dot.
+// The dot products above as wide_16x8.h's Dot, and its four outputs of int32 sums
+// (quantization.h's rounding high multiply: one SMLAL each).
 struct Dot16x8 {
   template <int R, typename Acc>
   static void rows(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t stride, Acc* a) {
     dot_16x8<R>(x, n, w, stride, a);
+  }
+  static void high_mul4(const int32_t* a, const int64_t* bias, const int32_t* multiplier,
+                        const int32_t* shift, int32_t act_min, int32_t act_max, int16_t* out) {
+    for (int r = 0; r < 4; ++r) {
+      const int32_t acc = bias != nullptr ? add_wrap(a[r], static_cast<int32_t>(bias[r])) : a[r];
+      const int32_t v = rounding_high_mul(acc, high_mul_multiplier_64(multiplier[r], shift[r]));
+      out[r] = static_cast<int16_t>(v < act_min ? act_min : (v > act_max ? act_max : v));
+    }
   }
 };
 

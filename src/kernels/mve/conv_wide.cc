@@ -1,8 +1,9 @@
 // mve CONV_2D with int16 activations (16x8) or packed int4 weights, without scratch: the driver
 // of wide_conv.h (each pixel's window as runs of contiguous inputs) on the dot products of
-// mve/wide_dot.h, four output channels at a time. 16x8: wide_16x8.h's policy (the portable
-// kernel's requantization); int4: four channels as a vector (mve/requantize.h), with
-// sum (x + io) w = sum x w + io sum w, sum w from the same loop.
+// mve/wide_dot.h, four output channels at a time. 16x8: wide_16x8.h's policy (TFLite's
+// requantization, with int32 sums and one high multiply where they fit); int4: four channels as
+// a vector (mve/requantize.h), with sum (x + io) w = sum x w + io sum w, sum w from the same
+// loop.
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,8 @@
 // portable). The inputs load widened (VLDRH.S32 / VLDRB.S32; gathered by channel with a depth
 // multiplier above 1); int4 weights gather each channel's byte and shift its nibble out by lane.
 // The int32 sums are exact for 16x8 up to 511 taps (the table gives at most 256); 16x8 adds its
-// int64 bias and requantizes with the 64-bit step per channel, int4 requantizes as a vector
+// int64 bias and requantizes four channels by one VRMULH (mve/requantize.h) where wide_16x8.h's
+// sums_fit_int32 allows, else with the 64-bit step per channel; int4 requantizes as a vector
 // (mve/requantize.h). No scratch.
 
 #include <arm_mve.h>
@@ -14,6 +15,7 @@
 #include "mve/kernels.h"
 #include "mve/requantize.h"
 #include "portable/direct_window.h"
+#include "wide_16x8.h"
 
 namespace mote {
 namespace kernels {
@@ -34,6 +36,7 @@ struct Form16x8 {
   using Output = int16_t;
   const int8_t* filter;
   const int64_t* bias;
+  bool high_mul;  // wide_16x8::sums_fit_int32: four outputs by one VRMULH
   int32x4_t inputs(const int16_t* x, uint32x4_t channels, mve_pred16_t p) const {
     return vldrhq_gather_shifted_offset_z_s32(x, channels, p);
   }
@@ -41,6 +44,12 @@ struct Form16x8 {
   int32x4_t weights(size_t w, mve_pred16_t p) const { return vldrbq_z_s32(filter + w, p); }
   void finish(const DepthwiseConvParams& q, int32x4_t acc, int32_t c, int32_t count,
               int16_t* out) const {
+    if (high_mul) {
+      store_high_mul4(acc, bias == nullptr ? nullptr : bias + c, q.output_multiplier + c,
+                      q.output_shift + c, q.act_min, q.act_max,
+                      vctp32q(static_cast<uint32_t>(count)), out + c);
+      return;
+    }
     int32_t a[4];
     vstrwq_s32(a, acc);
     for (int32_t k = 0; k < count; ++k) {
@@ -151,7 +160,11 @@ void depthwise(const DepthwiseConvParams& params, const typename Form::Input* in
 
 void depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* input,
                            const int8_t* filter, const int64_t* bias, int16_t* output) {
-  depthwise(params, input, Form16x8{filter, bias}, output);
+  const DepthwiseShape& s = params.shape;
+  const bool high_mul =
+      wide_16x8::sums_fit_int32(params.output_multiplier, params.output_shift, s.output_c, bias,
+                                s.output_c, int64_t{s.filter_h} * s.filter_w);
+  depthwise(params, input, Form16x8{filter, bias, high_mul}, output);
 }
 
 void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,

@@ -1,6 +1,7 @@
 // mve FULLY_CONNECTED with int16 activations (16x8) or packed int4 weights: one input row against
-// four filter rows at a time (mve/wide_dot.h). 16x8: wide_16x8.h's driver (the portable kernel's
-// requantization); int4: blocks of four outputs requantized as a vector (mve/requantize.h), and
+// four filter rows at a time (mve/wide_dot.h). 16x8: wide_16x8.h's driver (TFLite's
+// requantization, with int32 sums and one high multiply where they fit); int4: blocks of four
+// outputs requantized as a vector (mve/requantize.h), and
 // sum (x + io)(w + fo) = sum x w + io sum w + fo sum x + n io fo, sum w from the dot products'
 // loop, sum x once per input row. No scratch.
 

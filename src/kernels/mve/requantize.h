@@ -80,6 +80,25 @@ inline OutputStage make_output_stage(int32_t output_offset, int32_t act_min, int
   return OutputStage{output_offset, act_min < -128 ? -128 : act_min, act_max > 127 ? 127 : act_max};
 }
 
+// Four int16 outputs of a 16x8 layer whose int64 sums fit int32 (wide_16x8.h's sums_fit_int32),
+// lanes below p: the biases' low words added (bias may be null), quantization.h's
+// rounding_high_mul by VRMULH with each channel's high_mul_multiplier_64, clamped, stored.
+inline void store_high_mul4(int32x4_t acc, const int64_t* bias, const int32_t* multiplier,
+                            const int32_t* shift, int32_t act_min, int32_t act_max,
+                            mve_pred16_t p, int16_t* out) {
+  const uint32x4_t rounded =
+      vshrq_n_u32(vreinterpretq_u32_s32(vaddq_n_s32(vldrwq_z_s32(multiplier, p), 1 << 15)), 16);
+  const int32x4_t reduced = vminq_s32(vreinterpretq_s32_u32(rounded), vdupq_n_s32(0x7FFF));
+  const int32x4_t m = vshlq_s32(reduced, vaddq_n_s32(vldrwq_z_s32(shift, p), 17));
+  if (bias != nullptr) {
+    const int32_t* words = reinterpret_cast<const int32_t*>(bias);
+    acc = vaddq_s32(acc, vldrwq_gather_shifted_offset_z_s32(words, vidupq_n_u32(0, 2), p));
+  }
+  int32x4_t v = vrmulhq_s32(acc, m);
+  v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
+  vstrhq_p_s32(out, v, p);
+}
+
 }  // namespace mve
 }  // namespace kernels
 }  // namespace mote

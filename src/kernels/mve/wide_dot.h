@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mve/requantize.h"
+
 namespace mote {
 namespace kernels {
 namespace mve {
@@ -65,11 +67,16 @@ inline void dot_16x8(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t str
   for (int r = 0; r < R; ++r) s[r] = a[r];
 }
 
-// The dot products above as wide_16x8.h's Dot.
+// The dot products above as wide_16x8.h's Dot, and its four outputs of int32 sums
+// (mve/requantize.h's store_high_mul4).
 struct Dot16x8 {
   template <int R, typename Acc>
   static void rows(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t stride, Acc* a) {
     dot_16x8<R>(x, n, w, stride, a);
+  }
+  static void high_mul4(const int32_t* a, const int64_t* bias, const int32_t* multiplier,
+                        const int32_t* shift, int32_t act_min, int32_t act_max, int16_t* out) {
+    store_high_mul4(vldrwq_s32(a), bias, multiplier, shift, act_min, act_max, vctp32q(4), out);
   }
 };
 

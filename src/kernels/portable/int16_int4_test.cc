@@ -115,5 +115,39 @@ TEST(MultiplyByQuantizedMultiplier64, HandChecked) {
   EXPECT_EQ(multiply_by_quantized_multiplier_64(-(int64_t{1} << 46), 0x7FFFFFFF, 7), INT32_MIN);
 }
 
+// The one-multiply form equals the 64-bit one wherever it applies: the edges of x, multiplier and
+// shift, ties, and random values.
+TEST(MultiplyByQuantizedMultiplier64, RoundingHighMulWhereItApplies) {
+  std::mt19937 rng(64);
+  std::uniform_int_distribution<int32_t> any_x(INT32_MIN + 1, INT32_MAX);
+  std::uniform_int_distribution<int32_t> any_multiplier(0, INT32_MAX);
+  std::vector<int32_t> xs = {0,       1,          -1,    INT32_MAX, INT32_MIN + 1,
+                             1 << 20, -(1 << 20), 12345, -12345};
+  std::vector<int32_t> multipliers = {0, 1, 1 << 30, 0x7FFEFFFF, 0x7FFF0000, 0x7FFF7FFF, INT32_MAX};
+  for (int i = 0; i < 2000; ++i) {
+    xs.push_back(any_x(rng));
+    multipliers.push_back(any_multiplier(rng));
+  }
+  for (int32_t shift = -17; shift <= -1; ++shift) {
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const int32_t multiplier = multipliers[i % multipliers.size()];
+      ASSERT_TRUE(high_mul_takes_64(multiplier, shift));
+      const int32_t m = high_mul_multiplier_64(multiplier, shift);
+      ASSERT_EQ(rounding_high_mul(xs[i], m),
+                multiply_by_quantized_multiplier_64(xs[i], multiplier, shift))
+          << "x " << xs[i] << " multiplier " << multiplier << " shift " << shift;
+    }
+  }
+  // Ties round up, as the 64-bit form's: multiplier 0x8000 reduces to 1 (2^-15), shift -1: 2^-16.
+  const int32_t m = high_mul_multiplier_64(0x8000, -1);
+  EXPECT_EQ(rounding_high_mul(0x8000, m), 1);
+  EXPECT_EQ(rounding_high_mul(-0x8000, m), 0);
+  EXPECT_EQ(rounding_high_mul(3 * 0x8000, m), 2);
+  EXPECT_EQ(rounding_high_mul(-3 * 0x8000, m), -1);
+  EXPECT_FALSE(high_mul_takes_64(1 << 30, 0));
+  EXPECT_FALSE(high_mul_takes_64(1 << 30, -18));
+  EXPECT_FALSE(high_mul_takes_64(-1, -5));
+}
+
 }  // namespace
 }  // namespace mote::kernels

@@ -95,15 +95,23 @@ inline void fill_filters(Random& r, size_t n) {
   }
 }
 
-// Biases (int64 up to 2^40, int32 up to 2^20) and requantization for `channels`.
+// Biases (int64 up to 2^40, int32 up to 2^20) and requantization for `channels`. Half the calls
+// keep int64 biases below 2^30 (mostly small, so that outputs do not all clamp) and shifts in
+// [-17, -1], as int16 layers have them: the int32 sums and one high multiply of the dsp and mve
+// kernels (wide_16x8.h's sums_fit_int32), which the wider values send to the 64-bit step.
 inline void fill_quantization(Random& r, int32_t channels, int32_t min_shift, int32_t max_shift) {
   Buffers& b = buffers();
+  const bool int16_like = r.coin(50);
   for (int32_t c = 0; c < channels; ++c) {
     b.bias64[c] =
-        (static_cast<int64_t>(r.uniform(-(1 << 20), 1 << 20)) << 20) + r.uniform(-1000, 1000);
+        int16_like
+            ? (r.coin(10) ? r.edgy(-(1 << 30) + 1, (1 << 30) - 1) : r.uniform(-65536, 65536))
+            : (static_cast<int64_t>(r.uniform(-(1 << 20), 1 << 20)) << 20) + r.uniform(-1000, 1000);
     b.bias32[c] = r.uniform(-(1 << 20), 1 << 20);
     b.multiplier[c] = r.coin(10) ? INT32_MAX : r.uniform(1 << 30, INT32_MAX);
-    b.shift[c] = r.uniform(min_shift, max_shift);
+    b.shift[c] = int16_like ? r.edgy(min_shift < -17 ? -17 : min_shift,
+                                     max_shift > -1 ? -1 : max_shift)
+                            : r.uniform(min_shift, max_shift);
   }
 }
 
