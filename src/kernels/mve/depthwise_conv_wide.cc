@@ -6,7 +6,8 @@
 // The int32 sums are exact for 16x8 up to 511 taps (the table gives at most 256); 16x8 adds its
 // int64 bias and requantizes four channels by one VRMULH (mve/requantize.h) where wide_16x8.h's
 // sums_fit_int32 allows, else with the 64-bit step per channel; int4 requantizes as a vector
-// (mve/requantize.h). No scratch.
+// (mve/requantize.h), and with a depth multiplier of 1 runs eight channels at a time on weights
+// unpacked once per block (depthwise_int4_eight). No scratch (a bounded stack buffer).
 
 #include <arm_mve.h>
 #include <stddef.h>
@@ -146,6 +147,83 @@ void depthwise_with(const DepthwiseConvParams& params, const typename Form::Inpu
   }
 }
 
+// int4 with a depth multiplier of 1, at most kMaxInt4Taps taps: eight channels at a time in int16
+// lanes. Each block of eight channels first unpacks its weights, every tap's, onto the stack (one
+// gather of their bytes, lane k's byte ((w & 1) + k) / 2, and a shift pair that moves its nibble
+// to the top and back, signed); then every output pixel runs its taps on them: the inputs plus
+// their offset (|x + io| <= 255), VMULLB and VMULLT widening the products into the even and the
+// odd channels' int32 sums, requantized as vectors and stored with a stride of 2.
+constexpr int32_t kMaxInt4Taps = 64;  // 1 KB of stack
+
+void depthwise_int4_eight(const DepthwiseConvParams& params, const int8_t* input,
+                          const uint8_t* filter, const int32_t* bias, const OutputStage& stage,
+                          int8_t* output) {
+  const DepthwiseConvParams p = params;
+  const DepthwiseShape& s = p.shape;
+  const int32_t oc = s.output_c, taps = s.filter_h * s.filter_w;
+  const uint16x8_t lanes = vidupq_n_u16(0, 1);
+  const uint32x4_t stride2 = vidupq_n_u32(0, 2);
+  const int16_t io = static_cast<int16_t>(p.input_offset);
+  int16_t weights[kMaxInt4Taps * 8];
+  for (int32_t c = 0; c < oc; c += 8) {
+    const int32_t count = oc - c < 8 ? oc - c : 8;
+    const mve_pred16_t pred = vctp16q(static_cast<uint32_t>(count));
+    for (int32_t t = 0; t < taps; ++t) {
+      const size_t w = static_cast<size_t>(t) * oc + c;
+      const uint16x8_t e = vaddq_n_u16(lanes, static_cast<uint16_t>(w & 1));
+      const int16x8_t left = vreinterpretq_s16_u16(
+          vsubq_u16(vdupq_n_u16(12), vshlq_n_u16(vandq_u16(e, vdupq_n_u16(1)), 2)));
+      const int16x8_t bytes = vreinterpretq_s16_u16(
+          vldrbq_gather_offset_z_u16(filter + (w >> 1), vshrq_n_u16(e, 1), pred));
+      vstrhq_s16(weights + t * 8, vshrq_n_s16(vshlq_s16(bytes, left), 12));
+    }
+    for (int32_t b = 0; b < s.batches; ++b) {
+      for (int32_t oy = 0; oy < s.output_h; ++oy) {
+        const int32_t y0 = oy * s.stride_h - s.pad_h;
+        int32_t ky0, ky1;
+        inside(y0, s.dilation_h, s.filter_h, s.input_h, &ky0, &ky1);
+        int8_t* out = output + ((static_cast<size_t>(b) * s.output_h + oy) * s.output_w) * oc + c;
+        for (int32_t ox = 0; ox < s.output_w; ++ox, out += oc) {
+          const int32_t x0 = ox * s.stride_w - s.pad_w;
+          int32_t kx0, kx1;
+          inside(x0, s.dilation_w, s.filter_w, s.input_w, &kx0, &kx1);
+          int32x4_t even = vdupq_n_s32(0), odd = vdupq_n_s32(0);
+          for (int32_t ky = ky0; kx0 < kx1 && ky < ky1; ++ky) {
+            const int32_t iy = y0 + ky * s.dilation_h;
+            const int8_t* x = input +
+                              ((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + x0 +
+                               kx0 * s.dilation_w) * oc + c;
+            const int16_t* wt = weights + (ky * s.filter_w + kx0) * 8;
+            const size_t step = static_cast<size_t>(s.dilation_w) * oc;
+            for (int32_t kx = kx0; kx < kx1; ++kx, x += step, wt += 8) {
+              // A whole block loads unpredicated (keeping VPST out of the loop).
+              const int16x8_t loaded = count == 8 ? vldrbq_s16(x) : vldrbq_z_s16(x, pred);
+              const int16x8_t xv = vaddq_n_s16(loaded, io);
+              const int16x8_t wv = vldrhq_s16(wt);
+              even = vaddq_s32(even, vmullbq_int_s16(xv, wv));
+              odd = vaddq_s32(odd, vmulltq_int_s16(xv, wv));
+            }
+          }
+          // Channels c, c + 2, ... in `even`; c + 1, c + 3, ... in `odd`.
+          for (int32_t half = 0; half < 2; ++half) {
+            const mve_pred16_t q = vctp32q(static_cast<uint32_t>((count - half + 1) / 2));
+            int32x4_t acc = half == 0 ? even : odd;
+            if (bias != nullptr) {
+              acc = vaddq_s32(acc, vldrwq_gather_shifted_offset_z_s32(bias + c + half, stride2, q));
+            }
+            const int32x4_t multiplier =
+                vldrwq_gather_shifted_offset_z_s32(p.output_multiplier + c + half, stride2, q);
+            const int32x4_t shift =
+                vldrwq_gather_shifted_offset_z_s32(p.output_shift + c + half, stride2, q);
+            vstrbq_scatter_offset_p_s32(out + half, stride2,
+                                        stage.apply(acc, multiplier, split_shifts(shift)), q);
+          }
+        }
+      }
+    }
+  }
+}
+
 template <typename Form>
 void depthwise(const DepthwiseConvParams& params, const typename Form::Input* input,
                const Form& form, typename Form::Output* output) {
@@ -169,10 +247,13 @@ void depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* inp
 
 void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,
                            const uint8_t* filter, const int32_t* bias, int8_t* output) {
-  depthwise(params, input,
-            FormInt4{filter, bias, params.input_offset,
-                     make_output_stage(params.output_offset, params.act_min, params.act_max)},
-            output);
+  const OutputStage stage = make_output_stage(params.output_offset, params.act_min, params.act_max);
+  const DepthwiseShape& s = params.shape;
+  if (s.output_c == s.input_c && s.filter_h * s.filter_w <= kMaxInt4Taps) {
+    depthwise_int4_eight(params, input, filter, bias, stage, output);
+    return;
+  }
+  depthwise(params, input, FormInt4{filter, bias, params.input_offset, stage}, output);
 }
 
 }  // namespace mve
