@@ -100,6 +100,19 @@ inline int8x16_t nibbles16(const uint8_t* packed, size_t pos, mve_pred16_t even_
   return vshrq_n_s8(vreinterpretq_s8_u16(lanes), 4);
 }
 
+// nibbles16 of a whole block, unpredicated, from the byte that holds its first element.
+template <bool kOdd>
+inline int8x16_t nibbles16_at(const uint8_t* p) {
+  uint16x8_t lanes;
+  if (kOdd) {
+    lanes = vsliq_n_u16(vldrbq_u16(p), vldrbq_u16(p + 1), 12);
+  } else {
+    const uint16x8_t b = vldrbq_u16(p);
+    lanes = vsliq_n_u16(vshlq_n_u16(b, 4), b, 8);
+  }
+  return vshrq_n_s8(vreinterpretq_s8_u16(lanes), 4);
+}
+
 // a[r] += sum x[i] w_r[i] and ws[r] += sum w_r[i], w_r the int4 elements from nibble pos + r *
 // stride; row r starts at an odd nibble when kOdd0 != (kAlternate and r is odd). Modulo 2^32.
 template <int R, bool kOdd0, bool kAlternate>
@@ -110,15 +123,16 @@ inline void dot_int4_rows(const int8_t* x, int32_t n, const uint8_t* packed, siz
     a[r] = s[r];
     f[r] = ws[r];
   }
-  const mve_pred16_t all = vctp16q(8);
+  // Each row's bytes from a pointer of its own, eight bytes on per block.
+  const uint8_t* rows[R];
+  for (int r = 0; r < R; ++r) rows[r] = packed + ((pos + static_cast<size_t>(r) * stride) >> 1);
   const int32_t full = n & ~15;
   for (int32_t i = 0; i < full; i += 16) {
     const int8x16_t xv = vldrbq_s8(x + i);
     for (int r = 0; r < R; ++r) {
-      const size_t at = pos + static_cast<size_t>(r) * stride + static_cast<size_t>(i);
-      const int8x16_t w = kOdd0 != (kAlternate && (r & 1) != 0)
-                              ? nibbles16<true>(packed, at, all, all)
-                              : nibbles16<false>(packed, at, all, all);
+      const int8x16_t w = kOdd0 != (kAlternate && (r & 1) != 0) ? nibbles16_at<true>(rows[r])
+                                                                 : nibbles16_at<false>(rows[r]);
+      rows[r] += 8;
       a[r] = vmladavaq_s8(a[r], xv, w);
       f[r] = vaddvaq_s8(f[r], w);
     }
@@ -148,6 +162,13 @@ inline void dot_int4_rows(const int8_t* x, int32_t n, const uint8_t* packed, siz
 template <int R>
 inline void dot_int4(const int8_t* x, int32_t n, const uint8_t* packed, size_t pos, size_t stride,
                      int32_t* s, int32_t* ws) {
+  if constexpr (R > 2) {
+    // Two rows at a time: four rows' pointers and sums do not fit the core registers; the
+    // inputs, loaded again, cost one load per sixteen.
+    dot_int4<2>(x, n, packed, pos, stride, s, ws);
+    dot_int4<R - 2>(x, n, packed, pos + 2 * stride, stride, s + 2, ws + 2);
+    return;
+  }
   const bool odd = (pos & 1) != 0, alternate = R > 1 && (stride & 1) != 0;
   if (odd) {
     if (alternate) {
