@@ -108,8 +108,8 @@ inline void dot_int4_rows(const int8_t* x, int32_t n, const uint8_t* packed, siz
     const uint32_t lo = load4(x + i), hi = load4(x + i + 4);
     const uint32_t x02 = sxtab16(offset2, lo), x13 = sxtab16_ror8(offset2, lo);
     const uint32_t x46 = sxtab16(offset2, hi), x57 = sxtab16_ror8(offset2, hi);
-    const uint32_t x04 = pkhbt(x02, x46), x26 = pkhtb(x46, x02);
-    const uint32_t x15 = pkhbt(x13, x57), x37 = pkhtb(x57, x13);
+    const uint32_t x04 = pkhbt_in_c(x02, x46), x26 = pkhtb_in_c(x46, x02);
+    const uint32_t x15 = pkhbt_in_c(x13, x57), x37 = pkhtb_in_c(x57, x13);
     for (int r = 0; r < R; ++r) {
       const bool odd = kOdd0 != (kAlternate && (r & 1) != 0);
       const size_t at = pos + static_cast<size_t>(r) * stride + static_cast<size_t>(i);
