@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "dsp/intrinsics.h"
-#include "mote/kernels/quantization.h"
+#include "wide_16x8.h"
 
 namespace mote {
 namespace kernels {
@@ -63,8 +63,8 @@ inline void dot_16x8(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t str
   }
 }
 
-// The dot products above as wide_16x8.h's Dot, and its four outputs of int32 sums
-// (quantization.h's rounding high multiply: one SMLAL each).
+// The dot products above as wide_16x8.h's Dot, and its four outputs of int32 sums (one by one:
+// quantization.h's rounding high multiply is one SMLAL).
 struct Dot16x8 {
   template <int R, typename Acc>
   static void rows(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t stride, Acc* a) {
@@ -73,9 +73,7 @@ struct Dot16x8 {
   static void high_mul4(const int32_t* a, const int64_t* bias, const int32_t* multiplier,
                         const int32_t* shift, int32_t act_min, int32_t act_max, int16_t* out) {
     for (int r = 0; r < 4; ++r) {
-      const int32_t acc = bias != nullptr ? add_wrap(a[r], static_cast<int32_t>(bias[r])) : a[r];
-      const int32_t v = rounding_high_mul(acc, high_mul_multiplier_64(multiplier[r], shift[r]));
-      out[r] = static_cast<int16_t>(v < act_min ? act_min : (v > act_max ? act_max : v));
+      out[r] = wide_16x8::finish_high_mul(a[r], bias, r, multiplier[r], shift[r], act_min, act_max);
     }
   }
 };
