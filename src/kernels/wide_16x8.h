@@ -1,7 +1,8 @@
 #pragma once
 // The 16x8 CONV_2D and FULLY_CONNECTED of the dsp and mve variants: one driver each around the
-// variant's dot products, then the portable kernel's requantization (the 64-bit one for int64
-// sums). Acc is the bias type: int64 sums, or int32 ones that wrap as the instructions' do.
+// variant's dot products, then TFLite's requantization: for an int64 bias the 64-bit step, or,
+// where the layer allows (sums_fit_int32), int32 sums and one rounding high multiply; for an
+// int32 bias int32 sums that wrap as the instructions' do.
 // Dot gives the variant's dot products of R filter rows (dsp/wide_dot.h's or mve/wide_dot.h's):
 //   template <int R, typename Acc>
 //   static void rows(const int16_t* x, int32_t n, const int8_t* w, ptrdiff_t stride, Acc* a):
