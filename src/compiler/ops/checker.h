@@ -385,7 +385,8 @@ class Checker {
 
   // Two plain int32 operands (either may be a constant) in, one plain int32 out, broadcast (the
   // integer arithmetic: TFLM's int32 ADD, MUL, DIV, MINIMUM, MAXIMUM).
-  void expect_integer_binary() const {
+  void expect_integer_binary() {
+    arity(2, 2);
     plain(0, DataType::kInt32);
     plain(1, DataType::kInt32);
     plain(kOutput, DataType::kInt32);

@@ -277,6 +277,13 @@ TEST(Validate, DataMovementRules) {
                   "beta 0 must be positive");
   expect_rejected(g, [&](Graph& g) { output(g, add).shape = {1, 5, 5, 15}; },
                   "expected [1,5,5,16]");
+  // An int32 ADD (TFLM's integer form) of one input is refused, not read past its inputs (found
+  // by fuzz_tflite_reader: the integer path had no arity check).
+  expect_rejected(g, [&](Graph& g) {
+    output(g, add).type = DataType::kInt32;
+    output(g, add).quantization = {};
+    g.operators[add].inputs.pop_back();
+  }, "operator " + std::to_string(add) + " (ADD): has 1 inputs, expected 2");
   // An int32 input is requantized, so it needs a quantization (a float one has none).
   expect_rejected(g, [&](Graph& g) { g.tensors[g.inputs[0]].type = DataType::kInt32; },
                   "operator " + std::to_string(quantize) +
