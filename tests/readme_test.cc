@@ -134,8 +134,9 @@ class Readme : public ::testing::Test {
   static void RunReadme() {
     blocks_ = parse_blocks(read_text(fs::path(MOTE_SOURCE_DIR) / "README.md"));
     commands_.clear();
-    // A scratch checkout: the source tree's entries as links, this build as build/.
-    fs::remove_all(MOTE_TEST_TMP_DIR);
+    // A scratch checkout: the source tree's entries as links, this build as build/. Only its own
+    // folder is cleared: ReadmeFigures runs in a sibling one, perhaps at the same time.
+    fs::remove_all(scratch());
     fs::create_directories(scratch());
     for (const auto& entry : fs::directory_iterator(MOTE_SOURCE_DIR)) {
       const std::string name = entry.path().filename().string();
