@@ -11,18 +11,11 @@ namespace mote {
 namespace kernels {
 namespace {
 
-// TFLM's MostSignificantBit32 as GCC builds it: 32 - clz(x), and 32 for 0.
-int32_t msb32(uint32_t x) {
-  if (x == 0) return 32;
-  int32_t n = 0;
-  while (x != 0) {
-    x >>= 1;
-    ++n;
-  }
-  return n;
-}
-int32_t msb64(uint64_t x) {
-  if (x == 0) return 64;
+// TFLM's MostSignificantBit32 and MostSignificantBit64 as GCC builds them: the bit width minus
+// clz(x), and the width for 0.
+template <typename U>
+int32_t msb(U x) {
+  if (x == 0) return static_cast<int32_t>(8 * sizeof(U));
   int32_t n = 0;
   while (x != 0) {
     x >>= 1;
@@ -142,13 +135,20 @@ void complex_fft(const int16_t* in, Cpx* out, int32_t n, const int16_t* tw) {
 // kissfft's HALF_OF on an int sum, stored as int16.
 inline int16_t half(int32_t v) { return wrap16(v >> 1); }
 
-// TFLM's Sqrt32 and Sqrt64: the integer square root, rounded up where the remainder exceeds it.
-uint32_t sqrt32(uint32_t num) {
+// TFLM's Sqrt32 and Sqrt64, one digit-by-digit loop at either width: the integer square root,
+// rounded up where the remainder exceeds it, but not past the half width's largest value. Sqrt64
+// hands a value below 2^32 to Sqrt32 (whose cap is 0xFFFF), so this does too.
+template <typename U>
+uint32_t integer_sqrt(U num) {
+  constexpr int32_t kBits = static_cast<int32_t>(8 * sizeof(U));
+  if constexpr (kBits == 64) {
+    if ((num >> 32) == 0) return integer_sqrt(static_cast<uint32_t>(num));
+  }
   if (num == 0) return 0;
-  uint32_t res = 0;
-  int32_t max_bit = (32 - msb32(num)) | 1;
-  uint32_t bit = 1u << (31 - max_bit);
-  int32_t iterations = (31 - max_bit) / 2 + 1;
+  U res = 0;
+  const int32_t max_bit = (kBits - msb(num)) | 1;
+  U bit = U{1} << (kBits - 1 - max_bit);
+  int32_t iterations = (kBits - 1 - max_bit) / 2 + 1;
   while (iterations-- > 0) {
     if (num >= res + bit) {
       num -= res + bit;
@@ -158,26 +158,8 @@ uint32_t sqrt32(uint32_t num) {
     }
     bit >>= 2;
   }
-  if (num > res && res != 0xFFFF) ++res;
-  return static_cast<uint16_t>(res);
-}
-
-uint32_t sqrt64(uint64_t num) {
-  if ((num >> 32) == 0) return sqrt32(static_cast<uint32_t>(num));
-  uint64_t res = 0;
-  int32_t max_bit = (64 - msb64(num)) | 1;
-  uint64_t bit = uint64_t{1} << (63 - max_bit);
-  int32_t iterations = (63 - max_bit) / 2 + 1;
-  while (iterations-- > 0) {
-    if (num >= res + bit) {
-      num -= res + bit;
-      res = (res >> 1) + bit;
-    } else {
-      res >>= 1;
-    }
-    bit >>= 2;
-  }
-  if (num > res && res != 0xFFFFFFFFu) ++res;
+  constexpr U kHalfMax = (U{1} << (kBits / 2)) - 1;
+  if (num > res && res != kHalfMax) ++res;
   return static_cast<uint32_t>(res);
 }
 
@@ -212,7 +194,7 @@ uint32_t log2_fraction(uint32_t x, int32_t log2x) {
 
 // TFLM's Log32: log_e(x) * out_scale in fixed point, for x >= 2.
 uint32_t log32(uint32_t x, uint32_t out_scale) {
-  const int32_t integer = msb32(x) - 1;
+  const int32_t integer = msb(x) - 1;
   const uint32_t fraction = log2_fraction(x, integer);
   const uint32_t log2 = (static_cast<uint32_t>(integer) << 16) + fraction;
   const uint32_t loge = static_cast<uint32_t>((uint64_t{45426} * log2 + 32768) >> 16);
@@ -223,7 +205,7 @@ uint32_t log32(uint32_t x, uint32_t out_scale) {
 // table (three entries per octave).
 int16_t wide_dynamic(uint32_t x, const int16_t* lut) {
   if (x <= 2) return lut[x];
-  const int32_t interval = msb32(x);
+  const int32_t interval = msb(x);
   lut += 4 * interval - 6;
   const int32_t frac = static_cast<int32_t>(
       (interval < 11 ? x << (11 - interval) : x >> (interval - 11)) & 0x3FF);
@@ -264,7 +246,7 @@ int32_t signal_fft_auto_scale(const int16_t* input, int32_t size, int16_t* outpu
       max = wrap16(-int32_t{v});
     }
   }
-  int32_t bits = 16 - msb32(static_cast<uint32_t>(int32_t{max})) - 1;
+  int32_t bits = 16 - msb(static_cast<uint32_t>(int32_t{max})) - 1;
   if (bits <= 0) bits = 0;
   for (int32_t i = 0; i < size; ++i) output[i] = wrap16(int32_t{input[i]} * (1 << bits));
   return bits;
@@ -357,7 +339,7 @@ void signal_filter_bank_square_root(const uint64_t* input, int32_t count, int32_
                                     uint32_t* output) {
   if (shift < 0) shift = 0;
   for (int32_t i = 0; i < count; ++i) {
-    output[i] = shift >= 32 ? 0 : sqrt64(input[i]) >> shift;
+    output[i] = shift >= 32 ? 0 : integer_sqrt(input[i]) >> shift;
   }
 }
 
