@@ -974,6 +974,34 @@ std::vector<std::string> models_with_expected(const fs::path& dir) {
   return names.empty() ? std::vector<std::string>{""} : names;
 }
 
+std::vector<uint8_t> read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// `runs` frames of DefaultInput's stream through `device`, each output against its slice of
+// `expected` (TFLM's outputs, one invocation after another); then reset_state() and the first
+// frame again must give the first output again.
+void ExpectStreamThenReset(Device& device, const std::vector<uint8_t>& expected, size_t runs) {
+  const size_t in_bytes = device.executor->input(0).size;
+  const size_t out_bytes = device.executor->output(0).size;
+  const auto output = [&](size_t k) {
+    return std::vector<int8_t>(expected.begin() + k * out_bytes,
+                               expected.begin() + (k + 1) * out_bytes);
+  };
+  pipeline::DefaultInput stream;
+  std::vector<int8_t> first;
+  for (size_t k = 0; k < runs; ++k) {
+    std::vector<uint8_t> frame(in_bytes);
+    stream.fill(frame);
+    const std::vector<int8_t> input(frame.begin(), frame.end());
+    if (k == 0) first = input;
+    EXPECT_EQ(device.run(input), output(k)) << "invocation " << k;
+  }
+  device.executor->reset_state();
+  EXPECT_EQ(device.run(first), output(0)) << "after reset_state";
+}
+
 std::vector<std::string> recurrent_models() { return models_with_expected(recurrent_models_dir()); }
 
 class RecurrentModel : public ::testing::TestWithParam<std::string> {};
@@ -982,31 +1010,13 @@ TEST_P(RecurrentModel, EqualsTflmAcrossInvocationsAndResets) {
   if (GetParam().empty()) GTEST_SKIP() << "no recurrent models in " << recurrent_models_dir();
   const fs::path dir = recurrent_models_dir();
   const ir::Graph graph = tflite::read_model_file(dir / (GetParam() + ".tflite"));
-  std::ifstream in(dir / (GetParam() + ".expected.bin"), std::ios::binary);
-  const std::vector<uint8_t> expected{std::istreambuf_iterator<char>(in),
-                                      std::istreambuf_iterator<char>()};
-  constexpr int kRuns = 3;
+  const std::vector<uint8_t> expected = read_bytes(dir / (GetParam() + ".expected.bin"));
+  constexpr size_t kRuns = 3;
   for (const char* cpu : {"cortex-m0plus", "cortex-m4", "cortex-m55"}) {
     SCOPED_TRACE(cpu);
     Device device(compile_for(graph, cpu).program);
-    const size_t in_bytes = device.executor->input(0).size;
-    const size_t out_bytes = device.executor->output(0).size;
-    ASSERT_EQ(expected.size(), kRuns * out_bytes);
-    pipeline::DefaultInput stream;
-    std::vector<std::vector<int8_t>> inputs;
-    for (int k = 0; k < kRuns; ++k) {
-      std::vector<uint8_t> frame(in_bytes);
-      stream.fill(frame);
-      inputs.emplace_back(frame.begin(), frame.end());
-      const std::vector<int8_t> out = device.run(inputs.back());
-      const std::vector<int8_t> want(expected.begin() + k * out_bytes,
-                                     expected.begin() + (k + 1) * out_bytes);
-      EXPECT_EQ(out, want) << "invocation " << k;
-    }
-    device.executor->reset_state();
-    const std::vector<int8_t> again = device.run(inputs[0]);
-    EXPECT_EQ(again, std::vector<int8_t>(expected.begin(), expected.begin() + out_bytes))
-        << "after reset_state";
+    ASSERT_EQ(expected.size(), kRuns * device.executor->output(0).size);
+    ExpectStreamThenReset(device, expected, kRuns);
   }
 }
 
@@ -1185,11 +1195,6 @@ fs::path signal_models_dir() {
 
 std::vector<std::string> signal_models() { return models_with_expected(signal_models_dir()); }
 
-std::vector<uint8_t> read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 class SignalModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SignalModel, EqualsTflmAcrossInvocationsAndResets) {
@@ -1215,22 +1220,7 @@ TEST_P(SignalModel, EqualsTflmAcrossInvocationsAndResets) {
     const size_t out_bytes = device.executor->output(0).size;
     ASSERT_GT(out_bytes, 0u);
     ASSERT_EQ(expected.size() % out_bytes, 0u);
-    const size_t runs = expected.size() / out_bytes;
-    pipeline::DefaultInput stream;
-    std::vector<std::vector<int8_t>> inputs;
-    for (size_t k = 0; k < runs; ++k) {
-      std::vector<uint8_t> frame(in_bytes);
-      stream.fill(frame);
-      inputs.emplace_back(frame.begin(), frame.end());
-      const std::vector<int8_t> out = device.run(inputs.back());
-      const std::vector<int8_t> want(expected.begin() + k * out_bytes,
-                                     expected.begin() + (k + 1) * out_bytes);
-      EXPECT_EQ(out, want) << "invocation " << k;
-    }
-    device.executor->reset_state();
-    EXPECT_EQ(device.run(inputs[0]),
-              std::vector<int8_t>(expected.begin(), expected.begin() + out_bytes))
-        << "after reset_state";
+    ExpectStreamThenReset(device, expected, expected.size() / out_bytes);
     for (const auto& [frames, outputs] : clips) {
       ASSERT_EQ(frames.size() % in_bytes, 0u);
       ASSERT_EQ(outputs.size(), frames.size() / in_bytes * out_bytes);
