@@ -73,36 +73,43 @@ inline int32_t runs_of(const ConvShape& s, int32_t b, int32_t oy, int32_t ox, Ru
   return count;
 }
 
-// Output pixels in raster order, each pixel's channels four at a time, then the last ones.
+// One output pixel of runs `runs`: its channels four at a time, then the last ones.
+template <typename Policy>
+__attribute__((always_inline)) inline void pixel(const ConvShape& s, const Policy& policy, const typename Policy::Input* input,
+           typename Policy::Filter filter, const Run* runs, int32_t count,
+           typename Policy::Output* out) {
+  using Acc = typename Policy::Acc;
+  const size_t per_channel = static_cast<size_t>(s.filter_h) * s.filter_w * s.filter_c;
+  const Acc term = policy.pixel_term(input, runs, count);
+  int32_t oc = 0;
+  for (; oc + 4 <= s.output_c; oc += 4) {
+    Acc a[4] = {term, term, term, term};
+    for (int32_t k = 0; k < count; ++k) {
+      policy.template dot<4>(input + runs[k].input, runs[k].n, filter,
+                             oc * per_channel + runs[k].filter, per_channel, a);
+    }
+    policy.finish4(a, oc, out + oc);
+  }
+  for (; oc < s.output_c; ++oc) {
+    Acc a[1] = {term};
+    for (int32_t k = 0; k < count; ++k) {
+      policy.template dot<1>(input + runs[k].input, runs[k].n, filter,
+                             oc * per_channel + runs[k].filter, per_channel, a);
+    }
+    out[oc] = policy.finish(a[0], oc);
+  }
+}
+
+// Output pixels in raster order, one at a time.
 template <typename Policy>
 void run(const ConvShape& s, const Policy& policy, const typename Policy::Input* input,
          typename Policy::Filter filter, typename Policy::Output* output) {
-  using Acc = typename Policy::Acc;
-  const size_t per_channel = static_cast<size_t>(s.filter_h) * s.filter_w * s.filter_c;
   Run runs[kMaxRuns];
   typename Policy::Output* out = output;
   for (int32_t b = 0; b < s.batches; ++b) {
     for (int32_t oy = 0; oy < s.output_h; ++oy) {
       for (int32_t ox = 0; ox < s.output_w; ++ox) {
-        const int32_t count = runs_of(s, b, oy, ox, runs);
-        const Acc term = policy.pixel_term(input, runs, count);
-        int32_t oc = 0;
-        for (; oc + 4 <= s.output_c; oc += 4) {
-          Acc a[4] = {term, term, term, term};
-          for (int32_t k = 0; k < count; ++k) {
-            policy.template dot<4>(input + runs[k].input, runs[k].n, filter,
-                                   oc * per_channel + runs[k].filter, per_channel, a);
-          }
-          policy.finish4(a, oc, out + oc);
-        }
-        for (; oc < s.output_c; ++oc) {
-          Acc a[1] = {term};
-          for (int32_t k = 0; k < count; ++k) {
-            policy.template dot<1>(input + runs[k].input, runs[k].n, filter,
-                                   oc * per_channel + runs[k].filter, per_channel, a);
-          }
-          out[oc] = policy.finish(a[0], oc);
-        }
+        pixel(s, policy, input, filter, runs, runs_of(s, b, oy, ox, runs), out);
         out += s.output_c;
       }
     }

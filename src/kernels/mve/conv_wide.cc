@@ -4,6 +4,11 @@
 // requantization, with int32 sums and one high multiply where they fit); int4: four channels as
 // a vector (mve/requantize.h), with sum (x + io) w = sum x w + io sum w, sum w from the same
 // loop.
+// int4 in blocks of four output pixels: each pixel's window as one column (read in place where
+// it is one run of the whole depth, as a 1x1 convolution's, else gathered onto the stack with the
+// zero point at padding taps), so each block of sixteen weights is unpacked once for four
+// pixels (unpacking costs as much as four products); one output channel at a time, its four
+// sums requantized as one vector and stored with a byte scatter.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +52,201 @@ struct ConvInt4 {
   }
 };
 
+// The bytes of the four gathered columns of a block (on the stack): windows of at most 512
+// elements gather; larger ones whose pixels are not one contiguous run each go pixel by pixel.
+constexpr size_t kColumnBytes = 2048;
+
+// The sums of one output channel for four columns, and of its weights.
+struct Sums4 {
+  int32_t a0, a1, a2, a3;
+  int32_t ws;
+};
+
+// Four columns x0..x3 of n inputs against the n int4 weights from nibble pos (of parity kOdd):
+// each block of sixteen weights unpacked once for the four. Modulo 2^32.
+template <bool kOdd>
+__attribute__((always_inline)) inline Sums4 dot4_int4(const int8_t* x0, const int8_t* x1,
+                                                      const int8_t* x2, const int8_t* x3,
+                                                      int32_t n, const uint8_t* packed,
+                                                      size_t pos) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, f = 0;
+  const uint8_t* w = packed + (pos >> 1);
+  const int32_t full = n & ~15;
+  for (int32_t i = 0; i < full; i += 16) {
+    const int8x16_t wv = wide::nibbles16_at<kOdd>(w);
+    w += 8;
+    a0 = vmladavaq_s8(a0, vldrbq_s8(x0), wv);
+    a1 = vmladavaq_s8(a1, vldrbq_s8(x1), wv);
+    a2 = vmladavaq_s8(a2, vldrbq_s8(x2), wv);
+    a3 = vmladavaq_s8(a3, vldrbq_s8(x3), wv);
+    f = vaddvaq_s8(f, wv);
+    x0 += 16;
+    x1 += 16;
+    x2 += 16;
+    x3 += 16;
+  }
+  if (full < n) {
+    const uint32_t count = static_cast<uint32_t>(n - full);
+    const mve_pred16_t p = vctp8q(count);
+    const int8x16_t wv = wide::nibbles16<kOdd>(packed, pos + static_cast<size_t>(full),
+                                               vctp16q((count + 1) / 2), vctp16q(count / 2));
+    a0 = vmladavaq_p_s8(a0, vldrbq_z_s8(x0, p), wv, p);
+    a1 = vmladavaq_p_s8(a1, vldrbq_z_s8(x1, p), wv, p);
+    a2 = vmladavaq_p_s8(a2, vldrbq_z_s8(x2, p), wv, p);
+    a3 = vmladavaq_p_s8(a3, vldrbq_z_s8(x3, p), wv, p);
+    f = vaddvaq_p_s8(f, wv, p);
+  }
+  return Sums4{a0, a1, a2, a3, f};
+}
+
+// Every output channel of four pixels whose windows are the columns x[0..3] of depth elements
+// each (filter order; a padding tap holds the input zero point, so that x + io = 0 there);
+// pixel k's channels at out + k * output_c, the pixels whose lanes `store` holds stored. kLeft:
+// whether a shift may be positive (requantize_n).
+template <bool kLeft>
+__attribute__((noinline)) void channels4_int4(const ConvInt4& policy, int32_t output_c, int32_t depth,
+                    const int8_t* const* x, const uint8_t* filter, int8_t* out,
+                    mve_pred16_t store) {
+  // In locals: the byte stores below may alias anything the policy points to.
+  const int32_t* const bias = policy.finish.bias;
+  const int32_t* const multiplier = policy.finish.p.output_multiplier;
+  const int32_t* const shift = policy.finish.p.output_shift;
+  const uint32_t input_offset = policy.input_offset;
+  const OutputStage stage = policy.stage;
+  const uint32x4_t offsets = vmulq_n_u32(vidupq_n_u32(0, 1), static_cast<uint32_t>(output_c));
+  const int8_t *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];
+  for (int32_t o = 0; o < output_c; ++o) {
+    const size_t pos = static_cast<size_t>(o) * static_cast<size_t>(depth);
+    const Sums4 s = (pos & 1) != 0 ? dot4_int4<true>(x0, x1, x2, x3, depth, filter, pos)
+                                   : dot4_int4<false>(x0, x1, x2, x3, depth, filter, pos);
+    int32_t base = static_cast<int32_t>(static_cast<uint32_t>(s.ws) * input_offset);
+    if (bias != nullptr) base = wide::add_wrap(base, bias[o]);
+    int32x4_t acc = vdupq_n_s32(s.a0);
+    acc = vsetq_lane_s32(s.a1, acc, 1);
+    acc = vsetq_lane_s32(s.a2, acc, 2);
+    acc = vsetq_lane_s32(s.a3, acc, 3);
+    const int32x4_t v =
+        stage.apply_n<kLeft>(vaddq_n_s32(acc, base), multiplier[o], shift[o]);
+    vstrbq_scatter_offset_p_s32(out + o, offsets, v, store);
+  }
+}
+
+// to[i] = from[i] for i < n, sixteen bytes at a time.
+inline void copy_bytes(int8_t* to, const int8_t* from, int32_t n) {
+  int32_t i = 0;
+  for (; i + 16 <= n; i += 16) vstrbq_s8(to + i, vldrbq_s8(from + i));
+  if (i < n) {
+    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
+    vstrbq_p_s8(to + i, vldrbq_z_s8(from + i, p), p);
+  }
+}
+
+// to[i] = value for i < n.
+inline void fill_bytes(int8_t* to, int8_t value, int32_t n) {
+  const int8x16_t v = vdupq_n_s8(value);
+  for (int32_t i = 0; i < n; i += 16) vstrbq_p_s8(to + i, v, vctp8q(static_cast<uint32_t>(n - i)));
+}
+
+// Output pixel (b, oy, ox)'s window where it is one run of the whole depth in the input (one
+// filter row, not clipped: a 1x1 convolution's pixel), else null.
+inline const int8_t* window_in_place(const ConvShape& s, const int8_t* input, int32_t b,
+                                     int32_t oy, int32_t ox) {
+  const int32_t iy = oy * s.stride_h - s.pad_h, ix = ox * s.stride_w - s.pad_w;
+  if (s.filter_h != 1 || (s.filter_w != 1 && s.dilation_w != 1) || iy < 0 ||
+      iy >= s.input_h || ix < 0 || ix + s.filter_w > s.input_w) {
+    return nullptr;
+  }
+  return input + ((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix) * s.input_c;
+}
+
+// Pixel (b, oy, ox)'s window into `column` in the filter's order, the zero point at padding taps.
+void gather(const ConvShape& s, const int8_t* input, int32_t b, int32_t oy, int32_t ox,
+            int8_t pad, int8_t* column) {
+  const int32_t c = s.input_c;
+  const int32_t ix0 = ox * s.stride_w - s.pad_w;
+  if (s.dilation_w != 1) {
+    wide_conv::Run runs[wide_conv::kMaxRuns];
+    const int32_t count = wide_conv::runs_of(s, b, oy, ox, runs);
+    if (count * c < s.filter_h * s.filter_w * c) fill_bytes(column, pad, s.filter_h * s.filter_w * c);
+    for (int32_t j = 0; j < count; ++j) {
+      copy_bytes(column + runs[j].filter, input + runs[j].input, runs[j].n);
+    }
+    return;
+  }
+  // Filter taps kx0 <= kx < kx1 fall inside the input, the same for every filter row.
+  const int32_t kx0 = ix0 < 0 ? -ix0 : 0;
+  const int32_t kx1 = s.input_w - ix0 < s.filter_w ? s.input_w - ix0 : s.filter_w;
+  const int32_t row = s.filter_w * c;
+  for (int32_t ky = 0; ky < s.filter_h; ++ky, column += row) {
+    const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
+    if (iy < 0 || iy >= s.input_h || kx0 >= kx1) {
+      fill_bytes(column, pad, row);
+      continue;
+    }
+    if (kx0 > 0) fill_bytes(column, pad, kx0 * c);
+    const size_t at = ((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix0 + kx0) * c;
+    copy_bytes(column + kx0 * c, input + at, (kx1 - kx0) * c);
+    if (kx1 < s.filter_w) fill_bytes(column + kx1 * c, pad, (s.filter_w - kx1) * c);
+  }
+}
+
+// Output pixels in raster order (across rows and images), four at a time: a pixel whose window
+// is one run of the whole depth reads it in place, another gathers its column. Windows too deep
+// to gather (beyond kColumnBytes for four) go pixel by pixel (wide_conv::pixel).
+void conv_int4(const ConvInt4& policy, const ConvShape& s, const int8_t* input,
+               const uint8_t* filter, int8_t* output) {
+  const int32_t depth = s.filter_h * s.filter_w * s.filter_c;
+  const bool gathers = 4 * static_cast<size_t>(depth) <= kColumnBytes;
+  // x + io = 0 at a padding tap: the zero point, within int8 as every zero point is.
+  const int8_t pad = static_cast<int8_t>(-static_cast<int32_t>(policy.input_offset));
+  bool left = false;  // requantize_n<false> needs every shift negative
+  for (int32_t o = 0; o < s.output_c; ++o) left = left || policy.finish.p.output_shift[o] >= 0;
+  int8_t columns[kColumnBytes];
+  const int32_t pixels = s.batches * s.output_h * s.output_w;
+  int32_t b = 0, oy = 0, ox = 0;
+  for (int32_t q = 0; q < pixels; q += 4) {
+    const uint32_t valid = pixels - q < 4 ? static_cast<uint32_t>(pixels - q) : 4;
+    int8_t* out = output + static_cast<size_t>(q) * static_cast<size_t>(s.output_c);
+    const int8_t* x[4];
+    uint32_t stored = 0;  // the pixels channels4_int4 stores: lane k's four predicate bits
+    for (uint32_t k = 0; k < valid; ++k) {
+      x[k] = window_in_place(s, input, b, oy, ox);
+      if (x[k] == nullptr && gathers) {
+        int8_t* column = columns + k * static_cast<size_t>(depth);
+        gather(s, input, b, oy, ox, pad, column);
+        x[k] = column;
+      }
+      if (x[k] != nullptr) {
+        stored |= 0xfu << (4 * k);
+      } else {
+        wide_conv::Run runs[wide_conv::kMaxRuns];
+        wide_conv::pixel(s, policy, input, filter, runs, wide_conv::runs_of(s, b, oy, ox, runs),
+                         out + k * s.output_c);
+        x[k] = nullptr;  // computed, not stored
+      }
+      if (++ox == s.output_w) {
+        ox = 0;
+        if (++oy == s.output_h) {
+          oy = 0;
+          ++b;
+        }
+      }
+    }
+    if (stored == 0) continue;
+    // The lanes not stored (past the last pixel, or computed above) read a stored pixel's window.
+    const int8_t* any = x[__builtin_ctz(stored) / 4];
+    for (uint32_t k = 0; k < 4; ++k) {
+      if (k >= valid || x[k] == nullptr) x[k] = any;
+    }
+    const auto store = static_cast<mve_pred16_t>(stored);
+    if (left) {
+      channels4_int4<true>(policy, s.output_c, depth, x, filter, out, store);
+    } else {
+      channels4_int4<false>(policy, s.output_c, depth, x, filter, out, store);
+    }
+  }
+}
+
 }  // namespace
 
 void conv2d_16x8(const ConvParams& params, const int16_t* input, const int8_t* filter,
@@ -65,7 +265,7 @@ void conv2d_int4(const ConvParams& params, const int8_t* input, const uint8_t* f
   const ConvInt4 policy{{p, bias, p.output_offset},
                         static_cast<uint32_t>(p.input_offset),
                         make_output_stage(p.output_offset, p.act_min, p.act_max)};
-  wide_conv::run(p.shape, policy, input, filter, output);
+  conv_int4(policy, p.shape, input, filter, output);
 }
 
 }  // namespace mve
