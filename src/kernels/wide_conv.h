@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mote/kernels/conv.h"
 
@@ -71,6 +72,59 @@ inline int32_t runs_of(const ConvShape& s, int32_t b, int32_t oy, int32_t ox, Ru
     }
   }
   return count;
+}
+
+// Output pixel (b, oy, ox)'s window where it is one run of the whole depth in the input (one
+// filter row, not clipped: a 1x1 convolution's pixel), else null.
+inline const int8_t* window_in_place(const ConvShape& s, const int8_t* input, int32_t b,
+                                     int32_t oy, int32_t ox) {
+  const int32_t iy = oy * s.stride_h - s.pad_h, ix = ox * s.stride_w - s.pad_w;
+  if (s.filter_h != 1 || (s.filter_w != 1 && s.dilation_w != 1) || iy < 0 ||
+      iy >= s.input_h || ix < 0 || ix + s.filter_w > s.input_w) {
+    return nullptr;
+  }
+  return input + ((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix) * s.input_c;
+}
+
+// Byte copies for gather: the C library's, or a variant's own (Bytes::copy, Bytes::fill).
+struct LibraryBytes {
+  static void copy(int8_t* to, const int8_t* from, int32_t n) {
+    memcpy(to, from, static_cast<size_t>(n));
+  }
+  static void fill(int8_t* to, int8_t value, int32_t n) { memset(to, value, static_cast<size_t>(n)); }
+};
+
+// Pixel (b, oy, ox)'s window into `column` in the filter's order, the zero point at padding taps.
+template <typename Bytes = LibraryBytes>
+inline void gather(const ConvShape& s, const int8_t* input, int32_t b, int32_t oy, int32_t ox,
+                   int8_t pad, int8_t* column) {
+  const int32_t c = s.input_c;
+  const int32_t ix0 = ox * s.stride_w - s.pad_w;
+  if (s.dilation_w != 1) {
+    Run runs[kMaxRuns];
+    const int32_t count = runs_of(s, b, oy, ox, runs);
+    const int32_t depth = s.filter_h * s.filter_w * c;
+    if (count * c < depth) Bytes::fill(column, pad, depth);
+    for (int32_t j = 0; j < count; ++j) {
+      Bytes::copy(column + runs[j].filter, input + runs[j].input, runs[j].n);
+    }
+    return;
+  }
+  // Filter taps kx0 <= kx < kx1 fall inside the input, the same for every filter row.
+  const int32_t kx0 = ix0 < 0 ? -ix0 : 0;
+  const int32_t kx1 = s.input_w - ix0 < s.filter_w ? s.input_w - ix0 : s.filter_w;
+  const int32_t row = s.filter_w * c;
+  for (int32_t ky = 0; ky < s.filter_h; ++ky, column += row) {
+    const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
+    if (iy < 0 || iy >= s.input_h || kx0 >= kx1) {
+      Bytes::fill(column, pad, row);
+      continue;
+    }
+    if (kx0 > 0) Bytes::fill(column, pad, kx0 * c);
+    const size_t at = ((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix0 + kx0) * c;
+    Bytes::copy(column + kx0 * c, input + at, (kx1 - kx0) * c);
+    if (kx1 < s.filter_w) Bytes::fill(column + kx1 * c, pad, (s.filter_w - kx1) * c);
+  }
 }
 
 // One output pixel of runs `runs`: its channels four at a time, then the last ones.

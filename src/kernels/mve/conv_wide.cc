@@ -131,64 +131,23 @@ __attribute__((noinline)) void channels4_int4(const ConvInt4& policy, int32_t ou
   }
 }
 
-// to[i] = from[i] for i < n, sixteen bytes at a time.
-inline void copy_bytes(int8_t* to, const int8_t* from, int32_t n) {
-  int32_t i = 0;
-  for (; i + 16 <= n; i += 16) vstrbq_s8(to + i, vldrbq_s8(from + i));
-  if (i < n) {
-    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
-    vstrbq_p_s8(to + i, vldrbq_z_s8(from + i, p), p);
-  }
-}
-
-// to[i] = value for i < n.
-inline void fill_bytes(int8_t* to, int8_t value, int32_t n) {
-  const int8x16_t v = vdupq_n_s8(value);
-  for (int32_t i = 0; i < n; i += 16) vstrbq_p_s8(to + i, v, vctp8q(static_cast<uint32_t>(n - i)));
-}
-
-// Output pixel (b, oy, ox)'s window where it is one run of the whole depth in the input (one
-// filter row, not clipped: a 1x1 convolution's pixel), else null.
-inline const int8_t* window_in_place(const ConvShape& s, const int8_t* input, int32_t b,
-                                     int32_t oy, int32_t ox) {
-  const int32_t iy = oy * s.stride_h - s.pad_h, ix = ox * s.stride_w - s.pad_w;
-  if (s.filter_h != 1 || (s.filter_w != 1 && s.dilation_w != 1) || iy < 0 ||
-      iy >= s.input_h || ix < 0 || ix + s.filter_w > s.input_w) {
-    return nullptr;
-  }
-  return input + ((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix) * s.input_c;
-}
-
-// Pixel (b, oy, ox)'s window into `column` in the filter's order, the zero point at padding taps.
-void gather(const ConvShape& s, const int8_t* input, int32_t b, int32_t oy, int32_t ox,
-            int8_t pad, int8_t* column) {
-  const int32_t c = s.input_c;
-  const int32_t ix0 = ox * s.stride_w - s.pad_w;
-  if (s.dilation_w != 1) {
-    wide_conv::Run runs[wide_conv::kMaxRuns];
-    const int32_t count = wide_conv::runs_of(s, b, oy, ox, runs);
-    if (count * c < s.filter_h * s.filter_w * c) fill_bytes(column, pad, s.filter_h * s.filter_w * c);
-    for (int32_t j = 0; j < count; ++j) {
-      copy_bytes(column + runs[j].filter, input + runs[j].input, runs[j].n);
+// wide_conv::gather's copies, sixteen bytes at a time (fewer instructions than the library's).
+struct VectorBytes {
+  static void copy(int8_t* to, const int8_t* from, int32_t n) {
+    int32_t i = 0;
+    for (; i + 16 <= n; i += 16) vstrbq_s8(to + i, vldrbq_s8(from + i));
+    if (i < n) {
+      const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
+      vstrbq_p_s8(to + i, vldrbq_z_s8(from + i, p), p);
     }
-    return;
   }
-  // Filter taps kx0 <= kx < kx1 fall inside the input, the same for every filter row.
-  const int32_t kx0 = ix0 < 0 ? -ix0 : 0;
-  const int32_t kx1 = s.input_w - ix0 < s.filter_w ? s.input_w - ix0 : s.filter_w;
-  const int32_t row = s.filter_w * c;
-  for (int32_t ky = 0; ky < s.filter_h; ++ky, column += row) {
-    const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
-    if (iy < 0 || iy >= s.input_h || kx0 >= kx1) {
-      fill_bytes(column, pad, row);
-      continue;
+  static void fill(int8_t* to, int8_t value, int32_t n) {
+    const int8x16_t v = vdupq_n_s8(value);
+    for (int32_t i = 0; i < n; i += 16) {
+      vstrbq_p_s8(to + i, v, vctp8q(static_cast<uint32_t>(n - i)));
     }
-    if (kx0 > 0) fill_bytes(column, pad, kx0 * c);
-    const size_t at = ((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix0 + kx0) * c;
-    copy_bytes(column + kx0 * c, input + at, (kx1 - kx0) * c);
-    if (kx1 < s.filter_w) fill_bytes(column + kx1 * c, pad, (s.filter_w - kx1) * c);
   }
-}
+};
 
 // Output pixels in raster order (across rows and images), four at a time: a pixel whose window
 // is one run of the whole depth reads it in place, another gathers its column. Windows too deep
@@ -210,10 +169,10 @@ void conv_int4(const ConvInt4& policy, const ConvShape& s, const int8_t* input,
     const int8_t* x[4];
     uint32_t stored = 0;  // the pixels channels4_int4 stores: lane k's four predicate bits
     for (uint32_t k = 0; k < valid; ++k) {
-      x[k] = window_in_place(s, input, b, oy, ox);
+      x[k] = wide_conv::window_in_place(s, input, b, oy, ox);
       if (x[k] == nullptr && gathers) {
         int8_t* column = columns + k * static_cast<size_t>(depth);
-        gather(s, input, b, oy, ox, pad, column);
+        wide_conv::gather<VectorBytes>(s, input, b, oy, ox, pad, column);
         x[k] = column;
       }
       if (x[k] != nullptr) {
