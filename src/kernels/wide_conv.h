@@ -1,12 +1,14 @@
 #pragma once
-// The CONV_2D driver of the dsp and mve 16x8 and int4 kernels, without im2col and without
-// scratch: an output pixel's window is, row by row, one run of contiguous input elements (the
-// taps of a filter row inside the input, all their channels: NHWC; one run per tap with a
-// dilation in x), and the filter's matching elements are contiguous too. So each output channel
-// is a sum of dot products over those runs, and a variant's dot products of R filter rows at a
-// time (dsp/wide_dot.h, mve/wide_dot.h) run straight on the input: no column is gathered (16x8's
-// inputs need no widening, int4's weights unpack as they load). Padding taps are skipped, as in
-// the portable kernel. Internal to src/kernels/; embeddable C++17.
+// The CONV_2D driver of the dsp and mve 16x8 and int4 kernels, without scratch: an output pixel's
+// window is, row by row, one run of contiguous input elements (the taps of a filter row inside
+// the input, all their channels: NHWC; one run per tap with a dilation in x), and the filter's
+// matching elements are contiguous too. So each output channel is a sum of dot products over
+// those runs, and a variant's dot products of R filter rows at a time (dsp/wide_dot.h,
+// mve/wide_dot.h) run on them (16x8's inputs need no widening, int4's weights unpack as they
+// load); padding taps are skipped, as in the portable kernel. The blocks of pixels of the int4
+// kernels read each window as one column instead: in place where it is one run of the whole
+// depth (window_in_place), else gathered (gather), padding taps given a value that adds nothing.
+// Internal to src/kernels/; embeddable C++17.
 //
 // A Policy gives the variant's arithmetic:
 //   using Acc (the sums), Input, Output, Filter (a pointer to the filter's storage);
@@ -76,8 +78,9 @@ inline int32_t runs_of(const ConvShape& s, int32_t b, int32_t oy, int32_t ox, Ru
 
 // Output pixel (b, oy, ox)'s window where it is one run of the whole depth in the input (one
 // filter row, not clipped: a 1x1 convolution's pixel), else null.
-inline const int8_t* window_in_place(const ConvShape& s, const int8_t* input, int32_t b,
-                                     int32_t oy, int32_t ox) {
+template <typename T>
+inline const T* window_in_place(const ConvShape& s, const T* input, int32_t b, int32_t oy,
+                                int32_t ox) {
   const int32_t iy = oy * s.stride_h - s.pad_h, ix = ox * s.stride_w - s.pad_w;
   if (s.filter_h != 1 || (s.filter_w != 1 && s.dilation_w != 1) || iy < 0 ||
       iy >= s.input_h || ix < 0 || ix + s.filter_w > s.input_w) {
@@ -86,18 +89,22 @@ inline const int8_t* window_in_place(const ConvShape& s, const int8_t* input, in
   return input + ((static_cast<size_t>(b) * s.input_h + iy) * s.input_w + ix) * s.input_c;
 }
 
-// Byte copies for gather: the C library's, or a variant's own (Bytes::copy, Bytes::fill).
+// Element copies for gather: the C library's, or a variant's own (Bytes::copy, Bytes::fill).
 struct LibraryBytes {
-  static void copy(int8_t* to, const int8_t* from, int32_t n) {
-    memcpy(to, from, static_cast<size_t>(n));
+  template <typename T>
+  static void copy(T* to, const T* from, int32_t n) {
+    memcpy(to, from, static_cast<size_t>(n) * sizeof(T));
   }
-  static void fill(int8_t* to, int8_t value, int32_t n) { memset(to, value, static_cast<size_t>(n)); }
+  template <typename T>
+  static void fill(T* to, T value, int32_t n) {
+    for (int32_t i = 0; i < n; ++i) to[i] = value;
+  }
 };
 
 // Pixel (b, oy, ox)'s window into `column` in the filter's order, the zero point at padding taps.
-template <typename Bytes = LibraryBytes>
-inline void gather(const ConvShape& s, const int8_t* input, int32_t b, int32_t oy, int32_t ox,
-                   int8_t pad, int8_t* column) {
+template <typename Bytes = LibraryBytes, typename T>
+inline void gather(const ConvShape& s, const T* input, int32_t b, int32_t oy, int32_t ox, T pad,
+                   T* column) {
   const int32_t c = s.input_c;
   const int32_t ix0 = ox * s.stride_w - s.pad_w;
   if (s.dilation_w != 1) {
@@ -162,9 +169,8 @@ void run(const ConvShape& s, const Policy& policy, const typename Policy::Input*
   typename Policy::Output* out = output;
   for (int32_t b = 0; b < s.batches; ++b) {
     for (int32_t oy = 0; oy < s.output_h; ++oy) {
-      for (int32_t ox = 0; ox < s.output_w; ++ox) {
+      for (int32_t ox = 0; ox < s.output_w; ++ox, out += s.output_c) {
         pixel(s, policy, input, filter, runs, runs_of(s, b, oy, ox, runs), out);
-        out += s.output_c;
       }
     }
   }
