@@ -64,6 +64,9 @@ template <int kPixels, int kFilterW, bool kTail>
 inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
                          int32_t c, int8_t* out) {
   const DepthwiseShape& s = l.s;
+  // Local copies: output stores (int8) could alias the layer's fields.
+  const OutputStage stage = l.stage;
+  const int32_t io = l.io;
   const int32_t c_count = s.input_c;
   const int32_t fw = kFilterW != 0 ? kFilterW : s.filter_w;
   const ptrdiff_t step = static_cast<ptrdiff_t>(s.stride_w) * c_count;  // pixel to pixel
@@ -92,7 +95,7 @@ inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, i
   const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
   const Shifts sh = split_shifts(load4w<kTail>(l.shift + c, p));
   for (int k = 0; k < kPixels; ++k) {
-    store4<kTail>(out + k * c_count + c, l.stage.apply(vmlaq_n_s32(a[k], ws, l.io), m, sh), p);
+    store4<kTail>(out + k * c_count + c, stage.apply(vmlaq_n_s32(a[k], ws, io), m, sh), p);
   }
 }
 
