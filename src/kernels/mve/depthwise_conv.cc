@@ -64,9 +64,6 @@ template <int kPixels, int kFilterW, bool kTail>
 inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
                          int32_t c, int8_t* out) {
   const DepthwiseShape& s = l.s;
-  // Local copies: output stores (int8) could alias the layer's fields.
-  const OutputStage stage = l.stage;
-  const int32_t io = l.io;
   const int32_t c_count = s.input_c;
   const int32_t fw = kFilterW != 0 ? kFilterW : s.filter_w;
   const ptrdiff_t step = static_cast<ptrdiff_t>(s.stride_w) * c_count;  // pixel to pixel
@@ -92,6 +89,10 @@ inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, i
       }
     }
   }
+  // Local copies, read after the taps (not held through them): output stores (int8) could alias
+  // the layer's fields.
+  const OutputStage stage = l.stage;
+  const int32_t io = l.io;
   const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
   const Shifts sh = split_shifts(load4w<kTail>(l.shift + c, p));
   for (int k = 0; k < kPixels; ++k) {
