@@ -103,8 +103,11 @@ inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, i
 // kPixels output pixels (x, x + 1, ...) of row y whose windows are whole in x: every channel.
 // first_row: the input row of filter row ky_begin, the others dilation_h rows apart after it.
 template <int kPixels, int kFilterW>
-void pixels(const Layer& l, const int8_t* first_row, int32_t ky_begin, int32_t ky_end, int32_t x,
-            int8_t* out) {
+void pixels(const Layer& layer, const int8_t* first_row, int32_t ky_begin, int32_t ky_end,
+            int32_t x, int8_t* out) {
+  // A local copy: output stores (int8) could alias the layer, whose fields every block of
+  // channels would then load again.
+  const Layer l = layer;
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   // Input of tap (ky_begin, 0) of pixel x, the first row inside the input.
@@ -456,8 +459,10 @@ struct InputRows {
 };
 
 // Depth multiplier above 1: one output row, one pixel at a time.
-void multiplier_row(const Layer& l, const int8_t* const* rows, internal::PixelWindow& pw,
-                    int8_t* out) {
+// (Out of line: inlined into depthwise_rows, its loop took registers that the other paths'
+// loops then lacked.)
+__attribute__((noinline)) void multiplier_row(const Layer& l, const int8_t* const* rows,
+                                              internal::PixelWindow& pw, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t co = s.output_c;
   const int32_t m = co / s.input_c;
