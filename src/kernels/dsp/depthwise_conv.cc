@@ -251,9 +251,11 @@ inline int32_t one_channel(const Window<Rows>& win, int32_t c, int16_t offset, i
 
 // The same over a whole 3x3 window (the channels past the last multiple of four of an interior
 // pixel), its nine taps unrolled: the loop above spends twice the instructions on its counters
-// and pointers. Rows 1 and 2 are d1 and d1 + d2 bytes after row 0.
-inline int32_t one_channel_3x3(const int8_t* x, const int8_t* w, ptrdiff_t d1, ptrdiff_t d2,
-                               ptrdiff_t x_tap, ptrdiff_t w_tap, int16_t offset, int32_t acc) {
+// and pointers. Rows 1 and 2 are d1 and d1 + d2 bytes after row 0. (Out of line: inlined, it
+// cost the four-channel loops of the row calls registers, though most layers never run it.)
+__attribute__((noinline)) int32_t one_channel_3x3(const int8_t* x, const int8_t* w, ptrdiff_t d1,
+                                                  ptrdiff_t d2, ptrdiff_t x_tap, ptrdiff_t w_tap,
+                                                  int16_t offset, int32_t acc) {
   const int8_t* const xs[3] = {x, x + d1, x + d1 + d2};
 #pragma GCC unroll 3
   for (int32_t r = 0; r < 3; ++r, w += 3 * w_tap) {
