@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "compiler/emit/emit.h"
@@ -14,6 +15,7 @@
 #include "compiler/ir/error.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/stats.h"
+#include "compiler/onnx/reader.h"
 #include "compiler/ops/op_def.h"
 #include "compiler/pipeline/analyze.h"
 #include "compiler/planner/report.h"
@@ -386,23 +388,96 @@ void print_check(const std::string& path, const tflite::SupportReport& report) {
   }
 }
 
+// An ONNX node as the --check line names it: type, name, domain and opset.
+std::string node_label(const onnx::NodeVerdict& n) {
+  std::string label = n.type;
+  if (!n.name.empty()) {
+    label += " '" + n.name + "'";
+  } else if (!n.output.empty()) {
+    label += " -> '" + n.output + "'";
+  }
+  return label + " (" + n.domain + ", opset " + std::to_string(n.opset) + ")";
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// The same shape as the .tflite JSON, an ONNX node per entry of "operators".
+std::string check_json(const std::string& path, const onnx::CheckReport& report) {
+  json nodes = json::array();
+  for (const onnx::NodeVerdict& n : report.nodes) {
+    json j = {{"index", n.index},   {"type", n.type},     {"name", n.name},
+              {"output", n.output}, {"domain", n.domain}, {"opset", n.opset},
+              {"compiles", n.problem.empty()}, {"becomes", n.becomes}};
+    if (!n.problem.empty()) j["problem"] = n.problem;
+    if (n.blocked_by >= 0) j["blocked_by"] = n.blocked_by;
+    if (n.folded_into >= 0) j["folded_into"] = n.folded_into;
+    nodes.push_back(j);
+  }
+  const json doc = {{"model", path},
+                    {"compiles", report.compiles()},
+                    {"operators", nodes},
+                    {"problems", report.model},
+                    {"notes", report.notes}};
+  return doc.dump(2) + "\n";
+}
+
+void print_check(const std::string& path, const onnx::CheckReport& report) {
+  std::printf("model: %s\n", path.c_str());
+  for (const std::string& note : report.notes) std::printf("note    %s\n", note.c_str());
+  size_t refused = 0, blocked = 0;
+  for (const onnx::NodeVerdict& n : report.nodes) {
+    std::string verdict;
+    if (n.blocked_by >= 0) {
+      ++blocked;
+      verdict = n.reason;
+    } else if (!n.problem.empty()) {
+      ++refused;
+      verdict = "cannot compile: " + n.reason;
+    } else if (n.folded_into >= 0) {
+      verdict = "ok: read with node " + std::to_string(n.folded_into) + " (" +
+                report.nodes[static_cast<size_t>(n.folded_into)].type + ")";
+    } else {
+      verdict = n.becomes.empty() ? "ok: folded" : "ok: " + joined(n.becomes);
+    }
+    std::printf("%3d  %-44s %s\n", n.index, node_label(n).c_str(), verdict.c_str());
+  }
+  for (const std::string& problem : report.model) std::printf("model  %s\n", problem.c_str());
+  if (report.compiles()) {
+    std::printf("verdict: all %zu nodes compile\n", report.nodes.size());
+  } else if (report.nodes.empty()) {
+    std::printf("verdict: mote compile refuses this model\n");
+  } else {
+    std::printf("verdict: %zu of %zu nodes cannot compile%s%s; mote compile refuses this model\n",
+                refused, report.nodes.size(),
+                blocked == 0 ? "" : (", " + std::to_string(blocked) + " more not checked (their "
+                                     "inputs depend on those)").c_str(),
+                report.model.empty() ? "" : ", and the model has problems of its own");
+  }
+}
+
 // --check: the model's verdict. Exit status 2 when Mote cannot compile it (its reasons printed).
 void run_check(const InspectOptions& options) {
-  tflite::SupportReport report;
+  import::ModelCheck check;
   try {
-    report = import::check_model_file(options.model, options.import);
+    check = import::check_model_file(options.model, options.import);
   } catch (const InputError& e) {
     throw InputError(options.model + ": " + e.what());
   }
+  const bool compiles = std::visit([](const auto& report) { return report.compiles(); }, check);
   if (options.json_path.empty()) {
-    print_check(options.model, report);
+    std::visit([&](const auto& report) { print_check(options.model, report); }, check);
     emit::flush_stdout();
   } else {
     emit::OutputFiles files;
-    files.add(options.json_path, check_json(options.model, report));
+    files.add(options.json_path,
+              std::visit([&](const auto& report) { return check_json(options.model, report); }, check));
     files.commit();
   }
-  if (!report.compiles()) throw CommandExit{kExitBadInput};
+  if (!compiles) throw CommandExit{kExitBadInput};
 }
 
 void run_inspect(const InspectOptions& options) {
@@ -457,8 +532,8 @@ void add_inspect_command(CLI::App& app) {
   add_import_options(cmd, options->import);
   add_json_option(cmd, options->json_path, "write the same as JSON");
   cmd->add_flag("--check", options->check,
-                "list every operator with whether Mote can compile it and why not, without "
-                "planning; exit status 2 when any cannot");
+                "list every operator (.tflite) or node (.onnx) with whether Mote can compile it "
+                "and why not, without planning; exit status 2 when any cannot");
   cmd->footer(
       "Examples:\n"
       "  mote inspect model.tflite\n"
@@ -467,6 +542,8 @@ void add_inspect_command(CLI::App& app) {
       "  mote inspect model.tflite --json -            # the same on stdout\n"
       "  mote inspect --check model.tflite             # each operator: ok, or why Mote cannot "
       "compile it\n"
+      "  mote inspect --check model.onnx               # each ONNX node: ok (the operators it "
+      "becomes), why not, or blocked by which node\n"
       "  mote inspect model.mote                       # the program: its target CPU, arena, "
       "operators\n"
       "The old switch `mote inspect --json model.tflite` (JSON on stdout) still works for one "

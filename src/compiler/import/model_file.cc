@@ -18,22 +18,16 @@ ir::Graph read_model_file(const std::filesystem::path& path, const ImportOptions
   return tflite::read_model(bytes);
 }
 
-tflite::SupportReport check_model_file(const std::filesystem::path& path,
-                                       const ImportOptions& options) {
+ModelCheck check_model_file(const std::filesystem::path& path, const ImportOptions& options) {
   const std::vector<uint8_t> bytes = tflite::read_file(path);
   if (detect_format(path, bytes) == ModelFormat::kTflite) return tflite::check_model(bytes);
-  tflite::SupportReport report;
   try {
-    const ir::Graph g = onnx::read_model(bytes, options);
-    for (size_t i = 0; i < g.operators.size(); ++i) {
-      report.operators.push_back(
-          {static_cast<uint32_t>(i), std::string(ir::to_string(g.operators[i].type)), ""});
-    }
-    report.notes = g.notes;
+    return onnx::check_model(bytes, options);
   } catch (const InputError& e) {
+    onnx::CheckReport report;
     report.model.push_back(e.what());
+    return report;
   }
-  return report;
 }
 
 }  // namespace mote::import

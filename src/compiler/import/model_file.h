@@ -4,6 +4,7 @@
 // reads it through here.
 
 #include <filesystem>
+#include <variant>
 
 #include "compiler/ir/graph.h"
 #include "compiler/onnx/reader.h"
@@ -23,9 +24,11 @@ ModelFormat detect_format(const std::filesystem::path& path, std::span<const uin
 // callers print "error: <file>: <message>").
 ir::Graph read_model_file(const std::filesystem::path& path, const ImportOptions& options = {});
 
-// `mote inspect --check`: each operator's verdict. An ONNX model is judged whole: its operators
-// once it reads, else the first problem (which names the node).
-tflite::SupportReport check_model_file(const std::filesystem::path& path,
-                                       const ImportOptions& options = {});
+// `mote inspect --check`: each operator's verdict (.tflite) or each node's (.onnx). An ONNX
+// model that cannot be read as a whole (not ONNX, a float model, a dynamic shape) has that one
+// problem in CheckReport::model and no nodes. InputError when the file cannot be read, or is a
+// .tflite model that is no readable TFLite model at all.
+using ModelCheck = std::variant<tflite::SupportReport, onnx::CheckReport>;
+ModelCheck check_model_file(const std::filesystem::path& path, const ImportOptions& options = {});
 
 }  // namespace mote::import

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -282,12 +283,69 @@ std::vector<int32_t> identity(size_t rank) {
   return p;
 }
 
+// The version of the default domain's operator set.
+int64_t main_opset(const ::onnx::ModelProto& model) {
+  int64_t opset = 0;
+  for (const auto& o : model.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  }
+  return opset;
+}
+
 class Reader {
  public:
   Reader(const ::onnx::ModelProto& model, const ImportOptions& options)
       : model_(model), graph_(model.graph()), options_(options) {}
 
   ir::Graph run() {
+    start();
+    walk();
+    node_ = nullptr;
+    write_outputs();
+    ops::validate(g_);
+    return std::move(g_);
+  }
+
+  // Every node's verdict (check_model): a node read_model would refuse is recorded with its
+  // message and undone, its outputs unavailable; the nodes that read them are not attempted.
+  CheckReport check() {
+    checking_ = true;
+    start();
+    report_.nodes.resize(static_cast<size_t>(graph_.node_size()));
+    for (int i = 0; i < graph_.node_size(); ++i) {
+      const auto& n = graph_.node(i);
+      NodeVerdict& v = report_.nodes[static_cast<size_t>(i)];
+      v.index = i;
+      v.name = printable(n.name());
+      v.type = printable(n.op_type());
+      if (n.output_size() > 0) v.output = printable(n.output(0));
+      v.domain = n.domain().empty() ? "ai.onnx" : printable(n.domain());
+      v.opset = opset_of(n.domain());
+    }
+    walk();
+    node_ = nullptr;
+    for (const auto& out : graph_.output()) {
+      // An output of a refused node: that node says why.
+      if (unavailable_.count(out.name()) != 0) continue;
+      try {
+        write_output(out);
+      } catch (const InputError& e) {
+        report_.model.push_back(e.what());
+      }
+    }
+    judge_operators();
+    for (NodeVerdict& v : report_.nodes) {
+      const std::string own = where_at(v.index);
+      v.reason = v.problem.rfind(own, 0) == 0 ? v.problem.substr(own.size()) : v.problem;
+    }
+    node_ = nullptr;
+    report_.notes.insert(report_.notes.begin(), g_.notes.begin(), g_.notes.end());
+    return std::move(report_);
+  }
+
+ private:
+  // Whole-model reading before the nodes: opsets, initializers, graph inputs.
+  void start() {
     for (const auto& opset : model_.opset_import()) {
       if (opset.domain().empty() || opset.domain() == "ai.onnx") opset_ = opset.version();
       if (opset.domain() == "com.microsoft") ms_opset_ = opset.version();
@@ -315,30 +373,140 @@ class Reader {
     }
     read_inputs();
     consumed_.assign(static_cast<size_t>(graph_.node_size()), false);
+  }
+
+  void walk() {
     // Constant nodes read nothing, so they are read first: an operator's QuantizeLinear, which
     // it reads ahead of its turn, may take its scale from a Constant written after the operator
     // (PyTorch's fake-quantize exports).
     for (int i = 0; i < graph_.node_size(); ++i) {
       const auto& n = graph_.node(i);
       if (n.op_type() != "Constant" || (!n.domain().empty() && n.domain() != "ai.onnx")) continue;
-      node_ = &n;
-      node_index_ = i;
-      read_node();
+      visit(i);
       consumed_[static_cast<size_t>(i)] = true;
     }
     for (int i = 0; i < graph_.node_size(); ++i) {
       if (consumed_[static_cast<size_t>(i)]) continue;
-      node_ = &graph_.node(i);
-      node_index_ = i;
-      read_node();
+      visit(i);
     }
-    node_ = nullptr;
-    write_outputs();
-    ops::validate(g_);
-    return std::move(g_);
   }
 
- private:
+  void visit(int i) {
+    node_ = &graph_.node(i);
+    node_index_ = i;
+    if (checking_) return check_node(i);
+    read_node();
+  }
+
+  // ---- check_model: reading past refused nodes
+
+  // What reading one node may change, to undo it when the node is refused.
+  struct Snapshot {
+    size_t tensors = 0, operators = 0, notes = 0;
+    std::vector<bool> consumed;
+    std::map<int32_t, int32_t> narrowed;
+    bool one_d = false;
+    std::vector<ir::Quantization> inputs;  // a graph input takes its first DequantizeLinear's
+  };
+  Snapshot snapshot() const {
+    Snapshot s{g_.tensors.size(), g_.operators.size(), g_.notes.size(), consumed_, narrowed_, one_d_, {}};
+    for (int32_t t : g_.inputs) s.inputs.push_back(tensor(t).quantization);
+    return s;
+  }
+  void restore(Snapshot& s) {
+    const auto made = [&](int32_t t) { return t >= static_cast<int32_t>(s.tensors); };
+    g_.tensors.erase(g_.tensors.begin() + static_cast<std::ptrdiff_t>(s.tensors), g_.tensors.end());
+    g_.operators.erase(g_.operators.begin() + static_cast<std::ptrdiff_t>(s.operators), g_.operators.end());
+    g_.notes.resize(s.notes);
+    consumed_ = std::move(s.consumed);
+    narrowed_ = std::move(s.narrowed);
+    one_d_ = s.one_d;
+    for (size_t k = 0; k < g_.inputs.size(); ++k) {
+      g_.tensors[static_cast<size_t>(g_.inputs[k])].quantization = s.inputs[k];
+    }
+    // Names bound by the refused node stay (its outputs are unavailable, read by no one), but
+    // no entry may name a tensor that is gone.
+    std::erase_if(values_, [&](const auto& e) { return made(e.second.tensor); });
+    std::erase_if(relaid_, [&](const auto& e) { return made(e.first.first) || made(e.second); });
+    std::erase_if(unflattened_, [&](const auto& e) { return made(e.first) || made(e.second); });
+    std::erase_if(widened_, [&](const auto& e) { return made(e.first) || made(e.second); });
+  }
+
+  void check_node(int i) {
+    NodeVerdict& v = report_.nodes[static_cast<size_t>(i)];
+    for (const std::string& in : node_->input()) {
+      auto it = unavailable_.find(in);
+      if (it == unavailable_.end()) continue;
+      const NodeVerdict& root = report_.nodes[static_cast<size_t>(it->second)];
+      v.blocked_by = it->second;
+      v.problem = where() + "not checked: input '" + printable(in) + "' depends on node " +
+                  std::to_string(root.index) + (root.name.empty() ? "" : " '" + root.name + "'") +
+                  " (" + root.type + "), which Mote cannot compile";
+      for (const std::string& out : node_->output()) unavailable_[out] = it->second;
+      return;
+    }
+    Snapshot before = snapshot();
+    try {
+      read_node();
+    } catch (const InputError& e) {
+      restore(before);
+      v.problem = e.what();
+      for (const std::string& out : graph_.node(i).output()) unavailable_[out] = i;
+      return;
+    }
+    origin_.resize(g_.operators.size(), i);
+    for (size_t j = 0; j < consumed_.size(); ++j) {
+      if (consumed_[j] && !before.consumed[j]) report_.nodes[j].folded_into = i;
+    }
+  }
+
+  // The operator definitions' checks on what could be read, each IR operator's problem given to
+  // the node it was made for.
+  void judge_operators() {
+    origin_.resize(g_.operators.size(), -1);  // made for the graph's outputs
+    const ops::ValidationReport checked = ops::validate_each(g_);
+    std::set<std::string> given;  // the problems given to nodes
+    for (size_t k = 0; k < g_.operators.size(); ++k) {
+      const std::string type(ir::to_string(g_.operators[k].type));
+      const int node = origin_[k];
+      if (node >= 0) report_.nodes[static_cast<size_t>(node)].becomes.push_back(type);
+      std::string problem = checked.operators[k];
+      if (problem.empty()) continue;
+      if (node < 0) {
+        // A tensor's problem is given to every operator touching it: once is enough.
+        if (given.count(problem) == 0) report_.model.push_back(problem);
+        continue;
+      }
+      given.insert(problem);
+      // "operator 7 (CONV_2D): why" names an index the user does not see.
+      const std::string said = "operator " + std::to_string(k) + " (" + type + "): ";
+      if (problem.rfind(said, 0) == 0) problem = problem.substr(said.size());
+      NodeVerdict& v = report_.nodes[static_cast<size_t>(node)];
+      if (v.problem.empty()) v.problem = where_at(node) + "its " + type + ": " + problem;
+    }
+    const bool refused = !report_.compiles();
+    for (const std::string& why : checked.graph) {
+      // An empty graph follows from the refused nodes, which say why.
+      if (refused && (why == "graph has no operators" || why == "graph has no outputs")) continue;
+      report_.model.push_back(why);
+    }
+    report_.notes = checked.notes;
+  }
+
+  std::string where_at(int i) {
+    node_ = &graph_.node(i);
+    node_index_ = i;
+    return where();
+  }
+
+  int64_t opset_of(const std::string& domain) const {
+    const std::string d = domain == "ai.onnx" ? "" : domain;
+    for (const auto& o : model_.opset_import()) {
+      if ((o.domain() == "ai.onnx" ? "" : o.domain()) == d) return o.version();
+    }
+    return 0;
+  }
+
   // ---- places and messages
 
   std::string where() const {
@@ -754,36 +922,37 @@ class Reader {
   }
 
   void write_outputs() {
-    for (const auto& out : graph_.output()) {
-      const std::string name = printable(out.name());
-      auto it = values_.find(out.name());
-      if (it == values_.end() && (constants_.count(out.name()) != 0 || dq_constants_.count(out.name()) != 0)) {
-        fail("graph output '" + name + "' is a constant (it depends on no input, e.g. an SSD's "
-             "anchors); a program computes its outputs: remove it from the model's outputs and "
-             "keep the values beside the program");
-      }
-      if (it == values_.end()) fail("graph output '" + name + "' is produced by no node Mote read");
-      Value v = it->second.flattened_hwc.empty() ? it->second : unflatten(it->second);
-      const size_t rank = tensor(v.tensor).shape.size();
-      v = relayout(v, options_.output_nhwc && rank == 4 ? kNhwc : std::vector<int32_t>{}, name);
-      g_.output_layouts.push_back(rank == 4 ? (options_.output_nhwc ? "NHWC" : "NCHW") : "");
-      if (rank == 4) {
-        g_.notes.push_back("graph output '" + name + "' " + ir::shape_string(tensor(v.tensor).shape) +
-                           (options_.output_nhwc ? " is NHWC (--output-layout nhwc)" : " is NCHW, as the model declares it (--output-layout nhwc gives NHWC)"));
-      }
-      const int32_t elem = out.type().tensor_type().elem_type();
-      if (elem == ::onnx::TensorProto::FLOAT && tensor(v.tensor).type == DataType::kInt8) {
-        const int32_t f = add_activation(out.name(), tensor(v.tensor).shape, {}, DataType::kFloat32);
-        add_op(OpType::kDequantize, {v.tensor}, f);
-        v.tensor = f;
-      } else if (elem == ::onnx::TensorProto::UINT8) {
-        g_.notes.push_back("graph output '" + name + "' is uint8 in the model; the program gives "
-                           "it as int8 with the zero point moved by -128: flip each byte's top "
-                           "bit (x ^ 0x80) to read it as uint8");
-      }
-      materialize(v.tensor);
-      g_.outputs.push_back(v.tensor);
+    for (const auto& out : graph_.output()) write_output(out);
+  }
+  void write_output(const ::onnx::ValueInfoProto& out) {
+    const std::string name = printable(out.name());
+    auto it = values_.find(out.name());
+    if (it == values_.end() && (constants_.count(out.name()) != 0 || dq_constants_.count(out.name()) != 0)) {
+      fail("graph output '" + name + "' is a constant (it depends on no input, e.g. an SSD's "
+           "anchors); a program computes its outputs: remove it from the model's outputs and "
+           "keep the values beside the program");
     }
+    if (it == values_.end()) fail("graph output '" + name + "' is produced by no node Mote read");
+    Value v = it->second.flattened_hwc.empty() ? it->second : unflatten(it->second);
+    const size_t rank = tensor(v.tensor).shape.size();
+    v = relayout(v, options_.output_nhwc && rank == 4 ? kNhwc : std::vector<int32_t>{}, name);
+    g_.output_layouts.push_back(rank == 4 ? (options_.output_nhwc ? "NHWC" : "NCHW") : "");
+    if (rank == 4) {
+      g_.notes.push_back("graph output '" + name + "' " + ir::shape_string(tensor(v.tensor).shape) +
+                         (options_.output_nhwc ? " is NHWC (--output-layout nhwc)" : " is NCHW, as the model declares it (--output-layout nhwc gives NHWC)"));
+    }
+    const int32_t elem = out.type().tensor_type().elem_type();
+    if (elem == ::onnx::TensorProto::FLOAT && tensor(v.tensor).type == DataType::kInt8) {
+      const int32_t f = add_activation(out.name(), tensor(v.tensor).shape, {}, DataType::kFloat32);
+      add_op(OpType::kDequantize, {v.tensor}, f);
+      v.tensor = f;
+    } else if (elem == ::onnx::TensorProto::UINT8) {
+      g_.notes.push_back("graph output '" + name + "' is uint8 in the model; the program gives "
+                         "it as int8 with the zero point moved by -128: flip each byte's top "
+                         "bit (x ^ 0x80) to read it as uint8");
+    }
+    materialize(v.tensor);
+    g_.outputs.push_back(v.tensor);
   }
 
   // ---- nodes
@@ -2414,6 +2583,11 @@ class Reader {
   std::vector<bool> consumed_;
   const ::onnx::NodeProto* node_ = nullptr;
   int node_index_ = -1;
+  // check_model only
+  bool checking_ = false;
+  CheckReport report_;
+  std::map<std::string, int> unavailable_;  // a value of a refused node -> the refused node
+  std::vector<int> origin_;  // the node each IR operator was made for; -1: the graph's outputs
 };
 
 }  // namespace
@@ -2423,7 +2597,11 @@ bool looks_like_onnx(std::span<const uint8_t> bytes) {
   return bytes.size() >= 2 && bytes[0] == 0x08 && bytes[1] > 0 && bytes[1] < 64;
 }
 
-ir::Graph read_model(std::span<const uint8_t> bytes, const ImportOptions& options) {
+namespace {
+
+// The model as ONNX's protobuf, checked by ONNX's checker where it knows the IR and opset;
+// InputError when it is not one.
+::onnx::ModelProto parse(std::span<const uint8_t> bytes) {
   ::onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
@@ -2432,11 +2610,7 @@ ir::Graph read_model(std::span<const uint8_t> bytes, const ImportOptions& option
   if (!model.has_graph() || model.ir_version() <= 0) {
     fail("not an ONNX model (no ir_version or no graph)");
   }
-  int64_t opset = 0;
-  for (const auto& o : model.opset_import()) {
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
-  }
-  if (model.ir_version() <= kCheckedIrVersion && opset <= kCheckedOpset) {
+  if (model.ir_version() <= kCheckedIrVersion && main_opset(model) <= kCheckedOpset) {
     try {
       ::onnx::checker::check_model(model);
     } catch (const std::exception& e) {
@@ -2445,13 +2619,40 @@ ir::Graph read_model(std::span<const uint8_t> bytes, const ImportOptions& option
       fail("not a valid ONNX model (ONNX's checker: " + printable(why) + ")");
     }
   }
-  ir::Graph g = Reader(model, options).run();
+  return model;
+}
+
+void note_newer_version(const ::onnx::ModelProto& model, std::vector<std::string>& notes) {
+  const int64_t opset = main_opset(model);
   if (model.ir_version() > kCheckedIrVersion || opset > kCheckedOpset) {
-    g.notes.push_back("IR version " + std::to_string(model.ir_version()) + ", opset " +
-                      std::to_string(opset) + ": newer than ONNX 1.12's checker knows; read " +
-                      "operator by operator with the meaning each has in that opset");
+    notes.push_back("IR version " + std::to_string(model.ir_version()) + ", opset " +
+                    std::to_string(opset) + ": newer than ONNX 1.12's checker knows; read " +
+                    "operator by operator with the meaning each has in that opset");
   }
+}
+
+}  // namespace
+
+ir::Graph read_model(std::span<const uint8_t> bytes, const ImportOptions& options) {
+  const ::onnx::ModelProto model = parse(bytes);
+  ir::Graph g = Reader(model, options).run();
+  note_newer_version(model, g.notes);
   return g;
+}
+
+CheckReport check_model(std::span<const uint8_t> bytes, const ImportOptions& options) {
+  const ::onnx::ModelProto model = parse(bytes);
+  CheckReport report = Reader(model, options).check();
+  note_newer_version(model, report.notes);
+  return report;
+}
+
+bool CheckReport::compiles() const {
+  if (!model.empty()) return false;
+  for (const NodeVerdict& n : nodes) {
+    if (!n.problem.empty()) return false;
+  }
+  return true;
 }
 
 }  // namespace mote::onnx

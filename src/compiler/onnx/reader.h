@@ -34,4 +34,36 @@ bool looks_like_onnx(std::span<const uint8_t> bytes);
 // naming the node ("node 12 'conv3' (Conv, opset 13): ...").
 ir::Graph read_model(std::span<const uint8_t> bytes, const ImportOptions& options = {});
 
+// Whether Mote can compile each node, for `mote inspect --check`: the same rules and messages as
+// read_model (so the same verdict as `mote compile`), but a refused node is recorded and the
+// walk goes on. Its outputs are unavailable: a node that reads one is not attempted but named
+// as blocked by the refused node. What could be read then passes the operator definitions'
+// checks (ops::validate_each), a problem there given to the node the operator was made for.
+struct NodeVerdict {
+  int32_t index = 0;   // in the main graph
+  std::string name;    // may be empty
+  std::string type;    // ONNX's op_type
+  std::string output;  // its first output's name (what names a node without a name)
+  std::string domain;  // "ai.onnx" for the default domain
+  int64_t opset = 0;   // the model's operator set version for that domain
+  // Why Mote cannot compile it, as read_model says it ("node 3 'x' (Exp, domain ai.onnx,
+  // opset 13): not supported; ..."); "" when it can. `reason` is the same without the node's
+  // own "node 3 ...: " prefix.
+  std::string problem;
+  std::string reason;
+  int32_t blocked_by = -1;   // not checked: an input depends on this refused node
+  int32_t folded_into = -1;  // read with that node (the QuantizeLinear after it, a fused Relu)
+  std::vector<std::string> becomes;  // Mote's operators made for it; none: folded away
+};
+struct CheckReport {
+  std::vector<NodeVerdict> nodes;   // every node of the main graph, in the file's order
+  std::vector<std::string> model;   // problems of no one node (a graph output, ...)
+  std::vector<std::string> notes;   // as read_model's Graph::notes
+  bool compiles() const;            // no problem at all: read_model would accept the model
+};
+// Throws InputError, as read_model, when the model as a whole cannot be read: not ONNX or
+// truncated, refused by ONNX's checker, a float model, a graph input Mote cannot take (a dynamic
+// shape without ImportOptions::input_shapes).
+CheckReport check_model(std::span<const uint8_t> bytes, const ImportOptions& options = {});
+
 }  // namespace mote::onnx
