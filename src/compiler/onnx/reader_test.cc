@@ -327,5 +327,150 @@ TEST(OnnxReader, ShapeArithmeticFoldsIntoTheReshapesShape) {
   EXPECT_THAT(g.tensors[static_cast<size_t>(g.operators[1].outputs[0])].shape, ElementsAre(1, 24));
 }
 
+// --- check_model: every node's verdict (mote inspect --check)
+
+// The verdict of the node writing `output`.
+const NodeVerdict& verdict_of(const CheckReport& r, const std::string& output) {
+  for (const NodeVerdict& n : r.nodes) {
+    if (n.output == output) return n;
+  }
+  ADD_FAILURE() << "no node writes '" << output << "'";
+  static const NodeVerdict none;
+  return none;
+}
+
+// conv_model's Conv (y: its dequantized result), then an operator Mote lacks (Cos) and a
+// MaxPool with an attribute it cannot take (dilations), each followed by nodes that read
+// their results, beside a MaxPool Mote takes.
+Model two_refusals() {
+  Model m = conv_model();
+  m.scale("p", 0.1f, -128);
+  m.node("Cos", {"y"}, {"cos"});
+  m.qdq("cos", "p", "cosd");
+  m.node("Add", {"cosd", "y"}, {"sum"});
+  m.qdq("sum", "p", "y1");
+  auto* dilated = m.node("MaxPool", {"y"}, {"dilated"});
+  Model::ints(dilated, "kernel_shape", {2, 2});
+  Model::ints(dilated, "dilations", {2, 2});
+  m.qdq("dilated", "out", "y2");
+  auto* pool = m.node("MaxPool", {"y"}, {"pooled"});
+  Model::ints(pool, "kernel_shape", {2, 2});
+  Model::ints(pool, "strides", {2, 2});
+  m.qdq("pooled", "out", "y3");
+  m.output("y1", {1, 3, 4, 4});
+  m.output("y2", {1, 3, 2, 2});
+  m.output("y3", {1, 3, 2, 2});
+  return m;
+}
+
+TEST(OnnxCheck, EveryNodeOfAModelMoteTakesIsOk) {
+  const CheckReport r = check_model(conv_model().bytes());
+  EXPECT_TRUE(r.compiles());
+  EXPECT_TRUE(r.model.empty());
+  ASSERT_EQ(r.nodes.size(), 8u);
+  for (const NodeVerdict& n : r.nodes) {
+    EXPECT_EQ(n.problem, "") << n.index << " " << n.type;
+    EXPECT_EQ(n.blocked_by, -1);
+    EXPECT_EQ(n.domain, "ai.onnx");
+    EXPECT_EQ(n.opset, 13);
+  }
+  const NodeVerdict& conv = verdict_of(r, "c");
+  EXPECT_EQ(conv.name, "Conv_c");
+  EXPECT_THAT(conv.becomes, ElementsAre("TRANSPOSE", "CONV_2D"));
+  // The Relu and the QuantizeLinear after the Conv fuse into it.
+  EXPECT_EQ(verdict_of(r, "r").folded_into, conv.index);
+  EXPECT_EQ(verdict_of(r, "y_q").folded_into, conv.index);
+  EXPECT_TRUE(verdict_of(r, "wd").becomes.empty());  // weights: folded away
+  EXPECT_EQ(verdict_of(r, "wd").folded_into, -1);
+}
+
+TEST(OnnxCheck, EachRefusalIsNamedAndTheNodesAfterItAreBlockedByIt) {
+  const Model m = two_refusals();
+  const CheckReport r = check_model(m.bytes());
+  EXPECT_FALSE(r.compiles());
+  EXPECT_TRUE(r.model.empty()) << r.model.front();
+
+  const NodeVerdict& cos = verdict_of(r, "cos");
+  EXPECT_THAT(cos.problem, HasSubstr("'Cos_cos' (Cos, domain ai.onnx, opset 13): not supported"));
+  EXPECT_THAT(cos.reason, ::testing::StartsWith("not supported; Mote reads"));
+  EXPECT_EQ(cos.blocked_by, -1);
+  // read_model stops at the first refusal, with the same message.
+  EXPECT_EQ(error_of(m.bytes()), cos.problem);
+
+  const NodeVerdict& dilated = verdict_of(r, "dilated");
+  EXPECT_EQ(dilated.reason, "dilated pooling not supported");
+  EXPECT_EQ(dilated.blocked_by, -1);
+
+  // Downstream of Cos, directly and through others: not attempted, blocked by Cos.
+  for (const std::string& out : {"cosd_q", "cosd", "sum", "y1_q", "y1"}) {
+    const NodeVerdict& n = verdict_of(r, out);
+    EXPECT_EQ(n.blocked_by, cos.index) << out;
+    EXPECT_THAT(n.reason, HasSubstr("depends on node " + std::to_string(cos.index) +
+                                    " 'Cos_cos' (Cos), which Mote cannot compile"))
+        << out;
+  }
+  EXPECT_THAT(verdict_of(r, "sum").reason, ::testing::StartsWith("not checked: input 'cosd'"));
+  for (const std::string& out : {"y2_q", "y2"}) {
+    EXPECT_EQ(verdict_of(r, out).blocked_by, dilated.index) << out;
+  }
+
+  // The rest is ok: the Conv, and the MaxPool beside the refused one.
+  EXPECT_EQ(verdict_of(r, "c").problem, "");
+  EXPECT_THAT(verdict_of(r, "c").becomes, ElementsAre("TRANSPOSE", "CONV_2D"));
+  const NodeVerdict& pool = verdict_of(r, "pooled");
+  EXPECT_EQ(pool.problem, "");
+  EXPECT_THAT(pool.becomes, ElementsAre("MAX_POOL_2D"));
+  EXPECT_EQ(verdict_of(r, "y3_q").folded_into, pool.index);
+  size_t refused = 0, blocked = 0;
+  for (const NodeVerdict& n : r.nodes) {
+    if (n.problem.empty()) continue;
+    (n.blocked_by >= 0 ? blocked : refused) += 1;
+  }
+  EXPECT_EQ(refused, 2u);
+  EXPECT_EQ(blocked, 7u);
+}
+
+// A node refused after it made IR operators (the Conv relays its input to NHWC, then finds no
+// QuantizeLinear after it) leaves nothing behind: the MaxPool reading the same input makes its
+// own relayout, and the operators read pass the operator checks.
+TEST(OnnxCheck, ARefusedNodeIsUndone) {
+  Model m = conv_model();
+  m.node("Cos", {"c"}, {"cos"});  // a float Conv output: no QuantizeLinear follows it
+  auto* pool = m.node("MaxPool", {"xd"}, {"pooled"});
+  Model::ints(pool, "kernel_shape", {2, 2});
+  Model::ints(pool, "strides", {2, 2});
+  m.qdq("pooled", "in", "p");
+  m.output("p", {1, 2, 2, 2});
+  const CheckReport r = check_model(m.bytes());
+  const NodeVerdict& conv = verdict_of(r, "c");
+  EXPECT_THAT(conv.reason, HasSubstr("output 'c' is not quantized"));
+  EXPECT_EQ(verdict_of(r, "r").blocked_by, conv.index);  // the Relu is no longer fused
+  EXPECT_EQ(verdict_of(r, "cos").blocked_by, conv.index);
+  EXPECT_EQ(verdict_of(r, "pooled").problem, "");
+  EXPECT_THAT(verdict_of(r, "pooled").becomes, ElementsAre("TRANSPOSE", "MAX_POOL_2D"));
+  EXPECT_TRUE(r.model.empty()) << r.model.front();
+}
+
+// Whole-model problems stay one error, as read_model's.
+TEST(OnnxCheck, WholeModelProblemsThrow) {
+  std::vector<uint8_t> truncated = conv_model().bytes();
+  truncated.resize(truncated.size() / 2);
+  EXPECT_THROW(check_model(truncated), InputError);
+  EXPECT_THROW(check_model(conv_model(/*symbolic_batch=*/true).bytes()), InputError);
+  ImportOptions fixed;
+  fixed.input_shapes = {{"x", {1, 2, 4, 4}}};
+  EXPECT_TRUE(check_model(conv_model(true).bytes(), fixed).compiles());
+  Model f;
+  f.input("x", {1, 4});
+  f.output("y", {1, 4});
+  f.node("Relu", {"x"}, {"y"});
+  try {
+    check_model(f.bytes());
+    ADD_FAILURE() << "a float model was checked node by node";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), error_of(f.bytes()));
+  }
+}
+
 }  // namespace
 }  // namespace mote::onnx
