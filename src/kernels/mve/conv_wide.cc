@@ -1,14 +1,15 @@
-// mve CONV_2D with int16 activations (16x8) or packed int4 weights, without scratch: the driver
-// of wide_conv.h (each pixel's window as runs of contiguous inputs) on the dot products of
-// mve/wide_dot.h, four output channels at a time. 16x8: wide_16x8.h's policy (TFLite's
-// requantization, with int32 sums and one high multiply where they fit); int4: four channels as
-// a vector (mve/requantize.h), with sum (x + io) w = sum x w + io sum w, sum w from the same
-// loop.
-// int4 in blocks of four output pixels: each pixel's window as one column (read in place where
-// it is one run of the whole depth, as a 1x1 convolution's, else gathered onto the stack with the
-// zero point at padding taps), so each block of sixteen weights is unpacked once for four
-// pixels (unpacking costs as much as four products); one output channel at a time, its four
-// sums requantized as one vector and stored with a byte scatter.
+// mve CONV_2D with int16 activations (16x8) or packed int4 weights, without scratch.
+// In blocks of four output pixels (conv_blocks): each pixel's window as one column (read in
+// place where it is one run of the whole depth, as a 1x1 convolution's, else gathered onto the
+// stack with a padding value that adds nothing: the zero point for int4's int8 inputs, 0 for
+// 16x8), so each block of filter elements is loaded (int4: unpacked, which costs as much as four
+// products) once for four pixels; one output channel at a time, its four sums requantized as one
+// vector and stored with a scatter. int4 adds io sum w (sum (x + io) w = sum x w + io sum w, sum
+// w from the same loop); 16x8 with int32 sums finishes as wide_16x8.h does (one rounding high
+// multiply where sums_fit_int32, else requantize_n for an int32 bias).
+// Windows too deep to gather for four pixels, and 16x8 layers that need int64 sums, run on
+// wide_conv.h's driver (each pixel's window as runs of contiguous inputs) with the dot products
+// of mve/wide_dot.h, four output channels at a time.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,8 +53,9 @@ struct ConvInt4 {
   }
 };
 
-// The bytes of the four gathered columns of a block (on the stack): windows of at most 512
-// elements gather; larger ones whose pixels are not one contiguous run each go pixel by pixel.
+// The bytes of the four gathered columns of a block (on the stack): int4 windows of at most 512
+// elements gather, 16x8 ones of at most 256; larger ones that are not one run in the input go
+// pixel by pixel.
 constexpr size_t kColumnBytes = 2048;
 
 // The sums of one output channel for four columns, and of its weights.
