@@ -6,8 +6,10 @@
 // The int32 sums are exact for 16x8 up to 511 taps (the table gives at most 256); 16x8 adds its
 // int64 bias and requantizes four channels by one VRMULH (mve/requantize.h) where wide_16x8.h's
 // sums_fit_int32 allows, else with the 64-bit step per channel; int4 requantizes as a vector
-// (mve/requantize.h), and with a depth multiplier of 1 runs eight channels at a time on weights
-// unpacked once per block (depthwise_int4_eight). No scratch (a bounded stack buffer).
+// (mve/requantize.h), and with a depth multiplier of 1 runs sixteen channels at a time in int16
+// sums (at most 16 taps: depthwise_int4_sixteen) or eight in int32 sums (at most 64:
+// depthwise_int4_eight), on weights unpacked once per block of channels. No scratch (bounded
+// stack buffers).
 
 #include <arm_mve.h>
 #include <stddef.h>
@@ -224,6 +226,198 @@ void depthwise_int4_eight(const DepthwiseConvParams& params, const int8_t* input
   }
 }
 
+// int4 with a depth multiplier of 1, at most kMaxInt16Taps taps: sixteen channels at a time in
+// int8 lanes, VMULLB and VMULLT widening the products x w of the even and the odd channels into
+// int16 sums (|x w| <= 128 * 8: 16 taps' sums stay within int16, exact). The input offset's term
+// io sum w is a constant of the channel when every tap is counted: a tap in the padding counts
+// with the input zero point -io for x (its (x + io) w is 0, as portable's skipped tap). Each
+// block of channels first unpacks its weights, every tap's, onto the stack (256 bytes) and its
+// per-channel constants: the bias plus io sum w, the multipliers and the shifts split in two.
+// The sums go to the stack in channel order (VST2), then into int32 lanes four channels at a
+// time, requantized as vectors (mve/requantize.h). The last channels predicated.
+constexpr int32_t kMaxInt16Taps = 16;
+
+// The taps [lo, hi) of a window row or column inside [0, size), as inside(), without its
+// divisions for a dilation of 1.
+inline void inside_fast(int32_t start, int32_t dilation, int32_t taps, int32_t size, int32_t* lo,
+                        int32_t* hi) {
+  if (dilation != 1) {
+    inside(start, dilation, taps, size, lo, hi);
+    return;
+  }
+  *lo = start < 0 ? -start : 0;
+  const int32_t room = size - start;
+  *hi = room < 0 ? 0 : (room < taps ? room : taps);
+}
+
+// Sixteen channels' int16 sums (even channels in `even`, odd ones in `odd`) requantized: widened
+// into four groups (VMOVLB/VMOVLT: channels 4l + {0, 2, 1, 3}), each plus its constants and
+// requantized as mve/requantize.h's OutputStage::apply, then narrowed back into channel order
+// (VQMOVNB/VQMOVNT into int16 and into int8, saturating, so that the clamp there, within int8,
+// equals the int32 one) and stored as one vector.
+template <bool kPredicated>
+__attribute__((always_inline)) inline void finish16(int16x8_t even, int16x8_t odd,
+                                                    const int32_t* constants, bool left_shift,
+                                                    const OutputStage& st, mve_pred16_t pred,
+                                                    int8_t* out) {
+  int32x4_t g[4] = {vmovlbq_s16(even), vmovltq_s16(even), vmovlbq_s16(odd), vmovltq_s16(odd)};
+  for (int i = 0; i < 4; ++i) {
+    const int32_t* k = constants + 16 * i;
+    int32x4_t acc = vaddq_s32(g[i], vldrwq_s32(k));
+    if (left_shift) acc = vshlq_s32(acc, vldrwq_s32(k + 8));
+    const int32x4_t right = vldrwq_s32(k + 12);
+    int32x4_t h = vqrdmulhq_s32(acc, vldrwq_s32(k + 4));
+    h = vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, right), 31));
+    g[i] = vaddq_n_s32(vrshlq_s32(h, right), st.output_offset);
+  }
+  const int16x8_t e = vqmovntq_s32(vqmovnbq_s32(vuninitializedq_s16(), g[0]), g[1]);
+  const int16x8_t o = vqmovntq_s32(vqmovnbq_s32(vuninitializedq_s16(), g[2]), g[3]);
+  int8x16_t v = vqmovntq_s16(vqmovnbq_s16(vuninitializedq_s8(), e), o);
+  v = vminq_s8(vmaxq_s8(v, vdupq_n_s8(static_cast<int8_t>(st.act_min))),
+               vdupq_n_s8(static_cast<int8_t>(st.act_max)));
+  if (kPredicated) {
+    vstrbq_p_s8(out, v, pred);
+  } else {
+    vstrbq_s8(out, v);
+  }
+}
+
+template <bool kPredicated>
+__attribute__((noinline)) void depthwise_int4_sixteen(const DepthwiseConvParams& params,
+                                                      const int8_t* input, const uint8_t* filter,
+                                                      const int32_t* bias,
+                                                      const OutputStage& stage, int32_t c,
+                                                      int32_t count, int8_t* output) {
+  const DepthwiseConvParams& p = params;
+  const DepthwiseShape& s = p.shape;
+  const int32_t oc = s.output_c, taps = s.filter_h * s.filter_w;
+  const mve_pred16_t pred = vctp8q(static_cast<uint32_t>(count));
+  int8_t weights[kMaxInt16Taps * 16];
+  // Four lanes of int32 constants per requantization group i (channels 4l + kGroup[i], lanes
+  // l): the bias plus io sum w, the multipliers, the left and the right shifts.
+  constexpr int32_t kGroup[4] = {0, 2, 1, 3};
+  int32_t constants[4 * 16];
+  bool left_shift = false;
+  {
+    const uint8x16_t lanes = vidupq_n_u8(0, 1);
+    for (int32_t t = 0; t < taps; ++t) {
+      // Lane k's byte is ((w & 1) + k) / 2 from filter + w / 2; a low nibble moved to the top
+      // of the lane, then every lane shifted back by 4, signed.
+      const size_t w = static_cast<size_t>(t) * oc + c;
+      const uint8x16_t e = vaddq_n_u8(lanes, static_cast<uint8_t>(w & 1));
+      const int8x16_t up = vreinterpretq_s8_u8(
+          vsubq_u8(vdupq_n_u8(4), vshlq_n_u8(vandq_u8(e, vdupq_n_u8(1)), 2)));
+      const uint8x16_t offsets = vshrq_n_u8(e, 1);
+      const int8x16_t bytes = vreinterpretq_s8_u8(
+          kPredicated ? vldrbq_gather_offset_z_u8(filter + (w >> 1), offsets, pred)
+                      : vldrbq_gather_offset_u8(filter + (w >> 1), offsets));
+      vstrbq_s8(weights + t * 16, vshrq_n_s8(vshlq_s8(bytes, up), 4));
+    }
+    for (int32_t i = 0; i < 4; ++i) {
+      for (int32_t l = 0; l < 4; ++l) {
+        const int32_t k = 4 * l + kGroup[i];
+        int32_t* q = constants + 16 * i + l;
+        if (k >= count) {
+          q[0] = q[4] = q[8] = q[12] = 0;
+          continue;
+        }
+        int32_t weight_sum = 0;
+        for (int32_t t = 0; t < taps; ++t) weight_sum += weights[t * 16 + k];
+        const uint32_t b = bias == nullptr ? 0u : static_cast<uint32_t>(bias[c + k]);
+        q[0] = static_cast<int32_t>(b + static_cast<uint32_t>(p.input_offset) *
+                                            static_cast<uint32_t>(weight_sum));
+        q[4] = p.output_multiplier[c + k];
+        const int32_t shift = p.output_shift[c + k];
+        q[8] = shift > 0 ? shift : 0;
+        q[12] = shift > 0 ? 0 : shift;
+        left_shift = left_shift || shift > 0;
+      }
+    }
+  }
+  const int8x16_t zero_point = vdupq_n_s8(static_cast<int8_t>(-p.input_offset));
+  const OutputStage st = stage;
+  // The shape in locals (the stores to the stack would make gcc reload it from params).
+  const int32_t batches = s.batches, input_h = s.input_h, input_w = s.input_w;
+  const int32_t output_h = s.output_h, output_w = s.output_w;
+  const int32_t filter_h = s.filter_h, filter_w = s.filter_w;
+  const int32_t stride_h = s.stride_h, stride_w = s.stride_w, pad_h = s.pad_h, pad_w = s.pad_w;
+  const int32_t dilation_h = s.dilation_h, dilation_w = s.dilation_w;
+  const ptrdiff_t step = static_cast<ptrdiff_t>(dilation_w) * oc;
+  const ptrdiff_t row_step = static_cast<ptrdiff_t>(dilation_h) * input_w * oc;
+  const bool is3x3 = filter_h == 3 && filter_w == 3;
+  const auto load = [&](const int8_t* x) { return kPredicated ? vldrbq_z_s8(x, pred) : vldrbq_s8(x); };
+  for (int32_t b = 0; b < batches; ++b) {
+    for (int32_t oy = 0; oy < output_h; ++oy) {
+      const int32_t y0 = oy * stride_h - pad_h;
+      int32_t ky0, ky1;
+      inside_fast(y0, dilation_h, filter_h, input_h, &ky0, &ky1);
+      const bool rows_whole = ky0 == 0 && ky1 == filter_h;
+      int8_t* out = output + ((static_cast<size_t>(b) * output_h + oy) * output_w) * oc + c;
+      // The window's first tap, (y0, x0): not read where it lies in the padding.
+      const int8_t* corner =
+          input + ((static_cast<ptrdiff_t>(b) * input_h + y0) * input_w - pad_w) * oc + c;
+      const ptrdiff_t corner_step = static_cast<ptrdiff_t>(stride_w) * oc;
+      for (int32_t ox = 0; ox < output_w; ++ox, out += oc, corner += corner_step) {
+        const int32_t x0 = ox * stride_w - pad_w;
+        int32_t kx0, kx1;
+        inside_fast(x0, dilation_w, filter_w, input_w, &kx0, &kx1);
+        int16x8_t even = vdupq_n_s16(0), odd = vdupq_n_s16(0);
+        const auto tap = [&](int8x16_t xv, const int8_t* wt) {
+          const int8x16_t wv = vldrbq_s8(wt);
+          even = vaddq_s16(even, vmullbq_int_s8(xv, wv));
+          odd = vaddq_s16(odd, vmulltq_int_s8(xv, wv));
+        };
+        if (rows_whole && kx0 == 0 && kx1 == filter_w) {
+          if (is3x3) {
+            // A row of three taps a step (unrolled whole, gcc loads every tap first and spills).
+            const int8_t* x = corner;
+            const int8_t* wt = weights;
+#pragma GCC unroll 1
+            for (int32_t ky = 0; ky < 3; ++ky, x += row_step, wt += 48) {
+              tap(load(x), wt);
+              tap(load(x + step), wt + 16);
+              tap(load(x + 2 * step), wt + 32);
+            }
+          } else {
+            const int8_t* wt = weights;
+            const int8_t* row = corner;
+            for (int32_t ky = 0; ky < filter_h; ++ky, row += row_step) {
+              const int8_t* x = row;
+              for (int32_t kx = 0; kx < filter_w; ++kx, x += step, wt += 16) tap(load(x), wt);
+            }
+          }
+        } else {
+          const int8_t* wt = weights;
+          const int8_t* row = corner;
+          for (int32_t ky = 0; ky < filter_h; ++ky, row += row_step) {
+            const bool row_in = ky >= ky0 && ky < ky1;
+            const int8_t* x = row;
+            for (int32_t kx = 0; kx < filter_w; ++kx, x += step, wt += 16) {
+              tap(row_in && kx >= kx0 && kx < kx1 ? load(x) : zero_point, wt);
+            }
+          }
+        }
+        // The constants through a pointer gcc cannot fold into sp (their offsets from sp are past
+        // VLDRW's immediates: an ADD a load otherwise).
+        const int32_t* k = constants;
+        asm("" : "+r"(k));
+        finish16<kPredicated>(even, odd, k, left_shift, st, pred, out);
+      }
+    }
+  }
+}
+
+void depthwise_int4_sums16(const DepthwiseConvParams& params, const int8_t* input,
+                           const uint8_t* filter, const int32_t* bias, const OutputStage& stage,
+                           int8_t* output) {
+  const int32_t oc = params.shape.output_c;
+  int32_t c = 0;
+  for (; oc - c >= 16; c += 16) {
+    depthwise_int4_sixteen<false>(params, input, filter, bias, stage, c, 16, output);
+  }
+  if (c < oc) depthwise_int4_sixteen<true>(params, input, filter, bias, stage, c, oc - c, output);
+}
+
 template <typename Form>
 void depthwise(const DepthwiseConvParams& params, const typename Form::Input* input,
                const Form& form, typename Form::Output* output) {
@@ -249,6 +443,10 @@ void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* inpu
                            const uint8_t* filter, const int32_t* bias, int8_t* output) {
   const OutputStage stage = make_output_stage(params.output_offset, params.act_min, params.act_max);
   const DepthwiseShape& s = params.shape;
+  if (s.output_c == s.input_c && s.filter_h * s.filter_w <= kMaxInt16Taps) {
+    depthwise_int4_sums16(params, input, filter, bias, stage, output);
+    return;
+  }
   if (s.output_c == s.input_c && s.filter_h * s.filter_w <= kMaxInt4Taps) {
     depthwise_int4_eight(params, input, filter, bias, stage, output);
     return;
