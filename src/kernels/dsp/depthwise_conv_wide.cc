@@ -10,6 +10,8 @@
 //  - int4: the four weights' 16 bits (one more byte at an odd nibble), XOR 0x8888, spread to int16
 //    lanes (u0, u2) and (u1, u3) with u = w + 8, less 8 by SSUB16; the inputs plus their offset by
 //    SXTAB16.
+//    With a depth multiplier of 1 and at most 64 taps the lane pairs are unpacked once per block
+//    of channels onto the stack (512 bytes: depthwise_int4_unpacked).
 // With a depth multiplier above 1 the inputs of four outputs are picked one by one.
 
 #include <stddef.h>
@@ -174,6 +176,88 @@ void depthwise_with(const DepthwiseConvParams& params, const typename Form::Inpu
   }
 }
 
+// int4 with a depth multiplier of 1: the weights unpacked once into their int16 lane pairs
+// (w0, w2) and (w1, w3) (FormInt4::weights4), for as many blocks of four channels as
+// kUnpackedWords holds with every tap's, then every pixel runs those blocks: per tap one word of
+// inputs, two SXTAB16 and four SMLAxy. The window's rows by pointer steps, the last channels
+// (below four) one at a time.
+constexpr int32_t kUnpackedWords = 128;  // 512 bytes of stack
+
+void depthwise_int4_unpacked(const DepthwiseConvParams& params, const int8_t* input,
+                             const FormInt4& form, int8_t* output) {
+  const DepthwiseConvParams p = params;
+  const DepthwiseShape& s = p.shape;
+  const int32_t oc = s.output_c, taps = s.filter_h * s.filter_w, oc4 = oc & ~3;
+  const int32_t chunk = kUnpackedWords / 2 / taps * 4;  // channels per pass over the pixels
+  const ptrdiff_t step = static_cast<ptrdiff_t>(s.dilation_w) * oc;
+  const ptrdiff_t row_step = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * oc;
+  uint32_t words[kUnpackedWords];
+  for (int32_t c0 = 0; c0 < oc; c0 += chunk) {
+    const int32_t end = oc4 - c0 < chunk ? oc4 : c0 + chunk;
+    // Block j's taps at words + 2 j taps: (w0, w2), (w1, w3) per tap.
+    for (int32_t c = c0; c < end; c += 4) {
+      uint32_t* w = words + 2 * ((c - c0) / 4) * taps;
+      for (int32_t t = 0; t < taps; ++t, w += 2) {
+        form.weights4(static_cast<size_t>(t) * oc + c, w, w + 1);
+      }
+    }
+    const bool last = c0 + chunk >= oc;
+    for (int32_t b = 0; b < s.batches; ++b) {
+      for (int32_t oy = 0; oy < s.output_h; ++oy) {
+        const int32_t y0 = oy * s.stride_h - s.pad_h;
+        int32_t ky0, ky1;
+        inside(y0, s.dilation_h, s.filter_h, s.input_h, &ky0, &ky1);
+        int8_t* out = output + ((static_cast<size_t>(b) * s.output_h + oy) * s.output_w) * oc;
+        for (int32_t ox = 0; ox < s.output_w; ++ox, out += oc) {
+          const int32_t x0 = ox * s.stride_w - s.pad_w;
+          int32_t kx0, kx1;
+          inside(x0, s.dilation_w, s.filter_w, s.input_w, &kx0, &kx1);
+          // The first tap inside the input, and its weights' offset in a block.
+          const int8_t* first =
+              input + ((static_cast<ptrdiff_t>(b) * s.input_h + y0 + ky0 * s.dilation_h) *
+                           s.input_w + x0 + kx0 * s.dilation_w) * oc;
+          const int32_t t0 = ky0 * s.filter_w + kx0, width = kx1 - kx0;
+          for (int32_t c = c0; c < end; c += 4) {
+            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+            const int8_t* row = first + c;
+            const uint32_t* wrow = words + 2 * (((c - c0) / 4) * taps + t0);
+            for (int32_t ky = ky0; width > 0 && ky < ky1;
+                 ++ky, row += row_step, wrow += 2 * s.filter_w) {
+              const int8_t* x = row;
+              const uint32_t* w = wrow;
+              for (int32_t k = 0; k < width; ++k, x += step, w += 2) {
+                const uint32_t v = load4(x);
+                const uint32_t x02 = sxtab16(form.offset2, v),
+                               x13 = sxtab16_ror8(form.offset2, v);
+                a0 = smlabb(x02, w[0], a0);
+                a1 = smlabb(x13, w[1], a1);
+                a2 = smlatt(x02, w[0], a2);
+                a3 = smlatt(x13, w[1], a3);
+              }
+            }
+            out[c] = form.finish(p, a0, c);
+            out[c + 1] = form.finish(p, a1, c + 1);
+            out[c + 2] = form.finish(p, a2, c + 2);
+            out[c + 3] = form.finish(p, a3, c + 3);
+          }
+          if (!last) continue;
+          for (int32_t c = oc4; c < oc; ++c) {
+            int32_t a = 0;
+            for (int32_t ky = ky0; ky < ky1; ++ky) {
+              for (int32_t kx = kx0; kx < kx1; ++kx) {
+                const size_t w = (static_cast<size_t>(ky) * s.filter_w + kx) * oc + c;
+                const int8_t* x = first + (ky - ky0) * row_step + (kx - kx0) * step + c;
+                a = add_wrap(a, form.input(x) * form.weight(w));
+              }
+            }
+            out[c] = form.finish(p, a, c);
+          }
+        }
+      }
+    }
+  }
+}
+
 template <typename Form>
 void depthwise(const DepthwiseConvParams& params, const typename Form::Input* input,
                const Form& form, typename Form::Output* output) {
@@ -197,10 +281,14 @@ void depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* inp
 
 void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,
                            const uint8_t* filter, const int32_t* bias, int8_t* output) {
-  depthwise(
-      params, input,
-      FormInt4{filter, bias, params.input_offset, pack16(params.input_offset, params.input_offset)},
-      output);
+  const FormInt4 form{filter, bias, params.input_offset,
+                      pack16(params.input_offset, params.input_offset)};
+  const DepthwiseShape& s = params.shape;
+  if (s.output_c == s.input_c && s.filter_h * s.filter_w <= kUnpackedWords / 2) {
+    depthwise_int4_unpacked(params, input, form, output);
+    return;
+  }
+  depthwise(params, input, form, output);
 }
 
 }  // namespace dsp
