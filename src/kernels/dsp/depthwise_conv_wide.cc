@@ -183,8 +183,12 @@ void depthwise_with(const DepthwiseConvParams& params, const typename Form::Inpu
 // (below four) one at a time.
 constexpr int32_t kUnpackedWords = 128;  // 512 bytes of stack
 
-void depthwise_int4_unpacked(const DepthwiseConvParams& params, const int8_t* input,
-                             const FormInt4& form, int8_t* output) {
+// Called last (a tail call: the caller's frame is gone before this one's buffer is taken).
+__attribute__((noinline)) void depthwise_int4_unpacked(const DepthwiseConvParams& params,
+                                                       const int8_t* input, const uint8_t* filter,
+                                                       const int32_t* bias, int8_t* output) {
+  const FormInt4 form{filter, bias, params.input_offset,
+                      pack16(params.input_offset, params.input_offset)};
   const DepthwiseConvParams p = params;
   const DepthwiseShape& s = p.shape;
   const int32_t oc = s.output_c, taps = s.filter_h * s.filter_w, oc4 = oc & ~3;
@@ -281,14 +285,15 @@ void depthwise_conv2d_16x8(const DepthwiseConvParams& params, const int16_t* inp
 
 void depthwise_conv2d_int4(const DepthwiseConvParams& params, const int8_t* input,
                            const uint8_t* filter, const int32_t* bias, int8_t* output) {
-  const FormInt4 form{filter, bias, params.input_offset,
-                      pack16(params.input_offset, params.input_offset)};
   const DepthwiseShape& s = params.shape;
   if (s.output_c == s.input_c && s.filter_h * s.filter_w <= kUnpackedWords / 2) {
-    depthwise_int4_unpacked(params, input, form, output);
+    depthwise_int4_unpacked(params, input, filter, bias, output);
     return;
   }
-  depthwise(params, input, form, output);
+  depthwise(params, input,
+            FormInt4{filter, bias, params.input_offset,
+                     pack16(params.input_offset, params.input_offset)},
+            output);
 }
 
 }  // namespace dsp
