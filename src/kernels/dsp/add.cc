@@ -1,6 +1,7 @@
-// dsp ADD of same-shape inputs. TFLite scales each input as
-// rounding_divide_by_pot(saturating_rounding_doubling_high_mul(v << left_shift, m), r) with
-// v = x + offset in [-255, 255]: the doubling high product of a value that cannot saturate is
+// dsp ADD of same-shape inputs, or of one input against a per-channel or scalar operand
+// (broadcast_rows.h: row by row; a scalar's scaled value computed once). TFLite scales each
+// input as rounding_divide_by_pot(saturating_rounding_doubling_high_mul(v << left_shift, m), r)
+// with v = x + offset in [-255, 255]: the doubling high product of a value that cannot saturate is
 // floor((a*m + 2^30) / 2^31), which is SMMULR(2a, m) when 2a fits in 32 bits (left_shift <= 22),
 // so each input costs one multiply and a rounding shift instead of TFLite's 64-bit sequence; the
 // sum takes the 64-bit requantization of requantize.h. Elementwise, element i read before it is
@@ -9,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <utility>
+
+#include "broadcast_rows.h"
 #include "dsp/intrinsics.h"
 #include "dsp/kernels.h"
 #include "dsp/requantize.h"
@@ -33,6 +37,31 @@ bool fits(const AddParams& p) {
          p.output_shift >= -31;
 }
 
+// One input's scaled value (TFLite's, for parameters that fit).
+struct Scale {
+  int32_t offset, twice, multiplier, right;
+  int32_t operator()(int32_t x) const {
+    return rounding_divide_by_pot(doubling_high_mul((x + offset) * (1 << twice), multiplier),
+                                  right);
+  }
+};
+
+// out[i] = the sum of a[i]'s and b's scaled values requantized, i < n: b[i] per element, or
+// kScalar: b[0]'s scaled value `held` for every element.
+template <bool kScalar>
+void add_elements(const AddParams& p, const Scale& s1, const Scale& s2, int32_t held, size_t n,
+                  const int8_t* a, const int8_t* b, int8_t* out) {
+  const int32_t lo = p.act_min < -128 ? -128 : p.act_min;
+  const int32_t hi = p.act_max > 127 ? 127 : p.act_max;
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t v2 = kScalar ? held : s2(b[i]);
+    int32_t v = requantize(s1(a[i]) + v2, p.output_multiplier, p.output_shift) + p.output_offset;
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    out[i] = static_cast<int8_t>(v);
+  }
+}
+
 }  // namespace
 
 void add(const AddParams& params, const BroadcastShape& shape, const int8_t* input1,
@@ -42,20 +71,23 @@ void add(const AddParams& params, const BroadcastShape& shape, const int8_t* inp
     portable_add(p, shape, input1, input2, output);
     return;
   }
-  const size_t n = broadcast_output_size(shape);
-  const int32_t twice = p.left_shift + 1;
-  const int32_t r1 = -p.input1_shift, r2 = -p.input2_shift;
-  const int32_t lo = p.act_min < -128 ? -128 : p.act_min;
-  const int32_t hi = p.act_max > 127 ? 127 : p.act_max;
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t v1 = input1[i] + p.input1_offset;
-    const int32_t v2 = input2[i] + p.input2_offset;
-    const int32_t s1 = rounding_divide_by_pot(doubling_high_mul(v1 * (1 << twice), p.input1_multiplier), r1);
-    const int32_t s2 = rounding_divide_by_pot(doubling_high_mul(v2 * (1 << twice), p.input2_multiplier), r2);
-    int32_t out = requantize(s1 + s2, p.output_multiplier, p.output_shift) + p.output_offset;
-    out = out < lo ? lo : out;
-    out = out > hi ? hi : out;
-    output[i] = static_cast<int8_t>(out);
+  const BroadcastRows r = broadcast_rows(shape);
+  Scale s1{p.input1_offset, p.left_shift + 1, p.input1_multiplier, -p.input1_shift};
+  Scale s2{p.input2_offset, p.left_shift + 1, p.input2_multiplier, -p.input2_shift};
+  const int8_t* full = input1;
+  const int8_t* run = input2;
+  if (r.swapped) {
+    // The sum of the two scaled inputs does not depend on their order.
+    std::swap(s1, s2);
+    std::swap(full, run);
+  }
+  if (r.inner == 1) {
+    add_elements<true>(p, s1, s2, s2(run[0]), r.count, full, run, output);
+    return;
+  }
+  const size_t inner = static_cast<size_t>(r.inner);
+  for (size_t row = 0; row < r.count; ++row, full += inner, output += inner) {
+    add_elements<false>(p, s1, s2, 0, inner, full, run, output);
   }
 }
 

@@ -466,9 +466,9 @@ TEST(DspKernels, EqualsPortableWithFoldedPadding) {
   EXPECT_GT(ran, 200);
 }
 
-// One same-shape case of an elementwise kernel against portable: up to 70 elements (every input
-// at -128 or 127 throughout every fifth iteration), then the same in place (output = input 1), as
-// the runtime runs it.
+// One case of an elementwise kernel against portable: up to 70 same-shape elements, or a
+// broadcast (every input at -128 or 127 throughout every fifth iteration), then the same in place
+// (output = the operand of the output's shape), as the runtime runs it.
 template <typename Params>
 using ElementwiseKernel = void (*)(const Params&, const BroadcastShape&, const int8_t*,
                                    const int8_t*, int8_t*);
@@ -476,19 +476,35 @@ template <typename Params>
 void expect_elementwise_equal(ElementwiseKernel<Params> kernel, ElementwiseKernel<Params> portable,
                               bool (*handles)(const BroadcastShape&), const Params& p, int iter,
                               const std::string& what) {
-  const int32_t n = uniform(1, 70);
-  const BroadcastShape shape = elementwise_shape(n);
-  ASSERT_TRUE(handles(shape));
+  int32_t n = uniform(1, 70);
+  BroadcastShape shape = elementwise_shape(n);
+  // Every third iteration a broadcast the kernel takes: [rows, cols] against [1, cols] (a
+  // per-channel operand of at least four, or a scalar), either input the repeated one.
+  const int kind = iter % 3 == 0 ? iter / 3 % 4 : -1;
+  const bool first_repeated = kind == 1 || kind == 3;
+  size_t n1 = static_cast<size_t>(n), n2 = static_cast<size_t>(n);
+  if (kind >= 0) {
+    const int32_t cols = kind < 2 ? uniform(4, 20) : 1, rows = uniform(1, 6);
+    const int32_t full[2] = {rows, cols}, run[2] = {1, cols};
+    ASSERT_TRUE(first_repeated ? prepare_broadcast_shape(run, 2, full, 2, &shape)
+                               : prepare_broadcast_shape(full, 2, run, 2, &shape));
+    n = rows * cols;
+    (first_repeated ? n1 : n2) = static_cast<size_t>(cols);
+    (first_repeated ? n2 : n1) = static_cast<size_t>(n);
+  }
+  ASSERT_TRUE(handles(shape)) << "iteration " << iter << ", broadcast kind " << kind;
   const int32_t lo = iter % 5 == 0 ? (iter % 2 ? 127 : -128) : -128;
   const int32_t hi = iter % 5 == 0 ? lo : 127;
-  auto a = random_values<int8_t>(n, lo, hi);
-  const auto b = random_values<int8_t>(n, lo, hi);
+  auto a = random_values<int8_t>(n1, lo, hi);
+  auto b = random_values<int8_t>(n2, lo, hi);
   std::vector<int8_t> want(n), got(n, 0x55);
   portable(p, shape, a.data(), b.data(), want.data());
   kernel(p, shape, a.data(), b.data(), got.data());
-  ASSERT_EQ(got, want) << "iteration " << iter << " " << what;
-  kernel(p, shape, a.data(), b.data(), a.data());
-  ASSERT_EQ(a, want) << "iteration " << iter << " in place";
+  ASSERT_EQ(got, want) << "iteration " << iter << " " << what << " broadcast kind " << kind;
+  // In place into the operand of the output's shape (a broadcast one is read again).
+  std::vector<int8_t>& full = first_repeated ? b : a;
+  kernel(p, shape, a.data(), b.data(), full.data());
+  ASSERT_EQ(full, want) << "iteration " << iter << " in place, broadcast kind " << kind;
 }
 
 // ADD: parameters as TFLite prepares them from random scales, and raw ones at the edges of what
@@ -525,11 +541,14 @@ TEST(DspAdd, EqualsPortableOnRandomParameters) {
             std::to_string(p.input2_shift) + " " + std::to_string(p.output_shift)));
   }
   EXPECT_GT(ran, 250);
-  const int32_t d1[] = {2, 3}, d2[] = {1, 3};
+  // Rows shorter than four, and a broadcast in the middle, stay portable's.
+  const int32_t d1[] = {2, 3}, d2[] = {1, 3}, d3[] = {2, 4, 5}, d4[] = {2, 1, 5};
   BroadcastShape broadcast{};
   ASSERT_TRUE(prepare_broadcast_shape(d1, 2, d2, 2, &broadcast));
   EXPECT_FALSE(dsp::add_handles(broadcast));
   EXPECT_STREQ(built_add_kernel_variant(broadcast), "portable");
+  ASSERT_TRUE(prepare_broadcast_shape(d3, 3, d4, 3, &broadcast));
+  EXPECT_FALSE(dsp::add_handles(broadcast));
   EXPECT_STREQ(built_add_kernel_variant(elementwise_shape(8)), "dsp");
   EXPECT_STREQ(add_kernel_variant(elementwise_shape(8), Extension::kScalar), "portable");
 }

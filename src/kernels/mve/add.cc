@@ -1,12 +1,16 @@
-// mve ADD without broadcasting: four elements per step in int32 lanes (VLDRB widening loads),
-// TFLite's three MultiplyByQuantizedMultiplier steps as mve/requantize.h's vector step, whole
-// steps unpredicated and the last one predicated (VCTP32). (x + offset) << left_shift is one
-// VMLAS: x * 2^left + (offset << left).
+// mve ADD of same-shape inputs, or of one input against a per-channel or scalar operand
+// (broadcast_rows.h: row by row, a scalar held): four elements per step in int32 lanes (VLDRB
+// widening loads), TFLite's three MultiplyByQuantizedMultiplier steps as mve/requantize.h's vector
+// step, whole steps unpredicated and the last one predicated (VCTP32). (x + offset) << left_shift
+// is one VMLAS: x * 2^left + (offset << left). A scalar operand's scaled value is loop-invariant.
 
 #include <arm_mve.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <utility>
+
+#include "broadcast_rows.h"
 #include "mote/kernels/broadcast.h"
 #include "mve/kernels.h"
 #include "mve/requantize.h"
@@ -17,11 +21,10 @@ namespace mve {
 namespace {
 
 // kRightShifts: every shift < 0 (what prepare_add gives int8 inputs), so the scalar step without
-// the left shift applies; otherwise the general one.
-template <bool kRightShifts>
-void add_elements(const AddParams& params, int32_t n, const int8_t* a, const int8_t* b,
+// the left shift applies; otherwise the general one. kScalar: b is one element, for every a.
+template <bool kRightShifts, bool kScalar>
+void add_elements(const AddParams& p, int32_t n, const int8_t* a, const int8_t* b,
                   int8_t* out) {
-  const AddParams p = params;  // a local copy: output stores (int8) could alias params
   const int32x4_t scale = vdupq_n_s32(int32_t{1} << p.left_shift);
   const int32_t base1 = p.input1_offset * (int32_t{1} << p.left_shift);
   const int32_t base2 = p.input2_offset * (int32_t{1} << p.left_shift);
@@ -35,12 +38,36 @@ void add_elements(const AddParams& params, int32_t n, const int8_t* a, const int
                   requantize_n<!kRightShifts>(x2, p.input2_multiplier, p.input2_shift));
     return stage.apply_n<!kRightShifts>(sum, p.output_multiplier, p.output_shift);
   };
+  if (kScalar) {
+    const int32x4_t v2 = vdupq_n_s32(*b);
+    for (int32_t i = n >> 2; i > 0; --i, a += 4, out += 4) {
+      vstrbq_s32(out, step(vldrbq_s32(a), v2));
+    }
+    if ((n & 3) != 0) {
+      const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(n & 3));
+      vstrbq_p_s32(out, step(vldrbq_z_s32(a, lanes), v2), lanes);
+    }
+    return;
+  }
   for (int32_t i = n >> 2; i > 0; --i, a += 4, b += 4, out += 4) {
     vstrbq_s32(out, step(vldrbq_s32(a), vldrbq_s32(b)));
   }
   if ((n & 3) != 0) {
     const mve_pred16_t lanes = vctp32q(static_cast<uint32_t>(n & 3));
     vstrbq_p_s32(out, step(vldrbq_z_s32(a, lanes), vldrbq_z_s32(b, lanes)), lanes);
+  }
+}
+
+// The rows of broadcast_rows: `full` row by row against the repeated run `run`.
+template <bool kRightShifts>
+void add_rows(const AddParams& p, const BroadcastRows& r, const int8_t* full, const int8_t* run,
+              int8_t* out) {
+  if (r.inner == 1) {
+    add_elements<kRightShifts, true>(p, static_cast<int32_t>(r.count), full, run, out);
+    return;
+  }
+  for (size_t row = 0; row < r.count; ++row, full += r.inner, out += r.inner) {
+    add_elements<kRightShifts, false>(p, r.inner, full, run, out);
   }
 }
 
@@ -52,11 +79,21 @@ void add(const AddParams& params, const BroadcastShape& shape, const int8_t* inp
     portable_add(params, shape, input1, input2, output);
     return;
   }
-  const int32_t n = static_cast<int32_t>(broadcast_output_size(shape));
-  if (params.input1_shift < 0 && params.input2_shift < 0 && params.output_shift < 0) {
-    add_elements<true>(params, n, input1, input2, output);
+  const BroadcastRows r = broadcast_rows(shape);
+  AddParams p = params;  // a local copy: output stores (int8) could alias params
+  const int8_t* full = input1;
+  const int8_t* run = input2;
+  if (r.swapped) {
+    // The sum of the two scaled inputs does not depend on their order.
+    std::swap(p.input1_offset, p.input2_offset);
+    std::swap(p.input1_multiplier, p.input2_multiplier);
+    std::swap(p.input1_shift, p.input2_shift);
+    std::swap(full, run);
+  }
+  if (p.input1_shift < 0 && p.input2_shift < 0 && p.output_shift < 0) {
+    add_rows<true>(p, r, full, run, output);
   } else {
-    add_elements<false>(params, n, input1, input2, output);
+    add_rows<false>(p, r, full, run, output);
   }
 }
 

@@ -1,4 +1,5 @@
-// mve MUL without broadcasting: eight elements per step. The inputs are loaded widened to int16
+// mve MUL of same-shape inputs, or of one input against a per-channel or scalar operand
+// (broadcast_rows.h: row by row, a scalar held): eight elements per step. The inputs are loaded widened to int16
 // lanes (VLDRB.S16) and centred there (|x + offset| <= 255); VMULLB/VMULLT form the int32
 // products of the even and odd lanes, each four requantized as mve/requantize.h's vector step
 // (bit for bit TFLite's MultiplyByQuantizedMultiplier, as portable), offset and clamped; VMOVNB/
@@ -11,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <utility>
+
+#include "broadcast_rows.h"
 #include "mote/kernels/broadcast.h"
 #include "mote/kernels/mul.h"
 #include "mve/kernels.h"
@@ -22,11 +26,10 @@ namespace mve {
 namespace {
 
 // kLeft: the shift may be positive (requantize_n's general step); else the caller knows
-// shift < 0.
-template <bool kLeft>
-void mul_elements(const MulParams& params, int32_t n, const int8_t* a, const int8_t* b,
+// shift < 0. kScalar: b is one element, for every a.
+template <bool kLeft, bool kScalar>
+void mul_elements(const MulParams& p, int32_t n, const int8_t* a, const int8_t* b,
                   int8_t* out) {
-  const MulParams p = params;  // a local copy: output stores (int8) could alias params
   // Portable clamps to the activation range as given, then narrows (no intersection with int8).
   const OutputStage stage{p.output_offset, p.act_min, p.act_max};
   const int16_t o1 = static_cast<int16_t>(p.input1_offset);
@@ -40,12 +43,36 @@ void mul_elements(const MulParams& params, int32_t n, const int8_t* a, const int
                                                p.output_shift);
     return vmovntq_s32(vmovnbq_s32(vuninitializedq_s16(), even), odd);
   };
+  if (kScalar) {
+    const int16x8_t v2 = vdupq_n_s16(*b);
+    for (int32_t i = n >> 3; i > 0; --i, a += 8, out += 8) {
+      vstrbq_s16(out, step(vldrbq_s16(a), v2));
+    }
+    if ((n & 7) != 0) {
+      const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(n & 7));
+      vstrbq_p_s16(out, step(vldrbq_z_s16(a, lanes), v2), lanes);
+    }
+    return;
+  }
   for (int32_t i = n >> 3; i > 0; --i, a += 8, b += 8, out += 8) {
     vstrbq_s16(out, step(vldrbq_s16(a), vldrbq_s16(b)));
   }
   if ((n & 7) != 0) {
     const mve_pred16_t lanes = vctp16q(static_cast<uint32_t>(n & 7));
     vstrbq_p_s16(out, step(vldrbq_z_s16(a, lanes), vldrbq_z_s16(b, lanes)), lanes);
+  }
+}
+
+// The rows of broadcast_rows: `full` row by row against the repeated run `run`.
+template <bool kLeft>
+void mul_rows(const MulParams& p, const BroadcastRows& r, const int8_t* full, const int8_t* run,
+              int8_t* out) {
+  if (r.inner == 1) {
+    mul_elements<kLeft, true>(p, static_cast<int32_t>(r.count), full, run, out);
+    return;
+  }
+  for (size_t row = 0; row < r.count; ++row, full += r.inner, out += r.inner) {
+    mul_elements<kLeft, false>(p, r.inner, full, run, out);
   }
 }
 
@@ -59,11 +86,19 @@ void mul(const MulParams& params, const BroadcastShape& shape, const int8_t* inp
     portable_mul(params, shape, input1, input2, output);
     return;
   }
-  const int32_t n = static_cast<int32_t>(broadcast_output_size(shape));
-  if (params.output_shift < 0) {
-    mul_elements<false>(params, n, input1, input2, output);
+  const BroadcastRows r = broadcast_rows(shape);
+  MulParams p = params;  // a local copy: output stores (int8) could alias params
+  const int8_t* full = input1;
+  const int8_t* run = input2;
+  if (r.swapped) {
+    // The product of the two centred inputs does not depend on their order.
+    std::swap(p.input1_offset, p.input2_offset);
+    std::swap(full, run);
+  }
+  if (p.output_shift < 0) {
+    mul_rows<false>(p, r, full, run, output);
   } else {
-    mul_elements<true>(params, n, input1, input2, output);
+    mul_rows<true>(p, r, full, run, output);
   }
 }
 

@@ -5,7 +5,7 @@ namespace mote {
 namespace kernels {
 namespace mve {
 
-// As ADD: both inputs of the output's shape.
+// As ADD: both inputs of the output's shape, or one against a scalar or a per-channel operand.
 bool mul_handles(const BroadcastShape& shape) { return add_handles(shape); }
 
 }  // namespace mve

@@ -367,6 +367,22 @@ void check_fully_connected(Tally& t) {
   }
 }
 
+// A broadcast of about n output elements: [rows, cols] against [1, cols] (a per-channel operand;
+// a scalar when cols is 1, a third of the time), the repeated operand input 1 or 2 (the mve
+// kernels take rows of at least four and scalars, portable the rest); its element count.
+int32_t broadcast_case(int32_t n, k::BroadcastShape* shape, bool* first_repeated) {
+  const int32_t cols = coin(30) ? 1 : uniform(1, 16);
+  const int32_t rows = n / cols > 0 ? n / cols : 1;
+  const int32_t full[2] = {rows, cols}, run[2] = {1, cols};
+  *first_repeated = coin(50);
+  if (*first_repeated) {
+    k::prepare_broadcast_shape(run, 2, full, 2, shape);
+  } else {
+    k::prepare_broadcast_shape(full, 2, run, 2, shape);
+  }
+  return rows * cols;
+}
+
 void check_add(Tally& t) {
   for (int32_t index = 0; index < 120; ++index) {
     const float s1 = 0.01f + 0.001f * static_cast<float>(uniform(0, 200));
@@ -379,20 +395,17 @@ void check_add(Tally& t) {
     const int32_t n = uniform(1, 2 * 12 * 12 * kMaxChannels / 2);
     k::BroadcastShape shape = k::elementwise_shape(n);
     int32_t count = n;
-    if (coin(15)) {  // a broadcast (portable): [n/c, c] + [1, c]
-      const int32_t cols = uniform(1, 16);
-      const int32_t rows = n / cols;
-      const int32_t d1[2] = {rows, cols}, d2[2] = {1, cols};
-      k::prepare_broadcast_shape(d1, 2, d2, 2, &shape);
-      count = rows * cols;
+    bool first_repeated = false;  // input 1 the broadcast operand
+    if (coin(25)) {
+      count = broadcast_case(n, &shape, &first_repeated);
     }
     int8_t* in1 = input_buf;
     int8_t* in2 = input_buf + 2 * 12 * 12 * kMaxChannels / 2;
-    fill(in1, n, -128, 127);
-    fill(in2, n, -128, 127);
+    fill(in1, count, -128, 127);
+    fill(in2, count, -128, 127);
     memset(got_buf, 0x5a, sizeof(got_buf));
     k::portable_add(p, shape, in1, in2, want_buf);
-    const bool in_place = coin(30);
+    const bool in_place = !first_repeated && coin(30);
     if (in_place) {
       k::add(p, shape, in1, in2, in1);
       memcpy(got_buf, in1, static_cast<size_t>(count));
@@ -411,8 +424,8 @@ void check_add(Tally& t) {
 // MUL: parameters as TFLite prepares them from random scales and raw ones (any output shift the
 // load check takes, multipliers up to INT32_MAX, narrowed clamps); every fifth case has all
 // inputs at -128 or 127 (the extreme products); lengths across the eight-lane steps and the
-// predicated tail; a third run in place (output = input 1), as the runtime runs it; a few
-// broadcasts (portable).
+// predicated tail; a third run in place (output = input 1, when it is not the broadcast one), as
+// the runtime runs it; a quarter broadcasts (broadcast_case).
 void check_mul(Tally& t) {
   for (int32_t index = 0; index < 200; ++index) {
     k::MulParams p{};
@@ -434,12 +447,9 @@ void check_mul(Tally& t) {
     const int32_t n = coin(50) ? uniform(1, 40) : uniform(1, 2 * 12 * 12 * kMaxChannels / 2);
     k::BroadcastShape shape = k::elementwise_shape(n);
     int32_t count = n;
-    if (coin(10)) {  // a broadcast (portable): [n/c, c] * [1, c]
-      const int32_t cols = uniform(1, 16);
-      const int32_t rows = n / cols > 0 ? n / cols : 1;
-      const int32_t d1[2] = {rows, cols}, d2[2] = {1, cols};
-      k::prepare_broadcast_shape(d1, 2, d2, 2, &shape);
-      count = rows * cols;
+    bool first_repeated = false;  // input 1 the broadcast operand
+    if (coin(25)) {
+      count = broadcast_case(n, &shape, &first_repeated);
     }
     int8_t* in1 = input_buf;
     int8_t* in2 = input_buf + 2 * 12 * 12 * kMaxChannels / 2;
@@ -450,7 +460,7 @@ void check_mul(Tally& t) {
     fill(in2, count, extreme ? e2 : -128, extreme ? e2 : 127);
     memset(got_buf, 0x5a, sizeof(got_buf));
     k::portable_mul(p, shape, in1, in2, want_buf);
-    const bool in_place = coin(30);
+    const bool in_place = !first_repeated && coin(30);
     if (in_place) {
       k::mul(p, shape, in1, in2, in1);
       memcpy(got_buf, in1, static_cast<size_t>(count));
