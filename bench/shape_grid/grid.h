@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 namespace mote {
 namespace bench {
@@ -31,10 +32,20 @@ enum class Kind : uint8_t {
   kDepthwiseInt4,
   kFullyConnected16x8,
   kFullyConnectedInt4,
+  // The other operators of a network's int8 path, all with int8 data (float where named), no
+  // filter and no per-channel arrays.
+  kSoftmax,       // SOFTMAX over the last dimension (beta 1): h * w rows of c classes
+  kAddBroadcast,  // ADD, input 2 [1, 1, 1, out_c] broadcast over input 1 [1, h, w, c]: out_c == c
+                  // per channel (squeeze-excite), out_c == 1 a scalar; the output is input 1's shape
+  kMulBroadcast,  // MUL, the same shapes
+  kMean,          // MEAN over H and W (axes [1, 2]): [1, h, w, c] -> [1, 1, 1, c]; kh, kw = h, w
+  kQuantize,      // QUANTIZE float32 -> int8
+  kDequantize,    // DEQUANTIZE int8 -> float32
 };
 
-// Runners built against several versions of this header test for the kinds above with this.
+// Runners built against several versions of this header test for the kinds above with these.
 #define MOTE_GRID_WIDE_KINDS 1
+#define MOTE_GRID_OPERATOR_KINDS 1
 
 // The int8 kind whose geometry and tensors' shapes a kind has.
 inline constexpr Kind shape_kind(Kind k) {
@@ -53,6 +64,20 @@ inline constexpr bool is_16x8(Kind k) {
 }
 inline constexpr bool is_int4(Kind k) {
   return k == Kind::kConvInt4 || k == Kind::kDepthwiseInt4 || k == Kind::kFullyConnectedInt4;
+}
+inline constexpr bool is_broadcast(Kind k) { return k == Kind::kAddBroadcast || k == Kind::kMulBroadcast; }
+// Kinds whose output has the input's shape (elementwise and softmax).
+inline constexpr bool keeps_shape(Kind k) {
+  return k == Kind::kAdd || k == Kind::kMul || k == Kind::kRequantize || k == Kind::kSoftmax ||
+         is_broadcast(k) || k == Kind::kQuantize || k == Kind::kDequantize;
+}
+// Bytes of one input and one output element: int16 (16x8), float32 (quantize's input,
+// dequantize's output), else int8.
+inline constexpr int32_t input_element_bytes(Kind k) {
+  return is_16x8(k) ? 2 : k == Kind::kQuantize ? 4 : 1;
+}
+inline constexpr int32_t output_element_bytes(Kind k) {
+  return is_16x8(k) ? 2 : k == Kind::kDequantize ? 4 : 1;
 }
 
 struct Layer {
@@ -144,6 +169,25 @@ inline constexpr Layer kLayers[] = {
   {"s4_dw_vww_s2_24x24_32",  "depthwise int4", Kind::kDepthwiseInt4, 24, 24, 32, 3, 3, 32, 2, true, 1},
   {"s4_fc_ad_640_128",       "fully connected int4", Kind::kFullyConnectedInt4, 1, 1, 640, 1, 1, 128, 1, true, 1},
   {"s4_fc_odd_85_21",        "fully connected int4", Kind::kFullyConnectedInt4, 1, 1, 85, 1, 1, 21, 1, true, 1},
+  // Softmax: KWS's 12 classes, an ImageNet head's 1000, and [49, 10] (rows of a 2-D tensor).
+  {"softmax_kws_12",         "softmax", Kind::kSoftmax, 1, 1, 12,    1, 1, 12,   1, true, 1},
+  {"softmax_1000",           "softmax", Kind::kSoftmax, 1, 1, 1000,  1, 1, 1000, 1, true, 1},
+  {"softmax_rows_49x10",     "softmax", Kind::kSoftmax, 49, 1, 10,   1, 1, 10,   1, true, 1},
+  // ADD and MUL with broadcasting: a per-channel operand over a map (MobileNetV3's squeeze-excite
+  // scales, a per-channel offset) and a scalar one.
+  {"add_bc_chan_20x20_24",   "elementwise broadcast", Kind::kAddBroadcast, 20, 20, 24, 1, 1, 24, 1, true, 1},
+  {"add_bc_scalar_20x20_24", "elementwise broadcast", Kind::kAddBroadcast, 20, 20, 24, 1, 1, 1,  1, true, 1},
+  {"mul_se_14x14_96",        "elementwise broadcast", Kind::kMulBroadcast, 14, 14, 96, 1, 1, 96, 1, true, 1},
+  {"mul_se_7x7_576",         "elementwise broadcast", Kind::kMulBroadcast, 7, 7, 576,  1, 1, 576, 1, true, 1},
+  {"mul_bc_scalar_20x20_24", "elementwise broadcast", Kind::kMulBroadcast, 20, 20, 24, 1, 1, 1,  1, true, 1},
+  // MEAN over H and W (TFLite's global average): MobileNetV2's last map and a small one.
+  {"mean_hw_7x7_1280",       "mean", Kind::kMean, 7, 7, 1280, 7, 7, 1280, 1, false, 1},
+  {"mean_hw_5x5_96",         "mean", Kind::kMean, 5, 5, 96,   5, 5, 96,   1, false, 1},
+  // A model's float boundary: a 96x96 RGB input quantized, a 1000-class output dequantized.
+  {"quantize_96x96x3",       "quantize float", Kind::kQuantize, 96, 96, 3, 1, 1, 3, 1, true, 1},
+  {"quantize_1000",          "quantize float", Kind::kQuantize, 1, 1, 1000, 1, 1, 1000, 1, true, 1},
+  {"dequantize_96x96x3",     "quantize float", Kind::kDequantize, 96, 96, 3, 1, 1, 3, 1, true, 1},
+  {"dequantize_1000",        "quantize float", Kind::kDequantize, 1, 1, 1000, 1, 1, 1000, 1, true, 1},
 };
 // clang-format on
 inline constexpr int32_t kLayerCount = static_cast<int32_t>(sizeof(kLayers) / sizeof(kLayers[0]));
@@ -163,10 +207,7 @@ inline int32_t pad_size(int32_t in, int32_t out, int32_t window, int32_t stride)
 }
 inline Geometry geometry(const Layer& l) {
   const Kind kind = shape_kind(l.kind);
-  if (kind == Kind::kFullyConnected || l.kind == Kind::kAdd || l.kind == Kind::kMul ||
-      l.kind == Kind::kRequantize) {
-    return Geometry{l.h, l.w, 0, 0};
-  }
+  if (kind == Kind::kFullyConnected || keeps_shape(l.kind)) return Geometry{l.h, l.w, 0, 0};
   Geometry g{out_size(l.h, l.kh, l.stride, l.same), out_size(l.w, l.kw, l.stride, l.same), 0, 0};
   g.pad_h = pad_size(l.h, g.out_h, l.kh, l.stride);
   g.pad_w = pad_size(l.w, g.out_w, l.kw, l.stride);
@@ -177,8 +218,14 @@ inline Geometry geometry(const Layer& l) {
 inline int32_t input_elements(const Layer& l) { return l.h * l.w * l.c; }
 inline int32_t output_elements(const Layer& l) {
   if (shape_kind(l.kind) == Kind::kFullyConnected) return l.h * l.out_c;
+  if (is_broadcast(l.kind)) return input_elements(l);
   const Geometry g = geometry(l);
   return g.out_h * g.out_w * l.out_c;
+}
+// Input 2 of add and mul: the input's shape, or [1, 1, 1, out_c] broadcast.
+inline int32_t input2_elements(const Layer& l) {
+  if (is_broadcast(l.kind)) return l.out_c;
+  return l.kind == Kind::kAdd || l.kind == Kind::kMul ? input_elements(l) : 0;
 }
 inline int32_t filter_elements(const Layer& l) {
   switch (shape_kind(l.kind)) {
@@ -193,7 +240,7 @@ inline int32_t filter_elements(const Layer& l) {
 inline constexpr int32_t kMaxInput = 160 * 1024;
 inline constexpr int32_t kMaxOutput = 160 * 1024;
 inline constexpr int32_t kMaxFilter = 256 * 1024;
-inline constexpr int32_t kMaxChannels = 256;
+inline constexpr int32_t kMaxChannels = 256;  // per-channel arrays (conv, depthwise, fc)
 inline constexpr int32_t kMaxScratch = 32 * 1024;
 
 // The data: a xorshift32 stream seeded from the layer's id, so that adding a row changes no
@@ -230,12 +277,17 @@ struct Quantization {
   int32_t input2_offset;
   int32_t left_shift;
   int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift;
+  // Softmax (its input's), mean (both), quantize (the output's), dequantize (the input's), with
+  // the zero points above; each runner computes its kernel's parameters from these as its
+  // framework's Prepare does.
+  float input_scale, output_scale;
 };
 
 // Fills a layer's tensors: `input` (and `input2` for add and mul), `filter` [filter_elements],
 // `bias`, `multipliers` and `shifts` [out_c], all from the layer's own seed, and returns its
 // scalars. Multipliers are Q31 mantissas in [0.5, 1), shifts right shifts (as converters write
-// them for these layers), chosen so that outputs spread over the int8 range.
+// them for these layers), chosen so that outputs spread over the int8 range. Quantize's input is
+// float32 (its bytes in `input`), in [-1, 1] in steps of 1/1000.
 inline Quantization fill(const Layer& l, int8_t* input, int8_t* input2, int8_t* filter,
                          int32_t* bias, int32_t* multipliers, int32_t* shifts) {
   Random r(l.id);
@@ -244,11 +296,16 @@ inline Quantization fill(const Layer& l, int8_t* input, int8_t* input2, int8_t* 
   q.output_offset = r.uniform(-128, 127);
   q.act_min = -128;
   q.act_max = 127;
-  for (int32_t i = 0; i < input_elements(l); ++i) input[i] = static_cast<int8_t>(r.uniform(-128, 127));
-  if (l.kind == Kind::kAdd || l.kind == Kind::kMul) {
-    for (int32_t i = 0; i < input_elements(l); ++i) {
-      input2[i] = static_cast<int8_t>(r.uniform(-128, 127));
+  for (int32_t i = 0; i < input_elements(l); ++i) {
+    if (l.kind == Kind::kQuantize) {
+      const float x = static_cast<float>(r.uniform(-1000, 1000)) / 1000.0f;
+      memcpy(input + 4 * i, &x, sizeof(x));
+    } else {
+      input[i] = static_cast<int8_t>(r.uniform(-128, 127));
     }
+  }
+  for (int32_t i = 0; i < input2_elements(l); ++i) {
+    input2[i] = static_cast<int8_t>(r.uniform(-128, 127));
   }
   for (int32_t i = 0; i < filter_elements(l); ++i) filter[i] = static_cast<int8_t>(r.uniform(-127, 127));
   // A sum of n products of about 128 * 73 has a spread of about sqrt(n) * 9,000: shift it
@@ -278,11 +335,26 @@ inline Quantization fill(const Layer& l, int8_t* input, int8_t* input2, int8_t* 
   q.input1_shift = 0;
   q.input2_multiplier = 1717986918;  // 0.8 * 2^-1
   q.input2_shift = -1;
-  if (l.kind == Kind::kAdd) {
+  if (l.kind == Kind::kAdd || l.kind == Kind::kAddBroadcast) {
     q.multiplier = 1431655765;  // 0.667 * 2^-19
     q.shift = -19;
-  } else if (l.kind == Kind::kMul) {
+  } else if (l.kind == Kind::kMul || l.kind == Kind::kMulBroadcast) {
     q.shift = -8;
+  }
+  // Softmax: logits of scale 1/16 to 1/8 (differences from a row's maximum up to 16 to 32).
+  // Mean: the average of uniform bytes spreads about a seventh as far (49 of them), so an output
+  // scale of about a third of the input's. Quantize: [-1, 1] at 1/128, a zero point near 0.
+  // Dequantize: any scale, the input's zero point.
+  if (l.kind == Kind::kSoftmax) {
+    q.input_scale = static_cast<float>(r.uniform(64, 128)) / 1024.0f;
+  } else if (l.kind == Kind::kMean) {
+    q.input_scale = 0.0390625f;
+    q.output_scale = 0.01171875f;
+  } else if (l.kind == Kind::kQuantize) {
+    q.output_scale = 0.0078125f;
+    q.output_offset = r.uniform(-8, 8);
+  } else if (l.kind == Kind::kDequantize) {
+    q.input_scale = 0.0234375f;
   }
   return q;
 }

@@ -16,10 +16,12 @@
 #include "mote/kernels/conv.h"
 #include "mote/kernels/depthwise_conv.h"
 #include "mote/kernels/fully_connected.h"
+#include "mote/kernels/mean.h"
 #include "mote/kernels/mul.h"
 #include "mote/kernels/pooling.h"
 #include "mote/kernels/quantize.h"
 #include "mote/kernels/scratch.h"
+#include "mote/kernels/softmax.h"
 #include "platform/console.h"
 #include "platform/cycles.h"
 #include "timing.h"
@@ -49,6 +51,9 @@ alignas(16) int64_t bias64_buf[grid::kMaxChannels];
 int16_t* const input16 = reinterpret_cast<int16_t*>(input2_buf);
 int16_t* const output16 = reinterpret_cast<int16_t*>(output_buf);
 const uint8_t* const packed = reinterpret_cast<const uint8_t*>(filter_buf);
+// Quantize's float input and dequantize's float output, in the input's and the output's bytes.
+const float* const input_float = reinterpret_cast<const float*>(input_buf);
+float* const output_float = reinterpret_cast<float*>(output_buf);
 
 k::Extension built_extension() {
   if (k::variant_built(k::Variant::kMve)) return k::Extension::kMve;
@@ -175,6 +180,17 @@ Measured run_max_pool(const grid::Layer& l, const grid::Quantization& q) {
           true};
 }
 
+// Input 1 [1, h, w, c] and input 2 of the output's shape, or [1, 1, 1, out_c] broadcast, as the
+// runtime passes the tensors' shapes.
+k::BroadcastShape binary_shape(const grid::Layer& l) {
+  if (!grid::is_broadcast(l.kind)) return k::elementwise_shape(grid::input_elements(l));
+  const int32_t dims1[] = {1, l.h, l.w, l.c};
+  const int32_t dims2[] = {1, 1, 1, l.out_c};
+  k::BroadcastShape shape{};
+  k::prepare_broadcast_shape(dims1, 4, dims2, 4, &shape);
+  return shape;
+}
+
 Measured run_add(const grid::Layer& l, const grid::Quantization& q) {
   k::AddParams p{};
   p.input1_offset = q.input_offset;
@@ -190,7 +206,7 @@ Measured run_add(const grid::Layer& l, const grid::Quantization& q) {
   p.act_min = q.act_min;
   p.act_max = q.act_max;
   if (!k::add_fits(p)) return {0, "", false};
-  const k::BroadcastShape shape = k::elementwise_shape(grid::input_elements(l));
+  const k::BroadcastShape shape = binary_shape(l);
   return {timed([&] { k::add(p, shape, input_buf, input2_buf, output_buf); }),
           k::built_add_kernel_variant(shape), true};
 }
@@ -205,7 +221,7 @@ Measured run_mul(const grid::Layer& l, const grid::Quantization& q) {
   p.act_min = q.act_min;
   p.act_max = q.act_max;
   if (!k::mul_fits(p)) return {0, "", false};
-  const k::BroadcastShape shape = k::elementwise_shape(grid::input_elements(l));
+  const k::BroadcastShape shape = binary_shape(l);
   return {timed([&] { k::mul(p, shape, input_buf, input2_buf, output_buf); }),
           k::built_mul_kernel_variant(shape), true};
 }
@@ -220,6 +236,34 @@ Measured run_requantize(const grid::Layer& l, const grid::Quantization& q) {
   return {timed([&] { k::requantize(p, input_buf, output_buf, count); }), "portable", true};
 }
 
+// SOFTMAX, MEAN, QUANTIZE and DEQUANTIZE have portable kernels alone, in every build; their
+// parameters as the compiler computes them from the scales.
+Measured run_softmax(const grid::Layer& l, const grid::Quantization& q) {
+  const k::SoftmaxParams p = k::prepare_softmax(l.h * l.w, l.c, q.input_scale, 1.0f);
+  return {timed([&] { k::softmax(p, input_buf, output_buf); }), "portable", true};
+}
+
+Measured run_mean(const grid::Layer& l, const grid::Quantization& q) {
+  const int32_t dims[] = {1, l.h, l.w, l.c};
+  const int32_t axes[] = {1, 2};
+  const k::QuantizedMultiplier m = k::mean_requant(q.input_scale, q.output_scale, l.h * l.w);
+  const k::MeanParams p =
+      k::prepare_mean(4, dims, 2, axes, -q.input_offset, q.output_offset, m.multiplier, m.shift);
+  return {timed([&] { k::mean(p, input_buf, output_buf); }), "portable", true};
+}
+
+Measured run_quantize(const grid::Layer& l, const grid::Quantization& q) {
+  const k::QuantizeParams p{q.output_scale, q.output_offset};
+  const size_t count = static_cast<size_t>(grid::input_elements(l));
+  return {timed([&] { k::quantize(p, input_float, output_buf, count); }), "portable", true};
+}
+
+Measured run_dequantize(const grid::Layer& l, const grid::Quantization& q) {
+  const k::DequantizeParams p{q.input_scale, -q.input_offset};
+  const size_t count = static_cast<size_t>(grid::input_elements(l));
+  return {timed([&] { k::dequantize(p, input_buf, output_float, count); }), "portable", true};
+}
+
 // The 16x8 and int4 rows: the kernel entry (this build's variant) timed, then portable's.
 struct WideMeasured {
   Measured variant;
@@ -228,7 +272,7 @@ struct WideMeasured {
 };
 
 uint32_t output_checksum(const grid::Layer& l) {
-  const int32_t bytes = grid::output_elements(l) * (grid::is_16x8(l.kind) ? 2 : 1);
+  const int32_t bytes = grid::output_elements(l) * grid::output_element_bytes(l.kind);
   return grid::checksum(output_buf, bytes);
 }
 
@@ -338,23 +382,41 @@ Measured run(const grid::Layer& l, const grid::Quantization& q) {
     case Kind::kFullyConnected: return run_fully_connected(l, q);
     case Kind::kAveragePool: return run_average_pool(l, q);
     case Kind::kMaxPool: return run_max_pool(l, q);
-    case Kind::kAdd: return run_add(l, q);
-    case Kind::kMul: return run_mul(l, q);
+    case Kind::kAdd:
+    case Kind::kAddBroadcast: return run_add(l, q);
+    case Kind::kMul:
+    case Kind::kMulBroadcast: return run_mul(l, q);
     case Kind::kRequantize: return run_requantize(l, q);
+    case Kind::kSoftmax: return run_softmax(l, q);
+    case Kind::kMean: return run_mean(l, q);
+    case Kind::kQuantize: return run_quantize(l, q);
+    case Kind::kDequantize: return run_dequantize(l, q);
     default: return {0, "", false};  // the 16x8 and int4 rows: run_wide
   }
 }
 
 // "49x10x1 -> 25x5x64, 10x4 s2": input, output, window and stride (VALID where it pads
-// differently, groups where grouped).
+// differently, groups where grouped). Broadcast: "14x14x96 * 1x1x96"; mean "7x7x1280 ->
+// 1x1x1280"; quantize "96x96x3 float32 -> int8".
 void shape_text(Line& line, const grid::Layer& l) {
   if (grid::shape_kind(l.kind) == Kind::kFullyConnected) {
     line.signed_number(l.c).text(" -> ").signed_number(l.out_c);
     return;
   }
   line.signed_number(l.h).character('x').signed_number(l.w).character('x').signed_number(l.c);
-  if (l.kind == Kind::kAdd || l.kind == Kind::kMul || l.kind == Kind::kRequantize) return;
+  if (grid::is_broadcast(l.kind)) {
+    line.text(l.kind == Kind::kAddBroadcast ? " + " : " * ").text("1x1x").signed_number(l.out_c);
+    return;
+  }
+  if (l.kind == Kind::kQuantize) line.text(" float32 -> int8");
+  if (l.kind == Kind::kDequantize) line.text(" int8 -> float32");
+  if (grid::keeps_shape(l.kind)) return;
   const grid::Geometry g = grid::geometry(l);
+  if (l.kind == Kind::kMean) {
+    line.text(" -> ").signed_number(g.out_h).character('x').signed_number(g.out_w).character('x');
+    line.signed_number(l.out_c);
+    return;
+  }
   line.text(" -> ").signed_number(g.out_h).character('x').signed_number(g.out_w).character('x');
   line.signed_number(l.out_c).text(", ").signed_number(l.kh).character('x').signed_number(l.kw);
   if (l.stride != 1) line.text(" s").signed_number(l.stride);
@@ -363,9 +425,12 @@ void shape_text(Line& line, const grid::Layer& l) {
 }
 
 bool fits(const grid::Layer& l) {
-  return grid::input_elements(l) <= grid::kMaxInput &&
-         grid::output_elements(l) <= grid::kMaxOutput &&
-         grid::filter_elements(l) <= grid::kMaxFilter && l.out_c <= grid::kMaxChannels;
+  const bool channel_arrays = grid::filter_elements(l) > 0;
+  return grid::input_elements(l) * grid::input_element_bytes(l.kind) <= grid::kMaxInput &&
+         grid::input2_elements(l) <= grid::kMaxInput &&
+         grid::output_elements(l) * grid::output_element_bytes(l.kind) <= grid::kMaxOutput &&
+         grid::filter_elements(l) <= grid::kMaxFilter &&
+         (!channel_arrays || l.out_c <= grid::kMaxChannels);
 }
 
 }  // namespace
