@@ -20,19 +20,32 @@ inline int32_t exp_of_diff(const SoftmaxParams& p, int32_t diff) {
   return fixed_point::exp_on_negative_values(scaled_diff, kScaledDiffIntegerBits);
 }
 
-template <typename Out, int kMin, int kMax>
-void softmax_rows(const SoftmaxParams& p, const int8_t* input, Out* output) {
+// Each exp_of_diff of a row computed once, for both passes: per element in rows of at most
+// kPerElement (128 bytes of stack), else per difference from the row's maximum (an int8 row has
+// at most 256: 1 KB), filled as differences turn up. kTable picks the second; each has its own
+// frame, so short rows (a classifier's head) do not pay the table's stack.
+constexpr int32_t kPerElement = 32;
+constexpr int32_t kDifferences = 256;
+
+template <typename Out, int kMin, int kMax, bool kTable>
+__attribute__((noinline)) void softmax_rows(const SoftmaxParams& p, const int8_t* input,
+                                            Out* output) {
   constexpr int kOutputBits = static_cast<int>(sizeof(Out) * 8);
+  int32_t exps[kTable ? kDifferences : kPerElement];
   for (int32_t r = 0; r < p.rows; ++r, input += p.row_size, output += p.row_size) {
     int32_t max_in_row = -128;
     for (int32_t c = 0; c < p.row_size; ++c) max_in_row = input[c] > max_in_row ? input[c] : max_in_row;
 
+    // The exp of element c's difference, or -1 where it is below diff_min (its output is kMin).
+    if (kTable) {
+      for (int32_t d = 0; d < kDifferences; ++d) exps[d] = -2;  // not computed yet
+    }
     int32_t sum_of_exps = 0;  // 12 integer bits
     for (int32_t c = 0; c < p.row_size; ++c) {
       const int32_t diff = input[c] - max_in_row;
-      if (diff >= p.diff_min) {
-        sum_of_exps += fixed_point::rescale(exp_of_diff(p, diff), 0, kAccumulationIntegerBits);
-      }
+      int32_t& e = kTable ? exps[-diff] : exps[c];
+      if (!kTable || e == -2) e = diff >= p.diff_min ? exp_of_diff(p, diff) : -1;
+      if (e >= 0) sum_of_exps += fixed_point::rescale(e, 0, kAccumulationIntegerBits);
     }
 
     int num_bits_over_unit = 0;
@@ -41,10 +54,10 @@ void softmax_rows(const SoftmaxParams& p, const int8_t* input, Out* output) {
     const int exponent = num_bits_over_unit + 31 - kOutputBits;
 
     for (int32_t c = 0; c < p.row_size; ++c) {
-      const int32_t diff = input[c] - max_in_row;
+      const int32_t e = kTable ? exps[max_in_row - input[c]] : exps[c];
       int32_t out = kMin;
-      if (diff >= p.diff_min) {
-        const int32_t prob = fixed_point::mul(shifted_scale, exp_of_diff(p, diff));
+      if (e >= 0) {
+        const int32_t prob = fixed_point::mul(shifted_scale, e);
         // prob >= 0, so a shift beyond 31 bits rounds to 0 (only for rows of hundreds of
         // near-equal values).
         const int32_t unsat = exponent > 31 ? 0 : rounding_divide_by_pot(prob, exponent);
@@ -54,6 +67,15 @@ void softmax_rows(const SoftmaxParams& p, const int8_t* input, Out* output) {
       }
       output[c] = static_cast<Out>(out);
     }
+  }
+}
+
+template <typename Out, int kMin, int kMax>
+void softmax_of(const SoftmaxParams& p, const int8_t* input, Out* output) {
+  if (p.row_size <= kPerElement) {
+    softmax_rows<Out, kMin, kMax, false>(p, input, output);
+  } else {
+    softmax_rows<Out, kMin, kMax, true>(p, input, output);
   }
 }
 
@@ -83,11 +105,11 @@ SoftmaxParams prepare_softmax(int32_t rows, int32_t row_size, float input_scale,
 }
 
 void softmax(const SoftmaxParams& params, const int8_t* input, int8_t* output) {
-  softmax_rows<int8_t, -128, 127>(params, input, output);
+  softmax_of<int8_t, -128, 127>(params, input, output);
 }
 
 void softmax(const SoftmaxParams& params, const int8_t* input, int16_t* output) {
-  softmax_rows<int16_t, -32768, 32767>(params, input, output);
+  softmax_of<int16_t, -32768, 32767>(params, input, output);
 }
 
 }  // namespace kernels

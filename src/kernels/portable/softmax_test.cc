@@ -91,7 +91,8 @@ TEST(SoftmaxTest, HandCheckedUniformAndDominantRows) {
 TEST(SoftmaxTest, RandomizedMatchesInt64Rederivation) {
   Random rng(99);
   for (int iter = 0; iter < 300; ++iter) {
-    const int32_t rows = rng.Int(1, 4), row_size = rng.Int(1, 40);
+    // Rows past 32 elements take the kernel's table of exps by difference; a fifth are long.
+    const int32_t rows = rng.Int(1, 4), row_size = iter % 5 == 0 ? rng.Int(33, 400) : rng.Int(1, 40);
     const float scale = rng.Scale(0.002f, 0.5f);
     const float beta = rng.Int(0, 3) == 0 ? rng.Float(0.5f, 2.0f) : 1.0f;
     const SoftmaxParams p = prepare_softmax(rows, row_size, scale, beta);
