@@ -57,12 +57,13 @@ inline void store4(int8_t* p, int32x4_t v, mve_pred16_t lanes) {
   }
 }
 
-// Channels [c, c + 4) of kPixels output pixels (x, x + 1, ...) of one row, batch b, all of whose
-// windows are whole in x; filter rows [ky_begin, ky_end), row0 the input of tap (ky_begin, 0). kFilterW: the filter width when fixed
-// (3), else 0. kTail: the last, partial block of channels.
+// Channels [c, c + 4) of kPixels output pixels (x, x + 1, ...) of one row, batch b, the taps
+// of filter rows [ky_begin, ky_end) and columns [kx_begin, kx_end) (every pixel's inside the
+// input), row0 the input of tap (ky_begin, kx_begin). kFilterW: the filter width when fixed (3),
+// else 0. kTail: the last, partial block of channels.
 template <int kPixels, int kFilterW, bool kTail>
 inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, int32_t ky_end,
-                         int32_t c, int8_t* out) {
+                         int32_t kx_begin, int32_t kx_end, int32_t c, int8_t* out) {
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
   const int32_t fw = kFilterW != 0 ? kFilterW : s.filter_w;
@@ -75,12 +76,13 @@ inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, i
   for (int k = 0; k < kPixels; ++k) a[k] = start;
   int32x4_t ws = vdupq_n_s32(0);
   const int8_t* px_row = row0 + c;
-  const int8_t* pw_row = l.filter + static_cast<ptrdiff_t>(ky_begin) * fw * c_count + c;
+  const int8_t* pw_row =
+      l.filter + (static_cast<ptrdiff_t>(ky_begin) * fw + kx_begin) * c_count + c;
   for (int32_t ky = ky_begin; ky < ky_end; ++ky, px_row += row_step, pw_row += fw * c_count) {
     const int8_t* px = px_row;
     const int8_t* pw = pw_row;
 #pragma GCC unroll 3
-    for (int32_t kx = 0; kx < fw; ++kx, px += tap, pw += c_count) {
+    for (int32_t kx = kx_begin; kx < kx_end; ++kx, px += tap, pw += c_count) {
       const int32x4_t w = load4<kTail>(pw, p);
       ws = vaddq_s32(ws, w);
       for (int k = 0; k < kPixels; ++k) {
@@ -100,33 +102,40 @@ inline void pixels_block(const Layer& l, const int8_t* row0, int32_t ky_begin, i
   }
 }
 
-// kPixels output pixels (x, x + 1, ...) of row y whose windows are whole in x: every channel.
+// kPixels output pixels (x, x + 1, ...) of row y, filter columns [kx_begin, kx_end) (inside the
+// input for each of them: the whole filter, or a border pixel's own): every channel.
 // first_row: the input row of filter row ky_begin, the others dilation_h rows apart after it.
 template <int kPixels, int kFilterW>
 void pixels(const Layer& layer, const int8_t* first_row, int32_t ky_begin, int32_t ky_end,
-            int32_t x, int8_t* out) {
+            int32_t kx_begin, int32_t kx_end, int32_t x, int8_t* out) {
   // A local copy: output stores (int8) could alias the layer, whose fields every block of
   // channels would then load again.
   const Layer l = layer;
   const DepthwiseShape& s = l.s;
   const int32_t c_count = s.input_c;
-  // Input of tap (ky_begin, 0) of pixel x, the first row inside the input.
-  const int8_t* row0 = first_row + static_cast<ptrdiff_t>(x * s.stride_w - s.pad_w) * c_count;
+  // Input of tap (ky_begin, kx_begin) of pixel x, the first row inside the input.
+  const int8_t* row0 =
+      first_row +
+      static_cast<ptrdiff_t>(x * s.stride_w - s.pad_w + kx_begin * s.dilation_w) * c_count;
   int32_t c = 0;
   for (; c + 4 <= c_count; c += 4) {
-    pixels_block<kPixels, kFilterW, false>(l, row0, ky_begin, ky_end, c, out);
+    pixels_block<kPixels, kFilterW, false>(l, row0, ky_begin, ky_end, kx_begin, kx_end, c, out);
   }
-  if (c < c_count) pixels_block<kPixels, kFilterW, true>(l, row0, ky_begin, ky_end, c, out);
+  if (c < c_count) {
+    pixels_block<kPixels, kFilterW, true>(l, row0, ky_begin, ky_end, kx_begin, kx_end, c, out);
+  }
 }
 
+// count pixels whose windows are whole in x.
 template <int kFilterW>
 void run_pixels(int32_t count, const Layer& l, const int8_t* first_row, int32_t ky_begin,
                 int32_t ky_end, int32_t x, int8_t* out) {
+  const int32_t fw = l.s.filter_w;
   switch (count) {
-    case 4: pixels<4, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
-    case 3: pixels<3, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
-    case 2: pixels<2, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
-    default: pixels<1, kFilterW>(l, first_row, ky_begin, ky_end, x, out); break;
+    case 4: pixels<4, kFilterW>(l, first_row, ky_begin, ky_end, 0, fw, x, out); break;
+    case 3: pixels<3, kFilterW>(l, first_row, ky_begin, ky_end, 0, fw, x, out); break;
+    case 2: pixels<2, kFilterW>(l, first_row, ky_begin, ky_end, 0, fw, x, out); break;
+    default: pixels<1, kFilterW>(l, first_row, ky_begin, ky_end, 0, fw, x, out); break;
   }
 }
 
@@ -155,10 +164,12 @@ inline void one_pixel_block(const Layer& l, const int8_t* const* rows,
   store4<kTail>(out + c, l.stage.apply(a, m, split_shifts(load4w<kTail>(l.shift + c, p))), p);
 }
 
-void one_pixel(const Layer& l, const int8_t* const* rows, const internal::PixelWindow& w,
-               int8_t* out) {
+// Channels [c_begin, input_c) of one pixel (c_begin a multiple of four). (Out of line: gcc 12
+// inlined it into depthwise_rows' four calls, which grew and slowed its blocks of pixels.)
+__attribute__((noinline)) void one_pixel(const Layer& l, const int8_t* const* rows, const internal::PixelWindow& w,
+               int8_t* out, int32_t c_begin = 0) {
   const int32_t c_count = l.s.input_c;
-  int32_t c = 0;
+  int32_t c = c_begin;
   for (; c + 4 <= c_count; c += 4) one_pixel_block<false>(l, rows, w, c, out);
   if (c < c_count) one_pixel_block<true>(l, rows, w, c, out);
 }
@@ -169,28 +180,41 @@ void one_pixel(const Layer& l, const int8_t* const* rows, const internal::PixelW
 // (pixel, tap) with k * kStride + kx = j; three taps' weights stay in registers, wider filters'
 // are loaded where used (MVE's eight vector registers hold no more). The input offset goes into
 // the loaded values ((x + io) * w, no sum of weights), so a position outside the input is simply
-// skipped (kBorder: a test per position) and border pixels need no path of their own.
-// Channels [c, c + 4); kTail: the last, partial block.
+// skipped: the first kLo and last kHi positions when compiled (the borders of SAME padding), or
+// any mask (kBorder: a test per position, the 5- and 7-wide blocks).
 // kTable: filter row ky's position 0 at starts[ky] (a window wrapping past a ring's last slot),
-// else row0 and dilation_h rows after each other.
-template <int kW, int kP, int kStride, bool kBorder, bool kTail, bool kTable>
-inline void row3_block(const Layer& l, const int8_t* row0, const int8_t* const* starts,
-                       int32_t ky_begin, int32_t ky_end, uint32_t valid, int32_t c, int8_t* out) {
+// else row0 and row_step bytes after each other.
+
+// What a block of channels reads of the layer, copied once per block of pixels: output stores
+// (int8) could alias the layer's fields, which every block of channels then loaded again.
+struct Row3Args {
+  const int8_t* row0;
+  const int8_t* const* starts;
+  const int8_t* filter;  // filter row ky_begin
+  const int32_t* bias;
+  const int32_t* multiplier;
+  const int32_t* shift;
+  ptrdiff_t row_step;
+  int32_t c_count;
+  int32_t ky_begin;
+  int32_t ky_end;
+  int32_t io;
+  OutputStage stage;
+};
+
+// Channels [c, c + 4); kTail: the last, partial block.
+template <int kW, int kP, int kStride, bool kBorder, bool kTail, bool kTable, int kLo, int kHi>
+inline void row3_block(const Row3Args& r, uint32_t valid, int32_t c, int8_t* out) {
   constexpr int kPositions = (kP - 1) * kStride + kW;
-  const DepthwiseShape& s = l.s;
-  // Local copies: output stores (int8) could alias the layer's fields.
-  const OutputStage stage = l.stage;
-  const int32_t io = l.io;
-  const int32_t c_count = s.input_c;
-  const ptrdiff_t row_step = static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * c_count;
+  const int32_t c_count = r.c_count;
   const mve_pred16_t p = vctp32q(static_cast<uint32_t>(c_count - c));
-  const int32x4_t start = l.bias != nullptr ? load4w<kTail>(l.bias + c, p) : vdupq_n_s32(0);
+  const int32x4_t start = r.bias != nullptr ? load4w<kTail>(r.bias + c, p) : vdupq_n_s32(0);
   int32x4_t a[kP];
   for (int k = 0; k < kP; ++k) a[k] = start;
-  const int8_t* px = row0 + c;
-  const int8_t* pw = l.filter + static_cast<ptrdiff_t>(ky_begin) * kW * c_count + c;
-  for (int32_t ky = ky_begin; ky < ky_end; ++ky, px += row_step, pw += kW * c_count) {
-    const int8_t* pr = kTable ? starts[ky] + c : px;
+  const int8_t* px = r.row0 + c;
+  const int8_t* pw = r.filter + c;
+  for (int32_t ky = r.ky_begin; ky < r.ky_end; ++ky, px += r.row_step, pw += kW * c_count) {
+    const int8_t* pr = kTable ? r.starts[ky] + c : px;
     int32x4_t w3[3] = {};
     if constexpr (kW == 3) {
       for (int kx = 0; kx < 3; ++kx) w3[kx] = load4<kTail>(pw + kx * c_count, p);
@@ -198,8 +222,9 @@ inline void row3_block(const Layer& l, const int8_t* row0, const int8_t* const* 
 #pragma GCC unroll 16
     for (int j = 0; j < kPositions; ++j) {
       // A position outside the input adds nothing (and is never read).
+      if (j < kLo || j >= kPositions - kHi) continue;
       if (kBorder && ((valid >> j) & 1u) == 0) continue;
-      const int32x4_t x = vaddq_n_s32(load4<kTail>(pr + j * c_count, p), io);
+      const int32x4_t x = vaddq_n_s32(load4<kTail>(pr + j * c_count, p), r.io);
 #pragma GCC unroll 4
       for (int k = 0; k < kP; ++k) {
         const int kx = j - k * kStride;
@@ -209,26 +234,41 @@ inline void row3_block(const Layer& l, const int8_t* row0, const int8_t* const* 
       }
     }
   }
-  const int32x4_t m = load4w<kTail>(l.multiplier + c, p);
-  const Shifts sh = split_shifts(load4w<kTail>(l.shift + c, p));
-  for (int k = 0; k < kP; ++k) store4<kTail>(out + k * c_count + c, stage.apply(a[k], m, sh), p);
+  const int32x4_t m = load4w<kTail>(r.multiplier + c, p);
+  const Shifts sh = split_shifts(load4w<kTail>(r.shift + c, p));
+  for (int k = 0; k < kP; ++k) store4<kTail>(out + k * c_count + c, r.stage.apply(a[k], m, sh), p);
 }
 
-// kP pixels of row y from x (see row3_block), every channel; `at`: input column x * kStride -
-// pad_w, times the channels.
-template <int kW, int kP, int kStride, bool kBorder, bool kTable>
-inline void row_pixels(const Layer& l, const int8_t* row0, const int8_t* const* starts,
+// kP pixels of row y from x (see row3_block), every channel (kOwnTail false: every whole block of
+// four, returning the first channel left); row0: input column x * kStride - pad_w of the first
+// filter row.
+template <int kW, int kP, int kStride, bool kBorder, bool kTable, int kLo = 0, int kHi = 0,
+          bool kOwnTail = true>
+inline int32_t row_pixels(const Layer& l, const int8_t* row0, const int8_t* const* starts,
                        const internal::PixelWindow& pw, uint32_t valid, int8_t* out) {
-  const int32_t c_count = l.s.input_c;
+  const DepthwiseShape& s = l.s;
+  const Row3Args r{row0,
+                   starts,
+                   l.filter + static_cast<ptrdiff_t>(pw.ky_begin) * kW * s.input_c,
+                   l.bias,
+                   l.multiplier,
+                   l.shift,
+                   static_cast<ptrdiff_t>(s.dilation_h) * s.input_w * s.input_c,
+                   s.input_c,
+                   pw.ky_begin,
+                   pw.ky_end,
+                   l.io,
+                   l.stage};
+  const int32_t c_count = r.c_count;
   int32_t c = 0;
   for (; c + 4 <= c_count; c += 4) {
-    row3_block<kW, kP, kStride, kBorder, false, kTable>(l, row0, starts, pw.ky_begin, pw.ky_end,
-                                                        valid, c, out);
+    row3_block<kW, kP, kStride, kBorder, false, kTable, kLo, kHi>(r, valid, c, out);
   }
-  if (c < c_count) {
-    row3_block<kW, kP, kStride, kBorder, true, kTable>(l, row0, starts, pw.ky_begin, pw.ky_end,
-                                                       valid, c, out);
+  if (kOwnTail && c < c_count) {
+    row3_block<kW, kP, kStride, kBorder, true, kTable, kLo, kHi>(r, valid, c, out);
+    c = c_count;
   }
+  return c;
 }
 
 }  // namespace
@@ -248,7 +288,35 @@ void row3_pixels(const Layer& l, const int8_t* first_row, const int8_t* const* r
   if (kTable) {
     for (int32_t ky = pw.ky_begin; ky < pw.ky_end; ++ky) starts[ky] = rows[ky] + at;
   }
-  row_pixels<3, kP, kStride, kBorder, kTable>(l, row0, starts, pw, valid, out);
+  if constexpr (!kBorder) {
+    row_pixels<3, kP, kStride, false, kTable>(l, row0, starts, pw, valid, out);
+  } else {
+    // The borders of SAME padding (one position outside at either end, or both on a narrow
+    // row), and a table window of fewer than three pixels, with their positions known when
+    // compiled (a test per position took gcc 12 to spilling accumulators). Other masks (wider
+    // padding), and the last, partial block of channels of the rarer cases, one pixel at a
+    // time, their in-bounds taps only (a body per mask and tail would cost flash).
+    constexpr int kPositions = (kP - 1) * kStride + 3;
+    constexpr uint32_t kFull = (1u << kPositions) - 1;
+    constexpr uint32_t kLast = 1u << (kPositions - 1);
+    int32_t c = 0;
+    if (valid == (kFull & ~1u)) {
+      c = row_pixels<3, kP, kStride, false, kTable, 1, 0>(l, row0, starts, pw, valid, out);
+    } else if (valid == (kFull & ~kLast)) {
+      c = row_pixels<3, kP, kStride, false, kTable, 0, 1>(l, row0, starts, pw, valid, out);
+    } else if (valid == (kFull & ~kLast & ~1u)) {
+      c = row_pixels<3, kP, kStride, false, kTable, 1, 1, false>(l, row0, starts, pw, valid, out);
+    } else if (kTable && kP < 3 && valid == kFull) {
+      c = row_pixels<3, kP, kStride, false, kTable, 0, 0, false>(l, row0, starts, pw, valid, out);
+    }
+    if (c < l.s.input_c) {
+      internal::PixelWindow w = pw;
+      for (int k = 0; k < kP; ++k) {
+        internal::window_columns(l.s, x + k, w);
+        one_pixel(l, rows, w, out + k * l.s.input_c, c);
+      }
+    }
+  }
 }
 
 // The same for filters 5 or 7 wide (kW) at stride 1, on whole maps and ring windows that do not
@@ -506,7 +574,8 @@ void spaced_row(const Layer& l, const int8_t* first_row, const int8_t* const* ro
   while (x < s.output_w) {
     internal::window_columns(s, x, pw);
     if (pw.kx_begin != 0 || pw.kx_end != s.filter_w) {
-      one_pixel(l, rows, pw, out);
+      // A border pixel: the blocks' loop on its own columns (its rows are spaced too).
+      pixels<1, 0>(l, first_row, pw.ky_begin, pw.ky_end, pw.kx_begin, pw.kx_end, x, out);
       ++x;
       out += c_count;
       continue;
