@@ -174,6 +174,90 @@ inline void four_channels_3x3(const int8_t* x, const int8_t* w, ptrdiff_t d1, pt
   store_sums(a, a0, a1, a2, a3);
 }
 
+// The same for a 3x3 window clipped by the padding on one side (a border pixel but a corner): 3
+// rows of 2 taps or 2 rows of 3 (`rows`); input taps as far apart as filter taps (w_tap). Rows 1
+// and 2 are d1 and d1 + d2 bytes after row 0. The generic loop spends about 16 instructions a tap and 13 a
+// row; this takes 10 a tap. On the host, the generic loop. (Out of line: inlined into a loop,
+// gcc 12 found no fourteen registers for the assembly.)
+#if defined(__ARM_FEATURE_DSP)
+__attribute__((noinline)) void four_channels_3x3_border(const int8_t* x, const int8_t* w,
+                                                        ptrdiff_t d1, ptrdiff_t d2,
+                                                        ptrdiff_t w_tap, int32_t rows,
+                                                        uint32_t offset2, int32_t* a) {
+  int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  const ptrdiff_t tap1 = w_tap, tap2 = 2 * w_tap;
+  uint32_t t0, t1, t2, t3;
+#define MOTE_DSP_DW_TAP(addr_x, addr_w)             \
+  "ldr     %[t0], " addr_x "\n\t"                    \
+  "ldr     %[t1], " addr_w "\n\t"                    \
+  "sxtab16 %[t2], %[off], %[t0]\n\t"                 \
+  "sxtab16 %[t0], %[off], %[t0], ror #8\n\t"         \
+  "sxtb16  %[t3], %[t1]\n\t"                         \
+  "sxtb16  %[t1], %[t1], ror #8\n\t"                 \
+  "smlabb  %[a0], %[t2], %[t3], %[a0]\n\t"           \
+  "smlatt  %[a2], %[t2], %[t3], %[a2]\n\t"           \
+  "smlabb  %[a1], %[t0], %[t1], %[a1]\n\t"           \
+  "smlatt  %[a3], %[t0], %[t1], %[a3]\n\t"
+#define MOTE_DSP_DW_ROW2                            \
+  MOTE_DSP_DW_TAP("[%[x]]", "[%[w]]")                \
+  MOTE_DSP_DW_TAP("[%[x], %[tap1]]", "[%[w], %[tap1]]")
+#define MOTE_DSP_DW_ROW3                            \
+  MOTE_DSP_DW_ROW2                                  \
+  MOTE_DSP_DW_TAP("[%[x], %[tap2]]", "[%[w], %[tap2]]")
+  // The next filter row: three taps on.
+#define MOTE_DSP_DW_NEXT_W                          \
+  "add     %[w], %[w], %[tap2]\n\t"                  \
+  "add     %[w], %[w], %[tap1]\n\t"
+#define MOTE_DSP_DW_OUTPUTS                                                                \
+  : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x), [w] "+r"(w), \
+    [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3)
+  if (rows == 3) {
+    // (The third row's step from memory: fourteen registers are taken.)
+    __asm__ volatile(MOTE_DSP_DW_ROW2
+                     "add     %[x], %[x], %[xrow]\n\t" MOTE_DSP_DW_NEXT_W
+                     MOTE_DSP_DW_ROW2
+                     "ldr     %[t0], %[xrow2]\n\t"
+                     "add     %[x], %[x], %[t0]\n\t" MOTE_DSP_DW_NEXT_W
+                     MOTE_DSP_DW_ROW2
+                     MOTE_DSP_DW_OUTPUTS
+                     : [tap1] "r"(tap1), [tap2] "r"(tap2), [xrow] "r"(d1), [xrow2] "m"(d2),
+                       [off] "r"(offset2)
+                     : "memory");
+  } else {
+    __asm__ volatile(MOTE_DSP_DW_ROW3
+                     "add     %[x], %[x], %[xrow]\n\t" MOTE_DSP_DW_NEXT_W
+                     MOTE_DSP_DW_ROW3
+                     MOTE_DSP_DW_OUTPUTS
+                     : [tap1] "r"(tap1), [tap2] "r"(tap2), [xrow] "r"(d1), [off] "r"(offset2)
+                     : "memory");
+  }
+#undef MOTE_DSP_DW_OUTPUTS
+#undef MOTE_DSP_DW_NEXT_W
+#undef MOTE_DSP_DW_ROW3
+#undef MOTE_DSP_DW_ROW2
+#undef MOTE_DSP_DW_TAP
+  store_sums(a, a0, a1, a2, a3);
+}
+
+// Channels [0, c4) of a border pixel in blocks of four (see four_channels_3x3_border), x and w
+// its first in-bounds tap of channel 0. Out of line, one copy for the whole-map and row kernels:
+// beside their channel loops it took registers those loops then lacked (and border pixels are
+// the fewer); one requantization in the code, not four (flash).
+__attribute__((noinline)) void border_channels_3x3(const int8_t* x, const int8_t* w, ptrdiff_t d1,
+                                                   ptrdiff_t d2, ptrdiff_t w_tap, int32_t rows,
+                                                   uint32_t offset2, int32_t c4,
+                                                   const int32_t* bias, const Requantizer& rq,
+                                                   int8_t* out) {
+  for (int32_t c = 0; c < c4; c += 4) {
+    int32_t a[4] = {bias_or_zero(bias, c), bias_or_zero(bias, c + 1), bias_or_zero(bias, c + 2),
+                    bias_or_zero(bias, c + 3)};
+    four_channels_3x3_border(x + c, w + c, d1, d2, w_tap, rows, offset2, a);
+#pragma GCC unroll 1
+    for (int32_t i = 0; i < 4; ++i) out[c + i] = rq(a[i], c + i);
+  }
+}
+#endif
+
 // Outputs [o, o + 4) of input channel c (depth multiplier > 1): the window's input value of that
 // channel (zero point added) in both halves of a word, against four consecutive weights.
 template <typename Rows>
@@ -277,6 +361,16 @@ inline __attribute__((always_inline)) void pixel(const Window<Rows>& win, bool i
   const int32_t c4 = c_all & ~3;
   const bool whole3x3 = is3x3 && win.rows == 3 && win.taps == 3;
   int32_t c = 0;
+#if defined(__ARM_FEATURE_DSP)
+  // Three rows of two taps or two rows of three, undilated in x (a border pixel's clipped window
+  // but a corner's).
+  if (is3x3 && win.rows + win.taps == 5 && win.rows >= 2 && win.x_tap == win.w_tap) {
+    border_channels_3x3(win.in.from(0).get(), win.w, win.in.delta1(),
+                        win.rows == 3 ? win.in.delta2() : 0, win.w_tap, win.rows, offset2, c4,
+                        bias, rq, out);
+    c = c4;
+  }
+#endif
   for (; c < c4; c += 4) {
     int32_t a[4] = {bias_or_zero(bias, c), bias_or_zero(bias, c + 1), bias_or_zero(bias, c + 2),
                     bias_or_zero(bias, c + 3)};
