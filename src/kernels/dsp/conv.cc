@@ -215,6 +215,26 @@ inline int32_t dot_1x1_col(const int16_t* c, const int8_t* w, int32_t n, int32_t
   return acc;
 }
 
+// Two sums of one filter row: a[0] = c0.w, a[1] = c1.w (an odd last channel of a pair of pixels:
+// each weight word widened once for both columns).
+inline void dot_2x1_col(const int16_t* c0, const int16_t* c1, const int8_t* w, int32_t n,
+                        int32_t* a) {
+  int32_t s0 = a[0], s1 = a[1];
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t wa = load4(w + i);
+    const uint32_t we = sxtb16(wa), wo = sxtb16_ror8(wa);
+    s0 = smlad(load4(c0 + i + 2), wo, smlad(load4(c0 + i), we, s0));
+    s1 = smlad(load4(c1 + i + 2), wo, smlad(load4(c1 + i), we, s1));
+  }
+  for (; i < n; ++i) {
+    s0 += c0[i] * w[i];
+    s1 += c1[i] * w[i];
+  }
+  a[0] = s0;
+  a[1] = s1;
+}
+
 // Four sums of one pixel (a lone pixel's channels four at a time): a[k] = x.w_k, filter row k
 // k * ci bytes after row 0, over n inputs. On Arm the groups of eight go through inline assembly
 // (49 instructions per 32 multiply-accumulates, where two channels at a time took 56: the pixel's
@@ -285,11 +305,10 @@ inline void dot_1x4_int8(const int8_t* x, const int8_t* w, int32_t ci, int32_t n
 
 // Writes channels [0, co) of one or two pixels; `sums(o, a)` fills a[4] as dot_2x2_* does
 // (starting from the biases it is given), `lone()` writes every channel of a lone pixel 0,
-// `sum1(o, acc)` one channel of pixel 0, `sum1b` of pixel 1.
-template <typename Sums, typename Lone, typename Sum1, typename Sum1b>
+// `last(o, a)` one channel of both pixels (a[0] pixel 0, a[1] pixel 1, from the biases given).
+template <typename Sums, typename Lone, typename Last>
 inline void block_outputs(int32_t co, bool pair, const int32_t* bias, const Requantizer& rq,
-                          int8_t* out0, int8_t* out1, Sums sums, Lone lone, Sum1 sum1,
-                          Sum1b sum1b) {
+                          int8_t* out0, int8_t* out1, Sums sums, Lone lone, Last last) {
   if (!pair) {
     lone();
     return;
@@ -305,8 +324,10 @@ inline void block_outputs(int32_t co, bool pair, const int32_t* bias, const Requ
     out1[o + 1] = rq(a[3], o + 1);
   }
   if (o < co) {
-    out0[o] = rq(sum1(o, bias_or_zero(bias, o)), o);
-    out1[o] = rq(sum1b(o, bias_or_zero(bias, o)), o);
+    int32_t a[2] = {bias_or_zero(bias, o), bias_or_zero(bias, o)};
+    last(o, a);
+    out0[o] = rq(a[0], o);
+    out1[o] = rq(a[1], o);
   }
 }
 
@@ -442,8 +463,10 @@ void conv_pointwise(const ConvShape& shape, const int8_t* input, const int8_t* f
             }
           },
           [&] { lone_pixel(x0, filter, ci, co, bias, rq, out0, offset2, offset); },
-          [&](int32_t o, int32_t acc) { return dot_1x1_int8(x0, row(o), ci, offset2, offset, acc); },
-          [&](int32_t o, int32_t acc) { return dot_1x1_int8(x1, row(o), ci, offset2, offset, acc); });
+          [&](int32_t o, int32_t* a) {
+            a[0] = dot_1x1_int8(x0, row(o), ci, offset2, offset, a[0]);
+            a[1] = dot_1x1_int8(x1, row(o), ci, offset2, offset, a[1]);
+          });
     }
   }
 }
@@ -526,8 +549,7 @@ void conv_im2col(const ConvShape& shape, internal::RowTable& rows, const int8_t*
         co, pair, bias, rq, out0, out1,
         [&](int32_t o, int32_t* a) { dot_2x2_col_rows(col0, col1, row(o), n, a); },
         [&] { lone_pixel(col0, filter, n, co, bias, rq, out0, 0, 0); },
-        [&](int32_t o, int32_t acc) { return dot_1x1_col(col0, row(o), n, acc); },
-        [&](int32_t o, int32_t acc) { return dot_1x1_col(col1, row(o), n, acc); });
+        [&](int32_t o, int32_t* a) { dot_2x1_col(col0, col1, row(o), n, a); });
   }
 }
 
@@ -582,8 +604,7 @@ void conv_im2col_grouped(const ConvShape& shape, internal::RowTable& rows, const
           per_group, pair, gbias, grq, out0, out1,
           [&](int32_t o, int32_t* a) { dot_2x2_col_rows(col0, col1, row(o), n, a); },
           [&] { lone_pixel(col0, gfilter, n, per_group, gbias, grq, out0, 0, 0); },
-          [&](int32_t o, int32_t acc) { return dot_1x1_col(col0, row(o), n, acc); },
-          [&](int32_t o, int32_t acc) { return dot_1x1_col(col1, row(o), n, acc); });
+          [&](int32_t o, int32_t* a) { dot_2x1_col(col0, col1, row(o), n, a); });
     }
   }
 }
