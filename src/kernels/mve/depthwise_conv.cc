@@ -1,7 +1,7 @@
 // mve DEPTHWISE_CONV_2D, depth multiplier 1: channels in four int32 lanes (VLDRB widening loads,
 // VMUL and VADD), four output pixels of a row at a time where all four windows are whole in x, so
-// that each filter load feeds four multiply-accumulates; one pixel at a time at the borders (only its
-// in-bounds taps). The input offset leaves the inner loop: sum (x + io) w = sum x w + io sum w,
+// that each filter load feeds four multiply-accumulates; one pixel at a time at the borders (the
+// same loop over its in-bounds taps). The input offset leaves the inner loop: sum (x + io) w = sum x w + io sum w,
 // with sum w over the taps used, accumulated beside. Channel tails are predicated (VCTP32).
 // Filters 3 wide (no dilation in x, stride 1 or 2) or 5 or 7 wide (stride 1) run in blocks of
 // three pixels, borders included, each input position loaded once for the block (row3_block). A column (1-D windows along the height) runs

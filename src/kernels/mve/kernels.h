@@ -16,7 +16,9 @@
 //  - grouped conv: blocks of four output pixels, group after group (the group's columns gathered,
 //    then its channels of the block written), so a block's writes precede its later groups' reads;
 //  - depthwise: blocks of output pixels of a row (three for 3-wide filters with stride 1 or 2
-//    in x and 5- and 7-wide ones with stride 1, borders included; otherwise up to four whose windows are inside in x,
+//    in x and 5- and 7-wide ones with stride 1, borders included (3-wide blocks whose border
+//    mask is not SAME padding's, and the partial channel block of a narrow row's two-sided ones,
+//    one pixel at a time); otherwise up to four whose windows are inside in x,
 //    one at a time at the borders; one pixel at a time with a depth multiplier above 1), channels
 //    in blocks of four:
 //    the windows' (input) channels of c..c+3 are read, then those channels of the block are
