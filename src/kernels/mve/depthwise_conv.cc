@@ -291,23 +291,32 @@ void row3_pixels(const Layer& l, const int8_t* first_row, const int8_t* const* r
   if constexpr (!kBorder) {
     row_pixels<3, kP, kStride, false, kTable>(l, row0, starts, pw, valid, out);
   } else {
-    // The borders of SAME padding (one position outside at either end, or both on a narrow
-    // row), and a table window of fewer than three pixels, with their positions known when
-    // compiled (a test per position took gcc 12 to spilling accumulators). Other masks (wider
-    // padding), and the last, partial block of channels of the rarer cases, one pixel at a
-    // time, their in-bounds taps only (a body per mask and tail would cost flash).
+    // The borders of SAME padding (one position outside at the left of a row's first block,
+    // at the right of its last; both, on a row three pixels wide), and a table window of fewer
+    // than three pixels, with their positions known when compiled (a test per position took
+    // gcc 12 to spilling accumulators). Other masks (wider padding, rows of one or two pixels),
+    // and the last, partial block of channels of the rarer cases, one pixel at a time, their
+    // in-bounds taps only (a body per mask and tail would cost flash).
     constexpr int kPositions = (kP - 1) * kStride + 3;
     constexpr uint32_t kFull = (1u << kPositions) - 1;
     constexpr uint32_t kLast = 1u << (kPositions - 1);
     int32_t c = 0;
     if (valid == (kFull & ~1u)) {
-      c = row_pixels<3, kP, kStride, false, kTable, 1, 0>(l, row0, starts, pw, valid, out);
+      if constexpr (kP == 3) {  // (a first block of fewer pixels is also the last)
+        c = row_pixels<3, kP, kStride, false, kTable, 1, 0>(l, row0, starts, pw, valid, out);
+      }
     } else if (valid == (kFull & ~kLast)) {
       c = row_pixels<3, kP, kStride, false, kTable, 0, 1>(l, row0, starts, pw, valid, out);
     } else if (valid == (kFull & ~kLast & ~1u)) {
-      c = row_pixels<3, kP, kStride, false, kTable, 1, 1, false>(l, row0, starts, pw, valid, out);
-    } else if (kTable && kP < 3 && valid == kFull) {
-      c = row_pixels<3, kP, kStride, false, kTable, 0, 0, false>(l, row0, starts, pw, valid, out);
+      if constexpr (kP == 3 && !kTable) {
+        c = row_pixels<3, kP, kStride, false, kTable, 1, 1, false>(l, row0, starts, pw, valid,
+                                                                   out);
+      }
+    } else if (valid == kFull) {
+      if constexpr (kTable && kP < 3) {
+        c = row_pixels<3, kP, kStride, false, kTable, 0, 0, false>(l, row0, starts, pw, valid,
+                                                                   out);
+      }
     }
     if (c < l.s.input_c) {
       internal::PixelWindow w = pw;
