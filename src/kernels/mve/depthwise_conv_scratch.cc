@@ -44,11 +44,10 @@ OverlapRule own_overlap(const DepthwiseShape& s) {
                                    s.dilation_w};
   if (s.output_c != s.input_c) return internal::window_raster_overlap(g);
   if (depthwise_in_threes(s)) {
-    // Blocks of three whose border mask has no body of its own (wider padding), and the partial
-    // channel block of narrow rows' two-sided blocks, run one pixel at a time: the raster rule
-    // too.
-    return internal::stricter(internal::window_group_overlap(g, {0, s.output_w - 1, 3}, 4),
-                              internal::window_raster_overlap(g));
+    // (Blocks of three whose border mask has no body of its own run one pixel at a time, in
+    // portable's raster order: depthwise_conv_overlap joins portable's rule. Joining it here too
+    // cost Program::load about 2,000 instructions a layer on the M55.)
+    return internal::window_group_overlap(g, {0, s.output_w - 1, 3}, 4);
   }
   // Columns whose windows lie inside in x: ix0 >= 0 and ix0 + (filter_w - 1) * dilation_w < w.
   internal::PixelGroups whole{0, -1, 4};
