@@ -20,31 +20,29 @@ inline int32_t exp_of_diff(const SoftmaxParams& p, int32_t diff) {
   return fixed_point::exp_on_negative_values(scaled_diff, kScaledDiffIntegerBits);
 }
 
-// Each exp_of_diff of a row computed once, for both passes: per element in rows of at most
-// kPerElement (128 bytes of stack), else per difference from the row's maximum (an int8 row has
-// at most 256: 1 KB), filled as differences turn up. kTable picks the second; each has its own
-// frame, so short rows (a classifier's head) do not pay the table's stack.
+// Each exp_of_diff of a row computed once, for both passes, in `exps`: per element in rows of at
+// most kPerElement (`table` false), else per difference from the row's maximum (an int8 row has
+// at most 256), filled as differences turn up.
 constexpr int32_t kPerElement = 32;
 constexpr int32_t kDifferences = 256;
 
-template <typename Out, int kMin, int kMax, bool kTable>
-__attribute__((noinline)) void softmax_rows(const SoftmaxParams& p, const int8_t* input,
-                                            Out* output) {
+template <typename Out, int kMin, int kMax>
+void softmax_rows(const SoftmaxParams& p, const int8_t* input, Out* output, int32_t* exps,
+                  bool table) {
   constexpr int kOutputBits = static_cast<int>(sizeof(Out) * 8);
-  int32_t exps[kTable ? kDifferences : kPerElement];
   for (int32_t r = 0; r < p.rows; ++r, input += p.row_size, output += p.row_size) {
     int32_t max_in_row = -128;
     for (int32_t c = 0; c < p.row_size; ++c) max_in_row = input[c] > max_in_row ? input[c] : max_in_row;
 
     // The exp of element c's difference, or -1 where it is below diff_min (its output is kMin).
-    if (kTable) {
+    if (table) {
       for (int32_t d = 0; d < kDifferences; ++d) exps[d] = -2;  // not computed yet
     }
     int32_t sum_of_exps = 0;  // 12 integer bits
     for (int32_t c = 0; c < p.row_size; ++c) {
       const int32_t diff = input[c] - max_in_row;
-      int32_t& e = kTable ? exps[-diff] : exps[c];
-      if (!kTable || e == -2) e = diff >= p.diff_min ? exp_of_diff(p, diff) : -1;
+      int32_t& e = table ? exps[-diff] : exps[c];
+      if (!table || e == -2) e = diff >= p.diff_min ? exp_of_diff(p, diff) : -1;
       if (e >= 0) sum_of_exps += fixed_point::rescale(e, 0, kAccumulationIntegerBits);
     }
 
@@ -54,7 +52,7 @@ __attribute__((noinline)) void softmax_rows(const SoftmaxParams& p, const int8_t
     const int exponent = num_bits_over_unit + 31 - kOutputBits;
 
     for (int32_t c = 0; c < p.row_size; ++c) {
-      const int32_t e = kTable ? exps[max_in_row - input[c]] : exps[c];
+      const int32_t e = table ? exps[max_in_row - input[c]] : exps[c];
       int32_t out = kMin;
       if (e >= 0) {
         const int32_t prob = fixed_point::mul(shifted_scale, e);
@@ -70,12 +68,28 @@ __attribute__((noinline)) void softmax_rows(const SoftmaxParams& p, const int8_t
   }
 }
 
+// The exps on the stack: 128 bytes for short rows (a classifier's head), 1 KB for the table, each
+// in a frame of its own.
+template <typename Out, int kMin, int kMax>
+__attribute__((noinline)) void softmax_short_rows(const SoftmaxParams& p, const int8_t* input,
+                                                  Out* output) {
+  int32_t exps[kPerElement];
+  softmax_rows<Out, kMin, kMax>(p, input, output, exps, false);
+}
+
+template <typename Out, int kMin, int kMax>
+__attribute__((noinline)) void softmax_long_rows(const SoftmaxParams& p, const int8_t* input,
+                                                 Out* output) {
+  int32_t exps[kDifferences];
+  softmax_rows<Out, kMin, kMax>(p, input, output, exps, true);
+}
+
 template <typename Out, int kMin, int kMax>
 void softmax_of(const SoftmaxParams& p, const int8_t* input, Out* output) {
   if (p.row_size <= kPerElement) {
-    softmax_rows<Out, kMin, kMax, false>(p, input, output);
+    softmax_short_rows<Out, kMin, kMax>(p, input, output);
   } else {
-    softmax_rows<Out, kMin, kMax, true>(p, input, output);
+    softmax_long_rows<Out, kMin, kMax>(p, input, output);
   }
 }
 
