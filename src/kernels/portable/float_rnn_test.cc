@@ -1,0 +1,194 @@
+#include "mote/kernels/float_rnn.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ops_test_util.h"
+
+namespace mote::kernels {
+namespace {
+
+using ops_testing::Random;
+
+TEST(QuantizeHalfEven, RoundsTiesToEvenAndSaturates) {
+  EXPECT_EQ(quantize_half_even(0.5f, 1.0f, 0), 0);
+  EXPECT_EQ(quantize_half_even(1.5f, 1.0f, 0), 2);
+  EXPECT_EQ(quantize_half_even(2.5f, 1.0f, 0), 2);
+  EXPECT_EQ(quantize_half_even(-0.5f, 1.0f, 0), 0);
+  EXPECT_EQ(quantize_half_even(-1.5f, 1.0f, 0), -2);
+  EXPECT_EQ(quantize_half_even(-2.5f, 1.0f, 0), -2);
+  EXPECT_EQ(quantize_half_even(2.6f, 1.0f, 0), 3);
+  EXPECT_EQ(quantize_half_even(0.25f, 0.5f, -3), -3);  // 0.5 -> 0
+  EXPECT_EQ(quantize_half_even(200.0f, 1.0f, 10), 127);
+  EXPECT_EQ(quantize_half_even(-200.0f, 1.0f, -10), -128);
+  EXPECT_EQ(quantize_half_even(1e30f, 1e-3f, -128), 127);
+  EXPECT_EQ(quantize_half_even(255.0f, 1.0f, -128), 127);
+  EXPECT_EQ(quantize_half_even(254.0f, 1.0f, -128), 126);
+}
+
+double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+
+// ONNX's LSTM and GRU written from the operator's definition, in double, one matrix product per
+// gate: Y [T, D, B, H], Y_h and Y_c [D, B, H].
+struct Reference {
+  std::vector<double> y, y_h, y_c;
+};
+Reference SlowRnn(const FloatRnnParams& p, const std::vector<double>& x,
+                  const std::vector<float>& w, const std::vector<float>& r,
+                  const std::vector<float>& bias, const std::vector<double>& h0,
+                  const std::vector<double>& c0) {
+  const int T = p.steps, B = p.batches, I = p.input_size, H = p.hidden_size, D = p.directions;
+  const int G = rnn_gates(p.cell);
+  Reference out;
+  out.y.assign(static_cast<size_t>(T * D * B * H), 0);
+  out.y_h.assign(static_cast<size_t>(D * B * H), 0);
+  out.y_c.assign(static_cast<size_t>(D * B * H), 0);
+  // Gate g's row j of W, R or a bias of direction d.
+  auto W = [&](int d, int g, int j, int k) { return double{w[((d * G + g) * H + j) * I + k]}; };
+  auto R = [&](int d, int g, int j, int k) { return double{r[((d * G + g) * H + j) * H + k]}; };
+  auto Wb = [&](int d, int g, int j) { return double{bias[(d * 2 * G + g) * H + j]}; };
+  auto Rb = [&](int d, int g, int j) { return double{bias[(d * 2 * G + G + g) * H + j]}; };
+  for (int d = 0; d < D; ++d) {
+    for (int b = 0; b < B; ++b) {
+      std::vector<double> h(h0.begin() + (d * B + b) * H, h0.begin() + (d * B + b + 1) * H);
+      std::vector<double> c(c0.begin() + (d * B + b) * H, c0.begin() + (d * B + b + 1) * H);
+      for (int s = 0; s < T; ++s) {
+        const int t = (d == 1 || p.reverse) ? T - 1 - s : s;
+        const double* xt = &x[static_cast<size_t>((t * B + b) * I)];
+        // xw[g][j] = W_g x + Wb_g; hr[g][j] = R_g h + Rb_g.
+        std::vector<std::vector<double>> xw(G, std::vector<double>(H)), hr = xw;
+        for (int g = 0; g < G; ++g) {
+          for (int j = 0; j < H; ++j) {
+            xw[g][j] = Wb(d, g, j);
+            hr[g][j] = Rb(d, g, j);
+            for (int k = 0; k < I; ++k) xw[g][j] += W(d, g, j, k) * xt[k];
+            for (int k = 0; k < H; ++k) hr[g][j] += R(d, g, j, k) * h[k];
+          }
+        }
+        std::vector<double> next(H);
+        for (int j = 0; j < H; ++j) {
+          if (p.cell == RnnCell::kLstm) {
+            const double i = sigmoid(xw[0][j] + hr[0][j]), o = sigmoid(xw[1][j] + hr[1][j]);
+            const double f = sigmoid(xw[2][j] + hr[2][j]), g = std::tanh(xw[3][j] + hr[3][j]);
+            c[j] = f * c[j] + i * g;
+            next[j] = o * std::tanh(c[j]);
+          } else {
+            const double z = sigmoid(xw[0][j] + hr[0][j]), rg = sigmoid(xw[1][j] + hr[1][j]);
+            double n;
+            if (p.linear_before_reset) {
+              n = std::tanh(xw[2][j] + rg * hr[2][j]);
+            } else {
+              double rec = Rb(d, 2, j);
+              for (int k = 0; k < H; ++k) {
+                rec += R(d, 2, j, k) * sigmoid(xw[1][k] + hr[1][k]) * h[k];
+              }
+              n = std::tanh(xw[2][j] + rec);
+            }
+            next[j] = (1 - z) * n + z * h[j];
+          }
+        }
+        h = next;
+        for (int j = 0; j < H; ++j) out.y[static_cast<size_t>(((t * D + d) * B + b) * H + j)] = h[j];
+      }
+      for (int j = 0; j < H; ++j) {
+        out.y_h[static_cast<size_t>((d * B + b) * H + j)] = h[j];
+        out.y_c[static_cast<size_t>((d * B + b) * H + j)] = c[j];
+      }
+    }
+  }
+  return out;
+}
+
+struct Case {
+  RnnCell cell;
+  int32_t directions;
+  bool reverse, linear_before_reset;
+};
+
+class FloatRnnTest : public ::testing::TestWithParam<Case> {};
+
+// int8 input and initial state dequantized, float and int8 results: the float ones within float
+// rounding of the reference, the int8 ones within one step (the reference's value near a tie).
+TEST_P(FloatRnnTest, MatchesTheDefinition) {
+  const Case k = GetParam();
+  FloatRnnParams p{};
+  p.cell = k.cell;
+  p.directions = k.directions;
+  p.reverse = k.reverse;
+  p.linear_before_reset = k.linear_before_reset;
+  p.steps = 5;
+  p.batches = 2;
+  p.input_size = 3;
+  p.hidden_size = 4;
+  const int G = rnn_gates(p.cell), D = p.directions, T = p.steps, B = p.batches;
+  const int I = p.input_size, H = p.hidden_size;
+  Random rng(static_cast<uint32_t>(11 + G * 7 + D * 3 + k.reverse + 2 * k.linear_before_reset));
+  auto floats = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float& f : v) f = rng.Float(-0.8f, 0.8f);
+    return v;
+  };
+  const std::vector<float> w = floats(static_cast<size_t>(D * G * H * I));
+  const std::vector<float> r = floats(static_cast<size_t>(D * G * H * H));
+  const std::vector<float> bias = floats(static_cast<size_t>(D * 2 * G * H));
+  const std::vector<int8_t> xq = rng.Int8s(static_cast<size_t>(T * B * I));
+  const std::vector<int8_t> h0q = rng.Int8s(static_cast<size_t>(D * B * H));
+  const std::vector<float> c0 = floats(static_cast<size_t>(D * B * H));
+  const float x_scale = 0.02f, h_scale = 1.0f / 128;
+  const int32_t x_zp = 5, h_zp = -3;
+  std::vector<double> x(xq.size()), h0(h0q.size()), c0d(c0.begin(), c0.end());
+  for (size_t i = 0; i < xq.size(); ++i) x[i] = double{x_scale} * (xq[i] - x_zp);
+  for (size_t i = 0; i < h0q.size(); ++i) h0[i] = double{h_scale} * (h0q[i] - h_zp);
+  if (p.cell == RnnCell::kGru) std::fill(c0d.begin(), c0d.end(), 0.0);
+
+  std::vector<float> y(static_cast<size_t>(T * D * B * H)), y_c(static_cast<size_t>(D * B * H));
+  std::vector<int8_t> y_h(static_cast<size_t>(D * B * H)), yq(y.size());
+  const float yh_scale = 1.0f / 100;
+  const int32_t yh_zp = 7;
+  std::vector<float> scratch(float_rnn_scratch_bytes(p.cell, B, I, H) / 4 + 1, NAN);
+  scratch.back() = 12345.0f;  // a guard the kernel must not touch
+  FloatRnnOperands o{};
+  o.x = {xq.data(), nullptr, x_scale, x_zp};
+  o.w = w.data();
+  o.r = r.data();
+  o.bias = bias.data();
+  o.initial_h = {h0q.data(), nullptr, h_scale, h_zp};
+  if (p.cell == RnnCell::kLstm) o.initial_c = {nullptr, c0.data(), 0.0f, 0};
+  o.y = {nullptr, y.data(), 0.0f, 0};
+  o.y_h = {y_h.data(), nullptr, yh_scale, yh_zp};
+  if (p.cell == RnnCell::kLstm) o.y_c = {nullptr, y_c.data(), 0.0f, 0};
+  float_rnn(p, o, scratch.data());
+  EXPECT_EQ(scratch.back(), 12345.0f);
+
+  const Reference want = SlowRnn(p, x, w, r, bias, h0, c0d);
+  for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want.y[i], 2e-5) << "Y " << i;
+  for (size_t i = 0; i < y_h.size(); ++i) {
+    const double q = std::nearbyint(want.y_h[i] / yh_scale) + yh_zp;
+    EXPECT_NEAR(y_h[i], std::clamp(q, -128.0, 127.0), 1.0) << "Y_h " << i;
+  }
+  if (p.cell == RnnCell::kLstm) {
+    for (size_t i = 0; i < y_c.size(); ++i) EXPECT_NEAR(y_c[i], want.y_c[i], 2e-5) << "Y_c " << i;
+  }
+
+  // The same run with a float input and an int8 Y: Y is the float run's, quantized.
+  std::vector<float> xf(x.begin(), x.end());
+  o.x = {nullptr, xf.data(), 0.0f, 0};
+  o.y = {yq.data(), nullptr, 0.05f, -2};
+  float_rnn(p, o, scratch.data());
+  for (size_t i = 0; i < yq.size(); ++i) {
+    EXPECT_EQ(yq[i], quantize_half_even(y[i], 0.05f, -2)) << "Y int8 " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cells, FloatRnnTest,
+    ::testing::Values(Case{RnnCell::kLstm, 1, false, false}, Case{RnnCell::kLstm, 1, true, false},
+                      Case{RnnCell::kLstm, 2, false, false}, Case{RnnCell::kGru, 1, false, false},
+                      Case{RnnCell::kGru, 1, false, true}, Case{RnnCell::kGru, 2, false, true},
+                      Case{RnnCell::kGru, 1, true, false}));
+
+}  // namespace
+}  // namespace mote::kernels
