@@ -70,4 +70,5 @@
   X(SignalPcan, "SignalPCAN", signal_pcan)                                   \
   X(SignalFilterBankLog, "SignalFilterBankLog", signal_filter_bank_log)      \
   X(Cast, "CAST", cast)                                                      \
-  X(Div, "DIV", div)
+  X(Div, "DIV", div)                                                         \
+  X(FloatRnn, "MoteFloatRnn", float_rnn)

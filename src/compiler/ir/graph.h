@@ -271,6 +271,17 @@ struct SignalOptions {
   bool operator==(const SignalOptions&) const = default;
 };
 
+// MoteFloatRnn: ONNX's LSTM or GRU (default activations) computed in float32, the float island
+// ONNX Runtime's and PyTorch's quantized exports leave between int8 layers.
+enum class RnnCell : uint8_t { kLstm, kGru };
+enum class RnnDirection : uint8_t { kForward, kReverse, kBidirectional };
+struct RnnOptions {
+  RnnCell cell = RnnCell::kLstm;
+  RnnDirection direction = RnnDirection::kForward;
+  bool linear_before_reset = false;  // GRU only
+  bool operator==(const RnnOptions&) const = default;
+};
+
 // Operators without options of their own (QUANTIZE, PAD, most elementwise kinds) hold
 // std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
@@ -280,7 +291,7 @@ using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptio
                              LeakyReluOptions, SqueezeOptions, ArgMinMaxOptions,
                              StridedSliceOptions, SplitOptions, PackOptions, UnpackOptions,
                              GatherOptions, BlockSizeOptions, SvdfOptions, BatchMatMulOptions,
-                             LstmOptions, SignalOptions>;
+                             LstmOptions, SignalOptions, RnnOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;

@@ -128,6 +128,9 @@ struct OpDef {
   bool plain_output = false;
   // The output is input 0's bytes under another shape (no kernel work; the planner aliases them).
   bool output_aliases_input = false;
+  // It computes in float32 (ONNX's float islands, MoteFloatRnn): its check judges its float32
+  // operands, which validate otherwise takes for an unquantized model.
+  bool float_operands = false;
   void (*describe)(const ir::Graph& graph, const ir::Operator& op, Description& d) = nullptr;
   // Whether a range of output rows can be computed from input `input` (an index into op.inputs,
   // a 4-D activation of batch 1) held by rows, and how the rows are read; nullopt: not this

@@ -355,6 +355,7 @@ std::string float_model_problem(const Graph& g) {
   for (size_t i = 0; i < g.operators.size(); ++i) {
     const Operator& op = g.operators[i];
     if (op.type == ir::OpType::kQuantize || op.type == ir::OpType::kDequantize) continue;
+    if (op_def(op.type).float_operands) continue;
     for (const std::vector<int32_t>* list : {&op.inputs, &op.outputs}) {
       for (int32_t t : *list) {
         if (t < 0 || static_cast<size_t>(t) >= g.tensors.size() ||
