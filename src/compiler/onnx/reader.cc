@@ -38,7 +38,8 @@ const char* const kUnsupported =
     "Mul, MaxPool, AveragePool, GlobalAveragePool, ReduceMean, Relu, Clip, Sigmoid, Tanh, "
     "HardSwish, HardSigmoid (times its input), LeakyRelu, PRelu, Softmax, Concat, Reshape, "
     "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, Identity, Dropout, Constant, Slice, "
-    "Split, Gather (constant indices), Max, Min, ReduceMax, ConvTranspose, shape arithmetic on "
+    "Split, Gather (constant indices), Max, Min, ReduceMax, ConvTranspose, LSTM and GRU (computed in "
+    "float between quantized layers), shape arithmetic on "
     "constants (Shape, Cast, ...), and the "
     "QOperator forms QLinearConv, "
     "QLinearMatMul, QGemm, QLinearAdd, QLinearMul, QLinearAveragePool, "
@@ -1006,6 +1007,7 @@ class Reader {
     if (op == "Min") return max_min(OpType::kMinimum);
     if (op == "ReduceMax") return reduce_max();
     if (op == "ConvTranspose") return conv_transpose();
+    if (op == "LSTM" || op == "GRU") return recurrent();
     bad(kUnsupported);
   }
 
@@ -2102,7 +2104,7 @@ class Reader {
     }
     static const std::set<std::string> kFoldable = {"Gather", "Unsqueeze", "Squeeze", "Concat",
                                                     "Cast", "Slice", "Reshape", "Tile", "Mul",
-                                                    "Add", "Sub", "Div"};
+                                                    "Add", "Sub", "Div", "Expand"};
     if (kFoldable.count(op) == 0 || !all_inputs_constant()) return false;
     const Constant& x = constant_input(0);
     Constant out;
@@ -2180,6 +2182,8 @@ class Reader {
         v[static_cast<size_t>(i)] = x.at(source);
       }
       out = make_constant(x.elem_type, dims, v);
+    } else if (op == "Expand") {
+      out = expanded(x, ints_input(1));
     } else if (op == "Cast") {
       const auto to = static_cast<int32_t>(int_attr("to", ::onnx::TensorProto::FLOAT));
       if (Constant{to, {}, {}}.elem_size() == 0) bad("Cast to element type " + std::to_string(to) + " not supported; " + kFoldFirst);
@@ -2207,6 +2211,34 @@ class Reader {
     }
     constants_[node_->output(0)] = out;
     return true;
+  }
+
+  // A constant broadcast to `shape` (Expand: right-aligned, either side's 1 stretched); PyTorch
+  // writes an LSTM's zero initial state so, expanded to the batch size.
+  Constant expanded(const Constant& x, const std::vector<int64_t>& shape) const {
+    const size_t rank = std::max(x.dims.size(), shape.size());
+    std::vector<int64_t> from(rank, 1), dims(rank, 1);
+    std::copy(x.dims.begin(), x.dims.end(), from.begin() + static_cast<std::ptrdiff_t>(rank - x.dims.size()));
+    std::copy(shape.begin(), shape.end(), dims.begin() + static_cast<std::ptrdiff_t>(rank - shape.size()));
+    int64_t count = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      if (from[d] != dims[d] && from[d] != 1 && dims[d] != 1) bad("cannot expand " + shape_text(x.dims) + " to " + shape_text(shape));
+      dims[d] = std::max(from[d], dims[d]);
+      if (dims[d] < 1 || dims[d] > kMaxFolded) bad("the expanded constant would be too large");
+      count *= dims[d];
+      if (count > kMaxFolded) bad("the expanded constant would hold more than " + std::to_string(kMaxFolded) + " elements");
+    }
+    std::vector<double> v(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t rest = i, source = 0, stride = 1;
+      for (size_t d = rank; d-- > 0;) {
+        source += (from[d] == 1 ? 0 : rest % dims[d]) * stride;
+        rest /= dims[d];
+        stride *= from[d];
+      }
+      v[static_cast<size_t>(i)] = x.at(source);
+    }
+    return make_constant(x.elem_type, dims, v);
   }
 
   // ---- data movement: Slice, Split, Gather
@@ -2528,6 +2560,224 @@ class Reader {
       y = c;
     }
     values_[s.name] = windowed(y);
+  }
+
+  // ---- recurrent layers: LSTM and GRU stay float in quantized models (ONNX Runtime's
+  // quantize_static leaves them so, as do PyTorch's fake-quantized exports). The node becomes
+  // one MoteFloatRnn, which computes the recurrence in float32, dequantizing an int8 input and
+  // quantizing each result a QuantizeLinear fixes.
+
+  // A float weight, bias or state: a float constant, or a DequantizeLinear of one (computed here
+  // as ONNX does: (q - zero point) * scale in float).
+  std::vector<float> rnn_float_constant(int k, const std::string& what) const {
+    const QuantConstant c = quant_constant(k);
+    const std::vector<double> values = c.data.values();
+    std::vector<float> out(values.size());
+    if (c.q.scale.empty()) {
+      if (c.data.elem_type != ::onnx::TensorProto::FLOAT && c.data.elem_type != ::onnx::TensorProto::DOUBLE) {
+        bad(what + " '" + printable(input_name(k)) + "' is an integer constant without a DequantizeLinear");
+      }
+      for (size_t i = 0; i < values.size(); ++i) out[i] = static_cast<float>(values[i]);
+      return out;
+    }
+    const int64_t per = c.q.scale.size() > 1 ? inner_count(c.data.dims, c.q.axis) : 1;
+    const double uint8_shift = c.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const size_t ch = c.q.scale.size() > 1 ? static_cast<size_t>((static_cast<int64_t>(i) / per) % static_cast<int64_t>(c.q.scale.size())) : 0;
+      const double centered = values[i] - uint8_shift - static_cast<double>(c.q.zero_point[ch]);
+      out[i] = static_cast<float>(centered) * c.q.scale[ch];
+    }
+    return out;
+  }
+
+  int32_t add_float_constant(const std::string& name, const std::vector<float>& values, std::vector<int32_t> shape) {
+    ir::Tensor t;
+    t.name = name;
+    t.type = DataType::kFloat32;
+    t.shape = std::move(shape);
+    t.data.resize(values.size() * 4);
+    if (!values.empty()) std::memcpy(t.data.data(), values.data(), t.data.size());
+    t.is_constant = true;
+    return add_tensor(std::move(t));
+  }
+
+  // The sequence input or an initial state read as an activation: int8 (behind its
+  // DequantizeLinear) or float32, in ONNX's order.
+  int32_t rnn_activation(int k) {
+    auto it = values_.find(input_name(k));
+    if (it == values_.end()) bad("input " + std::to_string(k) + " '" + printable(input_name(k)) + "' is produced by no node Mote read");
+    Value v = it->second.flattened_hwc.empty() ? it->second : unflatten(it->second);
+    if (tensor(v.tensor).type != DataType::kInt8 && tensor(v.tensor).type != DataType::kFloat32) {
+      bad("input " + std::to_string(k) + " is " + std::string(ir::to_string(tensor(v.tensor).type)) + "; expected int8 or float");
+    }
+    return as_plain(v).tensor;
+  }
+
+  static bool moves_data(const std::string& op) {
+    return op == "Squeeze" || op == "Unsqueeze" || op == "Reshape" || op == "Flatten" ||
+           op == "Transpose" || op == "Identity";
+  }
+
+  // How a result leaves the float island: quantized by the QuantizeLinear that reads it (taken
+  // here), or by one after nodes that only move data (PyTorch squeezes or transposes Y before
+  // its fake quantizer), which then move the int8 values and whose QuantizeLinear changes
+  // nothing; float when it is a graph output. `used`: something reads it.
+  struct RnnSink {
+    std::optional<QuantParams> q;
+    std::string name;
+    bool used = false;
+  };
+  RnnSink rnn_sink(const std::string& output) {
+    RnnSink s;
+    s.name = output;
+    if (output.empty()) return s;
+    const bool graph_output = graph_outputs_.count(output) != 0;
+    auto it = consumers_.find(output);
+    const size_t readers = it == consumers_.end() ? 0 : it->second.size();
+    s.used = graph_output || readers > 0;
+    if (graph_output || readers == 0) return s;
+    if (readers == 1 && graph_.node(it->second[0]).op_type() == "QuantizeLinear") {
+      const Sink q = sink(output, false);
+      s.q = q.q;
+      s.name = q.name;
+      return s;
+    }
+    int next = readers == 1 ? it->second[0] : -1;
+    while (next >= 0 && moves_data(graph_.node(next).op_type())) next = only_consumer(graph_.node(next).output(0));
+    if (next < 0 || graph_.node(next).op_type() != "QuantizeLinear") {
+      bad("output '" + printable(output) + "' is read in float by " + std::to_string(readers) +
+          " node(s) other than a QuantizeLinear; Mote computes only the LSTM or GRU itself in "
+          "float: quantize its outputs (a QuantizeLinear after each, as quantize_static or a "
+          "fake quantizer writes) or make them graph outputs");
+    }
+    s.q = quantize_node_params(next);
+    return s;
+  }
+
+  void recurrent() {
+    const std::string& op = node_->op_type();
+    const bool lstm = op == "LSTM";
+    const int gates = lstm ? 4 : 3;
+    // What the kernel does not compute, each refused with what to do instead.
+    const std::vector<std::string> defaults = lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+                                                   : std::vector<std::string>{"Sigmoid", "Tanh"};
+    const std::string direction = string_attr("direction", "forward");
+    if (direction != "forward" && direction != "reverse" && direction != "bidirectional") {
+      bad("direction '" + printable(direction) + "' is not forward, reverse or bidirectional");
+    }
+    const int32_t directions = direction == "bidirectional" ? 2 : 1;
+    if (const auto* a = attribute("activations")) {
+      for (int i = 0; i < a->strings_size(); ++i) {
+        const std::string& f = a->strings(i);
+        if (static_cast<size_t>(a->strings_size()) != defaults.size() * static_cast<size_t>(directions) ||
+            f != defaults[static_cast<size_t>(i) % defaults.size()]) {
+          std::string given;
+          for (const auto& g : a->strings()) given += (given.empty() ? "" : ", ") + printable(g);
+          std::string want;
+          for (const auto& g : defaults) want += (want.empty() ? "" : ", ") + g;
+          bad("activations [" + given + "] not supported: Mote computes " + op +
+              " with ONNX's default activations (" + want + " per direction); export the layer "
+              "with them");
+        }
+      }
+    }
+    if (attribute("activation_alpha") != nullptr || attribute("activation_beta") != nullptr) {
+      bad("activation_alpha and activation_beta are not supported (default activations only)");
+    }
+    if (attribute("clip") != nullptr) bad("clip is not supported: export the layer without a cell clip");
+    if (lstm && int_attr("input_forget", 0) != 0) bad("input_forget 1 (coupled input and forget gates) is not supported");
+    if (int_attr("layout", 0) != 0) {
+      bad("layout 1 (batch first) is not supported: export with layout 0 ([seq, batch, input]; "
+          "PyTorch's batch_first adds the transposes itself)");
+    }
+    const int peephole = 7;
+    if (lstm && has_input(peephole)) bad("peephole weights (input 7, P) are not supported: export the LSTM without peepholes");
+
+    const int32_t x = rnn_activation(0);
+    const std::vector<int32_t> xs = tensor(x).shape;
+    if (xs.size() != 3) bad("X has shape " + ir::shape_string(xs) + ", expected [seq_length, batch_size, input_size]");
+    const int32_t steps = xs[0], batches = xs[1], input_size = xs[2];
+    if (has_input(4)) {
+      const Constant* lens = constant(node_->input(4));
+      bool full = lens != nullptr && lens->count() == batches;
+      for (int64_t i = 0; full && i < lens->count(); ++i) full = lens->int_at(i) == steps;
+      if (!full) {
+        bad("sequence_lens (input 4) is supported only as a constant equal to the sequence length "
+            "(" + std::to_string(steps) + ") for every batch entry: Mote runs fixed-length "
+            "sequences; remove the input or pad the sequences");
+      }
+    }
+    const std::vector<float> w = rnn_float_constant(1, "W");
+    const std::vector<float> r = rnn_float_constant(2, "R");
+    const Constant& r_shape = quant_constant(2).data;
+    if (r_shape.dims.size() != 3 || r_shape.dims[0] != directions || r_shape.dims[1] % gates != 0) {
+      bad("R has shape " + shape_text(r_shape.dims) + ", expected [" + std::to_string(directions) + ", " + std::to_string(gates) + "*hidden_size, hidden_size]");
+    }
+    const int32_t hidden = static_cast<int32_t>(r_shape.dims[2]);
+    if (r_shape.dims[1] != int64_t{gates} * hidden || int_attr("hidden_size", hidden) != hidden) {
+      bad("hidden_size " + std::to_string(int_attr("hidden_size", hidden)) + " and R's shape " + shape_text(r_shape.dims) + " disagree");
+    }
+    const std::string name = node_->output(0).empty() ? (node_->name().empty() ? op : node_->name()) : node_->output(0);
+    const std::vector<int32_t> state = {directions, batches, hidden};
+    if (w.size() != static_cast<size_t>(directions) * gates * hidden * input_size) {
+      bad("W has " + std::to_string(w.size()) + " values, expected [" + std::to_string(directions) + ", " + std::to_string(gates * hidden) + ", " + std::to_string(input_size) + "]");
+    }
+    std::vector<int32_t> inputs = {x, add_float_constant(name + "/W", w, {directions, gates * hidden, input_size}),
+                                   add_float_constant(name + "/R", r, {directions, gates * hidden, hidden})};
+    if (has_input(3)) {
+      const std::vector<float> b = rnn_float_constant(3, "B");
+      if (b.size() != static_cast<size_t>(directions) * 2 * gates * hidden) bad("B has " + std::to_string(b.size()) + " values, expected " + std::to_string(directions * 2 * gates * hidden));
+      inputs.push_back(add_float_constant(name + "/B", b, {directions, 2 * gates * hidden}));
+    } else {
+      inputs.push_back(ir::kNoTensor);
+    }
+    for (int k : lstm ? std::vector<int>{5, 6} : std::vector<int>{5}) {
+      if (!has_input(k)) {
+        inputs.push_back(ir::kNoTensor);
+        continue;
+      }
+      const std::string what = k == 5 ? "initial_h" : "initial_c";
+      int32_t t;
+      if (values_.count(node_->input(k)) != 0) {
+        t = rnn_activation(k);
+      } else {
+        const std::vector<float> v = rnn_float_constant(k, what);
+        if (v.size() != static_cast<size_t>(directions) * batches * hidden) bad(what + " has " + std::to_string(v.size()) + " values, expected " + ir::shape_string(state));
+        t = add_float_constant(name + "/" + what, v, state);
+      }
+      if (tensor(t).shape != state) bad(what + " has shape " + ir::shape_string(tensor(t).shape) + ", expected " + ir::shape_string(state));
+      inputs.push_back(t);
+    }
+    while (inputs.back() == ir::kNoTensor) inputs.pop_back();
+
+    // Outputs Y, Y_h and (LSTM) Y_c as far as the last one read; one nothing reads (a Y when
+    // only the final state is used) is int8 of scale 1, the smallest buffer.
+    std::vector<RnnSink> sinks;
+    for (int j = 0; j < (lstm ? 3 : 2); ++j) sinks.push_back(rnn_sink(j < node_->output_size() ? node_->output(j) : ""));
+    size_t count = sinks.size();
+    while (count > 1 && !sinks[count - 1].used) --count;
+    std::vector<int32_t> outputs;
+    const char* const labels[] = {"Y", "Y_h", "Y_c"};
+    for (size_t j = 0; j < count; ++j) {
+      const RnnSink& s = sinks[j];
+      const std::vector<int32_t> shape = j == 0 ? std::vector<int32_t>{steps, directions, batches, hidden} : state;
+      const std::string out_name = s.used ? s.name : name + "/" + labels[j];
+      const int32_t t = s.q ? add_activation(out_name, shape, s.q->ir())
+                      : s.used ? add_activation(out_name, shape, {}, DataType::kFloat32)
+                               : add_activation(out_name, shape, ir::Quantization{{1.0f}, {0}, 0});
+      if (s.used) values_[s.name] = {t, {}, {}};
+      outputs.push_back(t);
+    }
+    ir::RnnOptions o;
+    o.cell = lstm ? ir::RnnCell::kLstm : ir::RnnCell::kGru;
+    o.direction = direction == "forward" ? ir::RnnDirection::kForward
+                  : direction == "reverse" ? ir::RnnDirection::kReverse
+                                           : ir::RnnDirection::kBidirectional;
+    o.linear_before_reset = !lstm && int_attr("linear_before_reset", 0) != 0;
+    for (int32_t t : inputs) {
+      if (t != ir::kNoTensor) materialize(t);
+    }
+    g_.operators.push_back({OpType::kFloatRnn, std::move(inputs), std::move(outputs), o});
   }
 
   // ---- 1-D windows: ONNX [N, C, L] is run as [N, 1, L, C] by the 2-D kernels; between windows
