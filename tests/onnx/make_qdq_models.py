@@ -477,6 +477,109 @@ def nhwc_input(out_dir):
         json.dump(meta, f)
 
 
+def rnn_weights(rng, directions, rows, cols):
+    """Float weights as quantize_static leaves an LSTM's or GRU's: uniform in +-1/sqrt(cols)."""
+    return (rng.uniform(-1, 1, (directions, rows, cols)) / np.sqrt(cols)).astype(np.float32)
+
+
+def recurrent(out_dir, name, cell, direction="forward", linear_before_reset=None,
+              dequantized_weights=False, initial_h=False):
+    """A recurrent layer between quantized ones, as quantize_static leaves it: a [6, 8] sequence
+    through a quantized MatMul, reshaped to [6, 1, 8], an LSTM or GRU in float (float W, R and B;
+    or, as some exports write, int8 W and R behind DequantizeLinear) whose Y a QuantizeLinear
+    quantizes, reshaped to [6, D*H] and a quantized MatMul. uint8 activations (ONNX Runtime's
+    default)."""
+    g = Qdq(name, [6, 8], uint8=True)
+    w, _ = g.weights((8, 8), 8, per_channel=False)
+    x = g.op("MatMul", [g.x, w])
+    x = g.op("Reshape", [x, g.const(np.array([6, 1, 8], np.int64), "shape")])
+    hidden, gates = 12, 4 if cell == "LSTM" else 3
+    d = 2 if direction == "bidirectional" else 1
+    inputs = [x]
+    for rows, cols in ((gates * hidden, 8), (gates * hidden, hidden)):
+        weights = rnn_weights(g.rng, d, rows, cols)
+        if dequantized_weights:
+            scale = np.float32(np.abs(weights).max() / 127)
+            q = np.clip(np.round(weights / scale), -127, 127).astype(np.int8)
+            dq = g.fresh("rnn_w_dq")
+            g.nodes.append(helper.make_node(
+                "DequantizeLinear", [g.const(q, "rnn_w"), g.const(np.array(scale), "rnn_w_scale"),
+                                     g.const(np.array(0, np.int8), "rnn_w_zp")], [dq]))
+            inputs.append(dq)
+        else:
+            inputs.append(g.const(weights, "rnn_w"))
+    inputs.append(g.const((g.rng.uniform(-0.5, 0.5, (d, 2 * gates * hidden))).astype(np.float32),
+                          "rnn_b"))
+    if initial_h:
+        inputs += ["", g.const(g.rng.uniform(-0.5, 0.5, (d, 1, hidden)).astype(np.float32), "h0")]
+    attrs = {"hidden_size": hidden, "direction": direction}
+    if linear_before_reset is not None:
+        attrs["linear_before_reset"] = linear_before_reset
+    y = g.fresh(cell.lower())
+    g.nodes.append(helper.make_node(cell, inputs, [y], **attrs))
+    x = g.quantize(y, 1.0 / 128)
+    g.scale = 1.0 / 128
+    x = g.op("Reshape", [x, g.const(np.array([6, d * hidden], np.int64), "shape")])
+    w, _ = g.weights((d * hidden, 4), d * hidden, per_channel=False)
+    g.scale = 0.02
+    x = g.op("MatMul", [x, w])
+    g.save(out_dir, x, g.scale, [6, 4])
+
+
+def recurrent_streaming(out_dir):
+    """A streaming LSTM: X, initial_h (quantized, through QuantizeLinear and DequantizeLinear)
+    and initial_c (float) are graph inputs; Y (quantized), Y_h and Y_c (float) graph outputs, the
+    state a caller carries from one chunk to the next."""
+    g = Qdq("qdq_lstm_streaming", [4, 1, 8], uint8=True)
+    hidden = 10
+    h0 = g.quantize("initial_h", 1.0 / 128)
+    lstm_inputs = [g.x, g.const(rnn_weights(g.rng, 1, 4 * hidden, 8), "w"),
+                   g.const(rnn_weights(g.rng, 1, 4 * hidden, hidden), "r"),
+                   g.const(g.rng.uniform(-0.5, 0.5, (1, 8 * hidden)).astype(np.float32), "b"),
+                   "", h0, "initial_c"]
+    g.nodes.append(helper.make_node("LSTM", lstm_inputs, ["y", "state_h", "state_c"],
+                                    hidden_size=hidden))
+    y = g.quantize("y", 1.0 / 128)
+    g.nodes.append(helper.make_node("Identity", [y], ["output"]))
+    state = [1, 1, hidden]
+    graph = helper.make_graph(
+        g.nodes, g.name,
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, g.input_shape),
+         helper.make_tensor_value_info("initial_h", TensorProto.FLOAT, state),
+         helper.make_tensor_value_info("initial_c", TensorProto.FLOAT, state)],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [4, 1, 1, hidden]),
+         helper.make_tensor_value_info("state_h", TensorProto.FLOAT, state),
+         helper.make_tensor_value_info("state_c", TensorProto.FLOAT, state)], g.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="mote-tests")
+    model.ir_version = 7
+    onnx.save(model, os.path.join(out_dir, g.name + ".onnx"))
+    # Float outputs: within float rounding of ONNX Runtime's (1e-4), as its step.
+    with open(os.path.join(out_dir, g.name + ".json"), "w") as f:
+        json.dump({"inputs": [{"shape": g.input_shape, "range": [-1.0, 1.0]},
+                              {"shape": state, "range": [-0.9, 0.9]},
+                              {"shape": state, "range": [-2.0, 2.0]}],
+                   "outputs": [{"count": 4 * hidden, "scale": 1.0 / 128},
+                               {"count": hidden, "scale": 1e-4},
+                               {"count": hidden, "scale": 1e-4}]}, f)
+
+
+def bad_recurrent(out_dir):
+    """LSTMs Mote refuses: a non-default activation, a sequence_lens shorter than the input."""
+    for name, extra_inputs, attrs in (
+            ("bad_lstm_activation", [], {"activations": ["Sigmoid", "Relu", "Tanh"]}),
+            ("bad_lstm_sequence_lens", ["", "lens"], {})):
+        g = Qdq(name, [6, 1, 8])
+        inputs = [g.x, g.const(rnn_weights(g.rng, 1, 16, 8), "w"),
+                  g.const(rnn_weights(g.rng, 1, 16, 4), "r")] + extra_inputs
+        if "lens" in extra_inputs:
+            g.inits.append(numpy_helper.from_array(np.array([3], np.int32), "lens"))
+        y = g.fresh("lstm")
+        g.nodes.append(helper.make_node("LSTM", inputs, [y], hidden_size=4, **attrs))
+        g.save(out_dir, g.quantize(y, 1.0 / 128), 1.0 / 128, [6, 1, 1, 4])
+        os.remove(os.path.join(out_dir, name + ".json"))
+
+
 def bad_models(out_dir):
     """Models Mote must refuse with a clear message: an operator it lacks, a symbolic batch
     size (which --input-shape fixes). They have no NAME.json: the reference run skips them."""
@@ -555,8 +658,16 @@ def main():
     field_operators(out)
     conv1d(out)
     conv_transpose(out)
+    recurrent(out, "qdq_lstm", "LSTM")
+    recurrent(out, "qdq_lstm_bidirectional", "LSTM", direction="bidirectional",
+              dequantized_weights=True, initial_h=True)
+    recurrent(out, "qdq_gru", "GRU", linear_before_reset=0)
+    recurrent(out, "qdq_gru_linear_before_reset", "GRU", direction="reverse",
+              linear_before_reset=1, initial_h=True)
+    recurrent_streaming(out)
     float_model(out)
     bad_models(out)
+    bad_recurrent(out)
 
 
 if __name__ == "__main__":

@@ -264,6 +264,35 @@ def last_activation_scale(model):
     return last.scale.item()
 
 
+class Crnn(nn.Module):
+    """A keyword-spotting CRNN: quantized convolutions over [1,1,10,8] features (10 frames of 8
+    bands), an nn.LSTM or nn.GRU over the frames left in float (eager QAT does not quantize it:
+    its qconfig is None, so the export writes DequantizeLinear -> LSTM -> QuantizeLinear), and a
+    quantized Linear on the last frame's hidden state."""
+
+    def __init__(self, cell):
+        super().__init__()
+        self.quant, self.dequant = tq.QuantStub(), tq.DeQuantStub()
+        self.conv = nn.Sequential(ConvReLU(1, 8, 3, padding=1), ConvReLU(8, 4, 1))
+        self.rnn_out = tq.QuantStub()
+        self.rnn = (nn.LSTM if cell == "lstm" else nn.GRU)(4 * 8, 16)
+        self.fc = nn.Linear(16, 6)
+        self.out = tq.DeQuantStub()
+
+    def forward(self, x):
+        x = self.dequant(self.conv(self.quant(x)))            # [1, 4, 10, 8]
+        x = x.permute(2, 0, 1, 3).reshape(10, 1, 32)          # [frames, batch, features]
+        y, _ = self.rnn(x)
+        y = self.rnn_out(y)
+        return self.out(self.fc(y[-1]))
+
+
+def export_crnn(cell, out_dir):
+    model = Crnn(cell)
+    model.rnn.qconfig = None
+    export(model, (1, 1, 10, 8), "torch_crnn_" + cell, out_dir, per_channel=True, transposes=1)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -280,6 +309,9 @@ def main():
     # averages the last shuffle's result in ONNX's order).
     export(ShuffleNetV2(), (1, 3, 16, 16), "torch_shufflenetv2", out, per_channel=True,
            transposes=7)
+    # One transpose: the features to [frames, batch, channels * bands].
+    export_crnn("lstm", out)
+    export_crnn("gru", out)
 
 
 if __name__ == "__main__":
