@@ -1,12 +1,59 @@
 #include "mote/kernels/float_rnn.h"
 
-#include <math.h>
+#include <string.h>
+
+// Every CPU computes the same bits as the host (`mote validate` compares them exactly): only
+// IEEE additions, multiplications and divisions, each rounded on its own (hardware or soft
+// float alike), no library exp or tanh (newlib's and glibc's differ), and no fused
+// multiply-adds, which GCC would otherwise form for the FPUs of the M4 and M55.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 namespace mote {
 namespace kernels {
 namespace {
 
-float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+// e^x within a few ulp: x = n ln2 + r (ln2 in two parts, so r is exact enough), |r| <= ln2 / 2,
+// e^r by its Taylor series to r^7 (relative error below 2^-24 there), times 2^n built in the
+// exponent field.
+float exp_float(float x) {
+  if (x > 88.0f) x = 88.0f;
+  if (x < -87.0f) return 0.0f;  // below 2^-125: nothing a gate distinguishes from 0
+  const float shifted = x * 1.44269504f + (x < 0.0f ? -0.5f : 0.5f);
+  const int32_t n = static_cast<int32_t>(shifted);  // rounds x / ln2 to nearest
+  const float nf = static_cast<float>(n);
+  const float r = (x - nf * 0.693145752f) - nf * 1.42860677e-6f;
+  float p = 1.0f / 5040;
+  p = p * r + 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const uint32_t bits = static_cast<uint32_t>(n + 127) << 23;  // 2^n, n in [-126, 127]
+  float scale;
+  memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+float sigmoid(float x) { return 1.0f / (1.0f + exp_float(-x)); }
+
+// tanh(x) = 1 - 2 / (e^2|x| + 1), signed; within 2^-23 absolutely.
+float tanh_float(float x) {
+  const float a = x < 0.0f ? -x : x;
+  const float t = a > 9.0f ? 1.0f : 1.0f - 2.0f / (exp_float(2.0f * a) + 1.0f);
+  return x < 0.0f ? -t : t;
+}
+
+// floor(v) for |v| < 2^23 (the integer part truncated, stepped down below zero).
+float floor_float(float v) {
+  const float t = static_cast<float>(static_cast<int32_t>(v));
+  return t > v ? t - 1.0f : t;
+}
 
 float dot(const float* a, const float* b, int32_t n) {
   float s = 0.0f;
@@ -47,10 +94,10 @@ int8_t quantize_half_even(float x, float scale, int32_t zero_point) {
   // Outside [-256, 256] every zero point saturates; inside, floorf is exact.
   if (v >= 256.0f) return 127;
   if (v <= -256.0f) return -128;
-  float r = floorf(v);
-  const float d = v - r;
-  if (d > 0.5f || (d == 0.5f && fmodf(r, 2.0f) != 0.0f)) r += 1.0f;
-  int32_t q = static_cast<int32_t>(r) + zero_point;
+  int32_t q = static_cast<int32_t>(floor_float(v));
+  const float d = v - static_cast<float>(q);
+  if (d > 0.5f || (d == 0.5f && (q & 1) != 0)) ++q;
+  q += zero_point;
   if (q < -128) q = -128;
   if (q > 127) q = 127;
   return static_cast<int8_t>(q);
@@ -101,9 +148,9 @@ void float_rnn(const FloatRnnParams& p, const FloatRnnOperands& o, float* scratc
             const float i_gate = sigmoid(gates[j]);
             const float o_gate = sigmoid(gates[H + j]);
             const float f_gate = sigmoid(gates[2 * H + j]);
-            const float cell = tanhf(gates[3 * H + j]);
+            const float cell = tanh_float(gates[3 * H + j]);
             c[j] = f_gate * c[j] + i_gate * cell;
-            h[j] = o_gate * tanhf(c[j]);
+            h[j] = o_gate * tanh_float(c[j]);
           }
         } else {
           const float* rh = r + static_cast<size_t>(2) * H * H;
@@ -125,7 +172,7 @@ void float_rnn(const FloatRnnParams& p, const FloatRnnOperands& o, float* scratc
           }
           for (int32_t j = 0; j < H; ++j) {
             const float z = sigmoid(gates[j]);
-            const float n = tanhf(gates[2 * H + j] + recurrent[j]);
+            const float n = tanh_float(gates[2 * H + j] + recurrent[j]);
             h[j] = (1.0f - z) * n + z * h[j];
           }
         }
