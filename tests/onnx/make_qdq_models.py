@@ -564,6 +564,33 @@ def recurrent_streaming(out_dir):
                                {"count": hidden, "scale": 1e-4}]}, f)
 
 
+def recurrent_batch(out_dir):
+    """A bidirectional GRU over a batch of two sequences, straight from the quantized input, its
+    Y and its final state Y_h each quantized by their own QuantizeLinear, both graph outputs."""
+    g = Qdq("qdq_gru_batch2", [5, 2, 6], uint8=True)
+    hidden = 7
+    inputs = [g.x, g.const(rnn_weights(g.rng, 2, 3 * hidden, 6), "w"),
+              g.const(rnn_weights(g.rng, 2, 3 * hidden, hidden), "r"),
+              g.const(g.rng.uniform(-0.5, 0.5, (2, 6 * hidden)).astype(np.float32), "b")]
+    g.nodes.append(helper.make_node("GRU", inputs, ["y", "y_h"], hidden_size=hidden,
+                                    direction="bidirectional"))
+    g.nodes.append(helper.make_node("Identity", [g.quantize("y", 1.0 / 128)], ["output"]))
+    g.nodes.append(helper.make_node("Identity", [g.quantize("y_h", 1.0 / 64)], ["state"]))
+    state = [2, 2, hidden]
+    graph = helper.make_graph(
+        g.nodes, g.name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, [5, 2, 6])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, [5, 2, 2, hidden]),
+         helper.make_tensor_value_info("state", TensorProto.FLOAT, state)], g.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="mote-tests")
+    model.ir_version = 7
+    onnx.save(model, os.path.join(out_dir, g.name + ".onnx"))
+    with open(os.path.join(out_dir, g.name + ".json"), "w") as f:
+        json.dump({"input_shape": [5, 2, 6], "input_type": "float32", "input_range": [-1.0, 1.0],
+                   "outputs": [{"count": 5 * 2 * 2 * hidden, "scale": 1.0 / 128},
+                               {"count": 2 * 2 * hidden, "scale": 1.0 / 64}]}, f)
+
+
 def bad_recurrent(out_dir):
     """LSTMs Mote refuses: a non-default activation, a sequence_lens shorter than the input."""
     for name, extra_inputs, attrs in (
@@ -665,6 +692,7 @@ def main():
     recurrent(out, "qdq_gru_linear_before_reset", "GRU", direction="reverse",
               linear_before_reset=1, initial_h=True)
     recurrent_streaming(out)
+    recurrent_batch(out)
     float_model(out)
     bad_models(out)
     bad_recurrent(out)
