@@ -483,12 +483,12 @@ def rnn_weights(rng, directions, rows, cols):
 
 
 def recurrent(out_dir, name, cell, direction="forward", linear_before_reset=None,
-              dequantized_weights=False, initial_h=False):
+              dequantized_weights=False, initial_h=False, peephole=False):
     """A recurrent layer between quantized ones, as quantize_static leaves it: a [6, 8] sequence
     through a quantized MatMul, reshaped to [6, 1, 8], an LSTM or GRU in float (float W, R and B;
     or, as some exports write, int8 W and R behind DequantizeLinear) whose Y a QuantizeLinear
     quantizes, reshaped to [6, D*H] and a quantized MatMul. uint8 activations (ONNX Runtime's
-    default)."""
+    default). Optionally a constant initial_h and (LSTM) peepholes."""
     g = Qdq(name, [6, 8], uint8=True)
     w, _ = g.weights((8, 8), 8, per_channel=False)
     x = g.op("MatMul", [g.x, w])
@@ -512,6 +512,9 @@ def recurrent(out_dir, name, cell, direction="forward", linear_before_reset=None
                           "rnn_b"))
     if initial_h:
         inputs += ["", g.const(g.rng.uniform(-0.5, 0.5, (d, 1, hidden)).astype(np.float32), "h0")]
+    if peephole:
+        inputs += [""] * (7 - len(inputs))
+        inputs.append(g.const(g.rng.uniform(-0.5, 0.5, (d, 3 * hidden)).astype(np.float32), "p"))
     attrs = {"hidden_size": hidden, "direction": direction}
     if linear_before_reset is not None:
         attrs["linear_before_reset"] = linear_before_reset
@@ -687,7 +690,7 @@ def main():
     conv_transpose(out)
     recurrent(out, "qdq_lstm", "LSTM")
     recurrent(out, "qdq_lstm_bidirectional", "LSTM", direction="bidirectional",
-              dequantized_weights=True, initial_h=True)
+              dequantized_weights=True, initial_h=True, peephole=True)
     recurrent(out, "qdq_gru", "GRU", linear_before_reset=0)
     recurrent(out, "qdq_gru_linear_before_reset", "GRU", direction="reverse",
               linear_before_reset=1, initial_h=True)

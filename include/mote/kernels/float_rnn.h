@@ -8,9 +8,10 @@
 //
 // Per direction d (forward: t = 0 .. T-1; reverse: t = T-1 .. 0), per batch row, with H_{t-1}
 // starting at initial_h (zeros when absent) and C at initial_c:
-//   LSTM (gate rows i, o, f, c of W, R and B):
-//     i = s(W_i x + R_i H + Wb_i + Rb_i)    o = s(... o ...)    f = s(... f ...)
-//     g = tanh(W_c x + R_c H + Wb_c + Rb_c)     C = f * C + i * g     H = o * tanh(C)
+//   LSTM (gate rows i, o, f, c of W, R and B; peepholes P_i, P_o, P_f, zero when absent):
+//     i = s(W_i x + R_i H + Wb_i + Rb_i + P_i * C)    f = s(... f ... + P_f * C)
+//     g = tanh(W_c x + R_c H + Wb_c + Rb_c)     C' = f * C + i * g
+//     o = s(W_o x + R_o H + Wb_o + Rb_o + P_o * C')     H = o * tanh(C')
 //   GRU (gate rows z, r, h):
 //     z = s(W_z x + R_z H + Wb_z + Rb_z)    r = s(... r ...)
 //     linear_before_reset 0: n = tanh(W_h x + R_h (r * H) + Rb_h + Wb_h)
@@ -65,6 +66,7 @@ struct FloatRnnOperands {
   const float* bias;   // [D, 2*G*H] (input then recurrent biases) or null (zeros)
   RnnInput initial_h;  // [D, B, H]
   RnnInput initial_c;  // [D, B, H], LSTM
+  const float* peephole;  // [D, 3*H] (i, o, f) or null, LSTM
   RnnOutput y;         // [T, D, B, H]
   RnnOutput y_h;       // [D, B, H]
   RnnOutput y_c;       // [D, B, H], LSTM

@@ -2690,8 +2690,6 @@ class Reader {
       bad("layout 1 (batch first) is not supported: export with layout 0 ([seq, batch, input]; "
           "PyTorch's batch_first adds the transposes itself)");
     }
-    const int peephole = 7;
-    if (lstm && has_input(peephole)) bad("peephole weights (input 7, P) are not supported: export the LSTM without peepholes");
 
     const int32_t x = rnn_activation(0);
     const std::vector<int32_t> xs = tensor(x).shape;
@@ -2747,6 +2745,13 @@ class Reader {
       }
       if (tensor(t).shape != state) bad(what + " has shape " + ir::shape_string(tensor(t).shape) + ", expected " + ir::shape_string(state));
       inputs.push_back(t);
+    }
+    const int peephole = 7;
+    if (lstm && has_input(peephole)) {
+      const std::vector<float> p = rnn_float_constant(peephole, "P");
+      if (p.size() != static_cast<size_t>(directions) * 3 * hidden) bad("P has " + std::to_string(p.size()) + " values, expected [" + std::to_string(directions) + ", " + std::to_string(3 * hidden) + "]");
+      if (inputs.size() < 6) inputs.resize(6, ir::kNoTensor);
+      inputs.push_back(add_float_constant(name + "/P", p, {directions, 3 * hidden}));
     }
     while (inputs.back() == ir::kNoTensor) inputs.pop_back();
 

@@ -5,7 +5,7 @@
 // that dequantizes its int8 input and quantizes its results. Mote's own custom operator: its
 // options are a FlexBuffers map (cell, direction, linear_before_reset) in a .tflite file.
 // Inputs: 0 X [T, B, I], 1 W [D, G*H, I], 2 R [D, G*H, H], 3 B [D, 2*G*H] (optional), 4 initial_h
-// and 5 initial_c [D, B, H] (optional); outputs Y [T, D, B, H], then Y_h and Y_c [D, B, H].
+// and 5 initial_c [D, B, H] (optional), 6 P [D, 3*H] (an LSTM's peepholes, optional); outputs Y [T, D, B, H], then Y_h and Y_c [D, B, H].
 // X, the initial states and the results are each int8 (one scale) or float32; weights float32.
 #include <flatbuffers/flexbuffers.h>
 
@@ -22,7 +22,7 @@ using ir::RnnCell;
 using ir::RnnDirection;
 using ir::RnnOptions;
 
-constexpr size_t kX = 0, kW = 1, kR = 2, kBias = 3, kInitialH = 4, kInitialC = 5;
+constexpr size_t kX = 0, kW = 1, kR = 2, kBias = 3, kInitialH = 4, kInitialC = 5, kPeephole = 6;
 
 ir::Options read(const TfliteOptions& t) {
   const flexbuffers::Map m = t.custom_map();
@@ -123,6 +123,11 @@ void check(Checker& c) {
     int8_or_float(k, k == kInitialH ? "initial_h" : "initial_c");
     expect_shape(k, {directions, batches, hidden}, k == kInitialH ? "initial_h" : "initial_c");
   }
+  if (c.has_input(kPeephole)) {
+    if (!lstm) c.fail(c.in_label(kPeephole) + ": a GRU has no peepholes");
+    c.param_input(kPeephole, DataType::kFloat32);
+    expect_shape(kPeephole, {directions, 3 * hidden}, "P");
+  }
   if (c.num_outputs() > (lstm ? 3u : 2u)) {
     c.fail(std::string("has ") + std::to_string(c.num_outputs()) + " outputs; a " +
            cell_name(o.cell) + " writes Y, Y_h" + (lstm ? " and Y_c" : ""));
@@ -186,7 +191,7 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
 extern const OpDef float_rnn{
     .builtin_code = builtin(tfl::BuiltinOperator::CUSTOM), .custom_code = "MoteFloatRnn",
     .write_custom = write_custom, .read_options = read, .write_options = write_nothing,
-    .inputs = {3, 6, 3}, .outputs = {1, 3}, .check = check, .macs = macs,
+    .inputs = {3, 7, 3}, .outputs = {1, 3}, .check = check, .macs = macs,
     .scratch_bytes = scratch, .lower = lower, .float_operands = true, .describe = describe};
 
 }  // namespace mote::ops

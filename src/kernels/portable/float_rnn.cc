@@ -122,6 +122,7 @@ void float_rnn(const FloatRnnParams& p, const FloatRnnOperands& o, float* scratc
     const float* r = o.r + static_cast<size_t>(d) * gh * static_cast<size_t>(H);
     const float* wb = o.bias != nullptr ? o.bias + static_cast<size_t>(d) * 2 * gh : nullptr;
     const float* rb = wb != nullptr ? wb + gh : nullptr;
+    const float* peep = o.peephole != nullptr ? o.peephole + static_cast<size_t>(d) * 3 * H : nullptr;
     read(o.initial_h, static_cast<size_t>(d) * bh, static_cast<int32_t>(bh), h_state);
     if (lstm) read(o.initial_c, static_cast<size_t>(d) * bh, static_cast<int32_t>(bh), c_state);
 
@@ -145,12 +146,15 @@ void float_rnn(const FloatRnnParams& p, const FloatRnnOperands& o, float* scratc
         if (lstm) {
           float* c = c_state + static_cast<size_t>(b) * H;
           for (int32_t j = 0; j < H; ++j) {
-            const float i_gate = sigmoid(gates[j]);
-            const float o_gate = sigmoid(gates[H + j]);
-            const float f_gate = sigmoid(gates[2 * H + j]);
+            float i_in = gates[j], f_in = gates[2 * H + j], o_in = gates[H + j];
+            if (peep != nullptr) {
+              i_in += peep[j] * c[j];
+              f_in += peep[2 * H + j] * c[j];
+            }
             const float cell = tanh_float(gates[3 * H + j]);
-            c[j] = f_gate * c[j] + i_gate * cell;
-            h[j] = o_gate * tanh_float(c[j]);
+            c[j] = sigmoid(f_in) * c[j] + sigmoid(i_in) * cell;
+            if (peep != nullptr) o_in += peep[H + j] * c[j];
+            h[j] = sigmoid(o_in) * tanh_float(c[j]);
           }
         } else {
           const float* rh = r + static_cast<size_t>(2) * H * H;

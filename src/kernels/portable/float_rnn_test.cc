@@ -39,7 +39,7 @@ struct Reference {
 Reference SlowRnn(const FloatRnnParams& p, const std::vector<double>& x,
                   const std::vector<float>& w, const std::vector<float>& r,
                   const std::vector<float>& bias, const std::vector<double>& h0,
-                  const std::vector<double>& c0) {
+                  const std::vector<double>& c0, const std::vector<float>& peep) {
   const int T = p.steps, B = p.batches, I = p.input_size, H = p.hidden_size, D = p.directions;
   const int G = rnn_gates(p.cell);
   Reference out;
@@ -71,9 +71,12 @@ Reference SlowRnn(const FloatRnnParams& p, const std::vector<double>& x,
         std::vector<double> next(H);
         for (int j = 0; j < H; ++j) {
           if (p.cell == RnnCell::kLstm) {
-            const double i = sigmoid(xw[0][j] + hr[0][j]), o = sigmoid(xw[1][j] + hr[1][j]);
-            const double f = sigmoid(xw[2][j] + hr[2][j]), g = std::tanh(xw[3][j] + hr[3][j]);
+            const auto P = [&](int g) { return peep.empty() ? 0.0 : double{peep[(d * 3 + g) * H + j]}; };
+            const double i = sigmoid(xw[0][j] + hr[0][j] + P(0) * c[j]);
+            const double f = sigmoid(xw[2][j] + hr[2][j] + P(2) * c[j]);
+            const double g = std::tanh(xw[3][j] + hr[3][j]);
             c[j] = f * c[j] + i * g;
+            const double o = sigmoid(xw[1][j] + hr[1][j] + P(1) * c[j]);
             next[j] = o * std::tanh(c[j]);
           } else {
             const double z = sigmoid(xw[0][j] + hr[0][j]), rg = sigmoid(xw[1][j] + hr[1][j]);
@@ -106,6 +109,7 @@ struct Case {
   RnnCell cell;
   int32_t directions;
   bool reverse, linear_before_reset;
+  bool peephole = false;
 };
 
 class FloatRnnTest : public ::testing::TestWithParam<Case> {};
@@ -143,6 +147,8 @@ TEST_P(FloatRnnTest, MatchesTheDefinition) {
   for (size_t i = 0; i < xq.size(); ++i) x[i] = double{x_scale} * (xq[i] - x_zp);
   for (size_t i = 0; i < h0q.size(); ++i) h0[i] = double{h_scale} * (h0q[i] - h_zp);
   if (p.cell == RnnCell::kGru) std::fill(c0d.begin(), c0d.end(), 0.0);
+  const std::vector<float> peep = k.peephole ? floats(static_cast<size_t>(D * 3 * H))
+                                             : std::vector<float>{};
 
   std::vector<float> y(static_cast<size_t>(T * D * B * H)), y_c(static_cast<size_t>(D * B * H));
   std::vector<int8_t> y_h(static_cast<size_t>(D * B * H)), yq(y.size());
@@ -157,13 +163,14 @@ TEST_P(FloatRnnTest, MatchesTheDefinition) {
   o.bias = bias.data();
   o.initial_h = {h0q.data(), nullptr, h_scale, h_zp};
   if (p.cell == RnnCell::kLstm) o.initial_c = {nullptr, c0.data(), 0.0f, 0};
+  o.peephole = peep.empty() ? nullptr : peep.data();
   o.y = {nullptr, y.data(), 0.0f, 0};
   o.y_h = {y_h.data(), nullptr, yh_scale, yh_zp};
   if (p.cell == RnnCell::kLstm) o.y_c = {nullptr, y_c.data(), 0.0f, 0};
   float_rnn(p, o, scratch.data());
   EXPECT_EQ(scratch.back(), 12345.0f);
 
-  const Reference want = SlowRnn(p, x, w, r, bias, h0, c0d);
+  const Reference want = SlowRnn(p, x, w, r, bias, h0, c0d, peep);
   for (size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], want.y[i], 2e-5) << "Y " << i;
   for (size_t i = 0; i < y_h.size(); ++i) {
     const double q = std::nearbyint(want.y_h[i] / yh_scale) + yh_zp;
@@ -186,7 +193,8 @@ TEST_P(FloatRnnTest, MatchesTheDefinition) {
 INSTANTIATE_TEST_SUITE_P(
     Cells, FloatRnnTest,
     ::testing::Values(Case{RnnCell::kLstm, 1, false, false}, Case{RnnCell::kLstm, 1, true, false},
-                      Case{RnnCell::kLstm, 2, false, false}, Case{RnnCell::kGru, 1, false, false},
+                      Case{RnnCell::kLstm, 2, false, false}, Case{RnnCell::kLstm, 2, false, false, true},
+                      Case{RnnCell::kGru, 1, false, false},
                       Case{RnnCell::kGru, 1, false, true}, Case{RnnCell::kGru, 2, false, true},
                       Case{RnnCell::kGru, 1, true, false}));
 

@@ -1,6 +1,6 @@
 // MoteFloatRnn: ONNX's LSTM or GRU computed in float32 (mote/kernels/float_rnn.h). Inputs X
 // [T, B, I], W float32 [D, G*H, I], R float32 [D, G*H, H], B float32 [D, 2*G*H] or -1,
-// initial_h and initial_c [D, B, H] or -1; outputs Y [T, D, B, H], Y_h and Y_c [D, B, H]. X, the
+// initial_h and initial_c [D, B, H] or -1, P float32 [D, 3*H] or -1 (LSTM); outputs Y [T, D, B, H], Y_h and Y_c [D, B, H]. X, the
 // states and the outputs are each int8 (one scale) or float32; float32 scratch.
 
 #include "mote/kernels/float_rnn.h"
@@ -9,7 +9,7 @@
 namespace mote::runtime::internal {
 namespace {
 
-constexpr size_t kW = 1, kR = 2, kBias = 3, kInitialH = 4, kInitialC = 5;
+constexpr size_t kW = 1, kR = 2, kBias = 3, kInitialH = 4, kInitialC = 5, kPeephole = 6;
 
 bool is_lstm(const schema::FloatRnnOptions& o) { return o.cell() == schema::RnnCell::Lstm; }
 int32_t directions(const schema::FloatRnnOptions& o) {
@@ -40,7 +40,11 @@ Error check(const OpChecker& c) {
   }
   const int32_t steps = dim(x, 0), batches = dim(x, 1), input_size = dim(x, 2);
   const int32_t hidden = dim(r, 2);
-  if (hidden < 1 || int64_t{hidden} * gates * 2 > INT32_MAX) return c.bad("hidden size out of range");
+  // The scratch size stays far within 32 bits (a hostile shape must not wrap it).
+  if (hidden < 1 || int64_t{hidden} * gates * 2 > INT32_MAX ||
+      int64_t{batches} * hidden + input_size + 5 * int64_t{hidden} > (int64_t{1} << 26)) {
+    return c.bad("hidden size, batch or input size out of range");
+  }
   if (!has_dims(w, d, gates * hidden, input_size) || !has_dims(r, d, gates * hidden, hidden)) {
     return c.bad("W or R shape inconsistent with X and the cell");
   }
@@ -56,6 +60,12 @@ Error check(const OpChecker& c) {
     if (k == kInitialC && !lstm) return c.bad("a GRU has no initial cell state");
     if (!int8_or_float(*s) || !has_dims(*s, d, batches, hidden)) {
       return c.bad("initial state must be int8 or float32 [D, B, H]");
+    }
+  }
+  if (const Tensor* p = c.in(kPeephole)) {
+    if (!lstm || p->type() != DataType::Float32 || rank(*p) != 2 || dim(*p, 0) != d ||
+        dim(*p, 1) != 3 * hidden) {
+      return c.bad("P must be an LSTM's float32 [D, 3*H]");
     }
   }
   const size_t outputs = num_outputs(c.op());
@@ -107,6 +117,7 @@ void invoke(const Op& op) {
   o.bias = op.optional_in_data<float>(kBias);
   o.initial_h = input(op, kInitialH);
   o.initial_c = input(op, kInitialC);
+  o.peephole = op.optional_in_data<float>(kPeephole);
   o.y = output(op, 0);
   o.y_h = output(op, 1);
   o.y_c = output(op, 2);
@@ -124,7 +135,7 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 }  // namespace
 
 extern const OpRegistration kFloatRnnOp{
-    takes(3, 6, schema::OpOptions::FloatRnnOptions).outputs(3), &check, &required_scratch,
+    takes(3, 7, schema::OpOptions::FloatRnnOptions).outputs(3), &check, &required_scratch,
     /*runs_in_place=*/false, /*overlap=*/nullptr};
 extern const OpForm kFloatRnnPlain{&invoke};
 
