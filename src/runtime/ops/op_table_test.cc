@@ -121,7 +121,8 @@ TEST(OpTableTest, ScratchOnlyForKernelsThatMayNeedIt) {
   const std::set<OpKind> with_scratch = {OpKind::Conv2D, OpKind::DepthwiseConv2D,
                                          OpKind::FullyConnected, OpKind::AveragePool2D,
                                          OpKind::TransposeConv, OpKind::Svdf,
-                                         OpKind::UnidirectionalSequenceLstm, OpKind::SignalRfft};
+                                         OpKind::UnidirectionalSequenceLstm, OpKind::SignalRfft,
+                                         OpKind::FloatRnn};
   for (int k = 0; k <= static_cast<int>(OpKind::MAX); ++k) {
     const OpEntry& entry = *op_entry(static_cast<OpKind>(k));
     const bool listed = with_scratch.count(static_cast<OpKind>(k)) == 1;
