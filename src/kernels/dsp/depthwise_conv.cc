@@ -96,6 +96,23 @@ inline void four_channels(const Window<Rows>& win, int32_t c, uint32_t offset2, 
   store_sums(a, a0, a1, a2, a3);
 }
 
+#if defined(__ARM_FEATURE_DSP)
+// One depthwise tap in assembly, for four_channels_3x3 and four_channels_3x3_border: input word
+// widened with the zero point (t2 bytes 0/2, t0 bytes 1/3), weight word widened (t3, t1), each
+// channel's 16x16 product into its accumulator.
+#define MOTE_DSP_DW_TAP(addr_x, addr_w)             \
+  "ldr     %[t0], " addr_x "\n\t"                    \
+  "ldr     %[t1], " addr_w "\n\t"                    \
+  "sxtab16 %[t2], %[off], %[t0]\n\t"                 \
+  "sxtab16 %[t0], %[off], %[t0], ror #8\n\t"         \
+  "sxtb16  %[t3], %[t1]\n\t"                         \
+  "sxtb16  %[t1], %[t1], ror #8\n\t"                 \
+  "smlabb  %[a0], %[t2], %[t3], %[a0]\n\t"           \
+  "smlatt  %[a2], %[t2], %[t3], %[a2]\n\t"           \
+  "smlabb  %[a1], %[t0], %[t1], %[a1]\n\t"           \
+  "smlatt  %[a3], %[t0], %[t1], %[a3]\n\t"
+#endif
+
 // The same with the 3x3 window whole (the common interior pixel), its taps unrolled. On Arm,
 // without dilation (input taps as far apart as filter taps), in inline assembly: gcc 12 keeps the
 // eighteen tap addresses live across the channel loop and spills them (about 170 instructions per
@@ -111,19 +128,6 @@ inline void four_channels_3x3(const int8_t* x, const int8_t* w, ptrdiff_t d1, pt
   if (x_tap == w_tap) {
     const ptrdiff_t tap1 = w_tap, tap2 = 2 * w_tap;
     uint32_t t0, t1, t2, t3;
-    // One tap: input word widened with the zero point (t2 bytes 0/2, t0 bytes 1/3), weight word
-    // widened (t3, t1), each channel's 16x16 product into its accumulator.
-#define MOTE_DSP_DW_TAP(addr_x, addr_w)             \
-  "ldr     %[t0], " addr_x "\n\t"                    \
-  "ldr     %[t1], " addr_w "\n\t"                    \
-  "sxtab16 %[t2], %[off], %[t0]\n\t"                 \
-  "sxtab16 %[t0], %[off], %[t0], ror #8\n\t"         \
-  "sxtb16  %[t3], %[t1]\n\t"                         \
-  "sxtb16  %[t1], %[t1], ror #8\n\t"                 \
-  "smlabb  %[a0], %[t2], %[t3], %[a0]\n\t"           \
-  "smlatt  %[a2], %[t2], %[t3], %[a2]\n\t"           \
-  "smlabb  %[a1], %[t0], %[t1], %[a1]\n\t"           \
-  "smlatt  %[a3], %[t0], %[t1], %[a3]\n\t"
 #define MOTE_DSP_DW_ROW                             \
   MOTE_DSP_DW_TAP("[%[x]]", "[%[w]]")                \
   MOTE_DSP_DW_TAP("[%[x], %[tap1]]", "[%[w], %[tap1]]") \
@@ -158,7 +162,6 @@ inline void four_channels_3x3(const int8_t* x, const int8_t* w, ptrdiff_t d1, pt
     }
 #undef MOTE_DSP_DW_NEXT_W
 #undef MOTE_DSP_DW_ROW
-#undef MOTE_DSP_DW_TAP
     store_sums(a, a0, a1, a2, a3);
     return;
   }
@@ -176,9 +179,9 @@ inline void four_channels_3x3(const int8_t* x, const int8_t* w, ptrdiff_t d1, pt
 
 // The same for a 3x3 window clipped by the padding on one side (a border pixel but a corner): 3
 // rows of 2 taps or 2 rows of 3 (`rows`); input taps as far apart as filter taps (w_tap). Rows 1
-// and 2 are d1 and d1 + d2 bytes after row 0. The generic loop spends about 16 instructions a tap and 13 a
-// row; this takes 10 a tap. On the host, the generic loop. (Out of line: inlined into a loop,
-// gcc 12 found no fourteen registers for the assembly.)
+// and 2 are d1 and d1 + d2 bytes after row 0. The generic loop spends about 16 instructions a
+// tap and 13 a row; this takes 10 a tap. On the host, the generic loop. (Out of line: inlined
+// into a loop, gcc 12 found no fourteen registers for the assembly.)
 #if defined(__ARM_FEATURE_DSP)
 __attribute__((noinline)) void four_channels_3x3_border(const int8_t* x, const int8_t* w,
                                                         ptrdiff_t d1, ptrdiff_t d2,
@@ -187,17 +190,6 @@ __attribute__((noinline)) void four_channels_3x3_border(const int8_t* x, const i
   int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
   const ptrdiff_t tap1 = w_tap, tap2 = 2 * w_tap;
   uint32_t t0, t1, t2, t3;
-#define MOTE_DSP_DW_TAP(addr_x, addr_w)             \
-  "ldr     %[t0], " addr_x "\n\t"                    \
-  "ldr     %[t1], " addr_w "\n\t"                    \
-  "sxtab16 %[t2], %[off], %[t0]\n\t"                 \
-  "sxtab16 %[t0], %[off], %[t0], ror #8\n\t"         \
-  "sxtb16  %[t3], %[t1]\n\t"                         \
-  "sxtb16  %[t1], %[t1], ror #8\n\t"                 \
-  "smlabb  %[a0], %[t2], %[t3], %[a0]\n\t"           \
-  "smlatt  %[a2], %[t2], %[t3], %[a2]\n\t"           \
-  "smlabb  %[a1], %[t0], %[t1], %[a1]\n\t"           \
-  "smlatt  %[a3], %[t0], %[t1], %[a3]\n\t"
 #define MOTE_DSP_DW_ROW2                            \
   MOTE_DSP_DW_TAP("[%[x]]", "[%[w]]")                \
   MOTE_DSP_DW_TAP("[%[x], %[tap1]]", "[%[w], %[tap1]]")

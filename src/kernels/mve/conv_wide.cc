@@ -263,7 +263,8 @@ void conv_blocks(const Channel& channel, const Policy& policy, const ConvShape& 
   int32_t b = 0, oy = 0, ox = 0;
   for (int32_t q = 0; q < pixels; q += 4) {
     const uint32_t valid = pixels - q < 4 ? static_cast<uint32_t>(pixels - q) : 4;
-    typename Channel::Output* out = output + static_cast<size_t>(q) * static_cast<size_t>(s.output_c);
+    typename Channel::Output* out =
+        output + static_cast<size_t>(q) * static_cast<size_t>(s.output_c);
     const Input* x[4];
     uint32_t stored = 0;  // the pixels channels4 stores: lane k's four predicate bits
     for (uint32_t k = 0; k < valid; ++k) {
