@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mve/bytes.h"
 #include "mve/instance_tables.h"
 #include "mve/kernels.h"
 #include "mve/requantize.h"
@@ -363,22 +364,6 @@ inline Group group_of(const ConvShape& s, int32_t g, const int8_t* filter, const
   const ptrdiff_t depth = static_cast<ptrdiff_t>(s.filter_h) * s.filter_w * s.filter_c;
   return Group{filter + first * depth, bias != nullptr ? bias + first : nullptr,
                Quant{q.multiplier + first, q.shift + first, q.stage}};
-}
-
-// n bytes from src to dst, 16 at a time, the last ones predicated.
-inline void copy_bytes(const int8_t* src, int8_t* dst, int32_t n) {
-  int32_t i = 0;
-  for (; i + 16 <= n; i += 16) vstrbq_s8(dst + i, vldrbq_s8(src + i));
-  if (i < n) {
-    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(n - i));
-    vstrbq_p_s8(dst + i, vldrbq_z_s8(src + i, p), p);
-  }
-}
-
-inline void fill_bytes(int8_t* dst, int32_t n, int8x16_t value) {
-  int32_t i = 0;
-  for (; i + 16 <= n; i += 16) vstrbq_s8(dst + i, value);
-  if (i < n) vstrbq_p_s8(dst + i, value, vctp8q(static_cast<uint32_t>(n - i)));
 }
 
 // The input rows of output row y's window, looked up when y changes (not per pixel or tap):
