@@ -1,7 +1,8 @@
 // MoteFloatRnn: ONNX's LSTM or GRU computed in float32 (mote/kernels/float_rnn.h). Inputs X
 // [T, B, I], W float32 [D, G*H, I], R float32 [D, G*H, H], B float32 [D, 2*G*H] or -1,
-// initial_h and initial_c [D, B, H] or -1, P float32 [D, 3*H] or -1 (LSTM); outputs Y [T, D, B, H], Y_h and Y_c [D, B, H]. X, the
-// states and the outputs are each int8 (one scale) or float32; float32 scratch.
+// initial_h and initial_c [D, B, H] or -1, P float32 [D, 3*H] or -1 (LSTM); outputs
+// Y [T, D, B, H], Y_h and Y_c [D, B, H]. X, the states and the outputs are each int8 (one scale)
+// or float32; float32 scratch.
 
 #include "mote/kernels/float_rnn.h"
 #include "runtime/ops/op_support.h"
