@@ -6,6 +6,7 @@
 // OUT_DIR/fuzz_planner/*.bin, *.csv     their memory problems and random ones (planner_bytes.h)
 
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "compiler/builder/model_builder.h"
@@ -40,6 +42,46 @@ void write(const fs::path& path, const std::vector<uint8_t>& bytes) {
 }
 
 // Small graphs that reach the operators and kernel variants the named models do not.
+// An int8 sequence through a float LSTM or GRU (MoteFloatRnn, which only the ONNX reader makes,
+// so no .tflite seed): its load checks and float scratch.
+mote::ir::Graph float_rnn_graph(mote::ir::RnnCell cell) {
+  namespace ir = mote::ir;
+  const int32_t steps = 3, inputs = 4, hidden = 5;
+  const int32_t gates = cell == ir::RnnCell::kLstm ? 4 : 3;
+  ir::Graph g;
+  const auto add = [&](ir::DataType type, std::vector<int32_t> shape, bool constant) {
+    ir::Tensor t;
+    t.name = "t" + std::to_string(g.tensors.size());
+    t.type = type;
+    t.shape = std::move(shape);
+    if (type == ir::DataType::kInt8) t.quantization = ir::Quantization{{0.05f}, {3}, 0};
+    if (constant) {
+      t.is_constant = true;
+      std::vector<float> values(static_cast<size_t>(t.num_elements()));
+      for (size_t i = 0; i < values.size(); ++i) values[i] = 0.01f * static_cast<float>(i % 17) - 0.08f;
+      t.data.resize(values.size() * sizeof(float));
+      std::memcpy(t.data.data(), values.data(), t.data.size());
+    }
+    g.tensors.push_back(std::move(t));
+    return static_cast<int32_t>(g.tensors.size() - 1);
+  };
+  const int32_t x = add(ir::DataType::kInt8, {steps, 1, inputs}, false);
+  const int32_t w = add(ir::DataType::kFloat32, {1, gates * hidden, inputs}, true);
+  const int32_t r = add(ir::DataType::kFloat32, {1, gates * hidden, hidden}, true);
+  const int32_t b = add(ir::DataType::kFloat32, {1, 2 * gates * hidden}, true);
+  const int32_t y = add(ir::DataType::kInt8, {steps, 1, 1, hidden}, false);
+  const int32_t y_h = add(ir::DataType::kInt8, {1, 1, hidden}, false);
+  ir::Operator op;
+  op.type = ir::OpType::kFloatRnn;
+  op.inputs = {x, w, r, b};
+  op.outputs = {y, y_h};
+  op.options = ir::RnnOptions{cell, ir::RnnDirection::kForward, false};
+  g.operators.push_back(std::move(op));
+  g.inputs = {x};
+  g.outputs = {y, y_h};
+  return g;
+}
+
 std::vector<mote::builder::NamedModel> small_models() {
   std::vector<mote::builder::NamedModel> models;
   {  // strided valid conv, dilated depthwise with a multiplier, per-channel FC, int16-free head
@@ -250,6 +292,16 @@ int main(int argc, char** argv) {
       const std::string text = csv.str();
       write(planner_dir / ("small_" + n + ".csv"), std::vector<uint8_t>(text.begin(), text.end()));
       files += 4;
+    }
+    for (const auto& [name, cell] : {std::pair{"float_lstm", mote::ir::RnnCell::kLstm},
+                                      std::pair{"float_gru", mote::ir::RnnCell::kGru}}) {
+      for (const char* cpu : {"cortex-m0", "cortex-m4", "cortex-m55"}) {
+        mote::pipeline::CompileOptions options;
+        options.plan.cpu = cpu;
+        write(program_dir / (std::string(name) + "_" + cpu + ".mote"),
+              mote::pipeline::compile(float_rnn_graph(cell), options).program);
+        ++files;
+      }
     }
     files += write_regression_seeds(tflite_dir, program_dir);
     std::cout << "make_seeds: " << files << " files in " << out.string() << "\n";
