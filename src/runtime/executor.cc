@@ -164,7 +164,9 @@ TensorView Executor::output(size_t index) const {
 }
 
 bool Executor::inputs_bound() const {
-  for (size_t i = 0; i < kMaxExternalInputs; ++i) {
+  const size_t n = program_.num_inputs() < kMaxExternalInputs ? program_.num_inputs()
+                                                              : kMaxExternalInputs;
+  for (size_t i = 0; i < n; ++i) {
     if (external_[i] == nullptr && input_is_external(i)) return false;
   }
   return true;
@@ -174,23 +176,25 @@ Error Executor::run() {
   // Also for a program without operators: the caller learns of the missing binding at once.
   if (!inputs_bound()) return Error::kInputNotBound;
   const size_t n = num_operators();
-  for (size_t i = 0; i < n; ++i) MOTE_TRY(run_operator(i));
+  for (size_t i = 0; i < n; ++i) MOTE_TRY(run_bound(i));
   return Error::kOk;
 }
 
 Error Executor::run_operator(size_t index) {
-  const schema::Program& p = *program_.root();
-  const auto& ops = *p.operators();
-  if (index >= ops.size()) return Error::kInvalidArgument;
-  const schema::Operator& op = *ops.Get(static_cast<flatbuffers::uoffset_t>(index));
+  if (index >= num_operators()) return Error::kInvalidArgument;
   if (!inputs_bound()) return Error::kInputNotBound;
+  return run_bound(index);
+}
+
+Error Executor::run_bound(size_t index) {
+  const schema::Program& p = *program_.root();
 #if MOTE_DEBUG_CHECKS
   // Re-derive the kernel's scratch need with its own function: catches a compiler that
   // planned too little (or program bytes that changed after load).
+  const schema::Operator& op = *p.operators()->Get(static_cast<flatbuffers::uoffset_t>(index));
   const size_t planned = op.scratch() != nullptr ? op.scratch()->size() : 0;
   if (planned < internal::required_scratch_bytes(p, op)) return Error::kScratchTooSmall;
 #endif
-  (void)op;
   return internal::run_step(internal::OpEnv{&p, arena_, program_.constants(), external_},
                             static_cast<uint32_t>(index));
 }

@@ -116,6 +116,9 @@ class Executor {
   TensorView view(int32_t tensor_index) const;
   // Every external input has a buffer bound.
   bool inputs_bound() const;
+  // Operator `index` (in range), every external input bound: run() checks the bindings once,
+  // not before each operator.
+  Error run_bound(size_t index);
 
   Program program_;
   uint8_t* arena_;

@@ -110,16 +110,12 @@ inline uint16_t type_forms(const schema::Program& program, const schema::Operato
                ? tensors.Get(static_cast<uint32_t>(list->Get(k)))->type()
                : schema::DataType::Int8;
   };
+  // Each type read once: run_operator asks on every call.
+  const schema::DataType in = type_of(op.inputs(), 0), out = type_of(op.outputs(), 0);
   uint16_t mask = 0;
-  if (type_of(op.inputs(), 0) == schema::DataType::Int16 ||
-      type_of(op.outputs(), 0) == schema::DataType::Int16) {
-    mask |= kFormInt16;
-  }
+  if (in == schema::DataType::Int16 || out == schema::DataType::Int16) mask |= kFormInt16;
   if (type_of(op.inputs(), 1) == schema::DataType::Int4) mask |= kFormInt4;
-  if (type_of(op.inputs(), 0) == schema::DataType::Int32 ||
-      type_of(op.outputs(), 0) == schema::DataType::Int32) {
-    mask |= kFormInt32;
-  }
+  if (in == schema::DataType::Int32 || out == schema::DataType::Int32) mask |= kFormInt32;
   return mask;
 }
 
