@@ -20,6 +20,9 @@ namespace {
 // e^r by its Taylor series to r^7 (relative error below 2^-24 there), times 2^n built in the
 // exponent field.
 float exp_float(float x) {
+  // NaN (a program's weights may hold anything) stays NaN, without converting it to an integer;
+  // quantize_half_even gives it the zero point.
+  if (!(x == x)) return x;
   if (x > 88.0f) x = 88.0f;
   if (x < -87.0f) return 0.0f;  // below 2^-125: nothing a gate distinguishes from 0
   const float shifted = x * 1.44269504f + (x < 0.0f ? -0.5f : 0.5f);

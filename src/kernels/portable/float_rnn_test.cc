@@ -190,6 +190,39 @@ TEST_P(FloatRnnTest, MatchesTheDefinition) {
   }
 }
 
+// Weights that are NaN or infinite (a program's constants may hold any bits) give defined
+// results: no float-to-integer conversion out of range (the sanitized suite runs this), NaN
+// outputs quantized to the zero point, infinities saturated.
+TEST(FloatRnn, NonFiniteWeightsGiveDefinedOutputs) {
+  for (const RnnCell cell : {RnnCell::kLstm, RnnCell::kGru}) {
+    FloatRnnParams p{};
+    p.cell = cell;
+    p.directions = 1;
+    p.steps = 2;
+    p.batches = 1;
+    p.input_size = 3;
+    p.hidden_size = 2;
+    const int32_t g = rnn_gates(cell);
+    std::vector<float> w(static_cast<size_t>(g * 2 * 3), 0.5f), r(static_cast<size_t>(g * 2 * 2), 0.25f);
+    w[0] = std::nanf("");
+    w[1] = INFINITY;
+    r[1] = -INFINITY;
+    const std::vector<int8_t> x = {10, -20, 30, 40, -50, 60};
+    std::vector<int8_t> y(2 * 2), y_h(2);
+    std::vector<float> scratch(float_rnn_scratch_bytes(cell, 1, 3, 2) / sizeof(float));
+    FloatRnnOperands o{};
+    o.x = {x.data(), nullptr, 0.1f, 0};
+    o.w = w.data();
+    o.r = r.data();
+    o.y = {y.data(), nullptr, 0.05f, 7};
+    o.y_h = {y_h.data(), nullptr, 0.05f, 7};
+    float_rnn(p, o, scratch.data());
+    // Every hidden value reached by the NaN is NaN: the zero point.
+    EXPECT_EQ(y_h[0], 7);
+    EXPECT_EQ(y[0], 7);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Cells, FloatRnnTest,
     ::testing::Values(Case{RnnCell::kLstm, 1, false, false}, Case{RnnCell::kLstm, 1, true, false},
