@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "mote/kernels/broadcast.h"
 
 namespace mote {
@@ -65,6 +67,22 @@ inline BroadcastRows broadcast_rows(const BroadcastShape& s) {
 inline bool takes_broadcast_rows(const BroadcastShape& s) {
   const BroadcastRows r = broadcast_rows(s);
   return r.rows && (r.count == 1 || r.inner == 1 || r.inner >= 4);
+}
+
+// The kernels' loop over r's rows: elements(std::true_type, count, full, run, out) once when the
+// repeated run is a scalar (every element against it), else elements(std::false_type, inner, row,
+// run, out_row) row by row.
+template <typename Elements>
+inline void for_each_row(const BroadcastRows& r, const int8_t* full, const int8_t* run,
+                         int8_t* out, const Elements& elements) {
+  if (r.inner == 1) {
+    elements(std::true_type{}, r.count, full, run, out);
+    return;
+  }
+  const size_t inner = static_cast<size_t>(r.inner);
+  for (size_t row = 0; row < r.count; ++row, full += inner, out += inner) {
+    elements(std::false_type{}, inner, full, run, out);
+  }
 }
 
 }  // namespace kernels

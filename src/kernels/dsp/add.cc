@@ -81,14 +81,11 @@ void add(const AddParams& params, const BroadcastShape& shape, const int8_t* inp
     std::swap(s1, s2);
     std::swap(full, run);
   }
-  if (r.inner == 1) {
-    add_elements<true>(p, s1, s2, s2(run[0]), r.count, full, run, output);
-    return;
-  }
-  const size_t inner = static_cast<size_t>(r.inner);
-  for (size_t row = 0; row < r.count; ++row, full += inner, output += inner) {
-    add_elements<false>(p, s1, s2, 0, inner, full, run, output);
-  }
+  const int32_t held = s2(run[0]);  // the scaled value of a scalar run
+  for_each_row(r, full, run, output,
+               [&](auto scalar, size_t n, const int8_t* a, const int8_t* b, int8_t* out) {
+                 add_elements<decltype(scalar)::value>(p, s1, s2, held, n, a, b, out);
+               });
 }
 
 }  // namespace dsp

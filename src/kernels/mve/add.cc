@@ -62,13 +62,11 @@ void add_elements(const AddParams& p, int32_t n, const int8_t* a, const int8_t* 
 template <bool kRightShifts>
 void add_rows(const AddParams& p, const BroadcastRows& r, const int8_t* full, const int8_t* run,
               int8_t* out) {
-  if (r.inner == 1) {
-    add_elements<kRightShifts, true>(p, static_cast<int32_t>(r.count), full, run, out);
-    return;
-  }
-  for (size_t row = 0; row < r.count; ++row, full += r.inner, out += r.inner) {
-    add_elements<kRightShifts, false>(p, r.inner, full, run, out);
-  }
+  for_each_row(r, full, run, out,
+               [&](auto scalar, size_t n, const int8_t* a, const int8_t* b, int8_t* o) {
+                 add_elements<kRightShifts, decltype(scalar)::value>(p, static_cast<int32_t>(n),
+                                                                     a, b, o);
+               });
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
 // mve MUL of same-shape inputs, or of one input against a per-channel or scalar operand
-// (broadcast_rows.h: row by row, a scalar held): eight elements per step. The inputs are loaded widened to int16
-// lanes (VLDRB.S16) and centred there (|x + offset| <= 255); VMULLB/VMULLT form the int32
-// products of the even and odd lanes, each four requantized as mve/requantize.h's vector step
-// (bit for bit TFLite's MultiplyByQuantizedMultiplier, as portable), offset and clamped; VMOVNB/
-// VMOVNT put them back in lane order as int16 and one narrowing store (VSTRB.16) writes the eight
-// bytes. The two truncations (int32 -> int16 -> int8) keep the low byte, as portable's cast does.
-// The last step is predicated (VCTP16). Elements i..i+7 are read before they are written, so the
-// output may be either input (in place) or start anywhere before them.
+// (broadcast_rows.h: row by row, a scalar held): eight elements per step. The inputs are loaded
+// widened to int16 lanes (VLDRB.S16) and centred there (|x + offset| <= 255); VMULLB/VMULLT form
+// the int32 products of the even and odd lanes, each four requantized as mve/requantize.h's vector
+// step (bit for bit TFLite's MultiplyByQuantizedMultiplier, as portable), offset and clamped;
+// VMOVNB/VMOVNT put them back in lane order as int16 and one narrowing store (VSTRB.16) writes the
+// eight bytes. The two truncations (int32 -> int16 -> int8) keep the low byte, as portable's cast
+// does. The last step is predicated (VCTP16). Elements i..i+7 are read before they are written, so
+// the output may be either input (in place) or start anywhere before them.
 
 #include <arm_mve.h>
 #include <stddef.h>
@@ -67,13 +67,10 @@ void mul_elements(const MulParams& p, int32_t n, const int8_t* a, const int8_t* 
 template <bool kLeft>
 void mul_rows(const MulParams& p, const BroadcastRows& r, const int8_t* full, const int8_t* run,
               int8_t* out) {
-  if (r.inner == 1) {
-    mul_elements<kLeft, true>(p, static_cast<int32_t>(r.count), full, run, out);
-    return;
-  }
-  for (size_t row = 0; row < r.count; ++row, full += r.inner, out += r.inner) {
-    mul_elements<kLeft, false>(p, r.inner, full, run, out);
-  }
+  for_each_row(r, full, run, out,
+               [&](auto scalar, size_t n, const int8_t* a, const int8_t* b, int8_t* o) {
+                 mul_elements<kLeft, decltype(scalar)::value>(p, static_cast<int32_t>(n), a, b, o);
+               });
 }
 
 }  // namespace
