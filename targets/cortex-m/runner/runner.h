@@ -15,7 +15,8 @@
 //                                  (0: none), which the runner writes as floats, quantized
 //   size_t output_count() const;   ConstBytes output(size_t i) const;
 //   size_t operator_count() const; const char* operator_name(size_t i) const;
-//   Status run_operator(size_t i);  operators 0 .. count-1 in order make one inference
+//   Status run();                   one inference, as the application runs it
+//   Status run_operator(size_t i);  operators 0 .. count-1 in order make one inference too
 //   void reset_state();             states (variable tensors) back to their initial values
 //   void print_memory_status() const; the memory status lines exactly as `mote run` prints them
 //

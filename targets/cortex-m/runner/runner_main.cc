@@ -116,14 +116,6 @@ int input_size_error(Model& model) {
   return mote::runner::kExitRuntimeError;
 }
 
-Status run_all(Model& model) {
-  for (size_t i = 0; i < model.operator_count(); ++i) {
-    const Status status = model.run_operator(i);
-    if (!status.ok()) return status;
-  }
-  return mote::runner::kOk;
-}
-
 // FNV-1a over every output, to compare the two inferences.
 uint32_t hash_outputs(const Model& model) {
   uint32_t hash = 2166136261u;
@@ -208,7 +200,7 @@ int sweep(size_t step) {
       ++input_changed;
       continue;
     }
-    if (!run_all(model).ok()) {
+    if (!model.run().ok()) {
       ++run_failed;
       continue;
     }
@@ -305,7 +297,7 @@ int main() {
   const uint64_t input_ticks = float_inputs ? systick_ticks() - start : 0;
   paint_stack();
   start = systick_ticks();
-  status = run_all(model);
+  status = model.run();
   const uint64_t run_ticks = systick_ticks() - start + input_ticks;
   const size_t run_stack = stack_peak_bytes() - depth;
   if (!status.ok()) return fail(status);

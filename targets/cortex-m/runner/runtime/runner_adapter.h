@@ -1,7 +1,8 @@
 #pragma once
 // The runner's adapter to Mote's runtime (include/mote/runtime): Model::load is Program::load plus
-// Executor::create, run_operator(i) is Executor::run_operator(i), and print_memory_status prints
-// format_memory_status(), the same five "I mote: ..." lines as `mote run` on the host.
+// Executor::create, run() is Executor::run(), run_operator(i) Executor::run_operator(i), and
+// print_memory_status prints format_memory_status(), the same five "I mote: ..." lines as
+// `mote run` on the host.
 // The Program and Executor handles live inside Model, on the runner's stack; the runtime itself
 // keeps nothing in static RAM.
 
@@ -75,11 +76,8 @@ class Model {
     return schema::EnumNameOpKind(ops->Get(static_cast<flatbuffers::uoffset_t>(i))->kind());
   }
 
-  Status run_operator(size_t i) {
-    const runtime::Error error = executor_->run_operator(i);
-    if (error != runtime::Error::kOk) return {static_cast<int>(error), runtime::to_string(error)};
-    return kOk;
-  }
+  Status run() { return status(executor_->run()); }
+  Status run_operator(size_t i) { return status(executor_->run_operator(i)); }
 
   // TFLite's variable tensors (SVDF's, an LSTM's states) back to their initial values.
   void reset_state() { executor_->reset_state(); }
@@ -92,6 +90,11 @@ class Model {
   }
 
  private:
+  static Status status(runtime::Error error) {
+    if (error != runtime::Error::kOk) return {static_cast<int>(error), runtime::to_string(error)};
+    return kOk;
+  }
+
   runtime::Result<runtime::Executor> executor_ = runtime::Error::kInternal;
   // "invalid program: operator 3 (CONV_2D): <reason>", "arena too small: the program needs...".
   char message_[256] = {};

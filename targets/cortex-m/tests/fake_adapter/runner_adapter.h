@@ -54,6 +54,14 @@ class Model {
 
   void reset_state() {}  // the toy format keeps no state
 
+  Status run() {
+    for (size_t i = 0; i < operators_; ++i) {
+      const Status status = run_operator(i);
+      if (!status.ok()) return status;
+    }
+    return kOk;
+  }
+
   Status run_operator(size_t i) {
     if (i >= operators_) return {3, "operator index out of range"};
     const uint8_t* from = i == 0 ? input_ : output_;
