@@ -403,10 +403,12 @@ TEST(Stateful, LoaderRefusesAStateThatSharesBytes) {
   ASSERT_NE(state, other);
   const uint32_t saved = program->tensors[other]->offset;
   program->tensors[other]->offset = program->tensors[state]->offset;
+  emit::write_call_words(*program);  // the output's new place in its operator's call
   const auto [error, reason] = repack_and_load(*program);
   EXPECT_EQ(error, runtime::Error::kInvalidPlan);
   EXPECT_THAT(reason, HasSubstr("shares bytes"));
   program->tensors[other]->offset = saved;
+  emit::write_call_words(*program);
 
   // A state that claims a shorter life is refused before the plan is looked at.
   program->tensors[state]->last_step = 0;

@@ -8,6 +8,7 @@
 #include "mote/kernels/quantize.h"
 #include "mote/runtime/decimal.h"
 #include "runtime/internal.h"
+#include "runtime/ops/op_forms.h"
 #include "runtime/stages.h"
 
 namespace mote {
@@ -35,7 +36,10 @@ Result<Executor> Executor::create(const Program& program, uint8_t* arena, size_t
     return Error::kArenaMisaligned;
   }
   // Only the planned bytes are ever touched; the rest of a larger arena stays the caller's.
-  Executor executor(program, arena, static_cast<uint32_t>(program.arena_size()));
+  Executor executor(program, arena);
+  for (const schema::Operator* op : *program.root()->operators()) {
+    executor.type_forms_ |= internal::type_forms(*program.root(), *op) != 0;
+  }
   executor.reset_state();
   return executor;
 }
@@ -175,28 +179,35 @@ bool Executor::inputs_bound() const {
 Error Executor::run() {
   // Also for a program without operators: the caller learns of the missing binding at once.
   if (!inputs_bound()) return Error::kInputNotBound;
+  internal::OpEnv env;
+  fill_env(&env);
   const size_t n = num_operators();
-  for (size_t i = 0; i < n; ++i) MOTE_TRY(run_bound(i));
+  for (size_t i = 0; i < n; ++i) MOTE_TRY(run_bound(env, i));
   return Error::kOk;
 }
 
 Error Executor::run_operator(size_t index) {
   if (index >= num_operators()) return Error::kInvalidArgument;
   if (!inputs_bound()) return Error::kInputNotBound;
-  return run_bound(index);
+  internal::OpEnv env;
+  fill_env(&env);
+  return run_bound(env, index);
 }
 
-Error Executor::run_bound(size_t index) {
-  const schema::Program& p = *program_.root();
+void Executor::fill_env(internal::OpEnv* env) const {
+  *env = internal::OpEnv{program_.root(), arena_, program_.constants(), external_, type_forms_};
+}
+
+Error Executor::run_bound(const internal::OpEnv& env, size_t index) {
 #if MOTE_DEBUG_CHECKS
+  const schema::Program& p = *env.program;
   // Re-derive the kernel's scratch need with its own function: catches a compiler that
   // planned too little (or program bytes that changed after load).
   const schema::Operator& op = *p.operators()->Get(static_cast<flatbuffers::uoffset_t>(index));
   const size_t planned = op.scratch() != nullptr ? op.scratch()->size() : 0;
   if (planned < internal::required_scratch_bytes(p, op)) return Error::kScratchTooSmall;
 #endif
-  return internal::run_step(internal::OpEnv{&p, arena_, program_.constants(), external_},
-                            static_cast<uint32_t>(index));
+  return internal::run_step(env, static_cast<uint32_t>(index));
 }
 
 MemoryStatus Executor::memory_status() const {

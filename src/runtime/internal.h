@@ -132,6 +132,8 @@ struct OpEnv {
   const uint8_t* constants;
   // The caller's buffers of external graph inputs, by slot (external_slot); all bound.
   const uint8_t* const* external;
+  // Some operator runs a type form (op_forms.h: 16x8, int4 weights, int32); false: none does.
+  bool type_forms;
 };
 
 // The operator table's uses (operators.cc): the load-time check of one operator (its kind is
@@ -140,6 +142,11 @@ struct OpEnv {
 Error validate_operator(const OpCheckContext& context, const schema::Operator& op);
 size_t required_scratch_bytes(const schema::Program& program, const schema::Operator& op);
 Error run_operator(const OpEnv& env, const schema::Operator& op);
+// The words of `op`'s prepared call (Operator.call) into words[kMaxCallWords] and their count
+// (0: its whole-map form takes none); false when its tensors are not where a call can have them.
+// Reads the operator's fields unchecked beyond what the loader checked before its call words.
+bool call_words(const schema::Program& program, const schema::Operator& op, int32_t* words,
+                size_t* count);
 
 }  // namespace internal
 }  // namespace runtime

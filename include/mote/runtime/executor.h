@@ -38,6 +38,10 @@ struct MemoryStatus {
   size_t inputs_outside;  // bytes of the graph inputs kept outside the arena (the caller's)
 };
 
+namespace internal {
+struct OpEnv;  // src/runtime/internal.h
+}  // namespace internal
+
 class Executor {
  public:
   /// Binds `arena[0, arena_size)` to `program`. The arena must hold program.arena_size() bytes
@@ -110,19 +114,22 @@ class Executor {
   const Program& program() const { return program_; }
 
  private:
-  Executor(const Program& program, uint8_t* arena, uint32_t arena_size)
-      : program_(program), arena_(arena), arena_size_(arena_size) {}
+  Executor(const Program& program, uint8_t* arena) : program_(program), arena_(arena) {}
 
   TensorView view(int32_t tensor_index) const;
   // Every external input has a buffer bound.
   bool inputs_bound() const;
-  // Operator `index` (in range), every external input bound: run() checks the bindings once,
-  // not before each operator.
-  Error run_bound(size_t index);
+  // What the operators run with (every external input bound).
+  void fill_env(internal::OpEnv* env) const;
+  // Operator `index` (in range), every external input bound: run() checks the bindings and
+  // fills `env` once, not before each operator.
+  Error run_bound(const internal::OpEnv& env, size_t index);
 
   Program program_;
   uint8_t* arena_;
-  uint32_t arena_size_;
+  // Some operator runs a type form (16x8, int4 weights, int32: ops/op_forms.h), which
+  // run_operator then looks up; an int8 program's operators skip that.
+  bool type_forms_ = false;
   // The caller's buffers of external inputs, by input index (null: not bound).
   const uint8_t* external_[kMaxExternalInputs] = {};
 };

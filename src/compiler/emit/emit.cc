@@ -15,6 +15,7 @@
 
 #include "compiler/ir/error.h"
 #include "compiler/ir/label.h"
+#include "mote/runtime/call_words.h"
 #include "mote/runtime/program.h"
 #include "mote/runtime/stage_words.h"
 
@@ -65,6 +66,7 @@ uint32_t ConstantPool::add(std::span<const uint8_t> bytes) {
 std::vector<uint8_t> emit_program(schema::ProgramT program) {
   program.version = runtime::kFormatVersion;
   write_stage_words(program);
+  write_call_words(program);
   // Load it back exactly as a device would: from a 16-byte aligned copy.
   const AlignedBuffer bytes(pack(program));
   runtime::LoadDiagnostic diagnostic;
@@ -99,6 +101,19 @@ void write_stage_words(schema::ProgramT& program) {
     if (!runtime::stage_row_words(view, static_cast<uint32_t>(k), args.data(), args.size())) {
       std::fill(args.begin(), args.end(), 0);
     }
+  }
+}
+
+void write_call_words(schema::ProgramT& program) {
+  // The words hold arena and constant-blob offsets, which packing does not move.
+  for (auto& op : program.operators) op->call.clear();
+  const AlignedBuffer packed(pack(program));
+  const schema::Program& view = *schema::GetProgram(packed.data());
+  for (uint32_t i = 0; i < program.operators.size(); ++i) {
+    int32_t words[runtime::kMaxOperatorCallWords];
+    // An operator the runtime cannot call keeps none, which the loader refuses naming it.
+    const int count = runtime::operator_call_words(view, i, words);
+    if (count > 0) program.operators[i]->call.assign(words, words + count);
   }
 }
 

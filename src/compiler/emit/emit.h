@@ -57,6 +57,10 @@ std::vector<uint8_t> emit_program(schema::ProgramT program);
 /// requires of them (runtime::stage_row_words: its operators' kernel parameters and tensor
 /// offsets). emit_program calls it; a test that moves tensors of a program calls it again.
 void write_stage_words(schema::ProgramT& program);
+/// Sets every operator's prepared call (Operator.call) to what the runtime requires of it
+/// (runtime::operator_call_words: its kernel's parameters and where its tensors sit), none where
+/// its form takes none. emit_program calls it; so does a test that changes a program's tensors.
+void write_call_words(schema::ProgramT& program);
 
 /// runtime::Program::load with a workspace that fits any program, so the plan check is
 /// O(n log n) even for a program with thousands of tensors. `bytes` must be 16-byte aligned.

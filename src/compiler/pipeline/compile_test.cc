@@ -816,6 +816,53 @@ TEST(Compile, SeveralStagesLowerPeaksApart) {
   }
 }
 
+// Fully connected operators run from their prepared calls (Operator.call): the loader requires
+// exactly the words the runtime derives, and nothing on operators whose form takes none.
+TEST(Compile, PreparedCallsAreChecked) {
+  CompileOptions options;
+  options.plan.cpu = "cortex-m4";
+  options.plan.time_limit_ms = 50;
+  const Compiled compiled = compile(builder::kws_dscnn_like(), options);
+  const auto* program = schema::GetProgram(compiled.program.data());
+  size_t fc = 0, other = 0;
+  bool found_fc = false, found_other = false;
+  for (uint32_t k = 0; k < program->operators()->size(); ++k) {
+    const schema::Operator& op = *program->operators()->Get(k);
+    if (op.kind() == schema::OpKind::FullyConnected) {
+      ASSERT_NE(op.call(), nullptr) << "operator " << k;
+      if (!found_fc) fc = k;
+      found_fc = true;
+    } else {
+      EXPECT_EQ(op.call(), nullptr) << "operator " << k;
+      if (!found_other) other = k;
+      found_other = true;
+    }
+  }
+  ASSERT_TRUE(found_fc && found_other);
+  std::vector<std::vector<uint8_t>> inputs = {std::vector<uint8_t>(
+      program->tensors()->Get(static_cast<uint32_t>(program->inputs()->Get(0)))->size(), 7)};
+  auto refusal = [&](const std::function<void(schema::ProgramT&)>& change) {
+    return tampered_refusal(*program, inputs, change);
+  };
+  using ::testing::HasSubstr;
+  EXPECT_EQ(refusal([](schema::ProgramT&) {}), "");
+  EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.operators[fc]->call.clear(); }),
+              HasSubstr("without its call words"));
+  EXPECT_THAT(refusal([&](schema::ProgramT& p) {
+                p.operators[other]->call = p.operators[fc]->call;
+              }),
+              HasSubstr("whose form takes none"));
+  EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.operators[fc]->call.pop_back(); }),
+              HasSubstr("call words (Operator.call) differ"));
+  // Every word is checked: a parameter, a tensor's place.
+  const size_t words = program->operators()->Get(static_cast<uint32_t>(fc))->call()->size();
+  for (size_t w = 0; w < words; ++w) {
+    EXPECT_THAT(refusal([&](schema::ProgramT& p) { p.operators[fc]->call[w] ^= 4; }),
+                HasSubstr("call words (Operator.call) differ"))
+        << "word " << w;
+  }
+}
+
 // The options of the streamed programs the loader's tests below tamper with.
 CompileOptions streamed_m4() {
   CompileOptions options;

@@ -84,15 +84,63 @@ void with_params(const Op& op, Run run) {
   run(p);
 }
 
+// The int8 forms' prepared call (Operator.call): FullyConnectedParams without pointers, and
+// where the tensors and the constant arrays sit.
+struct FullyConnectedCall {
+  int32_t batches, input_depth, output_depth;
+  int32_t input_offset, filter_offset, output_offset, act_min, act_max;
+  int32_t multiplier, shift;                 // per tensor (multipliers -1), else 0
+  int32_t multipliers, shifts, kernel_sums;  // offsets in the constant blob, -1: absent
+  int32_t input, filter, bias, output;       // call_operand words
+};
+
+bool call_args(const schema::Program& program, const schema::Operator& op, int32_t* words) {
+  const auto& o = *op.options_as<schema::FullyConnectedOptions>();
+  const Tensor &x = input_of(program, op, 0), &w = input_of(program, op, 1);
+  FullyConnectedCall c;
+  c.output_depth = dim(w, 0);
+  c.input_depth = dim(w, 1);
+  c.batches = static_cast<int32_t>(element_count(x) / static_cast<size_t>(c.input_depth));
+  c.input_offset = o.input_offset();
+  c.filter_offset = o.filter_offset();
+  c.output_offset = o.output_offset();
+  c.act_min = o.activation_min();
+  c.act_max = o.activation_max();
+  if (!row_constant(o.multipliers(), &c.multipliers) || !row_constant(o.shifts(), &c.shifts) ||
+      !row_constant(o.kernel_sums(), &c.kernel_sums)) {
+    return false;
+  }
+  const schema::Requant* r = c.multipliers < 0 ? o.output_requant() : nullptr;
+  c.multiplier = r != nullptr ? r->multiplier() : 0;
+  c.shift = r != nullptr ? r->shift() : 0;
+  return call_operand(program, input_index(op, 0), &c.input) &&
+         call_operand(program, input_index(op, 1), &c.filter) &&
+         call_operand(program, num_inputs(op) > 2 ? input_index(op, 2) : -1, &c.bias) &&
+         call_output(program, output_index(op, 0), &c.output) && write_call_args(c, words);
+}
+
 // Plain runs the extension's kernel alone (every extension takes every shape); portable
 // (Operator.portable_kernel, a CPU without extension) the portable one.
 template <auto kKernel>
-void invoke(const Op& op) {
-  with_params(op, [&](kernels::FullyConnectedParams& p) {
-    p.kernel_sums = op.constant_i32(op.options<schema::FullyConnectedOptions>().kernel_sums());
-    kKernel(p, op.in_data<int8_t>(0), op.in_data<int8_t>(1), op.optional_in_data<int32_t>(2),
-            op.out_data<int8_t>());
-  });
+void invoke_call(const OpEnv& env, const int32_t* words) {
+  const auto& c = *reinterpret_cast<const FullyConnectedCall*>(words);
+  kernels::FullyConnectedParams p;
+  p.batches = c.batches;
+  p.input_depth = c.input_depth;
+  p.output_depth = c.output_depth;
+  p.input_offset = c.input_offset;
+  p.filter_offset = c.filter_offset;
+  p.output_offset = c.output_offset;
+  p.act_min = c.act_min;
+  p.act_max = c.act_max;
+  // Per tensor, the kernel reads the multiplier and shift in the words themselves.
+  p.per_channel = c.multipliers >= 0;
+  p.output_multiplier =
+      p.per_channel ? row_constant_data<int32_t>(env, c.multipliers) : &c.multiplier;
+  p.output_shift = p.per_channel ? row_constant_data<int32_t>(env, c.shifts) : &c.shift;
+  p.kernel_sums = row_constant_data<int32_t>(env, c.kernel_sums);
+  kKernel(p, call_input<int8_t>(env, c.input), call_input<int8_t>(env, c.filter),
+          call_input<int32_t>(env, c.bias), call_output_data<int8_t>(env, c.output));
 }
 
 void invoke_16x8(const Op& op) {
@@ -123,9 +171,12 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
 
 extern const OpRegistration kFullyConnectedOp{
     takes(2, 3, schema::OpOptions::FullyConnectedOptions).int8(2).int16(1).int4(), &check,
-    &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr};
-extern const OpForm kFullyConnectedPlain{&invoke<&kernels::fully_connected_extension>};
-extern const OpForm kFullyConnectedPortable{&invoke<&kernels::portable_fully_connected>};
+    &required_scratch, /*runs_in_place=*/false, /*overlap=*/nullptr, &call_args,
+    kCallWords<FullyConnectedCall>};
+extern const OpForm kFullyConnectedPlain{nullptr,
+                                         &invoke_call<&kernels::fully_connected_extension>};
+extern const OpForm kFullyConnectedPortable{nullptr,
+                                            &invoke_call<&kernels::portable_fully_connected>};
 extern const OpForm kFullyConnectedInt16{&invoke_16x8};
 extern const OpForm kFullyConnectedInt4{&invoke_int4};
 

@@ -99,6 +99,30 @@ bool row_operand(const schema::Program& program, int32_t index, RowOperand* oper
   }
 }
 
+bool call_operand(const schema::Program& program, int32_t index, int32_t* word) {
+  *word = -1;
+  if (index < 0) return true;
+  const Tensor& t = tensor_at(program, index);
+  uint32_t at = t.offset();
+  int32_t place = kCallArena;
+  if (t.location() == Location::Constant) {
+    place = kCallConstant;
+  } else if (t.location() == Location::External) {
+    const int32_t slot = external_slot(program, index);
+    if (slot < 0) return false;
+    at = static_cast<uint32_t>(slot);
+    place = kCallExternal;
+  }
+  if (at > (INT32_MAX >> 2)) return false;
+  *word = static_cast<int32_t>(at << 2) | place;
+  return true;
+}
+
+bool call_output(const schema::Program& program, int32_t index, int32_t* word) {
+  return index >= 0 && tensor_at(program, index).location() == Location::Arena &&
+         call_operand(program, index, word);
+}
+
 bool row_constant(const schema::Region* region, int32_t* at) {
   if (region == nullptr || region->size() == 0) {
     *at = -1;

@@ -275,6 +275,42 @@ class Op {
   const schema::Operator& op_;
 };
 
+// Prepared calls (OpRegistration::call_args): a tensor as one word, its offset in the arena or the
+// constant blob, or its external slot, times four plus where it is; -1 for an absent optional
+// input (index -1). False where the offset does not fit, or for an output outside the arena.
+enum CallPlace : int32_t { kCallArena = 0, kCallConstant = 1, kCallExternal = 2 };
+bool call_operand(const schema::Program& program, int32_t index, int32_t* word);
+bool call_output(const schema::Program& program, int32_t index, int32_t* word);
+// At run time: the bytes an operand word names (null: absent), an output's.
+inline const uint8_t* call_bytes(const OpEnv& env, int32_t word) {
+  if (word < 0) return nullptr;
+  const uint32_t at = static_cast<uint32_t>(word) >> 2;
+  switch (word & 3) {
+    case kCallArena: return env.arena + at;
+    case kCallConstant: return env.constants + at;
+    default: return env.external[at];
+  }
+}
+template <typename T>
+inline const T* call_input(const OpEnv& env, int32_t word) {
+  return reinterpret_cast<const T*>(call_bytes(env, word));
+}
+template <typename T>
+inline T* call_output_data(const OpEnv& env, int32_t word) {
+  return reinterpret_cast<T*>(env.arena + (static_cast<uint32_t>(word) >> 2));
+}
+// A kind's call words: `Args` is a struct of int32 fields only, as row-call words are.
+template <typename Args>
+inline constexpr uint8_t kCallWords = static_cast<uint8_t>(sizeof(Args) / sizeof(int32_t));
+template <typename Args>
+bool write_call_args(const Args& args, int32_t* words) {
+  static_assert(sizeof(Args) % sizeof(int32_t) == 0 && alignof(Args) == alignof(int32_t) &&
+                    kCallWords<Args> <= kMaxCallWords,
+                "call words are int32 fields");
+  memcpy(words, &args, sizeof(Args));
+  return true;
+}
+
 // Row-streamed stages, prepared (OpRowForm::row_args): a tensor as a row call's words. `at`:
 // its arena offset, or -1 - its external slot (a graph input outside the arena, read only);
 // `rows`: the ring it is held as (Tensor.ring_rows, 0: whole).

@@ -119,6 +119,14 @@ struct OpRegistration {
   // compiler planned with). Null: nowhere. Called after the operator's check passed.
   kernels::OverlapRule (*overlap)(const schema::Program& program, const schema::Operator& op,
                                   size_t k);
+  // The prepared call of the kind's forms that run from one (OpForm::invoke_call): the kernel's
+  // parameters and where its tensors sit (call_operand, row_constant in ops/op_support.h),
+  // exactly call_words words into words[call_words]; false: its tensors are not where a call
+  // can have them. The compiler writes them into the program (Operator.call) and the loader
+  // requires them equal to these; an image that checks programs by their CRC links neither.
+  bool (*call_args)(const schema::Program& program, const schema::Operator& op,
+                    int32_t* words) = nullptr;
+  uint8_t call_words = 0;
 };
 
 // The most words any kind's row_args writes.
@@ -140,8 +148,17 @@ struct OpForm {
   // - one input (one_input_channel): plain, on the extension's kernel for one input channel
   //   with a depth multiplier, which other images do not link;
   // - 16x8, int4 weights, or plain int32.
+  // Null for a form that runs from a prepared call (below).
   void (*invoke)(const Op& op);
+  // Prepared (null: the form reads the program's tables through invoke): the kernel from the
+  // words of the operator's call (Operator.call, OpRegistration::call_args) alone. On a small
+  // layer, finding the parameters in the options and tensor tables on every run cost as much
+  // as the kernel.
+  void (*invoke_call)(const OpEnv& env, const int32_t* words) = nullptr;
 };
+
+// The most words any form's call_args writes.
+inline constexpr size_t kMaxCallWords = 32;
 
 // Row-streamed stages (schema Stage, program/stage_schedule.h).
 struct OpRowForm {

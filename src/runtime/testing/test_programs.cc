@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/emit/emit.h"
 #include "compiler/emit/kernel_options.h"
 #include "mote/kernels/add.h"
 #include "mote/kernels/concatenation.h"
@@ -367,7 +368,9 @@ schema::ProgramT kitchen_sink_program() {
   b.set_arena(next);
   b.set_plan("naive", 0, next, 0, false);
   b.derive_lifetimes();
-  return b.take_program();
+  schema::ProgramT program = b.take_program();
+  emit::write_call_words(program);  // its FULLY_CONNECTED runs from its prepared call
+  return program;
 }
 
 void fill_deterministic(Executor& executor) {
