@@ -275,6 +275,19 @@ class Op {
   const schema::Operator& op_;
 };
 
+// Prepared words (a row call's, an operator call's): `Args` is a struct of int32 fields only,
+// laid out the same on every target (the compiler writes it on the host, the device reads it).
+template <typename Args>
+inline constexpr uint8_t kWords = static_cast<uint8_t>(sizeof(Args) / sizeof(int32_t));
+template <size_t kMax, typename Args>
+bool write_words(const Args& args, int32_t* words) {
+  static_assert(sizeof(Args) % sizeof(int32_t) == 0 && alignof(Args) == alignof(int32_t) &&
+                    kWords<Args> <= kMax,
+                "prepared words are int32 fields");
+  memcpy(words, &args, sizeof(Args));
+  return true;
+}
+
 // Prepared calls (OpRegistration::call_args): a tensor as one word, its offset in the arena or the
 // constant blob, or its external slot, times four plus where it is; -1 for an absent optional
 // input (index -1). False where the offset does not fit, or for an output outside the arena.
@@ -299,16 +312,12 @@ template <typename T>
 inline T* call_output_data(const OpEnv& env, int32_t word) {
   return reinterpret_cast<T*>(env.arena + (static_cast<uint32_t>(word) >> 2));
 }
-// A kind's call words: `Args` is a struct of int32 fields only, as row-call words are.
+// A kind's call words, as its row-call words (write_words below).
 template <typename Args>
-inline constexpr uint8_t kCallWords = static_cast<uint8_t>(sizeof(Args) / sizeof(int32_t));
+inline constexpr uint8_t kCallWords = kWords<Args>;
 template <typename Args>
 bool write_call_args(const Args& args, int32_t* words) {
-  static_assert(sizeof(Args) % sizeof(int32_t) == 0 && alignof(Args) == alignof(int32_t) &&
-                    kCallWords<Args> <= kMaxCallWords,
-                "call words are int32 fields");
-  memcpy(words, &args, sizeof(Args));
-  return true;
+  return write_words<kMaxCallWords>(args, words);
 }
 
 // Row-streamed stages, prepared (OpRowForm::row_args): a tensor as a row call's words. `at`:
@@ -329,17 +338,12 @@ bool row_constant(const schema::Region* region, int32_t* at);
 bool row_constant(const schema::Program& program, const schema::Operator& op, size_t k,
                   int32_t* at);
 
-// A kind's row-call words: `Args` is a struct of int32 fields only, laid out the same on every
-// target (the compiler writes it on the host, the device reads it).
+// A kind's row-call words.
 template <typename Args>
-inline constexpr uint8_t kRowWords = static_cast<uint8_t>(sizeof(Args) / sizeof(int32_t));
+inline constexpr uint8_t kRowWords = kWords<Args>;
 template <typename Args>
 bool write_row_args(const Args& args, int32_t* words) {
-  static_assert(sizeof(Args) % sizeof(int32_t) == 0 && alignof(Args) == alignof(int32_t) &&
-                    kRowWords<Args> <= kMaxRowWords,
-                "row-call words are int32 fields");
-  memcpy(words, &args, sizeof(Args));
-  return true;
+  return write_words<kMaxRowWords>(args, words);
 }
 // The words in place: the program's int32 vector (4-byte aligned).
 template <typename Args>
