@@ -53,6 +53,9 @@ struct FloatRnnParams {
   int32_t directions;  // 1 or 2 (bidirectional: direction 1 runs in reverse)
   bool reverse;        // one direction, run from the last step to the first
   bool linear_before_reset;  // GRU
+  // ONNX's layout 1: X [B, T, I], Y [B, T, D, H], the states [B, D, H] (else [T, B, I],
+  // [T, D, B, H] and [D, B, H]).
+  bool batch_first;
   int32_t steps;        // T
   int32_t batches;      // B
   int32_t input_size;   // I
@@ -60,6 +63,7 @@ struct FloatRnnParams {
 };
 
 struct FloatRnnOperands {
+  // Shapes of layout 0; batch_first moves B to the front (FloatRnnParams).
   RnnInput x;          // [T, B, I]
   const float* w;      // [D, G*H, I]
   const float* r;      // [D, G*H, H]

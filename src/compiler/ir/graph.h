@@ -279,6 +279,7 @@ struct RnnOptions {
   RnnCell cell = RnnCell::kLstm;
   RnnDirection direction = RnnDirection::kForward;
   bool linear_before_reset = false;  // GRU only
+  bool batch_first = false;  // ONNX's layout 1: X [B, T, I], Y [B, T, D, H], states [B, D, H]
   bool operator==(const RnnOptions&) const = default;
 };
 

@@ -6,6 +6,9 @@
 // options are a FlexBuffers map (cell, direction, linear_before_reset) in a .tflite file.
 // Inputs: 0 X [T, B, I], 1 W [D, G*H, I], 2 R [D, G*H, H], 3 B [D, 2*G*H] (optional), 4 initial_h
 // and 5 initial_c [D, B, H] (optional), 6 P [D, 3*H] (an LSTM's peepholes, optional); outputs Y [T, D, B, H], then Y_h and Y_c [D, B, H].
+// batch_first (ONNX's layout 1): X [B, T, I], Y [B, T, D, H], the states [B, D, H]. Y may also
+// be shaped as the next stacked layer's X, the same bytes: [T, B, D*H] (layout 0, when D or B is
+// 1: PyTorch's stacked layers) or [B, T, D*H].
 // X, the initial states and the results are each int8 (one scale) or float32; weights float32.
 #include <flatbuffers/flexbuffers.h>
 
@@ -30,6 +33,7 @@ ir::Options read(const TfliteOptions& t) {
   o.cell = static_cast<RnnCell>(t.custom_int(m, "cell", 0, 1));
   o.direction = static_cast<RnnDirection>(t.custom_int(m, "direction", 0, 2));
   o.linear_before_reset = t.custom_int(m, "linear_before_reset", 0, 1) != 0;
+  o.batch_first = !m["batch_first"].IsNull() && t.custom_int(m, "batch_first", 0, 1) != 0;
   return o;
 }
 
@@ -40,6 +44,7 @@ std::vector<uint8_t> write_custom(const ir::Operator& op) {
     b.Int("cell", static_cast<int64_t>(o.cell));
     b.Int("direction", static_cast<int64_t>(o.direction));
     b.Int("linear_before_reset", o.linear_before_reset ? 1 : 0);
+    if (o.batch_first) b.Int("batch_first", 1);
   });
   b.Finish();
   return b.GetBuffer();
@@ -61,8 +66,9 @@ kernels::FloatRnnParams params(const ir::Graph& g, const ir::Operator& op) {
   p.directions = o.direction == RnnDirection::kBidirectional ? 2 : 1;
   p.reverse = o.direction == RnnDirection::kReverse;
   p.linear_before_reset = o.linear_before_reset;
-  p.steps = x.shape[0];
-  p.batches = x.shape[1];
+  p.batch_first = o.batch_first;
+  p.steps = x.shape[o.batch_first ? 1 : 0];
+  p.batches = x.shape[o.batch_first ? 0 : 1];
   p.input_size = x.shape[2];
   p.hidden_size = r.shape[2];
   return p;
@@ -101,7 +107,8 @@ void check(Checker& c) {
   int8_or_float(kX, "X");
   if (x.is_constant) c.fail(c.in_label(kX) + " (X) is a constant; expected an activation");
   c.expect_rank(kX, 3);
-  const int32_t steps = x.shape[0], batches = x.shape[1], input_size = x.shape[2];
+  const int32_t steps = x.shape[o.batch_first ? 1 : 0], batches = x.shape[o.batch_first ? 0 : 1];
+  const int32_t input_size = x.shape[2];
   const int32_t directions = o.direction == RnnDirection::kBidirectional ? 2 : 1;
   const int32_t gates = lstm ? 4 : 3;
   const Tensor& r = c.param_input(kR, DataType::kFloat32);
@@ -117,11 +124,14 @@ void check(Checker& c) {
     c.param_input(kBias, DataType::kFloat32);
     expect_shape(kBias, {directions, 2 * gates * hidden}, "B");
   }
+  const std::vector<int32_t> state = o.batch_first
+                                         ? std::vector<int32_t>{batches, directions, hidden}
+                                         : std::vector<int32_t>{directions, batches, hidden};
   for (size_t k : {kInitialH, kInitialC}) {
     if (!c.has_input(k)) continue;
     if (k == kInitialC && !lstm) c.fail(c.in_label(k) + ": a GRU has no initial cell state");
     int8_or_float(k, k == kInitialH ? "initial_h" : "initial_c");
-    expect_shape(k, {directions, batches, hidden}, k == kInitialH ? "initial_h" : "initial_c");
+    expect_shape(k, state, k == kInitialH ? "initial_h" : "initial_c");
   }
   if (c.has_input(kPeephole)) {
     if (!lstm) c.fail(c.in_label(kPeephole) + ": a GRU has no peepholes");
@@ -132,7 +142,16 @@ void check(Checker& c) {
     c.fail(std::string("has ") + std::to_string(c.num_outputs()) + " outputs; a " +
            cell_name(o.cell) + " writes Y, Y_h" + (lstm ? " and Y_c" : ""));
   }
-  const std::vector<int32_t> state = {directions, batches, hidden};
+  const std::vector<int32_t> y = o.batch_first
+                                     ? std::vector<int32_t>{batches, steps, directions, hidden}
+                                     : std::vector<int32_t>{steps, directions, batches, hidden};
+  // Y's bytes as the next stacked layer's X, where they are that.
+  std::vector<int32_t> stacked;
+  if (o.batch_first) {
+    stacked = {batches, steps, directions * hidden};
+  } else if (directions == 1 || batches == 1) {
+    stacked = {steps, batches, directions * hidden};
+  }
   const char* const names[] = {"Y", "Y_h", "Y_c"};
   for (size_t j = 0; j < c.num_outputs(); ++j) {
     const Tensor& t = c.out_at(j);
@@ -140,11 +159,11 @@ void check(Checker& c) {
         (t.type != DataType::kInt8 || t.quantization.scale.size() != 1)) {
       c.fail(c.out_label(j) + " (" + names[j] + ") must be float32 or int8 with one scale");
     }
-    const std::vector<int32_t> want =
-        j == 0 ? std::vector<int32_t>{steps, directions, batches, hidden} : state;
-    if (t.shape != want) {
+    const std::vector<int32_t>& want = j == 0 ? y : state;
+    if (t.shape != want && !(j == 0 && !stacked.empty() && t.shape == stacked)) {
       c.fail(c.out_label(j) + " (" + names[j] + ") has shape " + shape_string(t.shape) +
-             ", expected " + shape_string(want));
+             ", expected " + shape_string(want) +
+             (j == 0 && !stacked.empty() ? " or " + shape_string(stacked) : ""));
     }
   }
 }
@@ -166,6 +185,7 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
                 : o.direction == RnnDirection::kReverse ? schema::RnnDirection::Reverse
                                                         : schema::RnnDirection::Bidirectional;
   s.linear_before_reset = o.linear_before_reset;
+  s.batch_first = o.batch_first;
   out.options.Set(std::move(s));
 }
 
@@ -177,6 +197,7 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.add(std::string(cell_name(o.cell)) + " " + direction_name(o.direction) + " hidden " +
         std::to_string(p.hidden_size) + " steps " + std::to_string(p.steps) +
         (o.cell == RnnCell::kGru && o.linear_before_reset ? " linear_before_reset" : "") +
+        (o.batch_first ? " batch first" : "") +
         " in float32 (" + (int8_in ? "int8" : "float32") + " in, " +
         (int8_out ? "int8" : "float32") + " out)");
   d.json["cell"] = cell_name(o.cell);
@@ -184,6 +205,7 @@ void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   d.json["hidden_size"] = p.hidden_size;
   d.json["time_steps"] = p.steps;
   d.json["linear_before_reset"] = o.linear_before_reset;
+  d.json["batch_first"] = o.batch_first;
 }
 
 }  // namespace

@@ -118,6 +118,25 @@ void float_rnn(const FloatRnnParams& p, const FloatRnnOperands& o, float* scratc
   float* reset_h = gates + static_cast<size_t>(G) * H;  // GRU: r * H, then the recurrent part
   float* recurrent = reset_h + H;
   const size_t gh = static_cast<size_t>(G) * static_cast<size_t>(H);
+  // Where step t of batch row b lies in X (times I), where Y's row of step t, direction d and
+  // batch row b starts, and a state row: layout 0 puts the steps (X, Y) or the directions
+  // (states) first, batch_first the batch rows.
+  const size_t D = static_cast<size_t>(p.directions);
+  const auto row_at = [&](int32_t t, int32_t b) {
+    return p.batch_first ? static_cast<size_t>(b) * T + static_cast<size_t>(t)
+                         : static_cast<size_t>(t) * B + static_cast<size_t>(b);
+  };
+  const auto y_at = [&](int32_t t, int32_t d, int32_t b) {
+    const size_t row = p.batch_first ? row_at(t, b) * D + static_cast<size_t>(d)
+                                     : (static_cast<size_t>(t) * D + static_cast<size_t>(d)) * B +
+                                           static_cast<size_t>(b);
+    return row * static_cast<size_t>(H);
+  };
+  const auto state_at = [&](int32_t d, int32_t b) {
+    return (p.batch_first ? static_cast<size_t>(b) * D + static_cast<size_t>(d)
+                          : static_cast<size_t>(d) * B + static_cast<size_t>(b)) *
+           static_cast<size_t>(H);
+  };
 
   for (int32_t d = 0; d < p.directions; ++d) {
     const bool backward = d == 1 || p.reverse;
@@ -126,13 +145,15 @@ void float_rnn(const FloatRnnParams& p, const FloatRnnOperands& o, float* scratc
     const float* wb = o.bias != nullptr ? o.bias + static_cast<size_t>(d) * 2 * gh : nullptr;
     const float* rb = wb != nullptr ? wb + gh : nullptr;
     const float* peep = o.peephole != nullptr ? o.peephole + static_cast<size_t>(d) * 3 * H : nullptr;
-    read(o.initial_h, static_cast<size_t>(d) * bh, static_cast<int32_t>(bh), h_state);
-    if (lstm) read(o.initial_c, static_cast<size_t>(d) * bh, static_cast<int32_t>(bh), c_state);
+    for (int32_t b = 0; b < B; ++b) {
+      read(o.initial_h, state_at(d, b), H, h_state + static_cast<size_t>(b) * H);
+      if (lstm) read(o.initial_c, state_at(d, b), H, c_state + static_cast<size_t>(b) * H);
+    }
 
     for (int32_t s = 0; s < T; ++s) {
       const int32_t t = backward ? T - 1 - s : s;
       for (int32_t b = 0; b < B; ++b) {
-        read(o.x, (static_cast<size_t>(t) * B + b) * static_cast<size_t>(I), I, x_row);
+        read(o.x, row_at(t, b) * static_cast<size_t>(I), I, x_row);
         float* h = h_state + static_cast<size_t>(b) * H;
         // Input part and both biases of every gate row; the recurrent part where it needs no
         // reset gate (all but a GRU's h rows).
@@ -183,12 +204,13 @@ void float_rnn(const FloatRnnParams& p, const FloatRnnOperands& o, float* scratc
             h[j] = (1.0f - z) * n + z * h[j];
           }
         }
-        write(o.y, ((static_cast<size_t>(t) * p.directions + d) * B + b) * static_cast<size_t>(H),
-              h, H);
+        write(o.y, y_at(t, d, b), h, H);
       }
     }
-    write(o.y_h, static_cast<size_t>(d) * bh, h_state, static_cast<int32_t>(bh));
-    if (lstm) write(o.y_c, static_cast<size_t>(d) * bh, c_state, static_cast<int32_t>(bh));
+    for (int32_t b = 0; b < B; ++b) {
+      write(o.y_h, state_at(d, b), h_state + static_cast<size_t>(b) * H, H);
+      if (lstm) write(o.y_c, state_at(d, b), c_state + static_cast<size_t>(b) * H, H);
+    }
   }
 }
 

@@ -188,6 +188,57 @@ TEST_P(FloatRnnTest, MatchesTheDefinition) {
   for (size_t i = 0; i < yq.size(); ++i) {
     EXPECT_EQ(yq[i], quantize_half_even(y[i], 0.05f, -2)) << "Y int8 " << i;
   }
+
+  // Batch first (ONNX's layout 1): X [B, T, I], Y [B, T, D, H], the states [B, D, H] hold the
+  // same values, bit for bit, with the batch rows first.
+  FloatRnnParams bf = p;
+  bf.batch_first = true;
+  std::vector<int8_t> xb(xq.size()), h0b(h0q.size()), y_hb(y_h.size());
+  std::vector<float> c0b(c0.size()), yb(y.size()), y_cb(y_c.size());
+  for (int t = 0; t < T; ++t) {
+    for (int b = 0; b < B; ++b) {
+      for (int i = 0; i < I; ++i) xb[static_cast<size_t>((b * T + t) * I + i)] = xq[static_cast<size_t>((t * B + b) * I + i)];
+    }
+  }
+  const auto state_bf = [&](int d, int b, int j) { return static_cast<size_t>((b * D + d) * H + j); };
+  const auto state = [&](int d, int b, int j) { return static_cast<size_t>((d * B + b) * H + j); };
+  for (int d = 0; d < D; ++d) {
+    for (int b = 0; b < B; ++b) {
+      for (int j = 0; j < H; ++j) {
+        h0b[state_bf(d, b, j)] = h0q[state(d, b, j)];
+        c0b[state_bf(d, b, j)] = c0[state(d, b, j)];
+      }
+    }
+  }
+  o.x = {xb.data(), nullptr, x_scale, x_zp};
+  o.initial_h = {h0b.data(), nullptr, h_scale, h_zp};
+  if (p.cell == RnnCell::kLstm) o.initial_c = {nullptr, c0b.data(), 0.0f, 0};
+  o.y = {nullptr, yb.data(), 0.0f, 0};
+  o.y_h = {y_hb.data(), nullptr, yh_scale, yh_zp};
+  if (p.cell == RnnCell::kLstm) o.y_c = {nullptr, y_cb.data(), 0.0f, 0};
+  float_rnn(bf, o, scratch.data());
+  EXPECT_EQ(scratch.back(), 12345.0f);
+  for (int t = 0; t < T; ++t) {
+    for (int d = 0; d < D; ++d) {
+      for (int b = 0; b < B; ++b) {
+        for (int j = 0; j < H; ++j) {
+          EXPECT_EQ(yb[static_cast<size_t>(((b * T + t) * D + d) * H + j)],
+                    y[static_cast<size_t>(((t * D + d) * B + b) * H + j)])
+              << "batch-first Y " << t << " " << d << " " << b << " " << j;
+        }
+      }
+    }
+  }
+  for (int d = 0; d < D; ++d) {
+    for (int b = 0; b < B; ++b) {
+      for (int j = 0; j < H; ++j) {
+        EXPECT_EQ(y_hb[state_bf(d, b, j)], y_h[state(d, b, j)]) << "batch-first Y_h";
+        if (p.cell == RnnCell::kLstm) {
+          EXPECT_EQ(y_cb[state_bf(d, b, j)], y_c[state(d, b, j)]) << "batch-first Y_c";
+        }
+      }
+    }
+  }
 }
 
 // Weights that are NaN or infinite (a program's constants may hold any bits) give defined

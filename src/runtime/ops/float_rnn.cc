@@ -1,8 +1,10 @@
 // MoteFloatRnn: ONNX's LSTM or GRU computed in float32 (mote/kernels/float_rnn.h). Inputs X
 // [T, B, I], W float32 [D, G*H, I], R float32 [D, G*H, H], B float32 [D, 2*G*H] or -1,
 // initial_h and initial_c [D, B, H] or -1, P float32 [D, 3*H] or -1 (LSTM); outputs
-// Y [T, D, B, H], Y_h and Y_c [D, B, H]. X, the states and the outputs are each int8 (one scale)
-// or float32; float32 scratch.
+// Y [T, D, B, H], Y_h and Y_c [D, B, H]; batch_first (ONNX's layout 1): X [B, T, I],
+// Y [B, T, D, H], the states [B, D, H]. Y may also have the next stacked layer's input shape,
+// the same bytes ([T, B, D*H] when D or B is 1; [B, T, D*H] batch first). X, the states and the
+// outputs are each int8 (one scale) or float32; float32 scratch.
 
 #include "mote/kernels/float_rnn.h"
 #include "runtime/ops/op_support.h"
@@ -19,6 +21,13 @@ int32_t directions(const schema::FloatRnnOptions& o) {
 
 bool has_dims(const Tensor& t, int32_t a, int32_t b, int32_t c) {
   return rank(t) == 3 && dim(t, 0) == a && dim(t, 1) == b && dim(t, 2) == c;
+}
+// X's steps and batch rows: [T, B, I], or [B, T, I] batch first.
+int32_t steps_of(const schema::FloatRnnOptions& o, const Tensor& x) {
+  return dim(x, o.batch_first() ? 1 : 0);
+}
+int32_t batches_of(const schema::FloatRnnOptions& o, const Tensor& x) {
+  return dim(x, o.batch_first() ? 0 : 1);
 }
 // int8 with a usable scale and zero point, or float32.
 bool int8_or_float(const Tensor& t) {
@@ -39,7 +48,8 @@ Error check(const OpChecker& c) {
   if (w.type() != DataType::Float32 || r.type() != DataType::Float32 || rank(r) != 3) {
     return c.bad("W and R must be float32, R 3-D");
   }
-  const int32_t steps = dim(x, 0), batches = dim(x, 1), input_size = dim(x, 2);
+  const int32_t steps = steps_of(o, x), batches = batches_of(o, x), input_size = dim(x, 2);
+  const bool bf = o.batch_first();
   const int32_t hidden = dim(r, 2);
   // The scratch size stays far within 32 bits (a hostile shape must not wrap it).
   if (hidden < 1 || int64_t{hidden} * gates * 2 > INT32_MAX ||
@@ -59,8 +69,9 @@ Error check(const OpChecker& c) {
     const Tensor* s = c.in(k);
     if (s == nullptr) continue;
     if (k == kInitialC && !lstm) return c.bad("a GRU has no initial cell state");
-    if (!int8_or_float(*s) || !has_dims(*s, d, batches, hidden)) {
-      return c.bad("initial state must be int8 or float32 [D, B, H]");
+    if (!int8_or_float(*s) ||
+        !(bf ? has_dims(*s, batches, d, hidden) : has_dims(*s, d, batches, hidden))) {
+      return c.bad("initial state must be int8 or float32 [D, B, H] ([B, D, H] batch first)");
     }
   }
   if (const Tensor* p = c.in(kPeephole)) {
@@ -73,9 +84,18 @@ Error check(const OpChecker& c) {
   if (outputs > (lstm ? 3u : 2u)) return c.bad("too many outputs for the cell");
   for (size_t j = 0; j < outputs; ++j) {
     const Tensor& y = c.out(j);
-    const bool shape_ok = j == 0 ? rank(y) == 4 && dim(y, 0) == steps && dim(y, 1) == d &&
-                                       dim(y, 2) == batches && dim(y, 3) == hidden
-                                 : has_dims(y, d, batches, hidden);
+    bool shape_ok;
+    if (j == 0) {
+      const int32_t first = bf ? batches : steps;
+      const int32_t second = bf ? steps : d, third = bf ? d : batches;
+      shape_ok = (rank(y) == 4 && dim(y, 0) == first && dim(y, 1) == second &&
+                  dim(y, 2) == third && dim(y, 3) == hidden) ||
+                 // The next stacked layer's X, the same bytes.
+                 ((bf || d == 1 || batches == 1) &&
+                  has_dims(y, first, bf ? steps : batches, d * hidden));
+    } else {
+      shape_ok = bf ? has_dims(y, batches, d, hidden) : has_dims(y, d, batches, hidden);
+    }
     if (!shape_ok || !int8_or_float(y)) return c.bad("output must be int8 or float32 of its shape");
   }
   return Error::kOk;
@@ -89,8 +109,9 @@ kernels::FloatRnnParams params_of(const Op& op) {
   p.directions = directions(o);
   p.reverse = o.direction() == schema::RnnDirection::Reverse;
   p.linear_before_reset = o.linear_before_reset();
-  p.steps = dim(x, 0);
-  p.batches = dim(x, 1);
+  p.batch_first = o.batch_first();
+  p.steps = steps_of(o, x);
+  p.batches = batches_of(o, x);
   p.input_size = dim(x, 2);
   p.hidden_size = dim(op.in(kR), 2);
   return p;
@@ -129,7 +150,7 @@ size_t required_scratch(const schema::Program& p, const schema::Operator& op) {
   const auto& o = *op.options_as<schema::FloatRnnOptions>();
   const Tensor& x = input_of(p, op, 0);
   return kernels::float_rnn_scratch_bytes(
-      is_lstm(o) ? kernels::RnnCell::kLstm : kernels::RnnCell::kGru, dim(x, 1), dim(x, 2),
+      is_lstm(o) ? kernels::RnnCell::kLstm : kernels::RnnCell::kGru, batches_of(o, x), dim(x, 2),
       dim(input_of(p, op, kR), 2));
 }
 
