@@ -2618,16 +2618,80 @@ class Reader {
            op == "Transpose" || op == "Identity";
   }
 
+  // The LSTM or GRU that reads `value` as its X through nodes that only move data (PyTorch's
+  // Squeeze, or Transpose and Reshape, between stacked layers), those nodes in `chain`; -1 when
+  // there is none. Shape nodes may read the values on the way (PyTorch sizes the next layer's
+  // zero state so); they fold.
+  int next_layer(std::string value, std::vector<int>& chain) const {
+    for (;;) {
+      auto it = consumers_.find(value);
+      if (graph_outputs_.count(value) != 0 || it == consumers_.end()) return -1;
+      int reader = -1;
+      for (int k : it->second) {
+        if (graph_.node(k).op_type() == "Shape") continue;
+        if (reader >= 0) return -1;
+        reader = k;
+      }
+      if (reader < 0) return -1;
+      const auto& n = graph_.node(reader);
+      if (!n.domain().empty() && n.domain() != "ai.onnx") return -1;
+      if ((n.op_type() == "LSTM" || n.op_type() == "GRU") && n.input(0) == value) return reader;
+      if (!moves_data(n.op_type()) || n.output_size() < 1) return -1;
+      chain.push_back(reader);
+      value = n.output(0);
+    }
+  }
+
+  // The ONNX shape the data-moving node `index` gives a value of ONNX shape `shape`; `in_order`
+  // turns false when it moves elements (a Transpose of two dimensions larger than 1).
+  std::vector<int64_t> moved_shape(int index, const std::vector<int64_t>& shape, bool& in_order) {
+    const ::onnx::NodeProto* saved = node_;
+    const int saved_index = node_index_;
+    node_ = &graph_.node(index);
+    node_index_ = index;
+    std::vector<int64_t> out = shape;
+    if (node_->op_type() == "Transpose") {
+      std::vector<int64_t> perm = ints_attr("perm");
+      if (perm.empty()) {
+        for (size_t i = 0; i < shape.size(); ++i) perm.push_back(static_cast<int64_t>(shape.size() - 1 - i));
+      }
+      if (perm.size() != shape.size()) bad("perm does not match the input's rank");
+      int64_t last = -1;
+      for (size_t j = 0; j < perm.size(); ++j) {
+        if (perm[j] < 0 || perm[j] >= static_cast<int64_t>(shape.size())) bad("perm out of range");
+        out[j] = shape[static_cast<size_t>(perm[j])];
+        if (out[j] == 1) continue;
+        in_order = in_order && perm[j] > last;
+        last = perm[j];
+      }
+    } else if (node_->op_type() != "Identity") {
+      int64_t count = 1;
+      for (int64_t d : shape) count *= d;
+      out = reshaped(shape, count);
+      int64_t product = 1;
+      for (int64_t d : out) product *= d;
+      if (product != count) bad("cannot reshape " + shape_text(shape) + " to " + shape_text(out));
+    }
+    node_ = saved;
+    node_index_ = saved_index;
+    return out;
+  }
+
   // How a result leaves the float island: quantized by the QuantizeLinear that reads it (taken
   // here), or by one after nodes that only move data (PyTorch squeezes or transposes Y before
   // its fake quantizer), which then move the int8 values and whose QuantizeLinear changes
-  // nothing; float when it is a graph output. `used`: something reads it.
+  // nothing; float when it is a graph output. Y may also be the next stacked layer's X, in
+  // float (`stacked`, the shape that layer reads; the nodes between are folded). `used`:
+  // something reads it.
   struct RnnSink {
     std::optional<QuantParams> q;
     std::string name;
     bool used = false;
+    std::vector<int32_t> stacked;
   };
-  RnnSink rnn_sink(const std::string& output) {
+  // `y`: Y's shape, and its bytes as the next layer's X (`as_x`, empty when they are not that).
+  RnnSink rnn_sink(const std::string& output, const std::vector<int32_t>* y = nullptr,
+                   const std::vector<int32_t>& as_x = {}) {
     RnnSink s;
     s.name = output;
     if (output.empty()) return s;
@@ -2636,6 +2700,30 @@ class Reader {
     const size_t readers = it == consumers_.end() ? 0 : it->second.size();
     s.used = graph_output || readers > 0;
     if (graph_output || readers == 0) return s;
+    std::vector<int> chain;
+    if (const int layer = y != nullptr ? next_layer(output, chain) : -1; layer >= 0) {
+      std::vector<int64_t> shape(y->begin(), y->end());
+      bool in_order = true;
+      for (int k : chain) shape = moved_shape(k, shape, in_order);
+      const std::vector<int32_t> reached(shape.begin(), shape.end());
+      if (!in_order || reached != as_x) {
+        std::string why = "Y reaches the next layer, node " + std::to_string(layer) + " (" +
+                          graph_.node(layer).op_type() + "), as " + shape_text(shape);
+        if (!in_order) why += " through a Transpose that moves its values";
+        if (as_x.empty()) {
+          why += ": Mote hands float values to a stacked layer as they lie, and in layout 0 a "
+                 "bidirectional layer's Y over a batch of more than one is not its input; run "
+                 "batch 1, use layout 1, or quantize between the layers";
+        } else {
+          why += ": Mote hands float values to a stacked layer as they lie, as " + ir::shape_string(as_x);
+        }
+        bad(why);
+      }
+      for (int k : chain) consumed_[static_cast<size_t>(k)] = true;
+      s.stacked = reached;
+      s.name = chain.empty() ? output : graph_.node(chain.back()).output(0);
+      return s;
+    }
     if (readers == 1 && graph_.node(it->second[0]).op_type() == "QuantizeLinear") {
       const Sink q = sink(output, false);
       s.q = q.q;
@@ -2686,15 +2774,19 @@ class Reader {
     }
     if (attribute("clip") != nullptr) bad("clip is not supported: export the layer without a cell clip");
     if (lstm && int_attr("input_forget", 0) != 0) bad("input_forget 1 (coupled input and forget gates) is not supported");
-    if (int_attr("layout", 0) != 0) {
-      bad("layout 1 (batch first) is not supported: export with layout 0 ([seq, batch, input]; "
-          "PyTorch's batch_first adds the transposes itself)");
-    }
+    // Layout 1 (opset 14): the batch rows first in X, Y and the states; the kernel reads and
+    // writes them so, with no transposes.
+    const int64_t layout = int_attr("layout", 0);
+    if (layout != 0 && layout != 1) bad("layout " + std::to_string(layout) + " is not 0 or 1");
+    const bool batch_first = layout == 1;
 
     const int32_t x = rnn_activation(0);
     const std::vector<int32_t> xs = tensor(x).shape;
-    if (xs.size() != 3) bad("X has shape " + ir::shape_string(xs) + ", expected [seq_length, batch_size, input_size]");
-    const int32_t steps = xs[0], batches = xs[1], input_size = xs[2];
+    if (xs.size() != 3) {
+      bad("X has shape " + ir::shape_string(xs) + ", expected " +
+          (batch_first ? "[batch_size, seq_length, input_size] (layout 1)" : "[seq_length, batch_size, input_size]"));
+    }
+    const int32_t steps = xs[batch_first ? 1 : 0], batches = xs[batch_first ? 0 : 1], input_size = xs[2];
     if (has_input(4)) {
       const Constant* lens = constant(node_->input(4));
       bool full = lens != nullptr && lens->count() == batches;
@@ -2716,7 +2808,8 @@ class Reader {
       bad("hidden_size " + std::to_string(int_attr("hidden_size", hidden)) + " and R's shape " + shape_text(r_shape.dims) + " disagree");
     }
     const std::string name = node_->output(0).empty() ? (node_->name().empty() ? op : node_->name()) : node_->output(0);
-    const std::vector<int32_t> state = {directions, batches, hidden};
+    const std::vector<int32_t> state = batch_first ? std::vector<int32_t>{batches, directions, hidden}
+                                                   : std::vector<int32_t>{directions, batches, hidden};
     if (w.size() != static_cast<size_t>(directions) * gates * hidden * input_size) {
       bad("W has " + std::to_string(w.size()) + " values, expected [" + std::to_string(directions) + ", " + std::to_string(gates * hidden) + ", " + std::to_string(input_size) + "]");
     }
@@ -2757,15 +2850,27 @@ class Reader {
 
     // Outputs Y, Y_h and (LSTM) Y_c as far as the last one read; one nothing reads (a Y when
     // only the final state is used) is int8 of scale 1, the smallest buffer.
+    const std::vector<int32_t> y_shape = batch_first ? std::vector<int32_t>{batches, steps, directions, hidden}
+                                                     : std::vector<int32_t>{steps, directions, batches, hidden};
+    // Y's bytes as a stacked layer's X (the float_rnn operator accepts that shape for Y).
+    std::vector<int32_t> as_x;
+    if (batch_first) {
+      as_x = {batches, steps, directions * hidden};
+    } else if (directions == 1 || batches == 1) {
+      as_x = {steps, batches, directions * hidden};
+    }
     std::vector<RnnSink> sinks;
-    for (int j = 0; j < (lstm ? 3 : 2); ++j) sinks.push_back(rnn_sink(j < node_->output_size() ? node_->output(j) : ""));
+    for (int j = 0; j < (lstm ? 3 : 2); ++j) {
+      const std::string output = j < node_->output_size() ? node_->output(j) : "";
+      sinks.push_back(j == 0 ? rnn_sink(output, &y_shape, as_x) : rnn_sink(output));
+    }
     size_t count = sinks.size();
     while (count > 1 && !sinks[count - 1].used) --count;
     std::vector<int32_t> outputs;
     const char* const labels[] = {"Y", "Y_h", "Y_c"};
     for (size_t j = 0; j < count; ++j) {
       const RnnSink& s = sinks[j];
-      const std::vector<int32_t> shape = j == 0 ? std::vector<int32_t>{steps, directions, batches, hidden} : state;
+      const std::vector<int32_t> shape = !s.stacked.empty() ? s.stacked : j == 0 ? y_shape : state;
       const std::string out_name = s.used ? s.name : name + "/" + labels[j];
       const int32_t t = s.q ? add_activation(out_name, shape, s.q->ir())
                       : s.used ? add_activation(out_name, shape, {}, DataType::kFloat32)
@@ -2779,6 +2884,7 @@ class Reader {
                   : direction == "reverse" ? ir::RnnDirection::kReverse
                                            : ir::RnnDirection::kBidirectional;
     o.linear_before_reset = !lstm && int_attr("linear_before_reset", 0) != 0;
+    o.batch_first = batch_first;
     for (int32_t t : inputs) {
       if (t != ir::kNoTensor) materialize(t);
     }

@@ -363,6 +363,85 @@ Model two_refusals() {
   return m;
 }
 
+// An LSTM's or GRU's float weights W [D, G*H, I], R [D, G*H, H] and B [D, 2*G*H], named
+// `name`_w, _r and _b; the node reads X and them.
+::onnx::NodeProto* recurrent(Model& m, const std::string& op, const std::string& x,
+                             std::vector<std::string> out, int64_t d, int64_t h, int64_t i,
+                             const std::string& name) {
+  const int64_t g = op == "LSTM" ? 4 : 3;
+  m.constant<float>(name + "_w", {d, g * h, i}, std::vector<float>(static_cast<size_t>(d * g * h * i), 0.1f), ::onnx::TensorProto::FLOAT);
+  m.constant<float>(name + "_r", {d, g * h, h}, std::vector<float>(static_cast<size_t>(d * g * h * h), -0.1f), ::onnx::TensorProto::FLOAT);
+  m.constant<float>(name + "_b", {d, 2 * g * h}, std::vector<float>(static_cast<size_t>(d * 2 * g * h), 0.2f), ::onnx::TensorProto::FLOAT);
+  auto* n = m.node(op, {x, name + "_w", name + "_r", name + "_b"}, std::move(out));
+  Model::integer(n, "hidden_size", h);
+  if (d == 2) {
+    auto* a = n->add_attribute();
+    a->set_name("direction");
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s("bidirectional");
+  }
+  return n;
+}
+
+// Layout 1 (batch first, opset 14): x [2, 5, 3] (batch 2, 5 steps) through a bidirectional
+// LSTM; Y [2, 5, 2, 4] and Y_h [2, 2, 4] quantized. The kernel reads and writes that layout:
+// one MoteFloatRnn, no transposes.
+TEST(OnnxReader, RecurrentLayoutOneRunsBatchFirstWithoutTransposes) {
+  Model m(14);
+  m.input("x", {2, 5, 3});
+  m.output("y", {2, 5, 2, 4});
+  m.output("h", {2, 2, 4});
+  m.scale("in", 0.05f, 0);
+  m.scale("out", 1.0f / 128, 0);
+  m.qdq("x", "in", "xd");
+  Model::integer(recurrent(m, "LSTM", "xd", {"ys", "hs"}, 2, 4, 3, "lstm"), "layout", 1);
+  m.qdq("ys", "out", "y");
+  m.qdq("hs", "out", "h");
+  const ir::Graph g = read_model(m.bytes());
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kFloatRnn,
+                                    ir::OpType::kDequantize, ir::OpType::kDequantize));
+  const ir::Operator& rnn = g.operators[1];
+  EXPECT_TRUE(std::get<ir::RnnOptions>(rnn.options).batch_first);
+  EXPECT_THAT(g.tensors[static_cast<size_t>(rnn.inputs[0])].shape, ElementsAre(2, 5, 3));
+  EXPECT_THAT(g.tensors[static_cast<size_t>(rnn.outputs[0])].shape, ElementsAre(2, 5, 2, 4));
+  EXPECT_THAT(g.tensors[static_cast<size_t>(rnn.outputs[1])].shape, ElementsAre(2, 2, 4));
+  EXPECT_EQ(g.tensors[static_cast<size_t>(rnn.outputs[0])].type, ir::DataType::kInt8);
+}
+
+// PyTorch's stacked layers: x [5, B, 3] -> bidirectional LSTM -> Y [5, 2, B, 4] -> Transpose
+// (0, 2, 1, 3) -> Reshape [5, B, 8] -> GRU, in float between them. Over batch 1 the Transpose
+// moves only a dimension of size 1: the GRU reads the LSTM's float Y as it lies, [5, 1, 8].
+// Over batch 2 it would move values: refused, naming the LSTM.
+Model stacked_model(int64_t batch) {
+  Model m;
+  m.input("x", {5, batch, 3});
+  m.output("y", {5, 1, batch, 6});
+  m.scale("in", 0.05f, 0);
+  m.scale("out", 1.0f / 128, 0);
+  m.qdq("x", "in", "xd");
+  recurrent(m, "LSTM", "xd", {"y1"}, 2, 4, 3, "lstm");
+  Model::ints(m.node("Transpose", {"y1"}, {"t1"}), "perm", {0, 2, 1, 3});
+  m.constant<int64_t>("shape", {3}, {5, batch, 8}, ::onnx::TensorProto::INT64);
+  m.node("Reshape", {"t1", "shape"}, {"x2"});
+  m.node("Shape", {"x2"}, {"x2_shape"});  // PyTorch sizes the next layer's zero state so
+  recurrent(m, "GRU", "x2", {"y2"}, 1, 6, 8, "gru");
+  m.qdq("y2", "out", "y");
+  return m;
+}
+
+TEST(OnnxReader, StackedRecurrentLayersReadTheFloatValuesAsTheyLie) {
+  const ir::Graph g = read_model(stacked_model(1).bytes());
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kFloatRnn,
+                                    ir::OpType::kFloatRnn, ir::OpType::kDequantize));
+  const ir::Tensor& between = g.tensors[static_cast<size_t>(g.operators[1].outputs[0])];
+  EXPECT_EQ(between.type, ir::DataType::kFloat32);
+  EXPECT_THAT(between.shape, ElementsAre(5, 1, 8));
+  EXPECT_EQ(g.operators[2].inputs[0], g.operators[1].outputs[0]);
+  EXPECT_THAT(error_of(stacked_model(2).bytes()),
+              HasSubstr("(LSTM, domain ai.onnx, opset 13): Y reaches the next layer, node 6 "
+                        "(GRU), as [5,2,8] through a Transpose that moves its values"));
+}
+
 TEST(OnnxCheck, EveryNodeOfAModelMoteTakesIsOk) {
   const CheckReport r = check_model(conv_model().bytes());
   EXPECT_TRUE(r.compiles());
