@@ -482,17 +482,65 @@ def rnn_weights(rng, directions, rows, cols):
     return (rng.uniform(-1, 1, (directions, rows, cols)) / np.sqrt(cols)).astype(np.float32)
 
 
+def layout0_twin(path):
+    """ONNX Runtime refuses layout 1 (batch first): what it runs instead is the same graph with
+    each such LSTM or GRU in layout 0 between float Transposes, as ONNX defines layout 1
+    (X [B, T, I], Y [B, T, D, H], the states [B, D, H]). Writes NAME.layout0.onnx; returns its
+    file name."""
+    model = onnx.load(path)
+    nodes = []
+    for n in model.graph.node:
+        layout = [a for a in n.attribute if a.name == "layout"]
+        if n.op_type not in ("LSTM", "GRU") or not layout or layout[0].i == 0:
+            nodes.append(n)
+            continue
+        n.attribute.remove(layout[0])
+        inputs = list(n.input)
+        for k in (0, 5, 6):  # X, initial_h, initial_c: batch rows to the second dimension
+            if k < len(inputs) and inputs[k]:
+                nodes.append(helper.make_node("Transpose", [inputs[k]], [inputs[k] + "/layout0"],
+                                              perm=[1, 0, 2]))
+                inputs[k] += "/layout0"
+        outputs = list(n.output)
+        n.ClearField("input")
+        n.input.extend(inputs)
+        n.ClearField("output")
+        n.output.extend(o + "/layout0" if o else "" for o in outputs)
+        nodes.append(n)
+        for k, o in enumerate(outputs):  # Y [T, D, B, H] -> [B, T, D, H]; the states [D, B, H]
+            if o:
+                nodes.append(helper.make_node("Transpose", [o + "/layout0"], [o],
+                                              perm=[2, 0, 1, 3] if k == 0 else [1, 0, 2]))
+    model.graph.ClearField("node")
+    model.graph.node.extend(nodes)
+    twin = os.path.splitext(path)[0] + ".layout0.onnx"
+    onnx.save(model, twin)
+    return os.path.basename(twin)
+
+
+def mark_layout1(out_dir, name):
+    """NAME.json: ONNX Runtime runs the layout-0 twin, and the program holds no TRANSPOSE."""
+    with open(os.path.join(out_dir, name + ".json")) as f:
+        meta = json.load(f)
+    meta["reference"] = layout0_twin(os.path.join(out_dir, name + ".onnx"))
+    meta["transposes"] = 0
+    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+        json.dump(meta, f)
+
+
 def recurrent(out_dir, name, cell, direction="forward", linear_before_reset=None,
-              dequantized_weights=False, initial_h=False, peephole=False):
+              dequantized_weights=False, initial_h=False, peephole=False, layout=0):
     """A recurrent layer between quantized ones, as quantize_static leaves it: a [6, 8] sequence
     through a quantized MatMul, reshaped to [6, 1, 8], an LSTM or GRU in float (float W, R and B;
     or, as some exports write, int8 W and R behind DequantizeLinear) whose Y a QuantizeLinear
     quantizes, reshaped to [6, D*H] and a quantized MatMul. uint8 activations (ONNX Runtime's
-    default). Optionally a constant initial_h and (LSTM) peepholes."""
-    g = Qdq(name, [6, 8], uint8=True)
+    default). Optionally a constant initial_h and (LSTM) peepholes; layout 1 (opset 14): the
+    batch of one first, [1, 6, 8] and Y [1, 6, D, H]."""
+    g = Qdq(name, [6, 8], uint8=True, opset=14 if layout else 13)
     w, _ = g.weights((8, 8), 8, per_channel=False)
     x = g.op("MatMul", [g.x, w])
-    x = g.op("Reshape", [x, g.const(np.array([6, 1, 8], np.int64), "shape")])
+    x = g.op("Reshape", [x, g.const(np.array([1, 6, 8] if layout else [6, 1, 8], np.int64),
+                                    "shape")])
     hidden, gates = 12, 4 if cell == "LSTM" else 3
     d = 2 if direction == "bidirectional" else 1
     inputs = [x]
@@ -511,13 +559,16 @@ def recurrent(out_dir, name, cell, direction="forward", linear_before_reset=None
     inputs.append(g.const((g.rng.uniform(-0.5, 0.5, (d, 2 * gates * hidden))).astype(np.float32),
                           "rnn_b"))
     if initial_h:
-        inputs += ["", g.const(g.rng.uniform(-0.5, 0.5, (d, 1, hidden)).astype(np.float32), "h0")]
+        h0 = g.rng.uniform(-0.5, 0.5, (d, 1, hidden)).astype(np.float32)
+        inputs += ["", g.const(h0.transpose(1, 0, 2) if layout else h0, "h0")]
     if peephole:
         inputs += [""] * (7 - len(inputs))
         inputs.append(g.const(g.rng.uniform(-0.5, 0.5, (d, 3 * hidden)).astype(np.float32), "p"))
     attrs = {"hidden_size": hidden, "direction": direction}
     if linear_before_reset is not None:
         attrs["linear_before_reset"] = linear_before_reset
+    if layout:
+        attrs["layout"] = layout
     y = g.fresh(cell.lower())
     g.nodes.append(helper.make_node(cell, inputs, [y], **attrs))
     x = g.quantize(y, 1.0 / 128)
@@ -527,6 +578,8 @@ def recurrent(out_dir, name, cell, direction="forward", linear_before_reset=None
     g.scale = 0.02
     x = g.op("MatMul", [x, w])
     g.save(out_dir, x, g.scale, [6, 4])
+    if layout:
+        mark_layout1(out_dir, name)
 
 
 def recurrent_streaming(out_dir):
@@ -592,6 +645,80 @@ def recurrent_batch(out_dir):
         json.dump({"input_shape": [5, 2, 6], "input_type": "float32", "input_range": [-1.0, 1.0],
                    "outputs": [{"count": 5 * 2 * 2 * hidden, "scale": 1.0 / 128},
                                {"count": 2 * 2 * hidden, "scale": 1.0 / 64}]}, f)
+
+
+def recurrent_layout1_batch(out_dir, name, cell, direction, batch, linear_before_reset=None,
+                            states=False):
+    """Layout 1 over a batch of more than one: X [B, 5, 6] straight from the quantized input,
+    optionally constant initial states [B, D, H]; Y [B, 5, D, H] and each state quantized by its
+    own QuantizeLinear, all graph outputs."""
+    g = Qdq(name, [batch, 5, 6], uint8=True, opset=14)
+    hidden, gates = 7, 4 if cell == "LSTM" else 3
+    d = 2 if direction == "bidirectional" else 1
+    inputs = [g.x, g.const(rnn_weights(g.rng, d, gates * hidden, 6), "w"),
+              g.const(rnn_weights(g.rng, d, gates * hidden, hidden), "r"),
+              g.const(g.rng.uniform(-0.5, 0.5, (d, 2 * gates * hidden)).astype(np.float32), "b")]
+    state = [batch, d, hidden]
+    if states:
+        inputs.append("")
+        for _ in range(2 if cell == "LSTM" else 1):
+            inputs.append(g.const(g.rng.uniform(-0.8, 0.8, state).astype(np.float32), "state"))
+    outputs = ["y", "y_h"] + (["y_c"] if cell == "LSTM" else [])
+    attrs = {"hidden_size": hidden, "direction": direction, "layout": 1}
+    if linear_before_reset is not None:
+        attrs["linear_before_reset"] = linear_before_reset
+    g.nodes.append(helper.make_node(cell, inputs, outputs, **attrs))
+    scales = [1.0 / 128, 1.0 / 64, 1.0 / 32]
+    graph_outputs = []
+    for k, o in enumerate(outputs):
+        g.nodes.append(helper.make_node("Identity", [g.quantize(o, scales[k])], ["out_" + o]))
+        shape = [batch, 5, d, hidden] if k == 0 else state
+        graph_outputs.append(helper.make_tensor_value_info("out_" + o, TensorProto.FLOAT, shape))
+    graph = helper.make_graph(
+        g.nodes, g.name, [helper.make_tensor_value_info("input", TensorProto.FLOAT, g.input_shape)],
+        graph_outputs, g.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)],
+                              producer_name="mote-tests")
+    model.ir_version = 7
+    onnx.save(model, os.path.join(out_dir, g.name + ".onnx"))
+    with open(os.path.join(out_dir, g.name + ".json"), "w") as f:
+        json.dump({"input_shape": g.input_shape, "input_type": "float32",
+                   "input_range": [-1.0, 1.0],
+                   "outputs": [{"count": batch * 5 * d * hidden, "scale": scales[0]}] +
+                              [{"count": batch * d * hidden, "scale": scales[k]}
+                               for k in range(1, len(outputs))]}, f)
+    mark_layout1(out_dir, name)
+
+
+def recurrent_stacked(out_dir, name, batch, layout):
+    """Two stacked layers, float between them as PyTorch's export and quantize_static leave
+    them: a bidirectional LSTM whose Y reaches a GRU through Transpose (0, 2, 1, 3) and Reshape
+    [T, B, 2H] in layout 0, PyTorch's; through a Reshape [B, T, 2H] alone in layout 1. The
+    GRU's Y quantized, a graph output."""
+    g = Qdq(name, [batch, 6, 8] if layout else [6, batch, 8], uint8=True, opset=14)
+    hidden = 6
+    lstm = [g.x, g.const(rnn_weights(g.rng, 2, 4 * hidden, 8), "w"),
+            g.const(rnn_weights(g.rng, 2, 4 * hidden, hidden), "r"),
+            g.const(g.rng.uniform(-0.5, 0.5, (2, 8 * hidden)).astype(np.float32), "b")]
+    extra = {"layout": 1} if layout else {}
+    g.nodes.append(helper.make_node("LSTM", lstm, ["y1"], hidden_size=hidden,
+                                    direction="bidirectional", **extra))
+    y1 = "y1"
+    if not layout:
+        g.nodes.append(helper.make_node("Transpose", ["y1"], ["y1_t"], perm=[0, 2, 1, 3]))
+        y1 = "y1_t"
+    between = [batch, 6, 2 * hidden] if layout else [6, batch, 2 * hidden]
+    g.nodes.append(helper.make_node("Reshape", [y1, g.const(np.array(between, np.int64), "shape")],
+                                    ["x2"]))
+    gru = ["x2", g.const(rnn_weights(g.rng, 1, 3 * hidden, 2 * hidden), "w"),
+           g.const(rnn_weights(g.rng, 1, 3 * hidden, hidden), "r"),
+           g.const(g.rng.uniform(-0.5, 0.5, (1, 6 * hidden)).astype(np.float32), "b")]
+    g.nodes.append(helper.make_node("GRU", gru, ["y2"], hidden_size=hidden, linear_before_reset=1,
+                                    **extra))
+    shape = [batch, 6, 1, hidden] if layout else [6, 1, batch, hidden]
+    g.save(out_dir, g.quantize("y2", 1.0 / 128), 1.0 / 128, shape)
+    if layout:
+        mark_layout1(out_dir, name)
 
 
 def bad_recurrent(out_dir):
@@ -696,6 +823,16 @@ def main():
               linear_before_reset=1, initial_h=True)
     recurrent_streaming(out)
     recurrent_batch(out)
+    # Layout 1 (batch first): batch 1 and more, each direction, both cells; stacked layers.
+    recurrent(out, "qdq_lstm_layout1", "LSTM", direction="bidirectional", initial_h=True,
+              peephole=True, layout=1)
+    recurrent(out, "qdq_gru_layout1", "GRU", linear_before_reset=1, layout=1)
+    recurrent_layout1_batch(out, "qdq_lstm_layout1_batch3", "LSTM", "bidirectional", 3,
+                            states=True)
+    recurrent_layout1_batch(out, "qdq_gru_layout1_batch2", "GRU", "reverse", 2,
+                            linear_before_reset=0, states=True)
+    recurrent_stacked(out, "qdq_rnn_stacked", 1, 0)
+    recurrent_stacked(out, "qdq_rnn_stacked_layout1_batch2", 2, 1)
     float_model(out)
     bad_models(out)
     bad_recurrent(out)

@@ -293,6 +293,40 @@ def export_crnn(cell, out_dir):
     export(model, (1, 1, 10, 8), "torch_crnn_" + cell, out_dir, per_channel=True, transposes=1)
 
 
+class RnnStack(nn.Module):
+    """nn.LSTM or nn.GRU with batch_first=True, num_layers=2 (bidirectional or not) between two
+    fake-quantized Linear layers over [B*T, F] rows, as PyTorch 1.13 exports it: Transpose to
+    [T, B, F], the layers in layout 0 with float Squeeze, or Transpose and Reshape, between them,
+    their zero states sized by Shape and Expand, and Transpose back to [B, T, D*H]."""
+
+    def __init__(self, cell, bidirectional, batch, steps):
+        super().__init__()
+        self.batch, self.steps = batch, steps
+        self.quant, self.dequant = tq.QuantStub(), tq.DeQuantStub()
+        self.proj = nn.Linear(8, 12)
+        self.rnn = (nn.LSTM if cell == "lstm" else nn.GRU)(
+            12, 10, num_layers=2, batch_first=True, bidirectional=bidirectional)
+        self.rnn_out = tq.QuantStub()
+        self.fc = nn.Linear(20 if bidirectional else 10, 5)
+        self.out = tq.DeQuantStub()
+
+    def forward(self, x):
+        x = self.dequant(self.proj(self.quant(x))).reshape(self.batch, self.steps, 12)
+        y, _ = self.rnn(x)                                     # [B, T, D*H]
+        y = self.rnn_out(y.reshape(self.batch * self.steps, -1))
+        return self.out(self.fc(y))
+
+
+def export_rnn_stack(cell, bidirectional, batch, out_dir):
+    model = RnnStack(cell, bidirectional, batch, 7)
+    model.rnn.qconfig = None
+    name = f"torch_{cell}_stack{'_bidirectional' if bidirectional else ''}_batch{batch}"
+    # Batch 1: the transposes move dimensions of size 1 only (free reshapes).
+    export(model, (batch * 7, 8), name, out_dir, per_channel=False,
+           transposes=0 if batch == 1 else 2)
+    return name
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -312,6 +346,11 @@ def main():
     # One transpose: the features to [frames, batch, channels * bands].
     export_crnn("lstm", out)
     export_crnn("gru", out)
+    # PyTorch's batch_first stacked layers: bidirectional over batch 1, one direction over 2 (a
+    # transpose of the int8 input and one of the output).
+    export_rnn_stack("lstm", True, 1, out)
+    export_rnn_stack("gru", True, 1, out)
+    export_rnn_stack("lstm", False, 2, out)
 
 
 if __name__ == "__main__":
