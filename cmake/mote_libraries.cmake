@@ -80,10 +80,11 @@ function(mote_kernels_target target)
   # only at -O3 (at -O2 they stay scalar: 2.4-5x the instructions on the MLPerf Tiny layers, see
   # bench/callgrind_kernels.sh; MVE on the M55). MinSizeRel and Debug keep their own flags.
   target_compile_options(${target} PRIVATE $<$<CONFIG:Release,RelWithDebInfo>:-O3>)
-  # SOFTMAX runs once per inference on a classifier's few scores: on the device, built for size
-  # (a quarter of the code, a few hundred more instructions per inference).
+  # SOFTMAX (and LOG_SOFTMAX) runs once per inference on a classifier's few scores: on the
+  # device, built for size (a quarter of the code, a few hundred more instructions per inference).
   if(CMAKE_CROSSCOMPILING)
-    set_property(SOURCE ${root}/src/kernels/portable/softmax.cc TARGET_DIRECTORY ${target}
+    set_property(SOURCE ${root}/src/kernels/portable/softmax.cc
+                 ${root}/src/kernels/portable/log_softmax.cc TARGET_DIRECTORY ${target}
                  APPEND PROPERTY COMPILE_OPTIONS $<$<CONFIG:Release,RelWithDebInfo>:-Os>)
   endif()
 endfunction()

@@ -107,6 +107,59 @@ inline int32_t get_reciprocal(int32_t x, int x_integer_digits, int* num_bits_ove
   return one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one);
 }
 
+// a + b and a - b clamped to int32.
+inline int32_t saturating_add(int32_t a, int32_t b) {
+  const int64_t sum = int64_t{a} + b;
+  return sum > INT32_MAX ? INT32_MAX : (sum < INT32_MIN ? INT32_MIN : static_cast<int32_t>(sum));
+}
+inline int32_t saturating_sub(int32_t a, int32_t b) {
+  const int64_t difference = int64_t{a} - b;
+  return difference > INT32_MAX ? INT32_MAX
+                                : (difference < INT32_MIN ? INT32_MIN : static_cast<int32_t>(difference));
+}
+
+// log(x) for x >= 1 with `input_bits` integer bits; the result has `output_bits` integer bits
+// (TFLite's log_x_for_x_greater_than_or_equal_to_1): x = m * 2^e, the mantissa m near 2^(-1/4)
+// (the smaller of two normalisations, x's own and the one that normalises x * sqrt(1/2), each
+// with its exponent), log(x) = e log(2) + log(m), log(m) from a rational approximation in
+// q = 2 (m - 2^(-1/4)); the sum carries one integer bit more than the result.
+inline int32_t log_x_for_x_at_least_1(int32_t x, int input_bits, int output_bits) {
+  constexpr int32_t kLog2 = 1488522236;         // log(2), Q0.31
+  constexpr int32_t kSqrtSqrtHalf = 1805811301; // 2^(-1/4)
+  constexpr int32_t kSqrtHalf = 1518500250;     // 2^(-1/2)
+  constexpr int32_t kOneQuarter = 536870912;
+  constexpr int32_t kAlphaN = 117049297;   // 11/240 * 2^(1/4)
+  constexpr int32_t kAlphaD = 127690142;   // 1/20 * 2^(1/4)
+  constexpr int32_t kAlphaI = 1057819769;  // 2 / 2^(1/4) - 2^(1/4)
+  constexpr int32_t kAlphaF = 638450708;   // 1/4 * 2^(1/4)
+  const int accum_bits = output_bits + 1;
+  const int32_t quarter = rescale(kOneQuarter, 0, accum_bits);
+
+  // x's bits read as Q0.31, normalised to [1/2, 1), times sqrt(1/2) * 2: m in [sqrt(1/2), 1).
+  const int a_leading = __builtin_clz(static_cast<uint32_t>(x));
+  const int32_t a_normalised = saturating_rounding_multiply_by_pot(x, a_leading - 1);
+  const int32_t m_a = saturating_rounding_multiply_by_pot(mul(a_normalised, kSqrtHalf), 1);
+  const int32_t e_a = saturating_add(
+      saturating_rounding_multiply_by_pot(input_bits - a_leading, 31 - accum_bits), quarter);
+  // x shifted until x * sqrt(1/2) is normalised: m in [sqrt(1/2), sqrt(2)), saturating at 1.
+  const int b_leading = __builtin_clz(static_cast<uint32_t>(mul(x, kSqrtHalf))) - 1;
+  const int32_t m_b = saturating_rounding_multiply_by_pot(x, b_leading);
+  const int32_t e_b = saturating_sub(
+      saturating_rounding_multiply_by_pot(input_bits - b_leading, 31 - accum_bits), quarter);
+
+  const int32_t m = m_a < m_b ? m_a : m_b;
+  const int32_t e = e_a > e_b ? e_a : e_b;
+  const int32_t p = rounding_half_sum(m, kSqrtSqrtHalf);
+  const int32_t q = 2 * (m - kSqrtSqrtHalf);
+  const int32_t q_squared = mul(q, q);
+  const int32_t numerator = mul(q, m) + mul(mul(q, q_squared), kAlphaN);
+  const int32_t denominator_minus_one =
+      mul(p, kAlphaI + q + mul(kAlphaD, q_squared)) + mul(kAlphaF, q);
+  const int32_t log_m = mul(rescale(numerator, 0, accum_bits),
+                            one_over_one_plus_x_for_x_in_0_1(denominator_minus_one));
+  return rescale(mul(e, kLog2) + log_m, accum_bits, output_bits);
+}
+
 // 1 / (1 + exp(-a)) for a with `integer_bits` integer bits; the result has 0 integer bits.
 inline int32_t logistic(int32_t a, int integer_bits) {
   if (a == 0) return int32_t{1} << 30;  // 0.5

@@ -42,5 +42,18 @@ TEST(FixedPointTest, ReciprocalAndLogisticAreAccurate) {
   EXPECT_EQ(fixed_point::logistic(0, 4), 1 << 30);
 }
 
+TEST(FixedPointTest, LogOfValuesAtLeastOneIsAccurate) {
+  // LOG_SOFTMAX's use: a sum of exps with 12 integer bits in [1, 4096), its log with 5.
+  ops_testing::Random rng(3);
+  const double in_unit = std::ldexp(1.0, 19), out_unit = std::ldexp(1.0, 26);
+  EXPECT_NEAR(fixed_point::log_x_for_x_at_least_1(1 << 19, 12, 5) / out_unit, 0.0, 1e-7);
+  for (int i = 0; i < 4000; ++i) {
+    const int32_t x = i < 40 ? (1 << 19) + i : rng.Int(1 << 19, INT32_MAX);
+    const double got = fixed_point::log_x_for_x_at_least_1(x, 12, 5) / out_unit;
+    EXPECT_NEAR(got, std::log(x / in_unit), 2e-7) << "x " << x;
+    EXPECT_EQ(fixed_point::log_x_for_x_at_least_1(x, 12, 5), ops_testing::RefLog(x, 12, 5)) << "x " << x;
+  }
+}
+
 }  // namespace
 }  // namespace mote::kernels

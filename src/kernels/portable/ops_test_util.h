@@ -211,6 +211,68 @@ inline int64_t RefMulPot(int64_t x, int e) {
   return e >= 0 ? Sat32(x * (int64_t{1} << e)) : RoundHalfAwayDivPot(x, -e);
 }
 
+// TFLite's log_x_for_x_greater_than_or_equal_to_1 from its definition, on int64: x (raw, `in_bits`
+// integer bits) = m * 2^e with m near 2^(-1/4); of the two normalisations (x's own times
+// sqrt(2), exponent + 1/4; x's shifted so that x * sqrt(1/2) is normalised, exponent - 1/4) the
+// smaller mantissa and the larger exponent; then e log 2 + q (m + alpha_n q^2) / (1 + p (alpha_i +
+// q + alpha_d q^2) + alpha_f q) with q = 2 (m - 2^(-1/4)), p = (m + 2^(-1/4)) / 2, accumulated
+// with out_bits + 1 integer bits.
+inline int64_t RefLog(int64_t x, int in_bits, int out_bits) {
+  const int acc = out_bits + 1;
+  int leading = 0;  // x's leading zeros as a 32-bit word
+  while (leading < 32 && ((x >> (31 - leading)) & 1) == 0) ++leading;
+  const int64_t m_a = RefMulPot(RefDoublingHighMul(RefMulPot(x, leading - 1), 1518500250), 1);
+  const int64_t quarter = RoundHalfAwayDivPot(536870912, acc);
+  const int64_t e_a = Sat32(RefMulPot(in_bits - leading, 31 - acc) + quarter);
+  const int64_t x_over_sqrt2 = RefDoublingHighMul(x, 1518500250);
+  int b_leading = 0;
+  while (b_leading < 32 && ((x_over_sqrt2 >> (31 - b_leading)) & 1) == 0) ++b_leading;
+  --b_leading;
+  const int64_t m_b = RefMulPot(x, b_leading);
+  const int64_t e_b = Sat32(RefMulPot(in_bits - b_leading, 31 - acc) - quarter);
+  const int64_t m = std::min(m_a, m_b), e = std::max(e_a, e_b);
+  const int64_t sum = m + 1805811301;
+  const int64_t p = (sum + (sum >= 0 ? 1 : -1)) / 2;
+  const int64_t q = 2 * (m - 1805811301);
+  const int64_t q2 = RefDoublingHighMul(q, q);
+  const int64_t num = RefDoublingHighMul(q, m) +
+                      RefDoublingHighMul(RefDoublingHighMul(q, q2), 117049297);
+  const int64_t den = RefDoublingHighMul(p, 1057819769 + q + RefDoublingHighMul(127690142, q2)) +
+                      RefDoublingHighMul(638450708, q);
+  const int64_t log_m =
+      RefDoublingHighMul(RoundHalfAwayDivPot(num, acc), RefOneOverOnePlusX(den));
+  return RefMulPot(RefDoublingHighMul(e, 1488522236) + log_m, acc - out_bits);
+}
+
+// TFLite's int8 LogSoftmaxQuantized on one row, from its definition: exps of the Q5.26 differences
+// summed in Q12.19, their log in Q5.26, each difference minus the log rounded to Q4 steps + 127;
+// -128 below diff_min or where the difference minus the log leaves Q5.26.
+inline std::vector<int8_t> RefLogSoftmaxRow(const int8_t* row, int size, int32_t multiplier,
+                                            int shift, int32_t reverse_divisor,
+                                            int reverse_right_shift, int32_t diff_min) {
+  const int64_t max = *std::max_element(row, row + size);
+  int64_t sum = 0;
+  for (int c = 0; c < size; ++c) {
+    if (row[c] - max >= diff_min) {
+      sum += RoundHalfAwayDivPot(RefExpNegative(RefMultiply(row[c] - max, multiplier, shift), 5), 12);
+    }
+  }
+  const int64_t log_sum = RefLog(sum, 12, 5);
+  const int64_t lowest =
+      std::max<int64_t>(diff_min - 1, RefMultiply(log_sum + INT32_MIN, reverse_divisor,
+                                                  -reverse_right_shift));
+  std::vector<int8_t> out(static_cast<size_t>(size));
+  for (int c = 0; c < size; ++c) {
+    int64_t v = -128;
+    if (row[c] - max > lowest) {
+      v = Clamp(RoundHalfAwayDivPot(RefMultiply(row[c] - max, multiplier, shift) - log_sum, 22) + 127,
+                -128, 127);
+    }
+    out[static_cast<size_t>(c)] = static_cast<int8_t>(v);
+  }
+  return out;
+}
+
 // TFLite's GetInvSqrtQuantizedMultiplierExp from its definition, on int64: normalise v to
 // [2^27, 2^29) by pairs of bits, five Newton-Raphson steps x = 1.5x - (v/2) x^3 in Q3.28 from
 // x = 1, times sqrt(2)/2; returns the Q31 multiplier and the left shift.
