@@ -93,6 +93,8 @@ std::vector<mote::builder::NamedModel> small_models() {
     x = b.add_reshape(x, {1, -1});
     x = b.add_fully_connected(x, 5, Activation::kRelu, true, /*per_channel=*/true);
     b.mark_output(b.add_softmax(x));
+    b.mark_output(b.add_operator(mote::ir::OpType::kLogSoftmax, {x}, std::monostate{}, {1, 5},
+                                 16.0f / 256, 127));
     models.push_back({"conv_depthwise_fc", b.build()});
   }
   {  // a residual branch: ADD, MUL, CONCATENATION, MAX_POOL, MEAN without keep_dims

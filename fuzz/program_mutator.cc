@@ -197,6 +197,10 @@ class Mutator {
     } else if (auto* s = u.AsSoftmaxOptions()) {
       int32_t* f[] = {&s->input_multiplier, &s->input_left_shift, &s->diff_min};
       i32(*f[below(3)]);
+    } else if (auto* ls = u.AsLogSoftmaxOptions()) {
+      int32_t* f[] = {&ls->input_multiplier, &ls->input_left_shift, &ls->reverse_scaling_divisor,
+                      &ls->reverse_scaling_right_shift, &ls->diff_min};
+      i32(*f[below(5)]);
     } else if (auto* q = u.AsQuantizeOptions()) {
       if (below(2) != 0) requant(q->requant); else i32(q->input_offset);
     } else if (auto* pad = u.AsPadOptions()) {

@@ -71,4 +71,5 @@
   X(SignalFilterBankLog, "SignalFilterBankLog", signal_filter_bank_log)      \
   X(Cast, "CAST", cast)                                                      \
   X(Div, "DIV", div)                                                         \
-  X(FloatRnn, "MoteFloatRnn", float_rnn)
+  X(FloatRnn, "MoteFloatRnn", float_rnn)                                     \
+  X(LogSoftmax, "LOG_SOFTMAX", log_softmax)

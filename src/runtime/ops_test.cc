@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "mote/kernels/quantization.h"
 #include "mote/kernels/quantize.h"
 #include "mote/kernels/resize_nearest_neighbor.h"
+#include "mote/kernels/log_softmax.h"
 #include "mote/kernels/softmax.h"
 #include "mote/kernels/tanh.h"
 #include "mote/kernels/transpose.h"
@@ -420,6 +422,49 @@ TEST(OpsTest, SoftmaxToInt8AndInt16) {
       EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 120), 0);
     }
   }
+}
+
+schema::LogSoftmaxOptionsT log_softmax_options(const kernels::LogSoftmaxParams& p) {
+  schema::LogSoftmaxOptionsT o;
+  o.input_multiplier = p.input_multiplier;
+  o.input_left_shift = p.input_left_shift;
+  o.reverse_scaling_divisor = p.reverse_scaling_divisor;
+  o.reverse_scaling_right_shift = p.reverse_scaling_right_shift;
+  o.diff_min = p.diff_min;
+  return o;
+}
+
+TEST(OpsTest, LogSoftmaxRunsTheKernelAndRefusesParametersItCannotTake) {
+  const kernels::LogSoftmaxParams p = kernels::prepare_log_softmax(6, 10, 0.08f);
+  const Spec x{DataType::Int8, {2, 3, 10}, 0.08f, 0};
+  const Spec y{DataType::Int8, {2, 3, 10}, 16.0f / 256, 127};
+  OneOp t(OpKind::LogSoftmax, {x}, {y}, options(log_softmax_options(p)));
+  const auto out = t.run();
+  std::vector<int8_t> expected(60);
+  kernels::log_softmax(p, as<int8_t>(t.input(0)), expected.data());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 60), 0);
+
+  auto load_error = [&](const std::function<void(schema::LogSoftmaxOptionsT&)>& change,
+                        std::vector<int32_t> shape = {2, 3, 10}) {
+    schema::LogSoftmaxOptionsT o = log_softmax_options(p);
+    change(o);
+    OneOp bad(OpKind::LogSoftmax, {{DataType::Int8, shape, 0.08f, 0}},
+              {{DataType::Int8, shape, 16.0f / 256, 127}}, options(o));
+    schema::ProgramT program = bad.builder().take_program();
+    program.version = kFormatVersion;
+    const testing::Loaded loaded = testing::load(testing::pack_unchecked(program));
+    EXPECT_FALSE(loaded.program.ok());
+    EXPECT_STREQ(loaded.diagnostic.op_name, "LOG_SOFTMAX");
+    return std::string(loaded.diagnostic.reason);
+  };
+  EXPECT_EQ(load_error([](auto& o) { o.reverse_scaling_right_shift = 32; }),
+            "log_softmax parameters out of range");
+  EXPECT_EQ(load_error([](auto& o) { o.input_left_shift = 40; }),
+            "log_softmax parameters out of range");
+  EXPECT_EQ(load_error([](auto& o) { o.diff_min = INT32_MIN; }),
+            "log_softmax parameters out of range");
+  EXPECT_EQ(load_error([](auto&) {}, {1, 4096}), "log_softmax row of 4096 or more");
 }
 
 TEST(OpsTest, QuantizeRequantizeDequantize) {
