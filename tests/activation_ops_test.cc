@@ -1,6 +1,6 @@
-// RELU, RELU6, TANH, PRELU, SQUARED_DIFFERENCE and RSQRT end to end: builder models of several
-// shapes and quantizations written as .tflite, read back, compiled for a scalar, a DSP and an MVE
-// CPU, run on the host and compared byte for byte with slow references of TensorFlow Lite's int8
+// RELU, RELU6, TANH, PRELU, SQUARED_DIFFERENCE, RSQRT and LOG_SOFTMAX end to end: builder models
+// of several shapes and quantizations written as .tflite, read back, compiled for a scalar, a DSP
+// and an MVE CPU, run on the host and compared byte for byte with slow references of TensorFlow Lite's int8
 // kernels (activation_reference.cc); and the models their definitions refuse, with the reason.
 
 #include <gmock/gmock.h>
@@ -166,6 +166,25 @@ TEST(ActivationOps, Rsqrt) {
   }
 }
 
+TEST(ActivationOps, LogSoftmax) {
+  for (const auto& shape : kShapes) {
+    for (const auto& [scale, zp] :
+         {std::pair{0.02f, 0}, std::pair{0.08f, -30}, std::pair{0.2f, 60}, std::pair{0.004f, 5}}) {
+      ModelBuilder b;
+      const TensorId x = b.add_input(shape, ir::DataType::kInt8, scale, zp);
+      b.mark_output(op(b, ir::OpType::kLogSoftmax, {x}, shape, 16.0f / 256, 127));
+      SCOPED_TRACE(ir::shape_string(shape) + " scale " + std::to_string(scale));
+      expect_matches_reference(b.build(), 8);
+    }
+  }
+  // Behind another operator (a RELU: rows where about half the values are equal at zero).
+  ModelBuilder b;
+  const TensorId x = b.add_input({2, 40}, ir::DataType::kInt8, 0.05f, 0);
+  const TensorId logits = op(b, ir::OpType::kRelu, {x}, {2, 40}, 0.05f, -128);
+  b.mark_output(op(b, ir::OpType::kLogSoftmax, {logits}, {2, 40}, 16.0f / 256, 127));
+  expect_matches_reference(b.build(), 9);
+}
+
 // The last operator, elementwise, reads a graph output: the planner must not let it run in place
 // over that output (the output's lifetime ends at the last step, but the caller reads it after).
 TEST(ActivationOps, LastOperatorDoesNotOverwriteAGraphOutput) {
@@ -241,6 +260,30 @@ TEST(ActivationOps, DefinitionsRefuseWhatTheKernelsCannotDo) {
       },
       "operator 0 (RSQRT): input scale 0.100000001 with output scale 100000 gives a requantization "
       "the int8 kernel cannot take");
+  expect_refused(
+      [&](ModelBuilder& b, TensorId x) {
+        b.mark_output(op(b, ir::OpType::kLogSoftmax, {x}, shape, 1.0f / 256, -128));
+      },
+      "operator 0 (LOG_SOFTMAX): output (tensor 1) must have scale 16/256 and zero point 127, has "
+      "scale 0.00390625 and zero point -128");
+  expect_refused(
+      [&](ModelBuilder& b, TensorId x) {
+        b.mark_output(op(b, ir::OpType::kLogSoftmax, {x}, {1, 4, 2, 2}, 16.0f / 256, 127));
+      },
+      "operator 0 (LOG_SOFTMAX): output (tensor 1) has shape [1,4,2,2], expected [1,4,4,2]");
+  expect_refused(
+      [&](ModelBuilder& b, TensorId) {
+        const TensorId tiny = b.add_input(shape, ir::DataType::kInt8, 1e-8f, 0);
+        b.mark_output(op(b, ir::OpType::kLogSoftmax, {tiny}, shape, 16.0f / 256, 127));
+      },
+      "(LOG_SOFTMAX): input scale 9.99999994e-09 too small for the int8 kernel (needs more than "
+      "2^-26)");
+  expect_refused(
+      [&](ModelBuilder& b, TensorId) {
+        const TensorId wide = b.add_input({1, 4096}, ir::DataType::kInt8, 0.1f, 0);
+        b.mark_output(op(b, ir::OpType::kLogSoftmax, {wide}, {1, 4096}, 16.0f / 256, 127));
+      },
+      "(LOG_SOFTMAX): rows of 4096 or more values overflow the int8 kernel's sum of exps");
 }
 
 }  // namespace

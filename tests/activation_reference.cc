@@ -156,6 +156,27 @@ std::vector<int8_t> rsqrt(const ir::Graph& g, const ir::Operator& op,
   return out;
 }
 
+// LogSoftmax with TFLM's Prepare (PreprocessLogSoftmaxScalingExp, beta 1): the input scale
+// times 2^26 as a multiplier (capped at 2^31 - 1), its inverse 2^(31 - shift) / multiplier,
+// diff_min = -floor(31 * 2^26 / 2^shift); then the reference row (ops_test_util.h).
+std::vector<int8_t> log_softmax(const ir::Graph& g, const ir::Operator& op,
+                                const std::vector<int8_t>& x) {
+  const ir::Tensor& t = g.tensors[op.inputs[0]];
+  const double real = std::min(static_cast<double>(q_of(t).scale) * (1 << 26), 2147483647.0);
+  const Multiplier m = quantize(real);
+  const Multiplier reverse = quantize(std::ldexp(1.0, 31 - m.shift) / m.mantissa);
+  const int64_t diff_min = -static_cast<int64_t>(std::floor(31.0 * (1 << 26) / std::ldexp(1.0, m.shift)));
+  const int size = t.shape.back();
+  std::vector<int8_t> out;
+  for (size_t row = 0; row < x.size(); row += static_cast<size_t>(size)) {
+    const std::vector<int8_t> y = ref::RefLogSoftmaxRow(x.data() + row, size, m.mantissa, m.shift,
+                                                        reverse.mantissa, -reverse.shift,
+                                                        static_cast<int32_t>(diff_min));
+    out.insert(out.end(), y.begin(), y.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 bool has_activation_reference(ir::OpType type) {
@@ -165,7 +186,8 @@ bool has_activation_reference(ir::OpType type) {
     case ir::OpType::kTanh:
     case ir::OpType::kPrelu:
     case ir::OpType::kSquaredDifference:
-    case ir::OpType::kRsqrt: return true;
+    case ir::OpType::kRsqrt:
+    case ir::OpType::kLogSoftmax: return true;
     default: return false;
   }
 }
@@ -182,6 +204,7 @@ std::vector<int8_t> activation_reference(const ir::Graph& g, const ir::Operator&
     case ir::OpType::kSquaredDifference:
       return squared_difference(g, op, input(g, op, 0, values, c0), input(g, op, 1, values, c1));
     case ir::OpType::kRsqrt: return rsqrt(g, op, input(g, op, 0, values, c0));
+    case ir::OpType::kLogSoftmax: return log_softmax(g, op, input(g, op, 0, values, c0));
     default: throw std::logic_error("activation_reference: not an activation operator");
   }
 }

@@ -1,8 +1,8 @@
 #pragma once
-// Slow references of RELU, RELU6, TANH, PRELU, SQUARED_DIFFERENCE and RSQRT on a graph's
-// operator, written from TensorFlow Lite's int8 kernels (activations.cc, the reference
+// Slow references of RELU, RELU6, TANH, PRELU, SQUARED_DIFFERENCE, RSQRT and LOG_SOFTMAX on a
+// graph's operator, written from TensorFlow Lite's int8 kernels (activations.cc, the reference
 // integer_ops::Tanh that TensorFlow Lite Micro runs, prelu.h, squared_difference.cc,
-// elementwise.cc), independent of Mote's kernels. Host test code only.
+// elementwise.cc, log_softmax.h), independent of Mote's kernels. Host test code only.
 
 #include <cstdint>
 #include <vector>

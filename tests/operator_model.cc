@@ -534,7 +534,10 @@ ir::Graph operator_model() {
                                      shape, l_scale * l_scale * 40.0f, -128);
   const TensorId rs = b.add_operator(ir::OpType::kRsqrt, {r}, std::monostate{}, shape,
                                      1.0f / (std::sqrt(t_scale * 0.5f) * 100.0f), -128);
-  for (const TensorId y : {r, r6, th, pr, sd, rs}) b.mark_output(y);
+  // LOG_SOFTMAX over the leaky ReLU's channels (rows of 4).
+  const TensorId ls = b.add_operator(ir::OpType::kLogSoftmax, {l}, std::monostate{}, shape,
+                                     16.0f / 256, 127);
+  for (const TensorId y : {r, r6, th, pr, sd, rs, ls}) b.mark_output(y);
   // The field models' reductions and resize: SUM, REDUCE_MAX, ARG_MAX, ARG_MIN, RESIZE_BILINEAR.
   const TensorId su = b.add_sum(l, {1}, false, l_scale * 4.0f, 5);  // [1,8,4]
   b.mark_output(su);

@@ -1,8 +1,8 @@
 #pragma once
 // A model of the operators that came with the operator registry (TRANSPOSE_CONV, LEAKY_RELU,
 // SUB with broadcasting and a fused ReLU, MAXIMUM, MINIMUM with broadcasting, between an
-// AVERAGE_POOL_2D; then RELU, RELU6, TANH, PRELU, SQUARED_DIFFERENCE and RSQRT; then SUM,
-// REDUCE_MAX, ARG_MAX, ARG_MIN and RESIZE_BILINEAR; the data-movement operators; then
+// AVERAGE_POOL_2D; then RELU, RELU6, TANH, PRELU, SQUARED_DIFFERENCE, RSQRT and LOG_SOFTMAX;
+// then SUM, REDUCE_MAX, ARG_MAX, ARG_MIN and RESIZE_BILINEAR; the data-movement operators; then
 // BATCH_MATMUL with constant weights and with an activation rhs; UNIDIRECTIONAL_SEQUENCE_LSTM
 // over SUM's result), built with the builder, and its output computed by slow references written
 // here, in activation_reference.cc and lstm_reference.cc from TFLite's definitions, independent

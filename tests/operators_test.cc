@@ -36,12 +36,12 @@ TEST(Operators, ReferenceOutputIsNotTrivial) {
   const ir::Graph graph = testing::operator_model();
   const auto reference =
       testing::operator_model_reference(graph, testing::operator_model_input(graph));
-  // The three 8x8x4 results and the six activations' (8x8x4 each), then SUM [1,8,4],
-  // REDUCE_MAX [1,8,1,4], ARG_MAX [1,8,8] and ARG_MIN [1,8,4] (int32), RESIZE_BILINEAR [1,7,9,3];
-  // then the data-movement operators' (below).
-  const size_t sizes[] = {256, 256, 256, 256, 256, 256, 256, 256, 256,
+  // The three 8x8x4 results and the seven activations' (8x8x4 each, LOG_SOFTMAX's last), then
+  // SUM [1,8,4], REDUCE_MAX [1,8,1,4], ARG_MAX [1,8,8] and ARG_MIN [1,8,4] (int32),
+  // RESIZE_BILINEAR [1,7,9,3]; then the data-movement operators' (below).
+  const size_t sizes[] = {256, 256, 256, 256, 256, 256, 256, 256, 256, 256,
                           32,  32,  64 * 4, 32 * 4, 7 * 9 * 3};
-  const size_t min_distinct[] = {10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 8, 4, 4, 10};
+  const size_t min_distinct[] = {10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 8, 4, 4, 10};
   size_t offset = 0;
   for (size_t output = 0; output < std::size(sizes); ++output) {
     ASSERT_LE(offset + sizes[output], reference.size());
