@@ -40,13 +40,13 @@ class Qdq:
         self.inits.append(numpy_helper.from_array(array, name))
         return name
 
-    def qparams(self, scale):
-        zp = np.array(self.zp, np.uint8 if self.uint8 else np.int8)
+    def qparams(self, scale, zp=None):
+        zp = np.array(self.zp if zp is None else zp, np.uint8 if self.uint8 else np.int8)
         return self.const(np.array(scale, np.float32), "scale"), self.const(zp, "zp")
 
-    def quantize(self, x, scale):
+    def quantize(self, x, scale, zp=None):
         """Q then DQ of float value x: returns the dequantized float name."""
-        s, z = self.qparams(scale)
+        s, z = self.qparams(scale, zp)
         q, d = self.fresh("q"), self.fresh("dq")
         self.nodes.append(helper.make_node("QuantizeLinear", [x, s, z], [q]))
         self.nodes.append(helper.make_node("DequantizeLinear", [q, s, z], [d]))
@@ -78,7 +78,7 @@ class Qdq:
         self.nodes.append(helper.make_node("DequantizeLinear", [qn, sn, zn], [d], **attrs))
         return d
 
-    def op(self, op_type, inputs, scale=None, activation=None, **attrs):
+    def op(self, op_type, inputs, scale=None, activation=None, zp=None, **attrs):
         y = self.fresh(op_type.lower())
         self.nodes.append(helper.make_node(op_type, inputs, [y], **attrs))
         if activation == "relu":
@@ -91,7 +91,7 @@ class Qdq:
             hi = self.const(np.array(6, np.float32), "max")
             self.nodes.append(helper.make_node("Clip", [y, lo, hi], [r]))
             y = r
-        return self.quantize(y, self.scale if scale is None else scale)
+        return self.quantize(y, self.scale if scale is None else scale, zp)
 
     def conv(self, x, cin, cout, k, stride=1, pads=None, group=1, activation=None, per_channel=True):
         p = k // 2
@@ -218,6 +218,24 @@ def more_operators(out_dir):
         g = Qdq("qdq_op_" + name, [1, 8, 6, 6], opset=14)
         x = build(g, g.conv(g.x, 8, 8, 3))
         g.save(out_dir, x, scale or g.scale, shape)
+
+
+def log_softmax(out_dir):
+    """A classifier head, Gemm then LogSoftmax over the classes: quantized as TFLite's int8 kernel
+    writes it (scale 16/256, zero point 127), as a calibration would (a coarser step: requantized
+    after it), at opset 11 (axis 1 of [1, 10]) and 18, and with uint8 activations."""
+    cases = {
+        "qdq_log_softmax": (13, False, 16.0 / 256, 127, -1),
+        "qdq_log_softmax_requantized": (11, False, 0.07, 127, 1),
+        "qdq_log_softmax_uint8_opset18": (18, True, 0.09, 255, -1),
+    }
+    for name, (opset, uint8, scale, zp, axis) in cases.items():
+        g = Qdq(name, [1, 24], uint8=uint8, opset=opset, ir_version=9 if opset >= 18 else 7)
+        w, ws = g.weights((10, 24), 24, per_channel=False)
+        b = g.bias(10, np.full(10, ws, np.float32))
+        x = g.op("Gemm", [g.x, w, b], scale=0.05, transB=1)
+        x = g.op("LogSoftmax", [x], scale=scale, zp=zp, axis=axis)
+        g.save(out_dir, x, scale, [1, 10])
 
 
 def field_operators(out_dir):
@@ -810,6 +828,7 @@ def main():
     kws(out)
     branches(out)
     more_operators(out)
+    log_softmax(out)
     nhwc_input(out)
     qoperator(out)
     field_operators(out)

@@ -36,7 +36,8 @@ const std::vector<int32_t> kNlc = {0, 2, 1};      // [N, L, C] of ONNX's [N, C, 
 const char* const kUnsupported =
     "not supported; Mote reads QuantizeLinear, DequantizeLinear, Conv, Gemm, MatMul, Add, Sub, "
     "Mul, MaxPool, AveragePool, GlobalAveragePool, ReduceMean, Relu, Clip, Sigmoid, Tanh, "
-    "HardSwish, HardSigmoid (times its input), LeakyRelu, PRelu, Softmax, Concat, Reshape, "
+    "HardSwish, HardSigmoid (times its input), LeakyRelu, PRelu, Softmax, LogSoftmax, Concat, "
+    "Reshape, "
     "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, Identity, Dropout, Constant, Slice, "
     "Split, Gather (constant indices), Max, Min, ReduceMax, ConvTranspose, LSTM and GRU (computed in "
     "float between quantized layers), shape arithmetic on "
@@ -988,7 +989,8 @@ class Reader {
     if (op == "Relu" || op == "Clip") return activation_node();
     if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") return reshape();
     if (op == "Transpose") return transpose();
-    if (op == "Softmax") return softmax();
+    if (op == "Softmax") return softmax(false);
+    if (op == "LogSoftmax") return softmax(true);
     if (op == "Concat") return concat();
     if (op == "Identity" || op == "Dropout") return identity_node();
     if (op == "Sigmoid") return sigmoid();
@@ -1993,7 +1995,8 @@ class Reader {
     bind(s.name, relayout(seen, {}, s.name), s.q);
   }
 
-  void softmax() {
+  // Softmax, or LogSoftmax (`log`): the same axis rules.
+  void softmax(bool log) {
     const Value x = as_plain(activation(0));
     const auto rank = static_cast<int64_t>(tensor(x.tensor).shape.size());
     int64_t axis = int_attr("axis", opset_ >= 13 ? -1 : 1);
@@ -2004,13 +2007,27 @@ class Reader {
       last = true;
       for (int64_t i = axis; i < rank - 1; ++i) last = last && tensor(x.tensor).shape[static_cast<size_t>(i)] == 1;
     }
-    if (!last) bad("softmax over axis " + std::to_string(axis) + " of rank " + std::to_string(rank) + " not supported (the last axis only)");
+    const std::string what = log ? "log_softmax" : "softmax";
+    if (!last) bad(what + " over axis " + std::to_string(axis) + " of rank " + std::to_string(rank) + " not supported (the last axis only)");
     const Sink s = sink(node_->output(0), false);
-    // TFLite's int8 softmax writes scale 1/256, zero point -128; other output quantization is
-    // reached by requantizing.
-    ir::Quantization fixed{{1.0f / 256}, {-128}, 0};
+    // TFLite's int8 kernels write fixed quantizations (softmax: scale 1/256, zero point -128;
+    // log_softmax: 16/256 and 127); other output quantization is reached by requantizing.
+    const ir::Quantization fixed = log ? ir::Quantization{{16.0f / 256}, {127}, 0}
+                                       : ir::Quantization{{1.0f / 256}, {-128}, 0};
     const int32_t out = add_activation(node_->output(0), tensor(x.tensor).shape, fixed);
-    add_op(OpType::kSoftmax, {x.tensor}, out, ir::SoftmaxOptions{1.0f});
+    if (log) {
+      add_op(OpType::kLogSoftmax, {x.tensor}, out);
+      // TFLite's result is in steps of 1/16 (within 1/32 of the real value): a requantization to a
+      // step at most that fine can land more than one of its steps away from ONNX Runtime's.
+      if (s.q && s.q->scale.size() == 1 && s.q->scale[0] <= 1.0f / 32) {
+        g_.notes.push_back(where() + "output scale " + std::to_string(s.q->scale[0]) +
+                           " is at most half the 1/16 step of TFLite's int8 LOG_SOFTMAX, whose "
+                           "result is requantized to it: outputs may differ from ONNX Runtime's "
+                           "by more than one step");
+      }
+    } else {
+      add_op(OpType::kSoftmax, {x.tensor}, out, ir::SoftmaxOptions{1.0f});
+    }
     bind(s.name, {out, {}}, s.q);
   }
 

@@ -207,6 +207,56 @@ TEST(OnnxReader, RefusesFloatModelsUnsupportedOperatorsAndBadFiles) {
   EXPECT_THAT(error_of({text.begin(), text.end()}), HasSubstr("not a readable ONNX model"));
 }
 
+// x [1,3,6] -> QDQ -> LogSoftmax -> QDQ with output scale `out_scale`, zero point `out_zp`.
+Model log_softmax_model(int64_t opset, int64_t axis, float out_scale, int8_t out_zp) {
+  Model m(opset);
+  m.input("x", {1, 3, 6});
+  m.output("y", {1, 3, 6});
+  m.scale("in", 0.05f, 3);
+  m.scale("out", out_scale, out_zp);
+  m.qdq("x", "in", "xd");
+  Model::integer(m.node("LogSoftmax", {"xd"}, {"l"}), "axis", axis);
+  m.qdq("l", "out", "y");
+  return m;
+}
+
+TEST(OnnxReader, LogSoftmaxIsTflitesWithARequantizationWhereItsOutputDiffers) {
+  using ir::OpType;
+  // TFLite's int8 kernel writes scale 16/256, zero point 127: taken as it is (between the float
+  // graph input's QUANTIZE and output's DEQUANTIZE).
+  const ir::Graph g = read_model(log_softmax_model(13, -1, 16.0f / 256, 127).bytes(), {});
+  ASSERT_THAT(types(g), ElementsAre(OpType::kQuantize, OpType::kLogSoftmax, OpType::kDequantize));
+  const ir::Tensor& y = g.tensors[g.operators[1].outputs[0]];
+  EXPECT_EQ(y.shape, (std::vector<int32_t>{1, 3, 6}));
+  EXPECT_EQ(y.quantization.scale, std::vector<float>{16.0f / 256});
+  EXPECT_EQ(y.quantization.zero_point, std::vector<int64_t>{127});
+
+  // Any other output quantization (ONNX Runtime's calibrated range): TFLite's, then a QUANTIZE.
+  const ir::Graph r = read_model(log_softmax_model(17, 2, 0.07f, 100).bytes(), {});
+  ASSERT_THAT(types(r), ElementsAre(OpType::kQuantize, OpType::kLogSoftmax, OpType::kQuantize,
+                                    OpType::kDequantize));
+  EXPECT_EQ(r.tensors[r.operators[1].outputs[0]].quantization.zero_point, std::vector<int64_t>{127});
+  EXPECT_EQ(r.operators[2].inputs[0], r.operators[1].outputs[0]);
+  const ir::Tensor& q = r.tensors[r.operators[2].outputs[0]];
+  EXPECT_EQ(q.quantization.scale, std::vector<float>{0.07f});
+  EXPECT_EQ(q.quantization.zero_point, std::vector<int64_t>{100});
+  EXPECT_TRUE(r.notes.empty());
+  // An output step at most half of TFLite's 1/16: requantized, with a note that says so.
+  const ir::Graph fine = read_model(log_softmax_model(13, -1, 0.02f, 127).bytes(), {});
+  ASSERT_THAT(types(fine), ElementsAre(OpType::kQuantize, OpType::kLogSoftmax, OpType::kQuantize,
+                                       OpType::kDequantize));
+  ASSERT_EQ(fine.notes.size(), 1u);
+  EXPECT_THAT(fine.notes[0], HasSubstr("(LogSoftmax, domain ai.onnx, opset 13): output scale 0.020000 "
+                                       "is at most half the 1/16 step"));
+
+  // Before opset 13 the axis flattens what follows it: axis 1 of [1,3,6] is not the last one.
+  EXPECT_THAT(error_of(log_softmax_model(11, 1, 16.0f / 256, 127).bytes()),
+              HasSubstr("(LogSoftmax, domain ai.onnx, opset 11): log_softmax over axis 1 of rank 3 "
+                        "not supported (the last axis only)"));
+  EXPECT_THAT(types(read_model(log_softmax_model(11, 2, 16.0f / 256, 127).bytes(), {})),
+              ElementsAre(OpType::kQuantize, OpType::kLogSoftmax, OpType::kDequantize));
+}
+
 TEST(OnnxReader, ExplicitPadsTfliteSameCannotGiveBecomeAPad) {
   // Stride 2 over 4 columns with pads 1, 1: TFLite's SAME pads 0 before and 1 after.
   Model m = conv_model();
