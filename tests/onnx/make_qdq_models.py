@@ -221,21 +221,22 @@ def more_operators(out_dir):
 
 
 def log_softmax(out_dir):
-    """A classifier head, Gemm then LogSoftmax over the classes: quantized as TFLite's int8 kernel
-    writes it (scale 16/256, zero point 127), as a calibration would (a coarser step: requantized
-    after it), at opset 11 (axis 1 of [1, 10]) and 18, and with uint8 activations."""
+    """A classifier head over a batch of 8, Gemm then LogSoftmax over the classes: quantized as
+    TFLite's int8 kernel writes it (scale 16/256, zero point 127), as a calibration would (a
+    coarser step: requantized after it), at opset 11 (axis 1 of [8, 10]) and 18, and with uint8
+    activations."""
     cases = {
         "qdq_log_softmax": (13, False, 16.0 / 256, 127, -1),
         "qdq_log_softmax_requantized": (11, False, 0.07, 127, 1),
         "qdq_log_softmax_uint8_opset18": (18, True, 0.09, 255, -1),
     }
     for name, (opset, uint8, scale, zp, axis) in cases.items():
-        g = Qdq(name, [1, 24], uint8=uint8, opset=opset, ir_version=9 if opset >= 18 else 7)
+        g = Qdq(name, [8, 24], uint8=uint8, opset=opset, ir_version=9 if opset >= 18 else 7)
         w, ws = g.weights((10, 24), 24, per_channel=False)
         b = g.bias(10, np.full(10, ws, np.float32))
         x = g.op("Gemm", [g.x, w, b], scale=0.05, transB=1)
         x = g.op("LogSoftmax", [x], scale=scale, zp=zp, axis=axis)
-        g.save(out_dir, x, scale, [1, 10])
+        g.save(out_dir, x, scale, [8, 10])
 
 
 def field_operators(out_dir):
