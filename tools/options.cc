@@ -293,6 +293,13 @@ void add_import_options(CLI::App* cmd, import::ImportOptions& import) {
       },
       ".onnx: fixed sizes for an input with symbolic dimensions, NAME=1,3,96,96 (NAME= may be\n"
       "left out when the model has one input); repeat it for several inputs");
+  cmd->add_option_function<std::string>(
+         "--rounding",
+         [&import](const std::string& v) { import.tflite_rounding = v == "tflite"; },
+         ".onnx: how requantizations round: once (the default: a ratio's multiplier rounds the\n"
+         "result once, as ONNX Runtime's float arithmetic does) or tflite (TFLite's fixed-point\n"
+         "double rounding, the results of the same graph read from .tflite)")
+      ->check(CLI::IsMember({"once", "tflite"}));
 }
 
 std::filesystem::path RunnerSettings::image(const std::string& cpu) const {

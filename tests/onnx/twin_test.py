@@ -8,7 +8,7 @@ script writes the same graph as a QDQ .onnx (NCHW weights, DequantizeLinear befo
 QuantizeLinear after every operator, the same scales and zero points), then for cortex-m4 and
 cortex-m55 runs `mote analyze` on both and requires equal arenas, lower bounds, operators,
 kernel variants, scratch, MACs and estimated instructions, and runs both programs on one input
-and requires the same output bytes. Exit 77 (skipped) without python3-onnx.
+and requires the same output bytes (the .onnx read with --rounding tflite). Exit 77 (skipped) without python3-onnx.
 
 Usage: twin_test.py --mote BUILD/mote --writer BUILD/.../mote_write_twin_models --work DIR
 """
@@ -212,7 +212,8 @@ def main():
         base = os.path.join(args.work, name)
         with open(base + ".graph.json") as f:
             to_onnx(json.load(f), name, base + ".onnx")
-        layout = ["--input-layout", "nhwc", "--output-layout", "nhwc"]
+        # TFLite's rounding: the default (once, as ONNX Runtime) would change output bytes.
+        layout = ["--input-layout", "nhwc", "--output-layout", "nhwc", "--rounding", "tflite"]
         for target in TARGETS:
             a = analyze(args, base + ".tflite", target, [])
             b = analyze(args, base + ".onnx", target, layout)

@@ -322,6 +322,11 @@ struct Graph {
   // What the reader accepted other than as written, one sentence each ("tensor 5 (bias):
   // quantized_dimension 3 ... ignored"); `mote inspect` lists them.
   std::vector<std::string> notes;
+  // The int8 requantizations of scale ratios (convolutions, fully connected, concatenation,
+  // requantize) round once, as ONNX Runtime's float requantization does, where TFLite's form
+  // rounds twice (kernels::quantize_multiplier_rounding_once): the same kernels, other
+  // multipliers. The ONNX reader sets it; a .tflite model keeps TFLite's results bit for bit.
+  bool round_once = false;
   bool operator==(const Graph&) const = default;
 };
 

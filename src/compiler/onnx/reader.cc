@@ -304,6 +304,7 @@ class Reader {
     walk();
     node_ = nullptr;
     write_outputs();
+    g_.round_once = !options_.tflite_rounding;
     ops::validate(g_);
     return std::move(g_);
   }

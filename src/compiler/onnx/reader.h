@@ -21,6 +21,10 @@ struct ImportOptions {
   // Fixed shapes for inputs with symbolic dimensions (--input-shape NAME=1,3,96,96; an empty
   // name means the model's only input).
   std::vector<std::pair<std::string, std::vector<int32_t>>> input_shapes;
+  // Requantizations round once, as ONNX Runtime's float arithmetic does (ir::Graph::round_once),
+  // unless this asks for TFLite's fixed-point rounding (--rounding tflite: the results of the
+  // same graph read from .tflite, bit for bit).
+  bool tflite_rounding = false;
 };
 
 // Whether the bytes start like an ONNX ModelProto (field 1, ir_version, as a varint): the cheap

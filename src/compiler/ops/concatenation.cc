@@ -80,9 +80,15 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   std::vector<schema::ConcatRequant> requants;
   for (int32_t t : ctx.op().inputs) {
     const ir::Tensor& input = ctx.tensor(t);
-    const auto p = kernels::prepare_concatenation_input(
+    auto p = kernels::prepare_concatenation_input(
         rank, input.shape.data(), axis, scale_of(input), zero_point_of(input), scale_of(output),
         zero_point_of(output));
+    if (p.requantize) {
+      const auto m = ctx.multiplier(static_cast<double>(scale_of(input)) /
+                                    static_cast<double>(scale_of(output)));
+      p.multiplier = m.multiplier;
+      p.shift = m.shift;
+    }
     any_requant = any_requant || p.requantize;
     requants.emplace_back(p.requantize, -p.input_zero_point,
                           schema::Requant(p.multiplier, p.shift));

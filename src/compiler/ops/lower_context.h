@@ -44,6 +44,12 @@ class LowerContext {
 
   emit::ConstantPool& constants() { return constants_; }
 
+  // A requantization's multiplier and shift: TFLite's, or rounding once (ir::Graph::round_once).
+  kernels::QuantizedMultiplier multiplier(double real) const {
+    return graph_.round_once ? kernels::quantize_multiplier_rounding_once(real)
+                             : kernels::quantize_multiplier(real);
+  }
+
   // The clamp of a fused activation in the output's quantized domain.
   kernels::ActivationRange activation_range(ir::Activation activation) const;
 

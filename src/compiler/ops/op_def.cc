@@ -304,7 +304,7 @@ void LowerContext::channel_requant(int32_t channels, schema::Region* multipliers
   for (int32_t c = 0; c < channels; ++c) {
     const double w =
         weight_scales.size() > 1 ? weight_scales[static_cast<size_t>(c)] : weight_scales[0];
-    const auto q = kernels::quantize_multiplier(input_scale * w / output_scale);
+    const auto q = multiplier(input_scale * w / output_scale);
     m[static_cast<size_t>(c)] = q.multiplier;
     s[static_cast<size_t>(c)] = q.shift;
   }

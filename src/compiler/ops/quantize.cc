@@ -68,8 +68,17 @@ void lower_quantize(LowerContext& ctx, schema::OperatorT& out) {
   schema::QuantizeOptionsT q;
   q.output_offset = zero_point_of(output);
   if (input.type != ir::DataType::kFloat32) {  // int8, int16, int32 or uint8: a requantization
-    const auto p = kernels::prepare_requantize(scale_of(input), zero_point_of(input),
-                                               scale_of(output), zero_point_of(output));
+    auto p = kernels::prepare_requantize(scale_of(input), zero_point_of(input),
+                                         scale_of(output), zero_point_of(output));
+    const auto byte = [](ir::DataType t) {
+      return t == ir::DataType::kInt8 || t == ir::DataType::kUInt8;
+    };
+    if (byte(input.type) && byte(output.type)) {  // an int32 input keeps its right shift
+      const auto m = ctx.multiplier(static_cast<double>(scale_of(input)) /
+                                    static_cast<double>(scale_of(output)));
+      p.multiplier = m.multiplier;
+      p.shift = m.shift;
+    }
     q.input_offset = -zero_point_of(input);
     q.requant = std::make_unique<schema::Requant>(p.multiplier, p.shift);
   }
