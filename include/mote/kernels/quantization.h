@@ -91,17 +91,6 @@ struct QuantizedMultiplier {
 constexpr int32_t kNonFiniteShift = 1100;
 QuantizedMultiplier quantize_multiplier(double real_multiplier);
 
-// The same multiplier for a result rounded once, as a float requantization rounds it (ONNX
-// Runtime's). Below 1/2, TFLite's form (a multiplier in [2^30, 2^31) and a right shift) rounds
-// the high product to an integer and that again in the shift: a result whose exact value lies
-// within 2^(shift - 1) of a half may move by one. Here, for ratios in [2^-kRoundOnceMinExponent,
-// 1/2), the multiplier is real * 2^31 (at least 2^(31 - kRoundOnceMinExponent)) with shift 0: the
-// kernels' arithmetic is unchanged, the high product rounds to the result itself, a result
-// within 256 steps of zero off by less than 2^-12 of a step. Smaller ratios, whose second
-// rounding is as fine, and ratios of 1/2 or more (rounded once already) keep TFLite's form.
-inline constexpr int kRoundOnceMinExponent = 11;
-QuantizedMultiplier quantize_multiplier_rounding_once(double real_multiplier);
-
 // The quantized clamp range of a fused activation for an output with this scale and zero point.
 struct ActivationRange {
   int32_t min;

@@ -26,6 +26,17 @@ std::vector<int32_t> int_values(const ir::Tensor& t);
 
 kernels::FusedActivation fused(ir::Activation activation);
 
+// kernels::quantize_multiplier for a result rounded once, as a float requantization rounds it (ONNX
+// Runtime's). Below 1/2, TFLite's form (a multiplier in [2^30, 2^31) and a right shift) rounds
+// the high product to an integer and that again in the shift: a result whose exact value lies
+// within 2^(shift - 1) of a half may move by one. Here, for ratios in [2^-kRoundOnceMinExponent,
+// 1/2), the multiplier is real * 2^31 (at least 2^(31 - kRoundOnceMinExponent)) with shift 0: the
+// kernels' arithmetic is unchanged, the high product rounds to the result itself, a result
+// within 256 steps of zero off by less than 2^-12 of a step. Smaller ratios, whose second
+// rounding is as fine, and ratios of 1/2 or more (rounded once already) keep TFLite's form.
+constexpr int kRoundOnceMinExponent = 11;
+kernels::QuantizedMultiplier quantize_multiplier_rounding_once(double real_multiplier);
+
 class LowerContext {
  public:
   LowerContext(const ir::Graph& graph, size_t step, emit::ConstantPool& constants)
@@ -46,7 +57,7 @@ class LowerContext {
 
   // A requantization's multiplier and shift: TFLite's, or rounding once (ir::Graph::round_once).
   kernels::QuantizedMultiplier multiplier(double real) const {
-    return graph_.round_once ? kernels::quantize_multiplier_rounding_once(real)
+    return graph_.round_once ? quantize_multiplier_rounding_once(real)
                              : kernels::quantize_multiplier(real);
   }
 

@@ -3,6 +3,7 @@
 #include "compiler/ops/op_def.h"
 
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -285,6 +286,13 @@ kernels::FusedActivation fused(ir::Activation activation) {
     case ir::Activation::kRelu6: return kernels::FusedActivation::kRelu6;
   }
   return kernels::FusedActivation::kNone;
+}
+
+kernels::QuantizedMultiplier quantize_multiplier_rounding_once(double real_multiplier) {
+  const kernels::QuantizedMultiplier q = kernels::quantize_multiplier(real_multiplier);
+  if (q.multiplier <= 0 || q.shift >= 0 || q.shift < 1 - kRoundOnceMinExponent) return q;
+  // real < 1/2: real * 2^31 < 2^30 fits.
+  return {static_cast<int32_t>(std::llround(std::ldexp(real_multiplier, 31))), 0};
 }
 
 kernels::ActivationRange LowerContext::activation_range(ir::Activation activation) const {

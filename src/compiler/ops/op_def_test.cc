@@ -2,11 +2,46 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <string>
 
+#include "compiler/ops/lower_context.h"
+
 namespace mote::ops {
 namespace {
+
+// TFLite's form of 0.0046875 (0.6 * 2^-7) rounds x * 0.6 to an integer, then by 2^7 again:
+// 19306 * 0.0046875 = 90.496875 becomes 91. Rounding once gives 90, and every result within
+// 256 steps of zero lies within half a step (plus 2^-12) of the exact product.
+TEST(QuantizeMultiplierRoundingOnce, RoundsOnce) {
+  const kernels::QuantizedMultiplier tflite = kernels::quantize_multiplier(0.0046875);
+  EXPECT_EQ(kernels::multiply_by_quantized_multiplier(19306, tflite.multiplier, tflite.shift), 91);
+  const kernels::QuantizedMultiplier once = quantize_multiplier_rounding_once(0.0046875);
+  EXPECT_EQ(once.shift, 0);
+  EXPECT_EQ(kernels::multiply_by_quantized_multiplier(19306, once.multiplier, once.shift), 90);
+  for (const double real : {0.4999, 0.3, 0.0046875, 0.001, 1.01 / 2048}) {
+    const kernels::QuantizedMultiplier q = quantize_multiplier_rounding_once(real);
+    EXPECT_EQ(q.shift, 0) << real;
+    const int32_t limit = static_cast<int32_t>(256 / real);
+    for (int32_t x = -limit; x <= limit; x += 1 + limit / 50000) {
+      const double exact = x * real;
+      const int32_t result = kernels::multiply_by_quantized_multiplier(x, q.multiplier, q.shift);
+      EXPECT_LE(std::abs(result - exact), 0.5 + 1.0 / 4096)
+          << real << " * " << x;
+    }
+  }
+}
+
+// Ratios of 1/2 or more round once already, and below 2^-11 TFLite's second rounding is as
+// fine as the first: TFLite's form.
+TEST(QuantizeMultiplierRoundingOnce, KeepsTfliteFormOutsideItsRange) {
+  for (const double real : {0.5, 0.75, 3.5, 0.99 / 2048, 1e-6, 0.0}) {
+    const kernels::QuantizedMultiplier once = quantize_multiplier_rounding_once(real);
+    EXPECT_EQ(once.multiplier, kernels::quantize_multiplier(real).multiplier) << real;
+    EXPECT_EQ(once.shift, kernels::quantize_multiplier(real).shift) << real;
+  }
+}
 
 // Every operator of the list has a complete definition, its own TFLite code, and the program
 // kind of the same name at the same position.

@@ -29,13 +29,6 @@ QuantizedMultiplier quantize_multiplier(double real_multiplier) {
   return {static_cast<int32_t>(q), exponent};
 }
 
-QuantizedMultiplier quantize_multiplier_rounding_once(double real_multiplier) {
-  const QuantizedMultiplier q = quantize_multiplier(real_multiplier);
-  if (q.multiplier <= 0 || q.shift >= 0 || q.shift < 1 - kRoundOnceMinExponent) return q;
-  // real < 1/2: real * 2^31 < 2^30 fits.
-  return {static_cast<int32_t>(llround(ldexp(real_multiplier, 31))), 0};
-}
-
 namespace {
 
 // The clamp inside [kMin, kMax], the output type's range.

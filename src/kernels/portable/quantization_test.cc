@@ -67,37 +67,6 @@ TEST(QuantizeMultiplier, PowersOfTwo) {
   EXPECT_EQ(quantize_multiplier(3.5).shift, 2);
 }
 
-// TFLite's form of 0.0046875 (0.6 * 2^-7) rounds x * 0.6 to an integer, then by 2^7 again:
-// 19306 * 0.0046875 = 90.496875 becomes 91. Rounding once gives 90, and every result within
-// 256 steps of zero lies within half a step (plus 2^-12) of the exact product.
-TEST(QuantizeMultiplierRoundingOnce, RoundsOnce) {
-  const QuantizedMultiplier tflite = quantize_multiplier(0.0046875);
-  EXPECT_EQ(multiply_by_quantized_multiplier(19306, tflite.multiplier, tflite.shift), 91);
-  const QuantizedMultiplier once = quantize_multiplier_rounding_once(0.0046875);
-  EXPECT_EQ(once.shift, 0);
-  EXPECT_EQ(multiply_by_quantized_multiplier(19306, once.multiplier, once.shift), 90);
-  for (const double real : {0.4999, 0.3, 0.0046875, 0.001, 1.01 / 2048}) {
-    const QuantizedMultiplier q = quantize_multiplier_rounding_once(real);
-    EXPECT_EQ(q.shift, 0) << real;
-    const int32_t limit = static_cast<int32_t>(256 / real);
-    for (int32_t x = -limit; x <= limit; x += 1 + limit / 50000) {
-      const double exact = x * real;
-      EXPECT_LE(std::abs(multiply_by_quantized_multiplier(x, q.multiplier, q.shift) - exact),
-                0.5 + 1.0 / 4096)
-          << real << " * " << x;
-    }
-  }
-}
-
-// Ratios of 1/2 or more round once already, and below 2^-11 TFLite's second rounding is as
-// fine as the first: TFLite's form.
-TEST(QuantizeMultiplierRoundingOnce, KeepsTfliteFormOutsideItsRange) {
-  for (const double real : {0.5, 0.75, 3.5, 0.99 / 2048, 1e-6, 0.0}) {
-    EXPECT_EQ(quantize_multiplier_rounding_once(real).multiplier, quantize_multiplier(real).multiplier);
-    EXPECT_EQ(quantize_multiplier_rounding_once(real).shift, quantize_multiplier(real).shift);
-  }
-}
-
 // A ratio of extreme scales can be infinite: the shift says so, and every range check refuses it
 // (converting infinity to an integer would be undefined).
 TEST(QuantizeMultiplier, NonFiniteGetsAnOutOfRangeShift) {
