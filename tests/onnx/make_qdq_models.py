@@ -794,9 +794,8 @@ def bad_models(out_dir):
     os.remove(os.path.join(out_dir, "bad_unsqueeze_axis.json"))
     g = Qdq("bad_constant_output", [1, 8, 6, 6])
     y = g.conv(g.x, 8, 8, 3)
-    s, z = g.qparams(g.scale)
-    g.nodes.append(helper.make_node("DequantizeLinear", [g.const(np.ones(4, np.int8), "anchors"),
-                                                         s, z], ["anchors"]))
+    g.nodes.append(helper.make_node("Identity", [g.const(np.ones(4, np.float32), "anchors")],
+                                    ["anchors"]))
     g.save(out_dir, y, g.scale, [1, 8, 6, 6])
     model = onnx.load(os.path.join(out_dir, "bad_constant_output.onnx"))
     model.graph.output.append(helper.make_tensor_value_info("anchors", TensorProto.FLOAT, [4]))
@@ -808,6 +807,47 @@ def bad_models(out_dir):
         whole = f.read()
     with open(os.path.join(out_dir, "bad_truncated.onnx"), "wb") as f:
         f.write(whole[: len(whole) // 2])
+
+
+def anchors(out_dir, name, uint8):
+    """An SSD head as tf2onnx writes it: class scores, and anchors that depend on no input, a
+    quantized constant per level tiled by the batch size (Shape, Gather, Concat, Cast, Tile),
+    reshaped, concatenated and dequantized into a float graph output."""
+    g = Qdq(name, [1, 4, 8, 8], uint8=uint8)
+    x = g.conv(g.x, 4, 6, 3, stride=2, activation="relu")
+    scores = g.conv(x, 6, 6, 1)
+    levels = []
+    for k, cells in enumerate([4, 2]):
+        grid = g.rng.integers(0 if uint8 else -128, 256 if uint8 else 128,
+                              (1, cells, cells, 3, 4)).astype(np.uint8 if uint8 else np.int8)
+        batch = g.fresh("batch")
+        shape = g.fresh("shape")
+        g.nodes.append(helper.make_node("Shape", [scores], [shape]))
+        g.nodes.append(helper.make_node("Gather", [shape, g.const(np.array([0], np.int64), "i")],
+                                        [batch], axis=0))
+        multiples = g.fresh("multiples")
+        g.nodes.append(helper.make_node(
+            "Concat", [batch, g.const(np.ones(4, np.int64), "ones")], [multiples], axis=0))
+        tiled, flat = g.fresh("tiled"), g.fresh("flat")
+        g.nodes.append(helper.make_node("Tile", [g.const(grid, f"grid{k}"), multiples], [tiled]))
+        g.nodes.append(helper.make_node(
+            "Reshape", [tiled, g.const(np.array([1, -1, 4], np.int64), "shape")], [flat]))
+        levels.append(flat)
+    joined = g.fresh("joined")
+    g.nodes.append(helper.make_node("Concat", levels, [joined], axis=1))
+    s, z = g.qparams(1.0 / 64, 100 if uint8 else -20)
+    g.nodes.append(helper.make_node("DequantizeLinear", [joined, s, z], ["anchors"]))
+    g.save(out_dir, scores, g.scale, [1, 6, 4, 4])
+    model = onnx.load(os.path.join(out_dir, name + ".onnx"))
+    count = (16 + 4) * 3
+    model.graph.output.append(helper.make_tensor_value_info("anchors", TensorProto.FLOAT,
+                                                            [1, count, 4]))
+    onnx.save(model, os.path.join(out_dir, name + ".onnx"))
+    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+        json.dump({"input_shape": [1, 4, 8, 8], "input_type": "float32",
+                   "input_range": [-1.0, 1.0],
+                   "outputs": [{"count": 6 * 4 * 4, "scale": g.scale},
+                               {"count": count * 4, "scale": 1.0 / 64}]}, f)
 
 
 def float_model(out_dir):
@@ -826,6 +866,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     cnn(out, "qdq_cnn")
     cnn(out, "qdq_cnn_uint8", uint8=True)
+    anchors(out, "qdq_anchors", uint8=False)
+    anchors(out, "qdq_anchors_uint8", uint8=True)
     kws(out)
     branches(out)
     more_operators(out)

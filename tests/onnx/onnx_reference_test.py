@@ -193,7 +193,8 @@ REFUSED = [
      "(ConvTranspose, domain ai.onnx, opset 13): dilations [2,2] not supported"),
     ("bad_convtranspose_grouped.onnx", [], "group 2 not supported: TFLite's TRANSPOSE_CONV"),
     ("bad_convtranspose_odd_same.onnx", [], "export with explicit pads"),
-    ("bad_constant_output.onnx", [], "graph output 'anchors' is a constant"),
+    ("bad_constant_output.onnx", [], "graph output 'anchors' is a constant (it depends on no "
+                                     "input) that is not the float DequantizeLinear"),
     ("bad_conv_stride0.onnx", [], "strides [0,0] or dilations [1,1] out of range"),
     ("bad_unsqueeze_axis.onnx", [], "(Unsqueeze, domain ai.onnx, opset 13): axis 7 out of range "
                                     "for rank 5"),

@@ -930,10 +930,14 @@ class Reader {
   void write_output(const ::onnx::ValueInfoProto& out) {
     const std::string name = printable(out.name());
     auto it = values_.find(out.name());
+    if (it == values_.end() && dq_constants_.count(out.name()) != 0 &&
+        out.type().tensor_type().elem_type() == ::onnx::TensorProto::FLOAT) {
+      return write_constant_output(name, dq_constants_.at(out.name()));
+    }
     if (it == values_.end() && (constants_.count(out.name()) != 0 || dq_constants_.count(out.name()) != 0)) {
-      fail("graph output '" + name + "' is a constant (it depends on no input, e.g. an SSD's "
-           "anchors); a program computes its outputs: remove it from the model's outputs and "
-           "keep the values beside the program");
+      fail("graph output '" + name + "' is a constant (it depends on no input) that is not the "
+           "float DequantizeLinear of int8 or uint8 values; a program computes its outputs: "
+           "remove it from the model's outputs and keep the values beside the program");
     }
     if (it == values_.end()) fail("graph output '" + name + "' is produced by no node Mote read");
     Value v = it->second.flattened_hwc.empty() ? it->second : unflatten(it->second);
@@ -956,6 +960,58 @@ class Reader {
     }
     materialize(v.tensor);
     g_.outputs.push_back(v.tensor);
+  }
+
+  // A float graph output that depends on no input, the DequantizeLinear of a quantized constant
+  // (an SSD's anchors): the int8 values stay constant, a DEQUANTIZE writes them into the output.
+  void write_constant_output(const std::string& name, const QuantConstant& qc) {
+    const Constant& c = qc.data;
+    if (c.elem_type != ::onnx::TensorProto::INT8 && c.elem_type != ::onnx::TensorProto::UINT8) {
+      fail("graph output '" + name + "' is a constant dequantized from " +
+           ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(c.elem_type)) +
+           " (Mote dequantizes int8 or uint8 constants)");
+    }
+    if (qc.q.scale.size() != 1) {
+      fail("graph output '" + name + "' is a constant dequantized per axis; Mote dequantizes "
+           "a constant output with one scale and zero point");
+    }
+    if (c.dims.size() > ir::kMaxRank) fail("graph output '" + name + "' has rank " + std::to_string(c.dims.size()));
+    std::vector<int32_t> dims;
+    for (int64_t d : c.dims) dims.push_back(static_cast<int32_t>(d));
+    std::vector<uint8_t> bytes = c.bytes;
+    if (c.elem_type == ::onnx::TensorProto::UINT8) {
+      for (uint8_t& b : bytes) b ^= 0x80;  // uint8 q is int8 q - 128; the zero point moved so
+    }
+    const bool nhwc = options_.output_nhwc && dims.size() == 4;
+    std::vector<int32_t> shape = dims;
+    if (nhwc) {  // NCHW -> NHWC, once, at compile time
+      const int32_t n = dims[0], ch = dims[1], h = dims[2], w = dims[3];
+      shape = {n, h, w, ch};
+      std::vector<uint8_t> moved(bytes.size());
+      for (int32_t b = 0; b < n; ++b)
+        for (int32_t y = 0; y < h; ++y)
+          for (int32_t x = 0; x < w; ++x)
+            for (int32_t k = 0; k < ch; ++k) {
+              moved[static_cast<size_t>(((b * h + y) * w + x) * ch + k)] =
+                  bytes[static_cast<size_t>(((b * ch + k) * h + y) * w + x)];
+            }
+      bytes = std::move(moved);
+    }
+    ir::Tensor t;
+    t.name = name + "/quantized";
+    t.type = DataType::kInt8;
+    t.shape = shape;
+    t.data = std::move(bytes);
+    t.is_constant = true;
+    t.quantization = qc.q.ir();
+    const int32_t values = add_tensor(std::move(t));
+    const int32_t f = add_activation(name, shape, {}, DataType::kFloat32);
+    add_op(OpType::kDequantize, {values}, f);
+    g_.output_layouts.push_back(dims.size() == 4 ? (nhwc ? "NHWC" : "NCHW") : "");
+    g_.notes.push_back("graph output '" + name + "' depends on no input (an SSD's anchors, say): "
+                       "its " + std::to_string(tensor(values).num_elements()) + " int8 values "
+                       "are constants, dequantized into the output on each run");
+    g_.outputs.push_back(f);
   }
 
   // ---- nodes
@@ -1604,9 +1660,9 @@ class Reader {
     const auto dh = static_cast<int32_t>(win.dilations[0]), dw = static_cast<int32_t>(win.dilations[1]);
     if (depthwise) {
       add_op(OpType::kDepthwiseConv2D, inputs, out,
-             ir::DepthwiseConv2DOptions{*padding, sw, sh, static_cast<int32_t>(co / group), dw, dh, s.activation});
+             ir::DepthwiseConv2DOptions{*padding, sw, sh, static_cast<int32_t>(co / group), dw, dh, s.activation, {}});
     } else {
-      add_op(OpType::kConv2D, inputs, out, ir::Conv2DOptions{*padding, sw, sh, dw, dh, s.activation});
+      add_op(OpType::kConv2D, inputs, out, ir::Conv2DOptions{*padding, sw, sh, dw, dh, s.activation, {}});
     }
     values_[s.name] = windowed(out);
   }
