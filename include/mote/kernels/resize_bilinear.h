@@ -6,7 +6,8 @@
 //   source  s = o * scale_10, or o * scale_10 + scale_10 / 2 - 512 with half_pixel_centers;
 //   i0 = max(s / 1024, 0) (truncating), i1 = min((s + 1023) / 1024, in - 1), f = s - 1024 * i0;
 //   out = (sum of the four neighbours weighted (1024 - fy or fy) * (1024 - fx or fx)) / 2^20,
-//         rounded half away from zero.
+//         rounded half away from zero; or half to even (half_to_even: an ONNX model's Resize,
+//         whose float result QuantizeLinear rounds so).
 // No requantization: the output is quantized as the input. Every term fits int32
 // (128 * 2048 * 2048 bounds the weighted sum's magnitude). Embeddable C++17: no heap, no
 // exceptions, no float math.
@@ -24,6 +25,7 @@ struct ResizeBilinearParams {
   int32_t output_h, output_w;
   int32_t scale_h_10, scale_w_10;  // source step per output pixel, in 1/1024
   bool half_pixel_centers;
+  bool half_to_even;  // else half away from zero (TFLite)
 };
 
 // Host-callable. Sizes in [1, kMaxResizeBilinearSize]; align_corners and half_pixel_centers
@@ -31,7 +33,7 @@ struct ResizeBilinearParams {
 ResizeBilinearParams prepare_resize_bilinear(int32_t batches, int32_t input_h, int32_t input_w,
                                              int32_t channels, int32_t output_h,
                                              int32_t output_w, bool align_corners,
-                                             bool half_pixel_centers);
+                                             bool half_pixel_centers, bool half_to_even = false);
 
 // The source position (in 1/1024) and the two neighbours TFLite reads for output index `out`
 // (inline: a row-streamed stage's schedule asks it for the input rows an output row reads, so the

@@ -325,7 +325,9 @@ struct Graph {
   // The int8 requantizations of scale ratios (convolutions, fully connected, concatenation,
   // requantize) round once, as ONNX Runtime's float requantization does, where TFLite's form
   // rounds twice (kernels::quantize_multiplier_rounding_once): the same kernels, other
-  // multipliers. The ONNX reader sets it; a .tflite model keeps TFLite's results bit for bit.
+  // multipliers, the weights' scale ratio taken in float32 (ONNX Runtime's); a bilinear resize
+  // rounds half to even (ONNX's QuantizeLinear after a float Resize). The ONNX reader sets it; a
+  // .tflite model keeps TFLite's results bit for bit.
   bool round_once = false;
   bool operator==(const Graph&) const = default;
 };

@@ -101,8 +101,10 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
     // TFLite's GetQuantizedConvolutionMultipler: the scales multiplied in float, then divided in
     // double (per channel, PopulateConvolutionQuantizationParams multiplies in double).
     const float product = scale_of(input) * filter.quantization.scale[0];
-    const auto q = ctx.multiplier(static_cast<double>(product) /
-                                  static_cast<double>(scale_of(ctx.out())));
+    const auto q = ctx.multiplier(
+        ctx.graph().round_once
+            ? ctx.weights_ratio(scale_of(input), filter.quantization.scale[0], scale_of(ctx.out()))
+            : static_cast<double>(product) / static_cast<double>(scale_of(ctx.out())));
     f.output_requant = std::make_unique<schema::Requant>(q.multiplier, q.shift);
   }
 

@@ -61,12 +61,19 @@ class LowerContext {
                              : kernels::quantize_multiplier(real);
   }
 
+  // input_scale * weight_scale / output_scale of a convolution or fully connected layer: in
+  // float32 when rounding once, as ONNX Runtime's QLinearConv and QLinearMatMul compute the scale
+  // they requantize by; else in double, as TFLite's PopulateConvolutionQuantizationParams.
+  double weights_ratio(float input_scale, float weight_scale, float output_scale) const {
+    if (graph_.round_once) return static_cast<double>(input_scale * weight_scale / output_scale);
+    return static_cast<double>(input_scale) * weight_scale / output_scale;
+  }
+
   // The clamp of a fused activation in the output's quantized domain.
   kernels::ActivationRange activation_range(ir::Activation activation) const;
 
-  // Per output channel multipliers and shifts of input_scale * weight_scale[c] / output_scale,
-  // computed in double as TFLite's PopulateConvolutionQuantizationParams does; written to the
-  // constant pool. `input` and `weights` are the operator's input positions.
+  // Per output channel multipliers and shifts of input_scale * weight_scale[c] / output_scale
+  // (weights_ratio), written to the constant pool. `input` and `weights` are the operator's input positions.
   void channel_requant(int32_t channels, schema::Region* multipliers, schema::Region* shifts,
                        size_t input = 0, size_t weights = 1);
   // The same, into an options table's `multipliers` and `shifts`.

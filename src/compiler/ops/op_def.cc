@@ -305,14 +305,14 @@ kernels::ActivationRange LowerContext::activation_range(ir::Activation activatio
 
 void LowerContext::channel_requant(int32_t channels, schema::Region* multipliers,
                                    schema::Region* shifts, size_t input, size_t weights) {
-  const double input_scale = scale_of(in(input));
-  const double output_scale = scale_of(out());
+  const float input_scale = scale_of(in(input));
+  const float output_scale = scale_of(out());
   const auto& weight_scales = in(weights).quantization.scale;
   std::vector<int32_t> m(static_cast<size_t>(channels)), s(static_cast<size_t>(channels));
   for (int32_t c = 0; c < channels; ++c) {
-    const double w =
+    const float w =
         weight_scales.size() > 1 ? weight_scales[static_cast<size_t>(c)] : weight_scales[0];
-    const auto q = multiplier(input_scale * w / output_scale);
+    const auto q = multiplier(weights_ratio(input_scale, w, output_scale));
     m[static_cast<size_t>(c)] = q.multiplier;
     s[static_cast<size_t>(c)] = q.shift;
   }

@@ -71,13 +71,17 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   schema::ResizeBilinearOptionsT r;
   r.align_corners = o.align_corners;
   r.half_pixel_centers = o.half_pixel_centers;
+  // An ONNX model's Resize is float, its result rounded half to even by the QuantizeLinear after
+  // it; TFLite's integer rule rounds half away from zero.
+  r.half_to_even = ctx.graph().round_once;
   out.options.Set(std::move(r));
 }
 
-void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
+void describe(const ir::Graph& g, const ir::Operator& op, Description& d) {
   const auto& o = std::get<ir::ResizeNearestNeighborOptions>(op.options);
   d.add(std::string("align_corners ") + (o.align_corners ? "true" : "false") +
-        " half_pixel_centers " + (o.half_pixel_centers ? "true" : "false"));
+        " half_pixel_centers " + (o.half_pixel_centers ? "true" : "false") +
+        (g.round_once ? " rounding half to even" : ""));
   d.json["align_corners"] = o.align_corners;
   d.json["half_pixel_centers"] = o.half_pixel_centers;
 }

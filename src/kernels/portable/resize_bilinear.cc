@@ -14,7 +14,7 @@ int32_t scale_10(int32_t in, int32_t out, bool align_corners) {
 ResizeBilinearParams prepare_resize_bilinear(int32_t batches, int32_t input_h, int32_t input_w,
                                              int32_t channels, int32_t output_h,
                                              int32_t output_w, bool align_corners,
-                                             bool half_pixel_centers) {
+                                             bool half_pixel_centers, bool half_to_even) {
   ResizeBilinearParams p{};
   p.batches = batches;
   p.input_h = input_h;
@@ -25,11 +25,24 @@ ResizeBilinearParams prepare_resize_bilinear(int32_t batches, int32_t input_h, i
   p.scale_h_10 = scale_10(input_h, output_h, align_corners);
   p.scale_w_10 = scale_10(input_w, output_w, align_corners);
   p.half_pixel_centers = half_pixel_centers;
+  p.half_to_even = half_to_even;
   return p;
 }
 
-void resize_bilinear_row(const ResizeBilinearParams& p, int32_t y, const int8_t* top,
-                         const int8_t* bottom, int8_t* output) {
+namespace {
+
+// v / 2^20 rounded half away from zero (TFLite), or half to even (>> floors; a tie's floor k
+// moves up when odd).
+struct HalfAwayFromZero {
+  static int32_t round(int32_t v) { return (v + (v > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20); }
+};
+struct HalfToEven {
+  static int32_t round(int32_t v) { return (v + (1 << 19) - 1 + ((v >> 20) & 1)) >> 20; }
+};
+
+template <typename Rounding>
+void bilinear_row(const ResizeBilinearParams& p, int32_t y, const int8_t* top,
+                  const int8_t* bottom, int8_t* output) {
   const BilinearSource sy = bilinear_source(y, p.scale_h_10, p.half_pixel_centers, p.input_h);
   const int32_t fy = sy.scaled - 1024 * sy.lower;
   for (int32_t x = 0; x < p.output_w; ++x) {
@@ -43,9 +56,19 @@ void resize_bilinear_row(const ResizeBilinearParams& p, int32_t y, const int8_t*
     const int8_t* br = bottom + sx.upper * p.channels;
     for (int32_t c = 0; c < p.channels; ++c) {
       const int32_t v = tl[c] * w_tl + bl[c] * w_bl + tr[c] * w_tr + br[c] * w_br;
-      const int32_t rounded = (v + (v > 0 ? (1 << 19) : -(1 << 19))) / (1 << 20);
-      *output++ = static_cast<int8_t>(rounded);
+      *output++ = static_cast<int8_t>(Rounding::round(v));
     }
+  }
+}
+
+}  // namespace
+
+void resize_bilinear_row(const ResizeBilinearParams& p, int32_t y, const int8_t* top,
+                         const int8_t* bottom, int8_t* output) {
+  if (p.half_to_even) {
+    bilinear_row<HalfToEven>(p, y, top, bottom, output);
+  } else {
+    bilinear_row<HalfAwayFromZero>(p, y, top, bottom, output);
   }
 }
 

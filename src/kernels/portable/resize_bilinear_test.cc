@@ -19,9 +19,9 @@ using V = std::vector<int8_t>;
 // TFLite's ResizeBilinearInteger, from its definition, in int64: 10-bit scales rounded to
 // nearest (align_corners: (in - 1) / (out - 1)), source positions with the half-pixel offset,
 // neighbours floor and ceil clamped, the four products summed and divided by 2^20 with a
-// half-away-from-zero rounding (TFLite without TFLITE_SINGLE_ROUNDING).
+// half-away-from-zero rounding (TFLite without TFLITE_SINGLE_ROUNDING), or half to even (ONNX's).
 V SlowResize(int32_t n, int32_t ih, int32_t iw, int32_t c, int32_t oh, int32_t ow, bool align,
-             bool half, const V& in) {
+             bool half, const V& in, bool to_even = false) {
   auto scale = [&](int64_t i, int64_t o) {
     if (align && o > 1) return (1024 * (i - 1) + (o - 1) / 2) / (o - 1);
     return (1024 * i + o / 2) / o;
@@ -50,7 +50,9 @@ V SlowResize(int32_t n, int32_t ih, int32_t iw, int32_t c, int32_t oh, int32_t o
                             at(b, sy.hi, sx.lo, ch) * dy * (1024 - dx) +
                             at(b, sy.lo, sx.hi, ch) * (1024 - dy) * dx +
                             at(b, sy.hi, sx.hi, ch) * dy * dx;
-          const int64_t r = v > 0 ? (v + (1 << 19)) / (1 << 20) : (v - (1 << 19)) / (1 << 20);
+          int64_t r = v > 0 ? (v + (1 << 19)) / (1 << 20) : (v - (1 << 19)) / (1 << 20);
+          const bool tie = (v % (1 << 20) + (1 << 20)) % (1 << 20) == (1 << 19);
+          if (to_even && tie && r % 2 != 0) r += v > 0 ? -1 : 1;  // away from zero was odd
           out.push_back(static_cast<int8_t>(r));
         }
       }
@@ -59,8 +61,9 @@ V SlowResize(int32_t n, int32_t ih, int32_t iw, int32_t c, int32_t oh, int32_t o
 }
 
 V RunResize(int32_t n, int32_t ih, int32_t iw, int32_t c, int32_t oh, int32_t ow, bool align,
-            bool half, const V& in, bool* intact) {
-  const ResizeBilinearParams p = prepare_resize_bilinear(n, ih, iw, c, oh, ow, align, half);
+            bool half, const V& in, bool* intact, bool to_even = false) {
+  const ResizeBilinearParams p =
+      prepare_resize_bilinear(n, ih, iw, c, oh, ow, align, half, to_even);
   Guarded<int8_t> out(static_cast<size_t>(n) * oh * ow * c);
   resize_bilinear(p, in.data(), out.data());
   *intact = out.intact();
@@ -80,6 +83,22 @@ TEST(ResizeBilinearTest, HandCheckedRow) {
   // Halves round away from zero: 12.5 -> 13, -12.5 -> -13.
   EXPECT_EQ(RunResize(1, 1, 2, 1, 1, 4, false, false, {0, 25}, &intact), (V{0, 13, 25, 25}));
   EXPECT_EQ(RunResize(1, 1, 2, 1, 1, 4, false, false, {0, -25}, &intact), (V{0, -13, -25, -25}));
+  EXPECT_TRUE(intact);
+}
+
+TEST(ResizeBilinearTest, HalfToEvenRoundsTiesToEven) {
+  bool intact = false;
+  // 1x2 {0, 25} -> 1x4: sources 0, 512, 1024, 1536; 12.5 -> 12 (even), -12.5 -> -12.
+  EXPECT_EQ(RunResize(1, 1, 2, 1, 1, 4, false, false, {0, 25}, &intact, true), (V{0, 12, 25, 25}));
+  EXPECT_EQ(RunResize(1, 1, 2, 1, 1, 4, false, false, {0, -25}, &intact, true),
+            (V{0, -12, -25, -25}));
+  // 13.5 -> 14 and -13.5 -> -14 (even); 2.5 -> 2, -2.5 -> -2; non-ties as before (75 / 4).
+  EXPECT_EQ(RunResize(1, 1, 2, 1, 1, 4, false, false, {0, 27}, &intact, true), (V{0, 14, 27, 27}));
+  EXPECT_EQ(RunResize(1, 1, 2, 1, 1, 4, false, false, {0, -27}, &intact, true),
+            (V{0, -14, -27, -27}));
+  EXPECT_EQ(RunResize(1, 1, 2, 1, 1, 4, false, true, {0, 10}, &intact, true), (V{0, 2, 8, 10}));
+  EXPECT_EQ(RunResize(1, 1, 2, 1, 1, 4, false, true, {0, -10}, &intact, true),
+            (V{0, -2, -8, -10}));
   EXPECT_TRUE(intact);
 }
 
@@ -104,12 +123,13 @@ TEST(ResizeBilinearTest, RandomShapesAndOptionsMatchTfLite) {
     const int32_t n = rng.Int(1, 2), ih = rng.Int(1, 7), iw = rng.Int(1, 7), c = rng.Int(1, 5);
     const int32_t oh = rng.Int(1, 15), ow = rng.Int(1, 15);
     const int option = rng.Int(0, 2);  // none, align corners, half-pixel centres
+    const bool to_even = rng.Int(0, 1) == 1;
     const V in = rng.Int8s(static_cast<size_t>(n) * ih * iw * c);
     bool intact = false;
-    ASSERT_EQ(RunResize(n, ih, iw, c, oh, ow, option == 1, option == 2, in, &intact),
-              SlowResize(n, ih, iw, c, oh, ow, option == 1, option == 2, in))
+    ASSERT_EQ(RunResize(n, ih, iw, c, oh, ow, option == 1, option == 2, in, &intact, to_even),
+              SlowResize(n, ih, iw, c, oh, ow, option == 1, option == 2, in, to_even))
         << "iter " << iter << " " << ih << "x" << iw << " -> " << oh << "x" << ow << " option "
-        << option;
+        << option << " half to even " << to_even;
     ASSERT_TRUE(intact);
   }
 }

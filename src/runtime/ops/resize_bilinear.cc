@@ -10,7 +10,8 @@ namespace {
 kernels::ResizeBilinearParams params(const schema::ResizeBilinearOptions& o, const Tensor& x,
                                      const Tensor& y) {
   return kernels::prepare_resize_bilinear(dim(x, 0), dim(x, 1), dim(x, 2), dim(x, 3), dim(y, 1),
-                                          dim(y, 2), o.align_corners(), o.half_pixel_centers());
+                                          dim(y, 2), o.align_corners(), o.half_pixel_centers(),
+                                          o.half_to_even());
 }
 
 // The last output's source (in 1/1024) stays inside the input: every weight is then in
@@ -69,7 +70,7 @@ bool row_reach(const schema::Program& p, const schema::Operator& op, size_t k,
 // The row-call words: the kernel's parameters of one image and the rings.
 struct BilinearRowArgs {
   int32_t input_h, input_w, channels, output_w;
-  int32_t scale_h_10, scale_w_10, half_pixel_centers;
+  int32_t scale_h_10, scale_w_10, half_pixel_centers, half_to_even;
   RowOperand input, output;
 };
 
@@ -88,6 +89,7 @@ bool row_args(const schema::Program& p, const schema::Operator& op, int32_t* wor
   r.scale_h_10 = k.scale_h_10;
   r.scale_w_10 = k.scale_w_10;
   r.half_pixel_centers = k.half_pixel_centers;
+  r.half_to_even = k.half_to_even;
   return write_row_args(r, words);
 }
 
@@ -104,6 +106,7 @@ void invoke_rows(const OpEnv& env, const int32_t* words, int32_t y_begin, int32_
   row.scale_h_10 = r.scale_h_10;
   row.scale_w_10 = r.scale_w_10;
   row.half_pixel_centers = r.half_pixel_centers != 0;
+  row.half_to_even = r.half_to_even != 0;
   const int32_t in_width = r.input_w * r.channels, out_width = r.output_w * r.channels;
   const int8_t* input = row_input(env, r.input);
   int8_t* output = row_output(env, r.output);
