@@ -15,8 +15,9 @@ tapped model on one random input (the json's input range, else [-1, 1]); per tap
            the rounding its integer arithmetic adds at that operator alone.
 
 Ends with the local differences summed per operator type. With --exact OP (repeatable), exit 1
-unless Mote's local results at those operator types equal ONNX's float path everywhere, and at
-every other type lie within one step of it (a test of Mote's requantization, which a deep
+unless Mote's local results at those operator types equal ONNX's float path everywhere but
+where its value lies within 2^-12 of a step of a tie (the precision Mote's requantization
+promises; "at a tie" counts those), and at every other type lie within one step of it (a test of Mote's requantization, which a deep
 random network's amplified global differences cannot give).
 
 Usage: onnx_layers.py --mote BUILD/mote --work DIR MODEL.onnx [--target cortex-m4]
@@ -75,7 +76,8 @@ def main():
             inits[n.output[0]] = inits[n.input[0]]
     writer = {o: n for n in graph.node for o in n.output}
     inferred = onnx.shape_inference.infer_shapes(model).graph
-    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+    # A symbolic dimension (a batch) is 1, as `mote compile --input-shape` below fixes it.
+    shapes = {v.name: [d.dim_value or 1 for d in v.type.tensor_type.shape.dim]
               for v in list(inferred.value_info) + list(inferred.input) + list(inferred.output)}
 
     # Taps: one per activation QuantizeLinear, in graph order.
@@ -96,19 +98,31 @@ def main():
         with open(meta_path) as f:
             low, high = json.load(f).get("input_range", [low, high])
     first = graph.input[0]
-    shape = [d.dim_value for d in first.type.tensor_type.shape.dim]
-    x = np.random.default_rng(7).uniform(low, high, shape).astype(np.float32)
+    shape = [d.dim_value or 1 for d in first.type.tensor_type.shape.dim]
+    kind = {onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.INT8: "int8"}.get(
+        first.type.tensor_type.elem_type, "float32")
+    rng = np.random.default_rng(7)
+    if kind == "float32":
+        x = rng.uniform(low, high, shape).astype(np.float32)
+    else:  # a field model's camera frame
+        x = rng.integers(0 if kind == "uint8" else -128, 256 if kind == "uint8" else 128,
+                         shape).astype(kind)
     x.tofile(base + ".input.bin")
-    env = dict(os.environ, MOTE_ORT_MODULE=ort_module(), MOTE_ORT_INPUT_SHAPES=json.dumps([shape]))
+    # The program takes a uint8 input as int8 with the top bit flipped (see the compile notes).
+    (x ^ 0x80 if kind == "uint8" else x).tofile(base + ".mote-input.bin")
+    env = dict(os.environ, MOTE_ORT_MODULE=ort_module(), MOTE_ORT_INPUT_SHAPE=json.dumps(shape),
+               MOTE_ORT_INPUT_TYPE=kind)
     run(["node", os.path.join(HERE, "ort_run.js"), base + ".onnx", base + ".input.bin",
          base + ".ort-default.bin", base + ".ort-disabled.bin"], env=env)
     run([args.mote, "compile", base + ".onnx", "--target", args.target, "--rounding",
-         args.rounding, "-o", base + ".mote"])
-    run([args.mote, "run", base + ".mote", "--input", base + ".input.bin", "--output",
+         args.rounding, "--input-shape", first.name + "=" + ",".join(map(str, shape)),
+         "-o", base + ".mote"])
+    run([args.mote, "run", base + ".mote", "--input", base + ".mote-input.bin", "--output",
          base + ".mote.bin"])
 
     # Each output's values, for the three runs.
-    counts = [int(np.prod([d.dim_value for d in o.type.tensor_type.shape.dim])) for o in graph.output]
+    counts = [int(np.prod([d.dim_value or 1 for d in o.type.tensor_type.shape.dim]))
+              for o in graph.output]
     ends = np.cumsum([0] + counts)
     results = {}
     for run_name in ("mote", "ort-default", "ort-disabled"):
@@ -161,7 +175,7 @@ def main():
             node = writer.get(node.input[0])
         return node.op_type if node is not None else "input"
 
-    per_type = collections.defaultdict(lambda: [0, 0, 0, 0, 0])
+    per_type = collections.defaultdict(lambda: [0, 0, 0, 0, 0, 0])
     print(f"{'tap':>6} {'operator':<18} {'elements':>8} | global: beyond  worst | "
           f"local vs ONNX's float path: Mote differ max, ORT differ max")
     for k, q in enumerate(taps):
@@ -175,13 +189,19 @@ def main():
         op = operator(q)
         if q.input[0] in writer and op != "input":
             try:
-                expected = {src: qdq_numpy.quantize(value(q.input[0], src), scale, zp, *bounds)
-                            for src in ("mote", "ort-default")}
+                real = {src: value(q.input[0], src) for src in ("mote", "ort-default")}
+                expected = {src: qdq_numpy.quantize(real[src], scale, zp, *bounds)
+                            for src in real}
             except (KeyError, TypeError, ValueError) as e:  # an operator qdq_numpy.py lacks
                 expected = None
                 local = f"n/a ({e})"
             if expected is not None:
                 dm = np.abs(np.rint(m.reshape(-1) / scale) + zp - expected["mote"].reshape(-1))
+                # A float path result within 2^-12 of a step of a tie (Mote's requantization is
+                # that exact, lower_context.h; float32 noise is finer still) may go either way.
+                steps = real["mote"].reshape(-1).astype(np.float64) / scale
+                tie = np.abs(steps - np.floor(steps) - 0.5) < 2.0 ** -12
+                ties = int(np.count_nonzero((dm == 1) & tie))
                 da = np.abs(np.rint(a.reshape(-1) / scale) + zp - expected["ort-default"].reshape(-1))
                 t = per_type[op]
                 t[0] += int(np.count_nonzero(dm))
@@ -189,17 +209,20 @@ def main():
                 t[2] += int(np.count_nonzero(da))
                 t[3] = max(t[3], int(da.max()))
                 t[4] += dm.size
+                t[5] += ties
                 local = (f"{int(np.count_nonzero(dm)):6d} {int(dm.max()):3d}  "
-                         f"{int(np.count_nonzero(da)):6d} {int(da.max()):3d}")
+                         f"{int(np.count_nonzero(da)):6d} {int(da.max()):3d}"
+                         + (f"  ({ties} at a tie)" if ties else ""))
         print(f"{name:>6} {op:<18} {m.size:8d} | {outside:6d} {max(float(beyond.max()), 0):6.2f} | "
               f"{local}")
     print("\nlocal differences per operator type (elements, largest in steps):")
-    for op, (dm, mm, da, ma, n) in sorted(per_type.items()):
-        print(f"  {op:<18} {n:7d} elements: Mote {dm:6d} (max {mm}), ONNX Runtime {da:6d} (max {ma})")
+    for op, (dm, mm, da, ma, n, ties) in sorted(per_type.items()):
+        print(f"  {op:<18} {n:7d} elements: Mote {dm:6d} (max {mm}; {ties} at a tie), "
+              f"ONNX Runtime {da:6d} (max {ma})")
     if not args.exact:
         return 0
-    failed = [op for op, (dm, mm, _, _, _) in per_type.items()
-              if (op in args.exact and dm > 0) or mm > 1]
+    failed = [op for op, (dm, mm, _, _, _, ties) in per_type.items()
+              if (op in args.exact and dm > ties) or mm > 1]
     missing = [op for op in args.exact if op not in per_type]
     if failed or missing:
         print("FAILED: " + ", ".join([f"{op} differs" for op in failed] +
