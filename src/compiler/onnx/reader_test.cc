@@ -184,6 +184,68 @@ TEST(OnnxReader, DynamicShapesNeedInputShape) {
   EXPECT_EQ(error_of(conv_model(true).bytes(), options), "accepted");
 }
 
+// conv_model with a second graph output "anchors" [1,2,1,3]: the DequantizeLinear of uint8
+// constants (scale 0.5, zero point 130), depending on no input.
+Model anchors_model() {
+  Model m = conv_model();
+  m.output("anchors", {1, 2, 1, 3});
+  m.constant<uint8_t>("a", {1, 2, 1, 3}, {0, 1, 2, 128, 130, 255}, ::onnx::TensorProto::UINT8);
+  m.constant<float>("a_s", {}, {0.5f}, ::onnx::TensorProto::FLOAT);
+  m.constant<uint8_t>("a_z", {}, {130}, ::onnx::TensorProto::UINT8);
+  m.node("DequantizeLinear", {"a", "a_s", "a_z"}, {"anchors"});
+  return m;
+}
+
+TEST(OnnxReader, AConstantOutputIsDequantizedFromInt8Constants) {
+  for (const bool nhwc : {false, true}) {
+    ImportOptions options;
+    options.output_nhwc = nhwc;
+    const ir::Graph g = read_model(anchors_model().bytes(), options);
+    ASSERT_EQ(g.outputs.size(), 2u);
+    // The last operator: DEQUANTIZE of a constant, so the output's life starts at the end.
+    const ir::Operator& last = g.operators.back();
+    EXPECT_EQ(last.type, ir::OpType::kDequantize);
+    EXPECT_EQ(last.outputs[0], g.outputs[1]);
+    const ir::Tensor& q = g.tensors[static_cast<size_t>(last.inputs[0])];
+    EXPECT_TRUE(q.is_constant);
+    EXPECT_EQ(q.type, ir::DataType::kInt8);
+    // uint8 q is int8 q ^ 0x80 with the zero point moved by -128: the same real values.
+    EXPECT_THAT(q.quantization.scale, ElementsAre(0.5f));
+    EXPECT_THAT(q.quantization.zero_point, ElementsAre(2));
+    std::vector<int8_t> values(q.data.size());
+    std::memcpy(values.data(), q.data.data(), values.size());
+    if (nhwc) {  // [1,1,3,2]: channel last
+      EXPECT_THAT(q.shape, ElementsAre(1, 1, 3, 2));
+      EXPECT_THAT(values, ElementsAre(-128, 0, -127, 2, -126, 127));
+    } else {
+      EXPECT_THAT(q.shape, ElementsAre(1, 2, 1, 3));
+      EXPECT_THAT(values, ElementsAre(-128, -127, -126, 0, 2, 127));
+    }
+    EXPECT_EQ(g.output_layouts[1], nhwc ? "NHWC" : "NCHW");
+    const ir::Tensor& out = g.tensors[static_cast<size_t>(g.outputs[1])];
+    EXPECT_EQ(out.type, ir::DataType::kFloat32);
+    EXPECT_FALSE(out.is_constant);
+  }
+}
+
+TEST(OnnxReader, RefusesConstantOutputsItCannotDequantize) {
+  Model f = conv_model();  // a float constant output
+  f.output("anchors", {3});
+  f.constant<float>("a", {3}, {1, 2, 3}, ::onnx::TensorProto::FLOAT);
+  f.node("Identity", {"a"}, {"anchors"});
+  EXPECT_THAT(error_of(f.bytes()),
+              HasSubstr("graph output 'anchors' is a constant (it depends on no input) that is "
+                        "not the float DequantizeLinear of int8 or uint8 values"));
+  Model p = conv_model();  // dequantized per axis
+  p.output("anchors", {2, 1});
+  p.constant<int8_t>("a", {2, 1}, {1, 2}, ::onnx::TensorProto::INT8);
+  p.constant<float>("a_s", {2}, {0.5f, 0.25f}, ::onnx::TensorProto::FLOAT);
+  p.constant<int8_t>("a_z", {2}, {0, 0}, ::onnx::TensorProto::INT8);
+  Model::integer(p.node("DequantizeLinear", {"a", "a_s", "a_z"}, {"anchors"}), "axis", 0);
+  EXPECT_THAT(error_of(p.bytes()), HasSubstr("graph output 'anchors' is a constant dequantized "
+                                             "per axis"));
+}
+
 TEST(OnnxReader, RefusesFloatModelsUnsupportedOperatorsAndBadFiles) {
   Model f;
   f.input("x", {1, 4});
