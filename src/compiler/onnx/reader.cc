@@ -304,7 +304,6 @@ class Reader {
     walk();
     node_ = nullptr;
     write_outputs();
-    g_.round_once = !options_.tflite_rounding;
     ops::validate(g_);
     return std::move(g_);
   }
@@ -349,6 +348,7 @@ class Reader {
  private:
   // Whole-model reading before the nodes: opsets, initializers, graph inputs.
   void start() {
+    g_.round_once = !options_.tflite_rounding;  // the operator checks read it, as the lowering
     for (const auto& opset : model_.opset_import()) {
       if (opset.domain().empty() || opset.domain() == "ai.onnx") opset_ = opset.version();
       if (opset.domain() == "com.microsoft") ms_opset_ = opset.version();
@@ -1051,7 +1051,7 @@ class Reader {
     if (op == "Concat") return concat();
     if (op == "Identity" || op == "Dropout") return identity_node();
     if (op == "Sigmoid") return sigmoid();
-    if (op == "Tanh") return unary(OpType::kTanh, ir::Quantization{{1.0f / 128}, {0}, 0});
+    if (op == "Tanh") return table_unary(OpType::kTanh, ir::Quantization{{1.0f / 128}, {0}, 0});
     if (op == "HardSwish") return unary(OpType::kHardSwish);
     if (op == "HardSigmoid") return hard_sigmoid();
     if (op == "LeakyRelu") return leaky_relu();
@@ -1202,7 +1202,18 @@ class Reader {
     node_ = original;
   }
 
-  void sigmoid() { unary(OpType::kLogistic, ir::Quantization{{1.0f / 256}, {-128}, 0}); }
+  void sigmoid() { table_unary(OpType::kLogistic, ir::Quantization{{1.0f / 256}, {-128}, 0}); }
+  // Sigmoid and Tanh: quantized straight to the QuantizeLinear after them, a table of ONNX's float
+  // function (rounding once); else (TFLite's rounding, or a float result) TFLite's integer kernel
+  // and its fixed output quantization, requantized where needed.
+  void table_unary(OpType type, const ir::Quantization& fixed) {
+    const std::string& output = node_->output(0);
+    const int next = only_consumer(output);
+    const bool quantized = stated_sinks_.count(output) != 0 ||
+                           (next >= 0 && graph_.node(next).op_type() == "QuantizeLinear");
+    if (g_.round_once && quantized) return unary(type);
+    unary(type, fixed);
+  }
   void leaky_relu() { unary(OpType::kLeakyRelu, std::nullopt, ir::LeakyReluOptions{float_attr("alpha", 0.01f)}); }
 
   void prelu() {

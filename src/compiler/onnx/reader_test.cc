@@ -246,6 +246,39 @@ TEST(OnnxReader, RefusesConstantOutputsItCannotDequantize) {
                                              "per axis"));
 }
 
+// x -> Q/DQ -> Sigmoid -> Q (scale 1/200, zero point -100) / DQ -> y.
+Model sigmoid_model() {
+  Model m;
+  m.input("x", {1, 4});
+  m.output("y", {1, 4});
+  m.scale("in", 0.1f, -3);
+  m.scale("out", 1.0f / 200, -100);
+  m.qdq("x", "in", "xd");
+  m.node("Sigmoid", {"xd"}, {"s"});
+  m.qdq("s", "out", "y");
+  return m;
+}
+
+TEST(OnnxReader, SigmoidTakesTheQuantizeLinearsParametersOrTflitesWithTfliteRounding) {
+  // Rounding once (ONNX's): one LOGISTIC (its table, lowered later) straight to 1/200 and -100.
+  const ir::Graph g = read_model(sigmoid_model().bytes());
+  EXPECT_TRUE(g.round_once);
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kLogistic,
+                                    ir::OpType::kDequantize));
+  const ir::Tensor& s = g.tensors[static_cast<size_t>(g.operators[1].outputs[0])];
+  EXPECT_THAT(s.quantization.scale, ElementsAre(1.0f / 200));
+  EXPECT_THAT(s.quantization.zero_point, ElementsAre(-100));
+  // --rounding tflite: TFLite's integer kernel at 1/256 and -128, then a requantization.
+  ImportOptions tflite;
+  tflite.tflite_rounding = true;
+  const ir::Graph t = read_model(sigmoid_model().bytes(), tflite);
+  EXPECT_FALSE(t.round_once);
+  EXPECT_THAT(types(t), ElementsAre(ir::OpType::kQuantize, ir::OpType::kLogistic,
+                                    ir::OpType::kQuantize, ir::OpType::kDequantize));
+  EXPECT_THAT(t.tensors[static_cast<size_t>(t.operators[1].outputs[0])].quantization.scale,
+              ElementsAre(1.0f / 256));
+}
+
 TEST(OnnxReader, RefusesFloatModelsUnsupportedOperatorsAndBadFiles) {
   Model f;
   f.input("x", {1, 4});

@@ -1,5 +1,8 @@
-// LOGISTIC int8: output scale 1/256 and zero point -128 (TFLite Micro's integer logistic); int16
-// (16x8): output scale 1/32768.
+// LOGISTIC int8: output scale 1/256 and zero point -128 (TFLite Micro's integer logistic), or, in
+// an ONNX model, any output quantization through a table of ONNX's float sigmoid
+// (LowerContext::onnx_table); int16 (16x8): output scale 1/32768.
+#include <cmath>
+
 #include "compiler/emit/kernel_options.h"
 #include "compiler/ops/activation16.h"
 #include "compiler/ops/checker.h"
@@ -18,6 +21,7 @@ void check(Checker& c) {
     return;
   }
   c.expect_unary_elementwise();
+  if (c.graph().round_once) return;  // the table takes any quantization
   c.expect_fixed_output_quantization();
   const ir::Tensor& input = c.in(0);
   const auto p = kernels::prepare_logistic(scale_of(input), zero_point_of(input));
@@ -31,6 +35,13 @@ void check(Checker& c) {
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   if (ctx.out().type == ir::DataType::kInt16) {
     lower_activation16<schema::LogisticOptionsT>(ctx, out, false);
+    return;
+  }
+  if (ctx.graph().round_once) {
+    schema::LogisticOptionsT o;
+    o.table = std::make_unique<schema::Region>(
+        ctx.onnx_table([](double x) { return 1.0 / (1.0 + std::exp(-x)); }));
+    out.options.Set(std::move(o));
     return;
   }
   const ir::Tensor& input = ctx.in(0);

@@ -69,6 +69,11 @@ class LowerContext {
     return static_cast<double>(input_scale) * weight_scale / output_scale;
   }
 
+  // An int8 -> int8 table (kernels::lookup_table, indexed by (uint8)x) of f as ONNX defines the
+  // quantized operator: the input dequantized in float32, f, the result divided by the output
+  // scale, rounded half to even, plus the zero point, saturated. Written to the constant pool.
+  schema::Region onnx_table(double (*f)(double));
+
   // The clamp of a fused activation in the output's quantized domain.
   kernels::ActivationRange activation_range(ir::Activation activation) const;
 

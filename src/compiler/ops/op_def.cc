@@ -2,6 +2,7 @@
 // definitions share.
 #include "compiler/ops/op_def.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -301,6 +302,21 @@ kernels::ActivationRange LowerContext::activation_range(ir::Activation activatio
                                            zero_point_of(out()));
   }
   return kernels::activation_range_int8(fused(activation), scale_of(out()), zero_point_of(out()));
+}
+
+schema::Region LowerContext::onnx_table(double (*f)(double)) {
+  const float in_scale = scale_of(in(0));
+  const int32_t in_zero = zero_point_of(in(0));
+  const double out_scale = scale_of(out());
+  const int32_t out_zero = zero_point_of(out());
+  std::vector<int8_t> table(256);
+  for (int32_t i = 0; i < 256; ++i) {
+    const int32_t q = static_cast<int8_t>(static_cast<uint8_t>(i));
+    const float real = static_cast<float>(q - in_zero) * in_scale;  // DequantizeLinear
+    const double y = std::nearbyint(f(real) / out_scale) + out_zero;
+    table[static_cast<size_t>(i)] = static_cast<int8_t>(std::clamp(y, -128.0, 127.0));
+  }
+  return constants_.add_array(table);
 }
 
 void LowerContext::channel_requant(int32_t channels, schema::Region* multipliers,

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -45,6 +46,31 @@ TEST(QuantizeMultiplierRoundingOnce, KeepsTfliteFormOutsideItsRange) {
 
 // Every operator of the list has a complete definition, its own TFLite code, and the program
 // kind of the same name at the same position.
+// ONNX's quantized Sigmoid, element by element: x = (q + 3) * 0.1 in float32, sigmoid, divided
+// by 1/200 and rounded half to even, minus 100, saturated to int8.
+TEST(OnnxTable, IsOnnxsFloatPathForEveryInput) {
+  ir::Graph g;
+  g.tensors.resize(2);
+  g.tensors[0].type = g.tensors[1].type = ir::DataType::kInt8;
+  g.tensors[0].shape = g.tensors[1].shape = {1, 4};
+  g.tensors[0].quantization = {{0.1f}, {-3}, 0};
+  g.tensors[1].quantization = {{1.0f / 200}, {-100}, 0};
+  g.operators.push_back({ir::OpType::kLogistic, {0}, {1}, {}});
+  emit::ConstantPool pool;
+  LowerContext ctx(g, 0, pool);
+  const schema::Region r = ctx.onnx_table([](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+  ASSERT_EQ(r.size(), 256u);
+  const auto* table = reinterpret_cast<const int8_t*>(pool.bytes().data() + r.offset());
+  for (int q = -128; q < 128; ++q) {
+    const float x = static_cast<float>(q + 3) * 0.1f;
+    const double y = std::nearbyint(200.0 / (1.0 + std::exp(-static_cast<double>(x)))) - 100;
+    EXPECT_EQ(table[static_cast<uint8_t>(q)], static_cast<int8_t>(std::min(127.0, y))) << q;
+  }
+  // q = -3 is 0: sigmoid 1/2 is 100 steps, the zero point's -100 gives 0; large q saturates.
+  EXPECT_EQ(table[static_cast<uint8_t>(-3)], 0);
+  EXPECT_EQ(table[127], 100);
+}
+
 TEST(OpDefinitions, EveryOperatorIsDefinedOnce) {
   std::set<int32_t> codes;
   std::set<std::string> custom;

@@ -3,7 +3,8 @@
 // microcontroller runtime Mote replaces computes, it needs no table in flash, and it is exact
 // integer arithmetic whatever the host's float library. The program format also takes the
 // TFLite interpreter's 256-entry table (TanhOptions.table; kernels::prepare_tanh_table), which
-// can differ from it in the last bit.
+// can differ from it in the last bit. An ONNX model's Tanh takes any output quantization through a
+// table of ONNX's float tanh (LowerContext::onnx_table).
 #include <cmath>
 
 #include "compiler/ops/activation16.h"
@@ -23,6 +24,7 @@ void check(Checker& c) {
     return;
   }
   c.expect_unary_elementwise();
+  if (c.graph().round_once) return;  // the table takes any quantization
   // The integer kernel writes tanh in Q0.7: the output must be read as such.
   const ir::Quantization& q = c.out().quantization;
   if (q.zero_point[0] != 0 || std::fabs(q.scale[0] - 1.0 / 128) > 0.001 / 128) {
@@ -41,6 +43,13 @@ void check(Checker& c) {
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   if (ctx.out().type == ir::DataType::kInt16) {
     lower_activation16<schema::TanhOptionsT>(ctx, out, true);
+    return;
+  }
+  if (ctx.graph().round_once) {
+    schema::TanhOptionsT o;
+    o.table = std::make_unique<schema::Region>(
+        ctx.onnx_table([](double x) { return std::tanh(x); }));
+    out.options.Set(std::move(o));
     return;
   }
   const ir::Tensor& input = ctx.in(0);
