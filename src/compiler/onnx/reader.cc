@@ -980,7 +980,7 @@ class Reader {
     for (int64_t d : c.dims) dims.push_back(static_cast<int32_t>(d));
     std::vector<uint8_t> bytes = c.bytes;
     if (c.elem_type == ::onnx::TensorProto::UINT8) {
-      for (uint8_t& b : bytes) b ^= 0x80;  // uint8 q is int8 q - 128; the zero point moved so
+      for (uint8_t& b : bytes) b ^= 0x80;  // int8 q = uint8 q - 128, as the zero point
     }
     const bool nhwc = options_.output_nhwc && dims.size() == 4;
     std::vector<int32_t> shape = dims;

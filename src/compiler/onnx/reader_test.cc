@@ -209,7 +209,7 @@ TEST(OnnxReader, AConstantOutputIsDequantizedFromInt8Constants) {
     const ir::Tensor& q = g.tensors[static_cast<size_t>(last.inputs[0])];
     EXPECT_TRUE(q.is_constant);
     EXPECT_EQ(q.type, ir::DataType::kInt8);
-    // uint8 q is int8 q ^ 0x80 with the zero point moved by -128: the same real values.
+    // int8 q = uint8 q - 128 (the top bit flipped), the zero point too: the same real values.
     EXPECT_THAT(q.quantization.scale, ElementsAre(0.5f));
     EXPECT_THAT(q.quantization.zero_point, ElementsAre(2));
     std::vector<int8_t> values(q.data.size());

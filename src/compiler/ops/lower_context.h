@@ -78,7 +78,8 @@ class LowerContext {
   kernels::ActivationRange activation_range(ir::Activation activation) const;
 
   // Per output channel multipliers and shifts of input_scale * weight_scale[c] / output_scale
-  // (weights_ratio), written to the constant pool. `input` and `weights` are the operator's input positions.
+  // (weights_ratio), written to the constant pool. `input` and `weights` are the operator's
+  // input positions.
   void channel_requant(int32_t channels, schema::Region* multipliers, schema::Region* shifts,
                        size_t input = 0, size_t weights = 1);
   // The same, into an options table's `multipliers` and `shifts`.
