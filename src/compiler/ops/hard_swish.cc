@@ -1,4 +1,7 @@
-// HARD_SWISH int8 (TFLite's int16 fixed-point HardSwishParams).
+// HARD_SWISH int8 (TFLite's int16 fixed-point HardSwishParams), or, in an ONNX model, a table of
+// ONNX's float x * clip(x / 6 + 1/2, 0, 1) (LowerContext::onnx_table).
+#include <algorithm>
+
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -11,6 +14,7 @@ namespace {
 void check(Checker& c) {
   c.no_options();
   c.expect_unary_elementwise();
+  if (c.graph().round_once) return;  // the table takes any scales
   const ir::Tensor& input = c.in(0);
   const ir::Tensor& output = c.out();
   const auto p = kernels::prepare_hard_swish(scale_of(input), zero_point_of(input),
@@ -39,6 +43,13 @@ schema::HardSwishOptionsT program_options(const kernels::HardSwishParams& p) {
 }
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
+  if (ctx.graph().round_once) {
+    schema::HardSwishOptionsT o;
+    o.table = std::make_unique<schema::Region>(ctx.onnx_table(
+        [](double x) { return x * std::clamp(x / 6 + 0.5, 0.0, 1.0); }));
+    out.options.Set(std::move(o));
+    return;
+  }
   const ir::Tensor& input = ctx.in(0);
   const ir::Tensor& output = ctx.out();
   const auto p = kernels::prepare_hard_swish(scale_of(input), zero_point_of(input),

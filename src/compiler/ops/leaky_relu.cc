@@ -1,5 +1,5 @@
 // LEAKY_RELU int8 or int16: TFLite's two multipliers, input/output scale for x >= 0 and alpha times it for
-// x < 0.
+// x < 0; in an ONNX model, int8 is a table of ONNX's float function (LowerContext::onnx_table).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -24,6 +24,14 @@ void check(Checker& c) {
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const float alpha = std::get<ir::LeakyReluOptions>(ctx.op().options).alpha;
+  if (ctx.graph().round_once && ctx.in(0).type == ir::DataType::kInt8) {
+    schema::LeakyReluOptionsT l;
+    l.table = std::make_unique<schema::Region>(ctx.onnx_table([alpha](double x) {
+      return x >= 0 ? x : static_cast<double>(alpha * static_cast<float>(x));  // float32, as ONNX
+    }));
+    out.options.Set(std::move(l));
+    return;
+  }
   const ir::Tensor& input = ctx.in(0);
   const ir::Tensor& output = ctx.out();
   const kernels::LeakyReluParams p = kernels::prepare_leaky_relu(

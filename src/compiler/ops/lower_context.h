@@ -5,6 +5,7 @@
 // run on every model read), so `mote inspect`, `mote plan` and `mote compile` give one verdict.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,7 +73,7 @@ class LowerContext {
   // An int8 -> int8 table (kernels::lookup_table, indexed by (uint8)x) of f as ONNX defines the
   // quantized operator: the input dequantized in float32, f, the result divided by the output
   // scale, rounded half to even, plus the zero point, saturated. Written to the constant pool.
-  schema::Region onnx_table(double (*f)(double));
+  schema::Region onnx_table(const std::function<double(double)>& f);
 
   // The clamp of a fused activation in the output's quantized domain.
   kernels::ActivationRange activation_range(ir::Activation activation) const;

@@ -304,7 +304,7 @@ kernels::ActivationRange LowerContext::activation_range(ir::Activation activatio
   return kernels::activation_range_int8(fused(activation), scale_of(out()), zero_point_of(out()));
 }
 
-schema::Region LowerContext::onnx_table(double (*f)(double)) {
+schema::Region LowerContext::onnx_table(const std::function<double(double)>& f) {
   const float in_scale = scale_of(in(0));
   const int32_t in_zero = zero_point_of(in(0));
   const double out_scale = scale_of(out());

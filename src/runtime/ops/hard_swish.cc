@@ -1,6 +1,8 @@
-// HARD_SWISH: int8, TFLite's fixed-point x * relu6(x + 3) / 6.
+// HARD_SWISH: int8, TFLite's fixed-point x * relu6(x + 3) / 6, or a 256-byte lookup table the
+// compiler computed (an ONNX model's).
 
 #include "mote/kernels/hard_swish.h"
+#include "mote/kernels/lookup_table.h"
 #include "runtime/ops/op_support.h"
 
 namespace mote::runtime::internal {
@@ -8,6 +10,12 @@ namespace {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::HardSwishOptions>();
+  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
+    if (table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
+      return c.bad("hard swish table must be 256 constant bytes");
+    }
+    return Error::kOk;
+  }
   if (!in_range(o.input_zero_point(), -128, 127) || !in_range(o.output_zero_point(), -128, 127) ||
       !in_range(o.reluish_multiplier_exponent(), -30, 30) ||
       !in_range(o.output_multiplier_exponent(), -30, 0)) {
@@ -18,6 +26,11 @@ Error check(const OpChecker& c) {
 
 void invoke(const Op& op) {
   const auto& o = op.options<schema::HardSwishOptions>();
+  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
+    kernels::lookup_table(reinterpret_cast<const int8_t*>(op.constants() + table->offset()),
+                          op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
+    return;
+  }
   kernels::HardSwishParams p{};
   p.input_zero_point = static_cast<int16_t>(o.input_zero_point());
   p.output_zero_point = static_cast<int16_t>(o.output_zero_point());

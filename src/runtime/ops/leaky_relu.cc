@@ -1,7 +1,9 @@
 // LEAKY_RELU: int8 or int16, TFLite's two multipliers (input/output scale for x >= 0, alpha times it
-// below); elementwise, so it may run in place.
+// below), or (int8) a 256-byte lookup table the compiler computed (an ONNX model's); elementwise,
+// so it may run in place.
 
 #include "mote/kernels/leaky_relu.h"
+#include "mote/kernels/lookup_table.h"
 #include "runtime/ops/op_support.h"
 
 namespace mote::runtime::internal {
@@ -10,6 +12,12 @@ namespace {
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::LeakyReluOptions>();
   const bool int16 = c.int16();
+  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
+    if (int16 || table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
+      return c.bad("leaky relu table must be 256 constant bytes, for int8");
+    }
+    return Error::kOk;
+  }
   MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), int16 ? -32768 : -128,
                                int16 ? 32767 : 127));
   // The kernel shifts a centred input (|x| <= 255, int16 |x| <= 32768) left by the shift before
@@ -21,6 +29,11 @@ Error check(const OpChecker& c) {
 
 void invoke(const Op& op) {
   const auto& o = op.options<schema::LeakyReluOptions>();
+  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
+    kernels::lookup_table(reinterpret_cast<const int8_t*>(op.constants() + table->offset()),
+                          op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
+    return;
+  }
   kernels::LeakyReluParams p{};
   p.input_offset = o.input_offset();
   p.output_offset = o.output_offset();
