@@ -662,11 +662,13 @@ TEST(OpsTest, HardSwish) {
   EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 50), 0);
 }
 
-TEST(OpsTest, LeakyReluTable) {
+// An int8 operator in its table form (OptionsT::table, an ONNX model's): a lookup per element.
+template <typename OptionsT>
+void ExpectTableForm(OpKind kind) {
   int8_t table[256];
   for (int i = 0; i < 256; ++i) table[i] = static_cast<int8_t>(i * 7);  // any mapping
-  schema::LeakyReluOptionsT o;
-  OneOp t(OpKind::LeakyRelu, {{DataType::Int8, {50}}}, {{DataType::Int8, {50}}});
+  OptionsT o;
+  OneOp t(kind, {{DataType::Int8, {50}}}, {{DataType::Int8, {50}}});
   const schema::Region region = t.builder().add_constant_bytes(
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(table), 256));
   o.table = std::make_unique<schema::Region>(region);
@@ -677,19 +679,9 @@ TEST(OpsTest, LeakyReluTable) {
   EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 50), 0);
 }
 
-TEST(OpsTest, HardSwishTable) {
-  int8_t table[256];
-  for (int i = 0; i < 256; ++i) table[i] = static_cast<int8_t>(255 - i);  // any mapping
-  schema::HardSwishOptionsT o;
-  OneOp t(OpKind::HardSwish, {{DataType::Int8, {50}}}, {{DataType::Int8, {50}}});
-  const schema::Region region = t.builder().add_constant_bytes(
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(table), 256));
-  o.table = std::make_unique<schema::Region>(region);
-  t.builder().op(0).options.Set(std::move(o));
-  const auto out = t.run();
-  std::vector<int8_t> expected(50);
-  kernels::lookup_table(table, as<int8_t>(t.input(0)), expected.data(), 50);
-  EXPECT_EQ(std::memcmp(out.at(0).data(), expected.data(), 50), 0);
+TEST(OpsTest, HardSwishAndLeakyReluTables) {
+  ExpectTableForm<schema::HardSwishOptionsT>(OpKind::HardSwish);
+  ExpectTableForm<schema::LeakyReluOptionsT>(OpKind::LeakyRelu);
 }
 
 TEST(OpsTest, ResizeNearestNeighbor) {
