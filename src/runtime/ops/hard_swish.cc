@@ -10,12 +10,7 @@ namespace {
 
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::HardSwishOptions>();
-  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
-    if (table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
-      return c.bad("hard swish table must be 256 constant bytes");
-    }
-    return Error::kOk;
-  }
+  if (has_lookup_table(o.table())) return c.lookup_table(o.table());
   if (!in_range(o.input_zero_point(), -128, 127) || !in_range(o.output_zero_point(), -128, 127) ||
       !in_range(o.reluish_multiplier_exponent(), -30, 30) ||
       !in_range(o.output_multiplier_exponent(), -30, 0)) {
@@ -26,9 +21,9 @@ Error check(const OpChecker& c) {
 
 void invoke(const Op& op) {
   const auto& o = op.options<schema::HardSwishOptions>();
-  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
-    kernels::lookup_table(reinterpret_cast<const int8_t*>(op.constants() + table->offset()),
-                          op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
+  if (const int8_t* table = op.lookup_table(o.table())) {
+    kernels::lookup_table(table, op.in_data<int8_t>(0), op.out_data<int8_t>(),
+                          element_count(op.in(0)));
     return;
   }
   kernels::HardSwishParams p{};

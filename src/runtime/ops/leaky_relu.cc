@@ -12,11 +12,8 @@ namespace {
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::LeakyReluOptions>();
   const bool int16 = c.int16();
-  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
-    if (int16 || table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
-      return c.bad("leaky relu table must be 256 constant bytes, for int8");
-    }
-    return Error::kOk;
+  if (has_lookup_table(o.table())) {
+    return int16 ? c.bad("a leaky relu table is for int8") : c.lookup_table(o.table());
   }
   MOTE_TRY(c.offsets_and_range(o.input_offset(), o.output_offset(), int16 ? -32768 : -128,
                                int16 ? 32767 : 127));
@@ -29,9 +26,9 @@ Error check(const OpChecker& c) {
 
 void invoke(const Op& op) {
   const auto& o = op.options<schema::LeakyReluOptions>();
-  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
-    kernels::lookup_table(reinterpret_cast<const int8_t*>(op.constants() + table->offset()),
-                          op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
+  if (const int8_t* table = op.lookup_table(o.table())) {
+    kernels::lookup_table(table, op.in_data<int8_t>(0), op.out_data<int8_t>(),
+                          element_count(op.in(0)));
     return;
   }
   kernels::LeakyReluParams p{};

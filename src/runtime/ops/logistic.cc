@@ -18,12 +18,7 @@ Error check(const OpChecker& c) {
     }
     return Error::kOk;
   }
-  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
-    if (table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
-      return c.bad("logistic table must be 256 constant bytes");
-    }
-    return Error::kOk;
-  }
+  if (has_lookup_table(o.table())) return c.lookup_table(o.table());
   const int32_t shift = o.input_left_shift();
   if (!in_range(o.input_zero_point(), -128, 127) || o.input_range_radius() < 0 ||
       o.input_multiplier() < 0 || !in_range(shift, -31, 30) ||
@@ -60,12 +55,8 @@ void invoke(const Op& op) {
                       op.in_data<int16_t>(0), op.out_data<int16_t>(), element_count(op.in(0)));
     return;
   }
-  const schema::Region* table = o.table();
-  logistic_int8(params_of(o),
-                table != nullptr && table->size() != 0
-                    ? reinterpret_cast<const int8_t*>(op.constants() + table->offset())
-                    : nullptr,
-                op.in_data<int8_t>(0), op.out_data<int8_t>(), element_count(op.in(0)));
+  logistic_int8(params_of(o), op.lookup_table(o.table()), op.in_data<int8_t>(0),
+                op.out_data<int8_t>(), element_count(op.in(0)));
 }
 
 // Inside a row-streamed stage (int8, elementwise_row_reach): the row-call words, each row

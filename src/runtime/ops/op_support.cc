@@ -184,6 +184,13 @@ Error OpChecker::bad(const char* reason, Error error) const {
   return error;
 }
 
+Error OpChecker::lookup_table(const schema::Region* table) const {
+  if (table->size() != 256 || !constant_bytes(table->offset(), 256)) {
+    return bad("lookup table must be 256 constant bytes");
+  }
+  return Error::kOk;
+}
+
 Error OpChecker::requant(const schema::Requant* r, int64_t bound, int64_t limit) const {
   if (r == nullptr) return bad("requantization missing");
   if (!requant_ok(bound, r->multiplier(), r->shift(), limit)) {

@@ -104,6 +104,12 @@ void set_nhwc_dims(Params& p, const schema::Tensor& x, const schema::Tensor& y) 
   p.output_w = ys[2];
 }
 
+// Whether an int8 operator's options hold a lookup table (their `table`: 256 constant bytes,
+// indexed by (uint8)x, kernels::lookup_table), which it then runs in place of its arithmetic.
+inline bool has_lookup_table(const schema::Region* table) {
+  return table != nullptr && table->size() != 0;
+}
+
 // An operator at load time, its tensors and constants already checked by the loader.
 class OpChecker {
  public:
@@ -163,6 +169,8 @@ class OpChecker {
   // Bias: absent, or a constant int32 tensor of `channels` values (int64 too, for a 16x8
   // operator). Returns max |bias| in `max_abs`.
   Error bias(const schema::Tensor* b, int32_t channels, int64_t* max_abs) const;
+  // A lookup table that is present (has_lookup_table): 256 bytes inside the constant blob.
+  Error lookup_table(const schema::Region* table) const;
   // A requantization, present, that takes any |x| <= `bound` within `limit`.
   Error requant(const schema::Requant* r, int64_t bound, int64_t limit = kAccLimit) const;
   // Per-channel requantization arrays, checked against the accumulator bound.
@@ -243,6 +251,11 @@ class Op {
   template <typename T>
   const T* optional_in_data(size_t k) const {
     return has_in(k) ? in_data<T>(k) : nullptr;
+  }
+  // An int8 lookup table (has_lookup_table) in the constant blob, or null when absent.
+  const int8_t* lookup_table(const schema::Region* table) const {
+    if (!has_lookup_table(table)) return nullptr;
+    return reinterpret_cast<const int8_t*>(env_.constants + table->offset());
   }
   // An int32 array in the constant blob.
   const int32_t* constant_i32(const schema::Region* region) const {

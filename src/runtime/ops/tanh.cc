@@ -19,12 +19,7 @@ Error check(const OpChecker& c) {
     }
     return Error::kOk;
   }
-  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
-    if (table->size() != 256 || !c.constant_bytes(table->offset(), 256)) {
-      return c.bad("tanh table must be 256 constant bytes");
-    }
-    return Error::kOk;
-  }
+  if (has_lookup_table(o.table())) return c.lookup_table(o.table());
   const int32_t shift = o.input_left_shift();
   if (!in_range(o.input_zero_point(), -128, 127) || o.input_range_radius() < 0 ||
       o.input_multiplier() < 0 || !in_range(shift, -31, 30) ||
@@ -43,9 +38,8 @@ void invoke(const Op& op) {
   }
   const auto& o = op.options<schema::TanhOptions>();
   const size_t count = element_count(op.in(0));
-  if (const schema::Region* table = o.table(); table != nullptr && table->size() != 0) {
-    kernels::lookup_table(reinterpret_cast<const int8_t*>(op.constants() + table->offset()),
-                          op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
+  if (const int8_t* table = op.lookup_table(o.table())) {
+    kernels::lookup_table(table, op.in_data<int8_t>(0), op.out_data<int8_t>(), count);
     return;
   }
   kernels::TanhParams p{};
