@@ -55,21 +55,39 @@ Error check(const OpChecker& c) {
                     : c.requant(o.output_requant(), acc_bound);
 }
 
+// The shape, the offsets and the activation range, which the kernel's parameters and the
+// prepared call (FullyConnectedCall) both hold: from the options and the input and weights.
+template <typename P>
+void set_scalars(const schema::FullyConnectedOptions& o, const Tensor& x, const Tensor& w, P* p) {
+  p->output_depth = dim(w, 0);
+  p->input_depth = dim(w, 1);
+  p->batches = static_cast<int32_t>(element_count(x) / static_cast<size_t>(p->input_depth));
+  p->input_offset = o.input_offset();
+  p->filter_offset = o.filter_offset();
+  p->output_offset = o.output_offset();
+  p->act_min = o.activation_min();
+  p->act_max = o.activation_max();
+}
+// ... and from one to the other.
+template <typename From, typename To>
+void copy_scalars(const From& from, To* to) {
+  to->output_depth = from.output_depth;
+  to->input_depth = from.input_depth;
+  to->batches = from.batches;
+  to->input_offset = from.input_offset;
+  to->filter_offset = from.filter_offset;
+  to->output_offset = from.output_offset;
+  to->act_min = from.act_min;
+  to->act_max = from.act_max;
+}
+
 // The kernel's parameters from the options, then `run(params)`; per tensor, the requantization
 // sits in the options table and the kernel takes pointers, to these locals.
 template <typename Run>
 void with_params(const Op& op, Run run) {
   const auto& o = op.options<schema::FullyConnectedOptions>();
-  const Tensor &x = op.in(0), &w = op.in(1);
   kernels::FullyConnectedParams p{};
-  p.output_depth = dim(w, 0);
-  p.input_depth = dim(w, 1);
-  p.batches = static_cast<int32_t>(element_count(x) / static_cast<size_t>(p.input_depth));
-  p.input_offset = o.input_offset();
-  p.filter_offset = o.filter_offset();
-  p.output_offset = o.output_offset();
-  p.act_min = o.activation_min();
-  p.act_max = o.activation_max();
+  set_scalars(o, op.in(0), op.in(1), &p);
   int32_t multiplier = 0, shift = 0;
   p.per_channel = o.multipliers() != nullptr && o.multipliers()->size() != 0;
   if (p.per_channel) {
@@ -96,16 +114,8 @@ struct FullyConnectedCall {
 
 bool call_args(const schema::Program& program, const schema::Operator& op, int32_t* words) {
   const auto& o = *op.options_as<schema::FullyConnectedOptions>();
-  const Tensor &x = input_of(program, op, 0), &w = input_of(program, op, 1);
   FullyConnectedCall c;
-  c.output_depth = dim(w, 0);
-  c.input_depth = dim(w, 1);
-  c.batches = static_cast<int32_t>(element_count(x) / static_cast<size_t>(c.input_depth));
-  c.input_offset = o.input_offset();
-  c.filter_offset = o.filter_offset();
-  c.output_offset = o.output_offset();
-  c.act_min = o.activation_min();
-  c.act_max = o.activation_max();
+  set_scalars(o, input_of(program, op, 0), input_of(program, op, 1), &c);
   if (!row_constant(o.multipliers(), &c.multipliers) || !row_constant(o.shifts(), &c.shifts) ||
       !row_constant(o.kernel_sums(), &c.kernel_sums)) {
     return false;
@@ -125,14 +135,7 @@ template <auto kKernel>
 void invoke_call(const OpEnv& env, const int32_t* words) {
   const auto& c = *reinterpret_cast<const FullyConnectedCall*>(words);
   kernels::FullyConnectedParams p;
-  p.batches = c.batches;
-  p.input_depth = c.input_depth;
-  p.output_depth = c.output_depth;
-  p.input_offset = c.input_offset;
-  p.filter_offset = c.filter_offset;
-  p.output_offset = c.output_offset;
-  p.act_min = c.act_min;
-  p.act_max = c.act_max;
+  copy_scalars(c, &p);
   // Per tensor, the kernel reads the multiplier and shift in the words themselves.
   p.per_channel = c.multipliers >= 0;
   p.output_multiplier =
