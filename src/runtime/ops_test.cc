@@ -424,21 +424,11 @@ TEST(OpsTest, SoftmaxToInt8AndInt16) {
   }
 }
 
-schema::LogSoftmaxOptionsT log_softmax_options(const kernels::LogSoftmaxParams& p) {
-  schema::LogSoftmaxOptionsT o;
-  o.input_multiplier = p.input_multiplier;
-  o.input_left_shift = p.input_left_shift;
-  o.reverse_scaling_divisor = p.reverse_scaling_divisor;
-  o.reverse_scaling_right_shift = p.reverse_scaling_right_shift;
-  o.diff_min = p.diff_min;
-  return o;
-}
-
 TEST(OpsTest, LogSoftmaxRunsTheKernelAndRefusesParametersItCannotTake) {
   const kernels::LogSoftmaxParams p = kernels::prepare_log_softmax(6, 10, 0.08f);
   const Spec x{DataType::Int8, {2, 3, 10}, 0.08f, 0};
   const Spec y{DataType::Int8, {2, 3, 10}, 16.0f / 256, 127};
-  OneOp t(OpKind::LogSoftmax, {x}, {y}, options(log_softmax_options(p)));
+  OneOp t(OpKind::LogSoftmax, {x}, {y}, options(emit::program_options(p)));
   const auto out = t.run();
   std::vector<int8_t> expected(60);
   kernels::log_softmax(p, as<int8_t>(t.input(0)), expected.data());
@@ -447,7 +437,7 @@ TEST(OpsTest, LogSoftmaxRunsTheKernelAndRefusesParametersItCannotTake) {
 
   auto load_error = [&](const std::function<void(schema::LogSoftmaxOptionsT&)>& change,
                         std::vector<int32_t> shape = {2, 3, 10}) {
-    schema::LogSoftmaxOptionsT o = log_softmax_options(p);
+    schema::LogSoftmaxOptionsT o = emit::program_options(p);
     change(o);
     OneOp bad(OpKind::LogSoftmax, {{DataType::Int8, shape, 0.08f, 0}},
               {{DataType::Int8, shape, 16.0f / 256, 127}}, options(o));

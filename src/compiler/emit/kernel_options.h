@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "mote/kernels/add.h"
+#include "mote/kernels/log_softmax.h"
 #include "mote/kernels/logistic.h"
 #include "mote/kernels/mul.h"
 #include "mote/schema/mote_generated.h"
@@ -40,6 +41,17 @@ inline schema::AddOptionsT program_options(const kernels::AddParams& p) {
 
 inline schema::MulOptionsT program_options(const kernels::MulParams& p) {
   return binary_arithmetic_options<schema::MulOptionsT>(p);
+}
+
+// LOG_SOFTMAX.
+inline schema::LogSoftmaxOptionsT program_options(const kernels::LogSoftmaxParams& p) {
+  schema::LogSoftmaxOptionsT o;
+  o.input_multiplier = p.input_multiplier;
+  o.input_left_shift = p.input_left_shift;
+  o.reverse_scaling_divisor = p.reverse_scaling_divisor;
+  o.reverse_scaling_right_shift = p.reverse_scaling_right_shift;
+  o.diff_min = p.diff_min;
+  return o;
 }
 
 // The fixed-point LOGISTIC (without a table).

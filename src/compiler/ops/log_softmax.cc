@@ -3,6 +3,7 @@
 // that way).
 #include <cmath>
 
+#include "compiler/emit/kernel_options.h"
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -43,13 +44,7 @@ void check(Checker& c) {
 
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   const auto p = params_of(ctx.in(0));
-  schema::LogSoftmaxOptionsT o;
-  o.input_multiplier = p.input_multiplier;
-  o.input_left_shift = p.input_left_shift;
-  o.reverse_scaling_divisor = p.reverse_scaling_divisor;
-  o.reverse_scaling_right_shift = p.reverse_scaling_right_shift;
-  o.diff_min = p.diff_min;
-  out.options.Set(std::move(o));
+  out.options.Set(emit::program_options(p));
 }
 
 }  // namespace
