@@ -272,6 +272,21 @@ struct QuantConstant {
   QuantParams q;
 };
 
+// [outer, channels, inner] -> [outer, inner, channels]: channels last, as NCHW -> NHWC, or a
+// convolution's weights [O, I, Kh, Kw] -> [O, Kh, Kw, I].
+template <typename T>
+std::vector<T> channels_last(const std::vector<T>& data, int64_t outer, int64_t channels,
+                             int64_t inner) {
+  std::vector<T> laid(data.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t i = 0; i < inner; ++i) {
+        laid[static_cast<size_t>((o * inner + i) * channels + c)] =
+            data[static_cast<size_t>((o * channels + c) * inner + i)];
+      }
+  return laid;
+}
+
 bool is_identity(const std::vector<int32_t>& perm) {
   for (size_t i = 0; i < perm.size(); ++i) {
     if (perm[i] != static_cast<int32_t>(i)) return false;
@@ -985,17 +1000,8 @@ class Reader {
     const bool nhwc = options_.output_nhwc && dims.size() == 4;
     std::vector<int32_t> shape = dims;
     if (nhwc) {  // NCHW -> NHWC, once, at compile time
-      const int32_t n = dims[0], ch = dims[1], h = dims[2], w = dims[3];
-      shape = {n, h, w, ch};
-      std::vector<uint8_t> moved(bytes.size());
-      for (int32_t b = 0; b < n; ++b)
-        for (int32_t y = 0; y < h; ++y)
-          for (int32_t x = 0; x < w; ++x)
-            for (int32_t k = 0; k < ch; ++k) {
-              moved[static_cast<size_t>(((b * h + y) * w + x) * ch + k)] =
-                  bytes[static_cast<size_t>(((b * ch + k) * h + y) * w + x)];
-            }
-      bytes = std::move(moved);
+      shape = {dims[0], dims[2], dims[3], dims[1]};
+      bytes = channels_last(bytes, dims[0], dims[1], int64_t{dims[2]} * dims[3]);
     }
     ir::Tensor t;
     t.name = name + "/quantized";
@@ -1649,19 +1655,14 @@ class Reader {
     const float input_scale = tensor(x.tensor).quantization.scale[0];
     const std::string name = node_->output(0);
     const bool depthwise = group > 1 && cig == 1;
-    std::vector<int8_t> laid(data.size());
     int32_t weights;
     if (depthwise) {
       // [Co, 1, Kh, Kw] -> [1, Kh, Kw, Co]
-      for (int64_t o = 0; o < co; ++o)
-        for (int64_t y = 0; y < kh * kw; ++y) laid[static_cast<size_t>(y * co + o)] = data[static_cast<size_t>(o * kh * kw + y)];
+      const std::vector<int8_t> laid = channels_last(data, 1, co, kh * kw);
       weights = weights_tensor(name + "/weights", {1, static_cast<int32_t>(kh), static_cast<int32_t>(kw), static_cast<int32_t>(co)}, laid, scales, 3);
     } else {
       // [Co, Ci, Kh, Kw] -> [Co, Kh, Kw, Ci]
-      for (int64_t o = 0; o < co; ++o)
-        for (int64_t i = 0; i < cig; ++i)
-          for (int64_t y = 0; y < kh * kw; ++y)
-            laid[static_cast<size_t>((o * kh * kw + y) * cig + i)] = data[static_cast<size_t>((o * cig + i) * kh * kw + y)];
+      const std::vector<int8_t> laid = channels_last(data, co, cig, kh * kw);
       weights = weights_tensor(name + "/weights", {static_cast<int32_t>(co), static_cast<int32_t>(kh), static_cast<int32_t>(kw), static_cast<int32_t>(cig)}, laid, scales, 0);
     }
     std::vector<int32_t> inputs = {x.tensor, weights};
