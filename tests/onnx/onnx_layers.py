@@ -39,7 +39,7 @@ from onnx import helper, numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import qdq_numpy  # noqa: E402
-from onnx_reference_test import ort_module, run  # noqa: E402
+from onnx_reference_test import ort_module, run, write_first_input  # noqa: E402
 
 
 def attrs_of(node):
@@ -99,17 +99,7 @@ def main():
             low, high = json.load(f).get("input_range", [low, high])
     first = graph.input[0]
     shape = [d.dim_value or 1 for d in first.type.tensor_type.shape.dim]
-    kind = {onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.INT8: "int8"}.get(
-        first.type.tensor_type.elem_type, "float32")
-    rng = np.random.default_rng(7)
-    if kind == "float32":
-        x = rng.uniform(low, high, shape).astype(np.float32)
-    else:  # a field model's camera frame
-        x = rng.integers(0 if kind == "uint8" else -128, 256 if kind == "uint8" else 128,
-                         shape).astype(kind)
-    x.tofile(base + ".input.bin")
-    # The program takes a uint8 input as int8 with the top bit flipped (see the compile notes).
-    (x ^ 0x80 if kind == "uint8" else x).tofile(base + ".mote-input.bin")
+    kind = write_first_input(first, shape, base, low, high)
     env = dict(os.environ, MOTE_ORT_MODULE=ort_module(), MOTE_ORT_INPUT_SHAPE=json.dumps(shape),
                MOTE_ORT_INPUT_TYPE=kind)
     run(["node", os.path.join(HERE, "ort_run.js"), base + ".onnx", base + ".input.bin",

@@ -115,6 +115,25 @@ def check_model(args, module, name):
     return ok
 
 
+def write_first_input(first, shape, base, low=-1.0, high=1.0):
+    """A random value for graph input `first` (a ValueInfoProto; uint8 and int8 over their whole
+    range, float in [low, high]) as base.input.bin for ONNX Runtime and base.mote-input.bin for
+    the program, which takes a uint8 input as int8 with the top bit flipped (the compile notes
+    say so). Returns its type name for ort_run.js."""
+    import onnx
+    kind = {onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.INT8: "int8"}.get(
+        first.type.tensor_type.elem_type, "float32")
+    rng = np.random.default_rng(7)
+    if kind == "float32":
+        x = rng.uniform(low, high, shape).astype(np.float32)
+    else:
+        x = rng.integers(0 if kind == "uint8" else -128, 256 if kind == "uint8" else 128,
+                         shape).astype(kind)
+    x.tofile(base + ".input.bin")
+    (x ^ 0x80 if kind == "uint8" else x).tofile(base + ".mote-input.bin")
+    return kind
+
+
 def check_field_model(args, module, path):
     """A model from elsewhere (not written here): its first input random (uint8, int8 or float
     in [-1, 1], symbolic dimensions 1), every output compared with ONNX Runtime's in steps of
@@ -126,19 +145,9 @@ def check_field_model(args, module, path):
     initializers = {i.name: i for i in model.graph.initializer}
     first = [i for i in model.graph.input if i.name not in initializers][0]
     shape = [d.dim_value if d.dim_value > 0 else 1 for d in first.type.tensor_type.shape.dim]
-    kind = {onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.INT8: "int8"}.get(
-        first.type.tensor_type.elem_type, "float32")
-    rng = np.random.default_rng(7)
-    if kind == "float32":
-        x = rng.uniform(-1, 1, shape).astype(np.float32)
-    else:
-        x = rng.integers(0 if kind == "uint8" else -128, 256 if kind == "uint8" else 128,
-                         shape).astype(kind)
     name = os.path.splitext(os.path.basename(path))[0]
     base = os.path.join(args.work, name)
-    x.tofile(base + ".input.bin")
-    # The program takes a uint8 input as int8 with the top bit flipped (see the compile notes).
-    (x ^ 0x80 if kind == "uint8" else x).tofile(base + ".mote-input.bin")
+    kind = write_first_input(first, shape, base)
     env = dict(os.environ, MOTE_ORT_MODULE=module, MOTE_ORT_INPUT_SHAPE=json.dumps(shape),
                MOTE_ORT_INPUT_TYPE=kind)
     run(["node", os.path.join(HERE, "ort_run.js"), path, base + ".input.bin",
