@@ -644,7 +644,7 @@ TEST(OpsTest, TanhFixedPointAndTable) {
 
 TEST(OpsTest, HardSwish) {
   const kernels::HardSwishParams p = kernels::prepare_hard_swish(0.05f, -10, 0.03f, 7);
-  schema::HardSwishOptionsT o = testing::hard_swish_options(p);
+  schema::HardSwishOptionsT o = emit::program_options(p);
   OneOp t(OpKind::HardSwish, {{DataType::Int8, {50}}}, {{DataType::Int8, {50}}}, options(o));
   const auto out = t.run();
   std::vector<int8_t> expected(50);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "mote/kernels/add.h"
+#include "mote/kernels/hard_swish.h"
 #include "mote/kernels/log_softmax.h"
 #include "mote/kernels/logistic.h"
 #include "mote/kernels/mul.h"
@@ -41,6 +42,18 @@ inline schema::AddOptionsT program_options(const kernels::AddParams& p) {
 
 inline schema::MulOptionsT program_options(const kernels::MulParams& p) {
   return binary_arithmetic_options<schema::MulOptionsT>(p);
+}
+
+// HARD_SWISH's fixed-point form (without a table).
+inline schema::HardSwishOptionsT program_options(const kernels::HardSwishParams& p) {
+  schema::HardSwishOptionsT o;
+  o.input_zero_point = p.input_zero_point;
+  o.output_zero_point = p.output_zero_point;
+  o.reluish_multiplier_fixedpoint_int16 = p.reluish_multiplier_fixedpoint_int16;
+  o.reluish_multiplier_exponent = p.reluish_multiplier_exponent;
+  o.output_multiplier_fixedpoint_int16 = p.output_multiplier_fixedpoint_int16;
+  o.output_multiplier_exponent = p.output_multiplier_exponent;
+  return o;
 }
 
 // LOG_SOFTMAX.

@@ -2,6 +2,7 @@
 // ONNX's float x * clip(x / 6 + 1/2, 0, 1) (LowerContext::onnx_table).
 #include <algorithm>
 
+#include "compiler/emit/kernel_options.h"
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -30,18 +31,6 @@ void check(Checker& c) {
   }
 }
 
-// The program's options are the kernel's parameters, field for field.
-schema::HardSwishOptionsT program_options(const kernels::HardSwishParams& p) {
-  schema::HardSwishOptionsT o;
-  o.input_zero_point = p.input_zero_point;
-  o.output_zero_point = p.output_zero_point;
-  o.reluish_multiplier_fixedpoint_int16 = p.reluish_multiplier_fixedpoint_int16;
-  o.reluish_multiplier_exponent = p.reluish_multiplier_exponent;
-  o.output_multiplier_fixedpoint_int16 = p.output_multiplier_fixedpoint_int16;
-  o.output_multiplier_exponent = p.output_multiplier_exponent;
-  return o;
-}
-
 void lower(LowerContext& ctx, schema::OperatorT& out) {
   if (ctx.graph().round_once) {
     schema::HardSwishOptionsT o;
@@ -54,7 +43,7 @@ void lower(LowerContext& ctx, schema::OperatorT& out) {
   const ir::Tensor& output = ctx.out();
   const auto p = kernels::prepare_hard_swish(scale_of(input), zero_point_of(input),
                                              scale_of(output), zero_point_of(output));
-  out.options.Set(program_options(p));
+  out.options.Set(emit::program_options(p));
 }
 
 }  // namespace

@@ -18,16 +18,6 @@
 
 namespace mote::runtime::testing {
 
-schema::HardSwishOptionsT hard_swish_options(const kernels::HardSwishParams& p) {
-  schema::HardSwishOptionsT o;
-  o.input_zero_point = p.input_zero_point;
-  o.output_zero_point = p.output_zero_point;
-  o.reluish_multiplier_fixedpoint_int16 = p.reluish_multiplier_fixedpoint_int16;
-  o.reluish_multiplier_exponent = p.reluish_multiplier_exponent;
-  o.output_multiplier_fixedpoint_int16 = p.output_multiplier_fixedpoint_int16;
-  o.output_multiplier_exponent = p.output_multiplier_exponent;
-  return o;
-}
 namespace {
 
 constexpr int kH = 5, kW = 5, kCi = 2, kCo = 4, kK = 3;
@@ -245,7 +235,7 @@ schema::ProgramT kitchen_sink_program() {
   const int32_t c = arena("c", DataType::Int8, {1, 4, 4, 4}, s, -1);
   {
     const kernels::HardSwishParams p = kernels::prepare_hard_swish(s, 2, s, -1);
-    schema::HardSwishOptionsT o = hard_swish_options(p);
+    schema::HardSwishOptionsT o = emit::program_options(p);
     b.add_operator(OpKind::HardSwish, {bq}, {c}, union_of(o));
   }
   const int32_t e = arena("e", DataType::Int8, {1, 5, 5, 4}, s, -1);

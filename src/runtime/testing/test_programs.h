@@ -7,7 +7,6 @@
 
 #include "compiler/emit/emit.h"
 #include "compiler/emit/program_builder.h"
-#include "mote/kernels/hard_swish.h"
 #include "mote/runtime/executor.h"
 #include "mote/runtime/program.h"
 #include "mote/schema/mote_generated.h"
@@ -18,10 +17,6 @@ namespace mote::runtime::testing {
 /// scalar field is stored even when it equals its default, so that byte-level damage reaches
 /// every field (strides, dilations, ...).
 std::vector<uint8_t> pack_unchecked(const schema::ProgramT& program, bool force_defaults = false);
-
-/// HARD_SWISH's options from its kernel's parameters, field for field (the compiler's own is
-/// private to its operator file).
-schema::HardSwishOptionsT hard_swish_options(const kernels::HardSwishParams& p);
 
 /// Loads from a 16-byte aligned copy that the returned object owns.
 struct Loaded {
