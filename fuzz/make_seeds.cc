@@ -95,6 +95,10 @@ std::vector<mote::builder::NamedModel> small_models() {
     b.mark_output(b.add_softmax(x));
     b.mark_output(b.add_operator(mote::ir::OpType::kLogSoftmax, {x}, std::monostate{}, {1, 5},
                                  16.0f / 256, 127));
+    // An ONNX model's elementwise function as a table (MoteTableLookup).
+    b.mark_output(b.add_operator(mote::ir::OpType::kTableLookup, {x},
+                                 mote::ir::TableLookupOptions{mote::ir::ElementFunction::kElu, 1.0f, 0},
+                                 {1, 5}, 0.05f, 3));
     models.push_back({"conv_depthwise_fc", b.build()});
   }
   {  // a residual branch: ADD, MUL, CONCATENATION, MAX_POOL, MEAN without keep_dims

@@ -222,7 +222,9 @@ class Mutator {
     } else if (auto* h = u.AsHardSwishOptions()) {
       int32_t* f[] = {&h->input_zero_point, &h->output_zero_point,
                       &h->reluish_multiplier_exponent, &h->output_multiplier_exponent};
-      i32(*f[below(4)]);
+      if (below(4) == 0) region(h->table, constants); else i32(*f[below(4)]);
+    } else if (auto* tl = u.AsTableLookupOptions()) {
+      region(tl->table, constants);
     } else if (auto* tc = u.AsTransposeConvOptions()) {
       int32_t* f[] = {&tc->stride_h, &tc->stride_w, &tc->pad_h, &tc->pad_w, &tc->input_offset};
       i32(*f[below(5)], 8);

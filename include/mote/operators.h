@@ -72,4 +72,5 @@
   X(Cast, "CAST", cast)                                                      \
   X(Div, "DIV", div)                                                         \
   X(FloatRnn, "MoteFloatRnn", float_rnn)                                     \
-  X(LogSoftmax, "LOG_SOFTMAX", log_softmax)
+  X(LogSoftmax, "LOG_SOFTMAX", log_softmax)                                  \
+  X(TableLookup, "MoteTableLookup", table_lookup)

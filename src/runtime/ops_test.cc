@@ -674,6 +674,28 @@ TEST(OpsTest, HardSwishAndLeakyReluTables) {
   ExpectTableForm<schema::LeakyReluOptionsT>(OpKind::LeakyRelu);
 }
 
+// MoteTableLookup is nothing but its table: it runs it, and refuses to load without 256 bytes.
+TEST(OpsTest, TableLookupRunsItsTableAndRefusesAMissingOne) {
+  ExpectTableForm<schema::TableLookupOptionsT>(OpKind::TableLookup);
+  auto load_error = [](size_t table_bytes) {
+    OneOp bad(OpKind::TableLookup, {{DataType::Int8, {8}}}, {{DataType::Int8, {8}}});
+    schema::TableLookupOptionsT o;
+    if (table_bytes > 0) {
+      const std::vector<uint8_t> bytes(table_bytes, 1);
+      o.table = std::make_unique<schema::Region>(bad.builder().add_constant_bytes(bytes));
+    }
+    bad.builder().op(0).options.Set(std::move(o));
+    schema::ProgramT program = bad.builder().take_program();
+    program.version = kFormatVersion;
+    const testing::Loaded loaded = testing::load(testing::pack_unchecked(program));
+    EXPECT_FALSE(loaded.program.ok());
+    EXPECT_STREQ(loaded.diagnostic.op_name, "MoteTableLookup");
+    return std::string(loaded.diagnostic.reason);
+  };
+  EXPECT_EQ(load_error(0), "lookup table missing");
+  EXPECT_EQ(load_error(255), "lookup table must be 256 constant bytes");
+}
+
 TEST(OpsTest, ResizeNearestNeighbor) {
   schema::ResizeNearestNeighborOptionsT o;
   o.half_pixel_centers = true;

@@ -283,6 +283,22 @@ struct RnnOptions {
   bool operator==(const RnnOptions&) const = default;
 };
 
+// MoteTableLookup: one of ONNX's elementwise functions of one input between a DequantizeLinear
+// and a QuantizeLinear, run as a 256-entry table of its float definition. alpha and beta are the
+// ONNX operator's attributes where it has them (HardSigmoid's alpha and beta, Elu's, Celu's and
+// ThresholdedRelu's alpha, Selu's alpha and gamma as beta); Gelu's approximation is kGeluTanh.
+enum class ElementFunction : uint8_t {
+  kHardSigmoid, kElu, kSelu, kCelu, kThresholdedRelu, kSoftplus, kSoftsign, kMish, kGelu,
+  kGeluTanh, kExp, kLog, kSqrt, kReciprocal, kAbs, kNeg, kErf, kSin, kCos, kFloor, kCeil, kRound,
+  kSign
+};
+inline constexpr int kNumElementFunctions = static_cast<int>(ElementFunction::kSign) + 1;
+struct TableLookupOptions {
+  ElementFunction function = ElementFunction::kHardSigmoid;
+  float alpha = 0, beta = 0;
+  bool operator==(const TableLookupOptions&) const = default;
+};
+
 // Operators without options of their own (QUANTIZE, PAD, most elementwise kinds) hold
 // std::monostate.
 using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptions,
@@ -292,7 +308,8 @@ using Options = std::variant<std::monostate, Conv2DOptions, DepthwiseConv2DOptio
                              LeakyReluOptions, SqueezeOptions, ArgMinMaxOptions,
                              StridedSliceOptions, SplitOptions, PackOptions, UnpackOptions,
                              GatherOptions, BlockSizeOptions, SvdfOptions, BatchMatMulOptions,
-                             LstmOptions, SignalOptions, RnnOptions>;
+                             LstmOptions, SignalOptions, RnnOptions,
+                             TableLookupOptions>;
 
 // An absent optional input (for example a convolution without bias).
 inline constexpr int32_t kNoTensor = -1;

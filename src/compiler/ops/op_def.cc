@@ -239,6 +239,15 @@ int64_t TfliteOptions::custom_int(const flexbuffers::Map& map, const char* key, 
   return v;
 }
 
+float TfliteOptions::custom_float(const flexbuffers::Map& map, const char* key) const {
+  const flexbuffers::Reference r = map[key];
+  if (r.IsNull()) fail(std::string("option ") + key + " missing");
+  if (!r.IsNumeric()) fail(std::string("option ") + key + " is not a number");
+  const double v = r.AsDouble();
+  if (!std::isfinite(v)) fail(std::string("option ") + key + " is not finite");
+  return static_cast<float>(v);
+}
+
 ir::Padding TfliteOptions::padding(int8_t value) const {
   switch (value) {
     case 0: return ir::Padding::kSame;
@@ -314,7 +323,9 @@ schema::Region LowerContext::onnx_table(const std::function<double(double)>& f) 
     const int32_t q = static_cast<int8_t>(static_cast<uint8_t>(i));
     const float real = static_cast<float>(q - in_zero) * in_scale;  // DequantizeLinear
     const double y = std::nearbyint(f(real) / out_scale) + out_zero;
-    table[static_cast<size_t>(i)] = static_cast<int8_t>(std::clamp(y, -128.0, 127.0));
+    // Where f is undefined (NaN: Log or Sqrt of a negative), the lowest value.
+    table[static_cast<size_t>(i)] =
+        std::isnan(y) ? int8_t{-128} : static_cast<int8_t>(std::clamp(y, -128.0, 127.0));
   }
   return constants_.add_array(table);
 }

@@ -52,6 +52,8 @@ class TfliteOptions {
   // Map entry `key` as an integer in [lo, hi]; fails naming the option when it is absent, not an
   // integer (or bool) or out of range.
   int64_t custom_int(const flexbuffers::Map& map, const char* key, int64_t lo, int64_t hi) const;
+  // Map entry `key` as a finite number; fails naming the option otherwise.
+  float custom_float(const flexbuffers::Map& map, const char* key) const;
 
   ir::Activation activation(int8_t value) const;
   ir::Padding padding(int8_t value) const;

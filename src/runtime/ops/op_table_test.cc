@@ -112,7 +112,8 @@ TEST(OpTableTest, InPlaceKinds) {
                                      OpKind::Quantize, OpKind::Dequantize, OpKind::LeakyRelu,
                                      OpKind::Squeeze,  OpKind::ExpandDims, OpKind::Relu,
                                      OpKind::Relu6,    OpKind::Tanh,     OpKind::Prelu,
-                                     OpKind::SquaredDifference, OpKind::Rsqrt, OpKind::Div};
+                                     OpKind::SquaredDifference, OpKind::Rsqrt, OpKind::Div,
+                                     OpKind::TableLookup};
   for (int k = 0; k <= static_cast<int>(OpKind::MAX); ++k) {
     const OpEntry& entry = *op_entry(static_cast<OpKind>(k));
     EXPECT_EQ(entry.op->runs_in_place, in_place.count(static_cast<OpKind>(k)) == 1) << entry.name;

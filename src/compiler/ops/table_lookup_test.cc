@@ -1,0 +1,123 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "compiler/ops/element_functions.h"
+#include "compiler/ops/lower_context.h"
+#include "compiler/ops/op_def.h"
+
+namespace mote::ops {
+namespace {
+
+using ir::ElementFunction;
+
+// [1, 4] int8 -> int8 through `o`, input scale 0.05 zero point 3, output 1/64 and -10; lowered.
+std::vector<int8_t> lowered_table(const ir::TableLookupOptions& o) {
+  ir::Graph g;
+  g.tensors.resize(2);
+  g.tensors[0].type = g.tensors[1].type = ir::DataType::kInt8;
+  g.tensors[0].shape = g.tensors[1].shape = {1, 4};
+  g.tensors[0].quantization = {{0.05f}, {3}, 0};
+  g.tensors[1].quantization = {{1.0f / 64}, {-10}, 0};
+  g.operators.push_back({ir::OpType::kTableLookup, {0}, {1}, o});
+  emit::ConstantPool pool;
+  LowerContext ctx(g, 0, pool);
+  schema::OperatorT out;
+  op_def(ir::OpType::kTableLookup).lower(ctx, out);
+  const auto* options = out.options.AsTableLookupOptions();
+  EXPECT_NE(options, nullptr);
+  if (options == nullptr || options->table == nullptr) return {};
+  EXPECT_EQ(options->table->size(), 256u);
+  const auto* bytes = reinterpret_cast<const int8_t*>(pool.bytes().data() + options->table->offset());
+  return {bytes, bytes + 256};
+}
+
+// Each entry is ONNX's DequantizeLinear, the function written out here, QuantizeLinear.
+int8_t expected(double (*f)(double), int q) {
+  const double x = static_cast<double>(static_cast<float>(q - 3) * 0.05f);
+  const double y = std::nearbyint(f(x) * 64) - 10;
+  if (std::isnan(y)) return -128;
+  return static_cast<int8_t>(std::fmax(-128, std::fmin(127, y)));
+}
+
+TEST(TableLookup, LowersEachFunctionToItsQuantizedTable) {
+  struct Case {
+    ir::TableLookupOptions options;
+    double (*f)(double);
+  };
+  const Case cases[] = {
+      {{ElementFunction::kHardSigmoid, 0.2f, 0.5f},
+       [](double x) { return std::fmax(0.0, std::fmin(1.0, static_cast<double>(0.2f) * x + 0.5)); }},
+      {{ElementFunction::kElu, 0.5f, 0}, [](double x) { return x < 0 ? 0.5 * (std::exp(x) - 1) : x; }},
+      {{ElementFunction::kExp, 0, 0}, [](double x) { return std::exp(x); }},
+      {{ElementFunction::kErf, 0, 0}, [](double x) { return std::erf(x); }},
+      {{ElementFunction::kGelu, 0, 0},
+       [](double x) { return x * 0.5 * (1 + std::erf(x * 0.7071067811865476)); }},
+      {{ElementFunction::kSqrt, 0, 0}, [](double x) { return std::sqrt(x); }},  // NaN below 0
+      {{ElementFunction::kSoftplus, 0, 0}, [](double x) { return std::log(1 + std::exp(x)); }},
+      {{ElementFunction::kNeg, 0, 0}, [](double x) { return -x; }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(element_function(c.options.function).onnx_name);
+    const std::vector<int8_t> table = lowered_table(c.options);
+    ASSERT_EQ(table.size(), 256u);
+    int distinct = 0;
+    for (int q = -128; q < 128; ++q) {
+      const int8_t want = expected(c.f, q);
+      // Only a value within float noise of a tie may round the other way.
+      if (table[static_cast<uint8_t>(q)] != want) {
+        const double x = static_cast<double>(static_cast<float>(q - 3) * 0.05f);
+        const double steps = c.f(x) * 64;
+        EXPECT_NEAR(std::fabs(steps - std::trunc(steps)), 0.5, 1e-9) << q;
+      }
+      if (q > -128 && table[static_cast<uint8_t>(q)] != table[static_cast<uint8_t>(q - 1)]) ++distinct;
+    }
+    EXPECT_GT(distinct, 10);  // not a constant table
+  }
+  // Sqrt of a negative is NaN: the lowest value; of 0 (q = 3), the zero point.
+  const std::vector<int8_t> root = lowered_table({ElementFunction::kSqrt, 0, 0});
+  EXPECT_EQ(root[static_cast<uint8_t>(-100)], -128);
+  EXPECT_EQ(root[3], -10);
+}
+
+TEST(TableLookup, NamesEveryFunctionByItsOnnxOperator) {
+  for (int k = 0; k < ir::kNumElementFunctions; ++k) {
+    const auto function = static_cast<ElementFunction>(k);
+    const ElementFunctionInfo& info = element_function(function);
+    EXPECT_EQ(info.function, function);
+    // Looking the name up finds this function (Gelu's tanh form shares Gelu's name).
+    const ElementFunctionInfo* found = element_function(info.onnx_name);
+    ASSERT_NE(found, nullptr) << info.onnx_name;
+    EXPECT_EQ(found->function,
+              function == ElementFunction::kGeluTanh ? ElementFunction::kGelu : function);
+  }
+  EXPECT_EQ(element_function("Tan"), nullptr);
+  EXPECT_EQ(element_function("Relu"), nullptr);  // RELU, not a table
+}
+
+TEST(TableLookup, EvaluatesOnnxsDefinitions) {
+  auto at = [](ElementFunction f, double x, float alpha = 0, float beta = 0) {
+    return evaluate({f, alpha, beta}, x);
+  };
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kHardSigmoid, 1.0, 0.2f, 0.5f), 0.2f * 1.0 + 0.5);
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kHardSigmoid, 9.0, 0.2f, 0.5f), 1.0);
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kSelu, -1.0, 2.0f, 3.0f), 3.0 * 2.0 * (std::exp(-1.0) - 1));
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kCelu, -1.0, 2.0f), 2.0 * (std::exp(-0.5) - 1));
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kThresholdedRelu, 1.0, 1.0f), 0.0);
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kThresholdedRelu, 1.5, 1.0f), 1.5);
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kSoftsign, -3.0), -0.75);
+  EXPECT_NEAR(at(ElementFunction::kMish, 1.0), 1.0 * std::tanh(std::log(1 + std::exp(1.0))), 1e-15);
+  EXPECT_NEAR(at(ElementFunction::kGeluTanh, 1.0), 0.8411919906082768, 1e-12);
+  EXPECT_NEAR(at(ElementFunction::kGelu, 1.0), 0.8413447460685429, 1e-12);
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kReciprocal, 4.0), 0.25);
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kRound, 2.5), 2.0);  // half to even
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kRound, -1.5), -2.0);
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kFloor, -1.5), -2.0);
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kCeil, -1.5), -1.0);
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kSign, -0.1), -1.0);
+  EXPECT_DOUBLE_EQ(at(ElementFunction::kAbs, -0.1), 0.1);
+  EXPECT_TRUE(std::isnan(at(ElementFunction::kLog, -1.0)));
+}
+
+}  // namespace
+}  // namespace mote::ops
