@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`mote inspect --check MODEL.onnx`: one verdict per ONNX node, and the same verdict as compile.
 
-Writes the QDQ test graphs (make_qdq_models.py) and one with two different refusals (Cos, which
+Writes the QDQ test graphs (make_qdq_models.py) and one with two different refusals (Hardmax, which
 Mote lacks, and a ConvTranspose with dilations), then checks:
 - that model: both reasons, the nodes downstream of each named as blocked by it, ok for the
   rest, exit status 2, in the text and in the JSON;
@@ -28,7 +28,7 @@ def mote(args, *extra):
 
 
 def write_two_refusals(out_dir):
-    """Conv (ok); Cos (refused) -> Q -> DQ -> Add (blocked); ConvTranspose with dilations
+    """Conv (ok); Hardmax (refused) -> Q -> DQ -> Add (blocked); ConvTranspose with dilations
     (refused) -> Q -> DQ (blocked); MaxPool (ok). Returns the model's path."""
     import numpy as np  # noqa: F401  (make_qdq_models needs it)
     import onnx
@@ -38,7 +38,7 @@ def write_two_refusals(out_dir):
 
     g = Qdq("check_two_refusals", [1, 8, 6, 6])
     c = g.conv(g.x, 8, 8, 3, activation="relu")
-    s = g.op("Add", [g.op("Cos", [c]), c])
+    s = g.op("Add", [g.op("Hardmax", [c]), c])
     w, _ = g.weights((8, 8, 3, 3), 72, per_channel=False)
     t = g.op("ConvTranspose", [c, w], kernel_shape=[3, 3], dilations=[2, 2])
     p = g.op("MaxPool", [c], kernel_shape=[2, 2], strides=[2, 2])
@@ -83,15 +83,15 @@ def check_two_refusals(args, t, path):
     by_type = {}
     for n in nodes:
         by_type.setdefault(n["type"], []).append(n)
-    cos, = by_type["Cos"]
+    hardmax, = by_type["Hardmax"]
     deconv, = by_type["ConvTranspose"]
     refused = [n for n in nodes if not n["compiles"] and "blocked_by" not in n]
-    t.expect([n["index"] for n in refused] == [cos["index"], deconv["index"]],
-             f"refused nodes {[n['index'] for n in refused]}, not Cos and ConvTranspose")
-    t.expect("(Cos, domain ai.onnx, opset 13): not supported" in cos.get("problem", ""),
-             "Cos's problem: " + cos.get("problem", ""))
-    t.expect("cannot compile: not supported; Mote reads" in lines[cos["index"]],
-             "Cos's line: " + lines[cos["index"]])
+    t.expect([n["index"] for n in refused] == [hardmax["index"], deconv["index"]],
+             f"refused nodes {[n['index'] for n in refused]}, not Hardmax and ConvTranspose")
+    t.expect("(Hardmax, domain ai.onnx, opset 13): not supported" in hardmax.get("problem", ""),
+             "Hardmax's problem: " + hardmax.get("problem", ""))
+    t.expect("cannot compile: not supported; Mote reads" in lines[hardmax["index"]],
+             "Hardmax's line: " + lines[hardmax["index"]])
     t.expect("cannot compile: dilations [2,2] not supported" in lines[deconv["index"]],
              "ConvTranspose's line: " + lines[deconv["index"]])
     t.expect("ConvTranspose 'convtranspose" in lines[deconv["index"]] and
@@ -99,9 +99,9 @@ def check_two_refusals(args, t, path):
              "the line names the node's type, name, domain and opset: " + lines[deconv["index"]])
     # Downstream of each refusal: blocked by it, through any number of nodes.
     add, = by_type["Add"]
-    t.expect(add.get("blocked_by") == cos["index"], f"Add: {add}")
+    t.expect(add.get("blocked_by") == hardmax["index"], f"Add: {add}")
     t.expect("not checked: input " in lines[add["index"]] and
-             f"depends on node {cos['index']} '{cos['name']}' (Cos)" in lines[add["index"]],
+             f"depends on node {hardmax['index']} '{hardmax['name']}' (Hardmax)" in lines[add["index"]],
              "Add's line: " + lines[add["index"]])
     after_deconv = [n for n in nodes if n.get("blocked_by") == deconv["index"]]
     t.expect(len(after_deconv) == 2, f"{len(after_deconv)} nodes blocked by ConvTranspose, not 2")
@@ -117,7 +117,7 @@ def check_two_refusals(args, t, path):
         if n["compiles"]:
             t.expect(" ok" in lines[n["index"]], "a node that compiles: " + lines[n["index"]])
         elif "blocked_by" in n:
-            t.expect(n["blocked_by"] in (cos["index"], deconv["index"]), f"blocked: {n}")
+            t.expect(n["blocked_by"] in (hardmax["index"], deconv["index"]), f"blocked: {n}")
     t.expect(report["problems"] == [], f"model problems: {report['problems']}")
     blocked = len(nodes) - len(refused) - sum(n["compiles"] for n in nodes)
     t.expect(f"verdict: 2 of {len(nodes)} nodes cannot compile, {blocked} more not checked" in out,

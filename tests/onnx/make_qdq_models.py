@@ -220,6 +220,53 @@ def more_operators(out_dir):
         g.save(out_dir, x, scale or g.scale, shape)
 
 
+def table_functions(out_dir):
+    """ONNX's elementwise functions Mote runs as tables (MoteTableLookup), one model each after
+    a convolution (after a ReLU for Log, Sqrt and Reciprocal, defined for x >= 0), quantized to
+    a scale and zero point that hold the function's range; and MobileNetV3's squeeze-excite
+    block, whose HardSigmoid gates another value than its input."""
+    relu = {"Log", "Sqrt", "Reciprocal"}
+    cases = {  # name: (op, opset, attributes, output scale, output zero point)
+        "hardsigmoid": ("HardSigmoid", 13, {"alpha": 0.3, "beta": 0.4}, 1.0 / 255, -128),
+        "elu": ("Elu", 13, {"alpha": 0.7}, None, None),
+        "selu": ("Selu", 13, {}, 0.04, None),
+        "celu": ("Celu", 13, {"alpha": 1.5}, None, None),
+        "thresholdedrelu": ("ThresholdedRelu", 13, {"alpha": 0.4}, None, None),
+        "softplus": ("Softplus", 13, {}, 1.0 / 64, -128),
+        "softsign": ("Softsign", 13, {}, 1.0 / 128, 0),
+        "mish": ("Mish", 18, {}, None, None),
+        "gelu": ("Gelu", 20, {}, None, None),
+        "gelu_tanh": ("Gelu", 20, {"approximate": "tanh"}, None, None),
+        "exp": ("Exp", 13, {}, 0.1, -128),
+        "log": ("Log", 13, {}, 0.05, 100),
+        "sqrt": ("Sqrt", 13, {}, 1.0 / 128, -128),
+        "reciprocal": ("Reciprocal", 13, {}, 0.25, -128),
+        "abs": ("Abs", 13, {}, None, -128),
+        "neg": ("Neg", 13, {}, None, None),
+        "erf": ("Erf", 13, {}, 1.0 / 128, 0),
+        "sin": ("Sin", 13, {}, 1.0 / 128, 0),
+        "cos": ("Cos", 13, {}, 1.0 / 128, 0),
+        "floor": ("Floor", 13, {}, 0.05, None),
+        "ceil": ("Ceil", 13, {}, 0.05, None),
+        "round": ("Round", 13, {}, 0.05, None),
+        "sign": ("Sign", 13, {}, 1.0 / 64, None),
+    }
+    for name, (op, opset, attrs, scale, zp) in cases.items():
+        g = Qdq("qdq_table_" + name, [1, 8, 6, 6], opset=opset,
+                ir_version=9 if opset >= 18 else 7)
+        x = g.conv(g.x, 8, 8, 3, activation="relu" if op in relu else None)
+        g.save(out_dir, g.op(op, [x], scale=scale, zp=zp, **attrs), scale or g.scale,
+               [1, 8, 6, 6])
+
+    g = Qdq("qdq_squeeze_excite", [1, 8, 6, 6])
+    x = g.conv(g.x, 8, 16, 3, activation="relu")
+    s = g.op("GlobalAveragePool", [x])
+    s = g.conv(s, 16, 8, 1, activation="relu")
+    s = g.conv(s, 8, 16, 1)
+    gate = g.op("HardSigmoid", [s], scale=1.0 / 255, zp=-128, alpha=1.0 / 6, beta=0.5)
+    g.save(out_dir, g.op("Mul", [x, gate]), g.scale, [1, 16, 6, 6])
+
+
 def log_softmax(out_dir):
     """A classifier head over a batch of 8, Gemm then LogSoftmax over the classes: quantized as
     TFLite's int8 kernel writes it (scale 16/256, zero point 127), as a calibration would (a
@@ -760,7 +807,7 @@ def bad_models(out_dir):
     """Models Mote must refuse with a clear message: an operator it lacks, a symbolic batch
     size (which --input-shape fixes). They have no NAME.json: the reference run skips them."""
     g = Qdq("bad_unsupported", [1, 8, 6, 6])
-    x = g.op("Cos", [g.conv(g.x, 8, 8, 3)])
+    x = g.op("Hardmax", [g.conv(g.x, 8, 8, 3)])
     g.save(out_dir, x, g.scale, [1, 8, 6, 6])
     os.remove(os.path.join(out_dir, "bad_unsupported.json"))
     g = Qdq("bad_dynamic", [1, 8, 6, 6])
@@ -871,6 +918,7 @@ def main():
     kws(out)
     branches(out)
     more_operators(out)
+    table_functions(out)
     log_softmax(out)
     nhwc_input(out)
     qoperator(out)

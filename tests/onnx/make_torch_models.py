@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes fake-quantized (quantization-aware) PyTorch models as ONNX with torch.onnx.export
 (opset 13), as a PyTorch user does before `mote compile`: a DS-CNN keyword model, a
-MobileNetV2-style network with residual additions, a small CNN ending in Gemm, a 1-D audio model
+MobileNetV2-style network with residual additions, a MobileNetV3-style one with Hardswish and
+squeeze-excite gates, a small CNN ending in Gemm, a 1-D audio model
 and ShuffleNetV2 units (chunk, cat, the channel shuffle written with x.size()).
 
 Usage: make_torch_models.py OUT_DIR   (NAME.onnx and NAME.json per model, as
@@ -84,6 +85,64 @@ class MobileNetV2(nn.Module):
         self.head = ConvReLU(32, 64, 1)
         self.pool = nn.AdaptiveAvgPool2d(1)
         self.fc = nn.Linear(64, 10)
+
+    def forward(self, x):
+        x = self.pool(self.head(self.blocks(self.stem(self.quant(x)))))
+        return self.dequant(self.fc(torch.flatten(x, 1)))
+
+
+class SqueezeExcite(nn.Module):
+    """torchvision's quantizable SqueezeExcitation: pool, 1x1 ReLU, 1x1, Hardsigmoid, the gate
+    times the input (FloatFunctional)."""
+
+    def __init__(self, channels, squeezed):
+        super().__init__()
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc1 = ConvReLU(channels, squeezed, 1)
+        self.fc2 = nn.Conv2d(squeezed, channels, 1)
+        self.gate = nn.Hardsigmoid()
+        self.mul = nn.quantized.FloatFunctional()
+
+    def forward(self, x):
+        return self.mul.mul(self.gate(self.fc2(self.fc1(self.pool(x)))), x)
+
+
+class Bneck(nn.Module):
+    """MobileNetV3's block: 1x1 expand, k x k depthwise, each ReLU or Hardswish, an optional
+    squeeze-excite, 1x1 project, a residual addition where the shape allows."""
+
+    def __init__(self, cin, hidden, cout, k, stride, se, hardswish):
+        super().__init__()
+        act = nn.Hardswish if hardswish else nn.ReLU
+        layers = [nn.Conv2d(cin, hidden, 1), act(),
+                  nn.Conv2d(hidden, hidden, k, stride, k // 2, groups=hidden), act()]
+        if se:
+            layers.append(SqueezeExcite(hidden, max(8, hidden // 4)))
+        layers.append(nn.Conv2d(hidden, cout, 1))
+        self.body = nn.Sequential(*layers)
+        self.residual = stride == 1 and cin == cout
+        self.add = nn.quantized.FloatFunctional()
+
+    def forward(self, x):
+        return self.add.add(x, self.body(x)) if self.residual else self.body(x)
+
+
+class MobileNetV3(nn.Module):
+    """MobileNetV3-Small's blocks (smaller) on a [1,3,32,32] image: Hardswish (HardSigmoid times
+    its input at opset 13), squeeze-excite gates (HardSigmoid of another value), residuals, a
+    Linear head with a Hardswish between, 10 classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant, self.dequant = tq.QuantStub(), tq.DeQuantStub()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), nn.Hardswish())
+        self.blocks = nn.Sequential(
+            Bneck(16, 16, 16, 3, 2, True, False), Bneck(16, 72, 24, 3, 2, False, False),
+            Bneck(24, 88, 24, 3, 1, False, False), Bneck(24, 96, 40, 5, 2, True, True),
+            Bneck(40, 240, 40, 5, 1, True, True))
+        self.head = nn.Sequential(nn.Conv2d(40, 96, 1), nn.Hardswish())
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Sequential(nn.Linear(96, 64), nn.Hardswish(), nn.Linear(64, 10))
 
     def forward(self, x):
         x = self.pool(self.head(self.blocks(self.stem(self.quant(x)))))
@@ -335,6 +394,8 @@ def main():
     # Flatten before Gemm re-lays the weights; one for MobileNetV2's 3-channel NCHW input.
     export(DsCnn(), (1, 1, 49, 10), "torch_dscnn", out, per_channel=True, transposes=0)
     export(MobileNetV2(), (1, 3, 32, 32), "torch_mobilenetv2", out, per_channel=True, transposes=1)
+    export(MobileNetV3(), (1, 3, 32, 32), "torch_mobilenetv3", out, per_channel=True,
+           transposes=1)
     export(CnnGemm(), (1, 1, 16, 16), "torch_cnn_gemm", out, per_channel=False, transposes=0)
     # One channel in: a free reshape makes the 1-D input channels-last; a one-step output too.
     export_audio1d(out)

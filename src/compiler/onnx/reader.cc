@@ -15,6 +15,7 @@
 
 #include "compiler/ir/error.h"
 #include "compiler/ir/validate.h"
+#include "compiler/ops/element_functions.h"
 #include "compiler/ops/validate.h"
 
 namespace mote::onnx {
@@ -36,11 +37,13 @@ const std::vector<int32_t> kNlc = {0, 2, 1};      // [N, L, C] of ONNX's [N, C, 
 const char* const kUnsupported =
     "not supported; Mote reads QuantizeLinear, DequantizeLinear, Conv, Gemm, MatMul, Add, Sub, "
     "Mul, MaxPool, AveragePool, GlobalAveragePool, ReduceMean, Relu, Clip, Sigmoid, Tanh, "
-    "HardSwish, HardSigmoid (times its input), LeakyRelu, PRelu, Softmax, LogSoftmax, Concat, "
+    "HardSwish, HardSigmoid, LeakyRelu, PRelu, Softmax, LogSoftmax, Concat, "
     "Reshape, "
     "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, Identity, Dropout, Constant, Slice, "
     "Split, Gather (constant indices), Max, Min, ReduceMax, ConvTranspose, LSTM and GRU (computed in "
-    "float between quantized layers), shape arithmetic on "
+    "float between quantized layers), the elementwise functions Elu, Selu, Celu, ThresholdedRelu, "
+    "Softplus, Softsign, Mish, Gelu, Exp, Log, Sqrt, Reciprocal, Abs, Neg, Erf, Sin, Cos, Floor, "
+    "Ceil, Round and Sign between quantized values (as tables), shape arithmetic on "
     "constants (Shape, Cast, ...), and the "
     "QOperator forms QLinearConv, "
     "QLinearMatMul, QGemm, QLinearAdd, QLinearMul, QLinearAveragePool, "
@@ -1073,6 +1076,7 @@ class Reader {
     if (op == "ReduceMax") return reduce_max();
     if (op == "ConvTranspose") return conv_transpose();
     if (op == "LSTM" || op == "GRU") return recurrent();
+    if (const ops::ElementFunctionInfo* f = ops::element_function(op)) return table_lookup(*f);
     bad(kUnsupported);
   }
 
@@ -1185,20 +1189,20 @@ class Reader {
     add_op(type, {x.tensor}, out, std::move(options));
     bind(s.name, {out, x.perm, {}}, s.q);
   }
-  // x * HardSigmoid(x) with alpha 1/6, beta 1/2: HardSwish as exported before opset 14 (PyTorch's
-  // nn.Hardswish at opset 13), the product quantized once.
+  // x * HardSigmoid(x) with alpha 1/6, beta 1/2 is HardSwish as exported before opset 14
+  // (PyTorch's nn.Hardswish at opset 13): one HARD_SWISH, the product quantized once. Any other
+  // HardSigmoid (MobileNetV3's squeeze-excite gate) is a table.
   void hard_sigmoid() {
     const int mul = only_consumer(node_->output(0));
     const bool swish_parameters = std::abs(float_attr("alpha", 0.2f) - 1.0f / 6) < 1e-6f &&
                                   float_attr("beta", 0.5f) == 0.5f;
     if (mul < 0 || !swish_parameters || graph_.node(mul).op_type() != "Mul" ||
         graph_.node(mul).input_size() != 2) {
-      bad("HardSigmoid alone is not supported (only x * HardSigmoid(x) with alpha 1/6 and beta "
-          "1/2, which is HardSwish)");
+      return table_lookup(*ops::element_function("HardSigmoid"));
     }
     const ::onnx::NodeProto& product = graph_.node(mul);
     const std::string& other = product.input(0) == node_->output(0) ? product.input(1) : product.input(0);
-    if (other != input_name(0)) bad("HardSigmoid alone is not supported (its Mul multiplies another value than its input)");
+    if (other != input_name(0)) return table_lookup(*ops::element_function("HardSigmoid"));
     consumed_[static_cast<size_t>(mul)] = true;
     ::onnx::NodeProto swish = *node_;
     swish.set_output(0, product.output(0));
@@ -1206,6 +1210,22 @@ class Reader {
     node_ = &swish;
     unary(OpType::kHardSwish);
     node_ = original;
+  }
+
+  // An elementwise function between a DequantizeLinear and a QuantizeLinear: MoteTableLookup,
+  // the table of ONNX's definition.
+  void table_lookup(const ops::ElementFunctionInfo& f) {
+    ir::TableLookupOptions o{f.function, f.alpha, f.beta};
+    if (f.alpha_attribute != nullptr) o.alpha = float_attr(f.alpha_attribute, f.alpha);
+    if (f.beta_attribute != nullptr) o.beta = float_attr(f.beta_attribute, f.beta);
+    if (f.function == ir::ElementFunction::kGelu) {
+      const std::string approximate = string_attr("approximate", "none");
+      if (approximate == "tanh") o.function = ir::ElementFunction::kGeluTanh;
+      else if (approximate != "none") bad("approximate '" + printable(approximate) + "' not supported (none or tanh)");
+    }
+    if (!std::isfinite(o.alpha) || !std::isfinite(o.beta)) bad("an attribute is not finite");
+    if (o.function == ir::ElementFunction::kCelu && o.alpha == 0) bad("alpha 0 is not valid");
+    unary(OpType::kTableLookup, std::nullopt, o);
   }
 
   void sigmoid() { table_unary(OpType::kLogistic, ir::Quantization{{1.0f / 256}, {-128}, 0}); }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -54,6 +55,13 @@ class Model {
     for (const auto& o : out) n->add_output(o);
     return n;
   }
+  // The first node of type `op`.
+  ::onnx::NodeProto* first(const std::string& op) {
+    for (auto& n : *model_.mutable_graph()->mutable_node()) {
+      if (n.op_type() == op) return &n;
+    }
+    return nullptr;
+  }
   // QuantizeLinear then DequantizeLinear of `x` with the quantization `q` (see scale()).
   void qdq(const std::string& x, const std::string& q, const std::string& out) {
     node("QuantizeLinear", {x, q + "_s", q + "_z"}, {out + "_q"});
@@ -64,6 +72,18 @@ class Model {
     a->set_name(name);
     a->set_type(::onnx::AttributeProto::INTS);
     for (int64_t x : v) a->add_ints(x);
+  }
+  static void real(::onnx::NodeProto* n, const std::string& name, float v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
+  static void text(::onnx::NodeProto* n, const std::string& name, const std::string& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s(v);
   }
   static void integer(::onnx::NodeProto* n, const std::string& name, int64_t v) {
     auto* a = n->add_attribute();
@@ -279,6 +299,84 @@ TEST(OnnxReader, SigmoidTakesTheQuantizeLinearsParametersOrTflitesWithTfliteRoun
               ElementsAre(1.0f / 256));
 }
 
+// MobileNetV3's squeeze-excite: x * HardSigmoid(s), s another value (here a second input), the
+// gate quantized on its own: a MoteTableLookup with the node's alpha and beta, then MUL.
+TEST(OnnxReader, AHardSigmoidGateIsATableLookup) {
+  Model m;
+  m.input("x", {1, 4});
+  m.input("s", {1, 4});
+  m.output("y", {1, 4});
+  m.scale("in", 0.1f, -3);
+  m.scale("gate", 1.0f / 255, -128);
+  m.qdq("x", "in", "xd");
+  m.qdq("s", "in", "sd");
+  auto* gate = m.node("HardSigmoid", {"sd"}, {"h"});
+  Model::real(gate, "alpha", 1.0f / 6);
+  Model::real(gate, "beta", 0.5f);
+  m.qdq("h", "gate", "hd");
+  m.node("Mul", {"xd", "hd"}, {"p"});
+  m.qdq("p", "in", "y");
+  const ir::Graph g = read_model(m.bytes());
+  const auto t = types(g);
+  const auto lookup = std::find(t.begin(), t.end(), ir::OpType::kTableLookup);
+  ASSERT_NE(lookup, t.end());
+  EXPECT_EQ(std::count(t.begin(), t.end(), ir::OpType::kHardSwish), 0);
+  EXPECT_EQ(*(lookup + 1), ir::OpType::kMul);
+  const ir::Operator& op = g.operators[static_cast<size_t>(lookup - t.begin())];
+  const auto& o = std::get<ir::TableLookupOptions>(op.options);
+  EXPECT_EQ(o.function, ir::ElementFunction::kHardSigmoid);
+  EXPECT_FLOAT_EQ(o.alpha, 1.0f / 6);
+  EXPECT_EQ(o.beta, 0.5f);
+  const ir::Tensor& h = g.tensors[static_cast<size_t>(op.outputs[0])];
+  EXPECT_THAT(h.quantization.scale, ElementsAre(1.0f / 255));
+  EXPECT_THAT(h.quantization.zero_point, ElementsAre(-128));
+}
+
+// x -> Q/DQ -> `op` -> Q/DQ -> y.
+Model unary_model(const std::string& op, int64_t opset = 13) {
+  Model m(opset);
+  m.input("x", {1, 4});
+  m.output("y", {1, 4});
+  m.scale("q", 0.1f, 0);
+  m.qdq("x", "q", "xd");
+  m.node(op, {"xd"}, {"f"});
+  m.qdq("f", "q", "y");
+  return m;
+}
+
+TEST(OnnxReader, ElementwiseFunctionsAreTablesWithTheirAttributes) {
+  auto options_of = [](const Model& m) {
+    const ir::Graph g = read_model(m.bytes());
+    EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kTableLookup,
+                                      ir::OpType::kDequantize));
+    return std::get<ir::TableLookupOptions>(g.operators.at(1).options);
+  };
+  EXPECT_EQ(options_of(unary_model("Erf")).function, ir::ElementFunction::kErf);
+  const ir::TableLookupOptions elu = options_of(unary_model("Elu"));  // the default alpha
+  EXPECT_EQ(elu.function, ir::ElementFunction::kElu);
+  EXPECT_EQ(elu.alpha, 1.0f);
+  Model selu = unary_model("Selu");
+  Model::real(selu.first("Selu"), "gamma", 2.0f);
+  EXPECT_EQ(options_of(selu).beta, 2.0f);
+  EXPECT_FLOAT_EQ(options_of(selu).alpha, 1.67326319217681884765625f);
+  // Gelu (opset 20): exact, or the tanh approximation.
+  EXPECT_EQ(options_of(unary_model("Gelu", 20)).function, ir::ElementFunction::kGelu);
+  Model tanh_gelu = unary_model("Gelu", 20);
+  Model::text(tanh_gelu.first("Gelu"), "approximate", "tanh");
+  EXPECT_EQ(options_of(tanh_gelu).function, ir::ElementFunction::kGeluTanh);
+  Model cubic_gelu = unary_model("Gelu", 20);
+  Model::text(cubic_gelu.first("Gelu"), "approximate", "cubic");
+  EXPECT_THAT(error_of(cubic_gelu.bytes()), HasSubstr("approximate 'cubic' not supported"));
+  // The function's result must be quantized; its input too.
+  Model unquantized;
+  unquantized.input("x", {1, 4});
+  unquantized.output("y", {1, 4});
+  unquantized.scale("q", 0.1f, 0);
+  unquantized.qdq("x", "q", "xd");
+  unquantized.node("Exp", {"xd"}, {"y"});
+  EXPECT_THAT(error_of(unquantized.bytes()), HasSubstr("output 'y' is not quantized"));
+}
+
 TEST(OnnxReader, RefusesFloatModelsUnsupportedOperatorsAndBadFiles) {
   Model f;
   f.input("x", {1, 4});
@@ -291,9 +389,9 @@ TEST(OnnxReader, RefusesFloatModelsUnsupportedOperatorsAndBadFiles) {
   u.output("y", {1, 4});
   u.scale("q", 0.1f, 0);
   u.qdq("x", "q", "xd");
-  u.node("Cos", {"xd"}, {"c"});
+  u.node("Hardmax", {"xd"}, {"c"});
   u.qdq("c", "q", "y");
-  EXPECT_THAT(error_of(u.bytes()), HasSubstr("node 2 'Cos_c' (Cos, domain ai.onnx, opset 13): not supported"));
+  EXPECT_THAT(error_of(u.bytes()), HasSubstr("node 2 'Hardmax_c' (Hardmax, domain ai.onnx, opset 13): not supported"));
 
   std::vector<uint8_t> truncated = conv_model().bytes();
   truncated.resize(truncated.size() / 2);
@@ -484,15 +582,15 @@ const NodeVerdict& verdict_of(const CheckReport& r, const std::string& output) {
   return none;
 }
 
-// conv_model's Conv (y: its dequantized result), then an operator Mote lacks (Cos) and a
+// conv_model's Conv (y: its dequantized result), then an operator Mote lacks (Hardmax) and a
 // MaxPool with an attribute it cannot take (dilations), each followed by nodes that read
 // their results, beside a MaxPool Mote takes.
 Model two_refusals() {
   Model m = conv_model();
   m.scale("p", 0.1f, -128);
-  m.node("Cos", {"y"}, {"cos"});
-  m.qdq("cos", "p", "cosd");
-  m.node("Add", {"cosd", "y"}, {"sum"});
+  m.node("Hardmax", {"y"}, {"hardmax"});
+  m.qdq("hardmax", "p", "hardmaxd");
+  m.node("Add", {"hardmaxd", "y"}, {"sum"});
   m.qdq("sum", "p", "y1");
   auto* dilated = m.node("MaxPool", {"y"}, {"dilated"});
   Model::ints(dilated, "kernel_shape", {2, 2});
@@ -614,26 +712,26 @@ TEST(OnnxCheck, EachRefusalIsNamedAndTheNodesAfterItAreBlockedByIt) {
   EXPECT_FALSE(r.compiles());
   EXPECT_TRUE(r.model.empty()) << r.model.front();
 
-  const NodeVerdict& cos = verdict_of(r, "cos");
-  EXPECT_THAT(cos.problem, HasSubstr("'Cos_cos' (Cos, domain ai.onnx, opset 13): not supported"));
-  EXPECT_THAT(cos.reason, ::testing::StartsWith("not supported; Mote reads"));
-  EXPECT_EQ(cos.blocked_by, -1);
+  const NodeVerdict& hardmax = verdict_of(r, "hardmax");
+  EXPECT_THAT(hardmax.problem, HasSubstr("'Hardmax_hardmax' (Hardmax, domain ai.onnx, opset 13): not supported"));
+  EXPECT_THAT(hardmax.reason, ::testing::StartsWith("not supported; Mote reads"));
+  EXPECT_EQ(hardmax.blocked_by, -1);
   // read_model stops at the first refusal, with the same message.
-  EXPECT_EQ(error_of(m.bytes()), cos.problem);
+  EXPECT_EQ(error_of(m.bytes()), hardmax.problem);
 
   const NodeVerdict& dilated = verdict_of(r, "dilated");
   EXPECT_EQ(dilated.reason, "dilated pooling not supported");
   EXPECT_EQ(dilated.blocked_by, -1);
 
-  // Downstream of Cos, directly and through others: not attempted, blocked by Cos.
-  for (const std::string& out : {"cosd_q", "cosd", "sum", "y1_q", "y1"}) {
+  // Downstream of Hardmax, directly and through others: not attempted, blocked by Hardmax.
+  for (const std::string& out : {"hardmaxd_q", "hardmaxd", "sum", "y1_q", "y1"}) {
     const NodeVerdict& n = verdict_of(r, out);
-    EXPECT_EQ(n.blocked_by, cos.index) << out;
-    EXPECT_THAT(n.reason, HasSubstr("depends on node " + std::to_string(cos.index) +
-                                    " 'Cos_cos' (Cos), which Mote cannot compile"))
+    EXPECT_EQ(n.blocked_by, hardmax.index) << out;
+    EXPECT_THAT(n.reason, HasSubstr("depends on node " + std::to_string(hardmax.index) +
+                                    " 'Hardmax_hardmax' (Hardmax), which Mote cannot compile"))
         << out;
   }
-  EXPECT_THAT(verdict_of(r, "sum").reason, ::testing::StartsWith("not checked: input 'cosd'"));
+  EXPECT_THAT(verdict_of(r, "sum").reason, ::testing::StartsWith("not checked: input 'hardmaxd'"));
   for (const std::string& out : {"y2_q", "y2"}) {
     EXPECT_EQ(verdict_of(r, out).blocked_by, dilated.index) << out;
   }
@@ -659,7 +757,7 @@ TEST(OnnxCheck, EachRefusalIsNamedAndTheNodesAfterItAreBlockedByIt) {
 // own relayout, and the operators read pass the operator checks.
 TEST(OnnxCheck, ARefusedNodeIsUndone) {
   Model m = conv_model();
-  m.node("Cos", {"c"}, {"cos"});  // a float Conv output: no QuantizeLinear follows it
+  m.node("Hardmax", {"c"}, {"hardmax"});  // a float Conv output: no QuantizeLinear follows it
   auto* pool = m.node("MaxPool", {"xd"}, {"pooled"});
   Model::ints(pool, "kernel_shape", {2, 2});
   Model::ints(pool, "strides", {2, 2});
@@ -669,7 +767,7 @@ TEST(OnnxCheck, ARefusedNodeIsUndone) {
   const NodeVerdict& conv = verdict_of(r, "c");
   EXPECT_THAT(conv.reason, HasSubstr("output 'c' is not quantized"));
   EXPECT_EQ(verdict_of(r, "r").blocked_by, conv.index);  // the Relu is no longer fused
-  EXPECT_EQ(verdict_of(r, "cos").blocked_by, conv.index);
+  EXPECT_EQ(verdict_of(r, "hardmax").blocked_by, conv.index);
   EXPECT_EQ(verdict_of(r, "pooled").problem, "");
   EXPECT_THAT(verdict_of(r, "pooled").becomes, ElementsAre("TRANSPOSE", "MAX_POOL_2D"));
   EXPECT_TRUE(r.model.empty()) << r.model.front();
