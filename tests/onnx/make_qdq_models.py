@@ -291,8 +291,9 @@ def field_operators(out_dir):
     and not, the sizes an input from opset 13 and an attribute before, opset 18's num_outputs
     with a smaller last part), Gather by constant
     indices (channels; a scalar index dropping a dimension), Max and Min (operands requantized to
-    the output's scale; a constant operand), ReduceMax, and shape arithmetic folded into a
-    Reshape's shape (Shape, Gather, Unsqueeze, Concat as older torch exports write flatten)."""
+    the output's scale; a constant operand), ReduceMax, GlobalMaxPool (requantized), DepthToSpace
+    (DCR and CRD orders) and SpaceToDepth, and shape arithmetic folded into a Reshape's shape
+    (Shape, Gather, Unsqueeze, Concat as older torch exports write flatten)."""
     def slice_(g, x):
         starts = g.const(np.array([2, 1, -1], np.int64), "starts")
         ends = g.const(np.array([8, -1, np.iinfo(np.int64).min], np.int64), "ends")
@@ -391,11 +392,16 @@ def field_operators(out_dir):
         "split_opset18": (split_num_outputs, 18, [1, 8, 6, 6]),
         "shape_flatten_opset11": (flatten_by_shape(False), 11, [1, 5]),
         "shape_flatten": (flatten_by_shape(True), 13, [1, 5]),
+        "global_max_pool": (lambda g, x: g.op("GlobalMaxPool", [x], scale=0.031), 13, [1, 8, 1, 1]),
+        "depth_to_space": (lambda g, x: g.op("DepthToSpace", [x], blocksize=2), 13, [1, 2, 12, 12]),
+        "depth_to_space_crd": (lambda g, x: g.op("DepthToSpace", [x], blocksize=2, mode="CRD"),
+                               13, [1, 2, 12, 12]),
+        "space_to_depth": (lambda g, x: g.op("SpaceToDepth", [x], blocksize=3), 13, [1, 72, 2, 2]),
     }
     for name, (build, opset, shape) in cases.items():
         g = Qdq("qdq_op_" + name, [1, 8, 6, 6], opset=opset, ir_version=9 if opset >= 18 else 7)
         x = build(g, g.conv(g.x, 8, 8, 3, per_channel=opset >= 13))  # per axis from opset 13
-        g.save(out_dir, x, 0.031 if name == "max" else g.scale, shape)
+        g.save(out_dir, x, 0.031 if name in ("max", "global_max_pool") else g.scale, shape)
 
 
 def conv1d(out_dir):
@@ -459,7 +465,7 @@ def conv_transpose(out_dir):
 
 class QOperator(Qdq):
     """ONNX Runtime's QOperator form: QLinearConv, QLinearMatMul and com.microsoft's QLinearAdd,
-    QLinearGlobalAveragePool, QGemm on uint8 activations; byte-moving operators (MaxPool,
+    QLinearGlobalAveragePool, QGemm, QLinearSoftmax on uint8 activations; byte-moving operators (MaxPool,
     Flatten) straight on the quantized tensors."""
 
     def __init__(self, name, shape):
@@ -497,11 +503,14 @@ class QOperator(Qdq):
         sy, zy = self.qparams(self.scale)
         return self.qop(op_type, [a, sa, za, b, sb, zb, sy, zy], domain="com.microsoft")
 
-    def save_q(self, out_dir, y, output_shape):
-        s, z = self.qparams(self.scale)
+    def save_q(self, out_dir, y, output_shape, output_scale=None, output_zp=None):
+        """y's DequantizeLinear the output; y quantized by output_scale and output_zp (the
+        graph's scale and zero point unless given)."""
+        scale = self.scale if output_scale is None else output_scale
+        s, z = self.qparams(scale, output_zp)
         d = self.fresh("dq")
         self.nodes.append(helper.make_node("DequantizeLinear", [y, s, z], [d]))
-        self.save(out_dir, d, self.scale, output_shape)
+        self.save(out_dir, d, scale, output_shape)
 
 
 def qoperator(out_dir):
@@ -527,6 +536,22 @@ def qoperator(out_dir):
     ys1, yz1 = g.qparams(g.scale)
     y = g.qop("QLinearMatMul", [y, ys1, yz1, w2, ws2, wz2, ys2, yz2])
     g.save_q(out_dir, y, [1, 6])
+
+
+def qoperator_softmax(out_dir):
+    """QGemm then ONNX Runtime's QLinearSoftmax (com.microsoft) over a batch of 4 rows, with
+    Softmax's meaning at opset 13 (the last axis) and at opset 11 (axis 1 of [4, 10])."""
+    for name, semantics, axis in (("qop_softmax", 13, -1), ("qop_softmax_opset11", 11, 1)):
+        g = QOperator(name, [4, 16])
+        w, ws, wz, _ = g.qweights((10, 16), 16)
+        b = g.const(g.rng.integers(-2000, 2000, 10).astype(np.int32), "b")
+        xs, xz = g.qparams(g.scale)
+        ys, yz = g.qparams(0.1)
+        y = g.qop("QGemm", [g.x, xs, xz, w, ws, wz, b, ys, yz], domain="com.microsoft", transB=1)
+        ss, sz = g.qparams(1.0 / 256, 0)
+        y = g.qop("QLinearSoftmax", [y, ys, yz, ss, sz], domain="com.microsoft", axis=axis,
+                  opset=semantics)
+        g.save_q(out_dir, y, [4, 10], output_scale=1.0 / 256, output_zp=0)
 
 
 def nhwc_input(out_dir):
@@ -922,6 +947,7 @@ def main():
     log_softmax(out)
     nhwc_input(out)
     qoperator(out)
+    qoperator_softmax(out)
     field_operators(out)
     conv1d(out)
     conv_transpose(out)

@@ -36,10 +36,12 @@ const std::vector<int32_t> kNlc = {0, 2, 1};      // [N, L, C] of ONNX's [N, C, 
 
 const char* const kUnsupported =
     "not supported; Mote reads QuantizeLinear, DequantizeLinear, Conv, Gemm, MatMul, Add, Sub, "
-    "Mul, MaxPool, AveragePool, GlobalAveragePool, ReduceMean, Relu, Clip, Sigmoid, Tanh, "
+    "Mul, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, ReduceMean, Relu, Clip, "
+    "Sigmoid, Tanh, "
     "HardSwish, HardSigmoid, LeakyRelu, PRelu, Softmax, LogSoftmax, Concat, "
     "Reshape, "
-    "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, Identity, Dropout, Constant, Slice, "
+    "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, DepthToSpace, SpaceToDepth, Identity, "
+    "Dropout, Constant, Slice, "
     "Split, Gather (constant indices), Max, Min, ReduceMax, ConvTranspose, LSTM and GRU (computed in "
     "float between quantized layers), the elementwise functions Elu, Selu, Celu, ThresholdedRelu, "
     "Softplus, Softsign, Mish, Gelu, Exp, Log, Sqrt, Reciprocal, Abs, Neg, Erf, Sin, Cos, Floor, "
@@ -47,7 +49,7 @@ const char* const kUnsupported =
     "constants (Shape, Cast, ...), and the "
     "QOperator forms QLinearConv, "
     "QLinearMatMul, QGemm, QLinearAdd, QLinearMul, QLinearAveragePool, "
-    "QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat";
+    "QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat, QLinearSoftmax";
 
 std::string printable(const std::string& s) {
   std::string out = s;
@@ -1051,6 +1053,8 @@ class Reader {
     if (op == "MaxPool") return pool(OpType::kMaxPool2D);
     if (op == "AveragePool") return pool(OpType::kAveragePool2D);
     if (op == "GlobalAveragePool") return global_average_pool();
+    if (op == "GlobalMaxPool") return global_pool(OpType::kReduceMax);
+    if (op == "DepthToSpace" || op == "SpaceToDepth") return block_rearrange(op == "DepthToSpace");
     if (op == "ReduceMean") return reduce_mean();
     if (op == "Relu" || op == "Clip") return activation_node();
     if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") return reshape();
@@ -1156,6 +1160,10 @@ class Reader {
       node.add_input(stated_operand(0, 1, 2));
       out_quant(3, 4);
       read = op == "QLinearAveragePool" ? &Reader::average_pool : &Reader::global_average_pool;
+    } else if (op == "QLinearSoftmax") {
+      node.add_input(stated_operand(0, 1, 2));
+      out_quant(3, 4);
+      read = &Reader::qlinear_softmax;
     } else if (op == "QLinearSigmoid") {
       node.add_input(stated_operand(0, 1, 2));
       out_quant(3, 4);
@@ -1942,13 +1950,65 @@ class Reader {
     bind(s.name, result, requantizes ? std::nullopt : s.q);
   }
 
-  void global_average_pool() {
+  // GlobalAveragePool is a MEAN, GlobalMaxPool a REDUCE_MAX, over the spatial axes.
+  void global_pool(OpType reduce) {
     const Value x = activation(0);
-    if (tensor(x.tensor).shape.size() == 3) return mean(x, {2}, true);
-    // MEAN reduces any axes (on the portable kernel whatever the layout): a value in ONNX's
-    // order is averaged as it lies rather than copied to NHWC first.
-    if (tensor(x.tensor).shape.size() == 4 && x.perm != kNhwc) return mean(x, {2, 3}, true);
-    mean(spatial_input(0), {2, 3}, true);
+    if (tensor(x.tensor).shape.size() == 3) return mean(x, {2}, true, reduce);
+    // The reductions take any axes (on the portable kernel whatever the layout): a value in
+    // ONNX's order is reduced as it lies rather than copied to NHWC first.
+    if (tensor(x.tensor).shape.size() == 4 && x.perm != kNhwc) return mean(x, {2, 3}, true, reduce);
+    mean(spatial_input(0), {2, 3}, true, reduce);
+  }
+  void global_average_pool() { global_pool(OpType::kMean); }
+
+  // DepthToSpace and SpaceToDepth: TFLite's DEPTH_TO_SPACE and SPACE_TO_DEPTH on NHWC are
+  // ONNX's on NCHW in its DCR order (channel (i * block + j) * C + c). DepthToSpace's CRD order
+  // (channel c * block^2 + i * block + j, PyTorch's pixel_shuffle) first gathers the channels
+  // into DCR order.
+  void block_rearrange(bool to_space) {
+    Value x = spatial_input(0);
+    if (one_d_) bad("a 3-D input is not supported ([N,C,H,W] only)");
+    const int64_t block = int_attr("blocksize", 0);
+    const std::vector<int64_t> xs = onnx_shape(x);
+    const int64_t c = xs[1], h = xs[2], w = xs[3];
+    if (block < 1 || block > 64) bad("blocksize " + std::to_string(block) + " not supported (1 to 64)");
+    std::vector<int64_t> out;
+    if (to_space) {
+      if (c % (block * block) != 0) bad("channels " + std::to_string(c) + " not divisible by blocksize squared");
+      out = {xs[0], c / (block * block), h * block, w * block};
+    } else {
+      if (h % block != 0 || w % block != 0) bad("height and width must be multiples of blocksize");
+      out = {xs[0], c * block * block, h / block, w / block};
+    }
+    const std::string mode = to_space ? string_attr("mode", "DCR") : "DCR";
+    if (mode != "DCR" && mode != "CRD") bad("mode '" + printable(mode) + "' not supported (DCR or CRD)");
+    const std::string name = node_->output(0);
+    const ir::Quantization q = tensor(x.tensor).quantization;
+    if (mode == "CRD") {
+      const int64_t depth = c / (block * block);
+      std::vector<int32_t> order;  // DCR channel (i * block + j) * depth + d reads CRD d * block^2 + i * block + j
+      for (int64_t ij = 0; ij < block * block; ++ij) {
+        for (int64_t d = 0; d < depth; ++d) order.push_back(static_cast<int32_t>(d * block * block + ij));
+      }
+      const int32_t ind = add_int32_constant(name + "/dcr_order", order, {static_cast<int32_t>(c)});
+      const int32_t dcr = add_activation(name + "/dcr", tensor(x.tensor).shape, q);
+      add_op(OpType::kGather, {x.tensor, ind}, dcr, ir::GatherOptions{3, 0});
+      x.tensor = dcr;
+    }
+    const Sink s = sink(name, false);
+    const int32_t y = add_activation(name, {static_cast<int32_t>(out[0]), static_cast<int32_t>(out[2]),
+                                            static_cast<int32_t>(out[3]), static_cast<int32_t>(out[1])}, q);
+    add_op(to_space ? OpType::kDepthToSpace : OpType::kSpaceToDepth, {x.tensor}, y,
+           ir::BlockSizeOptions{static_cast<int32_t>(block)});
+    bind(s.name, {y, kNhwc, {}}, s.q);
+  }
+
+  // QLinearSoftmax (com.microsoft): Softmax with the meaning of its `opset` attribute's version.
+  void qlinear_softmax() {
+    const int64_t file_opset = opset_;
+    opset_ = int_attr("opset", opset_);
+    softmax(false);
+    opset_ = file_opset;
   }
 
   void reduce_mean() {

@@ -377,6 +377,38 @@ TEST(OnnxReader, ElementwiseFunctionsAreTablesWithTheirAttributes) {
   EXPECT_THAT(error_of(unquantized.bytes()), HasSubstr("output 'y' is not quantized"));
 }
 
+// DepthToSpace: DCR is DEPTH_TO_SPACE on NHWC; CRD gathers the channels into DCR order first.
+TEST(OnnxReader, DepthToSpaceOrdersAndRefusals) {
+  auto model = [](int64_t block, const std::string& mode, int64_t channels = 8) {
+    Model m;
+    m.input("x", {1, channels, 2, 2});
+    m.output("y", {1, channels / 4, 4, 4});
+    m.scale("q", 0.1f, 0);
+    m.qdq("x", "q", "xd");
+    auto* n = m.node("DepthToSpace", {"xd"}, {"d"});
+    Model::integer(n, "blocksize", block);
+    if (!mode.empty()) Model::text(n, "mode", mode);
+    m.qdq("d", "q", "y");
+    return m;
+  };
+  const std::vector<ir::OpType> dcr = types(read_model(model(2, "").bytes()));
+  EXPECT_EQ(std::count(dcr.begin(), dcr.end(), ir::OpType::kDepthToSpace), 1);
+  EXPECT_EQ(std::count(dcr.begin(), dcr.end(), ir::OpType::kGather), 0);
+  const ir::Graph crd = read_model(model(2, "CRD").bytes());
+  const auto t = types(crd);
+  const auto gather = std::find(t.begin(), t.end(), ir::OpType::kGather);
+  ASSERT_NE(gather, t.end());
+  EXPECT_EQ(*(gather + 1), ir::OpType::kDepthToSpace);
+  // DCR channel (i * 2 + j) * 2 + d holds CRD channel d * 4 + i * 2 + j.
+  const ir::Operator& g = crd.operators[static_cast<size_t>(gather - t.begin())];
+  const ir::Tensor& order = crd.tensors[static_cast<size_t>(g.inputs[1])];
+  std::vector<int32_t> channels(8);
+  std::memcpy(channels.data(), order.data.data(), 32);
+  EXPECT_THAT(channels, ElementsAre(0, 4, 1, 5, 2, 6, 3, 7));
+  EXPECT_THAT(error_of(model(2, "XYZ").bytes()), HasSubstr("mode 'XYZ' not supported"));
+  EXPECT_THAT(error_of(model(2, "", 6).bytes()), HasSubstr("channels 6 not divisible by blocksize squared"));
+}
+
 TEST(OnnxReader, RefusesFloatModelsUnsupportedOperatorsAndBadFiles) {
   Model f;
   f.input("x", {1, 4});
