@@ -2,7 +2,8 @@
 # Builds Mote's libFuzzer targets (build-fuzz/: clang, ASan, UBSan), writes their seed corpora with
 # the project's own builder and compiler, then runs every target for SECONDS each (default 60).
 #   ./scripts/fuzz.sh [--build DIR] [SECONDS] [TARGET...]
-#       targets: fuzz_tflite_reader fuzz_program_load fuzz_program_load_dsp (on the dsp kernels)
+#       targets: fuzz_tflite_reader fuzz_onnx_reader (seeded with tests/onnx's QDQ graphs, skipped
+#       without python3-onnx) fuzz_program_load fuzz_program_load_dsp (on the dsp kernels)
 #       fuzz_planner; --build DIR: a tree configured with -DMOTE_FUZZ=ON already (test.sh
 #       --sanitize's build-sanitize/), whose fuzz targets are built instead of build-fuzz/'s
 # Exits non-zero when a target finds a crash, a sanitizer report, a timeout (10 s per input) or an
@@ -27,7 +28,7 @@ fi
 case "${1:-}" in -h|--help) sed -n '2,12p' "$0"; exit 0 ;; esac
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(fuzz_tflite_reader fuzz_program_load fuzz_program_load_dsp fuzz_planner)
+  targets=(fuzz_tflite_reader fuzz_onnx_reader fuzz_program_load fuzz_program_load_dsp fuzz_planner)
 fi
 
 if [ "$configure" = 1 ]; then
@@ -42,6 +43,11 @@ fi
 cmake --build "$build" --target fuzz
 rm -rf "$build/seeds"
 "$build/fuzz/make_seeds" "$build/seeds"
+# The ONNX reader's seeds: the QDQ test graphs, written with Debian's python3-onnx.
+if /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
+  /usr/bin/python3 tests/onnx/make_qdq_models.py "$build/seeds/fuzz_onnx_reader" >/dev/null
+  rm -f "$build/seeds/fuzz_onnx_reader"/*.json
+fi
 
 # Inputs longer than the largest seed only slow the search down.
 max_len() {
@@ -61,6 +67,10 @@ inputs_of() {
 
 status=0
 for target in "${targets[@]}"; do
+  if [ ! -d "$build/seeds/$(inputs_of "$target")" ]; then
+    echo "fuzz: $target skipped (no seeds: python3-onnx is missing)"
+    continue
+  fi
   corpus="$build/corpus/$target"
   artifacts="$build/artifacts/$target"
   log="$build/logs/$target.log"
