@@ -1059,8 +1059,8 @@ class Reader {
     if (op == "Relu" || op == "Clip") return activation_node();
     if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") return reshape();
     if (op == "Transpose") return transpose();
-    if (op == "Softmax") return softmax(false);
-    if (op == "LogSoftmax") return softmax(true);
+    if (op == "Softmax") return softmax(false, opset_);
+    if (op == "LogSoftmax") return softmax(true, opset_);
     if (op == "Concat") return concat();
     if (op == "Identity" || op == "Dropout") return identity_node();
     if (op == "Sigmoid") return sigmoid();
@@ -2004,12 +2004,7 @@ class Reader {
   }
 
   // QLinearSoftmax (com.microsoft): Softmax with the meaning of its `opset` attribute's version.
-  void qlinear_softmax() {
-    const int64_t file_opset = opset_;
-    opset_ = int_attr("opset", opset_);
-    softmax(false);
-    opset_ = file_opset;
-  }
+  void qlinear_softmax() { softmax(false, int_attr("opset", opset_)); }
 
   void reduce_mean() {
     const Value x = activation(0);
@@ -2145,14 +2140,15 @@ class Reader {
   }
 
   // Softmax, or LogSoftmax (`log`): the same axis rules.
-  void softmax(bool log) {
+  // `opset`: the version whose meaning Softmax has (the model's, or QLinearSoftmax's attribute).
+  void softmax(bool log, int64_t opset) {
     const Value x = as_plain(activation(0));
     const auto rank = static_cast<int64_t>(tensor(x.tensor).shape.size());
-    int64_t axis = int_attr("axis", opset_ >= 13 ? -1 : 1);
+    int64_t axis = int_attr("axis", opset >= 13 ? -1 : 1);
     if (axis < 0) axis += rank;
     // Before opset 13 Softmax flattens from `axis` on; the same as TFLite's when that is the last.
     bool last = axis == rank - 1;
-    if (!last && opset_ < 13) {
+    if (!last && opset < 13) {
       last = true;
       for (int64_t i = axis; i < rank - 1; ++i) last = last && tensor(x.tensor).shape[static_cast<size_t>(i)] == 1;
     }
