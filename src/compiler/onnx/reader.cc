@@ -59,6 +59,15 @@ std::string printable(const std::string& s) {
   return out;
 }
 
+// a * b for a, b >= 0, capped at 2^62 (larger than any shape Mote takes, which is then refused)
+// rather than overflowing; a negative a (an invalid shape so far) stays negative.
+int64_t capped_product(int64_t a, int64_t b) {
+  int64_t p = 0;
+  if (a < 0) return a;
+  if (__builtin_mul_overflow(a, b, &p) || p > (int64_t{1} << 62)) return int64_t{1} << 62;
+  return p;
+}
+
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
@@ -137,6 +146,15 @@ struct Constant {
   }
 };
 
+// A folded value as an integer type's bits: truncated toward zero, wrapped modulo 2^64 as
+// integer arithmetic wraps (the caller keeps the low bits), 0 for NaN.
+uint64_t integer_bits(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9.2e18) return static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  if (v <= -9.2e18) return static_cast<uint64_t>(std::numeric_limits<int64_t>::min());
+  return static_cast<uint64_t>(static_cast<int64_t>(v));
+}
+
 // A constant of `elem_type` holding `values` (folded shape arithmetic).
 Constant make_constant(int32_t elem_type, std::vector<int64_t> dims, const std::vector<double>& values) {
   Constant c;
@@ -148,11 +166,11 @@ Constant make_constant(int32_t elem_type, std::vector<int64_t> dims, const std::
     uint8_t* p = c.bytes.data() + i * size;
     auto put = [&](auto v) { std::memcpy(p, &v, sizeof v); };
     switch (elem_type) {
-      case ::onnx::TensorProto::INT8: put(static_cast<int8_t>(values[i])); break;
-      case ::onnx::TensorProto::UINT8:
-      case ::onnx::TensorProto::BOOL: put(static_cast<uint8_t>(values[i])); break;
-      case ::onnx::TensorProto::INT32: put(static_cast<int32_t>(values[i])); break;
-      case ::onnx::TensorProto::INT64: put(static_cast<int64_t>(values[i])); break;
+      case ::onnx::TensorProto::INT8: put(static_cast<int8_t>(integer_bits(values[i]))); break;
+      case ::onnx::TensorProto::UINT8: put(static_cast<uint8_t>(integer_bits(values[i]))); break;
+      case ::onnx::TensorProto::BOOL: put(static_cast<uint8_t>(values[i] != 0)); break;
+      case ::onnx::TensorProto::INT32: put(static_cast<int32_t>(integer_bits(values[i]))); break;
+      case ::onnx::TensorProto::INT64: put(static_cast<int64_t>(integer_bits(values[i]))); break;
       case ::onnx::TensorProto::FLOAT: put(static_cast<float>(values[i])); break;
       default: put(values[i]); break;
     }
@@ -2046,23 +2064,28 @@ class Reader {
     const auto rank = static_cast<int64_t>(xs.size());
     if (op == "Reshape") {
       shape = ints_input(1);
+      if (shape.size() > ir::kMaxRank) bad("a shape of rank " + std::to_string(shape.size()) + " is not supported");
       int64_t known = 1;
       int unknown = -1;
       for (size_t i = 0; i < shape.size(); ++i) {
         if (shape[i] == 0 && int_attr("allowzero", 0) == 0) shape[i] = i < xs.size() ? xs[i] : 0;
+        if (shape[i] < -1 || shape[i] > std::numeric_limits<int32_t>::max() || (shape[i] == -1 && unknown >= 0)) {
+          bad("shape " + shape_text(shape) + " is not valid");
+        }
         if (shape[i] == -1) {
           unknown = static_cast<int>(i);
         } else {
-          known *= shape[i];
+          known = capped_product(known, shape[i]);
         }
       }
       if (unknown >= 0 && known > 0) shape[static_cast<size_t>(unknown)] = count / known;
     } else if (op == "Flatten") {
       int64_t axis = int_attr("axis", 1);
       if (axis < 0) axis += rank;
+      if (axis < 0 || axis > rank) bad("axis " + std::to_string(int_attr("axis", 1)) + " out of range for rank " + std::to_string(rank));
       int64_t outer = 1;
       for (int64_t i = 0; i < axis; ++i) outer *= xs[static_cast<size_t>(i)];
-      shape = {outer, count / outer};
+      shape = {outer, outer > 0 ? count / outer : 0};
     } else {
       std::vector<int64_t> axes = opset_ >= 13 && has_input(1) ? ints_input(1) : ints_attr("axes");
       const int64_t out_rank = op == "Squeeze" ? rank - static_cast<int64_t>(axes.size()) : rank + static_cast<int64_t>(axes.size());
@@ -2088,7 +2111,7 @@ class Reader {
     const int64_t count = tensor(read.tensor).num_elements();
     const std::vector<int64_t> shape = reshaped(xs, count);
     int64_t product = 1;
-    for (int64_t d : shape) product *= d;
+    for (int64_t d : shape) product = d < 0 ? -1 : capped_product(product, d);
     if (product != count || shape.empty() || shape.size() > ir::kMaxRank) {
       bad("cannot reshape " + shape_text(xs) + " to " + shape_text(shape));
     }
@@ -2178,8 +2201,12 @@ class Reader {
 
   void concat() {
     std::vector<Value> in;
+    if (node_->input_size() == 0) bad("no inputs");
     for (int k = 0; k < node_->input_size(); ++k) in.push_back(activation(k));
     const size_t rank = tensor(in[0].tensor).shape.size();
+    for (const Value& v : in) {
+      if (tensor(v.tensor).shape.size() != rank) bad("inputs of different ranks");
+    }
     // The first laid-out input's layout (NHWC, [N, L, C]), else ONNX's order.
     std::vector<int32_t> layout;
     for (const Value& v : in) {
@@ -2187,6 +2214,9 @@ class Reader {
     }
     int64_t axis = int_attr("axis", 1);
     if (axis < 0) axis += static_cast<int64_t>(rank);
+    if (axis < 0 || axis >= static_cast<int64_t>(rank)) {
+      bad("axis " + std::to_string(int_attr("axis", 1)) + " out of range for rank " + std::to_string(rank));
+    }
     const Sink s = sink(node_->output(0), false);
     const ir::Quantization q = s.q ? s.q->ir() : tensor(in[0].tensor).quantization;
     std::vector<int32_t> inputs;
@@ -2201,10 +2231,14 @@ class Reader {
         add_op(OpType::kQuantize, {v.tensor}, r);
         v.tensor = r;
       }
+      const std::vector<int32_t>& vs = tensor(v.tensor).shape;
       if (shape.empty()) {
-        shape = tensor(v.tensor).shape;
+        shape = vs;
       } else {
-        shape[static_cast<size_t>(ir_axis)] += tensor(v.tensor).shape[static_cast<size_t>(ir_axis)];
+        for (size_t d = 0; d < rank; ++d) {
+          if (d != static_cast<size_t>(ir_axis) && vs[d] != shape[d]) bad("inputs differ outside the concatenated axis");
+        }
+        shape[static_cast<size_t>(ir_axis)] += vs[static_cast<size_t>(ir_axis)];
       }
       inputs.push_back(v.tensor);
     }
@@ -2828,10 +2862,10 @@ class Reader {
       }
     } else if (node_->op_type() != "Identity") {
       int64_t count = 1;
-      for (int64_t d : shape) count *= d;
+      for (int64_t d : shape) count = capped_product(count, d);
       out = reshaped(shape, count);
       int64_t product = 1;
-      for (int64_t d : out) product *= d;
+      for (int64_t d : out) product = d < 0 ? -1 : capped_product(product, d);
       if (product != count) bad("cannot reshape " + shape_text(shape) + " to " + shape_text(out));
     }
     node_ = saved;

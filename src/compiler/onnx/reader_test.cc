@@ -409,6 +409,61 @@ TEST(OnnxReader, DepthToSpaceOrdersAndRefusals) {
   EXPECT_THAT(error_of(model(2, "", 6).bytes()), HasSubstr("channels 6 not divisible by blocksize squared"));
 }
 
+// Fuzzer findings: hostile shapes and axes are refused with a reason, never read past a buffer
+// or overflow.
+TEST(OnnxReader, RefusesReshapeShapesAndConcatAxesThatDoNotFit) {
+  auto reshaped_to = [](const std::vector<int64_t>& shape) {
+    Model m = conv_model();
+    m.constant<int64_t>("shape", {static_cast<int64_t>(shape.size())}, shape, ::onnx::TensorProto::INT64);
+    m.node("Reshape", {"y", "shape"}, {"flat"});
+    m.qdq("flat", "out", "z");
+    m.output("z", {48});
+    return error_of(m.bytes());
+  };
+  EXPECT_THAT(reshaped_to({-3242591731706757114, 12}), HasSubstr("is not valid"));
+  EXPECT_THAT(reshaped_to({-1, -1}), HasSubstr("is not valid"));
+  EXPECT_THAT(reshaped_to({int64_t{1} << 40, -1}), HasSubstr("is not valid"));
+  // Each size fits, their product overflows int64.
+  EXPECT_THAT(reshaped_to({2147483647, 2147483647, 2147483647}), HasSubstr("cannot reshape"));
+
+  auto concatenated = [](int64_t axis, bool other_width) {
+    Model m = conv_model();
+    std::string second = "y";
+    if (other_width) {
+      auto* pool = m.node("MaxPool", {"y"}, {"pooled"});
+      Model::ints(pool, "kernel_shape", {2, 2});
+      Model::ints(pool, "strides", {2, 2});
+      m.qdq("pooled", "out", "pd");
+      second = "pd";
+    }
+    Model::integer(m.node("Concat", {"y", second}, {"cat"}), "axis", axis);
+    m.qdq("cat", "out", "z");
+    m.output("z", {1, 6, 4, 4});
+    return error_of(m.bytes());
+  };
+  EXPECT_THAT(concatenated(5, false), HasSubstr("axis 5 out of range for rank 4"));
+  EXPECT_THAT(concatenated(-5, false), HasSubstr("axis -5 out of range for rank 4"));
+  EXPECT_THAT(concatenated(1, true), HasSubstr("inputs differ outside the concatenated axis"));
+}
+
+// Folded integer arithmetic wraps as ONNX's integer operators do (100 + 100 in int8 is -56):
+// the value an int8 constant output then holds.
+TEST(OnnxReader, FoldedIntegerArithmeticWraps) {
+  Model m = conv_model();
+  m.output("anchors", {2});
+  m.constant<int8_t>("a", {2}, {100, -100}, ::onnx::TensorProto::INT8);
+  m.node("Add", {"a", "a"}, {"twice"});
+  m.constant<float>("a_s", {}, {0.5f}, ::onnx::TensorProto::FLOAT);
+  m.constant<int8_t>("a_z", {}, {0}, ::onnx::TensorProto::INT8);
+  m.node("DequantizeLinear", {"twice", "a_s", "a_z"}, {"anchors"});
+  const ir::Graph g = read_model(m.bytes());
+  const ir::Tensor& q = g.tensors[static_cast<size_t>(g.operators.back().inputs[0])];
+  ASSERT_TRUE(q.is_constant);
+  ASSERT_EQ(q.data.size(), 2u);
+  EXPECT_EQ(static_cast<int8_t>(q.data[0]), -56);
+  EXPECT_EQ(static_cast<int8_t>(q.data[1]), 56);
+}
+
 TEST(OnnxReader, RefusesFloatModelsUnsupportedOperatorsAndBadFiles) {
   Model f;
   f.input("x", {1, 4});
