@@ -332,15 +332,15 @@ TEST(OnnxReader, AHardSigmoidGateIsATableLookup) {
   EXPECT_THAT(h.quantization.zero_point, ElementsAre(-128));
 }
 
-// x -> Q/DQ -> `op` -> Q/DQ -> y.
-Model unary_model(const std::string& op, int64_t opset = 13) {
+// x -> Q/DQ -> `op` -> Q/DQ -> y; without `quantized_output`, `op` writes y.
+Model unary_model(const std::string& op, int64_t opset = 13, bool quantized_output = true) {
   Model m(opset);
   m.input("x", {1, 4});
   m.output("y", {1, 4});
   m.scale("q", 0.1f, 0);
   m.qdq("x", "q", "xd");
-  m.node(op, {"xd"}, {"f"});
-  m.qdq("f", "q", "y");
+  m.node(op, {"xd"}, {quantized_output ? "f" : "y"});
+  if (quantized_output) m.qdq("f", "q", "y");
   return m;
 }
 
@@ -367,14 +367,8 @@ TEST(OnnxReader, ElementwiseFunctionsAreTablesWithTheirAttributes) {
   Model cubic_gelu = unary_model("Gelu", 20);
   Model::text(cubic_gelu.first("Gelu"), "approximate", "cubic");
   EXPECT_THAT(error_of(cubic_gelu.bytes()), HasSubstr("approximate 'cubic' not supported"));
-  // The function's result must be quantized; its input too.
-  Model unquantized;
-  unquantized.input("x", {1, 4});
-  unquantized.output("y", {1, 4});
-  unquantized.scale("q", 0.1f, 0);
-  unquantized.qdq("x", "q", "xd");
-  unquantized.node("Exp", {"xd"}, {"y"});
-  EXPECT_THAT(error_of(unquantized.bytes()), HasSubstr("output 'y' is not quantized"));
+  // The function's result must be quantized.
+  EXPECT_THAT(error_of(unary_model("Exp", 13, false).bytes()), HasSubstr("output 'y' is not quantized"));
 }
 
 // DepthToSpace: DCR is DEPTH_TO_SPACE on NHWC; CRD gathers the channels into DCR order first.
