@@ -1328,11 +1328,18 @@ class Reader {
     } else if (has_input(scales_k) && constant(node_->input(scales_k)) != nullptr && constant(node_->input(scales_k))->count() > 0) {
       const std::vector<double> scales = constant_input(scales_k).values();
       if (scales.size() != 4) bad("scales do not match the input's rank");
-      for (size_t i = 0; i < 4; ++i) out[i] = static_cast<int64_t>(std::floor(static_cast<double>(xs[i]) * scales[i]));
+      for (size_t i = 0; i < 4; ++i) {
+        const double size = std::floor(static_cast<double>(xs[i]) * scales[i]);
+        // Sizes past 2^20 are refused below; NaN and infinities become 0 and are too.
+        out[i] = size >= 1 ? static_cast<int64_t>(std::min(size, 1e9)) : 0;
+      }
     } else {
       bad("needs constant scales or sizes");
     }
     if (out.size() != 4 || out[0] != xs[0] || out[1] != xs[1]) bad("only the spatial dimensions may be resized");
+    if (out[2] < 1 || out[3] < 1 || out[2] > (1 << 20) || out[3] > (1 << 20)) {
+      bad("output size " + shape_text(out) + " not supported (each spatial size from 1 to 2^20)");
+    }
     ir::ResizeNearestNeighborOptions o;
     OpType type;
     if (mode == "nearest") {

@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -438,6 +439,23 @@ TEST(OnnxReader, RefusesReshapeShapesAndConcatAxesThatDoNotFit) {
   EXPECT_THAT(concatenated(5, false), HasSubstr("axis 5 out of range for rank 4"));
   EXPECT_THAT(concatenated(-5, false), HasSubstr("axis -5 out of range for rank 4"));
   EXPECT_THAT(concatenated(1, true), HasSubstr("inputs differ outside the concatenated axis"));
+}
+
+// A fuzzer finding: a Resize's scales giving no size Mote can hold are refused, not converted.
+TEST(OnnxReader, RefusesResizeScalesOutOfRange) {
+  auto resized_by = [](float scale) {
+    Model m = conv_model();
+    m.constant<float>("roi", {0}, {}, ::onnx::TensorProto::FLOAT);
+    m.constant<float>("scales", {4}, {1, 1, scale, 1}, ::onnx::TensorProto::FLOAT);
+    m.node("Resize", {"y", "roi", "scales"}, {"big"});
+    m.qdq("big", "out", "z");
+    m.output("z", {1, 3, 8, 4});
+    return error_of(m.bytes());
+  };
+  EXPECT_EQ(resized_by(2), "accepted");
+  EXPECT_THAT(resized_by(1e30f), HasSubstr("output size [1,3,1000000000,4] not supported"));
+  EXPECT_THAT(resized_by(-2), HasSubstr("output size [1,3,0,4] not supported"));
+  EXPECT_THAT(resized_by(NAN), HasSubstr("output size [1,3,0,4] not supported"));
 }
 
 // Folded integer arithmetic wraps as ONNX's integer operators do (100 + 100 in int8 is -56):
