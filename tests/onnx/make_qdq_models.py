@@ -554,6 +554,36 @@ def qoperator_softmax(out_dir):
         g.save_q(out_dir, y, [4, 10], output_scale=1.0 / 256, output_zp=0)
 
 
+def uint8_io(out_dir):
+    """A camera-style model: a uint8 graph input read by its DequantizeLinear (no float input)
+    and a uint8 graph output (the last QuantizeLinear's, no DequantizeLinear), the program
+    taking and giving the bytes as the model declares them."""
+    g = Qdq("qdq_uint8_io", [1, 3, 8, 8], uint8=True)
+    g.nodes.clear()
+    g.inits.clear()
+    s, z = g.qparams(1.0 / 255, 0)
+    x = g.fresh("dq")
+    g.nodes.append(helper.make_node("DequantizeLinear", ["input", s, z], [x]))
+    g.scale = 1.0 / 255  # the convolution's input scale, for its bias
+    w, ws = g.weights((8, 3, 3, 3), 27)
+    conv, relu = g.fresh("conv"), g.fresh("relu")
+    g.nodes.append(helper.make_node("Conv", [x, w, g.bias(8, ws)], [conv], kernel_shape=[3, 3],
+                                    strides=[2, 2], pads=[1, 1, 1, 1]))
+    g.nodes.append(helper.make_node("Relu", [conv], [relu]))
+    ys, yz = g.qparams(0.05, 3)
+    g.nodes.append(helper.make_node("QuantizeLinear", [relu, ys, yz], ["output"]))
+    graph = helper.make_graph(
+        g.nodes, g.name, [helper.make_tensor_value_info("input", TensorProto.UINT8, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("output", TensorProto.UINT8, [1, 8, 4, 4])], g.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="mote-tests")
+    model.ir_version = 7
+    onnx.save(model, os.path.join(out_dir, g.name + ".onnx"))
+    with open(os.path.join(out_dir, g.name + ".json"), "w") as f:
+        json.dump({"input_shape": [1, 3, 8, 8], "input_type": "uint8", "output_type": "uint8",
+                   "output_scale": 1}, f)
+
+
 def nhwc_input(out_dir):
     """tf2onnx's form: an NHWC float input transposed to NCHW before its QuantizeLinear (the
     reader folds the transpose: the convolution reads the input as it is)."""
@@ -948,6 +978,7 @@ def main():
     nhwc_input(out)
     qoperator(out)
     qoperator_softmax(out)
+    uint8_io(out)
     field_operators(out)
     conv1d(out)
     conv_transpose(out)

@@ -107,7 +107,7 @@ def main():
     run([args.mote, "compile", base + ".onnx", "--target", args.target, "--rounding",
          args.rounding, "--input-shape", first.name + "=" + ",".join(map(str, shape)),
          "-o", base + ".mote"])
-    run([args.mote, "run", base + ".mote", "--input", base + ".mote-input.bin", "--output",
+    run([args.mote, "run", base + ".mote", "--input", base + ".input.bin", "--output",
          base + ".mote.bin"])
 
     # Each output's values, for the three runs.

@@ -51,11 +51,16 @@ def check_model(args, module, name):
     with open(os.path.join(work, name + ".json")) as f:
         meta = json.load(f)
     rng = np.random.default_rng(7)
-    # Several float inputs (a streaming model's state): "inputs", each its shape and range.
+    # Several float inputs (a streaming model's state): "inputs", each its shape and range; or
+    # one uint8 input ("input_type"), any byte.
     inputs = meta.get("inputs", [{"shape": meta.get("input_shape"),
                                   "range": meta.get("input_range")}])
-    xs = [rng.uniform(i["range"][0], i["range"][1], i["shape"]).astype(np.float32)
-          for i in inputs]
+    uint8_input = meta.get("input_type") == "uint8"
+    if uint8_input:
+        xs = [rng.integers(0, 256, inputs[0]["shape"]).astype(np.uint8)]
+    else:
+        xs = [rng.uniform(i["range"][0], i["range"][1], i["shape"]).astype(np.float32)
+              for i in inputs]
     input_path = os.path.join(work, name + ".input.bin")
     np.concatenate([x.reshape(-1) for x in xs]).tofile(input_path)
     input_paths = []
@@ -66,6 +71,11 @@ def check_model(args, module, name):
     ort_plain = os.path.join(work, name + ".ort-disabled.bin")
     env = dict(os.environ, MOTE_ORT_MODULE=module,
                MOTE_ORT_INPUT_SHAPES=json.dumps([i["shape"] for i in inputs]))
+    if uint8_input:
+        del env["MOTE_ORT_INPUT_SHAPES"]
+        env.update(MOTE_ORT_INPUT_TYPE="uint8", MOTE_ORT_INPUT_SHAPE=json.dumps(inputs[0]["shape"]))
+    # A uint8 output ("output_type") is compared in its integers (output_scale 1).
+    output_type = np.uint8 if meta.get("output_type") == "uint8" else np.float32
     # "reference": the model ONNX Runtime runs instead, the same by ONNX's definition (it
     # refuses an LSTM's or GRU's layout 1).
     reference = os.path.join(work, meta.get("reference", name + ".onnx"))
@@ -78,8 +88,8 @@ def check_model(args, module, name):
         count = sum(1 for op in ops if op["type"] == "TRANSPOSE")
         print(f"{name}: {count} TRANSPOSE operators (expected {meta['transposes']})")
         ok = count == meta["transposes"]
-    a = np.fromfile(ort_default, np.float32)
-    b = np.fromfile(ort_plain, np.float32)
+    a = np.fromfile(ort_default, output_type).astype(np.float32)
+    b = np.fromfile(ort_plain, output_type).astype(np.float32)
     # The output's step per element: one scale, or per output ("outputs": count and scale).
     if "outputs" in meta:
         step = np.concatenate([np.full(o["count"], o["scale"]) for o in meta["outputs"]])
@@ -92,7 +102,7 @@ def check_model(args, module, name):
         run([args.mote, "compile", model, "--target", target, "-o", program])
         run([args.mote, "run", program, "--output", out]
             + [a for p in input_paths for a in ("--input", p)])
-        m = np.fromfile(out, np.float32)
+        m = np.fromfile(out, output_type).astype(np.float32)
         if m.shape != a.shape:
             print(f"{name} {target}: {m.size} output elements, ONNX Runtime gives {a.size}")
             ok = False
@@ -117,9 +127,8 @@ def check_model(args, module, name):
 
 def write_first_input(first, shape, base, low=-1.0, high=1.0):
     """A random value for graph input `first` (a ValueInfoProto; uint8 and int8 over their whole
-    range, float in [low, high]) as base.input.bin for ONNX Runtime and base.mote-input.bin for
-    the program, which takes a uint8 input as int8 with the top bit flipped (the compile notes
-    say so). Returns its type name for ort_run.js."""
+    range, float in [low, high]) as base.input.bin, for ONNX Runtime and the program alike (the
+    program takes the type the model declares). Returns its type name for ort_run.js."""
     import onnx
     kind = {onnx.TensorProto.UINT8: "uint8", onnx.TensorProto.INT8: "int8"}.get(
         first.type.tensor_type.elem_type, "float32")
@@ -130,7 +139,6 @@ def write_first_input(first, shape, base, low=-1.0, high=1.0):
         x = rng.integers(0 if kind == "uint8" else -128, 256 if kind == "uint8" else 128,
                          shape).astype(kind)
     x.tofile(base + ".input.bin")
-    (x ^ 0x80 if kind == "uint8" else x).tofile(base + ".mote-input.bin")
     return kind
 
 
@@ -172,7 +180,7 @@ def check_field_model(args, module, path):
         if r.returncode != 0:
             print(f"{name} {target}: refused: {r.stderr.strip().splitlines()[-1]}")
             continue
-        run([args.mote, "run", program, "--input", base + ".mote-input.bin", "--output",
+        run([args.mote, "run", program, "--input", base + ".input.bin", "--output",
              program + ".out"])
         m = np.fromfile(program + ".out", np.float32)
         if m.size != a.size:

@@ -341,6 +341,7 @@ class Reader {
     start();
     walk();
     node_ = nullptr;
+    uint8_quantization();
     write_outputs();
     ops::validate(g_);
     return std::move(g_);
@@ -364,6 +365,11 @@ class Reader {
     }
     walk();
     node_ = nullptr;
+    try {
+      uint8_quantization();
+    } catch (const InputError& e) {
+      report_.model.push_back(e.what());
+    }
     for (const auto& out : graph_.output()) {
       // An output of a refused node: that node says why.
       if (unavailable_.count(out.name()) != 0) continue;
@@ -939,10 +945,7 @@ class Reader {
           signed_inputs_.insert(in.name());
           break;
         case ::onnx::TensorProto::UINT8:
-          type = DataType::kInt8;
-          g_.notes.push_back("graph input '" + name + "' is uint8 in the model; the program takes "
-                             "it as int8 with the zero point moved by -128: flip each byte's top "
-                             "bit (x ^ 0x80) before writing it");
+          type = DataType::kInt8;  // the operators' copy; the program's input stays uint8
           break;
         default:
           fail("graph input '" + name + "' has element type " +
@@ -953,12 +956,36 @@ class Reader {
       const std::vector<int32_t> perm = nhwc ? kNhwc : std::vector<int32_t>{};
       const int32_t t = add_activation(in.name(), ir_shape(shape, perm), {}, type);
       g_.input_layouts.push_back(shape.size() == 4 ? (nhwc ? "NHWC" : "NCHW") : "");
+      int32_t value = t;  // what the operators read
+      if (tt.elem_type() == ::onnx::TensorProto::UINT8) {
+        // The program takes the uint8 bytes as the model declares them; a QUANTIZE (in place)
+        // moves them to the int8 the operators compute on, the zero point by -128. Both take
+        // their quantization from the input's first DequantizeLinear (uint8_quantization).
+        g_.tensors[static_cast<size_t>(t)].type = DataType::kUInt8;
+        value = add_activation(in.name() + "/int8", tensor(t).shape, {}, DataType::kInt8);
+        g_.operators.push_back({OpType::kQuantize, {t}, {value}, {}});
+        uint8_inputs_.push_back({t, value});
+      }
       if (shape.size() == 4) {
         g_.notes.push_back("graph input '" + name + "' " + ir::shape_string(tensor(t).shape) +
                            (nhwc ? " is NHWC (--input-layout nhwc)" : " is NCHW, as the model declares it (--input-layout nhwc takes NHWC)"));
       }
       g_.inputs.push_back(t);
-      values_[in.name()] = {t, perm};
+      values_[in.name()] = {value, perm};
+    }
+  }
+
+  // A uint8 graph input's quantization: its int8 copy's (from the first DequantizeLinear that
+  // read it) with the zero point moved by 128.
+  void uint8_quantization() {
+    for (const auto& [bytes, int8] : uint8_inputs_) {
+      ir::Quantization q = tensor(int8).quantization;
+      if (q.empty()) {
+        fail("graph input '" + printable(tensor(bytes).name) + "' is uint8 but no "
+             "DequantizeLinear reads it: Mote cannot tell its scale and zero point");
+      }
+      for (auto& z : q.zero_point) z += 128;
+      g_.tensors[static_cast<size_t>(bytes)].quantization = q;
     }
   }
 
@@ -991,10 +1018,15 @@ class Reader {
       const int32_t f = add_activation(out.name(), tensor(v.tensor).shape, {}, DataType::kFloat32);
       add_op(OpType::kDequantize, {v.tensor}, f);
       v.tensor = f;
-    } else if (elem == ::onnx::TensorProto::UINT8) {
-      g_.notes.push_back("graph output '" + name + "' is uint8 in the model; the program gives "
-                         "it as int8 with the zero point moved by -128: flip each byte's top "
-                         "bit (x ^ 0x80) to read it as uint8");
+    } else if (elem == ::onnx::TensorProto::UINT8 && tensor(v.tensor).type == DataType::kInt8) {
+      // uint8 as the model declares it: a last QUANTIZE moves the zero point by 128.
+      materialize(v.tensor);
+      ir::Quantization q = tensor(v.tensor).quantization;
+      for (auto& z : q.zero_point) z += 128;
+      g_.tensors[static_cast<size_t>(v.tensor)].name = out.name() + "/int8";
+      const int32_t bytes = add_activation(out.name(), tensor(v.tensor).shape, q, DataType::kUInt8);
+      add_op(OpType::kQuantize, {v.tensor}, bytes);
+      v.tensor = bytes;
     }
     materialize(v.tensor);
     g_.outputs.push_back(v.tensor);
@@ -3135,7 +3167,9 @@ class Reader {
   std::map<std::string, QuantConstant> dq_constants_;      // DequantizeLinear of a constant
   std::map<std::string, QuantConstant> pending_quantized_;  // QuantizeLinear of a float constant
   std::map<std::string, Value> values_;
-  std::set<std::string> signed_inputs_;  // int8 graph inputs (their zero point defaults to int8 0)
+  std::set<std::string> signed_inputs_;
+  // uint8 graph inputs: the program's input tensor and the int8 tensor its QUANTIZE writes.
+  std::vector<std::pair<int32_t, int32_t>> uint8_inputs_;  // int8 graph inputs (their zero point defaults to int8 0)
   std::map<std::string, Sink> stated_sinks_;  // a QOperator node's output quantization
   std::map<int32_t, int32_t> unflattened_;  // flattened NHWC tensor -> its ONNX-order copy
   std::map<std::pair<int32_t, std::vector<int32_t>>, int32_t> relaid_;  // (tensor, layout) -> tensor

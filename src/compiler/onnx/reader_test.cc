@@ -35,6 +35,15 @@ class Model {
   void output(const std::string& name, std::vector<int64_t> shape) {
     value_info(model_.mutable_graph()->add_output(), name, shape, false);
   }
+  // The element type of graph input or output `name` (FLOAT unless set).
+  void element_type(const std::string& name, int32_t type) {
+    auto* g = model_.mutable_graph();
+    for (auto* list : {g->mutable_input(), g->mutable_output()}) {
+      for (auto& v : *list) {
+        if (v.name() == name) v.mutable_type()->mutable_tensor_type()->set_elem_type(type);
+      }
+    }
+  }
   template <typename T>
   void constant(const std::string& name, std::vector<int64_t> dims, const std::vector<T>& values,
                 int32_t type) {
@@ -402,6 +411,45 @@ TEST(OnnxReader, DepthToSpaceOrdersAndRefusals) {
   EXPECT_THAT(channels, ElementsAre(0, 4, 1, 5, 2, 6, 3, 7));
   EXPECT_THAT(error_of(model(2, "XYZ").bytes()), HasSubstr("mode 'XYZ' not supported"));
   EXPECT_THAT(error_of(model(2, "", 6).bytes()), HasSubstr("channels 6 not divisible by blocksize squared"));
+}
+
+// A uint8 graph input and output stay uint8 in the program, as the model declares them: a
+// QUANTIZE moves each to or from the int8 the operators compute on (zero point -128 / +128).
+TEST(OnnxReader, Uint8InputsAndOutputsKeepTheirType) {
+  Model m;
+  m.input("x", {1, 4});
+  m.output("y", {1, 4});
+  m.element_type("x", ::onnx::TensorProto::UINT8);
+  m.element_type("y", ::onnx::TensorProto::UINT8);
+  m.constant<float>("s", {}, {0.1f}, ::onnx::TensorProto::FLOAT);
+  m.constant<uint8_t>("z", {}, {130}, ::onnx::TensorProto::UINT8);
+  m.constant<uint8_t>("yz", {}, {7}, ::onnx::TensorProto::UINT8);
+  m.node("DequantizeLinear", {"x", "s", "z"}, {"xd"});
+  m.node("Relu", {"xd"}, {"r"});
+  m.node("QuantizeLinear", {"r", "s", "yz"}, {"y"});
+  const ir::Graph g = read_model(m.bytes());
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kRelu, ir::OpType::kQuantize));
+  const ir::Tensor& in = g.tensors[static_cast<size_t>(g.inputs.at(0))];
+  EXPECT_EQ(in.type, ir::DataType::kUInt8);
+  EXPECT_EQ(in.name, "x");
+  EXPECT_THAT(in.quantization.zero_point, ElementsAre(130));
+  const ir::Tensor& read = g.tensors[static_cast<size_t>(g.operators[0].outputs[0])];
+  EXPECT_EQ(read.type, ir::DataType::kInt8);
+  EXPECT_THAT(read.quantization.zero_point, ElementsAre(2));
+  const ir::Tensor& out = g.tensors[static_cast<size_t>(g.outputs.at(0))];
+  EXPECT_EQ(out.type, ir::DataType::kUInt8);
+  EXPECT_EQ(out.name, "y");
+  EXPECT_THAT(out.quantization.zero_point, ElementsAre(7));
+  EXPECT_EQ(g.operators.back().outputs[0], g.outputs[0]);
+  // A uint8 input no DequantizeLinear reads has no quantization to take.
+  Model unread;
+  unread.input("x", {1, 4});
+  unread.input("u", {1, 4});
+  unread.output("y", {1, 4});
+  unread.element_type("u", ::onnx::TensorProto::UINT8);
+  unread.scale("q", 0.1f, 0);
+  unread.qdq("x", "q", "y");
+  EXPECT_THAT(error_of(unread.bytes()), HasSubstr("graph input 'u' is uint8 but no DequantizeLinear reads it"));
 }
 
 // Fuzzer findings: hostile shapes and axes are refused with a reason, never read past a buffer
