@@ -2182,6 +2182,11 @@ class Reader {
       for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
     }
     if (perm.size() != rank) bad("perm does not match the input's rank");
+    std::vector<int64_t> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t j = 0; j < rank; ++j) {
+      if (sorted[j] != static_cast<int64_t>(j)) bad("perm " + shape_text(perm) + " is not a permutation of the input's dimensions");
+    }
     // Output ONNX dimension j is input ONNX dimension perm[j]: as a layout of the input's
     // value, the output is the input with perm as its dimension order.
     const std::vector<int32_t> from = x.perm.empty() ? identity(rank) : x.perm;

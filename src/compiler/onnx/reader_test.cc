@@ -487,6 +487,17 @@ TEST(OnnxReader, RefusesReshapeShapesAndConcatAxesThatDoNotFit) {
   EXPECT_THAT(concatenated(5, false), HasSubstr("axis 5 out of range for rank 4"));
   EXPECT_THAT(concatenated(-5, false), HasSubstr("axis -5 out of range for rank 4"));
   EXPECT_THAT(concatenated(1, true), HasSubstr("inputs differ outside the concatenated axis"));
+
+  auto transposed = [](const std::vector<int64_t>& perm) {
+    Model m = conv_model();
+    Model::ints(m.node("Transpose", {"y"}, {"t"}), "perm", perm);
+    m.qdq("t", "out", "z");
+    m.output("z", {1, 4, 4, 3});
+    return error_of(m.bytes());
+  };
+  EXPECT_EQ(transposed({0, 2, 3, 1}), "accepted");
+  EXPECT_THAT(transposed({0, 2, 3, 7}), HasSubstr("perm [0,2,3,7] is not a permutation"));
+  EXPECT_THAT(transposed({0, 2, 2, 1}), HasSubstr("perm [0,2,2,1] is not a permutation"));
 }
 
 // A fuzzer finding: a Resize's scales giving no size Mote can hold are refused, not converted.
