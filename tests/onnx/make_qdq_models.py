@@ -291,7 +291,8 @@ def field_operators(out_dir):
     and not, the sizes an input from opset 13 and an attribute before, opset 18's num_outputs
     with a smaller last part), Gather by constant
     indices (channels; a scalar index dropping a dimension), Max and Min (operands requantized to
-    the output's scale; a constant operand), ReduceMax, GlobalMaxPool (requantized), DepthToSpace
+    the output's scale; a constant operand), ReduceMax, ReduceSum (the axes an input from opset 13,
+    an attribute before), GlobalMaxPool (requantized), DepthToSpace
     (DCR and CRD orders) and SpaceToDepth, and shape arithmetic folded into a Reshape's shape
     (Shape, Gather, Unsqueeze, Concat as older torch exports write flatten)."""
     def slice_(g, x):
@@ -393,6 +394,10 @@ def field_operators(out_dir):
         "shape_flatten_opset11": (flatten_by_shape(False), 11, [1, 5]),
         "shape_flatten": (flatten_by_shape(True), 13, [1, 5]),
         "global_max_pool": (lambda g, x: g.op("GlobalMaxPool", [x], scale=0.031), 13, [1, 8, 1, 1]),
+        "reducesum": (lambda g, x: g.op("ReduceSum", [x, g.const(np.array([2, 3], np.int64), "axes")],
+                                        scale=0.4, keepdims=1), 13, [1, 8, 1, 1]),
+        "reducesum_opset11": (lambda g, x: g.op("ReduceSum", [x], scale=0.4, axes=[1], keepdims=0),
+                              11, [1, 6, 6]),
         "depth_to_space": (lambda g, x: g.op("DepthToSpace", [x], blocksize=2), 13, [1, 2, 12, 12]),
         "depth_to_space_crd": (lambda g, x: g.op("DepthToSpace", [x], blocksize=2, mode="CRD"),
                                13, [1, 2, 12, 12]),
@@ -401,7 +406,8 @@ def field_operators(out_dir):
     for name, (build, opset, shape) in cases.items():
         g = Qdq("qdq_op_" + name, [1, 8, 6, 6], opset=opset, ir_version=9 if opset >= 18 else 7)
         x = build(g, g.conv(g.x, 8, 8, 3, per_channel=opset >= 13))  # per axis from opset 13
-        g.save(out_dir, x, 0.031 if name in ("max", "global_max_pool") else g.scale, shape)
+        scale = {"max": 0.031, "global_max_pool": 0.031, "reducesum": 0.4, "reducesum_opset11": 0.4}
+        g.save(out_dir, x, scale.get(name, g.scale), shape)
 
 
 def conv1d(out_dir):

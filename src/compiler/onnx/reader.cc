@@ -42,7 +42,7 @@ const char* const kUnsupported =
     "Reshape, "
     "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, DepthToSpace, SpaceToDepth, Identity, "
     "Dropout, Constant, Slice, "
-    "Split, Gather (constant indices), Max, Min, ReduceMax, ConvTranspose, LSTM and GRU (computed in "
+    "Split, Gather (constant indices), Max, Min, ReduceMax, ReduceSum, ConvTranspose, LSTM and GRU (computed in "
     "float between quantized layers), the elementwise functions Elu, Selu, Celu, ThresholdedRelu, "
     "Softplus, Softsign, Mish, Gelu, Exp, Log, Sqrt, Reciprocal, Abs, Neg, Erf, Sin, Cos, Floor, "
     "Ceil, Round and Sign between quantized values (as tables), shape arithmetic on "
@@ -1128,6 +1128,11 @@ class Reader {
     if (op == "Max") return max_min(OpType::kMaximum);
     if (op == "Min") return max_min(OpType::kMinimum);
     if (op == "ReduceMax") return reduce_max();
+    if (op == "ReduceSum") return reduce_sum();
+    if (op == "NonMaxSuppression" || op == "TopK") {
+      bad("detection post-processing is not supported: export the model up to its raw boxes and "
+          "scores (before " + op + ") and run the post-processing on the application's CPU");
+    }
     if (op == "ConvTranspose") return conv_transpose();
     if (op == "LSTM" || op == "GRU") return recurrent();
     if (const ops::ElementFunctionInfo* f = ops::element_function(op)) return table_lookup(*f);
@@ -1966,7 +1971,8 @@ class Reader {
   // ONNX axes of an int8 value.
   void mean(const Value& x, const std::vector<int64_t>& onnx_axes, bool keep_dims, OpType type = OpType::kMean) {
     const Sink s = sink(node_->output(0), false);
-    const bool requantizes = type == OpType::kMean;
+    const bool requantizes = type == OpType::kMean || type == OpType::kSum;
+    if (type == OpType::kSum) required(s, node_->output(0));  // a sum outgrows its input's range
     const QuantParams q = s.q && requantizes ? *s.q : QuantParams{tensor(x.tensor).quantization.scale, tensor(x.tensor).quantization.zero_point};
     const size_t rank = tensor(x.tensor).shape.size();
     std::vector<int32_t> axes;
@@ -2081,6 +2087,18 @@ class Reader {
       for (size_t i = 0; i < tensor(x.tensor).shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
     }
     mean(x, axes, int_attr("keepdims", 1) != 0, OpType::kReduceMax);
+  }
+
+  // ReduceSum is SUM, requantized to the QuantizeLinear after it (its axes an input from opset
+  // 13, five versions before the other reductions').
+  void reduce_sum() {
+    const Value x = activation(0);
+    std::vector<int64_t> axes = opset_ >= 13 && has_input(1) ? ints_input(1) : ints_attr("axes");
+    if (axes.empty()) {
+      if (int_attr("noop_with_empty_axes", 0) != 0) return identity_node();
+      for (size_t i = 0; i < tensor(x.tensor).shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+    }
+    mean(x, axes, int_attr("keepdims", 1) != 0, OpType::kSum);
   }
 
   void activation_node() {

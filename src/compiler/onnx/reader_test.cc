@@ -535,6 +535,29 @@ TEST(OnnxReader, FoldedIntegerArithmeticWraps) {
   EXPECT_EQ(static_cast<int8_t>(q.data[1]), 56);
 }
 
+// ReduceSum is SUM (its axes an input from opset 13); its sum must be quantized; detection
+// post-processing is refused with what to do.
+TEST(OnnxReader, ReduceSumAndPostProcessing) {
+  Model m = conv_model();
+  m.constant<int64_t>("axes", {1}, {1}, ::onnx::TensorProto::INT64);
+  m.node("ReduceSum", {"y", "axes"}, {"sum"});
+  m.qdq("sum", "out", "z");
+  m.output("z", {1, 1, 4, 4});
+  const std::vector<ir::OpType> t = types(read_model(m.bytes()));
+  EXPECT_EQ(std::count(t.begin(), t.end(), ir::OpType::kSum), 1);
+  Model unquantized = conv_model();
+  unquantized.constant<int64_t>("axes", {1}, {1}, ::onnx::TensorProto::INT64);
+  unquantized.node("ReduceSum", {"y", "axes"}, {"z"});
+  unquantized.output("z", {1, 1, 4, 4});
+  EXPECT_THAT(error_of(unquantized.bytes()), HasSubstr("output 'z' is not quantized"));
+  Model nms = conv_model();
+  nms.node("TopK", {"y", "axes"}, {"values", "indices"});
+  nms.constant<int64_t>("axes", {1}, {2}, ::onnx::TensorProto::INT64);
+  nms.output("values", {1, 3, 4, 2});
+  EXPECT_THAT(error_of(nms.bytes()), HasSubstr("detection post-processing is not supported: export "
+                                               "the model up to its raw boxes and scores (before TopK)"));
+}
+
 TEST(OnnxReader, RefusesFloatModelsUnsupportedOperatorsAndBadFiles) {
   Model f;
   f.input("x", {1, 4});

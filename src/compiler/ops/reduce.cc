@@ -38,7 +38,9 @@ void lower_reduce(LowerContext& ctx, schema::OperatorT& out, bool requant) {
   t.input_offset = -zero_point_of(input);
   t.output_offset = zero_point_of(output);
   if (requant) {
-    const kernels::QuantizedMultiplier m = kernels::sum_requant(scale_of(input), scale_of(output));
+    // TFLite's sum_requant, or rounding once for an ONNX model (LowerContext::multiplier).
+    const kernels::QuantizedMultiplier m =
+        ctx.multiplier(static_cast<double>(scale_of(input)) / static_cast<double>(scale_of(output)));
     t.requant = std::make_unique<schema::Requant>(m.multiplier, m.shift);
   }
   out.options.Set(std::move(t));
