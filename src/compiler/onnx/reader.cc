@@ -146,6 +146,12 @@ struct Constant {
   }
 };
 
+// A quantized value as int8, saturated as QuantizeLinear saturates; NaN (a NaN constant) is the
+// lowest value, as ONNX Runtime's QuantizeLinear gives it.
+int8_t saturated_int8(double v) {
+  return std::isnan(v) ? int8_t{-128} : static_cast<int8_t>(std::clamp(v, -128.0, 127.0));
+}
+
 // A folded value as an integer type's bits: truncated toward zero, wrapped modulo 2^64 as
 // integer arithmetic wraps (the caller keeps the low bits), 0 for NaN.
 uint64_t integer_bits(double v) {
@@ -625,7 +631,9 @@ class Reader {
     QuantParams q;
     q.axis = axis;
     for (double s : constant_input(scale_k).values()) {
-      if (!(s > 0) || !std::isfinite(s)) bad("scale " + std::to_string(s) + " must be positive and finite");
+      if (!(s > 0) || !(s <= std::numeric_limits<float>::max()) || !(static_cast<float>(s) > 0)) {
+        bad("scale " + std::to_string(s) + " must be positive and finite in float32");
+      }
       q.scale.push_back(static_cast<float>(s));
     }
     if (has_input(zp_k)) {
@@ -1447,7 +1455,7 @@ class Reader {
       for (int64_t i = 0; i < n; ++i) {
         const size_t ch = q.scale.size() > 1 ? static_cast<size_t>((i / per) % static_cast<int64_t>(q.scale.size())) : 0;
         const double v = std::nearbyint(c->at(i) / q.scale[ch]) + static_cast<double>(q.zero_point[ch]);
-        qc.data.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(v, -128.0, 127.0)));
+        qc.data.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(saturated_int8(v));
       }
       pending_quantized_[node_->output(0)] = qc;
       return;
@@ -1555,18 +1563,16 @@ class Reader {
     for (size_t c = 0; c < channels; ++c) {
       const double expected = static_cast<double>(input_scale) * weight_scales[c];
       double real = b.data.at(static_cast<int64_t>(c));
+      bool rescale = true;  // false: quantized at input x weight already, taken as it is
       if (!b.q.scale.empty()) {
         const size_t bc = b.q.scale.size() > 1 ? c : 0;
         const float bs = b.q.scale[bc];
-        const double ratio = bs / expected;
-        if (std::abs(ratio - 1) < 1e-6) {
-          values[c] = static_cast<int32_t>(real - static_cast<double>(b.q.zero_point[bc]));
-          continue;
-        }
-        real = (real - static_cast<double>(b.q.zero_point[bc])) * bs;
+        real -= static_cast<double>(b.q.zero_point[bc]);
+        rescale = std::abs(bs / expected - 1) >= 1e-6;
+        if (rescale) real *= bs;
       }
-      const double q = std::nearbyint(real / expected);
-      if (q < INT32_MIN || q > INT32_MAX) bad("bias overflows int32 at scale input x weight");
+      const double q = rescale ? std::nearbyint(real / expected) : real;
+      if (!(q >= INT32_MIN && q <= INT32_MAX)) bad("bias overflows int32 at scale input x weight");
       values[c] = static_cast<int32_t>(q);
     }
     ir::Tensor t;
@@ -1846,7 +1852,7 @@ class Reader {
         }
         const double real = c.q.scale.empty() ? v : (raw - static_cast<double>(c.q.zero_point[0])) * c.q.scale[0];
         const double q = std::nearbyint(real / requantize->scale[0]) + static_cast<double>(requantize->zero_point[0]);
-        out.push_back(static_cast<int8_t>(std::clamp(q, -128.0, 127.0)));
+        out.push_back(saturated_int8(q));
       }
       return out;
     }();

@@ -517,6 +517,36 @@ TEST(OnnxReader, RefusesResizeScalesOutOfRange) {
   EXPECT_THAT(resized_by(NAN), HasSubstr("output size [1,3,0,4] not supported"));
 }
 
+// Fuzzer findings: a NaN in a float constant quantized in the graph is the lowest int8, as
+// ONNX Runtime's QuantizeLinear gives it; a scale float32 cannot hold is refused.
+TEST(OnnxReader, NonFiniteConstantsAndScales) {
+  Model m;
+  m.input("x", {1, 4});
+  m.output("y", {1, 4});
+  m.scale("q", 0.1f, 0);
+  m.qdq("x", "q", "xd");
+  m.constant<float>("c", {1, 4}, {NAN, 0.1f, -0.2f, 0.3f}, ::onnx::TensorProto::FLOAT);
+  m.qdq("c", "q", "cd");
+  m.node("Add", {"xd", "cd"}, {"sum"});
+  m.qdq("sum", "q", "y");
+  const ir::Graph g = read_model(m.bytes());
+  const auto add = std::find_if(g.operators.begin(), g.operators.end(),
+                                [](const ir::Operator& op) { return op.type == ir::OpType::kAdd; });
+  ASSERT_NE(add, g.operators.end());
+  const ir::Tensor& c = g.tensors[static_cast<size_t>(add->inputs[1])];
+  ASSERT_TRUE(c.is_constant);
+  ASSERT_EQ(c.data.size(), 4u);
+  EXPECT_THAT(std::vector<int8_t>(c.data.begin(), c.data.end()), ElementsAre(-128, 1, -2, 3));
+
+  Model huge;
+  huge.input("x", {1, 4});
+  huge.output("y", {1, 4});
+  huge.constant<double>("q_s", {}, {1e300}, ::onnx::TensorProto::DOUBLE);
+  huge.constant<int8_t>("q_z", {}, {0}, ::onnx::TensorProto::INT8);
+  huge.qdq("x", "q", "y");
+  EXPECT_THAT(error_of(huge.bytes()), HasSubstr("must be positive and finite in float32"));
+}
+
 // Folded integer arithmetic wraps as ONNX's integer operators do (100 + 100 in int8 is -56):
 // the value an int8 constant output then holds.
 TEST(OnnxReader, FoldedIntegerArithmeticWraps) {
