@@ -36,20 +36,17 @@ const std::vector<int32_t> kNlc = {0, 2, 1};      // [N, L, C] of ONNX's [N, C, 
 
 const char* const kUnsupported =
     "not supported; Mote reads QuantizeLinear, DequantizeLinear, Conv, Gemm, MatMul, Add, Sub, "
-    "Mul, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, ReduceMean, Relu, Clip, "
-    "Sigmoid, Tanh, "
-    "HardSwish, HardSigmoid, LeakyRelu, PRelu, Softmax, LogSoftmax, Concat, "
-    "Reshape, "
-    "Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, DepthToSpace, SpaceToDepth, Identity, "
-    "Dropout, Constant, Slice, "
-    "Split, Gather (constant indices), Max, Min, ReduceMax, ReduceSum, ConvTranspose, LSTM and GRU (computed in "
-    "float between quantized layers), the elementwise functions Elu, Selu, Celu, ThresholdedRelu, "
-    "Softplus, Softsign, Mish, Gelu, Exp, Log, Sqrt, Reciprocal, Abs, Neg, Erf, Sin, Cos, Floor, "
-    "Ceil, Round and Sign between quantized values (as tables), shape arithmetic on "
-    "constants (Shape, Cast, ...), and the "
-    "QOperator forms QLinearConv, "
-    "QLinearMatMul, QGemm, QLinearAdd, QLinearMul, QLinearAveragePool, "
-    "QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, QLinearConcat, QLinearSoftmax";
+    "Mul, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, ReduceMean, ReduceMax, "
+    "ReduceSum, Relu, Clip, Sigmoid, Tanh, HardSwish, HardSigmoid, LeakyRelu, PRelu, Softmax, "
+    "LogSoftmax, Concat, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Pad, Resize, "
+    "DepthToSpace, SpaceToDepth, Identity, Dropout, Constant, Slice, Split, Gather (constant "
+    "indices), Max, Min, ConvTranspose, LSTM and GRU (computed in float between quantized "
+    "layers), the elementwise functions Elu, Selu, Celu, ThresholdedRelu, Softplus, Softsign, "
+    "Mish, Gelu, Exp, Log, Sqrt, Reciprocal, Abs, Neg, Erf, Sin, Cos, Floor, Ceil, Round and Sign "
+    "between quantized values (as tables), shape arithmetic on constants (Shape, Cast, ...), and "
+    "the QOperator forms QLinearConv, QLinearMatMul, QGemm, QLinearAdd, QLinearMul, "
+    "QLinearAveragePool, QLinearGlobalAveragePool, QLinearSigmoid, QLinearLeakyRelu, "
+    "QLinearConcat, QLinearSoftmax";
 
 std::string printable(const std::string& s) {
   std::string out = s;

@@ -3,6 +3,7 @@
 // function in floating point, the result quantized to the output (LowerContext::onnx_table).
 // Only the ONNX reader makes it; a .tflite holds it as a custom operator.
 #include <cmath>
+#include <numbers>
 
 #include "compiler/ops/checker.h"
 #include "compiler/ops/element_functions.h"
@@ -128,7 +129,7 @@ double evaluate(const ir::TableLookupOptions& o, double x) {
     case ElementFunction::kMish: return x * std::tanh(std::log1p(std::exp(x)));
     case ElementFunction::kGelu: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
     case ElementFunction::kGeluTanh: {
-      const double k = std::sqrt(2 / M_PI);
+      const double k = std::sqrt(2 / std::numbers::pi);
       return 0.5 * x * (1 + std::tanh(k * (x + 0.044715 * x * x * x)));
     }
     case ElementFunction::kExp: return std::exp(x);
