@@ -1341,6 +1341,7 @@ class Reader {
     for (size_t i = 0; i < rank; ++i) {
       const size_t d = x.perm.empty() ? i : static_cast<size_t>(x.perm[i]);
       if (pads[d] < 0 || pads[d + rank] < 0) bad("negative pads (cropping) not supported");
+      if (pads[d] > (1 << 16) || pads[d + rank] > (1 << 16)) bad("pads " + shape_text(pads) + " out of range");
       paddings.push_back(static_cast<int32_t>(pads[d]));
       paddings.push_back(static_cast<int32_t>(pads[d + rank]));
       shape[i] += static_cast<int32_t>(pads[d] + pads[d + rank]);

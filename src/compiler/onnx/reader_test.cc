@@ -454,7 +454,7 @@ TEST(OnnxReader, Uint8InputsAndOutputsKeepTheirType) {
 
 // Fuzzer findings: hostile shapes and axes are refused with a reason, never read past a buffer
 // or overflow.
-TEST(OnnxReader, RefusesReshapeShapesAndConcatAxesThatDoNotFit) {
+TEST(OnnxReader, RefusesShapesAxesPermsAndPadsThatDoNotFit) {
   auto reshaped_to = [](const std::vector<int64_t>& shape) {
     Model m = conv_model();
     m.constant<int64_t>("shape", {static_cast<int64_t>(shape.size())}, shape, ::onnx::TensorProto::INT64);
@@ -496,6 +496,14 @@ TEST(OnnxReader, RefusesReshapeShapesAndConcatAxesThatDoNotFit) {
     return error_of(m.bytes());
   };
   EXPECT_EQ(transposed({0, 2, 3, 1}), "accepted");
+
+  Model padded = conv_model();
+  padded.constant<int64_t>("pads", {8}, {0, 0, 8247343261459415040, 0, 0, 0, 3760892053045732211, 0},
+                           ::onnx::TensorProto::INT64);
+  padded.node("Pad", {"y", "pads"}, {"p"});
+  padded.qdq("p", "out", "z");
+  padded.output("z", {1, 3, 4, 4});
+  EXPECT_THAT(error_of(padded.bytes()), HasSubstr("out of range"));
   EXPECT_THAT(transposed({0, 2, 3, 7}), HasSubstr("perm [0,2,3,7] is not a permutation"));
   EXPECT_THAT(transposed({0, 2, 2, 1}), HasSubstr("perm [0,2,2,1] is not a permutation"));
 }
