@@ -1110,7 +1110,7 @@ class Reader {
     if (op == "GlobalAveragePool") return global_average_pool();
     if (op == "GlobalMaxPool") return global_pool(OpType::kReduceMax);
     if (op == "DepthToSpace" || op == "SpaceToDepth") return block_rearrange(op == "DepthToSpace");
-    if (op == "ReduceMean") return reduce_mean();
+    if (op == "ReduceMean") return reduce(OpType::kMean);
     if (op == "Relu" || op == "Clip") return activation_node();
     if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") return reshape();
     if (op == "Transpose") return transpose();
@@ -1132,8 +1132,8 @@ class Reader {
     if (op == "Gather") return gather();
     if (op == "Max") return max_min(OpType::kMaximum);
     if (op == "Min") return max_min(OpType::kMinimum);
-    if (op == "ReduceMax") return reduce_max();
-    if (op == "ReduceSum") return reduce_sum();
+    if (op == "ReduceMax") return reduce(OpType::kReduceMax);
+    if (op == "ReduceSum") return reduce(OpType::kSum);
     if (op == "NonMaxSuppression" || op == "TopK") {
       bad("detection post-processing is not supported: export the model up to its raw boxes and "
           "scores (before " + op + ") and run the post-processing on the application's CPU");
@@ -2073,36 +2073,17 @@ class Reader {
   // QLinearSoftmax (com.microsoft): Softmax with the meaning of its `opset` attribute's version.
   void qlinear_softmax() { softmax(false, int_attr("opset", opset_)); }
 
-  void reduce_mean() {
+  // ReduceMean (MEAN), ReduceMax (REDUCE_MAX) and ReduceSum (SUM, requantized to the
+  // QuantizeLinear after it). The axes are an input from opset 18; ReduceSum's from 13.
+  void reduce(OpType type) {
     const Value x = activation(0);
-    std::vector<int64_t> axes = opset_ >= 18 && has_input(1) ? ints_input(1) : ints_attr("axes");
+    const int64_t axes_input_from = type == OpType::kSum ? 13 : 18;
+    std::vector<int64_t> axes = opset_ >= axes_input_from && has_input(1) ? ints_input(1) : ints_attr("axes");
     if (axes.empty()) {
       if (int_attr("noop_with_empty_axes", 0) != 0) return identity_node();
       for (size_t i = 0; i < tensor(x.tensor).shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
     }
-    mean(x, axes, int_attr("keepdims", 1) != 0);
-  }
-
-  void reduce_max() {
-    const Value x = activation(0);
-    std::vector<int64_t> axes = opset_ >= 18 && has_input(1) ? ints_input(1) : ints_attr("axes");
-    if (axes.empty()) {
-      if (int_attr("noop_with_empty_axes", 0) != 0) return identity_node();
-      for (size_t i = 0; i < tensor(x.tensor).shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-    }
-    mean(x, axes, int_attr("keepdims", 1) != 0, OpType::kReduceMax);
-  }
-
-  // ReduceSum is SUM, requantized to the QuantizeLinear after it (its axes an input from opset
-  // 13, five versions before the other reductions').
-  void reduce_sum() {
-    const Value x = activation(0);
-    std::vector<int64_t> axes = opset_ >= 13 && has_input(1) ? ints_input(1) : ints_attr("axes");
-    if (axes.empty()) {
-      if (int_attr("noop_with_empty_axes", 0) != 0) return identity_node();
-      for (size_t i = 0; i < tensor(x.tensor).shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-    }
-    mean(x, axes, int_attr("keepdims", 1) != 0, OpType::kSum);
+    mean(x, axes, int_attr("keepdims", 1) != 0, type);
   }
 
   void activation_node() {
