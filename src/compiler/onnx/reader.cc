@@ -79,7 +79,7 @@ struct Constant {
 
   int64_t count() const {
     int64_t n = 1;
-    for (int64_t d : dims) n *= d;
+    for (int64_t d : dims) n = capped_product(n, d);
     return n;
   }
   size_t elem_size() const {
@@ -230,6 +230,7 @@ Constant read_constant(const ::onnx::TensorProto& t, const std::string& where) {
   for (int64_t d : c.dims) {
     if (d < 0 || d > (int64_t{1} << 31)) fail(where + "constant '" + printable(t.name()) + "' has shape " + shape_text(c.dims));
   }
+  if (c.count() > (int64_t{1} << 31)) fail(where + "constant '" + printable(t.name()) + "' has shape " + shape_text(c.dims) + ": too many elements");
   const auto n = static_cast<size_t>(c.count());
   if (t.has_raw_data()) {
     if (t.raw_data().size() != n * size) {

@@ -546,6 +546,16 @@ TEST(OnnxReader, NonFiniteConstantsAndScales) {
   ASSERT_EQ(c.data.size(), 4u);
   EXPECT_THAT(std::vector<int8_t>(c.data.begin(), c.data.end()), ElementsAre(-128, 1, -2, 3));
 
+  // A shape whose element count overflows int64 (opset 18: past ONNX 1.12's checker).
+  Model vast(18);
+  vast.input("x", {1, 4});
+  vast.output("y", {1, 4});
+  vast.scale("q", 0.1f, 0);
+  vast.qdq("x", "q", "xd");
+  vast.constant<int8_t>("c", {int64_t{1} << 31, int64_t{1} << 31, int64_t{1} << 31}, {}, ::onnx::TensorProto::INT8);
+  vast.node("Add", {"xd", "c"}, {"y"});
+  EXPECT_THAT(error_of(vast.bytes()), HasSubstr("too many elements"));
+
   Model huge;
   huge.input("x", {1, 4});
   huge.output("y", {1, 4});
