@@ -544,6 +544,17 @@ def qoperator(out_dir):
     g.save_q(out_dir, y, [1, 6])
 
 
+def qoperator_pad(out_dir):
+    """ONNX Runtime's QOperator Pad: the uint8 tensor padded with its zero point (the real 0) as
+    the constant value, between two QLinearConvs."""
+    g = QOperator("qop_pad", [1, 3, 8, 8])
+    x = g.qconv(g.x, 3, 8, 3)
+    pads = g.const(np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64), "pads")
+    value = g.const(np.array(g.zp, np.uint8), "pad_value")
+    x = g.qop("Pad", [x, pads, value], mode="constant")
+    g.save_q(out_dir, g.qconv(x, 8, 4, 3), [1, 4, 11, 11])
+
+
 def qoperator_softmax(out_dir):
     """QGemm then ONNX Runtime's QLinearSoftmax (com.microsoft) over a batch of 4 rows, with
     Softmax's meaning at opset 13 (the last axis) and at opset 11 (axis 1 of [4, 10])."""
@@ -984,6 +995,7 @@ def main():
     nhwc_input(out)
     qoperator(out)
     qoperator_softmax(out)
+    qoperator_pad(out)
     uint8_io(out)
     field_operators(out)
     conv1d(out)

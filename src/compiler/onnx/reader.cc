@@ -1330,9 +1330,22 @@ class Reader {
     if (pads.size() != 2 * rank) bad("pads do not match the input's rank");
     if (opset_ >= 11 && has_input(2)) {
       const QuantConstant value = quant_constant(2);
-      double real = value.data.at(0);
-      if (!value.q.scale.empty()) real = (real - (value.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0) - static_cast<double>(value.q.zero_point[0])) * value.q.scale[0];
-      if (real != 0) bad("a constant value other than 0 is not supported");
+      if (value.data.count() != 1) bad("the constant value must be one value");
+      const bool uint8 = value.data.elem_type == ::onnx::TensorProto::UINT8;
+      const double raw = value.data.at(0) - (uint8 ? 128 : 0);
+      if (!value.q.scale.empty()) {
+        if ((raw - static_cast<double>(value.q.zero_point[0])) * value.q.scale[0] != 0) {
+          bad("a constant value other than 0 is not supported");
+        }
+      } else if (uint8 || value.data.elem_type == ::onnx::TensorProto::INT8) {
+        // The QOperator form pads the quantized tensor itself: its zero point is the real 0.
+        const ir::Quantization& xq = tensor(x.tensor).quantization;
+        if (xq.zero_point.size() != 1 || raw != static_cast<double>(xq.zero_point[0])) {
+          bad("a constant value other than the input's zero point (real 0) is not supported");
+        }
+      } else if (value.data.at(0) != 0) {
+        bad("a constant value other than 0 is not supported");
+      }
     } else if (float_attr("value", 0) != 0) {
       bad("a constant value other than 0 is not supported");
     }

@@ -606,6 +606,26 @@ TEST(OnnxReader, ReduceSumAndPostProcessing) {
                                                "the model up to its raw boxes and scores (before TopK)"));
 }
 
+// The QOperator form pads the quantized tensor itself: its constant value is the uint8 zero
+// point (the real 0); another value is refused.
+TEST(OnnxReader, AQuantizedPadTakesTheZeroPointAsItsValue) {
+  auto padded_with = [](uint8_t value) {
+    Model m;
+    m.input("x", {1, 1, 2, 2});
+    m.output("y", {1, 1, 3, 3});
+    m.constant<float>("s", {}, {0.1f}, ::onnx::TensorProto::FLOAT);
+    m.constant<uint8_t>("z", {}, {130}, ::onnx::TensorProto::UINT8);
+    m.node("QuantizeLinear", {"x", "s", "z"}, {"xq"});
+    m.constant<int64_t>("pads", {8}, {0, 0, 1, 1, 0, 0, 0, 0}, ::onnx::TensorProto::INT64);
+    m.constant<uint8_t>("value", {}, {value}, ::onnx::TensorProto::UINT8);
+    m.node("Pad", {"xq", "pads", "value"}, {"p"});
+    m.node("DequantizeLinear", {"p", "s", "z"}, {"y"});
+    return error_of(m.bytes());
+  };
+  EXPECT_EQ(padded_with(130), "accepted");
+  EXPECT_THAT(padded_with(7), HasSubstr("a constant value other than the input's zero point (real 0)"));
+}
+
 TEST(OnnxReader, RefusesFloatModelsUnsupportedOperatorsAndBadFiles) {
   Model f;
   f.input("x", {1, 4});
