@@ -1292,8 +1292,6 @@ class Reader {
       if (approximate == "tanh") o.function = ir::ElementFunction::kGeluTanh;
       else if (approximate != "none") bad("approximate '" + printable(approximate) + "' not supported (none or tanh)");
     }
-    if (!std::isfinite(o.alpha) || !std::isfinite(o.beta)) bad("an attribute is not finite");
-    if (o.function == ir::ElementFunction::kCelu && o.alpha == 0) bad("alpha 0 is not valid");
     unary(OpType::kTableLookup, std::nullopt, o);
   }
 

@@ -83,6 +83,7 @@ void check(Checker& c) {
   const auto& o = c.options<ir::TableLookupOptions>();
   if (static_cast<int>(o.function) >= ir::kNumElementFunctions) c.fail("function out of range");
   if (!std::isfinite(o.alpha) || !std::isfinite(o.beta)) c.fail("alpha or beta is not finite");
+  if (o.function == ElementFunction::kCelu && o.alpha == 0) c.fail("Celu's alpha 0 is not valid (it divides by alpha)");
   c.expect_unary_elementwise();
 }
 

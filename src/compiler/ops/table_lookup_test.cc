@@ -1,10 +1,13 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "compiler/ops/element_functions.h"
 #include "compiler/ops/lower_context.h"
+#include "compiler/ir/error.h"
 #include "compiler/ops/op_def.h"
+#include "compiler/ops/validate.h"
 
 namespace mote::ops {
 namespace {
@@ -78,6 +81,30 @@ TEST(TableLookup, LowersEachFunctionToItsQuantizedTable) {
   const std::vector<int8_t> root = lowered_table({ElementFunction::kSqrt, 0, 0});
   EXPECT_EQ(root[static_cast<uint8_t>(-100)], -128);
   EXPECT_EQ(root[3], -10);
+}
+
+// What the table cannot be computed from is refused by the operator's check, whichever reader
+// made it: a non-finite attribute, Celu's alpha 0 (it divides by alpha).
+TEST(TableLookup, RefusesAttributesItCannotTabulate) {
+  auto why = [](const ir::TableLookupOptions& o) -> std::string {
+    ir::Graph g;
+    g.tensors.resize(2);
+    g.tensors[0].type = g.tensors[1].type = ir::DataType::kInt8;
+    g.tensors[0].shape = g.tensors[1].shape = {1, 4};
+    g.tensors[0].quantization = g.tensors[1].quantization = {{0.05f}, {3}, 0};
+    g.operators.push_back({ir::OpType::kTableLookup, {0}, {1}, o});
+    g.inputs = {0};
+    g.outputs = {1};
+    try {
+      validate(g);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(why({ElementFunction::kCelu, 1.0f, 0}), "accepted");
+  EXPECT_THAT(why({ElementFunction::kCelu, 0.0f, 0}), ::testing::HasSubstr("Celu's alpha 0"));
+  EXPECT_THAT(why({ElementFunction::kElu, NAN, 0}), ::testing::HasSubstr("not finite"));
 }
 
 TEST(TableLookup, NamesEveryFunctionByItsOnnxOperator) {
