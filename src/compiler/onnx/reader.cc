@@ -57,12 +57,21 @@ std::string printable(const std::string& s) {
 }
 
 // a * b for a, b >= 0, capped at 2^62 (larger than any shape Mote takes, which is then refused)
-// rather than overflowing; a negative a (an invalid shape so far) stays negative.
+// rather than overflowing.
 int64_t capped_product(int64_t a, int64_t b) {
   int64_t p = 0;
-  if (a < 0) return a;
   if (__builtin_mul_overflow(a, b, &p) || p > (int64_t{1} << 62)) return int64_t{1} << 62;
   return p;
+}
+
+// The number of elements of `shape` (capped_product's cap), -1 when a dimension is negative.
+int64_t shape_elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return -1;
+    n = capped_product(n, d);
+  }
+  return n;
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -77,11 +86,10 @@ struct Constant {
   std::vector<int64_t> dims;
   std::vector<uint8_t> bytes;  // little-endian elements
 
-  int64_t count() const {
-    int64_t n = 1;
-    for (int64_t d : dims) n = capped_product(n, d);
-    return n;
-  }
+  int64_t count() const { return shape_elements(dims); }
+  // What to subtract from an element to read it as int8: 128 for uint8, whose zero points are
+  // moved by -128 too (QuantParams::zero_point); 0 otherwise.
+  double uint8_shift() const { return elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0; }
   size_t elem_size() const {
     switch (elem_type) {
       case ::onnx::TensorProto::INT8:
@@ -142,6 +150,12 @@ struct Constant {
     return static_cast<int64_t>(v);
   }
 };
+
+// The quantization of the same real values held as uint8: each zero point moved by 128.
+ir::Quantization uint8_quantization_of(ir::Quantization q) {
+  for (auto& z : q.zero_point) z += 128;
+  return q;
+}
 
 // A quantized value as int8, saturated as QuantizeLinear saturates; NaN (a NaN constant) is the
 // lowest value, as ONNX Runtime's QuantizeLinear gives it.
@@ -985,13 +999,11 @@ class Reader {
   // read it) with the zero point moved by 128.
   void uint8_quantization() {
     for (const auto& [bytes, int8] : uint8_inputs_) {
-      ir::Quantization q = tensor(int8).quantization;
-      if (q.empty()) {
+      if (tensor(int8).quantization.empty()) {
         fail("graph input '" + printable(tensor(bytes).name) + "' is uint8 but no "
              "DequantizeLinear reads it: Mote cannot tell its scale and zero point");
       }
-      for (auto& z : q.zero_point) z += 128;
-      g_.tensors[static_cast<size_t>(bytes)].quantization = q;
+      g_.tensors[static_cast<size_t>(bytes)].quantization = uint8_quantization_of(tensor(int8).quantization);
     }
   }
 
@@ -1027,10 +1039,10 @@ class Reader {
     } else if (elem == ::onnx::TensorProto::UINT8 && tensor(v.tensor).type == DataType::kInt8) {
       // uint8 as the model declares it: a last QUANTIZE moves the zero point by 128.
       materialize(v.tensor);
-      ir::Quantization q = tensor(v.tensor).quantization;
-      for (auto& z : q.zero_point) z += 128;
       g_.tensors[static_cast<size_t>(v.tensor)].name = out.name() + "/int8";
-      const int32_t bytes = add_activation(out.name(), tensor(v.tensor).shape, q, DataType::kUInt8);
+      const int32_t bytes = add_activation(out.name(), tensor(v.tensor).shape,
+                                           uint8_quantization_of(tensor(v.tensor).quantization),
+                                           DataType::kUInt8);
       add_op(OpType::kQuantize, {v.tensor}, bytes);
       v.tensor = bytes;
     }
@@ -1329,13 +1341,13 @@ class Reader {
     if (opset_ >= 11 && has_input(2)) {
       const QuantConstant value = quant_constant(2);
       if (value.data.count() != 1) bad("the constant value must be one value");
-      const bool uint8 = value.data.elem_type == ::onnx::TensorProto::UINT8;
-      const double raw = value.data.at(0) - (uint8 ? 128 : 0);
+      const double raw = value.data.at(0) - value.data.uint8_shift();
       if (!value.q.scale.empty()) {
         if ((raw - static_cast<double>(value.q.zero_point[0])) * value.q.scale[0] != 0) {
           bad("a constant value other than 0 is not supported");
         }
-      } else if (uint8 || value.data.elem_type == ::onnx::TensorProto::INT8) {
+      } else if (value.data.elem_type == ::onnx::TensorProto::UINT8 ||
+                 value.data.elem_type == ::onnx::TensorProto::INT8) {
         // The QOperator form pads the quantized tensor itself: its zero point is the real 0.
         const ir::Quantization& xq = tensor(x.tensor).quantization;
         if (xq.zero_point.size() != 1 || raw != static_cast<double>(xq.zero_point[0])) {
@@ -1537,7 +1549,7 @@ class Reader {
     for (size_t i = 0; i < values.size(); ++i) {
       const size_t ch = w.q.scale.size() > 1 ? static_cast<size_t>((static_cast<int64_t>(i) / per) % static_cast<int64_t>(w.q.scale.size())) : 0;
       // The stored zero point is moved by -128 for uint8; the raw value by the same.
-      const double raw = values[i] - (w.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0);
+      const double raw = values[i] - w.data.uint8_shift();
       const double v = raw - static_cast<double>(w.q.zero_point[ch]);
       if (v < -128 || v > 127) {
         bad(what + " have a zero point of " + std::to_string(w.q.zero_point[ch]) +
@@ -1855,7 +1867,7 @@ class Reader {
     const std::vector<int8_t> data = [&] {
       std::vector<int8_t> out;
       for (double v : c.data.values()) {
-        const double raw = v - (c.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0);
+        const double raw = v - c.data.uint8_shift();
         if (requantize == nullptr) {
           out.push_back(static_cast<int8_t>(raw));
           continue;
@@ -2164,9 +2176,7 @@ class Reader {
     const std::vector<int64_t> xs = onnx_shape(read);
     const int64_t count = tensor(read.tensor).num_elements();
     const std::vector<int64_t> shape = reshaped(xs, count);
-    int64_t product = 1;
-    for (int64_t d : shape) product = d < 0 ? -1 : capped_product(product, d);
-    if (product != count || shape.empty() || shape.size() > ir::kMaxRank) {
+    if (shape_elements(shape) != count || shape.empty() || shape.size() > ir::kMaxRank) {
       bad("cannot reshape " + shape_text(xs) + " to " + shape_text(shape));
     }
     std::vector<int32_t> s32(shape.begin(), shape.end());
@@ -2836,10 +2846,9 @@ class Reader {
       return out;
     }
     const int64_t per = c.q.scale.size() > 1 ? inner_count(c.data.dims, c.q.axis) : 1;
-    const double uint8_shift = c.data.elem_type == ::onnx::TensorProto::UINT8 ? 128 : 0;
     for (size_t i = 0; i < values.size(); ++i) {
       const size_t ch = c.q.scale.size() > 1 ? static_cast<size_t>((static_cast<int64_t>(i) / per) % static_cast<int64_t>(c.q.scale.size())) : 0;
-      const double centered = values[i] - uint8_shift - static_cast<double>(c.q.zero_point[ch]);
+      const double centered = values[i] - c.data.uint8_shift() - static_cast<double>(c.q.zero_point[ch]);
       out[i] = static_cast<float>(centered) * c.q.scale[ch];
     }
     return out;
@@ -2920,12 +2929,9 @@ class Reader {
         last = perm[j];
       }
     } else if (node_->op_type() != "Identity") {
-      int64_t count = 1;
-      for (int64_t d : shape) count = capped_product(count, d);
+      const int64_t count = shape_elements(shape);
       out = reshaped(shape, count);
-      int64_t product = 1;
-      for (int64_t d : out) product = d < 0 ? -1 : capped_product(product, d);
-      if (product != count) bad("cannot reshape " + shape_text(shape) + " to " + shape_text(out));
+      if (shape_elements(out) != count) bad("cannot reshape " + shape_text(shape) + " to " + shape_text(out));
     }
     node_ = saved;
     node_index_ = saved_index;
