@@ -148,6 +148,14 @@ class OneOp {
   emit::AlignedBuffer arena_;
 };
 
+// The one-operator program loaded as written, without the emitter's own checks (which refuse
+// the same programs): what the loader says of a program it must refuse.
+testing::Loaded load_unchecked(OneOp& t) {
+  schema::ProgramT program = t.builder().take_program();
+  program.version = kFormatVersion;
+  return testing::load(testing::pack_unchecked(program));
+}
+
 template <typename T>
 schema::OpOptionsUnion options(T value) {
   schema::OpOptionsUnion u;
@@ -339,9 +347,7 @@ TEST(OpsTest, PoolWindowOfAHugeAreaIsRefused) {
     o.activation_max = type == DataType::Int16 ? 32767 : 127;
     const Spec x{type, {1, 4, 4, 2}, 0.1f, 0};
     OneOp t(OpKind::AveragePool2D, {x}, {x}, options(o));
-    schema::ProgramT program = t.builder().take_program();
-    program.version = kFormatVersion;
-    const testing::Loaded loaded = testing::load(testing::pack_unchecked(program));
+    const testing::Loaded loaded = load_unchecked(t);
     EXPECT_FALSE(loaded.program.ok());
     EXPECT_EQ(std::string(loaded.diagnostic.reason), "pooling window too large");
   }
@@ -351,10 +357,7 @@ TEST(OpsTest, PoolWindowOfAHugeAreaIsRefused) {
 TEST(OpsTest, SignatureRefusesWhatTheKernelCannotTake) {
   const auto refusal = [](OpKind kind, std::vector<Spec> inputs, Spec output) {
     OneOp t(kind, std::move(inputs), {output});
-    // Packed without the emitter's own checks, which refuse the same programs.
-    schema::ProgramT program = t.builder().take_program();
-    program.version = kFormatVersion;
-    const testing::Loaded loaded = testing::load(testing::pack_unchecked(program));
+    const testing::Loaded loaded = load_unchecked(t);
     EXPECT_FALSE(loaded.program.ok());
     return std::string(loaded.diagnostic.reason);
   };
@@ -441,9 +444,7 @@ TEST(OpsTest, LogSoftmaxRunsTheKernelAndRefusesParametersItCannotTake) {
     change(o);
     OneOp bad(OpKind::LogSoftmax, {{DataType::Int8, shape, 0.08f, 0}},
               {{DataType::Int8, shape, 16.0f / 256, 127}}, options(o));
-    schema::ProgramT program = bad.builder().take_program();
-    program.version = kFormatVersion;
-    const testing::Loaded loaded = testing::load(testing::pack_unchecked(program));
+    const testing::Loaded loaded = load_unchecked(bad);
     EXPECT_FALSE(loaded.program.ok());
     EXPECT_STREQ(loaded.diagnostic.op_name, "LOG_SOFTMAX");
     return std::string(loaded.diagnostic.reason);
@@ -685,9 +686,7 @@ TEST(OpsTest, TableLookupRunsItsTableAndRefusesAMissingOne) {
       o.table = std::make_unique<schema::Region>(bad.builder().add_constant_bytes(bytes));
     }
     bad.builder().op(0).options.Set(std::move(o));
-    schema::ProgramT program = bad.builder().take_program();
-    program.version = kFormatVersion;
-    const testing::Loaded loaded = testing::load(testing::pack_unchecked(program));
+    const testing::Loaded loaded = load_unchecked(bad);
     EXPECT_FALSE(loaded.program.ok());
     EXPECT_STREQ(loaded.diagnostic.op_name, "MoteTableLookup");
     return std::string(loaded.diagnostic.reason);
@@ -754,9 +753,7 @@ TEST(OpsTest, DataMovementLoadChecksRefuseReadsOutsideTheInput) {
   const auto refusal = [](OpKind kind, std::vector<Spec> inputs, std::vector<Spec> outputs,
                           schema::OpOptionsUnion o) {
     OneOp t(kind, std::move(inputs), std::move(outputs), std::move(o));
-    schema::ProgramT program = t.builder().take_program();
-    program.version = kFormatVersion;
-    const testing::Loaded loaded = testing::load(testing::pack_unchecked(program));
+    const testing::Loaded loaded = load_unchecked(t);
     EXPECT_FALSE(loaded.program.ok());
     return std::string(loaded.diagnostic.reason);
   };
