@@ -69,11 +69,11 @@ def check_model(args, module, name):
         x.tofile(input_paths[-1])
     ort_default = os.path.join(work, name + ".ort-default.bin")
     ort_plain = os.path.join(work, name + ".ort-disabled.bin")
-    env = dict(os.environ, MOTE_ORT_MODULE=module,
-               MOTE_ORT_INPUT_SHAPES=json.dumps([i["shape"] for i in inputs]))
+    env = dict(os.environ, MOTE_ORT_MODULE=module)
     if uint8_input:
-        del env["MOTE_ORT_INPUT_SHAPES"]
         env.update(MOTE_ORT_INPUT_TYPE="uint8", MOTE_ORT_INPUT_SHAPE=json.dumps(inputs[0]["shape"]))
+    else:
+        env["MOTE_ORT_INPUT_SHAPES"] = json.dumps([i["shape"] for i in inputs])
     # A uint8 output ("output_type") is compared in its integers (output_scale 1).
     output_type = np.uint8 if meta.get("output_type") == "uint8" else np.float32
     # "reference": the model ONNX Runtime runs instead, the same by ONNX's definition (it
