@@ -225,7 +225,7 @@ std::vector<int8_t> reduce(const ir::Graph& g, const ir::Operator& op,
 }
 
 // ARG_MAX / ARG_MIN: index 0, replaced only by a strictly greater (smaller) value; the int32
-// indices' little-endian bytes.
+// (or int64, as the output's type says) indices' little-endian bytes.
 std::vector<int8_t> arg_min_max(const ir::Graph& g, const ir::Operator& op,
                                 const std::vector<int8_t>& input) {
   const auto& shape = g.tensors[op.inputs[0]].shape;
@@ -245,9 +245,11 @@ std::vector<int8_t> arg_min_max(const ir::Graph& g, const ir::Operator& op,
         const int8_t v = input[(o * n + k) * inner + i], b = input[(o * n + best) * inner + i];
         if (op.type == ir::OpType::kArgMin ? v < b : v > b) best = static_cast<int32_t>(k);
       }
-      int8_t bytes[4];
-      std::memcpy(bytes, &best, 4);
-      out.insert(out.end(), bytes, bytes + 4);
+      const int64_t index = best;
+      int8_t bytes[8];
+      std::memcpy(bytes, &index, 8);
+      const bool int64 = g.tensors[op.outputs[0]].type == ir::DataType::kInt64;
+      out.insert(out.end(), bytes, bytes + (int64 ? 8 : 4));
     }
   return out;
 }
@@ -544,6 +546,7 @@ ir::Graph operator_model() {
   b.mark_output(b.add_reduce_max(l, {2}, true));               // [1,8,1,4]
   b.mark_output(b.add_arg_min_max(l, 3));                      // [1,8,8] int32
   b.mark_output(b.add_arg_min_max(l, 1, true));                // [1,8,4] int32
+  b.mark_output(b.add_arg_min_max(l, 2, false, ir::DataType::kInt64));  // [1,8,4] int64
   b.mark_output(b.add_resize_bilinear(x, 7, 9, false, true));  // [1,7,9,3]
   // The data-movement operators on MINIMUM's [1,8,8,4] result.
   ir::StridedSliceOptions masks;

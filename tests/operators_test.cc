@@ -37,11 +37,11 @@ TEST(Operators, ReferenceOutputIsNotTrivial) {
   const auto reference =
       testing::operator_model_reference(graph, testing::operator_model_input(graph));
   // The three 8x8x4 results and the seven activations' (8x8x4 each, LOG_SOFTMAX's last), then
-  // SUM [1,8,4], REDUCE_MAX [1,8,1,4], ARG_MAX [1,8,8] and ARG_MIN [1,8,4] (int32),
-  // RESIZE_BILINEAR [1,7,9,3]; then the data-movement operators' (below).
+  // SUM [1,8,4], REDUCE_MAX [1,8,1,4], ARG_MAX [1,8,8] and ARG_MIN [1,8,4] (int32), ARG_MAX
+  // [1,8,4] (int64), RESIZE_BILINEAR [1,7,9,3]; then the data-movement operators' (below).
   const size_t sizes[] = {256, 256, 256, 256, 256, 256, 256, 256, 256, 256,
-                          32,  32,  64 * 4, 32 * 4, 7 * 9 * 3};
-  const size_t min_distinct[] = {10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 8, 4, 4, 10};
+                          32,  32,  64 * 4, 32 * 4, 32 * 8, 7 * 9 * 3};
+  const size_t min_distinct[] = {10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 8, 4, 4, 4, 10};
   size_t offset = 0;
   for (size_t output = 0; output < std::size(sizes); ++output) {
     ASSERT_LE(offset + sizes[output], reference.size());

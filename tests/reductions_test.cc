@@ -137,9 +137,9 @@ std::vector<uint8_t> slow_max(const std::vector<int32_t>& dims, const std::vecto
 }
 
 // ARG_MAX / ARG_MIN (reference_ops::ArgMinMax): index 0, replaced only by a strictly greater
-// (smaller) value; int32 indices, little-endian bytes.
+// (smaller) value; int32 (or, with `int64`, int64) indices, little-endian bytes.
 std::vector<uint8_t> slow_arg(const std::vector<int32_t>& dims, int32_t axis, bool arg_min,
-                              const std::vector<uint8_t>& input) {
+                              const std::vector<uint8_t>& input, bool int64 = false) {
   const int rank = static_cast<int>(dims.size());
   if (axis < 0) axis += rank;
   size_t outer = 1, inner = 1;
@@ -157,9 +157,10 @@ std::vector<uint8_t> slow_arg(const std::vector<int32_t>& dims, int32_t axis, bo
           best_index = a;
         }
       }
-      uint8_t bytes[4];
-      std::memcpy(bytes, &best_index, 4);
-      out.insert(out.end(), bytes, bytes + 4);
+      const int64_t index = best_index;
+      uint8_t bytes[8];
+      std::memcpy(bytes, &index, 8);  // little-endian: the int32's bytes, then its sign
+      out.insert(out.end(), bytes, bytes + (int64 ? 8 : 4));
     }
   return out;
 }
@@ -285,18 +286,22 @@ TEST(ArgMinMax, AnyAxisWithTiesMatchesTfLite) {
   uint32_t seed = 200;
   for (const Case& k : cases) {
     for (const bool arg_min : {false, true}) {
-      builder::ModelBuilder b;
-      const builder::TensorId x = b.add_input(k.dims, ir::DataType::kInt8, 0.1f, 3);
-      b.mark_output(b.add_arg_min_max(x, k.axis, arg_min));
-      const ir::Graph graph = b.build();
-      EXPECT_EQ(graph.tensors[graph.outputs[0]].type, ir::DataType::kInt32);
-      // A few distinct values only, so that extremes tie and the first index must win.
-      const std::vector<uint8_t> input = random_bytes(product(k.dims), ++seed, -3, 3);
-      const std::vector<uint8_t> expected = slow_arg(k.dims, k.axis, arg_min, input);
-      for (const char* cpu : kCpus) {
-        EXPECT_EQ(compile_and_run(graph, cpu, input), expected)
-            << cpu << " dims " << ir::shape_string(k.dims) << " axis " << k.axis
-            << (arg_min ? " ARG_MIN" : " ARG_MAX");
+      // int64 indices: TFLite's output_type INT64, ONNX's ArgMax.
+      for (const bool int64 : {false, true}) {
+        builder::ModelBuilder b;
+        const builder::TensorId x = b.add_input(k.dims, ir::DataType::kInt8, 0.1f, 3);
+        const ir::DataType index = int64 ? ir::DataType::kInt64 : ir::DataType::kInt32;
+        b.mark_output(b.add_arg_min_max(x, k.axis, arg_min, index));
+        const ir::Graph graph = b.build();
+        EXPECT_EQ(graph.tensors[graph.outputs[0]].type, index);
+        // A few distinct values only, so that extremes tie and the first index must win.
+        const std::vector<uint8_t> input = random_bytes(product(k.dims), ++seed, -3, 3);
+        const std::vector<uint8_t> expected = slow_arg(k.dims, k.axis, arg_min, input, int64);
+        for (const char* cpu : kCpus) {
+          EXPECT_EQ(compile_and_run(graph, cpu, input), expected)
+              << cpu << " dims " << ir::shape_string(k.dims) << " axis " << k.axis
+              << (arg_min ? " ARG_MIN" : " ARG_MAX") << (int64 ? " int64" : " int32");
+        }
       }
     }
   }
@@ -365,6 +370,7 @@ TEST(Reductions, OneModelRoundTripsThroughTflite) {
   b.mark_output(b.add_reduce_max(x, {2, 3}, true));
   b.mark_output(b.add_arg_min_max(x, -1));
   b.mark_output(b.add_arg_min_max(x, 0, true));
+  b.mark_output(b.add_arg_min_max(x, 2, false, ir::DataType::kInt64));
   b.mark_output(b.add_resize_bilinear(x, 7, 5, false, true));
   const ir::Graph graph = b.build();
   EXPECT_EQ(tflite::read_model(builder::write_model(graph)), graph);
@@ -388,16 +394,15 @@ TEST(Reductions, DefinitionsRefuseWhatTheKernelsCannotRun) {
     g.tensors[g.outputs[0]].quantization.scale = {0.2f};
     expect_refused(g, "operator 0 (REDUCE_MAX): output (tensor 2) quantization (scale 0.200000003");
   }
-  {  // ARG_MAX's int64 indices: an int64 activation is refused by validate; output_type INT64
-     // on an int32 output by the operator's definition.
+  {  // ARG_MAX's output_type must be its output's type; quantized indices are refused.
     builder::ModelBuilder b;
     const builder::TensorId x = b.add_input({1, 10}, ir::DataType::kInt8, 0.1f, 0);
     b.mark_output(b.add_arg_min_max(x, 1));
     ir::Graph g = b.graph();
     std::get<ir::ArgMinMaxOptions>(g.operators[0].options).output_type = ir::DataType::kInt64;
-    expect_refused(g, "operator 0 (ARG_MAX): output (tensor 2): int64 indices (output_type "
-                      "INT64) are not supported");
+    expect_refused(g, "operator 0 (ARG_MAX): output (tensor 2) is int32 but output_type is int64");
     g.tensors[g.outputs[0]].type = ir::DataType::kInt64;
+    g.tensors[g.outputs[0]].quantization = {{0.5f}, {0}, 0};
     expect_refused(g, "tensor 2 (arg_max_0): type int64 not supported");
   }
   {  // ARG_MIN along an axis the input does not have.

@@ -963,21 +963,25 @@ TensorId ModelBuilder::add_reduce_max(TensorId input, const std::vector<int32_t>
   return add_reducer(OpType::kReduceMax, "add_reduce_max", input, axes, keep_dims);
 }
 
-TensorId ModelBuilder::add_arg_min_max(TensorId input, int32_t axis, bool arg_min) {
+TensorId ModelBuilder::add_arg_min_max(TensorId input, int32_t axis, bool arg_min,
+                                       DataType index_type) {
   const Tensor& in = checked(input, "add_arg_min_max");
   const int32_t rank = static_cast<int32_t>(in.shape.size());
   if (axis < -rank || axis >= rank) bad_argument("add_arg_min_max: axis out of range");
+  if (index_type != DataType::kInt32 && index_type != DataType::kInt64) {
+    bad_argument("add_arg_min_max: index_type must be int32 or int64");
+  }
   std::vector<int32_t> shape = in.shape;
   shape.erase(shape.begin() + (axis < 0 ? axis + rank : axis));
   const std::string name = op_name(arg_min ? "arg_min" : "arg_max");
   const TensorId a = add_int32_constant(name + "/axis", {1}, {axis});
   Tensor t;
   t.name = name;
-  t.type = DataType::kInt32;
+  t.type = index_type;
   t.shape = std::move(shape);
   const TensorId out = add_tensor(std::move(t), {});
   return add_op(arg_min ? OpType::kArgMin : OpType::kArgMax, {input, a}, out,
-                ir::ArgMinMaxOptions{});
+                ir::ArgMinMaxOptions{index_type});
 }
 
 TensorId ModelBuilder::add_concatenation(const std::vector<TensorId>& inputs, int32_t axis) {

@@ -131,9 +131,10 @@ class ModelBuilder {
   TensorId add_sum(TensorId input, const std::vector<int32_t>& axes, bool keep_dims, float scale,
                    int32_t zero_point);
   TensorId add_reduce_max(TensorId input, const std::vector<int32_t>& axes, bool keep_dims);
-  // ARG_MAX (or ARG_MIN when `arg_min`) along `axis` (negative counts from the end): int32
-  // indices, the input's shape without the axis.
-  TensorId add_arg_min_max(TensorId input, int32_t axis, bool arg_min = false);
+  // ARG_MAX (or ARG_MIN when `arg_min`) along `axis` (negative counts from the end):
+  // `index_type` (int32 or int64) indices, the input's shape without the axis.
+  TensorId add_arg_min_max(TensorId input, int32_t axis, bool arg_min = false,
+                           ir::DataType index_type = ir::DataType::kInt32);
   TensorId add_resize_bilinear(TensorId input, int32_t height, int32_t width,
                                bool align_corners = false, bool half_pixel_centers = false);
   // Weights [out_channels, kernel_h, kernel_w, input channels], square stride; the output is

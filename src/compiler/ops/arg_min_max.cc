@@ -1,6 +1,6 @@
-// ARG_MAX and ARG_MIN of an int8 tensor along a constant axis, int32 indices out
-// (mote/kernels/arg_min_max.h: TFLite's rule, ties to the lowest index). TFLite's output_type
-// may also be INT64; the runtime holds int32 indices only, so such a model is refused.
+// ARG_MAX and ARG_MIN of an int8 tensor along a constant axis, int32 or int64 indices out as
+// the output tensor's type says (mote/kernels/arg_min_max.h: TFLite's rule, ties to the lowest
+// index).
 #include "compiler/ops/checker.h"
 #include "compiler/ops/lower_context.h"
 #include "compiler/ops/op_def.h"
@@ -55,12 +55,11 @@ void check(Checker& c) {
   if (a < -rank || a >= rank) {
     c.fail("axis " + std::to_string(a) + " out of range for rank " + std::to_string(rank));
   }
-  const Tensor& output = c.out();
-  if (output.type == DataType::kInt64 || o.output_type == DataType::kInt64) {
-    c.fail(c.out_label() + ": int64 indices (output_type INT64) are not supported; Mote's " +
-           "runtime writes int32 indices (convert with output_type int32)");
+  if (c.out().type != o.output_type) {
+    c.fail(c.out_label() + " is " + std::string(to_string(c.out().type)) + " but output_type is " +
+           std::string(to_string(o.output_type)));
   }
-  c.data_output(DataType::kInt32);
+  c.plain(Checker::kOutput, o.output_type);
   std::vector<int32_t> expected = input.shape;
   expected.erase(expected.begin() + resolved_axis(input, axis));
   c.expect_output_shape(expected);

@@ -58,8 +58,10 @@ void expect_target(const Checker& c, const std::vector<int32_t>& target, int64_t
 
 void check(Checker& c) {
   const auto& o = c.options<ir::ReshapeOptions>();
-  // int16 moves as int8 does; plain int16 and int32 (no quantization) as they are.
-  const bool plain = c.plain_move();
+  // int16 moves as int8 does; plain int16, int32 and int64 (ARG_MAX's indices, no
+  // quantization) as they are.
+  const bool plain = c.plain_move() ||
+                     (c.out().type == DataType::kInt64 && c.out().quantization.empty());
   const DataType type = plain ? c.out().type : c.activation_type();
   const Tensor& input = plain ? c.plain(0, type) : c.data_input(0, type);
   if (!plain) c.data_output(type);

@@ -26,11 +26,12 @@ void check_tensor(const Graph& g, int32_t index, bool plain_int8) {
   // int16: an activation (16x8 models, quantized; only operators with
   // OpDef::int16_activations take one), a plain integer (no quantization: the signal operators'
   // samples), a constant or a state. uint32 and uint64: plain integers (the signal operators'
-  // energies and filter-bank sums), never quantized. int64 only as a constant (16x8 biases, slice parameters).
+  // energies and filter-bank sums), never quantized. int64 as a constant (16x8 biases, slice
+  // parameters) or a plain integer (ARG_MAX's indices).
   // uint8 as an activation only (QUANTIZE reads and writes it; every other operator checks for
   // int8). int4 only as a constant (packed weights). The operators that read them check their
   // types.
-  const bool int64_ok = t.type == DataType::kInt64 && t.is_constant;
+  const bool int64_ok = t.type == DataType::kInt64 && (t.is_constant || t.quantization.empty());
   const bool uint8_ok = t.type == DataType::kUInt8 && !t.is_constant;
   const bool int4_ok = t.type == DataType::kInt4 && t.is_constant;
   const bool plain_ok = (t.type == DataType::kUInt32 || t.type == DataType::kUInt64) &&

@@ -1,5 +1,5 @@
-// ARG_MAX and ARG_MIN: int8 input, int32 indices along one axis (TFLite's rule, ties to the
-// lowest index).
+// ARG_MAX and ARG_MIN: int8 input, int32 or int64 indices along one axis (TFLite's rule, ties
+// to the lowest index).
 
 #include "mote/kernels/arg_min_max.h"
 #include "runtime/ops/op_support.h"
@@ -12,8 +12,9 @@ inline constexpr size_t kMaxArgRank = 8;
 Error check(const OpChecker& c) {
   const auto& o = c.options<schema::ArgMinMaxOptions>();
   const Tensor &x = *c.in(0), &y = c.out();
-  if (x.type() != DataType::Int8 || y.type() != DataType::Int32) {
-    return c.bad("arg_max / arg_min take int8 and write int32 indices", Error::kUnsupported);
+  if (x.type() != DataType::Int8 || (y.type() != DataType::Int32 && y.type() != DataType::Int64)) {
+    return c.bad("arg_max / arg_min take int8 and write int32 or int64 indices",
+                 Error::kUnsupported);
   }
   const size_t r = rank(x);
   if (r < 1 || r > kMaxArgRank) return c.bad("arg_max / arg_min input rank not in [1, 8]");
@@ -35,7 +36,11 @@ void invoke(const Op& op) {
   for (size_t d = 0; d < rank(x); ++d) dims[d] = dim(x, d);
   const kernels::ArgMinMaxParams p =
       kernels::prepare_arg_min_max(static_cast<int32_t>(rank(x)), dims, o.axis(), kArgMin);
-  kernels::arg_min_max(p, op.in_data<int8_t>(0), op.out_data<int32_t>());
+  if (op.out().type() == DataType::Int64) {
+    kernels::arg_min_max(p, op.in_data<int8_t>(0), op.out_data<int64_t>());
+  } else {
+    kernels::arg_min_max(p, op.in_data<int8_t>(0), op.out_data<int32_t>());
+  }
 }
 
 }  // namespace
