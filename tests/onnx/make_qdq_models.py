@@ -78,6 +78,12 @@ class Qdq:
         self.nodes.append(helper.make_node("DequantizeLinear", [qn, sn, zn], [d], **attrs))
         return d
 
+    def op_int64(self, op_type, inputs, **attrs):
+        """A node whose int64 result (ArgMax's) is not quantized."""
+        y = self.fresh(op_type.lower())
+        self.nodes.append(helper.make_node(op_type, inputs, [y], **attrs))
+        return y
+
     def op(self, op_type, inputs, scale=None, activation=None, zp=None, **attrs):
         y = self.fresh(op_type.lower())
         self.nodes.append(helper.make_node(op_type, inputs, [y], **attrs))
@@ -101,22 +107,28 @@ class Qdq:
                        strides=[stride, stride], pads=pads if pads is not None else [p, p, p, p],
                        group=group)
 
-    def save(self, out_dir, outputs, output_scale, output_shape, declared_input=None):
+    def save(self, out_dir, outputs, output_scale, output_shape, declared_input=None,
+             indices=False):
+        """`indices`: the output is int64 (ArgMax's), compared exactly (output_scale 0)."""
         out_name = "output"
         self.nodes.append(helper.make_node("Identity", [outputs], [out_name]))
         elem = TensorProto.FLOAT
         graph = helper.make_graph(
             self.nodes, self.name,
             [helper.make_tensor_value_info("input", elem, declared_input or self.input_shape)],
-            [helper.make_tensor_value_info(out_name, elem, output_shape)], self.inits)
+            [helper.make_tensor_value_info(out_name, TensorProto.INT64 if indices else elem,
+                                           output_shape)], self.inits)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", self.opset),
                                                         helper.make_opsetid("com.microsoft", 1)],
                                   producer_name="mote-tests")
         model.ir_version = self.ir_version
         onnx.save(model, os.path.join(out_dir, self.name + ".onnx"))
+        meta = {"input_shape": self.input_shape, "input_type": "float32",
+                "input_range": [-1.0, 1.0], "output_scale": output_scale}
+        if indices:
+            meta.update(output_type="int64", output_scale=0)
         with open(os.path.join(out_dir, self.name + ".json"), "w") as f:
-            json.dump({"input_shape": self.input_shape, "input_type": "float32",
-                       "input_range": [-1.0, 1.0], "output_scale": output_scale}, f)
+            json.dump(meta, f)
 
 
 def cnn(out_dir, name, uint8=False):
@@ -408,6 +420,29 @@ def field_operators(out_dir):
         x = build(g, g.conv(g.x, 8, 8, 3, per_channel=opset >= 13))  # per axis from opset 13
         scale = {"max": 0.031, "global_max_pool": 0.031, "reducesum": 0.4, "reducesum_opset11": 0.4}
         g.save(out_dir, x, scale.get(name, g.scale), shape)
+
+
+def arg_max(out_dir):
+    """ArgMax and ArgMin, int64 indices out: a segmentation head (class logits upsampled by a
+    linear Resize, ArgMax over the channels, keepdims), ArgMin without keepdims at opset 11
+    (before select_last_index), and ArgMax over the width (the NHWC logits laid out in ONNX's
+    order first: no int64 transpose)."""
+    def segmentation(g, x):
+        x = g.op("Resize", [x, "", g.const(np.array([1, 1, 2, 2], np.float32), "scales")],
+                 mode="linear", coordinate_transformation_mode="half_pixel")
+        return g.op_int64("ArgMax", [x], axis=1, keepdims=1)
+
+    cases = {
+        "qdq_argmax_segmentation": (segmentation, 13, [1, 1, 12, 12]),
+        "qdq_argmin_opset11": (lambda g, x: g.op_int64("ArgMin", [x], axis=1, keepdims=0), 11,
+                               [1, 6, 6]),
+        "qdq_argmax_width": (lambda g, x: g.op_int64("ArgMax", [x], axis=-1, keepdims=0), 13,
+                             [1, 5, 6]),
+    }
+    for name, (build, opset, shape) in cases.items():
+        g = Qdq(name, [1, 3, 6, 6], opset=opset)
+        x = build(g, g.conv(g.x, 3, 5, 3, per_channel=opset >= 13))
+        g.save(out_dir, x, 0, shape, indices=True)
 
 
 def conv1d(out_dir):
@@ -998,6 +1033,7 @@ def main():
     qoperator_pad(out)
     uint8_io(out)
     field_operators(out)
+    arg_max(out)
     conv1d(out)
     conv_transpose(out)
     recurrent(out, "qdq_lstm", "LSTM")

@@ -74,8 +74,9 @@ def check_model(args, module, name):
         env.update(MOTE_ORT_INPUT_TYPE="uint8", MOTE_ORT_INPUT_SHAPE=json.dumps(inputs[0]["shape"]))
     else:
         env["MOTE_ORT_INPUT_SHAPES"] = json.dumps([i["shape"] for i in inputs])
-    # A uint8 output ("output_type") is compared in its integers (output_scale 1).
-    output_type = np.uint8 if meta.get("output_type") == "uint8" else np.float32
+    # A uint8 output ("output_type") is compared in its integers (output_scale 1), int64
+    # indices (ArgMax's) exactly (output_scale 0).
+    output_type = {"uint8": np.uint8, "int64": np.int64}.get(meta.get("output_type"), np.float32)
     # "reference": the model ONNX Runtime runs instead, the same by ONNX's definition (it
     # refuses an LSTM's or GRU's layout 1).
     reference = os.path.join(work, meta.get("reference", name + ".onnx"))
@@ -109,9 +110,11 @@ def check_model(args, module, name):
             continue
         tolerance = step * 1.001
         outside = (m < low - tolerance) | (m > high + tolerance)
+        outside |= (step == 0) & (m != a) & (m != b)  # an index is one of ONNX Runtime's or wrong
         differ = int(np.count_nonzero((m != a) | (m != b)))
-        spread = int(np.round(np.max((high - low) / step))) if a.size else 0
-        worst = float(np.max(np.maximum(low - m, m - high) / step)) if a.size else 0.0
+        unit = np.where(step > 0, step, 1)  # indices: steps of one
+        spread = int(np.round(np.max((high - low) / unit))) if a.size else 0
+        worst = float(np.max(np.maximum(low - m, m - high) / unit)) if a.size else 0.0
         print(f"{name} {target}: {a.size} elements, {differ} differ from ONNX Runtime at all, "
               f"{int(np.count_nonzero(outside))} beyond one step of its range (worst "
               f"{max(worst, 0):.2f} steps outside; its two results differ by up to {spread} steps)")

@@ -1147,6 +1147,7 @@ class Reader {
     if (op == "Min") return max_min(OpType::kMinimum);
     if (op == "ReduceMax") return reduce(OpType::kReduceMax);
     if (op == "ReduceSum") return reduce(OpType::kSum);
+    if (op == "ArgMax" || op == "ArgMin") return arg_min_max(op == "ArgMin");
     if (op == "NonMaxSuppression" || op == "TopK") {
       bad("detection post-processing is not supported: export the model up to its raw boxes and "
           "scores (before " + op + ") and run the post-processing on the application's CPU");
@@ -2108,6 +2109,58 @@ class Reader {
       for (size_t i = 0; i < tensor(x.tensor).shape.size(); ++i) axes.push_back(static_cast<int64_t>(i));
     }
     mean(x, axes, int_attr("keepdims", 1) != 0, type);
+  }
+
+  // ArgMax and ArgMin: ARG_MAX and ARG_MIN of the int8 values (a positive scale keeps their
+  // order; ties go to the first index, ONNX's select_last_index 0), int64 indices as ONNX
+  // declares them. keepdims puts the size-1 dimension back with a free reshape.
+  void arg_min_max(bool arg_min) {
+    Value x = activation(0);
+    if (int_attr("select_last_index", 0) != 0) {
+      bad("select_last_index 1 not supported: ties go to the first index (export with "
+          "select_last_index 0)");
+    }
+    const auto rank = static_cast<int64_t>(tensor(x.tensor).shape.size());
+    const int64_t onnx = onnx_axis(int_attr("axis", 0), rank);
+    // The indices must lie in ONNX's order but for dimensions of size 1 (whose moves are free
+    // reshapes): no int64 transpose. Otherwise the int8 input is laid out in ONNX's order first.
+    if (!x.perm.empty()) {
+      std::vector<int32_t> kept;  // the ONNX dimensions larger than 1 that remain, in IR order
+      for (size_t i = 0; i < x.perm.size(); ++i) {
+        if (x.perm[i] != onnx && tensor(x.tensor).shape[i] != 1) kept.push_back(x.perm[i]);
+      }
+      if (!std::is_sorted(kept.begin(), kept.end())) x = as_plain(x);
+    }
+    const std::vector<int32_t> shape = tensor(x.tensor).shape;  // copied: tensors grow below
+    // The IR dimension holding ONNX dimension `onnx`.
+    const auto axis = static_cast<int32_t>(
+        x.perm.empty() ? onnx : std::find(x.perm.begin(), x.perm.end(), onnx) - x.perm.begin());
+    std::vector<int32_t> reduced = shape;
+    reduced.erase(reduced.begin() + axis);
+    const bool keep_dims = int_attr("keepdims", 1) != 0;
+    const std::string name = node_->output(0);
+    const int32_t a = add_int32_constant(name + "/axis", {axis});
+    const int32_t indices = add_activation(keep_dims ? name + "/indices" : name, reduced, {},
+                                           DataType::kInt64);
+    add_op(arg_min ? OpType::kArgMin : OpType::kArgMax, {x.tensor, a}, indices,
+           ir::ArgMinMaxOptions{DataType::kInt64});
+    Value result{indices, {}};
+    if (keep_dims) {
+      std::vector<int32_t> kept = shape;
+      kept[static_cast<size_t>(axis)] = 1;
+      const int32_t sh = add_int32_constant(name + "/shape", kept);
+      result.tensor = add_activation(name, kept, {}, DataType::kInt64);
+      add_op(OpType::kReshape, {indices, sh}, result.tensor, ir::ReshapeOptions{});
+      result.perm = x.perm;
+    } else if (!x.perm.empty()) {
+      // The remaining ONNX dimensions, renumbered, in IR order.
+      std::vector<int32_t> perm;
+      for (int32_t d : x.perm) {
+        if (d != onnx) perm.push_back(d > onnx ? d - 1 : d);
+      }
+      result.perm = is_identity(perm) ? std::vector<int32_t>{} : perm;
+    }
+    values_[name] = result;
   }
 
   void activation_node() {

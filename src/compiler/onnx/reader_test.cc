@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -604,6 +605,62 @@ TEST(OnnxReader, ReduceSumAndPostProcessing) {
   nms.output("values", {1, 3, 4, 2});
   EXPECT_THAT(error_of(nms.bytes()), HasSubstr("detection post-processing is not supported: export "
                                                "the model up to its raw boxes and scores (before TopK)"));
+}
+
+// ArgMax (a segmentation head's class map) is ARG_MAX of the int8 values with int64 indices, as
+// ONNX declares them; the indices never need a transpose (an int64 one Mote does not have).
+TEST(OnnxReader, ArgMaxGivesInt64IndicesWithoutTransposingThem) {
+  auto model = [](int64_t axis, int64_t keepdims, std::vector<int64_t> shape, int64_t last = 0) {
+    Model m = conv_model();
+    auto* n = m.node("ArgMax", {"y"}, {"z"});
+    Model::integer(n, "axis", axis);
+    Model::integer(n, "keepdims", keepdims);
+    if (last != 0) Model::integer(n, "select_last_index", last);
+    m.output("z", std::move(shape));
+    m.element_type("z", ::onnx::TensorProto::INT64);
+    return m;
+  };
+  auto arg_max = [](const ir::Graph& g) -> const ir::Operator& {
+    for (const auto& op : g.operators) {
+      if (op.type == ir::OpType::kArgMax) return op;
+    }
+    throw std::runtime_error("no ARG_MAX");
+  };
+  auto axis_of = [](const ir::Graph& g, const ir::Operator& op) {
+    int32_t axis = -1;
+    std::memcpy(&axis, g.tensors[op.inputs[1]].data.data(), 4);
+    return axis;
+  };
+  auto transposes_int8_only = [](const ir::Graph& g) {
+    for (const auto& op : g.operators) {
+      if (op.type == ir::OpType::kTranspose && g.tensors[op.inputs[0]].type != ir::DataType::kInt8) {
+        return false;
+      }
+    }
+    return true;
+  };
+  // (conv_model's float output 'y' comes first; 'z' is the last output.)
+  // Over the channels, keepdims: ARG_MAX along NHWC's last axis, [1,4,4] -> [1,4,4,1] -> the
+  // NCHW output [1,1,4,4] by free reshapes.
+  const ir::Graph channels = read_model(model(1, 1, {1, 1, 4, 4}).bytes());
+  const ir::Operator& a = arg_max(channels);
+  EXPECT_EQ(axis_of(channels, a), 3);
+  EXPECT_EQ(channels.tensors[a.outputs[0]].type, ir::DataType::kInt64);
+  EXPECT_EQ(channels.tensors[a.outputs[0]].shape, (std::vector<int32_t>{1, 4, 4}));
+  const ir::Tensor& out = channels.tensors[channels.outputs.back()];
+  EXPECT_EQ(out.type, ir::DataType::kInt64);
+  EXPECT_EQ(out.shape, (std::vector<int32_t>{1, 1, 4, 4}));
+  EXPECT_TRUE(transposes_int8_only(channels));
+  // Over the width, no keepdims: the int8 logits are laid out in ONNX's order first.
+  const ir::Graph width = read_model(model(-1, 0, {1, 3, 4}).bytes());
+  const ir::Operator& w = arg_max(width);
+  EXPECT_EQ(width.tensors[w.inputs[0]].shape, (std::vector<int32_t>{1, 3, 4, 4}));
+  EXPECT_EQ(axis_of(width, w), 3);
+  EXPECT_EQ(width.tensors[width.outputs.back()].shape, (std::vector<int32_t>{1, 3, 4}));
+  EXPECT_TRUE(transposes_int8_only(width));
+  EXPECT_THAT(error_of(model(1, 1, {1, 1, 4, 4}, 1).bytes()),
+              HasSubstr("select_last_index 1 not supported: ties go to the first index"));
+  EXPECT_THAT(error_of(model(4, 1, {1, 1, 4, 4}).bytes()), HasSubstr("axis 4 out of range for rank 4"));
 }
 
 // The QOperator form pads the quantized tensor itself: its constant value is the uint8 zero
