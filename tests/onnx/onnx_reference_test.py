@@ -12,7 +12,8 @@ python3-onnx, Node.js or onnxruntime-node is missing.
 Usage: onnx_reference_test.py --mote BUILD/mote --work DIR [--torch] [--target cortex-m4 ...]
        [--model NAME ...]
        onnx_reference_test.py --mote BUILD/mote --work DIR --field MODEL.onnx [--field ...]
-       (a model from elsewhere: a report of its outputs against ONNX Runtime's)
+       [--field-input INPUT.bin] (a model from elsewhere: a report of its outputs against ONNX
+       Runtime's, and of a third implementation's, ONNX's definition in numpy, qdq_numpy.py)
 """
 import argparse
 import json
@@ -43,6 +44,21 @@ def run(cmd, **kw):
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}{r.stderr}")
     return r.stdout
+
+
+def spec_outputs(path, xs):
+    """The model's outputs, concatenated, by ONNX's definition in numpy (qdq_numpy.run_graph)
+    from inputs `xs` in order; None where it lacks an operator."""
+    import onnx
+    import qdq_numpy
+    model = onnx.load(path)
+    initializers = {i.name for i in model.graph.initializer}
+    names = [i.name for i in model.graph.input if i.name not in initializers]
+    try:
+        outputs = qdq_numpy.run_graph(model, dict(zip(names, xs)))
+    except (ValueError, KeyError):
+        return None
+    return np.concatenate([np.asarray(o).reshape(-1) for o in outputs])
 
 
 def check_model(args, module, name):
@@ -97,6 +113,15 @@ def check_model(args, module, name):
     else:
         step = np.full(a.size, meta["output_scale"])
     low, high = np.minimum(a, b), np.maximum(a, b)
+    # ONNX's definition in numpy (qdq_numpy.run_graph), where it implements every operator:
+    # within one step of ONNX Runtime's range like Mote, a check of the third implementation
+    # that --field's reports set beside Mote.
+    spec = spec_outputs(reference, xs)
+    if spec is not None:
+        spec = spec.astype(output_type).astype(np.float32)
+        beyond = int(np.count_nonzero((spec < low - step * 1.001) | (spec > high + step * 1.001)))
+        print(f"{name} numpy: {beyond} elements beyond one step of ONNX Runtime's range")
+        ok = ok and beyond == 0
     for target in args.target:
         program = os.path.join(work, f"{name}-{target}.mote")
         out = os.path.join(work, f"{name}-{target}.out.bin")
@@ -147,11 +172,16 @@ def write_first_input(first, shape, base, low=-1.0, high=1.0):
 
 def check_field_model(args, module, path):
     """A model from elsewhere (not written here): its first input random (uint8, int8 or float
-    in [-1, 1], symbolic dimensions 1), every output compared with ONNX Runtime's in steps of
-    the scale of the DequantizeLinear that writes it. Prints, per output and target, how many
-    elements differ and the largest difference; a report, not a pass or fail."""
+    in [-1, 1], symbolic dimensions 1) or --field-input's bytes (a real image, say), every
+    output compared with ONNX Runtime's in steps of the scale of the DequantizeLinear that
+    writes it. Prints, per output and target, how many elements differ and the largest
+    difference; then the same for ONNX's definition evaluated in numpy (qdq_numpy.run_graph:
+    float32 tensors, float64 sums), an implementation that is neither Mote nor ONNX Runtime:
+    how far any third implementation lies from ONNX Runtime's two on this model. A report,
+    not a pass or fail."""
     import onnx
     from onnx import numpy_helper
+    import qdq_numpy
     model = onnx.load(path)
     initializers = {i.name: i for i in model.graph.initializer}
     first = [i for i in model.graph.input if i.name not in initializers][0]
@@ -159,6 +189,12 @@ def check_field_model(args, module, path):
     name = os.path.splitext(os.path.basename(path))[0]
     base = os.path.join(args.work, name)
     kind = write_first_input(first, shape, base)
+    if args.field_input:
+        shutil.copyfile(args.field_input, base + ".input.bin")
+    x = np.fromfile(base + ".input.bin", kind)
+    if x.size != int(np.prod(shape)):
+        raise RuntimeError(f"{args.field_input}: {x.size} {kind} elements, the input "
+                           f"'{first.name}' {shape} takes {int(np.prod(shape))}")
     env = dict(os.environ, MOTE_ORT_MODULE=module, MOTE_ORT_INPUT_SHAPE=json.dumps(shape),
                MOTE_ORT_INPUT_TYPE=kind)
     run(["node", os.path.join(HERE, "ort_run.js"), path, base + ".input.bin",
@@ -175,6 +211,23 @@ def check_field_model(args, module, path):
         outputs.append((o.name, count, scale))
     a = np.fromfile(base + ".ort-default.bin", np.float32)
     b = np.fromfile(base + ".ort-disabled.bin", np.float32)
+
+    def report(who, m):
+        if m.size != a.size:
+            print(f"{name} {who}: {m.size} output elements, ONNX Runtime gives {a.size}")
+            return
+        at = 0
+        for out_name, count, scale in outputs:
+            mm, aa, bb = m[at:at + count], a[at:at + count], b[at:at + count]
+            at += count
+            low, high = np.minimum(aa, bb), np.maximum(aa, bb)
+            beyond = np.maximum(low - mm, mm - high).clip(min=0)
+            steps = float(beyond.max() / scale) if scale else float(beyond.max())
+            print(f"{name} {who} output '{out_name}': {count} elements, "
+                  f"{int(np.count_nonzero((mm != aa) | (mm != bb)))} differ from ONNX Runtime, "
+                  f"{int(np.count_nonzero(beyond > scale * 1.001))} beyond one step of its range, "
+                  f"largest {steps:.2f} {'steps' if scale else '(absolute)'} outside it")
+
     shape_arg = ["--input-shape", first.name + "=" + ",".join(str(d) for d in shape)]
     for target in args.target:
         program = f"{base}-{target}.mote"
@@ -185,21 +238,13 @@ def check_field_model(args, module, path):
             continue
         run([args.mote, "run", program, "--input", base + ".input.bin", "--output",
              program + ".out"])
-        m = np.fromfile(program + ".out", np.float32)
-        if m.size != a.size:
-            print(f"{name} {target}: {m.size} output elements, ONNX Runtime gives {a.size}")
-            continue
-        at = 0
-        for out_name, count, scale in outputs:
-            mm, aa, bb = m[at:at + count], a[at:at + count], b[at:at + count]
-            at += count
-            low, high = np.minimum(aa, bb), np.maximum(aa, bb)
-            beyond = np.maximum(low - mm, mm - high).clip(min=0)
-            steps = float(beyond.max() / scale) if scale else float(beyond.max())
-            print(f"{name} {target} output '{out_name}': {count} elements, "
-                  f"{int(np.count_nonzero((mm != aa) | (mm != bb)))} differ from ONNX Runtime, "
-                  f"{int(np.count_nonzero(beyond > scale * 1.001))} beyond one step of its range, "
-                  f"largest {steps:.2f} {'steps' if scale else '(absolute)'} outside it")
+        report(target, np.fromfile(program + ".out", np.float32))
+    try:
+        spec = qdq_numpy.run_graph(model, {first.name: x.reshape(shape)})
+    except (ValueError, KeyError) as e:
+        print(f"{name} numpy: not evaluated ({e})")
+        return
+    report("numpy", np.concatenate([np.asarray(o, np.float32).reshape(-1) for o in spec]))
 
 
 # Refused models: (file, extra arguments, what the message must say).
@@ -262,6 +307,9 @@ def main():
     parser.add_argument("--field", action="append", default=[],
                         help="a quantized .onnx model from elsewhere: report how its outputs "
                              "compare with ONNX Runtime's (nothing else runs)")
+    parser.add_argument("--field-input",
+                        help="the --field model's first input as raw bytes of its type (a "
+                             "real image, say), instead of random values")
     args = parser.parse_args()
     args.target = args.target or ["cortex-m0plus", "cortex-m4", "cortex-m55"]
     try:

@@ -99,3 +99,142 @@ def run_op(op_type, inputs, attrs):
     if op_type == "GlobalAveragePool":
         return inputs[0].mean(axis=(2, 3), keepdims=True, dtype=np.float64).astype(np.float32)
     raise ValueError(f"{op_type} not implemented")
+
+
+def max_pool(x, kernel_shape, strides=None, pads=None, **_):
+    kh, kw = kernel_shape
+    sh, sw = strides or (1, 1)
+    p = pads or (0, 0, 0, 0)
+    x = np.pad(x, ((0, 0), (0, 0), (p[0], p[2]), (p[1], p[3])), constant_values=-np.inf)
+    oh, ow = (x.shape[2] - kh) // sh + 1, (x.shape[3] - kw) // sw + 1
+    y = np.full(x.shape[:2] + (oh, ow), -np.inf, np.float32)
+    for i in range(kh):
+        for j in range(kw):
+            y = np.maximum(y, x[:, :, i:i + sh * oh:sh, j:j + sw * ow:sw])
+    return y
+
+
+def softmax(x, axis):
+    e = np.exp(x.astype(np.float64) - x.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(np.float32)
+
+
+def _per_axis(v, rank, axis):
+    """A DequantizeLinear or QuantizeLinear parameter broadcast along `axis` (a scalar as is)."""
+    if v.ndim == 0 or v.size == 1:
+        return v.reshape(())
+    shape = [1] * rank
+    shape[axis] = -1
+    return v.reshape(shape)
+
+
+def run_graph(model, feeds):
+    """The whole graph in numpy as ONNX defines each operator (float32 tensors, convolution and
+    matrix sums in float64, QuantizeLinear rounding half to even): an implementation of the
+    model beside ONNX Runtime's two. `feeds`: the graph inputs by name. Returns the outputs in
+    order. ValueError for an operator or attribute it does not implement."""
+    from onnx import helper, numpy_helper
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
+    values = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    values.update(feeds)
+    types = {1: np.float32, 2: np.uint8, 3: np.int8, 6: np.int32, 7: np.int64, 9: np.bool_}
+    for node in model.graph.node:
+        xs = [values[i] if i else None for i in node.input]
+        a = {t.name: helper.get_attribute_value(t) for t in node.attribute}
+        a = {k: v.decode() if isinstance(v, bytes) else v for k, v in a.items()}
+        t = node.op_type
+        if node.domain not in ("", "ai.onnx"):
+            raise ValueError(f"{node.domain}.{t} not implemented")
+        if t == "DequantizeLinear":
+            x = xs[0]
+            zp = xs[2] if len(xs) > 2 and xs[2] is not None else np.zeros((), x.dtype)
+            axis = a.get("axis", 1) % max(x.ndim, 1)
+            y = ((x.astype(np.float32) - _per_axis(zp, x.ndim, axis).astype(np.float32))
+                 * _per_axis(xs[1], x.ndim, axis)).astype(np.float32)
+        elif t == "QuantizeLinear":
+            x = xs[0]
+            zp = xs[2] if len(xs) > 2 and xs[2] is not None else np.zeros((), np.uint8)
+            axis = a.get("axis", 1) % max(x.ndim, 1)
+            info = np.iinfo(zp.dtype)
+            q = np.rint((x / _per_axis(xs[1], x.ndim, axis)).astype(np.float32))
+            y = np.clip(q + _per_axis(zp, x.ndim, axis), info.min, info.max).astype(zp.dtype)
+        elif t in ("Identity", "Dropout"):
+            y = xs[0]
+        elif t == "Constant":
+            y = numpy_helper.to_array(a["value"])
+        elif t == "Mul":
+            y = (xs[0] * xs[1]).astype(xs[0].dtype)
+        elif t == "Sub":
+            y = (xs[0] - xs[1]).astype(xs[0].dtype)
+        elif t == "Add":
+            y = (xs[0] + xs[1]).astype(xs[0].dtype)
+        elif t == "Softmax":
+            axis = a.get("axis", -1 if opset >= 13 else 1)
+            if opset >= 13:
+                y = softmax(xs[0], axis)
+            else:  # the input flattened to 2-D at axis
+                flat = xs[0].reshape(int(np.prod(xs[0].shape[:axis])), -1)
+                y = softmax(flat, 1).reshape(xs[0].shape)
+        elif t == "Pad":
+            if a.get("mode", "constant") != "constant":
+                raise ValueError(f"Pad mode {a['mode']} not implemented")
+            pads = xs[1] if len(xs) > 1 else a["pads"]
+            value = xs[2] if len(xs) > 2 and xs[2] is not None else 0
+            r = xs[0].ndim
+            y = np.pad(xs[0], [(int(pads[k]), int(pads[k + r])) for k in range(r)],
+                       constant_values=value)
+        elif t == "Shape":
+            y = np.array(xs[0].shape, np.int64)
+        elif t == "Gather":
+            y = np.take(xs[0], xs[1], axis=a.get("axis", 0))
+        elif t == "Cast":
+            y = xs[0].astype(types[a["to"]])
+        elif t == "Slice":
+            starts, ends = xs[1], xs[2]
+            axes = xs[3] if len(xs) > 3 and xs[3] is not None else range(len(starts))
+            steps = xs[4] if len(xs) > 4 and xs[4] is not None else [1] * len(starts)
+            index = [slice(None)] * xs[0].ndim
+            for s, e, ax, st in zip(starts, ends, axes, steps):
+                index[int(ax)] = slice(int(s), int(max(min(e, 2**62), -2**62)), int(st))
+            y = xs[0][tuple(index)]
+        elif t == "Tile":
+            y = np.tile(xs[0], xs[1])
+        elif t in ("Squeeze", "Unsqueeze"):
+            axes = xs[1] if len(xs) > 1 and xs[1] is not None else a.get("axes")
+            if t == "Squeeze":
+                y = np.squeeze(xs[0], axis=None if axes is None else tuple(int(v) for v in axes))
+            else:
+                y = xs[0]
+                rank = y.ndim + len(axes)
+                for ax in sorted(int(v) % rank for v in axes):
+                    y = np.expand_dims(y, ax)
+        elif t == "Flatten":
+            axis = a.get("axis", 1)
+            y = xs[0].reshape(int(np.prod(xs[0].shape[:axis])), -1)
+        elif t in ("Gemm", "MatMul"):
+            p, q = xs[0].astype(np.float64), xs[1].astype(np.float64)
+            if a.get("transA", 0):
+                p = p.T
+            if a.get("transB", 0):
+                q = q.T
+            y = a.get("alpha", 1.0) * (p @ q)
+            if len(xs) > 2 and xs[2] is not None:
+                y = y + a.get("beta", 1.0) * xs[2]
+            y = y.astype(np.float32)
+        elif t == "MaxPool" and xs[0].ndim == 4 and a.get("auto_pad", "NOTSET") == "NOTSET" \
+                and a.get("ceil_mode", 0) == 0 and all(d == 1 for d in a.get("dilations", [1, 1])):
+            y = max_pool(xs[0], **a)
+        elif t == "Resize":
+            form = (a.get("mode", "nearest"), a.get("coordinate_transformation_mode", "half_pixel"))
+            if len(xs) < 3 or xs[2] is None or xs[2].size == 0 or form not in (
+                    ("linear", "half_pixel"), ("nearest", "asymmetric")):
+                raise ValueError(f"Resize {form} or by sizes not implemented")
+            y = resize(xs[0], xs[2], mode=form[0])
+        else:
+            if t in ("Conv", "AveragePool", "MaxPool") and (
+                    xs[0].ndim != 4 or any(d != 1 for d in a.get("dilations", [1, 1]))
+                    or a.get("auto_pad", "NOTSET") != "NOTSET"):
+                raise ValueError(f"{t} other than 2-D, undilated, explicit pads not implemented")
+            y = run_op(t, xs, a)
+        values[node.output[0]] = y
+    return [values[o.name] for o in model.graph.output]
