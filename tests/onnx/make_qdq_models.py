@@ -590,6 +590,14 @@ def qoperator_pad(out_dir):
     g.save_q(out_dir, g.qconv(x, 8, 4, 3), [1, 4, 11, 11])
 
 
+def qoperator_argmax(out_dir):
+    """The QOperator form's ArgMax: a QLinearConv's uint8 class logits read as they are (no
+    DequantizeLinear), int64 indices."""
+    g = QOperator("qop_argmax", [1, 3, 8, 8])
+    x = g.qconv(g.x, 3, 5, 3)
+    g.save(out_dir, g.qop("ArgMax", [x], axis=1, keepdims=1), 0, [1, 1, 8, 8], indices=True)
+
+
 def qoperator_softmax(out_dir):
     """QGemm then ONNX Runtime's QLinearSoftmax (com.microsoft) over a batch of 4 rows, with
     Softmax's meaning at opset 13 (the last axis) and at opset 11 (axis 1 of [4, 10])."""
@@ -1031,6 +1039,7 @@ def main():
     qoperator(out)
     qoperator_softmax(out)
     qoperator_pad(out)
+    qoperator_argmax(out)
     uint8_io(out)
     field_operators(out)
     arg_max(out)
