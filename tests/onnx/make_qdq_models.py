@@ -422,6 +422,38 @@ def field_operators(out_dir):
         g.save(out_dir, x, scale.get(name, g.scale), shape)
 
 
+def constant_arithmetic(out_dir):
+    """Arithmetic with a constant of one value between a DequantizeLinear and a QuantizeLinear,
+    as PyTorch exports x * 0.5 or x / 6 (the constant a plain float, not quantized): Add, Sub
+    (either side), Mul, Div (either side, the divisor also a dequantized constant) and Pow, each
+    a table of ONNX's float32 arithmetic."""
+    def plain(g, value, shape=()):
+        return g.const(np.full(shape, value, np.float32), "c")
+
+    def chain(g, x):
+        x = g.op("Mul", [x, plain(g, 0.5)], scale=0.02)
+        x = g.op("Add", [plain(g, 0.25, [1, 1, 1]), x], scale=0.02)  # broadcast from the left
+        x = g.op("Sub", [x, plain(g, 0.125)], scale=0.02)
+        x = g.op("Sub", [plain(g, 1.5, [1]), x], scale=0.02)
+        return g.op("Div", [x, plain(g, 6.0)], scale=0.005)
+
+    def dequantized_divisor(g, x):
+        q = g.const(np.array(40, np.int8), "c")
+        s, z = g.qparams(0.05)
+        d = g.fresh("dq")
+        g.nodes.append(helper.make_node("DequantizeLinear", [q, s, z], [d]))
+        return g.op("Div", [d, g.op("Relu", [x], scale=0.02)], scale=0.5)  # 2 / x: saturates near 0
+
+    cases = {  # the graph, and its output's scale
+        "qdq_const_arithmetic": (chain, 0.005),
+        "qdq_const_div": (dequantized_divisor, 0.5),
+        "qdq_const_pow": (lambda g, x: g.op("Pow", [x, plain(g, 2.0)], scale=0.05), 0.05),
+    }
+    for name, (build, scale) in cases.items():
+        g = Qdq(name, [1, 3, 6, 6])
+        g.save(out_dir, build(g, g.conv(g.x, 3, 4, 3)), scale, [1, 4, 6, 6])
+
+
 def arg_max(out_dir):
     """ArgMax and ArgMin, int64 indices out: a segmentation head (class logits upsampled by a
     linear Resize, ArgMax over the channels, keepdims), ArgMin without keepdims at opset 11
@@ -1042,6 +1074,7 @@ def main():
     qoperator_argmax(out)
     uint8_io(out)
     field_operators(out)
+    constant_arithmetic(out)
     arg_max(out)
     conv1d(out)
     conv_transpose(out)

@@ -168,6 +168,15 @@ def run_graph(model, feeds):
             y = (xs[0] - xs[1]).astype(xs[0].dtype)
         elif t == "Add":
             y = (xs[0] + xs[1]).astype(xs[0].dtype)
+        elif t == "Div":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                y = (xs[0] / xs[1]).astype(xs[0].dtype)
+        elif t == "Pow":
+            y = np.power(xs[0], xs[1].astype(xs[0].dtype)).astype(xs[0].dtype)
+        elif t == "Clip":
+            lo = xs[1] if len(xs) > 1 and xs[1] is not None else a.get("min", -np.inf)
+            hi = xs[2] if len(xs) > 2 and xs[2] is not None else a.get("max", np.inf)
+            y = np.clip(xs[0], lo, hi).astype(xs[0].dtype)
         elif t == "Softmax":
             axis = a.get("axis", -1 if opset >= 13 else 1)
             if opset >= 13:

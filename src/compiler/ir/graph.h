@@ -287,12 +287,15 @@ struct RnnOptions {
 // and a QuantizeLinear, run as a 256-entry table of its float definition. alpha and beta are the
 // ONNX operator's attributes where it has them (HardSigmoid's alpha and beta, Elu's, Celu's and
 // ThresholdedRelu's alpha, Selu's alpha and gamma as beta); Gelu's approximation is kGeluTanh.
+// kClip is Relu and Clip that requantize (alpha and beta its bounds). The last six are Add, Mul,
+// Div, Sub and Pow of the value and a constant c (alpha), in float32: x + c (Sub's x - c too, as
+// x + -c), x * c, x / c, c / x, c - x, x ^ c.
 enum class ElementFunction : uint8_t {
   kHardSigmoid, kElu, kSelu, kCelu, kThresholdedRelu, kSoftplus, kSoftsign, kMish, kGelu,
   kGeluTanh, kExp, kLog, kSqrt, kReciprocal, kAbs, kNeg, kErf, kSin, kCos, kFloor, kCeil, kRound,
-  kSign
+  kSign, kClip, kAddConstant, kMulConstant, kDivByConstant, kConstantDivBy, kConstantSub, kPowConstant
 };
-inline constexpr int kNumElementFunctions = static_cast<int>(ElementFunction::kSign) + 1;
+inline constexpr int kNumElementFunctions = static_cast<int>(ElementFunction::kPowConstant) + 1;
 struct TableLookupOptions {
   ElementFunction function = ElementFunction::kHardSigmoid;
   float alpha = 0, beta = 0;

@@ -1115,6 +1115,14 @@ class Reader {
     if (op == "Conv") return conv();
     if (op == "Gemm") return gemm();
     if (op == "MatMul") return matmul();
+    if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow") &&
+        constant_arithmetic()) {
+      return;
+    }
+    if (op == "Div" || op == "Pow") {
+      bad("supported only with an int8 value and a constant of one value (all its elements "
+          "equal), not with two values or a constant of several");
+    }
     if (op == "Add") return binary(OpType::kAdd);
     if (op == "Sub") return binary(OpType::kSub);
     if (op == "Mul") return binary(OpType::kMul);
@@ -1263,8 +1271,10 @@ class Reader {
 
   // An elementwise operator of one input: the output quantization is the QuantizeLinear's, or a
   // fixed one the int8 kernel writes (requantized to the QuantizeLinear's where they differ).
-  void unary(OpType type, std::optional<ir::Quantization> fixed = std::nullopt, ir::Options options = {}) {
-    const Value x = activation(0);
+  // `input`: which input is the value (the other a constant the options hold).
+  void unary(OpType type, std::optional<ir::Quantization> fixed = std::nullopt, ir::Options options = {},
+             int input = 0) {
+    const Value x = activation(input);
     const Sink s = sink(node_->output(0), false);
     const ir::Quantization q = fixed ? *fixed : required(s, node_->output(0)).ir();
     const int32_t out = add_activation(fixed ? node_->output(0) : s.name, tensor(x.tensor).shape, q);
@@ -1306,6 +1316,51 @@ class Reader {
       else if (approximate != "none") bad("approximate '" + printable(approximate) + "' not supported (none or tanh)");
     }
     unary(OpType::kTableLookup, std::nullopt, o);
+  }
+
+  // Add, Sub, Mul, Div or Pow of an int8 value and a constant whose elements are all one value c
+  // (a plain float, as PyTorch exports x * 0.5 or x / 6; for Div and Pow a dequantized one too),
+  // the result quantized: a function of the value alone, a MoteTableLookup of ONNX's float32
+  // arithmetic. False when the node is not of that form: Add, Sub and Mul of two values or of a
+  // quantized constant are Mote's binary kernels.
+  bool constant_arithmetic() {
+    const std::string& op = node_->op_type();
+    if (node_->input_size() != 2 || is_activation(0) == is_activation(1)) return false;
+    const int k = is_activation(0) ? 1 : 0;  // the constant's input
+    const bool dequantized = dq_constants_.count(input_name(k)) != 0;
+    if (!dequantized && constant(input_name(k)) == nullptr) return false;
+    if (dequantized && (op == "Add" || op == "Sub" || op == "Mul")) return false;
+    const QuantConstant c = quant_constant(k);
+    if (c.q.scale.size() > 1 || c.data.count() < 1) return false;
+    const std::vector<double> values = c.data.values();
+    auto real = [&](double v) {  // as DequantizeLinear gives it, in float32
+      if (!dequantized) return static_cast<float>(v);
+      return static_cast<float>(v - c.data.uint8_shift() - c.q.zero_point[0]) * c.q.scale[0];
+    };
+    const float value = real(values[0]);
+    for (double v : values) {
+      if (real(v) != value) return false;
+    }
+    // The constant broadcasts without growing the value: its dimensions, from the right, 1 or
+    // the value's.
+    const std::vector<int64_t> xs = onnx_shape(activation(1 - k));
+    const std::vector<int64_t>& cs = c.data.dims;
+    if (cs.size() > xs.size()) return false;
+    for (size_t i = 1; i <= cs.size(); ++i) {
+      if (cs[cs.size() - i] != 1 && cs[cs.size() - i] != xs[xs.size() - i]) return false;
+    }
+    using F = ir::ElementFunction;
+    ir::TableLookupOptions o{F::kAddConstant, value, 0};
+    if (op == "Sub") o = k == 1 ? ir::TableLookupOptions{F::kAddConstant, -value, 0}
+                                : ir::TableLookupOptions{F::kConstantSub, value, 0};
+    if (op == "Mul") o.function = F::kMulConstant;
+    if (op == "Div") o.function = k == 1 ? F::kDivByConstant : F::kConstantDivBy;
+    if (op == "Pow") {
+      if (k == 0) bad("Pow of a constant base not supported (only a value to a constant power)");
+      o.function = F::kPowConstant;
+    }
+    unary(OpType::kTableLookup, std::nullopt, o, 1 - k);
+    return true;
   }
 
   void sigmoid() { table_unary(OpType::kLogistic, ir::Quantization{{1.0f / 256}, {-128}, 0}); }
@@ -2163,13 +2218,29 @@ class Reader {
     values_[name] = result;
   }
 
+  // Relu and Clip not fused into the operator before them: RELU or RELU6 where the output keeps
+  // the input's quantization (nothing rounds). Rounding once, one that requantizes, or a Clip of
+  // other constant bounds, is a table of ONNX's float function, which rounds half to even as
+  // the QuantizeLinear after it (TFLite's RELU rounds half away from zero: a step off at every
+  // tie, and a scale ratio like 1.25 makes ties common).
   void activation_node() {
     const Value x = activation(0);
     const auto act = fusable_activation(*node_);
-    if (!act || *act == ir::Activation::kReluN1To1) bad("only Relu and Clip(0, 6) are supported here");
     const Sink s = sink(node_->output(0), false);
+    const ir::Quantization q = s.q ? s.q->ir() : tensor(x.tensor).quantization;
+    const bool plain = act && *act != ir::Activation::kReluN1To1 && q == tensor(x.tensor).quantization;
+    if (g_.round_once && !plain) {
+      const auto bounds = node_->op_type() == "Relu"
+                              ? std::make_pair(0.0f, std::numeric_limits<float>::infinity())
+                              : clip_bounds(*node_);
+      if (!bounds) bad("Clip's bounds must be constants");
+      constexpr float kMax = std::numeric_limits<float>::max();  // no bound: float's range
+      const ir::TableLookupOptions o{ir::ElementFunction::kClip, std::clamp(bounds->first, -kMax, kMax),
+                                     std::clamp(bounds->second, -kMax, kMax)};
+      return unary(OpType::kTableLookup, q, o);
+    }
+    if (!act || *act == ir::Activation::kReluN1To1) bad("only Relu and Clip(0, 6) are supported here");
     const ir::Tensor& in = tensor(x.tensor);
-    const ir::Quantization q = s.q ? s.q->ir() : in.quantization;
     const int32_t out = add_activation(s.name, in.shape, q);
     add_op(*act == ir::Activation::kRelu6 ? OpType::kRelu6 : OpType::kRelu, {x.tensor}, out);
     values_[s.name] = {out, x.perm};

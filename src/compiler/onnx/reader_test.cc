@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -429,7 +430,8 @@ TEST(OnnxReader, Uint8InputsAndOutputsKeepTheirType) {
   m.node("Relu", {"xd"}, {"r"});
   m.node("QuantizeLinear", {"r", "s", "yz"}, {"y"});
   const ir::Graph g = read_model(m.bytes());
-  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kRelu, ir::OpType::kQuantize));
+  // The Relu moves the zero point (130 to 7): a table of its clamp (it requantizes).
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kTableLookup, ir::OpType::kQuantize));
   const ir::Tensor& in = g.tensors[static_cast<size_t>(g.inputs.at(0))];
   EXPECT_EQ(in.type, ir::DataType::kUInt8);
   EXPECT_EQ(in.name, "x");
@@ -605,6 +607,80 @@ TEST(OnnxReader, ReduceSumAndPostProcessing) {
   nms.output("values", {1, 3, 4, 2});
   EXPECT_THAT(error_of(nms.bytes()), HasSubstr("detection post-processing is not supported: export "
                                                "the model up to its raw boxes and scores (before TopK)"));
+}
+
+// A Relu or Clip on its own: RELU where the quantization stays (nothing rounds); rounding once,
+// one that requantizes, or a Clip of other bounds, is a table of the clamp (rounding half to
+// even as ONNX's QuantizeLinear); with TFLite's rounding, RELU requantizing, other Clips refused.
+TEST(OnnxReader, ARequantizingReluOrAnyClipIsATableOfTheClamp) {
+  auto model = [](const std::string& op, float out_scale, float lo = 0, float hi = 6) {
+    Model m = conv_model();
+    m.scale("act", out_scale, -128);
+    if (op == "Clip") {
+      m.constant<float>("lo", {}, {lo}, ::onnx::TensorProto::FLOAT);
+      m.constant<float>("hi", {}, {hi}, ::onnx::TensorProto::FLOAT);
+      m.node("Clip", {"y", "lo", "hi"}, {"r2"});
+    } else {
+      m.node("Relu", {"y"}, {"r2"});
+    }
+    m.qdq("r2", "act", "z");
+    m.output("z", {1, 3, 4, 4});
+    return m;
+  };
+  auto clip_of = [](const ir::Graph& g) {
+    for (const auto& op : g.operators) {
+      if (op.type == ir::OpType::kTableLookup) return std::get<ir::TableLookupOptions>(op.options);
+    }
+    throw std::runtime_error("no table");
+  };
+  constexpr float kMax = std::numeric_limits<float>::max();
+  // conv_model's 'y' is quantized at 0.1 and -128: the same keeps RELU.
+  EXPECT_THAT(types(read_model(model("Relu", 0.1f).bytes())), ::testing::Contains(ir::OpType::kRelu));
+  EXPECT_EQ(clip_of(read_model(model("Relu", 0.08f).bytes())),
+            (ir::TableLookupOptions{ir::ElementFunction::kClip, 0, kMax}));
+  EXPECT_EQ(clip_of(read_model(model("Clip", 0.1f, -1, 1).bytes())),
+            (ir::TableLookupOptions{ir::ElementFunction::kClip, -1, 1}));
+  ImportOptions tflite;
+  tflite.tflite_rounding = true;
+  EXPECT_THAT(types(read_model(model("Relu", 0.08f).bytes(), tflite)), ::testing::Contains(ir::OpType::kRelu));
+  EXPECT_THAT(error_of(model("Clip", 0.1f, -1, 1).bytes(), tflite),
+              HasSubstr("only Relu and Clip(0, 6) are supported here"));
+}
+
+// Arithmetic with a constant of one value (PyTorch's x * 0.5, x / 6: a plain float) is a table
+// of ONNX's float32 arithmetic, whichever side the constant is on.
+TEST(OnnxReader, ArithmeticWithAConstantOfOneValueIsATable) {
+  auto model = [](const std::string& op, bool constant_first, std::vector<float> c = {0.5f}) {
+    Model m = conv_model();
+    m.constant<float>("k", {static_cast<int64_t>(c.size()), 1, 1}, c, ::onnx::TensorProto::FLOAT);
+    m.node(op, constant_first ? std::vector<std::string>{"k", "y"} : std::vector<std::string>{"y", "k"},
+           {"ar"});
+    m.qdq("ar", "out", "z");
+    m.output("z", {1, 3, 4, 4});
+    return m;
+  };
+  auto table = [](const Model& m) {
+    const ir::Graph g = read_model(m.bytes());
+    for (const auto& op : g.operators) {
+      if (op.type == ir::OpType::kTableLookup) return std::get<ir::TableLookupOptions>(op.options);
+    }
+    throw std::runtime_error("no table");
+  };
+  using F = ir::ElementFunction;
+  EXPECT_EQ(table(model("Mul", true)), (ir::TableLookupOptions{F::kMulConstant, 0.5f, 0}));
+  EXPECT_EQ(table(model("Add", false)), (ir::TableLookupOptions{F::kAddConstant, 0.5f, 0}));
+  EXPECT_EQ(table(model("Sub", false)), (ir::TableLookupOptions{F::kAddConstant, -0.5f, 0}));
+  EXPECT_EQ(table(model("Sub", true)), (ir::TableLookupOptions{F::kConstantSub, 0.5f, 0}));
+  EXPECT_EQ(table(model("Div", false)), (ir::TableLookupOptions{F::kDivByConstant, 0.5f, 0}));
+  EXPECT_EQ(table(model("Div", true)), (ir::TableLookupOptions{F::kConstantDivBy, 0.5f, 0}));
+  EXPECT_EQ(table(model("Pow", false, {2.0f, 2.0f, 2.0f})),
+            (ir::TableLookupOptions{F::kPowConstant, 2.0f, 0}));
+  EXPECT_THAT(error_of(model("Pow", true).bytes()), HasSubstr("Pow of a constant base not supported"));
+  // A constant of several values is no function of the value alone.
+  EXPECT_THAT(error_of(model("Mul", false, {0.5f, 1.0f, 2.0f}).bytes()),
+              HasSubstr("input 1 must be a per-tensor quantized constant"));
+  EXPECT_THAT(error_of(model("Div", false, {0.5f, 1.0f, 2.0f}).bytes()),
+              HasSubstr("supported only with an int8 value and a constant of one value"));
 }
 
 // ArgMax (a segmentation head's class map) is ARG_MAX of the int8 values with int64 indices, as

@@ -10,7 +10,9 @@ namespace mote::ops {
 
 struct ElementFunctionInfo {
   ir::ElementFunction function;
-  const char* onnx_name;  // ONNX's operator (Gelu's tanh approximation: "Gelu" too)
+  // ONNX's operator (Gelu's tanh approximation: "Gelu" too); for arithmetic with a constant,
+  // the formula, c standing for alpha, and no operator (element_function(name) never gives it).
+  const char* onnx_name;
   // The ONNX attributes that become TableLookupOptions' alpha and beta (null: none), and their
   // defaults.
   const char* alpha_attribute;

@@ -71,9 +71,9 @@ class LowerContext {
   }
 
   // An int8 -> int8 table (kernels::lookup_table, indexed by (uint8)x) of f as ONNX defines the
-  // quantized operator: the input dequantized in float32, f, the result divided by the output
-  // scale, rounded half to even, plus the zero point, saturated (-128 where f is NaN). Written to
-  // the constant pool.
+  // quantized operator: the input dequantized in float32, f (its result taken to float32), the
+  // result divided by the output scale in float32, rounded half to even, plus the zero point,
+  // saturated (-128 where f is NaN). Written to the constant pool.
   schema::Region onnx_table(const std::function<double(double)>& f);
 
   // The clamp of a fused activation in the output's quantized domain.

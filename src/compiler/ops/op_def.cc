@@ -316,13 +316,16 @@ kernels::ActivationRange LowerContext::activation_range(ir::Activation activatio
 schema::Region LowerContext::onnx_table(const std::function<double(double)>& f) {
   const float in_scale = scale_of(in(0));
   const int32_t in_zero = zero_point_of(in(0));
-  const double out_scale = scale_of(out());
+  const float out_scale = scale_of(out());
   const int32_t out_zero = zero_point_of(out());
   std::vector<int8_t> table(256);
   for (int32_t i = 0; i < 256; ++i) {
     const int32_t q = static_cast<int8_t>(static_cast<uint8_t>(i));
     const float real = static_cast<float>(q - in_zero) * in_scale;  // DequantizeLinear
-    const double y = std::nearbyint(f(real) / out_scale) + out_zero;
+    // The float operator's float32 result, divided in float32 as QuantizeLinear divides: a
+    // quotient that float32 rounds onto a half (0.05f / 0.02f is 2.5) rounds to even.
+    const float value = static_cast<float>(f(real));
+    const double y = std::nearbyint(value / out_scale) + out_zero;
     // Where f is undefined (NaN: Log or Sqrt of a negative), the lowest value.
     table[static_cast<size_t>(i)] =
         std::isnan(y) ? int8_t{-128} : static_cast<int8_t>(std::clamp(y, -128.0, 127.0));

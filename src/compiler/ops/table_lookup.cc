@@ -3,6 +3,7 @@
 // function in floating point, the result quantized to the output (LowerContext::onnx_table).
 // Only the ONNX reader makes it; a .tflite holds it as a custom operator.
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "compiler/ops/checker.h"
@@ -44,12 +45,25 @@ constexpr ElementFunctionInfo kFunctions[] = {
     {ElementFunction::kCeil, "Ceil", nullptr, 0, nullptr, 0},
     {ElementFunction::kRound, "Round", nullptr, 0, nullptr, 0},
     {ElementFunction::kSign, "Sign", nullptr, 0, nullptr, 0},
+    // Bounds beyond float's range stand for none (alpha and beta must be finite).
+    {ElementFunction::kClip, "Clip", "min", -std::numeric_limits<float>::max(), "max",
+     std::numeric_limits<float>::max()},
+    {ElementFunction::kAddConstant, "x + c", nullptr, 0, nullptr, 0},
+    {ElementFunction::kMulConstant, "x * c", nullptr, 0, nullptr, 0},
+    {ElementFunction::kDivByConstant, "x / c", nullptr, 0, nullptr, 0},
+    {ElementFunction::kConstantDivBy, "c / x", nullptr, 0, nullptr, 0},
+    {ElementFunction::kConstantSub, "c - x", nullptr, 0, nullptr, 0},
+    {ElementFunction::kPowConstant, "x ^ c", nullptr, 0, nullptr, 0},
 };
+
+// Arithmetic with a constant: its formula stands for the function, with c = alpha.
+bool has_constant(ElementFunction f) { return f >= ElementFunction::kAddConstant; }
 static_assert(std::size(kFunctions) == ir::kNumElementFunctions);
 
 std::string function_text(const ir::TableLookupOptions& o) {
   const ElementFunctionInfo& f = element_function(o.function);
   std::string text = f.onnx_name;
+  if (has_constant(o.function)) return text + " with c " + num(o.alpha);
   if (o.function == ElementFunction::kGeluTanh) text += " (tanh approximation)";
   if (f.alpha_attribute != nullptr) text += std::string(" ") + f.alpha_attribute + " " + num(o.alpha);
   if (f.beta_attribute != nullptr) text += std::string(" ") + f.beta_attribute + " " + num(o.beta);
@@ -99,6 +113,7 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
   const ElementFunctionInfo& f = element_function(o.function);
   d.add(function_text(o) + " as a 256-entry table");
   d.json["function"] = f.onnx_name;
+  if (has_constant(o.function)) d.json["c"] = o.alpha;
   if (o.function == ElementFunction::kGeluTanh) d.json["approximate"] = "tanh";
   if (f.alpha_attribute != nullptr) d.json[f.alpha_attribute] = o.alpha;
   if (f.beta_attribute != nullptr) d.json[f.beta_attribute] = o.beta;
@@ -108,7 +123,7 @@ void describe(const ir::Graph&, const ir::Operator& op, Description& d) {
 
 const ElementFunctionInfo* element_function(std::string_view onnx_name) {
   for (const ElementFunctionInfo& f : kFunctions) {
-    if (onnx_name == f.onnx_name) return &f;
+    if (!has_constant(f.function) && onnx_name == f.onnx_name) return &f;
   }
   return nullptr;
 }
@@ -146,6 +161,14 @@ double evaluate(const ir::TableLookupOptions& o, double x) {
     case ElementFunction::kCeil: return std::ceil(x);
     case ElementFunction::kRound: return std::nearbyint(x);  // half to even
     case ElementFunction::kSign: return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+    case ElementFunction::kClip: return std::fmin(std::fmax(x, a), o.beta);
+    // In float32, as ONNX's float operator computes them on the dequantized float32 value.
+    case ElementFunction::kAddConstant: return static_cast<float>(x) + o.alpha;
+    case ElementFunction::kMulConstant: return static_cast<float>(x) * o.alpha;
+    case ElementFunction::kDivByConstant: return static_cast<float>(x) / o.alpha;
+    case ElementFunction::kConstantDivBy: return o.alpha / static_cast<float>(x);
+    case ElementFunction::kConstantSub: return o.alpha - static_cast<float>(x);
+    case ElementFunction::kPowConstant: return std::pow(static_cast<float>(x), o.alpha);
   }
   return NAN;
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "compiler/ops/element_functions.h"
 #include "compiler/ops/lower_context.h"
@@ -14,14 +15,17 @@ namespace {
 
 using ir::ElementFunction;
 
-// [1, 4] int8 -> int8 through `o`, input scale 0.05 zero point 3, output 1/64 and -10; lowered.
-std::vector<int8_t> lowered_table(const ir::TableLookupOptions& o) {
+// [1, 4] int8 -> int8 through `o`, input scale 0.05 zero point 3, output 1/64 and -10 (unless
+// given); lowered.
+std::vector<int8_t> lowered_table(const ir::TableLookupOptions& o,
+                                  const ir::Quantization& in = {{0.05f}, {3}, 0},
+                                  const ir::Quantization& out_q = {{1.0f / 64}, {-10}, 0}) {
   ir::Graph g;
   g.tensors.resize(2);
   g.tensors[0].type = g.tensors[1].type = ir::DataType::kInt8;
   g.tensors[0].shape = g.tensors[1].shape = {1, 4};
-  g.tensors[0].quantization = {{0.05f}, {3}, 0};
-  g.tensors[1].quantization = {{1.0f / 64}, {-10}, 0};
+  g.tensors[0].quantization = in;
+  g.tensors[1].quantization = out_q;
   g.operators.push_back({ir::OpType::kTableLookup, {0}, {1}, o});
   emit::ConstantPool pool;
   LowerContext ctx(g, 0, pool);
@@ -35,10 +39,11 @@ std::vector<int8_t> lowered_table(const ir::TableLookupOptions& o) {
   return {bytes, bytes + 256};
 }
 
-// Each entry is ONNX's DequantizeLinear, the function written out here, QuantizeLinear.
+// Each entry is ONNX's DequantizeLinear, the function written out here (its result in float32),
+// QuantizeLinear (dividing in float32).
 int8_t expected(double (*f)(double), int q) {
   const double x = static_cast<double>(static_cast<float>(q - 3) * 0.05f);
-  const double y = std::nearbyint(f(x) * 64) - 10;
+  const double y = std::nearbyint(static_cast<float>(f(x)) / (1.0f / 64)) - 10;
   if (std::isnan(y)) return -128;
   return static_cast<int8_t>(std::fmax(-128, std::fmin(127, y)));
 }
@@ -67,11 +72,11 @@ TEST(TableLookup, LowersEachFunctionToItsQuantizedTable) {
     int distinct = 0;
     for (int q = -128; q < 128; ++q) {
       const int8_t want = expected(c.f, q);
-      // Only a value within float noise of a tie may round the other way.
+      // Only a value within float32 noise of a tie may round the other way.
       if (table[static_cast<uint8_t>(q)] != want) {
         const double x = static_cast<double>(static_cast<float>(q - 3) * 0.05f);
         const double steps = c.f(x) * 64;
-        EXPECT_NEAR(std::fabs(steps - std::trunc(steps)), 0.5, 1e-9) << q;
+        EXPECT_NEAR(std::fabs(steps - std::trunc(steps)), 0.5, 1e-5) << q;
       }
       if (q > -128 && table[static_cast<uint8_t>(q)] != table[static_cast<uint8_t>(q - 1)]) ++distinct;
     }
@@ -81,6 +86,19 @@ TEST(TableLookup, LowersEachFunctionToItsQuantizedTable) {
   const std::vector<int8_t> root = lowered_table({ElementFunction::kSqrt, 0, 0});
   EXPECT_EQ(root[static_cast<uint8_t>(-100)], -128);
   EXPECT_EQ(root[3], -10);
+}
+
+// QuantizeLinear divides in float32: 0.05f / 0.02f is 2.5 there (2.5000000372... in double),
+// which rounds to even, 2. A Relu from scale 0.025 to 0.02 meets that tie at input 2.
+TEST(TableLookup, DividesByTheOutputScaleInFloat32) {
+  const float max = std::numeric_limits<float>::max();
+  const std::vector<int8_t> relu =
+      lowered_table({ElementFunction::kClip, 0, max}, {{0.025f}, {0}, 0}, {{0.02f}, {0}, 0});
+  ASSERT_EQ(relu.size(), 256u);
+  EXPECT_EQ(relu[2], 2);    // 0.05 / 0.02: the tie, to even
+  EXPECT_EQ(relu[6], 8);    // 0.15f / 0.02f is 7.5000005: up
+  EXPECT_EQ(relu[4], 5);    // exactly 5
+  EXPECT_EQ(relu[static_cast<uint8_t>(-3)], 0);  // clamped to 0
 }
 
 // What the table cannot be computed from is refused by the operator's check, whichever reader
@@ -112,8 +130,13 @@ TEST(TableLookup, NamesEveryFunctionByItsOnnxOperator) {
     const auto function = static_cast<ElementFunction>(k);
     const ElementFunctionInfo& info = element_function(function);
     EXPECT_EQ(info.function, function);
-    // Looking the name up finds this function (Gelu's tanh form shares Gelu's name).
+    // Looking the name up finds this function (Gelu's tanh form shares Gelu's name); arithmetic
+    // with a constant is named by its formula, which no ONNX operator is.
     const ElementFunctionInfo* found = element_function(info.onnx_name);
+    if (function >= ElementFunction::kAddConstant) {
+      EXPECT_EQ(found, nullptr) << info.onnx_name;
+      continue;
+    }
     ASSERT_NE(found, nullptr) << info.onnx_name;
     EXPECT_EQ(found->function,
               function == ElementFunction::kGeluTanh ? ElementFunction::kGelu : function);
@@ -144,6 +167,24 @@ TEST(TableLookup, EvaluatesOnnxsDefinitions) {
   EXPECT_DOUBLE_EQ(at(ElementFunction::kSign, -0.1), -1.0);
   EXPECT_DOUBLE_EQ(at(ElementFunction::kAbs, -0.1), 0.1);
   EXPECT_TRUE(std::isnan(at(ElementFunction::kLog, -1.0)));
+}
+
+// Arithmetic with a constant c (alpha) is float32's, as ONNX's float operators compute it on
+// the dequantized float32 value: 0.1f + 0.2f is not the double 0.1f + 0.2f.
+TEST(TableLookup, ArithmeticWithAConstantIsFloat32s) {
+  auto at = [](ElementFunction f, float x, float c) { return evaluate({f, c, 0}, x); };
+  EXPECT_EQ(at(ElementFunction::kAddConstant, 0.1f, 0.2f), static_cast<double>(0.1f + 0.2f));
+  EXPECT_NE(at(ElementFunction::kAddConstant, 0.1f, 0.2f), double{0.1f} + double{0.2f});
+  EXPECT_EQ(at(ElementFunction::kMulConstant, 0.1f, 3.0f), static_cast<double>(0.1f * 3.0f));
+  EXPECT_EQ(at(ElementFunction::kDivByConstant, 1.0f, 6.0f), static_cast<double>(1.0f / 6.0f));
+  EXPECT_EQ(at(ElementFunction::kConstantDivBy, 4.0f, 2.0f), 0.5);
+  EXPECT_EQ(at(ElementFunction::kConstantSub, 0.25f, 2.0f), 1.75);
+  EXPECT_EQ(at(ElementFunction::kPowConstant, -3.0f, 2.0f), 9.0);
+  EXPECT_TRUE(std::isinf(at(ElementFunction::kDivByConstant, 1.0f, 0.0f)));  // saturates in the table
+  // The formula names it; no ONNX operator name finds it (Add and Mul are other operators).
+  EXPECT_STREQ(element_function(ElementFunction::kConstantSub).onnx_name, "c - x");
+  EXPECT_EQ(element_function("Add"), nullptr);
+  EXPECT_EQ(element_function("Pow"), nullptr);
 }
 
 }  // namespace
