@@ -1,5 +1,5 @@
 #pragma once
-// int8 ARG_MAX and ARG_MIN along one axis, int32 or int64 indices out, with TensorFlow Lite's rule
+// int8 ARG_MAX and ARG_MIN along one axis, int32 indices out, with TensorFlow Lite's rule
 // (reference_ops::ArgMinMax): the input viewed as [outer, axis_size, inner]; each output is the
 // index along the axis of the first element strictly greater (ARG_MAX) or strictly smaller
 // (ARG_MIN) than every one before it, so ties go to the lowest index. The raw int8 values are
@@ -22,10 +22,8 @@ struct ArgMinMaxParams {
 ArgMinMaxParams prepare_arg_min_max(int32_t rank, const int32_t* dims, int32_t axis,
                                     bool arg_min);
 
-// Output: outer * inner indices, [outer, inner] in order. No scratch.
+// Output: outer * inner int32 indices, [outer, inner] in order. No scratch.
 void arg_min_max(const ArgMinMaxParams& params, const int8_t* input, int32_t* output);
-// The same as int64 indices (TFLite's output_type INT64, ONNX's ArgMax).
-void arg_min_max(const ArgMinMaxParams& params, const int8_t* input, int64_t* output);
 
 }  // namespace kernels
 }  // namespace mote

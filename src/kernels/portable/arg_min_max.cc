@@ -15,10 +15,7 @@ ArgMinMaxParams prepare_arg_min_max(int32_t rank, const int32_t* dims, int32_t a
   return p;
 }
 
-namespace {
-
-template <typename Index>
-void arg_min_max_into(const ArgMinMaxParams& p, const int8_t* input, Index* output) {
+void arg_min_max(const ArgMinMaxParams& p, const int8_t* input, int32_t* output) {
   for (int32_t o = 0; o < p.outer; ++o) {
     const int8_t* row = input + static_cast<int64_t>(o) * p.axis_size * p.inner;
     for (int32_t i = 0; i < p.inner; ++i) {
@@ -34,16 +31,6 @@ void arg_min_max_into(const ArgMinMaxParams& p, const int8_t* input, Index* outp
       output[static_cast<int64_t>(o) * p.inner + i] = best_index;
     }
   }
-}
-
-}  // namespace
-
-void arg_min_max(const ArgMinMaxParams& p, const int8_t* input, int32_t* output) {
-  arg_min_max_into(p, input, output);
-}
-
-void arg_min_max(const ArgMinMaxParams& p, const int8_t* input, int64_t* output) {
-  arg_min_max_into(p, input, output);
 }
 
 }  // namespace kernels
