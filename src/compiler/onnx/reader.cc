@@ -786,6 +786,10 @@ class Reader {
       if (constant(name) != nullptr) bad("input " + std::to_string(k) + " '" + printable(name) + "' is a constant where Mote expects an activation");
       bad("input " + std::to_string(k) + " '" + printable(name) + "' is produced by no node Mote read");
     }
+    if (tensor(it->second.tensor).type == DataType::kInt64) {
+      bad("input " + std::to_string(k) + " '" + printable(name) + "' holds the int64 indices of "
+          "an ArgMax or ArgMin, which Mote gives only as a graph output: end the model there");
+    }
     if (tensor(it->second.tensor).type != DataType::kInt8) {
       bad("input " + std::to_string(k) + " '" + printable(name) +
           "' is float, not dequantized from int8: the model must be quantized around this "

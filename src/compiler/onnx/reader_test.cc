@@ -737,6 +737,11 @@ TEST(OnnxReader, ArgMaxGivesInt64IndicesWithoutTransposingThem) {
   EXPECT_THAT(error_of(model(1, 1, {1, 1, 4, 4}, 1).bytes()),
               HasSubstr("select_last_index 1 not supported: ties go to the first index"));
   EXPECT_THAT(error_of(model(4, 1, {1, 1, 4, 4}).bytes()), HasSubstr("axis 4 out of range for rank 4"));
+  // The indices go nowhere but out.
+  Model consumed = model(1, 1, {1, 1, 4, 4});
+  consumed.node("Relu", {"z"}, {"z2"});
+  consumed.output("z2", {1, 1, 4, 4});
+  EXPECT_THAT(error_of(consumed.bytes()), HasSubstr("holds the int64 indices of an ArgMax or ArgMin"));
 }
 
 // The QOperator form pads the quantized tensor itself: its constant value is the uint8 zero
