@@ -2,8 +2,9 @@
 """Writes fake-quantized (quantization-aware) PyTorch models as ONNX with torch.onnx.export
 (opset 13), as a PyTorch user does before `mote compile`: a DS-CNN keyword model, a
 MobileNetV2-style network with residual additions, a MobileNetV3-style one with Hardswish and
-squeeze-excite gates, a small CNN ending in Gemm, a 1-D audio model
-and ShuffleNetV2 units (chunk, cat, the channel shuffle written with x.size()).
+squeeze-excite gates, a small CNN ending in Gemm, a 1-D audio model, ShuffleNetV2 units
+(chunk, cat, the channel shuffle written with x.size()) and a small U-Net ending in
+torch.argmax (segmentation).
 
 Usage: make_torch_models.py OUT_DIR   (NAME.onnx and NAME.json per model, as
 make_qdq_models.py). Eager-mode QAT (torch.ao.quantization): Conv+ReLU fused, uint8 activations,
@@ -265,6 +266,27 @@ class ShuffleNetV2(nn.Module):
         return self.dequant(self.fc(torch.flatten(self.pool(x), 1)))
 
 
+class TinyUNet(nn.Module):
+    """A segmentation network: two encoder convolutions (the second of stride 2), nn.Upsample
+    (nearest) and a skip connection (cat), a decoder convolution, a 1x1 classifier of 4 classes
+    and the class map, torch.argmax over the channels (int64 indices, keepdim)."""
+
+    def __init__(self):
+        super().__init__()
+        self.quant, self.dequant = tq.QuantStub(), tq.DeQuantStub()
+        self.enc1 = ConvReLU(3, 8, 3, 1, 1)
+        self.enc2 = ConvReLU(8, 16, 3, 2, 1)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.cat = nn.quantized.FloatFunctional()
+        self.dec = ConvReLU(24, 8, 3, 1, 1)
+        self.head = nn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(self.quant(x))
+        d = self.dec(self.cat.cat([self.up(self.enc2(e1)), e1], dim=1))
+        return torch.argmax(self.dequant(self.head(d)), dim=1, keepdim=True)
+
+
 def fuse(model):
     for module in list(model.modules()):
         if isinstance(module, ConvReLU) and len(module) == 2:
@@ -274,7 +296,8 @@ def fuse(model):
             tq.fuse_modules(module, [["0", "1"]], inplace=True)
 
 
-def export(model, shape, name, out_dir, per_channel, transposes):
+def export(model, shape, name, out_dir, per_channel, transposes, indices=False):
+    """`indices`: the output is int64 class indices (compared exactly, output_scale 0)."""
     torch.manual_seed(1)
     model.eval()
     fuse(model)
@@ -291,10 +314,12 @@ def export(model, shape, name, out_dir, per_channel, transposes):
                       input_names=["input"], output_names=["output"])
     scalar_quantization(path)
     # The output's step: the scale of the last fake quantizer before DeQuantStub.
-    scale = float(last_activation_scale(model))
+    meta = {"input_shape": list(shape), "input_type": "float32", "input_range": [-1.0, 1.0],
+            "output_scale": float(last_activation_scale(model)), "transposes": transposes}
+    if indices:
+        meta.update(output_type="int64", output_scale=0)
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
-        json.dump({"input_shape": list(shape), "input_type": "float32", "input_range": [-1.0, 1.0],
-                   "output_scale": scale, "transposes": transposes}, f)
+        json.dump(meta, f)
 
 
 def scalar_quantization(path):
@@ -404,6 +429,9 @@ def main():
     # averages the last shuffle's result in ONNX's order).
     export(ShuffleNetV2(), (1, 3, 16, 16), "torch_shufflenetv2", out, per_channel=True,
            transposes=7)
+    # The input's only: the class map [1,1,H,W] is NCHW by a free reshape.
+    export(TinyUNet(), (1, 3, 16, 16), "torch_unet", out, per_channel=True, transposes=1,
+           indices=True)
     # One transpose: the features to [frames, batch, channels * bands].
     export_crnn("lstm", out)
     export_crnn("gru", out)

@@ -230,6 +230,9 @@ def run_graph(model, feeds):
             if len(xs) > 2 and xs[2] is not None:
                 y = y + a.get("beta", 1.0) * xs[2]
             y = y.astype(np.float32)
+        elif t in ("ArgMax", "ArgMin") and not a.get("select_last_index", 0):
+            pick = np.argmax if t == "ArgMax" else np.argmin
+            y = pick(xs[0], axis=a.get("axis", 0), keepdims=bool(a.get("keepdims", 1)))
         elif t == "MaxPool" and xs[0].ndim == 4 and a.get("auto_pad", "NOTSET") == "NOTSET" \
                 and a.get("ceil_mode", 0) == 0 and all(d == 1 for d in a.get("dilations", [1, 1])):
             y = max_pool(xs[0], **a)
