@@ -305,7 +305,8 @@ def field_operators(out_dir):
     indices (channels; a scalar index dropping a dimension), Max and Min (operands requantized to
     the output's scale; a constant operand), ReduceMax, ReduceSum (the axes an input from opset 13,
     an attribute before), GlobalMaxPool (requantized), DepthToSpace
-    (DCR and CRD orders) and SpaceToDepth, and shape arithmetic folded into a Reshape's shape
+    (DCR and CRD orders) and SpaceToDepth, Softmax over the channels (axis 1 of NCHW), and shape
+    arithmetic folded into a Reshape's shape
     (Shape, Gather, Unsqueeze, Concat as older torch exports write flatten)."""
     def slice_(g, x):
         starts = g.const(np.array([2, 1, -1], np.int64), "starts")
@@ -414,11 +415,15 @@ def field_operators(out_dir):
         "depth_to_space_crd": (lambda g, x: g.op("DepthToSpace", [x], blocksize=2, mode="CRD"),
                                13, [1, 2, 12, 12]),
         "space_to_depth": (lambda g, x: g.op("SpaceToDepth", [x], blocksize=3), 13, [1, 72, 2, 2]),
+        # A segmentation head's per-pixel class probabilities: Softmax over NCHW's channels.
+        "softmax_channels": (lambda g, x: g.op("Softmax", [x], scale=1 / 256, zp=-128, axis=1),
+                             13, [1, 8, 6, 6]),
     }
     for name, (build, opset, shape) in cases.items():
         g = Qdq("qdq_op_" + name, [1, 8, 6, 6], opset=opset, ir_version=9 if opset >= 18 else 7)
         x = build(g, g.conv(g.x, 8, 8, 3, per_channel=opset >= 13))  # per axis from opset 13
-        scale = {"max": 0.031, "global_max_pool": 0.031, "reducesum": 0.4, "reducesum_opset11": 0.4}
+        scale = {"max": 0.031, "global_max_pool": 0.031, "reducesum": 0.4, "reducesum_opset11": 0.4,
+                 "softmax_channels": 1 / 256}
         g.save(out_dir, x, scale.get(name, g.scale), shape)
 
 

@@ -2361,11 +2361,18 @@ class Reader {
 
   // Softmax, or LogSoftmax (`log`): the same axis rules.
   // `opset`: the version whose meaning Softmax has (the model's, or QLinearSoftmax's attribute).
+  // From opset 13 the axis may be any one that a layout puts last: as the value lies, or a 4-D
+  // value's channels (a segmentation head's classes) in NHWC; TFLite's kernels take the last.
   void softmax(bool log, int64_t opset) {
-    const Value x = as_plain(activation(0));
+    Value x = activation(0);
     const auto rank = static_cast<int64_t>(tensor(x.tensor).shape.size());
     int64_t axis = int_attr("axis", opset >= 13 ? -1 : 1);
     if (axis < 0) axis += rank;
+    const bool lies_last = x.perm.empty() ? axis == rank - 1 : x.perm.back() == axis;
+    if (opset < 13 || !lies_last) {
+      x = opset >= 13 && rank == 4 && axis == 1 ? relayout(x, kNhwc, "") : as_plain(x);
+    }
+    if (!x.perm.empty()) axis = rank - 1;  // the IR's last, laid out above
     // Before opset 13 Softmax flattens from `axis` on; the same as TFLite's when that is the last.
     bool last = axis == rank - 1;
     if (!last && opset < 13) {
@@ -2393,7 +2400,7 @@ class Reader {
     } else {
       add_op(OpType::kSoftmax, {x.tensor}, out, ir::SoftmaxOptions{1.0f});
     }
-    bind(s.name, {out, {}}, s.q);
+    bind(s.name, {out, x.perm}, s.q);
   }
 
   void concat() {

@@ -800,6 +800,34 @@ Model log_softmax_model(int64_t opset, int64_t axis, float out_scale, int8_t out
   return m;
 }
 
+// Softmax over NCHW's channels (opset 13: one axis) is TFLite's over NHWC's last: no transpose
+// before it. Before opset 13 the axis flattens what follows it, which TFLite's cannot.
+TEST(OnnxReader, SoftmaxOverTheChannelsReadsTheNhwcValue) {
+  Model m = conv_model();
+  Model::integer(m.node("Softmax", {"y"}, {"p"}), "axis", 1);
+  m.scale("prob", 1.0f / 256, -128);
+  m.qdq("p", "prob", "z");
+  m.output("z", {1, 3, 4, 4});
+  const ir::Graph g = read_model(m.bytes());
+  for (size_t i = 0; i < g.operators.size(); ++i) {
+    if (g.operators[i].type != ir::OpType::kSoftmax) continue;
+    ASSERT_GT(i, 0u);
+    EXPECT_EQ(g.operators[i - 1].type, ir::OpType::kConv2D);
+    EXPECT_EQ(g.operators[i].inputs[0], g.operators[i - 1].outputs[0]);
+    EXPECT_EQ(g.tensors[g.operators[i].outputs[0]].shape, (std::vector<int32_t>{1, 4, 4, 3}));
+  }
+  EXPECT_THAT(types(g), ::testing::Contains(ir::OpType::kSoftmax));
+  Model old(11);
+  old.input("x", {1, 3, 4, 4});
+  old.output("z", {1, 3, 4, 4});
+  old.scale("in", 0.05f, 0);
+  old.scale("prob", 1.0f / 256, -128);
+  old.qdq("x", "in", "xd");
+  Model::integer(old.node("Softmax", {"xd"}, {"p"}), "axis", 1);
+  old.qdq("p", "prob", "z");
+  EXPECT_THAT(error_of(old.bytes()), HasSubstr("softmax over axis 1 of rank 4 not supported"));
+}
+
 TEST(OnnxReader, LogSoftmaxIsTflitesWithARequantizationWhereItsOutputDiffers) {
   using ir::OpType;
   // TFLite's int8 kernel writes scale 16/256, zero point 127: taken as it is (between the float
