@@ -427,6 +427,22 @@ def field_operators(out_dir):
         g.save(out_dir, x, scale.get(name, g.scale), shape)
 
 
+def max_pool_pads(out_dir):
+    """Max pools whose padding TFLite's SAME does not give, after a Relu quantized from 0 (a
+    uint8 zero point 0 is int8's -128, the lowest value): ResNet's stem (kernel 3, stride 2,
+    pads 1 all round) and a ceil_mode 1 one (PyTorch's ceil_mode=True), each padded with that
+    lowest value, which never wins, then VALID."""
+    cases = {
+        "qdq_maxpool_stem": (dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), [1, 8, 4, 4]),
+        "qdq_maxpool_ceil": (dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1),
+                             [1, 8, 5, 5]),
+    }
+    for name, (attrs, shape) in cases.items():
+        g = Qdq(name, [1, 3, 8, 8])
+        x = g.op("Relu", [g.conv(g.x, 3, 8, 3)], scale=0.02, zp=-128)
+        g.save(out_dir, g.op("MaxPool", [x], scale=0.02, zp=-128, **attrs), 0.02, shape)
+
+
 def constant_arithmetic(out_dir):
     """Arithmetic with a constant of one value between a DequantizeLinear and a QuantizeLinear,
     as PyTorch exports x * 0.5 or x / 6 (the constant a plain float, not quantized): Add, Sub
@@ -1080,6 +1096,7 @@ def main():
     uint8_io(out)
     field_operators(out)
     constant_arithmetic(out)
+    max_pool_pads(out)
     arg_max(out)
     conv1d(out)
     conv_transpose(out)

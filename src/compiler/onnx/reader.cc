@@ -1745,7 +1745,18 @@ class Reader {
       }
       if (spatial[i] + w.pads[i] + w.pads[i + n] < effective) bad("the window is larger than its padded input");
     }
-    if (int_attr("ceil_mode", 0) != 0) bad("ceil_mode 1 not supported (output sizes rounded up)");
+    if (int_attr("ceil_mode", 0) != 0) {
+      // A max pool's sizes rounded up are more padding at the end (a window whose start lies
+      // beyond the input and its begin padding is left out, as ONNX and PyTorch do).
+      if (node_->op_type() != "MaxPool") bad("ceil_mode 1 not supported (output sizes rounded up)");
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t effective = (w.kernel[i] - 1) * w.dilations[i] + 1;
+        const int64_t span = spatial[i] + w.pads[i] + w.pads[i + n] - effective;
+        int64_t out = (span + w.strides[i] - 1) / w.strides[i] + 1;
+        if ((out - 1) * w.strides[i] >= spatial[i] + w.pads[i]) --out;
+        w.pads[i + n] += std::max<int64_t>((out - 1) * w.strides[i] - span, 0);
+      }
+    }
     return w;
   }
   // TFLite's SAME or VALID when the window's pads are those; nullopt when only an explicit PAD
@@ -2037,7 +2048,15 @@ class Reader {
     const bool counts_pad = type == OpType::kAveragePool2D && int_attr("count_include_pad", 0) != 0;
     if (counts_pad && padding == ir::Padding::kSame) padding.reset();
     if (!padding) {
-      if (type == OpType::kMaxPool2D || !counts_pad) bad("pads " + shape_text(win.pads) + " other than TFLite's SAME not supported");
+      // Padded with the zero point: a max pool's padding must never win, so that must be the
+      // lowest value (-128: a real range starting at 0, as after a Relu).
+      const int32_t zero_point = tensor(x.tensor).quantization.zero_point.at(0);
+      if (type == OpType::kMaxPool2D && zero_point != -128) {
+        bad("pads " + shape_text(win.pads) + " other than TFLite's SAME (or ceil_mode 1) are "
+            "supported only where the input's zero point is its lowest value (-128, a range "
+            "starting at 0, as after a Relu); this input's is " + std::to_string(zero_point));
+      }
+      if (type != OpType::kMaxPool2D && !counts_pad) bad("pads " + shape_text(win.pads) + " other than TFLite's SAME not supported");
       x = explicit_pad(x, win);
       padding = ir::Padding::kValid;
     }

@@ -800,6 +800,39 @@ Model log_softmax_model(int64_t opset, int64_t axis, float out_scale, int8_t out
   return m;
 }
 
+// A max pool's pads that TFLite's SAME does not give (ResNet's stem: kernel 3, stride 2, pads
+// 1), or ceil_mode 1, are a PAD with the zero point, exact only where that is the lowest value.
+TEST(OnnxReader, MaxPoolPadsArePaddedWithTheLowestValue) {
+  auto model = [](int8_t zero_point, bool ceil) {
+    Model m;
+    m.input("x", {1, 2, 8, 8});
+    m.scale("in", 0.05f, zero_point);
+    m.qdq("x", "in", "xd");
+    auto* n = m.node("MaxPool", {"xd"}, {"p"});
+    Model::ints(n, "kernel_shape", {3, 3});
+    Model::ints(n, "strides", {2, 2});
+    Model::ints(n, "pads", {1, 1, 1, 1});
+    if (ceil) Model::integer(n, "ceil_mode", 1);
+    m.qdq("p", "in", "y");
+    m.output("y", {1, 2, ceil ? 5 : 4, ceil ? 5 : 4});
+    return m;
+  };
+  for (const bool ceil : {false, true}) {
+    const ir::Graph g = read_model(model(-128, ceil).bytes());
+    const auto t = types(g);
+    const auto pool = std::find(t.begin(), t.end(), ir::OpType::kMaxPool2D);
+    ASSERT_NE(pool, t.end());
+    EXPECT_EQ(*(pool - 1), ir::OpType::kPad);
+    const auto& o = std::get<ir::Pool2DOptions>(g.operators[static_cast<size_t>(pool - t.begin())].options);
+    EXPECT_EQ(o.padding, ir::Padding::kValid);
+    const int32_t side = ceil ? 5 : 4;
+    EXPECT_EQ(g.tensors[g.operators[static_cast<size_t>(pool - t.begin())].outputs[0]].shape,
+              (std::vector<int32_t>{1, side, side, 2}));
+    EXPECT_THAT(error_of(model(0, ceil).bytes()),
+                HasSubstr("supported only where the input's zero point is its lowest value"));
+  }
+}
+
 // Softmax over NCHW's channels (opset 13: one axis) is TFLite's over NHWC's last: no transpose
 // before it. Before opset 13 the axis flattens what follows it, which TFLite's cannot.
 TEST(OnnxReader, SoftmaxOverTheChannelsReadsTheNhwcValue) {

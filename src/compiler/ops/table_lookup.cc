@@ -64,6 +64,12 @@ std::string function_text(const ir::TableLookupOptions& o) {
   const ElementFunctionInfo& f = element_function(o.function);
   std::string text = f.onnx_name;
   if (has_constant(o.function)) return text + " with c " + num(o.alpha);
+  if (o.function == ElementFunction::kClip) {  // a bound at float's limit is none
+    constexpr float kMax = std::numeric_limits<float>::max();
+    if (o.alpha > -kMax) text += " min " + num(o.alpha);
+    if (o.beta < kMax) text += " max " + num(o.beta);
+    return text;
+  }
   if (o.function == ElementFunction::kGeluTanh) text += " (tanh approximation)";
   if (f.alpha_attribute != nullptr) text += std::string(" ") + f.alpha_attribute + " " + num(o.alpha);
   if (f.beta_attribute != nullptr) text += std::string(" ") + f.beta_attribute + " " + num(o.beta);
