@@ -55,10 +55,10 @@ constexpr ElementFunctionInfo kFunctions[] = {
     {ElementFunction::kConstantSub, "c - x", nullptr, 0, nullptr, 0},
     {ElementFunction::kPowConstant, "x ^ c", nullptr, 0, nullptr, 0},
 };
+static_assert(std::size(kFunctions) == ir::kNumElementFunctions);
 
 // Arithmetic with a constant: its formula stands for the function, with c = alpha.
 bool has_constant(ElementFunction f) { return f >= ElementFunction::kAddConstant; }
-static_assert(std::size(kFunctions) == ir::kNumElementFunctions);
 
 std::string function_text(const ir::TableLookupOptions& o) {
   const ElementFunctionInfo& f = element_function(o.function);
