@@ -305,8 +305,8 @@ def field_operators(out_dir):
     indices (channels; a scalar index dropping a dimension), Max and Min (operands requantized to
     the output's scale; a constant operand), ReduceMax, ReduceSum (the axes an input from opset 13,
     an attribute before), GlobalMaxPool (requantized), DepthToSpace
-    (DCR and CRD orders) and SpaceToDepth, Softmax over the channels (axis 1 of NCHW), and shape
-    arithmetic folded into a Reshape's shape
+    (DCR and CRD orders) and SpaceToDepth, Softmax over the channels (axis 1 of NCHW), Pad with
+    opset 18's axes, and shape arithmetic folded into a Reshape's shape
     (Shape, Gather, Unsqueeze, Concat as older torch exports write flatten)."""
     def slice_(g, x):
         starts = g.const(np.array([2, 1, -1], np.int64), "starts")
@@ -348,6 +348,11 @@ def field_operators(out_dir):
                             keepdims=keepdims)
             return g.op("ReduceMax", [x], axes=axes, keepdims=keepdims)
         return build
+
+    def pad_axes(g, x):  # opset 18: the pads of the listed axes only
+        pads = g.const(np.array([1, 2, 1, 0], np.int64), "pads")
+        axes = g.const(np.array([2, -1], np.int64), "axes")
+        return g.op("Pad", [x, pads, "", axes])
 
     def split_num_outputs(g, x):  # opset 18: num_outputs, the last part the smaller
         parts = [g.fresh("split") for _ in range(3)]
@@ -404,6 +409,7 @@ def field_operators(out_dir):
         "reducemax_channels": (reduce_max(0, [1]), 13, [1, 6, 6]),
         "reducemax_opset18": (reduce_max(0, [2]), 18, [1, 8, 6]),
         "split_opset18": (split_num_outputs, 18, [1, 8, 6, 6]),
+        "pad_opset18_axes": (pad_axes, 18, [1, 8, 8, 8]),
         "shape_flatten_opset11": (flatten_by_shape(False), 11, [1, 5]),
         "shape_flatten": (flatten_by_shape(True), 13, [1, 5]),
         "global_max_pool": (lambda g, x: g.op("GlobalMaxPool", [x], scale=0.031), 13, [1, 8, 1, 1]),

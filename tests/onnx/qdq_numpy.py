@@ -190,6 +190,11 @@ def run_graph(model, feeds):
             pads = xs[1] if len(xs) > 1 else a["pads"]
             value = xs[2] if len(xs) > 2 and xs[2] is not None else 0
             r = xs[0].ndim
+            if len(xs) > 3 and xs[3] is not None:  # opset 18's axes: their pads only
+                full = np.zeros(2 * r, np.int64)
+                for i, axis in enumerate(int(v) % r for v in xs[3]):
+                    full[axis], full[axis + r] = pads[i], pads[i + len(xs[3])]
+                pads = full
             y = np.pad(xs[0], [(int(pads[k]), int(pads[k + r])) for k in range(r)],
                        constant_values=value)
         elif t == "Shape":

@@ -1395,8 +1395,20 @@ class Reader {
   void pad() {
     const Value x = activation(0);
     if (string_attr("mode", "constant") != "constant") bad("mode '" + printable(string_attr("mode", "")) + "' not supported (constant only)");
-    const std::vector<int64_t> pads = opset_ >= 11 ? ints_input(1) : ints_attr("pads");
+    std::vector<int64_t> pads = opset_ >= 11 ? ints_input(1) : ints_attr("pads");
     const size_t rank = tensor(x.tensor).shape.size();
+    if (opset_ >= 18 && has_input(3)) {
+      // Opset 18's axes: the pads are those axes' (begins, then ends); the others' are 0.
+      std::vector<int64_t> axes = ints_input(3);
+      resolve_axes(axes, static_cast<int64_t>(rank));
+      if (pads.size() != 2 * axes.size()) bad("pads do not match the axes");
+      std::vector<int64_t> full(2 * rank, 0);
+      for (size_t i = 0; i < axes.size(); ++i) {
+        full[static_cast<size_t>(axes[i])] = pads[i];
+        full[static_cast<size_t>(axes[i]) + rank] = pads[i + axes.size()];
+      }
+      pads = full;
+    }
     if (pads.size() != 2 * rank) bad("pads do not match the input's rank");
     if (opset_ >= 11 && has_input(2)) {
       const QuantConstant value = quant_constant(2);
@@ -1419,7 +1431,6 @@ class Reader {
     } else if (float_attr("value", 0) != 0) {
       bad("a constant value other than 0 is not supported");
     }
-    if (has_input(3)) bad("the axes input is not supported");
     std::vector<int32_t> paddings;
     std::vector<int32_t> shape = tensor(x.tensor).shape;
     for (size_t i = 0; i < rank; ++i) {
