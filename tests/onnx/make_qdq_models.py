@@ -298,6 +298,18 @@ def log_softmax(out_dir):
         g.save(out_dir, x, scale, [8, 10])
 
 
+def float_softmax(out_dir):
+    """A classifier whose probabilities come out in float: Gemm, its DequantizeLinear, then a
+    float Softmax as the graph's output (PyTorch's F.softmax after DeQuantStub). Compared in steps
+    of 1/65536, the int16 softmax's."""
+    g = Qdq("qdq_float_softmax", [8, 24])
+    w, ws = g.weights((10, 24), 24, per_channel=False)
+    x = g.op("Gemm", [g.x, w, g.bias(10, np.full(10, ws, np.float32))], scale=0.05, transB=1)
+    y = g.fresh("softmax")
+    g.nodes.append(helper.make_node("Softmax", [x], [y], axis=-1))
+    g.save(out_dir, y, 1.0 / 65536, [8, 10])
+
+
 def field_operators(out_dir):
     """Operators quantized exports from the field add: Slice (steps, a reversal), Split (equal
     and not, the sizes an input from opset 13 and an attribute before, opset 18's num_outputs
@@ -1094,6 +1106,7 @@ def main():
     more_operators(out)
     table_functions(out)
     log_softmax(out)
+    float_softmax(out)
     nhwc_input(out)
     qoperator(out)
     qoperator_softmax(out)

@@ -837,6 +837,16 @@ class Reader {
     std::string name;  // the ONNX value the operator's int8 output stands for
   };
 
+  // Whether `value` is a graph output, perhaps through Identity nodes.
+  bool is_graph_output(std::string value) const {
+    for (;;) {
+      if (graph_outputs_.count(value) != 0) return true;
+      const int next = only_consumer(value);
+      if (next < 0 || graph_.node(next).op_type() != "Identity") return false;
+      value = graph_.node(next).output(0);
+    }
+  }
+
   int only_consumer(const std::string& value) const {
     if (graph_outputs_.count(value) != 0) return -1;
     auto it = consumers_.find(value);
@@ -1036,7 +1046,8 @@ class Reader {
                          (options_.output_nhwc ? " is NHWC (--output-layout nhwc)" : " is NCHW, as the model declares it (--output-layout nhwc gives NHWC)"));
     }
     const int32_t elem = out.type().tensor_type().elem_type();
-    if (elem == ::onnx::TensorProto::FLOAT && tensor(v.tensor).type == DataType::kInt8) {
+    if (elem == ::onnx::TensorProto::FLOAT &&
+        (tensor(v.tensor).type == DataType::kInt8 || tensor(v.tensor).type == DataType::kInt16)) {
       const int32_t f = add_activation(out.name(), tensor(v.tensor).shape, {}, DataType::kFloat32);
       add_op(OpType::kDequantize, {v.tensor}, f);
       v.tensor = f;
@@ -2413,10 +2424,15 @@ class Reader {
     if (!last) bad(what + " over axis " + std::to_string(axis) + " of rank " + std::to_string(rank) + " not supported (the last axis only)");
     const Sink s = sink(node_->output(0), false);
     // TFLite's int8 kernels write fixed quantizations (softmax: scale 1/256, zero point -128;
-    // log_softmax: 16/256 and 127); other output quantization is reached by requantizing.
-    const ir::Quantization fixed = log ? ir::Quantization{{16.0f / 256}, {127}, 0}
-                                       : ir::Quantization{{1.0f / 256}, {-128}, 0};
-    const int32_t out = add_activation(node_->output(0), tensor(x.tensor).shape, fixed);
+    // log_softmax: 16/256 and 127); other output quantization is reached by requantizing. A
+    // softmax the graph gives out in float (a classifier's probabilities after its last
+    // DequantizeLinear) is written as int16 at 1/65536, 256 times finer, then dequantized.
+    const bool float_out = !log && !s.q && is_graph_output(node_->output(0));
+    const ir::Quantization fixed = log         ? ir::Quantization{{16.0f / 256}, {127}, 0}
+                                   : float_out ? ir::Quantization{{1.0f / 65536}, {-32768}, 0}
+                                               : ir::Quantization{{1.0f / 256}, {-128}, 0};
+    const int32_t out = add_activation(node_->output(0), tensor(x.tensor).shape, fixed,
+                                       float_out ? DataType::kInt16 : DataType::kInt8);
     if (log) {
       add_op(OpType::kLogSoftmax, {x.tensor}, out);
       // TFLite's result is in steps of 1/16 (within 1/32 of the real value): a requantization to a

@@ -800,6 +800,24 @@ Model log_softmax_model(int64_t opset, int64_t axis, float out_scale, int8_t out
   return m;
 }
 
+// A softmax the graph gives out in float (PyTorch's F.softmax after DeQuantStub) is TFLite's
+// int8 -> int16 SOFTMAX (1/65536, -32768), dequantized: 256 times finer than int8's 1/256.
+TEST(OnnxReader, AFloatSoftmaxOutputIsInt16ThenDequantized) {
+  Model m;
+  m.input("x", {1, 10});
+  m.scale("in", 0.1f, 0);
+  m.qdq("x", "in", "xd");
+  m.node("Softmax", {"xd"}, {"p"});
+  m.node("Identity", {"p"}, {"y"});
+  m.output("y", {1, 10});
+  const ir::Graph g = read_model(m.bytes());
+  EXPECT_THAT(types(g), ElementsAre(ir::OpType::kQuantize, ir::OpType::kSoftmax, ir::OpType::kDequantize));
+  const ir::Tensor& p = g.tensors[static_cast<size_t>(g.operators[1].outputs[0])];
+  EXPECT_EQ(p.type, ir::DataType::kInt16);
+  EXPECT_THAT(p.quantization.scale, ElementsAre(1.0f / 65536));
+  EXPECT_THAT(p.quantization.zero_point, ElementsAre(-32768));
+}
+
 // A max pool's pads that TFLite's SAME does not give (ResNet's stem: kernel 3, stride 2, pads
 // 1), or ceil_mode 1, are a PAD with the zero point, exact only where that is the lowest value.
 TEST(OnnxReader, MaxPoolPadsArePaddedWithTheLowestValue) {

@@ -56,13 +56,19 @@ void check_quantize(Checker& c) {
 
 void check_dequantize(Checker& c) {
   c.no_options();
-  const DataType type = c.in(0).type == DataType::kInt16 ? DataType::kInt16 : DataType::kInt8;
   // A constant input is a model's constant graph output (an SSD's anchors, which ONNX exports
   // list beside the boxes): its int8 values stay in flash, dequantized into the output each run.
-  const Tensor& input = c.in(0).is_constant ? c.in(0) : c.data_input(0, type);
+  // An int16 input may have any zero point: a conversion, no int16 arithmetic (TFLite's int8 ->
+  // int16 SOFTMAX writes -32768).
+  const Tensor& input = c.in(0);
   if (input.is_constant) {
     c.expect_type(0, DataType::kInt8);
     c.expect_per_tensor(0);
+  } else if (input.type == DataType::kInt16) {
+    c.expect_type(0, DataType::kInt16);
+    c.expect_per_tensor(0);
+  } else {
+    c.data_input(0, DataType::kInt8);
   }
   c.data_output(DataType::kFloat32);
   c.expect_output_shape(input.shape);
