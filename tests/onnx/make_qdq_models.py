@@ -298,16 +298,20 @@ def log_softmax(out_dir):
         g.save(out_dir, x, scale, [8, 10])
 
 
-def float_softmax(out_dir):
-    """A classifier whose probabilities come out in float: Gemm, its DequantizeLinear, then a
-    float Softmax as the graph's output (PyTorch's F.softmax after DeQuantStub). Compared in steps
-    of 1/65536, the int16 softmax's."""
-    g = Qdq("qdq_float_softmax", [8, 24])
-    w, ws = g.weights((10, 24), 24, per_channel=False)
-    x = g.op("Gemm", [g.x, w, g.bias(10, np.full(10, ws, np.float32))], scale=0.05, transB=1)
-    y = g.fresh("softmax")
-    g.nodes.append(helper.make_node("Softmax", [x], [y], axis=-1))
-    g.save(out_dir, y, 1.0 / 65536, [8, 10])
+def float_heads(out_dir):
+    """Classifiers whose results come out in float: Gemm, its DequantizeLinear, then a float
+    Softmax, Sigmoid or Tanh as the graph's output (PyTorch's F.softmax after DeQuantStub).
+    Compared in steps of the int16 kernel Mote runs: softmax's 1/65536; two of the sigmoid and
+    tanh's 2^-15, which TFLite's interpolated tables stay within."""
+    for name, op, step in (("qdq_float_softmax", "Softmax", 1.0 / 65536),
+                           ("qdq_float_sigmoid", "Sigmoid", 2.0 / 32768),
+                           ("qdq_float_tanh", "Tanh", 2.0 / 32768)):
+        g = Qdq(name, [8, 24])
+        w, ws = g.weights((10, 24), 24, per_channel=False)
+        x = g.op("Gemm", [g.x, w, g.bias(10, np.full(10, ws, np.float32))], scale=0.05, transB=1)
+        y = g.fresh(op.lower())
+        g.nodes.append(helper.make_node(op, [x], [y]))
+        g.save(out_dir, y, step, [8, 10])
 
 
 def field_operators(out_dir):
@@ -1106,7 +1110,7 @@ def main():
     more_operators(out)
     table_functions(out)
     log_softmax(out)
-    float_softmax(out)
+    float_heads(out)
     nhwc_input(out)
     qoperator(out)
     qoperator_softmax(out)

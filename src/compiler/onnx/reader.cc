@@ -1388,7 +1388,22 @@ class Reader {
     const bool quantized = stated_sinks_.count(output) != 0 ||
                            (next >= 0 && graph_.node(next).op_type() == "QuantizeLinear");
     if (g_.round_once && quantized) return unary(type);
+    if (g_.round_once && is_graph_output(output)) return float_output16(type);
     unary(type, fixed);
+  }
+  // Sigmoid or Tanh that is itself a float graph output: TFLite's int16 kernel (output step
+  // 2^-15, 128 times finer than the int8 one's) on the int8 value widened exactly (the same
+  // scale, zero point 0), then a DEQUANTIZE.
+  void float_output16(OpType type) {
+    const Value x = activation(0);
+    const ir::Tensor in = tensor(x.tensor);  // a copy: tensors grow below
+    const std::string& name = node_->output(0);
+    const int32_t wide = add_activation(name + "/int16", in.shape, {in.quantization.scale, {0}, 0},
+                                        DataType::kInt16);
+    add_op(OpType::kQuantize, {x.tensor}, wide);
+    const int32_t out = add_activation(name, in.shape, {{1.0f / 32768}, {0}, 0}, DataType::kInt16);
+    add_op(type, {wide}, out);
+    values_[name] = {out, x.perm};
   }
   void leaky_relu() { unary(OpType::kLeakyRelu, std::nullopt, ir::LeakyReluOptions{float_attr("alpha", 0.01f)}); }
 

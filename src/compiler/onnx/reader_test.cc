@@ -801,8 +801,9 @@ Model log_softmax_model(int64_t opset, int64_t axis, float out_scale, int8_t out
 }
 
 // A softmax the graph gives out in float (PyTorch's F.softmax after DeQuantStub) is TFLite's
-// int8 -> int16 SOFTMAX (1/65536, -32768), dequantized: 256 times finer than int8's 1/256.
-TEST(OnnxReader, AFloatSoftmaxOutputIsInt16ThenDequantized) {
+// int8 -> int16 SOFTMAX (1/65536, -32768), dequantized: 256 times finer than int8's 1/256; a
+// float Sigmoid output, TFLite's int16 LOGISTIC (2^-15).
+TEST(OnnxReader, AFloatSoftmaxOrSigmoidOutputIsInt16ThenDequantized) {
   Model m;
   m.input("x", {1, 10});
   m.scale("in", 0.1f, 0);
@@ -816,6 +817,22 @@ TEST(OnnxReader, AFloatSoftmaxOutputIsInt16ThenDequantized) {
   EXPECT_EQ(p.type, ir::DataType::kInt16);
   EXPECT_THAT(p.quantization.scale, ElementsAre(1.0f / 65536));
   EXPECT_THAT(p.quantization.zero_point, ElementsAre(-32768));
+  // A float Sigmoid output: the int8 value widened exactly to int16, TFLite's int16 LOGISTIC.
+  Model sig;
+  sig.input("x", {1, 10});
+  sig.scale("in", 0.1f, 3);
+  sig.qdq("x", "in", "xd");
+  sig.node("Sigmoid", {"xd"}, {"y"});
+  sig.output("y", {1, 10});
+  const ir::Graph s = read_model(sig.bytes());
+  EXPECT_THAT(types(s), ElementsAre(ir::OpType::kQuantize, ir::OpType::kQuantize,
+                                    ir::OpType::kLogistic, ir::OpType::kDequantize));
+  const ir::Tensor& wide = s.tensors[static_cast<size_t>(s.operators[1].outputs[0])];
+  EXPECT_EQ(wide.type, ir::DataType::kInt16);
+  EXPECT_THAT(wide.quantization.scale, ElementsAre(0.1f));
+  EXPECT_THAT(wide.quantization.zero_point, ElementsAre(0));
+  EXPECT_THAT(s.tensors[static_cast<size_t>(s.operators[2].outputs[0])].quantization.scale,
+              ElementsAre(1.0f / 32768));
 }
 
 // A max pool's pads that TFLite's SAME does not give (ResNet's stem: kernel 3, stride 2, pads
