@@ -312,6 +312,15 @@ def float_heads(out_dir):
         y = g.fresh(op.lower())
         g.nodes.append(helper.make_node(op, [x], [y]))
         g.save(out_dir, y, step, [8, 10])
+    # Segmentation maps in float, [1, 5, 6, 6]: a Sigmoid's (int16, moved to NCHW) and a Softmax
+    # over the channels' (int8 at 1/256: an int16 of zero point -32768 does not move).
+    for name, op, step in (("qdq_float_sigmoid_map", "Sigmoid", 2.0 / 32768),
+                           ("qdq_float_softmax_map", "Softmax", 1.0 / 256)):
+        g = Qdq(name, [1, 3, 6, 6])
+        y = g.fresh(op.lower())
+        attrs = {"axis": 1} if op == "Softmax" else {}
+        g.nodes.append(helper.make_node(op, [g.conv(g.x, 3, 5, 3)], [y], **attrs))
+        g.save(out_dir, y, step, [1, 5, 6, 6])
 
 
 def field_operators(out_dir):

@@ -2441,8 +2441,9 @@ class Reader {
     // TFLite's int8 kernels write fixed quantizations (softmax: scale 1/256, zero point -128;
     // log_softmax: 16/256 and 127); other output quantization is reached by requantizing. A
     // softmax the graph gives out in float (a classifier's probabilities after its last
-    // DequantizeLinear) is written as int16 at 1/65536, 256 times finer, then dequantized.
-    const bool float_out = !log && !s.q && is_graph_output(node_->output(0));
+    // DequantizeLinear) is written as int16 at 1/65536, 256 times finer, then dequantized; not
+    // where it lies in NHWC, whose move to NCHW takes no int16 of zero point -32768.
+    const bool float_out = !log && !s.q && x.perm.empty() && is_graph_output(node_->output(0));
     const ir::Quantization fixed = log         ? ir::Quantization{{16.0f / 256}, {127}, 0}
                                    : float_out ? ir::Quantization{{1.0f / 65536}, {-32768}, 0}
                                                : ir::Quantization{{1.0f / 256}, {-128}, 0};
