@@ -12,8 +12,9 @@ python3-onnx, Node.js or onnxruntime-node is missing.
 Usage: onnx_reference_test.py --mote BUILD/mote --work DIR [--torch] [--target cortex-m4 ...]
        [--model NAME ...]
        onnx_reference_test.py --mote BUILD/mote --work DIR --field MODEL.onnx [--field ...]
-       [--field-input INPUT.bin] (a model from elsewhere: a report of its outputs against ONNX
-       Runtime's, and of a third implementation's, ONNX's definition in numpy, qdq_numpy.py)
+       [--field-input INPUT.bin] [--write-graphs] (a model from elsewhere: a report of its outputs
+       against ONNX Runtime's, and of a third implementation's, ONNX's definition in numpy,
+       qdq_numpy.py; --write-graphs writes the test graphs into DIR first)
 """
 import argparse
 import json
@@ -205,6 +206,8 @@ def check_field_model(args, module, path):
         count = int(np.prod([d.dim_value if d.dim_value > 0 else 1
                              for d in o.type.tensor_type.shape.dim]))
         node = writers.get(o.name)
+        while node is not None and node.op_type == "Identity":
+            node = writers.get(node.input[0])
         scale = 0.0
         if node is not None and node.op_type == "DequantizeLinear" and node.input[1] in initializers:
             scale = float(numpy_helper.to_array(initializers[node.input[1]]).reshape(-1)[0])
@@ -222,11 +225,12 @@ def check_field_model(args, module, path):
             at += count
             low, high = np.minimum(aa, bb), np.maximum(aa, bb)
             beyond = np.maximum(low - mm, mm - high).clip(min=0)
-            steps = float(beyond.max() / scale) if scale else float(beyond.max())
+            largest = (f"{float(beyond.max() / scale):.2f} steps" if scale
+                       else f"{float(beyond.max()):.2e} (absolute)")
             print(f"{name} {who} output '{out_name}': {count} elements, "
                   f"{int(np.count_nonzero((mm != aa) | (mm != bb)))} differ from ONNX Runtime, "
                   f"{int(np.count_nonzero(beyond > scale * 1.001))} beyond one step of its range, "
-                  f"largest {steps:.2f} {'steps' if scale else '(absolute)'} outside it")
+                  f"largest {largest} outside it")
 
     shape_arg = ["--input-shape", first.name + "=" + ",".join(str(d) for d in shape)]
     for target in args.target:
@@ -307,6 +311,9 @@ def main():
     parser.add_argument("--field", action="append", default=[],
                         help="a quantized .onnx model from elsewhere: report how its outputs "
                              "compare with ONNX Runtime's (nothing else runs)")
+    parser.add_argument("--write-graphs", action="store_true",
+                        help="with --field: first write the test graphs into --work, to report "
+                             "on some of them as on a model from elsewhere")
     parser.add_argument("--field-input",
                         help="the --field model's first input as raw bytes of its type (a "
                              "real image, say), instead of random values")
@@ -323,6 +330,8 @@ def main():
         return SKIP
     os.makedirs(args.work, exist_ok=True)
     if args.field:
+        if args.write_graphs:
+            run([sys.executable, os.path.join(HERE, "make_qdq_models.py"), args.work])
         for path in args.field:
             check_field_model(args, module, path)
         return 0
