@@ -1347,14 +1347,10 @@ class Reader {
     if (dequantized && (op == "Add" || op == "Sub" || op == "Mul")) return false;
     const QuantConstant c = quant_constant(k);
     if (c.q.scale.size() > 1 || c.data.count() < 1) return false;
-    const std::vector<double> values = c.data.values();
-    auto real = [&](double v) {  // as DequantizeLinear gives it, in float32
-      if (!dequantized) return static_cast<float>(v);
-      return static_cast<float>(v - c.data.uint8_shift() - c.q.zero_point[0]) * c.q.scale[0];
-    };
-    const float value = real(values[0]);
-    for (double v : values) {
-      if (real(v) != value) return false;
+    const std::vector<float> reals = real_values(c);
+    const float value = reals[0];
+    for (float v : reals) {
+      if (v != value) return false;
     }
     // The constant broadcasts without growing the value: its dimensions, from the right, 1 or
     // the value's.
@@ -2124,33 +2120,17 @@ class Reader {
     for (int64_t a : onnx_axes) {
       const int64_t axis = a < 0 ? a + static_cast<int64_t>(rank) : a;
       if (axis < 0 || axis >= static_cast<int64_t>(rank)) bad("axis " + std::to_string(a) + " out of range");
-      // The IR dimension holding ONNX dimension `axis`.
-      int32_t ir_axis = static_cast<int32_t>(axis);
-      if (!x.perm.empty()) ir_axis = static_cast<int32_t>(std::find(x.perm.begin(), x.perm.end(), axis) - x.perm.begin());
+      const auto ir_axis = static_cast<int32_t>(ir_dim(x, axis));
       axes.push_back(ir_axis);
       reduced[static_cast<size_t>(ir_axis)] = true;
     }
     std::sort(axes.begin(), axes.end());
     std::vector<int32_t> shape;
-    std::vector<int32_t> perm;
     for (size_t i = 0; i < rank; ++i) {
       if (reduced[i] && !keep_dims) continue;
       shape.push_back(reduced[i] ? 1 : tensor(x.tensor).shape[i]);
     }
-    Value result{-1, {}};
-    if (keep_dims) {
-      result.perm = x.perm;
-    } else if (!x.perm.empty()) {
-      // The remaining ONNX dimensions, renumbered, in IR order.
-      std::vector<int32_t> kept;
-      for (size_t i = 0; i < rank; ++i) {
-        if (!reduced[i]) kept.push_back(x.perm[i]);
-      }
-      std::vector<int32_t> sorted = kept;
-      std::sort(sorted.begin(), sorted.end());
-      for (int32_t d : kept) perm.push_back(static_cast<int32_t>(std::find(sorted.begin(), sorted.end(), d) - sorted.begin()));
-      result.perm = is_identity(perm) ? std::vector<int32_t>{} : perm;
-    }
+    Value result{-1, keep_dims ? x.perm : perm_without(x.perm, reduced)};
     const int32_t a = add_int32_constant(node_->output(0) + "/axes", axes);
     result.tensor = add_activation(requantizes ? s.name : node_->output(0), shape, q.ir());
     add_op(type, {x.tensor, a}, result.tensor, ir::MeanOptions{keep_dims});
@@ -2247,9 +2227,7 @@ class Reader {
       if (!std::is_sorted(kept.begin(), kept.end())) x = as_plain(x);
     }
     const std::vector<int32_t> shape = tensor(x.tensor).shape;  // copied: tensors grow below
-    // The IR dimension holding ONNX dimension `onnx`.
-    const auto axis = static_cast<int32_t>(
-        x.perm.empty() ? onnx : std::find(x.perm.begin(), x.perm.end(), onnx) - x.perm.begin());
+    const auto axis = static_cast<int32_t>(ir_dim(x, onnx));
     std::vector<int32_t> reduced = shape;
     reduced.erase(reduced.begin() + axis);
     const bool keep_dims = int_attr("keepdims", 1) != 0;
@@ -2259,7 +2237,9 @@ class Reader {
                                            DataType::kInt64);
     add_op(arg_min ? OpType::kArgMin : OpType::kArgMax, {x.tensor, a}, indices,
            ir::ArgMinMaxOptions{DataType::kInt64});
-    Value result{indices, {}};
+    std::vector<bool> removed(shape.size(), false);
+    removed[static_cast<size_t>(axis)] = true;
+    Value result{indices, perm_without(x.perm, removed)};
     if (keep_dims) {
       std::vector<int32_t> kept = shape;
       kept[static_cast<size_t>(axis)] = 1;
@@ -2267,13 +2247,6 @@ class Reader {
       result.tensor = add_activation(name, kept, {}, DataType::kInt64);
       add_op(OpType::kReshape, {indices, sh}, result.tensor, ir::ReshapeOptions{});
       result.perm = x.perm;
-    } else if (!x.perm.empty()) {
-      // The remaining ONNX dimensions, renumbered, in IR order.
-      std::vector<int32_t> perm;
-      for (int32_t d : x.perm) {
-        if (d != onnx) perm.push_back(d > onnx ? d - 1 : d);
-      }
-      result.perm = is_identity(perm) ? std::vector<int32_t>{} : perm;
     }
     values_[name] = result;
   }
@@ -2734,6 +2707,21 @@ class Reader {
     return p;
   }
 
+  // The layout `perm` (see Value) with the IR dimensions `removed` taken out: the remaining ONNX
+  // dimensions, renumbered, in IR order; empty where that is ONNX's order.
+  static std::vector<int32_t> perm_without(const std::vector<int32_t>& perm, const std::vector<bool>& removed) {
+    if (perm.empty()) return {};
+    std::vector<int32_t> kept;
+    for (size_t i = 0; i < perm.size(); ++i) {
+      if (!removed[i]) kept.push_back(perm[i]);
+    }
+    std::vector<int32_t> sorted = kept;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int32_t> out;
+    for (int32_t d : kept) out.push_back(static_cast<int32_t>(std::find(sorted.begin(), sorted.end(), d) - sorted.begin()));
+    return is_identity(out) ? std::vector<int32_t>{} : out;
+  }
+
   // The IR dimension holding ONNX dimension `d` of `v`.
   static size_t ir_dim(const Value& v, int64_t d) {
     if (v.perm.empty()) return static_cast<size_t>(d);
@@ -3033,12 +3021,18 @@ class Reader {
   // as ONNX does: (q - zero point) * scale in float).
   std::vector<float> rnn_float_constant(int k, const std::string& what) const {
     const QuantConstant c = quant_constant(k);
+    if (c.q.scale.empty() && c.data.elem_type != ::onnx::TensorProto::FLOAT &&
+        c.data.elem_type != ::onnx::TensorProto::DOUBLE) {
+      bad(what + " '" + printable(input_name(k)) + "' is an integer constant without a DequantizeLinear");
+    }
+    return real_values(c);
+  }
+  // A constant's real values in float32: a plain one's as they are, a dequantized one's as
+  // DequantizeLinear computes them, (q - zero point) * scale in float.
+  static std::vector<float> real_values(const QuantConstant& c) {
     const std::vector<double> values = c.data.values();
     std::vector<float> out(values.size());
     if (c.q.scale.empty()) {
-      if (c.data.elem_type != ::onnx::TensorProto::FLOAT && c.data.elem_type != ::onnx::TensorProto::DOUBLE) {
-        bad(what + " '" + printable(input_name(k)) + "' is an integer constant without a DequantizeLinear");
-      }
       for (size_t i = 0; i < values.size(); ++i) out[i] = static_cast<float>(values[i]);
       return out;
     }
@@ -3390,9 +3384,9 @@ class Reader {
   std::map<std::string, QuantConstant> dq_constants_;      // DequantizeLinear of a constant
   std::map<std::string, QuantConstant> pending_quantized_;  // QuantizeLinear of a float constant
   std::map<std::string, Value> values_;
-  std::set<std::string> signed_inputs_;
+  std::set<std::string> signed_inputs_;  // int8 graph inputs (their zero point defaults to int8 0)
   // uint8 graph inputs: the program's input tensor and the int8 tensor its QUANTIZE writes.
-  std::vector<std::pair<int32_t, int32_t>> uint8_inputs_;  // int8 graph inputs (their zero point defaults to int8 0)
+  std::vector<std::pair<int32_t, int32_t>> uint8_inputs_;
   std::map<std::string, Sink> stated_sinks_;  // a QOperator node's output quantization
   std::map<int32_t, int32_t> unflattened_;  // flattened NHWC tensor -> its ONNX-order copy
   std::map<std::pair<int32_t, std::vector<int32_t>>, int32_t> relaid_;  // (tensor, layout) -> tensor
