@@ -149,15 +149,14 @@ def run_graph(model, feeds):
             x = xs[0]
             zp = xs[2] if len(xs) > 2 and xs[2] is not None else np.zeros((), x.dtype)
             axis = a.get("axis", 1) % max(x.ndim, 1)
-            y = ((x.astype(np.float32) - _per_axis(zp, x.ndim, axis).astype(np.float32))
-                 * _per_axis(xs[1], x.ndim, axis)).astype(np.float32)
+            y = dequantize(x, _per_axis(xs[1], x.ndim, axis), _per_axis(zp, x.ndim, axis))
         elif t == "QuantizeLinear":
             x = xs[0]
             zp = xs[2] if len(xs) > 2 and xs[2] is not None else np.zeros((), np.uint8)
             axis = a.get("axis", 1) % max(x.ndim, 1)
             info = np.iinfo(zp.dtype)
-            q = np.rint((x / _per_axis(xs[1], x.ndim, axis)).astype(np.float32))
-            y = np.clip(q + _per_axis(zp, x.ndim, axis), info.min, info.max).astype(zp.dtype)
+            y = quantize(x, _per_axis(xs[1], x.ndim, axis), _per_axis(zp, x.ndim, axis),
+                         info.min, info.max).astype(zp.dtype)
         elif t in ("Identity", "Dropout"):
             y = xs[0]
         elif t == "Constant":
